@@ -1,0 +1,23 @@
+/* app.h: the modes main dispatches to. Each returns 0, or 1/2 with a one-line
+ * message in err (without the "mhaviz: " prefix). */
+#ifndef MHAVIZ_APP_H
+#define MHAVIZ_APP_H
+
+#include <stddef.h>
+
+#include "cli.h"
+#include "mha.h"
+#include "tok.h"
+
+/* Opens the visualizer window and runs until the user quits. */
+int app_window(const cli_options *o, const tok_list *toks, const mha_config *cfg, char *err,
+               size_t errlen);
+
+/* Renders the view headless to o->export_path (.png, .svg, .pdf). */
+int app_export(const cli_options *o, const tok_list *toks, const mha_config *cfg, char *err,
+               size_t errlen);
+
+/* Times the forward pass (and, where built, layout and drawing); prints a table. */
+int app_bench(const cli_options *o, char *err, size_t errlen);
+
+#endif

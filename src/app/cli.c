@@ -1,0 +1,286 @@
+/* cli.c: getopt_long parsing of the mhaviz options (see cli.h and the README's
+ * CLI reference). Every value is checked strictly here; errors name the option. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "colormap.h"
+
+const char *cli_usage(void) {
+    return "usage: mhaviz [options]\n"
+           "Multi-head attention, computed and drawn: every head, Concat and W^O.\n"
+           "\n"
+           "Computation:\n"
+           "  -H, --heads N         number of heads h, divides d_model (default 4)\n"
+           "  -d, --d-model N       model width d_model, 1..4096 (default 64)\n"
+           "  -s, --seed N          seed for weights and embeddings, 1..2^63 (default 1)\n"
+           "  -t, --text TEXT       your own sentence (UTF-8, at most 512 tokens)\n"
+           "      --sample K        built-in sample K (1-based; see --list-samples)\n"
+           "      --list-samples    list the built-in samples and exit\n"
+           "      --mask none|causal   causal: a token sees only itself and earlier ones\n"
+           "      --no-scale        scores are Q K^T without dividing by sqrt(d_k)\n"
+           "\n"
+           "Output (without these, the visualizer window opens):\n"
+           "      --dump DIR        write every tensor as .npy, tokens.txt, meta.json; exit\n"
+           "      --export FILE     render the view to FILE (.png, .svg or .pdf); exit\n"
+           "      --size WxH        view size in layout pixels, 200..8192 (default 1600x900)\n"
+           "      --scale F         PNG pixel multiplier, 1..4 (default 1)\n"
+           "      --panel P         all | head:K | equation (default all)\n"
+           "      --theme T         light | dark (default light)\n"
+           "      --colormap NAME   viridis | magma | cividis | greys (default viridis)\n"
+           "      --background B    opaque | transparent (default opaque)\n"
+           "      --export-dir DIR  where Ctrl+S in the window saves (default: current folder)\n"
+           "      --font PATH       TrueType font to use instead of the fontconfig match\n"
+           "      --bench           time the forward pass and the drawing; print; exit\n"
+           "\n"
+           "  -h, --help            this text\n"
+           "  -V, --version         the version\n"
+           "\n"
+           "Exit status: 0 ok, 2 bad usage or value, 1 runtime failure.\n";
+}
+
+int cli_parse_int(const char *s, long lo, long hi, long *out) {
+    if (!s || !*s) return -1;
+    for (const char *p = s; *p; p++)
+        if (*p < '0' || *p > '9') return -1; /* digits only: no sign, space or junk */
+    errno = 0;
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+enum {
+    OPT_SAMPLE = 256,
+    OPT_LIST,
+    OPT_MASK,
+    OPT_NO_SCALE,
+    OPT_DUMP,
+    OPT_EXPORT,
+    OPT_EXPORT_DIR,
+    OPT_SIZE,
+    OPT_SCALE,
+    OPT_PANEL,
+    OPT_THEME,
+    OPT_COLORMAP,
+    OPT_BACKGROUND,
+    OPT_FONT,
+    OPT_BENCH,
+};
+
+static const struct option long_opts[] = {
+    {"heads", required_argument, NULL, 'H'},
+    {"d-model", required_argument, NULL, 'd'},
+    {"seed", required_argument, NULL, 's'},
+    {"text", required_argument, NULL, 't'},
+    {"sample", required_argument, NULL, OPT_SAMPLE},
+    {"list-samples", no_argument, NULL, OPT_LIST},
+    {"mask", required_argument, NULL, OPT_MASK},
+    {"no-scale", no_argument, NULL, OPT_NO_SCALE},
+    {"dump", required_argument, NULL, OPT_DUMP},
+    {"export", required_argument, NULL, OPT_EXPORT},
+    {"export-dir", required_argument, NULL, OPT_EXPORT_DIR},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"scale", required_argument, NULL, OPT_SCALE},
+    {"panel", required_argument, NULL, OPT_PANEL},
+    {"theme", required_argument, NULL, OPT_THEME},
+    {"colormap", required_argument, NULL, OPT_COLORMAP},
+    {"background", required_argument, NULL, OPT_BACKGROUND},
+    {"font", required_argument, NULL, OPT_FONT},
+    {"bench", no_argument, NULL, OPT_BENCH},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static int set_mode(cli_options *o, cli_mode m, const char *opt, char *err, size_t errlen) {
+    if (o->mode != CLI_WINDOW && o->mode != m) {
+        snprintf(err, errlen, "%s: cannot be combined with another output option", opt);
+        return -1;
+    }
+    o->mode = m;
+    return 0;
+}
+
+static int parse_size(const char *s, int *w, int *h) {
+    char buf[32];
+    const char *x = strchr(s, 'x');
+    if (!x || (size_t)(x - s) >= sizeof buf) return -1;
+    memcpy(buf, s, (size_t)(x - s));
+    buf[x - s] = '\0';
+    long a = 0, b = 0;
+    if (cli_parse_int(buf, 200, 8192, &a) != 0 || cli_parse_int(x + 1, 200, 8192, &b) != 0)
+        return -1;
+    *w = (int)a;
+    *h = (int)b;
+    return 0;
+}
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        snprintf(err, errlen, __VA_ARGS__);                                                        \
+        return 2;                                                                                  \
+    } while (0)
+
+int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
+    memset(o, 0, sizeof *o);
+    o->theme = -1;
+    o->colormap = -1;
+    int help = 0, version = 0, list = 0, bench = 0;
+    long v = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":H:d:s:t:hV", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'H':
+            if (cli_parse_int(optarg, 1, MHA_MAX_D_MODEL, &v) != 0)
+                FAIL("--heads '%s': must be a whole number between 1 and d_model (at most %d)",
+                     optarg, MHA_MAX_D_MODEL);
+            o->cfg.h = (int)v;
+            break;
+        case 'd':
+            if (cli_parse_int(optarg, 1, MHA_MAX_D_MODEL, &v) != 0)
+                FAIL("--d-model '%s': must be a whole number between 1 and %d", optarg,
+                     MHA_MAX_D_MODEL);
+            o->cfg.d_model = (int)v;
+            break;
+        case 's':
+            if (cli_parse_int(optarg, 1, LONG_MAX, &v) != 0)
+                FAIL("--seed '%s': must be a whole number between 1 and %ld", optarg, LONG_MAX);
+            o->cfg.seed = (uint64_t)v;
+            break;
+        case 't':
+            o->text = optarg;
+            break;
+        case OPT_SAMPLE:
+            if (cli_parse_int(optarg, 1, INT_MAX, &v) != 0)
+                FAIL("--sample '%s': must be a whole number from 1 (see --list-samples)", optarg);
+            o->sample = (int)v;
+            break;
+        case OPT_LIST:
+            list = 1;
+            break;
+        case OPT_MASK:
+            if (strcmp(optarg, "none") == 0)
+                o->cfg.mask = MHA_MASK_NONE;
+            else if (strcmp(optarg, "causal") == 0)
+                o->cfg.mask = MHA_MASK_CAUSAL;
+            else
+                FAIL("--mask '%s': must be none or causal", optarg);
+            break;
+        case OPT_NO_SCALE:
+            o->cfg.no_scale = 1;
+            break;
+        case OPT_DUMP:
+            if (!*optarg) FAIL("--dump: needs a folder name");
+            if (set_mode(o, CLI_DUMP, "--dump", err, errlen) != 0) return 2;
+            o->dump_dir = optarg;
+            break;
+        case OPT_EXPORT: {
+            const char *dot = strrchr(optarg, '.');
+            const char *slash = strrchr(optarg, '/');
+            if (!dot || (slash && dot < slash) ||
+                (strcmp(dot, ".png") != 0 && strcmp(dot, ".svg") != 0 && strcmp(dot, ".pdf") != 0))
+                FAIL("--export '%s': the file name must end in .png, .svg or .pdf", optarg);
+            if (set_mode(o, CLI_EXPORT, "--export", err, errlen) != 0) return 2;
+            o->export_path = optarg;
+            break;
+        }
+        case OPT_EXPORT_DIR:
+            if (!*optarg) FAIL("--export-dir: needs a folder name");
+            o->export_dir = optarg;
+            break;
+        case OPT_SIZE:
+            if (parse_size(optarg, &o->size_w, &o->size_h) != 0)
+                FAIL("--size '%s': must be WxH with each side between 200 and 8192", optarg);
+            break;
+        case OPT_SCALE:
+            if (cli_parse_int(optarg, 1, 4, &v) != 0)
+                FAIL("--scale '%s': must be a whole number between 1 and 4", optarg);
+            o->scale = (int)v;
+            break;
+        case OPT_PANEL:
+            if (strcmp(optarg, "all") == 0) {
+                o->panel = CLI_PANEL_ALL;
+            } else if (strcmp(optarg, "equation") == 0) {
+                o->panel = CLI_PANEL_EQUATION;
+            } else if (strncmp(optarg, "head:", 5) == 0 &&
+                       cli_parse_int(optarg + 5, 1, MHA_MAX_D_MODEL, &v) == 0) {
+                o->panel = CLI_PANEL_HEAD;
+                o->panel_head = (int)v;
+            } else {
+                FAIL("--panel '%s': must be all, equation or head:K with K from 1 to h", optarg);
+            }
+            break;
+        case OPT_THEME:
+            if (strcmp(optarg, "light") == 0)
+                o->theme = 0;
+            else if (strcmp(optarg, "dark") == 0)
+                o->theme = 1;
+            else
+                FAIL("--theme '%s': must be light or dark", optarg);
+            break;
+        case OPT_COLORMAP:
+            o->colormap = cmap_find(optarg);
+            if (o->colormap < 0)
+                FAIL("--colormap '%s': must be one of %s", optarg, cmap_names_list());
+            break;
+        case OPT_BACKGROUND:
+            if (strcmp(optarg, "opaque") == 0)
+                o->transparent = 0;
+            else if (strcmp(optarg, "transparent") == 0)
+                o->transparent = 1;
+            else
+                FAIL("--background '%s': must be opaque or transparent", optarg);
+            break;
+        case OPT_FONT:
+            if (!*optarg) FAIL("--font: needs a file name");
+            o->font = optarg;
+            break;
+        case OPT_BENCH:
+            bench = 1;
+            break;
+        case 'h':
+            help = 1;
+            break;
+        case 'V':
+            version = 1;
+            break;
+        case ':':
+            if (optopt)
+                FAIL("-%c: needs a value (see --help)", optopt);
+            FAIL("%s: needs a value (see --help)", argv[optind - 1]);
+        default:
+            if (optopt)
+                FAIL("-%c: unknown option (see --help)", optopt);
+            FAIL("%s: unknown option (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) FAIL("'%s': unexpected argument (see --help)", argv[optind]);
+    if (help) {
+        o->mode = CLI_HELP;
+        return 0;
+    }
+    if (version) {
+        o->mode = CLI_VERSION;
+        return 0;
+    }
+    if (o->text && o->sample) FAIL("--text and --sample: give one or the other");
+    if (list) {
+        if (set_mode(o, CLI_LIST_SAMPLES, "--list-samples", err, errlen) != 0) return 2;
+    }
+    if (bench) {
+        if (set_mode(o, CLI_BENCH, "--bench", err, errlen) != 0) return 2;
+    }
+    if (o->panel == CLI_PANEL_HEAD && o->panel_head > (o->cfg.h ? o->cfg.h : MHA_DEFAULT_H))
+        FAIL("--panel head:%d: there are only %d heads", o->panel_head,
+             o->cfg.h ? o->cfg.h : MHA_DEFAULT_H);
+    return 0;
+}

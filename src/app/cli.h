@@ -1,0 +1,51 @@
+/* cli.h: the mhaviz command line, parsed with getopt_long into one options struct.
+ * Parsing only checks syntax and ranges; main resolves the text and the config. */
+#ifndef MHAVIZ_CLI_H
+#define MHAVIZ_CLI_H
+
+#include <stddef.h>
+
+#include "mha.h"
+
+typedef enum {
+    CLI_WINDOW = 0, /* default: open the visualizer */
+    CLI_DUMP,
+    CLI_EXPORT,
+    CLI_LIST_SAMPLES,
+    CLI_HELP,
+    CLI_VERSION,
+    CLI_BENCH,
+} cli_mode;
+
+typedef enum { CLI_PANEL_ALL = 0, CLI_PANEL_HEAD, CLI_PANEL_EQUATION } cli_panel;
+
+typedef struct {
+    cli_mode mode;
+    mha_config cfg;          /* h, d_model, seed, mask, no_scale; zero = default */
+    int sample;              /* 1-based; 0: not given */
+    const char *text;        /* --text, or NULL */
+    const char *dump_dir;    /* --dump */
+    const char *export_path; /* --export */
+    const char *export_dir;  /* --export-dir (window Ctrl+S) */
+    const char *font;        /* --font */
+    int size_w, size_h;      /* --size, layout pixels; 0: default 1600x900 */
+    int scale;               /* --scale 1..4; 0: default */
+    cli_panel panel;         /* --panel */
+    int panel_head;          /* 1-based with CLI_PANEL_HEAD */
+    int theme;               /* 0 light (default), 1 dark; -1 not given */
+    int colormap;            /* index into view colormaps; -1 not given */
+    int transparent;         /* --background transparent */
+} cli_options;
+
+/* Parses argv into opts. Returns 0 on success, or 2 (usage) with a one-line
+ * message in err (without the "mhaviz: " prefix). */
+int cli_parse(cli_options *opts, int argc, char **argv, char *err, size_t errlen);
+
+/* Parses a whole decimal integer in [lo, hi]: no sign tricks, no trailing junk,
+ * no overflow. Returns 0 and *out, or -1. */
+int cli_parse_int(const char *s, long lo, long hi, long *out);
+
+/* The --help text. */
+const char *cli_usage(void);
+
+#endif

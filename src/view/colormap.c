@@ -1,0 +1,67 @@
+/* colormap.c: colormaps as 11 anchor colours, linearly interpolated in sRGB.
+ * Anchors are matplotlib's viridis, magma and cividis sampled at 0, 0.1, ... 1, a
+ * linear grey ramp, and ColorBrewer's RdBu (reversed) for the diverging map. */
+#include "colormap.h"
+
+#include <math.h>
+#include <string.h>
+
+static const unsigned seq_anchor[CMAP_COUNT][11] = {
+    /* viridis */
+    {0x440154, 0x482475, 0x414487, 0x355f8d, 0x2a788e, 0x21918c, 0x22a884, 0x44bf70, 0x7ad151,
+     0xbddf26, 0xfde725},
+    /* magma */
+    {0x000004, 0x140e36, 0x3b0f70, 0x641a80, 0x8c2981, 0xb73779, 0xde4968, 0xf7705c, 0xfe9f6d,
+     0xfecf92, 0xfcfdbf},
+    /* cividis */
+    {0x00224e, 0x123570, 0x3b496c, 0x575d6d, 0x707173, 0x8a8779, 0xa69d75, 0xc4b56c, 0xe4cf5b,
+     0xf6e04f, 0xfee838},
+    /* greys: white (0) to black (1), readable when printed in greyscale */
+    {0xffffff, 0xe6e6e6, 0xcccccc, 0xb3b3b3, 0x999999, 0x808080, 0x666666, 0x4d4d4d, 0x333333,
+     0x1a1a1a, 0x000000},
+};
+
+static const unsigned div_anchor[9] = {0x053061, 0x2166ac, 0x4393c3, 0x92c5de, 0xf7f7f7,
+                                       0xf4a582, 0xd6604d, 0xb2182b, 0x67001f};
+
+static const char *names[CMAP_COUNT] = {"viridis", "magma", "cividis", "greys"};
+
+const char *cmap_name(int i) {
+    return i >= 0 && i < CMAP_COUNT ? names[i] : NULL;
+}
+
+int cmap_find(const char *name) {
+    for (int i = 0; i < CMAP_COUNT; i++)
+        if (strcmp(name, names[i]) == 0) return i;
+    return -1;
+}
+
+const char *cmap_names_list(void) {
+    return "viridis, magma, cividis, greys";
+}
+
+static rgba lerp_anchors(const unsigned *a, int count, float t) {
+    if (!(t > 0.0f)) t = 0.0f; /* also catches NaN */
+    if (t > 1.0f) t = 1.0f;
+    float pos = t * (float)(count - 1);
+    int i = (int)floorf(pos);
+    if (i >= count - 1) i = count - 2;
+    float f = pos - (float)i;
+    unsigned c0 = a[i], c1 = a[i + 1];
+    rgba out;
+    out.r = (unsigned char)lroundf((float)((c0 >> 16) & 255) * (1 - f) + (float)((c1 >> 16) & 255) * f);
+    out.g = (unsigned char)lroundf((float)((c0 >> 8) & 255) * (1 - f) + (float)((c1 >> 8) & 255) * f);
+    out.b = (unsigned char)lroundf((float)(c0 & 255) * (1 - f) + (float)(c1 & 255) * f);
+    out.a = 255;
+    return out;
+}
+
+rgba cmap_seq(int i, float t) {
+    if (i < 0 || i >= CMAP_COUNT) i = 0;
+    return lerp_anchors(seq_anchor[i], 11, t);
+}
+
+rgba cmap_div(float t) {
+    if (isnan(t)) t = 0.0f;
+    return lerp_anchors(div_anchor, 9, (t + 1.0f) * 0.5f);
+}
