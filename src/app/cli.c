@@ -18,7 +18,7 @@ const char *cli_usage(void) {
            "Computation:\n"
            "  -H, --heads N         number of heads h, divides d_model (default 4)\n"
            "  -d, --d-model N       model width d_model, 1..4096 (default 64)\n"
-           "  -s, --seed N          seed for weights and embeddings, 1..2^63 (default 1)\n"
+           "  -s, --seed N          seed for weights and embeddings, 1..2^63-1 (default 1)\n"
            "  -t, --text TEXT       your own sentence (UTF-8, at most 512 tokens)\n"
            "      --sample K        built-in sample K (1-based; see --list-samples)\n"
            "      --list-samples    list the built-in samples and exit\n"
@@ -98,6 +98,22 @@ static const struct option long_opts[] = {
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
+
+/* The option's name for messages: "--mask" for a long option, "-H" for a short one. */
+static const char *option_name(int opt, const char *arg) {
+    static char buf[64];
+    if (arg && arg[0] == '-' && arg[1] == '-') {
+        snprintf(buf, sizeof buf, "%.*s", (int)strcspn(arg, "="), arg);
+        return buf;
+    }
+    for (const struct option *o = long_opts; o->name; o++)
+        if (o->val == opt && opt >= 256) {
+            snprintf(buf, sizeof buf, "--%s", o->name);
+            return buf;
+        }
+    snprintf(buf, sizeof buf, "-%c", opt > 32 && opt < 127 ? opt : '?');
+    return buf;
+}
 
 static int set_mode(cli_options *o, cli_mode m, const char *opt, char *err, size_t errlen) {
     if (o->mode != CLI_WINDOW && o->mode != m) {
@@ -254,12 +270,11 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
             version = 1;
             break;
         case ':':
-            if (optopt)
-                FAIL("-%c: needs a value (see --help)", optopt);
-            FAIL("%s: needs a value (see --help)", argv[optind - 1]);
+            FAIL("%s: needs a value (see --help)", option_name(optopt, argv[optind - 1]));
         default:
             if (optopt)
-                FAIL("-%c: unknown option (see --help)", optopt);
+                FAIL("%s: unknown option or unexpected value (see --help)",
+                     option_name(optopt, argv[optind - 1]));
             FAIL("%s: unknown option (see --help)", argv[optind - 1]);
         }
     }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int atomic_tmpname(char *tmp, size_t tmplen, const char *path, char *err, size_t errlen) {
@@ -17,6 +18,10 @@ int atomic_tmpname(char *tmp, size_t tmplen, const char *path, char *err, size_t
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
+    /* mkstemp makes 0600; give the final file the usual 0666 & ~umask */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     close(fd);
     return 0;
 }

@@ -85,7 +85,12 @@ int npy_read_f32(const char *path, float **data, int *shape, int *ndim, char *er
     }
     p += strlen("'shape': (");
     size_t count = 1;
-    while (*p && *p != ')' && *ndim < NPY_MAX_DIMS) {
+    while (*p && *p != ')') {
+        if (*ndim == NPY_MAX_DIMS) {
+            snprintf(err, errlen, "%s: more than %d dimensions", path, NPY_MAX_DIMS);
+            fclose(fp);
+            return -1;
+        }
         char *end = NULL;
         long v = strtol(p, &end, 10);
         if (end == p) break;

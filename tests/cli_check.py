@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""cli_check.py [--long-options] MHAVIZ: the mhaviz command line.
+
+Every bad value must exit 2 with exactly one line on stderr, starting "mhaviz: "
+and naming the option, nothing on stdout, and nothing written: each case runs in
+an empty temporary folder with `--dump out`, and the folder must stay empty.
+Good cases: --help, --version, --list-samples, --dump into nested missing folders;
+--dump onto an existing regular file exits 1 and leaves the file alone.
+
+With --long-options: the same rules for long options given without their value
+or with a value they do not take (--mask at the end, --help=1, ...).
+Exits 1 with "expected X, got Y" lines on any failure."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+FAILURES = []
+
+
+def fail(where, expected, got):
+    FAILURES.append(where)
+    print(f"FAIL {where}: expected {expected}, got {got}", file=sys.stderr)
+
+
+def run(mhaviz, args, cwd):
+    return subprocess.run([mhaviz] + args, cwd=cwd, capture_output=True, timeout=60)
+
+
+SIX_HUNDRED = " ".join(f"w{i}" for i in range(600))
+
+# (args, names: the message must contain one of these)
+BAD = [
+    (["-H", "0"], ["--heads", "-H"]),
+    (["-H", "5"], ["--heads", "-H"]),            # does not divide the default d_model 64
+    (["-H", "65"], ["--heads", "-H"]),           # more heads than d_model
+    (["-H", "abc"], ["--heads", "-H"]),
+    (["-H", "4x"], ["--heads", "-H"]),
+    (["-H", "-4"], ["--heads", "-H"]),
+    (["-H", " 4"], ["--heads", "-H"]),
+    (["-H", "+4"], ["--heads", "-H"]),
+    (["-H", ""], ["--heads", "-H"]),
+    (["-H", "99999999999999999999"], ["--heads", "-H"]),
+    (["--heads=3"], ["--heads", "-H"]),          # 3 does not divide 64
+    (["-d", "0"], ["--d-model", "-d"]),
+    (["-d", "4097"], ["--d-model", "-d"]),
+    (["-d", "6", "-H", "4"], ["--heads", "-H", "--d-model", "-d"]),
+    (["-d", "1e3"], ["--d-model", "-d"]),
+    (["-s", "0"], ["--seed", "-s"]),
+    (["-s", "-1"], ["--seed", "-s"]),
+    (["-s", "1.5"], ["--seed", "-s"]),
+    (["-s", "99999999999999999999"], ["--seed", "-s"]),
+    (["--sample", "0"], ["--sample"]),
+    (["--sample", "99"], ["--sample"]),
+    (["--sample", "x"], ["--sample"]),
+    (["--mask", "foo"], ["--mask"]),
+    (["--mask", "Causal"], ["--mask"]),
+    (["--text", ""], ["--text"]),
+    (["--text", "   "], ["--text"]),
+    (["--text", " \t\n "], ["--text"]),
+    (["--text", SIX_HUNDRED], ["--text"]),
+    (["--text", "hello", "--sample", "2"], ["--text", "--sample"]),
+    (["--bogus"], ["--bogus"]),
+    (["-x"], ["-x"]),
+    (["-H"], ["-H", "--heads"]),                 # missing value at the end
+    (["extra"], ["extra"]),                      # a positional argument
+    (["-H", "4", "extra"], ["extra"]),
+    (["--export", "x.txt"], ["--export"]),
+    (["--export", "x"], ["--export"]),
+    (["--size", "100x100"], ["--size"]),
+    (["--size", "800"], ["--size"]),
+    (["--size", "800x9000"], ["--size"]),
+    (["--scale", "5"], ["--scale"]),
+    (["--scale", "0"], ["--scale"]),
+    (["--panel", "head:9"], ["--panel"]),        # default h is 4
+    (["--panel", "head:0"], ["--panel"]),
+    (["--panel", "foo"], ["--panel"]),
+    (["-H", "2", "--panel", "head:3"], ["--panel"]),
+    (["--theme", "pink"], ["--theme"]),
+    (["--colormap", "nope"], ["--colormap"]),
+    (["--background", "x"], ["--background"]),
+    (["--font", ""], ["--font"]),
+]
+
+# long options without their value, or with a value they do not take
+LONG = [
+    (["--mask"], ["--mask"]),
+    (["--sample"], ["--sample"]),
+    (["--seed"], ["--seed", "-s"]),
+    (["--heads"], ["--heads", "-H"]),
+    (["--text"], ["--text", "-t"]),
+    (["--colormap"], ["--colormap"]),
+    (["--no-scale=1"], ["--no-scale"]),
+    (["--list-samples=x"], ["--list-samples"]),
+    (["--help=1"], ["--help"]),
+]
+
+
+def check_bad(mhaviz, args, names):
+    where = "mhaviz " + " ".join(repr(a) if (" " in a or not a) else a for a in args)
+    if len(where) > 90:
+        where = where[:90] + "..."
+    with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
+        full = ["--dump", "out"] + args
+        p = run(mhaviz, full, d)
+        err = p.stderr.decode("utf-8", errors="replace")
+        if p.returncode != 2:
+            fail(where, "exit status 2", f"{p.returncode} (stderr: {err.strip()[:200]!r})")
+        lines = err.split("\n")
+        if not (err.endswith("\n") and len(lines) == 2):
+            fail(where, "exactly one line on stderr", repr(err[:300]))
+        line = lines[0]
+        if not line.startswith("mhaviz: "):
+            fail(where, "a line starting 'mhaviz: '", repr(line))
+        # "(see --help)" is a hint, not the option named
+        named = line.replace("(see --help)", "")
+        if not any(n in named for n in names):
+            fail(where, f"a message naming {' or '.join(names)}", repr(line))
+        if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", line):
+            fail(where, "a printable message", repr(line))
+        if p.stdout:
+            fail(where, "nothing on stdout", repr(p.stdout[:200]))
+        left = os.listdir(d)
+        if left:
+            fail(where, "nothing written (empty folder)", left)
+
+
+def check_good(mhaviz):
+    with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
+        p = run(mhaviz, ["--help"], d)
+        out = p.stdout.decode()
+        if p.returncode != 0:
+            fail("--help", "exit 0", p.returncode)
+        if not out.startswith("usage: mhaviz"):
+            fail("--help", "stdout starting 'usage: mhaviz'", repr(out[:60]))
+        for opt in ["--heads", "--d-model", "--seed", "--text", "--sample", "--mask",
+                    "--no-scale", "--dump", "--list-samples"]:
+            if opt not in out:
+                fail("--help", f"text mentioning {opt}", "no mention")
+        if p.stderr:
+            fail("--help", "nothing on stderr", repr(p.stderr[:200]))
+        for v in (["--version"], ["-V"]):
+            p = run(mhaviz, v, d)
+            out = p.stdout.decode()
+            if p.returncode != 0:
+                fail(v[0], "exit 0", p.returncode)
+            if not re.fullmatch(r"mhaviz \d+\.\d+\.\d+\n", out):
+                fail(v[0], "'mhaviz X.Y.Z'", repr(out))
+        p = run(mhaviz, ["-h"], d)
+        if p.returncode != 0 or not p.stdout.startswith(b"usage:"):
+            fail("-h", "exit 0 and usage", f"{p.returncode} {p.stdout[:30]!r}")
+
+        p = run(mhaviz, ["--list-samples"], d)
+        lines = p.stdout.decode("utf-8").splitlines()
+        if p.returncode != 0:
+            fail("--list-samples", "exit 0", p.returncode)
+        if len(lines) < 6:
+            fail("--list-samples", "at least 6 lines", len(lines))
+        for i, ln in enumerate(lines):
+            parts = ln.split("\t")
+            if len(parts) != 3 or parts[0] != str(i + 1) or not parts[1] or not parts[2]:
+                fail("--list-samples", f"line '{i + 1}<TAB>name<TAB>text'", repr(ln))
+        if os.listdir(d):
+            fail("good cases", "nothing written", os.listdir(d))
+
+    # --dump into nested missing folders
+    with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
+        p = run(mhaviz, ["--dump", "a/b/c", "-H", "8", "--sample", "2"], d)
+        if p.returncode != 0:
+            fail("--dump a/b/c", "exit 0", f"{p.returncode} {p.stderr[:200]!r}")
+        if p.stderr:
+            fail("--dump a/b/c", "nothing on stderr", repr(p.stderr[:200]))
+        c = os.path.join(d, "a", "b", "c")
+        got = sorted(os.listdir(c)) if os.path.isdir(c) else None
+        want = sorted([t + ".npy" for t in ["X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V",
+                                            "scores", "attn", "heads", "concat", "out"]]
+                      + ["tokens.txt", "meta.json"])
+        if got != want:
+            fail("--dump a/b/c", want, got)
+        # files are created 0666 & ~umask like any other tool's output, not 0600
+        mask = os.umask(0)
+        os.umask(mask)
+        for name in (got or []):
+            mode = os.stat(os.path.join(c, name)).st_mode & 0o777
+            if mode != 0o666 & ~mask:
+                fail(f"--dump a/b/c mode of {name}", oct(0o666 & ~mask), oct(mode))
+                break
+        # and again into the same folder: replaced, still exit 0
+        p = run(mhaviz, ["--dump", "a/b/c", "-H", "2"], d)
+        if p.returncode != 0:
+            fail("--dump a/b/c (again)", "exit 0", f"{p.returncode} {p.stderr[:200]!r}")
+        got = sorted(os.listdir(c)) if os.path.isdir(c) else None
+        if got != want:
+            fail("--dump a/b/c (again)", want, got)
+
+    # --dump onto a regular file, and below one
+    for target in ("taken", "taken/sub"):
+        with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
+            path = os.path.join(d, "taken")
+            with open(path, "wb") as f:
+                f.write(b"keep me\n")
+            p = run(mhaviz, ["--dump", target], d)
+            err = p.stderr.decode("utf-8", errors="replace")
+            where = f"--dump {target} (a regular file)"
+            if p.returncode != 1:
+                fail(where, "exit 1", f"{p.returncode} ({err.strip()!r})")
+            if not (err.startswith("mhaviz: ") and err.endswith("\n") and err.count("\n") == 1):
+                fail(where, "one 'mhaviz: ' line on stderr", repr(err))
+            with open(path, "rb") as f:
+                content = f.read()
+            if content != b"keep me\n":
+                fail(where, "the file unchanged", repr(content[:100]))
+            if os.listdir(d) != ["taken"]:
+                fail(where, "nothing else written", os.listdir(d))
+
+
+def main():
+    args = sys.argv[1:]
+    long_only = False
+    if args and args[0] == "--long-options":
+        long_only = True
+        args = args[1:]
+    if len(args) != 1:
+        print("usage: cli_check.py [--long-options] MHAVIZ", file=sys.stderr)
+        return 2
+    mhaviz = os.path.abspath(args[0])
+    if not os.access(mhaviz, os.X_OK):
+        print(f"{os.path.basename(__file__)}: expected an executable mhaviz at {mhaviz}, got none",
+              file=sys.stderr)
+        return 1
+    cases = LONG if long_only else BAD
+    for a, names in cases:
+        check_bad(mhaviz, a, names)
+    if not long_only:
+        check_good(mhaviz)
+    if FAILURES:
+        print(f"cli_check: {len(set(FAILURES))} failing case(s) of {len(cases)} bad-value cases"
+              + ("" if long_only else " and the good cases"), file=sys.stderr)
+        return 1
+    print(f"cli_check: {len(cases)} bad-value cases OK" + ("" if long_only else ", good cases OK"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

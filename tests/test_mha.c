@@ -1,0 +1,876 @@
+/* test_mha.c: the multi-head attention core against an independent naive
+ * reference (plain loops in double, written here from the paper's formulas),
+ * plus the invariants: row sums, causal zeros, determinism, re-split
+ * invariance, embeddings, softmax stability, limits, allocation, Glorot. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "check.h"
+#include "mha.h"
+#include "tok.h"
+
+/* ------------------------------------------------------------------------------ */
+/* tokens built by hand (no tokenizer involved)                                    */
+
+static const char *const WORDS[] = {"the", "cat", "sat", "on", "a", "mat", "and", "it",
+                                    "was", "tired", ".", "dog", "Zürich", "東"};
+#define NWORDS ((int)(sizeof WORDS / sizeof WORDS[0]))
+
+typedef struct {
+    tok_list t;
+    char **store;
+} hand_toks;
+
+/* n tokens cycling through WORDS with a stride that makes repeats */
+static void make_toks(hand_toks *ht, int n, int offset) {
+    ht->store = calloc((size_t)(n ? n : 1), sizeof(char *));
+    assert_non_null(ht->store);
+    for (int i = 0; i < n; i++) {
+        const char *w = WORDS[(i * 5 + offset) % NWORDS];
+        ht->store[i] = malloc(strlen(w) + 1);
+        assert_non_null(ht->store[i]);
+        strcpy(ht->store[i], w);
+    }
+    ht->t.count = n;
+    ht->t.tokens = ht->store;
+    ht->t.replaced = 0;
+}
+
+static void free_toks(hand_toks *ht) {
+    for (int i = 0; i < ht->t.count; i++) free(ht->store[i]);
+    free(ht->store);
+    ht->store = NULL;
+    ht->t.count = 0;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* the naive reference, double precision                                          */
+
+typedef struct {
+    int n, d, h, dk;
+    double *q, *k, *v;   /* (n, d) */
+    double *s;           /* (h, n, n), -inf where masked */
+    double *a;           /* (h, n, n) */
+    double *heads;       /* (h, n, dk) */
+    double *concat;      /* (n, d) */
+    double *out;         /* (n, d) */
+} ref_t;
+
+static double *dalloc(size_t count) {
+    double *p = calloc(count ? count : 1, sizeof(double));
+    assert_non_null(p);
+    return p;
+}
+
+/* y (n, d) = x (n, d) w (d, d) */
+static void ref_matmul(double *y, const float *x, const float *w, int n, int d) {
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < d; c++) {
+            double acc = 0.0;
+            for (int k = 0; k < d; k++) acc += (double)x[(size_t)r * d + k] * (double)w[(size_t)k * d + c];
+            y[(size_t)r * d + c] = acc;
+        }
+}
+
+static void ref_forward(ref_t *r, const mha_model *m, int h, int causal, int no_scale) {
+    const int n = m->n, d = m->cfg.d_model, dk = d / h;
+    r->n = n, r->d = d, r->h = h, r->dk = dk;
+    size_t nd = (size_t)n * d, hnn = (size_t)h * n * n;
+    r->q = dalloc(nd), r->k = dalloc(nd), r->v = dalloc(nd);
+    r->s = dalloc(hnn), r->a = dalloc(hnn), r->heads = dalloc(nd);
+    r->concat = dalloc(nd), r->out = dalloc(nd);
+
+    ref_matmul(r->q, m->x, m->w_q, n, d);
+    ref_matmul(r->k, m->x, m->w_k, n, d);
+    ref_matmul(r->v, m->x, m->w_v, n, d);
+
+    const double scale = no_scale ? 1.0 : 1.0 / sqrt((double)dk);
+    for (int i = 0; i < h; i++) {
+        double *s = r->s + (size_t)i * n * n, *a = r->a + (size_t)i * n * n;
+        for (int qi = 0; qi < n; qi++) {
+            for (int kj = 0; kj < n; kj++) {
+                if (causal && kj > qi) {
+                    s[(size_t)qi * n + kj] = -INFINITY;
+                    continue;
+                }
+                double acc = 0.0;
+                for (int c = 0; c < dk; c++)
+                    acc += r->q[(size_t)qi * d + i * dk + c] * r->k[(size_t)kj * d + i * dk + c];
+                s[(size_t)qi * n + kj] = acc * scale;
+            }
+            double mx = -INFINITY;
+            for (int kj = 0; kj < n; kj++) mx = fmax(mx, s[(size_t)qi * n + kj]);
+            double sum = 0.0;
+            for (int kj = 0; kj < n; kj++) {
+                double sv = s[(size_t)qi * n + kj];
+                double e = isinf(sv) ? 0.0 : exp(sv - mx);
+                a[(size_t)qi * n + kj] = e;
+                sum += e;
+            }
+            for (int kj = 0; kj < n; kj++) a[(size_t)qi * n + kj] /= sum;
+        }
+        /* head_i = A_i V_i */
+        for (int qi = 0; qi < n; qi++)
+            for (int c = 0; c < dk; c++) {
+                double acc = 0.0;
+                for (int kj = 0; kj < n; kj++)
+                    acc += a[(size_t)qi * n + kj] * r->v[(size_t)kj * d + i * dk + c];
+                r->heads[((size_t)i * n + qi) * dk + c] = acc;
+                r->concat[(size_t)qi * d + i * dk + c] = acc;
+            }
+    }
+    /* out = concat W_O */
+    for (int qi = 0; qi < n; qi++)
+        for (int c = 0; c < d; c++) {
+            double acc = 0.0;
+            for (int k = 0; k < d; k++) acc += r->concat[(size_t)qi * d + k] * (double)m->w_o[(size_t)k * d + c];
+            r->out[(size_t)qi * d + c] = acc;
+        }
+}
+
+static void ref_free(ref_t *r) {
+    free(r->q), free(r->k), free(r->v), free(r->s), free(r->a);
+    free(r->heads), free(r->concat), free(r->out);
+}
+
+static double max_abs_d(const double *a, size_t count) {
+    double mx = 0.0;
+    for (size_t i = 0; i < count; i++)
+        if (isfinite(a[i])) mx = fmax(mx, fabs(a[i]));
+    return mx;
+}
+
+/* max |got - ref| over count entries must be <= tol; names the first worst index */
+static void check_close(const char *what, const double *ref, const float *got, size_t count,
+                        double tol) {
+    double worst = 0.0;
+    size_t wi = 0;
+    for (size_t i = 0; i < count; i++) {
+        double diff = fabs((double)got[i] - ref[i]);
+        if (isnan(diff)) diff = INFINITY; /* NaN is the worst possible difference */
+        if (diff > worst) worst = diff, wi = i;
+    }
+    if (count && !(worst <= tol))
+        fail_msg("%s[%zu]: expected %.9g, got %.9g (max |diff| %.3g > tol %.3g)", what, wi,
+                 ref[wi], (double)got[wi], worst, tol);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* 20+ configurations against the reference                                       */
+
+typedef struct {
+    int n, d, h, causal, no_scale;
+    uint64_t seed;
+    char name[96];
+} mcase;
+
+static mcase CASES[] = {
+    {1, 64, 4, 0, 0, 0, ""},          /* n = 1 */
+    {1, 1, 1, 0, 0, 1, ""},           /* smallest everything */
+    {12, 64, 1, 0, 0, 1, ""},         /* h = 1 */
+    {12, 64, 2, 0, 0, 1, ""},
+    {12, 64, 4, 0, 0, 1, ""},
+    {12, 64, 8, 0, 0, 1, ""},
+    {12, 64, 64, 0, 0, 1, ""},        /* h = d_model, d_k = 1 */
+    {12, 64, 4, 1, 0, 1, ""},         /* causal */
+    {12, 64, 4, 0, 1, 1, ""},         /* unscaled */
+    {12, 64, 4, 1, 1, 1, ""},         /* causal and unscaled */
+    {7, 6, 3, 0, 0, 1, ""},           /* odd-ish d_model */
+    {7, 7, 7, 0, 0, 1, ""},           /* odd d_model, h = d_model */
+    {5, 7, 1, 1, 0, 9, ""},           /* odd d_model, one head */
+    {9, 48, 3, 0, 0, 2, ""},
+    {64, 128, 8, 0, 0, 1, ""},        /* larger */
+    {64, 128, 8, 1, 0, 5, ""},
+    {33, 96, 12, 0, 0, 42, ""},
+    {2, 2, 2, 0, 0, 1, ""},
+    {1, 8, 8, 1, 0, 1, ""},           /* n = 1 causal */
+    {100, 32, 4, 0, 1, 7, ""},
+    {512, 64, 4, 1, 0, 1, ""},        /* n at the limit */
+    {16, 256, 16, 0, 0, 3, ""},
+    {3, 5, 5, 0, 1, 11, ""},
+    {20, 10, 2, 1, 0, 123456789, ""},
+    {13, 1, 1, 1, 1, 1, ""},          /* d_model = 1 */
+    {40, 60, 5, 0, 0, UINT64_C(18446744073709551615), ""},
+};
+#define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
+
+static void test_against_reference(void **state) {
+    const mcase *c = *state;
+    hand_toks ht;
+    make_toks(&ht, c->n, c->d);
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    mha_config cfg = {.h = c->h, .d_model = c->d, .seed = c->seed,
+                      .mask = c->causal ? MHA_MASK_CAUSAL : MHA_MASK_NONE, .no_scale = c->no_scale};
+    char err[MHA_ERR_LEN] = "";
+    int rc = mha_model_compute(m, &cfg, &ht.t, err, sizeof err);
+    if (rc != 0) fail_msg("mha_model_compute: expected 0, got %d (%s)", rc, err);
+
+    const int n = c->n, d = c->d, h = c->h, dk = d / h;
+    CHECK_INT("m->n", n, m->n);
+    CHECK_INT("m->d_k", dk, m->d_k);
+    CHECK_INT("m->cfg.h", h, m->cfg.h);
+    CHECK_INT("m->cfg.d_model", d, m->cfg.d_model);
+    CHECK_INT("m->cfg.seed", c->seed ? c->seed : MHA_DEFAULT_SEED, m->cfg.seed);
+
+    ref_t r;
+    ref_forward(&r, m, h, c->causal, c->no_scale);
+    const size_t nd = (size_t)n * d, hnn = (size_t)h * n * n;
+
+    /* Q, K, V: relative to their largest entry */
+    check_close("Q", r.q, m->q, nd, 1e-5 * fmax(1.0, max_abs_d(r.q, nd)));
+    check_close("K", r.k, m->k, nd, 1e-5 * fmax(1.0, max_abs_d(r.k, nd)));
+    check_close("V", r.v, m->v, nd, 1e-5 * fmax(1.0, max_abs_d(r.v, nd)));
+
+    /* scores: masked entries exactly -inf, the rest close */
+    double smax = fmax(1.0, max_abs_d(r.s, hnn));
+    for (size_t i = 0; i < hnn; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "scores[%zu]", i);
+        if (isinf(r.s[i])) {
+            if (!(isinf(m->scores[i]) && m->scores[i] < 0))
+                fail_msg("%s (masked): expected -inf, got %.9g", what, (double)m->scores[i]);
+        } else {
+            CHECK_NEAR(what, r.s[i], m->scores[i], 1e-5 * smax);
+        }
+    }
+
+    /* attention: absolute 1e-5 */
+    check_close("attn", r.a, m->attn, hnn, 1e-5);
+
+    /* every row sums to 1, causal rows are exactly 0 above the diagonal */
+    for (int i = 0; i < h; i++)
+        for (int qi = 0; qi < n; qi++) {
+            const float *row = m->attn + ((size_t)i * n + qi) * n;
+            double sum = 0.0;
+            for (int kj = 0; kj < n; kj++) {
+                sum += row[kj];
+                if (!(row[kj] >= 0.0f && row[kj] <= 1.0f))
+                    fail_msg("attn[%d][%d][%d]: expected a value in [0, 1], got %.9g", i, qi, kj,
+                             (double)row[kj]);
+                if (c->causal && kj > qi && row[kj] != 0.0f)
+                    fail_msg("attn[%d][%d][%d] (causal, above diagonal): expected 0, got %.9g", i,
+                             qi, kj, (double)row[kj]);
+            }
+            char what[64];
+            snprintf(what, sizeof what, "sum of attn[%d][%d]", i, qi);
+            CHECK_NEAR(what, 1.0, sum, 1e-5);
+        }
+
+    /* heads: (h, n, d_k), and concat places head i at columns [i*d_k, (i+1)*d_k) */
+    double hmax = fmax(1e-30, max_abs_d(r.heads, nd));
+    check_close("heads", r.heads, m->heads, nd, 1e-4 * hmax);
+    check_close("concat", r.concat, m->concat, nd, 1e-4 * hmax);
+    for (int i = 0; i < h; i++)
+        for (int qi = 0; qi < n; qi++)
+            for (int cc = 0; cc < dk; cc++) {
+                float hv = m->heads[((size_t)i * n + qi) * dk + cc];
+                float cv = m->concat[(size_t)qi * d + (size_t)i * dk + cc];
+                if (memcmp(&hv, &cv, sizeof hv) != 0)
+                    fail_msg("concat[%d][%d] vs heads[%d][%d][%d]: expected %.9g, got %.9g", qi,
+                             i * dk + cc, i, qi, cc, (double)hv, (double)cv);
+            }
+
+    /* out: relative to max |out| */
+    double omax = fmax(1e-30, max_abs_d(r.out, nd));
+    check_close("out", r.out, m->out, nd, 1e-4 * omax);
+
+    ref_free(&r);
+    mha_model_destroy(m);
+    free_toks(&ht);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* determinism                                                                    */
+
+typedef struct {
+    float *buf;
+    size_t floats;
+} snap_t;
+
+static size_t model_floats(const mha_model *m) {
+    size_t n = (size_t)m->n, d = (size_t)m->cfg.d_model, h = (size_t)m->cfg.h;
+    return 4 * d * d + 7 * n * d + 2 * h * n * n;
+}
+
+/* copies every tensor in a fixed order (by the public pointers, not the block) */
+static snap_t snapshot(const mha_model *m) {
+    size_t n = (size_t)m->n, d = (size_t)m->cfg.d_model, h = (size_t)m->cfg.h;
+    snap_t s = {malloc(model_floats(m) * sizeof(float)), model_floats(m)};
+    assert_non_null(s.buf);
+    float *p = s.buf;
+    const struct {
+        const float *src;
+        size_t count;
+    } parts[] = {
+        {m->w_q, d * d}, {m->w_k, d * d}, {m->w_v, d * d},        {m->w_o, d * d},
+        {m->x, n * d},   {m->q, n * d},   {m->k, n * d},          {m->v, n * d},
+        {m->scores, h * n * n}, {m->attn, h * n * n}, {m->heads, n * d}, {m->concat, n * d},
+        {m->out, n * d},
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        memcpy(p, parts[i].src, parts[i].count * sizeof(float));
+        p += parts[i].count;
+    }
+    return s;
+}
+
+static void check_same_bytes(const char *what, const snap_t *a, const snap_t *b) {
+    CHECK_INT(what, a->floats, b->floats);
+    if (memcmp(a->buf, b->buf, a->floats * sizeof(float)) != 0) {
+        size_t i = 0;
+        while (i < a->floats && memcmp(a->buf + i, b->buf + i, sizeof(float)) == 0) i++;
+        fail_msg("%s: expected identical bytes, got a difference at float %zu: %.9g vs %.9g", what,
+                 i, (double)a->buf[i], (double)b->buf[i]);
+    }
+}
+
+static void compute_or_fail(mha_model *m, const mha_config *cfg, const tok_list *t) {
+    char err[MHA_ERR_LEN] = "";
+    int rc = mha_model_compute(m, cfg, t, err, sizeof err);
+    if (rc != 0) fail_msg("mha_model_compute: expected 0, got %d (%s)", rc, err);
+}
+
+static void test_determinism(void **state) {
+    (void)state;
+    static const mha_config cfgs[] = {
+        {.h = 4, .d_model = 64, .seed = 1},
+        {.h = 8, .d_model = 128, .seed = 77, .mask = MHA_MASK_CAUSAL},
+        {.h = 3, .d_model = 6, .seed = 2, .no_scale = 1},
+    };
+    const int ns[] = {12, 64, 7};
+    for (int ci = 0; ci < 3; ci++) {
+        hand_toks ht, other;
+        make_toks(&ht, ns[ci], 1);
+        make_toks(&other, 5, 3);
+        mha_model *m = mha_model_create();
+        assert_non_null(m);
+        compute_or_fail(m, &cfgs[ci], &ht.t);
+        snap_t a = snapshot(m);
+        compute_or_fail(m, &cfgs[ci], &ht.t); /* again, same model */
+        snap_t b = snapshot(m);
+        check_same_bytes("same model, computed twice", &a, &b);
+
+        mha_config o = {.h = 2, .d_model = 32, .seed = 9};
+        compute_or_fail(m, &o, &other.t); /* something else in between */
+        compute_or_fail(m, &cfgs[ci], &ht.t);
+        snap_t c = snapshot(m);
+        check_same_bytes("same model, after another shape", &a, &c);
+
+        mha_model *m2 = mha_model_create();
+        assert_non_null(m2);
+        compute_or_fail(m2, &cfgs[ci], &ht.t);
+        snap_t e = snapshot(m2);
+        check_same_bytes("fresh model", &a, &e);
+
+        free(a.buf), free(b.buf), free(c.buf), free(e.buf);
+        mha_model_destroy(m);
+        mha_model_destroy(m2);
+        free_toks(&ht);
+        free_toks(&other);
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* weights depend on (seed, d_model) only                                          */
+
+static void test_resplit_invariance(void **state) {
+    (void)state;
+    const int d = 64;
+    hand_toks ht;
+    make_toks(&ht, 10, 2);
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    mha_config cfg = {.h = 1, .d_model = d, .seed = 5};
+    compute_or_fail(m, &cfg, &ht.t);
+    size_t dd = (size_t)d * d, nd = (size_t)10 * d;
+    float *w0 = malloc(4 * dd * sizeof(float)), *x0 = malloc(nd * sizeof(float));
+    assert_non_null(w0);
+    assert_non_null(x0);
+    memcpy(w0, m->w_q, dd * sizeof(float));
+    memcpy(w0 + dd, m->w_k, dd * sizeof(float));
+    memcpy(w0 + 2 * dd, m->w_v, dd * sizeof(float));
+    memcpy(w0 + 3 * dd, m->w_o, dd * sizeof(float));
+    memcpy(x0, m->x, nd * sizeof(float));
+
+    const int hs[] = {2, 4, 8, 16, 32, 64, 1};
+    for (int pass = 0; pass < 2; pass++) /* same model, then a fresh model each time */
+        for (size_t i = 0; i < sizeof hs / sizeof hs[0]; i++) {
+            mha_model *mm = pass ? mha_model_create() : m;
+            assert_non_null(mm);
+            cfg.h = hs[i];
+            compute_or_fail(mm, &cfg, &ht.t);
+            const float *now[4] = {mm->w_q, mm->w_k, mm->w_v, mm->w_o};
+            static const char *names[4] = {"W_Q", "W_K", "W_V", "W_O"};
+            for (int w = 0; w < 4; w++)
+                if (memcmp(now[w], w0 + w * dd, dd * sizeof(float)) != 0)
+                    fail_msg("%s at h=%d (pass %d): expected bit-identical to h=1, got different",
+                             names[w], hs[i], pass);
+            if (memcmp(mm->x, x0, nd * sizeof(float)) != 0)
+                fail_msg("X at h=%d: expected identical to h=1, got different", hs[i]);
+            if (pass) mha_model_destroy(mm);
+        }
+    free(w0);
+    free(x0);
+    mha_model_destroy(m);
+    free_toks(&ht);
+}
+
+static size_t count_equal(const float *a, const float *b, size_t count) {
+    size_t eq = 0;
+    for (size_t i = 0; i < count; i++) eq += a[i] == b[i];
+    return eq;
+}
+
+static void test_weights_change_with_d_and_seed(void **state) {
+    (void)state;
+    const int d1 = 32, d2 = 64;
+    float *a = malloc((size_t)d2 * d2 * sizeof(float)), *b = malloc((size_t)d2 * d2 * sizeof(float));
+    assert_non_null(a);
+    assert_non_null(b);
+    for (int which = 0; which < 4; which++) {
+        mha_weights_init(a, 1, d1, which);
+        mha_weights_init(b, 1, d2, which);
+        size_t eq = count_equal(a, b, (size_t)d1 * d1);
+        CHECK_INT("equal leading entries of W(d=32) and W(d=64)", 0, eq > 10 ? eq : 0);
+        mha_weights_init(b, 2, d1, which); /* other seed, same d */
+        eq = count_equal(a, b, (size_t)d1 * d1);
+        CHECK_INT("equal entries of W(seed 1) and W(seed 2)", 0, eq > 10 ? eq : 0);
+    }
+    mha_weights_init(a, 1, d1, 0);
+    mha_weights_init(b, 1, d1, 1);
+    size_t eq = count_equal(a, b, (size_t)d1 * d1);
+    CHECK_INT("equal entries of W_Q and W_K", 0, eq > 10 ? eq : 0);
+
+    /* through the model: d_model 32 -> 64 changes W_Q; the model uses mha_weights_init */
+    hand_toks ht;
+    make_toks(&ht, 4, 0);
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    mha_config cfg = {.h = 4, .d_model = d1, .seed = 3};
+    compute_or_fail(m, &cfg, &ht.t);
+    memcpy(a, m->w_q, (size_t)d1 * d1 * sizeof(float));
+    mha_weights_init(b, 3, d1, 0);
+    if (memcmp(a, b, (size_t)d1 * d1 * sizeof(float)) != 0)
+        fail_msg("model W_Q: expected mha_weights_init(seed 3, d 32, 0), got different values");
+    cfg.d_model = d2;
+    compute_or_fail(m, &cfg, &ht.t);
+    eq = count_equal(a, m->w_q, (size_t)d1 * d1);
+    CHECK_INT("W_Q entries unchanged after d_model 32 -> 64", 0, eq > 10 ? eq : 0);
+    cfg.seed = 4;
+    memcpy(b, m->w_q, (size_t)d2 * d2 * sizeof(float));
+    compute_or_fail(m, &cfg, &ht.t);
+    eq = count_equal(b, m->w_q, (size_t)d2 * d2);
+    CHECK_INT("W_Q entries unchanged after seed 3 -> 4", 0, eq > 10 ? eq : 0);
+    mha_model_destroy(m);
+    free_toks(&ht);
+    free(a);
+    free(b);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* embeddings and positional encoding                                               */
+
+static double pe_ref(int pos, int i, int d) {
+    int even = i - (i % 2);
+    double ang = pos / pow(10000.0, (double)even / (double)d);
+    return (i % 2 == 0) ? sin(ang) : cos(ang);
+}
+
+static void test_positional_formula(void **state) {
+    (void)state;
+    const int ds[] = {1, 2, 7, 64, 65};
+    float e[65];
+    for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++) {
+        int d = ds[di];
+        for (int pos = 0; pos < 600; pos += 37) {
+            memset(e, 0, sizeof e);
+            mha_add_positional(e, pos, d);
+            for (int i = 0; i < d; i++) {
+                char what[64];
+                snprintf(what, sizeof what, "PE(pos %d, i %d, d %d)", pos, i, d);
+                CHECK_NEAR(what, pe_ref(pos, i, d), e[i], 1e-6);
+            }
+        }
+    }
+}
+
+static void test_repeated_word_same_embedding(void **state) {
+    (void)state;
+    const char *text = "the dog chased the cat and the cat chased the dog";
+    tok_list t = {0};
+    char err[MHA_ERR_LEN] = "";
+    int rc = tok_split(&t, text, 0, NULL, err, sizeof err);
+    if (rc != 0) fail_msg("tok_split: expected 0, got %d (%s)", rc, err);
+    CHECK_INT("token count", 11, t.count);
+    const int d = 64, n = t.count;
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    mha_config cfg = {.h = 4, .d_model = d, .seed = 1};
+    compute_or_fail(m, &cfg, &t);
+
+    /* X row minus the positional encoding (computed here) is the token's embedding */
+    double *emb = dalloc((size_t)n * d);
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < d; i++)
+            emb[(size_t)r * d + i] = (double)m->x[(size_t)r * d + i] - pe_ref(r, i, d);
+    float direct[64];
+    for (int a = 0; a < n; a++) {
+        mha_embed_token(direct, t.tokens[a], 1, d);
+        for (int i = 0; i < d; i++) {
+            char what[96];
+            snprintf(what, sizeof what, "X[%d][%d] - PE vs embed('%s')", a, i, t.tokens[a]);
+            CHECK_NEAR(what, direct[i], emb[(size_t)a * d + i], 1e-5);
+        }
+        for (int b = a + 1; b < n; b++) {
+            double maxdiff = 0.0;
+            for (int i = 0; i < d; i++)
+                maxdiff = fmax(maxdiff, fabs(emb[(size_t)a * d + i] - emb[(size_t)b * d + i]));
+            char what[128];
+            snprintf(what, sizeof what, "embedding of '%s' (pos %d) vs '%s' (pos %d) differ",
+                     t.tokens[a], a, t.tokens[b], b);
+            if (strcmp(t.tokens[a], t.tokens[b]) == 0)
+                CHECK_TRUE(what, maxdiff <= 1e-5);
+            else
+                CHECK_TRUE(what, maxdiff > 0.1);
+        }
+    }
+
+    /* mha_embed_token directly: bit-identical for the same (token, seed, d) */
+    float e1[64], e2[64];
+    mha_embed_token(e1, "the", 1, d);
+    mha_embed_token(e2, "the", 1, d);
+    CHECK_INT("embed('the') twice: differing bytes", 0, memcmp(e1, e2, sizeof e1) != 0);
+    mha_embed_token(e2, "The", 1, d);
+    CHECK_INT("embed('the') vs embed('The'): equal entries", 0, count_equal(e1, e2, 64) > 2);
+    mha_embed_token(e2, "the", 2, d);
+    CHECK_INT("embed seed 1 vs seed 2: equal entries", 0, count_equal(e1, e2, 64) > 2);
+
+    free(emb);
+    mha_model_destroy(m);
+    tok_free(&t);
+}
+
+static void test_embedding_distribution(void **state) {
+    (void)state;
+    enum { D = 4096 };
+    static float e[D];
+    const char *toks[] = {"the", "Café", "東", "x"};
+    for (int t = 0; t < 4; t++) {
+        mha_embed_token(e, toks[t], 1, D);
+        double s = 0, s2 = 0;
+        for (int i = 0; i < D; i++) {
+            if (!isfinite(e[i])) fail_msg("embed('%s')[%d]: expected finite, got %g", toks[t], i, (double)e[i]);
+            s += e[i], s2 += (double)e[i] * e[i];
+        }
+        double mean = s / D, sd = sqrt(s2 / D - mean * mean);
+        /* N(0, 1): std error of the mean 1/64, of the std about 1/90; 5 sigma */
+        CHECK_NEAR("embedding mean (N(0,1), d=4096)", 0.0, mean, 0.08);
+        CHECK_NEAR("embedding std (N(0,1), d=4096)", 1.0, sd, 0.06);
+    }
+    /* odd d fills every entry */
+    float odd[7];
+    for (int i = 0; i < 7; i++) odd[i] = NAN;
+    mha_embed_token(odd, "odd", 1, 7);
+    for (int i = 0; i < 7; i++)
+        if (!isfinite(odd[i])) fail_msg("embed(d=7)[%d]: expected finite, got %g", i, (double)odd[i]);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* softmax                                                                          */
+
+static void check_row(const char *what, const float *got, const double *expected, int cols,
+                      double tol) {
+    for (int c = 0; c < cols; c++) {
+        char w[128];
+        snprintf(w, sizeof w, "%s[%d]", what, c);
+        if (!isfinite(got[c])) fail_msg("%s: expected finite %.9g, got %g", w, expected[c], (double)got[c]);
+        CHECK_NEAR(w, expected[c], got[c], tol);
+    }
+}
+
+static void test_softmax_stability(void **state) {
+    (void)state;
+    {
+        float r[3] = {1e4f, -1e4f, 0.0f};
+        mha_softmax_rows(r, 1, 3);
+        const double e[3] = {1, 0, 0};
+        check_row("softmax{1e4,-1e4,0}", r, e, 3, 1e-7);
+    }
+    {
+        float r[2] = {-1e4f, -1e4f};
+        mha_softmax_rows(r, 1, 2);
+        const double e[2] = {0.5, 0.5};
+        check_row("softmax{-1e4,-1e4}", r, e, 2, 1e-7);
+    }
+    {
+        float r[4] = {1e4f, 1e4f - 1.0f, -1e4f, 1e4f};
+        mha_softmax_rows(r, 1, 4);
+        double z = 2.0 + exp(-1.0);
+        const double e[4] = {1 / z, exp(-1.0) / z, 0, 1 / z};
+        check_row("softmax{1e4,1e4-1,-1e4,1e4}", r, e, 4, 1e-6);
+    }
+    {
+        float r[3] = {-INFINITY, 0.0f, -INFINITY};
+        mha_softmax_rows(r, 1, 3);
+        const double e[3] = {0, 1, 0};
+        check_row("softmax{-inf,0,-inf}", r, e, 3, 0.0);
+    }
+    {
+        float r[4] = {2.0f, -INFINITY, 1.0f, -INFINITY};
+        mha_softmax_rows(r, 1, 4);
+        double z = exp(2.0) + exp(1.0);
+        const double e[4] = {exp(2.0) / z, 0, exp(1.0) / z, 0};
+        check_row("softmax{2,-inf,1,-inf}", r, e, 4, 1e-6);
+        CHECK_TRUE("softmax -inf entry is exactly 0", r[1] == 0.0f && r[3] == 0.0f);
+    }
+    {
+        float r[3] = {-INFINITY, -INFINITY, -INFINITY};
+        mha_softmax_rows(r, 1, 3);
+        const double e[3] = {0, 0, 0};
+        check_row("softmax{-inf,-inf,-inf} (all masked)", r, e, 3, 0.0);
+    }
+    {
+        float r[1] = {-1e4f};
+        mha_softmax_rows(r, 1, 1);
+        const double e[1] = {1};
+        check_row("softmax{-1e4}", r, e, 1, 0.0);
+    }
+    {
+        /* several rows at once, each independent */
+        float r[3][3] = {{1, 2, 3}, {-1e4f, 1e4f, -INFINITY}, {0, 0, 0}};
+        mha_softmax_rows(&r[0][0], 3, 3);
+        double z = exp(1.0) + exp(2.0) + exp(3.0);
+        const double e0[3] = {exp(1.0) / z, exp(2.0) / z, exp(3.0) / z};
+        const double e1[3] = {0, 1, 0};
+        const double e2[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
+        check_row("softmax rows, row 0 {1,2,3}", r[0], e0, 3, 1e-6);
+        check_row("softmax rows, row 1 {-1e4,1e4,-inf}", r[1], e1, 3, 1e-7);
+        check_row("softmax rows, row 2 {0,0,0}", r[2], e2, 3, 1e-6);
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* limits                                                                           */
+
+static void test_config_resolve(void **state) {
+    (void)state;
+    mha_config c = {0};
+    mha_config_resolve(&c);
+    CHECK_INT("resolved h", 4, c.h);
+    CHECK_INT("resolved d_model", 64, c.d_model);
+    CHECK_INT("resolved seed", 1, c.seed);
+    CHECK_INT("resolved mask", MHA_MASK_NONE, c.mask);
+    CHECK_INT("resolved no_scale", 0, c.no_scale);
+    mha_config k = {.h = 3, .d_model = 48, .seed = 9, .mask = MHA_MASK_CAUSAL, .no_scale = 1};
+    mha_config_resolve(&k);
+    CHECK_INT("kept h", 3, k.h);
+    CHECK_INT("kept d_model", 48, k.d_model);
+    CHECK_INT("kept seed", 9, k.seed);
+}
+
+typedef struct {
+    int n, d, h, mask;
+    int ok;
+} limcase;
+
+static void test_config_limits(void **state) {
+    (void)state;
+    static const limcase L[] = {
+        {0, 64, 4, 0, 0},     {513, 64, 4, 0, 0},     {-1, 64, 4, 0, 0},   {1, 0, 1, 0, 0},
+        {1, 4097, 1, 0, 0},   {1, -64, 4, 0, 0},      {1, 64, 0, 0, 0},    {1, 64, -4, 0, 0},
+        {1, 64, 65, 0, 0},    {1, 64, 128, 0, 0},     {1, 64, 5, 0, 0},    {1, 6, 4, 0, 0},
+        {1, 7, 2, 0, 0},      {1, 64, 4, 2, 0},       {1, 64, 4, -1, 0},
+        {1, 64, 4, 0, 1},     {512, 64, 4, 0, 1},     {1, 1, 1, 0, 1},     {1, 4096, 4096, 0, 1},
+        {1, 4096, 1, 0, 1},   {1, 6, 3, 1, 1},        {1, 7, 7, 0, 1},     {12, 64, 64, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+        mha_config c = {.h = L[i].h, .d_model = L[i].d, .seed = 1, .mask = (mha_mask)L[i].mask};
+        char err[MHA_ERR_LEN];
+        memset(err, 0, sizeof err);
+        int rc = mha_config_check(&c, L[i].n, err, sizeof err);
+        char what[128];
+        snprintf(what, sizeof what, "mha_config_check(n=%d, d=%d, h=%d, mask=%d)", L[i].n, L[i].d,
+                 L[i].h, L[i].mask);
+        CHECK_INT(what, L[i].ok ? 0 : -1, rc);
+        if (!L[i].ok) {
+            CHECK_MSG(what, err);
+            CHECK_TRUE("message is one line", strchr(err, '\n') == NULL);
+        }
+    }
+
+    /* mha_model_set refuses the same configs and leaves the model unchanged */
+    hand_toks ht, big, none;
+    make_toks(&ht, 6, 0);
+    make_toks(&big, 513, 0);
+    make_toks(&none, 0, 0);
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    mha_config good = {.h = 2, .d_model = 8, .seed = 1};
+    compute_or_fail(m, &good, &ht.t);
+    snap_t before = snapshot(m);
+    unsigned long allocs = m->allocations_;
+    float *block = m->mem_;
+    const struct {
+        mha_config c;
+        const tok_list *t;
+        const char *what;
+    } bad[] = {
+        {{.h = 2, .d_model = 8}, &none.t, "n=0"},
+        {{.h = 2, .d_model = 8}, &big.t, "n=513"},
+        {{.h = 2, .d_model = 8}, NULL, "toks NULL"},
+        {{.h = 2, .d_model = 4097}, &ht.t, "d=4097"},
+        {{.h = 2, .d_model = -1}, &ht.t, "d=-1"},
+        {{.h = -1, .d_model = 8}, &ht.t, "h=-1"},
+        {{.h = 9, .d_model = 8}, &ht.t, "h=9 > d=8"},
+        {{.h = 3, .d_model = 8}, &ht.t, "h=3 does not divide d=8"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[MHA_ERR_LEN] = "";
+        char what[96];
+        snprintf(what, sizeof what, "mha_model_set(%s)", bad[i].what);
+        int rc = mha_model_set(m, &bad[i].c, bad[i].t, err, sizeof err);
+        CHECK_INT(what, -1, rc);
+        CHECK_MSG(what, err);
+        CHECK_INT("allocations after a refused set", allocs, m->allocations_);
+        CHECK_TRUE("block unchanged after a refused set", m->mem_ == block);
+        CHECK_INT("n after a refused set", 6, m->n);
+        CHECK_INT("h after a refused set", 2, m->cfg.h);
+        CHECK_INT("d_model after a refused set", 8, m->cfg.d_model);
+        snap_t after = snapshot(m);
+        check_same_bytes("tensors after a refused set", &before, &after);
+        free(after.buf);
+    }
+    /* zero fields in a config passed to mha_model_set mean defaults */
+    mha_config zero = {0};
+    compute_or_fail(m, &zero, &ht.t);
+    CHECK_INT("h from a zero config", MHA_DEFAULT_H, m->cfg.h);
+    CHECK_INT("d_model from a zero config", MHA_DEFAULT_D_MODEL, m->cfg.d_model);
+    CHECK_INT("seed from a zero config", MHA_DEFAULT_SEED, m->cfg.seed);
+    free(before.buf);
+    mha_model_destroy(m);
+    free_toks(&ht);
+    free_toks(&big);
+    free_toks(&none);
+    mha_model_destroy(NULL); /* NULL is fine */
+}
+
+/* ------------------------------------------------------------------------------ */
+/* allocation only when the shape changes                                           */
+
+static void test_no_realloc_at_steady_shape(void **state) {
+    (void)state;
+    hand_toks a, b, c;
+    make_toks(&a, 12, 0);
+    make_toks(&b, 12, 7); /* same n, other words */
+    make_toks(&c, 13, 0);
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    CHECK_INT("allocations of a new model", 0, m->allocations_);
+    mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
+    compute_or_fail(m, &cfg, &a.t);
+    CHECK_INT("allocations after the first set", 1, m->allocations_);
+    float *block = m->mem_;
+    for (int i = 0; i < 10; i++) {
+        char err[MHA_ERR_LEN] = "";
+        const tok_list *t = (i % 2) ? &b.t : &a.t;
+        cfg.seed = (uint64_t)(1 + i % 3);  /* new weights, same shape */
+        cfg.mask = (i % 4 == 3) ? MHA_MASK_CAUSAL : MHA_MASK_NONE;
+        cfg.no_scale = i % 3 == 2;
+        CHECK_INT("mha_model_set at a steady shape", 0, mha_model_set(m, &cfg, t, err, sizeof err));
+        mha_forward(m);
+        mha_forward(m);
+        CHECK_INT("allocations at a steady shape", 1, m->allocations_);
+        CHECK_TRUE("same block at a steady shape", m->mem_ == block);
+    }
+    unsigned long base = m->allocations_;
+    cfg.seed = 1;
+    compute_or_fail(m, &cfg, &c.t); /* n changes */
+    CHECK_INT("allocations after n 12 -> 13", base + 1, m->allocations_);
+    compute_or_fail(m, &cfg, &c.t);
+    CHECK_INT("allocations after n 13 again", base + 1, m->allocations_);
+    cfg.h = 8; /* h changes */
+    compute_or_fail(m, &cfg, &c.t);
+    CHECK_INT("allocations after h 4 -> 8", base + 2, m->allocations_);
+    cfg.d_model = 32; /* d changes */
+    compute_or_fail(m, &cfg, &c.t);
+    CHECK_INT("allocations after d 64 -> 32", base + 3, m->allocations_);
+    compute_or_fail(m, &cfg, &c.t);
+    compute_or_fail(m, &cfg, &c.t);
+    CHECK_INT("allocations at d 32 again", base + 3, m->allocations_);
+    mha_model_destroy(m);
+    free_toks(&a);
+    free_toks(&b);
+    free_toks(&c);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Glorot uniform                                                                   */
+
+static void test_glorot(void **state) {
+    (void)state;
+    const int d = 256;
+    const double limit = sqrt(6.0 / (2.0 * d)); /* 0.10825 */
+    const double want_sd = limit / sqrt(3.0);   /* 0.0625 */
+    size_t count = (size_t)d * d;
+    float *w = malloc(count * sizeof(float));
+    assert_non_null(w);
+    for (int which = 0; which < 4; which++) {
+        mha_weights_init(w, 1, d, which);
+        double s = 0, s2 = 0, lo = 1, hi = -1;
+        for (size_t i = 0; i < count; i++) {
+            double v = w[i];
+            if (!(fabs(v) <= limit * (1.0 + 1e-7)))
+                fail_msg("W%d[%zu]: expected |w| <= %.9g, got %.9g", which, i, limit, v);
+            s += v, s2 += v * v;
+            lo = fmin(lo, v), hi = fmax(hi, v);
+        }
+        double mean = s / (double)count, sd = sqrt(s2 / (double)count - mean * mean);
+        /* 65536 draws: the std error of the mean is 0.00024, of the std about 0.0002;
+         * tolerances: mean 0.002 (8 sigma), std 2% of limit/sqrt(3). */
+        CHECK_NEAR("Glorot mean (d=256)", 0.0, mean, 0.002);
+        CHECK_NEAR("Glorot sample std (d=256), limit/sqrt(3)", want_sd, sd, 0.02 * want_sd);
+        CHECK_NEAR("Glorot max close to +limit", limit, hi, 0.01 * limit);
+        CHECK_NEAR("Glorot min close to -limit", -limit, lo, 0.01 * limit);
+    }
+    free(w);
+}
+
+/* ------------------------------------------------------------------------------ */
+
+int main(void) {
+    enum { NFIXED = 11 };
+    struct CMUnitTest tests[NCASES + NFIXED];
+    int k = 0;
+    for (int i = 0; i < NCASES; i++) {
+        mcase *c = &CASES[i];
+        snprintf(c->name, sizeof c->name, "reference n=%d d=%d h=%d%s%s seed=%llu", c->n, c->d,
+                 c->h, c->causal ? " causal" : "", c->no_scale ? " unscaled" : "",
+                 (unsigned long long)c->seed);
+        tests[k++] = (struct CMUnitTest){c->name, test_against_reference, NULL, NULL, c};
+    }
+    const struct CMUnitTest fixed[NFIXED] = {
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_resplit_invariance),
+        cmocka_unit_test(test_weights_change_with_d_and_seed),
+        cmocka_unit_test(test_positional_formula),
+        cmocka_unit_test(test_repeated_word_same_embedding),
+        cmocka_unit_test(test_embedding_distribution),
+        cmocka_unit_test(test_softmax_stability),
+        cmocka_unit_test(test_config_resolve),
+        cmocka_unit_test(test_config_limits),
+        cmocka_unit_test(test_no_realloc_at_steady_shape),
+        cmocka_unit_test(test_glorot),
+    };
+    for (int i = 0; i < NFIXED; i++) tests[k++] = fixed[i];
+    return _cmocka_run_group_tests("mha", tests, (size_t)k, NULL, NULL);
+}
