@@ -1,0 +1,24 @@
+/* export.h: writing the view to files, shared by the window (Ctrl+S) and the
+ * headless --export. PNG goes through the SDL backend, SVG and PDF through cairo;
+ * all are written under a temporary name and renamed when complete. */
+#ifndef MHAVIZ_EXPORT_H
+#define MHAVIZ_EXPORT_H
+
+#include <stddef.h>
+
+#include "font.h"
+#include "view.h"
+
+/* "DIR/mhaviz-h<h>-d<d>-<YYYYmmdd-HHMMSS>.<ext>" (DIR defaults to "."). */
+int export_default_name(char *out, size_t len, const char *dir, int h, int d, const char *ext,
+                        char *err, size_t errlen);
+
+/* Lays out and renders vs at (vs->width, vs->height) x scale pixels into a PNG. */
+int export_png(const char *path, const view_state *vs, int scale, font_set *fonts, char *err,
+               size_t errlen);
+
+/* Lays out vs at its size and writes an SVG or PDF (by the path's extension). */
+int export_vector(const char *path, const view_state *vs, font_set *fonts, char *err,
+                  size_t errlen);
+
+#endif

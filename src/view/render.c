@@ -1,0 +1,726 @@
+/* render.c: turns a layout and the model's tensors into the drawing list: heatmap
+ * images (coloured here, reduced by averaging when a matrix has more cells than
+ * pixels), labels, colorbars, the equation, tooltips and overlays. It decides
+ * what to draw; the backends decide how. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+#include "view_internal.h"
+
+/* --- theme ------------------------------------------------------------------ */
+
+static rgba hex(unsigned v) {
+    return (rgba){(unsigned char)(v >> 16), (unsigned char)(v >> 8), (unsigned char)v, 255};
+}
+
+view_theme view_theme_get(int theme) {
+    view_theme t;
+    if (theme) {
+        t = (view_theme){hex(0x111418), hex(0x1c2128), hex(0xe6edf3), hex(0xa0aab6),
+                         hex(0x3d444d), hex(0x79c0ff), hex(0x2d333b), hex(0xe6edf3),
+                         hex(0xf0f3f6), hex(0x000000)};
+        t.tooltip_bg.a = 245;
+        t.overlay.a = 200;
+    } else {
+        t = (view_theme){hex(0xffffff), hex(0xf3f4f6), hex(0x111827), hex(0x4b5563),
+                         hex(0xd1d5db), hex(0x1d4ed8), hex(0xe5e7eb), hex(0x111827),
+                         hex(0x111827), hex(0x000000)};
+        t.tooltip_bg.a = 240;
+        t.overlay.a = 150;
+    }
+    return t;
+}
+
+rgba view_head_color(int i, int theme) {
+    /* Tableau 10, the same order as matplotlib's tab10 */
+    static const unsigned light[10] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
+                                       0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
+    static const unsigned dark[10] = {0x5fa8e8, 0xffa552, 0x5ccf5c, 0xf06565, 0xb993e0,
+                                      0xc08a7e, 0xf0a0d8, 0xb0b0b0, 0xdada4a, 0x4fd8e6};
+    return hex((theme ? dark : light)[((i % 10) + 10) % 10]);
+}
+
+/* --- token labels ----------------------------------------------------------- */
+
+void view_token_label(char *buf, size_t len, const char *tok) {
+    size_t o = 0;
+    int chars = 0;
+    const unsigned char *p = (const unsigned char *)tok;
+    while (*p && o + 8 < len) {
+        int l = 1;
+        if (*p >= 0xF0) l = 4;
+        else if (*p >= 0xE0) l = 3;
+        else if (*p >= 0xC0) l = 2;
+        if (chars == VIEW_LABEL_CHARS - 1 && p[l - 1] && strlen((const char *)p) > (size_t)l) {
+            memcpy(buf + o, "\xE2\x80\xA6", 3); /* … */
+            o += 3;
+            break;
+        }
+        for (int i = 0; i < l && p[i]; i++) buf[o++] = (char)p[i];
+        p += l;
+        chars++;
+    }
+    buf[o] = '\0';
+}
+
+void view_subscript(char *buf, size_t len, int v) {
+    char digits[16];
+    snprintf(digits, sizeof digits, "%d", v);
+    size_t o = 0;
+    for (const char *p = digits; *p && o + 4 < len; p++) {
+        /* U+2080..U+2089 */
+        buf[o++] = (char)0xE2;
+        buf[o++] = (char)0x82;
+        buf[o++] = (char)(0x80 + (*p - '0'));
+    }
+    buf[o] = '\0';
+}
+
+/* --- heatmap pixel cache ----------------------------------------------------- */
+
+typedef struct {
+    uint64_t key;
+    int w, h, used;
+    rgba *px;
+} cache_entry;
+
+struct view_cache {
+    cache_entry *e;
+    int count, cap;
+};
+
+view_cache *view_cache_create(void) {
+    return calloc(1, sizeof(view_cache));
+}
+
+void view_cache_destroy(view_cache *c) {
+    if (!c) return;
+    for (int i = 0; i < c->count; i++) free(c->e[i].px);
+    free(c->e);
+    free(c);
+}
+
+static void cache_begin(view_cache *c) {
+    for (int i = 0; i < c->count; i++) c->e[i].used = 0;
+}
+
+/* Frees what this frame did not use (e.g. heads of another page). */
+static void cache_end(view_cache *c) {
+    int o = 0;
+    for (int i = 0; i < c->count; i++) {
+        if (c->e[i].used)
+            c->e[o++] = c->e[i];
+        else
+            free(c->e[i].px);
+    }
+    c->count = o;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0x100000001B3ull;
+}
+
+typedef enum { MAP_SEQ, MAP_DIV } map_kind;
+
+/* Colours a (rows, cols) matrix with row stride ld into at most (max_w, max_h)
+ * pixels. When the matrix has more cells than pixels, each pixel is the mean of
+ * the cells it covers (box average), so no row or column is ever dropped. */
+static const rgba *heat_image(view_cache *c, uint64_t key, const float *data, int rows, int cols,
+                              int ld, int max_w, int max_h, map_kind kind, int cmap, float scale,
+                              int *out_w, int *out_h, uint64_t *out_key) {
+    int w = cols < max_w ? cols : (max_w > 0 ? max_w : 1);
+    int h = rows < max_h ? rows : (max_h > 0 ? max_h : 1);
+    key = mix(mix(mix(key, (uint64_t)w), (uint64_t)h), (uint64_t)cmap);
+    *out_w = w;
+    *out_h = h;
+    *out_key = key;
+    for (int i = 0; i < c->count; i++)
+        if (c->e[i].key == key && c->e[i].w == w && c->e[i].h == h) {
+            c->e[i].used = 1;
+            return c->e[i].px;
+        }
+    if (c->count == c->cap) {
+        int ncap = c->cap ? c->cap * 2 : 64;
+        cache_entry *n = realloc(c->e, (size_t)ncap * sizeof *n);
+        if (!n) return NULL;
+        c->e = n;
+        c->cap = ncap;
+    }
+    rgba *px = malloc((size_t)w * h * sizeof *px);
+    if (!px) return NULL;
+    for (int y = 0; y < h; y++) {
+        int r0 = (int)((long)y * rows / h), r1 = (int)((long)(y + 1) * rows / h);
+        for (int x = 0; x < w; x++) {
+            int c0 = (int)((long)x * cols / w), c1 = (int)((long)(x + 1) * cols / w);
+            double sum = 0.0;
+            int cnt = 0;
+            for (int r = r0; r < r1; r++)
+                for (int k = c0; k < c1; k++) {
+                    float v = data[(size_t)r * ld + k];
+                    if (isfinite(v)) sum += v;
+                    cnt++;
+                }
+            float v = cnt ? (float)(sum / cnt) : 0.0f;
+            px[(size_t)y * w + x] = kind == MAP_SEQ ? cmap_seq(cmap, v) : cmap_div(v / scale);
+        }
+    }
+    c->e[c->count++] = (cache_entry){key, w, h, 1, px};
+    return px;
+}
+
+/* --- small drawing helpers --------------------------------------------------- */
+
+typedef struct {
+    draw_list *dl;
+    view_cache *cache;
+    const view_layout *L;
+    const view_state *s;
+    view_measure_fn measure;
+    void *ud;
+    view_theme th;
+} ctx;
+
+static int tw(const ctx *c, const char *s, int size, int bold) {
+    int w = 0, h = 0;
+    c->measure(c->ud, s, size, bold, &w, &h);
+    return w;
+}
+
+static void text_center(const ctx *c, view_rect r, const char *s, int size, rgba col, int bold) {
+    int w = tw(c, s, size, bold);
+    int x = r.x + (r.w - w) / 2;
+    if (w > r.w) x = r.x;
+    draw_text(c->dl, x, r.y + (r.h - c->L->line * size / c->L->font) / 2, s, size, col, bold, 0);
+}
+
+static float max_abs(const float *a, int rows, int cols, int ld) {
+    float m = 0.0f;
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < cols; k++) {
+            float v = fabsf(a[(size_t)r * ld + k]);
+            if (isfinite(v) && v > m) m = v;
+        }
+    return m > 0.0f ? m : 1.0f;
+}
+
+static void fmt_num(char *buf, size_t len, float v) {
+    if (fabsf(v) < 1e-9f) v = 0.0f;
+    snprintf(buf, len, "%.3g", (double)v);
+    if (v < 0) { /* typographic minus */
+        char tmp[32];
+        snprintf(tmp, sizeof tmp, "\xE2\x88\x92%s", buf + 1);
+        snprintf(buf, len, "%s", tmp);
+    }
+}
+
+/* A horizontal colorbar with ticks: sequential [0, 1] or diverging [-m, m]. */
+static void colorbar(const ctx *c, view_rect r, map_kind kind, float m, const char *caption) {
+    if (r.w < 8 || r.h < 2) return;
+    static rgba seq_px[CMAP_COUNT][256];
+    static rgba div_px[256];
+    static int ready = 0;
+    if (!ready) {
+        for (int i = 0; i < 256; i++) {
+            for (int k = 0; k < CMAP_COUNT; k++) seq_px[k][i] = cmap_seq(k, (float)i / 255.0f);
+            div_px[i] = cmap_div((float)i / 127.5f - 1.0f);
+        }
+        ready = 1;
+    }
+    const rgba *px = kind == MAP_SEQ ? seq_px[c->s->cmap] : div_px;
+    draw_image_cmd(c->dl, r, 256, 1, px, kind == MAP_SEQ ? 0xC0100000ull + (uint64_t)c->s->cmap
+                                                        : 0xC0200000ull);
+    draw_frame(c->dl, r, c->th.grid, 1);
+    const int fs = c->L->font_small;
+    char buf[32];
+    int ticks = kind == MAP_SEQ ? 5 : 3;
+    int last_end = -100000;
+    for (int i = 0; i < ticks; i++) {
+        float t = (float)i / (float)(ticks - 1);
+        float v = kind == MAP_SEQ ? t : (2.0f * t - 1.0f) * m;
+        fmt_num(buf, sizeof buf, v);
+        if (kind == MAP_DIV && i == 2) {
+            buf[sizeof buf - 2] = '\0';
+            memmove(buf + 1, buf, strlen(buf) + 1);
+            buf[0] = '+';
+        }
+        int x = r.x + (int)lroundf(t * (float)(r.w - 1));
+        int w = tw(c, buf, fs, 0);
+        int tx = x - w / 2;
+        if (tx < r.x) tx = r.x;
+        if (tx + w > r.x + r.w) tx = r.x + r.w - w;
+        draw_line(c->dl, x, r.y + r.h, x, r.y + r.h + c->L->pad / 2, c->th.muted, 1);
+        if (tx > last_end + c->L->pad / 2) {
+            draw_text(c->dl, tx, r.y + r.h + c->L->pad / 2, buf, fs, c->th.muted, 0, 0);
+            last_end = tx + w;
+        }
+    }
+    if (caption)
+        draw_text(c->dl, r.x, r.y - c->L->line * fs / c->L->font - 2, caption, fs, c->th.muted, 0,
+                  0);
+}
+
+/* --- heads ------------------------------------------------------------------- */
+
+static void draw_head(const ctx *c, int slot, int head, int highlight_row, int hover_col) {
+    const view_layout *L = c->L;
+    const mha_model *m = c->s->m;
+    const int n = m->n;
+    view_rect map = L->heads[slot].map;
+    rgba accent = view_head_color(head, c->s->theme);
+    char name[32];
+    snprintf(name, sizeof name, "head-%d", head + 1);
+    draw_group_begin(c->dl, head + 1, name);
+
+    char title[32];
+    snprintf(title, sizeof title, "head %d", head + 1);
+    view_rect tr = L->heads[slot].title;
+    int tsize = tr.w >= tw(c, title, L->font, 1) ? L->font : L->font_small;
+    if (tr.w >= tw(c, title, tsize, 1)) {
+        draw_text(c->dl, tr.x, tr.y, title, tsize, accent, 1, 0);
+    } else {
+        snprintf(title, sizeof title, "%d", head + 1);
+        if (tr.w >= tw(c, title, L->font_small, 1))
+            draw_text(c->dl, tr.x, tr.y, title, L->font_small, accent, 1, 0);
+    }
+    int bar = tr.h >= 6 ? 3 : 1;
+    draw_fill(c->dl, (view_rect){tr.x, tr.y + tr.h - bar - 1, tr.w, bar}, accent);
+
+    int iw = 0, ih = 0;
+    uint64_t key = mix(mix(0xA77E000000ull, (uint64_t)head), c->s->data_version);
+    const rgba *px = heat_image(c->cache, key, m->attn + (size_t)head * n * n, n, n, n, map.w,
+                                map.h, MAP_SEQ, c->s->cmap, 1.0f, &iw, &ih, &key);
+    draw_image_cmd(c->dl, map, iw, ih, px, key);
+    draw_frame(c->dl, (view_rect){map.x - 1, map.y - 1, map.w + 2, map.h + 2}, accent, 1);
+
+    if (highlight_row >= 0 && highlight_row < n) {
+        int y0 = map.y + (int)((long)highlight_row * map.h / n);
+        int y1 = map.y + (int)((long)(highlight_row + 1) * map.h / n);
+        rgba hl = c->s->theme ? hex(0xffffff) : hex(0xff2d55);
+        draw_frame(c->dl, (view_rect){map.x - 2, y0 - 1, map.w + 4, y1 - y0 + 2}, hl, 2);
+        if (hover_col >= 0 && hover_col < n) {
+            int x0 = map.x + (int)((long)hover_col * map.w / n);
+            int x1 = map.x + (int)((long)(hover_col + 1) * map.w / n);
+            draw_frame(c->dl, (view_rect){x0 - 1, y0 - 1, x1 - x0 + 2, y1 - y0 + 2}, hl, 2);
+        }
+    }
+
+    /* row labels: left of the first column of the grid; column labels: under the
+       last head of each grid column, rotated to read upwards */
+    const tok_list *toks = c->s->toks;
+    char lab[64];
+    int cols = L->grid_cols > 0 ? L->grid_cols : 1;
+    if (L->show_row_labels && slot % cols == 0) {
+        for (int r = 0; r < n; r += L->label_stride > 0 ? L->label_stride : 1) {
+            view_token_label(lab, sizeof lab, toks->tokens[r]);
+            int w = tw(c, lab, L->label_size, 0);
+            int cy = map.y + (int)(((long)r * 2 + 1) * map.h / (2 * n));
+            int lh = L->line * L->label_size / L->font;
+            rgba col = r == highlight_row ? c->th.accent_text : c->th.text;
+            draw_text(c->dl, map.x - L->pad / 2 - 2 - w, cy - lh / 2, lab, L->label_size, col,
+                      r == highlight_row, 0);
+        }
+    }
+    int last_in_col = slot + cols >= L->shown_heads;
+    if (L->show_col_labels && last_in_col) {
+        for (int k = 0; k < n; k += L->label_stride > 0 ? L->label_stride : 1) {
+            view_token_label(lab, sizeof lab, toks->tokens[k]);
+            int w = tw(c, lab, L->label_size, 0);
+            int cx = map.x + (int)(((long)k * 2 + 1) * map.w / (2 * n));
+            int lh = L->line * L->label_size / L->font;
+            rgba col = k == hover_col ? c->th.accent_text : c->th.text;
+            draw_text(c->dl, cx - lh / 2, map.y + map.h + L->pad / 2 + 2 + w, lab, L->label_size,
+                      col, k == hover_col, 1);
+        }
+    }
+    draw_group_end(c->dl);
+}
+
+static void draw_heads(const ctx *c, const view_hit *hover) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    int hl_row = -1, hl_col = -1, hl_head = -1;
+    if (hover->kind == HIT_HEAD_CELL) hl_row = hover->row, hl_col = hover->col, hl_head = hover->head;
+    if (hover->kind == HIT_ROW_LABEL) hl_row = hover->row;
+    for (int i = 0; i < L->shown_heads; i++) {
+        int head = L->first_head + i;
+        draw_head(c, i, head, hl_row, head == hl_head ? hl_col : -1);
+    }
+    if (L->shown_heads > 0)
+        colorbar(c, L->attn_cbar, MAP_SEQ, 1.0f,
+                 "attention weight: softmax of each row, fixed scale 0 to 1");
+    if (L->pages > 1) {
+        char note[128];
+        int last = L->first_head + L->shown_heads;
+        snprintf(note, sizeof note,
+                 "heads %d\xE2\x80\x93%d of %d (page %d/%d, PgUp/PgDn): %d heads of %d\xC3\x97%d "
+                 "do not fit at 1 px a cell",
+                 L->first_head + 1, last, s->m->cfg.h, L->page + 1, L->pages, s->m->cfg.h, s->m->n,
+                 s->m->n);
+        int x = L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad;
+        draw_text(c->dl, x, L->page_note.y, note, L->font_small, c->th.text, 0, 0);
+    }
+}
+
+/* --- signed matrices ----------------------------------------------------------- */
+
+static void draw_matrix(const ctx *c, const view_matrix_box *b, const float *data, int ld,
+                        uint64_t key, const char *shape_prefix) {
+    if (b->map.w <= 0) return;
+    float m = max_abs(data, b->rows, b->cols, ld);
+    int iw = 0, ih = 0;
+    key = mix(key, c->s->data_version);
+    const rgba *px = heat_image(c->cache, key, data, b->rows, b->cols, ld, b->map.w, b->map.h,
+                                MAP_DIV, 0, m, &iw, &ih, &key);
+    draw_image_cmd(c->dl, b->map, iw, ih, px, key);
+    draw_frame(c->dl, (view_rect){b->map.x - 1, b->map.y - 1, b->map.w + 2, b->map.h + 2},
+               c->th.grid, 1);
+    char shape[64], buf[96];
+    view_shape_label(shape, sizeof shape, b->rows, b->cols);
+    if (iw < b->cols || ih < b->rows)
+        snprintf(buf, sizeof buf, "%s%s (averaged to %d\xC3\x97%d px)", shape_prefix, shape, ih, iw);
+    else
+        snprintf(buf, sizeof buf, "%s%s", shape_prefix, shape);
+    if (tw(c, buf, c->L->font_small, 0) > b->shape.w) snprintf(buf, sizeof buf, "%s", shape);
+    draw_text(c->dl, b->shape.x, b->shape.y, buf, c->L->font_small, c->th.text, 0, 0);
+    colorbar(c, b->cbar, MAP_DIV, m, NULL);
+}
+
+/* Accent bands: a strip above Concat's columns and left of W^O's rows per head. */
+static void draw_bands(const ctx *c) {
+    const view_layout *L = c->L;
+    const mha_model *m = c->s->m;
+    const int h = m->cfg.h, d = m->cfg.d_model;
+    view_rect hm = L->concat.map, wo = L->w_o.map;
+    int strip = c->L->pad / 2 + 1;
+    for (int i = 0; i < h; i++) {
+        rgba acc = view_head_color(i, c->s->theme);
+        int x0 = hm.x + (int)((long)i * m->d_k * hm.w / d);
+        int x1 = hm.x + (int)((long)(i + 1) * m->d_k * hm.w / d);
+        draw_fill(c->dl, (view_rect){x0, hm.y - strip - 2, x1 - x0, strip}, acc);
+        int y0 = wo.y + (int)((long)i * m->d_k * wo.h / d);
+        int y1 = wo.y + (int)((long)(i + 1) * m->d_k * wo.h / d);
+        draw_fill(c->dl, (view_rect){wo.x - strip - 2, y0, strip, y1 - y0}, acc);
+        if (i > 0 && (x1 - x0) >= 3) {
+            draw_line(c->dl, x0, hm.y, x0, hm.y + hm.h, acc, 1);
+            draw_line(c->dl, wo.x, y0, wo.x + wo.w, y0, acc, 1);
+        }
+    }
+}
+
+static void draw_title_runs(const ctx *c, int x, int y, const char *const *parts, const int *lvl,
+                            int count, int size, rgba col) {
+    for (int i = 0; i < count; i++) {
+        int sz = lvl[i] ? size * 72 / 100 : size;
+        int dy = lvl[i] > 0 ? -size * 30 / 100 : (lvl[i] < 0 ? size * 42 / 100 : 0);
+        draw_text(c->dl, x, y + dy, parts[i], sz, col, lvl[i] == 0, 0);
+        x += tw(c, parts[i], sz, lvl[i] == 0);
+    }
+}
+
+static void draw_equation(const ctx *c) {
+    const view_layout *L = c->L;
+    const mha_model *m = c->s->m;
+    if (L->concat.map.w <= 0) return;
+    const char *parts[] = {"Concat(head", "1", " \xE2\x80\xA6 head", "h", ") \xC3\x97 W", "O",
+                           " = MultiHead"};
+    const int lvl[] = {0, -1, 0, -1, 0, 1, 0};
+    draw_title_runs(c, L->eq_title.x, L->eq_title.y, parts, lvl, 7, L->font, c->th.text);
+    draw_bands(c);
+    draw_matrix(c, &L->concat, m->concat, m->cfg.d_model, 0xC0C0000001ull, "Concat ");
+    draw_matrix(c, &L->w_o, m->w_o, m->cfg.d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
+    draw_matrix(c, &L->out, m->out, m->cfg.d_model, 0xC0C0000003ull, "MultiHead ");
+    text_center(c, L->times_sym, "\xC3\x97", L->font_title, c->th.text, 1);
+    text_center(c, L->equals_sym, "=", L->font_title, c->th.text, 1);
+}
+
+static void draw_focus(const ctx *c) {
+    const view_layout *L = c->L;
+    const mha_model *m = c->s->m;
+    int head = L->focus - 1;
+    if (head < 0 || head >= m->cfg.h) return;
+    const int d = m->cfg.d_model, dk = m->d_k, n = m->n;
+    char buf[96];
+    snprintf(buf, sizeof buf, "head %d in focus: Esc returns to all heads", head + 1);
+    view_rect r = L->qkv[0].map;
+    draw_text(c->dl, r.x, r.y - 2 * L->line - L->pad, buf, L->font, view_head_color(head, c->s->theme),
+              1, 0);
+    const float *src[4] = {m->q + (size_t)head * dk, m->k + (size_t)head * dk,
+                           m->v + (size_t)head * dk, m->heads + (size_t)head * n * dk};
+    const int ld[4] = {d, d, d, dk};
+    static const char *names[4] = {"Q", "K", "V", "head"};
+    for (int i = 0; i < 4; i++) {
+        const view_matrix_box *b = &L->qkv[i];
+        char num[16];
+        snprintf(num, sizeof num, "%d", head + 1);
+        const char *parts[] = {names[i], num};
+        const int lvl[] = {0, -1};
+        draw_title_runs(c, b->map.x, b->map.y - L->line - L->pad / 2, parts, lvl, 2, L->font,
+                        c->th.text);
+        draw_matrix(c, b, src[i], ld[i], 0xF0C0000000ull + (uint64_t)i * 4096 + (uint64_t)head,
+                    "");
+    }
+}
+
+/* --- chrome: header, formula strip, status, overlays --------------------------- */
+
+static void draw_header(const ctx *c) {
+    const view_layout *L = c->L;
+    for (int b = 0; b < BTN_COUNT && !c->s->figure; b++) {
+        if (!L->buttons[b].present || b == BTN_PAGE_PREV || b == BTN_PAGE_NEXT) continue;
+        view_rect r = L->buttons[b].r;
+        draw_fill(c->dl, r, c->th.button);
+        draw_frame(c->dl, r, c->th.grid, 1);
+        text_center(c, r, L->buttons[b].label, L->font, c->th.button_text, 0);
+    }
+    for (int i = 0; i < L->hdr_count; i++) {
+        const view_run *run = &L->hdr_runs[i];
+        draw_text(c->dl, run->x, run->y, run->text, run->size, c->th.text, 1, 0);
+    }
+    if (L->pages > 1 && !c->s->figure)
+        for (int b = BTN_PAGE_PREV; b <= BTN_PAGE_NEXT; b++) {
+            view_rect r = L->buttons[b].r;
+            draw_fill(c->dl, r, c->th.button);
+            draw_frame(c->dl, r, c->th.grid, 1);
+            text_center(c, r, L->buttons[b].label, L->font_small, c->th.button_text, 0);
+        }
+}
+
+static void draw_formula(const ctx *c) {
+    const view_layout *L = c->L;
+    if (L->formula.h <= 0) return;
+    draw_fill(c->dl, (view_rect){L->formula.x - L->pad / 2, L->formula.y, L->formula.w + L->pad,
+                                 L->formula.h},
+              c->th.panel);
+    for (int i = 0; i < L->run_count; i++) {
+        const view_run *r = &L->runs[i];
+        draw_text(c->dl, r->x, r->y, r->text, r->size, c->th.text, 0, 0);
+    }
+}
+
+static void draw_status(const ctx *c) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    if (L->status.w <= 0) return;
+    char buf[512], times[96] = "";
+    if (!s->figure)
+        snprintf(times, sizeof times, "compute %.2f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ", s->compute_ms,
+                 s->frame_ms);
+    snprintf(buf, sizeof buf, "%sseed %llu \xC2\xB7 %s%s%s%s", times,
+             (unsigned long long)s->m->cfg.seed,
+             s->m->cfg.no_scale ? "unscaled" : "scaled by 1/\xE2\x88\x9A" "d_k",
+             s->status && *s->status ? "   \xE2\x80\x94   " : "", s->status ? s->status : "",
+             s->toks && s->toks->replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "");
+    if (!L->show_row_labels && L->shown_heads > 0) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, sizeof buf - len, "   \xC2\xB7   token labels hidden at this size: hover a cell");
+    } else if (L->label_stride > 1) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, sizeof buf - len, "   \xC2\xB7   every %d%s token labelled: hover for the rest",
+                 L->label_stride, L->label_stride == 2 ? "nd" : (L->label_stride == 3 ? "rd" : "th"));
+    }
+    draw_text(c->dl, L->status.x, L->status.y, buf, L->font_small,
+              s->status && *s->status ? c->th.text : c->th.muted, 0, 0);
+}
+
+static void tooltip(const ctx *c, int x, int y, char lines[][160], int count) {
+    const view_layout *L = c->L;
+    int w = 0;
+    for (int i = 0; i < count; i++) {
+        int lw = tw(c, lines[i], L->font, i == 0);
+        if (lw > w) w = lw;
+    }
+    int h = count * L->line + L->pad * 2;
+    w += L->pad * 2;
+    int tx = x + L->gap * 2, ty = y + L->gap * 2;
+    if (tx + w > c->s->width) tx = x - w - L->gap;
+    if (ty + h > c->s->height) ty = y - h - L->gap;
+    if (tx < 0) tx = 0;
+    if (ty < 0) ty = 0;
+    rgba fg = c->th.bg;
+    draw_fill(c->dl, (view_rect){tx, ty, w, h}, c->th.tooltip_bg);
+    for (int i = 0; i < count; i++)
+        draw_text(c->dl, tx + L->pad, ty + L->pad + i * L->line, lines[i], L->font, fg, i == 0, 0);
+}
+
+static const char *tok_at(const view_state *s, int i) {
+    return s->toks && i >= 0 && i < s->toks->count ? s->toks->tokens[i] : "?";
+}
+
+static void draw_tooltip(const ctx *c, const view_hit *hit) {
+    const view_state *s = c->s;
+    const mha_model *m = s->m;
+    const int n = m->n, d = m->cfg.d_model, dk = m->d_k;
+    char lines[4][160];
+    int count = 0;
+    char v[32];
+    switch (hit->kind) {
+    case HIT_HEAD_CELL: {
+        size_t idx = (size_t)hit->head * n * n + (size_t)hit->row * n + hit->col;
+        snprintf(lines[count++], 160, "head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D",
+                 hit->head + 1, tok_at(s, hit->row), tok_at(s, hit->col));
+        snprintf(lines[count++], 160, "weight %.3f", (double)m->attn[idx]);
+        if (isinf(m->scores[idx]))
+            snprintf(lines[count++], 160, "scaled score \xE2\x88\x92\xE2\x88\x9E (masked: key after query)");
+        else
+            snprintf(lines[count++], 160, "%s score %.3f", m->cfg.no_scale ? "unscaled" : "scaled",
+                     (double)m->scores[idx]);
+        snprintf(lines[count++], 160, "row %d, column %d", hit->row + 1, hit->col + 1);
+        break;
+    }
+    case HIT_ROW_LABEL:
+        snprintf(lines[count++], 160, "query \xE2\x80\x9C%s\xE2\x80\x9D (row %d)", tok_at(s, hit->row),
+                 hit->row + 1);
+        snprintf(lines[count++], 160, "its row is outlined in every head");
+        break;
+    case HIT_COL_LABEL:
+        snprintf(lines[count++], 160, "key \xE2\x80\x9C%s\xE2\x80\x9D (column %d)", tok_at(s, hit->col),
+                 hit->col + 1);
+        break;
+    case HIT_CONCAT:
+        fmt_num(v, sizeof v, m->concat[(size_t)hit->row * d + hit->col]);
+        snprintf(lines[count++], 160, "Concat[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
+        snprintf(lines[count++], 160, "token \xE2\x80\x9C%s\xE2\x80\x9D; column from head %d (its column %d of %d)",
+                 tok_at(s, hit->row), hit->head + 1, hit->col % dk + 1, dk);
+        break;
+    case HIT_W_O:
+        fmt_num(v, sizeof v, m->w_o[(size_t)hit->row * d + hit->col]);
+        snprintf(lines[count++], 160, "W\xE1\xB4\xBC[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
+        snprintf(lines[count++], 160, "row %d multiplies head %d's column %d", hit->row + 1,
+                 hit->head + 1, hit->row % dk + 1);
+        break;
+    case HIT_OUT:
+        fmt_num(v, sizeof v, m->out[(size_t)hit->row * d + hit->col]);
+        snprintf(lines[count++], 160, "MultiHead[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
+        snprintf(lines[count++], 160, "token \xE2\x80\x9C%s\xE2\x80\x9D", tok_at(s, hit->row));
+        break;
+    case HIT_QKV: {
+        static const char *nm[4] = {"Q", "K", "V", "head"};
+        const float *src[4] = {m->q, m->k, m->v, m->heads};
+        float val = hit->which < 3
+                        ? src[hit->which][(size_t)hit->row * d + (size_t)hit->head * dk + hit->col]
+                        : m->heads[((size_t)hit->head * n + hit->row) * dk + hit->col];
+        fmt_num(v, sizeof v, val);
+        char sub[32];
+        view_subscript(sub, sizeof sub, hit->head + 1);
+        snprintf(lines[count++], 160, "%s%s[%d, %d] = %s", nm[hit->which], sub, hit->row + 1,
+                 hit->col + 1, v);
+        snprintf(lines[count++], 160, "token \xE2\x80\x9C%s\xE2\x80\x9D", tok_at(s, hit->row));
+        break;
+    }
+    default:
+        return;
+    }
+    tooltip(c, s->hover_x, s->hover_y, lines, count);
+}
+
+static void draw_editor(const ctx *c) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    int h = L->line * 4 + L->pad * 4;
+    view_rect box = {L->gap, L->header.y, s->width - 2 * L->gap, h};
+    draw_fill(c->dl, box, c->th.panel);
+    draw_frame(c->dl, box, c->th.accent_text, 2);
+    draw_text(c->dl, box.x + L->pad, box.y + L->pad,
+              "Type a sentence (UTF-8; up to 512 tokens): Enter applies, Escape cancels", L->font,
+              c->th.text, 1, 0);
+    char buf[600];
+    const char *t = s->edit_text ? s->edit_text : "";
+    size_t len = strlen(t);
+    /* show the tail of long text so the cursor stays visible */
+    const char *shown = t;
+    while (len > 0 && tw(c, shown, L->font_title, 0) > box.w - 4 * L->pad) {
+        shown++;
+        while ((*shown & 0xC0) == 0x80) shown++;
+        len = strlen(shown);
+    }
+    snprintf(buf, sizeof buf, "%s%s%s|", shown != t ? "\xE2\x80\xA6" : "", shown,
+             s->edit_preedit ? s->edit_preedit : "");
+    draw_text(c->dl, box.x + L->pad, box.y + L->pad * 2 + L->line, buf, L->font_title, c->th.text,
+              0, 0);
+}
+
+static void draw_help(const ctx *c) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    static const char *rows[][2] = {
+        {"Up / Down", "h: next / previous divisor of d_model"},
+        {"Right / Left", "d_model: next / previous size that h divides"},
+        {"Tab / Shift+Tab", "next / previous built-in sample"},
+        {"Enter", "type your own sentence (Enter applies, Esc cancels)"},
+        {"1 \xE2\x80\xA6 9, click a head", "focus on one head with Q, K, V; Esc returns"},
+        {"PgUp / PgDn", "previous / next page of heads"},
+        {"R", "new seed (new weights and embeddings)"},
+        {"M", "causal mask on / off"},
+        {"N", "scaling by 1/\xE2\x88\x9A" "d_k on / off"},
+        {"C", "next colormap (viridis, magma, cividis, greys)"},
+        {"T", "light / dark theme"},
+        {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
+        {"Ctrl+S", "save the view as PNG"},
+        {"F11", "fullscreen"},
+        {"F1 or ?", "this help"},
+        {"Ctrl+Q, Esc", "quit (Esc closes an open overlay first)"},
+    };
+    const int count = (int)(sizeof rows / sizeof rows[0]);
+    int kw = 0, dw = 0;
+    for (int i = 0; i < count; i++) {
+        int a = tw(c, rows[i][0], L->font, 1), b = tw(c, rows[i][1], L->font, 0);
+        if (a > kw) kw = a;
+        if (b > dw) dw = b;
+    }
+    int w = kw + dw + L->gap * 3, h = (count + 2) * L->line + L->pad * 3;
+    if (w > s->width) w = s->width;
+    view_rect box = {(s->width - w) / 2, (s->height - h) / 2, w, h};
+    if (box.y < 0) box.y = 0;
+    draw_fill(c->dl, (view_rect){0, 0, s->width, s->height}, c->th.overlay);
+    draw_fill(c->dl, box, c->th.bg);
+    draw_frame(c->dl, box, c->th.accent_text, 2);
+    draw_text(c->dl, box.x + L->gap, box.y + L->pad, "Keyboard shortcuts (F1 or Esc closes)",
+              L->font_title, c->th.text, 1, 0);
+    for (int i = 0; i < count; i++) {
+        int y = box.y + L->pad * 2 + (i + 1) * L->line + L->pad;
+        draw_text(c->dl, box.x + L->gap, y, rows[i][0], L->font, c->th.accent_text, 1, 0);
+        draw_text(c->dl, box.x + L->gap * 2 + kw, y, rows[i][1], L->font, c->th.text, 0, 0);
+    }
+}
+
+static void draw_toast(const ctx *c) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    int w = tw(c, s->toast, L->font, 0) + L->pad * 2;
+    if (w > s->width) w = s->width;
+    view_rect r = {(s->width - w) / 2, s->height - L->line * 3 - L->pad * 3, w, L->line + L->pad * 2};
+    draw_fill(c->dl, r, c->th.tooltip_bg);
+    draw_text(c->dl, r.x + L->pad, r.y + L->pad, s->toast, L->font, c->th.bg, 0, 0);
+}
+
+void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const view_state *s,
+                 view_measure_fn measure, void *ud) {
+    ctx c = {dl, cache, L, s, measure, ud, view_theme_get(s->theme)};
+    rgba bg = c.th.bg;
+    if (s->transparent) bg.a = 0;
+    draw_list_clear(dl, s->width, s->height, bg);
+    if (!s->transparent) draw_fill(dl, (view_rect){0, 0, s->width, s->height}, bg);
+    if (!s->m || s->m->n < 1) return;
+    cache_begin(cache);
+    view_hit hit = {HIT_NONE, -1, -1, -1, -1, -1};
+    if (s->hover_x >= 0 && s->hover_y >= 0 && !s->editing && !s->help)
+        hit = view_hit_test(L, s, s->hover_x, s->hover_y);
+
+    if (s->panel == VIEW_PANEL_ALL) {
+        draw_header(&c);
+        draw_formula(&c);
+    }
+    if (s->panel != VIEW_PANEL_EQUATION) draw_heads(&c, &hit);
+    if (L->focus && s->panel == VIEW_PANEL_ALL) draw_focus(&c);
+    if (s->panel != VIEW_PANEL_HEAD) draw_equation(&c);
+    if (s->panel == VIEW_PANEL_ALL) draw_status(&c);
+    draw_tooltip(&c, &hit);
+    if (s->editing) draw_editor(&c);
+    if (s->help) draw_help(&c);
+    if (s->toast && *s->toast) draw_toast(&c);
+    cache_end(cache);
+}

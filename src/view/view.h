@@ -1,0 +1,178 @@
+/* view.h: what the visualizer shows, as a pure function of its state. view_layout
+ * turns (output size, zoom, configuration, text measurer) into rectangles;
+ * view_render turns the layout and the model's tensors into a drawing list;
+ * view_hit_test maps a pointer position back to what is under it. No SDL here. */
+#ifndef MHAVIZ_VIEW_H
+#define MHAVIZ_VIEW_H
+
+#include "draw.h"
+#include "mha.h"
+#include "tok.h"
+
+/* Measures a UTF-8 run at pixel size `size`: width and line height in pixels. */
+typedef void (*view_measure_fn)(void *ud, const char *text, int size, int bold, int *w, int *h);
+
+typedef enum { VIEW_PANEL_ALL = 0, VIEW_PANEL_HEAD, VIEW_PANEL_EQUATION } view_panel;
+
+typedef enum {
+    BTN_H_DOWN,
+    BTN_H_UP,
+    BTN_D_DOWN,
+    BTN_D_UP,
+    BTN_SAMPLE_PREV,
+    BTN_SAMPLE_NEXT,
+    BTN_TEXT,
+    BTN_SEED,
+    BTN_MASK,
+    BTN_SCALE,
+    BTN_CMAP,
+    BTN_THEME,
+    BTN_ZOOM_OUT,
+    BTN_ZOOM_IN,
+    BTN_SAVE,
+    BTN_HELP,
+    BTN_PAGE_PREV,
+    BTN_PAGE_NEXT,
+    BTN_COUNT
+} view_button;
+
+/* Everything the picture depends on. Zero is a sensible default for the flags. */
+typedef struct {
+    int width, height;  /* output pixels */
+    float ui_scale;     /* device pixels per layout pixel (high-DPI, export --scale); 0 = 1 */
+    float zoom;         /* user text/UI zoom, 1 = 100%; 0 = 1 */
+    const mha_model *m; /* computed model */
+    const tok_list *toks;
+    const char *sample_name; /* or "custom" */
+    int sample_index, sample_count; /* 1-based index, 0 for custom text */
+    int theme;                /* 0 light, 1 dark */
+    int cmap;                 /* sequential colormap for attention */
+    int page;                 /* page of the heads grid, 0-based */
+    int focus;                /* focused head, 1-based; 0 none */
+    view_panel panel;         /* export: all, one head (focus), or the equation */
+    int panel_head;           /* 1-based head for VIEW_PANEL_HEAD */
+    int hover_x, hover_y;     /* pointer, output pixels; negative: outside */
+    int editing;              /* text field open */
+    const char *edit_text;    /* its contents (UTF-8) */
+    const char *edit_preedit; /* IME composition, may be NULL */
+    int help;                 /* help overlay open */
+    const char *status;       /* message for the status line, may be NULL */
+    const char *toast;        /* transient notice (e.g. saved file path), may be NULL */
+    double compute_ms, frame_ms;
+    int transparent;          /* export: no background fill */
+    int figure;               /* export: no buttons, no timings (labels stay true) */
+    unsigned long data_version; /* changes whenever the model's numbers change */
+} view_state;
+
+#define VIEW_MAX_VISIBLE 64 /* heads on one page of the grid */
+#define VIEW_MAX_RUNS 96
+#define VIEW_MAX_HDR 8
+
+typedef struct {
+    view_rect r;
+    int present;
+    char label[64];
+} view_button_box;
+
+typedef struct {
+    int x, y;     /* top-left of the run's line box */
+    int size;     /* pixel size */
+    int w;        /* measured width */
+    char text[48];
+} view_run;
+
+typedef struct {
+    view_rect map;    /* the heatmap */
+    view_rect title;  /* "head 3" */
+} view_head_box;
+
+typedef struct {
+    view_rect map;   /* heatmap */
+    view_rect shape; /* "12 × 64" under it */
+    view_rect cbar;  /* diverging colorbar */
+    int rows, cols;  /* matrix shape */
+} view_matrix_box;
+
+typedef struct {
+    /* sizes in output pixels */
+    int font, font_small, font_title, line, pad, gap;
+    view_rect header, formula, main, status;
+    view_button_box buttons[BTN_COUNT];
+    view_run hdr_runs[VIEW_MAX_HDR]; /* value captions between buttons ("h = 4") */
+    int hdr_count;
+
+    /* formula strip: text runs with real sub- and superscripts */
+    view_run runs[VIEW_MAX_RUNS];
+    int run_count;
+
+    /* heads grid (or the focused head) */
+    view_rect heads_area;
+    int first_head, shown_heads, per_page, pages, page; /* 0-based first head */
+    int grid_cols, grid_rows;
+    view_head_box heads[VIEW_MAX_VISIBLE];
+    int label_size;              /* token label pixel size */
+    int show_row_labels, show_col_labels;
+    int label_stride;             /* every k-th token is labelled when cells are small */
+    int row_label_w, col_label_h; /* space reserved for labels */
+    view_rect attn_cbar;          /* sequential colorbar for attention */
+    view_rect page_note;          /* "heads 1–16 of 64 · PgUp/PgDn" */
+
+    /* focus view: Q_i, K_i, V_i, head_i beside the big head */
+    int focus; /* 1-based focused head, 0 none */
+    view_matrix_box qkv[4];
+
+    /* the equation Concat × W^O = MultiHead */
+    view_rect eq_area, eq_title;
+    view_matrix_box concat, w_o, out;
+    view_rect times_sym, equals_sym;
+} view_layout;
+
+/* Computes the layout. Pure: depends only on its arguments. */
+void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
+
+/* What is under a pointer. */
+typedef enum {
+    HIT_NONE,
+    HIT_BUTTON,
+    HIT_HEAD_CELL, /* head, row (query), col (key) */
+    HIT_HEAD_TITLE,
+    HIT_ROW_LABEL, /* row (query) */
+    HIT_COL_LABEL, /* col (key) */
+    HIT_CONCAT,    /* row, col, head */
+    HIT_W_O,       /* row, col, head (of the row) */
+    HIT_OUT,       /* row, col */
+    HIT_QKV,       /* which (0 Q, 1 K, 2 V, 3 head), row, col */
+} view_hit_kind;
+
+typedef struct {
+    view_hit_kind kind;
+    int button;
+    int head; /* 0-based */
+    int row, col;
+    int which;
+} view_hit;
+
+view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y);
+
+/* Cache of coloured heatmap pixels, so unchanged matrices are not recoloured. */
+typedef struct view_cache view_cache;
+view_cache *view_cache_create(void);
+void view_cache_destroy(view_cache *c);
+
+/* Appends the whole picture for s and L to dl. Coloured pixels live in cache
+ * until the next call. */
+void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const view_state *s,
+                 view_measure_fn measure, void *ud);
+
+/* Theme colours. */
+typedef struct {
+    rgba bg, panel, text, muted, grid, accent_text, button, button_text, tooltip_bg, overlay;
+} view_theme;
+view_theme view_theme_get(int theme);
+/* Accent colour of head i (0-based), distinct for neighbours. */
+rgba view_head_color(int i, int theme);
+
+/* Formats "12 × 64". */
+void view_shape_label(char *buf, size_t len, int rows, int cols);
+
+#endif
