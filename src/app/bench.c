@@ -7,9 +7,15 @@
 #include <string.h>
 #include <time.h>
 
+#include <SDL.h>
+#include <SDL_ttf.h>
+
 #include "app.h"
 #include "blas.h"
+#include "font.h"
 #include "mha.h"
+#include "sdl_draw.h"
+#include "view.h"
 
 static double now_ms(void) {
     struct timespec ts;
@@ -38,13 +44,74 @@ static int make_tokens(tok_list *t, int n) {
     return 0;
 }
 
+/* Layout + drawing list (the view's share of a frame) and a headless software
+ * raster of the list (an upper bound on the window's draw cost), at 1600x900. */
+static int bench_drawing(char *err, size_t errlen) {
+    static const int shapes[][3] = {{7, 64, 4}, {59, 64, 4}, {128, 256, 16}, {512, 512, 64}};
+    if (TTF_Init() != 0) {
+        snprintf(err, errlen, "cannot start SDL_ttf: %s", TTF_GetError());
+        return 1;
+    }
+    font_set *fonts = font_set_open(NULL, err, errlen);
+    if (!fonts) {
+        TTF_Quit();
+        return 1;
+    }
+    printf("\nview at 1600x900: layout+render (drawing list), software raster of that list\n");
+    printf("%6s %8s %4s %6s %16s %16s %8s\n", "n", "d_model", "h", "runs", "layout_render_ms",
+           "raster_ms", "cmds");
+    mha_model *m = mha_model_create();
+    view_layout *L = calloc(1, sizeof *L);
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    int rc = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0] && m && L && cache; s++) {
+        tok_list toks = {0};
+        mha_config cfg = {.h = shapes[s][2], .d_model = shapes[s][1], .seed = 1};
+        if (make_tokens(&toks, shapes[s][0]) != 0 ||
+            mha_model_compute(m, &cfg, &toks, err, errlen) != 0) {
+            tok_free(&toks);
+            rc = 1;
+            break;
+        }
+        view_state vs = {.width = 1600, .height = 900, .ui_scale = 1, .zoom = 1, .m = m,
+                         .toks = &toks, .sample_name = "bench", .hover_x = -1, .hover_y = -1};
+        enum { RUNS = 15 };
+        double tl[RUNS], tr[RUNS];
+        for (int r = 0; r < RUNS; r++) {
+            vs.data_version = (unsigned long)r + 1; /* recolour every heatmap, as after a change */
+            double t0 = now_ms();
+            view_layout_compute(L, &vs, font_measure, fonts);
+            view_render(&dl, cache, L, &vs, font_measure, fonts);
+            double t1 = now_ms();
+            SDL_Surface *surf = sdl_draw_to_surface(&dl, fonts, err, errlen);
+            tr[r] = now_ms() - t1;
+            tl[r] = t1 - t0;
+            if (surf) SDL_FreeSurface(surf);
+        }
+        qsort(tl, RUNS, sizeof tl[0], cmp_double);
+        qsort(tr, RUNS, sizeof tr[0], cmp_double);
+        printf("%6d %8d %4d %6d %16.2f %16.2f %8d\n", shapes[s][0], shapes[s][1], shapes[s][2],
+               RUNS, tl[RUNS / 2], tr[RUNS / 2], dl.count);
+        tok_free(&toks);
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    free(L);
+    mha_model_destroy(m);
+    font_set_close(fonts);
+    TTF_Quit();
+    return rc;
+}
+
 int app_bench(const cli_options *o, char *err, size_t errlen) {
     (void)o;
     static const int shapes[][3] = {{8, 64, 4}, {16, 128, 8}, {40, 64, 4}, {128, 512, 8},
                                     {512, 1024, 16}};
     printf("mhaviz --bench: forward pass, OpenBLAS kernels \"%s\"\n", mm_backend_name());
-    printf("%6s %8s %4s %6s %12s %12s %12s\n", "n", "d_model", "h", "runs", "median_ms",
-           "min_ms", "allocs/run");
+    printf("%6s %8s %4s %6s %14s %12s %12s %12s\n", "n", "d_model", "h", "runs", "set_X_med_ms",
+           "fwd_med_ms", "fwd_min_ms", "allocs/run");
     mha_model *m = mha_model_create();
     if (!m) {
         snprintf(err, errlen, "out of memory");
@@ -65,20 +132,23 @@ int app_bench(const cli_options *o, char *err, size_t errlen) {
             return 1;
         }
         int runs = shapes[s][0] >= 512 ? 15 : 101;
-        double t[101];
+        double t[101], ts[101];
         unsigned long before = m->allocations_;
         for (int r = 0; r < runs; r++) {
             double t0 = now_ms();
             mha_model_set(m, &cfg, &toks, err, errlen); /* same shape: no allocation */
+            double t1 = now_ms();
             mha_forward(m);
-            t[r] = now_ms() - t0;
+            t[r] = now_ms() - t1;
+            ts[r] = t1 - t0;
         }
         unsigned long allocs = m->allocations_ - before;
         qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-        printf("%6d %8d %4d %6d %12.3f %12.3f %12.2f\n", shapes[s][0], shapes[s][1], shapes[s][2],
-               runs, t[runs / 2], t[0], (double)allocs / runs);
+        qsort(ts, (size_t)runs, sizeof ts[0], cmp_double);
+        printf("%6d %8d %4d %6d %14.3f %12.3f %12.3f %12.2f\n", shapes[s][0], shapes[s][1],
+               shapes[s][2], runs, ts[runs / 2], t[runs / 2], t[0], (double)allocs / runs);
         tok_free(&toks);
     }
     mha_model_destroy(m);
-    return 0;
+    return bench_drawing(err, errlen);
 }

@@ -42,11 +42,11 @@ static void header_button_label(const view_state *s, int b, char *out, size_t le
         [BTN_D_UP] = "+",
         [BTN_SAMPLE_PREV] = "\xE2\x97\x80",       /* ◀ */
         [BTN_SAMPLE_NEXT] = "\xE2\x96\xB6",       /* ▶ */
-        [BTN_TEXT] = "Type text (Enter)",
-        [BTN_SEED] = "New seed (R)",
+        [BTN_TEXT] = "Text (Enter)",
+        [BTN_SEED] = "Seed (R)",
         [BTN_ZOOM_OUT] = "A\xE2\x88\x92",
         [BTN_ZOOM_IN] = "A+",
-        [BTN_SAVE] = "Save PNG (Ctrl+S)",
+        [BTN_SAVE] = "Save (Ctrl+S)",
         [BTN_HELP] = "Help (F1)",
         [BTN_PAGE_PREV] = "\xE2\x97\x80",
         [BTN_PAGE_NEXT] = "\xE2\x96\xB6",
@@ -54,18 +54,18 @@ static void header_button_label(const view_state *s, int b, char *out, size_t le
     const mha_model *m = s->m;
     switch (b) {
     case BTN_MASK:
-        snprintf(out, len, "Mask: %s (M)",
+        snprintf(out, len, "Mask %s (M)",
                  m && m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none");
         break;
     case BTN_SCALE:
-        snprintf(out, len, "Scale: %s (N)",
-                 m && m->cfg.no_scale ? "off" : "1/\xE2\x88\x9A" "d_k");
+        snprintf(out, len, "Scale %s (N)",
+                 m && m->cfg.no_scale ? "off" : "on");
         break;
     case BTN_CMAP:
-        snprintf(out, len, "Colours: %s (C)", cmap_name(s->cmap) ? cmap_name(s->cmap) : "?");
+        snprintf(out, len, "%s (C)", cmap_name(s->cmap) ? cmap_name(s->cmap) : "?");
         break;
     case BTN_THEME:
-        snprintf(out, len, "%s theme (T)", s->theme ? "Light" : "Dark");
+        snprintf(out, len, "%s (T)", s->theme ? "Light" : "Dark");
         break;
     default:
         snprintf(out, len, "%s", fixed[b] ? fixed[b] : "");
@@ -132,7 +132,7 @@ static void layout_header(view_layout *L, const view_state *s, view_measure_fn m
 #undef CAP
 
     const int bh = L->line + L->pad;      /* button height */
-    const int bpad = iround(L->pad * 1.2f); /* inner horizontal padding */
+    const int bpad = L->pad; /* inner horizontal padding */
     int x = x0, y = y0;
     for (int i = 0; i < count; i++) {
         hdr_item *it = &items[i];
@@ -156,7 +156,7 @@ static void layout_header(view_layout *L, const view_state *s, view_measure_fn m
             run->w = tw;
             snprintf(run->text, sizeof run->text, "%s", it->text);
         }
-        x += it->w + (it->group_end ? L->gap * 2 : L->pad / 3 + 1);
+        x += it->w + (it->group_end ? L->gap + L->pad / 2 : L->pad / 3 + 1);
     }
     L->header = (view_rect){x0, y0, width, y + bh - y0};
 }
@@ -308,7 +308,10 @@ static void layout_heads(view_layout *L, const view_state *s, view_measure_fn me
     view_rect g = {area.x, area.y, area.w, area.h - cbar_block};
 
     int label_w = view_label_max_width(s, L->label_size, measure, ud) + L->pad;
-    label_w = imin(label_w, area.w / 4);
+    int label_fits_w = label_w <= area.w / 4; /* else labels would be cut: drop them */
+    int lab_tw = 0, label_line = 0;
+    measure(ud, "Ag", L->label_size, 0, &lab_tw, &label_line);
+    L->label_line = label_line;
     int k = single_head ? 1 : h;
 
     /* paging: how many heads fit at >= 1 px a cell (never more than VIEW_MAX_VISIBLE) */
@@ -332,16 +335,17 @@ static void layout_heads(view_layout *L, const view_state *s, view_measure_fn me
     int side = best_grid(shown, g.w, g.h, lw, lh, title_h, gap, &cols);
     /* label every stride-th token so each label has a full text line of room;
        past a stride of 10 labels stop helping and are dropped (hover remains) */
-    int need = L->label_size + 2, stride = 1;
+    int need = label_line + 1, stride = 1;
     while (stride <= 10 && (long)side * stride < (long)need * n) stride++;
-    int labels = n > 0 && stride <= 10 && side >= n;
+    int labels = label_fits_w && n > 0 && stride <= 10 && stride <= n && side >= n &&
+                 side >= need;
     L->label_stride = labels ? stride : 0;
     if (!labels) {
         lw = lh = 0;
         side = best_grid(shown, g.w, g.h, 0, 0, title_h, gap, &cols);
     }
     /* keep cells from growing absurdly large for short sentences */
-    int max_cell = L->font * 3;
+    int max_cell = L->font * 4;
     if (side > n * max_cell) side = n * max_cell;
     if (side < 1) side = 1;
     int rows = (shown + cols - 1) / cols;
@@ -405,6 +409,8 @@ static void layout_equation(view_layout *L, const view_state *s, view_measure_fn
     L->eq_area = area;
     L->eq_title = (view_rect){area.x, area.y, area.w, L->line + L->pad};
     int sym_w = text_w(measure, ud, "=", L->font_title, 1) + 2 * L->gap;
+    int sym_h = 0, sym_tw = 0;
+    measure(ud, "=", L->font_title, 1, &sym_tw, &sym_h);
     int top = area.y + L->eq_title.h + L->pad;
     int avail_h = area.y + area.h - top - matrix_foot(L);
     /* three matrices side by side, each at most (area - symbols) / 3 wide */
@@ -418,22 +424,29 @@ static void layout_equation(view_layout *L, const view_state *s, view_measure_fn
     wo_h = imax(1, wo_h);
 
     int x = area.x;
+    /* symbols sit beside the shorter of the maps, so they never meet a shape label */
+    int sym_y = top + imax(0, imin(hh, wo_h) / 2 - sym_h / 2);
     matrix_box(&L->concat, L, x, top, mat_w, hh, n, d);
     x += mat_w;
-    L->times_sym = (view_rect){x, top + imax(0, hh / 2 - L->line / 2), sym_w, L->line};
+    L->times_sym = (view_rect){x, sym_y, sym_w, sym_h};
     x += sym_w;
     matrix_box(&L->w_o, L, x, top, mat_w, wo_h, d, d);
     x += mat_w;
-    L->equals_sym = (view_rect){x, L->times_sym.y, sym_w, L->line};
+    L->equals_sym = (view_rect){x, sym_y, sym_w, sym_h};
     x += sym_w;
     matrix_box(&L->out, L, x, top, mat_w, hh, n, d);
-    /* colorbars no wider than their matrix column */
-    L->concat.cbar.w = imin(L->concat.cbar.w, mat_w + sym_w - L->gap);
-    L->w_o.cbar.w = imin(L->w_o.cbar.w, mat_w + sym_w - L->gap);
-    L->out.cbar.w = imin(L->out.cbar.w, area.x + area.w - L->out.cbar.x);
-    L->concat.shape.w = L->concat.cbar.w;
-    L->w_o.shape.w = L->w_o.cbar.w;
-    L->out.shape.w = L->out.cbar.w;
+    /* shape labels and colorbars no wider than their matrix */
+    view_matrix_box *mats[3] = {&L->concat, &L->w_o, &L->out};
+    for (int i = 0; i < 3; i++) {
+        mats[i]->cbar.w = imin(mats[i]->cbar.w, mat_w);
+        mats[i]->shape.w = mats[i]->cbar.w;
+    }
+    /* a matrix shorter than the symbols pushes its foot below them */
+    int sym_bottom = sym_y + sym_h + L->pad / 2;
+    for (int i = 0; i < 3; i += 2) {
+        int dy = sym_bottom - mats[i]->shape.y;
+        if (dy > 0) mats[i]->shape.y += dy, mats[i]->cbar.y += dy;
+    }
 }
 
 /* Focus view: the head large on the left, Q_i K_i V_i head_i in a 2 x 2 grid. */
@@ -446,6 +459,7 @@ static void layout_focus(view_layout *L, const view_state *s, view_measure_fn me
     layout_heads(L, s, measure, ud, left, 1);
     L->focus = s->focus;
     int cell_w = (right.w - L->gap) / 2;
+    L->focus_caption = (view_rect){right.x, right.y, right.w, L->line};
     int top = right.y + L->line + L->pad;
     int cell_h = (right.y + right.h - top - L->gap) / 2;
     int map_h_max = cell_h - matrix_foot(L) - L->line;
@@ -500,10 +514,20 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
     view_rect left = {L->main.x, L->main.y, left_w, L->main.h};
     view_rect right = {left.x + left.w + L->gap * 2, L->main.y, L->main.w - left_w - L->gap * 2,
                        L->main.h};
-    if (s->focus > 0)
+    if (s->focus > 0) {
         layout_focus(L, s, measure, ud, left);
-    else
+    } else {
         layout_heads(L, s, measure, ud, left, 0);
+        /* give the equation whatever width the heads grid leaves unused */
+        int used = L->attn_cbar.x + imax(L->attn_cbar.w,
+                                         text_w(measure, ud, VIEW_ATTN_CAPTION, L->font_small, 0));
+        for (int i = 0; i < L->shown_heads; i++)
+            used = imax(used, L->heads[i].map.x + L->heads[i].map.w);
+        if (L->pages > 1) used = left.x + left.w; /* the page note spans the area */
+        int x = imin(used + L->gap * 3, right.x);
+        right.w += right.x - x;
+        right.x = x;
+    }
     layout_equation(L, s, measure, ud, right);
 }
 
@@ -552,7 +576,7 @@ view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y) 
                 return hit;
             }
         }
-        if (L->show_col_labels) {
+        if (L->show_col_labels && i + L->grid_cols >= L->shown_heads) {
             view_rect lab = {map.x, map.y + map.h, map.w, L->col_label_h};
             if (inside(lab, x, y)) {
                 hit.kind = HIT_COL_LABEL;

@@ -190,6 +190,23 @@ static int tw(const ctx *c, const char *s, int size, int bold) {
     return w;
 }
 
+/* Copies s into buf, cut at a character boundary and ended with "…" so that it
+ * is at most maxw pixels wide. */
+static void fit_text(const ctx *c, char *buf, size_t len, const char *s, int maxw, int size,
+                     int bold) {
+    snprintf(buf, len, "%s", s);
+    if (tw(c, buf, size, bold) <= maxw) return;
+    size_t l = strlen(buf);
+    while (l > 0) {
+        l--;
+        while (l > 0 && ((unsigned char)buf[l] & 0xC0) == 0x80) l--;
+        if (l + 4 > len) continue;
+        memcpy(buf + l, "\xE2\x80\xA6", 4); /* "…" and NUL */
+        if (tw(c, buf, size, bold) <= maxw) return;
+    }
+    buf[0] = '\0';
+}
+
 static void text_center(const ctx *c, view_rect r, const char *s, int size, rgba col, int bold) {
     int w = tw(c, s, size, bold);
     int x = r.x + (r.w - w) / 2;
@@ -258,9 +275,15 @@ static void colorbar(const ctx *c, view_rect r, map_kind kind, float m, const ch
             last_end = tx + w;
         }
     }
-    if (caption)
-        draw_text(c->dl, r.x, r.y - c->L->line * fs / c->L->font - 2, caption, fs, c->th.muted, 0,
-                  0);
+    if (caption) {
+        char cap[160];
+        int maxw = c->L->heads_area.x + c->L->heads_area.w - r.x;
+        if (c->L->focus) maxw = r.w; /* the focus view's matrices sit to the right */
+        fit_text(c, cap, sizeof cap, caption, maxw, fs, 0);
+        if (tw(c, cap, fs, 0) < tw(c, caption, fs, 0))
+            fit_text(c, cap, sizeof cap, "attention weight, 0 to 1", maxw, fs, 0);
+        draw_text(c->dl, r.x, r.y - c->L->line * fs / c->L->font - 2, cap, fs, c->th.muted, 0, 0);
+    }
 }
 
 /* --- heads ------------------------------------------------------------------- */
@@ -314,26 +337,42 @@ static void draw_head(const ctx *c, int slot, int head, int highlight_row, int h
     char lab[64];
     int cols = L->grid_cols > 0 ? L->grid_cols : 1;
     if (L->show_row_labels && slot % cols == 0) {
-        for (int r = 0; r < n; r += L->label_stride > 0 ? L->label_stride : 1) {
+        int lh = L->label_line;
+        int stride = L->label_stride > 0 ? L->label_stride : 1;
+        /* labels are centred on their row; with a stride, start at the first row whose
+           label stays beside the map, so neighbours (stride rows apart) never touch */
+        int r0 = 0;
+        while (r0 < n - 1 && map.y + (int)(((long)r0 * 2 + 1) * map.h / (2 * n)) - lh / 2 < map.y)
+            r0++;
+        if (stride == 1) r0 = 0;
+        for (int r = r0; r < n; r += stride) {
             view_token_label(lab, sizeof lab, toks->tokens[r]);
             int w = tw(c, lab, L->label_size, 0);
             int cy = map.y + (int)(((long)r * 2 + 1) * map.h / (2 * n));
-            int lh = L->line * L->label_size / L->font;
+            int y = cy - lh / 2;
+            if (stride > 1 && y + lh > map.y + map.h) break;
             rgba col = r == highlight_row ? c->th.accent_text : c->th.text;
-            draw_text(c->dl, map.x - L->pad / 2 - 2 - w, cy - lh / 2, lab, L->label_size, col,
+            draw_text(c->dl, map.x - L->pad / 2 - 2 - w, y, lab, L->label_size, col,
                       r == highlight_row, 0);
         }
     }
     int last_in_col = slot + cols >= L->shown_heads;
     if (L->show_col_labels && last_in_col) {
-        for (int k = 0; k < n; k += L->label_stride > 0 ? L->label_stride : 1) {
+        int lh = L->label_line;
+        int stride = L->label_stride > 0 ? L->label_stride : 1;
+        int k0 = 0;
+        while (k0 < n - 1 && map.x + (int)(((long)k0 * 2 + 1) * map.w / (2 * n)) - lh / 2 < map.x)
+            k0++;
+        if (stride == 1) k0 = 0;
+        for (int k = k0; k < n; k += stride) {
             view_token_label(lab, sizeof lab, toks->tokens[k]);
             int w = tw(c, lab, L->label_size, 0);
             int cx = map.x + (int)(((long)k * 2 + 1) * map.w / (2 * n));
-            int lh = L->line * L->label_size / L->font;
+            int x = cx - lh / 2;
+            if (stride > 1 && x + lh > map.x + map.w) break;
             rgba col = k == hover_col ? c->th.accent_text : c->th.text;
-            draw_text(c->dl, cx - lh / 2, map.y + map.h + L->pad / 2 + 2 + w, lab, L->label_size,
-                      col, k == hover_col, 1);
+            draw_text(c->dl, x, map.y + map.h + L->pad / 2 + 2 + w, lab, L->label_size, col,
+                      k == hover_col, 1);
         }
     }
     draw_group_end(c->dl);
@@ -350,8 +389,7 @@ static void draw_heads(const ctx *c, const view_hit *hover) {
         draw_head(c, i, head, hl_row, head == hl_head ? hl_col : -1);
     }
     if (L->shown_heads > 0)
-        colorbar(c, L->attn_cbar, MAP_SEQ, 1.0f,
-                 "attention weight: softmax of each row, fixed scale 0 to 1");
+        colorbar(c, L->attn_cbar, MAP_SEQ, 1.0f, VIEW_ATTN_CAPTION);
     if (L->pages > 1) {
         char note[128];
         int last = L->first_head + L->shown_heads;
@@ -361,7 +399,15 @@ static void draw_heads(const ctx *c, const view_hit *hover) {
                  L->first_head + 1, last, s->m->cfg.h, L->page + 1, L->pages, s->m->cfg.h, s->m->n,
                  s->m->n);
         int x = L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad;
-        draw_text(c->dl, x, L->page_note.y, note, L->font_small, c->th.text, 0, 0);
+        int maxw = L->page_note.x + L->page_note.w - x;
+        char fitted[160];
+        fit_text(c, fitted, sizeof fitted, note, maxw, L->font_small, 0);
+        if (tw(c, fitted, L->font_small, 0) < tw(c, note, L->font_small, 0)) {
+            snprintf(note, sizeof note, "heads %d\xE2\x80\x93%d of %d (PgUp/PgDn)",
+                     L->first_head + 1, last, s->m->cfg.h);
+            fit_text(c, fitted, sizeof fitted, note, maxw, L->font_small, 0);
+        }
+        draw_text(c->dl, x, L->page_note.y, fitted, L->font_small, c->th.text, 0, 0);
     }
 }
 
@@ -411,6 +457,16 @@ static void draw_bands(const ctx *c) {
     }
 }
 
+static int title_runs_width(const ctx *c, const char *const *parts, const int *lvl, int count,
+                            int size) {
+    int w = 0;
+    for (int i = 0; i < count; i++) {
+        int sz = lvl[i] ? size * 72 / 100 : size;
+        w += tw(c, parts[i], sz, lvl[i] == 0);
+    }
+    return w;
+}
+
 static void draw_title_runs(const ctx *c, int x, int y, const char *const *parts, const int *lvl,
                             int count, int size, rgba col) {
     for (int i = 0; i < count; i++) {
@@ -428,7 +484,16 @@ static void draw_equation(const ctx *c) {
     const char *parts[] = {"Concat(head", "1", " \xE2\x80\xA6 head", "h", ") \xC3\x97 W", "O",
                            " = MultiHead"};
     const int lvl[] = {0, -1, 0, -1, 0, 1, 0};
-    draw_title_runs(c, L->eq_title.x, L->eq_title.y, parts, lvl, 7, L->font, c->th.text);
+    const char *short_parts[] = {"Concat \xC3\x97 W", "O", " = MultiHead"};
+    const int short_lvl[] = {0, 1, 0};
+    if (title_runs_width(c, parts, lvl, 7, L->font) <= L->eq_title.w)
+        draw_title_runs(c, L->eq_title.x, L->eq_title.y, parts, lvl, 7, L->font, c->th.text);
+    else if (title_runs_width(c, short_parts, short_lvl, 3, L->font) <= L->eq_title.w)
+        draw_title_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3, L->font,
+                        c->th.text);
+    else if (title_runs_width(c, short_parts, short_lvl, 3, L->font_small) <= L->eq_title.w)
+        draw_title_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3,
+                        L->font_small, c->th.text);
     draw_bands(c);
     draw_matrix(c, &L->concat, m->concat, m->cfg.d_model, 0xC0C0000001ull, "Concat ");
     draw_matrix(c, &L->w_o, m->w_o, m->cfg.d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
@@ -443,11 +508,15 @@ static void draw_focus(const ctx *c) {
     int head = L->focus - 1;
     if (head < 0 || head >= m->cfg.h) return;
     const int d = m->cfg.d_model, dk = m->d_k, n = m->n;
-    char buf[96];
+    char buf[96], fitted[96];
     snprintf(buf, sizeof buf, "head %d in focus: Esc returns to all heads", head + 1);
-    view_rect r = L->qkv[0].map;
-    draw_text(c->dl, r.x, r.y - 2 * L->line - L->pad, buf, L->font, view_head_color(head, c->s->theme),
-              1, 0);
+    view_rect r = L->focus_caption;
+    fit_text(c, fitted, sizeof fitted, buf, r.w, L->font, 1);
+    if (tw(c, fitted, L->font, 1) < tw(c, buf, L->font, 1)) {
+        snprintf(buf, sizeof buf, "head %d (Esc returns)", head + 1);
+        fit_text(c, fitted, sizeof fitted, buf, r.w, L->font, 1);
+    }
+    draw_text(c->dl, r.x, r.y, fitted, L->font, view_head_color(head, c->s->theme), 1, 0);
     const float *src[4] = {m->q + (size_t)head * dk, m->k + (size_t)head * dk,
                            m->v + (size_t)head * dk, m->heads + (size_t)head * n * dk};
     const int ld[4] = {d, d, d, dk};
@@ -509,10 +578,11 @@ static void draw_status(const ctx *c) {
     if (!s->figure)
         snprintf(times, sizeof times, "compute %.2f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ", s->compute_ms,
                  s->frame_ms);
-    snprintf(buf, sizeof buf, "%sseed %llu \xC2\xB7 %s%s%s%s", times,
+    snprintf(buf, sizeof buf, "%s%s%s%sseed %llu \xC2\xB7 %s%s",
+             s->status && *s->status ? "\xE2\x96\xB6 " : "", s->status ? s->status : "",
+             s->status && *s->status ? "   \xC2\xB7   " : "", times,
              (unsigned long long)s->m->cfg.seed,
              s->m->cfg.no_scale ? "unscaled" : "scaled by 1/\xE2\x88\x9A" "d_k",
-             s->status && *s->status ? "   \xE2\x80\x94   " : "", s->status ? s->status : "",
              s->toks && s->toks->replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "");
     if (!L->show_row_labels && L->shown_heads > 0) {
         size_t len = strlen(buf);
@@ -522,7 +592,9 @@ static void draw_status(const ctx *c) {
         snprintf(buf + len, sizeof buf - len, "   \xC2\xB7   every %d%s token labelled: hover for the rest",
                  L->label_stride, L->label_stride == 2 ? "nd" : (L->label_stride == 3 ? "rd" : "th"));
     }
-    draw_text(c->dl, L->status.x, L->status.y, buf, L->font_small,
+    char fitted[600];
+    fit_text(c, fitted, sizeof fitted, buf, L->status.w, L->font_small, 0);
+    draw_text(c->dl, L->status.x, L->status.y, fitted, L->font_small,
               s->status && *s->status ? c->th.text : c->th.muted, 0, 0);
 }
 

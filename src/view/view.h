@@ -113,12 +113,14 @@ typedef struct {
     int label_size;              /* token label pixel size */
     int show_row_labels, show_col_labels;
     int label_stride;             /* every k-th token is labelled when cells are small */
+    int label_line;               /* line height of a label */
     int row_label_w, col_label_h; /* space reserved for labels */
     view_rect attn_cbar;          /* sequential colorbar for attention */
     view_rect page_note;          /* "heads 1–16 of 64 · PgUp/PgDn" */
 
     /* focus view: Q_i, K_i, V_i, head_i beside the big head */
     int focus; /* 1-based focused head, 0 none */
+    view_rect focus_caption;
     view_matrix_box qkv[4];
 
     /* the equation Concat × W^O = MultiHead */

@@ -17,4 +17,7 @@ int view_label_max_width(const view_state *s, int size, view_measure_fn measure,
 /* v written with Unicode subscript digits ("₁₂"). */
 void view_subscript(char *buf, size_t len, int v);
 
+/* Caption above the attention colorbar (the layout reserves its width). */
+#define VIEW_ATTN_CAPTION "attention weight: softmax of each row, fixed scale 0 to 1"
+
 #endif

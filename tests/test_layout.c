@@ -1,0 +1,592 @@
+/* test_layout.c: the pure layout (view_layout_compute) swept over h = 1..64,
+ * n = 1..512, windows 800x600..3840x2160, UI scale 1 and 2, zoom 1.5, with and
+ * without a focused head, with a fake text measurer so no font is needed.
+ * Properties: every rectangle inside the window; no two of them overlap; token
+ * labels only when they fit; paging (at most VIEW_MAX_VISIBLE heads, >= 1 px a
+ * cell, every head on exactly one page); and view_render's heatmaps reduced to at
+ * most their rectangle's pixels, never dropped. Every failure prints the case,
+ * what was expected and what the layout gave. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "view_fixture.h"
+
+/* ------------------------------------------------------------------------------ */
+/* every rectangle of a layout, named                                              */
+
+enum {
+    K_BTN,
+    K_HDR,
+    K_RUN,
+    K_FORMULA,
+    K_TITLE,
+    K_MAP,
+    K_ROWLAB,
+    K_COLLAB,
+    K_CBAR,
+    K_TICKS,
+    K_EQ,
+    K_SYM,
+    K_QKV,
+    K_STATUS,
+};
+
+typedef struct {
+    view_rect r;
+    int kind;
+    char name[48];
+} item;
+
+#define MAX_ITEMS 800
+typedef struct {
+    item v[MAX_ITEMS];
+    int n;
+} items;
+
+__attribute__((format(printf, 4, 5))) static void add(items *it, int kind, view_rect r,
+                                                      const char *fmt, ...) {
+    if (it->n >= MAX_ITEMS) fail_msg("too many rectangles: expected <= %d", MAX_ITEMS);
+    item *e = &it->v[it->n++];
+    e->r = r;
+    e->kind = kind;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->name, sizeof e->name, fmt, ap);
+    va_end(ap);
+}
+
+/* the band of colorbar numbers under a colorbar */
+static view_rect ticks_of(const view_layout *L, view_rect cbar) {
+    return (view_rect){cbar.x, cbar.y + cbar.h, cbar.w, L->pad / 2 + fx_line_h(L->font_small)};
+}
+
+static void add_matrix(items *it, const view_layout *L, int kind, const view_matrix_box *b,
+                       const char *name) {
+    add(it, kind, b->map, "%s map", name);
+    add(it, kind, b->shape, "%s shape label", name);
+    add(it, K_CBAR, b->cbar, "%s colorbar", name);
+    add(it, K_TICKS, ticks_of(L, b->cbar), "%s colorbar numbers", name);
+}
+
+static void collect(items *it, const view_layout *L) {
+    it->n = 0;
+    for (int b = 0; b < BTN_COUNT; b++)
+        if (L->buttons[b].present) add(it, K_BTN, L->buttons[b].r, "button %d \"%s\"", b, L->buttons[b].label);
+    for (int i = 0; i < L->hdr_count; i++) {
+        const view_run *r = &L->hdr_runs[i];
+        add(it, K_HDR, (view_rect){r->x, r->y, r->w, fx_line_h(r->size)}, "caption \"%.30s\"", r->text);
+    }
+    for (int i = 0; i < L->run_count; i++) {
+        const view_run *r = &L->runs[i];
+        add(it, K_RUN, (view_rect){r->x, r->y, r->w, fx_line_h(r->size)}, "formula run %d \"%.20s\"", i,
+            r->text);
+    }
+    if (L->run_count) add(it, K_FORMULA, L->formula, "formula strip");
+    for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
+        const view_rect map = L->heads[i].map;
+        int head = L->first_head + i + 1;
+        add(it, K_TITLE, L->heads[i].title, "head %d title", head);
+        add(it, K_MAP, map, "head %d map", head);
+        int cols = L->grid_cols > 0 ? L->grid_cols : 1;
+        if (L->show_row_labels && i % cols == 0)
+            add(it, K_ROWLAB, (view_rect){map.x - L->row_label_w, map.y, L->row_label_w, map.h},
+                "head %d row labels", head);
+        if (L->show_col_labels && i + cols >= L->shown_heads)
+            add(it, K_COLLAB, (view_rect){map.x, map.y + map.h, map.w, L->col_label_h},
+                "head %d column labels", head);
+    }
+    if (L->shown_heads > 0) {
+        add(it, K_CBAR, L->attn_cbar, "attention colorbar");
+        add(it, K_TICKS, ticks_of(L, L->attn_cbar), "attention colorbar numbers");
+    }
+    if (L->concat.map.w > 0) {
+        add(it, K_EQ, L->eq_title, "equation title");
+        add_matrix(it, L, K_EQ, &L->concat, "Concat");
+        add_matrix(it, L, K_EQ, &L->w_o, "W^O");
+        add_matrix(it, L, K_EQ, &L->out, "MultiHead");
+        add(it, K_SYM, L->times_sym, "times sign");
+        add(it, K_SYM, L->equals_sym, "equals sign");
+    }
+    if (L->focus) {
+        static const char *nm[4] = {"Q_i", "K_i", "V_i", "head_i"};
+        for (int i = 0; i < 4; i++) add_matrix(it, L, K_QKV, &L->qkv[i], nm[i]);
+    }
+    if (L->status.w > 0) add(it, K_STATUS, L->status, "status line");
+}
+
+/* pairs that may overlap by design: the formula strip holds its runs */
+static int overlap_allowed(int a, int b) {
+    return (a == K_FORMULA && b == K_RUN) || (a == K_RUN && b == K_FORMULA);
+}
+
+static void check_geometry(const view_layout *L, const view_state *s) {
+    static items it;
+    collect(&it, L);
+    for (int i = 0; i < it.n; i++) {
+        view_rect r = it.v[i].r;
+        EXPECT(r.w > 0 && r.h > 0, "%s " FX_RFMT ": expected a positive size", it.v[i].name, FX_R(r));
+        EXPECT(r.x >= 0 && r.y >= 0 && r.x + r.w <= s->width && r.y + r.h <= s->height,
+               "%s " FX_RFMT ": expected inside the %dx%d window", it.v[i].name, FX_R(r), s->width,
+               s->height);
+    }
+    for (int i = 0; i < it.n; i++)
+        for (int j = i + 1; j < it.n; j++) {
+            if (overlap_allowed(it.v[i].kind, it.v[j].kind)) continue;
+            EXPECT(!fx_rect_overlap(it.v[i].r, it.v[j].r),
+                   "expected no overlap, got %s " FX_RFMT " overlapping %s " FX_RFMT, it.v[i].name,
+                   FX_R(it.v[i].r), it.v[j].name, FX_R(it.v[j].r));
+        }
+}
+
+/* Widest token label, truncated independently: more than 10 code points become
+ * the first 9 and "…" (one code point). */
+static int widest_label(const tok_list *t, int size) {
+    int w = 0;
+    for (int i = 0; i < t->count; i++) {
+        int cps = fx_cp_count(t->tokens[i]);
+        if (cps > 10) cps = 10;
+        if (cps * fx_cp_w(size) > w) w = cps * fx_cp_w(size);
+    }
+    return w;
+}
+
+static void check_labels(const view_layout *L, const view_state *s) {
+    const int n = s->m->n;
+    const int need_w = widest_label(s->toks, L->label_size);
+    const int need_h = fx_line_h(L->label_size);
+    if (!L->show_row_labels && !L->show_col_labels) return;
+    /* every stride-th token is labelled: neighbouring labels are stride cells apart */
+    const int stride = L->label_stride;
+    EXPECT(stride >= 1, "labels shown: expected label_stride >= 1, got %d", stride);
+    /* a label has the height of min(stride, n) cells to itself */
+    const int st = stride < 1 ? 1 : (stride > n ? n : stride);
+    if (L->show_row_labels) {
+        EXPECT(L->row_label_w >= need_w,
+               "row labels shown: expected row_label_w >= widest label %d px, got %d", need_w,
+               L->row_label_w);
+        for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
+            long room = (long)L->heads[i].map.h * st / n;
+            EXPECT(room >= need_h,
+                   "row labels shown: expected head %d room per label (map.h %d * stride %d / n %d = "
+                   "%ld px) >= label text height %d (size %d)",
+                   L->first_head + i + 1, L->heads[i].map.h, st, n, room, need_h, L->label_size);
+        }
+    }
+    if (L->show_col_labels) {
+        EXPECT(L->col_label_h >= need_w,
+               "column labels shown: expected col_label_h >= widest label %d px, got %d", need_w,
+               L->col_label_h);
+        for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
+            long room = (long)L->heads[i].map.w * st / n;
+            EXPECT(room >= need_h,
+                   "column labels shown: expected head %d room per rotated label (map.w %d * stride %d "
+                   "/ n %d = %ld px) >= label text height %d",
+                   L->first_head + i + 1, L->heads[i].map.w, st, n, room, need_h);
+        }
+    }
+}
+
+/* Heads grid properties for one page (focus off). */
+static void check_paging(const view_layout *L, const view_state *s) {
+    const int n = s->m->n, h = s->m->cfg.h;
+    EXPECT(L->shown_heads >= 1 && L->shown_heads <= VIEW_MAX_VISIBLE,
+           "expected 1 <= shown_heads <= %d, got %d", VIEW_MAX_VISIBLE, L->shown_heads);
+    EXPECT(L->per_page >= 1 && L->per_page <= VIEW_MAX_VISIBLE,
+           "expected 1 <= per_page <= %d, got %d", VIEW_MAX_VISIBLE, L->per_page);
+    EXPECT(L->pages >= 1 && (long)L->pages * L->per_page >= h &&
+               (long)(L->pages - 1) * L->per_page < h,
+           "expected pages = ceil(h %d / per_page %d), got %d", h, L->per_page, L->pages);
+    EXPECT_INT("first_head = page * per_page", (long)L->page * L->per_page, L->first_head);
+    EXPECT(L->grid_cols >= 1 && (long)L->grid_cols * L->grid_rows >= L->shown_heads,
+           "expected grid %d x %d to hold %d heads", L->grid_cols, L->grid_rows, L->shown_heads);
+    if (L->pages == 1) EXPECT_INT("one page: shown_heads = h", h, L->shown_heads);
+    for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
+        view_rect m = L->heads[i].map;
+        EXPECT(m.w == m.h, "head %d map " FX_RFMT ": expected square", L->first_head + i + 1, FX_R(m));
+        /* when paging is possible (more than one head per page), no head may drop
+           below 1 px a cell; a single head that cannot fit even alone is reduced */
+        if (L->per_page > 1)
+            EXPECT(m.w >= n && m.h >= n,
+                   "per_page %d, pages %d: expected head %d map side >= n = %d, got %d x %d",
+                   L->per_page, L->pages, L->first_head + i + 1, n, m.w, m.h);
+    }
+    if (L->pages > 1) {
+        EXPECT(L->buttons[BTN_PAGE_PREV].present && L->buttons[BTN_PAGE_NEXT].present,
+               "pages = %d: expected the page buttons present", L->pages);
+    } else {
+        EXPECT(!L->buttons[BTN_PAGE_PREV].present && !L->buttons[BTN_PAGE_NEXT].present,
+               "one page: expected no page buttons, got present %d/%d",
+               L->buttons[BTN_PAGE_PREV].present, L->buttons[BTN_PAGE_NEXT].present);
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* text actually drawn: inside the window, not over a heatmap, not over other text */
+
+typedef struct {
+    view_rect r;
+    const char *text;
+} tbox;
+
+static void check_render_text(const view_layout *L, const view_state *s, view_cache *cache,
+                              draw_list *dl) {
+    view_render(dl, cache, L, s, fx_measure, NULL);
+    static tbox tb[8192];
+    static view_rect img[512];
+    int nt = 0, ni = 0;
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_IMAGE && ni < 512) img[ni++] = (view_rect){c->x, c->y, c->w, c->h};
+        if (c->kind == DC_TEXT && nt < 8192) {
+            const char *t = draw_cmd_text(dl, c);
+            int w = fx_text_w(t, c->size), lh = fx_line_h(c->size);
+            tb[nt].text = t;
+            tb[nt++].r = c->rot ? (view_rect){c->x, c->y - w, lh, w} : (view_rect){c->x, c->y, w, lh};
+        }
+    }
+    for (int i = 0; i < nt; i++) {
+        view_rect r = tb[i].r;
+        EXPECT(r.x >= 0 && r.y >= 0 && r.x + r.w <= s->width && r.y + r.h <= s->height,
+               "text \"%.40s\" " FX_RFMT ": expected inside the %dx%d window", tb[i].text, FX_R(r),
+               s->width, s->height);
+        for (int k = 0; k < ni; k++)
+            EXPECT(!fx_rect_overlap(r, img[k]),
+                   "text \"%.40s\" " FX_RFMT ": expected not over the image " FX_RFMT, tb[i].text, FX_R(r),
+                   FX_R(img[k]));
+        for (int k = i + 1; k < nt; k++)
+            EXPECT(!fx_rect_overlap(r, tb[k].r),
+                   "expected no overlap, got text \"%.40s\" " FX_RFMT " over text \"%.40s\" " FX_RFMT,
+                   tb[i].text, FX_R(r), tb[k].text, FX_R(tb[k].r));
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* the sweep                                                                      */
+
+typedef struct {
+    int n, d, h;
+    mha_mask mask;
+} model_case;
+
+static const model_case MODELS[] = {
+    {1, 64, 1, MHA_MASK_NONE},      {2, 64, 2, MHA_MASK_CAUSAL},  {7, 96, 3, MHA_MASK_NONE},
+    {12, 64, 4, MHA_MASK_NONE},     {40, 160, 5, MHA_MASK_CAUSAL}, {100, 64, 8, MHA_MASK_NONE},
+    {256, 96, 12, MHA_MASK_NONE},   {512, 64, 16, MHA_MASK_NONE}, {12, 192, 24, MHA_MASK_CAUSAL},
+    {40, 64, 32, MHA_MASK_NONE},    {7, 96, 48, MHA_MASK_NONE},   {512, 64, 64, MHA_MASK_NONE},
+    {256, 192, 64, MHA_MASK_NONE},  {1, 3072, 64, MHA_MASK_NONE}, {7, 3072, 48, MHA_MASK_NONE},
+    {100, 3840, 5, MHA_MASK_NONE},  {2, 4096, 64, MHA_MASK_NONE}, {512, 256, 1, MHA_MASK_CAUSAL},
+    {40, 96, 12, MHA_MASK_NONE},    {12, 64, 64, MHA_MASK_NONE},
+};
+#define NMODELS ((int)(sizeof MODELS / sizeof MODELS[0]))
+
+typedef struct {
+    int w, h;
+    float ui, zoom;
+} window_case;
+
+static const window_case WINDOWS[] = {
+    {800, 600, 1, 1},     {1280, 720, 1, 1},    {1600, 900, 1, 1},    {1920, 1080, 1, 1},
+    {2560, 1440, 1, 1},   {3840, 2160, 1, 1},   {2560, 1440, 2, 1},   {3840, 2160, 2, 1},
+    {1280, 720, 1, 1.5f}, {1920, 1080, 1, 1.5f},
+};
+#define NWINDOWS ((int)(sizeof WINDOWS / sizeof WINDOWS[0]))
+
+/* the heavy model (n = 512, d_model = 4096, h = 8) is made once for the group */
+static fx_model g_big;
+
+static int group_setup(void **state) {
+    (void)state;
+    fx_model_make(&g_big, 512, 4096, 8, MHA_MASK_NONE);
+    return 0;
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    fx_model_free(&g_big);
+    return 0;
+}
+
+static void sweep_model(const fx_model *fm, int render_text) {
+    const mha_model *m = fm->m;
+    static view_layout L, L2;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    for (int wi = 0; wi < NWINDOWS; wi++) {
+        const window_case *wc = &WINDOWS[wi];
+        view_state s;
+        fx_state(&s, fm, wc->w, wc->h);
+        s.ui_scale = wc->ui;
+        s.zoom = wc->zoom;
+
+        /* focus off: every page */
+        snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=0 page=0", m->n,
+                 m->cfg.d_model, m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom);
+        view_layout_compute(&L, &s, fx_measure, NULL);
+        EXPECT_INT("focus off: L.focus", 0, L.focus);
+        const int pages = L.pages, per_page = L.per_page;
+        long total = 0;
+        int next_first = 0;
+        for (int p = 0; p < pages && p < 200; p++) {
+            s.page = p;
+            snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=0 page=%d",
+                     m->n, m->cfg.d_model, m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom, p);
+            view_layout_compute(&L2, &s, fx_measure, NULL);
+            EXPECT_INT("page kept", p, L2.page);
+            EXPECT_INT("pages independent of the page", pages, L2.pages);
+            EXPECT_INT("per_page independent of the page", per_page, L2.per_page);
+            EXPECT_INT("state.page moves first_head", (long)p * per_page, L2.first_head);
+            EXPECT_INT("pages tile the heads: first_head follows the previous page", next_first,
+                       L2.first_head);
+            next_first = L2.first_head + L2.shown_heads;
+            total += L2.shown_heads;
+            if (render_text) {
+                if (p == 0) check_render_text(&L2, &s, cache, &dl);
+            } else {
+                check_geometry(&L2, &s);
+                check_labels(&L2, &s);
+                check_paging(&L2, &s);
+            }
+        }
+        snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=0", m->n,
+                 m->cfg.d_model, m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom);
+        EXPECT_INT("heads shown over all pages", m->cfg.h, total);
+        /* out-of-range pages are clamped */
+        s.page = pages + 3;
+        view_layout_compute(&L2, &s, fx_measure, NULL);
+        EXPECT_INT("page past the end clamps to the last", pages - 1, L2.page);
+        s.page = -2;
+        view_layout_compute(&L2, &s, fx_measure, NULL);
+        EXPECT_INT("negative page clamps to 0", 0, L2.page);
+        s.page = 0;
+
+        /* focus on head 1, and on the last head */
+        const int focus_heads[2] = {1, m->cfg.h};
+        for (int fi = 0; fi < (m->cfg.h > 1 ? 2 : 1); fi++) {
+            s.focus = focus_heads[fi];
+            snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=%d", m->n,
+                     m->cfg.d_model, m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom, s.focus);
+            view_layout_compute(&L, &s, fx_measure, NULL);
+            EXPECT_INT("focus: L.focus", s.focus, L.focus);
+            EXPECT_INT("focus: shown_heads", 1, L.shown_heads);
+            EXPECT_INT("focus: first_head", s.focus - 1, L.first_head);
+            if (render_text) {
+                if (fi == 0) check_render_text(&L, &s, cache, &dl);
+            } else {
+                check_geometry(&L, &s);
+                check_labels(&L, &s);
+            }
+        }
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+}
+
+static void test_layout_sweep(void **state) {
+    (void)state;
+    fx_reset();
+    for (int i = 0; i < NMODELS; i++) {
+        fx_model fm;
+        fx_model_make(&fm, MODELS[i].n, MODELS[i].d, MODELS[i].h, MODELS[i].mask);
+        sweep_model(&fm, 0);
+        fx_model_free(&fm);
+    }
+    sweep_model(&g_big, 0);
+    fx_finish("layout sweep");
+}
+
+/* Text as drawn by view_render: a smaller sweep (rendering colours every heatmap). */
+static void test_rendered_text_sweep(void **state) {
+    (void)state;
+    fx_reset();
+    static const model_case cases[] = {
+        {1, 64, 1, MHA_MASK_NONE},   {7, 96, 3, MHA_MASK_NONE},  {12, 64, 4, MHA_MASK_CAUSAL},
+        {40, 160, 5, MHA_MASK_NONE}, {100, 64, 8, MHA_MASK_NONE}, {7, 96, 48, MHA_MASK_NONE},
+        {512, 64, 64, MHA_MASK_NONE},
+    };
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        fx_model fm;
+        fx_model_make(&fm, cases[i].n, cases[i].d, cases[i].h, cases[i].mask);
+        sweep_model(&fm, 1);
+        fx_model_free(&fm);
+    }
+    fx_finish("rendered text sweep");
+}
+
+/* Changing state.page moves first_head by per_page, and the layout is a pure
+ * function of the state (same state, same layout). */
+static void test_paging_moves(void **state) {
+    (void)state;
+    fx_reset();
+    fx_model fm;
+    fx_model_make(&fm, 256, 192, 64, MHA_MASK_NONE);
+    view_state s;
+    fx_state(&s, &fm, 800, 600);
+    static view_layout a, b;
+    snprintf(fx_where, sizeof fx_where, "n=256 d=192 h=64 800x600");
+    view_layout_compute(&a, &s, fx_measure, NULL);
+    EXPECT(a.pages > 1, "n=256, h=64 at 800x600: expected more than one page, got %d", a.pages);
+    EXPECT(a.per_page >= 1, "expected per_page >= 1, got %d", a.per_page);
+    for (int p = 0; p < a.pages; p++) {
+        s.page = p;
+        view_layout_compute(&b, &s, fx_measure, NULL);
+        EXPECT_INT("first_head after setting state.page", (long)p * a.per_page, b.first_head);
+        EXPECT_INT("shown_heads on this page", p < a.pages - 1 ? a.per_page : 64 - p * a.per_page,
+                   b.shown_heads);
+    }
+    s.page = 1;
+    view_layout_compute(&a, &s, fx_measure, NULL);
+    view_layout_compute(&b, &s, fx_measure, NULL);
+    EXPECT(memcmp(&a, &b, sizeof a) == 0, "same state twice: expected identical layouts");
+    fx_model_free(&fm);
+    fx_finish("paging");
+}
+
+/* ------------------------------------------------------------------------------ */
+/* matrices with more cells than pixels are reduced, not dropped                  */
+
+static const draw_cmd *image_at(const draw_list *dl, view_rect r) {
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_IMAGE && fx_rect_eq((view_rect){c->x, c->y, c->w, c->h}, r)) return c;
+    }
+    return NULL;
+}
+
+static void check_reduced(const draw_list *dl, view_rect map, int rows, int cols, const char *what) {
+    const draw_cmd *c = image_at(dl, map);
+    EXPECT(c != NULL, "%s: expected a DC_IMAGE at its rect " FX_RFMT ", got none", what, FX_R(map));
+    if (!c) return;
+    const draw_image *im = &dl->images[c->img];
+    int ew = cols < map.w ? cols : map.w, eh = rows < map.h ? rows : map.h;
+    EXPECT(im->w == ew && im->h == eh,
+           "%s (%d x %d cells into %d x %d px): expected a %d x %d image, got %d x %d", what, rows,
+           cols, map.h, map.w, ew, eh, im->w, im->h);
+}
+
+static void test_reduced_not_dropped(void **state) {
+    (void)state;
+    fx_reset();
+    const mha_model *m = g_big.m;
+    view_state s;
+    static view_layout L;
+    for (int focus = 0; focus <= 1; focus++) {
+        fx_state(&s, &g_big, 800, 600);
+        s.focus = focus;
+        snprintf(fx_where, sizeof fx_where, "n=512 d=4096 h=8 800x600 focus=%d", focus);
+        view_layout_compute(&L, &s, fx_measure, NULL);
+        view_cache *cache = view_cache_create();
+        assert_non_null(cache);
+        draw_list dl;
+        draw_list_init(&dl);
+        view_render(&dl, cache, &L, &s, fx_measure, NULL);
+        int images = 0;
+        for (int i = 0; i < dl.count; i++) {
+            const draw_cmd *c = &dl.cmds[i];
+            if (c->kind != DC_IMAGE) continue;
+            images++;
+            EXPECT(c->img >= 0 && c->img < dl.image_count, "image index: expected 0..%d, got %d",
+                   dl.image_count - 1, c->img);
+            if (c->img < 0 || c->img >= dl.image_count) continue;
+            const draw_image *im = &dl.images[c->img];
+            int colorbar = im->h == 1 && im->w == 256;
+            if (colorbar) continue; /* colorbars are a 256 x 1 ramp scaled up */
+            EXPECT(im->w <= c->w && im->h <= c->h,
+                   "image %d: expected at most its rect's %d x %d px, got %d x %d", c->img, c->w, c->h,
+                   im->w, im->h);
+            EXPECT(im->w >= 1 && im->h >= 1 && im->px != NULL, "image %d: expected pixels", c->img);
+        }
+        EXPECT(images >= 4, "expected images for heads and the equation, got %d", images);
+        EXPECT(L.concat.map.w < m->cfg.d_model,
+               "test premise: expected Concat narrower (%d px) than d_model %d", L.concat.map.w,
+               m->cfg.d_model);
+        check_reduced(&dl, L.concat.map, m->n, m->cfg.d_model, "Concat");
+        check_reduced(&dl, L.w_o.map, m->cfg.d_model, m->cfg.d_model, "W^O");
+        check_reduced(&dl, L.out.map, m->n, m->cfg.d_model, "MultiHead");
+        for (int i = 0; i < L.shown_heads; i++) {
+            char what[32];
+            snprintf(what, sizeof what, "head %d", L.first_head + i + 1);
+            check_reduced(&dl, L.heads[i].map, m->n, m->n, what);
+        }
+        if (focus) {
+            static const char *nm[4] = {"Q_1", "K_1", "V_1", "head_1"};
+            for (int i = 0; i < 4; i++) check_reduced(&dl, L.qkv[i].map, m->n, m->d_k, nm[i]);
+        }
+        draw_list_free(&dl);
+        view_cache_destroy(cache);
+    }
+    fx_finish("reduced, not dropped");
+}
+
+/* ------------------------------------------------------------------------------ */
+/* the checkers themselves: each one catches a fault planted in a sound layout    */
+
+static void test_checkers_catch_planted_faults(void **state) {
+    (void)state;
+    fx_reset();
+    fx_model fm;
+    fx_model_make(&fm, 12, 64, 4, MHA_MASK_NONE);
+    view_state s;
+    fx_state(&s, &fm, 1920, 1080);
+    static view_layout good, L;
+    snprintf(fx_where, sizeof fx_where, "planted faults, n=12 d=64 h=4 1920x1080");
+    view_layout_compute(&good, &s, fx_measure, NULL);
+    /* premise: labels are shown (so the label checks have something to check) */
+    EXPECT(good.show_row_labels && good.shown_heads == 4,
+           "premise: expected labels and 4 heads, got labels %d heads %d", good.show_row_labels,
+           good.shown_heads);
+
+#define PLANT(what, mutate, checker)                                                               \
+    do {                                                                                           \
+        L = good;                                                                                  \
+        long b_ = fx_sandbox_begin();                                                              \
+        checker;                                                                                   \
+        long base_ = fx_sandbox_end(b_);                                                           \
+        mutate;                                                                                    \
+        b_ = fx_sandbox_begin();                                                                   \
+        checker;                                                                                   \
+        long caught_ = fx_sandbox_end(b_);                                                         \
+        EXPECT(caught_ > base_,                                                                    \
+               "planted fault \"%s\": expected more than the %ld failures of the sound layout, "   \
+               "got %ld",                                                                          \
+               what, base_, caught_);                                                              \
+    } while (0)
+
+    PLANT("head 2 on head 1", L.heads[1].map = L.heads[0].map, check_geometry(&L, &s));
+    PLANT("map off the left edge", L.heads[0].map.x = -3, check_geometry(&L, &s));
+    PLANT("map past the bottom", L.heads[3].map.y = s.height - 2, check_geometry(&L, &s));
+    PLANT("button on button", L.buttons[BTN_SEED].r = L.buttons[BTN_TEXT].r, check_geometry(&L, &s));
+    PLANT("button on a heatmap", L.buttons[BTN_HELP].r = L.heads[2].map, check_geometry(&L, &s));
+    PLANT("formula strip over heads", L.formula.h += L.heads[0].title.y, check_geometry(&L, &s));
+    PLANT("heatmap into the equation", L.concat.map = L.heads[1].map, check_geometry(&L, &s));
+    PLANT("row label area too narrow", L.row_label_w = 3, check_labels(&L, &s));
+    PLANT("column label area too short", L.col_label_h = 3, check_labels(&L, &s));
+    PLANT("labels on tiny cells", (L.heads[0].map.h = 12, L.heads[0].map.w = 12), check_labels(&L, &s));
+    PLANT("first_head not page * per_page", L.first_head = 1, check_paging(&L, &s));
+    PLANT("too few heads on one page", L.shown_heads = 3, check_paging(&L, &s));
+    PLANT("map below 1 px a cell", (L.heads[1].map.w = 11, L.heads[1].map.h = 11), check_paging(&L, &s));
+    PLANT("more than VIEW_MAX_VISIBLE", L.shown_heads = VIEW_MAX_VISIBLE + 1, check_paging(&L, &s));
+#undef PLANT
+    fx_model_free(&fm);
+    fx_finish("planted faults");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layout_sweep),
+        cmocka_unit_test(test_rendered_text_sweep),
+        cmocka_unit_test(test_paging_moves),
+        cmocka_unit_test(test_reduced_not_dropped),
+        cmocka_unit_test(test_checkers_catch_planted_faults),
+    };
+    return cmocka_run_group_tests_name("layout", tests, group_setup, group_teardown);
+}
