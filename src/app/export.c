@@ -65,6 +65,14 @@ int export_png(const char *path, const view_state *vs_in, int scale, font_set *f
     view_render(&dl, cache, L, &vs, font_measure, fonts);
     surf = sdl_draw_to_surface(&dl, fonts, err, errlen);
     if (!surf) goto done;
+    if (!vs.transparent) { /* text blended onto the surface leaves alpha < 255 at edges */
+        SDL_LockSurface(surf);
+        for (int y = 0; y < surf->h; y++) {
+            Uint32 *row = (Uint32 *)((Uint8 *)surf->pixels + (size_t)y * surf->pitch);
+            for (int x = 0; x < surf->w; x++) row[x] |= 0xFF000000u; /* ARGB8888 */
+        }
+        SDL_UnlockSurface(surf);
+    }
     char tmp[4200];
     if (atomic_tmpname(tmp, sizeof tmp, path, err, errlen) != 0) goto done;
     if (IMG_SavePNG(surf, tmp) != 0) {

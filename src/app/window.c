@@ -384,8 +384,29 @@ static void save_png(app_state *a, font_set *fonts, int w, int h, float ui) {
 
 int app_window(const cli_options *o, const tok_list *toks, const mha_config *cfg, char *err,
                size_t errlen) {
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    /* SDL falls back to its invisible "offscreen" driver when no display server
+       answers; a window nobody can see is worse than a clear error */
+    const char *forced = getenv("SDL_VIDEODRIVER");
+    if (!forced && !getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) {
+        snprintf(err, errlen, "no display; use --export or --dump");
+        return 1;
+    }
+    /* with only DISPLAY set, go straight to X11 (no Wayland probing and its noise) */
+    if (!forced && !getenv("WAYLAND_DISPLAY")) SDL_SetHint(SDL_HINT_VIDEODRIVER, "x11");
+    /* an X server that has just started may refuse the first connections */
+    int init = -1;
+    for (int tries = 0; tries < 5 && init != 0; tries++) {
+        if (tries) SDL_Delay(200);
+        init = SDL_Init(SDL_INIT_VIDEO);
+    }
+    if (init != 0) {
         snprintf(err, errlen, "no display; use --export or --dump (%s)", SDL_GetError());
+        return 1;
+    }
+    const char *driver = SDL_GetCurrentVideoDriver();
+    if (driver && !forced && (strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0)) {
+        snprintf(err, errlen, "no display; use --export or --dump");
+        SDL_Quit();
         return 1;
     }
     if (TTF_Init() != 0) {

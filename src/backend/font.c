@@ -20,6 +20,7 @@ typedef struct {
 } open_font;
 
 struct font_set {
+    int fc_inited; /* FcInit called: FcFini on close */
     char paths[MAX_FACES][1024];
     int face_count;     /* 0 regular, 1 bold, 2.. fallbacks */
     int synthetic_bold; /* --font: bold by TTF style */
@@ -87,7 +88,8 @@ font_set *font_set_open(const char *override, char *err, size_t errlen) {
         snprintf(fs->paths[1], sizeof fs->paths[1], "%s", override);
         fs->synthetic_bold = 1;
     } else {
-        if (!FcInit() || fc_match("DejaVu Sans:style=Book", fs->paths[0], sizeof fs->paths[0]) != 0 ||
+        fs->fc_inited = FcInit();
+        if (!fs->fc_inited || fc_match("DejaVu Sans:style=Book", fs->paths[0], sizeof fs->paths[0]) != 0 ||
             fc_match("DejaVu Sans:style=Bold", fs->paths[1], sizeof fs->paths[1]) != 0) {
             snprintf(err, errlen, "no font found through fontconfig; install fonts-dejavu-core "
                                   "or pass --font PATH");
@@ -112,6 +114,7 @@ font_set *font_set_open(const char *override, char *err, size_t errlen) {
 void font_set_close(font_set *fs) {
     if (!fs) return;
     for (int i = 0; i < fs->open_count; i++) TTF_CloseFont(fs->open[i].font);
+    if (fs->fc_inited) FcFini(); /* fontconfig's caches, so leak checkers see none */
     free(fs);
 }
 
