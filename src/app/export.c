@@ -41,6 +41,14 @@ int export_default_name(char *out, size_t len, const char *dir, int h, int d, co
         snprintf(err, errlen, "cannot write %s: folder %s does not exist", out, base);
         return -1;
     }
+    /* two saves within a second get "-2", "-3", ... rather than overwrite */
+    size_t stem = strlen(out) - strlen(ext) - 1;
+    for (int k = 2; stat(out, &st) == 0 && k < 1000; k++) {
+        char tail[32];
+        snprintf(tail, sizeof tail, "-%d.%s", k, ext);
+        if (stem + strlen(tail) + 1 > len) break;
+        memcpy(out + stem, tail, strlen(tail) + 1);
+    }
     return 0;
 }
 

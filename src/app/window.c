@@ -233,6 +233,12 @@ static void press_button(app_state *a, SDL_Window *win, int b) {
     case BTN_ZOOM_OUT: zoom_by(a, -1); break;
     case BTN_ZOOM_IN: zoom_by(a, +1); break;
     case BTN_SAVE: a->save_request = 1; break;
+    case BTN_PNG_SCALE:
+        a->png_scale = a->png_scale % 4 + 1; /* 1, 2, 3, 4, 1, ... */
+        snprintf(a->status, sizeof a->status, "Ctrl+S saves PNGs at %d\xC3\x97 the window's pixels",
+                 a->png_scale);
+        a->dirty = 1;
+        break;
     case BTN_HELP:
         a->help = !a->help;
         a->dirty = 1;
@@ -348,6 +354,7 @@ static void fill_view_state(view_state *vs, const app_state *a, int w, int h, fl
     vs->compute_ms = a->compute_ms;
     vs->frame_ms = a->frame_ms;
     vs->data_version = a->data_version;
+    vs->png_scale = a->png_scale;
 }
 
 static int same_hit(view_hit x, view_hit y) {

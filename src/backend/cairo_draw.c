@@ -310,7 +310,8 @@ static int write_svg(const draw_list *dl, const char *path, font_set *fonts, cha
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
-            "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n"
+            "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
+            "xml:space=\"preserve\" style=\"white-space:pre\">\n"
             "<title>mhaviz: multi-head attention</title>\n",
             dl->width, dl->height, dl->width, dl->height);
     int depth = 0;

@@ -61,6 +61,9 @@ static void header_button_label(const view_state *s, int b, char *out, size_t le
         snprintf(out, len, "Scale %s (N)",
                  m && m->cfg.no_scale ? "off" : "on");
         break;
+    case BTN_PNG_SCALE:
+        snprintf(out, len, "PNG \xC3\x97%d", s->png_scale > 0 ? s->png_scale : 2);
+        break;
     case BTN_CMAP:
         snprintf(out, len, "%s (C)", cmap_name(s->cmap) ? cmap_name(s->cmap) : "?");
         break;
@@ -127,6 +130,7 @@ static void layout_header(view_layout *L, const view_state *s, view_measure_fn m
     BTN(BTN_ZOOM_OUT, 0);
     BTN(BTN_ZOOM_IN, 1);
     BTN(BTN_SAVE, 0);
+    BTN(BTN_PNG_SCALE, 1);
     BTN(BTN_HELP, 0);
 #undef BTN
 #undef CAP
@@ -345,8 +349,8 @@ static void layout_heads(view_layout *L, const view_state *s, view_measure_fn me
         side = best_grid(shown, g.w, g.h, 0, 0, title_h, gap, &cols);
     }
     /* keep cells from growing absurdly large for short sentences */
-    int max_cell = L->font * 4;
-    if (side > n * max_cell) side = n * max_cell;
+    int max_cell = L->font * 4; /* a lone head (focus, panel export) may fill its area */
+    if (!single_head && side > n * max_cell) side = n * max_cell;
     if (side < 1) side = 1;
     int rows = (shown + cols - 1) / cols;
 
@@ -363,16 +367,20 @@ static void layout_heads(view_layout *L, const view_state *s, view_measure_fn me
     L->row_label_w = lw;
     L->col_label_h = lh;
 
+    /* a head exported alone is centred in its figure */
+    int dx = 0;
+    if (single_head && !s->focus) dx = imax(0, (g.w - lw - side) / 2);
     for (int i = 0; i < shown; i++) {
         int c = i % cols, r = i / cols;
-        int x = g.x + lw + c * (side + gap);
+        int x = g.x + dx + lw + c * (side + gap);
         int y = g.y + r * (title_h + side + gap) + title_h;
         L->heads[i].title = (view_rect){x, y - title_h, side, title_h};
         L->heads[i].map = (view_rect){x, y, side, side};
     }
     int grid_bottom = g.y + rows * (title_h + side + gap) - gap + lh;
     int cw = imin(area.w - lw, imax(L->font * 12, cols * side));
-    L->attn_cbar = (view_rect){g.x + lw, grid_bottom + L->pad + L->line, imin(cw, g.w - lw), cbar_h};
+    L->attn_cbar = (view_rect){g.x + dx + lw, grid_bottom + L->pad + L->line, imin(cw, g.w - lw),
+                               cbar_h};
 
     if (pages > 1) {
         int bw = L->line + L->pad;

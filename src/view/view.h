@@ -30,6 +30,7 @@ typedef enum {
     BTN_ZOOM_OUT,
     BTN_ZOOM_IN,
     BTN_SAVE,
+    BTN_PNG_SCALE,
     BTN_HELP,
     BTN_PAGE_PREV,
     BTN_PAGE_NEXT,
@@ -61,6 +62,7 @@ typedef struct {
     double compute_ms, frame_ms;
     int transparent;          /* export: no background fill */
     int figure;               /* export: no buttons, no timings (labels stay true) */
+    int png_scale;            /* Ctrl+S pixel multiplier shown on its button; 0 = 2 */
     unsigned long data_version; /* changes whenever the model's numbers change */
 } view_state;
 
