@@ -273,8 +273,10 @@ static void test_attention_pixels(void **state) {
     fx_finish("attention pixels");
 }
 
-/* Reduced images: every pixel is the colour of the mean of the cells it covers,
- * rows [y*R/H, (y+1)*R/H) and columns [x*C/W, (x+1)*C/W), computed here in double.
+/* Reduced images: a pixel covers rows [y*R/H, (y+1)*R/H) and columns
+ * [x*C/W, (x+1)*C/W). Attention (sequential map): the colour of the mean of the
+ * cells, computed here in double. Signed matrices (diverging map): the colour of
+ * the covered value of largest magnitude, sign kept.
  * Tolerance 1 per channel: float vs double means may round across a colour step. */
 static void check_box_average(const draw_image *im, const float *data, int rows, int cols, int ld,
                               int div, float scale, int cmap, const char *what) {
@@ -284,10 +286,14 @@ static void check_box_average(const draw_image *im, const float *data, int rows,
         int r0 = (int)((long)y * rows / im->h), r1 = (int)((long)(y + 1) * rows / im->h);
         for (int x = 0; x < im->w; x++) {
             int c0 = (int)((long)x * cols / im->w), c1 = (int)((long)(x + 1) * cols / im->w);
-            double sum = 0;
+            double sum = 0, ext = 0;
             for (int r = r0; r < r1; r++)
-                for (int c = c0; c < c1; c++) sum += data[(size_t)r * ld + c];
-            double mean = sum / ((double)(r1 - r0) * (c1 - c0));
+                for (int c = c0; c < c1; c++) {
+                    double v = data[(size_t)r * ld + c];
+                    sum += v;
+                    if (fabs(v) > fabs(ext)) ext = v;
+                }
+            double mean = div ? ext : sum / ((double)(r1 - r0) * (c1 - c0));
             rgba want = div ? cmap_div((float)(mean / scale)) : cmap_seq(cmap, (float)mean);
             rgba got = im->px[(size_t)y * im->w + x];
             if (!rgb_close(want, got, 1)) {
@@ -360,7 +366,8 @@ static void test_box_average(void **state) {
                     cmap_div(m->concat[(size_t)(y * 512 / im->h) * 1024 + (size_t)(x * 1024 / im->w)] / mx);
         b = fx_sandbox_begin();
         check_box_average(&fake, m->concat, 512, 1024, 1024, 1, mx, 0, "Concat (subsampled)");
-        EXPECT(fx_sandbox_end(b) > 0, "planted fault: expected subsampling (no mean) to be caught, got none");
+        EXPECT(fx_sandbox_end(b) > 0,
+               "planted fault: expected subsampling (no largest |value|) to be caught, got none");
         free(copy);
     }
     scene_free(&sc);

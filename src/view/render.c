@@ -127,8 +127,10 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 typedef enum { MAP_SEQ, MAP_DIV } map_kind;
 
 /* Colours a (rows, cols) matrix with row stride ld into at most (max_w, max_h)
- * pixels. When the matrix has more cells than pixels, each pixel is the mean of
- * the cells it covers (box average), so no row or column is ever dropped. */
+ * pixels. When the matrix has more cells than pixels, no row or column is ever
+ * dropped: a pixel of attention is the mean of the probabilities it covers (box
+ * average); a pixel of a signed matrix is the covered value of largest magnitude,
+ * sign kept, since averaging signed values washes every block towards zero. */
 static const rgba *heat_image(view_cache *c, uint64_t key, const float *data, int rows, int cols,
                               int ld, int max_w, int max_h, map_kind kind, int cmap, float scale,
                               int *out_w, int *out_h, uint64_t *out_key) {
@@ -157,14 +159,17 @@ static const rgba *heat_image(view_cache *c, uint64_t key, const float *data, in
         for (int x = 0; x < w; x++) {
             int c0 = (int)((long)x * cols / w), c1 = (int)((long)(x + 1) * cols / w);
             double sum = 0.0;
+            float extreme = 0.0f;
             int cnt = 0;
             for (int r = r0; r < r1; r++)
                 for (int k = c0; k < c1; k++) {
                     float v = data[(size_t)r * ld + k];
-                    if (isfinite(v)) sum += v;
+                    if (!isfinite(v)) v = 0.0f;
+                    sum += v;
+                    if (fabsf(v) > fabsf(extreme)) extreme = v;
                     cnt++;
                 }
-            float v = cnt ? (float)(sum / cnt) : 0.0f;
+            float v = kind == MAP_DIV ? extreme : (cnt ? (float)(sum / cnt) : 0.0f);
             px[(size_t)y * w + x] = kind == MAP_SEQ ? cmap_seq(cmap, v) : cmap_div(v / scale);
         }
     }
@@ -424,12 +429,16 @@ static void draw_matrix(const ctx *c, const view_matrix_box *b, const float *dat
     draw_image_cmd(c->dl, b->map, iw, ih, px, key);
     draw_frame(c->dl, (view_rect){b->map.x - 1, b->map.y - 1, b->map.w + 2, b->map.h + 2},
                c->th.grid, 1);
-    char shape[64], buf[96];
+    char shape[64], buf[160];
     view_shape_label(shape, sizeof shape, b->rows, b->cols);
-    if (iw < b->cols || ih < b->rows)
-        snprintf(buf, sizeof buf, "%s%s (averaged to %d\xC3\x97%d px)", shape_prefix, shape, ih, iw);
+    int reduced = iw < b->cols || ih < b->rows;
+    if (reduced)
+        snprintf(buf, sizeof buf, "%s%s, shown as %d\xC3\x97%d px of largest |value|", shape_prefix,
+                 shape, ih, iw);
     else
         snprintf(buf, sizeof buf, "%s%s", shape_prefix, shape);
+    if (tw(c, buf, c->L->font_small, 0) > b->shape.w)
+        snprintf(buf, sizeof buf, "%s%s", shape, reduced ? " (max |v| px)" : "");
     if (tw(c, buf, c->L->font_small, 0) > b->shape.w) snprintf(buf, sizeof buf, "%s", shape);
     draw_text(c->dl, b->shape.x, b->shape.y, buf, c->L->font_small, c->th.text, 0, 0);
     colorbar(c, b->cbar, MAP_DIV, m, NULL);
@@ -697,8 +706,9 @@ static void draw_editor(const ctx *c) {
     draw_fill(c->dl, box, c->th.panel);
     draw_frame(c->dl, box, c->th.accent_text, 2);
     draw_text(c->dl, box.x + L->pad, box.y + L->pad,
-              "Type a sentence (UTF-8; up to 512 tokens): Enter applies, Escape cancels", L->font,
-              c->th.text, 1, 0);
+              "Type a sentence (UTF-8, up to 512 tokens). Enter applies, Escape cancels, "
+              "Ctrl+U clears, Ctrl+V pastes",
+              L->font, c->th.text, 1, 0);
     char buf[600];
     const char *t = s->edit_text ? s->edit_text : "";
     size_t len = strlen(t);
