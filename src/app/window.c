@@ -108,29 +108,21 @@ static void change_cfg(app_state *a, mha_config next) {
     if (recompute(a, &next, &a->toks) == 0) a->page = 0;
 }
 
-static void step_h(app_state *a, int dir) {
+/* Steps h (which = 0) or d_model (which = 1); h always divides d_model after. */
+static void step_dim(app_state *a, int which, int dir) {
     char why[160];
-    int h = controls_step_h(a->cfg.h, a->cfg.d_model, dir, why, sizeof why);
-    if (!h) {
+    int v = which ? controls_step_d(a->cfg.h, a->cfg.d_model, dir, why, sizeof why)
+                  : controls_step_h(a->cfg.h, a->cfg.d_model, dir, why, sizeof why);
+    if (!v) {
         snprintf(a->status, sizeof a->status, "%s", why);
         a->dirty = 1;
         return;
     }
     mha_config c = a->cfg;
-    c.h = h;
-    change_cfg(a, c);
-}
-
-static void step_d(app_state *a, int dir) {
-    char why[160];
-    int d = controls_step_d(a->cfg.h, a->cfg.d_model, dir, why, sizeof why);
-    if (!d) {
-        snprintf(a->status, sizeof a->status, "%s", why);
-        a->dirty = 1;
-        return;
-    }
-    mha_config c = a->cfg;
-    c.d_model = d;
+    if (which)
+        c.d_model = v;
+    else
+        c.h = v;
     change_cfg(a, c);
 }
 
@@ -203,10 +195,10 @@ static void zoom_by(app_state *a, int dir) {
 static void press_button(app_state *a, SDL_Window *win, int b) {
     mha_config c = a->cfg;
     switch (b) {
-    case BTN_H_DOWN: step_h(a, -1); break;
-    case BTN_H_UP: step_h(a, +1); break;
-    case BTN_D_DOWN: step_d(a, -1); break;
-    case BTN_D_UP: step_d(a, +1); break;
+    case BTN_H_DOWN: step_dim(a, 0, -1); break;
+    case BTN_H_UP: step_dim(a, 0, +1); break;
+    case BTN_D_DOWN: step_dim(a, 1, -1); break;
+    case BTN_D_UP: step_dim(a, 1, +1); break;
     case BTN_SAMPLE_PREV: step_sample(a, -1); break;
     case BTN_SAMPLE_NEXT: step_sample(a, +1); break;
     case BTN_TEXT: start_editing(a); break;
@@ -283,10 +275,10 @@ static void handle_key(app_state *a, SDL_Window *win, const SDL_KeyboardEvent *k
         return;
     }
     switch (key) {
-    case SDLK_UP: step_h(a, +1); break;
-    case SDLK_DOWN: step_h(a, -1); break;
-    case SDLK_RIGHT: step_d(a, +1); break;
-    case SDLK_LEFT: step_d(a, -1); break;
+    case SDLK_UP: step_dim(a, 0, +1); break;
+    case SDLK_DOWN: step_dim(a, 0, -1); break;
+    case SDLK_RIGHT: step_dim(a, 1, +1); break;
+    case SDLK_LEFT: step_dim(a, 1, -1); break;
     case SDLK_TAB: step_sample(a, shift ? -1 : +1); break;
     case SDLK_RETURN:
     case SDLK_KP_ENTER: start_editing(a); break;

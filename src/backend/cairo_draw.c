@@ -83,9 +83,13 @@ static void set_rgba(cairo_t *cr, rgba c) {
     cairo_set_source_rgba(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0, c.a / 255.0);
 }
 
-static void pdf_image(cairo_t *cr, const draw_image *img, const draw_cmd *c) {
+/* The image as a cairo surface (premultiplied ARGB32), or NULL. */
+static cairo_surface_t *image_surface(const draw_image *img) {
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, img->w, img->h);
-    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) return;
+    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
+        cairo_surface_destroy(s);
+        return NULL;
+    }
     cairo_surface_flush(s);
     unsigned char *data = cairo_image_surface_get_data(s);
     int stride = cairo_image_surface_get_stride(s);
@@ -99,6 +103,12 @@ static void pdf_image(cairo_t *cr, const draw_image *img, const draw_cmd *c) {
         }
     }
     cairo_surface_mark_dirty(s);
+    return s;
+}
+
+static void pdf_image(cairo_t *cr, const draw_image *img, const draw_cmd *c) {
+    cairo_surface_t *s = image_surface(img);
+    if (!s) return;
     cairo_save(cr);
     cairo_rectangle(cr, c->x, c->y, c->w, c->h);
     cairo_clip(cr);
@@ -275,19 +285,8 @@ static void svg_image(FILE *f, const draw_image *img, const draw_cmd *c) {
         fprintf(f, "</g>\n");
         return;
     }
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, img->w, img->h);
-    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) return;
-    cairo_surface_flush(s);
-    unsigned char *data = cairo_image_surface_get_data(s);
-    int stride = cairo_image_surface_get_stride(s);
-    for (int y = 0; y < img->h; y++) {
-        uint32_t *row = (uint32_t *)(data + (size_t)y * stride);
-        for (int x = 0; x < img->w; x++) {
-            rgba p = img->px[(size_t)y * img->w + x];
-            row[x] = 0xFF000000u | (unsigned)p.r << 16 | (unsigned)p.g << 8 | p.b;
-        }
-    }
-    cairo_surface_mark_dirty(s);
+    cairo_surface_t *s = image_surface(img);
+    if (!s) return;
     fprintf(f,
             "<image x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" preserveAspectRatio=\"none\" "
             "style=\"image-rendering:pixelated;image-rendering:crisp-edges\" "
