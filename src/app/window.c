@@ -463,7 +463,8 @@ int app_window(const cli_options *o, const tok_list *toks, const mha_config *cfg
         snprintf(err, errlen, "no display; use --export or --dump (%s)", SDL_GetError());
         goto done;
     }
-    SDL_SetWindowMinimumSize(win, 640, 480);
+    SDL_SetWindowMinimumSize(win, 800, 600); /* the smallest size the layout tests cover */
+    SDL_StopTextInput(); /* SDL starts with text input on; only the text field wants it */
     ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
     if (!ren) ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
     if (!ren) {
@@ -541,8 +542,6 @@ int app_window(const cli_options *o, const tok_list *toks, const mha_config *cfg
                     edit_append(a, e.text.text);
                     a->preedit[0] = '\0';
                     a->dirty = 1;
-                } else if (strcmp(e.text.text, "?") == 0) {
-                    /* '?' arrives as text on layouts where it is not Shift+/ */
                 }
                 break;
             case SDL_TEXTEDITING:
