@@ -50,6 +50,9 @@ CONFIGS = [
     ("h2", ["-H", "2"], 2, 64, 1, False, True, None),
     ("h4", ["-H", "4"], 4, 64, 1, False, True, None),
     ("h8", ["--heads", "8", "--d-model", "64"], 8, 64, 1, False, True, None),
+    ("d256h16", ["-H", "16", "-d", "256", "--sample", "7"], 16, 256, 1, False, True, None),
+    ("d96h96_causal", ["-H", "96", "-d", "96", "--mask", "causal", "--sample", "4"], 96, 96, 1,
+     True, True, None),
     ("d48h3", ["-d", "48", "-H", "3", "--sample", "2"], 3, 48, 1, False, True,
      ["The", "animal", "didn't", "cross", "the", "street", "because", "it", "was", "too",
       "tired", "."]),
@@ -205,6 +208,9 @@ def run_one(mhaviz, root, cfg):
         same = np.array_equal(T["concat"][:, i * dk:(i + 1) * dk], T["heads"][i])
         check(f"{name} concat columns of head {i}", same, "heads[i] exactly", "different values")
     rel("out", O, T["out"], 1e-4)
+    # the must-show: out reproduced within 1e-5 (absolute) as well
+    odiff = float(np.max(np.abs(O - T["out"])))
+    check(f"{name} out absolute", odiff <= 1e-5, "max |diff| <= 1e-5", f"{odiff:.3g}")
 
     # X = embedding(token) + PE(pos): the same token gives the same X - PE
     E = X - positional(n, d)
