@@ -37,6 +37,7 @@ typedef struct {
     int png_scale;
 
     char status[256];
+    char title[256]; /* as last set on the window */
     char toast[4400];
     Uint32 toast_until;
     int hover_x, hover_y;
@@ -56,9 +57,7 @@ static int recompute(app_state *a, const mha_config *cfg, tok_list *toks) {
     char err[MHA_ERR_LEN];
     double t0 = now_ms();
     if (mha_model_compute(a->m, cfg, toks, err, sizeof err) != 0) {
-        snprintf(a->status, sizeof a->status, "%s", err);
-        /* restore the previous model's numbers */
-        mha_model_compute(a->m, &a->cfg, &a->toks, err, sizeof err);
+        snprintf(a->status, sizeof a->status, "%s", err); /* the model is left as it was */
         return -1;
     }
     a->compute_ms = now_ms() - t0;
@@ -74,11 +73,14 @@ static int recompute(app_state *a, const mha_config *cfg, tok_list *toks) {
     return 0;
 }
 
-static void set_title(SDL_Window *w, const app_state *a) {
-    char title[256];
+/* Sets the title when it differs from the one shown (tests read it). */
+static void set_title(SDL_Window *w, app_state *a) {
+    char title[sizeof a->title];
     const sample *s = a->sample ? samples_get(a->sample - 1) : NULL;
     snprintf(title, sizeof title, "mhaviz \xE2\x80\x94 h=%d d_model=%d n=%d \xE2\x80\x94 %s", a->cfg.h,
              a->cfg.d_model, a->m->n, s ? s->name : "custom");
+    if (strcmp(title, a->title) == 0) return;
+    memcpy(a->title, title, sizeof title);
     SDL_SetWindowTitle(w, title);
 }
 

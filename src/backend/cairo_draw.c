@@ -31,8 +31,6 @@ typedef struct {
     int count;
 } face_cache;
 
-static const cairo_user_data_key_t ft_key;
-
 static cairo_font_face_t *face_get(face_cache *fc, const char *path) {
     for (int i = 0; i < fc->count; i++)
         if (strcmp(fc->faces[i].path, path) == 0) return fc->faces[i].cf;
@@ -136,7 +134,6 @@ static int write_pdf(const draw_list *dl, const char *path, font_set *fonts, cha
     face_cache fc;
     memset(&fc, 0, sizeof fc);
     FT_Init_FreeType(&fc.ft);
-    (void)ft_key;
     if (dl->background.a) {
         set_rgba(cr, dl->background);
         cairo_paint(cr);
@@ -183,13 +180,6 @@ static int write_pdf(const draw_list *dl, const char *path, font_set *fonts, cha
         case DC_IMAGE:
             pdf_image(cr, &dl->images[c->img], c);
             break;
-        case DC_CLIP:
-            cairo_reset_clip(cr);
-            if (c->w > 0) {
-                cairo_rectangle(cr, c->x, c->y, c->w, c->h);
-                cairo_clip(cr);
-            }
-            break;
         case DC_GROUP:
             break;
         }
@@ -229,38 +219,35 @@ static void svg_escape(FILE *f, const char *s) {
 
 typedef struct {
     FILE *f;
-    int col;
+    unsigned char pend[3]; /* bytes waiting for a full triple */
+    int npend;
 } b64_out;
 
+static const char b64_tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* cairo PNG stream callback: writes data as base64, three bytes at a time. */
 static cairo_status_t png_to_b64(void *closure, const unsigned char *data, unsigned int len) {
-    static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     b64_out *o = closure;
-    /* buffered in triples across calls */
-    static unsigned char pend[3];
-    static int npend = 0;
-    if (!data) { /* flush */
-        if (npend) {
-            unsigned v = (unsigned)pend[0] << 16 | (npend > 1 ? (unsigned)pend[1] << 8 : 0);
-            fputc(tbl[v >> 18 & 63], o->f);
-            fputc(tbl[v >> 12 & 63], o->f);
-            fputc(npend > 1 ? tbl[v >> 6 & 63] : '=', o->f);
-            fputc('=', o->f);
-        }
-        npend = 0;
-        return CAIRO_STATUS_SUCCESS;
-    }
     for (unsigned i = 0; i < len; i++) {
-        pend[npend++] = data[i];
-        if (npend == 3) {
-            unsigned v = (unsigned)pend[0] << 16 | (unsigned)pend[1] << 8 | pend[2];
-            fputc(tbl[v >> 18 & 63], o->f);
-            fputc(tbl[v >> 12 & 63], o->f);
-            fputc(tbl[v >> 6 & 63], o->f);
-            fputc(tbl[v & 63], o->f);
-            npend = 0;
+        o->pend[o->npend++] = data[i];
+        if (o->npend == 3) {
+            unsigned v = (unsigned)o->pend[0] << 16 | (unsigned)o->pend[1] << 8 | o->pend[2];
+            for (int k = 18; k >= 0; k -= 6) fputc(b64_tbl[v >> k & 63], o->f);
+            o->npend = 0;
         }
     }
     return CAIRO_STATUS_SUCCESS;
+}
+
+/* Writes the last one or two bytes with '=' padding. */
+static void b64_flush(b64_out *o) {
+    if (!o->npend) return;
+    unsigned v = (unsigned)o->pend[0] << 16 | (o->npend > 1 ? (unsigned)o->pend[1] << 8 : 0);
+    fputc(b64_tbl[v >> 18 & 63], o->f);
+    fputc(b64_tbl[v >> 12 & 63], o->f);
+    fputc(o->npend > 1 ? b64_tbl[v >> 6 & 63] : '=', o->f);
+    fputc('=', o->f);
+    o->npend = 0;
 }
 
 static void svg_image(FILE *f, const draw_image *img, const draw_cmd *c) {
@@ -292,9 +279,9 @@ static void svg_image(FILE *f, const draw_image *img, const draw_cmd *c) {
             "style=\"image-rendering:pixelated;image-rendering:crisp-edges\" "
             "href=\"data:image/png;base64,",
             c->x, c->y, c->w, c->h);
-    b64_out o = {f, 0};
+    b64_out o = {f, {0, 0, 0}, 0};
     cairo_surface_write_to_png_stream(s, png_to_b64, &o);
-    png_to_b64(&o, NULL, 0);
+    b64_flush(&o);
     fputs("\"/>\n", f);
     cairo_surface_destroy(s);
 }
@@ -370,8 +357,6 @@ static int write_svg(const draw_list *dl, const char *path, font_set *fonts, cha
                 fputs("</g>\n", f);
                 depth--;
             }
-            break;
-        case DC_CLIP:
             break;
         }
     }

@@ -216,7 +216,6 @@ typedef struct {
     SDL_Surface *dst;
     int x;
     SDL_Color color;
-    int height;
 } render_acc;
 
 static void render_run(void *ud, TTF_Font *f, int face, const char *run) {
@@ -225,7 +224,8 @@ static void render_run(void *ud, TTF_Font *f, int face, const char *run) {
     SDL_Surface *s = TTF_RenderUTF8_Blended(f, run, a->color);
     if (!s) return;
     SDL_SetSurfaceBlendMode(s, SDL_BLENDMODE_NONE);
-    /* fallback faces have other ascents: align baselines with the primary */
+    /* runs sit side by side, tops aligned; a fallback face taller than the
+       primary is cut at the primary's line height */
     SDL_Rect r = {a->x, 0, s->w, s->h};
     SDL_BlitSurface(s, NULL, a->dst, &r);
     a->x += s->w;
@@ -236,11 +236,10 @@ SDL_Surface *font_render(font_set *fs, const char *text, int size, int bold, rgb
     int w = 0, h = 0;
     font_measure(fs, text, size, bold, &w, &h);
     if (w <= 0 || h <= 0) return NULL;
-    /* runs in fallback faces may be taller: allow for it, then crop */
     SDL_Surface *dst = SDL_CreateRGBSurfaceWithFormat(0, w + 2, h, 32, SDL_PIXELFORMAT_ARGB8888);
     if (!dst) return NULL;
     SDL_FillRect(dst, NULL, SDL_MapRGBA(dst->format, color.r, color.g, color.b, 0));
-    render_acc a = {dst, 0, {color.r, color.g, color.b, 255}, h};
+    render_acc a = {dst, 0, {color.r, color.g, color.b, 255}};
     for_each_run(fs, text, size, bold, render_run, &a);
     return dst;
 }

@@ -110,7 +110,6 @@ static void do_image(sdl_draw *d, const draw_list *dl, const draw_cmd *c) {
     if (!e) e = cache_add(&d->images, img->key);
     if (!e) return;
     if (!e->tex) {
-        SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "nearest");
         e->tex = SDL_CreateTexture(d->r, SDL_PIXELFORMAT_ABGR8888, SDL_TEXTUREACCESS_STATIC,
                                    img->w, img->h);
         if (!e->tex) return;
@@ -204,19 +203,10 @@ void sdl_draw_list(sdl_draw *d, const draw_list *dl) {
         case DC_IMAGE:
             do_image(d, dl, c);
             break;
-        case DC_CLIP:
-            if (c->w > 0) {
-                SDL_Rect rr = {c->x, c->y, c->w, c->h};
-                SDL_RenderSetClipRect(r, &rr);
-            } else {
-                SDL_RenderSetClipRect(r, NULL);
-            }
-            break;
         case DC_GROUP:
             break;
         }
     }
-    SDL_RenderSetClipRect(r, NULL);
     cache_sweep(&d->images);
     cache_sweep(&d->texts);
 }

@@ -117,9 +117,3 @@ void draw_group_end(draw_list *dl) {
     draw_cmd *c = push(dl, DC_GROUP);
     if (c) c->group = 0, c->text = off;
 }
-
-void draw_clip(draw_list *dl, view_rect r) {
-    draw_cmd *c = push(dl, DC_CLIP);
-    if (!c) return;
-    c->x = r.x, c->y = r.y, c->w = r.w, c->h = r.h;
-}

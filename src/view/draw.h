@@ -21,7 +21,6 @@ typedef enum {
                  counter-clockwise when rot is set, then (x, y) is the bottom-left */
     DC_IMAGE, /* image img scaled into the rect with nearest-neighbour sampling */
     DC_GROUP, /* starts group `group` named by text (0 ends it): SVG <g> per head */
-    DC_CLIP,  /* clip following commands to the rect; w = 0 removes the clip */
 } draw_kind;
 
 typedef struct {
@@ -70,7 +69,6 @@ void draw_image_cmd(draw_list *dl, view_rect r, int w, int h, const rgba *px, ui
 /* Opens group id (1-based) named name (e.g. "head-3"); draw_group_end closes it. */
 void draw_group_begin(draw_list *dl, int id, const char *name);
 void draw_group_end(draw_list *dl);
-void draw_clip(draw_list *dl, view_rect r);
 
 static inline const char *draw_cmd_text(const draw_list *dl, const draw_cmd *c) {
     return dl->arena + c->text;

@@ -555,7 +555,6 @@ static void cell_of(view_rect r, int rows, int cols, int x, int y, int *row, int
 view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y) {
     view_hit hit = {HIT_NONE, -1, -1, -1, -1, -1};
     const int n = s->m ? s->m->n : 1;
-    const int d = s->m ? s->m->cfg.d_model : 1;
     const int dk = s->m ? s->m->d_k : 1;
     for (int b = 0; b < BTN_COUNT; b++)
         if (L->buttons[b].present && inside(L->buttons[b].r, x, y)) {
@@ -601,7 +600,6 @@ view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y) 
             cell_of(mats[i]->map, mats[i]->rows, mats[i]->cols, x, y, &hit.row, &hit.col);
             if (i == 0) hit.head = hit.col / dk;
             if (i == 1) hit.head = hit.row / dk;
-            (void)d;
             return hit;
         }
     }

@@ -293,6 +293,21 @@ static void colorbar(const ctx *c, view_rect r, map_kind kind, float m, const ch
 
 /* --- heads ------------------------------------------------------------------- */
 
+/* Centre of cell i of n cells spanning [origin, origin + extent). */
+static int cell_centre(int origin, int extent, int n, int i) {
+    return origin + (int)(((long)i * 2 + 1) * extent / (2 * n));
+}
+
+/* First labelled cell: 0 when every cell is labelled; with a stride, the first
+ * cell whose centred label (lh long) stays beside the map, so that labels stride
+ * cells apart never touch. */
+static int label_first(int origin, int extent, int n, int lh, int stride) {
+    int i = 0;
+    if (stride == 1) return 0;
+    while (i < n - 1 && cell_centre(origin, extent, n, i) - lh / 2 < origin) i++;
+    return i;
+}
+
 static void draw_head(const ctx *c, int slot, int head, int highlight_row, int hover_col) {
     const view_layout *L = c->L;
     const mha_model *m = c->s->m;
@@ -341,21 +356,14 @@ static void draw_head(const ctx *c, int slot, int head, int highlight_row, int h
     const tok_list *toks = c->s->toks;
     char lab[64];
     int cols = L->grid_cols > 0 ? L->grid_cols : 1;
+    const int lh = L->label_line;
+    const int stride = L->label_stride > 0 ? L->label_stride : 1;
     if (L->show_row_labels && slot % cols == 0) {
-        int lh = L->label_line;
-        int stride = L->label_stride > 0 ? L->label_stride : 1;
-        /* labels are centred on their row; with a stride, start at the first row whose
-           label stays beside the map, so neighbours (stride rows apart) never touch */
-        int r0 = 0;
-        while (r0 < n - 1 && map.y + (int)(((long)r0 * 2 + 1) * map.h / (2 * n)) - lh / 2 < map.y)
-            r0++;
-        if (stride == 1) r0 = 0;
-        for (int r = r0; r < n; r += stride) {
+        for (int r = label_first(map.y, map.h, n, lh, stride); r < n; r += stride) {
+            int y = cell_centre(map.y, map.h, n, r) - lh / 2;
+            if (stride > 1 && y + lh > map.y + map.h) break;
             view_token_label(lab, sizeof lab, toks->tokens[r]);
             int w = tw(c, lab, L->label_size, 0);
-            int cy = map.y + (int)(((long)r * 2 + 1) * map.h / (2 * n));
-            int y = cy - lh / 2;
-            if (stride > 1 && y + lh > map.y + map.h) break;
             rgba col = r == highlight_row ? c->th.accent_text : c->th.text;
             draw_text(c->dl, map.x - L->pad / 2 - 2 - w, y, lab, L->label_size, col,
                       r == highlight_row, 0);
@@ -363,18 +371,11 @@ static void draw_head(const ctx *c, int slot, int head, int highlight_row, int h
     }
     int last_in_col = slot + cols >= L->shown_heads;
     if (L->show_col_labels && last_in_col) {
-        int lh = L->label_line;
-        int stride = L->label_stride > 0 ? L->label_stride : 1;
-        int k0 = 0;
-        while (k0 < n - 1 && map.x + (int)(((long)k0 * 2 + 1) * map.w / (2 * n)) - lh / 2 < map.x)
-            k0++;
-        if (stride == 1) k0 = 0;
-        for (int k = k0; k < n; k += stride) {
+        for (int k = label_first(map.x, map.w, n, lh, stride); k < n; k += stride) {
+            int x = cell_centre(map.x, map.w, n, k) - lh / 2;
+            if (stride > 1 && x + lh > map.x + map.w) break;
             view_token_label(lab, sizeof lab, toks->tokens[k]);
             int w = tw(c, lab, L->label_size, 0);
-            int cx = map.x + (int)(((long)k * 2 + 1) * map.w / (2 * n));
-            int x = cx - lh / 2;
-            if (stride > 1 && x + lh > map.x + map.w) break;
             rgba col = k == hover_col ? c->th.accent_text : c->th.text;
             draw_text(c->dl, x, map.y + map.h + L->pad / 2 + 2 + w, lab, L->label_size, col,
                       k == hover_col, 1);
