@@ -42,7 +42,7 @@
 /* a message buffer was filled: non-empty */
 #define CHECK_MSG(what, msg)                                                                       \
     do {                                                                                           \
-        if ((msg)[0] == '\0') fail_msg("%s: expected a non-empty message, got \"\"", (what));     \
+        if ((msg)[0] == '\0') fail_msg("%s: expected a non-empty message, got \"\"", (what));      \
     } while (0)
 
 #endif

@@ -146,8 +146,8 @@ static void test_diverging(void **state) {
         float t = (float)i / 128.0f;
         double ln = lstar(cmap_div(-t)), lp = lstar(cmap_div(t));
         snprintf(fx_where, sizeof fx_where, "t = %.4f", (double)t);
-        EXPECT(fabs(ln - lp) <= TOL_SYM, "expected L*(-t) = %.2f within %.1f of L*(t), got L*(t) = %.2f",
-               ln, TOL_SYM, lp);
+        EXPECT(fabs(ln - lp) <= TOL_SYM,
+               "expected L*(-t) = %.2f within %.1f of L*(t), got L*(t) = %.2f", ln, TOL_SYM, lp);
         EXPECT(ln <= prev_neg + TOL_L, "negative side: expected L* no higher than %.3f, got %.3f",
                prev_neg, ln);
         EXPECT(lp <= prev_pos + TOL_L, "positive side: expected L* no higher than %.3f, got %.3f",
@@ -173,8 +173,8 @@ static void test_names(void **state) {
         EXPECT(name != NULL && strcmp(name, want[i]) == 0, "cmap_name: expected \"%s\", got \"%s\"",
                want[i], name ? name : "(null)");
         if (name) EXPECT_INT("cmap_find(cmap_name(i))", i, cmap_find(name));
-        EXPECT(list && strstr(list, want[i]) != NULL, "cmap_names_list \"%s\": expected to contain %s",
-               list ? list : "(null)", want[i]);
+        EXPECT(list && strstr(list, want[i]) != NULL,
+               "cmap_names_list \"%s\": expected to contain %s", list ? list : "(null)", want[i]);
     }
     snprintf(fx_where, sizeof fx_where, "lookups");
     EXPECT(cmap_name(-1) == NULL, "cmap_name(-1): expected NULL, got \"%s\"",

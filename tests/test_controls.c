@@ -69,21 +69,23 @@ static void test_step_h_walks_divisors(void **state) {
         char why[256] = "";
         int end = controls_step_h(d, d, +1, why, sizeof why);
         EXPECT_INT("step up from h = d returns 0", 0, end);
-        EXPECT(why[0] != '\0', "step up from h = d = %d: expected a non-empty message, got \"\"", d);
+        EXPECT(why[0] != '\0', "step up from h = d = %d: expected a non-empty message, got \"\"",
+               d);
         /* down from d */
         h = d;
         for (int i = nv - 2; i >= 0; i--) {
             char w2[256] = "";
             int next = controls_step_h(h, d, -1, w2, sizeof w2);
-            EXPECT(next == divs[i], "step down from h = %d: expected the previous divisor %d, got %d",
-                   h, divs[i], next);
+            EXPECT(next == divs[i],
+                   "step down from h = %d: expected the previous divisor %d, got %d", h, divs[i],
+                   next);
             h = divs[i];
         }
         why[0] = '\0';
         end = controls_step_h(1, d, -1, why, sizeof why);
         EXPECT_INT("step down from h = 1 returns 0", 0, end);
-        EXPECT(why[0] != '\0', "step down from h = 1 (d = %d): expected a non-empty message, got \"\"",
-               d);
+        EXPECT(why[0] != '\0',
+               "step down from h = 1 (d = %d): expected a non-empty message, got \"\"", d);
     }
     fx_finish("step h");
 }
@@ -123,14 +125,18 @@ static void test_step_d_ladder(void **state) {
                 if (got) {
                     int on = 0;
                     for (int i = 0; i < nl; i++) on |= controls_ladder_value(i) == got;
-                    EXPECT(on, "step d %s: expected a ladder value, got %d", dir > 0 ? "up" : "down",
-                           got);
+                    EXPECT(on, "step d %s: expected a ladder value, got %d",
+                           dir > 0 ? "up" : "down", got);
                     EXPECT(got % h == 0, "step d %s: expected a multiple of h = %d, got %d",
                            dir > 0 ? "up" : "down", h, got);
-                    EXPECT(dir > 0 ? got > d : got < d, "step d %s from %d: expected strictly %s, got %d",
-                           dir > 0 ? "up" : "down", d, dir > 0 ? "larger" : "smaller", got);
+                    EXPECT(dir > 0 ? got > d
+                           : got<d, "step d %s from %d: expected strictly %s, got %d", dir> 0
+                               ? "up"
+                               : "down",
+                           d, dir > 0 ? "larger" : "smaller", got);
                 } else {
-                    EXPECT(why[0] != '\0', "step d %s returned 0: expected a non-empty message, got \"\"",
+                    EXPECT(why[0] != '\0',
+                           "step d %s returned 0: expected a non-empty message, got \"\"",
                            dir > 0 ? "up" : "down");
                 }
             }
@@ -157,11 +163,13 @@ static void test_step_d_ladder(void **state) {
         EXPECT_INT("walk up ends at the largest ladder value h divides", top, up[nu - 1]);
         for (int i = nu - 2; i >= 0; i--) {
             int next = controls_step_d(h, d, -1, why, sizeof why);
-            EXPECT(next == up[i], "walk down: expected %d (the value before %d on the way up), got %d",
-                   up[i], d, next);
+            EXPECT(next == up[i],
+                   "walk down: expected %d (the value before %d on the way up), got %d", up[i], d,
+                   next);
             d = next ? next : up[i];
         }
-        EXPECT_INT("walk down past the smallest returns 0", 0, controls_step_d(h, d, -1, why, sizeof why));
+        EXPECT_INT("walk down past the smallest returns 0", 0,
+                   controls_step_d(h, d, -1, why, sizeof why));
     }
     fx_finish("step d");
 }
@@ -192,12 +200,14 @@ static void test_random_walk(void **state) {
                 got = controls_step_d(h, d, op == 2 ? +1 : -1, why, sizeof why);
                 if (got) d = got;
             }
-            snprintf(fx_where, sizeof fx_where, "start (h %d, d %d), step %d: %s %s from (h %d, d %d)",
-                     starts[st][0], starts[st][1], step, op < 2 ? "h" : "d", op % 2 ? "down" : "up", ph,
-                     pd);
-            if (!got) EXPECT(why[0] != '\0', "step refused: expected a non-empty message, got \"\"");
+            snprintf(fx_where, sizeof fx_where,
+                     "start (h %d, d %d), step %d: %s %s from (h %d, d %d)", starts[st][0],
+                     starts[st][1], step, op < 2 ? "h" : "d", op % 2 ? "down" : "up", ph, pd);
+            if (!got)
+                EXPECT(why[0] != '\0', "step refused: expected a non-empty message, got \"\"");
             EXPECT(h >= 1 && h <= d && d <= MHA_MAX_D_MODEL && d % h == 0,
-                   "expected 1 <= h <= d <= %d and h | d, got h = %d, d = %d", MHA_MAX_D_MODEL, h, d);
+                   "expected 1 <= h <= d <= %d and h | d, got h = %d, d = %d", MHA_MAX_D_MODEL, h,
+                   d);
         }
     }
     fx_finish("random walk");

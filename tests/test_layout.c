@@ -79,15 +79,17 @@ static void add_matrix(items *it, const view_layout *L, int kind, const view_mat
 static void collect(items *it, const view_layout *L) {
     it->n = 0;
     for (int b = 0; b < BTN_COUNT; b++)
-        if (L->buttons[b].present) add(it, K_BTN, L->buttons[b].r, "button %d \"%s\"", b, L->buttons[b].label);
+        if (L->buttons[b].present)
+            add(it, K_BTN, L->buttons[b].r, "button %d \"%s\"", b, L->buttons[b].label);
     for (int i = 0; i < L->hdr_count; i++) {
         const view_run *r = &L->hdr_runs[i];
-        add(it, K_HDR, (view_rect){r->x, r->y, r->w, fx_line_h(r->size)}, "caption \"%.30s\"", r->text);
+        add(it, K_HDR, (view_rect){r->x, r->y, r->w, fx_line_h(r->size)}, "caption \"%.30s\"",
+            r->text);
     }
     for (int i = 0; i < L->run_count; i++) {
         const view_run *r = &L->runs[i];
-        add(it, K_RUN, (view_rect){r->x, r->y, r->w, fx_line_h(r->size)}, "formula run %d \"%.20s\"", i,
-            r->text);
+        add(it, K_RUN, (view_rect){r->x, r->y, r->w, fx_line_h(r->size)},
+            "formula run %d \"%.20s\"", i, r->text);
     }
     if (L->run_count) add(it, K_FORMULA, L->formula, "formula strip");
     for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
@@ -132,7 +134,8 @@ static void check_geometry(const view_layout *L, const view_state *s) {
     collect(&it, L);
     for (int i = 0; i < it.n; i++) {
         view_rect r = it.v[i].r;
-        EXPECT(r.w > 0 && r.h > 0, "%s " FX_RFMT ": expected a positive size", it.v[i].name, FX_R(r));
+        EXPECT(r.w > 0 && r.h > 0, "%s " FX_RFMT ": expected a positive size", it.v[i].name,
+               FX_R(r));
         EXPECT(r.x >= 0 && r.y >= 0 && r.x + r.w <= s->width && r.y + r.h <= s->height,
                "%s " FX_RFMT ": expected inside the %dx%d window", it.v[i].name, FX_R(r), s->width,
                s->height);
@@ -174,10 +177,11 @@ static void check_labels(const view_layout *L, const view_state *s) {
                L->row_label_w);
         for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
             long room = (long)L->heads[i].map.h * st / n;
-            EXPECT(room >= need_h,
-                   "row labels shown: expected head %d room per label (map.h %d * stride %d / n %d = "
-                   "%ld px) >= label text height %d (size %d)",
-                   L->first_head + i + 1, L->heads[i].map.h, st, n, room, need_h, L->label_size);
+            EXPECT(
+                room >= need_h,
+                "row labels shown: expected head %d room per label (map.h %d * stride %d / n %d = "
+                "%ld px) >= label text height %d (size %d)",
+                L->first_head + i + 1, L->heads[i].map.h, st, n, room, need_h, L->label_size);
         }
     }
     if (L->show_col_labels) {
@@ -187,7 +191,8 @@ static void check_labels(const view_layout *L, const view_state *s) {
         for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
             long room = (long)L->heads[i].map.w * st / n;
             EXPECT(room >= need_h,
-                   "column labels shown: expected head %d room per rotated label (map.w %d * stride %d "
+                   "column labels shown: expected head %d room per rotated label (map.w %d * "
+                   "stride %d "
                    "/ n %d = %ld px) >= label text height %d",
                    L->first_head + i + 1, L->heads[i].map.w, st, n, room, need_h);
         }
@@ -210,7 +215,8 @@ static void check_paging(const view_layout *L, const view_state *s) {
     if (L->pages == 1) EXPECT_INT("one page: shown_heads = h", h, L->shown_heads);
     for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
         view_rect m = L->heads[i].map;
-        EXPECT(m.w == m.h, "head %d map " FX_RFMT ": expected square", L->first_head + i + 1, FX_R(m));
+        EXPECT(m.w == m.h, "head %d map " FX_RFMT ": expected square", L->first_head + i + 1,
+               FX_R(m));
         /* when paging is possible (more than one head per page), no head may drop
            below 1 px a cell; a single head that cannot fit even alone is reduced */
         if (L->per_page > 1)
@@ -249,7 +255,8 @@ static void check_render_text(const view_layout *L, const view_state *s, view_ca
             const char *t = draw_cmd_text(dl, c);
             int w = fx_text_w(t, c->size), lh = fx_line_h(c->size);
             tb[nt].text = t;
-            tb[nt++].r = c->rot ? (view_rect){c->x, c->y - w, lh, w} : (view_rect){c->x, c->y, w, lh};
+            tb[nt++].r =
+                c->rot ? (view_rect){c->x, c->y - w, lh, w} : (view_rect){c->x, c->y, w, lh};
         }
     }
     for (int i = 0; i < nt; i++) {
@@ -259,11 +266,12 @@ static void check_render_text(const view_layout *L, const view_state *s, view_ca
                s->width, s->height);
         for (int k = 0; k < ni; k++)
             EXPECT(!fx_rect_overlap(r, img[k]),
-                   "text \"%.40s\" " FX_RFMT ": expected not over the image " FX_RFMT, tb[i].text, FX_R(r),
-                   FX_R(img[k]));
+                   "text \"%.40s\" " FX_RFMT ": expected not over the image " FX_RFMT, tb[i].text,
+                   FX_R(r), FX_R(img[k]));
         for (int k = i + 1; k < nt; k++)
             EXPECT(!fx_rect_overlap(r, tb[k].r),
-                   "expected no overlap, got text \"%.40s\" " FX_RFMT " over text \"%.40s\" " FX_RFMT,
+                   "expected no overlap, got text \"%.40s\" " FX_RFMT
+                   " over text \"%.40s\" " FX_RFMT,
                    tb[i].text, FX_R(r), tb[k].text, FX_R(tb[k].r));
     }
 }
@@ -277,13 +285,13 @@ typedef struct {
 } model_case;
 
 static const model_case MODELS[] = {
-    {1, 64, 1, MHA_MASK_NONE},      {2, 64, 2, MHA_MASK_CAUSAL},  {7, 96, 3, MHA_MASK_NONE},
-    {12, 64, 4, MHA_MASK_NONE},     {40, 160, 5, MHA_MASK_CAUSAL}, {100, 64, 8, MHA_MASK_NONE},
-    {256, 96, 12, MHA_MASK_NONE},   {512, 64, 16, MHA_MASK_NONE}, {12, 192, 24, MHA_MASK_CAUSAL},
-    {40, 64, 32, MHA_MASK_NONE},    {7, 96, 48, MHA_MASK_NONE},   {512, 64, 64, MHA_MASK_NONE},
-    {256, 192, 64, MHA_MASK_NONE},  {1, 3072, 64, MHA_MASK_NONE}, {7, 3072, 48, MHA_MASK_NONE},
-    {100, 3840, 5, MHA_MASK_NONE},  {2, 4096, 64, MHA_MASK_NONE}, {512, 256, 1, MHA_MASK_CAUSAL},
-    {40, 96, 12, MHA_MASK_NONE},    {12, 64, 64, MHA_MASK_NONE},
+    {1, 64, 1, MHA_MASK_NONE},     {2, 64, 2, MHA_MASK_CAUSAL},   {7, 96, 3, MHA_MASK_NONE},
+    {12, 64, 4, MHA_MASK_NONE},    {40, 160, 5, MHA_MASK_CAUSAL}, {100, 64, 8, MHA_MASK_NONE},
+    {256, 96, 12, MHA_MASK_NONE},  {512, 64, 16, MHA_MASK_NONE},  {12, 192, 24, MHA_MASK_CAUSAL},
+    {40, 64, 32, MHA_MASK_NONE},   {7, 96, 48, MHA_MASK_NONE},    {512, 64, 64, MHA_MASK_NONE},
+    {256, 192, 64, MHA_MASK_NONE}, {1, 3072, 64, MHA_MASK_NONE},  {7, 3072, 48, MHA_MASK_NONE},
+    {100, 3840, 5, MHA_MASK_NONE}, {2, 4096, 64, MHA_MASK_NONE},  {512, 256, 1, MHA_MASK_CAUSAL},
+    {40, 96, 12, MHA_MASK_NONE},   {12, 64, 64, MHA_MASK_NONE},
 };
 #define NMODELS ((int)(sizeof MODELS / sizeof MODELS[0]))
 
@@ -293,8 +301,8 @@ typedef struct {
 } window_case;
 
 static const window_case WINDOWS[] = {
-    {800, 600, 1, 1},     {1280, 720, 1, 1},    {1600, 900, 1, 1},    {1920, 1080, 1, 1},
-    {2560, 1440, 1, 1},   {3840, 2160, 1, 1},   {2560, 1440, 2, 1},   {3840, 2160, 2, 1},
+    {800, 600, 1, 1},     {1280, 720, 1, 1},     {1600, 900, 1, 1},  {1920, 1080, 1, 1},
+    {2560, 1440, 1, 1},   {3840, 2160, 1, 1},    {2560, 1440, 2, 1}, {3840, 2160, 2, 1},
     {1280, 720, 1, 1.5f}, {1920, 1080, 1, 1.5f},
 };
 #define NWINDOWS ((int)(sizeof WINDOWS / sizeof WINDOWS[0]))
@@ -329,8 +337,8 @@ static void sweep_model(const fx_model *fm, int render_text) {
         s.zoom = wc->zoom;
 
         /* focus off: every page */
-        snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=0 page=0", m->n,
-                 m->cfg.d_model, m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom);
+        snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=0 page=0",
+                 m->n, m->cfg.d_model, m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom);
         view_layout_compute(&L, &s, fx_measure, NULL);
         EXPECT_INT("focus off: L.focus", 0, L.focus);
         const int pages = L.pages, per_page = L.per_page;
@@ -338,8 +346,9 @@ static void sweep_model(const fx_model *fm, int render_text) {
         int next_first = 0;
         for (int p = 0; p < pages && p < 200; p++) {
             s.page = p;
-            snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=0 page=%d",
-                     m->n, m->cfg.d_model, m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom, p);
+            snprintf(fx_where, sizeof fx_where,
+                     "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=0 page=%d", m->n, m->cfg.d_model,
+                     m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom, p);
             view_layout_compute(&L2, &s, fx_measure, NULL);
             EXPECT_INT("page kept", p, L2.page);
             EXPECT_INT("pages independent of the page", pages, L2.pages);
@@ -374,7 +383,8 @@ static void sweep_model(const fx_model *fm, int render_text) {
         for (int fi = 0; fi < (m->cfg.h > 1 ? 2 : 1); fi++) {
             s.focus = focus_heads[fi];
             snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=%d", m->n,
-                     m->cfg.d_model, m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom, s.focus);
+                     m->cfg.d_model, m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom,
+                     s.focus);
             view_layout_compute(&L, &s, fx_measure, NULL);
             EXPECT_INT("focus: L.focus", s.focus, L.focus);
             EXPECT_INT("focus: shown_heads", 1, L.shown_heads);
@@ -409,8 +419,8 @@ static void test_rendered_text_sweep(void **state) {
     (void)state;
     fx_reset();
     static const model_case cases[] = {
-        {1, 64, 1, MHA_MASK_NONE},   {7, 96, 3, MHA_MASK_NONE},  {12, 64, 4, MHA_MASK_CAUSAL},
-        {40, 160, 5, MHA_MASK_NONE}, {100, 64, 8, MHA_MASK_NONE}, {7, 96, 48, MHA_MASK_NONE},
+        {1, 64, 1, MHA_MASK_NONE},    {7, 96, 3, MHA_MASK_NONE},   {12, 64, 4, MHA_MASK_CAUSAL},
+        {40, 160, 5, MHA_MASK_NONE},  {100, 64, 8, MHA_MASK_NONE}, {7, 96, 48, MHA_MASK_NONE},
         {512, 64, 64, MHA_MASK_NONE},
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
@@ -462,7 +472,8 @@ static const draw_cmd *image_at(const draw_list *dl, view_rect r) {
     return NULL;
 }
 
-static void check_reduced(const draw_list *dl, view_rect map, int rows, int cols, const char *what) {
+static void check_reduced(const draw_list *dl, view_rect map, int rows, int cols,
+                          const char *what) {
     const draw_cmd *c = image_at(dl, map);
     EXPECT(c != NULL, "%s: expected a DC_IMAGE at its rect " FX_RFMT ", got none", what, FX_R(map));
     if (!c) return;
@@ -501,8 +512,8 @@ static void test_reduced_not_dropped(void **state) {
             int colorbar = im->h == 1 && im->w == 256;
             if (colorbar) continue; /* colorbars are a 256 x 1 ramp scaled up */
             EXPECT(im->w <= c->w && im->h <= c->h,
-                   "image %d: expected at most its rect's %d x %d px, got %d x %d", c->img, c->w, c->h,
-                   im->w, im->h);
+                   "image %d: expected at most its rect's %d x %d px, got %d x %d", c->img, c->w,
+                   c->h, im->w, im->h);
             EXPECT(im->w >= 1 && im->h >= 1 && im->px != NULL, "image %d: expected pixels", c->img);
         }
         EXPECT(images >= 4, "expected images for heads and the equation, got %d", images);
@@ -564,16 +575,19 @@ static void test_checkers_catch_planted_faults(void **state) {
     PLANT("head 2 on head 1", L.heads[1].map = L.heads[0].map, check_geometry(&L, &s));
     PLANT("map off the left edge", L.heads[0].map.x = -3, check_geometry(&L, &s));
     PLANT("map past the bottom", L.heads[3].map.y = s.height - 2, check_geometry(&L, &s));
-    PLANT("button on button", L.buttons[BTN_SEED].r = L.buttons[BTN_TEXT].r, check_geometry(&L, &s));
+    PLANT("button on button", L.buttons[BTN_SEED].r = L.buttons[BTN_TEXT].r,
+          check_geometry(&L, &s));
     PLANT("button on a heatmap", L.buttons[BTN_HELP].r = L.heads[2].map, check_geometry(&L, &s));
     PLANT("formula strip over heads", L.formula.h += L.heads[0].title.y, check_geometry(&L, &s));
     PLANT("heatmap into the equation", L.concat.map = L.heads[1].map, check_geometry(&L, &s));
     PLANT("row label area too narrow", L.row_label_w = 3, check_labels(&L, &s));
     PLANT("column label area too short", L.col_label_h = 3, check_labels(&L, &s));
-    PLANT("labels on tiny cells", (L.heads[0].map.h = 12, L.heads[0].map.w = 12), check_labels(&L, &s));
+    PLANT("labels on tiny cells", (L.heads[0].map.h = 12, L.heads[0].map.w = 12),
+          check_labels(&L, &s));
     PLANT("first_head not page * per_page", L.first_head = 1, check_paging(&L, &s));
     PLANT("too few heads on one page", L.shown_heads = 3, check_paging(&L, &s));
-    PLANT("map below 1 px a cell", (L.heads[1].map.w = 11, L.heads[1].map.h = 11), check_paging(&L, &s));
+    PLANT("map below 1 px a cell", (L.heads[1].map.w = 11, L.heads[1].map.h = 11),
+          check_paging(&L, &s));
     PLANT("more than VIEW_MAX_VISIBLE", L.shown_heads = VIEW_MAX_VISIBLE + 1, check_paging(&L, &s));
 #undef PLANT
     fx_model_free(&fm);

@@ -21,8 +21,8 @@
 /* ------------------------------------------------------------------------------ */
 /* tokens built by hand (no tokenizer involved)                                    */
 
-static const char *const WORDS[] = {"the", "cat", "sat", "on", "a", "mat", "and", "it",
-                                    "was", "tired", ".", "dog", "Zürich", "東"};
+static const char *const WORDS[] = {"the", "cat", "sat",   "on", "a",   "mat",    "and",
+                                    "it",  "was", "tired", ".",  "dog", "Zürich", "東"};
 #define NWORDS ((int)(sizeof WORDS / sizeof WORDS[0]))
 
 typedef struct {
@@ -57,12 +57,12 @@ static void free_toks(hand_toks *ht) {
 
 typedef struct {
     int n, d, h, dk;
-    double *q, *k, *v;   /* (n, d) */
-    double *s;           /* (h, n, n), -inf where masked */
-    double *a;           /* (h, n, n) */
-    double *heads;       /* (h, n, dk) */
-    double *concat;      /* (n, d) */
-    double *out;         /* (n, d) */
+    double *q, *k, *v; /* (n, d) */
+    double *s;         /* (h, n, n), -inf where masked */
+    double *a;         /* (h, n, n) */
+    double *heads;     /* (h, n, dk) */
+    double *concat;    /* (n, d) */
+    double *out;       /* (n, d) */
 } ref_t;
 
 static double *dalloc(size_t count) {
@@ -76,7 +76,8 @@ static void ref_matmul(double *y, const float *x, const float *w, int n, int d) 
     for (int r = 0; r < n; r++)
         for (int c = 0; c < d; c++) {
             double acc = 0.0;
-            for (int k = 0; k < d; k++) acc += (double)x[(size_t)r * d + k] * (double)w[(size_t)k * d + c];
+            for (int k = 0; k < d; k++)
+                acc += (double)x[(size_t)r * d + k] * (double)w[(size_t)k * d + c];
             y[(size_t)r * d + c] = acc;
         }
 }
@@ -132,7 +133,8 @@ static void ref_forward(ref_t *r, const mha_model *m, int h, int causal, int no_
     for (int qi = 0; qi < n; qi++)
         for (int c = 0; c < d; c++) {
             double acc = 0.0;
-            for (int k = 0; k < d; k++) acc += r->concat[(size_t)qi * d + k] * (double)m->w_o[(size_t)k * d + c];
+            for (int k = 0; k < d; k++)
+                acc += r->concat[(size_t)qi * d + k] * (double)m->w_o[(size_t)k * d + c];
             r->out[(size_t)qi * d + c] = acc;
         }
 }
@@ -160,8 +162,8 @@ static void check_close(const char *what, const double *ref, const float *got, s
         if (diff > worst) worst = diff, wi = i;
     }
     if (count && !(worst <= tol))
-        fail_msg("%s[%zu]: expected %.9g, got %.9g (max |diff| %.3g > tol %.3g)", what, wi,
-                 ref[wi], (double)got[wi], worst, tol);
+        fail_msg("%s[%zu]: expected %.9g, got %.9g (max |diff| %.3g > tol %.3g)", what, wi, ref[wi],
+                 (double)got[wi], worst, tol);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -174,31 +176,31 @@ typedef struct {
 } mcase;
 
 static mcase CASES[] = {
-    {1, 64, 4, 0, 0, 0, ""},          /* n = 1 */
-    {1, 1, 1, 0, 0, 1, ""},           /* smallest everything */
-    {12, 64, 1, 0, 0, 1, ""},         /* h = 1 */
+    {1, 64, 4, 0, 0, 0, ""},  /* n = 1 */
+    {1, 1, 1, 0, 0, 1, ""},   /* smallest everything */
+    {12, 64, 1, 0, 0, 1, ""}, /* h = 1 */
     {12, 64, 2, 0, 0, 1, ""},
     {12, 64, 4, 0, 0, 1, ""},
     {12, 64, 8, 0, 0, 1, ""},
-    {12, 64, 64, 0, 0, 1, ""},        /* h = d_model, d_k = 1 */
-    {12, 64, 4, 1, 0, 1, ""},         /* causal */
-    {12, 64, 4, 0, 1, 1, ""},         /* unscaled */
-    {12, 64, 4, 1, 1, 1, ""},         /* causal and unscaled */
-    {7, 6, 3, 0, 0, 1, ""},           /* odd-ish d_model */
-    {7, 7, 7, 0, 0, 1, ""},           /* odd d_model, h = d_model */
-    {5, 7, 1, 1, 0, 9, ""},           /* odd d_model, one head */
+    {12, 64, 64, 0, 0, 1, ""}, /* h = d_model, d_k = 1 */
+    {12, 64, 4, 1, 0, 1, ""},  /* causal */
+    {12, 64, 4, 0, 1, 1, ""},  /* unscaled */
+    {12, 64, 4, 1, 1, 1, ""},  /* causal and unscaled */
+    {7, 6, 3, 0, 0, 1, ""},    /* odd-ish d_model */
+    {7, 7, 7, 0, 0, 1, ""},    /* odd d_model, h = d_model */
+    {5, 7, 1, 1, 0, 9, ""},    /* odd d_model, one head */
     {9, 48, 3, 0, 0, 2, ""},
-    {64, 128, 8, 0, 0, 1, ""},        /* larger */
+    {64, 128, 8, 0, 0, 1, ""}, /* larger */
     {64, 128, 8, 1, 0, 5, ""},
     {33, 96, 12, 0, 0, 42, ""},
     {2, 2, 2, 0, 0, 1, ""},
-    {1, 8, 8, 1, 0, 1, ""},           /* n = 1 causal */
+    {1, 8, 8, 1, 0, 1, ""}, /* n = 1 causal */
     {100, 32, 4, 0, 1, 7, ""},
-    {512, 64, 4, 1, 0, 1, ""},        /* n at the limit */
+    {512, 64, 4, 1, 0, 1, ""}, /* n at the limit */
     {16, 256, 16, 0, 0, 3, ""},
     {3, 5, 5, 0, 1, 11, ""},
     {20, 10, 2, 1, 0, 123456789, ""},
-    {13, 1, 1, 1, 1, 1, ""},          /* d_model = 1 */
+    {13, 1, 1, 1, 1, 1, ""}, /* d_model = 1 */
     {40, 60, 5, 0, 0, UINT64_C(18446744073709551615), ""},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
@@ -209,8 +211,11 @@ static void test_against_reference(void **state) {
     make_toks(&ht, c->n, c->d);
     mha_model *m = mha_model_create();
     assert_non_null(m);
-    mha_config cfg = {.h = c->h, .d_model = c->d, .seed = c->seed,
-                      .mask = c->causal ? MHA_MASK_CAUSAL : MHA_MASK_NONE, .no_scale = c->no_scale};
+    mha_config cfg = {.h = c->h,
+                      .d_model = c->d,
+                      .seed = c->seed,
+                      .mask = c->causal ? MHA_MASK_CAUSAL : MHA_MASK_NONE,
+                      .no_scale = c->no_scale};
     char err[MHA_ERR_LEN] = "";
     int rc = mha_model_compute(m, &cfg, &ht.t, err, sizeof err);
     if (rc != 0) fail_msg("mha_model_compute: expected 0, got %d (%s)", rc, err);
@@ -312,8 +317,8 @@ static snap_t snapshot(const mha_model *m) {
         const float *src;
         size_t count;
     } parts[] = {
-        {m->w_q, d * d}, {m->w_k, d * d}, {m->w_v, d * d},        {m->w_o, d * d},
-        {m->x, n * d},   {m->q, n * d},   {m->k, n * d},          {m->v, n * d},
+        {m->w_q, d * d},        {m->w_k, d * d},      {m->w_v, d * d},   {m->w_o, d * d},
+        {m->x, n * d},          {m->q, n * d},        {m->k, n * d},     {m->v, n * d},
         {m->scores, h * n * n}, {m->attn, h * n * n}, {m->heads, n * d}, {m->concat, n * d},
         {m->out, n * d},
     };
@@ -434,7 +439,8 @@ static size_t count_equal(const float *a, const float *b, size_t count) {
 static void test_weights_change_with_d_and_seed(void **state) {
     (void)state;
     const int d1 = 32, d2 = 64;
-    float *a = malloc((size_t)d2 * d2 * sizeof(float)), *b = malloc((size_t)d2 * d2 * sizeof(float));
+    float *a = malloc((size_t)d2 * d2 * sizeof(float)),
+          *b = malloc((size_t)d2 * d2 * sizeof(float));
     assert_non_null(a);
     assert_non_null(b);
     for (int which = 0; which < 4; which++) {
@@ -569,7 +575,8 @@ static void test_embedding_distribution(void **state) {
         mha_embed_token(e, toks[t], 1, D);
         double s = 0, s2 = 0;
         for (int i = 0; i < D; i++) {
-            if (!isfinite(e[i])) fail_msg("embed('%s')[%d]: expected finite, got %g", toks[t], i, (double)e[i]);
+            if (!isfinite(e[i]))
+                fail_msg("embed('%s')[%d]: expected finite, got %g", toks[t], i, (double)e[i]);
             s += e[i], s2 += (double)e[i] * e[i];
         }
         double mean = s / D, sd = sqrt(s2 / D - mean * mean);
@@ -582,7 +589,8 @@ static void test_embedding_distribution(void **state) {
     for (int i = 0; i < 7; i++) odd[i] = NAN;
     mha_embed_token(odd, "odd", 1, 7);
     for (int i = 0; i < 7; i++)
-        if (!isfinite(odd[i])) fail_msg("embed(d=7)[%d]: expected finite, got %g", i, (double)odd[i]);
+        if (!isfinite(odd[i]))
+            fail_msg("embed(d=7)[%d]: expected finite, got %g", i, (double)odd[i]);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -593,7 +601,8 @@ static void check_row(const char *what, const float *got, const double *expected
     for (int c = 0; c < cols; c++) {
         char w[128];
         snprintf(w, sizeof w, "%s[%d]", what, c);
-        if (!isfinite(got[c])) fail_msg("%s: expected finite %.9g, got %g", w, expected[c], (double)got[c]);
+        if (!isfinite(got[c]))
+            fail_msg("%s: expected finite %.9g, got %g", w, expected[c], (double)got[c]);
         CHECK_NEAR(w, expected[c], got[c], tol);
     }
 }
@@ -686,12 +695,12 @@ typedef struct {
 static void test_config_limits(void **state) {
     (void)state;
     static const limcase L[] = {
-        {0, 64, 4, 0, 0},     {513, 64, 4, 0, 0},     {-1, 64, 4, 0, 0},   {1, 0, 1, 0, 0},
-        {1, 4097, 1, 0, 0},   {1, -64, 4, 0, 0},      {1, 64, 0, 0, 0},    {1, 64, -4, 0, 0},
-        {1, 64, 65, 0, 0},    {1, 64, 128, 0, 0},     {1, 64, 5, 0, 0},    {1, 6, 4, 0, 0},
-        {1, 7, 2, 0, 0},      {1, 64, 4, 2, 0},       {1, 64, 4, -1, 0},
-        {1, 64, 4, 0, 1},     {512, 64, 4, 0, 1},     {1, 1, 1, 0, 1},     {1, 4096, 4096, 0, 1},
-        {1, 4096, 1, 0, 1},   {1, 6, 3, 1, 1},        {1, 7, 7, 0, 1},     {12, 64, 64, 1, 1},
+        {0, 64, 4, 0, 0},   {513, 64, 4, 0, 0}, {-1, 64, 4, 0, 0},     {1, 0, 1, 0, 0},
+        {1, 4097, 1, 0, 0}, {1, -64, 4, 0, 0},  {1, 64, 0, 0, 0},      {1, 64, -4, 0, 0},
+        {1, 64, 65, 0, 0},  {1, 64, 128, 0, 0}, {1, 64, 5, 0, 0},      {1, 6, 4, 0, 0},
+        {1, 7, 2, 0, 0},    {1, 64, 4, 2, 0},   {1, 64, 4, -1, 0},     {1, 64, 4, 0, 1},
+        {512, 64, 4, 0, 1}, {1, 1, 1, 0, 1},    {1, 4096, 4096, 0, 1}, {1, 4096, 1, 0, 1},
+        {1, 6, 3, 1, 1},    {1, 7, 7, 0, 1},    {12, 64, 64, 1, 1},
     };
     for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
         mha_config c = {.h = L[i].h, .d_model = L[i].d, .seed = 1, .mask = (mha_mask)L[i].mask};
@@ -783,7 +792,7 @@ static void test_no_realloc_at_steady_shape(void **state) {
     for (int i = 0; i < 10; i++) {
         char err[MHA_ERR_LEN] = "";
         const tok_list *t = (i % 2) ? &b.t : &a.t;
-        cfg.seed = (uint64_t)(1 + i % 3);  /* new weights, same shape */
+        cfg.seed = (uint64_t)(1 + i % 3); /* new weights, same shape */
         cfg.mask = (i % 4 == 3) ? MHA_MASK_CAUSAL : MHA_MASK_NONE;
         cfg.no_scale = i % 3 == 2;
         CHECK_INT("mha_model_set at a steady shape", 0, mha_model_set(m, &cfg, t, err, sizeof err));

@@ -146,7 +146,8 @@ static void parse_npy(const char *path, npy_view *v) {
     CHECK_INT("npy minor version", 0, f[7]);
     size_t hlen = (size_t)f[8] | ((size_t)f[9] << 8);
     CHECK_INT("npy (10 + HEADER_LEN) % 64", 0, (10 + hlen) % 64);
-    if (10 + hlen > len) fail_msg("%s: expected header within the file, got HEADER_LEN %zu > %zu", path, hlen, len);
+    if (10 + hlen > len)
+        fail_msg("%s: expected header within the file, got HEADER_LEN %zu > %zu", path, hlen, len);
     CHECK_INT("npy header's last byte", '\n', f[10 + hlen - 1]);
     const char *h = (const char *)f + 10;
     for (size_t i = 0; i < hlen; i++)
@@ -162,7 +163,8 @@ static void parse_npy(const char *path, npy_view *v) {
     if (dl >= sizeof dict) fail_msg("%s: expected a short dict, got %zu bytes", path, dl);
     memcpy(dict, h, dl);
     dict[dl] = '\0';
-    if (!strstr(dict, "'descr': '<f4'")) fail_msg("%s: expected 'descr': '<f4', got %s", path, dict);
+    if (!strstr(dict, "'descr': '<f4'"))
+        fail_msg("%s: expected 'descr': '<f4', got %s", path, dict);
     if (!strstr(dict, "'fortran_order': False"))
         fail_msg("%s: expected 'fortran_order': False, got %s", path, dict);
     const char *sp = strstr(dict, "'shape': (");
@@ -197,8 +199,9 @@ static void npy_view_free(npy_view *v) {
 /* .npy round trips                                                                 */
 
 static void fill_pattern(float *a, size_t count, unsigned seed) {
-    static const float special[] = {0.0f, -0.0f, 1.0f, -1.0f, FLT_MAX, -FLT_MAX, FLT_MIN,
-                                    1e-45f /* denormal */, INFINITY, -INFINITY, NAN, 3.14159274f};
+    static const float special[] = {0.0f,     -0.0f,     1.0f,    -1.0f,
+                                    FLT_MAX,  -FLT_MAX,  FLT_MIN, 1e-45f /* denormal */,
+                                    INFINITY, -INFINITY, NAN,     3.14159274f};
     for (size_t i = 0; i < count; i++)
         a[i] = i < sizeof special / sizeof special[0] && seed == 0
                    ? special[i]
@@ -212,9 +215,9 @@ static void test_npy_roundtrip(void **state) {
         int ndim;
         int shape[4];
     } S[] = {
-        {1, {5}},          {1, {1}},         {2, {2, 3}},       {2, {1, 1}},
-        {2, {300, 257}},   {3, {3, 4, 5}},   {3, {8, 12, 12}},  {4, {2, 3, 4, 5}},
-        {2, {0, 3}},       {1, {12}},        {3, {1, 1, 1}},    {0, {0}},
+        {1, {5}},        {1, {1}},       {2, {2, 3}},      {2, {1, 1}},
+        {2, {300, 257}}, {3, {3, 4, 5}}, {3, {8, 12, 12}}, {4, {2, 3, 4, 5}},
+        {2, {0, 3}},     {1, {12}},      {3, {1, 1, 1}},   {0, {0}},
     };
     for (size_t si = 0; si < sizeof S / sizeof S[0]; si++) {
         size_t count = 1;
@@ -243,7 +246,8 @@ static void test_npy_roundtrip(void **state) {
         rc = npy_read_f32(path, &back, shape, &ndim, err, sizeof err);
         if (rc != 0) fail_msg("npy_read_f32 #%zu: expected 0, got %d (%s)", si, rc, err);
         CHECK_INT("npy_read_f32 ndim", S[si].ndim, ndim);
-        for (int i = 0; i < S[si].ndim; i++) CHECK_INT("npy_read_f32 shape", S[si].shape[i], shape[i]);
+        for (int i = 0; i < S[si].ndim; i++)
+            CHECK_INT("npy_read_f32 shape", S[si].shape[i], shape[i]);
         if (count && memcmp(back, a, count * sizeof(float)) != 0)
             fail_msg("npy_read_f32 #%zu: expected the values written, got different bytes", si);
         free(back);
@@ -297,7 +301,8 @@ static void test_npy_errors(void **state) {
     /* writing into a missing folder */
     snprintf(path, sizeof path, "%s/missing/x.npy", dir);
     err[0] = '\0';
-    CHECK_INT("npy_write_f32 into a missing folder", -1, npy_write_f32(path, &one, shape, 1, err, sizeof err));
+    CHECK_INT("npy_write_f32 into a missing folder", -1,
+              npy_write_f32(path, &one, shape, 1, err, sizeof err));
     CHECK_TRUE("message starts 'cannot write'", strncmp(err, "cannot write", 12) == 0);
     CHECK_INT("entries after a failed write", 0, list_dir(dir, NULL, 0));
 
@@ -334,7 +339,8 @@ static void test_npy_errors(void **state) {
         snprintf(path, sizeof path, "%s/bad%d.npy", dir, k);
         write_bytes(path, buf, sizeof buf);
         err[0] = '\0';
-        CHECK_INT("npy_read_f32 f8/Fortran", -1, npy_read_f32(path, &data, sh, &nd, err, sizeof err));
+        CHECK_INT("npy_read_f32 f8/Fortran", -1,
+                  npy_read_f32(path, &data, sh, &nd, err, sizeof err));
         CHECK_MSG("npy_read_f32 f8/Fortran", err);
     }
 
@@ -359,7 +365,8 @@ typedef struct {
     mha_config cfg;
 } dcase;
 
-static void check_tensor(const char *dir, const char *name, const float *want, int a, int b, int c) {
+static void check_tensor(const char *dir, const char *name, const float *want, int a, int b,
+                         int c) {
     char path[1200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     npy_view v;
@@ -437,7 +444,8 @@ static void check_dump(const char *dir, const mha_model *m, const tok_list *t) {
     }
     snprintf(want, sizeof want, "\"seed\": %llu", (unsigned long long)m->cfg.seed);
     if (!strstr(js, want)) fail_msg("meta.json: expected %s, got:\n%s", want, js);
-    snprintf(want, sizeof want, "\"mask\": \"%s\"", m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none");
+    snprintf(want, sizeof want, "\"mask\": \"%s\"",
+             m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none");
     if (!strstr(js, want)) fail_msg("meta.json: expected %s, got:\n%s", want, js);
     snprintf(want, sizeof want, "\"scale\": %s", m->cfg.no_scale ? "false" : "true");
     if (!strstr(js, want)) fail_msg("meta.json: expected %s, got:\n%s", want, js);
@@ -461,11 +469,15 @@ static void test_dump_files(void **state) {
     static const dcase C[] = {
         {"The animal didn't cross the street because it was too tired.",
          {.h = 4, .d_model = 64, .seed = 1}},
-        {"Caf\xc3\xa9 cr\xc3\xa8me \xc3\xa0 Z\xc3\xbcrich, then \xe6\x9d\xb1\xe4\xba\xac\xe3\x81\xa7.",
+        {"Caf\xc3\xa9 cr\xc3\xa8me \xc3\xa0 Z\xc3\xbcrich, then "
+         "\xe6\x9d\xb1\xe4\xba\xac\xe3\x81\xa7.",
          {.h = 3, .d_model = 6, .seed = 2, .mask = MHA_MASK_CAUSAL}},
         {"one", {.h = 1, .d_model = 1, .seed = 99, .no_scale = 1}},
         {"the dog chased the cat and the cat chased the dog",
-         {.h = 8, .d_model = 48, .seed = UINT64_C(9223372036854775807), .mask = MHA_MASK_CAUSAL,
+         {.h = 8,
+          .d_model = 48,
+          .seed = UINT64_C(9223372036854775807),
+          .mask = MHA_MASK_CAUSAL,
           .no_scale = 1}},
     };
     char *base = make_tmpdir();
@@ -519,7 +531,8 @@ static void test_dump_onto_file(void **state) {
         free(back);
         char names[1024];
         int entries = list_dir(base, names, sizeof names);
-        if (entries != 1) fail_msg("%s: expected only 'taken', got %d entries: %s", base, entries, names);
+        if (entries != 1)
+            fail_msg("%s: expected only 'taken', got %d entries: %s", base, entries, names);
         struct stat st;
         CHECK_INT("stat(taken)", 0, stat(file, &st));
         CHECK_TRUE("taken is still a regular file", S_ISREG(st.st_mode));
@@ -549,8 +562,8 @@ static void test_dump_onto_file(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_npy_roundtrip), cmocka_unit_test(test_npy_header_exact),
-        cmocka_unit_test(test_npy_errors),    cmocka_unit_test(test_dump_files),
+        cmocka_unit_test(test_npy_roundtrip),  cmocka_unit_test(test_npy_header_exact),
+        cmocka_unit_test(test_npy_errors),     cmocka_unit_test(test_dump_files),
         cmocka_unit_test(test_dump_onto_file),
     };
     return cmocka_run_group_tests_name("npy_dump", tests, group_setup, group_teardown);

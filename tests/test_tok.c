@@ -81,8 +81,7 @@ static void expect_split(const char *text, const char *const *want, int nwant, i
         char what[160];
         snprintf(what, sizeof what, "token %d of \"%.60s\"", i, text);
         CHECK_STR(what, want[i], t.tokens[i]);
-        if (!valid_utf8(t.tokens[i]))
-            fail_msg("%s: expected valid UTF-8, got invalid bytes", what);
+        if (!valid_utf8(t.tokens[i])) fail_msg("%s: expected valid UTF-8, got invalid bytes", what);
         CHECK_TRUE("token is not empty", t.tokens[i][0] != '\0');
     }
     if (want_replaced >= 0) {
@@ -118,8 +117,8 @@ static void test_punctuation(void **state) {
     SPLIT("Hello, world!", 0, "Hello", ",", "world", "!");
     SPLIT("(a+b)=c;", 0, "(", "a", "+", "b", ")", "=", "c", ";");
     SPLIT("wait...", 0, "wait", ".", ".", ".");
-    SPLIT("for (int i = 0; i < n; i++) sum += x[i];", 0, "for", "(", "int", "i", "=", "0", ";",
-          "i", "<", "n", ";", "i", "+", "+", ")", "sum", "+", "=", "x", "[", "i", "]", ";");
+    SPLIT("for (int i = 0; i < n; i++) sum += x[i];", 0, "for", "(", "int", "i", "=", "0", ";", "i",
+          "<", "n", ";", "i", "+", "+", ")", "sum", "+", "=", "x", "[", "i", "]", ";");
     SPLIT("\"quoted\" 'single'", 0, "\"", "quoted", "\"", "'", "single", "'");
     SPLIT("don't! it's", 0, "don't", "!", "it's");
     SPLIT("rock 'n' roll", 0, "rock", "'", "n", "'", "roll");
@@ -127,12 +126,19 @@ static void test_punctuation(void **state) {
     SPLIT("a''b", 0, "a", "'", "'", "b");
     SPLIT("didn\xe2\x80\x99t", 0, "didn\xe2\x80\x99t"); /* U+2019 inside a word */
     SPLIT("$5 @me #tag", 0, "$", "5", "@", "me", "#", "tag");
-    SPLIT("\xc2\xbfQu\xc3\xa9?", 0, "\xc2\xbf", "Qu\xc3\xa9", "?");           /* ¿Qué? */
-    SPLIT("\xc2\xab" "Bonjour" "\xc2\xbb", 0, "\xc2\xab", "Bonjour", "\xc2\xbb"); /* «Bonjour» */
-    SPLIT("wait\xe2\x80\x94what", 0, "wait", "\xe2\x80\x94", "what");           /* em dash */
-    SPLIT("so\xe2\x80\xa6", 0, "so", "\xe2\x80\xa6");                           /* ellipsis */
-    SPLIT("a\xc2\xa0" "b", 0, "a", "b");                                         /* NBSP */
-    SPLIT("a\xe3\x80\x80" "b", 0, "a", "b");                                     /* U+3000 */
+    SPLIT("\xc2\xbfQu\xc3\xa9?", 0, "\xc2\xbf", "Qu\xc3\xa9", "?"); /* ¿Qué? */
+    SPLIT("\xc2\xab"
+          "Bonjour"
+          "\xc2\xbb",
+          0, "\xc2\xab", "Bonjour", "\xc2\xbb");                      /* «Bonjour» */
+    SPLIT("wait\xe2\x80\x94what", 0, "wait", "\xe2\x80\x94", "what"); /* em dash */
+    SPLIT("so\xe2\x80\xa6", 0, "so", "\xe2\x80\xa6");                 /* ellipsis */
+    SPLIT("a\xc2\xa0"
+          "b",
+          0, "a", "b"); /* NBSP */
+    SPLIT("a\xe3\x80\x80"
+          "b",
+          0, "a", "b"); /* U+3000 */
 }
 
 static void test_multibyte_words(void **state) {
@@ -140,11 +146,16 @@ static void test_multibyte_words(void **state) {
     SPLIT("Caf\xc3\xa9 cr\xc3\xa8me", 0, "Caf\xc3\xa9", "cr\xc3\xa8me");
     SPLIT("Caf\xc3\xa9 cr\xc3\xa8me \xc3\xa0 Z\xc3\xbcrich,", 0, "Caf\xc3\xa9", "cr\xc3\xa8me",
           "\xc3\xa0", "Z\xc3\xbcrich", ",");
-    SPLIT("na\xc3\xafve fa\xc3\xa7" "ade", 0, "na\xc3\xafve", "fa\xc3\xa7" "ade");
+    SPLIT("na\xc3\xafve fa\xc3\xa7"
+          "ade",
+          0, "na\xc3\xafve",
+          "fa\xc3\xa7"
+          "ade");
     SPLIT("e\xcc\x81t\xc3\xa9", 0, "e\xcc\x81t\xc3\xa9"); /* combining acute stays inside */
     SPLIT("\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82 \xd0\xbc\xd0\xb8\xd1\x80", 0,
-          "\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82", "\xd0\xbc\xd0\xb8\xd1\x80"); /* Привет мир */
-    SPLIT("\xce\xb1\xce\xb2\xce\xb3.", 0, "\xce\xb1\xce\xb2\xce\xb3", ".");                /* αβγ. */
+          "\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82",
+          "\xd0\xbc\xd0\xb8\xd1\x80"); /* Привет мир */
+    SPLIT("\xce\xb1\xce\xb2\xce\xb3.", 0, "\xce\xb1\xce\xb2\xce\xb3", "."); /* αβγ. */
 }
 
 static void test_cjk(void **state) {
@@ -164,7 +175,9 @@ static void test_cjk(void **state) {
     SPLIT("\xe4\xb8\xad\xe6\x96\x87\xef\xbc\x8c\xe5\xa5\xbd", 0, "\xe4\xb8\xad", "\xe6\x96\x87",
           "\xef\xbc\x8c", "\xe5\xa5\xbd");
     /* CJK extension B (4 bytes): U+20000 */
-    SPLIT("a\xf0\xa0\x80\x80" "b", 0, "a", "\xf0\xa0\x80\x80", "b");
+    SPLIT("a\xf0\xa0\x80\x80"
+          "b",
+          0, "a", "\xf0\xa0\x80\x80", "b");
 }
 
 static void test_invalid_utf8(void **state) {
@@ -172,19 +185,21 @@ static void test_invalid_utf8(void **state) {
     /* tok.h: each invalid or truncated sequence start consumes one byte and becomes
      * one U+FFFD, so every offending byte is counted once. */
     SPLIT("\xff", 1, FFFD);
-    SPLIT("a\xff" "b", 1, "a" FFFD "b");
+    SPLIT("a\xff"
+          "b",
+          1, "a" FFFD "b");
     SPLIT("ok \xff ok", 1, "ok", FFFD, "ok");
-    SPLIT("\xe6\x9d", 2, FFFD FFFD);                 /* truncated 3-byte sequence */
-    SPLIT("x \xe6\x9d", 2, "x", FFFD FFFD);          /* truncated at the very end */
+    SPLIT("\xe6\x9d", 2, FFFD FFFD);        /* truncated 3-byte sequence */
+    SPLIT("x \xe6\x9d", 2, "x", FFFD FFFD); /* truncated at the very end */
     SPLIT("\xe6\x9d y", 2, FFFD FFFD, "y");
-    SPLIT("\xc0\xaf", 2, FFFD FFFD);                 /* overlong '/' */
-    SPLIT("\xe0\x80\xaf", 3, FFFD FFFD FFFD);        /* overlong, 3 bytes */
-    SPLIT("\xed\xa0\x80", 3, FFFD FFFD FFFD);        /* surrogate U+D800 */
+    SPLIT("\xc0\xaf", 2, FFFD FFFD);                   /* overlong '/' */
+    SPLIT("\xe0\x80\xaf", 3, FFFD FFFD FFFD);          /* overlong, 3 bytes */
+    SPLIT("\xed\xa0\x80", 3, FFFD FFFD FFFD);          /* surrogate U+D800 */
     SPLIT("\xf4\x90\x80\x80", 4, FFFD FFFD FFFD FFFD); /* beyond U+10FFFF */
-    SPLIT("\x80\x81", 2, FFFD FFFD);                 /* lone continuation bytes */
-    SPLIT("\xe6\x41", 1, FFFD "A");                  /* bad continuation, 'A' kept */
-    SPLIT("caf\xe9", 1, "caf" FFFD);                 /* Latin-1, not UTF-8 */
-    SPLIT(FFFD, 0, FFFD);                            /* a real U+FFFD is not a replacement */
+    SPLIT("\x80\x81", 2, FFFD FFFD);                   /* lone continuation bytes */
+    SPLIT("\xe6\x41", 1, FFFD "A");                    /* bad continuation, 'A' kept */
+    SPLIT("caf\xe9", 1, "caf" FFFD);                   /* Latin-1, not UTF-8 */
+    SPLIT(FFFD, 0, FFFD);                              /* a real U+FFFD is not a replacement */
     SPLIT("\xff\xfe", 2, FFFD FFFD);
 }
 
@@ -219,7 +234,8 @@ static void test_random_bytes(void **state) {
             int fffd_out = 0;
             for (int i = 0; i < t.count; i++) {
                 if (!valid_utf8(t.tokens[i]))
-                    fail_msg("random input %d token %d: expected valid UTF-8, got invalid", iter, i);
+                    fail_msg("random input %d token %d: expected valid UTF-8, got invalid", iter,
+                             i);
                 fffd_out += count_substr(t.tokens[i], FFFD);
             }
             CHECK_INT("U+FFFD out minus U+FFFD in (random)", t.replaced, fffd_out - fffd_in);
@@ -252,8 +268,8 @@ static void test_empty_and_blank(void **state) {
 static void test_max_tokens(void **state) {
     (void)state;
     const char *s = "The animal didn't cross the street because it was too tired.";
-    static const char *const all[] = {"The", "animal", "didn't", "cross", "the", "street",
-                                      "because", "it", "was", "too", "tired", "."};
+    static const char *const all[] = {"The",     "animal", "didn't", "cross", "the",   "street",
+                                      "because", "it",     "was",    "too",   "tired", "."};
     const int limits[] = {1, 5, 11, 12, 13, 512, 0, -1};
     const int want[] = {1, 5, 11, 12, 12, 12, 12, 12};
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
@@ -293,9 +309,9 @@ static void test_max_tokens(void **state) {
 
 typedef struct {
     const char *bytes;
-    size_t len;     /* bytes available */
-    int used;       /* expected return */
-    unsigned cp;    /* expected code point */
+    size_t len;  /* bytes available */
+    int used;    /* expected return */
+    unsigned cp; /* expected code point */
 } dcase;
 
 static void test_decode_utf8(void **state) {
@@ -315,7 +331,7 @@ static void test_decode_utf8(void **state) {
         {"\xf0\x90\x80\x80", 4, 4, 0x10000},
         {"\xf0\x9f\x98\x80", 4, 4, 0x1F600},
         {"\xf4\x8f\xbf\xbf", 4, 4, 0x10FFFF},
-        {"\xc3\xa9zz", 4, 2, 0xE9},           /* only one character consumed */
+        {"\xc3\xa9zz", 4, 2, 0xE9}, /* only one character consumed */
         /* invalid: one byte consumed, U+FFFD */
         {"\xff", 1, 1, 0xFFFD},
         {"\xfe", 1, 1, 0xFFFD},
@@ -387,7 +403,7 @@ static void test_samples(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ascii_sentence), cmocka_unit_test(test_punctuation),
+        cmocka_unit_test(test_ascii_sentence),  cmocka_unit_test(test_punctuation),
         cmocka_unit_test(test_multibyte_words), cmocka_unit_test(test_cjk),
         cmocka_unit_test(test_invalid_utf8),    cmocka_unit_test(test_random_bytes),
         cmocka_unit_test(test_empty_and_blank), cmocka_unit_test(test_max_tokens),

@@ -128,20 +128,33 @@ static void test_formula_and_labels(void **state) {
     const draw_cmd *x = find_text(dl, "X", 0);
     EXPECT(x != NULL, "expected a DC_TEXT \"X\" (the formula's X), got none");
     /* n x d_model = 12×64 as a superscript: smaller than the font and raised */
-    const draw_cmd *sup = find_text(dl, "12\xC3\x97" "64", 0);
-    EXPECT(sup != NULL, "expected a DC_TEXT \"12\xC3\x97" "64\" (X's superscript), got none");
+    const draw_cmd *sup = find_text(dl,
+                                    "12\xC3\x97"
+                                    "64",
+                                    0);
+    EXPECT(sup != NULL, "expected a DC_TEXT \"12\xC3\x97"
+                        "64\" (X's superscript), got none");
     if (x && sup) {
         EXPECT_INT("\"X\" at the main font size", L->font, x->size);
-        EXPECT(sup->size < L->font, "superscript \"12\xC3\x97" "64\": expected size < %d, got %d",
+        EXPECT(sup->size < L->font,
+               "superscript \"12\xC3\x97"
+               "64\": expected size < %d, got %d",
                L->font, sup->size);
-        EXPECT(sup->y < x->y, "superscript \"12\xC3\x97" "64\": expected raised above y %d, got y %d",
+        EXPECT(sup->y < x->y,
+               "superscript \"12\xC3\x97"
+               "64\": expected raised above y %d, got y %d",
                x->y, sup->y);
-        EXPECT(sup->x > x->x, "superscript: expected right of \"X\" at x %d, got x %d", x->x, sup->x);
+        EXPECT(sup->x > x->x, "superscript: expected right of \"X\" at x %d, got x %d", x->x,
+               sup->x);
     }
     /* d_k = 16 for the Q_i, K_i, V_i superscript */
-    const draw_cmd *sup2 = find_text(dl, "12\xC3\x97" "16", 0);
+    const draw_cmd *sup2 = find_text(dl,
+                                     "12\xC3\x97"
+                                     "16",
+                                     0);
     EXPECT(sup2 != NULL && sup2->size < L->font,
-           "expected a small DC_TEXT \"12\xC3\x97" "16\" (Q_i's shape), got %s size %d",
+           "expected a small DC_TEXT \"12\xC3\x97"
+           "16\" (Q_i's shape), got %s size %d",
            sup2 ? "one at" : "none", sup2 ? sup2->size : 0);
     /* the subscript of d_model: smaller and lowered relative to " = d" */
     const draw_cmd *dm = find_text(dl, " = d", 0), *model = find_text(dl, "model", 0);
@@ -150,15 +163,15 @@ static void test_formula_and_labels(void **state) {
     if (dm && model) {
         EXPECT(model->size < dm->size, "subscript \"model\": expected size < %d, got %d", dm->size,
                model->size);
-        EXPECT(model->y > dm->y, "subscript \"model\": expected lowered below y %d, got y %d", dm->y,
-               model->y);
+        EXPECT(model->y > dm->y, "subscript \"model\": expected lowered below y %d, got y %d",
+               dm->y, model->y);
     }
 
     /* "12 × 64" (U+00D7 with spaces) under Concat */
     char want[32];
     view_shape_label(want, sizeof want, 12, 64);
-    EXPECT(strcmp(want, "12 \xC3\x97 64") == 0, "view_shape_label(12, 64): expected \"12 \xC3\x97 64\", got \"%s\"",
-           want);
+    EXPECT(strcmp(want, "12 \xC3\x97 64") == 0,
+           "view_shape_label(12, 64): expected \"12 \xC3\x97 64\", got \"%s\"", want);
     int found = 0;
     for (int i = 0; i < dl->count; i++) {
         const draw_cmd *c = &dl->cmds[i];
@@ -166,7 +179,9 @@ static void test_formula_and_labels(void **state) {
             c->x == L->concat.shape.x && c->y == L->concat.shape.y)
             found = 1;
     }
-    EXPECT(found, "expected a DC_TEXT containing \"12 \xC3\x97 64\" at Concat's shape label (%d, %d), got none",
+    EXPECT(found,
+           "expected a DC_TEXT containing \"12 \xC3\x97 64\" at Concat's shape label (%d, %d), got "
+           "none",
            L->concat.shape.x, L->concat.shape.y);
 
     /* attention colorbar numbers 0 and 1 just under the bar, within its width */
@@ -181,13 +196,16 @@ static void test_formula_and_labels(void **state) {
         if (under && strcmp(t, "0") == 0) got0 = c->x <= cb.x + fx_text_w("0", c->size);
         if (under && strcmp(t, "1") == 0) got1 = c->x + 2 * fx_text_w("1", c->size) >= cb.x + cb.w;
     }
-    EXPECT(got0, "expected a \"0\" at the left end under the attention colorbar " FX_RFMT ", got none",
+    EXPECT(got0,
+           "expected a \"0\" at the left end under the attention colorbar " FX_RFMT ", got none",
            FX_R(cb));
-    EXPECT(got1, "expected a \"1\" at the right end under the attention colorbar " FX_RFMT ", got none",
+    EXPECT(got1,
+           "expected a \"1\" at the right end under the attention colorbar " FX_RFMT ", got none",
            FX_R(cb));
 
     /* token labels: shown at this size, one per row in the first column */
-    EXPECT(L->show_row_labels, "n=12 at 1600x900: expected row labels shown, got %d", L->show_row_labels);
+    EXPECT(L->show_row_labels, "n=12 at 1600x900: expected row labels shown, got %d",
+           L->show_row_labels);
     char lab[64];
     for (int r = 0; r < 12 && L->show_row_labels && L->label_stride == 1; r++) {
         view_token_label(lab, sizeof lab, sc.fm.toks.t.tokens[r]);
@@ -195,7 +213,8 @@ static void test_formula_and_labels(void **state) {
         for (int i = 0; i < dl->count; i++) {
             const draw_cmd *c = &dl->cmds[i];
             if (c->kind == DC_TEXT && !c->rot && strcmp(draw_cmd_text(dl, c), lab) == 0 &&
-                c->x + fx_text_w(lab, c->size) <= L->heads[0].map.x && c->y >= L->heads[0].map.y - L->line)
+                c->x + fx_text_w(lab, c->size) <= L->heads[0].map.x &&
+                c->y >= L->heads[0].map.y - L->line)
                 hits++;
         }
         EXPECT(hits >= 1, "row %d: expected the label \"%s\" left of head 1, got none", r, lab);
@@ -211,8 +230,8 @@ static void test_token_label(void **state) {
         const char *in, *want;
     } cases[] = {
         {"cat", "cat"},
-        {"abcdefghij", "abcdefghij"},                      /* 10: kept */
-        {"abcdefghijk", "abcdefghi\xE2\x80\xA6"},          /* 11: 9 + … */
+        {"abcdefghij", "abcdefghij"},             /* 10: kept */
+        {"abcdefghijk", "abcdefghi\xE2\x80\xA6"}, /* 11: 9 + … */
         {"internationalization", "internati\xE2\x80\xA6"},
         {"\xC3\x84\xC3\x96\xC3\x9C\xC3\xA4\xC3\xB6\xC3\xBC\xC3\x9F\xC3\xA9\xC3\xA8\xC3\xAA",
          "\xC3\x84\xC3\x96\xC3\x9C\xC3\xA4\xC3\xB6\xC3\xBC\xC3\x9F\xC3\xA9\xC3\xA8\xC3\xAA"},
@@ -229,10 +248,12 @@ static void test_token_label(void **state) {
         memset(buf, 'Z', sizeof buf);
         view_token_label(buf, sizeof buf, cases[i].in);
         snprintf(fx_where, sizeof fx_where, "token label %d", i);
-        EXPECT(strcmp(buf, cases[i].want) == 0, "view_token_label(\"%s\"): expected \"%s\", got \"%s\"",
-               cases[i].in, cases[i].want, buf);
-        EXPECT(fx_cp_count(buf) <= VIEW_LABEL_CHARS, "label \"%s\": expected <= %d code points, got %d",
-               buf, VIEW_LABEL_CHARS, fx_cp_count(buf));
+        EXPECT(strcmp(buf, cases[i].want) == 0,
+               "view_token_label(\"%s\"): expected \"%s\", got \"%s\"", cases[i].in, cases[i].want,
+               buf);
+        EXPECT(fx_cp_count(buf) <= VIEW_LABEL_CHARS,
+               "label \"%s\": expected <= %d code points, got %d", buf, VIEW_LABEL_CHARS,
+               fx_cp_count(buf));
     }
     fx_finish("token label");
 }
@@ -256,9 +277,11 @@ static void test_attention_pixels(void **state) {
             scene_render(&sc);
             const mha_model *m = sc.fm.m;
             const draw_image *im = image_at(&sc.dl, sc.L.heads[0].map);
-            EXPECT(im != NULL, "expected an image at head 1's map " FX_RFMT, FX_R(sc.L.heads[0].map));
+            EXPECT(im != NULL, "expected an image at head 1's map " FX_RFMT,
+                   FX_R(sc.L.heads[0].map));
             if (im) {
-                EXPECT(im->w == 3 && im->h == 3, "expected a 3 x 3 image, got %d x %d", im->w, im->h);
+                EXPECT(im->w == 3 && im->h == 3, "expected a 3 x 3 image, got %d x %d", im->w,
+                       im->h);
                 for (int r = 0; r < 3 && im->w == 3 && im->h == 3; r++)
                     for (int c = 0; c < 3; c++) {
                         rgba want = cmap_seq(cmap, m->attn[r * 3 + c]);
@@ -307,8 +330,8 @@ static void check_box_average(const draw_image *im, const float *data, int rows,
         }
     }
     fx_checks++;
-    EXPECT(bad == 0, "%s: expected every pixel to be its box average, got %ld of %d wrong", what, bad,
-           im->w * im->h);
+    EXPECT(bad == 0, "%s: expected every pixel to be its box average, got %ld of %d wrong", what,
+           bad, im->w * im->h);
 }
 
 static void test_box_average(void **state) {
@@ -326,8 +349,8 @@ static void test_box_average(void **state) {
         const draw_image *im = image_at(&sc.dl, map);
         EXPECT(im != NULL, "expected an image at head %d's map", i + 1);
         if (!im) continue;
-        EXPECT(im->w < 512 && im->h < 512, "test premise: expected a reduced head image, got %d x %d",
-               im->w, im->h);
+        EXPECT(im->w < 512 && im->h < 512,
+               "test premise: expected a reduced head image, got %d x %d", im->w, im->h);
         char what[32];
         snprintf(what, sizeof what, "head %d", sc.L.first_head + i + 1);
         check_box_average(im, m->attn + (size_t)(sc.L.first_head + i) * 512 * 512, 512, 512, 512, 0,
@@ -336,10 +359,12 @@ static void test_box_average(void **state) {
         int kr = 512 / im->h, kc = 512 / im->w;
         double sum = 0;
         for (int r = 0; r < kr; r++)
-            for (int c = 0; c < kc; c++) sum += m->attn[(size_t)(sc.L.first_head + i) * 512 * 512 + (size_t)r * 512 + c];
+            for (int c = 0; c < kc; c++)
+                sum += m->attn[(size_t)(sc.L.first_head + i) * 512 * 512 + (size_t)r * 512 + c];
         rgba want = cmap_seq(CMAP_MAGMA, (float)(sum / (kr * kc)));
-        EXPECT(rgb_close(want, im->px[0], 1), "%s top-left pixel (%d x %d cells): expected #%06x, got #%06x",
-               what, kr, kc, hex_of(want), hex_of(im->px[0]));
+        EXPECT(rgb_close(want, im->px[0], 1),
+               "%s top-left pixel (%d x %d cells): expected #%06x, got #%06x", what, kr, kc,
+               hex_of(want), hex_of(im->px[0]));
     }
     /* Concat on the diverging map, scaled by its largest magnitude */
     const draw_image *im = image_at(&sc.dl, sc.L.concat.map);
@@ -358,12 +383,14 @@ static void test_box_average(void **state) {
         int py = im->h / 2, px = im->w / 3;
         copy[(size_t)py * im->w + px].r ^= 0x40;
         long b = fx_sandbox_begin();
-        check_box_average(&fake, m->concat, 512, 1024, 1024, 1, mx, 0, "Concat (one pixel altered)");
-        EXPECT(fx_sandbox_end(b) > 0, "planted fault: expected a changed pixel to be caught, got none");
+        check_box_average(&fake, m->concat, 512, 1024, 1024, 1, mx, 0,
+                          "Concat (one pixel altered)");
+        EXPECT(fx_sandbox_end(b) > 0,
+               "planted fault: expected a changed pixel to be caught, got none");
         for (int y = 0; y < im->h; y++)
             for (int x = 0; x < im->w; x++)
-                copy[(size_t)y * im->w + x] =
-                    cmap_div(m->concat[(size_t)(y * 512 / im->h) * 1024 + (size_t)(x * 1024 / im->w)] / mx);
+                copy[(size_t)y * im->w + x] = cmap_div(
+                    m->concat[(size_t)(y * 512 / im->h) * 1024 + (size_t)(x * 1024 / im->w)] / mx);
         b = fx_sandbox_begin();
         check_box_average(&fake, m->concat, 512, 1024, 1024, 1, mx, 0, "Concat (subsampled)");
         EXPECT(fx_sandbox_end(b) > 0,
@@ -395,8 +422,10 @@ static void test_hit_test(void **state) {
                 int x = map.x + (int)((2L * c + 1) * map.w / (2 * n));
                 int y = map.y + (int)((2L * r + 1) * map.h / (2 * n));
                 view_hit h = view_hit_test(L, &sc.s, x, y);
-                EXPECT(h.kind == HIT_HEAD_CELL && h.head == L->first_head + i && h.row == r && h.col == c,
-                       "(%d, %d) in head %d cell (%d, %d): expected HIT_HEAD_CELL head %d row %d col %d, "
+                EXPECT(h.kind == HIT_HEAD_CELL && h.head == L->first_head + i && h.row == r &&
+                           h.col == c,
+                       "(%d, %d) in head %d cell (%d, %d): expected HIT_HEAD_CELL head %d row %d "
+                       "col %d, "
                        "got kind %d head %d row %d col %d",
                        x, y, i + 1, r, c, L->first_head + i, r, c, h.kind, h.head, h.row, h.col);
             }
@@ -408,7 +437,8 @@ static void test_hit_test(void **state) {
         sc.s.hover_y = map.y + (int)(11L * map.h / 24);
         view_hit h = view_hit_test(L, &sc.s, sc.s.hover_x, sc.s.hover_y);
         EXPECT(h.kind == HIT_HEAD_CELL && h.head == 1 && h.row == 5 && h.col == 7,
-               "centre of head 2 cell (5, 7): expected HIT_HEAD_CELL head 1 row 5 col 7, got kind %d head "
+               "centre of head 2 cell (5, 7): expected HIT_HEAD_CELL head 1 row 5 col 7, got kind "
+               "%d head "
                "%d row %d col %d",
                h.kind, h.head, h.row, h.col);
         view_render(&sc.dl, sc.cache, L, &sc.s, fx_measure, NULL);
@@ -421,13 +451,16 @@ static void test_hit_test(void **state) {
             const char *pq = strstr(t, q);
             if (pq && strstr(pq + strlen(q), k)) tip = 1;
         }
-        EXPECT(tip, "hovering head 2 cell (5, 7): expected a tooltip naming query \"%s\" then key \"%s\"", q,
-               k);
+        EXPECT(
+            tip,
+            "hovering head 2 cell (5, 7): expected a tooltip naming query \"%s\" then key \"%s\"",
+            q, k);
         sc.s.hover_x = sc.s.hover_y = -1;
     }
     /* row labels left of the first grid column */
     EXPECT(L->show_row_labels && L->row_label_w > 0,
-           "test premise: expected row labels shown, got show %d width %d", L->show_row_labels, L->row_label_w);
+           "test premise: expected row labels shown, got show %d width %d", L->show_row_labels,
+           L->row_label_w);
     if (L->show_row_labels) {
         view_rect map = L->heads[0].map;
         for (int r = 0; r < n; r++) {
@@ -435,8 +468,8 @@ static void test_hit_test(void **state) {
             int y = map.y + (int)((2L * r + 1) * map.h / (2 * n));
             view_hit h = view_hit_test(L, &sc.s, x, y);
             EXPECT(h.kind == HIT_ROW_LABEL && h.row == r,
-                   "(%d, %d) on row label %d: expected HIT_ROW_LABEL row %d, got kind %d row %d", x, y, r,
-                   r, h.kind, h.row);
+                   "(%d, %d) on row label %d: expected HIT_ROW_LABEL row %d, got kind %d row %d", x,
+                   y, r, r, h.kind, h.row);
         }
     }
     /* column labels under the last head of each grid column */
@@ -450,7 +483,8 @@ static void test_hit_test(void **state) {
                 int y = map.y + map.h + L->col_label_h / 2;
                 view_hit h = view_hit_test(L, &sc.s, x, y);
                 EXPECT(h.kind == HIT_COL_LABEL && h.col == c,
-                       "(%d, %d) on head %d column label %d: expected HIT_COL_LABEL col %d, got kind %d col %d",
+                       "(%d, %d) on head %d column label %d: expected HIT_COL_LABEL col %d, got "
+                       "kind %d col %d",
                        x, y, i + 1, c, c, h.kind, h.col);
             }
         }
@@ -466,8 +500,8 @@ static void test_hit_test(void **state) {
         for (int p = 0; p < 5; p++) {
             view_hit h = view_hit_test(L, &sc.s, px[p], py[p]);
             EXPECT(h.kind == HIT_BUTTON && h.button == b,
-                   "(%d, %d) on button %d \"%s\": expected HIT_BUTTON %d, got kind %d button %d", px[p],
-                   py[p], b, L->buttons[b].label, b, h.kind, h.button);
+                   "(%d, %d) on button %d \"%s\": expected HIT_BUTTON %d, got kind %d button %d",
+                   px[p], py[p], b, L->buttons[b].label, b, h.kind, h.button);
         }
         view_hit h = view_hit_test(L, &sc.s, r.x + r.w, r.y + r.h / 2);
         EXPECT(!(h.kind == HIT_BUTTON && h.button == b),
@@ -485,7 +519,8 @@ static void test_hit_test(void **state) {
             int y = cm.y + (int)((2L * 3 + 1) * cm.h / (2 * n));
             view_hit h = view_hit_test(L, &sc.s, x, y);
             EXPECT(h.kind == HIT_CONCAT && h.row == 3 && h.col == c && h.head == c / dk,
-                   "(%d, %d) on Concat (3, %d): expected HIT_CONCAT row 3 col %d head %d, got kind %d row "
+                   "(%d, %d) on Concat (3, %d): expected HIT_CONCAT row 3 col %d head %d, got kind "
+                   "%d row "
                    "%d col %d head %d",
                    x, y, c, c, c / dk, h.kind, h.row, h.col, h.head);
         }
@@ -495,7 +530,8 @@ static void test_hit_test(void **state) {
             int y = wo.y + (int)((2L * r + 1) * wo.h / (2 * d));
             view_hit h = view_hit_test(L, &sc.s, x, y);
             EXPECT(h.kind == HIT_W_O && h.row == r && h.col == 5 && h.head == r / dk,
-                   "(%d, %d) on W^O (%d, 5): expected HIT_W_O row %d col 5 head %d, got kind %d row %d col "
+                   "(%d, %d) on W^O (%d, 5): expected HIT_W_O row %d col 5 head %d, got kind %d "
+                   "row %d col "
                    "%d head %d",
                    x, y, r, r, r / dk, h.kind, h.row, h.col, h.head);
         }
@@ -509,9 +545,9 @@ static void test_hit_test(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_groups),           cmocka_unit_test(test_formula_and_labels),
-        cmocka_unit_test(test_token_label),      cmocka_unit_test(test_attention_pixels),
-        cmocka_unit_test(test_box_average),      cmocka_unit_test(test_hit_test),
+        cmocka_unit_test(test_groups),      cmocka_unit_test(test_formula_and_labels),
+        cmocka_unit_test(test_token_label), cmocka_unit_test(test_attention_pixels),
+        cmocka_unit_test(test_box_average), cmocka_unit_test(test_hit_test),
     };
     return cmocka_run_group_tests_name("view_render", tests, NULL, NULL);
 }

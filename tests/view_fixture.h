@@ -46,10 +46,26 @@ static inline void fx_measure(void *ud, const char *text, int size, int bold, in
 /* --- hand-made tokens (varied lengths, > 10 code points, non-ASCII) -------------- */
 
 static const char *const FX_WORDS[] = {
-    "The",      "transformer", "attends",    "to",     "every",  "token",
-    "simultaneously", ",",     "and",        "Z\xC3\xBCrich", "\xE6\x9D\xB1", "a",
-    "internationalization", "didn't", ".",  "heads",  "\xC3\x84\xC3\x96\xC3\x9C\xC3\xA4\xC3\xB6\xC3\xBC\xC3\x9F\xC3\xA9\xC3\xA8\xC3\xAA\xC3\xAB",
-    "of",       "attention",   "x",
+    "The",
+    "transformer",
+    "attends",
+    "to",
+    "every",
+    "token",
+    "simultaneously",
+    ",",
+    "and",
+    "Z\xC3\xBCrich",
+    "\xE6\x9D\xB1",
+    "a",
+    "internationalization",
+    "didn't",
+    ".",
+    "heads",
+    "\xC3\x84\xC3\x96\xC3\x9C\xC3\xA4\xC3\xB6\xC3\xBC\xC3\x9F\xC3\xA9\xC3\xA8\xC3\xAA\xC3\xAB",
+    "of",
+    "attention",
+    "x",
 };
 #define FX_NWORDS ((int)(sizeof FX_WORDS / sizeof FX_WORDS[0]))
 
@@ -91,7 +107,8 @@ static inline void fx_model_make(fx_model *fm, int n, int d, int h, mha_mask mas
     mha_config cfg = {h, d, 7, mask, 0};
     char err[MHA_ERR_LEN] = "";
     int rc = mha_model_compute(fm->m, &cfg, &fm->toks.t, err, sizeof err);
-    if (rc != 0) fail_msg("mha_model_compute(n=%d, d=%d, h=%d): expected 0, got %d (%s)", n, d, h, rc, err);
+    if (rc != 0)
+        fail_msg("mha_model_compute(n=%d, d=%d, h=%d): expected 0, got %d (%s)", n, d, h, rc, err);
 }
 
 static inline void fx_model_free(fx_model *fm) {
@@ -146,8 +163,7 @@ static inline void fx_reset(void) {
     fx_where[0] = '\0';
 }
 
-__attribute__((format(printf, 2, 3))) static inline void fx_fail(int line, const char *fmt,
-                                                                   ...) {
+__attribute__((format(printf, 2, 3))) static inline void fx_fail(int line, const char *fmt, ...) {
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
@@ -157,7 +173,8 @@ __attribute__((format(printf, 2, 3))) static inline void fx_fail(int line, const
     if (fx_quiet) return;
     static int verbose = -1;
     if (verbose < 0) verbose = getenv("MHAVIZ_TEST_VERBOSE") != NULL;
-    if (verbose || fx_failures <= FX_MAX_PRINT) print_error("  FAIL line %d [%s]: %s\n", line, fx_where, msg);
+    if (verbose || fx_failures <= FX_MAX_PRINT)
+        print_error("  FAIL line %d [%s]: %s\n", line, fx_where, msg);
     int i;
     for (i = 0; i < fx_line_n; i++)
         if (fx_line_ids[i] == line) break;

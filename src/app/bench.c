@@ -75,8 +75,15 @@ static int bench_drawing(char *err, size_t errlen) {
             rc = 1;
             break;
         }
-        view_state vs = {.width = 1600, .height = 900, .ui_scale = 1, .zoom = 1, .m = m,
-                         .toks = &toks, .sample_name = "bench", .hover_x = -1, .hover_y = -1};
+        view_state vs = {.width = 1600,
+                         .height = 900,
+                         .ui_scale = 1,
+                         .zoom = 1,
+                         .m = m,
+                         .toks = &toks,
+                         .sample_name = "bench",
+                         .hover_x = -1,
+                         .hover_y = -1};
         enum { RUNS = 15 };
         double tl[RUNS], tr[RUNS];
         for (int r = 0; r < RUNS; r++) {
@@ -107,8 +114,8 @@ static int bench_drawing(char *err, size_t errlen) {
 
 int app_bench(const cli_options *o, char *err, size_t errlen) {
     (void)o;
-    static const int shapes[][3] = {{8, 64, 4}, {16, 128, 8}, {40, 64, 4}, {128, 512, 8},
-                                    {512, 1024, 16}};
+    static const int shapes[][3] = {
+        {8, 64, 4}, {16, 128, 8}, {40, 64, 4}, {128, 512, 8}, {512, 1024, 16}};
     printf("mhaviz --bench: forward pass, OpenBLAS kernels \"%s\"\n", mm_backend_name());
     printf("%6s %8s %4s %6s %14s %12s %12s %12s\n", "n", "d_model", "h", "runs", "set_X_med_ms",
            "fwd_med_ms", "fwd_min_ms", "allocs/run");

@@ -172,17 +172,13 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
                 FAIL("--seed '%s': must be a whole number between 1 and %ld", optarg, LONG_MAX);
             o->cfg.seed = (uint64_t)v;
             break;
-        case 't':
-            o->text = optarg;
-            break;
+        case 't': o->text = optarg; break;
         case OPT_SAMPLE:
             if (cli_parse_int(optarg, 1, INT_MAX, &v) != 0)
                 FAIL("--sample '%s': must be a whole number from 1 (see --list-samples)", optarg);
             o->sample = (int)v;
             break;
-        case OPT_LIST:
-            list = 1;
-            break;
+        case OPT_LIST: list = 1; break;
         case OPT_MASK:
             if (strcmp(optarg, "none") == 0)
                 o->cfg.mask = MHA_MASK_NONE;
@@ -191,9 +187,7 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
             else
                 FAIL("--mask '%s': must be none or causal", optarg);
             break;
-        case OPT_NO_SCALE:
-            o->cfg.no_scale = 1;
-            break;
+        case OPT_NO_SCALE: o->cfg.no_scale = 1; break;
         case OPT_DUMP:
             if (!*optarg) FAIL("--dump: needs a folder name");
             if (set_mode(o, CLI_DUMP, "--dump", err, errlen) != 0) return 2;
@@ -260,17 +254,10 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
             if (!*optarg) FAIL("--font: needs a file name");
             o->font = optarg;
             break;
-        case OPT_BENCH:
-            bench = 1;
-            break;
-        case 'h':
-            help = 1;
-            break;
-        case 'V':
-            version = 1;
-            break;
-        case ':':
-            FAIL("%s: needs a value (see --help)", option_name(optopt, argv[optind - 1]));
+        case OPT_BENCH: bench = 1; break;
+        case 'h': help = 1; break;
+        case 'V': version = 1; break;
+        case ':': FAIL("%s: needs a value (see --help)", option_name(optopt, argv[optind - 1]));
         default:
             if (optopt)
                 FAIL("%s: unknown option or unexpected value (see --help)",

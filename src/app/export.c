@@ -134,7 +134,10 @@ int app_export(const cli_options *o, const tok_list *toks, const mha_config *cfg
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", o->export_path);
     char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0'; else snprintf(dir, sizeof dir, ".");
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
     if (slash && dir[0] == '\0') snprintf(dir, sizeof dir, "/");
     if (access(dir, W_OK) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", o->export_path, strerror(errno));

@@ -85,18 +85,13 @@ int main(int argc, char **argv) {
     if (cli_parse(&o, argc, argv, err, sizeof err) != 0) return fail(2, err);
 
     switch (o.mode) {
-    case CLI_HELP:
-        fputs(cli_usage(), stdout);
-        return 0;
-    case CLI_VERSION:
-        printf("mhaviz %s\n", MHAVIZ_VERSION);
-        return 0;
+    case CLI_HELP: fputs(cli_usage(), stdout); return 0;
+    case CLI_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); return 0;
     case CLI_LIST_SAMPLES:
         for (int i = 0; i < samples_count(); i++)
             printf("%d\t%s\t%s\n", i + 1, samples_get(i)->name, samples_get(i)->text);
         return 0;
-    default:
-        break;
+    default: break;
     }
 
     tok_list toks = {0};
@@ -105,9 +100,7 @@ int main(int argc, char **argv) {
     if (rc != 0) return fail(rc, err);
 
     switch (o.mode) {
-    case CLI_DUMP:
-        rc = run_dump(&o, &toks, &cfg);
-        break;
+    case CLI_DUMP: rc = run_dump(&o, &toks, &cfg); break;
     case CLI_BENCH:
         rc = app_bench(&o, err, sizeof err);
         if (rc != 0) fail(rc, err);

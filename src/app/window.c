@@ -23,7 +23,7 @@ typedef struct {
     const cli_options *opts;
     mha_config cfg;
     tok_list toks;
-    int sample;  /* 1-based; 0 = custom text */
+    int sample; /* 1-based; 0 = custom text */
     char custom[EDIT_MAX];
     mha_model *m;
     unsigned long data_version;
@@ -77,8 +77,8 @@ static int recompute(app_state *a, const mha_config *cfg, tok_list *toks) {
 static void set_title(SDL_Window *w, app_state *a) {
     char title[sizeof a->title];
     const sample *s = a->sample ? samples_get(a->sample - 1) : NULL;
-    snprintf(title, sizeof title, "mhaviz \xE2\x80\x94 h=%d d_model=%d n=%d \xE2\x80\x94 %s", a->cfg.h,
-             a->cfg.d_model, a->m->n, s ? s->name : "custom");
+    snprintf(title, sizeof title, "mhaviz \xE2\x80\x94 h=%d d_model=%d n=%d \xE2\x80\x94 %s",
+             a->cfg.h, a->cfg.d_model, a->m->n, s ? s->name : "custom");
     if (strcmp(title, a->title) == 0) return;
     memcpy(a->title, title, sizeof title);
     SDL_SetWindowTitle(w, title);
@@ -254,9 +254,12 @@ static void handle_key(app_state *a, SDL_Window *win, const SDL_KeyboardEvent *k
     int ctrl = (k->keysym.mod & KMOD_CTRL) != 0;
     int shift = (k->keysym.mod & KMOD_SHIFT) != 0;
     if (a->editing) {
-        if (key == SDLK_RETURN || key == SDLK_KP_ENTER) stop_editing(a, 1);
-        else if (key == SDLK_ESCAPE) stop_editing(a, 0);
-        else if (key == SDLK_BACKSPACE) edit_backspace(a), a->dirty = 1;
+        if (key == SDLK_RETURN || key == SDLK_KP_ENTER)
+            stop_editing(a, 1);
+        else if (key == SDLK_ESCAPE)
+            stop_editing(a, 0);
+        else if (key == SDLK_BACKSPACE)
+            edit_backspace(a), a->dirty = 1;
         else if (ctrl && key == SDLK_v && SDL_HasClipboardText()) {
             char *clip = SDL_GetClipboardText();
             if (clip) edit_append(a, clip);
@@ -269,11 +272,16 @@ static void handle_key(app_state *a, SDL_Window *win, const SDL_KeyboardEvent *k
         return;
     }
     if (ctrl) {
-        if (key == SDLK_q) a->quit = 1;
-        else if (key == SDLK_EQUALS || key == SDLK_PLUS || key == SDLK_KP_PLUS) zoom_by(a, +1);
-        else if (key == SDLK_MINUS || key == SDLK_KP_MINUS) zoom_by(a, -1);
-        else if (key == SDLK_0 || key == SDLK_KP_0) zoom_by(a, 0);
-        else if (key == SDLK_s) a->save_request = shift ? 2 : 1;
+        if (key == SDLK_q)
+            a->quit = 1;
+        else if (key == SDLK_EQUALS || key == SDLK_PLUS || key == SDLK_KP_PLUS)
+            zoom_by(a, +1);
+        else if (key == SDLK_MINUS || key == SDLK_KP_MINUS)
+            zoom_by(a, -1);
+        else if (key == SDLK_0 || key == SDLK_KP_0)
+            zoom_by(a, 0);
+        else if (key == SDLK_s)
+            a->save_request = shift ? 2 : 1;
         return;
     }
     switch (key) {
@@ -302,9 +310,12 @@ static void handle_key(app_state *a, SDL_Window *win, const SDL_KeyboardEvent *k
         a->dirty = 1;
         break;
     case SDLK_ESCAPE:
-        if (a->help) a->help = 0;
-        else if (a->focus) a->focus = 0;
-        else a->quit = 1;
+        if (a->help)
+            a->help = 0;
+        else if (a->focus)
+            a->focus = 0;
+        else
+            a->quit = 1;
         a->dirty = 1;
         break;
     default:
@@ -566,8 +577,10 @@ int app_window(const cli_options *o, const tok_list *toks, const mha_config *cfg
                     fill_view_state(&vs, a, out_w, out_h, ui);
                     view_hit hit = view_hit_test(L, &vs, (int)((float)e.button.x * ui),
                                                  (int)((float)e.button.y * ui));
-                    if (hit.kind == HIT_BUTTON) press_button(a, win, hit.button);
-                    else if ((hit.kind == HIT_HEAD_CELL || hit.kind == HIT_HEAD_TITLE) && !a->focus) {
+                    if (hit.kind == HIT_BUTTON)
+                        press_button(a, win, hit.button);
+                    else if ((hit.kind == HIT_HEAD_CELL || hit.kind == HIT_HEAD_TITLE) &&
+                             !a->focus) {
                         a->focus = hit.head + 1;
                         a->dirty = 1;
                     }

@@ -177,11 +177,8 @@ static int write_pdf(const draw_list *dl, const char *path, font_set *fonts, cha
             cairo_restore(cr);
             break;
         }
-        case DC_IMAGE:
-            pdf_image(cr, &dl->images[c->img], c);
-            break;
-        case DC_GROUP:
-            break;
+        case DC_IMAGE: pdf_image(cr, &dl->images[c->img], c); break;
+        case DC_GROUP: break;
         }
     }
     cairo_destroy(cr);
@@ -324,7 +321,8 @@ static int write_svg(const draw_list *dl, const char *path, font_set *fonts, cha
             double t = c->thick > 0 ? c->thick : 1;
             double off = ((int)t % 2) ? 0.5 : 0.0;
             double ox = c->w == 0 ? off : 0, oy = c->h == 0 ? off : 0;
-            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"%.0f\"",
+            fprintf(f,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"%.0f\"",
                     c->x + ox, c->y + oy, c->x + c->w + ox, c->y + c->h + oy, t);
             svg_color(f, "stroke", c->color);
             fputs("/>\n", f);
@@ -344,9 +342,7 @@ static int write_svg(const draw_list *dl, const char *path, font_set *fonts, cha
             fputs("</text>\n", f);
             break;
         }
-        case DC_IMAGE:
-            svg_image(f, &dl->images[c->img], c);
-            break;
+        case DC_IMAGE: svg_image(f, &dl->images[c->img], c); break;
         case DC_GROUP:
             if (c->group > 0) {
                 fprintf(f, "<g id=\"");

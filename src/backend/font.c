@@ -11,8 +11,8 @@
 
 #include "tok.h"
 
-#define MAX_FACES 8   /* primary regular, primary bold, fallbacks */
-#define MAX_OPEN 96   /* (face, size) pairs kept open */
+#define MAX_FACES 8 /* primary regular, primary bold, fallbacks */
+#define MAX_OPEN 96 /* (face, size) pairs kept open */
 
 typedef struct {
     int face, size;
@@ -89,10 +89,12 @@ font_set *font_set_open(const char *override, char *err, size_t errlen) {
         fs->synthetic_bold = 1;
     } else {
         fs->fc_inited = FcInit();
-        if (!fs->fc_inited || fc_match("DejaVu Sans:style=Book", fs->paths[0], sizeof fs->paths[0]) != 0 ||
+        if (!fs->fc_inited ||
+            fc_match("DejaVu Sans:style=Book", fs->paths[0], sizeof fs->paths[0]) != 0 ||
             fc_match("DejaVu Sans:style=Bold", fs->paths[1], sizeof fs->paths[1]) != 0) {
-            snprintf(err, errlen, "no font found through fontconfig; install fonts-dejavu-core "
-                                  "or pass --font PATH");
+            snprintf(err, errlen,
+                     "no font found through fontconfig; install fonts-dejavu-core "
+                     "or pass --font PATH");
             free(fs);
             return NULL;
         }

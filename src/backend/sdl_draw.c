@@ -110,8 +110,8 @@ static void do_image(sdl_draw *d, const draw_list *dl, const draw_cmd *c) {
     if (!e) e = cache_add(&d->images, img->key);
     if (!e) return;
     if (!e->tex) {
-        e->tex = SDL_CreateTexture(d->r, SDL_PIXELFORMAT_ABGR8888, SDL_TEXTUREACCESS_STATIC,
-                                   img->w, img->h);
+        e->tex = SDL_CreateTexture(d->r, SDL_PIXELFORMAT_ABGR8888, SDL_TEXTUREACCESS_STATIC, img->w,
+                                   img->h);
         if (!e->tex) return;
         SDL_SetTextureScaleMode(e->tex, SDL_ScaleModeNearest);
         SDL_UpdateTexture(e->tex, NULL, img->px, img->w * 4);
@@ -151,8 +151,7 @@ static void do_text(sdl_draw *d, const draw_list *dl, const draw_cmd *c) {
         /* 90 degrees counter-clockwise; (x, y) is the bottom-left of the turned box */
         int cx = c->x + e->h / 2, cy = c->y - e->w / 2;
         SDL_Rect dst = {cx - e->w / 2, cy - e->h / 2, e->w, e->h};
-        SDL_RenderCopyEx(d->r, e->tex, NULL, &dst, -90.0, NULL,
-                         SDL_FLIP_NONE);
+        SDL_RenderCopyEx(d->r, e->tex, NULL, &dst, -90.0, NULL, SDL_FLIP_NONE);
     }
 }
 
@@ -160,9 +159,10 @@ static void do_line(SDL_Renderer *r, const draw_cmd *c) {
     set_color(r, c->color);
     if (c->w == 0 || c->h == 0) { /* axis-aligned: a filled rectangle of the thickness */
         int t = c->thick > 0 ? c->thick : 1;
-        SDL_Rect rr = c->w == 0 ? (SDL_Rect){c->x - t / 2, c->h < 0 ? c->y + c->h : c->y, t,
-                                             abs(c->h) ? abs(c->h) : 1}
-                                : (SDL_Rect){c->w < 0 ? c->x + c->w : c->x, c->y - t / 2, abs(c->w), t};
+        SDL_Rect rr = c->w == 0
+                          ? (SDL_Rect){c->x - t / 2, c->h < 0 ? c->y + c->h : c->y, t,
+                                       abs(c->h) ? abs(c->h) : 1}
+                          : (SDL_Rect){c->w < 0 ? c->x + c->w : c->x, c->y - t / 2, abs(c->w), t};
         SDL_RenderFillRect(r, &rr);
     } else {
         SDL_RenderDrawLine(r, c->x, c->y, c->x + c->w, c->y + c->h);
@@ -194,17 +194,10 @@ void sdl_draw_list(sdl_draw *d, const draw_list *dl) {
             SDL_RenderFillRects(r, sides, 4);
             break;
         }
-        case DC_LINE:
-            do_line(r, c);
-            break;
-        case DC_TEXT:
-            do_text(d, dl, c);
-            break;
-        case DC_IMAGE:
-            do_image(d, dl, c);
-            break;
-        case DC_GROUP:
-            break;
+        case DC_LINE: do_line(r, c); break;
+        case DC_TEXT: do_text(d, dl, c); break;
+        case DC_IMAGE: do_image(d, dl, c); break;
+        case DC_GROUP: break;
         }
     }
     cache_sweep(&d->images);

@@ -4,11 +4,10 @@
 
 #include <cblas.h> /* OpenBLAS: also declares openblas_get_corename */
 
-
 void mm_sgemm(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m, int n,
               int k, int trans_b, float alpha, float beta) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha,
-                a, lda, b, ldb, beta, c, ldc);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a,
+                lda, b, ldb, beta, c, ldc);
 }
 
 const char *mm_backend_name(void) {

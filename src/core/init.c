@@ -54,7 +54,7 @@ void mha_embed_token(float *e, const char *token, uint64_t seed, int d) {
     for (int i = 0; i < d; i += 2) {
         double u1 = uniform01(&st), u2 = uniform01(&st);
         double r = sqrt(-2.0 * log(1.0 - u1)); /* 1 - u1 is in (0, 1] */
-        double t = 6.283185307179586 * u2; /* 2 pi */
+        double t = 6.283185307179586 * u2;     /* 2 pi */
         e[i] = (float)(r * cos(t));
         if (i + 1 < d) e[i + 1] = (float)(r * sin(t));
     }

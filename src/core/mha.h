@@ -31,11 +31,11 @@ typedef enum { MHA_MASK_NONE = 0, MHA_MASK_CAUSAL = 1 } mha_mask;
 /* Zero means "default" for h, d_model and seed (see mha_config_resolve);
  * mask zero is "none" and no_scale zero means scores are divided by sqrt(d_k). */
 typedef struct {
-    int h;            /* number of heads, divides d_model */
-    int d_model;      /* model width */
-    uint64_t seed;    /* weights and embeddings; 0 means MHA_DEFAULT_SEED */
-    mha_mask mask;    /* none or causal */
-    int no_scale;     /* 1: scores are Q K^T without the 1/sqrt(d_k) */
+    int h;         /* number of heads, divides d_model */
+    int d_model;   /* model width */
+    uint64_t seed; /* weights and embeddings; 0 means MHA_DEFAULT_SEED */
+    mha_mask mask; /* none or causal */
+    int no_scale;  /* 1: scores are Q K^T without the 1/sqrt(d_k) */
 } mha_config;
 
 /* Fills the zero fields of cfg with their defaults. */

@@ -76,13 +76,13 @@ static int encode_utf8(unsigned cp, char *out) {
 enum { C_SPACE, C_WORD, C_PUNCT, C_SOLO };
 
 static int is_cjk_solo(unsigned cp) {
-    return (cp >= 0x3001 && cp <= 0x303F) ||  /* CJK punctuation */
-           (cp >= 0x3040 && cp <= 0x30FF) ||  /* hiragana, katakana */
-           (cp >= 0x3400 && cp <= 0x4DBF) ||  /* CJK extension A */
-           (cp >= 0x4E00 && cp <= 0x9FFF) ||  /* CJK unified ideographs */
-           (cp >= 0xF900 && cp <= 0xFAFF) ||  /* CJK compatibility ideographs */
-           (cp >= 0xFF01 && cp <= 0xFF65) ||  /* fullwidth forms, halfwidth punctuation */
-           (cp >= 0x20000 && cp <= 0x2FFFF);  /* CJK extensions B.. */
+    return (cp >= 0x3001 && cp <= 0x303F) || /* CJK punctuation */
+           (cp >= 0x3040 && cp <= 0x30FF) || /* hiragana, katakana */
+           (cp >= 0x3400 && cp <= 0x4DBF) || /* CJK extension A */
+           (cp >= 0x4E00 && cp <= 0x9FFF) || /* CJK unified ideographs */
+           (cp >= 0xF900 && cp <= 0xFAFF) || /* CJK compatibility ideographs */
+           (cp >= 0xFF01 && cp <= 0xFF65) || /* fullwidth forms, halfwidth punctuation */
+           (cp >= 0x20000 && cp <= 0x2FFFF); /* CJK extensions B.. */
 }
 
 static int is_unicode_punct(unsigned cp) {
@@ -169,8 +169,7 @@ int tok_split(tok_list *toks, const char *text, int max_tokens, int *total, char
                 int c = classify(cps[j]);
                 if (c == C_WORD) {
                     j++;
-                } else if (is_apostrophe(cps[j]) && j + 1 < ncp &&
-                           classify(cps[j + 1]) == C_WORD) {
+                } else if (is_apostrophe(cps[j]) && j + 1 < ncp && classify(cps[j + 1]) == C_WORD) {
                     j += 2;
                 } else {
                     break;

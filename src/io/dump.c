@@ -57,17 +57,17 @@ int dump_write(const char *dir, const mha_model *m, const tok_list *toks, char *
         const float *data;
         int a, b, c;
     } files[] = {
-        {"X.npy", m->x, n, d, 0},          {"W_Q.npy", m->w_q, d, d, 0},
-        {"W_K.npy", m->w_k, d, d, 0},      {"W_V.npy", m->w_v, d, d, 0},
-        {"W_O.npy", m->w_o, d, d, 0},      {"Q.npy", m->q, n, d, 0},
-        {"K.npy", m->k, n, d, 0},          {"V.npy", m->v, n, d, 0},
+        {"X.npy", m->x, n, d, 0},           {"W_Q.npy", m->w_q, d, d, 0},
+        {"W_K.npy", m->w_k, d, d, 0},       {"W_V.npy", m->w_v, d, d, 0},
+        {"W_O.npy", m->w_o, d, d, 0},       {"Q.npy", m->q, n, d, 0},
+        {"K.npy", m->k, n, d, 0},           {"V.npy", m->v, n, d, 0},
         {"scores.npy", m->scores, h, n, n}, {"attn.npy", m->attn, h, n, n},
-        {"heads.npy", m->heads, h, n, dk}, {"concat.npy", m->concat, n, d, 0},
+        {"heads.npy", m->heads, h, n, dk},  {"concat.npy", m->concat, n, d, 0},
         {"out.npy", m->out, n, d, 0},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (write_tensor(dir, files[i].name, files[i].data, files[i].a, files[i].b, files[i].c,
-                         err, errlen) != 0)
+        if (write_tensor(dir, files[i].name, files[i].data, files[i].a, files[i].b, files[i].c, err,
+                         errlen) != 0)
             return -1;
 
     char path[4200];

@@ -37,7 +37,15 @@ int npy_write_f32(const char *path, const float *data, const int *shape, int ndi
     size_t hlen = (size_t)o + 1;
     size_t pad = (64 - (10 + hlen) % 64) % 64;
     hlen += pad;
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xFF),
+    unsigned char pre[10] = {0x93,
+                             'N',
+                             'U',
+                             'M',
+                             'P',
+                             'Y',
+                             1,
+                             0,
+                             (unsigned char)(hlen & 0xFF),
                              (unsigned char)(hlen >> 8)};
 
     atomic_file af;

@@ -49,8 +49,10 @@ static rgba lerp_anchors(const unsigned *a, int count, float t) {
     float f = pos - (float)i;
     unsigned c0 = a[i], c1 = a[i + 1];
     rgba out;
-    out.r = (unsigned char)lroundf((float)((c0 >> 16) & 255) * (1 - f) + (float)((c1 >> 16) & 255) * f);
-    out.g = (unsigned char)lroundf((float)((c0 >> 8) & 255) * (1 - f) + (float)((c1 >> 8) & 255) * f);
+    out.r =
+        (unsigned char)lroundf((float)((c0 >> 16) & 255) * (1 - f) + (float)((c1 >> 16) & 255) * f);
+    out.g =
+        (unsigned char)lroundf((float)((c0 >> 8) & 255) * (1 - f) + (float)((c1 >> 8) & 255) * f);
     out.b = (unsigned char)lroundf((float)(c0 & 255) * (1 - f) + (float)(c1 & 255) * f);
     out.a = 255;
     return out;

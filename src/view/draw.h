@@ -27,13 +27,13 @@ typedef struct {
     draw_kind kind;
     int x, y, w, h;
     rgba color;
-    int thick;      /* lines and frames, pixels */
-    int size;       /* text pixel height (font size) */
-    int bold;       /* text */
-    int rot;        /* text: 1 = rotated 90 degrees counter-clockwise */
-    size_t text;    /* text: offset into the list's text arena */
-    int img;        /* image index */
-    int group;      /* DC_GROUP id; see draw_group_name */
+    int thick;   /* lines and frames, pixels */
+    int size;    /* text pixel height (font size) */
+    int bold;    /* text */
+    int rot;     /* text: 1 = rotated 90 degrees counter-clockwise */
+    size_t text; /* text: offset into the list's text arena */
+    int img;     /* image index */
+    int group;   /* DC_GROUP id; see draw_group_name */
 } draw_cmd;
 
 /* A heatmap image: w x h RGBA pixels, row-major. `key` changes whenever the

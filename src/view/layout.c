@@ -36,12 +36,12 @@ void view_shape_label(char *buf, size_t len, int rows, int cols) {
 
 static void header_button_label(const view_state *s, int b, char *out, size_t len) {
     static const char *fixed[BTN_COUNT] = {
-        [BTN_H_DOWN] = "\xE2\x88\x92",            /* − */
+        [BTN_H_DOWN] = "\xE2\x88\x92", /* − */
         [BTN_H_UP] = "+",
         [BTN_D_DOWN] = "\xE2\x88\x92",
         [BTN_D_UP] = "+",
-        [BTN_SAMPLE_PREV] = "\xE2\x97\x80",       /* ◀ */
-        [BTN_SAMPLE_NEXT] = "\xE2\x96\xB6",       /* ▶ */
+        [BTN_SAMPLE_PREV] = "\xE2\x97\x80", /* ◀ */
+        [BTN_SAMPLE_NEXT] = "\xE2\x96\xB6", /* ▶ */
         [BTN_TEXT] = "Text (Enter)",
         [BTN_SEED] = "Seed (R)",
         [BTN_ZOOM_OUT] = "A\xE2\x88\x92",
@@ -54,24 +54,17 @@ static void header_button_label(const view_state *s, int b, char *out, size_t le
     const mha_model *m = s->m;
     switch (b) {
     case BTN_MASK:
-        snprintf(out, len, "Mask %s (M)",
-                 m && m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none");
+        snprintf(out, len, "Mask %s (M)", m && m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none");
         break;
-    case BTN_SCALE:
-        snprintf(out, len, "Scale %s (N)",
-                 m && m->cfg.no_scale ? "off" : "on");
-        break;
+    case BTN_SCALE: snprintf(out, len, "Scale %s (N)", m && m->cfg.no_scale ? "off" : "on"); break;
     case BTN_PNG_SCALE:
         snprintf(out, len, "PNG \xC3\x97%d", s->png_scale > 0 ? s->png_scale : 2);
         break;
     case BTN_CMAP:
         snprintf(out, len, "%s (C)", cmap_name(s->cmap) ? cmap_name(s->cmap) : "?");
         break;
-    case BTN_THEME:
-        snprintf(out, len, "%s (T)", s->theme ? "Light" : "Dark");
-        break;
-    default:
-        snprintf(out, len, "%s", fixed[b] ? fixed[b] : "");
+    case BTN_THEME: snprintf(out, len, "%s (T)", s->theme ? "Light" : "Dark"); break;
+    default: snprintf(out, len, "%s", fixed[b] ? fixed[b] : "");
     }
 }
 
@@ -93,13 +86,13 @@ static void layout_header(view_layout *L, const view_state *s, view_measure_fn m
     do {                                                                                           \
         items[count].kind = 1;                                                                     \
         items[count].id = id_;                                                                     \
-        header_button_label(s, id_, items[count].text, sizeof items[count].text);                 \
+        header_button_label(s, id_, items[count].text, sizeof items[count].text);                  \
         items[count++].group_end = end;                                                            \
     } while (0)
 #define CAP(end)                                                                                   \
     do {                                                                                           \
         items[count].kind = 0;                                                                     \
-        items[count].id = L->hdr_count;                                                           \
+        items[count].id = L->hdr_count;                                                            \
         snprintf(items[count].text, sizeof items[count].text, "%s", cap);                          \
         items[count++].group_end = end;                                                            \
     } while (0)
@@ -135,8 +128,8 @@ static void layout_header(view_layout *L, const view_state *s, view_measure_fn m
 #undef BTN
 #undef CAP
 
-    const int bh = L->line + L->pad;      /* button height */
-    const int bpad = L->pad; /* inner horizontal padding */
+    const int bh = L->line + L->pad; /* button height */
+    const int bpad = L->pad;         /* inner horizontal padding */
     int x = x0, y = y0;
     for (int i = 0; i < count; i++) {
         hdr_item *it = &items[i];
@@ -341,8 +334,7 @@ static void layout_heads(view_layout *L, const view_state *s, view_measure_fn me
        past a stride of 10 labels stop helping and are dropped (hover remains) */
     int need = label_line + 1, stride = 1;
     while (stride <= 10 && (long)side * stride < (long)need * n) stride++;
-    int labels = label_fits_w && n > 0 && stride <= 10 && stride <= n && side >= n &&
-                 side >= need;
+    int labels = label_fits_w && n > 0 && stride <= 10 && stride <= n && side >= n && side >= need;
     L->label_stride = labels ? stride : 0;
     if (!labels) {
         lw = lh = 0;
@@ -379,14 +371,15 @@ static void layout_heads(view_layout *L, const view_state *s, view_measure_fn me
     }
     int grid_bottom = g.y + rows * (title_h + side + gap) - gap + lh;
     int cw = imin(area.w - lw, imax(L->font * 12, cols * side));
-    L->attn_cbar = (view_rect){g.x + dx + lw, grid_bottom + L->pad + L->line, imin(cw, g.w - lw),
-                               cbar_h};
+    L->attn_cbar =
+        (view_rect){g.x + dx + lw, grid_bottom + L->pad + L->line, imin(cw, g.w - lw), cbar_h};
 
     if (pages > 1) {
         int bw = L->line + L->pad;
         L->buttons[BTN_PAGE_PREV].r = (view_rect){g.x, L->page_note.y, bw, L->line};
         L->buttons[BTN_PAGE_PREV].present = 1;
-        L->buttons[BTN_PAGE_NEXT].r = (view_rect){g.x + bw + L->pad / 2, L->page_note.y, bw, L->line};
+        L->buttons[BTN_PAGE_NEXT].r =
+            (view_rect){g.x + bw + L->pad / 2, L->page_note.y, bw, L->line};
         L->buttons[BTN_PAGE_NEXT].present = 1;
         snprintf(L->buttons[BTN_PAGE_PREV].label, sizeof L->buttons[0].label, "\xE2\x97\x80");
         snprintf(L->buttons[BTN_PAGE_NEXT].label, sizeof L->buttons[0].label, "\xE2\x96\xB6");
@@ -527,8 +520,8 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
     } else {
         layout_heads(L, s, measure, ud, left, 0);
         /* give the equation whatever width the heads grid leaves unused */
-        int used = L->attn_cbar.x + imax(L->attn_cbar.w,
-                                         text_w(measure, ud, VIEW_ATTN_CAPTION, L->font_small, 0));
+        int used = L->attn_cbar.x +
+                   imax(L->attn_cbar.w, text_w(measure, ud, VIEW_ATTN_CAPTION, L->font_small, 0));
         for (int i = 0; i < L->shown_heads; i++)
             used = imax(used, L->heads[i].map.x + L->heads[i].map.w);
         if (L->pages > 1) used = left.x + left.w; /* the page note spans the area */

@@ -19,15 +19,13 @@ static rgba hex(unsigned v) {
 view_theme view_theme_get(int theme) {
     view_theme t;
     if (theme) {
-        t = (view_theme){hex(0x111418), hex(0x1c2128), hex(0xe6edf3), hex(0xa0aab6),
-                         hex(0x3d444d), hex(0x79c0ff), hex(0x2d333b), hex(0xe6edf3),
-                         hex(0xf0f3f6), hex(0x000000)};
+        t = (view_theme){hex(0x111418), hex(0x1c2128), hex(0xe6edf3), hex(0xa0aab6), hex(0x3d444d),
+                         hex(0x79c0ff), hex(0x2d333b), hex(0xe6edf3), hex(0xf0f3f6), hex(0x000000)};
         t.tooltip_bg.a = 245;
         t.overlay.a = 200;
     } else {
-        t = (view_theme){hex(0xffffff), hex(0xf3f4f6), hex(0x111827), hex(0x4b5563),
-                         hex(0xd1d5db), hex(0x1d4ed8), hex(0xe5e7eb), hex(0x111827),
-                         hex(0x111827), hex(0x000000)};
+        t = (view_theme){hex(0xffffff), hex(0xf3f4f6), hex(0x111827), hex(0x4b5563), hex(0xd1d5db),
+                         hex(0x1d4ed8), hex(0xe5e7eb), hex(0x111827), hex(0x111827), hex(0x000000)};
         t.tooltip_bg.a = 240;
         t.overlay.a = 150;
     }
@@ -51,9 +49,12 @@ void view_token_label(char *buf, size_t len, const char *tok) {
     const unsigned char *p = (const unsigned char *)tok;
     while (*p && o + 8 < len) {
         int l = 1;
-        if (*p >= 0xF0) l = 4;
-        else if (*p >= 0xE0) l = 3;
-        else if (*p >= 0xC0) l = 2;
+        if (*p >= 0xF0)
+            l = 4;
+        else if (*p >= 0xE0)
+            l = 3;
+        else if (*p >= 0xC0)
+            l = 2;
         if (chars == VIEW_LABEL_CHARS - 1 && p[l - 1] && strlen((const char *)p) > (size_t)l) {
             memcpy(buf + o, "\xE2\x80\xA6", 3); /* … */
             o += 3;
@@ -253,8 +254,8 @@ static void colorbar(const ctx *c, view_rect r, map_kind kind, float m, const ch
         ready = 1;
     }
     const rgba *px = kind == MAP_SEQ ? seq_px[c->s->cmap] : div_px;
-    draw_image_cmd(c->dl, r, 256, 1, px, kind == MAP_SEQ ? 0xC0100000ull + (uint64_t)c->s->cmap
-                                                        : 0xC0200000ull);
+    draw_image_cmd(c->dl, r, 256, 1, px,
+                   kind == MAP_SEQ ? 0xC0100000ull + (uint64_t)c->s->cmap : 0xC0200000ull);
     draw_frame(c->dl, r, c->th.grid, 1);
     const int fs = c->L->font_small;
     char buf[32];
@@ -388,14 +389,14 @@ static void draw_heads(const ctx *c, const view_hit *hover) {
     const view_layout *L = c->L;
     const view_state *s = c->s;
     int hl_row = -1, hl_col = -1, hl_head = -1;
-    if (hover->kind == HIT_HEAD_CELL) hl_row = hover->row, hl_col = hover->col, hl_head = hover->head;
+    if (hover->kind == HIT_HEAD_CELL)
+        hl_row = hover->row, hl_col = hover->col, hl_head = hover->head;
     if (hover->kind == HIT_ROW_LABEL) hl_row = hover->row;
     for (int i = 0; i < L->shown_heads; i++) {
         int head = L->first_head + i;
         draw_head(c, i, head, hl_row, head == hl_head ? hl_col : -1);
     }
-    if (L->shown_heads > 0)
-        colorbar(c, L->attn_cbar, MAP_SEQ, 1.0f, VIEW_ATTN_CAPTION);
+    if (L->shown_heads > 0) colorbar(c, L->attn_cbar, MAP_SEQ, 1.0f, VIEW_ATTN_CAPTION);
     if (L->pages > 1) {
         char note[128];
         int last = L->first_head + L->shown_heads;
@@ -491,8 +492,8 @@ static void draw_equation(const ctx *c) {
     const view_layout *L = c->L;
     const mha_model *m = c->s->m;
     if (L->concat.map.w <= 0) return;
-    const char *parts[] = {"Concat(head", "1", " \xE2\x80\xA6 head", "h", ") \xC3\x97 W", "O",
-                           " = MultiHead"};
+    const char *parts[] = {"Concat(head",  "1", " \xE2\x80\xA6 head", "h",
+                           ") \xC3\x97 W", "O", " = MultiHead"};
     const int lvl[] = {0, -1, 0, -1, 0, 1, 0};
     const char *short_parts[] = {"Concat \xC3\x97 W", "O", " = MultiHead"};
     const int short_lvl[] = {0, 1, 0};
@@ -502,8 +503,8 @@ static void draw_equation(const ctx *c) {
         draw_title_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3, L->font,
                         c->th.text);
     else if (title_runs_width(c, short_parts, short_lvl, 3, L->font_small) <= L->eq_title.w)
-        draw_title_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3,
-                        L->font_small, c->th.text);
+        draw_title_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3, L->font_small,
+                        c->th.text);
     draw_bands(c);
     draw_matrix(c, &L->concat, m->concat, m->cfg.d_model, 0xC0C0000001ull, "Concat ");
     draw_matrix(c, &L->w_o, m->w_o, m->cfg.d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
@@ -539,8 +540,7 @@ static void draw_focus(const ctx *c) {
         const int lvl[] = {0, -1};
         draw_title_runs(c, b->map.x, b->map.y - L->line - L->pad / 2, parts, lvl, 2, L->font,
                         c->th.text);
-        draw_matrix(c, b, src[i], ld[i], 0xF0C0000000ull + (uint64_t)i * 4096 + (uint64_t)head,
-                    "");
+        draw_matrix(c, b, src[i], ld[i], 0xF0C0000000ull + (uint64_t)i * 4096 + (uint64_t)head, "");
     }
 }
 
@@ -571,9 +571,10 @@ static void draw_header(const ctx *c) {
 static void draw_formula(const ctx *c) {
     const view_layout *L = c->L;
     if (L->formula.h <= 0) return;
-    draw_fill(c->dl, (view_rect){L->formula.x - L->pad / 2, L->formula.y, L->formula.w + L->pad,
-                                 L->formula.h},
-              c->th.panel);
+    draw_fill(
+        c->dl,
+        (view_rect){L->formula.x - L->pad / 2, L->formula.y, L->formula.w + L->pad, L->formula.h},
+        c->th.panel);
     for (int i = 0; i < L->run_count; i++) {
         const view_run *r = &L->runs[i];
         draw_text(c->dl, r->x, r->y, r->text, r->size, c->th.text, 0, 0);
@@ -586,21 +587,25 @@ static void draw_status(const ctx *c) {
     if (L->status.w <= 0) return;
     char buf[512], times[96] = "";
     if (!s->figure)
-        snprintf(times, sizeof times, "compute %.2f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ", s->compute_ms,
-                 s->frame_ms);
+        snprintf(times, sizeof times, "compute %.2f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ",
+                 s->compute_ms, s->frame_ms);
     snprintf(buf, sizeof buf, "%s%s%s%sseed %llu \xC2\xB7 %s%s",
              s->status && *s->status ? "\xE2\x96\xB6 " : "", s->status ? s->status : "",
              s->status && *s->status ? "   \xC2\xB7   " : "", times,
              (unsigned long long)s->m->cfg.seed,
-             s->m->cfg.no_scale ? "unscaled" : "scaled by 1/\xE2\x88\x9A" "d_k",
+             s->m->cfg.no_scale ? "unscaled"
+                                : "scaled by 1/\xE2\x88\x9A"
+                                  "d_k",
              s->toks && s->toks->replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "");
     if (!L->show_row_labels && L->shown_heads > 0) {
         size_t len = strlen(buf);
-        snprintf(buf + len, sizeof buf - len, "   \xC2\xB7   token labels hidden at this size: hover a cell");
+        snprintf(buf + len, sizeof buf - len,
+                 "   \xC2\xB7   token labels hidden at this size: hover a cell");
     } else if (L->label_stride > 1) {
         size_t len = strlen(buf);
-        snprintf(buf + len, sizeof buf - len, "   \xC2\xB7   every %d%s token labelled: hover for the rest",
-                 L->label_stride, L->label_stride == 2 ? "nd" : (L->label_stride == 3 ? "rd" : "th"));
+        snprintf(buf + len, sizeof buf - len,
+                 "   \xC2\xB7   every %d%s token labelled: hover for the rest", L->label_stride,
+                 L->label_stride == 2 ? "nd" : (L->label_stride == 3 ? "rd" : "th"));
     }
     char fitted[600];
     fit_text(c, fitted, sizeof fitted, buf, L->status.w, L->font_small, 0);
@@ -642,11 +647,14 @@ static void draw_tooltip(const ctx *c, const view_hit *hit) {
     switch (hit->kind) {
     case HIT_HEAD_CELL: {
         size_t idx = (size_t)hit->head * n * n + (size_t)hit->row * n + hit->col;
-        snprintf(lines[count++], 160, "head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D",
-                 hit->head + 1, tok_at(s, hit->row), tok_at(s, hit->col));
+        snprintf(
+            lines[count++], 160,
+            "head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D",
+            hit->head + 1, tok_at(s, hit->row), tok_at(s, hit->col));
         snprintf(lines[count++], 160, "weight %.3f", (double)m->attn[idx]);
         if (isinf(m->scores[idx]))
-            snprintf(lines[count++], 160, "scaled score \xE2\x88\x92\xE2\x88\x9E (masked: key after query)");
+            snprintf(lines[count++], 160,
+                     "scaled score \xE2\x88\x92\xE2\x88\x9E (masked: key after query)");
         else
             snprintf(lines[count++], 160, "%s score %.3f", m->cfg.no_scale ? "unscaled" : "scaled",
                      (double)m->scores[idx]);
@@ -654,18 +662,19 @@ static void draw_tooltip(const ctx *c, const view_hit *hit) {
         break;
     }
     case HIT_ROW_LABEL:
-        snprintf(lines[count++], 160, "query \xE2\x80\x9C%s\xE2\x80\x9D (row %d)", tok_at(s, hit->row),
-                 hit->row + 1);
+        snprintf(lines[count++], 160, "query \xE2\x80\x9C%s\xE2\x80\x9D (row %d)",
+                 tok_at(s, hit->row), hit->row + 1);
         snprintf(lines[count++], 160, "its row is outlined in every head");
         break;
     case HIT_COL_LABEL:
-        snprintf(lines[count++], 160, "key \xE2\x80\x9C%s\xE2\x80\x9D (column %d)", tok_at(s, hit->col),
-                 hit->col + 1);
+        snprintf(lines[count++], 160, "key \xE2\x80\x9C%s\xE2\x80\x9D (column %d)",
+                 tok_at(s, hit->col), hit->col + 1);
         break;
     case HIT_CONCAT:
         fmt_num(v, sizeof v, m->concat[(size_t)hit->row * d + hit->col]);
         snprintf(lines[count++], 160, "Concat[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
-        snprintf(lines[count++], 160, "token \xE2\x80\x9C%s\xE2\x80\x9D; column from head %d (its column %d of %d)",
+        snprintf(lines[count++], 160,
+                 "token \xE2\x80\x9C%s\xE2\x80\x9D; column from head %d (its column %d of %d)",
                  tok_at(s, hit->row), hit->head + 1, hit->col % dk + 1, dk);
         break;
     case HIT_W_O:
@@ -693,8 +702,7 @@ static void draw_tooltip(const ctx *c, const view_hit *hit) {
         snprintf(lines[count++], 160, "token \xE2\x80\x9C%s\xE2\x80\x9D", tok_at(s, hit->row));
         break;
     }
-    default:
-        return;
+    default: return;
     }
     tooltip(c, s->hover_x, s->hover_y, lines, count);
 }
@@ -738,7 +746,8 @@ static void draw_help(const ctx *c) {
         {"PgUp / PgDn", "previous / next page of heads"},
         {"R", "new seed (new weights and embeddings)"},
         {"M", "causal mask on / off"},
-        {"N", "scaling by 1/\xE2\x88\x9A" "d_k on / off"},
+        {"N", "scaling by 1/\xE2\x88\x9A"
+              "d_k on / off"},
         {"C", "next colormap (viridis, magma, cividis, greys)"},
         {"T", "light / dark theme"},
         {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
@@ -776,7 +785,8 @@ static void draw_toast(const ctx *c) {
     const view_state *s = c->s;
     int w = tw(c, s->toast, L->font, 0) + L->pad * 2;
     if (w > s->width) w = s->width;
-    view_rect r = {(s->width - w) / 2, s->height - L->line * 3 - L->pad * 3, w, L->line + L->pad * 2};
+    view_rect r = {(s->width - w) / 2, s->height - L->line * 3 - L->pad * 3, w,
+                   L->line + L->pad * 2};
     draw_fill(c->dl, r, c->th.tooltip_bg);
     draw_text(c->dl, r.x + L->pad, r.y + L->pad, s->toast, L->font, c->th.bg, 0, 0);
 }

@@ -44,25 +44,25 @@ typedef struct {
     float zoom;         /* user text/UI zoom, 1 = 100%; 0 = 1 */
     const mha_model *m; /* computed model */
     const tok_list *toks;
-    const char *sample_name; /* or "custom" */
+    const char *sample_name;        /* or "custom" */
     int sample_index, sample_count; /* 1-based index, 0 for custom text */
-    int theme;                /* 0 light, 1 dark */
-    int cmap;                 /* sequential colormap for attention */
-    int page;                 /* page of the heads grid, 0-based */
-    int focus;                /* focused head, 1-based; 0 none */
-    view_panel panel;         /* export: all, one head (focus), or the equation */
-    int panel_head;           /* 1-based head for VIEW_PANEL_HEAD */
-    int hover_x, hover_y;     /* pointer, output pixels; negative: outside */
-    int editing;              /* text field open */
-    const char *edit_text;    /* its contents (UTF-8) */
-    const char *edit_preedit; /* IME composition, may be NULL */
-    int help;                 /* help overlay open */
-    const char *status;       /* message for the status line, may be NULL */
-    const char *toast;        /* transient notice (e.g. saved file path), may be NULL */
+    int theme;                      /* 0 light, 1 dark */
+    int cmap;                       /* sequential colormap for attention */
+    int page;                       /* page of the heads grid, 0-based */
+    int focus;                      /* focused head, 1-based; 0 none */
+    view_panel panel;               /* export: all, one head (focus), or the equation */
+    int panel_head;                 /* 1-based head for VIEW_PANEL_HEAD */
+    int hover_x, hover_y;           /* pointer, output pixels; negative: outside */
+    int editing;                    /* text field open */
+    const char *edit_text;          /* its contents (UTF-8) */
+    const char *edit_preedit;       /* IME composition, may be NULL */
+    int help;                       /* help overlay open */
+    const char *status;             /* message for the status line, may be NULL */
+    const char *toast;              /* transient notice (e.g. saved file path), may be NULL */
     double compute_ms, frame_ms;
-    int transparent;          /* export: no background fill */
-    int figure;               /* export: no buttons, no timings (labels stay true) */
-    int png_scale;            /* Ctrl+S pixel multiplier shown on its button; 0 = 2 */
+    int transparent;            /* export: no background fill */
+    int figure;                 /* export: no buttons, no timings (labels stay true) */
+    int png_scale;              /* Ctrl+S pixel multiplier shown on its button; 0 = 2 */
     unsigned long data_version; /* changes whenever the model's numbers change */
 } view_state;
 
@@ -77,15 +77,15 @@ typedef struct {
 } view_button_box;
 
 typedef struct {
-    int x, y;     /* top-left of the run's line box */
-    int size;     /* pixel size */
-    int w;        /* measured width */
+    int x, y; /* top-left of the run's line box */
+    int size; /* pixel size */
+    int w;    /* measured width */
     char text[48];
 } view_run;
 
 typedef struct {
-    view_rect map;    /* the heatmap */
-    view_rect title;  /* "head 3" */
+    view_rect map;   /* the heatmap */
+    view_rect title; /* "head 3" */
 } view_head_box;
 
 typedef struct {
@@ -112,7 +112,7 @@ typedef struct {
     int first_head, shown_heads, per_page, pages, page; /* 0-based first head */
     int grid_cols, grid_rows;
     view_head_box heads[VIEW_MAX_VISIBLE];
-    int label_size;              /* token label pixel size */
+    int label_size; /* token label pixel size */
     int show_row_labels, show_col_labels;
     int label_stride;             /* every k-th token is labelled when cells are small */
     int label_line;               /* line height of a label */
