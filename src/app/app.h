@@ -9,12 +9,13 @@
 #include "mha.h"
 #include "tok.h"
 
-/* Opens the visualizer window and runs until the user quits. */
-int app_window(const cli_options *o, const tok_list *toks, const mha_config *cfg, char *err,
+/* Opens the visualizer window and runs until the user quits. The window and the
+ * export take the tokens main resolved (*toks is left empty). */
+int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
                size_t errlen);
 
 /* Renders the view headless to o->export_path (.png, .svg, .pdf). */
-int app_export(const cli_options *o, const tok_list *toks, const mha_config *cfg, char *err,
+int app_export(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
                size_t errlen);
 
 /* Times the forward pass (and, where built, layout and drawing); prints a table. */

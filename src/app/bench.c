@@ -15,6 +15,7 @@
 #include "font.h"
 #include "mha.h"
 #include "sdl_draw.h"
+#include "state.h"
 #include "view.h"
 
 static double now_ms(void) {
@@ -60,36 +61,31 @@ static int bench_drawing(char *err, size_t errlen) {
     printf("\nview at 1600x900: layout+render (drawing list), software raster of that list\n");
     printf("%6s %8s %4s %6s %16s %16s %8s\n", "n", "d_model", "h", "runs", "layout_render_ms",
            "raster_ms", "cmds");
-    mha_model *m = mha_model_create();
-    view_layout *L = calloc(1, sizeof *L);
     view_cache *cache = view_cache_create();
     draw_list dl;
     draw_list_init(&dl);
     int rc = 0;
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0] && m && L && cache; s++) {
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0] && cache; i++) {
         tok_list toks = {0};
-        mha_config cfg = {.h = shapes[s][2], .d_model = shapes[s][1], .seed = 1};
-        if (make_tokens(&toks, shapes[s][0]) != 0 ||
-            mha_model_compute(m, &cfg, &toks, err, errlen) != 0) {
+        mha_config cfg = {.h = shapes[i][2], .d_model = shapes[i][1], .seed = 1};
+        cli_options o = {.theme = -1, .colormap = -1}; /* the window's defaults */
+        app_state *s = app_state_create(font_measure, fonts);
+        if (!s || make_tokens(&toks, shapes[i][0]) != 0 ||
+            app_state_init(s, &o, &toks, &cfg, err, errlen) != 0) {
             tok_free(&toks);
+            app_state_destroy(s);
             rc = 1;
             break;
         }
-        view_state vs = {.width = 1600,
-                         .height = 900,
-                         .ui_scale = 1,
-                         .zoom = 1,
-                         .m = m,
-                         .toks = &toks,
-                         .sample_name = "bench",
-                         .hover_x = -1,
-                         .hover_y = -1};
         enum { RUNS = 15 };
         double tl[RUNS], tr[RUNS];
         for (int r = 0; r < RUNS; r++) {
-            vs.data_version = (unsigned long)r + 1; /* recolour every heatmap, as after a change */
+            s->data_version = (unsigned long)r + 1; /* recolour every heatmap, as after a change */
+            s->layout_valid = 0;
             double t0 = now_ms();
-            view_layout_compute(L, &vs, font_measure, fonts);
+            const view_layout *L = app_layout(s);
+            view_state vs;
+            app_view(s, &vs);
             view_render(&dl, cache, L, &vs, font_measure, fonts);
             double t1 = now_ms();
             SDL_Surface *surf = sdl_draw_to_surface(&dl, fonts, err, errlen);
@@ -99,14 +95,12 @@ static int bench_drawing(char *err, size_t errlen) {
         }
         qsort(tl, RUNS, sizeof tl[0], cmp_double);
         qsort(tr, RUNS, sizeof tr[0], cmp_double);
-        printf("%6d %8d %4d %6d %16.2f %16.2f %8d\n", shapes[s][0], shapes[s][1], shapes[s][2],
+        printf("%6d %8d %4d %6d %16.2f %16.2f %8d\n", shapes[i][0], shapes[i][1], shapes[i][2],
                RUNS, tl[RUNS / 2], tr[RUNS / 2], dl.count);
-        tok_free(&toks);
+        app_state_destroy(s);
     }
     draw_list_free(&dl);
     view_cache_destroy(cache);
-    free(L);
-    mha_model_destroy(m);
     font_set_close(fonts);
     TTF_Quit();
     return rc;

@@ -19,6 +19,7 @@
 #include "cairo_draw.h"
 #include "samples.h"
 #include "sdl_draw.h"
+#include "state.h"
 
 int export_default_name(char *out, size_t len, const char *dir, int h, int d, const char *ext,
                         char *err, size_t errlen) {
@@ -128,7 +129,7 @@ done:
     return rc;
 }
 
-int app_export(const cli_options *o, const tok_list *toks, const mha_config *cfg, char *err,
+int app_export(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
                size_t errlen) {
     /* check the target folder first: nothing is computed for an unwritable path */
     char dir[4096];
@@ -148,44 +149,24 @@ int app_export(const cli_options *o, const tok_list *toks, const mha_config *cfg
         return 1;
     }
     int rc = 1;
+    app_state *s = NULL;
     font_set *fonts = font_set_open(o->font, err, errlen);
-    mha_model *m = mha_model_create();
-    if (!fonts || !m) {
-        if (!m) snprintf(err, errlen, "out of memory");
+    if (!fonts) goto done;
+    s = app_state_create(font_measure, fonts);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
         goto done;
     }
-    if (mha_model_compute(m, cfg, toks, err, errlen) != 0) goto done;
-
+    if (app_state_init(s, o, toks, cfg, err, errlen) != 0) goto done;
     view_state vs;
-    memset(&vs, 0, sizeof vs);
-    vs.width = o->size_w ? o->size_w : 1600;
-    vs.height = o->size_h ? o->size_h : 900;
-    vs.ui_scale = 1.0f;
-    vs.zoom = 1.0f;
-    vs.m = m;
-    vs.toks = toks;
-    vs.sample_index = o->text ? 0 : (o->sample ? o->sample : 1);
-    vs.sample_count = samples_count();
-    vs.sample_name = vs.sample_index ? samples_get(vs.sample_index - 1)->name : "custom";
-    vs.theme = o->theme > 0 ? 1 : 0;
-    vs.cmap = o->colormap >= 0 ? o->colormap : CMAP_VIRIDIS;
-    vs.hover_x = vs.hover_y = -1;
-    vs.transparent = o->transparent;
-    vs.figure = 1;
-    vs.data_version = 1;
-    if (o->panel == CLI_PANEL_HEAD) {
-        vs.panel = VIEW_PANEL_HEAD;
-        vs.panel_head = o->panel_head;
-    } else if (o->panel == CLI_PANEL_EQUATION) {
-        vs.panel = VIEW_PANEL_EQUATION;
-    }
+    app_figure_view(s, APP_SAVE_EXPORT, &vs);
     const char *dot = strrchr(o->export_path, '.');
     if (strcmp(dot, ".png") == 0)
         rc = export_png(o->export_path, &vs, o->scale ? o->scale : 1, fonts, err, errlen) ? 1 : 0;
     else
         rc = export_vector(o->export_path, &vs, fonts, err, errlen) ? 1 : 0;
 done:
-    mha_model_destroy(m);
+    app_state_destroy(s);
     font_set_close(fonts);
     TTF_Quit();
     return rc;

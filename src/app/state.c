@@ -1,0 +1,507 @@
+/* state.c: the app's state machine (see state.h). Applies actions, recomputes
+ * the model through the core when the configuration or text changes, and keeps
+ * the layout the pointer is tested against. Knows nothing of SDL: events,
+ * clipboard, fullscreen and files are the window's business. */
+#define _POSIX_C_SOURCE 200809L
+#include "state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "controls.h"
+#include "samples.h"
+
+static double clock_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+app_state *app_state_create(view_measure_fn measure, void *ud) {
+    app_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->m = mha_model_create();
+    s->L = calloc(1, sizeof *s->L);
+    if (!s->m || !s->L) {
+        app_state_destroy(s);
+        return NULL;
+    }
+    s->measure = measure;
+    s->measure_ud = ud;
+    s->hover_x = s->hover_y = -1;
+    s->hover.kind = HIT_NONE;
+    return s;
+}
+
+void app_state_destroy(app_state *s) {
+    if (!s) return;
+    mha_model_destroy(s->m);
+    tok_free(&s->toks);
+    free(s->L);
+    free(s);
+}
+
+/* Recomputes the model for cfg and toks. On success the state takes toks (when
+ * they are not its own already); on failure nothing changes and status says why. */
+static int recompute(app_state *s, const mha_config *cfg, tok_list *toks) {
+    char err[MHA_ERR_LEN];
+    double t0 = clock_ms();
+    if (mha_model_compute(s->m, cfg, toks, err, sizeof err) != 0) {
+        snprintf(s->status, sizeof s->status, "%s", err); /* the model is left as it was */
+        return -1;
+    }
+    s->compute_ms = clock_ms() - t0;
+    s->cfg = s->m->cfg;
+    if (toks != &s->toks) {
+        tok_free(&s->toks);
+        s->toks = *toks;
+        memset(toks, 0, sizeof *toks);
+    }
+    s->data_version++;
+    if (s->focus > s->cfg.h) s->focus = 0;
+    return 0;
+}
+
+int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha_config *cfg,
+                   char *err, size_t errlen) {
+    s->width = o->size_w ? o->size_w : APP_DEFAULT_W;
+    s->height = o->size_h ? o->size_h : APP_DEFAULT_H;
+    s->ui_scale = 1.0f;
+    s->zoom = 1.0f;
+    s->theme = o->theme > 0 ? 1 : 0;
+    s->cmap = o->colormap >= 0 ? o->colormap : CMAP_VIRIDIS;
+    s->png_scale = o->scale ? o->scale : APP_DEFAULT_PNG_SCALE;
+    s->export_dir = o->export_dir;
+    s->export_panel = o->panel == CLI_PANEL_HEAD       ? VIEW_PANEL_HEAD
+                      : o->panel == CLI_PANEL_EQUATION ? VIEW_PANEL_EQUATION
+                                                       : VIEW_PANEL_ALL;
+    s->export_panel_head = o->panel_head;
+    s->transparent = o->transparent;
+    s->sample = o->text ? 0 : (o->sample ? o->sample : 1);
+    if (o->text) snprintf(s->custom, sizeof s->custom, "%s", o->text);
+    s->dirty = 1;
+    if (recompute(s, cfg, toks) != 0) {
+        snprintf(err, errlen, "%s", s->status);
+        return 1;
+    }
+    return 0;
+}
+
+/* Tokenises text and recomputes; sample is 1-based, 0 for custom text. */
+static int load_text(app_state *s, const char *text, int sample) {
+    tok_list t = {0};
+    int total = 0;
+    char err[MHA_ERR_LEN];
+    if (tok_split(&t, text, MHA_MAX_N, &total, err, sizeof err) != 0) {
+        snprintf(s->status, sizeof s->status, "%s", err);
+        return -1;
+    }
+    if (recompute(s, &s->cfg, &t) != 0) {
+        tok_free(&t);
+        return -1;
+    }
+    s->sample = sample;
+    if (!sample) snprintf(s->custom, sizeof s->custom, "%s", text);
+    s->page = 0;
+    if (total > MHA_MAX_N)
+        snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
+                 MHA_MAX_N, total);
+    return 0;
+}
+
+static void change_cfg(app_state *s, mha_config next) {
+    s->status[0] = '\0';
+    if (recompute(s, &next, &s->toks) == 0) s->page = 0;
+}
+
+/* Steps h (which = 0) or d_model (which = 1); h always divides d_model after. */
+static void step_dim(app_state *s, int which, int dir) {
+    char why[160];
+    int v = which ? controls_step_d(s->cfg.h, s->cfg.d_model, dir, why, sizeof why)
+                  : controls_step_h(s->cfg.h, s->cfg.d_model, dir, why, sizeof why);
+    if (!v) {
+        snprintf(s->status, sizeof s->status, "%s", why);
+        return;
+    }
+    mha_config c = s->cfg;
+    if (which)
+        c.d_model = v;
+    else
+        c.h = v;
+    change_cfg(s, c);
+}
+
+static void step_sample(app_state *s, int dir) {
+    int count = samples_count();
+    int next = s->sample ? s->sample + dir : (dir > 0 ? 1 : count);
+    if (next < 1) next = count;
+    if (next > count) next = 1;
+    s->status[0] = '\0';
+    load_text(s, samples_get(next - 1)->text, next);
+}
+
+static void zoom_by(app_state *s, int dir) {
+    static const float steps[] = {0.8f, 0.9f, 1.0f, 1.1f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f};
+    int n = (int)(sizeof steps / sizeof steps[0]), cur = 2;
+    for (int i = 0; i < n; i++)
+        if (steps[i] <= s->zoom + 1e-3f) cur = i;
+    if (dir == 0)
+        s->zoom = 1.0f;
+    else
+        s->zoom = steps[cur + dir < 0 ? 0 : (cur + dir >= n ? n - 1 : cur + dir)];
+    snprintf(s->status, sizeof s->status, "zoom %d%%", (int)(s->zoom * 100.0f + 0.5f));
+}
+
+static void start_editing(app_state *s) {
+    s->editing = 1;
+    s->preedit[0] = '\0';
+    const char *cur = s->sample ? samples_get(s->sample - 1)->text : s->custom;
+    snprintf(s->edit, sizeof s->edit, "%s", cur);
+}
+
+static void edit_insert(app_state *s, const char *text) {
+    if (!text) return;
+    size_t len = strlen(s->edit), add = strlen(text);
+    if (len + add + 1 > sizeof s->edit) {
+        snprintf(s->status, sizeof s->status, "text field is full (%zu bytes)", sizeof s->edit - 1);
+        return;
+    }
+    memcpy(s->edit + len, text, add + 1);
+    s->preedit[0] = '\0';
+}
+
+static void edit_backspace(app_state *s) {
+    size_t len = strlen(s->edit);
+    while (len > 0) {
+        len--;
+        if (((unsigned char)s->edit[len] & 0xC0) != 0x80) break;
+    }
+    s->edit[len] = '\0';
+}
+
+static app_action_kind button_action(int b) {
+    switch (b) {
+    case BTN_H_DOWN: return ACT_H_DOWN;
+    case BTN_H_UP: return ACT_H_UP;
+    case BTN_D_DOWN: return ACT_D_DOWN;
+    case BTN_D_UP: return ACT_D_UP;
+    case BTN_SAMPLE_PREV: return ACT_SAMPLE_PREV;
+    case BTN_SAMPLE_NEXT: return ACT_SAMPLE_NEXT;
+    case BTN_TEXT: return ACT_EDIT_START;
+    case BTN_SEED: return ACT_SEED;
+    case BTN_MASK: return ACT_MASK;
+    case BTN_SCALE: return ACT_SCALE;
+    case BTN_CMAP: return ACT_CMAP;
+    case BTN_THEME: return ACT_THEME;
+    case BTN_ZOOM_OUT: return ACT_ZOOM_OUT;
+    case BTN_ZOOM_IN: return ACT_ZOOM_IN;
+    case BTN_SAVE: return ACT_SAVE;
+    case BTN_PNG_SCALE: return ACT_PNG_SCALE;
+    case BTN_HELP: return ACT_HELP;
+    case BTN_PAGE_PREV: return ACT_PAGE_PREV;
+    case BTN_PAGE_NEXT: return ACT_PAGE_NEXT;
+    default: return ACT_NONE;
+    }
+}
+
+static int same_hit(view_hit x, view_hit y) {
+    return x.kind == y.kind && x.button == y.button && x.head == y.head && x.row == y.row &&
+           x.col == y.col && x.which == y.which;
+}
+
+static view_hit hit_at(app_state *s, int x, int y) {
+    const view_layout *L = app_layout(s);
+    view_state vs;
+    app_view(s, &vs);
+    return view_hit_test(L, &vs, x, y);
+}
+
+static int click(app_state *s, int x, int y) {
+    if (s->help) { /* a click anywhere closes the help overlay */
+        s->help = 0;
+        return 1;
+    }
+    if (s->editing) return 0;
+    view_hit hit = hit_at(s, x, y);
+    if (hit.kind == HIT_BUTTON) return app_do(s, button_action(hit.button));
+    if ((hit.kind == HIT_HEAD_CELL || hit.kind == HIT_HEAD_TITLE) && !s->focus) {
+        app_action a = {.kind = ACT_FOCUS, .arg = hit.head + 1};
+        return app_apply(s, &a);
+    }
+    return 0;
+}
+
+static int hover(app_state *s, int x, int y) {
+    s->hover_x = x;
+    s->hover_y = y;
+    view_hit hit = {HIT_NONE, -1, -1, -1, -1, -1};
+    if (x >= 0 && y >= 0) hit = hit_at(s, x, y);
+    int changed = !same_hit(hit, s->hover);
+    s->hover = hit;
+    return changed;
+}
+
+int app_apply(app_state *s, const app_action *a) {
+    mha_config c = s->cfg;
+    switch (a->kind) {
+    case ACT_NONE:
+    case ACT_COUNT: return 0;
+    case ACT_HOVER: return hover(s, a->x, a->y);
+    case ACT_LEAVE: return hover(s, -1, -1);
+    case ACT_CLICK: return click(s, a->x, a->y);
+    case ACT_H_UP: step_dim(s, 0, +1); break;
+    case ACT_H_DOWN: step_dim(s, 0, -1); break;
+    case ACT_D_UP: step_dim(s, 1, +1); break;
+    case ACT_D_DOWN: step_dim(s, 1, -1); break;
+    case ACT_SAMPLE_NEXT: step_sample(s, +1); break;
+    case ACT_SAMPLE_PREV: step_sample(s, -1); break;
+    case ACT_SEED:
+        c.seed = s->cfg.seed + 1;
+        change_cfg(s, c);
+        break;
+    case ACT_MASK:
+        c.mask = s->cfg.mask == MHA_MASK_CAUSAL ? MHA_MASK_NONE : MHA_MASK_CAUSAL;
+        change_cfg(s, c);
+        break;
+    case ACT_SCALE:
+        c.no_scale = !s->cfg.no_scale;
+        change_cfg(s, c);
+        break;
+    case ACT_CMAP: s->cmap = (s->cmap + 1) % CMAP_COUNT; break;
+    case ACT_THEME: s->theme = !s->theme; break;
+    case ACT_ZOOM_IN: zoom_by(s, +1); break;
+    case ACT_ZOOM_OUT: zoom_by(s, -1); break;
+    case ACT_ZOOM_RESET: zoom_by(s, 0); break;
+    case ACT_PAGE_PREV:
+        if (s->page > 0) s->page--;
+        break;
+    case ACT_PAGE_NEXT: s->page++; break; /* app_layout clamps it to the pages there are */
+    case ACT_FOCUS:
+        if (a->arg >= 1 && a->arg <= s->cfg.h) {
+            s->focus = a->arg;
+            s->status[0] = '\0';
+        } else {
+            snprintf(s->status, sizeof s->status, "there is no head %d: h = %d", a->arg, s->cfg.h);
+        }
+        break;
+    case ACT_HELP: s->help = !s->help; break;
+    case ACT_FULLSCREEN: s->fullscreen = !s->fullscreen; break;
+    case ACT_ESCAPE:
+        if (s->editing) {
+            s->editing = 0;
+            s->preedit[0] = '\0';
+        } else if (s->help)
+            s->help = 0;
+        else if (s->focus)
+            s->focus = 0;
+        else
+            s->quit = 1;
+        break;
+    case ACT_QUIT: s->quit = 1; break;
+    case ACT_SAVE: s->save_request = APP_SAVE_VIEW; return 0;
+    case ACT_SAVE_PANEL: s->save_request = APP_SAVE_PANEL; return 0;
+    case ACT_PNG_SCALE:
+        s->png_scale = s->png_scale % 4 + 1; /* 1, 2, 3, 4, 1, ... */
+        snprintf(s->status, sizeof s->status, "Ctrl+S saves PNGs at %d\xC3\x97 the window's pixels",
+                 s->png_scale);
+        break;
+    case ACT_EDIT_START: start_editing(s); break;
+    case ACT_EDIT_APPLY:
+        if (!s->editing) return 0;
+        s->editing = 0;
+        s->preedit[0] = '\0';
+        s->status[0] = '\0';
+        load_text(s, s->edit, 0);
+        break;
+    case ACT_EDIT_CANCEL:
+        if (!s->editing) return 0;
+        s->editing = 0;
+        s->preedit[0] = '\0';
+        break;
+    case ACT_EDIT_INSERT:
+        if (!s->editing) return 0;
+        edit_insert(s, a->text);
+        break;
+    case ACT_EDIT_PREEDIT:
+        if (!s->editing) return 0;
+        snprintf(s->preedit, sizeof s->preedit, "%s", a->text ? a->text : "");
+        break;
+    case ACT_EDIT_BACKSPACE:
+        if (!s->editing) return 0;
+        edit_backspace(s);
+        break;
+    case ACT_EDIT_CLEAR:
+        if (!s->editing) return 0;
+        s->edit[0] = '\0';
+        break;
+    case ACT_RESIZE:
+        if (a->x < 1 || a->y < 1) return 0;
+        s->width = a->x;
+        s->height = a->y;
+        s->ui_scale = a->f > 0.0f ? a->f : 1.0f;
+        break;
+    }
+    s->layout_valid = 0;
+    s->dirty = 1;
+    return 1;
+}
+
+int app_do(app_state *s, app_action_kind kind) {
+    app_action a = {.kind = kind};
+    return app_apply(s, &a);
+}
+
+app_action app_key_action(const app_state *s, int key, int mods) {
+    app_action a = {.kind = ACT_NONE};
+    const int ctrl = (mods & APP_MOD_CTRL) != 0, shift = (mods & APP_MOD_SHIFT) != 0;
+    if (key >= 'A' && key <= 'Z') key += 'a' - 'A';
+    if (s->editing) {
+        if (key == APP_KEY_RETURN)
+            a.kind = ACT_EDIT_APPLY;
+        else if (key == APP_KEY_ESCAPE)
+            a.kind = ACT_EDIT_CANCEL;
+        else if (key == APP_KEY_BACKSPACE)
+            a.kind = ACT_EDIT_BACKSPACE;
+        else if (ctrl && key == 'u')
+            a.kind = ACT_EDIT_CLEAR;
+        else if (ctrl && key == 'v')
+            a.kind = ACT_EDIT_INSERT; /* the window adds the clipboard */
+        return a;
+    }
+    if (ctrl) {
+        if (key == 'q')
+            a.kind = ACT_QUIT;
+        else if (key == '=' || key == '+')
+            a.kind = ACT_ZOOM_IN;
+        else if (key == '-')
+            a.kind = ACT_ZOOM_OUT;
+        else if (key == '0')
+            a.kind = ACT_ZOOM_RESET;
+        else if (key == 's')
+            a.kind = shift ? ACT_SAVE_PANEL : ACT_SAVE;
+        return a;
+    }
+    switch (key) {
+    case APP_KEY_UP: a.kind = ACT_H_UP; break;
+    case APP_KEY_DOWN: a.kind = ACT_H_DOWN; break;
+    case APP_KEY_RIGHT: a.kind = ACT_D_UP; break;
+    case APP_KEY_LEFT: a.kind = ACT_D_DOWN; break;
+    case APP_KEY_TAB: a.kind = shift ? ACT_SAMPLE_PREV : ACT_SAMPLE_NEXT; break;
+    case APP_KEY_RETURN: a.kind = ACT_EDIT_START; break;
+    case APP_KEY_PAGEUP: a.kind = ACT_PAGE_PREV; break;
+    case APP_KEY_PAGEDOWN: a.kind = ACT_PAGE_NEXT; break;
+    case APP_KEY_F1:
+    case '?': a.kind = ACT_HELP; break;
+    case '/':
+        if (shift) a.kind = ACT_HELP;
+        break;
+    case APP_KEY_F11: a.kind = ACT_FULLSCREEN; break;
+    case APP_KEY_ESCAPE: a.kind = ACT_ESCAPE; break;
+    case 'r': a.kind = ACT_SEED; break;
+    case 'm': a.kind = ACT_MASK; break;
+    case 't': a.kind = ACT_THEME; break;
+    case 'c': a.kind = ACT_CMAP; break;
+    case 'n': a.kind = ACT_SCALE; break;
+    default:
+        if (key >= '1' && key <= '9') {
+            a.kind = ACT_FOCUS;
+            a.arg = key - '0';
+        }
+    }
+    return a;
+}
+
+int app_tick(app_state *s, double now_ms) {
+    s->now_ms = now_ms;
+    if (s->notice[0] && now_ms >= s->notice_until) {
+        s->notice[0] = '\0';
+        s->dirty = 1;
+        return 1;
+    }
+    return 0;
+}
+
+int app_next_timeout_ms(const app_state *s) {
+    if (!s->notice[0]) return -1;
+    double left = s->notice_until - s->now_ms;
+    return left > 0.0 ? (int)(left + 0.999) : 0;
+}
+
+void app_notify(app_state *s, const char *msg, int error) {
+    if (error) {
+        snprintf(s->status, sizeof s->status, "%.250s", msg);
+    } else {
+        snprintf(s->notice, sizeof s->notice, "%s", msg);
+        s->notice_until = s->now_ms + APP_NOTICE_MS;
+    }
+    s->dirty = 1;
+}
+
+const view_layout *app_layout(app_state *s) {
+    if (s->layout_valid) return s->L;
+    view_state vs;
+    app_view(s, &vs);
+    view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
+    if (s->L->pages > 0 && s->page >= s->L->pages) {
+        s->page = s->L->pages - 1;
+        app_view(s, &vs);
+        view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
+    }
+    s->layout_valid = 1;
+    return s->L;
+}
+
+void app_view(const app_state *s, view_state *vs) {
+    memset(vs, 0, sizeof *vs);
+    vs->width = s->width;
+    vs->height = s->height;
+    vs->ui_scale = s->ui_scale;
+    vs->zoom = s->zoom;
+    vs->m = s->m;
+    vs->toks = &s->toks;
+    const sample *smp = s->sample ? samples_get(s->sample - 1) : NULL;
+    vs->sample_name = smp ? smp->name : "custom";
+    vs->sample_index = s->sample;
+    vs->sample_count = samples_count();
+    vs->theme = s->theme;
+    vs->cmap = s->cmap;
+    vs->page = s->page;
+    vs->focus = s->focus;
+    vs->hover_x = s->hover_x;
+    vs->hover_y = s->hover_y;
+    vs->editing = s->editing;
+    vs->edit_text = s->edit;
+    vs->edit_preedit = s->preedit;
+    vs->help = s->help;
+    vs->status = s->status;
+    vs->toast = s->notice[0] ? s->notice : NULL;
+    vs->compute_ms = s->compute_ms;
+    vs->frame_ms = s->frame_ms;
+    vs->data_version = s->data_version;
+    vs->png_scale = s->png_scale;
+}
+
+void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
+    app_view(s, vs);
+    vs->hover_x = vs->hover_y = -1;
+    vs->figure = 1;
+    vs->toast = NULL;
+    vs->help = 0;
+    vs->editing = 0;
+    if (kind == APP_SAVE_PANEL) {
+        vs->panel = s->focus ? VIEW_PANEL_HEAD : VIEW_PANEL_EQUATION;
+        vs->panel_head = s->focus;
+    } else if (kind == APP_SAVE_EXPORT) {
+        vs->panel = s->export_panel;
+        vs->panel_head = s->export_panel_head;
+        vs->transparent = s->transparent;
+    }
+}
+
+app_save_kind app_take_save(app_state *s) {
+    app_save_kind k = s->save_request;
+    s->save_request = APP_SAVE_NONE;
+    return k;
+}

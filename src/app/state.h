@@ -1,0 +1,190 @@
+/* state.h: the app's state and the actions that change it, with no SDL. The
+ * window turns events into actions (app_key_action, or an action built from a
+ * mouse or window event); app_apply changes the state and says why when it
+ * cannot; the frame lays the state out (app_layout) and draws app_view. Every
+ * key of the README's table is an action, so every key is a unit test. */
+#ifndef MHAVIZ_STATE_H
+#define MHAVIZ_STATE_H
+
+#include <stddef.h>
+
+#include "cli.h"
+#include "mha.h"
+#include "tok.h"
+#include "view.h"
+
+#define APP_EDIT_MAX 8192
+#define APP_MSG_LEN 4400
+#define APP_NOTICE_MS 6000.0 /* how long a notice stays */
+#define APP_DEFAULT_W 1600   /* window and export size, layout pixels */
+#define APP_DEFAULT_H 900
+#define APP_DEFAULT_PNG_SCALE 2 /* Ctrl+S multiplies the window's pixels by this */
+#define APP_ZOOM_MIN 0.8f
+#define APP_ZOOM_MAX 3.0f
+
+typedef enum {
+    ACT_NONE = 0,
+    ACT_H_UP,
+    ACT_H_DOWN,
+    ACT_D_UP,
+    ACT_D_DOWN,
+    ACT_SAMPLE_NEXT,
+    ACT_SAMPLE_PREV,
+    ACT_SEED,
+    ACT_MASK,
+    ACT_SCALE,
+    ACT_CMAP,
+    ACT_THEME,
+    ACT_ZOOM_IN,
+    ACT_ZOOM_OUT,
+    ACT_ZOOM_RESET,
+    ACT_PAGE_PREV,
+    ACT_PAGE_NEXT,
+    ACT_FOCUS, /* arg: 1-based head */
+    ACT_HELP,
+    ACT_FULLSCREEN,
+    ACT_ESCAPE, /* closes what is open; quits when nothing is */
+    ACT_QUIT,
+    ACT_SAVE,       /* Ctrl+S: the whole view as PNG */
+    ACT_SAVE_PANEL, /* Ctrl+Shift+S: the focused head, or the equation */
+    ACT_PNG_SCALE,  /* cycles the Ctrl+S multiplier 1..4 */
+    ACT_EDIT_START,
+    ACT_EDIT_APPLY,
+    ACT_EDIT_CANCEL,
+    ACT_EDIT_INSERT,  /* text: UTF-8 typed or pasted */
+    ACT_EDIT_PREEDIT, /* text: IME composition in progress */
+    ACT_EDIT_BACKSPACE,
+    ACT_EDIT_CLEAR,
+    ACT_HOVER,  /* x, y: pointer in output pixels */
+    ACT_LEAVE,  /* pointer left the window */
+    ACT_CLICK,  /* x, y: left button in output pixels */
+    ACT_RESIZE, /* x, y: output pixels; f: output pixels per window pixel */
+    ACT_COUNT
+} app_action_kind;
+
+typedef struct {
+    app_action_kind kind;
+    int x, y;         /* pointer or size */
+    int arg;          /* ACT_FOCUS: head */
+    float f;          /* ACT_RESIZE: ui scale */
+    const char *text; /* ACT_EDIT_INSERT, ACT_EDIT_PREEDIT */
+} app_action;
+
+/* Keys as the state machine sees them: printable ASCII keys are their lower-case
+ * character ('c', '1', '=', '/'); the rest are named here. */
+enum {
+    APP_KEY_UP = 0x10000,
+    APP_KEY_DOWN,
+    APP_KEY_LEFT,
+    APP_KEY_RIGHT,
+    APP_KEY_TAB,
+    APP_KEY_RETURN,
+    APP_KEY_ESCAPE,
+    APP_KEY_BACKSPACE,
+    APP_KEY_PAGEUP,
+    APP_KEY_PAGEDOWN,
+    APP_KEY_F1,
+    APP_KEY_F11,
+};
+enum { APP_MOD_SHIFT = 1, APP_MOD_CTRL = 2 };
+
+typedef enum {
+    APP_SAVE_NONE = 0,
+    APP_SAVE_VIEW,  /* the whole view */
+    APP_SAVE_PANEL, /* the focused head, or the equation with no head focused */
+    APP_SAVE_EXPORT /* as --panel and --background say */
+} app_save_kind;
+
+typedef struct {
+    /* what is computed */
+    mha_config cfg; /* resolved, the model's */
+    tok_list toks;
+    int sample; /* 1-based built-in sample; 0 = custom text */
+    char custom[APP_EDIT_MAX];
+    mha_model *m;
+    unsigned long data_version; /* changes whenever the model's numbers change */
+    double compute_ms, frame_ms;
+
+    /* how it is shown */
+    int width, height; /* output pixels */
+    float ui_scale;    /* output pixels per window pixel */
+    float zoom;
+    int theme, cmap, page, focus, help, fullscreen;
+    int png_scale;
+    const char *export_dir;  /* Ctrl+S folder, NULL = current */
+    view_panel export_panel; /* --panel, for APP_SAVE_EXPORT */
+    int export_panel_head;   /* 1-based, with VIEW_PANEL_HEAD */
+    int transparent;         /* --background transparent */
+
+    /* the text field */
+    int editing;
+    char edit[APP_EDIT_MAX];
+    char preedit[256];
+
+    /* messages: status is the state's answer to the last action (why it could not
+       be taken, or what changed); notice is a transient message such as a saved
+       file's path, gone at notice_until */
+    char status[256];
+    char notice[APP_MSG_LEN];
+    double notice_until, now_ms;
+
+    /* the pointer and the layout it is tested against */
+    int hover_x, hover_y;
+    view_hit hover;
+    view_layout *L;
+    int layout_valid;
+    view_measure_fn measure;
+    void *measure_ud;
+
+    int quit;
+    int dirty; /* the picture must be redrawn */
+    app_save_kind save_request;
+} app_state;
+
+/* Creates an empty state whose layouts measure text with measure(ud); NULL on
+ * out-of-memory. app_state_destroy(NULL) is fine. */
+app_state *app_state_create(view_measure_fn measure, void *ud);
+void app_state_destroy(app_state *s);
+
+/* The one place options become the initial state, for the window, export and
+ * bench alike: size (1600x900 unless --size), theme, colormap, PNG multiplier,
+ * zoom, sample or text, and the model computed for cfg. Takes ownership of
+ * *toks (left empty). Returns 0, or 1 with a message in err. */
+int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha_config *cfg,
+                   char *err, size_t errlen);
+
+/* Applies one action. Returns 1 when the picture must be redrawn. When the
+ * action cannot be taken the state is unchanged and status says why. */
+int app_apply(app_state *s, const app_action *a);
+
+/* Shorthand for app_apply with a bare action of this kind. */
+int app_do(app_state *s, app_action_kind kind);
+
+/* The action a key press means in the current state (ACT_NONE for none).
+ * key is a character or an APP_KEY_*, mods a mask of APP_MOD_*. */
+app_action app_key_action(const app_state *s, int key, int mods);
+
+/* Moves the clock: a notice whose time has passed goes. Returns 1 if the
+ * picture changed. */
+int app_tick(app_state *s, double now_ms);
+/* Milliseconds until the next timed change (a notice expiring), or -1 for none. */
+int app_next_timeout_ms(const app_state *s);
+
+/* Shows msg as a notice (e.g. "saved ...") for APP_NOTICE_MS, or as the status
+ * line's error when error is set (a new message replaces the old one). */
+void app_notify(app_state *s, const char *msg, int error);
+
+/* Lays out the state at its size, clamps the page to the pages there are, and
+ * returns the layout (owned by the state, valid until the next action). */
+const view_layout *app_layout(app_state *s);
+
+/* The view of the state: what the window draws. */
+void app_view(const app_state *s, view_state *vs);
+/* The view as a saved figure: no pointer, overlays, notices or buttons; the
+ * panel and background as kind says. */
+void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs);
+
+/* Takes the pending save request (APP_SAVE_NONE if none), clearing it. */
+app_save_kind app_take_save(app_state *s);
+
+#endif

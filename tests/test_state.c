@@ -1,0 +1,587 @@
+/* test_state.c: every key and button of the README's table as an action on the
+ * SDL-free state machine (src/app/state.c). Each test presses the real key (the
+ * key-to-action map is part of what is tested), then asserts the state change
+ * against an independent expectation and the message the status line shows. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "check.h"
+#include "samples.h"
+#include "state.h"
+#include "view_fixture.h"
+
+/* A state as the window starts it: options parsed to their defaults, sample k. */
+static app_state *make_state(int h, int d, int sample, const char *text) {
+    app_state *s = app_state_create(fx_measure, NULL);
+    assert_non_null(s);
+    cli_options o;
+    memset(&o, 0, sizeof o);
+    o.theme = -1;
+    o.colormap = -1;
+    o.sample = sample;
+    o.text = text;
+    tok_list toks = {0};
+    int total = 0;
+    char err[256];
+    const char *t = text ? text : samples_get((sample ? sample : 1) - 1)->text;
+    assert_int_equal(tok_split(&toks, t, MHA_MAX_N, &total, err, sizeof err), 0);
+    mha_config cfg = {.h = h, .d_model = d, .seed = 1};
+    if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
+    CHECK_INT("init leaves the caller's tokens empty", 0, toks.count);
+    return s;
+}
+
+static int press(app_state *s, int key, int mods) {
+    app_action a = app_key_action(s, key, mods);
+    return app_apply(s, &a);
+}
+
+static int has(const char *hay, const char *needle) {
+    return hay && strstr(hay, needle) != NULL;
+}
+
+/* the next divisor of d above (dir > 0) or below h, computed here by brute force */
+static int next_divisor(int h, int d, int dir) {
+    for (int k = h + dir; k >= 1 && k <= d; k += dir)
+        if (d % k == 0) return k;
+    return 0;
+}
+
+/* --- defaults in one place -------------------------------------------------------- */
+
+static void test_init_defaults(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 0, NULL);
+    CHECK_INT("width", 1600, s->width);
+    CHECK_INT("height", 900, s->height);
+    CHECK_INT("theme light", 0, s->theme);
+    CHECK_INT("colormap viridis", CMAP_VIRIDIS, s->cmap);
+    CHECK_INT("PNG x2", 2, s->png_scale);
+    CHECK_NEAR("zoom", 1.0, s->zoom, 0);
+    CHECK_INT("sample 1", 1, s->sample);
+    CHECK_INT("h", 4, s->cfg.h);
+    CHECK_INT("d_model", 64, s->cfg.d_model);
+    CHECK_INT("model n = tokens", s->toks.count, s->m->n);
+    CHECK_TRUE("redraw wanted", s->dirty);
+    CHECK_STR("no status", "", s->status);
+    app_state_destroy(s);
+
+    /* options win over defaults */
+    app_state *t = app_state_create(fx_measure, NULL);
+    cli_options o;
+    memset(&o, 0, sizeof o);
+    o.theme = 1;
+    o.colormap = CMAP_GREYS;
+    o.scale = 3;
+    o.size_w = 1000;
+    o.size_h = 700;
+    o.text = "a b c";
+    tok_list toks = {0};
+    int total;
+    char err[256];
+    assert_int_equal(tok_split(&toks, o.text, MHA_MAX_N, &total, err, sizeof err), 0);
+    mha_config cfg = {.h = 2, .d_model = 8, .seed = 5};
+    assert_int_equal(app_state_init(t, &o, &toks, &cfg, err, sizeof err), 0);
+    CHECK_INT("theme dark", 1, t->theme);
+    CHECK_INT("greys", CMAP_GREYS, t->cmap);
+    CHECK_INT("PNG x3", 3, t->png_scale);
+    CHECK_INT("--size w", 1000, t->width);
+    CHECK_INT("--size h", 700, t->height);
+    CHECK_INT("custom text", 0, t->sample);
+    CHECK_STR("custom text kept", "a b c", t->custom);
+    CHECK_INT("seed", 5, (int)t->cfg.seed);
+    app_state_destroy(t);
+    app_state_destroy(NULL);
+}
+
+/* --- h and d_model ------------------------------------------------------------------ */
+
+static void test_h_keys(void **st) {
+    (void)st;
+    static const int ds[] = {8, 24, 64, 96, 384};
+    for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+        int d = ds[i];
+        app_state *s = make_state(1, d, 2, NULL);
+        int h = 1, steps = 0;
+        while (next_divisor(h, d, +1)) {
+            float w0 = s->m->w_q[d + 1];
+            CHECK_TRUE("Up redraws", press(s, APP_KEY_UP, 0));
+            h = next_divisor(h, d, +1);
+            CHECK_INT("Up: next divisor of d_model", h, s->cfg.h);
+            CHECK_INT("model follows", h, s->m->cfg.h);
+            CHECK_INT("d_k", d / h, s->m->d_k);
+            CHECK_NEAR("weights kept across h", w0, s->m->w_q[d + 1], 0);
+            CHECK_STR("no status", "", s->status);
+            steps++;
+        }
+        CHECK_INT("reached h = d_model", d, s->cfg.h);
+        press(s, APP_KEY_UP, 0);
+        CHECK_INT("Up at h = d_model refused", d, s->cfg.h);
+        CHECK_TRUE("status says why", has(s->status, "most heads"));
+        while (steps-- > 0) {
+            int want = next_divisor(s->cfg.h, d, -1);
+            press(s, APP_KEY_DOWN, 0);
+            CHECK_INT("Down: previous divisor", want, s->cfg.h);
+        }
+        CHECK_INT("back to h = 1", 1, s->cfg.h);
+        press(s, APP_KEY_DOWN, 0);
+        CHECK_INT("Down at h = 1 refused", 1, s->cfg.h);
+        CHECK_TRUE("status says why", has(s->status, "fewest"));
+        app_state_destroy(s);
+    }
+}
+
+static void test_d_keys(void **st) {
+    (void)st;
+    app_state *s = make_state(3, 24, 1, NULL);
+    /* sizes on the ladder that 3 divides, from 24 up */
+    static const int up[] = {48, 96, 192, 384, 768, 1536, 3072};
+    for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) {
+        press(s, APP_KEY_RIGHT, 0);
+        CHECK_INT("Right: next ladder size h divides", up[i], s->cfg.d_model);
+        CHECK_INT("h kept", 3, s->cfg.h);
+        CHECK_INT("W^Q resized", up[i], s->m->cfg.d_model);
+    }
+    press(s, APP_KEY_RIGHT, 0);
+    CHECK_INT("no larger size divisible by 3", 3072, s->cfg.d_model);
+    CHECK_TRUE("status says why", has(s->status, "no larger d_model"));
+    press(s, APP_KEY_LEFT, 0);
+    CHECK_INT("Left", 1536, s->cfg.d_model);
+    CHECK_STR("status cleared by a change", "", s->status);
+    app_state_destroy(s);
+
+    app_state *t = make_state(8, 8, 1, NULL);
+    press(t, APP_KEY_LEFT, 0);
+    CHECK_INT("Left refused below h", 8, t->cfg.d_model);
+    CHECK_TRUE("status says lower h first", has(t->status, "lower h first"));
+    app_state_destroy(t);
+}
+
+/* --- samples and text ------------------------------------------------------------ */
+
+static void check_tokens_of(app_state *s, const char *text, const char *what) {
+    tok_list t = {0};
+    int total;
+    char err[256];
+    assert_int_equal(tok_split(&t, text, MHA_MAX_N, &total, err, sizeof err), 0);
+    CHECK_INT(what, t.count, s->toks.count);
+    for (int i = 0; i < t.count && i < s->toks.count; i++)
+        CHECK_STR(what, t.tokens[i], s->toks.tokens[i]);
+    CHECK_INT("model n", t.count, s->m->n);
+    tok_free(&t);
+}
+
+static void test_sample_keys(void **st) {
+    (void)st;
+    int count = samples_count();
+    app_state *s = make_state(4, 64, 1, NULL);
+    for (int i = 2; i <= count + 1; i++) {
+        unsigned long v = s->data_version;
+        press(s, APP_KEY_TAB, 0);
+        int want = i > count ? 1 : i;
+        CHECK_INT("Tab: next sample, wrapping", want, s->sample);
+        check_tokens_of(s, samples_get(want - 1)->text, "Tab: tokens of the sample");
+        CHECK_TRUE("numbers changed", s->data_version != v);
+    }
+    press(s, APP_KEY_TAB, APP_MOD_SHIFT);
+    CHECK_INT("Shift+Tab wraps back", count, s->sample);
+    check_tokens_of(s, samples_get(count - 1)->text, "Shift+Tab: tokens");
+    app_state_destroy(s);
+}
+
+static void type(app_state *s, const char *text) {
+    app_action a = {.kind = ACT_EDIT_INSERT, .text = text};
+    app_apply(s, &a);
+}
+
+static void test_text_editing(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 3, NULL);
+    press(s, APP_KEY_RETURN, 0);
+    CHECK_INT("Enter opens the text field", 1, s->editing);
+    CHECK_STR("field starts with the current text", samples_get(2)->text, s->edit);
+    /* keys now edit, they do not act */
+    CHECK_INT("M types, it does not toggle the mask", ACT_NONE, app_key_action(s, 'm', 0).kind);
+    press(s, 'u', APP_MOD_CTRL);
+    CHECK_STR("Ctrl+U clears", "", s->edit);
+    type(s, "Z\xC3\xBCrich ist sch\xC3\xB6n");
+    press(s, APP_KEY_BACKSPACE, 0);
+    CHECK_STR("Backspace removes one character (2 bytes)", "Z\xC3\xBCrich ist sch\xC3\xB6",
+              s->edit);
+    press(s, APP_KEY_BACKSPACE, 0);
+    CHECK_STR("then the UTF-8 sequence whole", "Z\xC3\xBCrich ist sch", s->edit);
+    type(s, "\xC3\xB6n .");
+    app_action pre = {.kind = ACT_EDIT_PREEDIT, .text = "\xE3\x81\x8B"};
+    app_apply(s, &pre);
+    CHECK_STR("IME pre-edit kept apart", "\xE3\x81\x8B", s->preedit);
+    CHECK_INT("Ctrl+V asks the window for the clipboard", ACT_EDIT_INSERT,
+              app_key_action(s, 'v', APP_MOD_CTRL).kind);
+    press(s, APP_KEY_RETURN, 0);
+    CHECK_INT("Enter applies", 0, s->editing);
+    CHECK_INT("custom text", 0, s->sample);
+    check_tokens_of(s, "Z\xC3\xBCrich ist sch\xC3\xB6n .", "typed tokens");
+
+    /* Escape cancels: the text stays what it was */
+    press(s, APP_KEY_RETURN, 0);
+    type(s, " more words");
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_INT("Escape closes the field", 0, s->editing);
+    CHECK_INT("the app did not quit", 0, s->quit);
+    check_tokens_of(s, "Z\xC3\xBCrich ist sch\xC3\xB6n .", "tokens unchanged after Escape");
+
+    /* empty text is refused and the old text stays */
+    press(s, APP_KEY_RETURN, 0);
+    press(s, 'u', APP_MOD_CTRL);
+    press(s, APP_KEY_RETURN, 0);
+    CHECK_TRUE("status says why", s->status[0] != '\0');
+    check_tokens_of(s, "Z\xC3\xBCrich ist sch\xC3\xB6n .", "tokens unchanged after empty text");
+
+    /* more than 512 tokens are cut, and the status line says so */
+    press(s, APP_KEY_RETURN, 0);
+    press(s, 'u', APP_MOD_CTRL);
+    for (int i = 0; i < 600; i++) type(s, "w ");
+    press(s, APP_KEY_RETURN, 0);
+    CHECK_INT("cut to 512", MHA_MAX_N, s->m->n);
+    CHECK_TRUE("status says cut", has(s->status, "cut to the first 512 of its 600"));
+
+    /* the field is bounded */
+    press(s, APP_KEY_RETURN, 0);
+    char big[APP_EDIT_MAX];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    type(s, big);
+    CHECK_TRUE("full field says so", has(s->status, "full"));
+    CHECK_TRUE("field stays a C string", strlen(s->edit) < APP_EDIT_MAX);
+    app_state_destroy(s);
+}
+
+/* --- recompute keys: seed, mask, scale ------------------------------------------- */
+
+static void test_seed_key(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 32, 1, NULL);
+    float *want = malloc(32 * 32 * sizeof *want);
+    press(s, 'r', 0);
+    CHECK_INT("R: seed + 1", 2, (int)s->cfg.seed);
+    mha_weights_init(want, 2, 32, 0);
+    CHECK_TRUE("W^Q drawn for the new seed", memcmp(want, s->m->w_q, 32 * 32 * 4) == 0);
+    press(s, 'R', APP_MOD_SHIFT);
+    CHECK_INT("Shift+R is R too", 3, (int)s->cfg.seed);
+    free(want);
+    app_state_destroy(s);
+}
+
+static void test_mask_key(void **st) {
+    (void)st;
+    app_state *s = make_state(2, 16, 2, NULL);
+    const int n = s->m->n, h = s->cfg.h;
+    press(s, 'm', 0);
+    CHECK_INT("M: causal", MHA_MASK_CAUSAL, s->cfg.mask);
+    double above = 0.0;
+    for (int i = 0; i < h; i++)
+        for (int r = 0; r < n; r++)
+            for (int c = r + 1; c < n; c++) above += s->m->attn[((size_t)i * n + r) * n + c];
+    CHECK_NEAR("no weight on later keys", 0.0, above, 0.0);
+    CHECK_NEAR("first row attends to itself", 1.0, s->m->attn[0], 1e-6);
+    press(s, 'm', 0);
+    CHECK_INT("M again: none", MHA_MASK_NONE, s->cfg.mask);
+    CHECK_TRUE("weight on later keys again", s->m->attn[1] > 0.0f);
+    app_state_destroy(s);
+}
+
+static void test_scale_key(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL);
+    float scaled = s->m->scores[1];
+    press(s, 'n', 0);
+    CHECK_INT("N: unscaled", 1, s->cfg.no_scale);
+    CHECK_NEAR("scores times sqrt(d_k)", scaled * sqrt(16.0), s->m->scores[1], 1e-4);
+    press(s, 'n', 0);
+    CHECK_INT("N again: scaled", 0, s->cfg.no_scale);
+    CHECK_NEAR("scores back", scaled, s->m->scores[1], 1e-6);
+    app_state_destroy(s);
+}
+
+/* --- how it is shown: colormap, theme, zoom, pages, focus, help ---------------------- */
+
+static void test_view_keys(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL);
+    int seen = 0;
+    for (int i = 1; i <= CMAP_COUNT; i++) {
+        s->dirty = 0;
+        CHECK_TRUE("C redraws", press(s, 'c', 0));
+        CHECK_INT("C: next colormap", i % CMAP_COUNT, s->cmap);
+        seen |= 1 << s->cmap;
+    }
+    CHECK_INT("C visits every colormap", (1 << CMAP_COUNT) - 1, seen);
+    view_state vs;
+    press(s, 'c', 0);
+    app_view(s, &vs);
+    CHECK_INT("the view draws the colormap", s->cmap, vs.cmap);
+    press(s, 't', 0);
+    CHECK_INT("T: dark", 1, s->theme);
+    app_view(s, &vs);
+    CHECK_INT("the view draws the theme", 1, vs.theme);
+    press(s, 't', 0);
+    CHECK_INT("T: light", 0, s->theme);
+
+    /* zoom: ladder 80 % ... 300 %, Ctrl+0 resets, text in the layout grows */
+    int font100 = app_layout(s)->font;
+    press(s, '=', APP_MOD_CTRL);
+    CHECK_NEAR("Ctrl+= 110 %", 1.1, s->zoom, 1e-6);
+    CHECK_STR("status says the zoom", "zoom 110%", s->status);
+    CHECK_TRUE("layout text grows", app_layout(s)->font > font100);
+    for (int i = 0; i < 20; i++) press(s, '+', APP_MOD_CTRL);
+    CHECK_NEAR("capped at 300 %", 3.0, s->zoom, 1e-6);
+    press(s, '0', APP_MOD_CTRL);
+    CHECK_NEAR("Ctrl+0 100 %", 1.0, s->zoom, 1e-6);
+    CHECK_INT("layout text back", font100, app_layout(s)->font);
+    for (int i = 0; i < 20; i++) press(s, '-', APP_MOD_CTRL);
+    CHECK_NEAR("floor 80 %", 0.8, s->zoom, 1e-6);
+    CHECK_STR("status", "zoom 80%", s->status);
+    app_state_destroy(s);
+}
+
+static void test_pages(void **st) {
+    (void)st;
+    /* 64 heads of 59 tokens at 800x600 cannot fit at a pixel a cell: the grid pages */
+    app_state *s = make_state(64, 64, 7, NULL);
+    app_action rs = {.kind = ACT_RESIZE, .x = 800, .y = 600, .f = 1.0f};
+    app_apply(s, &rs);
+    int pages = app_layout(s)->pages;
+    CHECK_TRUE("several pages", pages > 1);
+    int first0 = app_layout(s)->first_head;
+    press(s, APP_KEY_PAGEDOWN, 0);
+    CHECK_INT("PgDn: page 2", 1, s->page);
+    CHECK_TRUE("other heads shown", app_layout(s)->first_head > first0);
+    for (int i = 0; i < pages + 3; i++) press(s, APP_KEY_PAGEDOWN, 0);
+    app_layout(s);
+    CHECK_INT("clamped at the last page", pages - 1, s->page);
+    for (int i = 0; i < pages + 3; i++) press(s, APP_KEY_PAGEUP, 0);
+    CHECK_INT("PgUp stops at page 1", 0, s->page);
+    app_state_destroy(s);
+}
+
+static void test_focus_help_escape_quit(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL);
+    press(s, '3', 0);
+    CHECK_INT("3: focus head 3", 3, s->focus);
+    CHECK_INT("layout shows the focus", 3, app_layout(s)->focus);
+    press(s, '9', 0);
+    CHECK_INT("9 refused with h = 4", 3, s->focus);
+    CHECK_STR("status says why", "there is no head 9: h = 4", s->status);
+    press(s, APP_KEY_UP, 0); /* h = 8 keeps head 3 */
+    CHECK_INT("focus kept while it exists", 3, s->focus);
+    press(s, APP_KEY_DOWN, 0);
+    press(s, APP_KEY_DOWN, 0); /* h = 2: no head 3 */
+    CHECK_INT("focus dropped when its head goes", 0, s->focus);
+    press(s, '2', 0);
+
+    press(s, APP_KEY_F1, 0);
+    CHECK_INT("F1 opens help", 1, s->help);
+    press(s, APP_KEY_F1, 0);
+    CHECK_INT("F1 closes help", 0, s->help);
+    press(s, '?', 0);
+    CHECK_INT("? opens help", 1, s->help);
+    press(s, '?', 0);
+    press(s, '/', APP_MOD_SHIFT);
+    CHECK_INT("Shift+/ opens help", 1, s->help);
+    press(s, '/', 0);
+    CHECK_INT("/ alone does nothing", 1, s->help);
+
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_INT("Esc closes help first", 0, s->help);
+    CHECK_INT("focus still on", 2, s->focus);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_INT("Esc then leaves the focus", 0, s->focus);
+    CHECK_INT("not quit yet", 0, s->quit);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_INT("Esc with nothing open quits", 1, s->quit);
+
+    app_state *t = make_state(4, 64, 1, NULL);
+    press(t, 'q', 0);
+    CHECK_INT("Q alone does not quit", 0, t->quit);
+    press(t, 'q', APP_MOD_CTRL);
+    CHECK_INT("Ctrl+Q quits", 1, t->quit);
+    press(t, APP_KEY_F11, 0);
+    CHECK_INT("F11 fullscreen", 1, t->fullscreen);
+    press(t, APP_KEY_F11, 0);
+    CHECK_INT("F11 again windowed", 0, t->fullscreen);
+    app_state_destroy(t);
+    app_state_destroy(s);
+}
+
+/* --- saving ---------------------------------------------------------------------- */
+
+static void test_save_keys(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL);
+    CHECK_INT("nothing pending", APP_SAVE_NONE, app_take_save(s));
+    press(s, 's', APP_MOD_CTRL);
+    CHECK_INT("Ctrl+S: the view", APP_SAVE_VIEW, app_take_save(s));
+    CHECK_INT("taken once", APP_SAVE_NONE, app_take_save(s));
+    press(s, 's', APP_MOD_CTRL | APP_MOD_SHIFT);
+    app_save_kind k = app_take_save(s);
+    CHECK_INT("Ctrl+Shift+S: a panel", APP_SAVE_PANEL, k);
+    view_state vs;
+    app_figure_view(s, k, &vs);
+    CHECK_INT("no head focused: the equation", VIEW_PANEL_EQUATION, vs.panel);
+    press(s, '2', 0);
+    app_figure_view(s, APP_SAVE_PANEL, &vs);
+    CHECK_INT("head 2 focused: that head", VIEW_PANEL_HEAD, vs.panel);
+    CHECK_INT("head 2", 2, vs.panel_head);
+    app_notify(s, "saved x.png", 0);
+    press(s, APP_KEY_F1, 0);
+    s->hover_x = s->hover_y = 10;
+    app_figure_view(s, APP_SAVE_VIEW, &vs);
+    CHECK_INT("figure: no help", 0, vs.help);
+    CHECK_TRUE("figure: no notice", vs.toast == NULL);
+    CHECK_INT("figure: no pointer", -1, vs.hover_x);
+    CHECK_INT("figure flag", 1, vs.figure);
+
+    for (int want = 3; want != 2; want = want % 4 + 1) {
+        press(s, 0, 0); /* no key: nothing */
+        app_do(s, ACT_PNG_SCALE);
+        CHECK_INT("PNG button cycles 1..4", want, s->png_scale);
+        char msg[64];
+        snprintf(msg, sizeof msg, "saves PNGs at %d", want);
+        CHECK_TRUE("status names the multiplier", has(s->status, msg));
+    }
+    app_state_destroy(s);
+}
+
+static void test_notices(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL);
+    app_tick(s, 1000.0);
+    CHECK_INT("no timer", -1, app_next_timeout_ms(s));
+    app_notify(s, "saved /tmp/a.png", 0);
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_STR("notice shown", "saved /tmp/a.png", vs.toast);
+    CHECK_INT("expires in 6 s", 6000, app_next_timeout_ms(s));
+    CHECK_INT("still there at 6.9 s", 0, app_tick(s, 6999.0));
+    CHECK_TRUE("gone at 7 s", app_tick(s, 7000.0));
+    app_view(s, &vs);
+    CHECK_TRUE("no notice", vs.toast == NULL);
+    app_notify(s, "cannot write /x: Permission denied", 1);
+    CHECK_STR("errors go to the status line", "cannot write /x: Permission denied", s->status);
+    app_state_destroy(s);
+}
+
+/* --- the pointer: hover, clicks on heads and buttons, resize ------------------------ */
+
+static void centre(view_rect r, int *x, int *y) {
+    *x = r.x + r.w / 2;
+    *y = r.y + r.h / 2;
+}
+
+static void test_pointer(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 2, NULL);
+    const view_layout *L = app_layout(s);
+    const int n = s->m->n;
+    /* hover the centre of cell (row 2, col 5) of head 3 */
+    view_rect map = L->heads[2].map;
+    int x = map.x + (int)((5.5 * map.w) / n), y = map.y + (int)((2.5 * map.h) / n);
+    app_action hv = {.kind = ACT_HOVER, .x = x, .y = y};
+    CHECK_TRUE("hover on a new cell redraws", app_apply(s, &hv));
+    CHECK_INT("hit a head cell", HIT_HEAD_CELL, s->hover.kind);
+    CHECK_INT("head 3", 2, s->hover.head);
+    CHECK_INT("row 2", 2, s->hover.row);
+    CHECK_INT("col 5", 5, s->hover.col);
+    CHECK_INT("same cell: no redraw", 0, app_apply(s, &hv));
+    app_action lv = {.kind = ACT_LEAVE};
+    CHECK_TRUE("leaving redraws", app_apply(s, &lv));
+    CHECK_INT("nothing hovered", HIT_NONE, s->hover.kind);
+
+    /* a click on a head focuses it */
+    app_action ck = {.kind = ACT_CLICK, .x = x, .y = y};
+    app_apply(s, &ck);
+    CHECK_INT("click focuses head 3", 3, s->focus);
+    press(s, APP_KEY_ESCAPE, 0);
+
+    /* every button does what its key does */
+    static const struct {
+        int button;
+        const char *what;
+    } buttons[] = {{BTN_MASK, "mask"},   {BTN_SCALE, "scale"}, {BTN_CMAP, "colormap"},
+                   {BTN_THEME, "theme"}, {BTN_SEED, "seed"},   {BTN_H_UP, "h up"},
+                   {BTN_D_UP, "d up"},   {BTN_HELP, "help"},   {BTN_ZOOM_IN, "zoom in"},
+                   {BTN_SAVE, "save"},   {BTN_TEXT, "text"},   {BTN_SAMPLE_NEXT, "sample"}};
+    for (size_t i = 0; i < sizeof buttons / sizeof buttons[0]; i++) {
+        L = app_layout(s);
+        CHECK_TRUE(buttons[i].what, L->buttons[buttons[i].button].present);
+        int bx, by;
+        centre(L->buttons[buttons[i].button].r, &bx, &by);
+        mha_config before = s->cfg;
+        int cmap = s->cmap, theme = s->theme, sample = s->sample;
+        float zoom = s->zoom;
+        app_action b = {.kind = ACT_CLICK, .x = bx, .y = by};
+        app_apply(s, &b);
+        switch (buttons[i].button) {
+        case BTN_MASK: CHECK_TRUE("mask button", s->cfg.mask != before.mask); break;
+        case BTN_SCALE: CHECK_TRUE("scale button", s->cfg.no_scale != before.no_scale); break;
+        case BTN_CMAP: CHECK_TRUE("cmap button", s->cmap != cmap); break;
+        case BTN_THEME: CHECK_TRUE("theme button", s->theme != theme); break;
+        case BTN_SEED: CHECK_TRUE("seed button", s->cfg.seed == before.seed + 1); break;
+        case BTN_H_UP: CHECK_INT("h button", next_divisor(before.h, 64, 1), s->cfg.h); break;
+        case BTN_D_UP: CHECK_INT("d button", 96, s->cfg.d_model); break;
+        case BTN_HELP:
+            CHECK_INT("help button", 1, s->help);
+            app_apply(s, &ck); /* a click anywhere closes help, and does only that */
+            CHECK_INT("click closes help", 0, s->help);
+            CHECK_INT("the click behind help did not focus a head", 0, s->focus);
+            break;
+        case BTN_ZOOM_IN: CHECK_TRUE("zoom button", s->zoom > zoom); break;
+        case BTN_SAVE: CHECK_INT("save button", APP_SAVE_VIEW, app_take_save(s)); break;
+        case BTN_TEXT:
+            CHECK_INT("text button", 1, s->editing);
+            app_apply(s, &b);
+            CHECK_INT("clicks do nothing while editing", 1, s->editing);
+            press(s, APP_KEY_ESCAPE, 0);
+            break;
+        case BTN_SAMPLE_NEXT: CHECK_INT("sample button", sample + 1, s->sample); break;
+        }
+    }
+
+    /* resize: the layout follows */
+    app_action rs = {.kind = ACT_RESIZE, .x = 1024, .y = 700, .f = 1.0f};
+    CHECK_TRUE("resize redraws", app_apply(s, &rs));
+    L = app_layout(s);
+    CHECK_INT("width", 1024, s->width);
+    CHECK_TRUE("status line inside the new height", L->status.y + L->status.h <= 700);
+    app_action bad = {.kind = ACT_RESIZE, .x = 0, .y = 700};
+    CHECK_INT("a zero size is ignored", 0, app_apply(s, &bad));
+    CHECK_INT("width kept", 1024, s->width);
+    app_state_destroy(s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_init_defaults),
+        cmocka_unit_test(test_h_keys),
+        cmocka_unit_test(test_d_keys),
+        cmocka_unit_test(test_sample_keys),
+        cmocka_unit_test(test_text_editing),
+        cmocka_unit_test(test_seed_key),
+        cmocka_unit_test(test_mask_key),
+        cmocka_unit_test(test_scale_key),
+        cmocka_unit_test(test_view_keys),
+        cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_focus_help_escape_quit),
+        cmocka_unit_test(test_save_keys),
+        cmocka_unit_test(test_notices),
+        cmocka_unit_test(test_pointer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
