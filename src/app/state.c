@@ -154,31 +154,115 @@ static void zoom_by(app_state *s, int dir) {
     snprintf(s->status, sizeof s->status, "zoom %d%%", (int)(s->zoom * 100.0f + 0.5f));
 }
 
+/* --- the text field: a cursor at a character boundary, and a whole-text
+   selection that the first key replaces ----------------------------------------- */
+
+static void count_tokens(app_state *s) {
+    tok_list t = {0};
+    int total = 0;
+    char err[MHA_ERR_LEN];
+    s->edit_tokens = tok_split(&t, s->edit, MHA_MAX_N, &total, err, sizeof err) == 0 ? total : 0;
+    tok_free(&t);
+}
+
+static int is_cont(char c) {
+    return ((unsigned char)c & 0xC0) == 0x80;
+}
+
+static int char_before(const char *t, int at) {
+    while (at > 0 && is_cont(t[--at])) {
+    }
+    return at;
+}
+
+static int char_after(const char *t, int at) {
+    if (!t[at]) return at;
+    at++;
+    while (t[at] && is_cont(t[at])) at++;
+    return at;
+}
+
+static int is_space_at(const char *t, int at) {
+    return t[at] == ' ' || t[at] == '\t' || t[at] == '\n' || t[at] == '\r';
+}
+
 static void start_editing(app_state *s) {
     s->editing = 1;
     s->preedit[0] = '\0';
     const char *cur = s->sample ? samples_get(s->sample - 1)->text : s->custom;
     snprintf(s->edit, sizeof s->edit, "%s", cur);
+    s->edit_cursor = (int)strlen(s->edit);
+    s->edit_selected = s->edit[0] != '\0';
+    count_tokens(s);
+}
+
+/* Removes the selected text, if any; returns 1 if there was a selection. */
+static int edit_take_selection(app_state *s) {
+    if (!s->edit_selected) return 0;
+    s->edit[0] = '\0';
+    s->edit_cursor = 0;
+    s->edit_selected = 0;
+    return 1;
 }
 
 static void edit_insert(app_state *s, const char *text) {
     if (!text) return;
-    size_t len = strlen(s->edit), add = strlen(text);
+    size_t len = s->edit_selected ? 0 : strlen(s->edit), add = strlen(text);
     if (len + add + 1 > sizeof s->edit) {
         snprintf(s->status, sizeof s->status, "text field is full (%zu bytes)", sizeof s->edit - 1);
         return;
     }
-    memcpy(s->edit + len, text, add + 1);
+    edit_take_selection(s);
+    char *at = s->edit + s->edit_cursor;
+    memmove(at + add, at, len - (size_t)s->edit_cursor + 1);
+    memcpy(at, text, add);
+    s->edit_cursor += (int)add;
     s->preedit[0] = '\0';
 }
 
-static void edit_backspace(app_state *s) {
-    size_t len = strlen(s->edit);
-    while (len > 0) {
-        len--;
-        if (((unsigned char)s->edit[len] & 0xC0) != 0x80) break;
+/* Deletes bytes [from, to) of the text and puts the cursor at from. */
+static void edit_cut(app_state *s, int from, int to) {
+    memmove(s->edit + from, s->edit + to, strlen(s->edit + to) + 1);
+    s->edit_cursor = from;
+}
+
+static void edit_move(app_state *s, app_action_kind kind, int word) {
+    const char *t = s->edit;
+    int len = (int)strlen(t), at = s->edit_cursor;
+    if (s->edit_selected) { /* the first move ends the selection at its side */
+        s->edit_selected = 0;
+        s->edit_cursor = kind == ACT_EDIT_LEFT || kind == ACT_EDIT_HOME ? 0 : len;
+        return;
     }
-    s->edit[len] = '\0';
+    switch (kind) {
+    case ACT_EDIT_LEFT:
+        at = char_before(t, at);
+        if (word) {
+            while (at > 0 && is_space_at(t, at)) at = char_before(t, at);
+            while (at > 0 && !is_space_at(t, char_before(t, at))) at = char_before(t, at);
+        }
+        break;
+    case ACT_EDIT_RIGHT:
+        if (word) {
+            while (at < len && !is_space_at(t, at)) at = char_after(t, at);
+            while (at < len && is_space_at(t, at)) at = char_after(t, at);
+        } else {
+            at = char_after(t, at);
+        }
+        break;
+    case ACT_EDIT_HOME: at = 0; break;
+    default: at = len; break;
+    }
+    s->edit_cursor = at;
+}
+
+static void edit_set_cursor(app_state *s, int at) {
+    int len = (int)strlen(s->edit);
+    if (at < 0) at = 0;
+    if (at > len) at = len;
+    while (at > 0 && is_cont(s->edit[at])) at--;
+    s->edit_cursor = at;
+    s->edit_selected = 0;
 }
 
 static app_action_kind button_action(int b) {
@@ -243,7 +327,23 @@ static int hover(app_state *s, int x, int y) {
     return changed;
 }
 
+static int apply(app_state *s, const app_action *a);
+
+/* Applies a; a new status message replaces any notice and goes after a while. */
 int app_apply(app_state *s, const app_action *a) {
+    char before[sizeof s->status];
+    memcpy(before, s->status, sizeof before);
+    int changed = apply(s, a);
+    if (s->status[0] && strcmp(before, s->status) != 0) {
+        s->status_until = s->now_ms + APP_NOTICE_MS;
+        s->notice[0] = '\0';
+        s->dirty = 1;
+        changed = 1;
+    }
+    return changed;
+}
+
+static int apply(app_state *s, const app_action *a) {
     mha_config c = s->cfg;
     switch (a->kind) {
     case ACT_NONE:
@@ -297,7 +397,7 @@ int app_apply(app_state *s, const app_action *a) {
         else if (s->focus)
             s->focus = 0;
         else
-            s->quit = 1;
+            snprintf(s->status, sizeof s->status, "nothing to close (Ctrl+Q quits)");
         break;
     case ACT_QUIT: s->quit = 1; break;
     case ACT_SAVE: s->save_request = APP_SAVE_VIEW; return 0;
@@ -323,6 +423,7 @@ int app_apply(app_state *s, const app_action *a) {
     case ACT_EDIT_INSERT:
         if (!s->editing) return 0;
         edit_insert(s, a->text);
+        count_tokens(s);
         break;
     case ACT_EDIT_PREEDIT:
         if (!s->editing) return 0;
@@ -330,11 +431,32 @@ int app_apply(app_state *s, const app_action *a) {
         break;
     case ACT_EDIT_BACKSPACE:
         if (!s->editing) return 0;
-        edit_backspace(s);
+        if (!edit_take_selection(s))
+            edit_cut(s, char_before(s->edit, s->edit_cursor), s->edit_cursor);
+        count_tokens(s);
+        break;
+    case ACT_EDIT_DELETE:
+        if (!s->editing) return 0;
+        if (!edit_take_selection(s))
+            edit_cut(s, s->edit_cursor, char_after(s->edit, s->edit_cursor));
+        count_tokens(s);
         break;
     case ACT_EDIT_CLEAR:
         if (!s->editing) return 0;
-        s->edit[0] = '\0';
+        s->edit_selected = 1;
+        edit_take_selection(s);
+        count_tokens(s);
+        break;
+    case ACT_EDIT_LEFT:
+    case ACT_EDIT_RIGHT:
+    case ACT_EDIT_HOME:
+    case ACT_EDIT_END:
+        if (!s->editing) return 0;
+        edit_move(s, a->kind, a->arg);
+        break;
+    case ACT_EDIT_CURSOR:
+        if (!s->editing) return 0;
+        edit_set_cursor(s, a->arg);
         break;
     case ACT_RESIZE:
         if (a->x < 1 || a->y < 1) return 0;
@@ -358,16 +480,22 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     const int ctrl = (mods & APP_MOD_CTRL) != 0, shift = (mods & APP_MOD_SHIFT) != 0;
     if (key >= 'A' && key <= 'Z') key += 'a' - 'A';
     if (s->editing) {
-        if (key == APP_KEY_RETURN)
-            a.kind = ACT_EDIT_APPLY;
-        else if (key == APP_KEY_ESCAPE)
-            a.kind = ACT_EDIT_CANCEL;
-        else if (key == APP_KEY_BACKSPACE)
-            a.kind = ACT_EDIT_BACKSPACE;
-        else if (ctrl && key == 'u')
-            a.kind = ACT_EDIT_CLEAR;
-        else if (ctrl && key == 'v')
-            a.kind = ACT_EDIT_INSERT; /* the window adds the clipboard */
+        switch (key) {
+        case APP_KEY_RETURN: a.kind = ACT_EDIT_APPLY; break;
+        case APP_KEY_ESCAPE: a.kind = ACT_EDIT_CANCEL; break;
+        case APP_KEY_BACKSPACE: a.kind = ACT_EDIT_BACKSPACE; break;
+        case APP_KEY_DELETE: a.kind = ACT_EDIT_DELETE; break;
+        case APP_KEY_LEFT: a.kind = ACT_EDIT_LEFT, a.arg = ctrl; break;
+        case APP_KEY_RIGHT: a.kind = ACT_EDIT_RIGHT, a.arg = ctrl; break;
+        case APP_KEY_HOME: a.kind = ACT_EDIT_HOME; break;
+        case APP_KEY_END: a.kind = ACT_EDIT_END; break;
+        case 'u': a.kind = ctrl ? ACT_EDIT_CLEAR : ACT_NONE; break;
+        case 'v': a.kind = ctrl ? ACT_EDIT_INSERT : ACT_NONE; break; /* the window pastes */
+        }
+        return a; /* other keys arrive as typed text */
+    }
+    if (s->help) { /* keys behind the help overlay only close it (Ctrl+Q still quits) */
+        a.kind = ctrl && key == 'q' ? ACT_QUIT : (key ? ACT_ESCAPE : ACT_NONE);
         return a;
     }
     if (ctrl) {
@@ -414,27 +542,38 @@ app_action app_key_action(const app_state *s, int key, int mods) {
 }
 
 int app_tick(app_state *s, double now_ms) {
+    int changed = 0;
     s->now_ms = now_ms;
     if (s->notice[0] && now_ms >= s->notice_until) {
         s->notice[0] = '\0';
-        s->dirty = 1;
-        return 1;
+        changed = 1;
     }
-    return 0;
+    if (s->status[0] && now_ms >= s->status_until) {
+        s->status[0] = '\0';
+        changed = 1;
+    }
+    if (changed) s->dirty = 1;
+    return changed;
 }
 
 int app_next_timeout_ms(const app_state *s) {
-    if (!s->notice[0]) return -1;
-    double left = s->notice_until - s->now_ms;
+    double next = -1.0;
+    if (s->notice[0]) next = s->notice_until;
+    if (s->status[0] && (next < 0.0 || s->status_until < next)) next = s->status_until;
+    if (next < 0.0) return -1;
+    double left = next - s->now_ms;
     return left > 0.0 ? (int)(left + 0.999) : 0;
 }
 
 void app_notify(app_state *s, const char *msg, int error) {
     if (error) {
         snprintf(s->status, sizeof s->status, "%.250s", msg);
+        s->status_until = s->now_ms + APP_NOTICE_MS;
+        s->notice[0] = '\0';
     } else {
         snprintf(s->notice, sizeof s->notice, "%s", msg);
         s->notice_until = s->now_ms + APP_NOTICE_MS;
+        s->status[0] = '\0';
     }
     s->dirty = 1;
 }

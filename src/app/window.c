@@ -38,6 +38,9 @@ static int app_key(SDL_Keycode k) {
     case SDLK_PAGEDOWN: return APP_KEY_PAGEDOWN;
     case SDLK_F1: return APP_KEY_F1;
     case SDLK_F11: return APP_KEY_F11;
+    case SDLK_HOME: return APP_KEY_HOME;
+    case SDLK_END: return APP_KEY_END;
+    case SDLK_DELETE: return APP_KEY_DELETE;
     case SDLK_KP_PLUS: return '+';
     case SDLK_KP_MINUS: return '-';
     case SDLK_KP_0: return '0';
