@@ -128,6 +128,9 @@ with tempfile.TemporaryDirectory() as tmp:
           "not executable")
     check(not os.path.exists(os.path.join(prefix, "share/mhaviz/samples.tsv")),
           "share/mhaviz/samples.tsv (the samples are compiled in)", "not installed", "installed")
+    if failures:
+        print(f"{failures} install check(s) failed; the files' contents were not checked")
+        sys.exit(1)
     mhaviz = os.path.join(prefix, "bin/mhaviz")
 
     # --- what the installed binary says about itself ---
