@@ -17,6 +17,11 @@ int view_label_max_width(const view_state *s, int size, view_measure_fn measure,
 /* v written with Unicode subscript digits ("₁₂"). */
 void view_subscript(char *buf, size_t len, int v);
 
+/* --- theme.c -------------------------------------------------------------- */
+
+/* Outline of the hovered query row and cell in every head. */
+rgba view_highlight_color(int theme);
+
 /* Caption above the attention colorbar (the layout reserves its width). */
 #define VIEW_ATTN_CAPTION "attention weight: softmax of each row, fixed scale 0 to 1"
 
