@@ -22,16 +22,6 @@ static int imin(int a, int b) {
     return a < b ? a : b;
 }
 
-static int text_w(view_measure_fn measure, void *ud, const char *s, int size, int bold) {
-    int w = 0, h = 0;
-    measure(ud, s, size, bold, &w, &h);
-    return w;
-}
-
-void view_shape_label(char *buf, size_t len, int rows, int cols) {
-    snprintf(buf, len, "%d \xC3\x97 %d", rows, cols); /* U+00D7 multiplication sign */
-}
-
 /* --- header: buttons and value captions, flowed left to right, wrapping ------ */
 
 static void header_button_label(const view_state *s, int b, char *out, size_t len) {
@@ -133,7 +123,7 @@ static void layout_header(view_layout *L, const view_state *s, view_measure_fn m
     int x = x0, y = y0;
     for (int i = 0; i < count; i++) {
         hdr_item *it = &items[i];
-        int tw = text_w(measure, ud, it->text, L->font, it->kind == 0);
+        int tw = view_text_width(measure, ud, it->text, L->font, it->kind == 0);
         it->w = it->kind ? tw + 2 * bpad : tw + L->pad;
         if (it->kind == 1 && it->w < bh) it->w = bh; /* square at least */
         if (x + it->w > x0 + width && x > x0) {
@@ -174,7 +164,7 @@ static void run_add(run_flow *f, const char *text, int level) {
     view_run *r = &L->runs[L->run_count++];
     r->size = level ? iround(L->font * 0.72f) : L->font;
     snprintf(r->text, sizeof r->text, "%s", text);
-    r->w = text_w(f->measure, f->ud, r->text, r->size, 0);
+    r->w = view_text_width(f->measure, f->ud, r->text, r->size, 0);
     r->x = f->x;
     /* superscripts raised by 0.38 of the font, subscripts lowered by 0.28 */
     int base = f->y + (f->line_h - L->line) / 2;
@@ -278,17 +268,6 @@ static int best_grid(int k, int w, int h, int lw, int lh, int title_h, int gap, 
     }
     *cols_out = best_cols;
     return best;
-}
-
-int view_label_max_width(const view_state *s, int size, view_measure_fn measure, void *ud) {
-    int w = 0;
-    char buf[64];
-    if (!s->toks) return 0;
-    for (int i = 0; i < s->toks->count; i++) {
-        view_token_label(buf, sizeof buf, s->toks->tokens[i]);
-        w = imax(w, text_w(measure, ud, buf, size, 0));
-    }
-    return w;
 }
 
 static void layout_heads(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
@@ -409,7 +388,7 @@ static void layout_equation(view_layout *L, const view_state *s, view_measure_fn
     const int d = s->m ? s->m->cfg.d_model : 1;
     L->eq_area = area;
     L->eq_title = (view_rect){area.x, area.y, area.w, L->line + L->pad};
-    int sym_w = text_w(measure, ud, "=", L->font_title, 1) + 2 * L->gap;
+    int sym_w = view_text_width(measure, ud, "=", L->font_title, 1) + 2 * L->gap;
     int sym_h = 0, sym_tw = 0;
     measure(ud, "=", L->font_title, 1, &sym_tw, &sym_h);
     int top = area.y + L->eq_title.h + L->pad;
@@ -520,8 +499,9 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
     } else {
         layout_heads(L, s, measure, ud, left, 0);
         /* give the equation whatever width the heads grid leaves unused */
-        int used = L->attn_cbar.x +
-                   imax(L->attn_cbar.w, text_w(measure, ud, VIEW_ATTN_CAPTION, L->font_small, 0));
+        int used =
+            L->attn_cbar.x +
+            imax(L->attn_cbar.w, view_text_width(measure, ud, VIEW_ATTN_CAPTION, L->font_small, 0));
         for (int i = 0; i < L->shown_heads; i++)
             used = imax(used, L->heads[i].map.x + L->heads[i].map.w);
         if (L->pages > 1) used = left.x + left.w; /* the page note spans the area */

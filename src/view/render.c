@@ -10,45 +10,6 @@
 #include "view.h"
 #include "view_internal.h"
 
-/* --- token labels ----------------------------------------------------------- */
-
-void view_token_label(char *buf, size_t len, const char *tok) {
-    size_t o = 0;
-    int chars = 0;
-    const unsigned char *p = (const unsigned char *)tok;
-    while (*p && o + 8 < len) {
-        int l = 1;
-        if (*p >= 0xF0)
-            l = 4;
-        else if (*p >= 0xE0)
-            l = 3;
-        else if (*p >= 0xC0)
-            l = 2;
-        if (chars == VIEW_LABEL_CHARS - 1 && p[l - 1] && strlen((const char *)p) > (size_t)l) {
-            memcpy(buf + o, "\xE2\x80\xA6", 3); /* … */
-            o += 3;
-            break;
-        }
-        for (int i = 0; i < l && p[i]; i++) buf[o++] = (char)p[i];
-        p += l;
-        chars++;
-    }
-    buf[o] = '\0';
-}
-
-void view_subscript(char *buf, size_t len, int v) {
-    char digits[16];
-    snprintf(digits, sizeof digits, "%d", v);
-    size_t o = 0;
-    for (const char *p = digits; *p && o + 4 < len; p++) {
-        /* U+2080..U+2089 */
-        buf[o++] = (char)0xE2;
-        buf[o++] = (char)0x82;
-        buf[o++] = (char)(0x80 + (*p - '0'));
-    }
-    buf[o] = '\0';
-}
-
 /* --- heatmap pixel cache ----------------------------------------------------- */
 
 typedef struct {
@@ -149,46 +110,6 @@ static const rgba *heat_image(view_cache *c, uint64_t key, const float *data, in
 
 /* --- small drawing helpers --------------------------------------------------- */
 
-typedef struct {
-    draw_list *dl;
-    view_cache *cache;
-    const view_layout *L;
-    const view_state *s;
-    view_measure_fn measure;
-    void *ud;
-    view_theme th;
-} ctx;
-
-static int tw(const ctx *c, const char *s, int size, int bold) {
-    int w = 0, h = 0;
-    c->measure(c->ud, s, size, bold, &w, &h);
-    return w;
-}
-
-/* Copies s into buf, cut at a character boundary and ended with "…" so that it
- * is at most maxw pixels wide. */
-static void fit_text(const ctx *c, char *buf, size_t len, const char *s, int maxw, int size,
-                     int bold) {
-    snprintf(buf, len, "%s", s);
-    if (tw(c, buf, size, bold) <= maxw) return;
-    size_t l = strlen(buf);
-    while (l > 0) {
-        l--;
-        while (l > 0 && ((unsigned char)buf[l] & 0xC0) == 0x80) l--;
-        if (l + 4 > len) continue;
-        memcpy(buf + l, "\xE2\x80\xA6", 4); /* "…" and NUL */
-        if (tw(c, buf, size, bold) <= maxw) return;
-    }
-    buf[0] = '\0';
-}
-
-static void text_center(const ctx *c, view_rect r, const char *s, int size, rgba col, int bold) {
-    int w = tw(c, s, size, bold);
-    int x = r.x + (r.w - w) / 2;
-    if (w > r.w) x = r.x;
-    draw_text(c->dl, x, r.y + (r.h - c->L->line * size / c->L->font) / 2, s, size, col, bold, 0);
-}
-
 static float max_abs(const float *a, int rows, int cols, int ld) {
     float m = 0.0f;
     for (int r = 0; r < rows; r++)
@@ -199,18 +120,8 @@ static float max_abs(const float *a, int rows, int cols, int ld) {
     return m > 0.0f ? m : 1.0f;
 }
 
-static void fmt_num(char *buf, size_t len, float v) {
-    if (fabsf(v) < 1e-9f) v = 0.0f;
-    snprintf(buf, len, "%.3g", (double)v);
-    if (v < 0) { /* typographic minus */
-        char tmp[32];
-        snprintf(tmp, sizeof tmp, "\xE2\x88\x92%s", buf + 1);
-        snprintf(buf, len, "%s", tmp);
-    }
-}
-
 /* A horizontal colorbar with ticks: sequential [0, 1] or diverging [-m, m]. */
-static void colorbar(const ctx *c, view_rect r, map_kind kind, float m, const char *caption) {
+static void colorbar(const view_ctx *c, view_rect r, map_kind kind, float m, const char *caption) {
     if (r.w < 8 || r.h < 2) return;
     static rgba seq_px[CMAP_COUNT][256];
     static rgba div_px[256];
@@ -233,14 +144,14 @@ static void colorbar(const ctx *c, view_rect r, map_kind kind, float m, const ch
     for (int i = 0; i < ticks; i++) {
         float t = (float)i / (float)(ticks - 1);
         float v = kind == MAP_SEQ ? t : (2.0f * t - 1.0f) * m;
-        fmt_num(buf, sizeof buf, v);
+        view_format_number(buf, sizeof buf, v);
         if (kind == MAP_DIV && i == 2) {
             buf[sizeof buf - 2] = '\0';
             memmove(buf + 1, buf, strlen(buf) + 1);
             buf[0] = '+';
         }
         int x = r.x + (int)lroundf(t * (float)(r.w - 1));
-        int w = tw(c, buf, fs, 0);
+        int w = view_tw(c, buf, fs, 0);
         int tx = x - w / 2;
         if (tx < r.x) tx = r.x;
         if (tx + w > r.x + r.w) tx = r.x + r.w - w;
@@ -254,9 +165,10 @@ static void colorbar(const ctx *c, view_rect r, map_kind kind, float m, const ch
         char cap[160];
         int maxw = c->L->heads_area.x + c->L->heads_area.w - r.x;
         if (c->L->focus) maxw = r.w; /* the focus view's matrices sit to the right */
-        fit_text(c, cap, sizeof cap, caption, maxw, fs, 0);
-        if (tw(c, cap, fs, 0) < tw(c, caption, fs, 0))
-            fit_text(c, cap, sizeof cap, "attention weight, 0 to 1", maxw, fs, 0);
+        view_fit_text(cap, sizeof cap, caption, maxw, fs, 0, c->measure, c->ud);
+        if (view_tw(c, cap, fs, 0) < view_tw(c, caption, fs, 0))
+            view_fit_text(cap, sizeof cap, "attention weight, 0 to 1", maxw, fs, 0, c->measure,
+                          c->ud);
         draw_text(c->dl, r.x, r.y - c->L->line * fs / c->L->font - 2, cap, fs, c->th.muted, 0, 0);
     }
 }
@@ -278,7 +190,7 @@ static int label_first(int origin, int extent, int n, int lh, int stride) {
     return i;
 }
 
-static void draw_head(const ctx *c, int slot, int head, int highlight_row, int hover_col) {
+static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, int hover_col) {
     const view_layout *L = c->L;
     const mha_model *m = c->s->m;
     const int n = m->n;
@@ -291,12 +203,12 @@ static void draw_head(const ctx *c, int slot, int head, int highlight_row, int h
     char title[32];
     snprintf(title, sizeof title, "head %d", head + 1);
     view_rect tr = L->heads[slot].title;
-    int tsize = tr.w >= tw(c, title, L->font, 1) ? L->font : L->font_small;
-    if (tr.w >= tw(c, title, tsize, 1)) {
+    int tsize = tr.w >= view_tw(c, title, L->font, 1) ? L->font : L->font_small;
+    if (tr.w >= view_tw(c, title, tsize, 1)) {
         draw_text(c->dl, tr.x, tr.y, title, tsize, accent, 1, 0);
     } else {
         snprintf(title, sizeof title, "%d", head + 1);
-        if (tr.w >= tw(c, title, L->font_small, 1))
+        if (tr.w >= view_tw(c, title, L->font_small, 1))
             draw_text(c->dl, tr.x, tr.y, title, L->font_small, accent, 1, 0);
     }
     int bar = tr.h >= 6 ? 3 : 1;
@@ -333,7 +245,7 @@ static void draw_head(const ctx *c, int slot, int head, int highlight_row, int h
             int y = cell_centre(map.y, map.h, n, r) - lh / 2;
             if (stride > 1 && y + lh > map.y + map.h) break;
             view_token_label(lab, sizeof lab, toks->tokens[r]);
-            int w = tw(c, lab, L->label_size, 0);
+            int w = view_tw(c, lab, L->label_size, 0);
             rgba col = r == highlight_row ? c->th.accent_text : c->th.text;
             draw_text(c->dl, map.x - L->pad / 2 - 2 - w, y, lab, L->label_size, col,
                       r == highlight_row, 0);
@@ -345,7 +257,7 @@ static void draw_head(const ctx *c, int slot, int head, int highlight_row, int h
             int x = cell_centre(map.x, map.w, n, k) - lh / 2;
             if (stride > 1 && x + lh > map.x + map.w) break;
             view_token_label(lab, sizeof lab, toks->tokens[k]);
-            int w = tw(c, lab, L->label_size, 0);
+            int w = view_tw(c, lab, L->label_size, 0);
             rgba col = k == hover_col ? c->th.accent_text : c->th.text;
             draw_text(c->dl, x, map.y + map.h + L->pad / 2 + 2 + w, lab, L->label_size, col,
                       k == hover_col, 1);
@@ -354,7 +266,7 @@ static void draw_head(const ctx *c, int slot, int head, int highlight_row, int h
     draw_group_end(c->dl);
 }
 
-static void draw_heads(const ctx *c, const view_hit *hover) {
+static void draw_heads(const view_ctx *c, const view_hit *hover) {
     const view_layout *L = c->L;
     const view_state *s = c->s;
     int hl_row = -1, hl_col = -1, hl_head = -1;
@@ -377,11 +289,11 @@ static void draw_heads(const ctx *c, const view_hit *hover) {
         int x = L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad;
         int maxw = L->page_note.x + L->page_note.w - x;
         char fitted[160];
-        fit_text(c, fitted, sizeof fitted, note, maxw, L->font_small, 0);
-        if (tw(c, fitted, L->font_small, 0) < tw(c, note, L->font_small, 0)) {
+        view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
+        if (view_tw(c, fitted, L->font_small, 0) < view_tw(c, note, L->font_small, 0)) {
             snprintf(note, sizeof note, "heads %d\xE2\x80\x93%d of %d (PgUp/PgDn)",
                      L->first_head + 1, last, s->m->cfg.h);
-            fit_text(c, fitted, sizeof fitted, note, maxw, L->font_small, 0);
+            view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
         }
         draw_text(c->dl, x, L->page_note.y, fitted, L->font_small, c->th.text, 0, 0);
     }
@@ -389,7 +301,7 @@ static void draw_heads(const ctx *c, const view_hit *hover) {
 
 /* --- signed matrices ----------------------------------------------------------- */
 
-static void draw_matrix(const ctx *c, const view_matrix_box *b, const float *data, int ld,
+static void draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                         uint64_t key, const char *shape_prefix) {
     if (b->map.w <= 0) return;
     float m = max_abs(data, b->rows, b->cols, ld);
@@ -408,15 +320,15 @@ static void draw_matrix(const ctx *c, const view_matrix_box *b, const float *dat
                  shape, ih, iw);
     else
         snprintf(buf, sizeof buf, "%s%s", shape_prefix, shape);
-    if (tw(c, buf, c->L->font_small, 0) > b->shape.w)
+    if (view_tw(c, buf, c->L->font_small, 0) > b->shape.w)
         snprintf(buf, sizeof buf, "%s%s", shape, reduced ? " (max |v| px)" : "");
-    if (tw(c, buf, c->L->font_small, 0) > b->shape.w) snprintf(buf, sizeof buf, "%s", shape);
+    if (view_tw(c, buf, c->L->font_small, 0) > b->shape.w) snprintf(buf, sizeof buf, "%s", shape);
     draw_text(c->dl, b->shape.x, b->shape.y, buf, c->L->font_small, c->th.text, 0, 0);
     colorbar(c, b->cbar, MAP_DIV, m, NULL);
 }
 
 /* Accent bands: a strip above Concat's columns and left of W^O's rows per head. */
-static void draw_bands(const ctx *c) {
+static void draw_bands(const view_ctx *c) {
     const view_layout *L = c->L;
     const mha_model *m = c->s->m;
     const int h = m->cfg.h, d = m->cfg.d_model;
@@ -437,27 +349,7 @@ static void draw_bands(const ctx *c) {
     }
 }
 
-static int title_runs_width(const ctx *c, const char *const *parts, const int *lvl, int count,
-                            int size) {
-    int w = 0;
-    for (int i = 0; i < count; i++) {
-        int sz = lvl[i] ? size * 72 / 100 : size;
-        w += tw(c, parts[i], sz, lvl[i] == 0);
-    }
-    return w;
-}
-
-static void draw_title_runs(const ctx *c, int x, int y, const char *const *parts, const int *lvl,
-                            int count, int size, rgba col) {
-    for (int i = 0; i < count; i++) {
-        int sz = lvl[i] ? size * 72 / 100 : size;
-        int dy = lvl[i] > 0 ? -size * 30 / 100 : (lvl[i] < 0 ? size * 42 / 100 : 0);
-        draw_text(c->dl, x, y + dy, parts[i], sz, col, lvl[i] == 0, 0);
-        x += tw(c, parts[i], sz, lvl[i] == 0);
-    }
-}
-
-static void draw_equation(const ctx *c) {
+static void draw_equation(const view_ctx *c) {
     const view_layout *L = c->L;
     const mha_model *m = c->s->m;
     if (L->concat.map.w <= 0) return;
@@ -466,23 +358,23 @@ static void draw_equation(const ctx *c) {
     const int lvl[] = {0, -1, 0, -1, 0, 1, 0};
     const char *short_parts[] = {"Concat \xC3\x97 W", "O", " = MultiHead"};
     const int short_lvl[] = {0, 1, 0};
-    if (title_runs_width(c, parts, lvl, 7, L->font) <= L->eq_title.w)
-        draw_title_runs(c, L->eq_title.x, L->eq_title.y, parts, lvl, 7, L->font, c->th.text);
-    else if (title_runs_width(c, short_parts, short_lvl, 3, L->font) <= L->eq_title.w)
-        draw_title_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3, L->font,
-                        c->th.text);
-    else if (title_runs_width(c, short_parts, short_lvl, 3, L->font_small) <= L->eq_title.w)
-        draw_title_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3, L->font_small,
-                        c->th.text);
+    if (view_script_runs_width(c, parts, lvl, 7, L->font) <= L->eq_title.w)
+        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, parts, lvl, 7, L->font, c->th.text);
+    else if (view_script_runs_width(c, short_parts, short_lvl, 3, L->font) <= L->eq_title.w)
+        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3, L->font,
+                              c->th.text);
+    else if (view_script_runs_width(c, short_parts, short_lvl, 3, L->font_small) <= L->eq_title.w)
+        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3,
+                              L->font_small, c->th.text);
     draw_bands(c);
     draw_matrix(c, &L->concat, m->concat, m->cfg.d_model, 0xC0C0000001ull, "Concat ");
     draw_matrix(c, &L->w_o, m->w_o, m->cfg.d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
     draw_matrix(c, &L->out, m->out, m->cfg.d_model, 0xC0C0000003ull, "MultiHead ");
-    text_center(c, L->times_sym, "\xC3\x97", L->font_title, c->th.text, 1);
-    text_center(c, L->equals_sym, "=", L->font_title, c->th.text, 1);
+    view_text_center(c, L->times_sym, "\xC3\x97", L->font_title, c->th.text, 1);
+    view_text_center(c, L->equals_sym, "=", L->font_title, c->th.text, 1);
 }
 
-static void draw_focus(const ctx *c) {
+static void draw_focus(const view_ctx *c) {
     const view_layout *L = c->L;
     const mha_model *m = c->s->m;
     int head = L->focus - 1;
@@ -491,10 +383,10 @@ static void draw_focus(const ctx *c) {
     char buf[96], fitted[96];
     snprintf(buf, sizeof buf, "head %d in focus: Esc returns to all heads", head + 1);
     view_rect r = L->focus_caption;
-    fit_text(c, fitted, sizeof fitted, buf, r.w, L->font, 1);
-    if (tw(c, fitted, L->font, 1) < tw(c, buf, L->font, 1)) {
+    view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
+    if (view_tw(c, fitted, L->font, 1) < view_tw(c, buf, L->font, 1)) {
         snprintf(buf, sizeof buf, "head %d (Esc returns)", head + 1);
-        fit_text(c, fitted, sizeof fitted, buf, r.w, L->font, 1);
+        view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
     }
     draw_text(c->dl, r.x, r.y, fitted, L->font, view_head_color(head, c->s->theme), 1, 0);
     const float *src[4] = {m->q + (size_t)head * dk, m->k + (size_t)head * dk,
@@ -507,22 +399,22 @@ static void draw_focus(const ctx *c) {
         snprintf(num, sizeof num, "%d", head + 1);
         const char *parts[] = {names[i], num};
         const int lvl[] = {0, -1};
-        draw_title_runs(c, b->map.x, b->map.y - L->line - L->pad / 2, parts, lvl, 2, L->font,
-                        c->th.text);
+        view_draw_script_runs(c, b->map.x, b->map.y - L->line - L->pad / 2, parts, lvl, 2, L->font,
+                              c->th.text);
         draw_matrix(c, b, src[i], ld[i], 0xF0C0000000ull + (uint64_t)i * 4096 + (uint64_t)head, "");
     }
 }
 
 /* --- chrome: header, formula strip, status, overlays --------------------------- */
 
-static void draw_header(const ctx *c) {
+static void draw_header(const view_ctx *c) {
     const view_layout *L = c->L;
     for (int b = 0; b < BTN_COUNT && !c->s->figure; b++) {
         if (!L->buttons[b].present || b == BTN_PAGE_PREV || b == BTN_PAGE_NEXT) continue;
         view_rect r = L->buttons[b].r;
         draw_fill(c->dl, r, c->th.button);
         draw_frame(c->dl, r, c->th.grid, 1);
-        text_center(c, r, L->buttons[b].label, L->font, c->th.button_text, 0);
+        view_text_center(c, r, L->buttons[b].label, L->font, c->th.button_text, 0);
     }
     for (int i = 0; i < L->hdr_count; i++) {
         const view_run *run = &L->hdr_runs[i];
@@ -533,11 +425,11 @@ static void draw_header(const ctx *c) {
             view_rect r = L->buttons[b].r;
             draw_fill(c->dl, r, c->th.button);
             draw_frame(c->dl, r, c->th.grid, 1);
-            text_center(c, r, L->buttons[b].label, L->font_small, c->th.button_text, 0);
+            view_text_center(c, r, L->buttons[b].label, L->font_small, c->th.button_text, 0);
         }
 }
 
-static void draw_formula(const ctx *c) {
+static void draw_formula(const view_ctx *c) {
     const view_layout *L = c->L;
     if (L->formula.h <= 0) return;
     draw_fill(
@@ -550,7 +442,7 @@ static void draw_formula(const ctx *c) {
     }
 }
 
-static void draw_status(const ctx *c) {
+static void draw_status(const view_ctx *c) {
     const view_layout *L = c->L;
     const view_state *s = c->s;
     if (L->status.w <= 0) return;
@@ -577,16 +469,16 @@ static void draw_status(const ctx *c) {
                  L->label_stride == 2 ? "nd" : (L->label_stride == 3 ? "rd" : "th"));
     }
     char fitted[600];
-    fit_text(c, fitted, sizeof fitted, buf, L->status.w, L->font_small, 0);
+    view_fit_text(fitted, sizeof fitted, buf, L->status.w, L->font_small, 0, c->measure, c->ud);
     draw_text(c->dl, L->status.x, L->status.y, fitted, L->font_small,
               s->status && *s->status ? c->th.text : c->th.muted, 0, 0);
 }
 
-static void tooltip(const ctx *c, int x, int y, char lines[][160], int count) {
+static void tooltip(const view_ctx *c, int x, int y, char lines[][160], int count) {
     const view_layout *L = c->L;
     int w = 0;
     for (int i = 0; i < count; i++) {
-        int lw = tw(c, lines[i], L->font, i == 0);
+        int lw = view_tw(c, lines[i], L->font, i == 0);
         if (lw > w) w = lw;
     }
     int h = count * L->line + L->pad * 2;
@@ -606,7 +498,7 @@ static const char *tok_at(const view_state *s, int i) {
     return s->toks && i >= 0 && i < s->toks->count ? s->toks->tokens[i] : "?";
 }
 
-static void draw_tooltip(const ctx *c, const view_hit *hit) {
+static void draw_tooltip(const view_ctx *c, const view_hit *hit) {
     const view_state *s = c->s;
     const mha_model *m = s->m;
     const int n = m->n, d = m->cfg.d_model, dk = m->d_k;
@@ -640,20 +532,20 @@ static void draw_tooltip(const ctx *c, const view_hit *hit) {
                  tok_at(s, hit->col), hit->col + 1);
         break;
     case HIT_CONCAT:
-        fmt_num(v, sizeof v, m->concat[(size_t)hit->row * d + hit->col]);
+        view_format_number(v, sizeof v, m->concat[(size_t)hit->row * d + hit->col]);
         snprintf(lines[count++], 160, "Concat[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
         snprintf(lines[count++], 160,
                  "token \xE2\x80\x9C%s\xE2\x80\x9D; column from head %d (its column %d of %d)",
                  tok_at(s, hit->row), hit->head + 1, hit->col % dk + 1, dk);
         break;
     case HIT_W_O:
-        fmt_num(v, sizeof v, m->w_o[(size_t)hit->row * d + hit->col]);
+        view_format_number(v, sizeof v, m->w_o[(size_t)hit->row * d + hit->col]);
         snprintf(lines[count++], 160, "W\xE1\xB4\xBC[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
         snprintf(lines[count++], 160, "row %d multiplies head %d's column %d", hit->row + 1,
                  hit->head + 1, hit->row % dk + 1);
         break;
     case HIT_OUT:
-        fmt_num(v, sizeof v, m->out[(size_t)hit->row * d + hit->col]);
+        view_format_number(v, sizeof v, m->out[(size_t)hit->row * d + hit->col]);
         snprintf(lines[count++], 160, "MultiHead[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
         snprintf(lines[count++], 160, "token \xE2\x80\x9C%s\xE2\x80\x9D", tok_at(s, hit->row));
         break;
@@ -663,7 +555,7 @@ static void draw_tooltip(const ctx *c, const view_hit *hit) {
         float val = hit->which < 3
                         ? src[hit->which][(size_t)hit->row * d + (size_t)hit->head * dk + hit->col]
                         : m->heads[((size_t)hit->head * n + hit->row) * dk + hit->col];
-        fmt_num(v, sizeof v, val);
+        view_format_number(v, sizeof v, val);
         char sub[32];
         view_subscript(sub, sizeof sub, hit->head + 1);
         snprintf(lines[count++], 160, "%s%s[%d, %d] = %s", nm[hit->which], sub, hit->row + 1,
@@ -676,7 +568,7 @@ static void draw_tooltip(const ctx *c, const view_hit *hit) {
     tooltip(c, s->hover_x, s->hover_y, lines, count);
 }
 
-static void draw_editor(const ctx *c) {
+static void draw_editor(const view_ctx *c) {
     const view_layout *L = c->L;
     const view_state *s = c->s;
     int h = L->line * 4 + L->pad * 4;
@@ -692,7 +584,7 @@ static void draw_editor(const ctx *c) {
     size_t len = strlen(t);
     /* show the tail of long text so the cursor stays visible */
     const char *shown = t;
-    while (len > 0 && tw(c, shown, L->font_title, 0) > box.w - 4 * L->pad) {
+    while (len > 0 && view_tw(c, shown, L->font_title, 0) > box.w - 4 * L->pad) {
         shown++;
         while ((*shown & 0xC0) == 0x80) shown++;
         len = strlen(shown);
@@ -703,7 +595,7 @@ static void draw_editor(const ctx *c) {
               0, 0);
 }
 
-static void draw_help(const ctx *c) {
+static void draw_help(const view_ctx *c) {
     const view_layout *L = c->L;
     const view_state *s = c->s;
     static const char *rows[][2] = {
@@ -729,7 +621,7 @@ static void draw_help(const ctx *c) {
     const int count = (int)(sizeof rows / sizeof rows[0]);
     int kw = 0, dw = 0;
     for (int i = 0; i < count; i++) {
-        int a = tw(c, rows[i][0], L->font, 1), b = tw(c, rows[i][1], L->font, 0);
+        int a = view_tw(c, rows[i][0], L->font, 1), b = view_tw(c, rows[i][1], L->font, 0);
         if (a > kw) kw = a;
         if (b > dw) dw = b;
     }
@@ -749,10 +641,10 @@ static void draw_help(const ctx *c) {
     }
 }
 
-static void draw_toast(const ctx *c) {
+static void draw_toast(const view_ctx *c) {
     const view_layout *L = c->L;
     const view_state *s = c->s;
-    int w = tw(c, s->toast, L->font, 0) + L->pad * 2;
+    int w = view_tw(c, s->toast, L->font, 0) + L->pad * 2;
     if (w > s->width) w = s->width;
     view_rect r = {(s->width - w) / 2, s->height - L->line * 3 - L->pad * 3, w,
                    L->line + L->pad * 2};
@@ -762,7 +654,7 @@ static void draw_toast(const ctx *c) {
 
 void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const view_state *s,
                  view_measure_fn measure, void *ud) {
-    ctx c = {dl, cache, L, s, measure, ud, view_theme_get(s->theme)};
+    view_ctx c = {dl, cache, L, s, measure, ud, view_theme_get(s->theme)};
     rgba bg = c.th.bg;
     if (s->transparent) bg.a = 0;
     draw_list_clear(dl, s->width, s->height, bg);
