@@ -83,13 +83,13 @@ void view_fit_text(char *buf, size_t len, const char *s, int maxw, int size, int
 }
 
 void view_format_number(char *buf, size_t len, float v) {
+    char num[16]; /* "%.3g" of a float is at most 10 bytes ("-1.23e+38") */
     if (fabsf(v) < 1e-9f) v = 0.0f;
-    snprintf(buf, len, "%.3g", (double)v);
-    if (v < 0) { /* typographic minus */
-        char tmp[32];
-        snprintf(tmp, sizeof tmp, "\xE2\x88\x92%s", buf + 1);
-        snprintf(buf, len, "%s", tmp);
-    }
+    snprintf(num, sizeof num, "%.3g", (double)v);
+    if (v < 0) /* typographic minus (3 bytes) in place of '-' */
+        snprintf(buf, len, "\xE2\x88\x92%s", num + 1);
+    else
+        snprintf(buf, len, "%s", num);
 }
 
 void view_text_center(const view_ctx *c, view_rect r, const char *s, int size, rgba col, int bold) {
