@@ -10,169 +10,6 @@
 #include "view.h"
 #include "view_internal.h"
 
-/* --- heatmap pixel cache ----------------------------------------------------- */
-
-typedef struct {
-    uint64_t key;
-    int w, h, used;
-    rgba *px;
-} cache_entry;
-
-struct view_cache {
-    cache_entry *e;
-    int count, cap;
-};
-
-view_cache *view_cache_create(void) {
-    return calloc(1, sizeof(view_cache));
-}
-
-void view_cache_destroy(view_cache *c) {
-    if (!c) return;
-    for (int i = 0; i < c->count; i++) free(c->e[i].px);
-    free(c->e);
-    free(c);
-}
-
-static void cache_begin(view_cache *c) {
-    for (int i = 0; i < c->count; i++) c->e[i].used = 0;
-}
-
-/* Frees what this frame did not use (e.g. heads of another page). */
-static void cache_end(view_cache *c) {
-    int o = 0;
-    for (int i = 0; i < c->count; i++) {
-        if (c->e[i].used)
-            c->e[o++] = c->e[i];
-        else
-            free(c->e[i].px);
-    }
-    c->count = o;
-}
-
-static uint64_t mix(uint64_t h, uint64_t v) {
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    return h * 0x100000001B3ull;
-}
-
-typedef enum { MAP_SEQ, MAP_DIV } map_kind;
-
-/* Colours a (rows, cols) matrix with row stride ld into at most (max_w, max_h)
- * pixels. When the matrix has more cells than pixels, no row or column is ever
- * dropped: a pixel of attention is the mean of the probabilities it covers (box
- * average); a pixel of a signed matrix is the covered value of largest magnitude,
- * sign kept, since averaging signed values washes every block towards zero. */
-static const rgba *heat_image(view_cache *c, uint64_t key, const float *data, int rows, int cols,
-                              int ld, int max_w, int max_h, map_kind kind, int cmap, float scale,
-                              int *out_w, int *out_h, uint64_t *out_key) {
-    int w = cols < max_w ? cols : (max_w > 0 ? max_w : 1);
-    int h = rows < max_h ? rows : (max_h > 0 ? max_h : 1);
-    key = mix(mix(mix(key, (uint64_t)w), (uint64_t)h), (uint64_t)cmap);
-    *out_w = w;
-    *out_h = h;
-    *out_key = key;
-    for (int i = 0; i < c->count; i++)
-        if (c->e[i].key == key && c->e[i].w == w && c->e[i].h == h) {
-            c->e[i].used = 1;
-            return c->e[i].px;
-        }
-    if (c->count == c->cap) {
-        int ncap = c->cap ? c->cap * 2 : 64;
-        cache_entry *n = realloc(c->e, (size_t)ncap * sizeof *n);
-        if (!n) return NULL;
-        c->e = n;
-        c->cap = ncap;
-    }
-    rgba *px = malloc((size_t)w * h * sizeof *px);
-    if (!px) return NULL;
-    for (int y = 0; y < h; y++) {
-        int r0 = (int)((long)y * rows / h), r1 = (int)((long)(y + 1) * rows / h);
-        for (int x = 0; x < w; x++) {
-            int c0 = (int)((long)x * cols / w), c1 = (int)((long)(x + 1) * cols / w);
-            double sum = 0.0;
-            float extreme = 0.0f;
-            int cnt = 0;
-            for (int r = r0; r < r1; r++)
-                for (int k = c0; k < c1; k++) {
-                    float v = data[(size_t)r * ld + k];
-                    if (!isfinite(v)) v = 0.0f;
-                    sum += v;
-                    if (fabsf(v) > fabsf(extreme)) extreme = v;
-                    cnt++;
-                }
-            float v = kind == MAP_DIV ? extreme : (cnt ? (float)(sum / cnt) : 0.0f);
-            px[(size_t)y * w + x] = kind == MAP_SEQ ? cmap_seq(cmap, v) : cmap_div(v / scale);
-        }
-    }
-    c->e[c->count++] = (cache_entry){key, w, h, 1, px};
-    return px;
-}
-
-/* --- small drawing helpers --------------------------------------------------- */
-
-static float max_abs(const float *a, int rows, int cols, int ld) {
-    float m = 0.0f;
-    for (int r = 0; r < rows; r++)
-        for (int k = 0; k < cols; k++) {
-            float v = fabsf(a[(size_t)r * ld + k]);
-            if (isfinite(v) && v > m) m = v;
-        }
-    return m > 0.0f ? m : 1.0f;
-}
-
-/* A horizontal colorbar with ticks: sequential [0, 1] or diverging [-m, m]. */
-static void colorbar(const view_ctx *c, view_rect r, map_kind kind, float m, const char *caption) {
-    if (r.w < 8 || r.h < 2) return;
-    static rgba seq_px[CMAP_COUNT][256];
-    static rgba div_px[256];
-    static int ready = 0;
-    if (!ready) {
-        for (int i = 0; i < 256; i++) {
-            for (int k = 0; k < CMAP_COUNT; k++) seq_px[k][i] = cmap_seq(k, (float)i / 255.0f);
-            div_px[i] = cmap_div((float)i / 127.5f - 1.0f);
-        }
-        ready = 1;
-    }
-    const rgba *px = kind == MAP_SEQ ? seq_px[c->s->cmap] : div_px;
-    draw_image_cmd(c->dl, r, 256, 1, px,
-                   kind == MAP_SEQ ? 0xC0100000ull + (uint64_t)c->s->cmap : 0xC0200000ull);
-    draw_frame(c->dl, r, c->th.grid, 1);
-    const int fs = c->L->font_small;
-    char buf[32];
-    int ticks = kind == MAP_SEQ ? 5 : 3;
-    int last_end = -100000;
-    for (int i = 0; i < ticks; i++) {
-        float t = (float)i / (float)(ticks - 1);
-        float v = kind == MAP_SEQ ? t : (2.0f * t - 1.0f) * m;
-        view_format_number(buf, sizeof buf, v);
-        if (kind == MAP_DIV && i == 2) {
-            buf[sizeof buf - 2] = '\0';
-            memmove(buf + 1, buf, strlen(buf) + 1);
-            buf[0] = '+';
-        }
-        int x = r.x + (int)lroundf(t * (float)(r.w - 1));
-        int w = view_tw(c, buf, fs, 0);
-        int tx = x - w / 2;
-        if (tx < r.x) tx = r.x;
-        if (tx + w > r.x + r.w) tx = r.x + r.w - w;
-        draw_line(c->dl, x, r.y + r.h, x, r.y + r.h + c->L->pad / 2, c->th.muted, 1);
-        if (tx > last_end + c->L->pad / 2) {
-            draw_text(c->dl, tx, r.y + r.h + c->L->pad / 2, buf, fs, c->th.muted, 0, 0);
-            last_end = tx + w;
-        }
-    }
-    if (caption) {
-        char cap[160];
-        int maxw = c->L->heads_area.x + c->L->heads_area.w - r.x;
-        if (c->L->focus) maxw = r.w; /* the focus view's matrices sit to the right */
-        view_fit_text(cap, sizeof cap, caption, maxw, fs, 0, c->measure, c->ud);
-        if (view_tw(c, cap, fs, 0) < view_tw(c, caption, fs, 0))
-            view_fit_text(cap, sizeof cap, "attention weight, 0 to 1", maxw, fs, 0, c->measure,
-                          c->ud);
-        draw_text(c->dl, r.x, r.y - c->L->line * fs / c->L->font - 2, cap, fs, c->th.muted, 0, 0);
-    }
-}
-
 /* --- heads ------------------------------------------------------------------- */
 
 /* Centre of cell i of n cells spanning [origin, origin + extent). */
@@ -215,9 +52,9 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
     draw_fill(c->dl, (view_rect){tr.x, tr.y + tr.h - bar - 1, tr.w, bar}, accent);
 
     int iw = 0, ih = 0;
-    uint64_t key = mix(mix(0xA77E000000ull, (uint64_t)head), c->s->data_version);
-    const rgba *px = heat_image(c->cache, key, m->attn + (size_t)head * n * n, n, n, n, map.w,
-                                map.h, MAP_SEQ, c->s->cmap, 1.0f, &iw, &ih, &key);
+    uint64_t key = view_key_mix(view_key_mix(0xA77E000000ull, (uint64_t)head), c->s->data_version);
+    const rgba *px = view_heat_image(c->cache, key, m->attn + (size_t)head * n * n, n, n, n, map.w,
+                                     map.h, VIEW_MAP_SEQ, c->s->cmap, 1.0f, &iw, &ih, &key);
     draw_image_cmd(c->dl, map, iw, ih, px, key);
     draw_frame(c->dl, (view_rect){map.x - 1, map.y - 1, map.w + 2, map.h + 2}, accent, 1);
 
@@ -277,7 +114,19 @@ static void draw_heads(const view_ctx *c, const view_hit *hover) {
         int head = L->first_head + i;
         draw_head(c, i, head, hl_row, head == hl_head ? hl_col : -1);
     }
-    if (L->shown_heads > 0) colorbar(c, L->attn_cbar, MAP_SEQ, 1.0f, VIEW_ATTN_CAPTION);
+    if (L->shown_heads > 0 && view_colorbar(c, L->attn_cbar, VIEW_MAP_SEQ, 1.0f)) {
+        /* its caption, cut to the heads area (to the bar in the focus view, whose
+           matrices sit to the right) */
+        const int fs = L->font_small;
+        view_rect r = L->attn_cbar;
+        int maxw = L->focus ? r.w : L->heads_area.x + L->heads_area.w - r.x;
+        char cap[160];
+        view_fit_text(cap, sizeof cap, VIEW_ATTN_CAPTION, maxw, fs, 0, c->measure, c->ud);
+        if (view_tw(c, cap, fs, 0) < view_tw(c, VIEW_ATTN_CAPTION, fs, 0))
+            view_fit_text(cap, sizeof cap, "attention weight, 0 to 1", maxw, fs, 0, c->measure,
+                          c->ud);
+        draw_text(c->dl, r.x, r.y - L->line * fs / L->font - 2, cap, fs, c->th.muted, 0, 0);
+    }
     if (L->pages > 1) {
         char note[128];
         int last = L->first_head + L->shown_heads;
@@ -299,33 +148,7 @@ static void draw_heads(const view_ctx *c, const view_hit *hover) {
     }
 }
 
-/* --- signed matrices ----------------------------------------------------------- */
-
-static void draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
-                        uint64_t key, const char *shape_prefix) {
-    if (b->map.w <= 0) return;
-    float m = max_abs(data, b->rows, b->cols, ld);
-    int iw = 0, ih = 0;
-    key = mix(key, c->s->data_version);
-    const rgba *px = heat_image(c->cache, key, data, b->rows, b->cols, ld, b->map.w, b->map.h,
-                                MAP_DIV, 0, m, &iw, &ih, &key);
-    draw_image_cmd(c->dl, b->map, iw, ih, px, key);
-    draw_frame(c->dl, (view_rect){b->map.x - 1, b->map.y - 1, b->map.w + 2, b->map.h + 2},
-               c->th.grid, 1);
-    char shape[64], buf[160];
-    view_shape_label(shape, sizeof shape, b->rows, b->cols);
-    int reduced = iw < b->cols || ih < b->rows;
-    if (reduced)
-        snprintf(buf, sizeof buf, "%s%s, shown as %d\xC3\x97%d px of largest |value|", shape_prefix,
-                 shape, ih, iw);
-    else
-        snprintf(buf, sizeof buf, "%s%s", shape_prefix, shape);
-    if (view_tw(c, buf, c->L->font_small, 0) > b->shape.w)
-        snprintf(buf, sizeof buf, "%s%s", shape, reduced ? " (max |v| px)" : "");
-    if (view_tw(c, buf, c->L->font_small, 0) > b->shape.w) snprintf(buf, sizeof buf, "%s", shape);
-    draw_text(c->dl, b->shape.x, b->shape.y, buf, c->L->font_small, c->th.text, 0, 0);
-    colorbar(c, b->cbar, MAP_DIV, m, NULL);
-}
+/* --- the equation --------------------------------------------------------------- */
 
 /* Accent bands: a strip above Concat's columns and left of W^O's rows per head. */
 static void draw_bands(const view_ctx *c) {
@@ -367,9 +190,9 @@ static void draw_equation(const view_ctx *c) {
         view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3,
                               L->font_small, c->th.text);
     draw_bands(c);
-    draw_matrix(c, &L->concat, m->concat, m->cfg.d_model, 0xC0C0000001ull, "Concat ");
-    draw_matrix(c, &L->w_o, m->w_o, m->cfg.d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
-    draw_matrix(c, &L->out, m->out, m->cfg.d_model, 0xC0C0000003ull, "MultiHead ");
+    view_draw_matrix(c, &L->concat, m->concat, m->cfg.d_model, 0xC0C0000001ull, "Concat ");
+    view_draw_matrix(c, &L->w_o, m->w_o, m->cfg.d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
+    view_draw_matrix(c, &L->out, m->out, m->cfg.d_model, 0xC0C0000003ull, "MultiHead ");
     view_text_center(c, L->times_sym, "\xC3\x97", L->font_title, c->th.text, 1);
     view_text_center(c, L->equals_sym, "=", L->font_title, c->th.text, 1);
 }
@@ -401,7 +224,8 @@ static void draw_focus(const view_ctx *c) {
         const int lvl[] = {0, -1};
         view_draw_script_runs(c, b->map.x, b->map.y - L->line - L->pad / 2, parts, lvl, 2, L->font,
                               c->th.text);
-        draw_matrix(c, b, src[i], ld[i], 0xF0C0000000ull + (uint64_t)i * 4096 + (uint64_t)head, "");
+        view_draw_matrix(c, b, src[i], ld[i], 0xF0C0000000ull + (uint64_t)i * 4096 + (uint64_t)head,
+                         "");
     }
 }
 
@@ -660,7 +484,7 @@ void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const v
     draw_list_clear(dl, s->width, s->height, bg);
     if (!s->transparent) draw_fill(dl, (view_rect){0, 0, s->width, s->height}, bg);
     if (!s->m || s->m->n < 1) return;
-    cache_begin(cache);
+    view_cache_begin(cache);
     view_hit hit = {HIT_NONE, -1, -1, -1, -1, -1};
     if (s->hover_x >= 0 && s->hover_y >= 0 && !s->editing && !s->help)
         hit = view_hit_test(L, s, s->hover_x, s->hover_y);
@@ -677,5 +501,5 @@ void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const v
     if (s->editing) draw_editor(&c);
     if (s->help) draw_help(&c);
     if (s->toast && *s->toast) draw_toast(&c);
-    cache_end(cache);
+    view_cache_end(cache);
 }

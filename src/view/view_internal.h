@@ -6,6 +6,7 @@
 #define MHAVIZ_VIEW_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "view.h"
 
@@ -64,6 +65,41 @@ int view_script_runs_width(const view_ctx *c, const char *const *parts, const in
                            int size);
 void view_draw_script_runs(const view_ctx *c, int x, int y, const char *const *parts,
                            const int *lvl, int count, int size, rgba col);
+
+/* --- heatmap.c ---------------------------------------------------------------- */
+
+/* Marks every cached image unused; view_cache_end then frees those this frame did
+ * not use (e.g. heads of another page). */
+void view_cache_begin(view_cache *c);
+void view_cache_end(view_cache *c);
+
+/* Mixes v into the hash h (for image keys). */
+uint64_t view_key_mix(uint64_t h, uint64_t v);
+
+typedef enum { VIEW_MAP_SEQ, VIEW_MAP_DIV } view_map_kind;
+
+/* Colours a (rows, cols) matrix with row stride ld into at most (max_w, max_h)
+ * pixels, out_w x out_h, and returns them (owned by the cache, NULL when out of
+ * memory); out_key is the image's key for draw_image_cmd. Sequential maps show
+ * data in [0, 1] with colormap cmap; diverging maps show data / scale in [-1, 1].
+ * When the matrix has more cells than pixels, no row or column is ever dropped: a
+ * pixel of attention is the mean of the probabilities it covers (box average); a
+ * pixel of a signed matrix is the covered value of largest magnitude, sign kept,
+ * since averaging signed values washes every block towards zero. */
+const rgba *view_heat_image(view_cache *c, uint64_t key, const float *data, int rows, int cols,
+                            int ld, int max_w, int max_h, view_map_kind kind, int cmap, float scale,
+                            int *out_w, int *out_h, uint64_t *out_key);
+
+/* A horizontal colorbar in r with tick numbers under it: sequential [0, 1] in the
+ * state's colormap, or diverging [-m, m]. Returns 0 (drawing nothing) when r is
+ * too small for one. */
+int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m);
+
+/* A signed matrix in box b: its heatmap (symmetric about zero), a frame, the shape
+ * label (prefixed, saying when reduced) and a diverging colorbar. key names the
+ * matrix; the state's data_version is mixed in. */
+void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
+                      uint64_t key, const char *shape_prefix);
 
 /* Caption above the attention colorbar (the layout reserves its width). */
 #define VIEW_ATTN_CAPTION "attention weight: softmax of each row, fixed scale 0 to 1"
