@@ -101,6 +101,18 @@ int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m);
 void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                       uint64_t key, const char *shape_prefix);
 
+/* --- overlays.c --------------------------------------------------------------- */
+
+/* The tooltip for what the pointer is over (nothing for HIT_NONE, HIT_BUTTON and
+ * HIT_HEAD_TITLE). */
+void view_draw_tooltip(const view_ctx *c, const view_hit *hit);
+/* The text field, over the header. */
+void view_draw_editor(const view_ctx *c);
+/* Every shortcut, in a box over a dimmed frame. */
+void view_draw_help(const view_ctx *c);
+/* The state's toast, near the bottom. */
+void view_draw_toast(const view_ctx *c);
+
 /* Caption above the attention colorbar (the layout reserves its width). */
 #define VIEW_ATTN_CAPTION "attention weight: softmax of each row, fixed scale 0 to 1"
 
