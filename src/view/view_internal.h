@@ -101,6 +101,22 @@ int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m);
 void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                       uint64_t key, const char *shape_prefix);
 
+/* --- panels.c ----------------------------------------------------------------- */
+
+/* Header buttons and value captions (buttons not in figures); the page buttons. */
+void view_draw_header(const view_ctx *c);
+/* The formula strip's runs on its panel. */
+void view_draw_formula(const view_ctx *c);
+/* The heads grid (or the focused head), its colorbar and page note; hover
+ * outlines the query row in every head and the cell in the hovered head. */
+void view_draw_heads(const view_ctx *c, const view_hit *hover);
+/* The focus view's caption and Q_i, K_i, V_i, head_i. */
+void view_draw_focus(const view_ctx *c);
+/* Concat x W^O = MultiHead: title, head bands, three matrices, the symbols. */
+void view_draw_equation(const view_ctx *c);
+/* The status line, cut to its width. */
+void view_draw_status(const view_ctx *c);
+
 /* --- overlays.c --------------------------------------------------------------- */
 
 /* The tooltip for what the pointer is over (nothing for HIT_NONE, HIT_BUTTON and
