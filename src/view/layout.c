@@ -1,8 +1,6 @@
-/* layout.c: the pure layout of the visualizer. From the output size, the zoom,
- * the configuration and a text measurer it computes every rectangle: header
- * buttons, the formula strip, the heads grid (paged when h heads of n x n cannot
- * fit at one pixel a cell), the focus view and the Concat x W^O = MultiHead
- * equation. Drawing is view_render's job; this file never draws. */
+/* layout.c: every rectangle of the picture (header, formula strip, heads grid paged
+ * when h heads of n x n do not fit at one pixel a cell, focus view, equation) from
+ * the state (size, zoom, model, tokens) and a text measurer. No drawing, no hit-testing. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -166,7 +164,8 @@ static void run_add(run_flow *f, const char *text, int level) {
     snprintf(r->text, sizeof r->text, "%s", text);
     r->w = view_text_width(f->measure, f->ud, r->text, r->size, 0);
     r->x = f->x;
-    /* superscripts raised by 0.38 of the font, subscripts lowered by 0.28 */
+    /* scripts at 0.72 of the font, superscripts raised by 0.30 of it, subscripts
+       lowered by 0.42; the titles' script runs (labels.c) use the same proportions */
     int base = f->y + (f->line_h - L->line) / 2;
     if (level > 0)
         r->y = base - iround(L->font * 0.30f);
