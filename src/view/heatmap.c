@@ -1,7 +1,6 @@
-/* heatmap.c: matrices as pixels. Colours (and, when a matrix has more cells than
- * pixels, reduces) each heatmap once per change and keeps the pixels in the view
- * cache; draws colorbars and signed matrices with their shape label. Where each
- * matrix goes is the layout's; titles and highlights are the panels'. */
+/* heatmap.c: matrices as coloured pixels, cached until their numbers change. More
+ * cells than pixels are reduced: attention to the mean, signed matrices to the value
+ * of largest magnitude. Also colorbars and signed-matrix boxes; placement is layout's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +74,8 @@ const rgba *view_heat_image(view_cache *c, uint64_t key, const float *data, int 
     }
     rgba *px = malloc((size_t)w * h * sizeof *px);
     if (!px) return NULL;
+    /* pixel (x, y) covers rows [r0, r1) and columns [c0, c1): never a row or column
+       dropped; the mean for attention, the largest |value| (sign kept) otherwise */
     for (int y = 0; y < h; y++) {
         int r0 = (int)((long)y * rows / h), r1 = (int)((long)(y + 1) * rows / h);
         for (int x = 0; x < w; x++) {
