@@ -77,10 +77,10 @@ typedef struct {
 } view_button_box;
 
 typedef struct {
-    int x, y; /* top-left of the run's line box */
-    int size; /* pixel size */
-    int w;    /* measured width */
-    char text[48];
+    int x, y;      /* top-left of the run's line box */
+    int size;      /* pixel size */
+    int w;         /* measured width */
+    char text[64]; /* as long as a header caption or button label can be */
 } view_run;
 
 typedef struct {
