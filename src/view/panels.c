@@ -1,7 +1,6 @@
-/* panels.c: the panels of the picture: header buttons and captions, the formula
- * strip, the heads grid (titles, labels, hover outlines, page note), the focus
- * view, the equation and the status line. Rectangles come from the layout, pixels
- * and colorbars from heatmap.c, text helpers from labels.c; overlays are not here. */
+/* panels.c: draws the panels into the layout's rectangles: header, formula strip,
+ * heads grid (titles, token labels, hover outlines, page note), focus view, equation,
+ * status line. Pixels and colorbars are heatmap.c's, text helpers labels.c's. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
-/* view_internal.h: what the files of src/view share among themselves and not with
- * the rest of the program (the API is view.h). Grouped by the file that defines
- * each function; calls go one way: render -> panels, overlays -> heatmap, labels,
- * theme; layout -> labels; hit.c needs none of them. */
+/* view_internal.h: what the files of src/view share with each other but not with
+ * the program (its API is view.h), grouped by the defining file. Calls only go down:
+ * render.c -> panels.c, overlays.c -> heatmap.c -> labels.c, theme.c (render.c also
+ * calls hit.c); layout.c -> labels.c; hit.c calls none of them. */
 #ifndef MHAVIZ_VIEW_INTERNAL_H
 #define MHAVIZ_VIEW_INTERNAL_H
 
@@ -129,7 +129,7 @@ void view_draw_help(const view_ctx *c);
 /* The state's toast, near the bottom. */
 void view_draw_toast(const view_ctx *c);
 
-/* Caption above the attention colorbar (the layout reserves its width). */
+/* Caption above the attention colorbar: panels.c draws it, layout.c reserves its width. */
 #define VIEW_ATTN_CAPTION "attention weight: softmax of each row, fixed scale 0 to 1"
 
 #endif
