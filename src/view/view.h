@@ -1,7 +1,7 @@
-/* view.h: what the visualizer shows, as a pure function of its state. view_layout
- * turns (output size, zoom, configuration, text measurer) into rectangles;
- * view_render turns the layout and the model's tensors into a drawing list;
- * view_hit_test maps a pointer position back to what is under it. No SDL here. */
+/* view.h: what the visualizer shows, as a pure function of its state.
+ * view_layout_compute turns (output size, zoom, configuration, text measurer) into
+ * rectangles; view_render turns the layout and the model's tensors into a drawing
+ * list; view_hit_test maps a pointer position back to what is under it. No SDL here. */
 #ifndef MHAVIZ_VIEW_H
 #define MHAVIZ_VIEW_H
 
@@ -77,10 +77,10 @@ typedef struct {
 } view_button_box;
 
 typedef struct {
-    int x, y; /* top-left of the run's line box */
-    int size; /* pixel size */
-    int w;    /* measured width */
-    char text[48];
+    int x, y;      /* top-left of the run's line box */
+    int size;      /* pixel size */
+    int w;         /* measured width */
+    char text[64]; /* as long as a header caption or button label can be */
 } view_run;
 
 typedef struct {
