@@ -317,8 +317,21 @@ static void test_text_cursor(void **st) {
     CHECK_INT("Left on a selection: cursor at the start", 0, s->edit_cursor);
     CHECK_INT("selection gone", 0, s->edit_selected);
     type(s, "so ");
+    /* a click in the text puts the cursor there: the field's first character */
+    view_state vs;
+    view_editor E;
+    app_view(s, &vs);
+    view_editor_layout(&E, &vs, app_layout(s), fx_measure, NULL);
+    app_action ck = {.kind = ACT_CLICK, .x = E.text_x + 1, .y = E.text_y + 1};
+    app_apply(s, &ck);
+    CHECK_INT("click at the text's start", 0, s->edit_cursor);
+    type(s, "and ");
+    ck.x = E.box.x - 5; /* outside the field: nothing */
+    app_apply(s, &ck);
+    CHECK_INT("a click outside leaves the cursor", 4, s->edit_cursor);
+    CHECK_INT("and the field open", 1, s->editing);
     press(s, APP_KEY_RETURN, 0);
-    check_tokens_of(s, "so one two", "inserted at the start");
+    check_tokens_of(s, "and so one two", "inserted at the start");
     app_state_destroy(s);
 }
 

@@ -12,6 +12,7 @@
 
 #include "controls.h"
 #include "samples.h"
+#include "state_internal.h"
 
 static double clock_ms(void) {
     struct timespec ts;
@@ -154,117 +155,6 @@ static void zoom_by(app_state *s, int dir) {
     snprintf(s->status, sizeof s->status, "zoom %d%%", (int)(s->zoom * 100.0f + 0.5f));
 }
 
-/* --- the text field: a cursor at a character boundary, and a whole-text
-   selection that the first key replaces ----------------------------------------- */
-
-static void count_tokens(app_state *s) {
-    tok_list t = {0};
-    int total = 0;
-    char err[MHA_ERR_LEN];
-    s->edit_tokens = tok_split(&t, s->edit, MHA_MAX_N, &total, err, sizeof err) == 0 ? total : 0;
-    tok_free(&t);
-}
-
-static int is_cont(char c) {
-    return ((unsigned char)c & 0xC0) == 0x80;
-}
-
-static int char_before(const char *t, int at) {
-    while (at > 0 && is_cont(t[--at])) {
-    }
-    return at;
-}
-
-static int char_after(const char *t, int at) {
-    if (!t[at]) return at;
-    at++;
-    while (t[at] && is_cont(t[at])) at++;
-    return at;
-}
-
-static int is_space_at(const char *t, int at) {
-    return t[at] == ' ' || t[at] == '\t' || t[at] == '\n' || t[at] == '\r';
-}
-
-static void start_editing(app_state *s) {
-    s->editing = 1;
-    s->preedit[0] = '\0';
-    const char *cur = s->sample ? samples_get(s->sample - 1)->text : s->custom;
-    snprintf(s->edit, sizeof s->edit, "%s", cur);
-    s->edit_cursor = (int)strlen(s->edit);
-    s->edit_selected = s->edit[0] != '\0';
-    count_tokens(s);
-}
-
-/* Removes the selected text, if any; returns 1 if there was a selection. */
-static int edit_take_selection(app_state *s) {
-    if (!s->edit_selected) return 0;
-    s->edit[0] = '\0';
-    s->edit_cursor = 0;
-    s->edit_selected = 0;
-    return 1;
-}
-
-static void edit_insert(app_state *s, const char *text) {
-    if (!text) return;
-    size_t len = s->edit_selected ? 0 : strlen(s->edit), add = strlen(text);
-    if (len + add + 1 > sizeof s->edit) {
-        snprintf(s->status, sizeof s->status, "text field is full (%zu bytes)", sizeof s->edit - 1);
-        return;
-    }
-    edit_take_selection(s);
-    char *at = s->edit + s->edit_cursor;
-    memmove(at + add, at, len - (size_t)s->edit_cursor + 1);
-    memcpy(at, text, add);
-    s->edit_cursor += (int)add;
-    s->preedit[0] = '\0';
-}
-
-/* Deletes bytes [from, to) of the text and puts the cursor at from. */
-static void edit_cut(app_state *s, int from, int to) {
-    memmove(s->edit + from, s->edit + to, strlen(s->edit + to) + 1);
-    s->edit_cursor = from;
-}
-
-static void edit_move(app_state *s, app_action_kind kind, int word) {
-    const char *t = s->edit;
-    int len = (int)strlen(t), at = s->edit_cursor;
-    if (s->edit_selected) { /* the first move ends the selection at its side */
-        s->edit_selected = 0;
-        s->edit_cursor = kind == ACT_EDIT_LEFT || kind == ACT_EDIT_HOME ? 0 : len;
-        return;
-    }
-    switch (kind) {
-    case ACT_EDIT_LEFT:
-        at = char_before(t, at);
-        if (word) {
-            while (at > 0 && is_space_at(t, at)) at = char_before(t, at);
-            while (at > 0 && !is_space_at(t, char_before(t, at))) at = char_before(t, at);
-        }
-        break;
-    case ACT_EDIT_RIGHT:
-        if (word) {
-            while (at < len && !is_space_at(t, at)) at = char_after(t, at);
-            while (at < len && is_space_at(t, at)) at = char_after(t, at);
-        } else {
-            at = char_after(t, at);
-        }
-        break;
-    case ACT_EDIT_HOME: at = 0; break;
-    default: at = len; break;
-    }
-    s->edit_cursor = at;
-}
-
-static void edit_set_cursor(app_state *s, int at) {
-    int len = (int)strlen(s->edit);
-    if (at < 0) at = 0;
-    if (at > len) at = len;
-    while (at > 0 && is_cont(s->edit[at])) at--;
-    s->edit_cursor = at;
-    s->edit_selected = 0;
-}
-
 static app_action_kind button_action(int b) {
     switch (b) {
     case BTN_H_DOWN: return ACT_H_DOWN;
@@ -307,7 +197,17 @@ static int click(app_state *s, int x, int y) {
         s->help = 0;
         return 1;
     }
-    if (s->editing) return 0;
+    if (s->editing) { /* a click in the text puts the cursor there */
+        view_state vs;
+        view_editor E;
+        const view_layout *L = app_layout(s);
+        app_view(s, &vs);
+        view_editor_layout(&E, &vs, L, s->measure, s->measure_ud);
+        int at = view_editor_offset(&E, &vs, x, y, s->measure, s->measure_ud);
+        if (at < 0) return 0;
+        app_action a = {.kind = ACT_EDIT_CURSOR, .arg = at};
+        return app_apply(s, &a);
+    }
     view_hit hit = hit_at(s, x, y);
     if (hit.kind == HIT_BUTTON) return app_do(s, button_action(hit.button));
     if ((hit.kind == HIT_HEAD_CELL || hit.kind == HIT_HEAD_TITLE) && !s->focus) {
@@ -407,7 +307,7 @@ static int apply(app_state *s, const app_action *a) {
         snprintf(s->status, sizeof s->status, "Ctrl+S saves PNGs at %d\xC3\x97 the window's pixels",
                  s->png_scale);
         break;
-    case ACT_EDIT_START: start_editing(s); break;
+    case ACT_EDIT_START: app_edit_start(s); break;
     case ACT_EDIT_APPLY:
         if (!s->editing) return 0;
         s->editing = 0;
@@ -416,47 +316,17 @@ static int apply(app_state *s, const app_action *a) {
         load_text(s, s->edit, 0);
         break;
     case ACT_EDIT_CANCEL:
-        if (!s->editing) return 0;
-        s->editing = 0;
-        s->preedit[0] = '\0';
-        break;
     case ACT_EDIT_INSERT:
-        if (!s->editing) return 0;
-        edit_insert(s, a->text);
-        count_tokens(s);
-        break;
     case ACT_EDIT_PREEDIT:
-        if (!s->editing) return 0;
-        snprintf(s->preedit, sizeof s->preedit, "%s", a->text ? a->text : "");
-        break;
     case ACT_EDIT_BACKSPACE:
-        if (!s->editing) return 0;
-        if (!edit_take_selection(s))
-            edit_cut(s, char_before(s->edit, s->edit_cursor), s->edit_cursor);
-        count_tokens(s);
-        break;
     case ACT_EDIT_DELETE:
-        if (!s->editing) return 0;
-        if (!edit_take_selection(s))
-            edit_cut(s, s->edit_cursor, char_after(s->edit, s->edit_cursor));
-        count_tokens(s);
-        break;
     case ACT_EDIT_CLEAR:
-        if (!s->editing) return 0;
-        s->edit_selected = 1;
-        edit_take_selection(s);
-        count_tokens(s);
-        break;
     case ACT_EDIT_LEFT:
     case ACT_EDIT_RIGHT:
     case ACT_EDIT_HOME:
     case ACT_EDIT_END:
-        if (!s->editing) return 0;
-        edit_move(s, a->kind, a->arg);
-        break;
     case ACT_EDIT_CURSOR:
-        if (!s->editing) return 0;
-        edit_set_cursor(s, a->arg);
+        if (!app_edit_apply(s, a)) return 0;
         break;
     case ACT_RESIZE:
         if (a->x < 1 || a->y < 1) return 0;
@@ -473,72 +343,6 @@ static int apply(app_state *s, const app_action *a) {
 int app_do(app_state *s, app_action_kind kind) {
     app_action a = {.kind = kind};
     return app_apply(s, &a);
-}
-
-app_action app_key_action(const app_state *s, int key, int mods) {
-    app_action a = {.kind = ACT_NONE};
-    const int ctrl = (mods & APP_MOD_CTRL) != 0, shift = (mods & APP_MOD_SHIFT) != 0;
-    if (key >= 'A' && key <= 'Z') key += 'a' - 'A';
-    if (s->editing) {
-        switch (key) {
-        case APP_KEY_RETURN: a.kind = ACT_EDIT_APPLY; break;
-        case APP_KEY_ESCAPE: a.kind = ACT_EDIT_CANCEL; break;
-        case APP_KEY_BACKSPACE: a.kind = ACT_EDIT_BACKSPACE; break;
-        case APP_KEY_DELETE: a.kind = ACT_EDIT_DELETE; break;
-        case APP_KEY_LEFT: a.kind = ACT_EDIT_LEFT, a.arg = ctrl; break;
-        case APP_KEY_RIGHT: a.kind = ACT_EDIT_RIGHT, a.arg = ctrl; break;
-        case APP_KEY_HOME: a.kind = ACT_EDIT_HOME; break;
-        case APP_KEY_END: a.kind = ACT_EDIT_END; break;
-        case 'u': a.kind = ctrl ? ACT_EDIT_CLEAR : ACT_NONE; break;
-        case 'v': a.kind = ctrl ? ACT_EDIT_INSERT : ACT_NONE; break; /* the window pastes */
-        }
-        return a; /* other keys arrive as typed text */
-    }
-    if (s->help) { /* keys behind the help overlay only close it (Ctrl+Q still quits) */
-        a.kind = ctrl && key == 'q' ? ACT_QUIT : (key ? ACT_ESCAPE : ACT_NONE);
-        return a;
-    }
-    if (ctrl) {
-        if (key == 'q')
-            a.kind = ACT_QUIT;
-        else if (key == '=' || key == '+')
-            a.kind = ACT_ZOOM_IN;
-        else if (key == '-')
-            a.kind = ACT_ZOOM_OUT;
-        else if (key == '0')
-            a.kind = ACT_ZOOM_RESET;
-        else if (key == 's')
-            a.kind = shift ? ACT_SAVE_PANEL : ACT_SAVE;
-        return a;
-    }
-    switch (key) {
-    case APP_KEY_UP: a.kind = ACT_H_UP; break;
-    case APP_KEY_DOWN: a.kind = ACT_H_DOWN; break;
-    case APP_KEY_RIGHT: a.kind = ACT_D_UP; break;
-    case APP_KEY_LEFT: a.kind = ACT_D_DOWN; break;
-    case APP_KEY_TAB: a.kind = shift ? ACT_SAMPLE_PREV : ACT_SAMPLE_NEXT; break;
-    case APP_KEY_RETURN: a.kind = ACT_EDIT_START; break;
-    case APP_KEY_PAGEUP: a.kind = ACT_PAGE_PREV; break;
-    case APP_KEY_PAGEDOWN: a.kind = ACT_PAGE_NEXT; break;
-    case APP_KEY_F1:
-    case '?': a.kind = ACT_HELP; break;
-    case '/':
-        if (shift) a.kind = ACT_HELP;
-        break;
-    case APP_KEY_F11: a.kind = ACT_FULLSCREEN; break;
-    case APP_KEY_ESCAPE: a.kind = ACT_ESCAPE; break;
-    case 'r': a.kind = ACT_SEED; break;
-    case 'm': a.kind = ACT_MASK; break;
-    case 't': a.kind = ACT_THEME; break;
-    case 'c': a.kind = ACT_CMAP; break;
-    case 'n': a.kind = ACT_SCALE; break;
-    default:
-        if (key >= '1' && key <= '9') {
-            a.kind = ACT_FOCUS;
-            a.arg = key - '0';
-        }
-    }
-    return a;
 }
 
 int app_tick(app_state *s, double now_ms) {
@@ -613,6 +417,9 @@ void app_view(const app_state *s, view_state *vs) {
     vs->editing = s->editing;
     vs->edit_text = s->edit;
     vs->edit_preedit = s->preedit;
+    vs->edit_cursor = s->edit_cursor;
+    vs->edit_selected = s->edit_selected;
+    vs->edit_tokens = s->edit_tokens;
     vs->help = s->help;
     vs->status = s->status;
     vs->toast = s->notice[0] ? s->notice : NULL;

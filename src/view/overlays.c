@@ -106,28 +106,48 @@ void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
 void view_draw_editor(const view_ctx *c) {
     const view_layout *L = c->L;
     const view_state *s = c->s;
-    int h = L->line * 4 + L->pad * 4;
-    view_rect box = {L->gap, L->header.y, s->width - 2 * L->gap, h};
-    draw_fill(c->dl, box, c->th.panel);
-    draw_frame(c->dl, box, c->th.accent_text, 2);
-    draw_text(c->dl, box.x + L->pad, box.y + L->pad,
-              "Type a sentence (UTF-8, up to 512 tokens). Enter applies, Escape cancels, "
-              "Ctrl+U clears, Ctrl+V pastes",
-              L->font, c->th.text, 1, 0);
-    char buf[600];
-    const char *t = s->edit_text ? s->edit_text : "";
-    size_t len = strlen(t);
-    /* show the tail of long text so the cursor stays visible */
-    const char *shown = t;
-    while (len > 0 && view_tw(c, shown, L->font_title, 0) > box.w - 4 * L->pad) {
-        shown++;
-        while ((*shown & 0xC0) == 0x80) shown++;
-        len = strlen(shown);
+    view_editor E;
+    view_editor_layout(&E, s, L, c->measure, c->ud);
+    draw_fill(c->dl, E.box, c->th.panel);
+    draw_frame(c->dl, E.box, c->th.accent_text, 2);
+    char prompt[200];
+    view_fit_text(prompt, sizeof prompt,
+                  "Type a sentence (UTF-8). Enter applies, Escape cancels, Ctrl+U clears, "
+                  "Ctrl+V pastes",
+                  E.box.w - 2 * L->pad, L->font, 1, c->measure, c->ud);
+    draw_text(c->dl, E.prompt_x, E.prompt_y, prompt, L->font, c->th.text, 1, 0);
+
+    char d[8192 + 512];
+    view_edit_text(d, sizeof d, s);
+    rgba sel = c->th.accent_text;
+    sel.a = 70;
+    for (int k = 0; k < E.shown; k++) {
+        int y = E.text_y + k * E.line;
+        char line[sizeof d];
+        int l = E.end[k] - E.start[k];
+        memcpy(line, d + E.start[k], (size_t)l);
+        line[l] = '\0';
+        if (s->edit_selected && l > 0)
+            draw_fill(c->dl, (view_rect){E.text_x, y, view_tw(c, line, E.size, 0), E.line}, sel);
+        draw_text(c->dl, E.text_x, y, line, E.size, c->th.text, 0, 0);
     }
-    snprintf(buf, sizeof buf, "%s%s%s|", shown != t ? "\xE2\x80\xA6" : "", shown,
-             s->edit_preedit ? s->edit_preedit : "");
-    draw_text(c->dl, box.x + L->pad, box.y + L->pad * 2 + L->line, buf, L->font_title, c->th.text,
-              0, 0);
+    if (E.cursor_line >= 0)
+        draw_fill(c->dl, (view_rect){E.cursor_x, E.text_y + E.cursor_line * E.line, 2, E.line},
+                  c->th.accent_text);
+
+    char count[160];
+    int n = s->edit_tokens;
+    if (n > MHA_MAX_N)
+        snprintf(count, sizeof count, "%d tokens: the first %d are kept", n, MHA_MAX_N);
+    else
+        snprintf(count, sizeof count, "%d / %d tokens", n, MHA_MAX_N);
+    if (E.total_lines > E.shown) {
+        size_t o = strlen(count);
+        snprintf(count + o, sizeof count - o, "   \xC2\xB7   lines %d\xE2\x80\x93%d of %d",
+                 E.first_line + 1, E.first_line + E.shown, E.total_lines);
+    }
+    draw_text(c->dl, E.count_x, E.count_y, count, L->font_small,
+              n > MHA_MAX_N ? c->th.accent_text : c->th.muted, 0, 0);
 }
 
 void view_draw_help(const view_ctx *c) {
@@ -150,8 +170,9 @@ void view_draw_help(const view_ctx *c) {
         {"Ctrl+S", "save the view as PNG (\xC3\x97N: the PNG button sets N, 1 to 4)"},
         {"Ctrl+Shift+S", "save the focused head (or the equation) alone"},
         {"F11", "fullscreen"},
-        {"F1 or ?", "this help"},
-        {"Ctrl+Q, Esc", "quit (Esc closes an open overlay first)"},
+        {"F1 or ?", "this help (any key closes it)"},
+        {"Esc", "close what is open: help, text field, focus"},
+        {"Ctrl+Q", "quit"},
     };
     const int count = (int)(sizeof rows / sizeof rows[0]);
     int kw = 0, dw = 0;
