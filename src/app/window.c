@@ -17,6 +17,7 @@
 #include "sdl_draw.h"
 #include "state.h"
 #include "view.h"
+#include "wm.h"
 
 static double now_ms(void) {
     return (double)SDL_GetPerformanceCounter() * 1000.0 / (double)SDL_GetPerformanceFrequency();
@@ -60,7 +61,7 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
              s->cfg.h, s->cfg.d_model, s->m->n, smp ? smp->name : "custom");
     if (strcmp(title, shown) == 0) return;
     snprintf(shown, len, "%s", title);
-    SDL_SetWindowTitle(w, title);
+    wm_set_title(w, title);
 }
 
 /* Writes the current view as PNG (whole view, or the focused panel) and tells
@@ -188,6 +189,7 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     draw_list_init(&dl);
     char title[256] = "";
     int fullscreen = 0;
+    SDL_Rect windowed = {0, 0, 0, 0};
 
     fonts = font_set_open(o->font, err, errlen);
     if (!fonts) goto done;
@@ -250,7 +252,7 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         }
         if (s->fullscreen != fullscreen) {
             fullscreen = s->fullscreen;
-            SDL_SetWindowFullscreen(win, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+            wm_set_fullscreen(win, fullscreen, &windowed);
         }
         if (s->editing != (SDL_IsTextInputActive() ? 1 : 0)) {
             if (s->editing)
