@@ -251,7 +251,7 @@ with tempfile.TemporaryDirectory() as tmp:
               "Name <address>", field("Maintainer"))
         depends = [d.strip() for d in field("Depends").split(",")]
         names = [re.split(r"[\s(]", d)[0] for d in depends]
-        for want in ("libsdl2-2.0-0", "libsdl2-ttf-2.0-0", "libsdl2-image-2.0-0", "libcairo2",
+        for want in ("libsdl2-2.0-0", "libsdl2-ttf-2.0-0", "libpng16-16", "libcairo2",
                      "libfontconfig1", "libc6", "fonts-dejavu-core"):
             check(want in names, f"deb Depends has {want}", want, depends)
         check(any(re.match(r"libopenblas0|libblas3", d) for d in depends),

@@ -1,11 +1,14 @@
 /* main.c: parses the options, resolves the text and configuration, and picks a
  * mode (window, dump, export, bench, list). The single place that prints
- * "mhaviz: ..." and chooses the exit status: 0 ok, 2 usage, 1 runtime. */
+ * "mhaviz: ..." and chooses the exit status: 0 ok, 2 usage, 1 runtime (130, 143
+ * after SIGINT, SIGTERM: see cleanup.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "cleanup.h"
 #include "cli.h"
 #include "dump.h"
 #include "mha.h"
@@ -16,9 +19,42 @@
 #define MHAVIZ_VERSION "0.0.0"
 #endif
 
+/* Prints "mhaviz: msg" as one line (a control character in a file name or a
+ * value shows as '?') and returns status. */
 static int fail(int status, const char *msg) {
-    fprintf(stderr, "mhaviz: %s\n", msg);
+    char line[1024];
+    snprintf(line, sizeof line, "%s", msg);
+    for (char *c = line; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7F) *c = '?';
+    fprintf(stderr, "mhaviz: %s\n", line);
     return status;
+}
+
+/* Standard output must have reached its file: a full disk or a closed pipe shows
+ * at the flush or the close. errnum is the errno of a failed print (0: none).
+ * Returns 0, or 1 after "mhaviz: cannot write standard output: reason". */
+static int finish_stdout(int errnum) {
+    if (!errnum && fflush(stdout) != 0) errnum = errno;
+    if (!errnum && ferror(stdout)) errnum = EIO;
+    if (fclose(stdout) != 0 && !errnum) errnum = errno;
+    if (!errnum) return 0;
+    char msg[200];
+    snprintf(msg, sizeof msg, "cannot write standard output: %s", strerror(errnum));
+    return fail(1, msg);
+}
+
+/* --help, --version and --list-samples: what they print, checked. */
+static int print_info(const cli_options *o) {
+    int bad = 0;
+    switch (o->mode) {
+    case CLI_HELP: bad = fputs(cli_usage(), stdout) == EOF; break;
+    case CLI_VERSION: bad = printf("mhaviz %s\n", MHAVIZ_VERSION) < 0; break;
+    default:
+        for (int i = 0; i < samples_count() && !bad; i++)
+            bad = printf("%d\t%s\t%s\n", i + 1, samples_get(i)->name, samples_get(i)->text) < 0;
+        break;
+    }
+    return finish_stdout(bad ? (errno ? errno : EIO) : 0);
 }
 
 /* Resolves --text / --sample into tokens and checks the whole configuration.
@@ -84,13 +120,14 @@ int main(int argc, char **argv) {
     char err[512];
     if (cli_parse(&o, argc, argv, err, sizeof err) != 0) return fail(2, err);
 
+    /* headless modes: a signal removes temporary files and exits 130 or 143; the
+       window leaves SIGINT and SIGTERM to SDL, which turns them into a quit */
+    if (o.mode != CLI_WINDOW) cleanup_install_signals();
+
     switch (o.mode) {
-    case CLI_HELP: fputs(cli_usage(), stdout); return 0;
-    case CLI_VERSION: printf("mhaviz %s\n", MHAVIZ_VERSION); return 0;
-    case CLI_LIST_SAMPLES:
-        for (int i = 0; i < samples_count(); i++)
-            printf("%d\t%s\t%s\n", i + 1, samples_get(i)->name, samples_get(i)->text);
-        return 0;
+    case CLI_HELP:
+    case CLI_VERSION:
+    case CLI_LIST_SAMPLES: return print_info(&o);
     default: break;
     }
 
@@ -115,5 +152,6 @@ int main(int argc, char **argv) {
         break;
     }
     tok_free(&toks);
+    if (rc == 0 && o.mode == CLI_BENCH) rc = finish_stdout(0); /* its table */
     return rc;
 }

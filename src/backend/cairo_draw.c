@@ -12,12 +12,69 @@
 #include <ft2build.h>
 #include FT_FREETYPE_H
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SVG_MAX_CELL_RECTS 100000 /* above this an image is embedded as PNG */
 #define M_PI_2_MHAVIZ 1.57079632679489661923
+
+/* --- text that any XML parser and cairo accept ---------------------------------- */
+
+/* Length of the valid UTF-8 sequence at p (1..4), decoding it into *cp, or 0 when
+ * p does not start one (a stray continuation byte, an overlong form, a surrogate,
+ * a code point past U+10FFFF, a cut sequence). */
+static int utf8_decode(const unsigned char *p, unsigned *cp) {
+    if (p[0] < 0x80) {
+        *cp = p[0];
+        return 1;
+    }
+    int len = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC0 ? 2 : 0;
+    if (!len || p[0] > 0xF4) return 0;
+    unsigned v = p[0] & (0x7F >> len);
+    for (int i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80) return 0; /* also stops at the terminating '\0' */
+        v = v << 6 | (p[i] & 0x3F);
+    }
+    static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < min[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+    *cp = v;
+    return len;
+}
+
+/* XML 1.0's Char production: tab, newline, carriage return and
+ * [U+20, U+D7FF], [U+E000, U+FFFD], [U+10000, U+10FFFF]. */
+static int xml_char_ok(unsigned cp) {
+    return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) ||
+           (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+
+/* A malloc'd copy of s in which every character XML 1.0 forbids (C0 controls but
+ * tab, newline and CR; U+FFFE, U+FFFF) and every byte that is not part of valid
+ * UTF-8 is U+FFFD, one per character or byte. NULL when out of memory. */
+static char *xml_text(const char *s) {
+    size_t len = strlen(s);
+    char *out = malloc(3 * len + 1);
+    if (!out) return NULL;
+    const unsigned char *p = (const unsigned char *)s;
+    char *o = out;
+    while (*p) {
+        unsigned cp = 0;
+        int n = utf8_decode(p, &cp);
+        if (n && xml_char_ok(cp)) {
+            memcpy(o, p, (size_t)n);
+            o += n;
+            p += n;
+        } else {
+            memcpy(o, "\xEF\xBF\xBD", 3); /* U+FFFD REPLACEMENT CHARACTER */
+            o += 3;
+            p += n ? n : 1;
+        }
+    }
+    *o = '\0';
+    return out;
+}
 
 /* --- PDF through cairo ---------------------------------------------------------- */
 
@@ -119,12 +176,27 @@ static void pdf_image(cairo_t *cr, const draw_image *img, const draw_cmd *c) {
     cairo_surface_destroy(s);
 }
 
-static int write_pdf(const draw_list *dl, const char *path, font_set *fonts, char *err,
-                     size_t errlen) {
-    cairo_surface_t *surf = cairo_pdf_surface_create(path, dl->width, dl->height);
+/* The output file, every write checked: err keeps the first failure's errno. */
+typedef struct {
+    FILE *f;
+    int err;
+} out_file;
+
+static cairo_status_t pdf_write(void *closure, const unsigned char *data, unsigned int len) {
+    out_file *o = closure;
+    if (o->err) return CAIRO_STATUS_WRITE_ERROR;
+    if (fwrite(data, 1, len, o->f) != len) {
+        o->err = errno ? errno : EIO;
+        return CAIRO_STATUS_WRITE_ERROR;
+    }
+    return CAIRO_STATUS_SUCCESS;
+}
+
+static int write_pdf(const draw_list *dl, out_file *o, font_set *fonts, char *why, size_t whylen) {
+    cairo_surface_t *surf =
+        cairo_pdf_surface_create_for_stream(pdf_write, o, dl->width, dl->height);
     if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
-        snprintf(err, errlen, "cannot write %s: %s", path,
-                 cairo_status_to_string(cairo_surface_status(surf)));
+        snprintf(why, whylen, "%s", cairo_status_to_string(cairo_surface_status(surf)));
         cairo_surface_destroy(surf);
         return -1;
     }
@@ -166,7 +238,8 @@ static int write_pdf(const draw_list *dl, const char *path, font_set *fonts, cha
             break;
         }
         case DC_TEXT: {
-            const char *s = draw_cmd_text(dl, c);
+            char *s = xml_text(draw_cmd_text(dl, c));
+            if (!s) break;
             int asc = font_ascent(fonts, c->size, c->bold);
             set_rgba(cr, c->color);
             pdf_text_acc a = {cr, &fc, c->size, 0, asc};
@@ -175,6 +248,7 @@ static int write_pdf(const draw_list *dl, const char *path, font_set *fonts, cha
             if (c->rot) cairo_rotate(cr, -M_PI_2_MHAVIZ);
             font_runs(fonts, s, c->size, c->bold, pdf_run, &a);
             cairo_restore(cr);
+            free(s);
             break;
         }
         case DC_IMAGE: pdf_image(cr, &dl->images[c->img], c); break;
@@ -186,8 +260,12 @@ static int write_pdf(const draw_list *dl, const char *path, font_set *fonts, cha
     cairo_status_t st = cairo_surface_status(surf);
     cairo_surface_destroy(surf);
     face_cache_free(&fc);
+    if (o->err) {
+        snprintf(why, whylen, "%s", strerror(o->err));
+        return -1;
+    }
     if (st != CAIRO_STATUS_SUCCESS) {
-        snprintf(err, errlen, "cannot write %s: %s", path, cairo_status_to_string(st));
+        snprintf(why, whylen, "%s", cairo_status_to_string(st));
         return -1;
     }
     return 0;
@@ -195,27 +273,54 @@ static int write_pdf(const draw_list *dl, const char *path, font_set *fonts, cha
 
 /* --- SVG, written directly ------------------------------------------------------ */
 
-static void svg_color(FILE *f, const char *attr, rgba c) {
-    fprintf(f, " %s=\"#%02x%02x%02x\"", attr, c.r, c.g, c.b);
-    if (c.a != 255) fprintf(f, " %s-opacity=\"%.3f\"", attr, c.a / 255.0);
+static void outf(out_file *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void outf(out_file *o, const char *fmt, ...) {
+    if (o->err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vfprintf(o->f, fmt, ap) < 0) o->err = errno ? errno : EIO;
+    va_end(ap);
 }
 
-static void svg_escape(FILE *f, const char *s) {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\t') fputc(*s, f);
+static void outs(out_file *o, const char *s) {
+    if (!o->err && fputs(s, o->f) == EOF) o->err = errno ? errno : EIO;
+}
+
+static void outc(out_file *o, char c) {
+    if (!o->err && fputc(c, o->f) == EOF) o->err = errno ? errno : EIO;
+}
+
+static void svg_color(out_file *o, const char *attr, rgba c) {
+    outf(o, " %s=\"#%02x%02x%02x\"", attr, c.r, c.g, c.b);
+    if (c.a != 255) outf(o, " %s-opacity=\"%.3f\"", attr, c.a / 255.0);
+}
+
+/* Text as character data or an attribute value: markup characters escaped, and
+ * what XML forbids replaced by U+FFFD (see xml_text). */
+static void svg_escape(out_file *o, const char *text) {
+    char *s = xml_text(text);
+    if (!s) {
+        o->err = o->err ? o->err : ENOMEM;
+        return;
+    }
+    for (const char *p = s; *p; p++) {
+        switch (*p) {
+        case '&': outs(o, "&amp;"); break;
+        case '<': outs(o, "&lt;"); break;
+        case '>': outs(o, "&gt;"); break;
+        case '"': outs(o, "&quot;"); break;
+        case '\'': outs(o, "&apos;"); break;
+        case '\t': outs(o, "&#9;"); break; /* kept as characters, not as white space */
+        case '\n': outs(o, "&#10;"); break;
+        case '\r': outs(o, "&#13;"); break;
+        default: outc(o, *p);
         }
     }
+    free(s);
 }
 
 typedef struct {
-    FILE *f;
+    out_file *o;
     unsigned char pend[3]; /* bytes waiting for a full triple */
     int npend;
 } b64_out;
@@ -229,29 +334,29 @@ static cairo_status_t png_to_b64(void *closure, const unsigned char *data, unsig
         o->pend[o->npend++] = data[i];
         if (o->npend == 3) {
             unsigned v = (unsigned)o->pend[0] << 16 | (unsigned)o->pend[1] << 8 | o->pend[2];
-            for (int k = 18; k >= 0; k -= 6) fputc(b64_tbl[v >> k & 63], o->f);
+            for (int k = 18; k >= 0; k -= 6) outc(o->o, b64_tbl[v >> k & 63]);
             o->npend = 0;
         }
     }
-    return CAIRO_STATUS_SUCCESS;
+    return o->o->err ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
 }
 
 /* Writes the last one or two bytes with '=' padding. */
 static void b64_flush(b64_out *o) {
     if (!o->npend) return;
     unsigned v = (unsigned)o->pend[0] << 16 | (o->npend > 1 ? (unsigned)o->pend[1] << 8 : 0);
-    fputc(b64_tbl[v >> 18 & 63], o->f);
-    fputc(b64_tbl[v >> 12 & 63], o->f);
-    fputc(o->npend > 1 ? b64_tbl[v >> 6 & 63] : '=', o->f);
-    fputc('=', o->f);
+    outc(o->o, b64_tbl[v >> 18 & 63]);
+    outc(o->o, b64_tbl[v >> 12 & 63]);
+    outc(o->o, o->npend > 1 ? b64_tbl[v >> 6 & 63] : '=');
+    outc(o->o, '=');
     o->npend = 0;
 }
 
-static void svg_image(FILE *f, const draw_image *img, const draw_cmd *c) {
+static void svg_image(out_file *f, const draw_image *img, const draw_cmd *c) {
     double sx = (double)c->w / img->w, sy = (double)c->h / img->h;
     if ((long)img->w * img->h <= SVG_MAX_CELL_RECTS) {
         /* cell rectangles; a horizontal run of equal colours is one rectangle */
-        fprintf(f, "<g shape-rendering=\"crispEdges\">\n");
+        outf(f, "<g shape-rendering=\"crispEdges\">\n");
         for (int y = 0; y < img->h; y++) {
             int x = 0;
             while (x < img->w) {
@@ -259,115 +364,107 @@ static void svg_image(FILE *f, const draw_image *img, const draw_cmd *c) {
                 int e = x + 1;
                 while (e < img->w && memcmp(&img->px[(size_t)y * img->w + e], &p, sizeof p) == 0)
                     e++;
-                fprintf(f, "<rect x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\"",
-                        c->x + x * sx, c->y + y * sy, (e - x) * sx, sy);
+                outf(f, "<rect x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\"", c->x + x * sx,
+                     c->y + y * sy, (e - x) * sx, sy);
                 svg_color(f, "fill", p);
-                fputs("/>\n", f);
+                outs(f, "/>\n");
                 x = e;
             }
         }
-        fprintf(f, "</g>\n");
+        outf(f, "</g>\n");
         return;
     }
     cairo_surface_t *s = image_surface(img);
     if (!s) return;
-    fprintf(f,
-            "<image x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" preserveAspectRatio=\"none\" "
-            "style=\"image-rendering:pixelated;image-rendering:crisp-edges\" "
-            "href=\"data:image/png;base64,",
-            c->x, c->y, c->w, c->h);
+    outf(f,
+         "<image x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" preserveAspectRatio=\"none\" "
+         "style=\"image-rendering:pixelated;image-rendering:crisp-edges\" "
+         "href=\"data:image/png;base64,",
+         c->x, c->y, c->w, c->h);
     b64_out o = {f, {0, 0, 0}, 0};
-    cairo_surface_write_to_png_stream(s, png_to_b64, &o);
+    if (cairo_surface_write_to_png_stream(s, png_to_b64, &o) != CAIRO_STATUS_SUCCESS && !f->err)
+        f->err = EIO;
     b64_flush(&o);
-    fputs("\"/>\n", f);
+    outs(f, "\"/>\n");
     cairo_surface_destroy(s);
 }
 
-static int write_svg(const draw_list *dl, const char *path, font_set *fonts, char *err,
-                     size_t errlen) {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
-    fprintf(f,
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
-            "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
-            "xml:space=\"preserve\" style=\"white-space:pre\">\n"
-            "<title>mhaviz: multi-head attention</title>\n",
-            dl->width, dl->height, dl->width, dl->height);
+static int write_svg(const draw_list *dl, out_file *f, font_set *fonts, char *why, size_t whylen) {
+    outf(f,
+         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+         "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
+         "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
+         "xml:space=\"preserve\" style=\"white-space:pre\">\n"
+         "<title>mhaviz: multi-head attention</title>\n",
+         dl->width, dl->height, dl->width, dl->height);
     int depth = 0;
     for (int i = 0; i < dl->count; i++) {
         const draw_cmd *c = &dl->cmds[i];
         switch (c->kind) {
         case DC_FILL:
-            fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", c->x, c->y, c->w,
-                    c->h);
+            outf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", c->x, c->y, c->w, c->h);
             svg_color(f, "fill", c->color);
-            fputs("/>\n", f);
+            outs(f, "/>\n");
             break;
         case DC_FRAME: {
             double t = c->thick > 0 ? c->thick : 1;
-            fprintf(f,
-                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-                    "stroke-width=\"%.0f\"",
-                    c->x + t / 2, c->y + t / 2, c->w - t, c->h - t, t);
+            outf(f,
+                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+                 "stroke-width=\"%.0f\"",
+                 c->x + t / 2, c->y + t / 2, c->w - t, c->h - t, t);
             svg_color(f, "stroke", c->color);
-            fputs("/>\n", f);
+            outs(f, "/>\n");
             break;
         }
         case DC_LINE: {
             double t = c->thick > 0 ? c->thick : 1;
             double off = ((int)t % 2) ? 0.5 : 0.0;
             double ox = c->w == 0 ? off : 0, oy = c->h == 0 ? off : 0;
-            fprintf(f,
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"%.0f\"",
-                    c->x + ox, c->y + oy, c->x + c->w + ox, c->y + c->h + oy, t);
+            outf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"%.0f\"",
+                 c->x + ox, c->y + oy, c->x + c->w + ox, c->y + c->h + oy, t);
             svg_color(f, "stroke", c->color);
-            fputs("/>\n", f);
+            outs(f, "/>\n");
             break;
         }
         case DC_TEXT: {
             int asc = font_ascent(fonts, c->size, c->bold);
             if (c->rot)
-                fprintf(f, "<text transform=\"translate(%d %d) rotate(-90)\" x=\"0\" y=\"%d\"",
-                        c->x, c->y, asc);
+                outf(f, "<text transform=\"translate(%d %d) rotate(-90)\" x=\"0\" y=\"%d\"", c->x,
+                     c->y, asc);
             else
-                fprintf(f, "<text x=\"%d\" y=\"%d\"", c->x, c->y + asc);
-            fprintf(f, " font-size=\"%d\"%s", c->size, c->bold ? " font-weight=\"bold\"" : "");
+                outf(f, "<text x=\"%d\" y=\"%d\"", c->x, c->y + asc);
+            outf(f, " font-size=\"%d\"%s", c->size, c->bold ? " font-weight=\"bold\"" : "");
             svg_color(f, "fill", c->color);
-            fputs(">", f);
+            outs(f, ">");
             svg_escape(f, draw_cmd_text(dl, c));
-            fputs("</text>\n", f);
+            outs(f, "</text>\n");
             break;
         }
         case DC_IMAGE: svg_image(f, &dl->images[c->img], c); break;
         case DC_GROUP:
             if (c->group > 0) {
-                fprintf(f, "<g id=\"");
+                outf(f, "<g id=\"");
                 svg_escape(f, draw_cmd_text(dl, c));
-                fprintf(f, "\" class=\"head\">\n");
+                outf(f, "\" class=\"head\">\n");
                 depth++;
             } else if (depth > 0) {
-                fputs("</g>\n", f);
+                outs(f, "</g>\n");
                 depth--;
             }
             break;
         }
     }
-    while (depth-- > 0) fputs("</g>\n", f);
-    fputs("</svg>\n", f);
-    int bad = ferror(f);
-    if (fclose(f) != 0) bad = 1;
-    if (bad) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+    while (depth-- > 0) outs(f, "</g>\n");
+    outs(f, "</svg>\n");
+    if (f->err) {
+        snprintf(why, whylen, "%s", strerror(f->err));
         return -1;
     }
     return 0;
 }
 
-int cairo_draw_file(const draw_list *dl, const char *path, int pdf, font_set *fonts, char *err,
-                    size_t errlen) {
-    return pdf ? write_pdf(dl, path, fonts, err, errlen) : write_svg(dl, path, fonts, err, errlen);
+int cairo_draw_stream(const draw_list *dl, FILE *f, int pdf, font_set *fonts, char *why,
+                      size_t whylen) {
+    out_file o = {f, 0};
+    return pdf ? write_pdf(dl, &o, fonts, why, whylen) : write_svg(dl, &o, fonts, why, whylen);
 }

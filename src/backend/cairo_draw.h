@@ -5,12 +5,16 @@
 #define MHAVIZ_CAIRO_DRAW_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "draw.h"
 #include "font.h"
 
-/* Writes dl to path as PDF (pdf = 1) or SVG (pdf = 0). Returns 0 or -1 with a message. */
-int cairo_draw_file(const draw_list *dl, const char *path, int pdf, font_set *fonts, char *err,
-                    size_t errlen);
+/* Writes dl to f as PDF (pdf = 1) or SVG (pdf = 0), checking every write. Text
+ * is made valid for XML and cairo first: every character XML 1.0 forbids and
+ * every byte that is not valid UTF-8 becomes U+FFFD. Returns 0, or -1 with the
+ * reason in why (strerror of the first failed write, or cairo's status). */
+int cairo_draw_stream(const draw_list *dl, FILE *f, int pdf, font_set *fonts, char *why,
+                      size_t whylen);
 
 #endif

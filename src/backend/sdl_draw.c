@@ -1,7 +1,8 @@
 /* sdl_draw.c: replays the view's drawing list with SDL2. Each heatmap image is a
  * static texture, one texel per image pixel, scaled with nearest filtering and
  * uploaded once per key; text runs are cached textures too. Either is dropped
- * when a frame no longer uses it. */
+ * when a frame no longer uses it. Big PNGs are drawn in bands of rows on one
+ * software surface (sdl_band_*), heatmaps scaled here rather than by SDL. */
 #include "sdl_draw.h"
 
 #include <stdio.h>
@@ -25,6 +26,10 @@ struct sdl_draw {
     font_set *fonts;
     tex_cache images, texts;
     unsigned long uploads;
+    /* bands: commands are moved up by oy, those outside [0, rows) skipped, and
+       images drawn straight into surf */
+    SDL_Surface *surf;
+    int oy, rows;
 };
 
 static uint64_t hash_text(const char *s, int size, int bold, rgba c) {
@@ -144,62 +149,139 @@ static void do_text(sdl_draw *d, const draw_list *dl, const draw_cmd *c) {
     }
     e->used = 1;
     if (!e->tex) return;
+    const int y = c->y - d->oy;
     if (!c->rot) {
-        SDL_Rect dst = {c->x, c->y, e->w, e->h};
+        SDL_Rect dst = {c->x, y, e->w, e->h};
         SDL_RenderCopy(d->r, e->tex, NULL, &dst);
     } else {
         /* 90 degrees counter-clockwise; (x, y) is the bottom-left of the turned box */
-        int cx = c->x + e->h / 2, cy = c->y - e->w / 2;
+        int cx = c->x + e->h / 2, cy = y - e->w / 2;
         SDL_Rect dst = {cx - e->w / 2, cy - e->h / 2, e->w, e->h};
         SDL_RenderCopyEx(d->r, e->tex, NULL, &dst, -90.0, NULL, SDL_FLIP_NONE);
     }
 }
 
-static void do_line(SDL_Renderer *r, const draw_cmd *c) {
+static void do_line(SDL_Renderer *r, const draw_cmd *c, int oy) {
     set_color(r, c->color);
+    const int y = c->y - oy;
     if (c->w == 0 || c->h == 0) { /* axis-aligned: a filled rectangle of the thickness */
         int t = c->thick > 0 ? c->thick : 1;
-        SDL_Rect rr = c->w == 0
-                          ? (SDL_Rect){c->x - t / 2, c->h < 0 ? c->y + c->h : c->y, t,
-                                       abs(c->h) ? abs(c->h) : 1}
-                          : (SDL_Rect){c->w < 0 ? c->x + c->w : c->x, c->y - t / 2, abs(c->w), t};
+        SDL_Rect rr =
+            c->w == 0
+                ? (SDL_Rect){c->x - t / 2, c->h < 0 ? y + c->h : y, t, abs(c->h) ? abs(c->h) : 1}
+                : (SDL_Rect){c->w < 0 ? c->x + c->w : c->x, y - t / 2, abs(c->w), t};
         SDL_RenderFillRect(r, &rr);
     } else {
-        SDL_RenderDrawLine(r, c->x, c->y, c->x + c->w, c->y + c->h);
+        SDL_RenderDrawLine(r, c->x, y, c->x + c->w, y + c->h);
     }
 }
 
-void sdl_draw_list(sdl_draw *d, const draw_list *dl) {
+/* Image img scaled into the command's rectangle, straight into the band's surface
+ * (ARGB8888) and blended as SDL blends a texture: destination pixel (x, y) of the
+ * rectangle shows source pixel ((2x + 1) w / 2W, (2y + 1) h / 2H), the one under
+ * its centre, so a cell's edges do not depend on where a band starts. */
+static void band_image(sdl_draw *d, const draw_image *img, const draw_cmd *c) {
+    if (img->w <= 0 || img->h <= 0 || c->w <= 0 || c->h <= 0) return;
+    SDL_RenderFlush(d->r); /* what was drawn before lies beneath */
+    SDL_Surface *s = d->surf;
+    int x0 = c->x < 0 ? 0 : c->x, x1 = c->x + c->w > s->w ? s->w : c->x + c->w;
+    int y0 = c->y - d->oy < 0 ? 0 : c->y - d->oy;
+    int y1 = c->y - d->oy + c->h > d->rows ? d->rows : c->y - d->oy + c->h;
+    if (x0 >= x1 || y0 >= y1) return;
+    for (int y = y0; y < y1; y++) {
+        long long ry = (long long)y + d->oy - c->y; /* row inside the rectangle */
+        const rgba *src = img->px + (size_t)((2 * ry + 1) * img->h / (2LL * c->h)) * img->w;
+        Uint32 *row = (Uint32 *)((Uint8 *)s->pixels + (size_t)y * s->pitch);
+        for (int x = x0; x < x1; x++) {
+            rgba p = src[(2LL * (x - c->x) + 1) * img->w / (2LL * c->w)];
+            if (p.a == 255) {
+                row[x] = 0xFF000000u | (Uint32)p.r << 16 | (Uint32)p.g << 8 | p.b;
+            } else if (p.a) {
+                Uint32 q = row[x], a = p.a, na = 255 - a;
+                Uint32 qa = q >> 24, qr = q >> 16 & 255, qg = q >> 8 & 255, qb = q & 255;
+                qr = (p.r * a + qr * na + 127) / 255;
+                qg = (p.g * a + qg * na + 127) / 255;
+                qb = (p.b * a + qb * na + 127) / 255;
+                qa = a + (qa * na + 127) / 255;
+                row[x] = qa << 24 | qr << 16 | qg << 8 | qb;
+            }
+        }
+    }
+}
+
+/* Rows [top, bottom) a command can touch, generously for text (measured only when
+ * drawn): skipping the rest keeps a band's cost to what it shows. */
+static void cmd_rows(const draw_list *dl, const draw_cmd *c, long long *top, long long *bottom) {
+    long long t = c->thick > 0 ? c->thick : 1;
+    switch (c->kind) {
+    case DC_LINE:
+        *top = (c->h < 0 ? (long long)c->y + c->h : c->y) - t;
+        *bottom = (c->h < 0 ? c->y : (long long)c->y + c->h) + t + 1;
+        break;
+    case DC_TEXT:
+        if (c->rot) { /* the turned box rises from y by the text's width */
+            *top = (long long)c->y - ((long long)strlen(draw_cmd_text(dl, c)) + 2) * c->size;
+            *bottom = (long long)c->y + 1;
+        } else {
+            *top = c->y;
+            *bottom = (long long)c->y + 3LL * c->size + 8;
+        }
+        break;
+    default:
+        *top = c->y;
+        *bottom = (long long)c->y + c->h;
+        break;
+    }
+}
+
+/* Clears and replays the list (moved up by d->oy; in a band only what touches it). */
+static void replay(sdl_draw *d, const draw_list *dl) {
     SDL_Renderer *r = d->r;
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
     SDL_SetRenderDrawColor(r, dl->background.r, dl->background.g, dl->background.b,
                            dl->background.a);
     SDL_RenderClear(r);
+    const int oy = d->oy;
     for (int i = 0; i < dl->count; i++) {
         const draw_cmd *c = &dl->cmds[i];
+        if (d->surf) {
+            long long top, bottom;
+            cmd_rows(dl, c, &top, &bottom);
+            if (bottom <= oy || top >= (long long)oy + d->rows) continue;
+        }
         switch (c->kind) {
         case DC_FILL: {
             set_color(r, c->color);
-            SDL_Rect rr = {c->x, c->y, c->w, c->h};
+            SDL_Rect rr = {c->x, c->y - oy, c->w, c->h};
             SDL_RenderFillRect(r, &rr);
             break;
         }
         case DC_FRAME: {
             set_color(r, c->color);
             int t = c->thick > 0 ? c->thick : 1;
-            SDL_Rect sides[4] = {{c->x, c->y, c->w, t},
-                                 {c->x, c->y + c->h - t, c->w, t},
-                                 {c->x, c->y, t, c->h},
-                                 {c->x + c->w - t, c->y, t, c->h}};
+            const int y = c->y - oy;
+            SDL_Rect sides[4] = {{c->x, y, c->w, t},
+                                 {c->x, y + c->h - t, c->w, t},
+                                 {c->x, y, t, c->h},
+                                 {c->x + c->w - t, y, t, c->h}};
             SDL_RenderFillRects(r, sides, 4);
             break;
         }
-        case DC_LINE: do_line(r, c); break;
+        case DC_LINE: do_line(r, c, oy); break;
         case DC_TEXT: do_text(d, dl, c); break;
-        case DC_IMAGE: do_image(d, dl, c); break;
+        case DC_IMAGE:
+            if (d->surf)
+                band_image(d, &dl->images[c->img], c);
+            else
+                do_image(d, dl, c);
+            break;
         case DC_GROUP: break;
         }
     }
+}
+
+void sdl_draw_list(sdl_draw *d, const draw_list *dl) {
+    replay(d, dl);
     cache_sweep(&d->images);
     cache_sweep(&d->texts);
 }
@@ -230,4 +312,54 @@ SDL_Surface *sdl_draw_to_surface(const draw_list *dl, font_set *fonts, char *err
     sdl_draw_destroy(d);
     SDL_DestroyRenderer(r);
     return surf;
+}
+
+struct sdl_band {
+    SDL_Surface *surf;
+    SDL_Renderer *r;
+    sdl_draw *d;
+};
+
+sdl_band *sdl_band_create(int w, int rows, font_set *fonts, char *err, size_t errlen) {
+    sdl_band *b = calloc(1, sizeof *b);
+    if (!b) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    b->surf = SDL_CreateRGBSurfaceWithFormat(0, w, rows, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (!b->surf) {
+        snprintf(err, errlen, "cannot make a %dx%d image band: %s", w, rows, SDL_GetError());
+        sdl_band_destroy(b);
+        return NULL;
+    }
+    b->r = SDL_CreateSoftwareRenderer(b->surf);
+    if (!b->r) {
+        snprintf(err, errlen, "software renderer: %s", SDL_GetError());
+        sdl_band_destroy(b);
+        return NULL;
+    }
+    b->d = sdl_draw_create(b->r, fonts);
+    if (!b->d) {
+        snprintf(err, errlen, "out of memory");
+        sdl_band_destroy(b);
+        return NULL;
+    }
+    b->d->surf = b->surf;
+    b->d->rows = rows;
+    return b;
+}
+
+void sdl_band_destroy(sdl_band *b) {
+    if (!b) return;
+    sdl_draw_destroy(b->d);
+    if (b->r) SDL_DestroyRenderer(b->r);
+    if (b->surf) SDL_FreeSurface(b->surf);
+    free(b);
+}
+
+SDL_Surface *sdl_band_draw(sdl_band *b, const draw_list *dl, int y0) {
+    b->d->oy = y0;
+    replay(b->d, dl); /* textures stay for the next band: text often spans two */
+    SDL_RenderFlush(b->r);
+    return b->surf;
 }

@@ -1,75 +1,117 @@
-/* atomic_file.c: temporary-name-then-rename file writing (see atomic_file.h). */
+/* atomic_file.c: temporary-name-then-rename file writing (see atomic_file.h). The
+ * temporary file is made with mkstemp in the target's folder (so the rename never
+ * crosses a filesystem) and registered with cleanup.h while it exists. */
 #define _POSIX_C_SOURCE 200809L
 #include "atomic_file.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int atomic_tmpname(char *tmp, size_t tmplen, const char *path, char *err, size_t errlen) {
-    if ((size_t)snprintf(tmp, tmplen, "%s.tmp-XXXXXX", path) >= tmplen) {
+#include "cleanup.h"
+
+int atomic_open(atomic_file *af, const char *path, char *err, size_t errlen) {
+    memset(af, 0, sizeof *af);
+    af->handle = CLEANUP_NONE;
+    if (strlen(path) >= sizeof af->path ||
+        (size_t)snprintf(af->tmp, sizeof af->tmp, "%s.tmp-XXXXXX", path) >= sizeof af->tmp) {
         snprintf(err, errlen, "cannot write %s: path too long", path);
         return -1;
     }
-    int fd = mkstemp(tmp);
+    strcpy(af->path, path);
+    /* create and register as one step: a signal between them would leave the file */
+    cleanup_hold();
+    int fd = mkstemp(af->tmp);
+    int saved = errno;
+    if (fd >= 0) {
+        af->created = 1;
+        af->handle = cleanup_add(af->tmp, 0);
+    }
+    cleanup_release();
     if (fd < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
         return -1;
     }
     /* mkstemp makes 0600; give the final file the usual 0666 & ~umask */
     mode_t mask = umask(0);
     umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    close(fd);
-    return 0;
-}
-
-int atomic_rename(const char *tmp, const char *path, char *err, size_t errlen) {
-    if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
+    if (fchmod(fd, 0666 & ~mask) != 0 || !(af->fp = fdopen(fd, "wb"))) {
+        saved = errno;
+        close(fd);
+        atomic_abort(af);
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
         return -1;
     }
     return 0;
 }
 
-int atomic_open(atomic_file *af, const char *path, char *err, size_t errlen) {
-    memset(af, 0, sizeof *af);
-    if (strlen(path) >= sizeof af->path) {
-        snprintf(err, errlen, "cannot write %s: path too long", path);
+void atomic_fail(atomic_file *af, int errnum) {
+    if (!af->err) af->err = errnum ? errnum : EIO;
+}
+
+int atomic_write(atomic_file *af, const void *buf, size_t len) {
+    if (af->err) return -1;
+    if (len && fwrite(buf, 1, len, af->fp) != len) {
+        atomic_fail(af, errno);
         return -1;
     }
-    strcpy(af->path, path);
-    if (atomic_tmpname(af->tmp, sizeof af->tmp, path, err, errlen) != 0) return -1;
-    af->fp = fopen(af->tmp, "wb");
-    if (!af->fp) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        unlink(af->tmp);
+    return 0;
+}
+
+int atomic_printf(atomic_file *af, const char *fmt, ...) {
+    if (af->err) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vfprintf(af->fp, fmt, ap);
+    va_end(ap);
+    if (rc < 0) {
+        atomic_fail(af, errno);
         return -1;
     }
     return 0;
 }
 
 int atomic_commit(atomic_file *af, char *err, size_t errlen) {
-    int bad = ferror(af->fp);
-    int saved = errno;
-    if (fclose(af->fp) != 0 && !bad) {
-        bad = 1;
-        saved = errno;
-    }
+    /* the data must be on disk before the name points at it: a full disk or a
+       quota often shows only at the flush, the fsync or the close */
+    if (!af->err && fflush(af->fp) != 0) atomic_fail(af, errno);
+    if (!af->err && ferror(af->fp)) atomic_fail(af, EIO);
+    if (!af->err && fsync(fileno(af->fp)) != 0 && errno != EINVAL && errno != EROFS)
+        atomic_fail(af, errno); /* EINVAL, EROFS: a file that cannot be synced (a pipe) */
+    if (fclose(af->fp) != 0) atomic_fail(af, errno);
     af->fp = NULL;
-    if (bad) {
-        snprintf(err, errlen, "cannot write %s: %s", af->path, strerror(saved ? saved : EIO));
-        unlink(af->tmp);
+    if (af->err) {
+        snprintf(err, errlen, "cannot write %s: %s", af->path, strerror(af->err));
+        atomic_abort(af);
         return -1;
     }
-    return atomic_rename(af->tmp, af->path, err, errlen);
+    cleanup_hold(); /* rename and forget as one step */
+    int rc = rename(af->tmp, af->path);
+    int saved = errno;
+    if (rc == 0) {
+        cleanup_forget(af->handle);
+        af->handle = CLEANUP_NONE;
+        af->created = 0;
+    }
+    cleanup_release();
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", af->path, strerror(saved));
+        atomic_abort(af);
+        return -1;
+    }
+    return 0;
 }
 
 void atomic_abort(atomic_file *af) {
     if (af->fp) fclose(af->fp);
     af->fp = NULL;
-    unlink(af->tmp);
+    cleanup_hold();
+    if (af->created) unlink(af->tmp);
+    af->created = 0;
+    cleanup_forget(af->handle);
+    af->handle = CLEANUP_NONE;
+    cleanup_release();
 }

@@ -1,16 +1,31 @@
-/* dump.c: writes a computed model to a folder as NumPy files (see dump.h). */
-#define _POSIX_C_SOURCE 200809L
+/* dump.c: writes a computed model to a folder as NumPy files (see dump.h). All or
+ * nothing: the files go into a temporary folder beside the target, which takes
+ * the target's place only when every file is complete. Removes only what it made
+ * or what an earlier dump wrote; it never deletes a file it does not know. */
+#define _GNU_SOURCE /* renameat2 and RENAME_EXCHANGE */
 #include "dump.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "atomic_file.h"
+#include "cleanup.h"
 #include "npy.h"
+
+#define DUMP_FILES 16
+static const char *const dump_names[DUMP_FILES] = {
+    "X.npy",   "W_Q.npy",      "W_K.npy",    "W_V.npy",   "W_O.npy",   "Q.npy",
+    "K.npy",   "V.npy",        "scores.npy", "attn.npy",  "heads.npy", "concat.npy",
+    "out.npy", "out_full.npy", "tokens.txt", "meta.json",
+};
 
 int dump_mkdirs(const char *dir, char *err, size_t errlen) {
     char path[4096];
@@ -41,83 +56,380 @@ int dump_mkdirs(const char *dir, char *err, size_t errlen) {
     return 0;
 }
 
-static int write_tensor(const char *dir, const char *name, const float *data, int a, int b, int c,
-                        char *err, size_t errlen) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int shape[3] = {a, b, c};
-    return npy_write_f32(path, data, shape, c > 0 ? 3 : 2, err, errlen);
+/* --- what a run made, to undo on failure -------------------------------------- */
+
+#define DUMP_MAX_PARENTS 32
+
+typedef struct {
+    const char *shown; /* the folder as the user named it, for messages */
+    char target[4096]; /* the folder, no trailing slash (symbolic links resolved) */
+    char tmp[4200];    /* the temporary folder beside it */
+    int tmp_handle;
+    int file_handles[DUMP_FILES];
+    char parents[DUMP_MAX_PARENTS][4096]; /* folders created for the target, outermost first */
+    int parent_handles[DUMP_MAX_PARENTS];
+    int parent_count;
+} dump_run;
+
+/* Creates the missing folders of path (mkdir -p), registering each made one so a
+ * failure or a signal removes it again. Returns 0, or -1 with a message. */
+static int make_parents(dump_run *r, const char *path, char *err, size_t errlen) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *c = p + 1;; c++) {
+        if (*c != '/' && *c != '\0') continue;
+        char saved = *c;
+        *c = '\0';
+        struct stat st;
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) {
+                snprintf(err, errlen, "cannot write %s: %s exists and is not a folder", r->shown,
+                         p);
+                return -1;
+            }
+        } else {
+            if (r->parent_count == DUMP_MAX_PARENTS) {
+                snprintf(err, errlen, "cannot write %s: too many missing folders", r->shown);
+                return -1;
+            }
+            cleanup_hold();
+            int rc = mkdir(p, 0777), saved_errno = errno;
+            if (rc == 0) {
+                snprintf(r->parents[r->parent_count], sizeof r->parents[0], "%s", p);
+                r->parent_handles[r->parent_count++] = cleanup_add(p, 1);
+            }
+            cleanup_release();
+            if (rc != 0 && saved_errno != EEXIST) {
+                snprintf(err, errlen, "cannot write %s: %s", r->shown, strerror(saved_errno));
+                return -1;
+            }
+        }
+        *c = saved;
+        if (saved == '\0') return 0;
+    }
 }
 
-int dump_write(const char *dir, const mha_model *m, const tok_list *toks, char *err,
-               size_t errlen) {
-    if (dump_mkdirs(dir, err, errlen) != 0) return -1;
-    const int n = m->n, d = m->cfg.d_model, h = m->cfg.h, dk = m->d_k;
-    struct {
-        const char *name;
-        const float *data;
-        int a, b, c;
-    } files[] = {
-        {"X.npy", m->x, n, d, 0},           {"W_Q.npy", m->w_q, d, d, 0},
-        {"W_K.npy", m->w_k, d, d, 0},       {"W_V.npy", m->w_v, d, d, 0},
-        {"W_O.npy", m->w_o, d, d, 0},       {"Q.npy", m->q, n, d, 0},
-        {"K.npy", m->k, n, d, 0},           {"V.npy", m->v, n, d, 0},
-        {"scores.npy", m->scores, h, n, n}, {"attn.npy", m->attn, h, n, n},
-        {"heads.npy", m->heads, h, n, dk},  {"concat.npy", m->concat, n, d, 0},
-        {"out.npy", m->out, n, d, 0},       {"out_full.npy", m->out_full, n, d, 0},
-    };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (write_tensor(dir, files[i].name, files[i].data, files[i].a, files[i].b, files[i].c, err,
-                         errlen) != 0)
+/* Name of a file a dump writes, or a temporary one it left ("X.npy.tmp-AbC123"). */
+static int is_dump_name(const char *name) {
+    for (int i = 0; i < DUMP_FILES; i++) {
+        size_t len = strlen(dump_names[i]);
+        if (strncmp(name, dump_names[i], len) != 0) continue;
+        if (name[len] == '\0') return 1;
+        if (strncmp(name + len, ".tmp-", 5) == 0 && strlen(name + len + 5) == 6) return 1;
+    }
+    return 0;
+}
+
+/* Removes the files of a dump from folder dir and then dir itself: only names a
+ * dump writes, so a folder that gained another file meanwhile stays. */
+static void remove_dump_folder(const char *dir) {
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[4200 + 256];
+        while ((e = readdir(d)) != NULL)
+            if (is_dump_name(e->d_name)) {
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                unlink(path);
+            }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* The folder already exists: it may be replaced only when it is empty or holds
+ * nothing but an earlier dump, is not a mount point and does not hold the current
+ * folder. Returns 0, or -1 with the reason. */
+static int check_replaceable(const dump_run *r, const char *parent, char *err, size_t errlen) {
+    DIR *d = opendir(r->target);
+    if (!d) {
+        snprintf(err, errlen, "cannot write %s: %s", r->shown, strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    int foreign = 0;
+    char name[256] = "";
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (!is_dump_name(e->d_name)) {
+            foreign = 1;
+            snprintf(name, sizeof name, "%s", e->d_name);
+            for (char *c = name; *c; c++)
+                if ((unsigned char)*c < 0x20) *c = '?'; /* the message stays one line */
+            break;
+        }
+    }
+    closedir(d);
+    if (foreign) {
+        snprintf(err, errlen,
+                 "cannot write %s: the folder holds '%s', which a dump does not write; --dump "
+                 "replaces a folder only when it is empty or an earlier dump",
+                 r->shown, name);
+        return -1;
+    }
+    struct stat st, pst;
+    if (stat(r->target, &st) != 0 || stat(parent, &pst) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", r->shown, strerror(errno));
+        return -1;
+    }
+    if (st.st_dev != pst.st_dev) {
+        snprintf(err, errlen,
+                 "cannot write %s: it is a mount point, which --dump cannot replace; give a "
+                 "folder inside it",
+                 r->shown);
+        return -1;
+    }
+    char cwd[PATH_MAX], real[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) && realpath(r->target, real)) {
+        size_t len = strlen(real);
+        if (strncmp(cwd, real, len) == 0 && (cwd[len] == '\0' || cwd[len] == '/')) {
+            snprintf(err, errlen,
+                     "cannot write %s: it holds the current folder, which --dump would replace",
+                     r->shown);
             return -1;
+        }
+    }
+    return 0;
+}
 
-    char path[4200];
-    atomic_file af;
-    snprintf(path, sizeof path, "%s/tokens.txt", dir);
-    if (atomic_open(&af, path, err, errlen) != 0) return -1;
-    for (int t = 0; t < n; t++) fprintf(af.fp, "%s\n", mha_token(m, toks, t));
-    if (atomic_commit(&af, err, errlen) != 0) return -1;
+/* Undoes a run that failed: the temporary folder and the parents it created. */
+static void dump_rollback(dump_run *r) {
+    cleanup_hold();
+    if (r->tmp[0]) remove_dump_folder(r->tmp);
+    for (int i = 0; i < DUMP_FILES; i++) cleanup_forget(r->file_handles[i]);
+    cleanup_forget(r->tmp_handle);
+    for (int i = r->parent_count - 1; i >= 0; i--) {
+        rmdir(r->parents[i]);
+        cleanup_forget(r->parent_handles[i]);
+    }
+    cleanup_release();
+}
 
-    snprintf(path, sizeof path, "%s/meta.json", dir);
-    if (atomic_open(&af, path, err, errlen) != 0) return -1;
+/* "cannot write TARGET/NAME: reason" from a message about the temporary path. */
+static void retarget(char *err, size_t errlen, const dump_run *r, const char *tmp_path,
+                     const char *name) {
+    char reason[300] = "unknown error";
+    const char *prefix = "cannot write ";
+    size_t plen = strlen(prefix), tlen = strlen(tmp_path);
+    if (strncmp(err, prefix, plen) == 0 && strncmp(err + plen, tmp_path, tlen) == 0 &&
+        strncmp(err + plen + tlen, ": ", 2) == 0)
+        snprintf(reason, sizeof reason, "%s", err + plen + tlen + 2);
+    snprintf(err, errlen, "cannot write %s/%s: %s", r->shown, name, reason);
+}
+
+static int write_meta(atomic_file *af, const mha_model *m) {
+    const int n = m->n, d = m->cfg.d_model, h = m->cfg.h, dk = m->d_k;
     const int patterns = m->cfg.weights == MHA_WEIGHTS_PATTERNS;
-    fprintf(af.fp,
-            "{\n  \"n\": %d,\n  \"n_real\": %d,\n  \"d_model\": %d,\n  \"h\": %d,\n"
-            "  \"d_k\": %d,\n  \"d_v\": %d,\n  \"seed\": %llu,\n  \"mask\": \"%s\",\n",
-            n, m->n_real, d, h, dk, dk, (unsigned long long)m->cfg.seed,
-            m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none");
+    atomic_printf(af,
+                  "{\n  \"n\": %d,\n  \"n_real\": %d,\n  \"d_model\": %d,\n  \"h\": %d,\n"
+                  "  \"d_k\": %d,\n  \"d_v\": %d,\n  \"seed\": %llu,\n  \"mask\": \"%s\",\n",
+                  n, m->n_real, d, h, dk, dk, (unsigned long long)m->cfg.seed,
+                  m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none");
     if (m->cfg.pad)
-        fprintf(af.fp, "  \"pad\": %d,\n", m->cfg.pad);
+        atomic_printf(af, "  \"pad\": %d,\n", m->cfg.pad);
     else
-        fprintf(af.fp, "  \"pad\": null,\n");
+        atomic_printf(af, "  \"pad\": null,\n");
     /* the temperature with the fewest digits that read back as the same float */
     char temp[32];
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(temp, sizeof temp, "%.*g", prec, (double)m->cfg.temperature);
         if (strtof(temp, NULL) == m->cfg.temperature && !strchr(temp, 'e')) break;
     }
-    fprintf(af.fp, "  \"scale\": %s,\n  \"temperature\": %s,\n  \"ablated\": [",
-            m->cfg.no_scale ? "false" : "true", temp);
+    atomic_printf(af, "  \"scale\": %s,\n  \"temperature\": %s,\n  \"ablated\": [",
+                  m->cfg.no_scale ? "false" : "true", temp);
     for (int i = 0, first = 1; i < h; i++)
-        if (mha_config_is_ablated(&m->cfg, i))
-            fprintf(af.fp, first ? "%d" : ", %d", i + 1), first = 0;
-    fprintf(af.fp, "],\n  \"head_patterns\": ");
+        if (mha_config_is_ablated(&m->cfg, i)) {
+            atomic_printf(af, first ? "%d" : ", %d", i + 1);
+            first = 0;
+        }
+    atomic_printf(af, "],\n  \"head_patterns\": ");
     if (patterns) {
-        fprintf(af.fp, "[");
+        atomic_printf(af, "[");
         for (int i = 0; i < h; i++)
-            fprintf(af.fp, "%s\"%s\"", i ? ", " : "", mha_head_pattern_name(m, i));
-        fprintf(af.fp, "],\n");
+            atomic_printf(af, "%s\"%s\"", i ? ", " : "", mha_head_pattern_name(m, i));
+        atomic_printf(af, "],\n");
     } else {
-        fprintf(af.fp, "null,\n");
+        atomic_printf(af, "null,\n");
     }
-    fprintf(af.fp,
-            "  \"weights\": {\"mode\": \"%s\", \"init\": \"glorot_uniform\", \"limit\": %.9g, "
-            "\"shape\": [%d, %d], \"files\": [\"W_Q.npy\", \"W_K.npy\", \"W_V.npy\", "
-            "\"W_O.npy\"], \"head_split\": \"head i uses columns [i*d_k, (i+1)*d_k) of W_Q, "
-            "W_K, W_V and rows [i*d_v, (i+1)*d_v) of W_O\"%s}\n}\n",
-            patterns ? "patterns" : "random", (double)sqrtf(3.0f / (float)d), d, d,
-            patterns ? ", \"designed\": \"the W_Q and W_K columns of every head with a pattern "
-                       "other than none are constructed; all else is glorot_uniform\""
-                     : "");
-    return atomic_commit(&af, err, errlen);
+    return atomic_printf(
+        af,
+        "  \"weights\": {\"mode\": \"%s\", \"init\": \"glorot_uniform\", \"limit\": %.9g, "
+        "\"shape\": [%d, %d], \"files\": [\"W_Q.npy\", \"W_K.npy\", \"W_V.npy\", "
+        "\"W_O.npy\"], \"head_split\": \"head i uses columns [i*d_k, (i+1)*d_k) of W_Q, "
+        "W_K, W_V and rows [i*d_v, (i+1)*d_v) of W_O\"%s}\n}\n",
+        patterns ? "patterns" : "random", (double)sqrtf(3.0f / (float)d), d, d,
+        patterns ? ", \"designed\": \"the W_Q and W_K columns of every head with a pattern "
+                   "other than none are constructed; all else is glorot_uniform\""
+                 : "");
+}
+
+/* Writes file i of dump_names into the temporary folder. */
+static int write_one(dump_run *r, int i, const mha_model *m, const tok_list *toks, char *err,
+                     size_t errlen) {
+    const int n = m->n, d = m->cfg.d_model, h = m->cfg.h, dk = m->d_k;
+    const float *data[14] = {m->x, m->w_q,    m->w_k,  m->w_v,   m->w_o,    m->q,   m->k,
+                             m->v, m->scores, m->attn, m->heads, m->concat, m->out, m->out_full};
+    const int shapes[14][3] = {{n, d, 0},  {d, d, 0}, {d, d, 0}, {d, d, 0}, {d, d, 0},
+                               {n, d, 0},  {n, d, 0}, {n, d, 0}, {h, n, n}, {h, n, n},
+                               {h, n, dk}, {n, d, 0}, {n, d, 0}, {n, d, 0}};
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", r->tmp, dump_names[i]);
+    r->file_handles[i] = cleanup_add(path, 0); /* before it exists: a signal removes it */
+    int rc;
+    if (i < 14) {
+        rc = npy_write_f32(path, data[i], shapes[i], shapes[i][2] > 0 ? 3 : 2, err, errlen);
+    } else {
+        atomic_file af;
+        rc = atomic_open(&af, path, err, errlen);
+        if (rc == 0) {
+            if (i == 14)
+                for (int t = 0; t < n; t++) atomic_printf(&af, "%s\n", mha_token(m, toks, t));
+            else
+                write_meta(&af, m);
+            rc = atomic_commit(&af, err, errlen);
+        }
+    }
+    if (rc != 0) retarget(err, errlen, r, path, dump_names[i]);
+    return rc;
+}
+
+/* Puts the complete temporary folder in the target's place: a rename when there
+ * is none, else an atomic exchange (or, where the filesystem has none, two
+ * renames) after which the earlier dump is removed. Signals wait meanwhile.
+ * Returns 0, or -1 with a message (the target is then as it was). */
+static int dump_commit(dump_run *r, int exists, char *err, size_t errlen) {
+    int rc = 0, saved = 0;
+    char old[4300] = "";
+    cleanup_hold();
+    if (!exists) {
+        rc = rename(r->tmp, r->target);
+        saved = errno;
+    } else {
+        rc = renameat2(AT_FDCWD, r->tmp, AT_FDCWD, r->target, RENAME_EXCHANGE);
+        saved = errno;
+        if (rc == 0) {
+            snprintf(old, sizeof old, "%s", r->tmp); /* the earlier dump is there now */
+        } else if (saved == EINVAL || saved == ENOSYS || saved == ENOTSUP) {
+            /* no exchange here: move the earlier dump aside, then the new one in */
+            memcpy(old, r->target, strlen(r->target) + 1);
+            memcpy(old + strlen(old), ".old-XXXXXX", 12);
+            rc = mkdtemp(old) ? 0 : -1; /* a fresh empty name that rename may take */
+            if (rc == 0 && (rc = rename(r->target, old)) == 0 &&
+                (rc = rename(r->tmp, r->target)) != 0) {
+                saved = errno;
+                rename(old, r->target);
+            } else if (rc != 0) {
+                saved = errno;
+                rmdir(old);
+            }
+            if (rc != 0) old[0] = '\0';
+        }
+    }
+    if (rc == 0) {
+        if (old[0]) remove_dump_folder(old);
+        for (int i = 0; i < DUMP_FILES; i++) cleanup_forget(r->file_handles[i]);
+        cleanup_forget(r->tmp_handle);
+        for (int i = 0; i < r->parent_count; i++) cleanup_forget(r->parent_handles[i]);
+        r->tmp[0] = '\0';
+        r->parent_count = 0;
+    }
+    cleanup_release();
+    if (rc != 0) snprintf(err, errlen, "cannot write %s: %s", r->shown, strerror(saved));
+    return rc;
+}
+
+static int dump_write_run(dump_run *r, const char *dir, const mha_model *m, const tok_list *toks,
+                          char *err, size_t errlen) {
+    r->shown = dir;
+    r->tmp_handle = CLEANUP_NONE;
+    for (int i = 0; i < DUMP_FILES; i++) r->file_handles[i] = CLEANUP_NONE;
+
+    /* the target without trailing slashes; "." and ".." name no folder of its own */
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/') len--;
+    if (len == 0 || len + 32 >= sizeof r->target) {
+        snprintf(err, errlen, "--dump: bad folder name");
+        return -1;
+    }
+    memcpy(r->target, dir, len);
+    r->target[len] = '\0';
+    struct stat st;
+    if (lstat(r->target, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char real[PATH_MAX]; /* a link to a folder: the dump replaces the folder */
+        if (realpath(r->target, real) && strlen(real) + 32 < sizeof r->target)
+            snprintf(r->target, sizeof r->target, "%s", real);
+    }
+    const char *slash = strrchr(r->target, '/');
+    const char *base = slash ? slash + 1 : r->target;
+    if (strcmp(r->target, "/") == 0 || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+        snprintf(err, errlen,
+                 "cannot write %s: --dump replaces its folder as a whole, so it needs a folder "
+                 "name of its own (not /, . or ..)",
+                 dir);
+        return -1;
+    }
+    char parent[4096];
+    if (!slash)
+        snprintf(parent, sizeof parent, ".");
+    else if (slash == r->target)
+        snprintf(parent, sizeof parent, "/");
+    else
+        snprintf(parent, sizeof parent, "%.*s", (int)(slash - r->target), r->target);
+
+    int exists = 0;
+    if (stat(r->target, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "cannot write %s: %s exists and is not a folder", dir, r->target);
+            return -1;
+        }
+        exists = 1;
+        if (check_replaceable(r, parent, err, errlen) != 0) return -1;
+    } else if (errno != ENOENT && errno != ENOTDIR) {
+        snprintf(err, errlen, "cannot write %s: %s", dir, strerror(errno));
+        return -1;
+    } else if (make_parents(r, parent, err, errlen) != 0) {
+        dump_rollback(r);
+        return -1;
+    }
+
+    /* the temporary folder beside the target, so the final rename stays on one
+       filesystem */
+    memcpy(r->tmp, r->target, strlen(r->target) + 1);
+    memcpy(r->tmp + strlen(r->tmp), ".tmp-XXXXXX", 12);
+    cleanup_hold();
+    int made = mkdtemp(r->tmp) != NULL, saved = errno;
+    if (made) r->tmp_handle = cleanup_add(r->tmp, 1);
+    cleanup_release();
+    if (!made) {
+        r->tmp[0] = '\0';
+        snprintf(err, errlen, "cannot write %s: %s", dir, strerror(saved));
+        dump_rollback(r);
+        return -1;
+    }
+    mode_t mask = umask(0); /* mkdtemp makes 0700; a folder is 0777 & ~umask */
+    umask(mask);
+    chmod(r->tmp, 0777 & ~mask);
+
+    for (int i = 0; i < DUMP_FILES; i++)
+        if (write_one(r, i, m, toks, err, errlen) != 0) {
+            dump_rollback(r);
+            return -1;
+        }
+    if (dump_commit(r, exists, err, errlen) != 0) {
+        dump_rollback(r);
+        return -1;
+    }
+    return 0;
+}
+
+int dump_write(const char *dir, const mha_model *m, const tok_list *toks, char *err,
+               size_t errlen) {
+    dump_run *r = calloc(1, sizeof *r); /* 150 KB of paths: not on the stack */
+    if (!r) {
+        snprintf(err, errlen, "cannot write %s: out of memory", dir);
+        return -1;
+    }
+    int rc = dump_write_run(r, dir, m, toks, err, errlen);
+    free(r);
+    return rc;
 }

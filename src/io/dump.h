@@ -7,9 +7,14 @@
 
 #include "mha.h"
 
-/* Creates dir (and missing parents) and writes the files listed in the README.
- * m must have been computed for toks. Each file is written under a temporary
- * name and renamed. Returns 0, or -1 with a one-line message in err. */
+/* Writes the files listed in the README as the folder dir, all or nothing: they
+ * go into a temporary folder beside dir, which takes dir's place only when every
+ * file is complete. A missing dir (and its missing parents) is created; an
+ * existing dir is replaced as a whole when it is empty or holds only an earlier
+ * dump, and refused otherwise (also a mount point, ".", or a folder holding the
+ * current one). A failure or a signal leaves the earlier dir as it was and
+ * nothing new. m must have been computed for toks. Returns 0, or -1 with a
+ * one-line message in err. */
 int dump_write(const char *dir, const mha_model *m, const tok_list *toks, char *err, size_t errlen);
 
 /* mkdir -p; fails with a message when a component exists and is not a folder. */

@@ -25,14 +25,25 @@ int npy_write_f32(const char *path, const float *data, const int *shape, int ndi
         snprintf(err, errlen, "cannot write %s: big-endian host not supported", path);
         return -1;
     }
+    /* the shape must describe data that can exist: 0..4 dims, none negative, the
+       byte count within size_t */
+    size_t count = 1;
+    int bad = ndim < 0 || ndim > NPY_MAX_DIMS;
+    for (int i = 0; !bad && i < ndim; i++) {
+        if (shape[i] < 0 || (shape[i] > 0 && count > SIZE_MAX / sizeof(float) / (size_t)shape[i]))
+            bad = 1;
+        else
+            count *= (size_t)shape[i];
+    }
+    if (bad) {
+        snprintf(err, errlen, "cannot write %s: bad shape", path);
+        return -1;
+    }
     char dict[256];
     int o = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
-    size_t count = 1;
-    for (int i = 0; i < ndim; i++) {
+    for (int i = 0; i < ndim; i++)
         o += snprintf(dict + o, sizeof dict - (size_t)o, "%d%s", shape[i],
                       ndim == 1 ? "," : (i + 1 < ndim ? ", " : ""));
-        count *= (size_t)shape[i];
-    }
     o += snprintf(dict + o, sizeof dict - (size_t)o, "), }");
     /* pad: 10 preamble bytes + header (dict, spaces, '\n') is a multiple of 64 */
     size_t hlen = (size_t)o + 1;
@@ -51,12 +62,14 @@ int npy_write_f32(const char *path, const float *data, const int *shape, int ndi
 
     atomic_file af;
     if (atomic_open(&af, path, err, errlen) != 0) return -1;
-    fwrite(pre, 1, sizeof pre, af.fp);
-    fwrite(dict, 1, (size_t)o, af.fp);
-    for (size_t i = 0; i < pad; i++) fputc(' ', af.fp);
-    fputc('\n', af.fp);
-    fwrite(data, sizeof(float), count, af.fp);
-    return atomic_commit(&af, err, errlen);
+    static const char spaces[64] =
+        "                                                               ";
+    atomic_write(&af, pre, sizeof pre);
+    atomic_write(&af, dict, (size_t)o);
+    atomic_write(&af, spaces, pad);
+    atomic_write(&af, "\n", 1);
+    atomic_write(&af, data, count * sizeof(float));
+    return atomic_commit(&af, err, errlen); /* fails with the first write's reason */
 }
 
 /* Parses the dims of the header's shape tuple, which p points just inside of
@@ -111,6 +124,15 @@ int npy_read_f32(const char *path, float **data, int *shape, int *ndim, char *er
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
+    int rc = npy_read_f32_stream(fp, path, data, shape, ndim, err, errlen);
+    fclose(fp);
+    return rc;
+}
+
+int npy_read_f32_stream(FILE *fp, const char *path, float **data, int *shape, int *ndim, char *err,
+                        size_t errlen) {
+    *data = NULL;
+    *ndim = 0;
     unsigned char pre[10];
     char hdr[1024];
     char why[160];
@@ -164,13 +186,11 @@ int npy_read_f32(const char *path, float **data, int *shape, int *ndim, char *er
         snprintf(err, errlen, "%s: short data", path);
         goto fail;
     }
-    fclose(fp);
     return 0;
 
 fail:
     free(*data);
     *data = NULL;
     *ndim = 0;
-    fclose(fp);
     return -1;
 }
