@@ -374,9 +374,6 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
     if (bench) {
         if (set_mode(o, CLI_BENCH, "--bench", err, errlen) != 0) return 2;
     }
-    /* the window and the figures do not draw padding yet: only --dump takes it */
-    if (o->cfg.pad && o->mode != CLI_DUMP)
-        FAIL("--pad: only --dump shows padding so far (the window and --export do not)");
     if (o->panel == CLI_PANEL_HEAD && o->panel_head > (o->cfg.h ? o->cfg.h : MHA_DEFAULT_H))
         FAIL("--panel head:%d: there are only %d heads", o->panel_head,
              o->cfg.h ? o->cfg.h : MHA_DEFAULT_H);
