@@ -687,10 +687,9 @@ static void test_lesson_pad_and_temperature(void **st) {
             for (int c = n0; c < s->m->n; c++)
                 CHECK_NEAR("no weight on a [PAD] key", 0.0,
                            s->m->attn[((size_t)i * s->m->n + r) * s->m->n + c], 0.0);
-    press(s, APP_KEY_TAB, 0); /* a longer sample: the padding follows the text */
+    press(s, APP_KEY_TAB, 0);    /* a longer sample: the padding follows the text */
     const int t = s->toks.count; /* 12 tokens: 3 more */
-    CHECK_INT("padded anew for the new text: a quarter more", t + (t / 4 > 2 ? t / 4 : 2),
-              s->m->n);
+    CHECK_INT("padded anew for the new text: a quarter more", t + (t / 4 > 2 ? t / 4 : 2), s->m->n);
     CHECK_INT("sample 2 has 12 tokens", 12, t);
     press(s, 'e', 0);
     CHECK_INT("E again: no padding", s->toks.count, s->m->n);
