@@ -61,8 +61,7 @@ static void draw_redundancy(const view_ctx *c) {
     vc.s = &vs;
     view_draw_cell_values(&vc, map, sim, h, h, h, NULL, px, iw, ih);
     view_colorbar(c, L->redund_cbar, VIEW_MAP_SEQ, 1.0f);
-    view_fit_text(buf, sizeof buf,
-                  "1 \xE2\x88\x92 JS divergence: 1 = alike, one could go",
+    view_fit_text(buf, sizeof buf, "1 \xE2\x88\x92 JS divergence: 1 = alike, one could go",
                   L->redund_note.w, fs, 0, c->measure, c->ud);
     draw_text(c->dl, L->redund_note.x, L->redund_note.y, buf, fs, c->th.muted, 0, 0);
 }
