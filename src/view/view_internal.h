@@ -133,6 +133,8 @@ void view_draw_mask_legend(const view_ctx *c, int x, int y, int size);
 /* The text size for numbers in the cells of map (rows x cols) when the state asks
  * for them and they fit legibly, else 0. */
 int view_cell_values_fit(const view_ctx *c, view_rect map, int rows, int cols);
+/* The same for attention weights of an n x n map (written as ".42"). */
+int view_weight_values_fit(const view_ctx *c, view_rect map, int n);
 /* Writes data's values in map's cells over the image px (px_w x px_h, one pixel
  * a cell; nothing when the image is reduced); cells masked in mask (-inf) are
  * left to their hatching. */
