@@ -11,4 +11,22 @@ void app_edit_start(app_state *s);
  * Returns 1 if the field changed, 0 if it is closed or the action is not one. */
 int app_edit_apply(app_state *s, const app_action *a);
 
+/* Recomputes with cfg; on failure the state is unchanged and status says why. */
+void app_change_cfg(app_state *s, mha_config cfg);
+
+/* The padded length for a text of n tokens: n plus a quarter (at least 2), at most 512. */
+int app_pad_length(int n);
+
+/* Applies one of the lesson's actions (ACT_PAD ... ACT_LESSON). Returns 1 if the
+ * picture changed, 0 if the action was refused (status says why) or is not one. */
+int app_lesson_apply(app_state *s, const app_action *a);
+
+/* Brings the derived numbers up to date with the model and the focused head
+ * and points the view at them; 0, or -1 when out of memory (then the view
+ * simply shows less). */
+int app_derive(app_state *s);
+void app_derived_free(app_derived *d);
+/* Fills the view's pointers to the derived numbers. */
+void app_derived_view(const app_state *s, view_state *vs);
+
 #endif
