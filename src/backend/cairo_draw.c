@@ -43,16 +43,21 @@ static int utf8_decode(const unsigned char *p, unsigned *cp) {
     return len;
 }
 
-/* XML 1.0's Char production: tab, newline, carriage return and
- * [U+20, U+D7FF], [U+E000, U+FFFD], [U+10000, U+10FFFF]. */
-static int xml_char_ok(unsigned cp) {
+/* A character both outputs take: XML 1.0's Char production (tab, newline,
+ * carriage return and [U+20, U+D7FF], [U+E000, U+FFFD], [U+10000, U+10FFFF])
+ * without the noncharacters U+FDD0..U+FDEF and U+xFFFE, U+xFFFF of every plane,
+ * which cairo refuses: one of them in a PDF's text stops all drawing after it. */
+static int text_char_ok(unsigned cp) {
+    if (cp >= 0xFDD0 && cp <= 0xFDEF) return 0;
+    if ((cp & 0xFFFE) == 0xFFFE) return 0;
     return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) ||
            (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
 }
 
-/* A malloc'd copy of s in which every character XML 1.0 forbids (C0 controls but
- * tab, newline and CR; U+FFFE, U+FFFF) and every byte that is not part of valid
- * UTF-8 is U+FFFD, one per character or byte. NULL when out of memory. */
+/* A malloc'd copy of s in which every character text_char_ok refuses (C0
+ * controls but tab, newline and CR; noncharacters such as U+FFFE and U+FFFF) and
+ * every byte that is not part of valid UTF-8 is U+FFFD, one per character or
+ * byte. NULL when out of memory. */
 static char *xml_text(const char *s) {
     size_t len = strlen(s);
     char *out = malloc(3 * len + 1);
@@ -62,7 +67,7 @@ static char *xml_text(const char *s) {
     while (*p) {
         unsigned cp = 0;
         int n = utf8_decode(p, &cp);
-        if (n && xml_char_ok(cp)) {
+        if (n && text_char_ok(cp)) {
             memcpy(o, p, (size_t)n);
             o += n;
             p += n;
@@ -255,9 +260,11 @@ static int write_pdf(const draw_list *dl, out_file *o, font_set *fonts, char *wh
         case DC_GROUP: break;
         }
     }
+    /* a drawing error stops all drawing after it: the page would be incomplete */
+    cairo_status_t st = cairo_status(cr);
     cairo_destroy(cr);
     cairo_surface_finish(surf);
-    cairo_status_t st = cairo_surface_status(surf);
+    if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(surf);
     cairo_surface_destroy(surf);
     face_cache_free(&fc);
     if (o->err) {

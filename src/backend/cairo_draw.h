@@ -11,9 +11,10 @@
 #include "font.h"
 
 /* Writes dl to f as PDF (pdf = 1) or SVG (pdf = 0), checking every write. Text
- * is made valid for XML and cairo first: every character XML 1.0 forbids and
- * every byte that is not valid UTF-8 becomes U+FFFD. Returns 0, or -1 with the
- * reason in why (strerror of the first failed write, or cairo's status). */
+ * is made valid for XML and cairo first: every character XML 1.0 forbids, every
+ * Unicode noncharacter and every byte that is not valid UTF-8 becomes U+FFFD.
+ * Returns 0, or -1 with the reason in why (strerror of the first failed write,
+ * or cairo's status). */
 int cairo_draw_stream(const draw_list *dl, FILE *f, int pdf, font_set *fonts, char *why,
                       size_t whylen);
 

@@ -176,6 +176,53 @@ static void do_line(SDL_Renderer *r, const draw_cmd *c, int oy) {
     }
 }
 
+/* Pixel (x, y) of the band's surface (ARGB8888) blended with c as SDL blends:
+ * "source over". */
+static void band_plot(Uint32 *px, rgba c) {
+    if (c.a == 255) {
+        *px = 0xFF000000u | (Uint32)c.r << 16 | (Uint32)c.g << 8 | c.b;
+    } else if (c.a) {
+        Uint32 q = *px, a = c.a, na = 255 - a;
+        Uint32 qa = q >> 24, qr = q >> 16 & 255, qg = q >> 8 & 255, qb = q & 255;
+        qr = (c.r * a + qr * na + 127) / 255;
+        qg = (c.g * a + qg * na + 127) / 255;
+        qb = (c.b * a + qb * na + 127) / 255;
+        qa = a + (qa * na + 127) / 255;
+        *px = qa << 24 | qr << 16 | qg << 8 | qb;
+    }
+}
+
+/* floor(a / b) for b > 0 */
+static long long floor_div(long long a, long long b) {
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* A slanted line, one pixel wide, in band coordinates: pixel i of n = max(|dx|,
+ * |dy|) steps is (x0 + i dx / n, y0 + i dy / n) rounded, computed in the whole
+ * picture's coordinates, so a band draws exactly its rows of the same line
+ * (SDL's clipping would restart the line at the band's edge). */
+static void band_line(sdl_draw *d, const draw_cmd *c) {
+    SDL_RenderFlush(d->r);
+    SDL_Surface *s = d->surf;
+    const long long x0 = c->x, y0 = c->y, dx = c->w, dy = c->h;
+    const long long n = llabs(dx) > llabs(dy) ? llabs(dx) : llabs(dy);
+    /* the steps whose row can be in the band (y is monotonic in i), a row wider */
+    long long lo = 0, hi = n;
+    if (dy != 0) {
+        double a = (double)(d->oy - 1 - y0) * (double)n / (double)dy;
+        double b = (double)(d->oy + d->rows + 1 - y0) * (double)n / (double)dy;
+        double mn = a < b ? a : b, mx = a < b ? b : a;
+        if (mn > 0) lo = (long long)mn;
+        if (mx < (double)n) hi = (long long)mx + 1;
+    }
+    for (long long i = lo; i <= hi; i++) {
+        long long x = x0 + floor_div(2 * i * dx + n, 2 * n);
+        long long y = y0 + floor_div(2 * i * dy + n, 2 * n) - d->oy;
+        if (x < 0 || x >= s->w || y < 0 || y >= d->rows) continue;
+        band_plot((Uint32 *)((Uint8 *)s->pixels + (size_t)y * s->pitch) + x, c->color);
+    }
+}
+
 /* Image img scaled into the command's rectangle, straight into the band's surface
  * (ARGB8888) and blended as SDL blends a texture: destination pixel (x, y) of the
  * rectangle shows source pixel ((2x + 1) w / 2W, (2y + 1) h / 2H), the one under
@@ -193,18 +240,7 @@ static void band_image(sdl_draw *d, const draw_image *img, const draw_cmd *c) {
         const rgba *src = img->px + (size_t)((2 * ry + 1) * img->h / (2LL * c->h)) * img->w;
         Uint32 *row = (Uint32 *)((Uint8 *)s->pixels + (size_t)y * s->pitch);
         for (int x = x0; x < x1; x++) {
-            rgba p = src[(2LL * (x - c->x) + 1) * img->w / (2LL * c->w)];
-            if (p.a == 255) {
-                row[x] = 0xFF000000u | (Uint32)p.r << 16 | (Uint32)p.g << 8 | p.b;
-            } else if (p.a) {
-                Uint32 q = row[x], a = p.a, na = 255 - a;
-                Uint32 qa = q >> 24, qr = q >> 16 & 255, qg = q >> 8 & 255, qb = q & 255;
-                qr = (p.r * a + qr * na + 127) / 255;
-                qg = (p.g * a + qg * na + 127) / 255;
-                qb = (p.b * a + qb * na + 127) / 255;
-                qa = a + (qa * na + 127) / 255;
-                row[x] = qa << 24 | qr << 16 | qg << 8 | qb;
-            }
+            band_plot(&row[x], src[(2LL * (x - c->x) + 1) * img->w / (2LL * c->w)]);
         }
     }
 }
@@ -267,7 +303,12 @@ static void replay(sdl_draw *d, const draw_list *dl) {
             SDL_RenderFillRects(r, sides, 4);
             break;
         }
-        case DC_LINE: do_line(r, c, oy); break;
+        case DC_LINE:
+            if (d->surf && c->w != 0 && c->h != 0)
+                band_line(d, c);
+            else
+                do_line(r, c, oy);
+            break;
         case DC_TEXT: do_text(d, dl, c); break;
         case DC_IMAGE:
             if (d->surf)
