@@ -1,6 +1,8 @@
 /* test_npy_dump.c: .npy writing/reading (checked byte by byte against NumPy's
  * format 1.0 description with a parser written here) and --dump's folder of
- * files for a computed model. */
+ * files for a computed model: all or nothing (a file-size limit stands in for a
+ * full disk), replacing an earlier dump as a whole, refusing folders it must not
+ * replace. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
@@ -8,12 +10,14 @@
 #include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -724,11 +728,183 @@ static void test_dump_onto_file(void **state) {
     remove_tree(base);
 }
 
+/* ------------------------------------------------------------------------------ */
+/* all or nothing                                                                   */
+
+/* A file-size limit makes every write past it fail with EFBIG, as a full disk
+ * fails with ENOSPC, without root. */
+static struct rlimit g_fsize;
+static void limit_file_size(rlim_t bytes) {
+    signal(SIGXFSZ, SIG_IGN); /* the write fails instead of the process dying */
+    getrlimit(RLIMIT_FSIZE, &g_fsize);
+    struct rlimit r = {bytes, g_fsize.rlim_max};
+    setrlimit(RLIMIT_FSIZE, &r);
+}
+static void unlimit_file_size(void) {
+    setrlimit(RLIMIT_FSIZE, &g_fsize);
+}
+
+/* "name:size:first bytes" of every entry under dir, sorted, for before/after */
+static void tree_sig(const char *dir, char *out, size_t len) {
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && find . -mindepth 1 | sort | while read f; do "
+             "if [ -d \"$f\" ]; then echo \"$f/\"; else echo \"$f:$(cksum < \"$f\")\"; fi; done",
+             dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    pclose(p);
+}
+
+static mha_model *small_model(tok_list *t, int d, int h) {
+    char err[512];
+    CHECK_INT("tok_split", 0, tok_split(t, "the cat sat on the mat", 0, NULL, err, sizeof err));
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    mha_config cfg = {.h = h, .d_model = d, .seed = 5};
+    CHECK_INT("mha_model_compute", 0, mha_model_compute(m, &cfg, t, err, sizeof err));
+    return m;
+}
+
+static void test_npy_write_full(void **state) {
+    (void)state;
+    char *dir = make_tmpdir();
+    char path[700], err[512] = "";
+    snprintf(path, sizeof path, "%s/big.npy", dir);
+    static float data[4096];
+    int shape[2] = {64, 64};
+    limit_file_size(8192);
+    int rc = npy_write_f32(path, data, shape, 2, err, sizeof err);
+    unlimit_file_size();
+    CHECK_INT("npy_write_f32 past the file-size limit", -1, rc);
+    if (!strstr(err, strerror(EFBIG)) || strncmp(err, "cannot write ", 13) != 0 ||
+        !strstr(err, path))
+        fail_msg("message: expected \"cannot write %s: %s\", got \"%s\"", path, strerror(EFBIG),
+                 err);
+    CHECK_INT("entries after the failed write (no file, no temporary)", 0, list_dir(dir, NULL, 0));
+    /* a shape that cannot exist is refused before anything is made */
+    int bad[2] = {-1, 4};
+    CHECK_INT("npy_write_f32 negative dim", -1, npy_write_f32(path, data, bad, 2, err, sizeof err));
+    CHECK_INT("npy_write_f32 ndim 5", -1, npy_write_f32(path, data, shape, 5, err, sizeof err));
+    CHECK_INT("entries after refused shapes", 0, list_dir(dir, NULL, 0));
+    remove_tree(dir);
+}
+
+static void test_dump_all_or_nothing(void **state) {
+    (void)state;
+    char *base = make_tmpdir();
+    char dir[800], err[512];
+    tok_list t = {0};
+    mha_model *big = small_model(&t, 128, 8); /* W_Q alone is 64 KiB */
+    tok_list t2 = {0};
+    mha_model *small = small_model(&t2, 8, 2);
+
+    /* a new folder (with missing parents): nothing is left, not even the parents */
+    snprintf(dir, sizeof dir, "%s/p/q/out", base);
+    limit_file_size(20000);
+    err[0] = '\0';
+    int rc = dump_write(dir, big, &t, err, sizeof err);
+    unlimit_file_size();
+    CHECK_INT("dump_write past the file-size limit", -1, rc);
+    if (!strstr(err, strerror(EFBIG)) || !strstr(err, "/p/q/out/W_Q.npy"))
+        fail_msg("message: expected \"cannot write %s/W_Q.npy: %s\", got \"%s\"", dir,
+                 strerror(EFBIG), err);
+    char names[4096];
+    int entries = list_dir(base, names, sizeof names);
+    if (entries != 0) fail_msg("%s after the failed dump: expected nothing, got %s", base, names);
+
+    /* over an earlier dump: the earlier one stays byte for byte */
+    snprintf(dir, sizeof dir, "%s/out", base);
+    CHECK_INT("the earlier dump", 0, dump_write(dir, small, &t2, err, sizeof err));
+    char before[8192], after[8192];
+    tree_sig(base, before, sizeof before);
+    limit_file_size(20000);
+    rc = dump_write(dir, big, &t, err, sizeof err);
+    unlimit_file_size();
+    CHECK_INT("dump_write over an earlier dump past the limit", -1, rc);
+    tree_sig(base, after, sizeof after);
+    CHECK_STR("the folder after the failed dump (the earlier one, byte for byte)", before, after);
+
+    mha_model_destroy(big);
+    mha_model_destroy(small);
+    tok_free(&t);
+    tok_free(&t2);
+    remove_tree(base);
+}
+
+static void test_dump_replaces(void **state) {
+    (void)state;
+    char *base = make_tmpdir();
+    char dir[800], path[900], err[512];
+    tok_list t = {0};
+    mha_model *m = small_model(&t, 16, 4);
+    snprintf(dir, sizeof dir, "%s/out", base);
+
+    /* an empty folder and an earlier dump, with a temporary file an old run left,
+       are replaced as a whole: exactly the 16 files afterwards */
+    CHECK_INT("mkdir", 0, mkdir(dir, 0777));
+    CHECK_INT("dump into an empty folder", 0, dump_write(dir, m, &t, err, sizeof err));
+    snprintf(path, sizeof path, "%s/X.npy.tmp-AbC123", dir);
+    write_bytes(path, "left over", 9);
+    snprintf(path, sizeof path, "%s/attn.npy", dir);
+    write_bytes(path, "stale", 5);
+    CHECK_INT("dump over an earlier dump", 0, dump_write(dir, m, &t, err, sizeof err));
+    check_dump(dir, m, &t);
+    char names[4096];
+    int entries = list_dir(base, names, sizeof names);
+    if (entries != 1) fail_msg("%s: expected only 'out', got %s", base, names);
+
+    /* a folder with a file a dump does not write is refused and left alone */
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    write_bytes(path, "mine", 4);
+    char before[8192], after[8192];
+    tree_sig(base, before, sizeof before);
+    err[0] = '\0';
+    CHECK_INT("dump over a folder with notes.txt", -1, dump_write(dir, m, &t, err, sizeof err));
+    if (!strstr(err, "notes.txt"))
+        fail_msg("message: expected it to name notes.txt, got \"%s\"", err);
+    /* ".", "..", "/" and a folder holding the current one name no folder to replace */
+    char cwd[1024];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    CHECK_INT("chdir", 0, chdir(dir));
+    const char *refused[] = {".", "./", "..", "/", "../out", "../out/"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        err[0] = '\0';
+        char what[64];
+        snprintf(what, sizeof what, "dump_write(\"%s\")", refused[i]);
+        CHECK_INT(what, -1, dump_write(refused[i], m, &t, err, sizeof err));
+        CHECK_MSG(what, err);
+    }
+    CHECK_INT("chdir back", 0, chdir(cwd));
+    tree_sig(base, after, sizeof after);
+    CHECK_STR("the folders after refused dumps", before, after);
+
+    /* a symbolic link to a dump folder: the folder is replaced, the link stays */
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    unlink(path);
+    char link[900];
+    snprintf(link, sizeof link, "%s/link", base);
+    CHECK_INT("symlink", 0, symlink("out", link));
+    CHECK_INT("dump through a link", 0, dump_write(link, m, &t, err, sizeof err));
+    struct stat st;
+    CHECK_INT("lstat(link)", 0, lstat(link, &st));
+    CHECK_TRUE("the link is still a link", S_ISLNK(st.st_mode));
+    check_dump(dir, m, &t);
+
+    mha_model_destroy(m);
+    tok_free(&t);
+    remove_tree(base);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_npy_roundtrip), cmocka_unit_test(test_npy_header_exact),
-        cmocka_unit_test(test_npy_errors),    cmocka_unit_test(test_npy_hostile_shapes),
-        cmocka_unit_test(test_dump_files),    cmocka_unit_test(test_dump_onto_file),
+        cmocka_unit_test(test_npy_roundtrip),  cmocka_unit_test(test_npy_header_exact),
+        cmocka_unit_test(test_npy_errors),     cmocka_unit_test(test_npy_hostile_shapes),
+        cmocka_unit_test(test_dump_files),     cmocka_unit_test(test_dump_onto_file),
+        cmocka_unit_test(test_npy_write_full), cmocka_unit_test(test_dump_all_or_nothing),
+        cmocka_unit_test(test_dump_replaces),
     };
     return cmocka_run_group_tests_name("npy_dump", tests, group_setup, group_teardown);
 }
