@@ -1,0 +1,167 @@
+/* fuzz_state.c: the app's state machine driven by a byte stream: each action is
+ * a key of the README's table (with Ctrl and Shift), typed or pasted bytes (any,
+ * not only UTF-8), a pointer move or click anywhere, a resize from 1x1 to
+ * 4096x4096 or any action kind with any argument. After each: h divides d_model,
+ * 1 <= n <= 512, the focus and the page in range, the text field's cursor inside
+ * its text and at a character boundary, and a save request taken. */
+#include <math.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "samples.h"
+#include "state.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void measure(void *ud, const char *text, int size, int bold, int *w, int *h) {
+    (void)ud, (void)bold;
+    long long cps = 0, sz = size;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) cps += (*p & 0xC0) != 0x80;
+    /* in 64 bits and capped: any overflow the fuzzer finds is the layout's, not this */
+    long long ww = cps * ((55 * sz + 99) / 100), hh = (117 * sz + 99) / 100;
+    *w = (int)(ww < (1 << 28) ? ww : 1 << 28);
+    *h = (int)(hh < (1 << 28) ? hh : 1 << 28);
+}
+
+static const int keys[] = {APP_KEY_UP,
+                           APP_KEY_DOWN,
+                           APP_KEY_LEFT,
+                           APP_KEY_RIGHT,
+                           APP_KEY_TAB,
+                           APP_KEY_RETURN,
+                           APP_KEY_ESCAPE,
+                           APP_KEY_BACKSPACE,
+                           APP_KEY_PAGEUP,
+                           APP_KEY_PAGEDOWN,
+                           APP_KEY_F1,
+                           APP_KEY_F11,
+                           APP_KEY_HOME,
+                           APP_KEY_END,
+                           APP_KEY_DELETE,
+                           'r',
+                           'm',
+                           'n',
+                           'c',
+                           't',
+                           '0',
+                           '1',
+                           '2',
+                           '5',
+                           '9',
+                           '?',
+                           '/',
+                           '=',
+                           '-',
+                           's',
+                           'v',
+                           'u',
+                           'a',
+                           'e',
+                           'p',
+                           'w',
+                           'x',
+                           'd',
+                           'k',
+                           'l',
+                           'i',
+                           '[',
+                           ']',
+                           ',',
+                           '.',
+                           'q',
+                           'b',
+                           'o'};
+#define NKEYS (int)(sizeof keys / sizeof keys[0])
+
+static void check(const app_state *s) {
+    const mha_model *m = s->m;
+    FUZZ_EXPECT(!s->quit, "quit");
+    FUZZ_EXPECT(m->cfg.h >= 1 && m->cfg.d_model % m->cfg.h == 0, "h %d, d_model %d", m->cfg.h,
+                m->cfg.d_model);
+    FUZZ_EXPECT(m->n >= 1 && m->n <= MHA_MAX_N && m->n_real == s->toks.count, "n %d, n_real %d",
+                m->n, m->n_real);
+    FUZZ_EXPECT(s->focus >= 0 && s->focus <= m->cfg.h, "focus %d", s->focus);
+    FUZZ_EXPECT(s->zoom >= APP_ZOOM_MIN - 1e-4f && s->zoom <= APP_ZOOM_MAX + 1e-4f, "zoom %g",
+                (double)s->zoom);
+    FUZZ_EXPECT(s->png_scale >= 1 && s->png_scale <= 4, "png scale %d", s->png_scale);
+    size_t len = strlen(s->edit);
+    FUZZ_EXPECT(len < APP_EDIT_MAX && s->edit_cursor >= 0 && (size_t)s->edit_cursor <= len,
+                "cursor %d in %zu bytes", s->edit_cursor, len);
+    FUZZ_EXPECT(((unsigned char)s->edit[s->edit_cursor] & 0xC0) != 0x80,
+                "cursor %d inside a character", s->edit_cursor);
+    FUZZ_EXPECT(isfinite(m->attn[0]) && isfinite(m->out[0]), "numbers not finite");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size > 2048) return 0;
+    app_state *s = app_state_create(measure, NULL);
+    FUZZ_EXPECT(s != NULL, "create");
+    cli_options o;
+    memset(&o, 0, sizeof o);
+    o.theme = o.colormap = -1;
+    tok_list toks = {0};
+    char err[256];
+    FUZZ_EXPECT(tok_split(&toks, samples_get(0)->text, MHA_MAX_N, NULL, err, sizeof err) == 0, "%s",
+                err);
+    mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
+    FUZZ_EXPECT(app_state_init(s, &o, &toks, &cfg, err, sizeof err) == 0, "init: %s", err);
+    const uint8_t *p = data;
+    size_t left = size;
+    char text[256];
+    double now = 0.0;
+    for (int step = 0; step < 64 && left > 0; step++) {
+        app_action a = {.kind = ACT_NONE};
+        unsigned op = fuzz_byte(&p, &left);
+        switch (op % 8) {
+        case 0:
+        case 1:
+        case 2: {
+            int key = keys[fuzz_byte(&p, &left) % NKEYS];
+            a = app_key_action(s, key, (int)(op >> 3) & 3);
+            break;
+        }
+        case 3: { /* typed or pasted bytes, any of them */
+            size_t k = fuzz_byte(&p, &left) % sizeof text;
+            if (k > left) k = left;
+            memcpy(text, p, k);
+            text[k] = '\0';
+            p += k, left -= k;
+            a.kind = (op >> 3) & 1 ? ACT_EDIT_PREEDIT : ACT_EDIT_INSERT;
+            a.text = text;
+            break;
+        }
+        case 4:
+        case 5:
+            a.kind = op % 8 == 4 ? ACT_HOVER : ACT_CLICK;
+            a.x = (int)fuzz_u16(&p, &left) % 5000 - 500;
+            a.y = (int)fuzz_u16(&p, &left) % 5000 - 500;
+            break;
+        case 6:
+            a.kind = ACT_RESIZE;
+            a.x = 1 + (int)(fuzz_u16(&p, &left) % 4096);
+            a.y = 1 + (int)(fuzz_u16(&p, &left) % 4096);
+            a.f = (op >> 3) & 1 ? 2.0f : 1.0f;
+            break;
+        default:
+            a.kind = (app_action_kind)(1 + fuzz_byte(&p, &left) % (ACT_COUNT - 1));
+            a.arg = (int)(int8_t)fuzz_byte(&p, &left);
+            a.x = (int)fuzz_u16(&p, &left) % 4096;
+            a.y = (int)fuzz_u16(&p, &left) % 4096;
+            a.f = 1.0f;
+            if (a.kind == ACT_EDIT_INSERT || a.kind == ACT_EDIT_PREEDIT) a.text = "x\xC3";
+            break;
+        }
+        /* the window's own limits: it never quits here, and keeps shapes affordable */
+        if (a.kind == ACT_QUIT) a.kind = ACT_NONE;
+        if (a.kind == ACT_D_UP && s->cfg.d_model >= 256) a.kind = ACT_D_DOWN;
+        if (a.kind == ACT_RESIZE && a.x < 1) a.x = 1;
+        app_apply(s, &a);
+        app_take_save(s);
+        now += fuzz_byte(&p, &left) * 50.0;
+        app_tick(s, now);
+        app_layout(s);
+        check(s);
+    }
+    app_state_destroy(s);
+    return 0;
+}
