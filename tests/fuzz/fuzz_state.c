@@ -73,6 +73,23 @@ static const int keys[] = {APP_KEY_UP,
                            'o'};
 #define NKEYS (int)(sizeof keys / sizeof keys[0])
 
+/* Whether byte offset at of text falls inside a UTF-8 character: after a lead byte
+ * whose sequence reaches past it. A stray continuation byte (the field takes any
+ * bytes) is a character of its own. */
+static int inside_char(const char *text, int at) {
+    const unsigned char *t = (const unsigned char *)text;
+    for (int back = 1; back <= 3 && at - back >= 0; back++) {
+        unsigned c = t[at - back];
+        if ((c & 0xC0) == 0x80) continue; /* a continuation: look further back */
+        int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        if (back >= len) return 0;
+        for (int k = 1; k <= back; k++) /* every byte up to at continues it */
+            if ((t[at - back + k] & 0xC0) != 0x80) return 0;
+        return 1;
+    }
+    return 0;
+}
+
 static void check(const app_state *s) {
     const mha_model *m = s->m;
     FUZZ_EXPECT(!s->quit, "quit");
@@ -87,8 +104,8 @@ static void check(const app_state *s) {
     size_t len = strlen(s->edit);
     FUZZ_EXPECT(len < APP_EDIT_MAX && s->edit_cursor >= 0 && (size_t)s->edit_cursor <= len,
                 "cursor %d in %zu bytes", s->edit_cursor, len);
-    FUZZ_EXPECT(((unsigned char)s->edit[s->edit_cursor] & 0xC0) != 0x80,
-                "cursor %d inside a character", s->edit_cursor);
+    FUZZ_EXPECT(!inside_char(s->edit, s->edit_cursor), "cursor %d inside a character",
+                s->edit_cursor);
     FUZZ_EXPECT(isfinite(m->attn[0]) && isfinite(m->out[0]), "numbers not finite");
 }
 
