@@ -36,6 +36,8 @@ typedef struct {
     int theme;               /* 0 light (default), 1 dark; -1 not given */
     int colormap;            /* index into view colormaps; -1 not given */
     int transparent;         /* --background transparent */
+    int bench_json;          /* --bench-json: one JSON object a line */
+    int bench_quick;         /* --bench-quick: every case once (checks the output) */
 } cli_options;
 
 /* Parses argv into opts. Returns 0 on success, or 2 (usage) with a one-line

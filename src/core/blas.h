@@ -1,16 +1,41 @@
-/* blas.h: the one place that calls cblas_sgemm. Every matrix product of the
- * core goes through mm_sgemm; the naive reference lives in the tests. */
+/* blas.h: the one place that calls cblas_sgemm and sets OpenBLAS's threads.
+ * Every matrix product of the core goes through mm_sgemm; the naive reference
+ * lives in the tests. */
 #ifndef MHAVIZ_BLAS_H
 #define MHAVIZ_BLAS_H
 
 /* C (m, n) = alpha * A (m, k) * op(B) + beta * C, all row-major.
  * op(B) is B (k, n) when trans_b is 0, or B^T with B stored (n, k) when 1.
  * lda, ldb, ldc are the row strides in floats, so column slices of wider
- * matrices (one head's columns of Q) can be used in place. */
+ * matrices (one head's columns of Q) can be used in place. Runs on the threads
+ * mm_threads_for(2 m n k) chooses. */
 void mm_sgemm(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m, int n,
               int k, int trans_b, float alpha, float beta);
 
-/* Name of the OpenBLAS kernel set in use (e.g. "Prescott"), for --bench. */
+/* A product of fewer FLOPs than this runs on one OpenBLAS thread; a larger one
+ * on all of them. Below it, handing out the work costs more than a second core
+ * gives back, and on a busy machine a second thread that waits for a core
+ * makes the product several times slower. Measured on a 2-core machine (see
+ * the README's "Performance"). */
+#define MM_THREADS_MIN_FLOPS 2.0e7
+
+/* Chooses OpenBLAS's threads for a product of this many FLOPs (1 or
+ * mm_threads_max()) and returns the number. When the environment fixes the
+ * number (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS), changes
+ * nothing and returns that number. Not for calls from two threads at once. */
+int mm_threads_for(double flops);
+
+/* The threads OpenBLAS started with: its own choice, or the environment's. */
+int mm_threads_max(void);
+
+/* 1 when the environment fixes OpenBLAS's threads (see mm_threads_for). */
+int mm_threads_fixed(void);
+
+/* Sets OpenBLAS's threads to t (1..mm_threads_max()) and turns the choice by
+ * size off (t > 0) or back on (t = 0), for --bench's measurements. */
+void mm_threads_force(int t);
+
+/* Name of the OpenBLAS kernel set in use (e.g. "Haswell"), for --bench. */
 const char *mm_backend_name(void);
 
 #endif
