@@ -1,17 +1,19 @@
 #!/usr/bin/python3
-"""bench_check.py MHAVIZ: the output of `mhaviz --bench-json --bench-quick`.
+"""bench_check.py MHAVIZ BENCH_PLOT: the output of `mhaviz --bench-json --bench-quick`.
 
 A smoke test of the format, not of the speed: the run must exit 0 with nothing
 on stderr; every line of stdout must parse as one JSON object with a "case"; every
 case the README's Performance section lists must be there (sgemm; forward at the
 seven shapes; frame at three; update; h_step; export as png, svg and pdf; rss)
 with its fields; every number positive and finite. `--bench --bench-quick` must
-print its table (no JSON) and exit 0 too.
+print its table (no JSON) and exit 0 too. examples/bench_plot.py must turn the
+JSON into an SVG that parses, with one point per forward shape in each panel.
 Exits 1 with "expected X, got Y" lines on any failure."""
 import json
 import math
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 FAILURES = []
 
@@ -86,7 +88,25 @@ def check_json(mhaviz):
     for o in records:
         if o["case"] not in known:
             fail(f"case {o['case']!r}", f"one of {sorted(known)}", o["case"])
-    return len(records)
+    return len(records), r.stdout
+
+
+def check_plot(plot_script, jsonl):
+    r = subprocess.run([sys.executable, plot_script], input=jsonl, capture_output=True,
+                       timeout=60)
+    if r.returncode != 0:
+        fail("bench_plot.py exit status", 0, f"{r.returncode} ({r.stderr!r})")
+        return
+    try:
+        root = ET.fromstring(r.stdout)
+    except ET.ParseError as e:
+        fail("bench_plot.py output", "an SVG that parses", e)
+        return
+    if not root.tag.endswith("svg"):
+        fail("bench_plot.py root element", "svg", root.tag)
+    circles = [e for e in root.iter() if e.tag.endswith("circle")]
+    if len(circles) != 2 * len(FORWARD_SHAPES):
+        fail("bench_plot.py points", 2 * len(FORWARD_SHAPES), len(circles))
 
 
 def check_table(mhaviz):
@@ -103,14 +123,15 @@ def check_table(mhaviz):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    count = check_json(sys.argv[1])
+    count, jsonl = check_json(sys.argv[1])
+    check_plot(sys.argv[2], jsonl)
     check_table(sys.argv[1])
     if FAILURES:
         return 1
-    print(f"bench_check: {count} JSON lines, every case and field present; table OK")
+    print(f"bench_check: {count} JSON lines, every case and field present; plot and table OK")
     return 0
 
 

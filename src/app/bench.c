@@ -47,6 +47,12 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* sorts v and returns its median */
+static double median_sorted(double *v, int count) {
+    qsort(v, (size_t)count, sizeof(double), cmp_double);
+    return count % 2 ? v[count / 2] : 0.5 * (v[count / 2 - 1] + v[count / 2]);
+}
+
 typedef struct {
     int quick, json;
     double *samples; /* BENCH_MAX_RUNS seconds */
@@ -319,36 +325,42 @@ static int bench_frames(bench *b) {
     return rc;
 }
 
-/* from h up to a finished frame, at (h, n, d_model) */
+/* From h up to a finished frame, at (h, n, d_model); also the share of that the
+ * model's recompute took (the state's compute_ms). */
 static int bench_h_step(bench *b, const char *name, int heads, int n, int d) {
+    enum { RUNS_MAX = 1000 };
+    static double compute_ms[RUNS_MAX];
     frame_case f;
     int rc = frame_open(b, &f, heads, n, d, FRAME_W, FRAME_H);
     if (rc == 0) rc = frame_draw(b, &f);
     /* time_runs cannot interleave the untimed Down: time each Up by hand */
-    const int runs_max = b->quick ? 1 : 1000;
+    const int runs_max = b->quick ? 1 : RUNS_MAX;
     int runs = 0;
     const double start = now_s();
     if (rc == 0 && !b->quick) rc = run_h_up(b, &f) || run_h_down(b, &f); /* warm-up */
     while (rc == 0 && runs < runs_max) {
         const double t0 = now_s();
         rc = run_h_up(b, &f);
-        b->samples[runs++] = now_s() - t0;
+        b->samples[runs] = now_s() - t0;
+        compute_ms[runs++] = f.s->compute_ms;
         if (rc == 0) rc = run_h_down(b, &f);
         if (now_s() - start >= BENCH_MIN_S && runs >= BENCH_MIN_RUNS) break;
     }
     if (rc == 0) {
-        qsort(b->samples, (size_t)runs, sizeof(double), cmp_double);
-        const double med = runs % 2 ? b->samples[runs / 2]
-                                    : 0.5 * (b->samples[runs / 2 - 1] + b->samples[runs / 2]);
+        const double med = median_sorted(b->samples, runs) * 1e3;
+        const double comp = median_sorted(compute_ms, runs);
         if (b->json && strcmp(name, "update") == 0)
-            printf("{\"case\":\"update\",\"h\":%d,\"n\":%d,\"d_model\":%d,\"median_ms\":%.3f}\n",
-                   heads, n, d, med * 1e3);
+            printf("{\"case\":\"update\",\"h\":%d,\"n\":%d,\"d_model\":%d,\"median_ms\":%.3f,"
+                   "\"compute_ms\":%.3f}\n",
+                   heads, n, d, med, comp);
         else if (b->json)
-            printf("{\"case\":\"%s\",\"d_model\":%d,\"n\":%d,\"h\":%d,\"median_ms\":%.3f}\n", name,
-                   d, n, heads, med * 1e3);
+            printf("{\"case\":\"%s\",\"d_model\":%d,\"n\":%d,\"h\":%d,\"median_ms\":%.3f,"
+                   "\"compute_ms\":%.3f}\n",
+                   name, d, n, heads, med, comp);
         else
-            printf("%-8s h %d -> %d, n %d, d_model %d: %.2f ms (median of %d)\n", name, heads,
-                   f.s->cfg.h, n, d, med * 1e3, runs);
+            printf("%-8s h %d -> %d, n %d, d_model %d: %.2f ms, of which the model %.2f ms "
+                   "(median of %d)\n",
+                   name, heads, f.s->cfg.h, n, d, med, comp, runs);
     }
     frame_close(&f);
     return rc;
