@@ -12,12 +12,14 @@
 void mm_sgemm(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m, int n,
               int k, int trans_b, float alpha, float beta);
 
-/* A product of fewer FLOPs than this runs on one OpenBLAS thread; a larger one
- * on all of them. Below it, handing out the work costs more than a second core
- * gives back, and on a busy machine a second thread that waits for a core
- * makes the product several times slower. Measured on a 2-core machine (see
- * the README's "Performance"). */
-#define MM_THREADS_MIN_FLOPS 2.0e7
+/* A product of fewer FLOPs (2 m n k) than this runs on one OpenBLAS thread; a
+ * larger one on all of them. Measured on a 2-core machine shared with other
+ * work (1 against 2 threads, interleaved in one process): 2 threads made the
+ * forward 2.7-3.3x slower at (n, d_model, h) = (128, 512, 8), whose products are
+ * 6.7e7 FLOPs, and 1.2-1.4x slower at (256, 512, 16) (1.3e8); they won only at
+ * (512, 1024, 16) (1.1e9), by 10-15 %. A second thread that must wait for a
+ * busy core stalls the whole product, so the bar is set high. */
+#define MM_THREADS_MIN_FLOPS 5.0e8
 
 /* Chooses OpenBLAS's threads for a product of this many FLOPs (1 or
  * mm_threads_max()) and returns the number. When the environment fixes the
