@@ -29,7 +29,7 @@
 #include "view.h"
 
 #define BENCH_MIN_S 0.5       /* each median is over at least this long ... */
-#define BENCH_MIN_RUNS 5      /* ... and at least this many runs */
+#define BENCH_MIN_RUNS 9      /* ... and at least this many runs */
 #define BENCH_MAX_RUNS 262144 /* samples kept per case (a 2 us case fills it in 0.5 s) */
 #define FRAME_W 1920
 #define FRAME_H 1080
@@ -64,6 +64,7 @@ typedef struct {
 typedef struct {
     double median, p95; /* seconds */
     int runs;
+    unsigned long allocs; /* the model's allocations during the runs (forward only) */
 } timing;
 
 /* Runs fn(ud) once to warm up, then again until BENCH_MIN_S have passed and
@@ -103,7 +104,7 @@ static int make_tokens(tok_list *t, int n) {
     return 0;
 }
 
-/* ---- sgemm: the limit ----------------------------------------------------------- */
+/* ---- sgemm, the limit, and the forward pass ---------------------------------------- */
 
 typedef struct {
     float *a, *b, *c;
@@ -117,11 +118,66 @@ static int run_sgemm(bench *b, void *ud) {
     return 0;
 }
 
-static int bench_sgemm(bench *b, double *gflops_out) {
+static int run_forward(bench *b, void *ud) {
+    (void)b;
+    mha_forward(ud);
+    return 0;
+}
+
+/* (n, d_model, h) of the forward ladder; the last is the one compared with sgemm */
+static const int FORWARD_SHAPES[][3] = {{8, 64, 4},    {12, 64, 4},    {16, 128, 8},   {64, 256, 8},
+                                        {128, 512, 8}, {256, 512, 16}, {512, 1024, 16}};
+enum { FORWARD_COUNT = 7, FORWARD_LIMIT = 6 };
+
+/* A model computed at shape i of FORWARD_SHAPES (the caller frees both). */
+static int forward_open(bench *b, mha_model **m, tok_list *toks, int i) {
+    mha_config cfg = {.h = FORWARD_SHAPES[i][2], .d_model = FORWARD_SHAPES[i][1], .seed = 1};
+    *m = mha_model_create();
+    if (!*m || make_tokens(toks, FORWARD_SHAPES[i][0]) != 0) {
+        snprintf(b->err, b->errlen, "out of memory");
+        return -1;
+    }
+    return mha_model_compute(*m, &cfg, toks, b->err, b->errlen);
+}
+
+/* Like time_runs for two functions called by turns, so that both see the same
+ * machine: runs until each has had BENCH_MIN_S and BENCH_MIN_RUNS. */
+static int time_pair(bench *b, timing *ta, int (*fa)(bench *, void *), void *ua, timing *tb,
+                     int (*fb)(bench *, void *), void *ub) {
+    enum { PAIRS_MAX = 4096 };
+    static double sa[PAIRS_MAX], sb[PAIRS_MAX];
+    if (!b->quick && (fa(b, ua) != 0 || fb(b, ub) != 0)) return -1;
+    double total_a = 0.0, total_b = 0.0;
+    int runs = 0;
+    do {
+        double t0 = now_s();
+        if (fa(b, ua) != 0) return -1;
+        sa[runs] = now_s() - t0;
+        t0 = now_s();
+        if (fb(b, ub) != 0) return -1;
+        sb[runs] = now_s() - t0;
+        total_a += sa[runs];
+        total_b += sb[runs++];
+    } while (!b->quick && runs < PAIRS_MAX &&
+             (total_a < BENCH_MIN_S || total_b < BENCH_MIN_S || runs < BENCH_MIN_RUNS));
+    ta->runs = tb->runs = runs;
+    ta->median = median_sorted(sa, runs);
+    tb->median = median_sorted(sb, runs);
+    ta->p95 = sa[(int)ceil(0.95 * runs) - 1];
+    tb->p95 = sb[(int)ceil(0.95 * runs) - 1];
+    return 0;
+}
+
+/* sgemm 1024^3 (the machine's limit: OpenBLAS's best case) by turns with the
+ * forward at the last shape of the ladder, whose timing is kept for the ladder. */
+static int bench_limit(bench *b, double *sgemm_gflops, timing *top) {
     const int m = 1024;
     const size_t mm = (size_t)m * m;
     sgemm_case s = {malloc(mm * sizeof(float)), malloc(mm * sizeof(float)),
                     malloc(mm * sizeof(float)), m};
+    mha_model *model = NULL;
+    tok_list toks = {0};
+    timing t;
     int rc = -1;
     if (!s.a || !s.b || !s.c) {
         snprintf(b->err, b->errlen, "out of memory");
@@ -131,77 +187,69 @@ static int bench_sgemm(bench *b, double *gflops_out) {
         s.a[i] = (float)(i % 13) * 0.01f - 0.06f;
         s.b[i] = (float)(i % 11) * 0.01f - 0.05f;
     }
-    timing t;
-    if (time_runs(b, &t, run_sgemm, &s) != 0) goto done;
+    if (forward_open(b, &model, &toks, FORWARD_LIMIT) != 0) goto done;
+    const unsigned long before = model->allocations_;
+    if (time_pair(b, &t, run_sgemm, &s, top, run_forward, model) != 0) goto done;
+    top->allocs = model->allocations_ - before;
     const double flops = 2.0 * m * m * m;
     const int threads = mm_threads_for(flops);
-    *gflops_out = flops / t.median * 1e-9;
+    *sgemm_gflops = flops / t.median * 1e-9;
     if (b->json)
         printf("{\"case\":\"sgemm\",\"m\":%d,\"gflops\":%.2f,\"core\":\"%s\",\"threads\":%d}\n", m,
-               *gflops_out, mm_backend_name(), threads);
+               *sgemm_gflops, mm_backend_name(), threads);
     else
-        printf("sgemm %dx%dx%d: %.1f GFLOP/s on %d thread%s (OpenBLAS \"%s\"%s)\n\n", m, m, m,
-               *gflops_out, threads, threads == 1 ? "" : "s", mm_backend_name(),
-               mm_threads_fixed() ? ", threads fixed by the environment" : "");
+        printf("sgemm %dx%dx%d: %.1f GFLOP/s on %d thread%s (OpenBLAS \"%s\"%s), timed by turns "
+               "with the forward at (%d, %d, %d)\n\n",
+               m, m, m, *sgemm_gflops, threads, threads == 1 ? "" : "s", mm_backend_name(),
+               mm_threads_fixed() ? ", threads fixed by the environment" : "",
+               FORWARD_SHAPES[FORWARD_LIMIT][0], FORWARD_SHAPES[FORWARD_LIMIT][1],
+               FORWARD_SHAPES[FORWARD_LIMIT][2]);
     rc = 0;
 done:
     free(s.a);
     free(s.b);
     free(s.c);
+    mha_model_destroy(model);
+    tok_free(&toks);
     return rc;
 }
 
-/* ---- the forward pass ------------------------------------------------------------ */
-
-static int run_forward(bench *b, void *ud) {
-    (void)b;
-    mha_forward(ud);
-    return 0;
-}
-
-static int bench_forward(bench *b, double sgemm_gflops) {
-    static const int shapes[][3] = {{8, 64, 4},    {12, 64, 4},    {16, 128, 8},   {64, 256, 8},
-                                    {128, 512, 8}, {256, 512, 16}, {512, 1024, 16}};
+/* The forward ladder; the last shape's timing comes from bench_limit. */
+static int bench_forward(bench *b, double sgemm_gflops, const timing *top) {
     if (!b->json) {
         printf("forward pass (mha_forward, all of it), FLOPs = 8 n d^2 + 4 n^2 d\n");
         printf("%5s %7s %4s %7s %11s %11s %8s %9s %8s %11s\n", "n", "d_model", "h", "runs",
                "median_us", "p95_us", "GFLOP/s", "of_sgemm", "threads", "allocs/run");
     }
-    mha_model *m = mha_model_create();
-    if (!m) {
-        snprintf(b->err, b->errlen, "out of memory");
-        return -1;
-    }
     int rc = 0;
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0] && rc == 0; i++) {
-        const int n = shapes[i][0], d = shapes[i][1], h = shapes[i][2];
-        tok_list toks;
-        mha_config cfg = {.h = h, .d_model = d, .seed = 1};
-        timing t;
-        if (make_tokens(&toks, n) != 0) {
-            snprintf(b->err, b->errlen, "out of memory");
-            rc = -1;
-        } else if (mha_model_compute(m, &cfg, &toks, b->err, b->errlen) != 0) {
-            rc = -1;
-        } else {
-            const unsigned long before = m->allocations_;
+    for (int i = 0; i < FORWARD_COUNT && rc == 0; i++) {
+        const int n = FORWARD_SHAPES[i][0], d = FORWARD_SHAPES[i][1], h = FORWARD_SHAPES[i][2];
+        mha_model *m = NULL;
+        tok_list toks = {0};
+        timing t = *top;
+        rc = forward_open(b, &m, &toks, i);
+        const unsigned long before = rc == 0 ? m->allocations_ : 0;
+        if (rc == 0 && i != FORWARD_LIMIT) {
             rc = time_runs(b, &t, run_forward, m);
-            const double allocs = (double)(m->allocations_ - before) / t.runs;
+            t.allocs = m->allocations_ - before;
+        }
+        if (rc == 0) {
+            const double allocs = (double)t.allocs / t.runs;
             const double flops = 8.0 * n * d * d + 4.0 * n * n * d;
             const double gflops = flops / t.median * 1e-9;
             const int threads = mm_threads_for(2.0 * n * d * d); /* the projections' */
-            if (rc == 0 && b->json)
+            if (b->json)
                 printf("{\"case\":\"forward\",\"n\":%d,\"d_model\":%d,\"h\":%d,\"median_us\":%.2f,"
                        "\"p95_us\":%.2f,\"gflops\":%.2f,\"threads\":%d}\n",
                        n, d, h, t.median * 1e6, t.p95 * 1e6, gflops, threads);
-            else if (rc == 0)
+            else
                 printf("%5d %7d %4d %7d %11.1f %11.1f %8.1f %8.0f%% %8d %11.2f\n", n, d, h, t.runs,
                        t.median * 1e6, t.p95 * 1e6, gflops, 100.0 * gflops / sgemm_gflops, threads,
                        allocs);
         }
+        mha_model_destroy(m);
         tok_free(&toks);
     }
-    mha_model_destroy(m);
     return rc;
 }
 
@@ -335,7 +383,7 @@ static int bench_h_step(bench *b, const char *name, int heads, int n, int d) {
     if (rc == 0) rc = frame_draw(b, &f);
     /* time_runs cannot interleave the untimed Down: time each Up by hand */
     const int runs_max = b->quick ? 1 : RUNS_MAX;
-    int runs = 0;
+    int runs = 0, h_up = heads;
     const double start = now_s();
     if (rc == 0 && !b->quick) rc = run_h_up(b, &f) || run_h_down(b, &f); /* warm-up */
     while (rc == 0 && runs < runs_max) {
@@ -343,6 +391,7 @@ static int bench_h_step(bench *b, const char *name, int heads, int n, int d) {
         rc = run_h_up(b, &f);
         b->samples[runs] = now_s() - t0;
         compute_ms[runs++] = f.s->compute_ms;
+        h_up = f.s->cfg.h;
         if (rc == 0) rc = run_h_down(b, &f);
         if (now_s() - start >= BENCH_MIN_S && runs >= BENCH_MIN_RUNS) break;
     }
@@ -360,7 +409,7 @@ static int bench_h_step(bench *b, const char *name, int heads, int n, int d) {
         else
             printf("%-8s h %d -> %d, n %d, d_model %d: %.2f ms, of which the model %.2f ms "
                    "(median of %d)\n",
-                   name, heads, f.s->cfg.h, n, d, med, comp, runs);
+                   name, heads, h_up, n, d, med, comp, runs);
     }
     frame_close(&f);
     return rc;
@@ -473,8 +522,9 @@ int app_bench(const cli_options *o, char *err, size_t errlen) {
                b.quick ? " --bench-quick" : "", BENCH_MIN_S,
                b.quick ? " (here: every case once, no warm-up: not a measurement)" : "");
     double sgemm_gflops = 0.0;
-    int rc = bench_sgemm(&b, &sgemm_gflops);
-    if (rc == 0) rc = bench_forward(&b, sgemm_gflops);
+    timing top;
+    int rc = bench_limit(&b, &sgemm_gflops, &top);
+    if (rc == 0) rc = bench_forward(&b, sgemm_gflops, &top);
     int ttf = 0;
     if (rc == 0) {
         ttf = TTF_Init() == 0;
