@@ -358,6 +358,117 @@ static void test_npy_errors(void **state) {
 }
 
 /* ------------------------------------------------------------------------------ */
+/* hostile headers: npy_read_f32 must refuse a shape it cannot trust and never      */
+/* allocate from it. The test binary is linked with -Wl,--wrap=malloc (see          */
+/* tests/CMakeLists.txt), so every malloc in mhaviz's own code passes through here  */
+/* and the largest request is recorded.                                             */
+
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+static size_t g_malloc_max; /* largest malloc request since the last reset */
+
+void *__wrap_malloc(size_t size) {
+    if (size > g_malloc_max) g_malloc_max = size;
+    return __real_malloc(size);
+}
+
+/* A .npy 1.0 file whose dict has the given shape text, padded as NumPy pads it,
+ * followed by data_bytes bytes of data (zeros). Returns the file's size. */
+static size_t write_npy_with_shape(const char *path, const char *shape_text, size_t data_bytes) {
+    char dict[256];
+    int dl = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }",
+                      shape_text);
+    size_t hlen = (size_t)dl + 1;
+    hlen += (64 - (10 + hlen) % 64) % 64;
+    size_t len = 10 + hlen + data_bytes;
+    unsigned char *buf = calloc(1, len);
+    assert_non_null(buf);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)(hlen & 0xFF);
+    buf[9] = (unsigned char)(hlen >> 8);
+    memset(buf + 10, ' ', hlen);
+    memcpy(buf + 10, dict, (size_t)dl);
+    buf[10 + hlen - 1] = '\n';
+    write_bytes(path, buf, len);
+    free(buf);
+    return len;
+}
+
+static void test_npy_hostile_shapes(void **state) {
+    (void)state;
+    char *dir = make_tmpdir();
+    /* each shape must be refused whatever data follows; 24 bytes of data is the
+     * count a wrapped product of some of these shapes would claim, or more */
+    static const struct {
+        const char *shape;
+        size_t data_bytes;
+        const char *why;
+    } H[] = {
+        {"(-1,)", 16, "a negative dim"},
+        {"(-2, -3)", 24, "two negative dims whose product is 6"},
+        {"(2, -3)", 24, "a negative dim beside a positive one"},
+        {"(4611686018427387904,)", 16, "one dim of 2^62"},
+        {"(4611686018427387904, 4)", 16, "2^62 x 4 floats: bytes wrap to 0"},
+        {"(4294967296, 4294967296)", 16, "2^32 x 2^32: the count wraps to 0"},
+        {"(65536, 65536, 65536, 65536)", 16, "four dims whose product is 2^64"},
+        {"(2147483647, 2147483647, 2147483647)", 16, "three INT_MAX dims: 2^93 bytes"},
+        {"(2147483648,)", 16, "a dim past INT_MAX"},
+        {"(99999999999999999999999,)", 16, "a dim past LONG_MAX"},
+        {"(1000, 1000)", 16, "a shape larger than the data (4e6 bytes, 16 present)"},
+        {"(3, 4)", 44, "a shape one float larger than the data"},
+        {"(5, 0, -1)", 0, "a negative dim beside a zero"},
+        {"(1, x)", 16, "a dim that is not a number"},
+        {"(2, 3", 24, "a shape that is not closed"},
+    };
+    for (size_t i = 0; i < sizeof H / sizeof H[0]; i++) {
+        char path[700], err[512] = "", what[160];
+        snprintf(path, sizeof path, "%s/hostile%zu.npy", dir, i);
+        size_t file_bytes = write_npy_with_shape(path, H[i].shape, H[i].data_bytes);
+        float *data = (float *)&g_malloc_max; /* must come back NULL */
+        int shape[NPY_MAX_DIMS] = {0}, ndim = -1;
+        g_malloc_max = 0;
+        int rc = npy_read_f32(path, &data, shape, &ndim, err, sizeof err);
+        snprintf(what, sizeof what, "npy_read_f32 shape %s (%s)", H[i].shape, H[i].why);
+        if (rc != -1)
+            fail_msg("%s: expected -1, got %d with ndim %d shape[0] %d", what, rc, ndim, shape[0]);
+        CHECK_MSG(what, err);
+        CHECK_TRUE("data NULL after a refused shape", data == NULL);
+        /* never an allocation sized by the hostile shape: at most the file itself */
+        if (g_malloc_max > file_bytes)
+            fail_msg("%s: expected no malloc above the file's %zu bytes, got one of %zu", what,
+                     file_bytes, g_malloc_max);
+        /* the message says the shape is at fault, not a failed read */
+        if (!strstr(err, "shape"))
+            fail_msg("%s: expected a message naming the shape, got \"%s\"", what, err);
+    }
+
+    /* the check is not too strict: exact data, and a zero-size shape, still read */
+    char path[700], err[512] = "";
+    snprintf(path, sizeof path, "%s/exact.npy", dir);
+    write_npy_with_shape(path, "(3, 4)", 48);
+    float *data = NULL;
+    int shape[NPY_MAX_DIMS] = {0}, ndim = -1;
+    int rc = npy_read_f32(path, &data, shape, &ndim, err, sizeof err);
+    if (rc != 0) fail_msg("npy_read_f32 (3, 4) with 48 bytes: expected 0, got %d (%s)", rc, err);
+    CHECK_INT("ndim of (3, 4)", 2, ndim);
+    CHECK_INT("shape[1] of (3, 4)", 4, shape[1]);
+    free(data);
+    snprintf(path, sizeof path, "%s/empty.npy", dir);
+    write_npy_with_shape(path, "(0, 4294967296)", 0);
+    data = NULL;
+    rc = npy_read_f32(path, &data, shape, &ndim, err, sizeof err);
+    CHECK_INT("npy_read_f32 (0, 2^32): a dim past INT_MAX is refused even beside 0", -1, rc);
+    snprintf(path, sizeof path, "%s/zero.npy", dir);
+    write_npy_with_shape(path, "(0, 7)", 0);
+    data = NULL;
+    rc = npy_read_f32(path, &data, shape, &ndim, err, sizeof err);
+    if (rc != 0) fail_msg("npy_read_f32 (0, 7) with no data: expected 0, got %d (%s)", rc, err);
+    CHECK_INT("shape[1] of (0, 7)", 7, shape[1]);
+    free(data);
+    remove_tree(dir);
+}
+
+/* ------------------------------------------------------------------------------ */
 /* dump_write                                                                       */
 
 typedef struct {
@@ -562,9 +673,9 @@ static void test_dump_onto_file(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_npy_roundtrip),  cmocka_unit_test(test_npy_header_exact),
-        cmocka_unit_test(test_npy_errors),     cmocka_unit_test(test_dump_files),
-        cmocka_unit_test(test_dump_onto_file),
+        cmocka_unit_test(test_npy_roundtrip), cmocka_unit_test(test_npy_header_exact),
+        cmocka_unit_test(test_npy_errors),    cmocka_unit_test(test_npy_hostile_shapes),
+        cmocka_unit_test(test_dump_files),    cmocka_unit_test(test_dump_onto_file),
     };
     return cmocka_run_group_tests_name("npy_dump", tests, group_setup, group_teardown);
 }

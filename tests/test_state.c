@@ -253,12 +253,85 @@ static void test_text_editing(void **st) {
 
     /* the field is bounded */
     press(s, APP_KEY_RETURN, 0);
+    press(s, APP_KEY_END, 0); /* keep the text: typing appends */
     char big[APP_EDIT_MAX];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';
     type(s, big);
     CHECK_TRUE("full field says so", has(s->status, "full"));
     CHECK_TRUE("field stays a C string", strlen(s->edit) < APP_EDIT_MAX);
+    app_state_destroy(s);
+}
+
+static void test_text_cursor(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 0, "one two");
+    press(s, APP_KEY_RETURN, 0);
+    CHECK_INT("opens with the text selected", 1, s->edit_selected);
+    CHECK_INT("token count shown", 2, s->edit_tokens);
+    type(s, "x");
+    CHECK_STR("typing replaces the selection", "x", s->edit);
+    CHECK_INT("count follows", 1, s->edit_tokens);
+    press(s, 'u', APP_MOD_CTRL);
+    type(s, "ab \xC3\xA9t\xC3\xA9 cd");
+    press(s, APP_KEY_LEFT, 0);
+    press(s, APP_KEY_LEFT, 0);
+    type(s, "X");
+    CHECK_STR("Left moves by a character", "ab \xC3\xA9t\xC3\xA9 Xcd", s->edit);
+    press(s, APP_KEY_LEFT, APP_MOD_CTRL);
+    press(s, APP_KEY_LEFT, APP_MOD_CTRL);
+    type(s, "[");
+    CHECK_STR("Ctrl+Left moves by a word", "ab [\xC3\xA9t\xC3\xA9 Xcd", s->edit);
+    press(s, APP_KEY_RIGHT, 0);
+    press(s, APP_KEY_DELETE, 0);
+    CHECK_STR("Delete takes the character after (2 bytes)", "ab [\xC3\xA9\xC3\xA9 Xcd", s->edit);
+    press(s, APP_KEY_BACKSPACE, 0);
+    CHECK_STR("Backspace takes the one before", "ab [\xC3\xA9 Xcd", s->edit);
+    press(s, APP_KEY_HOME, 0);
+    type(s, "<");
+    CHECK_STR("Home", "<ab [\xC3\xA9 Xcd", s->edit);
+    press(s, APP_KEY_RIGHT, APP_MOD_CTRL);
+    type(s, "|");
+    CHECK_STR("Ctrl+Right to the next word", "<ab |[\xC3\xA9 Xcd", s->edit);
+    press(s, APP_KEY_END, 0);
+    type(s, ">");
+    CHECK_STR("End", "<ab |[\xC3\xA9 Xcd>", s->edit);
+    press(s, APP_KEY_END, 0);
+    press(s, APP_KEY_DELETE, 0);
+    CHECK_STR("Delete at the end does nothing", "<ab |[\xC3\xA9 Xcd>", s->edit);
+    press(s, APP_KEY_HOME, 0);
+    press(s, APP_KEY_BACKSPACE, 0);
+    press(s, APP_KEY_LEFT, 0);
+    CHECK_INT("nothing before the start", 0, s->edit_cursor);
+    app_action at = {.kind = ACT_EDIT_CURSOR, .arg = 7}; /* inside the 2-byte e-acute */
+    app_apply(s, &at);
+    CHECK_INT("a click never lands inside a character", 6, s->edit_cursor);
+    at.arg = 1000;
+    app_apply(s, &at);
+    CHECK_INT("nor past the end", (int)strlen(s->edit), s->edit_cursor);
+    CHECK_INT("tokens: < ab | [ e-acute Xcd >", 7, s->edit_tokens);
+    /* the first move ends a fresh selection at its side */
+    press(s, APP_KEY_ESCAPE, 0);
+    press(s, APP_KEY_RETURN, 0);
+    press(s, APP_KEY_LEFT, 0);
+    CHECK_INT("Left on a selection: cursor at the start", 0, s->edit_cursor);
+    CHECK_INT("selection gone", 0, s->edit_selected);
+    type(s, "so ");
+    /* a click in the text puts the cursor there: the field's first character */
+    view_state vs;
+    view_editor E;
+    app_view(s, &vs);
+    view_editor_layout(&E, &vs, app_layout(s), fx_measure, NULL);
+    app_action ck = {.kind = ACT_CLICK, .x = E.text_x + 1, .y = E.text_y + 1};
+    app_apply(s, &ck);
+    CHECK_INT("click at the text's start", 0, s->edit_cursor);
+    type(s, "and ");
+    ck.x = E.box.x - 5; /* outside the field: nothing */
+    app_apply(s, &ck);
+    CHECK_INT("a click outside leaves the cursor", 4, s->edit_cursor);
+    CHECK_INT("and the field open", 1, s->editing);
+    press(s, APP_KEY_RETURN, 0);
+    check_tokens_of(s, "and so one two", "inserted at the start");
     app_state_destroy(s);
 }
 
@@ -395,17 +468,30 @@ static void test_focus_help_escape_quit(void **st) {
     press(s, '?', 0);
     press(s, '/', APP_MOD_SHIFT);
     CHECK_INT("Shift+/ opens help", 1, s->help);
+    /* keys behind the overlay only close it */
+    int cmap = s->cmap, h = s->cfg.h;
+    press(s, 'c', 0);
+    CHECK_INT("C behind help closes it", 0, s->help);
+    CHECK_INT("and does not change the colormap", cmap, s->cmap);
+    press(s, APP_KEY_F1, 0);
+    press(s, APP_KEY_UP, 0);
+    CHECK_INT("Up behind help closes it", 0, s->help);
+    CHECK_INT("and does not change h", h, s->cfg.h);
     press(s, '/', 0);
-    CHECK_INT("/ alone does nothing", 1, s->help);
+    CHECK_INT("/ alone does not open help", 0, s->help);
 
+    press(s, APP_KEY_F1, 0);
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_INT("Esc closes help first", 0, s->help);
     CHECK_INT("focus still on", 2, s->focus);
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_INT("Esc then leaves the focus", 0, s->focus);
-    CHECK_INT("not quit yet", 0, s->quit);
     press(s, APP_KEY_ESCAPE, 0);
-    CHECK_INT("Esc with nothing open quits", 1, s->quit);
+    CHECK_INT("Esc with nothing open never quits", 0, s->quit);
+    CHECK_STR("it says how to quit", "nothing to close (Ctrl+Q quits)", s->status);
+    press(s, APP_KEY_F1, 0);
+    press(s, 'q', APP_MOD_CTRL);
+    CHECK_INT("Ctrl+Q quits even behind help", 1, s->quit);
 
     app_state *t = make_state(4, 64, 1, NULL);
     press(t, 'q', 0);
@@ -475,6 +561,25 @@ static void test_notices(void **st) {
     CHECK_TRUE("no notice", vs.toast == NULL);
     app_notify(s, "cannot write /x: Permission denied", 1);
     CHECK_STR("errors go to the status line", "cannot write /x: Permission denied", s->status);
+    CHECK_TRUE("the error expires too", app_next_timeout_ms(s) > 0);
+    app_notify(s, "saved /tmp/b.png", 0);
+    CHECK_STR("a success replaces the error", "", s->status);
+    app_view(s, &vs);
+    CHECK_STR("and is shown alone", "saved /tmp/b.png", vs.toast);
+    app_notify(s, "cannot write /y: No space left on device", 1);
+    app_view(s, &vs);
+    CHECK_TRUE("an error replaces the success", vs.toast == NULL);
+    app_tick(s, 20000.0);
+    CHECK_STR("the error goes after a while", "", s->status);
+    /* an action's answer expires as well, and replaces a notice */
+    app_notify(s, "saved /tmp/c.png", 0);
+    press(s, '9', 0);
+    CHECK_STR("refusal shown", "there is no head 9: h = 4", s->status);
+    app_view(s, &vs);
+    CHECK_TRUE("the notice made way", vs.toast == NULL);
+    CHECK_INT("refusal expires in 6 s", 6000, app_next_timeout_ms(s));
+    app_tick(s, 26000.0);
+    CHECK_STR("refusal gone", "", s->status);
     app_state_destroy(s);
 }
 
@@ -568,19 +673,13 @@ static void test_pointer(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_init_defaults),
-        cmocka_unit_test(test_h_keys),
-        cmocka_unit_test(test_d_keys),
-        cmocka_unit_test(test_sample_keys),
-        cmocka_unit_test(test_text_editing),
-        cmocka_unit_test(test_seed_key),
-        cmocka_unit_test(test_mask_key),
-        cmocka_unit_test(test_scale_key),
-        cmocka_unit_test(test_view_keys),
-        cmocka_unit_test(test_pages),
-        cmocka_unit_test(test_focus_help_escape_quit),
-        cmocka_unit_test(test_save_keys),
-        cmocka_unit_test(test_notices),
+        cmocka_unit_test(test_init_defaults), cmocka_unit_test(test_h_keys),
+        cmocka_unit_test(test_d_keys),        cmocka_unit_test(test_sample_keys),
+        cmocka_unit_test(test_text_editing),  cmocka_unit_test(test_text_cursor),
+        cmocka_unit_test(test_seed_key),      cmocka_unit_test(test_mask_key),
+        cmocka_unit_test(test_scale_key),     cmocka_unit_test(test_view_keys),
+        cmocka_unit_test(test_pages),         cmocka_unit_test(test_focus_help_escape_quit),
+        cmocka_unit_test(test_save_keys),     cmocka_unit_test(test_notices),
         cmocka_unit_test(test_pointer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 
 #include "controls.h"
 #include "samples.h"
+#include "state_internal.h"
 
 static double clock_ms(void) {
     struct timespec ts;
@@ -154,33 +155,6 @@ static void zoom_by(app_state *s, int dir) {
     snprintf(s->status, sizeof s->status, "zoom %d%%", (int)(s->zoom * 100.0f + 0.5f));
 }
 
-static void start_editing(app_state *s) {
-    s->editing = 1;
-    s->preedit[0] = '\0';
-    const char *cur = s->sample ? samples_get(s->sample - 1)->text : s->custom;
-    snprintf(s->edit, sizeof s->edit, "%s", cur);
-}
-
-static void edit_insert(app_state *s, const char *text) {
-    if (!text) return;
-    size_t len = strlen(s->edit), add = strlen(text);
-    if (len + add + 1 > sizeof s->edit) {
-        snprintf(s->status, sizeof s->status, "text field is full (%zu bytes)", sizeof s->edit - 1);
-        return;
-    }
-    memcpy(s->edit + len, text, add + 1);
-    s->preedit[0] = '\0';
-}
-
-static void edit_backspace(app_state *s) {
-    size_t len = strlen(s->edit);
-    while (len > 0) {
-        len--;
-        if (((unsigned char)s->edit[len] & 0xC0) != 0x80) break;
-    }
-    s->edit[len] = '\0';
-}
-
 static app_action_kind button_action(int b) {
     switch (b) {
     case BTN_H_DOWN: return ACT_H_DOWN;
@@ -223,7 +197,17 @@ static int click(app_state *s, int x, int y) {
         s->help = 0;
         return 1;
     }
-    if (s->editing) return 0;
+    if (s->editing) { /* a click in the text puts the cursor there */
+        view_state vs;
+        view_editor E;
+        const view_layout *L = app_layout(s);
+        app_view(s, &vs);
+        view_editor_layout(&E, &vs, L, s->measure, s->measure_ud);
+        int at = view_editor_offset(&E, &vs, x, y, s->measure, s->measure_ud);
+        if (at < 0) return 0;
+        app_action a = {.kind = ACT_EDIT_CURSOR, .arg = at};
+        return app_apply(s, &a);
+    }
     view_hit hit = hit_at(s, x, y);
     if (hit.kind == HIT_BUTTON) return app_do(s, button_action(hit.button));
     if ((hit.kind == HIT_HEAD_CELL || hit.kind == HIT_HEAD_TITLE) && !s->focus) {
@@ -243,7 +227,23 @@ static int hover(app_state *s, int x, int y) {
     return changed;
 }
 
+static int apply(app_state *s, const app_action *a);
+
+/* Applies a; a new status message replaces any notice and goes after a while. */
 int app_apply(app_state *s, const app_action *a) {
+    char before[sizeof s->status];
+    memcpy(before, s->status, sizeof before);
+    int changed = apply(s, a);
+    if (s->status[0] && strcmp(before, s->status) != 0) {
+        s->status_until = s->now_ms + APP_NOTICE_MS;
+        s->notice[0] = '\0';
+        s->dirty = 1;
+        changed = 1;
+    }
+    return changed;
+}
+
+static int apply(app_state *s, const app_action *a) {
     mha_config c = s->cfg;
     switch (a->kind) {
     case ACT_NONE:
@@ -297,7 +297,7 @@ int app_apply(app_state *s, const app_action *a) {
         else if (s->focus)
             s->focus = 0;
         else
-            s->quit = 1;
+            snprintf(s->status, sizeof s->status, "nothing to close (Ctrl+Q quits)");
         break;
     case ACT_QUIT: s->quit = 1; break;
     case ACT_SAVE: s->save_request = APP_SAVE_VIEW; return 0;
@@ -307,7 +307,7 @@ int app_apply(app_state *s, const app_action *a) {
         snprintf(s->status, sizeof s->status, "Ctrl+S saves PNGs at %d\xC3\x97 the window's pixels",
                  s->png_scale);
         break;
-    case ACT_EDIT_START: start_editing(s); break;
+    case ACT_EDIT_START: app_edit_start(s); break;
     case ACT_EDIT_APPLY:
         if (!s->editing) return 0;
         s->editing = 0;
@@ -316,25 +316,17 @@ int app_apply(app_state *s, const app_action *a) {
         load_text(s, s->edit, 0);
         break;
     case ACT_EDIT_CANCEL:
-        if (!s->editing) return 0;
-        s->editing = 0;
-        s->preedit[0] = '\0';
-        break;
     case ACT_EDIT_INSERT:
-        if (!s->editing) return 0;
-        edit_insert(s, a->text);
-        break;
     case ACT_EDIT_PREEDIT:
-        if (!s->editing) return 0;
-        snprintf(s->preedit, sizeof s->preedit, "%s", a->text ? a->text : "");
-        break;
     case ACT_EDIT_BACKSPACE:
-        if (!s->editing) return 0;
-        edit_backspace(s);
-        break;
+    case ACT_EDIT_DELETE:
     case ACT_EDIT_CLEAR:
-        if (!s->editing) return 0;
-        s->edit[0] = '\0';
+    case ACT_EDIT_LEFT:
+    case ACT_EDIT_RIGHT:
+    case ACT_EDIT_HOME:
+    case ACT_EDIT_END:
+    case ACT_EDIT_CURSOR:
+        if (!app_edit_apply(s, a)) return 0;
         break;
     case ACT_RESIZE:
         if (a->x < 1 || a->y < 1) return 0;
@@ -353,88 +345,39 @@ int app_do(app_state *s, app_action_kind kind) {
     return app_apply(s, &a);
 }
 
-app_action app_key_action(const app_state *s, int key, int mods) {
-    app_action a = {.kind = ACT_NONE};
-    const int ctrl = (mods & APP_MOD_CTRL) != 0, shift = (mods & APP_MOD_SHIFT) != 0;
-    if (key >= 'A' && key <= 'Z') key += 'a' - 'A';
-    if (s->editing) {
-        if (key == APP_KEY_RETURN)
-            a.kind = ACT_EDIT_APPLY;
-        else if (key == APP_KEY_ESCAPE)
-            a.kind = ACT_EDIT_CANCEL;
-        else if (key == APP_KEY_BACKSPACE)
-            a.kind = ACT_EDIT_BACKSPACE;
-        else if (ctrl && key == 'u')
-            a.kind = ACT_EDIT_CLEAR;
-        else if (ctrl && key == 'v')
-            a.kind = ACT_EDIT_INSERT; /* the window adds the clipboard */
-        return a;
-    }
-    if (ctrl) {
-        if (key == 'q')
-            a.kind = ACT_QUIT;
-        else if (key == '=' || key == '+')
-            a.kind = ACT_ZOOM_IN;
-        else if (key == '-')
-            a.kind = ACT_ZOOM_OUT;
-        else if (key == '0')
-            a.kind = ACT_ZOOM_RESET;
-        else if (key == 's')
-            a.kind = shift ? ACT_SAVE_PANEL : ACT_SAVE;
-        return a;
-    }
-    switch (key) {
-    case APP_KEY_UP: a.kind = ACT_H_UP; break;
-    case APP_KEY_DOWN: a.kind = ACT_H_DOWN; break;
-    case APP_KEY_RIGHT: a.kind = ACT_D_UP; break;
-    case APP_KEY_LEFT: a.kind = ACT_D_DOWN; break;
-    case APP_KEY_TAB: a.kind = shift ? ACT_SAMPLE_PREV : ACT_SAMPLE_NEXT; break;
-    case APP_KEY_RETURN: a.kind = ACT_EDIT_START; break;
-    case APP_KEY_PAGEUP: a.kind = ACT_PAGE_PREV; break;
-    case APP_KEY_PAGEDOWN: a.kind = ACT_PAGE_NEXT; break;
-    case APP_KEY_F1:
-    case '?': a.kind = ACT_HELP; break;
-    case '/':
-        if (shift) a.kind = ACT_HELP;
-        break;
-    case APP_KEY_F11: a.kind = ACT_FULLSCREEN; break;
-    case APP_KEY_ESCAPE: a.kind = ACT_ESCAPE; break;
-    case 'r': a.kind = ACT_SEED; break;
-    case 'm': a.kind = ACT_MASK; break;
-    case 't': a.kind = ACT_THEME; break;
-    case 'c': a.kind = ACT_CMAP; break;
-    case 'n': a.kind = ACT_SCALE; break;
-    default:
-        if (key >= '1' && key <= '9') {
-            a.kind = ACT_FOCUS;
-            a.arg = key - '0';
-        }
-    }
-    return a;
-}
-
 int app_tick(app_state *s, double now_ms) {
+    int changed = 0;
     s->now_ms = now_ms;
     if (s->notice[0] && now_ms >= s->notice_until) {
         s->notice[0] = '\0';
-        s->dirty = 1;
-        return 1;
+        changed = 1;
     }
-    return 0;
+    if (s->status[0] && now_ms >= s->status_until) {
+        s->status[0] = '\0';
+        changed = 1;
+    }
+    if (changed) s->dirty = 1;
+    return changed;
 }
 
 int app_next_timeout_ms(const app_state *s) {
-    if (!s->notice[0]) return -1;
-    double left = s->notice_until - s->now_ms;
+    double next = -1.0;
+    if (s->notice[0]) next = s->notice_until;
+    if (s->status[0] && (next < 0.0 || s->status_until < next)) next = s->status_until;
+    if (next < 0.0) return -1;
+    double left = next - s->now_ms;
     return left > 0.0 ? (int)(left + 0.999) : 0;
 }
 
 void app_notify(app_state *s, const char *msg, int error) {
     if (error) {
         snprintf(s->status, sizeof s->status, "%.250s", msg);
+        s->status_until = s->now_ms + APP_NOTICE_MS;
+        s->notice[0] = '\0';
     } else {
         snprintf(s->notice, sizeof s->notice, "%s", msg);
         s->notice_until = s->now_ms + APP_NOTICE_MS;
+        s->status[0] = '\0';
     }
     s->dirty = 1;
 }
@@ -474,6 +417,9 @@ void app_view(const app_state *s, view_state *vs) {
     vs->editing = s->editing;
     vs->edit_text = s->edit;
     vs->edit_preedit = s->preedit;
+    vs->edit_cursor = s->edit_cursor;
+    vs->edit_selected = s->edit_selected;
+    vs->edit_tokens = s->edit_tokens;
     vs->help = s->help;
     vs->status = s->status;
     vs->toast = s->notice[0] ? s->notice : NULL;

@@ -15,7 +15,7 @@
 
 #define APP_EDIT_MAX 8192
 #define APP_MSG_LEN 4400
-#define APP_NOTICE_MS 6000.0 /* how long a notice stays */
+#define APP_NOTICE_MS 6000.0 /* how long a status message or notice stays */
 #define APP_DEFAULT_W 1600   /* window and export size, layout pixels */
 #define APP_DEFAULT_H 900
 #define APP_DEFAULT_PNG_SCALE 2 /* Ctrl+S multiplies the window's pixels by this */
@@ -43,7 +43,7 @@ typedef enum {
     ACT_FOCUS, /* arg: 1-based head */
     ACT_HELP,
     ACT_FULLSCREEN,
-    ACT_ESCAPE, /* closes what is open; quits when nothing is */
+    ACT_ESCAPE, /* closes what is open (help, text field, focus); never quits */
     ACT_QUIT,
     ACT_SAVE,       /* Ctrl+S: the whole view as PNG */
     ACT_SAVE_PANEL, /* Ctrl+Shift+S: the focused head, or the equation */
@@ -51,14 +51,20 @@ typedef enum {
     ACT_EDIT_START,
     ACT_EDIT_APPLY,
     ACT_EDIT_CANCEL,
-    ACT_EDIT_INSERT,  /* text: UTF-8 typed or pasted */
-    ACT_EDIT_PREEDIT, /* text: IME composition in progress */
-    ACT_EDIT_BACKSPACE,
+    ACT_EDIT_INSERT,    /* text: UTF-8 typed or pasted */
+    ACT_EDIT_PREEDIT,   /* text: IME composition in progress */
+    ACT_EDIT_BACKSPACE, /* the selection, or the character before the cursor */
+    ACT_EDIT_DELETE,    /* the selection, or the character after the cursor */
     ACT_EDIT_CLEAR,
-    ACT_HOVER,  /* x, y: pointer in output pixels */
-    ACT_LEAVE,  /* pointer left the window */
-    ACT_CLICK,  /* x, y: left button in output pixels */
-    ACT_RESIZE, /* x, y: output pixels; f: output pixels per window pixel */
+    ACT_EDIT_LEFT, /* cursor one character left; arg 1: one word */
+    ACT_EDIT_RIGHT,
+    ACT_EDIT_HOME,
+    ACT_EDIT_END,
+    ACT_EDIT_CURSOR, /* arg: byte offset to put the cursor at (a click in the text) */
+    ACT_HOVER,       /* x, y: pointer in output pixels */
+    ACT_LEAVE,       /* pointer left the window */
+    ACT_CLICK,       /* x, y: left button in output pixels */
+    ACT_RESIZE,      /* x, y: output pixels; f: output pixels per window pixel */
     ACT_COUNT
 } app_action_kind;
 
@@ -85,6 +91,9 @@ enum {
     APP_KEY_PAGEDOWN,
     APP_KEY_F1,
     APP_KEY_F11,
+    APP_KEY_HOME,
+    APP_KEY_END,
+    APP_KEY_DELETE,
 };
 enum { APP_MOD_SHIFT = 1, APP_MOD_CTRL = 2 };
 
@@ -120,13 +129,17 @@ typedef struct {
     int editing;
     char edit[APP_EDIT_MAX];
     char preedit[256];
+    int edit_cursor;   /* byte offset in edit, always at a character boundary */
+    int edit_selected; /* the whole text is selected: typing replaces it */
+    int edit_tokens;   /* tokens the text has now (the field shows n / 512) */
 
     /* messages: status is the state's answer to the last action (why it could not
-       be taken, or what changed); notice is a transient message such as a saved
-       file's path, gone at notice_until */
+       be taken, or what changed); notice is a success such as a saved file's path.
+       Each goes after APP_NOTICE_MS or when the other replaces it, so an error
+       and a success are never shown together. */
     char status[256];
     char notice[APP_MSG_LEN];
-    double notice_until, now_ms;
+    double status_until, notice_until, now_ms;
 
     /* the pointer and the layout it is tested against */
     int hover_x, hover_y;
@@ -164,14 +177,14 @@ int app_do(app_state *s, app_action_kind kind);
  * key is a character or an APP_KEY_*, mods a mask of APP_MOD_*. */
 app_action app_key_action(const app_state *s, int key, int mods);
 
-/* Moves the clock: a notice whose time has passed goes. Returns 1 if the
+/* Moves the clock: a message whose time has passed goes. Returns 1 if the
  * picture changed. */
 int app_tick(app_state *s, double now_ms);
-/* Milliseconds until the next timed change (a notice expiring), or -1 for none. */
+/* Milliseconds until the next timed change (a message expiring), or -1 for none. */
 int app_next_timeout_ms(const app_state *s);
 
-/* Shows msg as a notice (e.g. "saved ...") for APP_NOTICE_MS, or as the status
- * line's error when error is set (a new message replaces the old one). */
+/* Shows msg as a notice (e.g. "saved ...") or, when error is set, as the status
+ * line's error; either replaces the other and goes after APP_NOTICE_MS. */
 void app_notify(app_state *s, const char *msg, int error);
 
 /* Lays out the state at its size, clamps the page to the pages there are, and

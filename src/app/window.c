@@ -17,6 +17,7 @@
 #include "sdl_draw.h"
 #include "state.h"
 #include "view.h"
+#include "wm.h"
 
 static double now_ms(void) {
     return (double)SDL_GetPerformanceCounter() * 1000.0 / (double)SDL_GetPerformanceFrequency();
@@ -38,6 +39,9 @@ static int app_key(SDL_Keycode k) {
     case SDLK_PAGEDOWN: return APP_KEY_PAGEDOWN;
     case SDLK_F1: return APP_KEY_F1;
     case SDLK_F11: return APP_KEY_F11;
+    case SDLK_HOME: return APP_KEY_HOME;
+    case SDLK_END: return APP_KEY_END;
+    case SDLK_DELETE: return APP_KEY_DELETE;
     case SDLK_KP_PLUS: return '+';
     case SDLK_KP_MINUS: return '-';
     case SDLK_KP_0: return '0';
@@ -57,7 +61,7 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
              s->cfg.h, s->cfg.d_model, s->m->n, smp ? smp->name : "custom");
     if (strcmp(title, shown) == 0) return;
     snprintf(shown, len, "%s", title);
-    SDL_SetWindowTitle(w, title);
+    wm_set_title(w, title);
 }
 
 /* Writes the current view as PNG (whole view, or the focused panel) and tells
@@ -185,6 +189,7 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     draw_list_init(&dl);
     char title[256] = "";
     int fullscreen = 0;
+    SDL_Rect windowed = {0, 0, 0, 0};
 
     fonts = font_set_open(o->font, err, errlen);
     if (!fonts) goto done;
@@ -247,7 +252,7 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         }
         if (s->fullscreen != fullscreen) {
             fullscreen = s->fullscreen;
-            SDL_SetWindowFullscreen(win, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+            wm_set_fullscreen(win, fullscreen, &windowed);
         }
         if (s->editing != (SDL_IsTextInputActive() ? 1 : 0)) {
             if (s->editing)

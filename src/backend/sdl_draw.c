@@ -1,7 +1,7 @@
-/* sdl_draw.c: replays the view's drawing list with SDL2. Heatmaps are streaming
- * textures, one pixel a cell, scaled with nearest filtering and re-uploaded only
- * when their key changes; text runs are cached textures, dropped when a frame
- * no longer uses them. */
+/* sdl_draw.c: replays the view's drawing list with SDL2. Each heatmap image is a
+ * static texture, one texel per image pixel, scaled with nearest filtering and
+ * uploaded once per key; text runs are cached textures too. Either is dropped
+ * when a frame no longer uses it. */
 #include "sdl_draw.h"
 
 #include <stdio.h>

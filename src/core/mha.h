@@ -85,8 +85,8 @@ void mha_model_destroy(mha_model *m);
 
 /* Sets the configuration and tokens: checks every limit, (re)allocates if the
  * shape changed, regenerates weights if (seed, d_model) changed, and computes X.
- * Does not run the forward pass. Returns 0, or -1 with a message in err (the
- * model is then unchanged if the check failed, or empty if memory ran out). */
+ * Does not run the forward pass. Returns 0, or -1 with a message in err; the
+ * model is then unchanged (out of memory keeps the old block, shape and numbers). */
 int mha_model_set(mha_model *m, const mha_config *cfg, const tok_list *toks, char *err,
                   size_t errlen);
 

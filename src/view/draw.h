@@ -33,7 +33,7 @@ typedef struct {
     int rot;     /* text: 1 = rotated 90 degrees counter-clockwise */
     size_t text; /* text: offset into the list's text arena */
     int img;     /* image index */
-    int group;   /* DC_GROUP id; see draw_group_name */
+    int group;   /* DC_GROUP id, 0 ends the group; its name is draw_cmd_text */
 } draw_cmd;
 
 /* A heatmap image: w x h RGBA pixels, row-major. `key` changes whenever the

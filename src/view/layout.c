@@ -1,8 +1,6 @@
-/* layout.c: the pure layout of the visualizer. From the output size, the zoom,
- * the configuration and a text measurer it computes every rectangle: header
- * buttons, the formula strip, the heads grid (paged when h heads of n x n cannot
- * fit at one pixel a cell), the focus view and the Concat x W^O = MultiHead
- * equation. Drawing is view_render's job; this file never draws. */
+/* layout.c: every rectangle of the picture (header, formula strip, heads grid paged
+ * when h heads of n x n do not fit at one pixel a cell, focus view, equation) from
+ * the state (size, zoom, model, tokens) and a text measurer. No drawing, no hit-testing. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,16 +18,6 @@ static int imax(int a, int b) {
 
 static int imin(int a, int b) {
     return a < b ? a : b;
-}
-
-static int text_w(view_measure_fn measure, void *ud, const char *s, int size, int bold) {
-    int w = 0, h = 0;
-    measure(ud, s, size, bold, &w, &h);
-    return w;
-}
-
-void view_shape_label(char *buf, size_t len, int rows, int cols) {
-    snprintf(buf, len, "%d \xC3\x97 %d", rows, cols); /* U+00D7 multiplication sign */
 }
 
 /* --- header: buttons and value captions, flowed left to right, wrapping ------ */
@@ -133,7 +121,7 @@ static void layout_header(view_layout *L, const view_state *s, view_measure_fn m
     int x = x0, y = y0;
     for (int i = 0; i < count; i++) {
         hdr_item *it = &items[i];
-        int tw = text_w(measure, ud, it->text, L->font, it->kind == 0);
+        int tw = view_text_width(measure, ud, it->text, L->font, it->kind == 0);
         it->w = it->kind ? tw + 2 * bpad : tw + L->pad;
         if (it->kind == 1 && it->w < bh) it->w = bh; /* square at least */
         if (x + it->w > x0 + width && x > x0) {
@@ -174,9 +162,10 @@ static void run_add(run_flow *f, const char *text, int level) {
     view_run *r = &L->runs[L->run_count++];
     r->size = level ? iround(L->font * 0.72f) : L->font;
     snprintf(r->text, sizeof r->text, "%s", text);
-    r->w = text_w(f->measure, f->ud, r->text, r->size, 0);
+    r->w = view_text_width(f->measure, f->ud, r->text, r->size, 0);
     r->x = f->x;
-    /* superscripts raised by 0.38 of the font, subscripts lowered by 0.28 */
+    /* scripts at 0.72 of the font, superscripts raised by 0.30 of it, subscripts
+       lowered by 0.42; the titles' script runs (labels.c) use the same proportions */
     int base = f->y + (f->line_h - L->line) / 2;
     if (level > 0)
         r->y = base - iround(L->font * 0.30f);
@@ -278,17 +267,6 @@ static int best_grid(int k, int w, int h, int lw, int lh, int title_h, int gap, 
     }
     *cols_out = best_cols;
     return best;
-}
-
-int view_label_max_width(const view_state *s, int size, view_measure_fn measure, void *ud) {
-    int w = 0;
-    char buf[64];
-    if (!s->toks) return 0;
-    for (int i = 0; i < s->toks->count; i++) {
-        view_token_label(buf, sizeof buf, s->toks->tokens[i]);
-        w = imax(w, text_w(measure, ud, buf, size, 0));
-    }
-    return w;
 }
 
 static void layout_heads(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
@@ -409,7 +387,7 @@ static void layout_equation(view_layout *L, const view_state *s, view_measure_fn
     const int d = s->m ? s->m->cfg.d_model : 1;
     L->eq_area = area;
     L->eq_title = (view_rect){area.x, area.y, area.w, L->line + L->pad};
-    int sym_w = text_w(measure, ud, "=", L->font_title, 1) + 2 * L->gap;
+    int sym_w = view_text_width(measure, ud, "=", L->font_title, 1) + 2 * L->gap;
     int sym_h = 0, sym_tw = 0;
     measure(ud, "=", L->font_title, 1, &sym_tw, &sym_h);
     int top = area.y + L->eq_title.h + L->pad;
@@ -520,8 +498,9 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
     } else {
         layout_heads(L, s, measure, ud, left, 0);
         /* give the equation whatever width the heads grid leaves unused */
-        int used = L->attn_cbar.x +
-                   imax(L->attn_cbar.w, text_w(measure, ud, VIEW_ATTN_CAPTION, L->font_small, 0));
+        int used =
+            L->attn_cbar.x +
+            imax(L->attn_cbar.w, view_text_width(measure, ud, VIEW_ATTN_CAPTION, L->font_small, 0));
         for (int i = 0; i < L->shown_heads; i++)
             used = imax(used, L->heads[i].map.x + L->heads[i].map.w);
         if (L->pages > 1) used = left.x + left.w; /* the page note spans the area */
@@ -530,80 +509,4 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
         right.x = x;
     }
     layout_equation(L, s, measure, ud, right);
-}
-
-/* --- hit testing ------------------------------------------------------------ */
-
-static int inside(view_rect r, int x, int y) {
-    return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
-}
-
-static void cell_of(view_rect r, int rows, int cols, int x, int y, int *row, int *col) {
-    *row = (int)((long)(y - r.y) * rows / r.h);
-    *col = (int)((long)(x - r.x) * cols / r.w);
-    if (*row >= rows) *row = rows - 1;
-    if (*col >= cols) *col = cols - 1;
-}
-
-view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y) {
-    view_hit hit = {HIT_NONE, -1, -1, -1, -1, -1};
-    const int n = s->m ? s->m->n : 1;
-    const int dk = s->m ? s->m->d_k : 1;
-    for (int b = 0; b < BTN_COUNT; b++)
-        if (L->buttons[b].present && inside(L->buttons[b].r, x, y)) {
-            hit.kind = HIT_BUTTON;
-            hit.button = b;
-            return hit;
-        }
-    for (int i = 0; i < L->shown_heads; i++) {
-        if (inside(L->heads[i].map, x, y)) {
-            hit.kind = HIT_HEAD_CELL;
-            hit.head = L->first_head + i;
-            cell_of(L->heads[i].map, n, n, x, y, &hit.row, &hit.col);
-            return hit;
-        }
-        if (inside(L->heads[i].title, x, y)) {
-            hit.kind = HIT_HEAD_TITLE;
-            hit.head = L->first_head + i;
-            return hit;
-        }
-        view_rect map = L->heads[i].map;
-        if (L->show_row_labels && i % L->grid_cols == 0) {
-            view_rect lab = {map.x - L->row_label_w, map.y, L->row_label_w, map.h};
-            if (inside(lab, x, y)) {
-                hit.kind = HIT_ROW_LABEL;
-                hit.row = (int)((long)(y - map.y) * n / map.h);
-                return hit;
-            }
-        }
-        if (L->show_col_labels && i + L->grid_cols >= L->shown_heads) {
-            view_rect lab = {map.x, map.y + map.h, map.w, L->col_label_h};
-            if (inside(lab, x, y)) {
-                hit.kind = HIT_COL_LABEL;
-                hit.col = (int)((long)(x - map.x) * n / map.w);
-                return hit;
-            }
-        }
-    }
-    const view_matrix_box *mats[3] = {&L->concat, &L->w_o, &L->out};
-    const view_hit_kind kinds[3] = {HIT_CONCAT, HIT_W_O, HIT_OUT};
-    for (int i = 0; i < 3; i++) {
-        if (mats[i]->map.w > 0 && inside(mats[i]->map, x, y)) {
-            hit.kind = kinds[i];
-            cell_of(mats[i]->map, mats[i]->rows, mats[i]->cols, x, y, &hit.row, &hit.col);
-            if (i == 0) hit.head = hit.col / dk;
-            if (i == 1) hit.head = hit.row / dk;
-            return hit;
-        }
-    }
-    if (L->focus)
-        for (int i = 0; i < 4; i++)
-            if (L->qkv[i].map.w > 0 && inside(L->qkv[i].map, x, y)) {
-                hit.kind = HIT_QKV;
-                hit.which = i;
-                hit.head = L->focus - 1;
-                cell_of(L->qkv[i].map, n, dk, x, y, &hit.row, &hit.col);
-                return hit;
-            }
-    return hit;
 }

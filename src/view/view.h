@@ -1,7 +1,7 @@
-/* view.h: what the visualizer shows, as a pure function of its state. view_layout
- * turns (output size, zoom, configuration, text measurer) into rectangles;
- * view_render turns the layout and the model's tensors into a drawing list;
- * view_hit_test maps a pointer position back to what is under it. No SDL here. */
+/* view.h: what the visualizer shows, as a pure function of its state.
+ * view_layout_compute turns (output size, zoom, configuration, text measurer) into
+ * rectangles; view_render turns the layout and the model's tensors into a drawing
+ * list; view_hit_test maps a pointer position back to what is under it. No SDL here. */
 #ifndef MHAVIZ_VIEW_H
 #define MHAVIZ_VIEW_H
 
@@ -56,6 +56,9 @@ typedef struct {
     int editing;                    /* text field open */
     const char *edit_text;          /* its contents (UTF-8) */
     const char *edit_preedit;       /* IME composition, may be NULL */
+    int edit_cursor;                /* byte offset of the cursor in edit_text */
+    int edit_selected;              /* the whole text is selected */
+    int edit_tokens;                /* tokens the text has now */
     int help;                       /* help overlay open */
     const char *status;             /* message for the status line, may be NULL */
     const char *toast;              /* transient notice (e.g. saved file path), may be NULL */
@@ -77,10 +80,10 @@ typedef struct {
 } view_button_box;
 
 typedef struct {
-    int x, y; /* top-left of the run's line box */
-    int size; /* pixel size */
-    int w;    /* measured width */
-    char text[48];
+    int x, y;      /* top-left of the run's line box */
+    int size;      /* pixel size */
+    int w;         /* measured width */
+    char text[64]; /* as long as a header caption or button label can be */
 } view_run;
 
 typedef struct {
@@ -133,6 +136,36 @@ typedef struct {
 
 /* Computes the layout. Pure: depends only on its arguments. */
 void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
+
+/* The text field, laid out: the text wrapped into lines at word boundaries (at
+ * a character boundary when one word is wider than the field), scrolled so the
+ * cursor's line shows. The IME composition is shown at the cursor. */
+#define VIEW_EDIT_MAX_LINES 48
+typedef struct {
+    view_rect box;                      /* the field's panel */
+    int prompt_x, prompt_y;             /* the one-line prompt */
+    int text_x, text_y;                 /* first visible line's top-left */
+    int size, line;                     /* text pixel size, line height */
+    int first_line, shown, total_lines; /* lines [first_line, first_line + shown) of total */
+    int start[VIEW_EDIT_MAX_LINES + 1]; /* byte offsets in the shown text (view_edit_text); */
+    int end[VIEW_EDIT_MAX_LINES];       /* line i draws [start[i], end[i]) and owns the
+                                           bytes up to start[i + 1] (the spaces after it) */
+    int cursor_line, cursor_x;          /* shown line of the cursor (-1 none), its x in pixels */
+    int count_x, count_y;               /* "n / 512 tokens" */
+} view_editor;
+
+/* The text as the field shows it: edit_text with the IME composition inserted
+ * at the cursor, whitespace shown as spaces. Returns its length in bytes. */
+int view_edit_text(char *buf, size_t len, const view_state *s);
+
+/* Lays out the text field of s (s->editing) for layout L. */
+void view_editor_layout(view_editor *E, const view_state *s, const view_layout *L,
+                        view_measure_fn measure, void *ud);
+
+/* Byte offset in s->edit_text nearest to the pointer (x, y), at a character
+ * boundary; -1 when (x, y) is outside the field's panel. */
+int view_editor_offset(const view_editor *E, const view_state *s, int x, int y,
+                       view_measure_fn measure, void *ud);
 
 /* What is under a pointer. */
 typedef enum {

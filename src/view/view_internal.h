@@ -1,23 +1,135 @@
-/* view_internal.h: helpers shared by layout.c and render.c, not part of the API. */
+/* view_internal.h: what the files of src/view share with each other but not with
+ * the program (its API is view.h), grouped by the defining file. Calls only go down:
+ * render.c -> panels.c, overlays.c -> heatmap.c -> labels.c, theme.c (render.c also
+ * calls hit.c); layout.c -> labels.c; hit.c calls none of them. */
 #ifndef MHAVIZ_VIEW_INTERNAL_H
 #define MHAVIZ_VIEW_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "view.h"
+
+/* Everything the drawing code of one frame needs, built once by view_render. */
+typedef struct {
+    draw_list *dl;
+    view_cache *cache;
+    const view_layout *L;
+    const view_state *s;
+    view_measure_fn measure;
+    void *ud;
+    view_theme th;
+} view_ctx;
+
+/* --- theme.c ------------------------------------------------------------------ */
+
+/* Outline of the hovered query row and cell in every head. */
+rgba view_highlight_color(int theme);
+
+/* --- labels.c ----------------------------------------------------------------- */
 
 /* A token as shown on an axis: at most VIEW_LABEL_CHARS characters, else cut
  * (never inside a UTF-8 sequence) and ended with "…". */
 #define VIEW_LABEL_CHARS 10
 void view_token_label(char *buf, size_t len, const char *tok);
 
-/* Widest token label at pixel size `size`. */
-int view_label_max_width(const view_state *s, int size, view_measure_fn measure, void *ud);
-
 /* v written with Unicode subscript digits ("₁₂"). */
 void view_subscript(char *buf, size_t len, int v);
 
-/* Caption above the attention colorbar (the layout reserves its width). */
+/* Width in pixels of the UTF-8 run s at pixel size `size`. */
+int view_text_width(view_measure_fn measure, void *ud, const char *s, int size, int bold);
+
+/* Widest token label at pixel size `size`. */
+int view_label_max_width(const view_state *s, int size, view_measure_fn measure, void *ud);
+
+/* Copies s into buf, cut at a character boundary and ended with "…" so that it is
+ * at most maxw pixels wide (empty when not even "…" fits). */
+void view_fit_text(char *buf, size_t len, const char *s, int maxw, int size, int bold,
+                   view_measure_fn measure, void *ud);
+
+/* v with three significant digits ("%.3g"), a typographic minus, and 0 for |v| < 1e-9. */
+void view_format_number(char *buf, size_t len, float v);
+
+/* view_text_width with the frame's measurer. */
+static inline int view_tw(const view_ctx *c, const char *s, int size, int bold) {
+    return view_text_width(c->measure, c->ud, s, size, bold);
+}
+
+/* Draws s centred in r (left-aligned when wider than r). */
+void view_text_center(const view_ctx *c, view_rect r, const char *s, int size, rgba col, int bold);
+
+/* A title of `count` runs at levels lvl[i] (0 normal and bold, 1 superscript, -1
+ * subscript; scripts at 72 % of size, raised by 30 % or lowered by 42 % of it):
+ * its width, and drawing it with its top-left at (x, y). */
+int view_script_runs_width(const view_ctx *c, const char *const *parts, const int *lvl, int count,
+                           int size);
+void view_draw_script_runs(const view_ctx *c, int x, int y, const char *const *parts,
+                           const int *lvl, int count, int size, rgba col);
+
+/* --- heatmap.c ---------------------------------------------------------------- */
+
+/* Marks every cached image unused; view_cache_end then frees those this frame did
+ * not use (e.g. heads of another page). */
+void view_cache_begin(view_cache *c);
+void view_cache_end(view_cache *c);
+
+/* Mixes v into the hash h (for image keys). */
+uint64_t view_key_mix(uint64_t h, uint64_t v);
+
+typedef enum { VIEW_MAP_SEQ, VIEW_MAP_DIV } view_map_kind;
+
+/* Colours a (rows, cols) matrix with row stride ld into at most (max_w, max_h)
+ * pixels, out_w x out_h, and returns them (owned by the cache, NULL when out of
+ * memory); out_key is the image's key for draw_image_cmd. Sequential maps show
+ * data in [0, 1] with colormap cmap; diverging maps show data / scale in [-1, 1].
+ * When the matrix has more cells than pixels, no row or column is ever dropped: a
+ * pixel of attention is the mean of the probabilities it covers (box average); a
+ * pixel of a signed matrix is the covered value of largest magnitude, sign kept,
+ * since averaging signed values washes every block towards zero. */
+const rgba *view_heat_image(view_cache *c, uint64_t key, const float *data, int rows, int cols,
+                            int ld, int max_w, int max_h, view_map_kind kind, int cmap, float scale,
+                            int *out_w, int *out_h, uint64_t *out_key);
+
+/* A horizontal colorbar in r with tick numbers under it: sequential [0, 1] in the
+ * state's colormap, or diverging [-m, m]. Returns 0 (drawing nothing) when r is
+ * too small for one. */
+int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m);
+
+/* A signed matrix in box b: its heatmap (symmetric about zero), a frame, the shape
+ * label (prefixed, saying when reduced) and a diverging colorbar. key names the
+ * matrix; the state's data_version is mixed in. */
+void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
+                      uint64_t key, const char *shape_prefix);
+
+/* --- panels.c ----------------------------------------------------------------- */
+
+/* Header buttons and value captions (buttons not in figures); the page buttons. */
+void view_draw_header(const view_ctx *c);
+/* The formula strip's runs on its panel. */
+void view_draw_formula(const view_ctx *c);
+/* The heads grid (or the focused head), its colorbar and page note; hover
+ * outlines the query row in every head and the cell in the hovered head. */
+void view_draw_heads(const view_ctx *c, const view_hit *hover);
+/* The focus view's caption and Q_i, K_i, V_i, head_i. */
+void view_draw_focus(const view_ctx *c);
+/* Concat x W^O = MultiHead: title, head bands, three matrices, the symbols. */
+void view_draw_equation(const view_ctx *c);
+/* The status line, cut to its width. */
+void view_draw_status(const view_ctx *c);
+
+/* --- overlays.c --------------------------------------------------------------- */
+
+/* The tooltip for what the pointer is over (nothing for HIT_NONE, HIT_BUTTON and
+ * HIT_HEAD_TITLE). */
+void view_draw_tooltip(const view_ctx *c, const view_hit *hit);
+/* The text field, over the header. */
+void view_draw_editor(const view_ctx *c);
+/* Every shortcut, in a box over a dimmed frame. */
+void view_draw_help(const view_ctx *c);
+/* The state's toast, near the bottom. */
+void view_draw_toast(const view_ctx *c);
+
+/* Caption above the attention colorbar: panels.c draws it, layout.c reserves its width. */
 #define VIEW_ATTN_CAPTION "attention weight: softmax of each row, fixed scale 0 to 1"
 
 #endif

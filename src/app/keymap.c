@@ -1,0 +1,70 @@
+/* keymap.c: what a key press means in the current state: the one table of
+ * keys, shared by the window and the tests. Keys are characters or APP_KEY_*
+ * (state.h), so no SDL is needed here; window.c maps SDL's keycodes to them. */
+#include "state.h"
+
+app_action app_key_action(const app_state *s, int key, int mods) {
+    app_action a = {.kind = ACT_NONE};
+    const int ctrl = (mods & APP_MOD_CTRL) != 0, shift = (mods & APP_MOD_SHIFT) != 0;
+    if (key >= 'A' && key <= 'Z') key += 'a' - 'A';
+    if (s->editing) {
+        switch (key) {
+        case APP_KEY_RETURN: a.kind = ACT_EDIT_APPLY; break;
+        case APP_KEY_ESCAPE: a.kind = ACT_EDIT_CANCEL; break;
+        case APP_KEY_BACKSPACE: a.kind = ACT_EDIT_BACKSPACE; break;
+        case APP_KEY_DELETE: a.kind = ACT_EDIT_DELETE; break;
+        case APP_KEY_LEFT: a.kind = ACT_EDIT_LEFT, a.arg = ctrl; break;
+        case APP_KEY_RIGHT: a.kind = ACT_EDIT_RIGHT, a.arg = ctrl; break;
+        case APP_KEY_HOME: a.kind = ACT_EDIT_HOME; break;
+        case APP_KEY_END: a.kind = ACT_EDIT_END; break;
+        case 'u': a.kind = ctrl ? ACT_EDIT_CLEAR : ACT_NONE; break;
+        case 'v': a.kind = ctrl ? ACT_EDIT_INSERT : ACT_NONE; break; /* the window pastes */
+        }
+        return a; /* other keys arrive as typed text */
+    }
+    if (s->help) { /* keys behind the help overlay only close it (Ctrl+Q still quits) */
+        a.kind = ctrl && key == 'q' ? ACT_QUIT : (key ? ACT_ESCAPE : ACT_NONE);
+        return a;
+    }
+    if (ctrl) {
+        if (key == 'q')
+            a.kind = ACT_QUIT;
+        else if (key == '=' || key == '+')
+            a.kind = ACT_ZOOM_IN;
+        else if (key == '-')
+            a.kind = ACT_ZOOM_OUT;
+        else if (key == '0')
+            a.kind = ACT_ZOOM_RESET;
+        else if (key == 's')
+            a.kind = shift ? ACT_SAVE_PANEL : ACT_SAVE;
+        return a;
+    }
+    switch (key) {
+    case APP_KEY_UP: a.kind = ACT_H_UP; break;
+    case APP_KEY_DOWN: a.kind = ACT_H_DOWN; break;
+    case APP_KEY_RIGHT: a.kind = ACT_D_UP; break;
+    case APP_KEY_LEFT: a.kind = ACT_D_DOWN; break;
+    case APP_KEY_TAB: a.kind = shift ? ACT_SAMPLE_PREV : ACT_SAMPLE_NEXT; break;
+    case APP_KEY_RETURN: a.kind = ACT_EDIT_START; break;
+    case APP_KEY_PAGEUP: a.kind = ACT_PAGE_PREV; break;
+    case APP_KEY_PAGEDOWN: a.kind = ACT_PAGE_NEXT; break;
+    case APP_KEY_F1:
+    case '?': a.kind = ACT_HELP; break;
+    case '/':
+        if (shift) a.kind = ACT_HELP;
+        break;
+    case APP_KEY_F11: a.kind = ACT_FULLSCREEN; break;
+    case APP_KEY_ESCAPE: a.kind = ACT_ESCAPE; break;
+    case 'r': a.kind = ACT_SEED; break;
+    case 'm': a.kind = ACT_MASK; break;
+    case 't': a.kind = ACT_THEME; break;
+    case 'c': a.kind = ACT_CMAP; break;
+    case 'n': a.kind = ACT_SCALE; break;
+    default:
+        if (key >= '1' && key <= '9') {
+            a.kind = ACT_FOCUS;
+            a.arg = key - '0';
+        }
+    }
+    return a;
+}

@@ -1,0 +1,14 @@
+/* state_internal.h: what the state machine's files share, not part of its API. */
+#ifndef MHAVIZ_STATE_INTERNAL_H
+#define MHAVIZ_STATE_INTERNAL_H
+
+#include "state.h"
+
+/* Opens the text field with the current text, all of it selected. */
+void app_edit_start(app_state *s);
+
+/* Applies one ACT_EDIT_* action other than start and apply to the open field.
+ * Returns 1 if the field changed, 0 if it is closed or the action is not one. */
+int app_edit_apply(app_state *s, const app_action *a);
+
+#endif

@@ -1,0 +1,120 @@
+/* labels.c: text as the view shows it: token labels, subscript digits, shape
+ * labels ("12 × 64"), numbers, text cut to fit a width, and runs with sub- and
+ * superscripts. Both layout and the panels use it; where text goes is theirs. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view.h"
+#include "view_internal.h"
+
+void view_token_label(char *buf, size_t len, const char *tok) {
+    size_t o = 0;
+    int chars = 0;
+    const unsigned char *p = (const unsigned char *)tok;
+    while (*p && o + 8 < len) {
+        int l = 1;
+        if (*p >= 0xF0)
+            l = 4;
+        else if (*p >= 0xE0)
+            l = 3;
+        else if (*p >= 0xC0)
+            l = 2;
+        if (chars == VIEW_LABEL_CHARS - 1 && p[l - 1] && strlen((const char *)p) > (size_t)l) {
+            memcpy(buf + o, "\xE2\x80\xA6", 3); /* … */
+            o += 3;
+            break;
+        }
+        for (int i = 0; i < l && p[i]; i++) buf[o++] = (char)p[i];
+        p += l;
+        chars++;
+    }
+    buf[o] = '\0';
+}
+
+void view_subscript(char *buf, size_t len, int v) {
+    char digits[16];
+    snprintf(digits, sizeof digits, "%d", v);
+    size_t o = 0;
+    for (const char *p = digits; *p && o + 4 < len; p++) {
+        /* U+2080..U+2089 */
+        buf[o++] = (char)0xE2;
+        buf[o++] = (char)0x82;
+        buf[o++] = (char)(0x80 + (*p - '0'));
+    }
+    buf[o] = '\0';
+}
+
+void view_shape_label(char *buf, size_t len, int rows, int cols) {
+    snprintf(buf, len, "%d \xC3\x97 %d", rows, cols); /* U+00D7 multiplication sign */
+}
+
+int view_text_width(view_measure_fn measure, void *ud, const char *s, int size, int bold) {
+    int w = 0, h = 0;
+    measure(ud, s, size, bold, &w, &h);
+    return w;
+}
+
+int view_label_max_width(const view_state *s, int size, view_measure_fn measure, void *ud) {
+    int w = 0;
+    char buf[64];
+    if (!s->toks) return 0;
+    for (int i = 0; i < s->toks->count; i++) {
+        view_token_label(buf, sizeof buf, s->toks->tokens[i]);
+        int lw = view_text_width(measure, ud, buf, size, 0);
+        if (lw > w) w = lw;
+    }
+    return w;
+}
+
+void view_fit_text(char *buf, size_t len, const char *s, int maxw, int size, int bold,
+                   view_measure_fn measure, void *ud) {
+    snprintf(buf, len, "%s", s);
+    if (view_text_width(measure, ud, buf, size, bold) <= maxw) return;
+    size_t l = strlen(buf);
+    while (l > 0) {
+        l--;
+        while (l > 0 && ((unsigned char)buf[l] & 0xC0) == 0x80) l--;
+        if (l + 4 > len) continue;
+        memcpy(buf + l, "\xE2\x80\xA6", 4); /* "…" and NUL */
+        if (view_text_width(measure, ud, buf, size, bold) <= maxw) return;
+    }
+    buf[0] = '\0';
+}
+
+void view_format_number(char *buf, size_t len, float v) {
+    char num[16]; /* "%.3g" of a float is at most 10 bytes ("-1.23e+38") */
+    if (fabsf(v) < 1e-9f) v = 0.0f;
+    snprintf(num, sizeof num, "%.3g", (double)v);
+    if (v < 0) /* typographic minus (3 bytes) in place of '-' */
+        snprintf(buf, len, "\xE2\x88\x92%s", num + 1);
+    else
+        snprintf(buf, len, "%s", num);
+}
+
+void view_text_center(const view_ctx *c, view_rect r, const char *s, int size, rgba col, int bold) {
+    int w = view_tw(c, s, size, bold);
+    int x = r.x + (r.w - w) / 2;
+    if (w > r.w) x = r.x;
+    draw_text(c->dl, x, r.y + (r.h - c->L->line * size / c->L->font) / 2, s, size, col, bold, 0);
+}
+
+int view_script_runs_width(const view_ctx *c, const char *const *parts, const int *lvl, int count,
+                           int size) {
+    int w = 0;
+    for (int i = 0; i < count; i++) {
+        int sz = lvl[i] ? size * 72 / 100 : size;
+        w += view_tw(c, parts[i], sz, lvl[i] == 0);
+    }
+    return w;
+}
+
+void view_draw_script_runs(const view_ctx *c, int x, int y, const char *const *parts,
+                           const int *lvl, int count, int size, rgba col) {
+    for (int i = 0; i < count; i++) {
+        int sz = lvl[i] ? size * 72 / 100 : size;
+        int dy = lvl[i] > 0 ? -size * 30 / 100 : (lvl[i] < 0 ? size * 42 / 100 : 0);
+        draw_text(c->dl, x, y + dy, parts[i], sz, col, lvl[i] == 0, 0);
+        x += view_tw(c, parts[i], sz, lvl[i] == 0);
+    }
+}

@@ -1,0 +1,209 @@
+/* overlays.c: what is drawn over the panels: the hover tooltip (the numbers under
+ * the pointer), the text editor, the help overlay and the transient notice. What
+ * is under the pointer is hit.c's to say; the panels' own hover marks are theirs. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view.h"
+#include "view_internal.h"
+
+/* A box of lines near the pointer (x, y), the first bold, kept inside the output. */
+static void tooltip(const view_ctx *c, int x, int y, char lines[][160], int count) {
+    const view_layout *L = c->L;
+    int w = 0;
+    for (int i = 0; i < count; i++) {
+        int lw = view_tw(c, lines[i], L->font, i == 0);
+        if (lw > w) w = lw;
+    }
+    int h = count * L->line + L->pad * 2;
+    w += L->pad * 2;
+    int tx = x + L->gap * 2, ty = y + L->gap * 2;
+    if (tx + w > c->s->width) tx = x - w - L->gap;
+    if (ty + h > c->s->height) ty = y - h - L->gap;
+    if (tx < 0) tx = 0;
+    if (ty < 0) ty = 0;
+    rgba fg = c->th.bg;
+    draw_fill(c->dl, (view_rect){tx, ty, w, h}, c->th.tooltip_bg);
+    for (int i = 0; i < count; i++)
+        draw_text(c->dl, tx + L->pad, ty + L->pad + i * L->line, lines[i], L->font, fg, i == 0, 0);
+}
+
+static const char *tok_at(const view_state *s, int i) {
+    return s->toks && i >= 0 && i < s->toks->count ? s->toks->tokens[i] : "?";
+}
+
+void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
+    const view_state *s = c->s;
+    const mha_model *m = s->m;
+    const int n = m->n, d = m->cfg.d_model, dk = m->d_k;
+    char lines[4][160];
+    int count = 0;
+    char v[32];
+    switch (hit->kind) {
+    case HIT_HEAD_CELL: {
+        size_t idx = (size_t)hit->head * n * n + (size_t)hit->row * n + hit->col;
+        snprintf(
+            lines[count++], 160,
+            "head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D",
+            hit->head + 1, tok_at(s, hit->row), tok_at(s, hit->col));
+        snprintf(lines[count++], 160, "weight %.3f", (double)m->attn[idx]);
+        if (isinf(m->scores[idx]))
+            snprintf(lines[count++], 160,
+                     "scaled score \xE2\x88\x92\xE2\x88\x9E (masked: key after query)");
+        else
+            snprintf(lines[count++], 160, "%s score %.3f", m->cfg.no_scale ? "unscaled" : "scaled",
+                     (double)m->scores[idx]);
+        snprintf(lines[count++], 160, "row %d, column %d", hit->row + 1, hit->col + 1);
+        break;
+    }
+    case HIT_ROW_LABEL:
+        snprintf(lines[count++], 160, "query \xE2\x80\x9C%s\xE2\x80\x9D (row %d)",
+                 tok_at(s, hit->row), hit->row + 1);
+        snprintf(lines[count++], 160, "its row is outlined in every head");
+        break;
+    case HIT_COL_LABEL:
+        snprintf(lines[count++], 160, "key \xE2\x80\x9C%s\xE2\x80\x9D (column %d)",
+                 tok_at(s, hit->col), hit->col + 1);
+        break;
+    case HIT_CONCAT:
+        view_format_number(v, sizeof v, m->concat[(size_t)hit->row * d + hit->col]);
+        snprintf(lines[count++], 160, "Concat[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
+        snprintf(lines[count++], 160,
+                 "token \xE2\x80\x9C%s\xE2\x80\x9D; column from head %d (its column %d of %d)",
+                 tok_at(s, hit->row), hit->head + 1, hit->col % dk + 1, dk);
+        break;
+    case HIT_W_O:
+        view_format_number(v, sizeof v, m->w_o[(size_t)hit->row * d + hit->col]);
+        snprintf(lines[count++], 160, "W\xE1\xB4\xBC[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
+        snprintf(lines[count++], 160, "row %d multiplies head %d's column %d", hit->row + 1,
+                 hit->head + 1, hit->row % dk + 1);
+        break;
+    case HIT_OUT:
+        view_format_number(v, sizeof v, m->out[(size_t)hit->row * d + hit->col]);
+        snprintf(lines[count++], 160, "MultiHead[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
+        snprintf(lines[count++], 160, "token \xE2\x80\x9C%s\xE2\x80\x9D", tok_at(s, hit->row));
+        break;
+    case HIT_QKV: {
+        static const char *nm[4] = {"Q", "K", "V", "head"};
+        const float *src[4] = {m->q, m->k, m->v, m->heads};
+        float val = hit->which < 3
+                        ? src[hit->which][(size_t)hit->row * d + (size_t)hit->head * dk + hit->col]
+                        : m->heads[((size_t)hit->head * n + hit->row) * dk + hit->col];
+        view_format_number(v, sizeof v, val);
+        char sub[32];
+        view_subscript(sub, sizeof sub, hit->head + 1);
+        snprintf(lines[count++], 160, "%s%s[%d, %d] = %s", nm[hit->which], sub, hit->row + 1,
+                 hit->col + 1, v);
+        snprintf(lines[count++], 160, "token \xE2\x80\x9C%s\xE2\x80\x9D", tok_at(s, hit->row));
+        break;
+    }
+    default: return;
+    }
+    tooltip(c, s->hover_x, s->hover_y, lines, count);
+}
+
+void view_draw_editor(const view_ctx *c) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    view_editor E;
+    view_editor_layout(&E, s, L, c->measure, c->ud);
+    draw_fill(c->dl, E.box, c->th.panel);
+    draw_frame(c->dl, E.box, c->th.accent_text, 2);
+    char prompt[200];
+    view_fit_text(prompt, sizeof prompt,
+                  "Type a sentence (UTF-8). Enter applies, Escape cancels, Ctrl+U clears, "
+                  "Ctrl+V pastes",
+                  E.box.w - 2 * L->pad, L->font, 1, c->measure, c->ud);
+    draw_text(c->dl, E.prompt_x, E.prompt_y, prompt, L->font, c->th.text, 1, 0);
+
+    char d[8192 + 512];
+    view_edit_text(d, sizeof d, s);
+    rgba sel = c->th.accent_text;
+    sel.a = 70;
+    for (int k = 0; k < E.shown; k++) {
+        int y = E.text_y + k * E.line;
+        char line[sizeof d];
+        int l = E.end[k] - E.start[k];
+        memcpy(line, d + E.start[k], (size_t)l);
+        line[l] = '\0';
+        if (s->edit_selected && l > 0)
+            draw_fill(c->dl, (view_rect){E.text_x, y, view_tw(c, line, E.size, 0), E.line}, sel);
+        draw_text(c->dl, E.text_x, y, line, E.size, c->th.text, 0, 0);
+    }
+    if (E.cursor_line >= 0)
+        draw_fill(c->dl, (view_rect){E.cursor_x, E.text_y + E.cursor_line * E.line, 2, E.line},
+                  c->th.accent_text);
+
+    char count[160];
+    int n = s->edit_tokens;
+    if (n > MHA_MAX_N)
+        snprintf(count, sizeof count, "%d tokens: the first %d are kept", n, MHA_MAX_N);
+    else
+        snprintf(count, sizeof count, "%d / %d tokens", n, MHA_MAX_N);
+    if (E.total_lines > E.shown) {
+        size_t o = strlen(count);
+        snprintf(count + o, sizeof count - o, "   \xC2\xB7   lines %d\xE2\x80\x93%d of %d",
+                 E.first_line + 1, E.first_line + E.shown, E.total_lines);
+    }
+    draw_text(c->dl, E.count_x, E.count_y, count, L->font_small,
+              n > MHA_MAX_N ? c->th.accent_text : c->th.muted, 0, 0);
+}
+
+void view_draw_help(const view_ctx *c) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    static const char *rows[][2] = {
+        {"Up / Down", "h: next / previous divisor of d_model"},
+        {"Right / Left", "d_model: next / previous size that h divides"},
+        {"Tab / Shift+Tab", "next / previous built-in sample"},
+        {"Enter", "type your own sentence (Enter applies, Esc cancels)"},
+        {"1 \xE2\x80\xA6 9, click a head", "focus on one head with Q, K, V; Esc returns"},
+        {"PgUp / PgDn", "previous / next page of heads"},
+        {"R", "new seed (new weights and embeddings)"},
+        {"M", "causal mask on / off"},
+        {"N", "scaling by 1/\xE2\x88\x9A"
+              "d_k on / off"},
+        {"C", "next colormap (viridis, magma, cividis, greys)"},
+        {"T", "light / dark theme"},
+        {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
+        {"Ctrl+S", "save the view as PNG (\xC3\x97N: the PNG button sets N, 1 to 4)"},
+        {"Ctrl+Shift+S", "save the focused head (or the equation) alone"},
+        {"F11", "fullscreen"},
+        {"F1 or ?", "this help (any key closes it)"},
+        {"Esc", "close what is open: help, text field, focus"},
+        {"Ctrl+Q", "quit"},
+    };
+    const int count = (int)(sizeof rows / sizeof rows[0]);
+    int kw = 0, dw = 0;
+    for (int i = 0; i < count; i++) {
+        int a = view_tw(c, rows[i][0], L->font, 1), b = view_tw(c, rows[i][1], L->font, 0);
+        if (a > kw) kw = a;
+        if (b > dw) dw = b;
+    }
+    int w = kw + dw + L->gap * 3, h = (count + 2) * L->line + L->pad * 3;
+    if (w > s->width) w = s->width;
+    view_rect box = {(s->width - w) / 2, (s->height - h) / 2, w, h};
+    if (box.y < 0) box.y = 0;
+    draw_fill(c->dl, (view_rect){0, 0, s->width, s->height}, c->th.overlay);
+    draw_fill(c->dl, box, c->th.bg);
+    draw_frame(c->dl, box, c->th.accent_text, 2);
+    draw_text(c->dl, box.x + L->gap, box.y + L->pad, "Keyboard shortcuts (F1 or Esc closes)",
+              L->font_title, c->th.text, 1, 0);
+    for (int i = 0; i < count; i++) {
+        int y = box.y + L->pad * 2 + (i + 1) * L->line + L->pad;
+        draw_text(c->dl, box.x + L->gap, y, rows[i][0], L->font, c->th.accent_text, 1, 0);
+        draw_text(c->dl, box.x + L->gap * 2 + kw, y, rows[i][1], L->font, c->th.text, 0, 0);
+    }
+}
+
+void view_draw_toast(const view_ctx *c) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    int w = view_tw(c, s->toast, L->font, 0) + L->pad * 2;
+    if (w > s->width) w = s->width;
+    view_rect r = {(s->width - w) / 2, s->height - L->line * 3 - L->pad * 3, w,
+                   L->line + L->pad * 2};
+    draw_fill(c->dl, r, c->th.tooltip_bg);
+    draw_text(c->dl, r.x + L->pad, r.y + L->pad, s->toast, L->font, c->th.bg, 0, 0);
+}

@@ -1,0 +1,300 @@
+/* panels.c: draws the panels into the layout's rectangles: header, formula strip,
+ * heads grid (titles, token labels, hover outlines, page note), focus view, equation,
+ * status line. Pixels and colorbars are heatmap.c's, text helpers labels.c's. */
+#include <stdio.h>
+#include <string.h>
+
+#include "view.h"
+#include "view_internal.h"
+
+/* --- header and formula strip ------------------------------------------------- */
+
+void view_draw_header(const view_ctx *c) {
+    const view_layout *L = c->L;
+    for (int b = 0; b < BTN_COUNT && !c->s->figure; b++) {
+        if (!L->buttons[b].present || b == BTN_PAGE_PREV || b == BTN_PAGE_NEXT) continue;
+        view_rect r = L->buttons[b].r;
+        draw_fill(c->dl, r, c->th.button);
+        draw_frame(c->dl, r, c->th.grid, 1);
+        view_text_center(c, r, L->buttons[b].label, L->font, c->th.button_text, 0);
+    }
+    for (int i = 0; i < L->hdr_count; i++) {
+        const view_run *run = &L->hdr_runs[i];
+        draw_text(c->dl, run->x, run->y, run->text, run->size, c->th.text, 1, 0);
+    }
+    if (L->pages > 1 && !c->s->figure)
+        for (int b = BTN_PAGE_PREV; b <= BTN_PAGE_NEXT; b++) {
+            view_rect r = L->buttons[b].r;
+            draw_fill(c->dl, r, c->th.button);
+            draw_frame(c->dl, r, c->th.grid, 1);
+            view_text_center(c, r, L->buttons[b].label, L->font_small, c->th.button_text, 0);
+        }
+}
+
+void view_draw_formula(const view_ctx *c) {
+    const view_layout *L = c->L;
+    if (L->formula.h <= 0) return;
+    draw_fill(
+        c->dl,
+        (view_rect){L->formula.x - L->pad / 2, L->formula.y, L->formula.w + L->pad, L->formula.h},
+        c->th.panel);
+    for (int i = 0; i < L->run_count; i++) {
+        const view_run *r = &L->runs[i];
+        draw_text(c->dl, r->x, r->y, r->text, r->size, c->th.text, 0, 0);
+    }
+}
+
+/* --- heads ------------------------------------------------------------------- */
+
+/* Centre of cell i of n cells spanning [origin, origin + extent). */
+static int cell_centre(int origin, int extent, int n, int i) {
+    return origin + (int)(((long)i * 2 + 1) * extent / (2 * n));
+}
+
+/* First labelled cell: 0 when every cell is labelled; with a stride, the first
+ * cell whose centred label (lh long) stays beside the map, so that labels stride
+ * cells apart never touch. */
+static int label_first(int origin, int extent, int n, int lh, int stride) {
+    int i = 0;
+    if (stride == 1) return 0;
+    while (i < n - 1 && cell_centre(origin, extent, n, i) - lh / 2 < origin) i++;
+    return i;
+}
+
+static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, int hover_col) {
+    const view_layout *L = c->L;
+    const mha_model *m = c->s->m;
+    const int n = m->n;
+    view_rect map = L->heads[slot].map;
+    rgba accent = view_head_color(head, c->s->theme);
+    char name[32];
+    snprintf(name, sizeof name, "head-%d", head + 1);
+    draw_group_begin(c->dl, head + 1, name);
+
+    char title[32];
+    snprintf(title, sizeof title, "head %d", head + 1);
+    view_rect tr = L->heads[slot].title;
+    int tsize = tr.w >= view_tw(c, title, L->font, 1) ? L->font : L->font_small;
+    if (tr.w >= view_tw(c, title, tsize, 1)) {
+        draw_text(c->dl, tr.x, tr.y, title, tsize, accent, 1, 0);
+    } else {
+        snprintf(title, sizeof title, "%d", head + 1);
+        if (tr.w >= view_tw(c, title, L->font_small, 1))
+            draw_text(c->dl, tr.x, tr.y, title, L->font_small, accent, 1, 0);
+    }
+    int bar = tr.h >= 6 ? 3 : 1;
+    draw_fill(c->dl, (view_rect){tr.x, tr.y + tr.h - bar - 1, tr.w, bar}, accent);
+
+    int iw = 0, ih = 0;
+    uint64_t key = view_key_mix(view_key_mix(0xA77E000000ull, (uint64_t)head), c->s->data_version);
+    const rgba *px = view_heat_image(c->cache, key, m->attn + (size_t)head * n * n, n, n, n, map.w,
+                                     map.h, VIEW_MAP_SEQ, c->s->cmap, 1.0f, &iw, &ih, &key);
+    draw_image_cmd(c->dl, map, iw, ih, px, key);
+    draw_frame(c->dl, (view_rect){map.x - 1, map.y - 1, map.w + 2, map.h + 2}, accent, 1);
+
+    if (highlight_row >= 0 && highlight_row < n) {
+        int y0 = map.y + (int)((long)highlight_row * map.h / n);
+        int y1 = map.y + (int)((long)(highlight_row + 1) * map.h / n);
+        rgba hl = view_highlight_color(c->s->theme);
+        draw_frame(c->dl, (view_rect){map.x - 2, y0 - 1, map.w + 4, y1 - y0 + 2}, hl, 2);
+        if (hover_col >= 0 && hover_col < n) {
+            int x0 = map.x + (int)((long)hover_col * map.w / n);
+            int x1 = map.x + (int)((long)(hover_col + 1) * map.w / n);
+            draw_frame(c->dl, (view_rect){x0 - 1, y0 - 1, x1 - x0 + 2, y1 - y0 + 2}, hl, 2);
+        }
+    }
+
+    /* row labels: left of the first column of the grid; column labels: under the
+       last head of each grid column, rotated to read upwards */
+    const tok_list *toks = c->s->toks;
+    char lab[64];
+    int cols = L->grid_cols > 0 ? L->grid_cols : 1;
+    const int lh = L->label_line;
+    const int stride = L->label_stride > 0 ? L->label_stride : 1;
+    if (L->show_row_labels && slot % cols == 0) {
+        for (int r = label_first(map.y, map.h, n, lh, stride); r < n; r += stride) {
+            int y = cell_centre(map.y, map.h, n, r) - lh / 2;
+            if (stride > 1 && y + lh > map.y + map.h) break;
+            view_token_label(lab, sizeof lab, toks->tokens[r]);
+            int w = view_tw(c, lab, L->label_size, 0);
+            rgba col = r == highlight_row ? c->th.accent_text : c->th.text;
+            draw_text(c->dl, map.x - L->pad / 2 - 2 - w, y, lab, L->label_size, col,
+                      r == highlight_row, 0);
+        }
+    }
+    int last_in_col = slot + cols >= L->shown_heads;
+    if (L->show_col_labels && last_in_col) {
+        for (int k = label_first(map.x, map.w, n, lh, stride); k < n; k += stride) {
+            int x = cell_centre(map.x, map.w, n, k) - lh / 2;
+            if (stride > 1 && x + lh > map.x + map.w) break;
+            view_token_label(lab, sizeof lab, toks->tokens[k]);
+            int w = view_tw(c, lab, L->label_size, 0);
+            rgba col = k == hover_col ? c->th.accent_text : c->th.text;
+            draw_text(c->dl, x, map.y + map.h + L->pad / 2 + 2 + w, lab, L->label_size, col,
+                      k == hover_col, 1);
+        }
+    }
+    draw_group_end(c->dl);
+}
+
+void view_draw_heads(const view_ctx *c, const view_hit *hover) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    int hl_row = -1, hl_col = -1, hl_head = -1;
+    if (hover->kind == HIT_HEAD_CELL)
+        hl_row = hover->row, hl_col = hover->col, hl_head = hover->head;
+    if (hover->kind == HIT_ROW_LABEL) hl_row = hover->row;
+    for (int i = 0; i < L->shown_heads; i++) {
+        int head = L->first_head + i;
+        draw_head(c, i, head, hl_row, head == hl_head ? hl_col : -1);
+    }
+    if (L->shown_heads > 0 && view_colorbar(c, L->attn_cbar, VIEW_MAP_SEQ, 1.0f)) {
+        /* its caption, cut to the heads area (to the bar in the focus view, whose
+           matrices sit to the right) */
+        const int fs = L->font_small;
+        view_rect r = L->attn_cbar;
+        int maxw = L->focus ? r.w : L->heads_area.x + L->heads_area.w - r.x;
+        char cap[160];
+        view_fit_text(cap, sizeof cap, VIEW_ATTN_CAPTION, maxw, fs, 0, c->measure, c->ud);
+        if (view_tw(c, cap, fs, 0) < view_tw(c, VIEW_ATTN_CAPTION, fs, 0))
+            view_fit_text(cap, sizeof cap, "attention weight, 0 to 1", maxw, fs, 0, c->measure,
+                          c->ud);
+        draw_text(c->dl, r.x, r.y - L->line * fs / L->font - 2, cap, fs, c->th.muted, 0, 0);
+    }
+    if (L->pages > 1) {
+        char note[128];
+        int last = L->first_head + L->shown_heads;
+        snprintf(note, sizeof note,
+                 "heads %d\xE2\x80\x93%d of %d (page %d/%d, PgUp/PgDn): %d heads of %d\xC3\x97%d "
+                 "do not fit at 1 px a cell",
+                 L->first_head + 1, last, s->m->cfg.h, L->page + 1, L->pages, s->m->cfg.h, s->m->n,
+                 s->m->n);
+        int x = L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad;
+        int maxw = L->page_note.x + L->page_note.w - x;
+        char fitted[160];
+        view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
+        if (view_tw(c, fitted, L->font_small, 0) < view_tw(c, note, L->font_small, 0)) {
+            snprintf(note, sizeof note, "heads %d\xE2\x80\x93%d of %d (PgUp/PgDn)",
+                     L->first_head + 1, last, s->m->cfg.h);
+            view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
+        }
+        draw_text(c->dl, x, L->page_note.y, fitted, L->font_small, c->th.text, 0, 0);
+    }
+}
+
+/* --- focus view: Q_i, K_i, V_i and head_i beside the big head ---------------- */
+
+void view_draw_focus(const view_ctx *c) {
+    const view_layout *L = c->L;
+    const mha_model *m = c->s->m;
+    int head = L->focus - 1;
+    if (head < 0 || head >= m->cfg.h) return;
+    const int d = m->cfg.d_model, dk = m->d_k, n = m->n;
+    char buf[96], fitted[96];
+    snprintf(buf, sizeof buf, "head %d in focus: Esc returns to all heads", head + 1);
+    view_rect r = L->focus_caption;
+    view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
+    if (view_tw(c, fitted, L->font, 1) < view_tw(c, buf, L->font, 1)) {
+        snprintf(buf, sizeof buf, "head %d (Esc returns)", head + 1);
+        view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
+    }
+    draw_text(c->dl, r.x, r.y, fitted, L->font, view_head_color(head, c->s->theme), 1, 0);
+    const float *src[4] = {m->q + (size_t)head * dk, m->k + (size_t)head * dk,
+                           m->v + (size_t)head * dk, m->heads + (size_t)head * n * dk};
+    const int ld[4] = {d, d, d, dk};
+    static const char *names[4] = {"Q", "K", "V", "head"};
+    for (int i = 0; i < 4; i++) {
+        const view_matrix_box *b = &L->qkv[i];
+        char num[16];
+        snprintf(num, sizeof num, "%d", head + 1);
+        const char *parts[] = {names[i], num};
+        const int lvl[] = {0, -1};
+        view_draw_script_runs(c, b->map.x, b->map.y - L->line - L->pad / 2, parts, lvl, 2, L->font,
+                              c->th.text);
+        view_draw_matrix(c, b, src[i], ld[i], 0xF0C0000000ull + (uint64_t)i * 4096 + (uint64_t)head,
+                         "");
+    }
+}
+
+/* --- the equation Concat x W^O = MultiHead ---------------------------------- */
+
+/* Accent bands: a strip above Concat's columns and left of W^O's rows per head. */
+static void draw_bands(const view_ctx *c) {
+    const view_layout *L = c->L;
+    const mha_model *m = c->s->m;
+    const int h = m->cfg.h, d = m->cfg.d_model;
+    view_rect hm = L->concat.map, wo = L->w_o.map;
+    int strip = c->L->pad / 2 + 1;
+    for (int i = 0; i < h; i++) {
+        rgba acc = view_head_color(i, c->s->theme);
+        int x0 = hm.x + (int)((long)i * m->d_k * hm.w / d);
+        int x1 = hm.x + (int)((long)(i + 1) * m->d_k * hm.w / d);
+        draw_fill(c->dl, (view_rect){x0, hm.y - strip - 2, x1 - x0, strip}, acc);
+        int y0 = wo.y + (int)((long)i * m->d_k * wo.h / d);
+        int y1 = wo.y + (int)((long)(i + 1) * m->d_k * wo.h / d);
+        draw_fill(c->dl, (view_rect){wo.x - strip - 2, y0, strip, y1 - y0}, acc);
+        if (i > 0 && (x1 - x0) >= 3) {
+            draw_line(c->dl, x0, hm.y, x0, hm.y + hm.h, acc, 1);
+            draw_line(c->dl, wo.x, y0, wo.x + wo.w, y0, acc, 1);
+        }
+    }
+}
+
+void view_draw_equation(const view_ctx *c) {
+    const view_layout *L = c->L;
+    const mha_model *m = c->s->m;
+    if (L->concat.map.w <= 0) return;
+    const char *parts[] = {"Concat(head",  "1", " \xE2\x80\xA6 head", "h",
+                           ") \xC3\x97 W", "O", " = MultiHead"};
+    const int lvl[] = {0, -1, 0, -1, 0, 1, 0};
+    const char *short_parts[] = {"Concat \xC3\x97 W", "O", " = MultiHead"};
+    const int short_lvl[] = {0, 1, 0};
+    if (view_script_runs_width(c, parts, lvl, 7, L->font) <= L->eq_title.w)
+        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, parts, lvl, 7, L->font, c->th.text);
+    else if (view_script_runs_width(c, short_parts, short_lvl, 3, L->font) <= L->eq_title.w)
+        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3, L->font,
+                              c->th.text);
+    else if (view_script_runs_width(c, short_parts, short_lvl, 3, L->font_small) <= L->eq_title.w)
+        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3,
+                              L->font_small, c->th.text);
+    draw_bands(c);
+    view_draw_matrix(c, &L->concat, m->concat, m->cfg.d_model, 0xC0C0000001ull, "Concat ");
+    view_draw_matrix(c, &L->w_o, m->w_o, m->cfg.d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
+    view_draw_matrix(c, &L->out, m->out, m->cfg.d_model, 0xC0C0000003ull, "MultiHead ");
+    view_text_center(c, L->times_sym, "\xC3\x97", L->font_title, c->th.text, 1);
+    view_text_center(c, L->equals_sym, "=", L->font_title, c->th.text, 1);
+}
+
+/* --- status line ------------------------------------------------------------ */
+
+void view_draw_status(const view_ctx *c) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    if (L->status.w <= 0) return;
+    char buf[512], times[96] = "";
+    if (!s->figure)
+        snprintf(times, sizeof times, "compute %.2f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ",
+                 s->compute_ms, s->frame_ms);
+    snprintf(buf, sizeof buf, "%s%s%s%sseed %llu \xC2\xB7 %s%s",
+             s->status && *s->status ? "\xE2\x96\xB6 " : "", s->status ? s->status : "",
+             s->status && *s->status ? "   \xC2\xB7   " : "", times,
+             (unsigned long long)s->m->cfg.seed,
+             s->m->cfg.no_scale ? "unscaled"
+                                : "scaled by 1/\xE2\x88\x9A"
+                                  "d_k",
+             s->toks && s->toks->replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "");
+    if (!L->show_row_labels && L->shown_heads > 0) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, sizeof buf - len,
+                 "   \xC2\xB7   token labels hidden at this size: hover a cell");
+    } else if (L->label_stride > 1) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, sizeof buf - len,
+                 "   \xC2\xB7   every %d%s token labelled: hover for the rest", L->label_stride,
+                 L->label_stride == 2 ? "nd" : (L->label_stride == 3 ? "rd" : "th"));
+    }
+    char fitted[600];
+    view_fit_text(fitted, sizeof fitted, buf, L->status.w, L->font_small, 0, c->measure, c->ud);
+    draw_text(c->dl, L->status.x, L->status.y, fitted, L->font_small,
+              s->status && *s->status ? c->th.text : c->th.muted, 0, 0);
+}
