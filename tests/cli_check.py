@@ -4,8 +4,9 @@
 Every bad value must exit 2 with exactly one line on stderr, starting "mhaviz: "
 and naming the option, nothing on stdout, and nothing written: each case runs in
 an empty temporary folder with `--dump out`, and the folder must stay empty.
-Good cases: --help, --version, --list-samples, --dump into nested missing folders;
---dump onto an existing regular file exits 1 and leaves the file alone.
+Good cases: --help, --version, --list-samples, --dump into nested missing folders,
+the edges of --temperature, --pad, --ablate and --weights; --dump onto an existing
+regular file exits 1 and leaves the file alone; --pad figures label [PAD].
 
 With --long-options: the same rules for long options given without their value
 or with a value they do not take (--mask at the end, --help=1, ...).
@@ -81,6 +82,46 @@ BAD = [
     (["--colormap", "nope"], ["--colormap"]),
     (["--background", "x"], ["--background"]),
     (["--font", ""], ["--font"]),
+    (["--pad", "5", "--sample", "2"], ["--pad"]),   # 12 tokens: pad below n
+    (["--pad", "11", "--sample", "2"], ["--pad"]),
+    (["--pad", "513"], ["--pad"]),
+    (["--pad", "0"], ["--pad"]),
+    (["--pad", "-20"], ["--pad"]),
+    (["--pad", "20x"], ["--pad"]),
+    (["--temperature", "0"], ["--temperature"]),
+    (["--temperature", "0.04"], ["--temperature"]),
+    (["--temperature", "0.0499"], ["--temperature"]),
+    (["--temperature", "20.5"], ["--temperature"]),
+    (["--temperature", "20.000001"], ["--temperature"]),
+    (["--temperature", "nan"], ["--temperature"]),
+    (["--temperature", "inf"], ["--temperature"]),
+    (["--temperature", "1e"], ["--temperature"]),
+    (["--temperature", "1e0"], ["--temperature"]),
+    (["--temperature", "-1"], ["--temperature"]),
+    (["--temperature", "+1"], ["--temperature"]),
+    (["--temperature", " 1"], ["--temperature"]),
+    (["--temperature", "1 "], ["--temperature"]),
+    (["--temperature", ""], ["--temperature"]),
+    (["--temperature", "."], ["--temperature"]),
+    (["--temperature", "1."], ["--temperature"]),
+    (["--temperature", "1.2.3"], ["--temperature"]),
+    (["--temperature", "0x1p1"], ["--temperature"]),
+    (["--temperature", "1,5"], ["--temperature"]),
+    (["--ablate", "0"], ["--ablate"]),
+    (["--ablate", "5"], ["--ablate"]),              # h + 1 with the default h = 4
+    (["-H", "2", "--ablate", "3"], ["--ablate"]),
+    (["--ablate", "1,,2"], ["--ablate"]),
+    (["--ablate", "1,1"], ["--ablate"]),
+    (["--ablate", "2,3,2"], ["--ablate"]),
+    (["--ablate", ""], ["--ablate"]),
+    (["--ablate", ",1"], ["--ablate"]),
+    (["--ablate", "1,"], ["--ablate"]),
+    (["--ablate", "a"], ["--ablate"]),
+    (["--ablate", "1 2"], ["--ablate"]),
+    (["--ablate", "99999999999999999999"], ["--ablate"]),
+    (["--weights", "foo"], ["--weights"]),
+    (["--weights", "Patterns"], ["--weights"]),
+    (["--weights", ""], ["--weights"]),
 ]
 
 # long options without their value, or with a value they do not take
@@ -94,6 +135,10 @@ LONG = [
     (["--no-scale=1"], ["--no-scale"]),
     (["--list-samples=x"], ["--list-samples"]),
     (["--help=1"], ["--help"]),
+    (["--pad"], ["--pad"]),
+    (["--temperature"], ["--temperature"]),
+    (["--ablate"], ["--ablate"]),
+    (["--weights"], ["--weights"]),
 ]
 
 
@@ -126,6 +171,42 @@ def check_bad(mhaviz, args, names):
             fail(where, "nothing written (empty folder)", left)
 
 
+def check_pad_export(mhaviz):
+    """--pad draws padding in figures: the export succeeds and an SVG labels the
+    [PAD] positions as text."""
+    for args, pads in ((["--export", "x.png", "--pad", "20"], 0),
+                       (["--export", "x.svg", "--pad", "20", "--sample", "2"], 8)):
+        where = "mhaviz " + " ".join(args)
+        with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
+            p = subprocess.run([mhaviz] + args, cwd=d, capture_output=True, timeout=60)
+            if p.returncode != 0:
+                fail(where, "exit status 0", f"{p.returncode} ({p.stderr!r})")
+                continue
+            out = os.path.join(d, args[1])
+            if not os.path.isfile(out) or os.path.getsize(out) == 0:
+                fail(where, "a figure written", os.listdir(d))
+            elif pads:
+                text = open(out, encoding="utf-8").read()
+                got = text.count(">[PAD]<")
+                if got < pads:  # at least one row label per [PAD] position
+                    fail(where, f"at least {pads} [PAD] labels", got)
+
+
+def check_good_values(mhaviz):
+    """The edges of the new ranges are accepted."""
+    for args in (["--temperature", "0.05"], ["--temperature", "20"], ["--temperature", ".5"],
+                 ["--temperature", "1.25"], ["--pad", "12", "--sample", "2"],
+                 ["--pad", "512"], ["--ablate", "1,2,3,4"], ["-H", "8", "--ablate", "8,1"],
+                 ["--weights", "random"], ["--weights", "patterns", "-H", "6", "-d", "96"]):
+        where = "mhaviz --dump out " + " ".join(args)
+        with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
+            p = run(mhaviz, ["--dump", "out"] + args, d)
+            if p.returncode != 0 or p.stderr:
+                fail(where, "exit 0 and nothing on stderr", f"{p.returncode} {p.stderr[:200]!r}")
+            elif not os.path.isfile(os.path.join(d, "out", "meta.json")):
+                fail(where, "out/meta.json written", os.listdir(d))
+
+
 def check_good(mhaviz):
     with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
         p = run(mhaviz, ["--help"], d)
@@ -135,7 +216,8 @@ def check_good(mhaviz):
         if not out.startswith("usage: mhaviz"):
             fail("--help", "stdout starting 'usage: mhaviz'", repr(out[:60]))
         for opt in ["--heads", "--d-model", "--seed", "--text", "--sample", "--mask",
-                    "--no-scale", "--dump", "--list-samples"]:
+                    "--no-scale", "--dump", "--list-samples", "--temperature", "--pad",
+                    "--ablate", "--weights"]:
             if opt not in out:
                 fail("--help", f"text mentioning {opt}", "no mention")
         if p.stderr:
@@ -174,7 +256,8 @@ def check_good(mhaviz):
         c = os.path.join(d, "a", "b", "c")
         got = sorted(os.listdir(c)) if os.path.isdir(c) else None
         want = sorted([t + ".npy" for t in ["X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V",
-                                            "scores", "attn", "heads", "concat", "out"]]
+                                            "scores", "attn", "heads", "concat", "out",
+                                            "out_full"]]
                       + ["tokens.txt", "meta.json"])
         if got != want:
             fail("--dump a/b/c", want, got)
@@ -234,6 +317,8 @@ def main():
         check_bad(mhaviz, a, names)
     if not long_only:
         check_good(mhaviz)
+        check_pad_export(mhaviz)
+        check_good_values(mhaviz)
     if FAILURES:
         print(f"cli_check: {len(set(FAILURES))} failing case(s) of {len(cases)} bad-value cases"
               + ("" if long_only else " and the good cases"), file=sys.stderr)

@@ -1,7 +1,8 @@
 /* test_mha.c: the multi-head attention core against an independent naive
  * reference (plain loops in double, written here from the paper's formulas),
  * plus the invariants: row sums, causal zeros, determinism, re-split
- * invariance, embeddings, softmax stability, limits, allocation, Glorot. */
+ * invariance, embeddings, softmax stability, limits, allocation, Glorot; and
+ * temperature, the padding mask, head ablation and the designed heads. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -61,9 +62,21 @@ typedef struct {
     double *s;         /* (h, n, n), -inf where masked */
     double *a;         /* (h, n, n) */
     double *heads;     /* (h, n, dk) */
-    double *concat;    /* (n, d) */
-    double *out;       /* (n, d) */
+    double *concat;    /* (n, d), ablated bands zero */
+    double *out;       /* (n, d) = concat W_O */
+    double *out_full;  /* (n, d) = the unablated Concat W_O */
 } ref_t;
+
+/* What the reference applies beyond the paper's formula, written out here from
+ * the README: a padding mask on keys >= n_real (every row), the causal mask, the
+ * 1/sqrt(d_k) scaling, the temperature, and ablation (bit i: head i's band of
+ * Concat is zero before W_O). */
+typedef struct {
+    int causal, no_scale;
+    int n_real;         /* 0: every position is real */
+    double temperature; /* 0: 1 */
+    uint64_t ablate;    /* heads 0..63 */
+} ref_opts;
 
 static double *dalloc(size_t count) {
     double *p = calloc(count ? count : 1, sizeof(double));
@@ -82,24 +95,38 @@ static void ref_matmul(double *y, const float *x, const float *w, int n, int d) 
         }
 }
 
-static void ref_forward(ref_t *r, const mha_model *m, int h, int causal, int no_scale) {
+/* (n, d) = c (n, d) W_O (d, d) */
+static void ref_times_w_o(double *y, const double *c, const float *w_o, int n, int d) {
+    for (int qi = 0; qi < n; qi++)
+        for (int cc = 0; cc < d; cc++) {
+            double acc = 0.0;
+            for (int k = 0; k < d; k++)
+                acc += c[(size_t)qi * d + k] * (double)w_o[(size_t)k * d + cc];
+            y[(size_t)qi * d + cc] = acc;
+        }
+}
+
+static void ref_forward_opts(ref_t *r, const mha_model *m, int h, const ref_opts *o) {
     const int n = m->n, d = m->cfg.d_model, dk = d / h;
+    const int n_real = o->n_real ? o->n_real : n;
     r->n = n, r->d = d, r->h = h, r->dk = dk;
     size_t nd = (size_t)n * d, hnn = (size_t)h * n * n;
     r->q = dalloc(nd), r->k = dalloc(nd), r->v = dalloc(nd);
     r->s = dalloc(hnn), r->a = dalloc(hnn), r->heads = dalloc(nd);
-    r->concat = dalloc(nd), r->out = dalloc(nd);
+    r->concat = dalloc(nd), r->out = dalloc(nd), r->out_full = dalloc(nd);
+    double *concat_full = dalloc(nd);
 
     ref_matmul(r->q, m->x, m->w_q, n, d);
     ref_matmul(r->k, m->x, m->w_k, n, d);
     ref_matmul(r->v, m->x, m->w_v, n, d);
 
-    const double scale = no_scale ? 1.0 : 1.0 / sqrt((double)dk);
+    const double temp = o->temperature > 0.0 ? o->temperature : 1.0;
+    const double scale = (o->no_scale ? 1.0 : 1.0 / sqrt((double)dk)) / temp;
     for (int i = 0; i < h; i++) {
         double *s = r->s + (size_t)i * n * n, *a = r->a + (size_t)i * n * n;
         for (int qi = 0; qi < n; qi++) {
             for (int kj = 0; kj < n; kj++) {
-                if (causal && kj > qi) {
+                if ((o->causal && kj > qi) || kj >= n_real) {
                     s[(size_t)qi * n + kj] = -INFINITY;
                     continue;
                 }
@@ -120,28 +147,30 @@ static void ref_forward(ref_t *r, const mha_model *m, int h, int causal, int no_
             for (int kj = 0; kj < n; kj++) a[(size_t)qi * n + kj] /= sum;
         }
         /* head_i = A_i V_i */
+        const int off = i < 64 && ((o->ablate >> i) & 1u);
         for (int qi = 0; qi < n; qi++)
             for (int c = 0; c < dk; c++) {
                 double acc = 0.0;
                 for (int kj = 0; kj < n; kj++)
                     acc += a[(size_t)qi * n + kj] * r->v[(size_t)kj * d + i * dk + c];
                 r->heads[((size_t)i * n + qi) * dk + c] = acc;
-                r->concat[(size_t)qi * d + i * dk + c] = acc;
+                concat_full[(size_t)qi * d + i * dk + c] = acc;
+                r->concat[(size_t)qi * d + i * dk + c] = off ? 0.0 : acc;
             }
     }
-    /* out = concat W_O */
-    for (int qi = 0; qi < n; qi++)
-        for (int c = 0; c < d; c++) {
-            double acc = 0.0;
-            for (int k = 0; k < d; k++)
-                acc += r->concat[(size_t)qi * d + k] * (double)m->w_o[(size_t)k * d + c];
-            r->out[(size_t)qi * d + c] = acc;
-        }
+    ref_times_w_o(r->out, r->concat, m->w_o, n, d);
+    ref_times_w_o(r->out_full, concat_full, m->w_o, n, d);
+    free(concat_full);
+}
+
+static void ref_forward(ref_t *r, const mha_model *m, int h, int causal, int no_scale) {
+    const ref_opts o = {.causal = causal, .no_scale = no_scale};
+    ref_forward_opts(r, m, h, &o);
 }
 
 static void ref_free(ref_t *r) {
     free(r->q), free(r->k), free(r->v), free(r->s), free(r->a);
-    free(r->heads), free(r->concat), free(r->out);
+    free(r->heads), free(r->concat), free(r->out), free(r->out_full);
 }
 
 static double max_abs_d(const double *a, size_t count) {
@@ -855,10 +884,497 @@ static void test_glorot(void **state) {
 }
 
 /* ------------------------------------------------------------------------------ */
+/* temperature, padding, ablation against the reference                            */
+
+typedef struct {
+    int n_text, d, h, causal, no_scale, pad;
+    float temperature; /* 0: default 1 */
+    uint64_t ablate;   /* bit i: head i (0-based) */
+    uint64_t seed;
+    char name[160];
+} lcase;
+
+static lcase LCASES[] = {
+    {.n_text = 12, .d = 64, .h = 4, .temperature = 0.05f, .seed = 1},
+    {.n_text = 12, .d = 64, .h = 4, .temperature = 0.5f, .seed = 1},
+    {.n_text = 12, .d = 64, .h = 4, .temperature = 2.0f, .seed = 1},
+    {.n_text = 12, .d = 64, .h = 4, .temperature = 20.0f, .seed = 2},
+    {.n_text = 17, .d = 48, .h = 6, .no_scale = 1, .temperature = 3.0f, .seed = 3},
+    {.n_text = 33, .d = 96, .h = 12, .causal = 1, .temperature = 0.3f, .seed = 4},
+    {.n_text = 5, .d = 32, .h = 4, .pad = 12, .seed = 5},
+    {.n_text = 1, .d = 8, .h = 2, .pad = 9, .seed = 6},    /* one real token */
+    {.n_text = 12, .d = 64, .h = 4, .pad = 12, .seed = 7}, /* pad == n: no [PAD] */
+    {.n_text = 100, .d = 64, .h = 8, .pad = 512, .seed = 8},
+    {.n_text = 5, .d = 32, .h = 4, .causal = 1, .pad = 12, .seed = 9},
+    {.n_text = 40, .d = 48, .h = 3, .causal = 1, .pad = 64, .temperature = 0.7f, .seed = 10},
+    {.n_text = 1, .d = 4, .h = 4, .causal = 1, .pad = 3, .seed = 11},
+    {.n_text = 12, .d = 64, .h = 4, .ablate = 0x2, .seed = 12},
+    {.n_text = 12, .d = 64, .h = 4, .ablate = 0xF, .seed = 13}, /* every head */
+    {.n_text = 20, .d = 48, .h = 6, .ablate = 0x21, .seed = 14},
+    {.n_text = 9, .d = 7, .h = 7, .ablate = 0x55, .seed = 15},
+    {.n_text = 64,
+     .d = 128,
+     .h = 8,
+     .causal = 1,
+     .no_scale = 1,
+     .pad = 80,
+     .temperature = 1.5f,
+     .ablate = 0x81,
+     .seed = 16},
+};
+#define NLCASES ((int)(sizeof LCASES / sizeof LCASES[0]))
+
+static mha_config lcase_config(const lcase *c) {
+    mha_config cfg = {.h = c->h,
+                      .d_model = c->d,
+                      .seed = c->seed,
+                      .mask = c->causal ? MHA_MASK_CAUSAL : MHA_MASK_NONE,
+                      .no_scale = c->no_scale,
+                      .pad = c->pad,
+                      .temperature = c->temperature};
+    for (int i = 0; i < 64; i++)
+        if ((c->ablate >> i) & 1u) mha_config_set_ablated(&cfg, i, 1);
+    return cfg;
+}
+
+static void test_lesson_against_reference(void **state) {
+    const lcase *c = *state;
+    hand_toks ht;
+    make_toks(&ht, c->n_text, c->d + 3);
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    mha_config cfg = lcase_config(c);
+    compute_or_fail(m, &cfg, &ht.t);
+    const int n = c->pad ? c->pad : c->n_text, n_real = c->n_text, d = c->d, h = c->h;
+    const int dk = d / h;
+    CHECK_INT("m->n (with padding)", n, m->n);
+    CHECK_INT("m->n_real", n_real, m->n_real);
+    for (int t = 0; t < n; t++) {
+        char what[64];
+        snprintf(what, sizeof what, "mha_token(%d)", t);
+        CHECK_STR(what, t < n_real ? ht.t.tokens[t] : "[PAD]", mha_token(m, &ht.t, t));
+    }
+
+    ref_t r;
+    const ref_opts o = {.causal = c->causal,
+                        .no_scale = c->no_scale,
+                        .n_real = n_real,
+                        .temperature = c->temperature ? (double)c->temperature : 1.0,
+                        .ablate = c->ablate};
+    ref_forward_opts(&r, m, h, &o);
+    const size_t nd = (size_t)n * d, hnn = (size_t)h * n * n;
+
+    /* scores: masked entries exactly -inf (padding columns and causal), the rest close
+       relative to the largest; attention absolute 1e-5, or 5e-7 of the largest score
+       where that is more (float32 rounding of large scores, T = 0.05) */
+    double smax = fmax(1.0, max_abs_d(r.s, hnn));
+    for (size_t i = 0; i < hnn; i++) {
+        if (isinf(r.s[i])) {
+            if (!(isinf(m->scores[i]) && m->scores[i] < 0))
+                fail_msg("scores[%zu] (masked): expected -inf, got %.9g", i, (double)m->scores[i]);
+        } else {
+            char what[64];
+            snprintf(what, sizeof what, "scores[%zu]", i);
+            CHECK_NEAR(what, r.s[i], m->scores[i], 1e-5 * smax);
+        }
+    }
+    check_close("attn", r.a, m->attn, hnn, fmax(1e-5, 5e-7 * smax));
+
+    /* every row (also [PAD] query rows) sums to 1 over its unmasked keys and is
+       exactly 0 on the masked ones */
+    for (int i = 0; i < h; i++)
+        for (int qi = 0; qi < n; qi++) {
+            const float *row = m->attn + ((size_t)i * n + qi) * n;
+            double sum = 0.0;
+            for (int kj = 0; kj < n; kj++) {
+                int masked = kj >= n_real || (c->causal && kj > qi);
+                if (masked && row[kj] != 0.0f)
+                    fail_msg("attn[%d][%d][%d] (masked: %s): expected exactly 0, got %.9g", i, qi,
+                             kj, kj >= n_real ? "padding" : "causal", (double)row[kj]);
+                if (!masked) sum += row[kj];
+            }
+            char what[80];
+            snprintf(what, sizeof what, "sum of attn[%d][%d] over unmasked keys", i, qi);
+            CHECK_NEAR(what, 1.0, sum, 1e-5);
+        }
+
+    /* heads as computed for every head; Concat: ablated bands exactly zero, the
+       others exactly head_i */
+    double hmax = fmax(1e-30, max_abs_d(r.heads, nd));
+    check_close("heads", r.heads, m->heads, nd, 1e-4 * hmax);
+    check_close("concat", r.concat, m->concat, nd, 1e-4 * hmax);
+    for (int i = 0; i < h; i++)
+        for (int qi = 0; qi < n; qi++)
+            for (int cc = 0; cc < dk; cc++) {
+                float cv = m->concat[(size_t)qi * d + (size_t)i * dk + cc];
+                float hv = m->heads[((size_t)i * n + qi) * dk + cc];
+                if ((c->ablate >> i) & 1u) {
+                    if (cv != 0.0f)
+                        fail_msg("concat[%d][%d] (head %d ablated): expected 0, got %.9g", qi,
+                                 i * dk + cc, i + 1, (double)cv);
+                } else if (memcmp(&hv, &cv, sizeof hv) != 0) {
+                    fail_msg("concat[%d][%d] vs heads[%d][%d][%d]: expected %.9g, got %.9g", qi,
+                             i * dk + cc, i, qi, cc, (double)hv, (double)cv);
+                }
+            }
+
+    /* out = Concat (ablated) W_O; out_full = the unablated Concat W_O */
+    double omax = fmax(1e-30, max_abs_d(r.out_full, nd));
+    check_close("out", r.out, m->out, nd, 1e-4 * omax);
+    check_close("out_full", r.out_full, m->out_full, nd, 1e-4 * omax);
+    if (c->ablate == 0)
+        CHECK_INT("out and out_full differ without ablation", 0,
+                  memcmp(m->out, m->out_full, nd * sizeof(float)) != 0);
+
+    /* ||out - out_full|| / ||out_full|| against the reference's */
+    double dd = 0.0, ff = 0.0;
+    for (size_t i = 0; i < nd; i++) {
+        dd += (r.out[i] - r.out_full[i]) * (r.out[i] - r.out_full[i]);
+        ff += r.out_full[i] * r.out_full[i];
+    }
+    double want = ff > 0.0 ? sqrt(dd / ff) : 0.0;
+    CHECK_NEAR("mha_ablation_delta", want, mha_ablation_delta(m), 1e-4 * fmax(want, 1e-3));
+    if (c->ablate == ((uint64_t)1 << h) - 1) /* every head: MultiHead is 0 */
+        CHECK_NEAR("mha_ablation_delta with every head ablated", 1.0, mha_ablation_delta(m), 1e-6);
+
+    ref_free(&r);
+    mha_model_destroy(m);
+    free_toks(&ht);
+}
+
+/* Ablation touches only Concat's bands and out: everything else, out_full included,
+ * is bit-identical to the same configuration without ablation. */
+static void test_ablation_leaves_the_rest(void **state) {
+    (void)state;
+    hand_toks ht;
+    make_toks(&ht, 15, 4);
+    mha_model *a = mha_model_create(), *b = mha_model_create();
+    assert_non_null(a);
+    assert_non_null(b);
+    mha_config cfg = {.h = 4, .d_model = 32, .seed = 21, .mask = MHA_MASK_CAUSAL};
+    compute_or_fail(b, &cfg, &ht.t);
+    mha_config_set_ablated(&cfg, 2, 1);
+    compute_or_fail(a, &cfg, &ht.t);
+    const size_t nd = (size_t)15 * 32, hnn = (size_t)4 * 15 * 15;
+    CHECK_INT("attn differs with ablation", 0, memcmp(a->attn, b->attn, hnn * 4) != 0);
+    CHECK_INT("heads differ with ablation", 0, memcmp(a->heads, b->heads, nd * 4) != 0);
+    CHECK_INT("out_full differs from the unablated out", 0,
+              memcmp(a->out_full, b->out, nd * 4) != 0);
+    CHECK_TRUE("out changes when head 3 is ablated", memcmp(a->out, b->out, nd * 4) != 0);
+    CHECK_TRUE("mha_ablation_delta > 0 with a head ablated", mha_ablation_delta(a) > 0.0);
+    CHECK_NEAR("mha_ablation_delta without ablation", 0.0, mha_ablation_delta(b), 0.0);
+    /* switching it off again on the same model restores out exactly */
+    mha_config_set_ablated(&cfg, 2, 0);
+    compute_or_fail(a, &cfg, &ht.t);
+    CHECK_INT("out after un-ablating differs", 0, memcmp(a->out, b->out, nd * 4) != 0);
+    CHECK_INT("concat after un-ablating differs", 0, memcmp(a->concat, b->concat, nd * 4) != 0);
+    mha_model_destroy(a);
+    mha_model_destroy(b);
+    free_toks(&ht);
+}
+
+/* Padding changes nothing for the text's own rows: their attention on the real
+ * keys and their outputs equal those of the unpadded text. */
+static void test_padding_keeps_real_rows(void **state) {
+    (void)state;
+    const int cases[][4] = {{12, 64, 4, 0}, {12, 64, 4, 1}, {30, 48, 6, 1}, {1, 8, 2, 0}};
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const int n = cases[ci][0], d = cases[ci][1], h = cases[ci][2];
+        hand_toks ht;
+        make_toks(&ht, n, 2);
+        mha_model *p = mha_model_create(), *u = mha_model_create();
+        assert_non_null(p);
+        assert_non_null(u);
+        mha_config cfg = {.h = h, .d_model = d, .seed = 3, .mask = (mha_mask)cases[ci][3]};
+        compute_or_fail(u, &cfg, &ht.t);
+        cfg.pad = n + 7 + (int)ci * 50;
+        compute_or_fail(p, &cfg, &ht.t);
+        const int np = cfg.pad;
+        for (int i = 0; i < h; i++)
+            for (int r = 0; r < n; r++)
+                for (int c = 0; c < n; c++) {
+                    char what[96];
+                    snprintf(what, sizeof what, "case %zu attn[%d][%d][%d] padded vs not", ci, i, r,
+                             c);
+                    CHECK_NEAR(what, u->attn[((size_t)i * n + r) * n + c],
+                               p->attn[((size_t)i * np + r) * np + c], 1e-6);
+                }
+        for (int r = 0; r < n; r++)
+            for (int c = 0; c < d; c++) {
+                char what[96];
+                snprintf(what, sizeof what, "case %zu out[%d][%d] padded vs not", ci, r, c);
+                CHECK_NEAR(what, u->out[(size_t)r * d + c], p->out[(size_t)r * d + c], 1e-5);
+            }
+        mha_model_destroy(p);
+        mha_model_destroy(u);
+        free_toks(&ht);
+    }
+}
+
+static void test_lesson_config_limits(void **state) {
+    (void)state;
+    const struct {
+        mha_config c;
+        int n;
+        int ok;
+        const char *what;
+    } L[] = {
+        {{.h = 4, .d_model = 64, .pad = 11}, 12, 0, "pad below n"},
+        {{.h = 4, .d_model = 64, .pad = 12}, 12, 1, "pad == n"},
+        {{.h = 4, .d_model = 64, .pad = 512}, 12, 1, "pad 512"},
+        {{.h = 4, .d_model = 64, .pad = 513}, 12, 0, "pad 513"},
+        {{.h = 4, .d_model = 64, .pad = -1}, 12, 0, "pad -1"},
+        {{.h = 4, .d_model = 64, .temperature = 0.05f}, 5, 1, "T 0.05"},
+        {{.h = 4, .d_model = 64, .temperature = 0.0499f}, 5, 0, "T 0.0499"},
+        {{.h = 4, .d_model = 64, .temperature = 20.0f}, 5, 1, "T 20"},
+        {{.h = 4, .d_model = 64, .temperature = 20.01f}, 5, 0, "T 20.01"},
+        {{.h = 4, .d_model = 64, .temperature = -1.0f}, 5, 0, "T -1"},
+        {{.h = 4, .d_model = 64, .temperature = NAN}, 5, 0, "T NaN"},
+        {{.h = 4, .d_model = 64, .temperature = INFINITY}, 5, 0, "T inf"},
+        {{.h = 4, .d_model = 64, .weights = (mha_weights)2}, 5, 0, "weights 2"},
+        {{.h = 4, .d_model = 64, .ablate = {0xF}}, 5, 1, "ablate every head"},
+        {{.h = 4, .d_model = 64, .ablate = {0x10}}, 5, 0, "ablate head 5 of 4"},
+        {{.h = 64, .d_model = 64, .ablate = {0, 1}}, 5, 0, "ablate head 65 of 64"},
+        {{.h = 128, .d_model = 128, .ablate = {0, 1}}, 5, 1, "ablate head 65 of 128"},
+        {{.h = 1,
+          .d_model = 64,
+          .ablate = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (uint64_t)1 << 63}},
+         5,
+         0,
+         "ablate head 4096 of 1"},
+    };
+    for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+        char err[MHA_ERR_LEN] = "";
+        char what[96];
+        snprintf(what, sizeof what, "mha_config_check(%s)", L[i].what);
+        CHECK_INT(what, L[i].ok ? 0 : -1, mha_config_check(&L[i].c, L[i].n, err, sizeof err));
+        if (!L[i].ok) {
+            CHECK_MSG(what, err);
+            CHECK_TRUE("message is one line", strchr(err, '\n') == NULL);
+        }
+    }
+    /* the ablation set */
+    mha_config c = {0};
+    CHECK_INT("ablated count of a zero config", 0, mha_config_ablated_count(&c));
+    mha_config_set_ablated(&c, 0, 1);
+    mha_config_set_ablated(&c, 63, 1);
+    mha_config_set_ablated(&c, 64, 1);
+    mha_config_set_ablated(&c, 4095, 1);
+    CHECK_INT("ablated count", 4, mha_config_ablated_count(&c));
+    CHECK_INT("head 64 ablated", 1, mha_config_is_ablated(&c, 64));
+    CHECK_INT("head 65 ablated", 0, mha_config_is_ablated(&c, 65));
+    CHECK_INT("head -1 ablated", 0, mha_config_is_ablated(&c, -1));
+    CHECK_INT("head 4096 ablated", 0, mha_config_is_ablated(&c, 4096));
+    mha_config_set_ablated(&c, 63, 0);
+    CHECK_INT("ablated count after clearing one", 3, mha_config_ablated_count(&c));
+    CHECK_INT("head 63 ablated after clearing", 0, mha_config_is_ablated(&c, 63));
+    /* the default temperature */
+    mha_config z = {0};
+    mha_config_resolve(&z);
+    CHECK_NEAR("resolved temperature", 1.0, z.temperature, 0.0);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* designed heads: each head's argmax where its name says                           */
+
+static const char *const PATTERN_CYCLE[6] = {"previous", "next",      "first",
+                                             "self",     "same-word", "broad"};
+static const int PATTERN_MIN_DK[6] = {8, 8, 1, 8, 16, 1}; /* as the README states */
+
+/* n tokens of one of five kinds of text, none of them named word by word here */
+static void make_text(hand_toks *ht, int n, int kind) {
+    ht->store = calloc((size_t)n, sizeof(char *));
+    assert_non_null(ht->store);
+    uint32_t lcg = 12345u + (uint32_t)kind * 777u + (uint32_t)n;
+    for (int i = 0; i < n; i++) {
+        char buf[32];
+        lcg = lcg * 1664525u + 1013904223u;
+        switch (kind) {
+        case 0: snprintf(buf, sizeof buf, "%s", WORDS[(i * 5 + 3) % NWORDS]); break;
+        case 1: snprintf(buf, sizeof buf, "t%d", i); break;               /* all distinct */
+        case 2: snprintf(buf, sizeof buf, "v%u", (lcg >> 16) % 7); break; /* many repeats */
+        case 3: snprintf(buf, sizeof buf, "same"); break;                 /* one word */
+        default: snprintf(buf, sizeof buf, "w%u", (lcg >> 16) % 200); break;
+        }
+        ht->store[i] = malloc(strlen(buf) + 1);
+        assert_non_null(ht->store[i]);
+        strcpy(ht->store[i], buf);
+    }
+    ht->t.count = n;
+    ht->t.tokens = ht->store;
+    ht->t.replaced = 0;
+}
+
+typedef struct {
+    int h, d, n, kind, causal, no_scale, pad;
+} pcase;
+
+static const pcase PCASES[] = {
+    {1, 8, 512, 0, 0, 0, 0},    {2, 16, 100, 1, 1, 0, 0},     {3, 48, 60, 2, 0, 1, 0},
+    {3, 9, 20, 2, 0, 0, 0},     {4, 32, 512, 4, 1, 0, 0},     {5, 80, 77, 2, 0, 0, 90},
+    {6, 96, 512, 2, 0, 0, 0},   {6, 96, 512, 1, 0, 1, 0},     {6, 192, 200, 4, 1, 1, 300},
+    {6, 36, 30, 0, 0, 0, 0},    {7, 112, 45, 3, 0, 0, 0},     {8, 64, 512, 0, 1, 0, 0},
+    {8, 128, 256, 2, 0, 0, 0},  {12, 384, 333, 4, 0, 0, 400}, {16, 256, 2, 0, 0, 0, 0},
+    {6, 96, 1, 0, 0, 0, 0},     {12, 192, 512, 2, 1, 0, 0},   {6, 96, 512, 3, 1, 0, 0},
+    {64, 4096, 40, 4, 0, 0, 0}, {1, 4096, 64, 0, 0, 1, 0},    {10, 160, 150, 4, 0, 0, 160},
+};
+
+/* per pattern: rows checked, rows right, sum of target weights (for the report) */
+static struct {
+    long rows, right;
+    double mass;
+    double worst_frac;
+} g_pstats[6];
+
+static void test_designed_heads(void **state) {
+    (void)state;
+    for (int p = 0; p < 6; p++) g_pstats[p].worst_frac = 1.0;
+    for (size_t ci = 0; ci < sizeof PCASES / sizeof PCASES[0]; ci++) {
+        const pcase *c = &PCASES[ci];
+        hand_toks ht;
+        make_text(&ht, c->n, c->kind);
+        mha_model *m = mha_model_create();
+        assert_non_null(m);
+        mha_config cfg = {.h = c->h,
+                          .d_model = c->d,
+                          .seed = 5,
+                          .mask = c->causal ? MHA_MASK_CAUSAL : MHA_MASK_NONE,
+                          .no_scale = c->no_scale,
+                          .pad = c->pad,
+                          .weights = MHA_WEIGHTS_PATTERNS};
+        compute_or_fail(m, &cfg, &ht.t);
+        const int n = m->n, n_real = c->n, dk = c->d / c->h;
+        for (int i = 0; i < c->h; i++) {
+            const int p = i % 6;
+            const int able = dk >= PATTERN_MIN_DK[p];
+            char what[160];
+            snprintf(what, sizeof what, "case %zu (h=%d d=%d n=%d): name of head %d", ci, c->h,
+                     c->d, c->n, i + 1);
+            CHECK_STR(what, able ? PATTERN_CYCLE[p] : "none (d_k too small)",
+                      mha_head_pattern_name(m, i));
+            if (!able) continue;
+            long rows = 0, right = 0;
+            double mass = 0.0;
+            for (int r = 0; r < n_real; r++) {
+                const float *a = m->attn + ((size_t)i * n + r) * n;
+                const int vis = c->causal ? r + 1 : n_real; /* keys 0 .. vis-1 */
+                int best = 0;
+                for (int j = 1; j < n; j++)
+                    if (a[j] > a[best]) best = j;
+                if (p == 5) { /* broad: uniform over the visible keys */
+                    rows++;
+                    right += a[best] <= 2.0f / (float)vis;
+                    continue;
+                }
+                int target = -1, others = 0, hit = 0;
+                double w = 0.0;
+                if (p == 4) { /* same-word: another visible occurrence, else itself */
+                    for (int j = 0; j < vis; j++)
+                        if (j != r && strcmp(ht.t.tokens[j], ht.t.tokens[r]) == 0) {
+                            others++;
+                            w += a[j];
+                            hit |= best == j;
+                        }
+                    if (!others) target = r;
+                } else {
+                    target = p == 0 ? r - 1 : p == 1 ? r + 1 : p == 2 ? 0 : r;
+                    if (target < 0 || target >= vis) continue; /* no such key */
+                }
+                if (target >= 0) hit = best == target, w = a[target];
+                rows++;
+                right += hit;
+                mass += w;
+            }
+            if (rows == 0) continue;
+            double frac = (double)right / (double)rows;
+            snprintf(what, sizeof what,
+                     "case %zu (h=%d d=%d n=%d causal=%d no_scale=%d pad=%d): head %d (%s) "
+                     "argmax fraction",
+                     ci, c->h, c->d, c->n, c->causal, c->no_scale, c->pad, i + 1, PATTERN_CYCLE[p]);
+            CHECK_TRUE(what, frac >= 0.95);
+            if (p != 5) {
+                /* sharp at T = 1 (with or without scaling): most weight on the target */
+                snprintf(what, sizeof what, "case %zu: head %d (%s) mean target weight >= 0.9", ci,
+                         i + 1, PATTERN_CYCLE[p]);
+                CHECK_TRUE(what, mass / (double)rows >= 0.9);
+            }
+            g_pstats[p].rows += rows;
+            g_pstats[p].right += right;
+            g_pstats[p].mass += mass;
+            if (frac < g_pstats[p].worst_frac) g_pstats[p].worst_frac = frac;
+        }
+        mha_model_destroy(m);
+        free_toks(&ht);
+    }
+    for (int p = 0; p < 6; p++)
+        if (g_pstats[p].rows)
+            print_message("  %-9s rows %6ld  argmax right %.4f (worst head %.4f)  mean target "
+                          "weight %.4f\n",
+                          PATTERN_CYCLE[p], g_pstats[p].rows,
+                          (double)g_pstats[p].right / (double)g_pstats[p].rows,
+                          g_pstats[p].worst_frac,
+                          p == 5 ? 1.0 : g_pstats[p].mass / (double)g_pstats[p].rows);
+}
+
+/* Which heads get which pattern, and that a head too small for its pattern keeps
+ * its random weights rather than anything designed. */
+static void test_designed_head_names_and_fallback(void **state) {
+    (void)state;
+    mha_config r = {.h = 6, .d_model = 96};
+    mha_config_resolve(&r);
+    for (int i = 0; i < 6; i++)
+        CHECK_STR("random weights", "random", mha_pattern_name(mha_head_pattern(&r, i)));
+    CHECK_INT("min d_k previous", 8, mha_pattern_min_dk(MHA_PATTERN_PREVIOUS));
+    CHECK_INT("min d_k same-word", 16, mha_pattern_min_dk(MHA_PATTERN_SAME_WORD));
+    CHECK_INT("min d_k first", 1, mha_pattern_min_dk(MHA_PATTERN_FIRST));
+
+    hand_toks ht;
+    make_toks(&ht, 10, 1);
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    const int d = 64;
+    mha_config cfg = {.h = 8, .d_model = d, .seed = 9, .weights = MHA_WEIGHTS_PATTERNS};
+    compute_or_fail(m, &cfg, &ht.t); /* d_k = 8: head 5 (same-word) is too small */
+    CHECK_STR("head 5 at d_k 8", "none (d_k too small)", mha_head_pattern_name(m, 4));
+    CHECK_STR("head 7 at d_k 8", "previous", mha_head_pattern_name(m, 6));
+    float *w = malloc((size_t)d * d * sizeof(float));
+    assert_non_null(w);
+    for (int which = 0; which < 2; which++) {
+        mha_weights_init(w, 9, d, which);
+        const float *got = which ? m->w_k : m->w_q;
+        for (int i = 0; i < 8; i++) {
+            int same = 1;
+            for (int r = 0; r < d; r++)
+                for (int c = i * 8; c < (i + 1) * 8; c++)
+                    same &= memcmp(&w[(size_t)r * d + c], &got[(size_t)r * d + c], 4) == 0;
+            char what[96];
+            snprintf(what, sizeof what, "W_%c columns of head %d equal the random ones",
+                     which ? 'K' : 'Q', i + 1);
+            CHECK_INT(what, i == 4, same); /* only the head without a pattern */
+        }
+    }
+    /* W_V and W_O stay random; random mode is unchanged by the option existing */
+    mha_weights_init(w, 9, d, 2);
+    CHECK_INT("W_V random in patterns mode", 0, memcmp(w, m->w_v, (size_t)d * d * 4) != 0);
+    mha_weights_init(w, 9, d, 3);
+    CHECK_INT("W_O random in patterns mode", 0, memcmp(w, m->w_o, (size_t)d * d * 4) != 0);
+    cfg.weights = MHA_WEIGHTS_RANDOM; /* back to random on the same model */
+    compute_or_fail(m, &cfg, &ht.t);
+    mha_weights_init(w, 9, d, 0);
+    CHECK_INT("W_Q random again after patterns", 0, memcmp(w, m->w_q, (size_t)d * d * 4) != 0);
+    free(w);
+    mha_model_destroy(m);
+    free_toks(&ht);
+}
+
+/* ------------------------------------------------------------------------------ */
 
 int main(void) {
-    enum { NFIXED = 11 };
-    struct CMUnitTest tests[NCASES + NFIXED];
+    enum { NFIXED = 16 };
+    struct CMUnitTest tests[NCASES + NLCASES + NFIXED];
     int k = 0;
     for (int i = 0; i < NCASES; i++) {
         mcase *c = &CASES[i];
@@ -866,6 +1382,15 @@ int main(void) {
                  c->h, c->causal ? " causal" : "", c->no_scale ? " unscaled" : "",
                  (unsigned long long)c->seed);
         tests[k++] = (struct CMUnitTest){c->name, test_against_reference, NULL, NULL, c};
+    }
+    for (int i = 0; i < NLCASES; i++) {
+        lcase *c = &LCASES[i];
+        snprintf(c->name, sizeof c->name,
+                 "reference n=%d d=%d h=%d%s%s pad=%d T=%g ablate=0x%llx seed=%llu", c->n_text,
+                 c->d, c->h, c->causal ? " causal" : "", c->no_scale ? " unscaled" : "", c->pad,
+                 c->temperature ? (double)c->temperature : 1.0, (unsigned long long)c->ablate,
+                 (unsigned long long)c->seed);
+        tests[k++] = (struct CMUnitTest){c->name, test_lesson_against_reference, NULL, NULL, c};
     }
     const struct CMUnitTest fixed[NFIXED] = {
         cmocka_unit_test(test_determinism),
@@ -879,6 +1404,11 @@ int main(void) {
         cmocka_unit_test(test_config_limits),
         cmocka_unit_test(test_no_realloc_at_steady_shape),
         cmocka_unit_test(test_glorot),
+        cmocka_unit_test(test_ablation_leaves_the_rest),
+        cmocka_unit_test(test_padding_keeps_real_rows),
+        cmocka_unit_test(test_lesson_config_limits),
+        cmocka_unit_test(test_designed_heads),
+        cmocka_unit_test(test_designed_head_names_and_fallback),
     };
     for (int i = 0; i < NFIXED; i++) tests[k++] = fixed[i];
     return _cmocka_run_group_tests("mha", tests, (size_t)k, NULL, NULL);

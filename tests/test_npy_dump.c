@@ -517,6 +517,7 @@ static void check_dump(const char *dir, const mha_model *m, const tok_list *t) {
     check_tensor(dir, "heads.npy", m->heads, h, n, dk);
     check_tensor(dir, "concat.npy", m->concat, n, d, 0);
     check_tensor(dir, "out.npy", m->out, n, d, 0);
+    check_tensor(dir, "out_full.npy", m->out_full, n, d, 0);
 
     /* tokens.txt: one token a line, each line ended by '\n' */
     char path[1200];
@@ -526,13 +527,13 @@ static void check_dump(const char *dir, const mha_model *m, const tok_list *t) {
     if (!txt) fail_msg("%s: expected a file, got none", path);
     CHECK_TRUE("tokens.txt ends with a newline", len > 0 && txt[len - 1] == '\n');
     char *p = txt;
-    for (int i = 0; i < t->count; i++) {
+    for (int i = 0; i < n; i++) { /* the text's tokens, then [PAD] up to n */
         char *nl = strchr(p, '\n');
-        if (!nl) fail_msg("tokens.txt: expected %d lines, got %d", t->count, i);
+        if (!nl) fail_msg("tokens.txt: expected %d lines, got %d", n, i);
         *nl = '\0';
         char what[64];
         snprintf(what, sizeof what, "tokens.txt line %d", i + 1);
-        CHECK_STR(what, t->tokens[i], p);
+        CHECK_STR(what, i < t->count ? t->tokens[i] : "[PAD]", p);
         p = nl + 1;
     }
     CHECK_STR("tokens.txt after the last token", "", p);
@@ -546,7 +547,7 @@ static void check_dump(const char *dir, const mha_model *m, const tok_list *t) {
     const struct {
         const char *key;
         long long val;
-    } nums[] = {{"n", n}, {"d_model", d}, {"h", h}, {"d_k", dk}, {"d_v", dk}};
+    } nums[] = {{"n", n}, {"n_real", t->count}, {"d_model", d}, {"h", h}, {"d_k", dk}, {"d_v", dk}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         snprintf(want, sizeof want, "\"%s\": %lld", nums[i].key, nums[i].val);
         const char *at = strstr(js, want);
@@ -560,6 +561,41 @@ static void check_dump(const char *dir, const mha_model *m, const tok_list *t) {
     if (!strstr(js, want)) fail_msg("meta.json: expected %s, got:\n%s", want, js);
     snprintf(want, sizeof want, "\"scale\": %s", m->cfg.no_scale ? "false" : "true");
     if (!strstr(js, want)) fail_msg("meta.json: expected %s, got:\n%s", want, js);
+    if (m->cfg.pad)
+        snprintf(want, sizeof want, "\"pad\": %d,", m->cfg.pad);
+    else
+        snprintf(want, sizeof want, "\"pad\": null,");
+    if (!strstr(js, want)) fail_msg("meta.json: expected %s, got:\n%s", want, js);
+    const char *temp = strstr(js, "\"temperature\": ");
+    if (!temp) fail_msg("meta.json: expected \"temperature\", got:\n%s", js);
+    CHECK_TRUE("meta.json temperature reads back as the model's float",
+               strtof(temp + strlen("\"temperature\": "), NULL) == m->cfg.temperature);
+    char list[600] = "\"ablated\": [";
+    for (int i = 0, first = 1; i < h; i++)
+        if (mha_config_is_ablated(&m->cfg, i)) {
+            size_t at = strlen(list);
+            snprintf(list + at, sizeof list - at, first ? "%d" : ", %d", i + 1);
+            first = 0;
+        }
+    strcat(list, "]");
+    if (!strstr(js, list)) fail_msg("meta.json: expected %s, got:\n%s", list, js);
+    if (m->cfg.weights == MHA_WEIGHTS_PATTERNS) {
+        snprintf(list, sizeof list, "\"head_patterns\": [");
+        for (int i = 0; i < h; i++) {
+            size_t at = strlen(list);
+            snprintf(list + at, sizeof list - at, "%s\"%s\"", i ? ", " : "",
+                     mha_pattern_name(mha_head_pattern(&m->cfg, i)));
+        }
+        strcat(list, "]");
+        if (!strstr(js, list)) fail_msg("meta.json: expected %s, got:\n%s", list, js);
+        if (!strstr(js, "\"mode\": \"patterns\""))
+            fail_msg("meta.json: expected \"mode\": \"patterns\", got:\n%s", js);
+    } else {
+        if (!strstr(js, "\"head_patterns\": null,"))
+            fail_msg("meta.json: expected \"head_patterns\": null, got:\n%s", js);
+        if (!strstr(js, "\"mode\": \"random\""))
+            fail_msg("meta.json: expected \"mode\": \"random\", got:\n%s", js);
+    }
     const char *lim = strstr(js, "\"limit\": ");
     if (!lim) fail_msg("meta.json: expected \"limit\", got:\n%s", js);
     double limit = strtod(lim + strlen("\"limit\": "), NULL);
@@ -571,7 +607,7 @@ static void check_dump(const char *dir, const mha_model *m, const tok_list *t) {
     /* exactly the listed files, no temporaries */
     char names[4096];
     int entries = list_dir(dir, names, sizeof names);
-    if (entries != 15) fail_msg("%s: expected 15 files, got %d: %s", dir, entries, names);
+    if (entries != 16) fail_msg("%s: expected 16 files, got %d: %s", dir, entries, names);
     CHECK_TRUE("no .tmp- files left", strstr(names, ".tmp-") == NULL);
 }
 
@@ -590,6 +626,23 @@ static void test_dump_files(void **state) {
           .seed = UINT64_C(9223372036854775807),
           .mask = MHA_MASK_CAUSAL,
           .no_scale = 1}},
+        /* padding, temperature, ablation, designed heads (one too small: d_k 8) */
+        {"the dog chased the cat",
+         {.h = 6,
+          .d_model = 48,
+          .seed = 3,
+          .pad = 9,
+          .temperature = 0.05f,
+          .weights = MHA_WEIGHTS_PATTERNS,
+          .ablate = {0x22}}},
+        {"a b a",
+         {.h = 2,
+          .d_model = 8,
+          .seed = 4,
+          .pad = 3,
+          .temperature = 20.0f,
+          .mask = MHA_MASK_CAUSAL,
+          .ablate = {0x3}}},
     };
     char *base = make_tmpdir();
     char dir[800];

@@ -104,7 +104,7 @@ static inline void fx_model_make(fx_model *fm, int n, int d, int h, mha_mask mas
     fx_make_toks(&fm->toks, n);
     fm->m = mha_model_create();
     assert_non_null(fm->m);
-    mha_config cfg = {h, d, 7, mask, 0};
+    mha_config cfg = {.h = h, .d_model = d, .seed = 7, .mask = mask};
     char err[MHA_ERR_LEN] = "";
     int rc = mha_model_compute(fm->m, &cfg, &fm->toks.t, err, sizeof err);
     if (rc != 0)

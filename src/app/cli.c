@@ -24,6 +24,12 @@ const char *cli_usage(void) {
            "      --list-samples    list the built-in samples and exit\n"
            "      --mask none|causal   causal: a token sees only itself and earlier ones\n"
            "      --no-scale        scores are Q K^T without dividing by sqrt(d_k)\n"
+           "      --temperature T   scores are also divided by T, 0.05..20 (default 1)\n"
+           "      --pad N           pad the text to N positions with [PAD] tokens, masked\n"
+           "                        as keys; N from the number of tokens to 512 (--dump only)\n"
+           "      --ablate LIST     zero these heads' bands of Concat, e.g. 1,3 (1-based)\n"
+           "      --weights W       random | patterns: designed heads (previous, next,\n"
+           "                        first, self, same-word, broad) (default random)\n"
            "\n"
            "Output (without these, the visualizer window opens):\n"
            "      --dump DIR        write every tensor as .npy, tokens.txt, meta.json; exit\n"
@@ -42,6 +48,27 @@ const char *cli_usage(void) {
            "  -V, --version         the version\n"
            "\n"
            "Exit status: 0 ok, 2 bad usage or value, 1 runtime failure.\n";
+}
+
+int cli_parse_float(const char *s, double lo, double hi, double *out) {
+    if (!s) return -1;
+    size_t digits = 0, points = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p >= '0' && *p <= '9') {
+            digits++;
+        } else if (*p == '.' && points == 0 && p[1] >= '0' && p[1] <= '9') {
+            points++;
+        } else {
+            return -1; /* sign, exponent, space, letters (nan, inf), a second '.' */
+        }
+    }
+    if (digits == 0) return -1;
+    errno = 0;
+    char *end = NULL;
+    double v = strtod(s, &end); /* the C locale: the program never calls setlocale */
+    if (errno == ERANGE || *end != '\0' || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
 }
 
 int cli_parse_int(const char *s, long lo, long hi, long *out) {
@@ -72,6 +99,10 @@ enum {
     OPT_BACKGROUND,
     OPT_FONT,
     OPT_BENCH,
+    OPT_PAD,
+    OPT_TEMPERATURE,
+    OPT_ABLATE,
+    OPT_WEIGHTS,
 };
 
 static const struct option long_opts[] = {
@@ -94,6 +125,10 @@ static const struct option long_opts[] = {
     {"background", required_argument, NULL, OPT_BACKGROUND},
     {"font", required_argument, NULL, OPT_FONT},
     {"bench", no_argument, NULL, OPT_BENCH},
+    {"pad", required_argument, NULL, OPT_PAD},
+    {"temperature", required_argument, NULL, OPT_TEMPERATURE},
+    {"ablate", required_argument, NULL, OPT_ABLATE},
+    {"weights", required_argument, NULL, OPT_WEIGHTS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -138,6 +173,36 @@ static int parse_size(const char *s, int *w, int *h) {
     return 0;
 }
 
+/* --ablate LIST: 1-based heads separated by commas, no empty items, no repeats.
+ * Whether each is at most h is checked with the whole configuration. */
+static int parse_ablate(const char *s, mha_config *cfg, char *err, size_t errlen) {
+    memset(cfg->ablate, 0, sizeof cfg->ablate);
+    const char *p = s;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char item[16];
+        long v = 0;
+        if (len == 0 || len >= sizeof item) {
+            snprintf(err, errlen,
+                     "--ablate '%s': must be a comma list of heads from 1 to h, e.g. 1,3", s);
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (cli_parse_int(item, 1, MHA_MAX_D_MODEL, &v) != 0) {
+            snprintf(err, errlen, "--ablate '%s': '%s' is not a head from 1 to h", s, item);
+            return -1;
+        }
+        if (mha_config_is_ablated(cfg, (int)v - 1)) {
+            snprintf(err, errlen, "--ablate '%s': head %ld is listed twice", s, v);
+            return -1;
+        }
+        mha_config_set_ablated(cfg, (int)v - 1, 1);
+        if (p[len] == '\0') return 0;
+        p += len + 1;
+    }
+}
+
 #define FAIL(...)                                                                                  \
     do {                                                                                           \
         snprintf(err, errlen, __VA_ARGS__);                                                        \
@@ -150,7 +215,12 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
     o->colormap = -1;
     int help = 0, version = 0, list = 0, bench = 0;
     long v = 0;
-    optind = 1;
+    double fv = 0.0;
+    /* optind = 0, not 1: glibc (and musl) then reinitialise getopt completely. With
+       1, a parse that stopped inside a group of short options ("-xh" failing at x)
+       leaves getopt's pointer into that old argument, and the next parse would
+       carry on reading "h" from it. The tests parse many argv in one process. */
+    optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":H:d:s:t:hV", long_opts, NULL)) != -1) {
@@ -255,6 +325,29 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
             o->font = optarg;
             break;
         case OPT_BENCH: bench = 1; break;
+        case OPT_PAD:
+            if (cli_parse_int(optarg, 1, MHA_MAX_N, &v) != 0)
+                FAIL("--pad '%s': must be a whole number from the number of tokens to %d", optarg,
+                     MHA_MAX_N);
+            o->cfg.pad = (int)v;
+            break;
+        case OPT_TEMPERATURE:
+            if (cli_parse_float(optarg, MHA_MIN_TEMPERATURE, MHA_MAX_TEMPERATURE, &fv) != 0)
+                FAIL("--temperature '%s': must be a decimal number between %g and %g", optarg,
+                     (double)MHA_MIN_TEMPERATURE, (double)MHA_MAX_TEMPERATURE);
+            o->cfg.temperature = (float)fv;
+            break;
+        case OPT_ABLATE:
+            if (parse_ablate(optarg, &o->cfg, err, errlen) != 0) return 2;
+            break;
+        case OPT_WEIGHTS:
+            if (strcmp(optarg, "random") == 0)
+                o->cfg.weights = MHA_WEIGHTS_RANDOM;
+            else if (strcmp(optarg, "patterns") == 0)
+                o->cfg.weights = MHA_WEIGHTS_PATTERNS;
+            else
+                FAIL("--weights '%s': must be random or patterns", optarg);
+            break;
         case 'h': help = 1; break;
         case 'V': version = 1; break;
         case ':': FAIL("%s: needs a value (see --help)", option_name(optopt, argv[optind - 1]));

@@ -21,7 +21,8 @@ typedef enum { CLI_PANEL_ALL = 0, CLI_PANEL_HEAD, CLI_PANEL_EQUATION } cli_panel
 
 typedef struct {
     cli_mode mode;
-    mha_config cfg;          /* h, d_model, seed, mask, no_scale; zero = default */
+    mha_config cfg;          /* h, d_model, seed, mask, no_scale, pad, temperature,
+                                weights, ablate; zero = default */
     int sample;              /* 1-based; 0: not given */
     const char *text;        /* --text, or NULL */
     const char *dump_dir;    /* --dump */
@@ -38,12 +39,18 @@ typedef struct {
 } cli_options;
 
 /* Parses argv into opts. Returns 0 on success, or 2 (usage) with a one-line
- * message in err (without the "mhaviz: " prefix). */
+ * message in err (without the "mhaviz: " prefix). Can be called any number of
+ * times in one process: each call restarts getopt from scratch. */
 int cli_parse(cli_options *opts, int argc, char **argv, char *err, size_t errlen);
 
 /* Parses a whole decimal integer in [lo, hi]: no sign tricks, no trailing junk,
  * no overflow. Returns 0 and *out, or -1. */
 int cli_parse_int(const char *s, long lo, long hi, long *out);
+
+/* Parses a decimal number in [lo, hi]: digits with at most one '.', which must be
+ * followed by a digit ("0.5", ".5", "20"); no sign, exponent, spaces, nan or inf.
+ * Returns 0 and *out, or -1. */
+int cli_parse_float(const char *s, double lo, double hi, double *out);
 
 /* The --help text. */
 const char *cli_usage(void);

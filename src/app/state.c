@@ -46,8 +46,11 @@ void app_state_destroy(app_state *s) {
 
 /* Recomputes the model for cfg and toks. On success the state takes toks (when
  * they are not its own already); on failure nothing changes and status says why. */
-static int recompute(app_state *s, const mha_config *cfg, tok_list *toks) {
+static int recompute(app_state *s, const mha_config *cfg_in, tok_list *toks) {
     char err[MHA_ERR_LEN];
+    mha_config cfg_pad = *cfg_in, *cfg = &cfg_pad;
+    if (cfg->pad && cfg->pad < toks->count) /* the text outgrew the padding: pad it anew */
+        cfg->pad = app_pad_length(toks->count);
     double t0 = clock_ms();
     if (mha_model_compute(s->m, cfg, toks, err, sizeof err) != 0) {
         snprintf(s->status, sizeof s->status, "%s", err); /* the model is left as it was */
@@ -74,6 +77,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     s->theme = o->theme > 0 ? 1 : 0;
     s->cmap = o->colormap >= 0 ? o->colormap : CMAP_VIRIDIS;
     s->png_scale = o->scale ? o->scale : APP_DEFAULT_PNG_SCALE;
+    s->lesson = 1;
     s->export_dir = o->export_dir;
     s->export_panel = o->panel == CLI_PANEL_HEAD       ? VIEW_PANEL_HEAD
                       : o->panel == CLI_PANEL_EQUATION ? VIEW_PANEL_EQUATION
@@ -112,7 +116,7 @@ static int load_text(app_state *s, const char *text, int sample) {
     return 0;
 }
 
-static void change_cfg(app_state *s, mha_config next) {
+void app_change_cfg(app_state *s, mha_config next) {
     s->status[0] = '\0';
     if (recompute(s, &next, &s->toks) == 0) s->page = 0;
 }
@@ -131,7 +135,12 @@ static void step_dim(app_state *s, int which, int dir) {
         c.d_model = v;
     else
         c.h = v;
-    change_cfg(s, c);
+    int ablated = mha_config_ablated_count(&c);
+    memset(c.ablate, 0, sizeof c.ablate); /* the heads are split anew: none is ablated */
+    app_change_cfg(s, c);
+    if (ablated && s->cfg.h == c.h && s->cfg.d_model == c.d_model)
+        snprintf(s->status, sizeof s->status, "every head on again: h = %d splits d_model anew",
+                 s->cfg.h);
 }
 
 static void step_sample(app_state *s, int dir) {
@@ -259,15 +268,15 @@ static int apply(app_state *s, const app_action *a) {
     case ACT_SAMPLE_PREV: step_sample(s, -1); break;
     case ACT_SEED:
         c.seed = s->cfg.seed + 1;
-        change_cfg(s, c);
+        app_change_cfg(s, c);
         break;
     case ACT_MASK:
         c.mask = s->cfg.mask == MHA_MASK_CAUSAL ? MHA_MASK_NONE : MHA_MASK_CAUSAL;
-        change_cfg(s, c);
+        app_change_cfg(s, c);
         break;
     case ACT_SCALE:
         c.no_scale = !s->cfg.no_scale;
-        change_cfg(s, c);
+        app_change_cfg(s, c);
         break;
     case ACT_CMAP: s->cmap = (s->cmap + 1) % CMAP_COUNT; break;
     case ACT_THEME: s->theme = !s->theme; break;
@@ -327,6 +336,20 @@ static int apply(app_state *s, const app_action *a) {
     case ACT_EDIT_END:
     case ACT_EDIT_CURSOR:
         if (!app_edit_apply(s, a)) return 0;
+        break;
+    case ACT_PAD:
+    case ACT_TEMP_UP:
+    case ACT_TEMP_DOWN:
+    case ACT_WEIGHTS:
+    case ACT_ABLATE:
+    case ACT_ABLATE_CLEAR:
+    case ACT_DIFF:
+    case ACT_VALUES:
+    case ACT_CONTRAST:
+    case ACT_STEP_NEXT:
+    case ACT_STEP_PREV:
+    case ACT_LESSON:
+        if (!app_lesson_apply(s, a)) return 0;
         break;
     case ACT_RESIZE:
         if (a->x < 1 || a->y < 1) return 0;
@@ -410,6 +433,11 @@ void app_view(const app_state *s, view_state *vs) {
     vs->sample_count = samples_count();
     vs->theme = s->theme;
     vs->cmap = s->cmap;
+    vs->contrast = s->contrast;
+    vs->values = s->values;
+    vs->diff = s->diff;
+    vs->step = s->focus ? s->step : 0;
+    vs->lesson = s->lesson;
     vs->page = s->page;
     vs->focus = s->focus;
     vs->hover_x = s->hover_x;

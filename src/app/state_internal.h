@@ -11,4 +11,14 @@ void app_edit_start(app_state *s);
  * Returns 1 if the field changed, 0 if it is closed or the action is not one. */
 int app_edit_apply(app_state *s, const app_action *a);
 
+/* Recomputes with cfg; on failure the state is unchanged and status says why. */
+void app_change_cfg(app_state *s, mha_config cfg);
+
+/* The padded length for a text of n tokens: n plus a quarter (at least 2), at most 512. */
+int app_pad_length(int n);
+
+/* Applies one of the lesson's actions (ACT_PAD ... ACT_LESSON). Returns 1 if the
+ * picture changed, 0 if the action was refused (status says why) or is not one. */
+int app_lesson_apply(app_state *s, const app_action *a);
+
 #endif

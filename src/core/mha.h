@@ -28,52 +28,85 @@ void mha_fatal(const char *file, int line, const char *what);
 
 typedef enum { MHA_MASK_NONE = 0, MHA_MASK_CAUSAL = 1 } mha_mask;
 
-/* Zero means "default" for h, d_model and seed (see mha_config_resolve);
- * mask zero is "none" and no_scale zero means scores are divided by sqrt(d_k). */
+/* How W^Q and W^K are made: random (Glorot, see mha_weights_init) or designed so
+ * that each head shows a named behaviour (see "Designed heads" below). */
+typedef enum { MHA_WEIGHTS_RANDOM = 0, MHA_WEIGHTS_PATTERNS = 1 } mha_weights;
+
+#define MHA_PAD_TOKEN "[PAD]"    /* the text of a padding position */
+#define MHA_MIN_TEMPERATURE 0.05 /* double: the float 0.05f is just above it */
+#define MHA_MAX_TEMPERATURE 20.0
+#define MHA_ABLATE_WORDS (MHA_MAX_D_MODEL / 64) /* bit set of up to 4096 heads */
+
+/* Zero means "default" for every field (see mha_config_resolve): h, d_model and
+ * seed take their defaults; mask zero is "none", no_scale zero means scores are
+ * divided by sqrt(d_k), pad zero is no padding, temperature zero is 1, weights
+ * zero is random and an all-zero ablate set ablates nothing. */
 typedef struct {
-    int h;         /* number of heads, divides d_model */
-    int d_model;   /* model width */
-    uint64_t seed; /* weights and embeddings; 0 means MHA_DEFAULT_SEED */
-    mha_mask mask; /* none or causal */
-    int no_scale;  /* 1: scores are Q K^T without the 1/sqrt(d_k) */
+    int h;               /* number of heads, divides d_model */
+    int d_model;         /* model width */
+    uint64_t seed;       /* weights and embeddings; 0 means MHA_DEFAULT_SEED */
+    mha_mask mask;       /* none or causal */
+    int no_scale;        /* 1: scores are Q K^T without the 1/sqrt(d_k) */
+    int pad;             /* 0: none; N: the text is padded to N positions with [PAD] */
+    float temperature;   /* T: scores are divided by T too; 0.05..20, 0 means 1 */
+    mha_weights weights; /* random (default) or designed heads */
+    uint64_t ablate[MHA_ABLATE_WORDS]; /* bit i (0-based head i) set: head i is ablated */
 } mha_config;
+
+/* Head ablation as a bit set in cfg->ablate: head is 0-based. */
+void mha_config_set_ablated(mha_config *cfg, int head, int ablated);
+int mha_config_is_ablated(const mha_config *cfg, int head);
+/* Number of heads in the set (any index, also >= h). */
+int mha_config_ablated_count(const mha_config *cfg);
 
 /* Fills the zero fields of cfg with their defaults. */
 void mha_config_resolve(mha_config *cfg);
 
-/* Checks cfg (after resolve) for n tokens against every limit:
- * 1 <= n <= 512, 1 <= d_model <= 4096, 1 <= h <= d_model, h divides d_model.
+/* Checks cfg (after resolve; a zero temperature counts as 1) for a text of n
+ * tokens against every limit:
+ * 1 <= n <= 512, 1 <= d_model <= 4096, 1 <= h <= d_model, h divides d_model;
+ * pad 0 or n <= pad <= 512; temperature 0.05..20; every ablated head below h.
+ * Ablating every head is allowed (MultiHead is then 0).
  * Returns 0 if valid, -1 with a one-line message in err otherwise. */
 int mha_config_check(const mha_config *cfg, int n, char *err, size_t errlen);
 
 /* The model: weights for (seed, d_model), the input X for the current tokens,
  * and every activation of the forward pass. Row-major float32 throughout.
  * All tensors are carved out of one allocation made when the shape (n, d_model, h)
- * changes; a forward at a steady shape allocates nothing. */
+ * changes; a forward at a steady shape allocates nothing.
+ *
+ * Positions: the n_real tokens of the text come first; with cfg.pad = N the
+ * sequence continues with N - n_real [PAD] tokens up to n = N. Padding positions
+ * are masked as keys (score -inf, weight exactly 0 in every row). A [PAD] query
+ * row still attends to the real tokens (its own row is computed like any other,
+ * and is drawn as padding); with the causal mask too, it sees every real token. */
 typedef struct {
     mha_config cfg; /* resolved */
-    int n;          /* tokens */
+    int n;          /* positions: n_real tokens, then n - n_real [PAD] */
+    int n_real;     /* positions [0, n_real) are the text; [n_real, n) are [PAD] */
     int d_k;        /* = d_v = d_model / h */
 
-    float *w_q;    /* (d_model, d_model); head i uses columns [i*d_k, (i+1)*d_k) */
-    float *w_k;    /* (d_model, d_model) */
-    float *w_v;    /* (d_model, d_model) */
-    float *w_o;    /* (d_model, d_model); head i uses rows [i*d_k, (i+1)*d_k) */
-    float *x;      /* (n, d_model) token embedding + positional encoding */
-    float *q;      /* (n, d_model) = X W^Q; head i is columns [i*d_k, (i+1)*d_k) */
-    float *k;      /* (n, d_model) = X W^K */
-    float *v;      /* (n, d_model) = X W^V */
-    float *scores; /* (h, n, n) scaled scores, -inf where masked */
-    float *attn;   /* (h, n, n) row-wise softmax of scores */
-    float *heads;  /* (h, n, d_k) head_i = attn_i V_i */
-    float *concat; /* (n, d_model) = Concat(head_1 .. head_h) */
-    float *out;    /* (n, d_model) = concat W^O */
+    float *w_q;      /* (d_model, d_model); head i uses columns [i*d_k, (i+1)*d_k) */
+    float *w_k;      /* (d_model, d_model) */
+    float *w_v;      /* (d_model, d_model) */
+    float *w_o;      /* (d_model, d_model); head i uses rows [i*d_k, (i+1)*d_k) */
+    float *x;        /* (n, d_model) token embedding + positional encoding */
+    float *q;        /* (n, d_model) = X W^Q; head i is columns [i*d_k, (i+1)*d_k) */
+    float *k;        /* (n, d_model) = X W^K */
+    float *v;        /* (n, d_model) = X W^V */
+    float *scores;   /* (h, n, n) Q_i K_i^T / (sqrt(d_k) T), -inf where masked */
+    float *attn;     /* (h, n, n) row-wise softmax of scores */
+    float *heads;    /* (h, n, d_k) head_i = attn_i V_i, computed for ablated heads too */
+    float *concat;   /* (n, d_model) = Concat(head_1 .. head_h), ablated bands zero */
+    float *out;      /* (n, d_model) = concat W^O, the MultiHead with ablation */
+    float *out_full; /* (n, d_model) = the unablated MultiHead; equals out when none is */
 
     /* private: allocation bookkeeping */
     float *mem_;
     size_t mem_floats_;
     int alloc_n_, alloc_d_, alloc_h_;
-    int weights_d_;
+    int weights_d_, weights_h_;
+    mha_weights weights_mode_;
     uint64_t weights_seed_;
     unsigned long allocations_; /* count of (re)allocations, for tests and --bench */
 } mha_model;
@@ -83,20 +116,31 @@ mha_model *mha_model_create(void);
 /* Frees the model and everything it owns; NULL is fine. */
 void mha_model_destroy(mha_model *m);
 
-/* Sets the configuration and tokens: checks every limit, (re)allocates if the
- * shape changed, regenerates weights if (seed, d_model) changed, and computes X.
- * Does not run the forward pass. Returns 0, or -1 with a message in err; the
- * model is then unchanged (out of memory keeps the old block, shape and numbers). */
+/* Sets the configuration and the text's tokens (without padding: cfg.pad adds
+ * it): checks every limit, (re)allocates if the shape changed, regenerates
+ * weights if (seed, d_model, weights, and h for designed heads) changed, and
+ * computes X. Does not run the forward pass. Returns 0, or -1 with a message in
+ * err; the model is then unchanged (out of memory keeps the old block, shape and
+ * numbers). */
 int mha_model_set(mha_model *m, const mha_config *cfg, const tok_list *toks, char *err,
                   size_t errlen);
 
 /* Runs the forward pass on the model's X and weights, filling q, k, v, scores,
- * attn, heads, concat and out. Every matrix product goes through cblas_sgemm. */
+ * attn, heads, concat, out_full and out. Every matrix product goes through
+ * cblas_sgemm. */
 void mha_forward(mha_model *m);
 
 /* Convenience: mha_model_set then mha_forward. */
 int mha_model_compute(mha_model *m, const mha_config *cfg, const tok_list *toks, char *err,
                       size_t errlen);
+
+/* The text of position i: the text's token below n_real, MHA_PAD_TOKEN after.
+ * toks is the list the model was set with. */
+const char *mha_token(const mha_model *m, const tok_list *toks, int i);
+
+/* ||out - out_full||_F / ||out_full||_F: how much the ablation changed MultiHead
+ * (0 when no head is ablated, and when out_full is all zero). */
+double mha_ablation_delta(const mha_model *m);
 
 /* Row-wise softmax in place over a (rows, cols) matrix: the row max is
  * subtracted first; -inf entries become exactly 0. A row that is all -inf
@@ -113,5 +157,42 @@ void mha_embed_token(float *e, const char *token, uint64_t seed, int d);
 /* Sinusoidal positional encoding for position pos added into e (d):
  * PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d)). */
 void mha_add_positional(float *e, int pos, int d);
+
+/* ---- designed heads (cfg.weights = MHA_WEIGHTS_PATTERNS; patterns.c) ----
+ * Head i shows pattern i mod 6 of: previous (attends to position p-1), next (p+1),
+ * first (position 0), self (p), same-word (another occurrence of its token, else
+ * itself), broad (uniform over the visible keys). A head whose d_k is below its
+ * pattern's mha_pattern_min_dk keeps random weights and is MHA_PATTERN_NONE. */
+typedef enum {
+    MHA_PATTERN_RANDOM = 0, /* random weights: no designed behaviour */
+    MHA_PATTERN_PREVIOUS,
+    MHA_PATTERN_NEXT,
+    MHA_PATTERN_FIRST,
+    MHA_PATTERN_SELF,
+    MHA_PATTERN_SAME_WORD,
+    MHA_PATTERN_BROAD,
+    MHA_PATTERN_NONE, /* designed mode, but d_k is too small for the head's pattern */
+} mha_pattern;
+
+#define MHA_PATTERN_CYCLE 6 /* previous .. broad */
+
+/* The behaviour of head (0-based) under cfg (resolved). */
+mha_pattern mha_head_pattern(const mha_config *cfg, int head);
+/* "random", "previous", "next", "first", "self", "same-word", "broad" or
+ * "none (d_k too small)". */
+const char *mha_pattern_name(mha_pattern p);
+/* Convenience: the name of a model's head (0-based). */
+const char *mha_head_pattern_name(const mha_model *m, int head);
+/* The smallest d_k with which the pattern can be built (0 for random/none). */
+int mha_pattern_min_dk(mha_pattern p);
+
+/* Overwrites the W^Q and W^K columns (each (d_model, d_model)) of every head with
+ * a designed pattern; other entries are left as they are. */
+void mha_patterns_weights(float *w_q, float *w_k, const mha_config *cfg);
+/* Writes the designed heads' codes into X (n, d_model), rows 0..n-1, over what is
+ * there: position codes, a constant, a start flag and word codes (the word's rank
+ * among the distinct tokens of toks, in order of first appearance; [PAD] beyond
+ * n_real). Only the blocks some head of cfg reads are written. */
+void mha_patterns_embed(float *x, const tok_list *toks, int n_real, int n, const mha_config *cfg);
 
 #endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -63,7 +64,7 @@ int dump_write(const char *dir, const mha_model *m, const tok_list *toks, char *
         {"K.npy", m->k, n, d, 0},           {"V.npy", m->v, n, d, 0},
         {"scores.npy", m->scores, h, n, n}, {"attn.npy", m->attn, h, n, n},
         {"heads.npy", m->heads, h, n, dk},  {"concat.npy", m->concat, n, d, 0},
-        {"out.npy", m->out, n, d, 0},
+        {"out.npy", m->out, n, d, 0},       {"out_full.npy", m->out_full, n, d, 0},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if (write_tensor(dir, files[i].name, files[i].data, files[i].a, files[i].b, files[i].c, err,
@@ -74,20 +75,49 @@ int dump_write(const char *dir, const mha_model *m, const tok_list *toks, char *
     atomic_file af;
     snprintf(path, sizeof path, "%s/tokens.txt", dir);
     if (atomic_open(&af, path, err, errlen) != 0) return -1;
-    for (int t = 0; t < toks->count; t++) fprintf(af.fp, "%s\n", toks->tokens[t]);
+    for (int t = 0; t < n; t++) fprintf(af.fp, "%s\n", mha_token(m, toks, t));
     if (atomic_commit(&af, err, errlen) != 0) return -1;
 
     snprintf(path, sizeof path, "%s/meta.json", dir);
     if (atomic_open(&af, path, err, errlen) != 0) return -1;
+    const int patterns = m->cfg.weights == MHA_WEIGHTS_PATTERNS;
     fprintf(af.fp,
-            "{\n  \"n\": %d,\n  \"d_model\": %d,\n  \"h\": %d,\n  \"d_k\": %d,\n  \"d_v\": %d,\n"
-            "  \"seed\": %llu,\n  \"mask\": \"%s\",\n  \"scale\": %s,\n"
-            "  \"weights\": {\"init\": \"glorot_uniform\", \"limit\": %.9g, "
+            "{\n  \"n\": %d,\n  \"n_real\": %d,\n  \"d_model\": %d,\n  \"h\": %d,\n"
+            "  \"d_k\": %d,\n  \"d_v\": %d,\n  \"seed\": %llu,\n  \"mask\": \"%s\",\n",
+            n, m->n_real, d, h, dk, dk, (unsigned long long)m->cfg.seed,
+            m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none");
+    if (m->cfg.pad)
+        fprintf(af.fp, "  \"pad\": %d,\n", m->cfg.pad);
+    else
+        fprintf(af.fp, "  \"pad\": null,\n");
+    /* the temperature with the fewest digits that read back as the same float */
+    char temp[32];
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(temp, sizeof temp, "%.*g", prec, (double)m->cfg.temperature);
+        if (strtof(temp, NULL) == m->cfg.temperature && !strchr(temp, 'e')) break;
+    }
+    fprintf(af.fp, "  \"scale\": %s,\n  \"temperature\": %s,\n  \"ablated\": [",
+            m->cfg.no_scale ? "false" : "true", temp);
+    for (int i = 0, first = 1; i < h; i++)
+        if (mha_config_is_ablated(&m->cfg, i))
+            fprintf(af.fp, first ? "%d" : ", %d", i + 1), first = 0;
+    fprintf(af.fp, "],\n  \"head_patterns\": ");
+    if (patterns) {
+        fprintf(af.fp, "[");
+        for (int i = 0; i < h; i++)
+            fprintf(af.fp, "%s\"%s\"", i ? ", " : "", mha_head_pattern_name(m, i));
+        fprintf(af.fp, "],\n");
+    } else {
+        fprintf(af.fp, "null,\n");
+    }
+    fprintf(af.fp,
+            "  \"weights\": {\"mode\": \"%s\", \"init\": \"glorot_uniform\", \"limit\": %.9g, "
             "\"shape\": [%d, %d], \"files\": [\"W_Q.npy\", \"W_K.npy\", \"W_V.npy\", "
             "\"W_O.npy\"], \"head_split\": \"head i uses columns [i*d_k, (i+1)*d_k) of W_Q, "
-            "W_K, W_V and rows [i*d_v, (i+1)*d_v) of W_O\"}\n}\n",
-            n, d, h, dk, dk, (unsigned long long)m->cfg.seed,
-            m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none", m->cfg.no_scale ? "false" : "true",
-            (double)sqrtf(3.0f / (float)d), d, d);
+            "W_K, W_V and rows [i*d_v, (i+1)*d_v) of W_O\"%s}\n}\n",
+            patterns ? "patterns" : "random", (double)sqrtf(3.0f / (float)d), d, d,
+            patterns ? ", \"designed\": \"the W_Q and W_K columns of every head with a pattern "
+                       "other than none are constructed; all else is glorot_uniform\""
+                     : "");
     return atomic_commit(&af, err, errlen);
 }

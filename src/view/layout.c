@@ -222,14 +222,26 @@ static void layout_formula(view_layout *L, const view_state *s, view_measure_fn 
 
     run_add(&f, "head", 0), run_add(&f, "i", -1), run_add(&f, " = softmax(Q", 0);
     run_add(&f, "i", -1), run_add(&f, " K", 0), run_add(&f, "i", -1), run_add(&f, "T", 1);
-    if (m && m->cfg.no_scale) {
-        run_add(&f, ") V", 0);
-    } else {
-        snprintf(b, sizeof b, " / \xE2\x88\x9A%d) V", dk); /* √ */
-        run_add(&f, b, 0);
-    }
+    /* exactly what is in effect: the scaling, the temperature, the mask */
+    const float temp = m && m->cfg.temperature > 0.0f ? m->cfg.temperature : 1.0f;
+    const int scaled = !(m && m->cfg.no_scale), tempered = fabsf(temp - 1.0f) > 1e-6f;
+    const int causal = m && m->cfg.mask == MHA_MASK_CAUSAL, padded = m && m->n_real < m->n;
+    if (scaled && tempered)
+        snprintf(b, sizeof b, " / (\xE2\x88\x9A%d \xC2\xB7 %g)", dk, (double)temp); /* √ · */
+    else if (scaled)
+        snprintf(b, sizeof b, " / \xE2\x88\x9A%d", dk);
+    else if (tempered)
+        snprintf(b, sizeof b, " / %g", (double)temp);
+    else
+        b[0] = '\0';
+    run_add(&f, b, 0);
+    run_add(&f, causal || padded ? " + M) V" : ") V", 0);
     run_add(&f, "i", -1);
-    if (m && m->cfg.mask == MHA_MASK_CAUSAL) run_add(&f, "  (causal)", 0);
+    if (causal || padded)
+        run_add(&f,
+                causal && padded ? "  (M: causal + padding)"
+                                 : (causal ? "  (M: causal)" : "  (M: padding)"),
+                0);
     run_item_end(&f, gap);
 
     snprintf(a, sizeof a, "%d\xC3\x97%d", n, h * dk);

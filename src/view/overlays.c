@@ -30,7 +30,7 @@ static void tooltip(const view_ctx *c, int x, int y, char lines[][160], int coun
 }
 
 static const char *tok_at(const view_state *s, int i) {
-    return s->toks && i >= 0 && i < s->toks->count ? s->toks->tokens[i] : "?";
+    return s->toks && s->m && i >= 0 && i < s->m->n ? mha_token(s->m, s->toks, i) : "?";
 }
 
 void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {

@@ -87,9 +87,11 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
 
     int iw = 0, ih = 0;
     uint64_t key = view_key_mix(view_key_mix(0xA77E000000ull, (uint64_t)head), c->s->data_version);
-    const rgba *px = view_heat_image(c->cache, key, m->attn + (size_t)head * n * n, n, n, n, map.w,
-                                     map.h, VIEW_MAP_SEQ, c->s->cmap, 1.0f, &iw, &ih, &key);
+    const size_t off = (size_t)head * n * n;
+    const rgba *px =
+        view_attn_image(c, key, m->attn + off, m->scores + off, n, map.w, map.h, &iw, &ih, &key);
     draw_image_cmd(c->dl, map, iw, ih, px, key);
+    view_draw_masks(c, map);
     draw_frame(c->dl, (view_rect){map.x - 1, map.y - 1, map.w + 2, map.h + 2}, accent, 1);
 
     if (highlight_row >= 0 && highlight_row < n) {
@@ -115,9 +117,10 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
         for (int r = label_first(map.y, map.h, n, lh, stride); r < n; r += stride) {
             int y = cell_centre(map.y, map.h, n, r) - lh / 2;
             if (stride > 1 && y + lh > map.y + map.h) break;
-            view_token_label(lab, sizeof lab, toks->tokens[r]);
+            view_token_label(lab, sizeof lab, mha_token(m, toks, r));
             int w = view_tw(c, lab, L->label_size, 0);
-            rgba col = r == highlight_row ? c->th.accent_text : c->th.text;
+            rgba col = r == highlight_row ? c->th.accent_text
+                                          : (r >= m->n_real ? c->th.muted : c->th.text);
             draw_text(c->dl, map.x - L->pad / 2 - 2 - w, y, lab, L->label_size, col,
                       r == highlight_row, 0);
         }
@@ -127,9 +130,10 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
         for (int k = label_first(map.x, map.w, n, lh, stride); k < n; k += stride) {
             int x = cell_centre(map.x, map.w, n, k) - lh / 2;
             if (stride > 1 && x + lh > map.x + map.w) break;
-            view_token_label(lab, sizeof lab, toks->tokens[k]);
+            view_token_label(lab, sizeof lab, mha_token(m, toks, k));
             int w = view_tw(c, lab, L->label_size, 0);
-            rgba col = k == hover_col ? c->th.accent_text : c->th.text;
+            rgba col =
+                k == hover_col ? c->th.accent_text : (k >= m->n_real ? c->th.muted : c->th.text);
             draw_text(c->dl, x, map.y + map.h + L->pad / 2 + 2 + w, lab, L->label_size, col,
                       k == hover_col, 1);
         }
@@ -149,17 +153,27 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         draw_head(c, i, head, hl_row, head == hl_head ? hl_col : -1);
     }
     if (L->shown_heads > 0 && view_colorbar(c, L->attn_cbar, VIEW_MAP_SEQ, 1.0f)) {
-        /* its caption, cut to the heads area (to the bar in the focus view, whose
-           matrices sit to the right) */
-        const int fs = L->font_small;
+        /* its caption says the scale in use, cut to the heads area (to the bar in
+           the focus view, whose matrices sit to the right); the mask legend follows */
+        static const char *const caps[VIEW_CONTRAST_COUNT][2] = {
+            {VIEW_ATTN_CAPTION, "attention weight, 0 to 1"},
+            {"attention weight: each row scaled to its own maximum (contrast K)",
+             "weight / row maximum"},
+            {"attention weight: logarithmic scale, 0.001 to 1 (contrast K)", "weight, log scale"}};
+        const int fs = L->font_small, k = c->s->contrast % VIEW_CONTRAST_COUNT;
+        const mha_model *m = s->m;
+        const int masked = m->cfg.mask == MHA_MASK_CAUSAL || m->n_real < m->n;
         view_rect r = L->attn_cbar;
         int maxw = L->focus ? r.w : L->heads_area.x + L->heads_area.w - r.x;
+        int legend = masked ? view_mask_legend_width(c, fs) + L->gap : 0;
+        if (legend > maxw / 2) legend = 0;
         char cap[160];
-        view_fit_text(cap, sizeof cap, VIEW_ATTN_CAPTION, maxw, fs, 0, c->measure, c->ud);
-        if (view_tw(c, cap, fs, 0) < view_tw(c, VIEW_ATTN_CAPTION, fs, 0))
-            view_fit_text(cap, sizeof cap, "attention weight, 0 to 1", maxw, fs, 0, c->measure,
-                          c->ud);
-        draw_text(c->dl, r.x, r.y - L->line * fs / L->font - 2, cap, fs, c->th.muted, 0, 0);
+        view_fit_text(cap, sizeof cap, caps[k][0], maxw - legend, fs, 0, c->measure, c->ud);
+        if (view_tw(c, cap, fs, 0) < view_tw(c, caps[k][0], fs, 0))
+            view_fit_text(cap, sizeof cap, caps[k][1], maxw - legend, fs, 0, c->measure, c->ud);
+        int y = r.y - L->line * fs / L->font - 2;
+        draw_text(c->dl, r.x, y, cap, fs, c->th.muted, 0, 0);
+        if (legend) view_draw_mask_legend(c, r.x + view_tw(c, cap, fs, 0) + L->gap, y, fs);
     }
     if (L->pages > 1) {
         char note[128];

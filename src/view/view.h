@@ -48,6 +48,11 @@ typedef struct {
     int sample_index, sample_count; /* 1-based index, 0 for custom text */
     int theme;                      /* 0 light, 1 dark */
     int cmap;                       /* sequential colormap for attention */
+    int contrast;                   /* attention scale: 0 fixed 0..1, 1 row max, 2 log */
+    int values;                     /* numbers in the cells where they fit */
+    int diff;                       /* MultiHead drawn as out - out_full */
+    int step;                       /* focus view: stage of the step-through, 0 none */
+    int lesson;                     /* redundancy and cost panels */
     int page;                       /* page of the heads grid, 0-based */
     int focus;                      /* focused head, 1-based; 0 none */
     view_panel panel;               /* export: all, one head (focus), or the equation */

@@ -90,6 +90,16 @@ const rgba *view_heat_image(view_cache *c, uint64_t key, const float *data, int 
                             int ld, int max_w, int max_h, view_map_kind kind, int cmap, float scale,
                             int *out_w, int *out_h, uint64_t *out_key);
 
+/* How attention weights map to colours: the fixed scale 0..1, each row scaled to
+ * its own maximum, or a logarithmic scale from 0.001 to 1. */
+enum { VIEW_CONTRAST_FIXED = 0, VIEW_CONTRAST_ROW, VIEW_CONTRAST_LOG, VIEW_CONTRAST_COUNT };
+
+/* An attention map (n, n) as at most (max_w, max_h) pixels under the state's
+ * colormap and contrast; a pixel whose cells are all masked (score -inf) shows
+ * the mask's ground. Owned by the frame's cache; NULL when out of memory. */
+const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, const float *scores,
+                            int n, int max_w, int max_h, int *out_w, int *out_h, uint64_t *out_key);
+
 /* A horizontal colorbar in r with tick numbers under it: sequential [0, 1] in the
  * state's colormap, or diverging [-m, m]. Returns 0 (drawing nothing) when r is
  * too small for one. */
@@ -100,6 +110,18 @@ int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m);
  * matrix; the state's data_version is mixed in. */
 void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                       uint64_t key, const char *shape_prefix);
+
+/* --- masks.c ------------------------------------------------------------------ */
+
+#define VIEW_MASK_LEGEND "masked: \xE2\x88\x92\xE2\x88\x9E \xE2\x86\x92 0"
+/* The ground of a masked cell (under its hatching). */
+rgba view_mask_ground(int theme);
+/* Hatches the masked cells of an attention map drawn in map (causal staircase,
+ * [PAD] key columns) and veils the [PAD] query rows. */
+void view_draw_masks(const view_ctx *c, view_rect map);
+/* The legend: a hatched swatch and "masked: −∞ → 0" at text size size. */
+int view_mask_legend_width(const view_ctx *c, int size);
+void view_draw_mask_legend(const view_ctx *c, int x, int y, int size);
 
 /* --- panels.c ----------------------------------------------------------------- */
 
