@@ -343,7 +343,7 @@ static void test_attention_equals_mha_forward(void **state) {
     assert_int_equal(tok_split(&toks, text, 0, NULL, err, sizeof err), 0);
     mha_model *m = mha_model_create();
     assert_non_null(m);
-    mha_config mc = {h, d, 1, MHA_MASK_CAUSAL, 0};
+    mha_config mc = {.h = h, .d_model = d, .seed = 1, .mask = MHA_MASK_CAUSAL};
     for (int layer = 0; layer < c->layers; layer++) {
         assert_int_equal(mha_model_set(m, &mc, &toks, err, sizeof err), 0);
         const char *wn[4] = {"W_Q", "W_K", "W_V", "W_O"};

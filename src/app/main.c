@@ -91,6 +91,11 @@ int main(int argc, char **argv) {
         for (int i = 0; i < samples_count(); i++)
             printf("%d\t%s\t%s\n", i + 1, samples_get(i)->name, samples_get(i)->text);
         return 0;
+    case CLI_TRAIN: {
+        int rc =
+            app_train(&o.train, o.cfg.h, o.cfg.d_model, o.cfg.seed, o.dump_dir, err, sizeof err);
+        return rc ? fail(rc, err) : 0;
+    }
     default: break;
     }
 

@@ -16,6 +16,10 @@ void mm_sgemm_t(float *c, int ldc, const float *a, int lda, int trans_a, const f
                 trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+void mm_set_threads(int n) {
+    openblas_set_num_threads(n);
+}
+
 const char *mm_backend_name(void) {
     return openblas_get_corename();
 }

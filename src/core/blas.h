@@ -16,6 +16,9 @@ void mm_sgemm(float *c, int ldc, const float *a, int lda, const float *b, int ld
 void mm_sgemm_t(float *c, int ldc, const float *a, int lda, int trans_a, const float *b, int ldb,
                 int trans_b, int m, int n, int k, float alpha, float beta);
 
+/* Sets the number of threads OpenBLAS uses from now on, process-wide. */
+void mm_set_threads(int n);
+
 /* Name of the OpenBLAS kernel set in use (e.g. "Prescott"), for --bench. */
 const char *mm_backend_name(void);
 

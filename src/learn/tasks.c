@@ -31,7 +31,7 @@ static const learn_task_info TASKS[LEARN_TASK_COUNT] = {
      "one head must compromise",
      5, 25, 12, 1, 500, LETTERS, PAIRS},
     {"sort", "6 digits from {0,1,2}, then the same sorted: heads count and copy", 3, 3,
-     2 * SORT_DIGITS - 1, 1, 1500, DIGITS, DIGITS},
+     2 * SORT_DIGITS - 1, 1, 1000, DIGITS, DIGITS},
     {"induction",
      "a block of 8-10 distinct symbols repeated: in the second copy, predict the token after "
      "the previous occurrence (needs 2 layers)",
