@@ -529,6 +529,48 @@ static void test_init_and_config(void **state) {
 }
 
 /* ------------------------------------------------------------------------------ */
+/* no allocation after learn_create                                                */
+
+/* malloc and calloc of the statically linked code (the learner, not OpenBLAS or
+ * cmocka, which are shared libraries) are counted: the link wraps them. */
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__wrap_calloc(size_t count, size_t size);
+static long g_allocs;
+
+void *__wrap_malloc(size_t size) {
+    g_allocs++;
+    return __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t count, size_t size) {
+    g_allocs++;
+    return __real_calloc(count, size);
+}
+
+/* Steps, evaluation, ablation, masses and snapshots allocate nothing; learn_create
+ * does (which shows the counter counts). */
+static void test_no_allocation_after_create(void **state) {
+    (void)state;
+    g_allocs = 0;
+    learn_model *l = make(LEARN_INDUCTION, 2, 4, 16, 1, LEARN_ACT_GELU, 8, 2);
+    CHECK_TRUE("learn_create allocates", g_allocs > 0);
+    unsigned char ablate[8] = {0, 1, 0, 0, 1, 0, 0, 0};
+    float acc, loss, mp[8], mf[8], mi[8], attn[2 * 4 * 24 * 24];
+    learn_layer_tensors lt[2];
+    g_allocs = 0;
+    for (int s = 0; s < 10; s++) learn_step(l);
+    learn_eval(l, NULL, &acc, &loss);
+    learn_eval(l, ablate, &acc, &loss);
+    learn_head_masses(l, mp, mf, mi);
+    learn_snapshot(l, attn);
+    learn_example_tensors(l, lt, NULL);
+    CHECK_INT("allocations after learn_create", 0, g_allocs);
+    learn_destroy(l);
+}
+
+/* ------------------------------------------------------------------------------ */
 /* evaluation: ablation and head masses                                            */
 
 /* Ablating head i (its band of Concat zeroed) gives the same accuracy and loss as
@@ -689,6 +731,7 @@ int main(void) {
         cmocka_unit_test(test_tasks_follow_their_rules),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_init_and_config),
+        cmocka_unit_test(test_no_allocation_after_create),
         cmocka_unit_test(test_ablation_equals_zeroed_wo_rows),
         cmocka_unit_test(test_masses_from_snapshot),
         cmocka_unit_test(test_train_prev_first),

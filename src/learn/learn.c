@@ -137,7 +137,7 @@ static float *take(float *base, size_t *off, size_t n) {
     return r;
 }
 
-/* Points p at the flat block base (NULL: only count) and, when names is not NULL,
+/* Points p at the flat block base (NULL: only count) and, when record is 1,
  * records each tensor's name and shape. Returns the number of floats. */
 static size_t params_point(learn_model *l, params *p, float *base, int record) {
     const int d = l->d, ff = 4 * l->d;
