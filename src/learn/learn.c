@@ -63,7 +63,7 @@ struct learn_model {
     float *param_mem, *grad_mem, *adam_mem;
     size_t n_params;
     learn_tensor tensors[MAX_TENSORS];
-    char names[MAX_TENSORS][24];
+    char names[MAX_TENSORS][32];
     int n_tensors;
 
     acts a, da; /* activations and their gradients */
@@ -157,7 +157,7 @@ static size_t params_point(learn_model *l, params *p, float *base, int record) {
         }                                                                                          \
         n++;                                                                                       \
     } while (0)
-    char nm[24];
+    char nm[32];
     PARAM(p->wte, "wte", l->V, d);
     PARAM(p->wpe, "wpe", l->T, d);
     for (int i = 0; i < l->L; i++) {
