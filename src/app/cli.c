@@ -27,7 +27,7 @@ const char *cli_usage(void) {
            "      --no-scale        scores are Q K^T without dividing by sqrt(d_k)\n"
            "      --temperature T   scores are also divided by T, 0.05..20 (default 1)\n"
            "      --pad N           pad the text to N positions with [PAD] tokens, masked\n"
-           "                        as keys; N from the number of tokens to 512 (--dump only)\n"
+           "                        as keys; N from the number of tokens to 512\n"
            "      --ablate LIST     zero these heads' bands of Concat, e.g. 1,3 (1-based)\n"
            "      --weights W       random | patterns: designed heads (previous, next,\n"
            "                        first, self, same-word, broad) (default random)\n"
@@ -37,7 +37,10 @@ const char *cli_usage(void) {
            "      --export FILE     render the view to FILE (.png, .svg or .pdf); exit\n"
            "      --size WxH        view size in layout pixels, 200..8192 (default 1600x900)\n"
            "      --scale F         PNG pixel multiplier, 1..4 (default 1)\n"
-           "      --panel P         all | head:K | equation (default all)\n"
+           "      --panel P         all | head:K | equation | steps:K (head K step by step)\n"
+           "      --values          numbers in the cells where they fit\n"
+           "      --contrast C      attention scale: fixed | row | log (default fixed)\n"
+           "      --diff            MultiHead drawn as its change from the unablated one\n"
            "      --theme T         light | dark (default light)\n"
            "      --colormap NAME   viridis | magma | cividis | greys (default viridis)\n"
            "      --background B    opaque | transparent (default opaque)\n"
@@ -115,6 +118,9 @@ enum {
     OPT_TEMPERATURE,
     OPT_ABLATE,
     OPT_WEIGHTS,
+    OPT_VALUES,
+    OPT_CONTRAST,
+    OPT_DIFF,
     OPT_TRAIN,
     OPT_STEPS,
     OPT_LAYERS,
@@ -147,6 +153,9 @@ static const struct option long_opts[] = {
     {"temperature", required_argument, NULL, OPT_TEMPERATURE},
     {"ablate", required_argument, NULL, OPT_ABLATE},
     {"weights", required_argument, NULL, OPT_WEIGHTS},
+    {"values", no_argument, NULL, OPT_VALUES},
+    {"contrast", required_argument, NULL, OPT_CONTRAST},
+    {"diff", no_argument, NULL, OPT_DIFF},
     {"train", required_argument, NULL, OPT_TRAIN},
     {"steps", required_argument, NULL, OPT_STEPS},
     {"layers", required_argument, NULL, OPT_LAYERS},
@@ -319,8 +328,13 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
                        cli_parse_int(optarg + 5, 1, MHA_MAX_D_MODEL, &v) == 0) {
                 o->panel = CLI_PANEL_HEAD;
                 o->panel_head = (int)v;
+            } else if (strncmp(optarg, "steps:", 6) == 0 &&
+                       cli_parse_int(optarg + 6, 1, MHA_MAX_D_MODEL, &v) == 0) {
+                o->panel = CLI_PANEL_STEPS;
+                o->panel_head = (int)v;
             } else {
-                FAIL("--panel '%s': must be all, equation or head:K with K from 1 to h", optarg);
+                FAIL("--panel '%s': must be all, equation, head:K or steps:K with K from 1 to h",
+                     optarg);
             }
             break;
         case OPT_THEME:
@@ -371,6 +385,18 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
                 o->cfg.weights = MHA_WEIGHTS_PATTERNS;
             else
                 FAIL("--weights '%s': must be random or patterns", optarg);
+            break;
+        case OPT_VALUES: o->values = 1; break;
+        case OPT_DIFF: o->diff = 1; break;
+        case OPT_CONTRAST:
+            if (strcmp(optarg, "fixed") == 0)
+                o->contrast = 0;
+            else if (strcmp(optarg, "row") == 0)
+                o->contrast = 1;
+            else if (strcmp(optarg, "log") == 0)
+                o->contrast = 2;
+            else
+                FAIL("--contrast '%s': must be fixed, row or log", optarg);
             break;
         case OPT_TRAIN: {
             int id = learn_task_find(optarg);
@@ -430,7 +456,8 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
         if (o->mode != CLI_WINDOW && o->mode != CLI_DUMP)
             FAIL("--train: cannot be combined with another output option");
         if (o->text || o->sample || o->cfg.mask || o->cfg.no_scale || o->cfg.pad ||
-            o->cfg.temperature != 0.0f || o->cfg.weights || o->panel || o->export_dir)
+            o->cfg.temperature != 0.0f || o->cfg.weights || o->panel || o->export_dir ||
+            o->values || o->contrast || o->diff)
             FAIL("--train: takes -H, -d, -s, --steps, --layers, --mlp, --lr, --batch and "
                  "--dump only");
         for (int i = 0; i < MHA_ABLATE_WORDS; i++)
@@ -440,8 +467,10 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
                o->train.batch) {
         FAIL("--steps, --layers, --mlp, --lr and --batch: only with --train");
     }
-    if (o->panel == CLI_PANEL_HEAD && o->panel_head > (o->cfg.h ? o->cfg.h : MHA_DEFAULT_H))
-        FAIL("--panel head:%d: there are only %d heads", o->panel_head,
+    if ((o->panel == CLI_PANEL_HEAD || o->panel == CLI_PANEL_STEPS) &&
+        o->panel_head > (o->cfg.h ? o->cfg.h : MHA_DEFAULT_H))
+        FAIL("--panel %s:%d: there are only %d heads",
+             o->panel == CLI_PANEL_HEAD ? "head" : "steps", o->panel_head,
              o->cfg.h ? o->cfg.h : MHA_DEFAULT_H);
     return 0;
 }

@@ -39,6 +39,7 @@ app_state *app_state_create(view_measure_fn measure, void *ud) {
 void app_state_destroy(app_state *s) {
     if (!s) return;
     mha_model_destroy(s->m);
+    app_derived_free(s->derived);
     tok_free(&s->toks);
     free(s->L);
     free(s);
@@ -65,6 +66,7 @@ static int recompute(app_state *s, const mha_config *cfg_in, tok_list *toks) {
     }
     s->data_version++;
     if (s->focus > s->cfg.h) s->focus = 0;
+    app_derive(s);
     return 0;
 }
 
@@ -81,7 +83,11 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     s->export_dir = o->export_dir;
     s->export_panel = o->panel == CLI_PANEL_HEAD       ? VIEW_PANEL_HEAD
                       : o->panel == CLI_PANEL_EQUATION ? VIEW_PANEL_EQUATION
+                      : o->panel == CLI_PANEL_STEPS    ? VIEW_PANEL_STEPS
                                                        : VIEW_PANEL_ALL;
+    s->values = o->values;
+    s->contrast = o->contrast;
+    s->diff = o->diff;
     s->export_panel_head = o->panel_head;
     s->transparent = o->transparent;
     s->sample = o->text ? 0 : (o->sample ? o->sample : 1);
@@ -90,6 +96,10 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     if (recompute(s, cfg, toks) != 0) {
         snprintf(err, errlen, "%s", s->status);
         return 1;
+    }
+    if (o->panel == CLI_PANEL_STEPS && o->panel_head <= s->cfg.h) {
+        s->focus = o->panel_head; /* its intermediate products are derived for the figure */
+        app_derive(s);
     }
     return 0;
 }
@@ -219,6 +229,10 @@ static int click(app_state *s, int x, int y) {
     }
     view_hit hit = hit_at(s, x, y);
     if (hit.kind == HIT_BUTTON) return app_do(s, button_action(hit.button));
+    if (hit.kind == HIT_HEAD_OFF) {
+        app_action a = {.kind = ACT_ABLATE, .arg = hit.head + 1};
+        return app_apply(s, &a);
+    }
     if ((hit.kind == HIT_HEAD_CELL || hit.kind == HIT_HEAD_TITLE) && !s->focus) {
         app_action a = {.kind = ACT_FOCUS, .arg = hit.head + 1};
         return app_apply(s, &a);
@@ -243,6 +257,7 @@ int app_apply(app_state *s, const app_action *a) {
     char before[sizeof s->status];
     memcpy(before, s->status, sizeof before);
     int changed = apply(s, a);
+    if (changed) app_derive(s); /* e.g. a new focused head's intermediate products */
     if (s->status[0] && strcmp(before, s->status) != 0) {
         s->status_until = s->now_ms + APP_NOTICE_MS;
         s->notice[0] = '\0';
@@ -406,6 +421,7 @@ void app_notify(app_state *s, const char *msg, int error) {
 }
 
 const view_layout *app_layout(app_state *s) {
+    app_derive(s); /* the derived numbers follow the model (out of memory: shown less) */
     if (s->layout_valid) return s->L;
     view_state vs;
     app_view(s, &vs);
@@ -455,6 +471,7 @@ void app_view(const app_state *s, view_state *vs) {
     vs->frame_ms = s->frame_ms;
     vs->data_version = s->data_version;
     vs->png_scale = s->png_scale;
+    app_derived_view(s, vs);
 }
 
 void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
@@ -465,7 +482,7 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     vs->help = 0;
     vs->editing = 0;
     if (kind == APP_SAVE_PANEL) {
-        vs->panel = s->focus ? VIEW_PANEL_HEAD : VIEW_PANEL_EQUATION;
+        vs->panel = s->focus ? (s->step ? VIEW_PANEL_STEPS : VIEW_PANEL_HEAD) : VIEW_PANEL_EQUATION;
         vs->panel_head = s->focus;
     } else if (kind == APP_SAVE_EXPORT) {
         vs->panel = s->export_panel;

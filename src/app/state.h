@@ -117,6 +117,8 @@ typedef enum {
     APP_SAVE_EXPORT /* as --panel and --background say */
 } app_save_kind;
 
+typedef struct app_derived app_derived;
+
 typedef struct {
     /* what is computed */
     mha_config cfg; /* resolved, the model's */
@@ -166,6 +168,10 @@ typedef struct {
     int layout_valid;
     view_measure_fn measure;
     void *measure_ud;
+
+    /* numbers the view draws that the core does not keep (derive.c), for the
+       model at derived_version */
+    app_derived *derived;
 
     int quit;
     int dirty; /* the picture must be redrawn */

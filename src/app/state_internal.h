@@ -21,4 +21,12 @@ int app_pad_length(int n);
  * picture changed, 0 if the action was refused (status says why) or is not one. */
 int app_lesson_apply(app_state *s, const app_action *a);
 
+/* Brings the derived numbers up to date with the model and the focused head
+ * and points the view at them; 0, or -1 when out of memory (then the view
+ * simply shows less). */
+int app_derive(app_state *s);
+void app_derived_free(app_derived *d);
+/* Fills the view's pointers to the derived numbers. */
+void app_derived_view(const app_state *s, view_state *vs);
+
 #endif

@@ -234,8 +234,14 @@ int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m) {
 
 void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                       uint64_t key, const char *shape_prefix) {
+    view_draw_matrix_scaled(c, b, data, ld, key, shape_prefix, 0.0f);
+}
+
+void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
+                             uint64_t key, const char *shape_prefix, float scale) {
     if (b->map.w <= 0) return;
-    float m = max_abs(data, b->rows, b->cols, ld);
+    float m = scale > 0.0f ? scale : max_abs(data, b->rows, b->cols, ld);
+    key = view_key_mix(key, (uint64_t)(m * 1e6f));
     int iw = 0, ih = 0;
     key = view_key_mix(key, c->s->data_version);
     const rgba *px = view_heat_image(c->cache, key, data, b->rows, b->cols, ld, b->map.w, b->map.h,
@@ -256,4 +262,9 @@ void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *
     if (view_tw(c, buf, c->L->font_small, 0) > b->shape.w) snprintf(buf, sizeof buf, "%s", shape);
     draw_text(c->dl, b->shape.x, b->shape.y, buf, c->L->font_small, c->th.text, 0, 0);
     view_colorbar(c, b->cbar, VIEW_MAP_DIV, m);
+    view_draw_cell_values(c, b->map, data, b->rows, b->cols, ld, NULL, px, iw, ih);
+}
+
+float view_max_abs(const float *a, int rows, int cols, int ld) {
+    return max_abs(a, rows, cols, ld);
 }

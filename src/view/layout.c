@@ -490,6 +490,11 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
         L->focus = s->panel_head;
         return;
     }
+    if (s->panel == VIEW_PANEL_STEPS) {
+        L->focus = s->panel_head;
+        view_steps_layout(&L->steps, L, s, inner);
+        return;
+    }
     if (s->panel == VIEW_PANEL_EQUATION) {
         layout_equation(L, s, measure, ud, inner);
         return;
@@ -507,6 +512,15 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
                        L->main.h};
     if (s->focus > 0) {
         layout_focus(L, s, measure, ud, left);
+        if (s->step > 0) { /* the step-through takes the place of Q_i, K_i, V_i, head_i,
+                              and of the equation, whose Concat and W^O are two of its stages */
+            view_rect r = L->focus_caption;
+            view_steps_layout(
+                &L->steps, L, s,
+                (view_rect){r.x, r.y, L->main.x + L->main.w - r.x, left.y + left.h - r.y});
+            memset(L->qkv, 0, sizeof L->qkv);
+            return;
+        }
     } else {
         layout_heads(L, s, measure, ud, left, 0);
         /* give the equation whatever width the heads grid leaves unused */
@@ -521,4 +535,5 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
         right.x = x;
     }
     layout_equation(L, s, measure, ud, right);
+    view_lesson_layout(L, s, measure, ud);
 }
