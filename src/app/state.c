@@ -40,6 +40,7 @@ void app_state_destroy(app_state *s) {
     if (!s) return;
     mha_model_destroy(s->m);
     app_derived_free(s->derived);
+    app_training_free(s->training);
     tok_free(&s->toks);
     free(s->L);
     free(s);
@@ -268,9 +269,20 @@ int app_apply(app_state *s, const app_action *a) {
 }
 
 static int apply(app_state *s, const app_action *a) {
+    if (a->kind == ACT_TRAIN || s->train_mode) {
+        int r = app_training_apply(s, a);
+        if (r >= 0) {
+            s->layout_valid = 0;
+            s->dirty = 1;
+            return 1;
+        }
+    }
+    if (a->kind == ACT_TRAIN_LAYER) return 0;
     mha_config c = s->cfg;
     switch (a->kind) {
     case ACT_NONE:
+    case ACT_TRAIN: /* training.c took these above */
+    case ACT_TRAIN_LAYER:
     case ACT_COUNT: return 0;
     case ACT_HOVER: return hover(s, a->x, a->y);
     case ACT_LEAVE: return hover(s, -1, -1);
@@ -394,11 +406,16 @@ int app_tick(app_state *s, double now_ms) {
         s->status[0] = '\0';
         changed = 1;
     }
+    if (app_training_tick(s)) { /* a new snapshot from the trainer */
+        s->layout_valid = 0;
+        changed = 1;
+    }
     if (changed) s->dirty = 1;
     return changed;
 }
 
 int app_next_timeout_ms(const app_state *s) {
+    if (app_training_running(s)) return 100; /* new snapshots ten times a second */
     double next = -1.0;
     if (s->notice[0]) next = s->notice_until;
     if (s->status[0] && (next < 0.0 || s->status_until < next)) next = s->status_until;
@@ -472,6 +489,7 @@ void app_view(const app_state *s, view_state *vs) {
     vs->data_version = s->data_version;
     vs->png_scale = s->png_scale;
     app_derived_view(s, vs);
+    app_training_view(s, vs);
 }
 
 void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {

@@ -29,4 +29,16 @@ void app_derived_free(app_derived *d);
 /* Fills the view's pointers to the derived numbers. */
 void app_derived_view(const app_state *s, view_state *vs);
 
+/* Training mode (training.c). app_training_apply returns -1 for an action that
+ * is not training's in the current mode, else whether the picture changed. */
+int app_training_apply(app_state *s, const app_action *a);
+/* Takes the latest training snapshot; 1 if there was a new one. */
+int app_training_tick(app_state *s);
+/* 1 while training mode is shown and steps are taken (the window then redraws
+ * ten times a second). */
+int app_training_running(const app_state *s);
+/* Points the view at the trained heads and the curves (training mode only). */
+void app_training_view(const app_state *s, view_state *vs);
+void app_training_free(app_training *t);
+
 #endif
