@@ -2,8 +2,11 @@
 
 A private Xvfb on a free display, screenshots and PNG decoding with numpy, the
 window title through xprop (xdotool getwindowname can be stale under SDL 2.26
-without a window manager), and a small failure collector. Every process is
-stopped by its own PID; nothing here looks for processes by name."""
+without a window manager), a small failure collector, and readers of the window's
+picture that need no knowledge of the code: the status strip at the bottom, the
+formula strip (the band filled edge to edge) and the 1-pixel frames around
+heatmaps, colorbars and buttons. Every process is stopped by its own PID; nothing
+here looks for processes by name."""
 import os
 import re
 import signal

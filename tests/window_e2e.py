@@ -138,11 +138,11 @@ def check_part(where, part, a, b, boxes, more_than=None):
     sizes = [(x1 - x0 + 1) * (y1 - y0 + 1) for x0, y0, x1, y1 in boxes]
     frac = float(np.average([box_changed(a, b, x) for x in boxes], weights=sizes))
     if more_than is None:
-        CK.check(frac == 0, f"{where}: {part} stays", "no pixel differs",
+        CK.check(frac == 0, f"{where}: {part} must stay", "no pixel differs",
                  f"{frac:.1%} of its pixels differ")
     else:
-        CK.check(frac > more_than, f"{where}: {part} changes",
-                 f"more than {more_than:.0%} of its pixels differ", f"{frac:.1%}")
+        CK.check(frac > more_than, f"{where}: {part} must change",
+                 f"more than {more_than:.0%} of its pixels differ", f"{frac:.1%} differ")
     return frac
 
 
