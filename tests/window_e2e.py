@@ -497,12 +497,22 @@ def keys_mask(app):
     CK.check(was > 0, "m (causal mask): before the mask", "some upper-triangle cells not weight 0",
              "all at weight 0 already")
     for i in range(h):
+        # masked cells are drawn as masked: a neutral (grey) hatched ground, never
+        # the colour of weight 0
         cells = pa.cells(i, n)
-        off = cells[upper] != w0
-        CK.check(not off.any(), f"m (causal mask): head {i + 1} upper triangle",
-                 f"all {upper.sum()} cells at weight 0 ({hexc(w0)})",
-                 f"{int(off.sum())} other colours, e.g. {hexc(int(cells[upper][off][0]))}"
-                 if off.any() else "")
+        r, g, b = (cells >> 16) & 255, (cells >> 8) & 255, cells & 255
+        grey = (r == g) & (g == b)
+        bad = upper & (~grey | (cells == w0))
+        CK.check(not bad.any(), f"m (causal mask): head {i + 1} upper triangle",
+                 f"all {upper.sum()} cells grey and not weight 0 ({hexc(w0)})",
+                 f"{int(bad.sum())} other colours, e.g. {hexc(int(cells[bad][0]))}"
+                 if bad.any() else "")
+        x0, y0, x1, y1 = inside(pa.heads[i])
+        cw, ch = (x1 - x0 + 1) / n, (y1 - y0 + 1) / n
+        block = after[int(y0):int(y0 + ch), int(x0 + (n - 1) * cw):int(x0 + n * cw)]
+        shades = len(np.unique(pack_rgb(block)))
+        CK.check(shades >= 2, f"m (causal mask): head {i + 1} cell (0, {n - 1}) hatched",
+                 "at least two shades (lines on a ground)", shades)
         CK.check(cells[0, 0] == w1, f"m (causal mask): head {i + 1} cell (0, 0)",
                  f"weight 1 ({hexc(w1)}): the first query sees only itself", hexc(int(cells[0, 0])))
     app.press("m", "m again (mask off)", same_title=True)
@@ -601,6 +611,9 @@ def main_run(xvfb, mhaviz, tmp):
     CK.check(colour_count(app.shot) > MIN_COLOURS, "default: first picture",
              f"> {MIN_COLOURS} colours", colour_count(app.shot))
     check_pointer(app)
+    # I hides the panels under the equation (how alike, cost): the picture loses
+    # them; the key checks below look at the heads and the equation alone
+    app.press("i", "i (hide the how-alike and cost panels)", same_title=True)
     p = Picture(app.shot)
     CK.check(p.status_top is not None and p.formula is not None, "default: strips",
              "a formula strip and a status strip", f"formula {p.formula}, status {p.status_top}")
@@ -669,6 +682,8 @@ def sample7_run(xvfb, mhaviz, tmp):
     colours = colour_count(app.shot)
     CK.check(colours > MIN_COLOURS, "sample7: first picture", f"> {MIN_COLOURS} colours", colours)
     check_pointer(app)
+    app.press("i", "i (hide the panels under the equation: the cost panel shows a timing)",
+              same_title=True)
     app.press("Up", "Up", (8, 64, n7, "paragraph"))
     before, _ = app.press("Tab", "Tab (wraps to sample 1)", (8, 64, 7, "short"))
     app.press("shift+Tab", "shift+Tab (back to sample 7)", (8, 64, n7, "paragraph"))
