@@ -600,6 +600,51 @@ def keys_focus_help(app):
     app.same_as(before, "Escape after help", "the view comes back")
 
 
+
+def keys_train(app):
+    """L: training mode. The title names the run and its step; the step climbs and the
+    picture changes while training runs (the window keeps answering); L pauses (the step
+    stops); Escape returns to the attention view with its own title."""
+    def title_now():
+        return title_of(app.xvfb, app.win)
+
+    def step_of(t):
+        m = re.search(r"training (\w+) h=(\d+) d_model=(\d+) .* step (\d+)", t)
+        return (m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))) if m else None
+
+    before_title = title_now()
+    app.xvfb.run(["xdotool", "key", "--window", str(app.win), "l"])
+    deadline, got = time.monotonic() + 20, None
+    while time.monotonic() < deadline:
+        got = step_of(title_now())
+        if got and got[3] > 0:
+            break
+        time.sleep(0.1)
+    CK.check(got and got[:3] == ("pair", 2, 32) and got[3] > 0, "l (train): title",
+             "training pair h=2 d_model=32 at a step > 0", title_now())
+    first = app.grab()
+    time.sleep(1.0)
+    later_title, later = title_now(), app.grab()
+    s1 = step_of(later_title)
+    CK.check(s1 and got and s1[3] > got[3], "l (train): the step climbs", f"> {got and got[3]}",
+             later_title)
+    CK.check(picture_diff(first, later)[0] > 0, "l (train): the picture follows the training",
+             "a new frame", "the same picture")
+    app.xvfb.run(["xdotool", "key", "--window", str(app.win), "l"])  # pause
+    time.sleep(0.8)
+    paused = step_of(title_now())
+    time.sleep(0.8)
+    still = step_of(title_now())
+    CK.check(paused and still and paused[3] == still[3], "l again (pause): the step stops",
+             paused and paused[3], still and still[3])
+    app.xvfb.run(["xdotool", "key", "--window", str(app.win), "Escape"])
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and title_now() != before_title:
+        time.sleep(0.1)
+    CK.check(title_now() == before_title, "Escape (leave training)", before_title, title_now())
+    CK.check(app.alive(), "training: process alive", "running", "exited")
+    app.shot = app.settled_shot()
+
 def main_run(xvfb, mhaviz, tmp):
     app = App(xvfb, mhaviz, [], tmp, "default")
     if not CK.check(app.win, "default: window", "a window of the mhaviz process",
@@ -646,6 +691,8 @@ def main_run(xvfb, mhaviz, tmp):
         app.press("Down", f"Down to h={h}", (h, 64, 3, "custom"))
     check_heads(app, "Down to h=1", 1)
     app.press("Down", "Down at h=1 (refused)", same_title=True, change="status")
+
+    keys_train(app)
 
     # resize: the app redraws at the new size
     before = app.shot

@@ -453,13 +453,13 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
         if (set_mode(o, CLI_BENCH, "--bench", err, errlen) != 0) return 2;
     }
     if (o->train.task) { /* --train: alone, or with --dump for its files */
-        if (o->mode != CLI_WINDOW && o->mode != CLI_DUMP)
+        if (o->mode != CLI_WINDOW && o->mode != CLI_DUMP && o->mode != CLI_EXPORT)
             FAIL("--train: cannot be combined with another output option");
         if (o->text || o->sample || o->cfg.mask || o->cfg.no_scale || o->cfg.pad ||
             o->cfg.temperature != 0.0f || o->cfg.weights || o->panel || o->export_dir ||
             o->values || o->contrast || o->diff)
-            FAIL("--train: takes -H, -d, -s, --steps, --layers, --mlp, --lr, --batch and "
-                 "--dump only");
+            FAIL("--train: takes -H, -d, -s, --steps, --layers, --mlp, --lr, --batch, "
+                 "--dump and --export (with --size, --scale, --theme, --colormap) only");
         for (int i = 0; i < MHA_ABLATE_WORDS; i++)
             if (o->cfg.ablate[i]) FAIL("--train: takes no --ablate (it ablates every head)");
         o->mode = CLI_TRAIN;

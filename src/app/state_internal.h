@@ -2,6 +2,7 @@
 #ifndef MHAVIZ_STATE_INTERNAL_H
 #define MHAVIZ_STATE_INTERNAL_H
 
+#include "learn.h"
 #include "state.h"
 
 /* Opens the text field with the current text, all of it selected. */
@@ -40,5 +41,9 @@ int app_training_running(const app_state *s);
 /* Points the view at the trained heads and the curves (training mode only). */
 void app_training_view(const app_state *s, view_state *vs);
 void app_training_free(app_training *t);
+/* Trains cfg for `steps` steps in training mode and waits until the run has
+ * paused with its pruning bars measured (for figures of a trained model).
+ * Returns 0, or 1 / 2 with a message. */
+int app_training_run(app_state *s, const learn_config *cfg, long steps, char *err, size_t errlen);
 
 #endif

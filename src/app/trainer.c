@@ -12,6 +12,7 @@
 #include <time.h>
 
 #define BURST_MS 50.0    /* steps between publications */
+#define CURVE_EVERY 25   /* steps between the curve's points (a held-out evaluation each) */
 #define PRUNE_EVERY 1000 /* ms of training between pruning evaluations */
 
 struct app_trainer {
@@ -20,7 +21,8 @@ struct app_trainer {
     pthread_cond_t wake;
     int quit, paused, start_pending;
     learn_config pending;
-    train_view pub; /* published, under lock */
+    long pending_stop, stop_at; /* pause after this many steps; 0 never */
+    train_view pub;             /* published, under lock */
     /* the worker's own */
     learn_model *l;
     train_view work;
@@ -56,6 +58,7 @@ static void prune(train_view *w, learn_model *l) {
     unsigned char ablate[LEARN_MAX_LAYERS * TRAIN_MAX_HEADS];
     float full, loss, acc;
     learn_eval(l, NULL, &full, &loss);
+    w->acc = full; /* the bars are compared with these very weights */
     w->pruned = 0;
     unsigned char all[LEARN_MAX_LAYERS * TRAIN_MAX_HEADS] = {0};
     for (int i = 0; i < layers * h; i++) {
@@ -137,6 +140,7 @@ static void *worker(void *arg) {
             learn_config cfg = t->pending;
             t->start_pending = 0;
             t->paused = 0;
+            t->stop_at = t->pending_stop;
             pthread_mutex_unlock(&t->lock);
             begin_run(t, cfg);
             last_prune = now_ms();
@@ -161,19 +165,28 @@ static void *worker(void *arg) {
         train_view *w = &t->work;
         double t0 = now_ms(), t1 = t0;
         double sum = 0.0;
-        int steps = 0;
-        do {
-            sum += learn_step(t->l);
-            steps++;
-            t1 = now_ms();
-        } while (t1 - t0 < BURST_MS);
+        int steps = 0, since = 0;
         float loss_eval;
+        do { /* a point of the curve every CURVE_EVERY steps: mean loss, held-out accuracy */
+            sum += learn_step(t->l);
+            steps++, since++;
+            long done = learn_steps_done(t->l);
+            if (done % CURVE_EVERY == 0 || (t->stop_at && done >= t->stop_at)) {
+                w->loss = (float)(sum / since);
+                learn_eval(t->l, NULL, &w->acc, &loss_eval);
+                curve_add(w, (float)done, w->loss, w->acc);
+                sum = 0.0, since = 0;
+            }
+            t1 = now_ms();
+        } while (t1 - t0 < BURST_MS && !(t->stop_at && learn_steps_done(t->l) >= t->stop_at));
         w->step = learn_steps_done(t->l);
-        w->loss = (float)(sum / steps);
-        learn_eval(t->l, NULL, &w->acc, &loss_eval);
-        w->steps_per_s = (float)(steps * 1000.0 / (t1 - t0));
-        curve_add(w, (float)w->step, w->loss, w->acc);
+        w->steps_per_s = (float)(steps * 1000.0 / (t1 - t0 > 1e-3 ? t1 - t0 : 1e-3));
         learn_snapshot(t->l, w->attn);
+        if (t->stop_at && w->step >= t->stop_at) {
+            pthread_mutex_lock(&t->lock);
+            t->paused = 1; /* the run asked for is done */
+            pthread_mutex_unlock(&t->lock);
+        }
         if (now_ms() - last_prune > PRUNE_EVERY) {
             prune(w, t->l);
             last_prune = now_ms();
@@ -212,9 +225,10 @@ void trainer_destroy(app_trainer *t) {
     free(t);
 }
 
-void trainer_start(app_trainer *t, const learn_config *cfg) {
+void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at) {
     pthread_mutex_lock(&t->lock);
     t->pending = *cfg;
+    t->pending_stop = stop_at;
     t->start_pending = 1;
     pthread_cond_signal(&t->wake);
     pthread_mutex_unlock(&t->lock);

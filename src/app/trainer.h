@@ -52,8 +52,9 @@ app_trainer *trainer_create(void);
 void trainer_destroy(app_trainer *t);
 
 /* A new run with cfg (its curve joins the plot; earlier runs' curves stay),
- * running. The learner is made on the worker, so this returns at once. */
-void trainer_start(app_trainer *t, const learn_config *cfg);
+ * running; it pauses by itself after stop_at steps (0: never). The learner is
+ * made on the worker, so this returns at once. */
+void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at);
 /* Pauses (1) or resumes (0) the current run. */
 void trainer_pause(app_trainer *t, int paused);
 

@@ -4,10 +4,12 @@
  * runs' curves kept, Y picks the layer, Escape leaves it (paused). Each tick
  * takes the latest snapshot, and the view draws the trained heads through a
  * small mha_model that points into it. No SDL. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "controls.h"
 #include "state_internal.h"
@@ -47,7 +49,7 @@ static app_training *get(app_state *s) {
 static void start(app_state *s, app_training *t) {
     learn_config c = t->cfg;
     c.layers = 0; /* the task's own: 2 for induction */
-    trainer_start(t->trainer, &c);
+    trainer_start(t->trainer, &c, 0);
     t->layer = 0;
     snprintf(s->status, sizeof s->status, "training %s at h = %d, d_model = %d",
              learn_task(c.task)->name, c.h, c.d_model);
@@ -129,6 +131,36 @@ int app_training_apply(app_state *s, const app_action *a) {
         start(s, t);
         return 1;
     default: return -1;
+    }
+}
+
+int app_training_run(app_state *s, const learn_config *cfg, long steps, char *err, size_t errlen) {
+    app_training *t = get(s);
+    if (!t) {
+        snprintf(err, errlen, "cannot start training: out of resources");
+        return 1;
+    }
+    t->cfg = *cfg;
+    s->train_mode = 1;
+    trainer_start(t->trainer, cfg, steps);
+    t->layer = 0;
+    /* wait for the run to end and its pruning bars (the worker pauses itself) */
+    for (long waited = 0;; waited += 10) {
+        trainer_snapshot(t->trainer, &t->tv);
+        const train_view *tv = &t->tv;
+        if (tv->error[0]) {
+            snprintf(err, errlen, "%s", tv->error);
+            return 2;
+        }
+        if (tv->active && !tv->running && tv->step >= steps && tv->pruning_valid &&
+            tv->pruning_step == tv->step)
+            return 0;
+        if (waited > 30L * 60 * 1000) { /* never in practice: a run is seconds */
+            snprintf(err, errlen, "training did not finish in 30 minutes");
+            return 1;
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
     }
 }
 

@@ -110,9 +110,12 @@ static void bars(const view_ctx *c, const view_train *t) {
         }
     }
     draw_line(c->dl, r.x, full_y, r.x + r.w, full_y, c->th.accent_text, 2);
-    snprintf(buf, sizeof buf,
-             "Remove the %d head%s that each cost under 1 point: %.1f %% left (step %ld)",
-             t->pruned, t->pruned == 1 ? "" : "s", 100.0 * t->pruned_acc, t->pruning_step);
+    if (t->pruned == 0)
+        snprintf(buf, sizeof buf, "No head can go at under 1 point: each one does part of the job");
+    else
+        snprintf(buf, sizeof buf,
+                 "Remove the %d head%s that each cost under 1 point: %.1f %% left (step %ld)",
+                 t->pruned, t->pruned == 1 ? "" : "s", 100.0 * t->pruned_acc, t->pruning_step);
     view_fit_text(fitted, sizeof fitted, buf, L->train_note.w, fs, 1, c->measure, c->ud);
     draw_text(c->dl, L->train_note.x, L->train_note.y, fitted, fs, c->th.accent_text, 1, 0);
 }
@@ -124,14 +127,19 @@ void view_draw_train(const view_ctx *c) {
     char buf[240], fitted[240];
     if (t->error && t->error[0])
         snprintf(buf, sizeof buf, "Training %s: %s", t->task, t->error);
+    else if (c->s->figure) /* a figure: what was trained, no state of the app */
+        snprintf(buf, sizeof buf, "Trained on %s \xC2\xB7 %ld steps", t->task, t->step);
     else
         snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 %.0f/s \xC2\xB7 %s",
                  t->task, t->step, (double)t->steps_per_s, t->running ? "running" : "paused");
     view_fit_text(fitted, sizeof fitted, buf, L->train_title.w, L->font_title, 1, c->measure,
                   c->ud);
     draw_text(c->dl, L->train_title.x, L->train_title.y, fitted, L->font_title, c->th.text, 1, 0);
-    snprintf(buf, sizeof buf, "L pauses / resumes \xC2\xB7 layer %d of %d (Y) \xC2\xB7 %s",
-             t->layer + 1, t->layers, t->what);
+    if (c->s->figure)
+        snprintf(buf, sizeof buf, "layer %d of %d \xC2\xB7 %s", t->layer + 1, t->layers, t->what);
+    else
+        snprintf(buf, sizeof buf, "L pauses / resumes \xC2\xB7 layer %d of %d (Y) \xC2\xB7 %s",
+                 t->layer + 1, t->layers, t->what);
     view_fit_text(fitted, sizeof fitted, buf, L->train_title.w, L->font_small, 0, c->measure,
                   c->ud);
     draw_text(c->dl, L->train_title.x, L->train_title.y + L->line + L->pad / 2, fitted,
