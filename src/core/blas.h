@@ -23,8 +23,9 @@ void mm_sgemm(float *c, int ldc, const float *a, int lda, const float *b, int ld
 
 /* Chooses OpenBLAS's threads for a product of this many FLOPs (1 or
  * mm_threads_max()) and returns the number. When the environment fixes the
- * number (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS), changes
- * nothing and returns that number. Not for calls from two threads at once. */
+ * number (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS), or
+ * mm_threads_force did, changes nothing and returns that number. Safe to call
+ * from several threads (the window's trainer and the forward pass). */
 int mm_threads_for(double flops);
 
 /* The threads OpenBLAS started with: its own choice, or the environment's. */
@@ -36,6 +37,17 @@ int mm_threads_fixed(void);
 /* Sets OpenBLAS's threads to t (1..mm_threads_max()) and turns the choice by
  * size off (t > 0) or back on (t = 0), for --bench's measurements. */
 void mm_threads_force(int t);
+
+/* C (m, n) = alpha * op(A) * op(B) + beta * C, all row-major, for the backward
+ * passes of training: op(A) is A (m, k) when trans_a is 0, or A^T with A stored
+ * (k, m) when 1 (so dW = X^T dY needs no copy); op(B) as in mm_sgemm. Threads
+ * as mm_sgemm chooses them. */
+void mm_sgemm_t(float *c, int ldc, const float *a, int lda, int trans_a, const float *b, int ldb,
+                int trans_b, int m, int n, int k, float alpha, float beta);
+
+/* Sets the number of threads OpenBLAS uses from now on, process-wide: the same
+ * as mm_threads_force(n) (the choice by size is off from then on). */
+void mm_set_threads(int n);
 
 /* Name of the OpenBLAS kernel set in use (e.g. "Haswell"), for --bench. */
 const char *mm_backend_name(void);

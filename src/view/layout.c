@@ -95,7 +95,10 @@ static void layout_header(view_layout *L, const view_state *s, view_measure_fn m
     CAP(0);
     BTN(BTN_D_UP, 1);
     BTN(BTN_SAMPLE_PREV, 0);
-    if (s->sample_index > 0)
+    if (s->train)
+        snprintf(cap, sizeof cap, "task %d/%d: %s", s->sample_index, s->sample_count,
+                 s->train->task);
+    else if (s->sample_index > 0)
         snprintf(cap, sizeof cap, "sample %d/%d: %s", s->sample_index, s->sample_count,
                  s->sample_name ? s->sample_name : "");
     else
@@ -222,14 +225,26 @@ static void layout_formula(view_layout *L, const view_state *s, view_measure_fn 
 
     run_add(&f, "head", 0), run_add(&f, "i", -1), run_add(&f, " = softmax(Q", 0);
     run_add(&f, "i", -1), run_add(&f, " K", 0), run_add(&f, "i", -1), run_add(&f, "T", 1);
-    if (m && m->cfg.no_scale) {
-        run_add(&f, ") V", 0);
-    } else {
-        snprintf(b, sizeof b, " / \xE2\x88\x9A%d) V", dk); /* √ */
-        run_add(&f, b, 0);
-    }
+    /* exactly what is in effect: the scaling, the temperature, the mask */
+    const float temp = m && m->cfg.temperature > 0.0f ? m->cfg.temperature : 1.0f;
+    const int scaled = !(m && m->cfg.no_scale), tempered = fabsf(temp - 1.0f) > 1e-6f;
+    const int causal = m && m->cfg.mask == MHA_MASK_CAUSAL, padded = m && m->n_real < m->n;
+    if (scaled && tempered)
+        snprintf(b, sizeof b, " / (\xE2\x88\x9A%d \xC2\xB7 %g)", dk, (double)temp); /* √ · */
+    else if (scaled)
+        snprintf(b, sizeof b, " / \xE2\x88\x9A%d", dk);
+    else if (tempered)
+        snprintf(b, sizeof b, " / %g", (double)temp);
+    else
+        b[0] = '\0';
+    run_add(&f, b, 0);
+    run_add(&f, causal || padded ? " + M) V" : ") V", 0);
     run_add(&f, "i", -1);
-    if (m && m->cfg.mask == MHA_MASK_CAUSAL) run_add(&f, "  (causal)", 0);
+    if (causal || padded)
+        run_add(&f,
+                causal && padded ? "  (M: causal + padding)"
+                                 : (causal ? "  (M: causal)" : "  (M: padding)"),
+                0);
     run_item_end(&f, gap);
 
     snprintf(a, sizeof a, "%d\xC3\x97%d", n, h * dk);
@@ -478,6 +493,11 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
         L->focus = s->panel_head;
         return;
     }
+    if (s->panel == VIEW_PANEL_STEPS) {
+        L->focus = s->panel_head;
+        view_steps_layout(&L->steps, L, s, inner);
+        return;
+    }
     if (s->panel == VIEW_PANEL_EQUATION) {
         layout_equation(L, s, measure, ud, inner);
         return;
@@ -493,8 +513,22 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
     view_rect left = {L->main.x, L->main.y, left_w, L->main.h};
     view_rect right = {left.x + left.w + L->gap * 2, L->main.y, L->main.w - left_w - L->gap * 2,
                        L->main.h};
+    if (s->train) { /* training mode: the trained heads, then curves and bars */
+        layout_heads(L, s, measure, ud, left, 0);
+        view_train_layout(L, s, right);
+        return;
+    }
     if (s->focus > 0) {
         layout_focus(L, s, measure, ud, left);
+        if (s->step > 0) { /* the step-through takes the place of Q_i, K_i, V_i, head_i,
+                              and of the equation, whose Concat and W^O are two of its stages */
+            view_rect r = L->focus_caption;
+            view_steps_layout(
+                &L->steps, L, s,
+                (view_rect){r.x, r.y, L->main.x + L->main.w - r.x, left.y + left.h - r.y});
+            memset(L->qkv, 0, sizeof L->qkv);
+            return;
+        }
     } else {
         layout_heads(L, s, measure, ud, left, 0);
         /* give the equation whatever width the heads grid leaves unused */
@@ -509,4 +543,5 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
         right.x = x;
     }
     layout_equation(L, s, measure, ud, right);
+    view_lesson_layout(L, s, measure, ud);
 }
