@@ -115,17 +115,19 @@ def draw(forward, sgemm):
         label = f'({f["n"]}, {f["d_model"]}, {f["h"]})'
         if i % 2 or x - 6 * len(label) < LEFT[0] + 4:  # below right, or inside the panel
             out.append(text(x + 7, y + 14, label, 10, anchor="start"))
+        elif y - 7 < LEFT[1] + 12:  # below left, under the panel's top edge
+            out.append(text(x - 7, y + 14, label, 10, anchor="end"))
         else:
             out.append(text(x - 7, y - 7, label, 10, anchor="end"))
 
     # right: GFLOP/s against FLOPs, with the sgemm rate
-    top = max(gf + ([sgemm["gflops"]] if sgemm else []))
-    step = 10 ** math.floor(math.log10(top))
-    for m in (1, 2, 5):
-        if top / (m * step) <= 6:
-            step *= m
-            break
-    ymax = step * math.ceil(top * 1.1 / step)
+    top = max(gf + ([sgemm["gflops"]] if sgemm else [])) * 1.1
+    e = 10 ** math.floor(math.log10(top))
+    step = e / 10  # the largest round step that still gives at least four ticks
+    for m in (0.2, 0.5, 1, 2, 5):
+        if top / (m * e) >= 4:
+            step = m * e
+    ymax = step * math.ceil(top / step)
     xr = xmap_at(RIGHT[0])
 
     def yr(v):
