@@ -460,6 +460,7 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     vs->hover_x = vs->hover_y = -1;
     vs->figure = 1;
     vs->toast = NULL;
+    vs->status = NULL; /* a figure carries no messages of the app's */
     vs->help = 0;
     vs->editing = 0;
     if (kind == APP_SAVE_PANEL) {
