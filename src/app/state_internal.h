@@ -12,7 +12,11 @@ void app_edit_start(app_state *s);
  * Returns 1 if the field changed, 0 if it is closed or the action is not one. */
 int app_edit_apply(app_state *s, const app_action *a);
 
-/* Recomputes with cfg; on failure the state is unchanged and status says why. */
+/* model.c: recomputes the model for cfg and toks; on success the state takes
+ * toks (when they are not its own already). On failure nothing changes and
+ * status says why; returns -1. */
+int app_recompute(app_state *s, const mha_config *cfg, tok_list *toks);
+/* Recomputes with cfg and the state's tokens (clearing the status first). */
 void app_change_cfg(app_state *s, mha_config cfg);
 
 /* The padded length for a text of n tokens: n plus a quarter (at least 2), at most 512. */

@@ -27,6 +27,7 @@ struct app_training {
     char *labels[TRAIN_MAX_T];
     tok_list toks;
     char run_label[TRAIN_MAX_RUNS][48];
+    char status[160]; /* the status line in training mode */
     view_train vt;
 };
 
@@ -235,6 +236,12 @@ void app_training_view(const app_state *s, view_state *vs) {
     vs->m = m;
     vs->toks = &t->toks;
     vs->train = vt;
+    if (!s->status[0]) { /* the status line follows the run */
+        snprintf(t->status, sizeof t->status,
+                 "training %s: step %ld \xC2\xB7 %.0f steps/s \xC2\xB7 held-out %.1f %%",
+                 info->name, tv->step, (double)tv->steps_per_s, 100.0 * tv->acc);
+        vs->status = t->status;
+    }
     vs->sample_index = (int)tv->cfg.task + 1;
     vs->sample_count = LEARN_TASK_COUNT;
     vs->head_entropy = NULL;
