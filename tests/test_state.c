@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* test_state.c: every key and button of the README's table as an action on the
  * SDL-free state machine (src/app/state.c). Each test presses the real key (the
  * key-to-action map is part of what is tested), then asserts the state change
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -818,6 +820,115 @@ static void test_lesson_view_keys(void **st) {
     app_state_destroy(s);
 }
 
+/* --- training mode ---------------------------------------------------------------- */
+
+/* Polls the state like the window does until pred holds or about 60 s pass (the
+   worker needs a moment; this waits for it, it does not time it). */
+static int wait_for(app_state *s, int (*pred)(const app_state *), double *clock) {
+    for (int i = 0; i < 6000; i++) {
+        *clock += 10.0;
+        app_tick(s, *clock);
+        if (pred(s)) return 1;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static const view_train *train_of(const app_state *s) {
+    view_state vs;
+    app_view(s, &vs);
+    return vs.train;
+}
+
+static int has_snapshot(const app_state *s) {
+    const view_train *t = train_of(s);
+    return t && t->step > 0;
+}
+
+static int learned(const app_state *s) {
+    const view_train *t = train_of(s);
+    return t && t->acc >= 0.99f && t->step >= 50;
+}
+
+static int pruned(const app_state *s) {
+    const view_train *t = train_of(s);
+    return t && !t->running && t->pruning_valid && t->pruning_step == t->step;
+}
+
+static int two_runs(const app_state *s) {
+    const view_train *t = train_of(s);
+    return t && t->runs == 2 && t->step > 0 && t->h == 4;
+}
+
+static int induction_runs(const app_state *s) {
+    const view_train *t = train_of(s);
+    return t && strcmp(t->task, "induction") == 0 && t->step > 0;
+}
+
+static void test_training_mode(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL);
+    double clock = 0.0;
+    CHECK_INT("not training", 0, s->train_mode);
+    CHECK_INT("no redraws are due", -1, app_next_timeout_ms(s));
+    press(s, 'l', 0);
+    CHECK_INT("L: training mode", 1, s->train_mode);
+    CHECK_INT("redraws ten times a second", 100, app_next_timeout_ms(s));
+    CHECK_TRUE("a snapshot comes", wait_for(s, has_snapshot, &clock));
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_STR("the default task", "pair", vs.train->task);
+    CHECK_INT("h = 2", 2, vs.m->cfg.h);
+    CHECK_INT("12 tokens", 12, vs.m->n);
+    CHECK_INT("the trained heads are causal", MHA_MASK_CAUSAL, vs.m->cfg.mask);
+    CHECK_TRUE("token labels are the task's symbols", strlen(vs.toks->tokens[0]) == 1);
+    for (int r = 0; r < vs.m->n; r++) { /* its attention rows are distributions */
+        double sum = 0.0;
+        for (int c = 0; c < vs.m->n; c++) sum += vs.m->attn[(size_t)r * vs.m->n + c];
+        CHECK_NEAR("a trained row sums to 1", 1.0, sum, 1e-4);
+    }
+    CHECK_TRUE("pair is learned (>= 99 % held out)", wait_for(s, learned, &clock));
+    /* a new h restarts; the first run's curve stays on the plot */
+    press(s, APP_KEY_UP, 0);
+    CHECK_TRUE("h = 4 trains as a second run", wait_for(s, two_runs, &clock));
+    app_view(s, &vs);
+    CHECK_TRUE("the first run's curve is kept", vs.train->run[0].points > 1);
+    CHECK_TRUE("labelled by its h", has(vs.train->run[0].label, "h=2"));
+    CHECK_TRUE("the new one by its own", has(vs.train->run[1].label, "h=4"));
+    CHECK_INT("the MHA view's h is untouched", 4, s->cfg.h);
+    /* pause: the pruning bars are measured for the weights there are */
+    press(s, 'l', 0);
+    CHECK_TRUE("paused, bars for these weights", wait_for(s, pruned, &clock));
+    app_view(s, &vs);
+    for (int i = 0; i < vs.train->layers * vs.train->h; i++)
+        CHECK_TRUE("accuracy without a head in [0, 1]",
+                   vs.train->ablated_acc[i] >= 0.0f && vs.train->ablated_acc[i] <= 1.0f);
+    int cheap = 0;
+    for (int i = 0; i < vs.train->layers * vs.train->h; i++)
+        cheap += vs.train->acc - vs.train->ablated_acc[i] < 0.01f;
+    CHECK_INT("the heads that each cost under a point are counted", cheap, vs.train->pruned);
+    CHECK_TRUE("accuracy with them all removed in [0, 1]",
+               vs.train->pruned_acc >= 0.0f && vs.train->pruned_acc <= 1.0f);
+    CHECK_TRUE("paused: no polling (only the message expiring)", app_next_timeout_ms(s) != 100);
+    /* tasks, layers, leaving */
+    press(s, APP_KEY_TAB, 0);
+    press(s, APP_KEY_TAB, 0);
+    CHECK_TRUE("induction trains", wait_for(s, induction_runs, &clock));
+    app_view(s, &vs);
+    CHECK_STR("Tab picks tasks in training mode", "induction", vs.train->task);
+    CHECK_INT("with two layers", 2, vs.train->layers);
+    press(s, 'y', 0);
+    app_view(s, &vs);
+    CHECK_INT("Y shows layer 2", 1, vs.train->layer);
+    CHECK_INT("the sample is untouched", 1, s->sample);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_INT("Escape leaves training mode", 0, s->train_mode);
+    app_view(s, &vs);
+    CHECK_TRUE("the MHA view is back", vs.train == NULL && vs.m == s->m);
+    app_state_destroy(s); /* stops the worker */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_defaults),
@@ -838,6 +949,7 @@ int main(void) {
         cmocka_unit_test(test_lesson_pad_and_temperature),
         cmocka_unit_test(test_lesson_weights_and_ablation),
         cmocka_unit_test(test_lesson_view_keys),
+        cmocka_unit_test(test_training_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

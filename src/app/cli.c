@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "colormap.h"
+#include "learn.h"
 
 const char *cli_usage(void) {
     return "usage: mhaviz [options]\n"
@@ -46,6 +47,19 @@ const char *cli_usage(void) {
            "      --export-dir DIR  where Ctrl+S in the window saves (default: current folder)\n"
            "      --font PATH       TrueType font to use instead of the fontconfig match\n"
            "      --bench           time the forward pass and the drawing; print; exit\n"
+           "      --bench-json      the same, one JSON object a line\n"
+           "      --bench-quick     every case once: checks the output, measures nothing\n"
+           "\n"
+           "Learning (headless for now):\n"
+           "      --train TASK      train a small attention model on prev, first, pair, sort\n"
+           "                        or induction, with -H, -d (default 32 here) and -s; print\n"
+           "                        each head's attention and the accuracy without it; with\n"
+           "                        --dump DIR also write weights, tensors and train.json\n"
+           "      --steps N         training steps, 1..1000000 (default: the task's, 500..3000)\n"
+           "      --layers N        1 or 2 (default 1; 2 for induction)\n"
+           "      --mlp             an MLP block (4 d_model wide, GELU) after each attention\n"
+           "      --lr R            AdamW learning rate, 0.00001..1 (default 0.003)\n"
+           "      --batch N         examples per step, 1..1024 (default 32)\n"
            "\n"
            "  -h, --help            this text\n"
            "  -V, --version         the version\n"
@@ -106,9 +120,17 @@ enum {
     OPT_TEMPERATURE,
     OPT_ABLATE,
     OPT_WEIGHTS,
+    OPT_BENCH_JSON,
+    OPT_BENCH_QUICK,
     OPT_VALUES,
     OPT_CONTRAST,
     OPT_DIFF,
+    OPT_TRAIN,
+    OPT_STEPS,
+    OPT_LAYERS,
+    OPT_MLP,
+    OPT_LR,
+    OPT_BATCH,
 };
 
 static const struct option long_opts[] = {
@@ -131,6 +153,8 @@ static const struct option long_opts[] = {
     {"background", required_argument, NULL, OPT_BACKGROUND},
     {"font", required_argument, NULL, OPT_FONT},
     {"bench", no_argument, NULL, OPT_BENCH},
+    {"bench-json", no_argument, NULL, OPT_BENCH_JSON},
+    {"bench-quick", no_argument, NULL, OPT_BENCH_QUICK},
     {"pad", required_argument, NULL, OPT_PAD},
     {"temperature", required_argument, NULL, OPT_TEMPERATURE},
     {"ablate", required_argument, NULL, OPT_ABLATE},
@@ -138,6 +162,12 @@ static const struct option long_opts[] = {
     {"values", no_argument, NULL, OPT_VALUES},
     {"contrast", required_argument, NULL, OPT_CONTRAST},
     {"diff", no_argument, NULL, OPT_DIFF},
+    {"train", required_argument, NULL, OPT_TRAIN},
+    {"steps", required_argument, NULL, OPT_STEPS},
+    {"layers", required_argument, NULL, OPT_LAYERS},
+    {"mlp", no_argument, NULL, OPT_MLP},
+    {"lr", required_argument, NULL, OPT_LR},
+    {"batch", required_argument, NULL, OPT_BATCH},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -339,6 +369,8 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
             o->font = optarg;
             break;
         case OPT_BENCH: bench = 1; break;
+        case OPT_BENCH_JSON: bench = o->bench_json = 1; break;
+        case OPT_BENCH_QUICK: bench = o->bench_quick = 1; break;
         case OPT_PAD:
             if (cli_parse_int(optarg, 1, MHA_MAX_N, &v) != 0)
                 FAIL("--pad '%s': must be a whole number from the number of tokens to %d", optarg,
@@ -374,6 +406,34 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
             else
                 FAIL("--contrast '%s': must be fixed, row or log", optarg);
             break;
+        case OPT_TRAIN: {
+            int id = learn_task_find(optarg);
+            if (id < 0) FAIL("--train '%s': must be prev, first, pair, sort or induction", optarg);
+            o->train.task = id + 1;
+            break;
+        }
+        case OPT_STEPS:
+            if (cli_parse_int(optarg, 1, 1000000, &v) != 0)
+                FAIL("--steps '%s': must be a whole number between 1 and 1000000", optarg);
+            o->train.steps = (int)v;
+            break;
+        case OPT_LAYERS:
+            if (cli_parse_int(optarg, 1, LEARN_MAX_LAYERS, &v) != 0)
+                FAIL("--layers '%s': must be 1 or 2", optarg);
+            o->train.layers = (int)v;
+            break;
+        case OPT_MLP: o->train.mlp = 1; break;
+        case OPT_LR:
+            if (cli_parse_float(optarg, 1e-5, 1.0, &fv) != 0)
+                FAIL("--lr '%s': must be a decimal number between 0.00001 and 1", optarg);
+            o->train.lr = (float)fv;
+            break;
+        case OPT_BATCH:
+            if (cli_parse_int(optarg, 1, LEARN_MAX_BATCH, &v) != 0)
+                FAIL("--batch '%s': must be a whole number between 1 and %d", optarg,
+                     LEARN_MAX_BATCH);
+            o->train.batch = (int)v;
+            break;
         case 'h': help = 1; break;
         case 'V': version = 1; break;
         case ':': FAIL("%s: needs a value (see --help)", option_name(optopt, argv[optind - 1]));
@@ -399,6 +459,21 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
     }
     if (bench) {
         if (set_mode(o, CLI_BENCH, "--bench", err, errlen) != 0) return 2;
+    }
+    if (o->train.task) { /* --train: alone, or with --dump for its files */
+        if (o->mode != CLI_WINDOW && o->mode != CLI_DUMP && o->mode != CLI_EXPORT)
+            FAIL("--train: cannot be combined with another output option");
+        if (o->text || o->sample || o->cfg.mask || o->cfg.no_scale || o->cfg.pad ||
+            o->cfg.temperature != 0.0f || o->cfg.weights || o->panel || o->export_dir ||
+            o->values || o->contrast || o->diff)
+            FAIL("--train: takes -H, -d, -s, --steps, --layers, --mlp, --lr, --batch, "
+                 "--dump and --export (with --size, --scale, --theme, --colormap) only");
+        for (int i = 0; i < MHA_ABLATE_WORDS; i++)
+            if (o->cfg.ablate[i]) FAIL("--train: takes no --ablate (it ablates every head)");
+        o->mode = CLI_TRAIN;
+    } else if (o->train.steps || o->train.layers || o->train.mlp || o->train.lr != 0.0f ||
+               o->train.batch) {
+        FAIL("--steps, --layers, --mlp, --lr and --batch: only with --train");
     }
     if ((o->panel == CLI_PANEL_HEAD || o->panel == CLI_PANEL_STEPS) &&
         o->panel_head > (o->cfg.h ? o->cfg.h : MHA_DEFAULT_H))

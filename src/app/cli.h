@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "mha.h"
+#include "train_mode.h"
 
 typedef enum {
     CLI_WINDOW = 0, /* default: open the visualizer */
@@ -15,6 +16,7 @@ typedef enum {
     CLI_HELP,
     CLI_VERSION,
     CLI_BENCH,
+    CLI_TRAIN, /* --train TASK: headless training (train_mode.c) */
 } cli_mode;
 
 typedef enum { CLI_PANEL_ALL = 0, CLI_PANEL_HEAD, CLI_PANEL_EQUATION, CLI_PANEL_STEPS } cli_panel;
@@ -39,6 +41,9 @@ typedef struct {
     int theme;               /* 0 light (default), 1 dark; -1 not given */
     int colormap;            /* index into view colormaps; -1 not given */
     int transparent;         /* --background transparent */
+    int bench_json;          /* --bench-json: one JSON object a line */
+    int bench_quick;         /* --bench-quick: every case once (checks the output) */
+    train_options train;     /* --train and --steps, --layers, --mlp, --lr, --batch */
 } cli_options;
 
 /* Parses argv into opts. Returns 0 on success, or 2 (usage) with a one-line

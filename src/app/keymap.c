@@ -71,6 +71,8 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case ',': a.kind = ACT_STEP_PREV; break;
     case '.': a.kind = ACT_STEP_NEXT; break;
     case 'i': a.kind = ACT_LESSON; break;
+    case 'l': a.kind = ACT_TRAIN; break;
+    case 'y': a.kind = ACT_TRAIN_LAYER; break;
     default:
         if (key >= '1' && key <= '9') {
             a.kind = ACT_FOCUS;

@@ -15,11 +15,6 @@ static const float temps[] = {0.05f, 0.1f, 0.2f, 0.25f, 0.5f,  0.75f, 1.0f,
 /* Stages of the step-through (0 shows the head whole). */
 #define STEP_COUNT 9
 
-int app_pad_length(int n) {
-    int extra = n / 4 < 2 ? 2 : n / 4;
-    return n + extra > MHA_MAX_N ? MHA_MAX_N : n + extra;
-}
-
 static void step_temperature(app_state *s, int dir) {
     float t = s->cfg.temperature > 0.0f ? s->cfg.temperature : 1.0f;
     int i = 0;

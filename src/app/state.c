@@ -8,17 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "controls.h"
 #include "samples.h"
 #include "state_internal.h"
-
-static double clock_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
 
 app_state *app_state_create(view_measure_fn measure, void *ud) {
     app_state *s = calloc(1, sizeof *s);
@@ -40,34 +33,10 @@ void app_state_destroy(app_state *s) {
     if (!s) return;
     mha_model_destroy(s->m);
     app_derived_free(s->derived);
+    app_training_free(s->training);
     tok_free(&s->toks);
     free(s->L);
     free(s);
-}
-
-/* Recomputes the model for cfg and toks. On success the state takes toks (when
- * they are not its own already); on failure nothing changes and status says why. */
-static int recompute(app_state *s, const mha_config *cfg_in, tok_list *toks) {
-    char err[MHA_ERR_LEN];
-    mha_config cfg_pad = *cfg_in, *cfg = &cfg_pad;
-    if (cfg->pad && cfg->pad < toks->count) /* the text outgrew the padding: pad it anew */
-        cfg->pad = app_pad_length(toks->count);
-    double t0 = clock_ms();
-    if (mha_model_compute(s->m, cfg, toks, err, sizeof err) != 0) {
-        snprintf(s->status, sizeof s->status, "%s", err); /* the model is left as it was */
-        return -1;
-    }
-    s->compute_ms = clock_ms() - t0;
-    s->cfg = s->m->cfg;
-    if (toks != &s->toks) {
-        tok_free(&s->toks);
-        s->toks = *toks;
-        memset(toks, 0, sizeof *toks);
-    }
-    s->data_version++;
-    if (s->focus > s->cfg.h) s->focus = 0;
-    app_derive(s);
-    return 0;
 }
 
 int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha_config *cfg,
@@ -93,7 +62,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     s->sample = o->text ? 0 : (o->sample ? o->sample : 1);
     if (o->text) snprintf(s->custom, sizeof s->custom, "%s", o->text);
     s->dirty = 1;
-    if (recompute(s, cfg, toks) != 0) {
+    if (app_recompute(s, cfg, toks) != 0) {
         snprintf(err, errlen, "%s", s->status);
         return 1;
     }
@@ -113,7 +82,7 @@ static int load_text(app_state *s, const char *text, int sample) {
         snprintf(s->status, sizeof s->status, "%s", err);
         return -1;
     }
-    if (recompute(s, &s->cfg, &t) != 0) {
+    if (app_recompute(s, &s->cfg, &t) != 0) {
         tok_free(&t);
         return -1;
     }
@@ -124,11 +93,6 @@ static int load_text(app_state *s, const char *text, int sample) {
         snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
                  MHA_MAX_N, total);
     return 0;
-}
-
-void app_change_cfg(app_state *s, mha_config next) {
-    s->status[0] = '\0';
-    if (recompute(s, &next, &s->toks) == 0) s->page = 0;
 }
 
 /* Steps h (which = 0) or d_model (which = 1); h always divides d_model after. */
@@ -268,9 +232,20 @@ int app_apply(app_state *s, const app_action *a) {
 }
 
 static int apply(app_state *s, const app_action *a) {
+    if (a->kind == ACT_TRAIN || s->train_mode) {
+        int r = app_training_apply(s, a);
+        if (r >= 0) {
+            s->layout_valid = 0;
+            s->dirty = 1;
+            return 1;
+        }
+    }
+    if (a->kind == ACT_TRAIN_LAYER) return 0;
     mha_config c = s->cfg;
     switch (a->kind) {
     case ACT_NONE:
+    case ACT_TRAIN: /* training.c took these above */
+    case ACT_TRAIN_LAYER:
     case ACT_COUNT: return 0;
     case ACT_HOVER: return hover(s, a->x, a->y);
     case ACT_LEAVE: return hover(s, -1, -1);
@@ -394,11 +369,16 @@ int app_tick(app_state *s, double now_ms) {
         s->status[0] = '\0';
         changed = 1;
     }
+    if (app_training_tick(s)) { /* a new snapshot from the trainer */
+        s->layout_valid = 0;
+        changed = 1;
+    }
     if (changed) s->dirty = 1;
     return changed;
 }
 
 int app_next_timeout_ms(const app_state *s) {
+    if (app_training_running(s)) return 100; /* new snapshots ten times a second */
     double next = -1.0;
     if (s->notice[0]) next = s->notice_until;
     if (s->status[0] && (next < 0.0 || s->status_until < next)) next = s->status_until;
@@ -472,6 +452,7 @@ void app_view(const app_state *s, view_state *vs) {
     vs->data_version = s->data_version;
     vs->png_scale = s->png_scale;
     app_derived_view(s, vs);
+    app_training_view(s, vs);
 }
 
 void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
@@ -479,6 +460,7 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     vs->hover_x = vs->hover_y = -1;
     vs->figure = 1;
     vs->toast = NULL;
+    vs->status = NULL; /* a figure carries no messages of the app's */
     vs->help = 0;
     vs->editing = 0;
     if (kind == APP_SAVE_PANEL) {

@@ -77,7 +77,9 @@ typedef enum {
     ACT_CONTRAST,     /* attention scale: fixed 0..1, row maximum, logarithmic */
     ACT_STEP_NEXT,    /* focus view: the next stage of the head's computation */
     ACT_STEP_PREV,
-    ACT_LESSON, /* the redundancy and cost panels on / off */
+    ACT_LESSON,      /* the redundancy and cost panels on / off */
+    ACT_TRAIN,       /* training mode: start, pause, resume (training.c) */
+    ACT_TRAIN_LAYER, /* training mode: the next layer's heads */
     ACT_COUNT
 } app_action_kind;
 
@@ -118,6 +120,7 @@ typedef enum {
 } app_save_kind;
 
 typedef struct app_derived app_derived;
+typedef struct app_training app_training;
 
 typedef struct {
     /* what is computed */
@@ -172,6 +175,10 @@ typedef struct {
     /* numbers the view draws that the core does not keep (derive.c), for the
        model at derived_version */
     app_derived *derived;
+
+    /* training mode (training.c): a small model trained on a worker thread */
+    app_training *training;
+    int train_mode;
 
     int quit;
     int dirty; /* the picture must be redrawn */

@@ -95,7 +95,10 @@ static void layout_header(view_layout *L, const view_state *s, view_measure_fn m
     CAP(0);
     BTN(BTN_D_UP, 1);
     BTN(BTN_SAMPLE_PREV, 0);
-    if (s->sample_index > 0)
+    if (s->train)
+        snprintf(cap, sizeof cap, "task %d/%d: %s", s->sample_index, s->sample_count,
+                 s->train->task);
+    else if (s->sample_index > 0)
         snprintf(cap, sizeof cap, "sample %d/%d: %s", s->sample_index, s->sample_count,
                  s->sample_name ? s->sample_name : "");
     else
@@ -510,6 +513,11 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
     view_rect left = {L->main.x, L->main.y, left_w, L->main.h};
     view_rect right = {left.x + left.w + L->gap * 2, L->main.y, L->main.w - left_w - L->gap * 2,
                        L->main.h};
+    if (s->train) { /* training mode: the trained heads, then curves and bars */
+        layout_heads(L, s, measure, ud, left, 0);
+        view_train_layout(L, s, right);
+        return;
+    }
     if (s->focus > 0) {
         layout_focus(L, s, measure, ud, left);
         if (s->step > 0) { /* the step-through takes the place of Q_i, K_i, V_i, head_i,

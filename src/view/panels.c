@@ -182,6 +182,25 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
         }
     }
     int last_in_col = slot + cols >= L->shown_heads;
+    /* axis titles in the corners the labels leave free: rows are queries (top
+       left, on the first title line), columns keys (bottom left, under the labels) */
+    if (L->show_row_labels && L->show_col_labels && slot % cols == 0) {
+        const int fs = L->font_small;
+        if (slot == 0) {
+            const char *q = "query \xE2\x86\x93"; /* ↓ */
+            int w = view_tw(c, q, fs, 0);
+            if (w <= L->row_label_w)
+                draw_text(c->dl, map.x - L->pad / 2 - 2 - w, L->heads[slot].title.y, q, fs,
+                          c->th.muted, 0, 0);
+        }
+        if (last_in_col) {
+            const char *k = "key \xE2\x86\x92"; /* → */
+            int w = view_tw(c, k, fs, 0);
+            if (w <= L->row_label_w)
+                draw_text(c->dl, map.x - L->pad / 2 - 2 - w, map.y + map.h + L->pad / 2 + 2, k, fs,
+                          c->th.muted, 0, 0);
+        }
+    }
     if (L->show_col_labels && last_in_col) {
         for (int k = label_first(map.x, map.w, n, lh, stride); k < n; k += stride) {
             int x = cell_centre(map.x, map.w, n, k) - lh / 2;

@@ -21,7 +21,10 @@ void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const v
         view_draw_header(&c);
         view_draw_formula(&c);
     }
-    if (s->panel == VIEW_PANEL_STEPS) {
+    if (s->train) {
+        view_draw_heads(&c, &hit);
+        view_draw_train(&c);
+    } else if (s->panel == VIEW_PANEL_STEPS) {
         view_draw_steps(&c, &L->steps, s->panel_head - 1, 0);
     } else {
         if (s->panel != VIEW_PANEL_EQUATION) view_draw_heads(&c, &hit);

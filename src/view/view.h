@@ -42,6 +42,30 @@ typedef enum {
     BTN_COUNT
 } view_button;
 
+/* Training, as the view draws it (the window's trainer fills it; src/learn trains). */
+#define VIEW_TRAIN_RUNS 8
+typedef struct {
+    const char *label; /* "pair h=2 d=32" */
+    int points;
+    const float *step, *loss, *acc; /* (points) */
+} view_train_run;
+
+typedef struct {
+    const char *task, *what; /* task name and its one-line rule */
+    const char *error;       /* why training could not start, or "" */
+    int running;
+    long step;
+    float steps_per_s, loss, acc;
+    int layers, layer, h; /* layer shown, 0-based */
+    int runs;             /* the last is the current run */
+    view_train_run run[VIEW_TRAIN_RUNS];
+    int pruning_valid;
+    long pruning_step;
+    const float *ablated_acc; /* (layers, h) held-out accuracy without that head */
+    int pruned;               /* heads that each cost under a point */
+    float pruned_acc;         /* accuracy with all of those removed together */
+} view_train;
+
 /* Everything the picture depends on. Zero is a sensible default for the flags. */
 typedef struct {
     int width, height;  /* output pixels */
@@ -65,6 +89,7 @@ typedef struct {
     const float *step_raw;        /* (n, n) Q_i K_i^T of the focused head */
     const float *step_scaled;     /* (n, n) that over sqrt(d_k) T, before the mask */
     const float *step_share;      /* (n, d_model) head_i W^O_i */
+    const view_train *train;      /* training mode: m holds the trained heads of one layer */
     int page;                     /* page of the heads grid, 0-based */
     int focus;                    /* focused head, 1-based; 0 none */
     view_panel panel;             /* export: all, one head (focus), or the equation */
@@ -159,6 +184,9 @@ typedef struct {
 
     /* the step-through of one head: nine stages from X to its share of MultiHead */
     view_steps steps;
+
+    /* training mode: the curves and the pruning bars beside the heads */
+    view_rect train_title, train_acc, train_loss, train_legend, train_bars, train_note;
 
     /* under the equation: how alike the heads are, and what the layer costs */
     int lesson_shown;

@@ -155,6 +155,12 @@ void view_lesson_layout(view_layout *L, const view_state *s, view_measure_fn mea
 /* Draws them. */
 void view_draw_lesson(const view_ctx *c);
 
+/* --- layout_train.c, train_panels.c ------------------------------------------------ */
+
+/* Training mode's panels in area a (beside the heads). */
+void view_train_layout(view_layout *L, const view_state *s, view_rect a);
+void view_draw_train(const view_ctx *c);
+
 /* --- panels.c ----------------------------------------------------------------- */
 
 /* Header buttons and value captions (buttons not in figures); the page buttons. */
