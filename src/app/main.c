@@ -2,10 +2,12 @@
  * mode (window, dump, export, bench, list). The single place that prints
  * "mhaviz: ..." and chooses the exit status: 0 ok, 2 usage, 1 runtime (130, 143
  * after SIGINT, SIGTERM: see cleanup.h). */
+#define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "cleanup.h"
@@ -31,13 +33,41 @@ static int fail(int status, const char *msg) {
     return status;
 }
 
+/* Standard output goes through out_write, which keeps the reason of the first
+ * failed write: a flush elsewhere (one that ignores its result) leaves only the
+ * stream's error flag, and finish_stdout must still say why. */
+static int out_errno;
+
+static ssize_t out_write(void *cookie, const char *buf, size_t len) {
+    (void)cookie;
+    for (size_t done = 0; done < len;) {
+        ssize_t w = write(STDOUT_FILENO, buf + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (!out_errno) out_errno = w < 0 ? errno : EIO;
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)len;
+}
+
+static void stdout_checked(void) {
+    cookie_io_functions_t io = {NULL, out_write, NULL, NULL};
+    FILE *f = fopencookie(NULL, "w", io);
+    if (!f) return; /* then the plain stream, and EIO for a reason lost */
+    setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+    stdout = f;
+}
+
 /* Standard output must have reached its file: a full disk or a closed pipe shows
  * at the flush or the close. errnum is the errno of a failed print (0: none).
  * Returns 0, or 1 after "mhaviz: cannot write standard output: reason". */
 static int finish_stdout(int errnum) {
-    if (!errnum && fflush(stdout) != 0) errnum = errno;
-    if (!errnum && ferror(stdout)) errnum = EIO;
-    if (fclose(stdout) != 0 && !errnum) errnum = errno;
+    if (!errnum && fflush(stdout) != 0) errnum = out_errno ? out_errno : errno;
+    int flagged = ferror(stdout); /* a failure while printing, its reason gone */
+    if (fclose(stdout) != 0 && !errnum) errnum = errno; /* often the reason again */
+    if (!errnum && flagged) errnum = out_errno ? out_errno : EIO;
     if (!errnum) return 0;
     char msg[200];
     snprintf(msg, sizeof msg, "cannot write standard output: %s", strerror(errnum));
@@ -55,7 +85,7 @@ static int print_info(const cli_options *o) {
             bad = printf("%d\t%s\t%s\n", i + 1, samples_get(i)->name, samples_get(i)->text) < 0;
         break;
     }
-    return finish_stdout(bad ? (errno ? errno : EIO) : 0);
+    return finish_stdout(bad ? (out_errno ? out_errno : EIO) : 0);
 }
 
 /* Resolves --text / --sample into tokens and checks the whole configuration.
@@ -124,6 +154,7 @@ int main(int argc, char **argv) {
     /* headless modes: a signal removes temporary files and exits 130 or 143; the
        window leaves SIGINT and SIGTERM to SDL, which turns them into a quit */
     if (o.mode != CLI_WINDOW) cleanup_install_signals();
+    stdout_checked();
 
     switch (o.mode) {
     case CLI_HELP:
