@@ -292,7 +292,8 @@ def interrupt(name, args, ready, sig, cwd, preexec_fn=None, settle=0.2):
 
 def check_interrupted(where, rc, secs, lines, sig):
     want = 128 + sig
-    word = "interrupted (SIGINT)" if sig == signal.SIGINT else "terminated (SIGTERM)"
+    word = {signal.SIGINT: "interrupted (SIGINT)", signal.SIGTERM: "terminated (SIGTERM)",
+            signal.SIGHUP: "hung up (SIGHUP)"}[sig]
     CK.check(rc == want, f"{where}: exit status", want, rc)
     CK.check(secs < 2.0, f"{where}: stops promptly", "< 2 s", f"{secs:.2f} s")
     CK.check(len(lines) == 1 and lines[0].startswith("mhaviz: ") and word in lines[0],
@@ -302,9 +303,9 @@ def check_interrupted(where, rc, secs, lines, sig):
 LARGEST = ["--size", "8192x8192", "--scale", "4"]
 
 
-@row("SIGINT or SIGTERM during `--export` of the largest PNG")
+@row("SIGINT, SIGTERM or SIGHUP during `--export` of the largest PNG")
 def _(name):
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "a.png"), "wb") as f:
                 f.write(b"an earlier figure")

@@ -35,10 +35,12 @@ int atomic_open(atomic_file *af, const char *path, char *err, size_t errlen) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
         return -1;
     }
-    /* mkstemp makes 0600; give the final file the usual 0666 & ~umask */
+    /* mkstemp makes 0600; give the final file the usual 0666 & ~umask. A filesystem
+       without Unix modes (FAT on a USB stick) may refuse: the file is still fine */
     mode_t mask = umask(0);
     umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || !(af->fp = fdopen(fd, "wb"))) {
+    (void)fchmod(fd, 0666 & ~mask);
+    if (!(af->fp = fdopen(fd, "wb"))) {
         saved = errno;
         close(fd);
         atomic_abort(af);

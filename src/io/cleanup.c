@@ -44,6 +44,7 @@ static void signal_set(sigset_t *set) {
     sigemptyset(set);
     sigaddset(set, SIGINT);
     sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
 }
 
 void cleanup_hold(void) {
@@ -86,8 +87,9 @@ static void on_signal(int sig) {
                 removed = 1;
             }
     }
-    say(sig == SIGINT ? "mhaviz: interrupted (SIGINT); temporary files removed\n"
-                      : "mhaviz: terminated (SIGTERM); temporary files removed\n");
+    say(sig == SIGINT    ? "mhaviz: interrupted (SIGINT); temporary files removed\n"
+        : sig == SIGTERM ? "mhaviz: terminated (SIGTERM); temporary files removed\n"
+                         : "mhaviz: hung up (SIGHUP); temporary files removed\n");
     _exit(128 + sig);
 }
 
@@ -99,4 +101,5 @@ void cleanup_install_signals(void) {
     signal_set(&sa.sa_mask); /* one signal at a time */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* the terminal closed */
 }

