@@ -59,6 +59,7 @@ static unsigned char *slurp(const char *path, size_t *len) {
     unsigned char *buf = malloc((size_t)n + 1);
     EXPECT(buf != NULL, "out of memory");
     *len = fread(buf, 1, (size_t)n, f);
+    buf[*len] = '\0';
     fclose(f);
     return buf;
 }
