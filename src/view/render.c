@@ -25,6 +25,7 @@ void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const v
     if (L->focus && s->panel == VIEW_PANEL_ALL) view_draw_focus(&c);
     if (s->panel != VIEW_PANEL_HEAD) view_draw_equation(&c);
     if (s->panel == VIEW_PANEL_ALL) view_draw_status(&c);
+    if (s->present) view_draw_pointer(&c, &hit);
     view_draw_tooltip(&c, &hit);
     if (s->editing) view_draw_editor(&c);
     if (s->help) view_draw_help(&c);
