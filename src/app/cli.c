@@ -36,7 +36,9 @@ const char *cli_usage(void) {
            "      --export FILE     render the view to FILE (.png, .svg or .pdf); exit\n"
            "      --size WxH        view size in layout pixels, 200..8192 (default 1600x900)\n"
            "      --scale F         PNG pixel multiplier, 1..4 (default 1)\n"
-           "      --panel P         all | head:K | equation (default all)\n"
+           "      --panel P         all | head:K | equation (default all); one panel is\n"
+           "                        cropped to its content\n"
+           "      --page K          export page K of the heads grid when it pages (default 1)\n"
            "      --theme T         light | dark (default light)\n"
            "      --colormap NAME   viridis | magma | cividis | greys (default viridis)\n"
            "      --background B    opaque | transparent (default opaque)\n"
@@ -103,6 +105,7 @@ enum {
     OPT_TEMPERATURE,
     OPT_ABLATE,
     OPT_WEIGHTS,
+    OPT_PAGE,
 };
 
 static const struct option long_opts[] = {
@@ -129,6 +132,7 @@ static const struct option long_opts[] = {
     {"temperature", required_argument, NULL, OPT_TEMPERATURE},
     {"ablate", required_argument, NULL, OPT_ABLATE},
     {"weights", required_argument, NULL, OPT_WEIGHTS},
+    {"page", required_argument, NULL, OPT_PAGE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -298,6 +302,11 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
             } else {
                 FAIL("--panel '%s': must be all, equation or head:K with K from 1 to h", optarg);
             }
+            break;
+        case OPT_PAGE:
+            if (cli_parse_int(optarg, 1, MHA_MAX_D_MODEL, &v) != 0)
+                FAIL("--page '%s': must be a whole number from 1 to the number of pages", optarg);
+            o->page = (int)v;
             break;
         case OPT_THEME:
             if (strcmp(optarg, "light") == 0)

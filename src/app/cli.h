@@ -33,6 +33,7 @@ typedef struct {
     int scale;               /* --scale 1..4; 0: default */
     cli_panel panel;         /* --panel */
     int panel_head;          /* 1-based with CLI_PANEL_HEAD */
+    int page;                /* --page K: page K of the heads grid, 1-based; 0: first */
     int theme;               /* 0 light (default), 1 dark; -1 not given */
     int colormap;            /* index into view colormaps; -1 not given */
     int transparent;         /* --background transparent */

@@ -72,6 +72,10 @@ int export_png(const char *path, const view_state *vs_in, int scale, font_set *f
     }
     view_layout_compute(L, &vs, font_measure, fonts);
     view_render(&dl, cache, L, &vs, font_measure, fonts);
+    /* --- a single panel is cropped to its content --- */
+    if (vs.panel != VIEW_PANEL_ALL)
+        view_figure_crop(&dl, view_figure_bounds(&dl, font_measure, fonts), L->gap);
+    /* --- */
     surf = sdl_draw_to_surface(&dl, fonts, err, errlen);
     if (!surf) goto done;
     if (!vs.transparent) { /* text blended onto the surface leaves alpha < 255 at edges */
@@ -111,6 +115,10 @@ int export_vector(const char *path, const view_state *vs, font_set *fonts, char 
     }
     view_layout_compute(L, vs, font_measure, fonts);
     view_render(&dl, cache, L, vs, font_measure, fonts);
+    /* --- a single panel is cropped to its content --- */
+    if (vs->panel != VIEW_PANEL_ALL)
+        view_figure_crop(&dl, view_figure_bounds(&dl, font_measure, fonts), L->gap);
+    /* --- */
     const char *dot = strrchr(path, '.');
     int pdf = dot && strcmp(dot, ".pdf") == 0;
     char tmp[4200];
@@ -157,7 +165,11 @@ int app_export(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         snprintf(err, errlen, "out of memory");
         goto done;
     }
-    if (app_state_init(s, o, toks, cfg, err, errlen) != 0) goto done;
+    int init = app_state_init(s, o, toks, cfg, err, errlen);
+    if (init != 0) { /* 2: a --page the figure does not have */
+        rc = init;
+        goto done;
+    }
     view_state vs;
     app_figure_view(s, APP_SAVE_EXPORT, &vs);
     const char *dot = strrchr(o->export_path, '.');

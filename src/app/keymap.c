@@ -60,6 +60,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case 't': a.kind = ACT_THEME; break;
     case 'c': a.kind = ACT_CMAP; break;
     case 'n': a.kind = ACT_SCALE; break;
+    case 'p': a.kind = ACT_PRESENT; break;
     default:
         if (key >= '1' && key <= '9') {
             a.kind = ACT_FOCUS;
