@@ -193,8 +193,9 @@ def main_run(xvfb, mhaviz, tmp):
     before, after = app.press("t", "t (dark theme)", same_title=True)
     lb = float(app.window_crop(before).mean())
     la = float(app.window_crop(after).mean())
-    CK.check(la < lb - 80, "t (dark theme): mean brightness of the window drops",
-             f"below {lb - 80:.0f} (light {lb:.0f})", f"{la:.0f}")
+    # heatmaps (dark in both themes) fill much of the window: the page's share drops
+    CK.check(la < lb - 60, "t (dark theme): mean brightness of the window drops",
+             f"below {lb - 60:.0f} (light {lb:.0f})", f"{la:.0f}")
     app.press("c", "c (colormap)", same_title=True)
     before, after = app.press("m", "m (causal mask)", same_title=True)
     # masked weights are exactly 0: the upper triangles of the heatmaps become one
