@@ -301,7 +301,7 @@ static int layout_chrome(view_layout *L, const view_state *s, view_measure_fn me
 
 /* How well a split uses the room: the heads' and the equation's heatmap areas,
  * weighted 3 : 2 (geometric), so neither is starved. Heads labelled every k-th
- * token count three quarters of their area. */
+ * token, or not at all, count three quarters of their area. */
 static double split_score(long heads, long eq) {
     if (heads <= 0 || eq <= 0) return -1e300;
     return 0.6 * log((double)heads) + 0.4 * log((double)eq);
@@ -335,7 +335,7 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     long eq = lay_equation(L, cx, b);
     if (eq < 0) return -1e300;
     long heads = (long)L->per_page * L->heads[0].map.w * L->heads[0].map.h; /* any page */
-    if (L->label_stride > 1) heads = heads * 3 / 4; /* every token labelled is worth room */
+    if (L->label_stride != 1) heads = heads * 3 / 4; /* every token labelled is worth room */
     return split_score(heads, eq);
 }
 
