@@ -2,8 +2,11 @@
 
 A private Xvfb on a free display, screenshots and PNG decoding with numpy, the
 window title through xprop (xdotool getwindowname can be stale under SDL 2.26
-without a window manager), and a small failure collector. Every process is
-stopped by its own PID; nothing here looks for processes by name."""
+without a window manager), a small failure collector, and readers of the window's
+picture that need no knowledge of the code: the status strip at the bottom, the
+formula strip (the band filled edge to edge) and the 1-pixel frames around
+heatmaps, colorbars and buttons. Every process is stopped by its own PID; nothing
+here looks for processes by name."""
 import os
 import re
 import signal
@@ -21,8 +24,9 @@ IMPORT = "/usr/bin/import"
 class Checker:
     """Collects failures; each prints "FAIL where: expected X, got Y"."""
 
-    def __init__(self):
+    def __init__(self, verbose=False):
         self.failures = []
+        self.verbose = verbose  # also print "ok where" for passing checks
 
     def fail(self, where, expected, got):
         self.failures.append(where)
@@ -31,6 +35,8 @@ class Checker:
     def check(self, cond, where, expected, got):
         if not cond:
             self.fail(where, expected, got)
+        elif self.verbose:
+            print(f"ok {where}", flush=True)
         return bool(cond)
 
     def finish(self, name):
@@ -81,6 +87,93 @@ def diff_fraction(a, b, threshold=40):
     """Fraction of pixels where some channel differs by more than threshold."""
     d = np.abs(a[..., :3].astype(np.int16) - b[..., :3].astype(np.int16)).max(axis=2)
     return float((d > threshold).mean())
+
+
+# --- reading the window's picture ----------------------------------------------
+
+def pack_rgb(img):
+    """An (h, w) int32 array of 0xRRGGBB values from an (h, w, 3+) uint8 array."""
+    a = img[..., :3].astype(np.int32)
+    return (a[..., 0] << 16) | (a[..., 1] << 8) | a[..., 2]
+
+
+def status_strip_top(win):
+    """The first row of the status strip of a window image (h, w, 3), or None.
+
+    The status line is the last line of text at the bottom of the window, below it
+    only the margin. Scanning up from the bottom: rows of the background colour (the
+    margin; the colour of the bottom-left pixel), then rows with ink (the status
+    text), then the first row of background again. That row is returned: it lies in
+    the gap between the main area and the status text, so everything from it down is
+    the status line and the margin, whatever the zoom (the text's height follows it).
+    None when no such line is found in the bottom fifth of the window."""
+    p = pack_rgb(win)
+    plain = (p == p[-1, 0]).all(axis=1)
+    y = p.shape[0] - 1
+    while y >= 0 and plain[y]:
+        y -= 1
+    ink_bottom = y
+    while y >= 0 and not plain[y]:
+        y -= 1
+    if y < 0 or ink_bottom < p.shape[0] * 4 // 5 or y < p.shape[0] * 4 // 5:
+        return None
+    return y
+
+
+def wide_band(win, bg):
+    """(top, bottom) rows of the first band of rows filled edge to edge: each row's
+    non-background pixels form one run without gaps over at least 90 % of the width
+    (the formula strip: a panel across the window with text on it). None if none."""
+    p = pack_rgb(win)
+    ink = p != bg
+    w = p.shape[1]
+    count = ink.sum(axis=1)
+    first = ink.argmax(axis=1)
+    last = w - 1 - ink[:, ::-1].argmax(axis=1)
+    rows = (count >= 0.9 * w) & (count == last - first + 1)
+    ys = np.flatnonzero(rows)
+    if ys.size == 0:
+        return None
+    top = bottom = int(ys[0])
+    while bottom + 1 < len(rows) and rows[bottom + 1]:
+        bottom += 1
+    return top, bottom
+
+
+def find_frames(win, top, bottom, bg, min_side=6):
+    """1-pixel rectangular frames in rows top..bottom of a window image, as a list of
+    (x0, y0, x1, y1, colour) with inclusive edges (window coordinates) and colour as
+    0xRRGGBB. A frame: four edges of one colour, each one pixel wide, at least
+    min_side long, around an inside that is mostly another colour (so filled boxes
+    and strips do not count). Heatmaps, colorbars and buttons are drawn framed."""
+    p = pack_rgb(win[top:bottom + 1])
+    h, w = p.shape
+    runs = {}  # (y0, y1, colour) -> columns holding that vertical run
+    for x in range(w):
+        col = p[:, x]
+        cut = np.flatnonzero(col[1:] != col[:-1]) + 1
+        starts = np.concatenate(([0], cut))
+        ends = np.concatenate((cut, [h])) - 1
+        for s, e in zip(starts, ends):
+            if e - s + 1 >= min_side and col[s] != bg:
+                runs.setdefault((int(s), int(e), int(col[s])), []).append(x)
+    out = []
+    for (s, e, c), xs in runs.items():
+        xset = set(xs)
+        for i, xl in enumerate(xs):
+            if xl + 1 in xset or xl - 1 in xset:
+                continue
+            for xr in xs[i + 1:]:
+                if xr - xl + 1 < min_side or xr - 1 in xset or xr + 1 in xset:
+                    continue
+                if not ((p[s, xl:xr + 1] == c).all() and (p[e, xl:xr + 1] == c).all()):
+                    continue
+                inner = (p[s + 1:e, xl + 1], p[s + 1:e, xr - 1], p[s + 1, xl + 1:xr],
+                         p[e - 1, xl + 1:xr])
+                if all(line.size and (line == c).mean() < 0.5 for line in inner):
+                    out.append((xl, s + top, xr, e + top, c))
+                break
+    return out
 
 
 # --- Xvfb ----------------------------------------------------------------------

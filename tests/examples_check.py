@@ -5,6 +5,7 @@
   the argmax of attn.npy from `mhaviz --dump` for the same sentence and sizes
   (numpy, independent of the example's own loop);
 - slides.sh writes h1..h8 as PNG (3200x1800) and PDF for one sentence.
+- lesson_figures.sh writes the README's lesson figures (1600x900 PNGs).
 usage: examples_check.py MHAVIZ TOP_KEYS SLIDES_SH
 """
 import json
@@ -81,6 +82,25 @@ with tempfile.TemporaryDirectory() as tmp:
             check(False, f"slides h{h}.png", "a file", "none")
         check(os.path.exists(pdf) and open(pdf, "rb").read(5) == b"%PDF-", f"slides h{h}.pdf",
               "a PDF", "none or not a PDF")
+
+    # lesson_figures.sh: the README's lesson figures, 1600x900 each (the step-through,
+    # a single panel, cropped to its content)
+    lf = os.path.join(tmp, "lesson")
+    lesson = os.path.join(os.path.dirname(slides), "lesson_figures.sh")
+    r = subprocess.run(["sh", lesson, lf, mhaviz], capture_output=True, text=True, env=env,
+                       timeout=300)
+    check(r.returncode == 0, "lesson_figures.sh exit", 0, f"{r.returncode} {r.stderr.strip()}")
+    for name in ("masks", "designed", "ablated", "values", "steps", "sharp", "flat"):
+        png = os.path.join(lf, name + ".png")
+        size = None
+        if os.path.exists(png):
+            with open(png, "rb") as f:
+                size = struct.unpack(">II", f.read(24)[16:24])
+        if name == "steps":  # a single panel: cropped to its content
+            check(size is not None and 200 < size[0] <= 1600 and 200 < size[1] <= 900,
+                  f"lesson {name}.png size", "at most 1600x900 (cropped)", size)
+        else:
+            check(size == (1600, 900), f"lesson {name}.png size", (1600, 900), size)
 
 print("examples_check: %s" % ("all checks passed" if failures == 0 else f"{failures} failure(s)"))
 sys.exit(1 if failures else 0)

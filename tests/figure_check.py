@@ -2,12 +2,15 @@
 """figure_check.py MHAVIZ: figures for slides, made headless with `mhaviz --export`.
 
 Checks:
-- The figure fills itself: the blank share of the default export (1600x900) is under
-  a fifth. Blank share: the picture cut into 32x32-pixel tiles, the fraction of tiles
-  whose every pixel is the background colour (the corner pixel); so gaps between
-  labels and heatmaps do not count, an empty region of a tile or more does. Other
-  configurations (h = 1, 8, 16, a long text, portrait, dark) are printed and must stay
-  under a quarter.
+- The figure fills itself. Blank share: the picture cut into 32x32-pixel tiles, the
+  fraction of tiles whose every pixel is the background colour (the corner pixel); so
+  gaps between labels and heatmaps do not count, an empty region of a tile or more
+  does. The default export (1600x900, with the lesson's how-alike and cost panels,
+  which are on by default) stays under a quarter (23 %; 42 % before the layout filled
+  figures); other configurations (h = 1, 8, 16, a long text, portrait, dark) are
+  printed and stay under a third. Without the lesson's panels the same figure is
+  under a fifth (10 %): window_zoom_e2e.py checks that, in presentation mode, which
+  draws what an export draws (the panels go with the I key, which exports lack).
 - No UI text in any figure: the SVG's <text> elements hold no hint, page note, key
   name, notice or timing ("PgUp", "hover", "Esc", "Ctrl", "compute", ...), for the
   default view, a paged grid, every page of it, a long text and a dark figure.
@@ -95,7 +98,7 @@ def check_blank(mhaviz, tmp):
     if path:
         share = blank_share(read_rgba(path))
         print(f"blank share, default 1600x900 export: {share:.1%}")
-        CK.check(share < 0.2, "default export: blank share", "< 20% of 32 px tiles empty",
+        CK.check(share < 0.25, "default export: blank share", "< 25% of 32 px tiles empty",
                  f"{share:.1%}")
     for name, args in (("h1", ["-H", "1"]), ("h8", ["-H", "8", "-d", "128"]),
                        ("h16", ["-H", "16", "--sample", "2"]), ("paragraph", ["--sample", "7"]),
@@ -105,7 +108,7 @@ def check_blank(mhaviz, tmp):
         if path:
             share = blank_share(read_rgba(path))
             print(f"blank share, {name} ({' '.join(args)}): {share:.1%}")
-            CK.check(share < 0.25, f"{name} export: blank share", "< 25% of 32 px tiles empty",
+            CK.check(share < 0.33, f"{name} export: blank share", "< 33% of 32 px tiles empty",
                      f"{share:.1%}")
 
 

@@ -29,12 +29,15 @@ static int rnd_below(int n) {
 }
 
 static long step_no;
+static const app_state *soak_state; /* for messages */
 static char last_action[160];
 
 #define INVARIANT(cond, ...)                                                                       \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "soak: step %ld after %s: ", step_no, last_action);                    \
+            fprintf(stderr, "soak: step %ld after %s (zoom %.2f, h %d, n %d, d %d): ", step_no,    \
+                    last_action, (double)soak_state->zoom, soak_state->cfg.h, soak_state->m->n,    \
+                    soak_state->cfg.d_model);                                                      \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fprintf(stderr, "\n");                                                                 \
             exit(1);                                                                               \
@@ -72,6 +75,9 @@ static const int keys[] = {APP_KEY_UP,
                            APP_KEY_PAGEDOWN,
                            APP_KEY_F1,
                            APP_KEY_F11,
+                           APP_KEY_HOME,
+                           APP_KEY_END,
+                           APP_KEY_DELETE,
                            'r',
                            'm',
                            'n',
@@ -89,7 +95,17 @@ static const int keys[] = {APP_KEY_UP,
                            'u',
                            'v',
                            'q',
-                           'a'};
+                           'a',
+                           'e',
+                           '[',
+                           ']',
+                           'w',
+                           'x',
+                           'd',
+                           'k',
+                           ',',
+                           '.',
+                           'i'};
 
 static void random_action(app_state *s, char *text, size_t textlen) {
     app_action a = {.kind = ACT_NONE};
@@ -163,7 +179,18 @@ static void check_model(const app_state *s) {
     const int n = m->n, d = m->cfg.d_model, h = m->cfg.h;
     INVARIANT(h >= 1 && d % h == 0, "h = %d does not divide d_model = %d", h, d);
     INVARIANT(n >= 1 && n <= MHA_MAX_N, "n = %d", n);
-    INVARIANT(n == s->toks.count, "n = %d but %d tokens", n, s->toks.count);
+    INVARIANT(m->n_real == s->toks.count && n >= m->n_real, "n = %d, n_real = %d, %d tokens", n,
+              m->n_real, s->toks.count);
+    for (int i = 0; i < MHA_ABLATE_WORDS * 64; i++)
+        if (mha_config_is_ablated(&m->cfg, i)) {
+            INVARIANT(i < h, "head %d ablated with h = %d", i + 1, h);
+            for (int r = 0; r < n; r++)
+                for (int k = 0; k < m->d_k; k++) {
+                    float v = m->concat[(size_t)r * d + (size_t)i * m->d_k + k];
+                    INVARIANT(v == 0.0f, "ablated head %d has Concat[%d, %d] = %g", i + 1, r,
+                              i * m->d_k + k, (double)v);
+                }
+        }
     INVARIANT(s->focus >= 0 && s->focus <= h, "focus %d with h = %d", s->focus, h);
     const float *t[] = {m->x, m->q, m->k, m->v, m->concat, m->out};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
@@ -176,7 +203,7 @@ static void check_model(const app_state *s) {
             for (int c = 0; c < n; c++) {
                 INVARIANT(isfinite(row[c]) && row[c] >= 0.0f, "attn[%d,%d,%d] = %g", i, r, c,
                           (double)row[c]);
-                if (m->cfg.mask == MHA_MASK_CAUSAL && c > r)
+                if ((m->cfg.mask == MHA_MASK_CAUSAL && c > r) || c >= m->n_real)
                     INVARIANT(row[c] == 0.0f, "masked attn[%d,%d,%d] = %g", i, r, c,
                               (double)row[c]);
                 sum += row[c];
@@ -226,6 +253,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "soak: %s\n", err);
         return 1;
     }
+    soak_state = s;
     view_cache *cache = view_cache_create();
     draw_list dl;
     draw_list_init(&dl);

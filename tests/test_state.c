@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* test_state.c: every key and button of the README's table as an action on the
  * SDL-free state machine (src/app/state.c). Each test presses the real key (the
  * key-to-action map is part of what is tested), then asserts the state change
@@ -9,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "check.h"
 #include "samples.h"
 #include "state.h"
+#include "state_internal.h"
 #include "view_fixture.h"
 
 /* A state as the window starts it: options parsed to their defaults, sample k. */
@@ -807,17 +810,285 @@ static void test_pointer(void **st) {
     app_state_destroy(s);
 }
 
+/* --- the lesson's keys ---------------------------------------------------------- */
+
+static void test_lesson_pad_and_temperature(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL); /* 7 tokens */
+    const int n0 = s->m->n;
+    press(s, 'e', 0);
+    CHECK_INT("E pads: n + max(2, n/4)", n0 + 2, s->m->n);
+    CHECK_INT("the text is unchanged", n0, s->m->n_real);
+    CHECK_TRUE("status says padded", has(s->status, "padded to 9"));
+    for (int i = 0; i < s->cfg.h; i++)
+        for (int r = 0; r < s->m->n; r++)
+            for (int c = n0; c < s->m->n; c++)
+                CHECK_NEAR("no weight on a [PAD] key", 0.0,
+                           s->m->attn[((size_t)i * s->m->n + r) * s->m->n + c], 0.0);
+    press(s, APP_KEY_TAB, 0);    /* a longer sample: the padding follows the text */
+    const int t = s->toks.count; /* 12 tokens: 3 more */
+    CHECK_INT("padded anew for the new text: a quarter more", t + (t / 4 > 2 ? t / 4 : 2), s->m->n);
+    CHECK_INT("sample 2 has 12 tokens", 12, t);
+    press(s, 'e', 0);
+    CHECK_INT("E again: no padding", s->toks.count, s->m->n);
+
+    /* temperature: the ladder, and the scores divided by T */
+    float s1 = s->m->scores[1];
+    press(s, ']', 0);
+    CHECK_NEAR("] : T = 1.5", 1.5, s->cfg.temperature, 1e-6);
+    CHECK_NEAR("scores / 1.5", s1 / 1.5, s->m->scores[1], 1e-5);
+    CHECK_TRUE("status says flatter", has(s->status, "flatter"));
+    press(s, '[', 0);
+    press(s, '[', 0);
+    CHECK_NEAR("[ [ : T = 0.75", 0.75, s->cfg.temperature, 1e-6);
+    CHECK_TRUE("status says sharper", has(s->status, "sharper"));
+    for (int i = 0; i < 20; i++) press(s, '[', 0);
+    CHECK_NEAR("floor 0.05", 0.05, s->cfg.temperature, 1e-6);
+    CHECK_TRUE("status says lowest", has(s->status, "lowest"));
+    for (int i = 0; i < 20; i++) press(s, ']', 0);
+    CHECK_NEAR("ceiling 20", 20.0, s->cfg.temperature, 1e-6);
+    app_state_destroy(s);
+}
+
+static void test_lesson_weights_and_ablation(void **st) {
+    (void)st;
+    app_state *s = make_state(6, 96, 2, NULL);
+    press(s, 'w', 0);
+    CHECK_INT("W: designed heads", MHA_WEIGHTS_PATTERNS, s->cfg.weights);
+    CHECK_STR("head 1 is named", "previous", mha_head_pattern_name(s->m, 0));
+    /* head 1 'previous': every row but the first puts its most weight on r - 1 */
+    const int n = s->m->n;
+    for (int r = 1; r < n; r++) {
+        const float *row = s->m->attn + (size_t)r * n;
+        int best = 0;
+        for (int c = 1; c < n; c++)
+            if (row[c] > row[best]) best = c;
+        CHECK_INT("previous head's argmax", r - 1, best);
+    }
+    press(s, 'w', 0);
+    CHECK_INT("W again: random", MHA_WEIGHTS_RANDOM, s->cfg.weights);
+
+    press(s, 'x', 0);
+    CHECK_INT("X with no focus: nothing off", 0, mha_config_ablated_count(&s->cfg));
+    CHECK_TRUE("status says focus first", has(s->status, "focus a head first"));
+    press(s, '2', 0);
+    press(s, 'x', 0);
+    CHECK_INT("X: the focused head off", 1, mha_config_is_ablated(&s->cfg, 1));
+    const int d = s->cfg.d_model, dk = s->m->d_k;
+    for (int r = 0; r < n; r++)
+        for (int k = 0; k < dk; k++)
+            CHECK_NEAR("its band of Concat is 0", 0.0, s->m->concat[(size_t)r * d + dk + k], 0.0);
+    CHECK_TRUE("MultiHead changed", mha_ablation_delta(s->m) > 0.0);
+    CHECK_TRUE("status gives the change", has(s->status, "MultiHead changes by"));
+    view_state vs;
+    press(s, 'd', 0);
+    app_view(s, &vs);
+    CHECK_INT("D: difference view", 1, vs.diff);
+    CHECK_TRUE("the difference is there", vs.out_diff != NULL);
+    for (size_t k = 0; k < (size_t)n * d; k++)
+        CHECK_NEAR("difference = out - out_full", s->m->out[k] - s->m->out_full[k], vs.out_diff[k],
+                   0.0);
+    press(s, 'x', 0);
+    CHECK_INT("X again: on", 0, mha_config_is_ablated(&s->cfg, 1));
+
+    /* the x in head 3's title */
+    press(s, APP_KEY_ESCAPE, 0);
+    const view_layout *L = app_layout(s);
+    view_rect xb = view_head_off_box(L, &vs, 2);
+    CHECK_TRUE("head 3 has an x", xb.w > 0);
+    app_action ck = {.kind = ACT_CLICK, .x = xb.x + xb.w / 2, .y = xb.y + xb.h / 2};
+    app_apply(s, &ck);
+    CHECK_INT("click on the x: head 3 off", 1, mha_config_is_ablated(&s->cfg, 2));
+    CHECK_INT("and no focus", 0, s->focus);
+    press(s, 'x', APP_MOD_SHIFT);
+    CHECK_INT("Shift+X: every head on", 0, mha_config_ablated_count(&s->cfg));
+    app_apply(s, &ck);
+    press(s, APP_KEY_UP, 0);
+    CHECK_INT("h changes: the heads are new, every one on", 0, mha_config_ablated_count(&s->cfg));
+    CHECK_TRUE("status says so", has(s->status, "every head on again"));
+    app_state_destroy(s);
+}
+
+static void test_lesson_view_keys(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL);
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_INT("lesson panels on by default", 1, vs.lesson);
+    CHECK_TRUE("entropy derived", vs.head_entropy != NULL);
+    CHECK_TRUE("divergence derived", vs.head_divergence != NULL);
+    press(s, 'i', 0);
+    app_view(s, &vs);
+    CHECK_INT("I hides them", 0, vs.lesson);
+    press(s, 'v', 0);
+    app_view(s, &vs);
+    CHECK_INT("V: values", 1, vs.values);
+    for (int k = 1; k <= 3; k++) {
+        press(s, 'k', 0);
+        app_view(s, &vs);
+        CHECK_INT("K cycles the contrast", k % 3, vs.contrast);
+    }
+    press(s, '.', 0);
+    CHECK_INT("step without focus: nothing", 0, s->step);
+    CHECK_TRUE("status says focus first", has(s->status, "focus view"));
+    press(s, '3', 0);
+    for (int k = 1; k <= 9; k++) {
+        press(s, '.', 0);
+        CHECK_INT(". steps forward", k, s->step);
+        app_view(s, &vs);
+        CHECK_TRUE("the head's raw scores are derived", vs.step_raw != NULL);
+        CHECK_TRUE("the layout shows the stages", app_layout(s)->steps.shown);
+    }
+    press(s, '.', 0);
+    CHECK_INT("past the last stage: back to the whole head", 0, s->step);
+    press(s, ',', 0);
+    CHECK_INT(", steps back (wrapping)", 9, s->step);
+    app_figure_view(s, APP_SAVE_PANEL, &vs);
+    CHECK_INT("Ctrl+Shift+S saves the steps", VIEW_PANEL_STEPS, vs.panel);
+    CHECK_INT("of head 3", 3, vs.panel_head);
+    /* raw scores really are Q_3 K_3^T */
+    const int n = s->m->n, d = s->cfg.d_model, dk = s->m->d_k;
+    app_view(s, &vs);
+    double want = 0.0;
+    for (int k = 0; k < dk; k++)
+        want += (double)s->m->q[1 * d + 2 * dk + k] * (double)s->m->k[0 * d + 2 * dk + k];
+    CHECK_NEAR("S_3[1, 0]", want, vs.step_raw[1 * n + 0], 1e-4);
+    app_state_destroy(s);
+}
+
+/* --- training mode ---------------------------------------------------------------- */
+
+/* Polls the state like the window does until pred holds or about 60 s pass (the
+   worker needs a moment; this waits for it, it does not time it). */
+static int wait_for(app_state *s, int (*pred)(const app_state *), double *clock) {
+    for (int i = 0; i < 6000; i++) {
+        *clock += 10.0;
+        app_tick(s, *clock);
+        if (pred(s)) return 1;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static const view_train *train_of(const app_state *s) {
+    view_state vs;
+    app_view(s, &vs);
+    return vs.train;
+}
+
+static int has_snapshot(const app_state *s) {
+    const view_train *t = train_of(s);
+    return t && t->step > 0;
+}
+
+static int learned(const app_state *s) {
+    const view_train *t = train_of(s);
+    return t && t->acc >= 0.99f && t->step >= 50;
+}
+
+static int pruned(const app_state *s) {
+    const view_train *t = train_of(s);
+    return t && !t->running && t->pruning_valid && t->pruning_step == t->step;
+}
+
+static int two_runs(const app_state *s) {
+    const view_train *t = train_of(s);
+    return t && t->runs == 2 && t->step > 0 && t->h == 4;
+}
+
+static int induction_runs(const app_state *s) {
+    const view_train *t = train_of(s);
+    return t && strcmp(t->task, "induction") == 0 && t->step > 0;
+}
+
+static void test_training_mode(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL);
+    double clock = 0.0;
+    CHECK_INT("not training", 0, s->train_mode);
+    CHECK_INT("no redraws are due", -1, app_next_timeout_ms(s));
+    press(s, 'l', 0);
+    CHECK_INT("L: training mode", 1, s->train_mode);
+    CHECK_INT("redraws ten times a second", 100, app_next_timeout_ms(s));
+    CHECK_TRUE("a snapshot comes", wait_for(s, has_snapshot, &clock));
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_STR("the default task", "pair", vs.train->task);
+    CHECK_INT("h = 2", 2, vs.m->cfg.h);
+    CHECK_INT("12 tokens", 12, vs.m->n);
+    CHECK_INT("the trained heads are causal", MHA_MASK_CAUSAL, vs.m->cfg.mask);
+    CHECK_TRUE("token labels are the task's symbols", strlen(vs.toks->tokens[0]) == 1);
+    for (int r = 0; r < vs.m->n; r++) { /* its attention rows are distributions */
+        double sum = 0.0;
+        for (int c = 0; c < vs.m->n; c++) sum += vs.m->attn[(size_t)r * vs.m->n + c];
+        CHECK_NEAR("a trained row sums to 1", 1.0, sum, 1e-4);
+    }
+    CHECK_TRUE("pair is learned (>= 99 % held out)", wait_for(s, learned, &clock));
+    /* a new h restarts; the first run's curve stays on the plot */
+    press(s, APP_KEY_UP, 0);
+    CHECK_TRUE("h = 4 trains as a second run", wait_for(s, two_runs, &clock));
+    app_view(s, &vs);
+    CHECK_TRUE("the first run's curve is kept", vs.train->run[0].points > 1);
+    CHECK_TRUE("labelled by its h", has(vs.train->run[0].label, "h=2"));
+    CHECK_TRUE("the new one by its own", has(vs.train->run[1].label, "h=4"));
+    CHECK_INT("the MHA view's h is untouched", 4, s->cfg.h);
+    /* pause: the pruning bars are measured for the weights there are */
+    press(s, 'l', 0);
+    CHECK_TRUE("paused, bars for these weights", wait_for(s, pruned, &clock));
+    app_view(s, &vs);
+    for (int i = 0; i < vs.train->layers * vs.train->h; i++)
+        CHECK_TRUE("accuracy without a head in [0, 1]",
+                   vs.train->ablated_acc[i] >= 0.0f && vs.train->ablated_acc[i] <= 1.0f);
+    int cheap = 0;
+    for (int i = 0; i < vs.train->layers * vs.train->h; i++)
+        cheap += vs.train->acc - vs.train->ablated_acc[i] < 0.01f;
+    CHECK_INT("the heads that each cost under a point are counted", cheap, vs.train->pruned);
+    CHECK_TRUE("accuracy with them all removed in [0, 1]",
+               vs.train->pruned_acc >= 0.0f && vs.train->pruned_acc <= 1.0f);
+    CHECK_TRUE("paused: no polling (only the message expiring)", app_next_timeout_ms(s) != 100);
+    /* tasks, layers, leaving */
+    press(s, APP_KEY_TAB, 0);
+    press(s, APP_KEY_TAB, 0);
+    CHECK_TRUE("induction trains", wait_for(s, induction_runs, &clock));
+    app_view(s, &vs);
+    CHECK_STR("Tab picks tasks in training mode", "induction", vs.train->task);
+    CHECK_INT("with two layers", 2, vs.train->layers);
+    press(s, 'y', 0);
+    app_view(s, &vs);
+    CHECK_INT("Y shows layer 2", 1, vs.train->layer);
+    CHECK_INT("the sample is untouched", 1, s->sample);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_INT("Escape leaves training mode", 0, s->train_mode);
+    app_view(s, &vs);
+    CHECK_TRUE("the MHA view is back", vs.train == NULL && vs.m == s->m);
+    app_state_destroy(s); /* stops the worker */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_init_defaults), cmocka_unit_test(test_h_keys),
-        cmocka_unit_test(test_d_keys),        cmocka_unit_test(test_sample_keys),
-        cmocka_unit_test(test_text_editing),  cmocka_unit_test(test_text_cursor),
-        cmocka_unit_test(test_seed_key),      cmocka_unit_test(test_mask_key),
-        cmocka_unit_test(test_scale_key),     cmocka_unit_test(test_view_keys),
-        cmocka_unit_test(test_pages),         cmocka_unit_test(test_focus_help_escape_quit),
-        cmocka_unit_test(test_save_keys),     cmocka_unit_test(test_notices),
-        cmocka_unit_test(test_pointer),       cmocka_unit_test(test_presentation),
-        cmocka_unit_test(test_zoom_base),     cmocka_unit_test(test_page_option),
+        cmocka_unit_test(test_init_defaults),
+        cmocka_unit_test(test_h_keys),
+        cmocka_unit_test(test_d_keys),
+        cmocka_unit_test(test_sample_keys),
+        cmocka_unit_test(test_text_editing),
+        cmocka_unit_test(test_text_cursor),
+        cmocka_unit_test(test_seed_key),
+        cmocka_unit_test(test_mask_key),
+        cmocka_unit_test(test_scale_key),
+        cmocka_unit_test(test_view_keys),
+        cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_focus_help_escape_quit),
+        cmocka_unit_test(test_save_keys),
+        cmocka_unit_test(test_notices),
+        cmocka_unit_test(test_pointer),
+        cmocka_unit_test(test_lesson_pad_and_temperature),
+        cmocka_unit_test(test_lesson_weights_and_ablation),
+        cmocka_unit_test(test_lesson_view_keys),
+        cmocka_unit_test(test_training_mode),
+        cmocka_unit_test(test_presentation),
+        cmocka_unit_test(test_zoom_base),
+        cmocka_unit_test(test_page_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

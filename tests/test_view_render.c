@@ -284,8 +284,18 @@ static void test_attention_pixels(void **state) {
                        im->h);
                 for (int r = 0; r < 3 && im->w == 3 && im->h == 3; r++)
                     for (int c = 0; c < 3; c++) {
-                        rgba want = cmap_seq(cmap, m->attn[r * 3 + c]);
+                        /* a masked cell shows the mask's ground, never a weight's colour */
+                        int masked = mask && c > r;
+                        rgba want = masked ? view_mask_ground(sc.s.theme)
+                                           : cmap_seq(cmap, m->attn[r * 3 + c]);
                         rgba got = im->px[r * 3 + c];
+                        if (masked)
+                            for (int k = 0; k <= 64; k++) {
+                                rgba w = cmap_seq(cmap, (float)k / 64.0f);
+                                EXPECT(memcmp(&w, &got, sizeof w) != 0,
+                                       "masked cell (%d, %d) looks like weight %.3f", r, c,
+                                       (double)k / 64.0);
+                            }
                         EXPECT(memcmp(&want, &got, sizeof want) == 0,
                                "cell (%d, %d) attn %.6f: expected #%06x, got #%06x", r, c,
                                (double)m->attn[r * 3 + c], hex_of(want), hex_of(got));

@@ -18,7 +18,8 @@ those lines and checks them itself:
 - Presentation (P): no buttons and no status line in the layout; the pointer over a
   head cell draws the highlight (its colour appears in the picture); Escape leaves
   presentation and the window stays; Escape with nothing open does not quit; Ctrl+Q
-  exits 0.
+  exits 0. At 1600x900 with the lesson's panels off (I), the presentation (the
+  picture an export draws) has under a fifth of its 32x32 tiles empty.
 Exits 1 with "FAIL where: expected X, got Y" lines on any failure."""
 import json
 import os
@@ -203,6 +204,14 @@ def zoom_run(xvfb, mhaviz, tmp):
     app.stop()
 
 
+def blank_share(img, tile=32):
+    """Fraction of tile x tile squares that are background only (the corner pixel)."""
+    p = (img[..., 0].astype(np.int32) << 16) | (img[..., 1].astype(np.int32) << 8) | img[..., 2]
+    th, tw = p.shape[0] // tile, p.shape[1] // tile
+    t = (p[:th * tile, :tw * tile] == p[0, 0]).reshape(th, tile, tw, tile)
+    return float(t.all(axis=(1, 3)).mean())
+
+
 def present_run(xvfb, mhaviz, tmp):
     app = App(xvfb, mhaviz, tmp, "present", ["--sample", "2"])
     if not CK.check(app.win, "present: window", "a window", "none"):
@@ -211,8 +220,9 @@ def present_run(xvfb, mhaviz, tmp):
     xvfb.run(["xdotool", "windowmove", app.win, "0", "0"])
     xvfb.run(["xdotool", "windowsize", app.win, "1920", "1080"])
     xvfb.run(["xdotool", "mousemove", "3839", "2159"])
+    app.wait_layout(lambda d: d["width"] == 1920)  # then Ctrl+0: the zoom of that size
     app.key("ctrl+0")
-    d = app.wait_layout(lambda d: d["width"] == 1920)
+    d = app.wait_layout(lambda d: d["width"] == 1920 and abs(d["zoom"] - 1.0) < 1e-3)
     CK.check(d and any(k == "button" for k, *_ in d["items"]), "window: buttons",
              "the controls", "none")
     app.key("p")
@@ -224,6 +234,22 @@ def present_run(xvfb, mhaviz, tmp):
     CK.check("button" not in kinds and "status" not in kinds, "P: no controls",
              "no buttons and no status line", sorted(kinds))
     check_layout(d, "presentation 1920x1080")
+    # the default figure, the lesson's panels off: under a fifth of it empty
+    xvfb.run(["xdotool", "windowsize", app.win, "1600", "900"])
+    app.wait_layout(lambda d: d["width"] == 1600)
+    app.key("i")
+    app.key("ctrl+0")
+    d2 = app.wait_layout(lambda d: d["width"] == 1600 and d["present"] == 1
+                         and abs(d["zoom"] - 1.0) < 1e-3)
+    if d2:
+        time.sleep(0.5)
+        share = blank_share(shot(xvfb, 1600, 900, os.path.join(tmp, "present-1600.png")))
+        print(f"presentation 1600x900, lesson panels off: blank share {share:.1%}")
+        CK.check(share < 0.2, "presentation 1600x900 (I off): blank share",
+                 "< 20% of 32 px tiles empty", f"{share:.1%}")
+    app.key("i")
+    xvfb.run(["xdotool", "windowsize", app.win, "1920", "1080"])
+    d = app.wait_layout(lambda d: d["width"] == 1920 and d["present"] == 1) or d
     # the pointer on a head cell: the highlight shows
     maps = [r for k, n, *r in d["items"] if k == "map" and n.startswith("head")]
     before = shot(xvfb, 1920, 1080, os.path.join(tmp, "present.png"))

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "colormap.h"
+#include "learn.h"
 
 const char *cli_usage(void) {
     return "usage: mhaviz [options]\n"
@@ -26,7 +27,7 @@ const char *cli_usage(void) {
            "      --no-scale        scores are Q K^T without dividing by sqrt(d_k)\n"
            "      --temperature T   scores are also divided by T, 0.05..20 (default 1)\n"
            "      --pad N           pad the text to N positions with [PAD] tokens, masked\n"
-           "                        as keys; N from the number of tokens to 512 (--dump only)\n"
+           "                        as keys; N from the number of tokens to 512\n"
            "      --ablate LIST     zero these heads' bands of Concat, e.g. 1,3 (1-based)\n"
            "      --weights W       random | patterns: designed heads (previous, next,\n"
            "                        first, self, same-word, broad) (default random)\n"
@@ -36,15 +37,29 @@ const char *cli_usage(void) {
            "      --export FILE     render the view to FILE (.png, .svg or .pdf); exit\n"
            "      --size WxH        view size in layout pixels, 200..8192 (default 1600x900)\n"
            "      --scale F         PNG pixel multiplier, 1..4 (default 1)\n"
-           "      --panel P         all | head:K | equation (default all); one panel is\n"
-           "                        cropped to its content\n"
+           "      --panel P         all | head:K | equation | steps:K (head K step by step);\n"
+           "                        one panel is cropped to its content\n"
            "      --page K          export page K of the heads grid when it pages (default 1)\n"
+           "      --values          numbers in the cells where they fit\n"
+           "      --contrast C      attention scale: fixed | row | log (default fixed)\n"
+           "      --diff            MultiHead drawn as its change from the unablated one\n"
            "      --theme T         light | dark (default light)\n"
            "      --colormap NAME   viridis | magma | cividis | greys (default viridis)\n"
            "      --background B    opaque | transparent (default opaque)\n"
            "      --export-dir DIR  where Ctrl+S in the window saves (default: current folder)\n"
            "      --font PATH       TrueType font to use instead of the fontconfig match\n"
            "      --bench           time the forward pass and the drawing; print; exit\n"
+           "\n"
+           "Learning (headless for now):\n"
+           "      --train TASK      train a small attention model on prev, first, pair, sort\n"
+           "                        or induction, with -H, -d (default 32 here) and -s; print\n"
+           "                        each head's attention and the accuracy without it; with\n"
+           "                        --dump DIR also write weights, tensors and train.json\n"
+           "      --steps N         training steps, 1..1000000 (default: the task's, 500..3000)\n"
+           "      --layers N        1 or 2 (default 1; 2 for induction)\n"
+           "      --mlp             an MLP block (4 d_model wide, GELU) after each attention\n"
+           "      --lr R            AdamW learning rate, 0.00001..1 (default 0.003)\n"
+           "      --batch N         examples per step, 1..1024 (default 32)\n"
            "\n"
            "  -h, --help            this text\n"
            "  -V, --version         the version\n"
@@ -106,6 +121,15 @@ enum {
     OPT_ABLATE,
     OPT_WEIGHTS,
     OPT_PAGE,
+    OPT_VALUES,
+    OPT_CONTRAST,
+    OPT_DIFF,
+    OPT_TRAIN,
+    OPT_STEPS,
+    OPT_LAYERS,
+    OPT_MLP,
+    OPT_LR,
+    OPT_BATCH,
 };
 
 static const struct option long_opts[] = {
@@ -133,6 +157,15 @@ static const struct option long_opts[] = {
     {"ablate", required_argument, NULL, OPT_ABLATE},
     {"weights", required_argument, NULL, OPT_WEIGHTS},
     {"page", required_argument, NULL, OPT_PAGE},
+    {"values", no_argument, NULL, OPT_VALUES},
+    {"contrast", required_argument, NULL, OPT_CONTRAST},
+    {"diff", no_argument, NULL, OPT_DIFF},
+    {"train", required_argument, NULL, OPT_TRAIN},
+    {"steps", required_argument, NULL, OPT_STEPS},
+    {"layers", required_argument, NULL, OPT_LAYERS},
+    {"mlp", no_argument, NULL, OPT_MLP},
+    {"lr", required_argument, NULL, OPT_LR},
+    {"batch", required_argument, NULL, OPT_BATCH},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -299,8 +332,13 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
                        cli_parse_int(optarg + 5, 1, MHA_MAX_D_MODEL, &v) == 0) {
                 o->panel = CLI_PANEL_HEAD;
                 o->panel_head = (int)v;
+            } else if (strncmp(optarg, "steps:", 6) == 0 &&
+                       cli_parse_int(optarg + 6, 1, MHA_MAX_D_MODEL, &v) == 0) {
+                o->panel = CLI_PANEL_STEPS;
+                o->panel_head = (int)v;
             } else {
-                FAIL("--panel '%s': must be all, equation or head:K with K from 1 to h", optarg);
+                FAIL("--panel '%s': must be all, equation, head:K or steps:K with K from 1 to h",
+                     optarg);
             }
             break;
         case OPT_PAGE:
@@ -357,6 +395,46 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
             else
                 FAIL("--weights '%s': must be random or patterns", optarg);
             break;
+        case OPT_VALUES: o->values = 1; break;
+        case OPT_DIFF: o->diff = 1; break;
+        case OPT_CONTRAST:
+            if (strcmp(optarg, "fixed") == 0)
+                o->contrast = 0;
+            else if (strcmp(optarg, "row") == 0)
+                o->contrast = 1;
+            else if (strcmp(optarg, "log") == 0)
+                o->contrast = 2;
+            else
+                FAIL("--contrast '%s': must be fixed, row or log", optarg);
+            break;
+        case OPT_TRAIN: {
+            int id = learn_task_find(optarg);
+            if (id < 0) FAIL("--train '%s': must be prev, first, pair, sort or induction", optarg);
+            o->train.task = id + 1;
+            break;
+        }
+        case OPT_STEPS:
+            if (cli_parse_int(optarg, 1, 1000000, &v) != 0)
+                FAIL("--steps '%s': must be a whole number between 1 and 1000000", optarg);
+            o->train.steps = (int)v;
+            break;
+        case OPT_LAYERS:
+            if (cli_parse_int(optarg, 1, LEARN_MAX_LAYERS, &v) != 0)
+                FAIL("--layers '%s': must be 1 or 2", optarg);
+            o->train.layers = (int)v;
+            break;
+        case OPT_MLP: o->train.mlp = 1; break;
+        case OPT_LR:
+            if (cli_parse_float(optarg, 1e-5, 1.0, &fv) != 0)
+                FAIL("--lr '%s': must be a decimal number between 0.00001 and 1", optarg);
+            o->train.lr = (float)fv;
+            break;
+        case OPT_BATCH:
+            if (cli_parse_int(optarg, 1, LEARN_MAX_BATCH, &v) != 0)
+                FAIL("--batch '%s': must be a whole number between 1 and %d", optarg,
+                     LEARN_MAX_BATCH);
+            o->train.batch = (int)v;
+            break;
         case 'h': help = 1; break;
         case 'V': version = 1; break;
         case ':': FAIL("%s: needs a value (see --help)", option_name(optopt, argv[optind - 1]));
@@ -383,11 +461,25 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
     if (bench) {
         if (set_mode(o, CLI_BENCH, "--bench", err, errlen) != 0) return 2;
     }
-    /* the window and the figures do not draw padding yet: only --dump takes it */
-    if (o->cfg.pad && o->mode != CLI_DUMP)
-        FAIL("--pad: only --dump shows padding so far (the window and --export do not)");
-    if (o->panel == CLI_PANEL_HEAD && o->panel_head > (o->cfg.h ? o->cfg.h : MHA_DEFAULT_H))
-        FAIL("--panel head:%d: there are only %d heads", o->panel_head,
+    if (o->train.task) { /* --train: alone, or with --dump for its files */
+        if (o->mode != CLI_WINDOW && o->mode != CLI_DUMP && o->mode != CLI_EXPORT)
+            FAIL("--train: cannot be combined with another output option");
+        if (o->text || o->sample || o->cfg.mask || o->cfg.no_scale || o->cfg.pad ||
+            o->cfg.temperature != 0.0f || o->cfg.weights || o->panel || o->export_dir ||
+            o->values || o->contrast || o->diff)
+            FAIL("--train: takes -H, -d, -s, --steps, --layers, --mlp, --lr, --batch, "
+                 "--dump and --export (with --size, --scale, --theme, --colormap) only");
+        for (int i = 0; i < MHA_ABLATE_WORDS; i++)
+            if (o->cfg.ablate[i]) FAIL("--train: takes no --ablate (it ablates every head)");
+        o->mode = CLI_TRAIN;
+    } else if (o->train.steps || o->train.layers || o->train.mlp || o->train.lr != 0.0f ||
+               o->train.batch) {
+        FAIL("--steps, --layers, --mlp, --lr and --batch: only with --train");
+    }
+    if ((o->panel == CLI_PANEL_HEAD || o->panel == CLI_PANEL_STEPS) &&
+        o->panel_head > (o->cfg.h ? o->cfg.h : MHA_DEFAULT_H))
+        FAIL("--panel %s:%d: there are only %d heads",
+             o->panel == CLI_PANEL_HEAD ? "head" : "steps", o->panel_head,
              o->cfg.h ? o->cfg.h : MHA_DEFAULT_H);
     return 0;
 }

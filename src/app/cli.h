@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "mha.h"
+#include "train_mode.h"
 
 typedef enum {
     CLI_WINDOW = 0, /* default: open the visualizer */
@@ -15,9 +16,10 @@ typedef enum {
     CLI_HELP,
     CLI_VERSION,
     CLI_BENCH,
+    CLI_TRAIN, /* --train TASK: headless training (train_mode.c) */
 } cli_mode;
 
-typedef enum { CLI_PANEL_ALL = 0, CLI_PANEL_HEAD, CLI_PANEL_EQUATION } cli_panel;
+typedef enum { CLI_PANEL_ALL = 0, CLI_PANEL_HEAD, CLI_PANEL_EQUATION, CLI_PANEL_STEPS } cli_panel;
 
 typedef struct {
     cli_mode mode;
@@ -32,11 +34,15 @@ typedef struct {
     int size_w, size_h;      /* --size, layout pixels; 0: default 1600x900 */
     int scale;               /* --scale 1..4; 0: default */
     cli_panel panel;         /* --panel */
-    int panel_head;          /* 1-based with CLI_PANEL_HEAD */
+    int panel_head;          /* 1-based with CLI_PANEL_HEAD and CLI_PANEL_STEPS */
     int page;                /* --page K: page K of the heads grid, 1-based; 0: first */
+    int values;              /* --values: numbers in the cells */
+    int contrast;            /* --contrast: 0 fixed, 1 row, 2 log */
+    int diff;                /* --diff: MultiHead minus the unablated MultiHead */
     int theme;               /* 0 light (default), 1 dark; -1 not given */
     int colormap;            /* index into view colormaps; -1 not given */
     int transparent;         /* --background transparent */
+    train_options train;     /* --train and --steps, --layers, --mlp, --lr, --batch */
 } cli_options;
 
 /* Parses argv into opts. Returns 0 on success, or 2 (usage) with a one-line

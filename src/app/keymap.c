@@ -61,6 +61,19 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case 'c': a.kind = ACT_CMAP; break;
     case 'n': a.kind = ACT_SCALE; break;
     case 'p': a.kind = ACT_PRESENT; break;
+    case 'e': a.kind = ACT_PAD; break;
+    case '[': a.kind = ACT_TEMP_DOWN; break;
+    case ']': a.kind = ACT_TEMP_UP; break;
+    case 'w': a.kind = ACT_WEIGHTS; break;
+    case 'x': a.kind = shift ? ACT_ABLATE_CLEAR : ACT_ABLATE; break;
+    case 'd': a.kind = ACT_DIFF; break;
+    case 'v': a.kind = ACT_VALUES; break;
+    case 'k': a.kind = ACT_CONTRAST; break;
+    case ',': a.kind = ACT_STEP_PREV; break;
+    case '.': a.kind = ACT_STEP_NEXT; break;
+    case 'i': a.kind = ACT_LESSON; break;
+    case 'l': a.kind = ACT_TRAIN; break;
+    case 'y': a.kind = ACT_TRAIN_LAYER; break;
     default:
         if (key >= '1' && key <= '9') {
             a.kind = ACT_FOCUS;

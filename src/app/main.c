@@ -11,6 +11,7 @@
 #include "mha.h"
 #include "samples.h"
 #include "tok.h"
+#include "train_figure.h"
 
 #ifndef MHAVIZ_VERSION
 #define MHAVIZ_VERSION "0.0.0"
@@ -91,6 +92,12 @@ int main(int argc, char **argv) {
         for (int i = 0; i < samples_count(); i++)
             printf("%d\t%s\t%s\n", i + 1, samples_get(i)->name, samples_get(i)->text);
         return 0;
+    case CLI_TRAIN: {
+        int rc =
+            app_train(&o.train, o.cfg.h, o.cfg.d_model, o.cfg.seed, o.dump_dir, err, sizeof err);
+        if (rc == 0 && o.export_path) rc = app_train_export(&o, err, sizeof err);
+        return rc ? fail(rc, err) : 0;
+    }
     default: break;
     }
 

@@ -8,17 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "controls.h"
 #include "samples.h"
 #include "state_internal.h"
-
-static double clock_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
 
 app_state *app_state_create(view_measure_fn measure, void *ud) {
     app_state *s = calloc(1, sizeof *s);
@@ -39,30 +32,11 @@ app_state *app_state_create(view_measure_fn measure, void *ud) {
 void app_state_destroy(app_state *s) {
     if (!s) return;
     mha_model_destroy(s->m);
+    app_derived_free(s->derived);
+    app_training_free(s->training);
     tok_free(&s->toks);
     free(s->L);
     free(s);
-}
-
-/* Recomputes the model for cfg and toks. On success the state takes toks (when
- * they are not its own already); on failure nothing changes and status says why. */
-static int recompute(app_state *s, const mha_config *cfg, tok_list *toks) {
-    char err[MHA_ERR_LEN];
-    double t0 = clock_ms();
-    if (mha_model_compute(s->m, cfg, toks, err, sizeof err) != 0) {
-        snprintf(s->status, sizeof s->status, "%s", err); /* the model is left as it was */
-        return -1;
-    }
-    s->compute_ms = clock_ms() - t0;
-    s->cfg = s->m->cfg;
-    if (toks != &s->toks) {
-        tok_free(&s->toks);
-        s->toks = *toks;
-        memset(toks, 0, sizeof *toks);
-    }
-    s->data_version++;
-    if (s->focus > s->cfg.h) s->focus = 0;
-    return 0;
 }
 
 int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha_config *cfg,
@@ -75,18 +49,27 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     s->theme = o->theme > 0 ? 1 : 0;
     s->cmap = o->colormap >= 0 ? o->colormap : CMAP_VIRIDIS;
     s->png_scale = o->scale ? o->scale : APP_DEFAULT_PNG_SCALE;
+    s->lesson = 1;
     s->export_dir = o->export_dir;
     s->export_panel = o->panel == CLI_PANEL_HEAD       ? VIEW_PANEL_HEAD
                       : o->panel == CLI_PANEL_EQUATION ? VIEW_PANEL_EQUATION
+                      : o->panel == CLI_PANEL_STEPS    ? VIEW_PANEL_STEPS
                                                        : VIEW_PANEL_ALL;
+    s->values = o->values;
+    s->contrast = o->contrast;
+    s->diff = o->diff;
     s->export_panel_head = o->panel_head;
     s->transparent = o->transparent;
     s->sample = o->text ? 0 : (o->sample ? o->sample : 1);
     if (o->text) snprintf(s->custom, sizeof s->custom, "%s", o->text);
     s->dirty = 1;
-    if (recompute(s, cfg, toks) != 0) {
+    if (app_recompute(s, cfg, toks) != 0) {
         snprintf(err, errlen, "%s", s->status);
         return 1;
+    }
+    if (o->panel == CLI_PANEL_STEPS && o->panel_head <= s->cfg.h) {
+        s->focus = o->panel_head; /* its intermediate products are derived for the figure */
+        app_derive(s);
     }
     if (o->page > 0 && o->mode == CLI_EXPORT) { /* --page K names a page the figure has */
         view_state vs;
@@ -116,7 +99,7 @@ static int load_text(app_state *s, const char *text, int sample) {
         snprintf(s->status, sizeof s->status, "%s", err);
         return -1;
     }
-    if (recompute(s, &s->cfg, &t) != 0) {
+    if (app_recompute(s, &s->cfg, &t) != 0) {
         tok_free(&t);
         return -1;
     }
@@ -127,11 +110,6 @@ static int load_text(app_state *s, const char *text, int sample) {
         snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
                  MHA_MAX_N, total);
     return 0;
-}
-
-static void change_cfg(app_state *s, mha_config next) {
-    s->status[0] = '\0';
-    if (recompute(s, &next, &s->toks) == 0) s->page = 0;
 }
 
 /* Steps h (which = 0) or d_model (which = 1); h always divides d_model after. */
@@ -148,7 +126,12 @@ static void step_dim(app_state *s, int which, int dir) {
         c.d_model = v;
     else
         c.h = v;
-    change_cfg(s, c);
+    int ablated = mha_config_ablated_count(&c);
+    memset(c.ablate, 0, sizeof c.ablate); /* the heads are split anew: none is ablated */
+    app_change_cfg(s, c);
+    if (ablated && s->cfg.h == c.h && s->cfg.d_model == c.d_model)
+        snprintf(s->status, sizeof s->status, "every head on again: h = %d splits d_model anew",
+                 s->cfg.h);
 }
 
 static void step_sample(app_state *s, int dir) {
@@ -232,6 +215,10 @@ static int click(app_state *s, int x, int y) {
     }
     view_hit hit = hit_at(s, x, y);
     if (hit.kind == HIT_BUTTON) return app_do(s, button_action(hit.button));
+    if (hit.kind == HIT_HEAD_OFF) {
+        app_action a = {.kind = ACT_ABLATE, .arg = hit.head + 1};
+        return app_apply(s, &a);
+    }
     if ((hit.kind == HIT_HEAD_CELL || hit.kind == HIT_HEAD_TITLE) && !s->focus) {
         app_action a = {.kind = ACT_FOCUS, .arg = hit.head + 1};
         return app_apply(s, &a);
@@ -257,6 +244,7 @@ int app_apply(app_state *s, const app_action *a) {
     char before[sizeof s->status];
     memcpy(before, s->status, sizeof before);
     int changed = apply(s, a);
+    if (changed) app_derive(s); /* e.g. a new focused head's intermediate products */
     if (s->status[0] && strcmp(before, s->status) != 0) {
         s->status_until = s->now_ms + APP_NOTICE_MS;
         s->notice[0] = '\0';
@@ -267,9 +255,20 @@ int app_apply(app_state *s, const app_action *a) {
 }
 
 static int apply(app_state *s, const app_action *a) {
+    if (a->kind == ACT_TRAIN || s->train_mode) {
+        int r = app_training_apply(s, a);
+        if (r >= 0) {
+            s->layout_valid = 0;
+            s->dirty = 1;
+            return 1;
+        }
+    }
+    if (a->kind == ACT_TRAIN_LAYER) return 0;
     mha_config c = s->cfg;
     switch (a->kind) {
     case ACT_NONE:
+    case ACT_TRAIN: /* training.c took these above */
+    case ACT_TRAIN_LAYER:
     case ACT_COUNT: return 0;
     case ACT_HOVER: return hover(s, a->x, a->y);
     case ACT_LEAVE: return hover(s, -1, -1);
@@ -282,15 +281,15 @@ static int apply(app_state *s, const app_action *a) {
     case ACT_SAMPLE_PREV: step_sample(s, -1); break;
     case ACT_SEED:
         c.seed = s->cfg.seed + 1;
-        change_cfg(s, c);
+        app_change_cfg(s, c);
         break;
     case ACT_MASK:
         c.mask = s->cfg.mask == MHA_MASK_CAUSAL ? MHA_MASK_NONE : MHA_MASK_CAUSAL;
-        change_cfg(s, c);
+        app_change_cfg(s, c);
         break;
     case ACT_SCALE:
         c.no_scale = !s->cfg.no_scale;
-        change_cfg(s, c);
+        app_change_cfg(s, c);
         break;
     case ACT_CMAP: s->cmap = (s->cmap + 1) % CMAP_COUNT; break;
     case ACT_THEME: s->theme = !s->theme; break;
@@ -357,6 +356,20 @@ static int apply(app_state *s, const app_action *a) {
     case ACT_EDIT_CURSOR:
         if (!app_edit_apply(s, a)) return 0;
         break;
+    case ACT_PAD:
+    case ACT_TEMP_UP:
+    case ACT_TEMP_DOWN:
+    case ACT_WEIGHTS:
+    case ACT_ABLATE:
+    case ACT_ABLATE_CLEAR:
+    case ACT_DIFF:
+    case ACT_VALUES:
+    case ACT_CONTRAST:
+    case ACT_STEP_NEXT:
+    case ACT_STEP_PREV:
+    case ACT_LESSON:
+        if (!app_lesson_apply(s, a)) return 0;
+        break;
     case ACT_RESIZE:
         if (a->x < 1 || a->y < 1) return 0;
         s->width = a->x;
@@ -387,11 +400,16 @@ int app_tick(app_state *s, double now_ms) {
         s->status[0] = '\0';
         changed = 1;
     }
+    if (app_training_tick(s)) { /* a new snapshot from the trainer */
+        s->layout_valid = 0;
+        changed = 1;
+    }
     if (changed) s->dirty = 1;
     return changed;
 }
 
 int app_next_timeout_ms(const app_state *s) {
+    if (app_training_running(s)) return 100; /* new snapshots ten times a second */
     double next = -1.0;
     if (s->notice[0]) next = s->notice_until;
     if (s->status[0] && (next < 0.0 || s->status_until < next)) next = s->status_until;
@@ -414,6 +432,7 @@ void app_notify(app_state *s, const char *msg, int error) {
 }
 
 const view_layout *app_layout(app_state *s) {
+    app_derive(s); /* the derived numbers follow the model (out of memory: shown less) */
     if (s->layout_valid) return s->L;
     view_state vs;
     app_view(s, &vs);
@@ -443,6 +462,11 @@ void app_view(const app_state *s, view_state *vs) {
     vs->sample_count = samples_count();
     vs->theme = s->theme;
     vs->cmap = s->cmap;
+    vs->contrast = s->contrast;
+    vs->values = s->values;
+    vs->diff = s->diff;
+    vs->step = s->focus ? s->step : 0;
+    vs->lesson = s->lesson;
     vs->page = s->page;
     vs->focus = s->focus;
     vs->hover_x = s->hover_x;
@@ -460,6 +484,8 @@ void app_view(const app_state *s, view_state *vs) {
     vs->frame_ms = s->frame_ms;
     vs->data_version = s->data_version;
     vs->png_scale = s->png_scale;
+    app_derived_view(s, vs);
+    app_training_view(s, vs);
 }
 
 void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
@@ -468,10 +494,11 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     vs->figure = 1;
     vs->present = 0;
     vs->toast = NULL;
+    vs->status = NULL; /* a figure carries no messages of the app's */
     vs->help = 0;
     vs->editing = 0;
     if (kind == APP_SAVE_PANEL) {
-        vs->panel = s->focus ? VIEW_PANEL_HEAD : VIEW_PANEL_EQUATION;
+        vs->panel = s->focus ? (s->step ? VIEW_PANEL_STEPS : VIEW_PANEL_HEAD) : VIEW_PANEL_EQUATION;
         vs->panel_head = s->focus;
     } else if (kind == APP_SAVE_EXPORT) {
         vs->panel = s->export_panel;

@@ -66,6 +66,21 @@ typedef enum {
     ACT_LEAVE,       /* pointer left the window */
     ACT_CLICK,       /* x, y: left button in output pixels */
     ACT_RESIZE,      /* x, y: output pixels; f: output pixels per window pixel */
+    /* the lesson: masks, temperature, ablation, designed heads, how to look */
+    ACT_PAD,     /* padding with [PAD] tokens on / off */
+    ACT_TEMP_UP, /* temperature to the next step of the ladder */
+    ACT_TEMP_DOWN,
+    ACT_WEIGHTS,      /* random weights / designed heads */
+    ACT_ABLATE,       /* arg: 1-based head, or 0 for the focused one: off / on again */
+    ACT_ABLATE_CLEAR, /* every head on again */
+    ACT_DIFF,         /* MultiHead / its difference from the unablated MultiHead */
+    ACT_VALUES,       /* numbers in the cells where they fit */
+    ACT_CONTRAST,     /* attention scale: fixed 0..1, row maximum, logarithmic */
+    ACT_STEP_NEXT,    /* focus view: the next stage of the head's computation */
+    ACT_STEP_PREV,
+    ACT_LESSON,      /* the redundancy and cost panels on / off */
+    ACT_TRAIN,       /* training mode: start, pause, resume (training.c) */
+    ACT_TRAIN_LAYER, /* training mode: the next layer's heads */
     ACT_COUNT
 } app_action_kind;
 
@@ -105,6 +120,9 @@ typedef enum {
     APP_SAVE_EXPORT /* as --panel and --background say */
 } app_save_kind;
 
+typedef struct app_derived app_derived;
+typedef struct app_training app_training;
+
 typedef struct {
     /* what is computed */
     mha_config cfg; /* resolved, the model's */
@@ -123,6 +141,11 @@ typedef struct {
     int theme, cmap, page, focus, help, fullscreen;
     int present; /* presentation mode */
     int png_scale;
+    int diff;                /* MultiHead drawn as its difference from the unablated one */
+    int values;              /* numbers in the cells */
+    int contrast;            /* 0 fixed, 1 row maximum, 2 logarithmic */
+    int step;                /* focus view: stage of the step-through, 0 = all at once */
+    int lesson;              /* the redundancy and cost panels shown */
     const char *export_dir;  /* Ctrl+S folder, NULL = current */
     view_panel export_panel; /* --panel, for APP_SAVE_EXPORT */
     int export_panel_head;   /* 1-based, with VIEW_PANEL_HEAD */
@@ -151,6 +174,14 @@ typedef struct {
     int layout_valid;
     view_measure_fn measure;
     void *measure_ud;
+
+    /* numbers the view draws that the core does not keep (derive.c), for the
+       model at derived_version */
+    app_derived *derived;
+
+    /* training mode (training.c): a small model trained on a worker thread */
+    app_training *training;
+    int train_mode;
 
     int quit;
     int dirty; /* the picture must be redrawn */

@@ -2,6 +2,7 @@
 #ifndef MHAVIZ_STATE_INTERNAL_H
 #define MHAVIZ_STATE_INTERNAL_H
 
+#include "learn.h"
 #include "state.h"
 
 /* Opens the text field with the current text, all of it selected. */
@@ -10,5 +11,43 @@ void app_edit_start(app_state *s);
 /* Applies one ACT_EDIT_* action other than start and apply to the open field.
  * Returns 1 if the field changed, 0 if it is closed or the action is not one. */
 int app_edit_apply(app_state *s, const app_action *a);
+
+/* model.c: recomputes the model for cfg and toks; on success the state takes
+ * toks (when they are not its own already). On failure nothing changes and
+ * status says why; returns -1. */
+int app_recompute(app_state *s, const mha_config *cfg, tok_list *toks);
+/* Recomputes with cfg and the state's tokens (clearing the status first). */
+void app_change_cfg(app_state *s, mha_config cfg);
+
+/* The padded length for a text of n tokens: n plus a quarter (at least 2), at most 512. */
+int app_pad_length(int n);
+
+/* Applies one of the lesson's actions (ACT_PAD ... ACT_LESSON). Returns 1 if the
+ * picture changed, 0 if the action was refused (status says why) or is not one. */
+int app_lesson_apply(app_state *s, const app_action *a);
+
+/* Brings the derived numbers up to date with the model and the focused head
+ * and points the view at them; 0, or -1 when out of memory (then the view
+ * simply shows less). */
+int app_derive(app_state *s);
+void app_derived_free(app_derived *d);
+/* Fills the view's pointers to the derived numbers. */
+void app_derived_view(const app_state *s, view_state *vs);
+
+/* Training mode (training.c). app_training_apply returns -1 for an action that
+ * is not training's in the current mode, else whether the picture changed. */
+int app_training_apply(app_state *s, const app_action *a);
+/* Takes the latest training snapshot; 1 if there was a new one. */
+int app_training_tick(app_state *s);
+/* 1 while training mode is shown and steps are taken (the window then redraws
+ * ten times a second). */
+int app_training_running(const app_state *s);
+/* Points the view at the trained heads and the curves (training mode only). */
+void app_training_view(const app_state *s, view_state *vs);
+void app_training_free(app_training *t);
+/* Trains cfg for `steps` steps in training mode and waits until the run has
+ * paused with its pruning bars measured (for figures of a trained model).
+ * Returns 0, or 1 / 2 with a message. */
+int app_training_run(app_state *s, const learn_config *cfg, long steps, char *err, size_t errlen);
 
 #endif

@@ -58,8 +58,15 @@ static int app_mods(Uint16 mod) {
 static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len) {
     char title[256];
     const sample *smp = s->sample ? samples_get(s->sample - 1) : NULL;
-    snprintf(title, sizeof title, "mhaviz \xE2\x80\x94 h=%d d_model=%d n=%d \xE2\x80\x94 %s",
-             s->cfg.h, s->cfg.d_model, s->m->n, smp ? smp->name : "custom");
+    view_state vs;
+    app_view(s, &vs);
+    if (vs.train) /* training mode: what is being trained */
+        snprintf(title, sizeof title,
+                 "mhaviz \xE2\x80\x94 training %s h=%d d_model=%d \xE2\x80\x94 step %ld",
+                 vs.train->task, vs.m->cfg.h, vs.m->cfg.d_model, vs.train->step);
+    else
+        snprintf(title, sizeof title, "mhaviz \xE2\x80\x94 h=%d d_model=%d n=%d \xE2\x80\x94 %s",
+                 s->cfg.h, s->cfg.d_model, s->m->n, smp ? smp->name : "custom");
     if (strcmp(title, shown) == 0) return;
     snprintf(shown, len, "%s", title);
     wm_set_title(w, title);

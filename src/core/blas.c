@@ -10,6 +10,16 @@ void mm_sgemm(float *c, int ldc, const float *a, int lda, const float *b, int ld
                 lda, b, ldb, beta, c, ldc);
 }
 
+void mm_sgemm_t(float *c, int ldc, const float *a, int lda, int trans_a, const float *b, int ldb,
+                int trans_b, int m, int n, int k, float alpha, float beta) {
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void mm_set_threads(int n) {
+    openblas_set_num_threads(n);
+}
+
 const char *mm_backend_name(void) {
     return openblas_get_corename();
 }

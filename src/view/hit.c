@@ -14,6 +14,13 @@ static void cell_of(view_rect r, int rows, int cols, int x, int y, int *row, int
     if (*col >= cols) *col = cols - 1;
 }
 
+view_rect view_head_off_box(const view_layout *L, const view_state *s, int slot) {
+    view_rect t = L->heads[slot].title;
+    int side = t.h - 2;
+    if (s->figure || s->present || side < 8 || t.w < 4 * side) return (view_rect){0, 0, 0, 0};
+    return (view_rect){t.x + t.w - side, t.y, side, side};
+}
+
 view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y) {
     view_hit hit = {HIT_NONE, -1, -1, -1, -1, -1};
     const int n = s->m ? s->m->n : 1;
@@ -29,6 +36,11 @@ view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y) 
             hit.kind = HIT_HEAD_CELL;
             hit.head = L->first_head + i;
             cell_of(L->heads[i].map, n, n, x, y, &hit.row, &hit.col);
+            return hit;
+        }
+        if (inside(view_head_off_box(L, s, i), x, y)) {
+            hit.kind = HIT_HEAD_OFF;
+            hit.head = L->first_head + i;
             return hit;
         }
         if (inside(L->heads[i].title, x, y)) {

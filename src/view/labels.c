@@ -64,6 +64,10 @@ int view_label_max_width(const view_state *s, int size, view_measure_fn measure,
         int lw = view_text_width(measure, ud, buf, size, 0);
         if (lw > w) w = lw;
     }
+    if (s->m && s->m->n > s->m->n_real) { /* padding positions are labelled [PAD] */
+        int lw = view_text_width(measure, ud, MHA_PAD_TOKEN, size, 0);
+        if (lw > w) w = lw;
+    }
     return w;
 }
 

@@ -86,7 +86,9 @@ static void layout_header(view_layout *L, const view_state *s, view_measure_fn m
         CAP(1);
         snprintf(cap, sizeof cap, "d_model = %d", m ? m->cfg.d_model : 0);
         CAP(1);
-        if (s->sample_index > 0)
+        if (s->train)
+            snprintf(cap, sizeof cap, "task: %s", s->train->task);
+        else if (s->sample_index > 0)
             snprintf(cap, sizeof cap, "sample: %s", s->sample_name ? s->sample_name : "");
         else
             snprintf(cap, sizeof cap, "custom text");
@@ -103,7 +105,10 @@ static void layout_header(view_layout *L, const view_state *s, view_measure_fn m
         CAP(0);
         BTN(BTN_D_UP, 1);
         BTN(BTN_SAMPLE_PREV, 0);
-        if (s->sample_index > 0)
+        if (s->train)
+            snprintf(cap, sizeof cap, "task %d/%d: %s", s->sample_index, s->sample_count,
+                     s->train->task);
+        else if (s->sample_index > 0)
             snprintf(cap, sizeof cap, "sample %d/%d: %s", s->sample_index, s->sample_count,
                      s->sample_name ? s->sample_name : "");
         else
@@ -232,14 +237,26 @@ static void layout_formula(view_layout *L, const view_state *s, view_measure_fn 
 
     run_add(&f, "head", 0), run_add(&f, "i", -1), run_add(&f, " = softmax(Q", 0);
     run_add(&f, "i", -1), run_add(&f, " K", 0), run_add(&f, "i", -1), run_add(&f, "T", 1);
-    if (m && m->cfg.no_scale) {
-        run_add(&f, ") V", 0);
-    } else {
-        snprintf(b, sizeof b, " / \xE2\x88\x9A%d) V", dk); /* √ */
-        run_add(&f, b, 0);
-    }
+    /* exactly what is in effect: the scaling, the temperature, the mask */
+    const float temp = m && m->cfg.temperature > 0.0f ? m->cfg.temperature : 1.0f;
+    const int scaled = !(m && m->cfg.no_scale), tempered = fabsf(temp - 1.0f) > 1e-6f;
+    const int causal = m && m->cfg.mask == MHA_MASK_CAUSAL, padded = m && m->n_real < m->n;
+    if (scaled && tempered)
+        snprintf(b, sizeof b, " / (\xE2\x88\x9A%d \xC2\xB7 %g)", dk, (double)temp); /* √ · */
+    else if (scaled)
+        snprintf(b, sizeof b, " / \xE2\x88\x9A%d", dk);
+    else if (tempered)
+        snprintf(b, sizeof b, " / %g", (double)temp);
+    else
+        b[0] = '\0';
+    run_add(&f, b, 0);
+    run_add(&f, causal || padded ? " + M) V" : ") V", 0);
     run_add(&f, "i", -1);
-    if (m && m->cfg.mask == MHA_MASK_CAUSAL) run_add(&f, "  (causal)", 0);
+    if (causal || padded)
+        run_add(&f,
+                causal && padded ? "  (M: causal + padding)"
+                                 : (causal ? "  (M: causal)" : "  (M: padding)"),
+                0);
     run_item_end(&f, gap);
 
     snprintf(a, sizeof a, "%d\xC3\x97%d", n, h * dk);
@@ -308,9 +325,11 @@ static double split_score(long heads, long eq) {
 }
 
 /* Heads grid in one part of main, the equation in what the grid leaves unused.
- * stacked: heads above, else heads left; frac: the heads' share in percent. */
+ * stacked: heads above, else heads left; frac: the heads' share in percent;
+ * lesson: the share of the equation's part left under it for the lesson's panels
+ * (the how-alike matrix then counts with the equation's heatmaps). */
 static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked, int frac,
-                        int target) {
+                        int lesson, int target) {
     view_rect a = main;
     if (stacked)
         a.h = main.h * frac / 100;
@@ -332,8 +351,17 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     /* heatmaps too small to read do not count as fitting */
     const int n = cx->s->m ? cx->s->m->n : 1;
     if (L->shown_heads < 1 || L->heads[0].map.w < imin(n, L->font * 3)) return -1e300;
+    if (lesson) b.h -= imax(10 * L->line + L->gap, b.h * lesson / 100);
     long eq = lay_equation(L, cx, b);
     if (eq < 0) return -1e300;
+    if (lesson) { /* the panels where they go; not shown, or a how-alike matrix too
+                     small to read its numbers (under 8 lines), costs three quarters */
+        view_lesson_layout(L, cx->s, cx->measure, cx->ud);
+        if (L->lesson_shown && L->redund_map.w >= 8 * L->line)
+            eq += (long)L->redund_map.w * L->redund_map.h;
+        else
+            eq = eq / 4;
+    }
     long heads = (long)L->per_page * L->heads[0].map.w * L->heads[0].map.h; /* any page */
     if (L->label_stride != 1) heads = heads * 3 / 4; /* every token labelled is worth room */
     return split_score(heads, eq);
@@ -341,26 +369,32 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
 
 static void layout_main(view_layout *L, lay_ctx *cx, view_rect main, int target) {
     static const int fracs[] = {30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80};
-    enum { NF = (int)(sizeof fracs / sizeof fracs[0]) };
-    double score[2][NF];
-    int side[2][NF], best_side = 0;
-    for (int st = 0; st < 2; st++)
-        for (int i = 0; i < NF; i++) {
-            score[st][i] = split_try(L, cx, main, st, fracs[i], target);
-            side[st][i] = score[st][i] > -1e299 ? L->heads[0].map.w : 0;
-            best_side = imax(best_side, side[st][i]);
-        }
+    static const int lessons[] = {22, 28, 35};
+    enum { NF = (int)(sizeof fracs / sizeof fracs[0]), NL = 3 };
+    const int nl = cx->s->lesson ? NL : 1;
+    double score[NL][2][NF];
+    int side[NL][2][NF], best_side = 0;
+    for (int l = 0; l < nl; l++)
+        for (int st = 0; st < 2; st++)
+            for (int i = 0; i < NF; i++) {
+                int ls = cx->s->lesson ? lessons[l] : 0;
+                score[l][st][i] = split_try(L, cx, main, st, fracs[i], ls, target);
+                side[l][st][i] = score[l][st][i] > -1e299 ? L->heads[0].map.w : 0;
+                best_side = imax(best_side, side[l][st][i]);
+            }
     /* away from the base zoom the heads come first: the split that brings them
        nearest their target, then the best balance among those within 3 % of it */
     double best = -1e301;
-    int best_st = 0, best_f = 0;
+    int best_l = 0, best_st = 0, best_f = 0;
     cx->fits = best_side > 0;
-    for (int st = 0; st < 2; st++)
-        for (int i = 0; i < NF; i++) {
-            if (target > 0 && (long)side[st][i] * 100 < (long)best_side * 97) continue;
-            if (score[st][i] > best + 1e-9) best = score[st][i], best_st = st, best_f = i;
-        }
-    split_try(L, cx, main, best_st, fracs[best_f], target);
+    for (int l = 0; l < nl; l++)
+        for (int st = 0; st < 2; st++)
+            for (int i = 0; i < NF; i++) {
+                if (target > 0 && (long)side[l][st][i] * 100 < (long)best_side * 97) continue;
+                if (score[l][st][i] > best + 1e-9)
+                    best = score[l][st][i], best_l = l, best_st = st, best_f = i;
+            }
+    split_try(L, cx, main, best_st, fracs[best_f], cx->s->lesson ? lessons[best_l] : 0, target);
 }
 
 /* Below the equation's feet, in its area: where a bare layout puts its formula
@@ -370,14 +404,16 @@ static view_rect eq_leftover(const view_layout *L) {
     const int tick = L->pad / 2 + L->line; /* colorbar numbers */
     view_rect a = L->eq_area;
     int x0 = a.x, x1 = a.x + a.w, top = 0;
-    if (L->eq_arrange == VIEW_EQ_WRAP) {
+    int bottom = a.y + a.h;
+    if (L->eq_arrange == VIEW_EQ_WRAP) { /* under Concat, down to MultiHead's foot */
         x1 = L->times_sym.x;
         top = L->concat.cbar.y + L->concat.cbar.h + tick;
+        bottom = imin(bottom, L->out.cbar.y + L->out.cbar.h + tick);
     } else {
         for (int i = 0; i < 3; i++) top = imax(top, m[i]->cbar.y + m[i]->cbar.h + tick);
     }
     top += L->gap;
-    return (view_rect){x0 + L->pad, top, x1 - x0 - 2 * L->pad, a.y + a.h - top};
+    return (view_rect){x0 + L->pad, top, x1 - x0 - 2 * L->pad, bottom - top};
 }
 
 /* Puts the captions and the formula into the room the equation leaves, as large
@@ -401,8 +437,19 @@ static int fit_block(view_layout *L, const view_state *s, lay_ctx *cx, float k) 
     return 0;
 }
 
-/* The main area: the heads grid and the equation, or the focus view. */
+/* The main area: the heads grid and the equation, or the focus view (with the
+ * step-through in place of Q_i, K_i, V_i, head_i and the equation), or training
+ * mode's heads beside its curves; the lesson's panels under the equation. */
 static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int target) {
+    if (s->train) { /* training mode: the trained heads, then curves and bars */
+        view_rect left = L->main, right = L->main;
+        left.w = L->main.w * 56 / 100;
+        right.x = left.x + left.w + L->gap * 2;
+        right.w = L->main.x + L->main.w - right.x;
+        lay_heads(L, cx, left, 0, 0);
+        view_train_layout(L, s, right);
+        return;
+    }
     if (s->focus > 0) {
         /* the focus view beside the equation, or above it in a portrait window */
         view_rect a = L->main, b = L->main;
@@ -410,16 +457,27 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
             a.h = L->main.h * 60 / 100;
             b.y = a.y + a.h + L->gap;
             b.h = L->main.y + L->main.h - b.y;
-        } else {
-            a.w = L->main.w * 56 / 100;
+        } else { /* the head in focus at least as large as in the grid */
+            a.w = L->main.w * 68 / 100;
             b.x = a.x + a.w + L->gap * 2;
             b.w = L->main.x + L->main.w - b.x;
         }
         lay_focus(L, cx, a);
+        if (s->step > 0) { /* the step-through takes the place of Q_i, K_i, V_i, head_i,
+                              and of the equation, whose Concat and W^O are two of its stages */
+            view_rect r = L->focus_caption;
+            view_steps_layout(
+                &L->steps, L, s,
+                (view_rect){r.x, r.y, L->main.x + L->main.w - r.x, L->main.y + L->main.h - r.y});
+            memset(L->qkv, 0, sizeof L->qkv);
+            return;
+        }
         lay_equation(L, cx, b);
+        view_lesson_layout(L, s, cx->measure, cx->ud);
         return;
     }
     layout_main(L, cx, L->main, target);
+    view_lesson_layout(L, s, cx->measure, cx->ud);
 }
 
 /* Everything at one zoom; target as lay_heads. */
@@ -433,7 +491,7 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
     data_sizes(L, ui * zoom, measure, ud);
 
     const int W = s->width, H = s->height;
-    const int margin = imax(2, iround(12.0f * ui * fminf(zoom, base)));
+    const int margin = imax(2, iround(12.0f * ui * zoom));
     view_rect inner = {margin, margin, imax(1, W - 2 * margin), imax(1, H - 2 * margin)};
 
     if (s->panel == VIEW_PANEL_HEAD) {
@@ -441,6 +499,13 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
         L->ui_zoom = zoom;
         lay_heads(L, cx, inner, 1, 0);
         L->focus = s->panel_head;
+        return;
+    }
+    if (s->panel == VIEW_PANEL_STEPS) {
+        ui_sizes(L, ui * zoom, measure, ud);
+        L->ui_zoom = zoom;
+        L->focus = s->panel_head;
+        view_steps_layout(&L->steps, L, s, inner);
         return;
     }
     if (s->panel == VIEW_PANEL_EQUATION) { /* alone: one row or one column, no empty corner */
@@ -476,19 +541,21 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
     /* a figure (or the presentation) has no controls: its captions and formula
        move into the room the equation leaves, as large as fits there (up to 1.375
        times), and the data grows into the rows they free */
-    if ((s->figure || s->present) && !s->focus) {
+    if ((s->figure || s->present) && !s->focus && !s->train) {
         static view_layout bare; /* large; the layout is computed on one thread */
-        /* wrapped, the block goes under Concat; else under the whole equation */
+        /* wrapped, the block goes under Concat; else under the whole equation (where
+           the lesson's panels go when they are on: then wrapped only) */
         static const int allow[2] = {1 << VIEW_EQ_WRAP, 0};
         const int fits = cx->fits;
-        for (int a = 0; a < 2; a++) {
+        for (int a = 0; a < (s->lesson ? 1 : 2); a++) {
             bare = *L;
             bare.main = (view_rect){inner.x, inner.y, inner.w, inner.h};
             cx->eq_allow = allow[a];
             cx->fits = 1;
             layout_body(&bare, s, cx, target);
             cx->eq_allow = 0;
-            if (cx->fits && fit_block(&bare, s, cx, ui * zc)) {
+            if (cx->fits && (bare.lesson_shown || !L->lesson_shown) &&
+                fit_block(&bare, s, cx, ui * zc)) {
                 *L = bare;
                 break;
             }
@@ -500,8 +567,12 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
     if ((s->figure || s->present) && L->pages > 1 && L->hdr_count < VIEW_MAX_HDR &&
         L->hdr_count > 0) {
         view_run *last = &L->hdr_runs[L->hdr_count - 1], *r = &L->hdr_runs[L->hdr_count];
-        snprintf(r->text, sizeof r->text, "heads %d\xE2\x80\x93%d of %d", L->first_head + 1,
-                 L->first_head + L->shown_heads, s->m ? s->m->cfg.h : 0);
+        if (L->shown_heads == 1)
+            snprintf(r->text, sizeof r->text, "head %d of %d", L->first_head + 1,
+                     s->m ? s->m->cfg.h : 0);
+        else
+            snprintf(r->text, sizeof r->text, "heads %d\xE2\x80\x93%d of %d", L->first_head + 1,
+                     L->first_head + L->shown_heads, s->m ? s->m->cfg.h : 0);
         r->size = last->size;
         r->w = view_text_width(measure, ud, r->text, r->size, 1);
         r->x = last->x + last->w + L->ui_pad * 3;
@@ -533,7 +604,7 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
     static const float steps[] = VIEW_ZOOM_STEPS;
     const int ns = (int)(sizeof steps / sizeof steps[0]);
-    if (s->panel != VIEW_PANEL_ALL || s->focus || !s->m) {
+    if (s->panel != VIEW_PANEL_ALL || s->focus || s->train || !s->m) {
         compute_at(L, s, &cx, 0);
         L->data_zoom = zoom;
         return;
@@ -561,7 +632,7 @@ void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn me
        on the steps of Ctrl+=, so the zoom shown never falls when the zoom rises. */
     if (zoom > base) {
         const int most = side_at(L, s, &cx, base, 1 << 28);
-        const int floor_side = imin(ref, most * 3 / 4);
+        const int floor_side = imin(ref, (most * 3 + 3) / 4); /* 3/4, rounded up */
         for (int i = ns; i >= 0; i--) { /* zoom itself, then the steps below it */
             float z = i == ns ? zoom : steps[i];
             if (z > zoom + 1e-4f || z <= base + 1e-4f) continue;

@@ -193,7 +193,7 @@ void lay_focus(view_layout *L, lay_ctx *cx, view_rect area) {
     const view_state *s = cx->s;
     const int n = s->m ? s->m->n : 1;
     const int dk = s->m ? s->m->d_k : 1;
-    view_rect left = {area.x, area.y, area.w * 55 / 100, area.h};
+    view_rect left = {area.x, area.y, area.w * 64 / 100, area.h};
     view_rect right = {left.x + left.w + L->gap, area.y, area.w - left.w - L->gap, area.h};
     lay_heads(L, cx, left, 1, 0);
     L->focus = s->focus;

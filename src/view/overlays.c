@@ -120,7 +120,7 @@ static void protected_bands(const view_ctx *c, const view_hit *hit, view_rect *r
 }
 
 static const char *tok_at(const view_state *s, int i) {
-    return s->toks && i >= 0 && i < s->toks->count ? s->toks->tokens[i] : "?";
+    return s->toks && s->m && i >= 0 && i < s->m->n ? mha_token(s->m, s->toks, i) : "?";
 }
 
 void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
@@ -261,6 +261,13 @@ void view_draw_help(const view_ctx *c) {
         {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
         {"Ctrl+S", "save the view as PNG (\xC3\x97N: the PNG button sets N, 1 to 4)"},
         {"Ctrl+Shift+S", "save the focused head (or the equation) alone"},
+        {"E", "padding with [PAD] on / off"},
+        {"[  ]", "temperature down / up"},
+        {"W", "random weights / designed heads"},
+        {"X, Shift+X", "focused head off / on; every head on"},
+        {"D  V  K", "difference view; numbers; contrast"},
+        {",  .", "focus view: step through the head"},
+        {"I", "how-alike and cost panels on / off"},
         {"F11", "fullscreen"},
         {"P", "presentation: no controls, the data as large as it goes (Esc leaves)"},
         {"F1 or ?", "this help (any key closes it)"},

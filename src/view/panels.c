@@ -1,6 +1,7 @@
 /* panels.c: draws the panels into the layout's rectangles: header, formula strip,
  * heads grid (titles, token labels, hover outlines, page note), focus view, equation,
  * status line. Pixels and colorbars are heatmap.c's, text helpers labels.c's. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,7 +47,51 @@ void view_draw_formula(const view_ctx *c) {
 
 /* --- heads ------------------------------------------------------------------- */
 
-static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, int hover_col) {
+/* Variant v (0 longest .. 4 the number alone) of head's title. */
+static void head_title(const view_ctx *c, int head, int v, char *buf, size_t len) {
+    const mha_model *m = c->s->m;
+    const int off = mha_config_is_ablated(&m->cfg, head);
+    const char *dot = " \xC2\xB7 ";
+    char ent[48] = "", pat[48] = "";
+    if (c->s->head_entropy)
+        snprintf(ent, sizeof ent, "%.1f of %.1f bits", (double)c->s->head_entropy[head],
+                 log2((double)(m->n_real > 0 ? m->n_real : m->n)));
+    if (m->cfg.weights == MHA_WEIGHTS_PATTERNS)
+        snprintf(pat, sizeof pat, "%s", mha_head_pattern_name(m, head));
+    switch (v) {
+    case 0:
+        snprintf(buf, len, "head %d%s%s%s%s%s%s", head + 1, off ? dot : "", off ? "off" : "",
+                 pat[0] ? dot : "", pat, ent[0] ? dot : "", ent);
+        break;
+    case 1:
+        snprintf(buf, len, "head %d%s%s%s%s", head + 1, off ? dot : "", off ? "off" : "",
+                 pat[0] ? dot : "", pat);
+        break;
+    case 2: snprintf(buf, len, "head %d%s", head + 1, off ? " off" : ""); break;
+    case 3: snprintf(buf, len, "head %d", head + 1); break;
+    default: snprintf(buf, len, "%d", head + 1); break;
+    }
+}
+
+/* The longest title variant that fits every shown head's title room. */
+static int title_variant(const view_ctx *c) {
+    const view_layout *L = c->L;
+    int v = 0;
+    for (int i = 0; i < L->shown_heads && v < 4; i++) {
+        view_rect xbox = view_head_off_box(L, c->s, i);
+        int room = L->heads[i].title.w - (xbox.w ? xbox.w + L->pad / 2 : 0);
+        char t[160];
+        for (;;) {
+            head_title(c, L->first_head + i, v, t, sizeof t);
+            if (v == 4 || view_tw(c, t, L->font, 1) <= room) break;
+            v++;
+        }
+    }
+    return v;
+}
+
+static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, int hover_col,
+                      int variant) {
     const view_layout *L = c->L;
     const mha_model *m = c->s->m;
     const int n = m->n;
@@ -56,19 +101,38 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
     snprintf(name, sizeof name, "head-%d", head + 1);
     draw_group_begin(c->dl, head + 1, name);
 
-    char title[32];
-    snprintf(title, sizeof title, L->title_short ? "%d" : "head %d", head + 1);
+    /* the title says what the head is: its number, its designed rule, how spread
+       its attention is (mean row entropy against log2 n, the uniform maximum), and
+       whether it is off; every head of the grid uses the same, longest variant
+       that fits them all */
+    const int off = mha_config_is_ablated(&m->cfg, head);
     view_rect tr = L->heads[slot].title;
-    if (tr.w >= view_tw(c, title, L->font, 1)) /* titles in one size (layout.c chose) */
-        draw_text(c->dl, tr.x, tr.y, title, L->font, accent, 1, 0);
+    view_rect xbox = view_head_off_box(L, c->s, slot);
+    char title[160];
+    head_title(c, head, variant, title, sizeof title);
+    draw_text(c->dl, tr.x, tr.y, title, L->font, accent, 1, 0);
+    if (xbox.w) {
+        draw_frame(c->dl, xbox, off ? accent : c->th.grid, 1);
+        view_text_center(c, xbox, off ? "+" : "\xC3\x97", L->font_small, off ? accent : c->th.muted,
+                         1);
+    }
     int bar = tr.h >= 6 ? 3 : 1;
     draw_fill(c->dl, (view_rect){tr.x, tr.y + tr.h - bar - 1, tr.w, bar}, accent);
 
     int iw = 0, ih = 0;
     uint64_t key = view_key_mix(view_key_mix(0xA77E000000ull, (uint64_t)head), c->s->data_version);
-    const rgba *px = view_heat_image(c->cache, key, m->attn + (size_t)head * n * n, n, n, n, map.w,
-                                     map.h, VIEW_MAP_SEQ, c->s->cmap, 1.0f, &iw, &ih, &key);
+    const size_t at = (size_t)head * n * n;
+    const rgba *px =
+        view_attn_image(c, key, m->attn + at, m->scores + at, n, map.w, map.h, &iw, &ih, &key);
     draw_image_cmd(c->dl, map, iw, ih, px, key);
+    view_draw_masks(c, map);
+    view_draw_cell_values(c, map, m->attn + at, n, n, n, m->scores + at, px, iw, ih);
+    if (off) { /* switched off: veiled, and said so */
+        rgba veil = c->th.bg;
+        veil.a = 170;
+        draw_fill(c->dl, map, veil);
+        view_text_center(c, map, "off: its band of Concat is 0", L->font_small, c->th.text, 1);
+    }
     draw_frame(c->dl, (view_rect){map.x - 1, map.y - 1, map.w + 2, map.h + 2}, accent, 1);
 
     if (highlight_row >= 0 && highlight_row < n) {
@@ -93,20 +157,41 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
     if (L->show_row_labels && slot % cols == 0) {
         for (int r = 0; r < n; r += stride) {
             int y = view_label_pos(map.y, map.h, n, lh, r);
-            view_token_label(lab, sizeof lab, toks->tokens[r]);
+            view_token_label(lab, sizeof lab, mha_token(m, toks, r));
             int w = view_tw(c, lab, L->label_size, 0);
-            rgba col = r == highlight_row ? c->th.accent_text : c->th.text;
+            rgba col = r == highlight_row ? c->th.accent_text
+                                          : (r >= m->n_real ? c->th.muted : c->th.text);
             draw_text(c->dl, map.x - L->pad / 2 - 2 - w, y, lab, L->label_size, col,
                       r == highlight_row, 0);
         }
     }
     int last_in_col = slot + cols >= L->shown_heads;
+    /* axis titles in the corners the labels leave free: rows are queries (top
+       left, on the first title line), columns keys (bottom left, under the labels) */
+    if (L->show_row_labels && L->show_col_labels && slot % cols == 0) {
+        const int fs = L->font_small;
+        if (slot == 0) {
+            const char *q = "query \xE2\x86\x93"; /* ↓ */
+            int w = view_tw(c, q, fs, 0);
+            if (w <= L->row_label_w)
+                draw_text(c->dl, map.x - L->pad / 2 - 2 - w, L->heads[slot].title.y, q, fs,
+                          c->th.muted, 0, 0);
+        }
+        if (last_in_col) {
+            const char *k = "key \xE2\x86\x92"; /* → */
+            int w = view_tw(c, k, fs, 0);
+            if (w <= L->row_label_w)
+                draw_text(c->dl, map.x - L->pad / 2 - 2 - w, map.y + map.h + L->pad / 2 + 2, k, fs,
+                          c->th.muted, 0, 0);
+        }
+    }
     if (L->show_col_labels && last_in_col) {
         for (int k = 0; k < n; k += stride) {
             int x = view_label_pos(map.x, map.w, n, lh, k);
-            view_token_label(lab, sizeof lab, toks->tokens[k]);
+            view_token_label(lab, sizeof lab, mha_token(m, toks, k));
             int w = view_tw(c, lab, L->label_size, 0);
-            rgba col = k == hover_col ? c->th.accent_text : c->th.text;
+            rgba col =
+                k == hover_col ? c->th.accent_text : (k >= m->n_real ? c->th.muted : c->th.text);
             draw_text(c->dl, x, map.y + map.h + L->pad / 2 + 2 + w, lab, L->label_size, col,
                       k == hover_col, 1);
         }
@@ -121,22 +206,33 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
     if (hover->kind == HIT_HEAD_CELL)
         hl_row = hover->row, hl_col = hover->col, hl_head = hover->head;
     if (hover->kind == HIT_ROW_LABEL) hl_row = hover->row;
+    const int variant = title_variant(c);
     for (int i = 0; i < L->shown_heads; i++) {
         int head = L->first_head + i;
-        draw_head(c, i, head, hl_row, head == hl_head ? hl_col : -1);
+        draw_head(c, i, head, hl_row, head == hl_head ? hl_col : -1, variant);
     }
     if (L->shown_heads > 0 && view_colorbar(c, L->attn_cbar, VIEW_MAP_SEQ, 1.0f)) {
-        /* its caption, cut to the heads area (to the bar in the focus view, whose
-           matrices sit to the right) */
-        const int fs = L->font_small;
+        /* its caption says the scale in use, cut to the heads area (to the bar in
+           the focus view, whose matrices sit to the right); the mask legend follows */
+        static const char *const caps[VIEW_CONTRAST_COUNT][2] = {
+            {VIEW_ATTN_CAPTION, "attention weight, 0 to 1"},
+            {"attention weight: each row scaled to its own maximum (contrast K)",
+             "weight / row maximum"},
+            {"attention weight: logarithmic scale, 0.001 to 1 (contrast K)", "weight, log scale"}};
+        const int fs = L->font_small, k = c->s->contrast % VIEW_CONTRAST_COUNT;
+        const mha_model *m = s->m;
+        const int masked = m->cfg.mask == MHA_MASK_CAUSAL || m->n_real < m->n;
         view_rect r = L->attn_cbar;
         int maxw = L->focus ? r.w : L->heads_area.x + L->heads_area.w - r.x;
+        int legend = masked ? view_mask_legend_width(c, fs) + L->gap : 0;
+        if (legend > maxw / 2) legend = 0;
         char cap[160];
-        view_fit_text(cap, sizeof cap, VIEW_ATTN_CAPTION, maxw, fs, 0, c->measure, c->ud);
-        if (view_tw(c, cap, fs, 0) < view_tw(c, VIEW_ATTN_CAPTION, fs, 0))
-            view_fit_text(cap, sizeof cap, "attention weight, 0 to 1", maxw, fs, 0, c->measure,
-                          c->ud);
-        draw_text(c->dl, r.x, r.y - L->line * fs / L->font - 2, cap, fs, c->th.muted, 0, 0);
+        view_fit_text(cap, sizeof cap, caps[k][0], maxw - legend, fs, 0, c->measure, c->ud);
+        if (view_tw(c, cap, fs, 0) < view_tw(c, caps[k][0], fs, 0))
+            view_fit_text(cap, sizeof cap, caps[k][1], maxw - legend, fs, 0, c->measure, c->ud);
+        int y = r.y - L->line * fs / L->font - 2;
+        draw_text(c->dl, r.x, y, cap, fs, c->th.muted, 0, 0);
+        if (legend) view_draw_mask_legend(c, r.x + view_tw(c, cap, fs, 0) + L->gap, y, fs);
     }
     if (L->pages > 1 && L->page_note.w > 0) { /* figures have none */
         char note[200];
@@ -260,7 +356,32 @@ void view_draw_equation(const view_ctx *c) {
     draw_bands(c);
     view_draw_matrix(c, &L->concat, m->concat, m->cfg.d_model, 0xC0C0000001ull, "Concat ");
     view_draw_matrix(c, &L->w_o, m->w_o, m->cfg.d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
-    view_draw_matrix(c, &L->out, m->out, m->cfg.d_model, 0xC0C0000003ull, "MultiHead ");
+    const int dm = m->cfg.d_model;
+    if (c->s->diff && c->s->out_diff) {
+        /* the ablation's effect, on the unablated MultiHead's own colour scale */
+        float scale = view_max_abs(m->out_full, m->n, dm, dm);
+        view_draw_matrix_scaled(c, &L->out, c->s->out_diff, dm, 0xC0C0000004ull,
+                                "\xCE\x94 = MultiHead \xE2\x88\x92 unablated ", scale);
+        char note[96];
+        snprintf(note, sizeof note,
+                 "\xE2\x80\x96\xCE\x94\xE2\x80\x96 / \xE2\x80\x96MultiHead\xE2\x80\x96 = %.1f %%",
+                 100.0 * mha_ablation_delta(m));
+        view_rect r = L->out.cbar;
+        draw_text(c->dl, r.x, r.y + r.h + L->line + L->pad / 2, note, L->font_small,
+                  c->th.accent_text, 1, 0);
+    } else {
+        view_draw_matrix(c, &L->out, m->out, dm, 0xC0C0000003ull, "MultiHead ");
+        if (mha_config_ablated_count(&m->cfg)) {
+            char note[96];
+            snprintf(note, sizeof note, "%d head%s off: changes it by %.1f %% (D)",
+                     mha_config_ablated_count(&m->cfg),
+                     mha_config_ablated_count(&m->cfg) > 1 ? "s" : "",
+                     100.0 * mha_ablation_delta(m));
+            view_rect r = L->out.cbar;
+            draw_text(c->dl, r.x, r.y + r.h + L->line + L->pad / 2, note, L->font_small,
+                      c->th.accent_text, 1, 0);
+        }
+    }
     view_text_center(c, L->times_sym, "\xC3\x97", L->font_title, c->th.text, 1);
     view_text_center(c, L->equals_sym, "=", L->font_title, c->th.text, 1);
 }

@@ -21,9 +21,20 @@ void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const v
         view_draw_header(&c);
         view_draw_formula(&c);
     }
-    if (s->panel != VIEW_PANEL_EQUATION) view_draw_heads(&c, &hit);
-    if (L->focus && s->panel == VIEW_PANEL_ALL) view_draw_focus(&c);
-    if (s->panel != VIEW_PANEL_HEAD) view_draw_equation(&c);
+    if (s->train) {
+        view_draw_heads(&c, &hit);
+        view_draw_train(&c);
+    } else if (s->panel == VIEW_PANEL_STEPS) {
+        view_draw_steps(&c, &L->steps, s->panel_head - 1, 0);
+    } else {
+        if (s->panel != VIEW_PANEL_EQUATION) view_draw_heads(&c, &hit);
+        if (L->focus && s->panel == VIEW_PANEL_ALL && L->steps.shown)
+            view_draw_steps(&c, &L->steps, L->focus - 1, s->step);
+        else if (L->focus && s->panel == VIEW_PANEL_ALL)
+            view_draw_focus(&c);
+        if (s->panel != VIEW_PANEL_HEAD) view_draw_equation(&c);
+        view_draw_lesson(&c);
+    }
     if (s->panel == VIEW_PANEL_ALL) view_draw_status(&c);
     if (s->present) view_draw_pointer(&c, &hit);
     view_draw_tooltip(&c, &hit);

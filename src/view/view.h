@@ -12,7 +12,12 @@
 /* Measures a UTF-8 run at pixel size `size`: width and line height in pixels. */
 typedef void (*view_measure_fn)(void *ud, const char *text, int size, int bold, int *w, int *h);
 
-typedef enum { VIEW_PANEL_ALL = 0, VIEW_PANEL_HEAD, VIEW_PANEL_EQUATION } view_panel;
+typedef enum {
+    VIEW_PANEL_ALL = 0,
+    VIEW_PANEL_HEAD,
+    VIEW_PANEL_EQUATION,
+    VIEW_PANEL_STEPS /* one head's computation, stage by stage (panel_head) */
+} view_panel;
 
 typedef enum {
     BTN_H_DOWN,
@@ -37,6 +42,30 @@ typedef enum {
     BTN_COUNT
 } view_button;
 
+/* Training, as the view draws it (the window's trainer fills it; src/learn trains). */
+#define VIEW_TRAIN_RUNS 8
+typedef struct {
+    const char *label; /* "pair h=2 d=32" */
+    int points;
+    const float *step, *loss, *acc; /* (points) */
+} view_train_run;
+
+typedef struct {
+    const char *task, *what; /* task name and its one-line rule */
+    const char *error;       /* why training could not start, or "" */
+    int running;
+    long step;
+    float steps_per_s, loss, acc;
+    int layers, layer, h; /* layer shown, 0-based */
+    int runs;             /* the last is the current run */
+    view_train_run run[VIEW_TRAIN_RUNS];
+    int pruning_valid;
+    long pruning_step;
+    const float *ablated_acc; /* (layers, h) held-out accuracy without that head */
+    int pruned;               /* heads that each cost under a point */
+    float pruned_acc;         /* accuracy with all of those removed together */
+} view_train;
+
 /* Everything the picture depends on. Zero is a sensible default for the flags. */
 typedef struct {
     int width, height;  /* output pixels */
@@ -52,20 +81,33 @@ typedef struct {
     int sample_index, sample_count; /* 1-based index, 0 for custom text */
     int theme;                      /* 0 light, 1 dark */
     int cmap;                       /* sequential colormap for attention */
-    int page;                       /* page of the heads grid, 0-based */
-    int focus;                      /* focused head, 1-based; 0 none */
-    view_panel panel;               /* export: all, one head (focus), or the equation */
-    int panel_head;                 /* 1-based head for VIEW_PANEL_HEAD */
-    int hover_x, hover_y;           /* pointer, output pixels; negative: outside */
-    int editing;                    /* text field open */
-    const char *edit_text;          /* its contents (UTF-8) */
-    const char *edit_preedit;       /* IME composition, may be NULL */
-    int edit_cursor;                /* byte offset of the cursor in edit_text */
-    int edit_selected;              /* the whole text is selected */
-    int edit_tokens;                /* tokens the text has now */
-    int help;                       /* help overlay open */
-    const char *status;             /* message for the status line, may be NULL */
-    const char *toast;              /* transient notice (e.g. saved file path), may be NULL */
+    int contrast;                   /* attention scale: 0 fixed 0..1, 1 row max, 2 log */
+    int values;                     /* numbers in the cells where they fit */
+    int diff;                       /* MultiHead drawn as out - out_full */
+    int step;                       /* focus view: stage of the step-through, 0 none */
+    int lesson;                     /* redundancy and cost panels */
+    /* numbers derived from the model for the lesson (may be NULL: not shown) */
+    const float *head_entropy;    /* (h) mean row entropy in bits */
+    const float *head_divergence; /* (h, h) mean Jensen-Shannon divergence in bits */
+    const float *out_diff;        /* (n, d_model) MultiHead - unablated MultiHead */
+    const float *step_raw;        /* (n, n) Q_i K_i^T of the focused head */
+    const float *step_scaled;     /* (n, n) that over sqrt(d_k) T, before the mask */
+    const float *step_share;      /* (n, d_model) head_i W^O_i */
+    const view_train *train;      /* training mode: m holds the trained heads of one layer */
+    int page;                     /* page of the heads grid, 0-based */
+    int focus;                    /* focused head, 1-based; 0 none */
+    view_panel panel;             /* export: all, one head (focus), or the equation */
+    int panel_head;               /* 1-based head for VIEW_PANEL_HEAD */
+    int hover_x, hover_y;         /* pointer, output pixels; negative: outside */
+    int editing;                  /* text field open */
+    const char *edit_text;        /* its contents (UTF-8) */
+    const char *edit_preedit;     /* IME composition, may be NULL */
+    int edit_cursor;              /* byte offset of the cursor in edit_text */
+    int edit_selected;            /* the whole text is selected */
+    int edit_tokens;              /* tokens the text has now */
+    int help;                     /* help overlay open */
+    const char *status;           /* message for the status line, may be NULL */
+    const char *toast;            /* transient notice (e.g. saved file path), may be NULL */
     double compute_ms, frame_ms;
     int transparent;            /* export: no background fill */
     int figure;                 /* export: no buttons, no timings (labels stay true) */
@@ -105,6 +147,18 @@ typedef struct {
     int rows, cols;  /* matrix shape */
 } view_matrix_box;
 
+/* The stages of one head's computation, each a titled cell with its matrices
+ * (three for Q_i, K_i, V_i). Stage k (1-based) is cells[k - 1]. */
+#define VIEW_STEPS 9
+typedef struct {
+    int shown;                  /* 0: no step-through in this layout */
+    view_rect caption;          /* the current stage's formula, large */
+    view_rect cell[VIEW_STEPS]; /* whole cell, framed when current */
+    view_rect title[VIEW_STEPS];
+    view_matrix_box box[VIEW_STEPS][3];
+    int boxes[VIEW_STEPS];
+} view_steps;
+
 typedef struct {
     /* sizes in output pixels: the data (titles, labels, the equation) at the zoom, and
        the controls (header buttons, status line, help) at ui_zoom, which stays below
@@ -141,6 +195,16 @@ typedef struct {
     int focus; /* 1-based focused head, 0 none */
     view_rect focus_caption;
     view_matrix_box qkv[4];
+
+    /* the step-through of one head: nine stages from X to its share of MultiHead */
+    view_steps steps;
+
+    /* training mode: the curves and the pruning bars beside the heads */
+    view_rect train_title, train_acc, train_loss, train_legend, train_bars, train_note;
+
+    /* under the equation: how alike the heads are, and what the layer costs */
+    int lesson_shown;
+    view_rect redund_title, redund_map, redund_cbar, redund_note, cost;
 
     /* the equation Concat × W^O = MultiHead */
     view_rect eq_area, eq_title;
@@ -207,6 +271,7 @@ typedef enum {
     HIT_W_O,       /* row, col, head (of the row) */
     HIT_OUT,       /* row, col */
     HIT_QKV,       /* which (0 Q, 1 K, 2 V, 3 head), row, col */
+    HIT_HEAD_OFF,  /* the x in a head's title that switches it off / on: head */
 } view_hit_kind;
 
 typedef struct {
@@ -218,6 +283,10 @@ typedef struct {
 } view_hit;
 
 view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y);
+
+/* The box of the x that switches head slot i of the grid off / on (in its title,
+ * at the right end; empty when the title is too small, in a figure or presenting). */
+view_rect view_head_off_box(const view_layout *L, const view_state *s, int slot);
 
 /* Cache of coloured heatmap pixels, so unchanged matrices are not recoloured. */
 typedef struct view_cache view_cache;

@@ -101,6 +101,16 @@ const rgba *view_heat_image(view_cache *c, uint64_t key, const float *data, int 
                             int ld, int max_w, int max_h, view_map_kind kind, int cmap, float scale,
                             int *out_w, int *out_h, uint64_t *out_key);
 
+/* How attention weights map to colours: the fixed scale 0..1, each row scaled to
+ * its own maximum, or a logarithmic scale from 0.001 to 1. */
+enum { VIEW_CONTRAST_FIXED = 0, VIEW_CONTRAST_ROW, VIEW_CONTRAST_LOG, VIEW_CONTRAST_COUNT };
+
+/* An attention map (n, n) as at most (max_w, max_h) pixels under the state's
+ * colormap and contrast; a pixel whose cells are all masked (score -inf) shows
+ * the mask's ground. Owned by the frame's cache; NULL when out of memory. */
+const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, const float *scores,
+                            int n, int max_w, int max_h, int *out_w, int *out_h, uint64_t *out_key);
+
 /* A horizontal colorbar in r with tick numbers under it: sequential [0, 1] in the
  * state's colormap, or diverging [-m, m]. Returns 0 (drawing nothing) when r is
  * too small for one. */
@@ -111,6 +121,56 @@ int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m);
  * matrix; the state's data_version is mixed in. */
 void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                       uint64_t key, const char *shape_prefix);
+/* The same on the scale [-scale, scale] (scale <= 0: the matrix's own max |value|). */
+void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
+                             uint64_t key, const char *shape_prefix, float scale);
+/* Largest finite |value| of a (rows, cols) matrix with row stride ld (1 when all are 0). */
+float view_max_abs(const float *a, int rows, int cols, int ld);
+
+/* --- masks.c ------------------------------------------------------------------ */
+
+#define VIEW_MASK_LEGEND "masked: \xE2\x88\x92\xE2\x88\x9E \xE2\x86\x92 0"
+/* The ground of a masked cell (under its hatching). */
+rgba view_mask_ground(int theme);
+/* Hatches the masked cells of an attention map drawn in map (causal staircase,
+ * [PAD] key columns) and veils the [PAD] query rows. */
+void view_draw_masks(const view_ctx *c, view_rect map);
+/* The legend: a hatched swatch and "masked: −∞ → 0" at text size size. */
+int view_mask_legend_width(const view_ctx *c, int size);
+void view_draw_mask_legend(const view_ctx *c, int x, int y, int size);
+
+/* --- cells.c ------------------------------------------------------------------ */
+
+/* The text size for numbers in the cells of map (rows x cols) when the state asks
+ * for them and they fit legibly, else 0. */
+int view_cell_values_fit(const view_ctx *c, view_rect map, int rows, int cols);
+/* The same for attention weights of an n x n map (written as ".42"). */
+int view_weight_values_fit(const view_ctx *c, view_rect map, int n);
+/* Writes data's values in map's cells over the image px (px_w x px_h, one pixel
+ * a cell; nothing when the image is reduced); cells masked in mask (-inf) are
+ * left to their hatching. */
+void view_draw_cell_values(const view_ctx *c, view_rect map, const float *data, int rows, int cols,
+                           int ld, const float *mask, const rgba *px, int px_w, int px_h);
+
+/* --- layout_steps.c, steps.c ------------------------------------------------------ */
+
+/* Lays the step-through of s's head out in area. */
+void view_steps_layout(view_steps *S, const view_layout *L, const view_state *s, view_rect area);
+/* Draws it for head (0-based); stage `current` (1-based, 0 none) is highlighted. */
+void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int current);
+
+/* --- layout_lesson.c, lesson_panels.c ---------------------------------------------- */
+
+/* Places the redundancy matrix and the cost panel under the equation, if room. */
+void view_lesson_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
+/* Draws them. */
+void view_draw_lesson(const view_ctx *c);
+
+/* --- layout_train.c, train_panels.c ------------------------------------------------ */
+
+/* Training mode's panels in area a (beside the heads). */
+void view_train_layout(view_layout *L, const view_state *s, view_rect a);
+void view_draw_train(const view_ctx *c);
 
 /* --- panels.c ----------------------------------------------------------------- */
 

@@ -1,0 +1,87 @@
+/* derive.c: numbers the view draws that the core does not keep: each head's
+ * entropy, how alike the heads are, the ablation's difference from the full
+ * MultiHead, and the focused head's intermediate products for its step-through.
+ * Recomputed only when the model or the focused head changes. No SDL. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state_internal.h"
+#include "stats.h"
+
+/* Comparing every pair of heads costs h^2 n^2: above this, the panel says so. */
+#define DIVERGENCE_MAX_H 16
+
+struct app_derived {
+    unsigned long version; /* data_version these numbers are for; 0 none */
+    int head;              /* focused head they are for (1-based), 0 none */
+    float *entropy;        /* (h) mean row entropy, bits */
+    float *divergence;     /* (h, h) mean Jensen-Shannon divergence, bits; h <= 16 */
+    float *diff;           /* (n, d_model) MultiHead - unablated MultiHead */
+    float *raw;            /* (n, n) Q_i K_i^T of the focused head */
+    float *scaled;         /* (n, n) raw / (sqrt(d_k) T), before the mask */
+    float *share;          /* (n, d_model) head_i W^O_i */
+    size_t cap_entropy, cap_divergence, cap_diff, cap_raw, cap_scaled, cap_share; /* floats */
+};
+
+void app_derived_free(app_derived *d) {
+    if (!d) return;
+    free(d->entropy), free(d->divergence), free(d->diff), free(d->raw), free(d->scaled),
+        free(d->share);
+    free(d);
+}
+
+/* Grows *p to at least want floats. */
+static int reserve(float **p, size_t *cap, size_t want) {
+    if (want <= *cap) return 0;
+    float *n = realloc(*p, want * sizeof *n);
+    if (!n) return -1;
+    *p = n;
+    *cap = want;
+    return 0;
+}
+
+int app_derive(app_state *s) {
+    if (!s->derived) s->derived = calloc(1, sizeof *s->derived);
+    app_derived *d = s->derived;
+    if (!d) return -1;
+    const mha_model *m = s->m;
+    const int focus = s->focus > 0 && s->focus <= m->cfg.h ? s->focus : 0;
+    if (d->version == s->data_version && d->head == focus) return 0;
+    const int n = m->n, h = m->cfg.h, dm = m->cfg.d_model;
+    const size_t nd = (size_t)n * dm, nn = (size_t)n * n;
+    d->version = 0;
+    if (reserve(&d->entropy, &d->cap_entropy, (size_t)h) || reserve(&d->diff, &d->cap_diff, nd) ||
+        (h <= DIVERGENCE_MAX_H && reserve(&d->divergence, &d->cap_divergence, (size_t)h * h)))
+        return -1;
+    mha_head_entropy(d->entropy, m);
+    if (h <= DIVERGENCE_MAX_H) mha_head_divergence(d->divergence, m);
+    for (size_t k = 0; k < nd; k++) d->diff[k] = m->out[k] - m->out_full[k];
+    d->head = 0;
+    if (focus) {
+        if (reserve(&d->raw, &d->cap_raw, nn) || reserve(&d->scaled, &d->cap_scaled, nn) ||
+            reserve(&d->share, &d->cap_share, nd))
+            return -1;
+        mha_head_raw_scores(d->raw, m, focus - 1);
+        const float t = m->cfg.temperature > 0.0f ? m->cfg.temperature : 1.0f;
+        const float div = (m->cfg.no_scale ? 1.0f : sqrtf((float)m->d_k)) * t;
+        for (size_t k = 0; k < nn; k++) d->scaled[k] = d->raw[k] / div;
+        mha_head_output(d->share, m, focus - 1);
+        d->head = focus;
+    }
+    d->version = s->data_version;
+    return 0;
+}
+
+void app_derived_view(const app_state *s, view_state *vs) {
+    const app_derived *d = s->derived;
+    if (!d || d->version != s->data_version) return;
+    vs->head_entropy = d->entropy;
+    vs->head_divergence = s->m->cfg.h <= DIVERGENCE_MAX_H ? d->divergence : NULL;
+    vs->out_diff = d->diff;
+    if (d->head && d->head == s->focus) {
+        vs->step_raw = d->raw;
+        vs->step_scaled = d->scaled;
+        vs->step_share = d->share;
+    }
+}

@@ -1,0 +1,25 @@
+/* train_mode.h: --train TASK, the headless "learn live": trains the learner of
+ * src/learn, shows progress on stderr, prints a summary and, with --dump DIR,
+ * writes the trained weights, the held-out example's tensors and train.json. */
+#ifndef MHAVIZ_TRAIN_MODE_H
+#define MHAVIZ_TRAIN_MODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The training options of the command line; zero means "default". */
+typedef struct {
+    int task;   /* 1 + the task's id (see learn.h); 0: no --train */
+    int steps;  /* --steps; 0: the task's default */
+    int layers; /* --layers 1|2; 0: the task's default */
+    int mlp;    /* --mlp */
+    float lr;   /* --lr; 0: 3e-3 */
+    int batch;  /* --batch; 0: 32 */
+} train_options;
+
+/* Trains with h, d_model and seed (0: defaults 4, 32, 1) and writes dump_dir when
+ * it is not NULL. Returns 0, or 2 (bad value) / 1 (runtime) with a message. */
+int app_train(const train_options *t, int h, int d_model, uint64_t seed, const char *dump_dir,
+              char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,254 @@
+/* training.c: training mode in the state machine. L enters it and starts (or
+ * pauses, or resumes) training on a worker (trainer.c); in it, Tab picks the
+ * task, Up/Down and Right/Left restart at a new h or d_model with the earlier
+ * runs' curves kept, Y picks the layer, Escape leaves it (paused). Each tick
+ * takes the latest snapshot, and the view draws the trained heads through a
+ * small mha_model that points into it. No SDL. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "controls.h"
+#include "state_internal.h"
+#include "trainer.h"
+
+#define TRAIN_MAX_D 256 /* d_model the window trains at, at most */
+
+struct app_training {
+    app_trainer *trainer;
+    train_view tv;    /* the latest snapshot */
+    learn_config cfg; /* what the next start uses */
+    int layer;        /* shown, 0-based */
+    mha_model shim;   /* the shown layer's heads, for the view */
+    float mask[TRAIN_MAX_HEADS * TRAIN_MAX_T * TRAIN_MAX_T]; /* (h, T, T): 0, or -inf above */
+    char *labels[TRAIN_MAX_T];
+    tok_list toks;
+    char run_label[TRAIN_MAX_RUNS][48];
+    char status[160]; /* the status line in training mode */
+    view_train vt;
+};
+
+void app_training_free(app_training *t) {
+    if (!t) return;
+    trainer_destroy(t->trainer);
+    free(t);
+}
+
+static app_training *get(app_state *s) {
+    if (!s->training) {
+        s->training = calloc(1, sizeof *s->training);
+        if (!s->training) return NULL;
+        s->training->cfg = (learn_config){.task = LEARN_PAIR, .h = 2, .d_model = 32};
+    }
+    if (!s->training->trainer) s->training->trainer = trainer_create();
+    return s->training->trainer ? s->training : NULL;
+}
+
+static void start(app_state *s, app_training *t) {
+    learn_config c = t->cfg;
+    c.layers = 0; /* the task's own: 2 for induction */
+    trainer_start(t->trainer, &c, 0);
+    t->layer = 0;
+    snprintf(s->status, sizeof s->status, "training %s at h = %d, d_model = %d",
+             learn_task(c.task)->name, c.h, c.d_model);
+}
+
+/* Steps the training shape: h among the divisors of d_model up to 64, d_model on
+   the ladder up to 256. Returns 1 if it changed. */
+static int step_shape(app_state *s, app_training *t, int which, int dir) {
+    char why[160];
+    int h = t->cfg.h, d = t->cfg.d_model;
+    int v = which ? controls_step_d(h, d, dir, why, sizeof why)
+                  : controls_step_h(h, d, dir, why, sizeof why);
+    if (v && which && v > TRAIN_MAX_D)
+        v = 0, snprintf(why, sizeof why, "training goes up to d_model = %d here", TRAIN_MAX_D);
+    if (v && !which && v > TRAIN_MAX_HEADS)
+        v = 0, snprintf(why, sizeof why, "training goes up to h = %d", TRAIN_MAX_HEADS);
+    if (!v) {
+        snprintf(s->status, sizeof s->status, "%s", why);
+        return 0;
+    }
+    if (which)
+        t->cfg.d_model = v;
+    else
+        t->cfg.h = v;
+    return 1;
+}
+
+int app_training_apply(app_state *s, const app_action *a) {
+    if (a->kind == ACT_TRAIN) {
+        app_training *t = get(s);
+        if (!t) {
+            snprintf(s->status, sizeof s->status, "cannot start training: out of resources");
+            return 1;
+        }
+        if (!s->train_mode) {
+            s->train_mode = 1;
+            s->focus = 0;
+            if (!t->tv.active)
+                start(s, t);
+            else
+                trainer_pause(t->trainer, 0);
+        } else {
+            trainer_pause(t->trainer, t->tv.running);
+            snprintf(s->status, sizeof s->status, "%s",
+                     t->tv.running ? "paused: the pruning bars are for these weights"
+                                   : "training again");
+        }
+        trainer_snapshot(t->trainer, &t->tv);
+        return 1;
+    }
+    if (!s->train_mode || !s->training) return -1; /* not training's: the state applies it */
+    app_training *t = s->training;
+    switch (a->kind) {
+    case ACT_ESCAPE:
+        s->train_mode = 0;
+        trainer_pause(t->trainer, 1);
+        snprintf(s->status, sizeof s->status, "training paused; L returns to it");
+        return 1;
+    case ACT_TRAIN_LAYER:
+        t->layer = (t->layer + 1) % (t->tv.cfg.layers > 0 ? t->tv.cfg.layers : 1);
+        return 1;
+    case ACT_SAMPLE_NEXT:
+    case ACT_SAMPLE_PREV: {
+        int n = LEARN_TASK_COUNT, k = (int)t->cfg.task + (a->kind == ACT_SAMPLE_NEXT ? 1 : n - 1);
+        t->cfg.task = (learn_task_id)(k % n);
+        start(s, t);
+        return 1;
+    }
+    case ACT_H_UP:
+    case ACT_H_DOWN:
+    case ACT_D_UP:
+    case ACT_D_DOWN:
+        if (step_shape(s, t, a->kind == ACT_D_UP || a->kind == ACT_D_DOWN,
+                       a->kind == ACT_H_UP || a->kind == ACT_D_UP ? 1 : -1))
+            start(s, t);
+        return 1;
+    case ACT_SEED:
+        t->cfg.seed = t->cfg.seed + 1 + (t->cfg.seed == 0);
+        start(s, t);
+        return 1;
+    default: return -1;
+    }
+}
+
+int app_training_run(app_state *s, const learn_config *cfg, long steps, char *err, size_t errlen) {
+    app_training *t = get(s);
+    if (!t) {
+        snprintf(err, errlen, "cannot start training: out of resources");
+        return 1;
+    }
+    t->cfg = *cfg;
+    s->train_mode = 1;
+    trainer_start(t->trainer, cfg, steps);
+    t->layer = 0;
+    /* wait for the run to end and its pruning bars (the worker pauses itself) */
+    for (long waited = 0;; waited += 10) {
+        trainer_snapshot(t->trainer, &t->tv);
+        const train_view *tv = &t->tv;
+        if (tv->error[0]) {
+            snprintf(err, errlen, "%s", tv->error);
+            return 2;
+        }
+        if (tv->active && !tv->running && tv->step >= steps && tv->pruning_valid &&
+            tv->pruning_step == tv->step)
+            return 0;
+        if (waited > 30L * 60 * 1000) { /* never in practice: a run is seconds */
+            snprintf(err, errlen, "training did not finish in 30 minutes");
+            return 1;
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+int app_training_tick(app_state *s) {
+    app_training *t = s->training;
+    if (!t || !t->trainer) return 0;
+    return trainer_snapshot(t->trainer, &t->tv);
+}
+
+int app_training_running(const app_state *s) {
+    if (!s->train_mode || !s->training) return 0;
+    const train_view *tv = &s->training->tv;
+    /* poll while steps are taken, and after a pause until its bars have come */
+    return tv->running || !tv->active ||
+           (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
+}
+
+const train_view *app_training_snapshot(const app_state *s) {
+    return s->training ? &s->training->tv : NULL;
+}
+
+/* Points the view at the shown layer's heads and the curves. */
+void app_training_view(const app_state *s, view_state *vs) {
+    app_training *t = s->training;
+    if (!s->train_mode || !t || !t->tv.active) return;
+    const train_view *tv = &t->tv;
+    const learn_task_info *info = learn_task(tv->cfg.task);
+    const int T = tv->T, h = tv->cfg.h, layer = t->layer < tv->cfg.layers ? t->layer : 0;
+    /* the heads of one layer as an mha_model: causal, T tokens of the task's symbols */
+    mha_model *m = &t->shim;
+    memset(m, 0, sizeof *m);
+    m->cfg.h = h;
+    m->cfg.d_model = tv->cfg.d_model;
+    m->cfg.mask = MHA_MASK_CAUSAL;
+    m->cfg.seed = tv->cfg.seed;
+    m->n = m->n_real = T;
+    m->d_k = tv->cfg.d_model / h;
+    m->attn = (float *)tv->attn + (size_t)layer * h * T * T;
+    for (int i = 0; i < h; i++)
+        for (int r = 0; r < T; r++)
+            for (int c = 0; c < T; c++)
+                t->mask[((size_t)i * T + r) * T + c] = c > r ? -INFINITY : 0.0f;
+    m->scores = t->mask;
+    for (int i = 0; i < T; i++) t->labels[i] = (char *)info->symbols[tv->tokens[i]];
+    t->toks = (tok_list){.count = T, .tokens = t->labels};
+    /* the curves, each labelled by its shape */
+    view_train *vt = &t->vt;
+    memset(vt, 0, sizeof *vt);
+    vt->task = info->name;
+    vt->what = info->what;
+    vt->error = tv->error;
+    vt->running = tv->running;
+    vt->step = tv->step;
+    vt->steps_per_s = tv->steps_per_s;
+    vt->loss = tv->loss;
+    vt->acc = tv->acc;
+    vt->layers = tv->cfg.layers;
+    vt->layer = layer;
+    vt->h = h;
+    vt->runs = tv->runs < VIEW_TRAIN_RUNS ? tv->runs : VIEW_TRAIN_RUNS;
+    for (int i = 0; i < vt->runs; i++) {
+        const train_run *r = &tv->run[tv->runs - vt->runs + i];
+        snprintf(t->run_label[i], sizeof t->run_label[i], "%s h=%d d=%d", learn_task(r->task)->name,
+                 r->h, r->d_model);
+        vt->run[i] = (view_train_run){t->run_label[i], r->points, r->step, r->loss, r->acc};
+    }
+    vt->pruning_valid = tv->pruning_valid;
+    vt->pruning_step = tv->pruning_step;
+    vt->ablated_acc = tv->ablated_acc;
+    vt->pruned = tv->pruned;
+    vt->pruned_acc = tv->pruned_acc;
+    vs->m = m;
+    vs->toks = &t->toks;
+    vs->train = vt;
+    if (!s->status[0]) { /* the status line follows the run */
+        snprintf(t->status, sizeof t->status,
+                 "training %s: step %ld \xC2\xB7 %.0f steps/s \xC2\xB7 held-out %.1f %%",
+                 info->name, tv->step, (double)tv->steps_per_s, 100.0 * tv->acc);
+        vs->status = t->status;
+    }
+    vs->sample_index = (int)tv->cfg.task + 1;
+    vs->sample_count = LEARN_TASK_COUNT;
+    vs->head_entropy = NULL;
+    vs->head_divergence = NULL;
+    vs->out_diff = NULL;
+    vs->focus = 0;
+    vs->step = 0;
+    vs->diff = 0;
+    vs->data_version = tv->seq * 7919 + (unsigned long)layer; /* new pixels per snapshot */
+}

@@ -1,0 +1,27 @@
+/* stats.h: numbers about the heads that the lesson puts on screen: how spread
+ * each head's attention is (entropy), how alike two heads are (Jensen-Shannon
+ * divergence), and the intermediate products of one head for its step-through. */
+#ifndef MHAVIZ_STATS_H
+#define MHAVIZ_STATS_H
+
+#include "mha.h"
+
+/* out (h): each head's mean row entropy in bits, -sum a log2 a over the keys,
+ * averaged over the text's query rows (not [PAD] rows). A uniform row over n
+ * keys has log2 n bits; a row on one key has 0. */
+void mha_head_entropy(float *out, const mha_model *m);
+
+/* out (h, h): the mean over the text's query rows of the Jensen-Shannon
+ * divergence in bits between the rows of heads i and j: 0 for identical
+ * attention, 1 for rows on disjoint keys. Symmetric, zero diagonal. */
+void mha_head_divergence(float *out, const mha_model *m);
+
+/* out (n, n): Q_i K_i^T of head `head` (0-based): the raw scores, before the
+ * scaling, the temperature and the mask. */
+void mha_head_raw_scores(float *out, const mha_model *m, int head);
+
+/* out (n, d_model): head_i W^O_i, head i's share of MultiHead (its rows of W^O);
+ * MultiHead is the sum of these over the heads that are on. */
+void mha_head_output(float *out, const mha_model *m, int head);
+
+#endif

@@ -1,0 +1,255 @@
+/* layers.c: forward and backward of each layer of the learner, side by side, and
+ * AdamW. Matrix products go through mm_sgemm / mm_sgemm_t (src/core/blas.h); the
+ * attention softmax is the core's mha_softmax_rows, so the forward is the app's.
+ * Nothing here allocates or keeps state. */
+#include "layers.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "blas.h"
+#include "mha.h"
+
+/* ------------------------------------------------------------------------------ */
+/* token + position embedding                                                      */
+
+void encoder_forward(float *out, const int *tok, const float *wte, const float *wpe, int B, int T,
+                     int d) {
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) {
+            float *o = out + ((size_t)b * T + t) * d;
+            const float *e = wte + (size_t)tok[b * T + t] * d, *p = wpe + (size_t)t * d;
+            for (int i = 0; i < d; i++) o[i] = e[i] + p[i];
+        }
+}
+
+void encoder_backward(float *dwte, float *dwpe, const float *dout, const int *tok, int B, int T,
+                      int d) {
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) {
+            const float *g = dout + ((size_t)b * T + t) * d;
+            float *de = dwte + (size_t)tok[b * T + t] * d, *dp = dwpe + (size_t)t * d;
+            for (int i = 0; i < d; i++) {
+                de[i] += g[i];
+                dp[i] += g[i];
+            }
+        }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* LayerNorm                                                                       */
+
+void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *gain,
+                       const float *bias, int N, int d) {
+    for (int r = 0; r < N; r++) {
+        const float *x = inp + (size_t)r * d;
+        float *o = out + (size_t)r * d;
+        float m = 0.0f;
+        for (int i = 0; i < d; i++) m += x[i];
+        m /= (float)d;
+        float var = 0.0f; /* biased, as torch.nn.LayerNorm */
+        for (int i = 0; i < d; i++) var += (x[i] - m) * (x[i] - m);
+        var /= (float)d;
+        float s = 1.0f / sqrtf(var + LEARN_LN_EPS);
+        for (int i = 0; i < d; i++) o[i] = (x[i] - m) * s * gain[i] + bias[i];
+        mean[r] = m;
+        rstd[r] = s;
+    }
+}
+
+void layernorm_backward(float *dinp, float *dgain, float *dbias, const float *dout,
+                        const float *inp, const float *gain, const float *mean, const float *rstd,
+                        int N, int d) {
+    for (int r = 0; r < N; r++) {
+        const float *g = dout + (size_t)r * d, *x = inp + (size_t)r * d;
+        float *dx = dinp + (size_t)r * d;
+        const float m = mean[r], s = rstd[r];
+        /* pass 1: the two means the input gradient needs */
+        float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
+        for (int i = 0; i < d; i++) {
+            float norm = (x[i] - m) * s, dnorm = gain[i] * g[i];
+            dnorm_mean += dnorm;
+            dnorm_norm_mean += dnorm * norm;
+        }
+        dnorm_mean /= (float)d;
+        dnorm_norm_mean /= (float)d;
+        /* pass 2: gain, bias and input gradients */
+        for (int i = 0; i < d; i++) {
+            float norm = (x[i] - m) * s, dnorm = gain[i] * g[i];
+            dbias[i] += g[i];
+            dgain[i] += norm * g[i];
+            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* matrix product with optional bias                                               */
+
+void matmul_forward(float *out, const float *inp, const float *w, const float *bias, int N, int c,
+                    int oc) {
+    if (bias)
+        for (int r = 0; r < N; r++) memcpy(out + (size_t)r * oc, bias, (size_t)oc * sizeof(float));
+    mm_sgemm(out, oc, inp, c, w, oc, N, oc, c, 0, 1.0f, bias ? 1.0f : 0.0f);
+}
+
+void matmul_backward(float *dinp, float dinp_beta, float *dw, float *dbias, const float *dout,
+                     const float *inp, const float *w, int N, int c, int oc) {
+    if (dinp) mm_sgemm(dinp, c, dout, oc, w, oc, N, c, oc, 1, 1.0f, dinp_beta); /* dout w^T */
+    mm_sgemm_t(dw, oc, inp, c, 1, dout, oc, 0, c, oc, N, 1.0f, 1.0f);           /* inp^T dout */
+    if (dbias)
+        for (int r = 0; r < N; r++) {
+            const float *g = dout + (size_t)r * oc;
+            for (int j = 0; j < oc; j++) dbias[j] += g[j];
+        }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* causal multi-head attention                                                     */
+
+void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
+                       const float *v, const unsigned char *ablate, int B, int T, int d, int h) {
+    const int dk = d / h;
+    const size_t tt = (size_t)T * T;
+    const float scale = (float)(1.0 / sqrt((double)dk)); /* as mha_forward */
+    for (int b = 0; b < B; b++) {
+        const size_t row0 = (size_t)b * T * d; /* example b's first row */
+        for (int i = 0; i < h; i++) {
+            const size_t col = (size_t)i * dk; /* head i's columns */
+            float *s = scores + ((size_t)b * h + i) * tt, *a = attn + ((size_t)b * h + i) * tt;
+            float *head = concat + row0 + col;
+            /* step 1: scores_i = Q_i K_i^T / sqrt(d_k), (T, T) */
+            mm_sgemm(s, T, q + row0 + col, d, k + row0 + col, d, T, T, dk, 1, scale, 0.0f);
+            /* step 2: causal mask, then the row softmax */
+            for (int r = 0; r < T; r++)
+                for (int c = r + 1; c < T; c++) s[(size_t)r * T + c] = -INFINITY;
+            memcpy(a, s, tt * sizeof(float));
+            mha_softmax_rows(a, T, T);
+            /* step 3: head_i = A_i V_i, (T, d_k), straight into its band of Concat */
+            if (ablate && ablate[i]) {
+                for (int r = 0; r < T; r++) memset(head + (size_t)r * d, 0, dk * sizeof(float));
+            } else {
+                mm_sgemm(head, d, a, T, v + row0 + col, d, T, dk, T, 0, 1.0f, 0.0f);
+            }
+        }
+    }
+}
+
+void attention_backward(float *dq, float *dk, float *dv, float *dattn, float *dscores,
+                        const float *dconcat, const float *q, const float *k, const float *v,
+                        const float *attn, const unsigned char *ablate, int B, int T, int d,
+                        int h) {
+    const int dkk = d / h;
+    const size_t tt = (size_t)T * T;
+    const float scale = (float)(1.0 / sqrt((double)dkk));
+    for (int b = 0; b < B; b++) {
+        const size_t row0 = (size_t)b * T * d;
+        for (int i = 0; i < h; i++) {
+            const size_t off = row0 + (size_t)i * dkk;
+            if (ablate && ablate[i]) { /* the head's output was zeroed: no gradient */
+                for (int r = 0; r < T; r++) {
+                    memset(dq + off + (size_t)r * d, 0, dkk * sizeof(float));
+                    memset(dk + off + (size_t)r * d, 0, dkk * sizeof(float));
+                    memset(dv + off + (size_t)r * d, 0, dkk * sizeof(float));
+                }
+                continue;
+            }
+            const float *a = attn + ((size_t)b * h + i) * tt, *dhead = dconcat + off;
+            float *da = dattn + ((size_t)b * h + i) * tt, *ds = dscores + ((size_t)b * h + i) * tt;
+            /* step 3 back: dA = dhead V_i^T, dV_i = A^T dhead */
+            mm_sgemm(da, T, dhead, d, v + off, d, T, T, dkk, 1, 1.0f, 0.0f);
+            mm_sgemm_t(dv + off, d, a, T, 1, dhead, d, 0, T, dkk, T, 1.0f, 0.0f);
+            /* step 2 back: softmax, ds = a * (da - sum(a * da)) per row; masked a = 0 */
+            for (int r = 0; r < T; r++) {
+                const float *ar = a + (size_t)r * T, *dar = da + (size_t)r * T;
+                float *dsr = ds + (size_t)r * T;
+                float dot = 0.0f;
+                for (int c = 0; c <= r; c++) dot += ar[c] * dar[c];
+                for (int c = 0; c < T; c++) dsr[c] = c <= r ? ar[c] * (dar[c] - dot) : 0.0f;
+            }
+            /* step 1 back: dQ_i = ds K_i / sqrt(d_k), dK_i = ds^T Q_i / sqrt(d_k) */
+            mm_sgemm(dq + off, d, ds, T, k + off, d, T, dkk, T, 0, scale, 0.0f);
+            mm_sgemm_t(dk + off, d, ds, T, 1, q + off, d, 0, T, dkk, T, scale, 0.0f);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* MLP non-linearity and residual                                                  */
+
+void act_forward(float *out, const float *inp, int n, learn_act act) {
+    if (act == LEARN_ACT_RELU) {
+        for (int i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+    } else {
+        for (int i = 0; i < n; i++) out[i] = 0.5f * inp[i] * (1.0f + erff(inp[i] * 0.70710678f));
+    }
+}
+
+void act_backward(float *dinp, const float *inp, const float *dout, int n, learn_act act) {
+    if (act == LEARN_ACT_RELU) {
+        for (int i = 0; i < n; i++) dinp[i] = inp[i] > 0.0f ? dout[i] : 0.0f;
+    } else {
+        /* d/dx x Phi(x) = Phi(x) + x phi(x) */
+        for (int i = 0; i < n; i++) {
+            float x = inp[i];
+            float cdf = 0.5f * (1.0f + erff(x * 0.70710678f));
+            float pdf = 0.39894228f * expf(-0.5f * x * x);
+            dinp[i] = (cdf + x * pdf) * dout[i];
+        }
+    }
+}
+
+void residual_forward(float *out, const float *a, const float *b, int n) {
+    for (int i = 0; i < n; i++) out[i] = a[i] + b[i];
+}
+
+/* ------------------------------------------------------------------------------ */
+/* softmax cross-entropy on target rows                                            */
+
+double crossentropy_forward(float *probs, const float *logits, const int *targets, int N, int C,
+                            int *count) {
+    memcpy(probs, logits, (size_t)N * C * sizeof(float));
+    mha_softmax_rows(probs, N, C);
+    double sum = 0.0;
+    int n = 0;
+    for (int r = 0; r < N; r++) {
+        if (targets[r] < 0) continue;
+        const float *z = logits + (size_t)r * C;
+        float max = z[0];
+        for (int c = 1; c < C; c++)
+            if (z[c] > max) max = z[c];
+        double se = 0.0; /* log-sum-exp, so a confident wrong guess costs a finite loss */
+        for (int c = 0; c < C; c++) se += exp((double)(z[c] - max));
+        sum += log(se) - (double)(z[targets[r]] - max);
+        n++;
+    }
+    *count = n;
+    return sum;
+}
+
+void crossentropy_backward(float *dlogits, const float *probs, const int *targets, int N, int C,
+                           float scale) {
+    for (int r = 0; r < N; r++) {
+        float *g = dlogits + (size_t)r * C;
+        const float *p = probs + (size_t)r * C;
+        if (targets[r] < 0) {
+            memset(g, 0, (size_t)C * sizeof(float));
+            continue;
+        }
+        for (int c = 0; c < C; c++) g[c] = (p[c] - (c == targets[r] ? 1.0f : 0.0f)) * scale;
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* AdamW                                                                           */
+
+void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
+                  float beta2, float eps, float wd, long t) {
+    const float c1 = 1.0f - powf(beta1, (float)t), c2 = 1.0f - powf(beta2, (float)t);
+    for (size_t i = 0; i < n; i++) {
+        m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
+        v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
+        float m_hat = m[i] / c1, v_hat = v[i] / c2;
+        p[i] -= lr * (m_hat / (sqrtf(v_hat) + eps) + wd * p[i]);
+    }
+}

@@ -1,0 +1,69 @@
+/* layers.h: the learner's layers, each a forward and a backward function side by
+ * side (as in llm.c's train_gpt2.c), plus AdamW. Every matrix product goes through
+ * the core's sgemm wrapper. Backward functions add (+=) into parameter gradients;
+ * how they treat input gradients is said at each. Private to src/learn. */
+#ifndef MHAVIZ_LEARN_LAYERS_H
+#define MHAVIZ_LEARN_LAYERS_H
+
+#include <stddef.h>
+
+#include "learn.h"
+
+#define LEARN_LN_EPS 1e-5f
+
+/* out (N, d) = wte[tok] + wpe[position]; N = B T rows, position = row mod T */
+void encoder_forward(float *out, const int *tok, const float *wte, const float *wpe, int B, int T,
+                     int d);
+void encoder_backward(float *dwte, float *dwpe, const float *dout, const int *tok, int B, int T,
+                      int d);
+
+/* out (N, d) = (inp - mean) * rstd * gain + bias per row; keeps mean, rstd (N) */
+void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *gain,
+                       const float *bias, int N, int d);
+/* dinp (N, d) += the input gradient; dgain, dbias (d) += */
+void layernorm_backward(float *dinp, float *dgain, float *dbias, const float *dout,
+                        const float *inp, const float *gain, const float *mean, const float *rstd,
+                        int N, int d);
+
+/* out (N, oc) = inp (N, c) w (c, oc) + bias (oc, or NULL) */
+void matmul_forward(float *out, const float *inp, const float *w, const float *bias, int N, int c,
+                    int oc);
+/* dinp (N, c) = dinp_beta * dinp + dout w^T (skipped when dinp is NULL);
+ * dw (c, oc) += inp^T dout; dbias (oc) += column sums of dout (when not NULL) */
+void matmul_backward(float *dinp, float dinp_beta, float *dw, float *dbias, const float *dout,
+                     const float *inp, const float *w, int N, int c, int oc);
+
+/* Causal multi-head attention over B examples of T rows, as the core's mha_forward
+ * does it for one: q, k, v (B, T, d) with head i in columns [i d_k, (i+1) d_k);
+ * scores (B, h, T, T) = Q_i K_i^T / sqrt(d_k), -inf above the diagonal; attn the
+ * row softmax (the core's mha_softmax_rows); concat (B, T, d) = head_i = attn_i V_i
+ * in head i's columns, zero for heads with ablate[i] set (ablate NULL: none). */
+void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
+                       const float *v, const unsigned char *ablate, int B, int T, int d, int h);
+/* dq, dk, dv (B, T, d) = (overwritten); dattn, dscores (B, h, T, T) are scratch */
+void attention_backward(float *dq, float *dk, float *dv, float *dattn, float *dscores,
+                        const float *dconcat, const float *q, const float *k, const float *v,
+                        const float *attn, const unsigned char *ablate, int B, int T, int d, int h);
+
+/* out (n) = act(inp), GELU (exact, with erf) or ReLU */
+void act_forward(float *out, const float *inp, int n, learn_act act);
+/* dinp (n) = act'(inp) * dout (overwritten) */
+void act_backward(float *dinp, const float *inp, const float *dout, int n, learn_act act);
+
+/* out (n) = a + b */
+void residual_forward(float *out, const float *a, const float *b, int n);
+
+/* probs (N, C) = softmax of logits per row. Returns the summed cross-entropy over
+ * the rows whose target is >= 0 and their count in *count. */
+double crossentropy_forward(float *probs, const float *logits, const int *targets, int N, int C,
+                            int *count);
+/* dlogits (N, C) = (probs - onehot(target)) * scale on target rows, 0 elsewhere */
+void crossentropy_backward(float *dlogits, const float *probs, const int *targets, int N, int C,
+                           float scale);
+
+/* One AdamW step (t >= 1 counts steps) over n parameters, as torch.optim.AdamW:
+ * p -= lr * (m_hat / (sqrt(v_hat) + eps) + wd * p). */
+void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
+                  float beta2, float eps, float wd, long t);
+
+#endif

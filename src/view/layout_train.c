@@ -1,0 +1,30 @@
+/* layout_train.c: where training mode puts its panels beside the trained heads:
+ * a title, the held-out accuracy and loss curves against steps (every run of
+ * this session, so they can be compared), their legend, and the bars of
+ * accuracy with each head removed. Drawing them is train_panels.c's. */
+#include "view_internal.h"
+
+static int imax(int a, int b) {
+    return a > b ? a : b;
+}
+
+void view_train_layout(view_layout *L, const view_state *s, view_rect a) {
+    (void)s;
+    const int line = L->line, pad = L->pad;
+    L->train_title = (view_rect){a.x, a.y, a.w, 2 * line + pad};
+    int y = a.y + L->train_title.h + pad;
+    int rest = a.y + a.h - y;
+    int plot_h = imax(3 * line, rest * 28 / 100);
+    int axis_w = imax(4 * line, L->font_small * 4); /* y tick numbers */
+    L->train_acc = (view_rect){a.x + axis_w, y + line, a.w - axis_w - pad, plot_h - 2 * line};
+    y += plot_h + pad;
+    L->train_loss = (view_rect){a.x + axis_w, y + line, a.w - axis_w - pad, plot_h - 2 * line};
+    y += plot_h + pad;
+    L->train_legend = (view_rect){a.x, y, a.w, line};
+    y += line + pad;
+    int bottom = a.y + a.h;
+    L->train_note = (view_rect){a.x, bottom - line, a.w, line};
+    /* a title line, then a line for the numbers over the tallest bars */
+    L->train_bars = (view_rect){a.x + axis_w, y + 2 * line, a.w - axis_w - pad,
+                                imax(line, L->train_note.y - pad - 2 * line - (y + 2 * line))};
+}

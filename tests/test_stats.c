@@ -1,0 +1,157 @@
+/* test_stats.c: the heads' statistics (src/core/stats.c) against a plain double
+ * reference written here another way: entropy from its definition, the
+ * Jensen-Shannon divergence through the entropy identity JS = H(mid) - (H(p) +
+ * H(q)) / 2, raw scores and a head's share of MultiHead by triple loops; and the
+ * shares of the heads that are on add up to MultiHead. Tolerances are stated. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "check.h"
+#include "stats.h"
+#include "tok.h"
+
+static double entropy_bits(const double *p, int n) {
+    double h = 0.0;
+    for (int k = 0; k < n; k++)
+        if (p[k] > 0.0) h += p[k] * -log(p[k]) / log(2.0);
+    return h;
+}
+
+static void model(mha_model *m, tok_list *t, const char *text, int h, int d, int mask, int pad,
+                  int patterns) {
+    int total;
+    char err[256];
+    assert_int_equal(tok_split(t, text, MHA_MAX_N, &total, err, sizeof err), 0);
+    mha_config cfg = {.h = h, .d_model = d, .seed = 3, .mask = mask, .pad = pad};
+    if (patterns) cfg.weights = MHA_WEIGHTS_PATTERNS;
+    if (mha_model_compute(m, &cfg, t, err, sizeof err) != 0) fail_msg("%s", err);
+}
+
+static const char *TEXT = "the cat sat on the mat because the cat was tired and the mat was warm";
+
+static void test_entropy_and_divergence(void **st) {
+    (void)st;
+    static const int shapes[][5] = {{4, 64, 0, 0, 0},
+                                    {8, 64, 1, 0, 0},
+                                    {6, 96, 1, 20, 1},
+                                    {3, 24, 0, 18, 0},
+                                    {16, 128, 0, 0, 1}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        mha_model *m = mha_model_create();
+        tok_list t = {0};
+        const int *sh = shapes[si];
+        model(m, &t, TEXT, sh[0], sh[1], sh[2], sh[3], sh[4]);
+        const int h = m->cfg.h, n = m->n, rows = m->n_real;
+        float *ent = malloc(sizeof(float) * h), *js = malloc(sizeof(float) * h * h);
+        double *p = malloc(sizeof(double) * n), *q = malloc(sizeof(double) * n),
+               *mid = malloc(sizeof(double) * n);
+        mha_head_entropy(ent, m);
+        mha_head_divergence(js, m);
+        for (int i = 0; i < h; i++) {
+            double want = 0.0;
+            for (int r = 0; r < rows; r++) {
+                for (int k = 0; k < n; k++) p[k] = m->attn[((size_t)i * n + r) * n + k];
+                want += entropy_bits(p, n);
+            }
+            want /= rows;
+            CHECK_NEAR("entropy (bits, tol 1e-5)", want, ent[i], 1e-5);
+            CHECK_TRUE("entropy within [0, log2 n]", ent[i] >= 0.0f && ent[i] <= log2(n) + 1e-5);
+            for (int j = 0; j < h; j++) {
+                double w = 0.0;
+                for (int r = 0; r < rows; r++) {
+                    for (int k = 0; k < n; k++) {
+                        p[k] = m->attn[((size_t)i * n + r) * n + k];
+                        q[k] = m->attn[((size_t)j * n + r) * n + k];
+                        mid[k] = 0.5 * (p[k] + q[k]);
+                    }
+                    w += entropy_bits(mid, n) - 0.5 * (entropy_bits(p, n) + entropy_bits(q, n));
+                }
+                w /= rows;
+                CHECK_NEAR("JS divergence (bits, tol 1e-5)", w, js[(size_t)i * h + j], 1e-5);
+                CHECK_TRUE("JS within [0, 1]",
+                           js[(size_t)i * h + j] >= 0.0f && js[(size_t)i * h + j] <= 1.0f + 1e-6f);
+            }
+        }
+        free(ent), free(js), free(p), free(q), free(mid);
+        tok_free(&t);
+        mha_model_destroy(m);
+    }
+}
+
+static void test_designed_heads_read_as_designed(void **st) {
+    (void)st;
+    /* designed heads: one-key heads are sharp (low entropy), broad is near log2 n,
+       and two heads with the same pattern (h = 12 cycles six) barely differ */
+    mha_model *m = mha_model_create();
+    tok_list t = {0};
+    model(m, &t, TEXT, 12, 384, 0, 0, 1);
+    float ent[12], js[144];
+    mha_head_entropy(ent, m);
+    mha_head_divergence(js, m);
+    double logn = log2(m->n);
+    for (int i = 0; i < 12; i++) {
+        mha_pattern p = mha_head_pattern(&m->cfg, i);
+        if (p == MHA_PATTERN_BROAD)
+            CHECK_NEAR("broad head: entropy near log2 n", logn, ent[i], 0.05);
+        else if (p != MHA_PATTERN_SAME_WORD)
+            CHECK_TRUE("one-key head: entropy under 0.5 bit", ent[i] < 0.5f);
+    }
+    CHECK_TRUE("same pattern, near-identical rows", js[0 * 12 + 6] < 0.05f);
+    CHECK_TRUE("previous vs next: far apart", js[0 * 12 + 1] > 0.8f);
+    tok_free(&t);
+    mha_model_destroy(m);
+}
+
+static void test_head_products(void **st) {
+    (void)st;
+    mha_model *m = mha_model_create();
+    tok_list t = {0};
+    model(m, &t, TEXT, 4, 32, 1, 18, 0);
+    const int n = m->n, d = m->cfg.d_model, dk = m->d_k, h = m->cfg.h;
+    float *s = malloc(sizeof(float) * n * n), *o = malloc(sizeof(float) * n * d);
+    double *sum = calloc((size_t)n * d, sizeof(double));
+    for (int i = 0; i < h; i++) {
+        mha_head_raw_scores(s, m, i);
+        for (int r = 0; r < n; r++)
+            for (int c = 0; c < n; c++) {
+                double want = 0.0;
+                for (int k = 0; k < dk; k++)
+                    want += (double)m->q[(size_t)r * d + i * dk + k] *
+                            (double)m->k[(size_t)c * d + i * dk + k];
+                CHECK_NEAR("raw score (tol 1e-4 rel)", want, s[(size_t)r * n + c],
+                           1e-4 * (1.0 + fabs(want)));
+            }
+        mha_head_output(o, m, i);
+        for (int r = 0; r < n; r++)
+            for (int c = 0; c < d; c++) {
+                double want = 0.0;
+                for (int k = 0; k < dk; k++)
+                    want += (double)m->heads[((size_t)i * n + r) * dk + k] *
+                            (double)m->w_o[((size_t)i * dk + k) * d + c];
+                CHECK_NEAR("head share of MultiHead (tol 1e-5 + 1e-4 rel)", want,
+                           o[(size_t)r * d + c], 1e-5 + 1e-4 * fabs(want));
+                sum[(size_t)r * d + c] += o[(size_t)r * d + c];
+            }
+    }
+    for (size_t k = 0; k < (size_t)n * d; k++)
+        CHECK_NEAR("the shares add up to MultiHead (tol 1e-4)", m->out[k], sum[k], 1e-4);
+    free(s), free(o), free(sum);
+    tok_free(&t);
+    mha_model_destroy(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_entropy_and_divergence),
+        cmocka_unit_test(test_designed_heads_read_as_designed),
+        cmocka_unit_test(test_head_products),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
