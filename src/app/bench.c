@@ -23,6 +23,7 @@
 #include "blas.h"
 #include "export.h"
 #include "font.h"
+#include "learn.h"
 #include "mha.h"
 #include "sdl_draw.h"
 #include "state.h"
@@ -508,6 +509,38 @@ static int rss_finish(bench *b, pid_t pid) {
     return 0;
 }
 
+/* ---- training: one AdamW step of the task the README's lesson uses -------------- */
+
+static int run_train_step(bench *b, void *ud) {
+    (void)b;
+    learn_step(ud);
+    return 0;
+}
+
+/* A training step at d_model 32, h 4, batch 32, T 12, 1 layer, attention only (the
+ * size PyTorch is compared at: examples/bench_compare.py --train), on one thread
+ * as --train runs. */
+static int bench_train_step(bench *b) {
+    learn_config cfg = {.task = LEARN_PAIR, .h = 4, .d_model = 32, .layers = 1, .batch = 32};
+    learn_model *l = learn_create(&cfg, b->err, b->errlen);
+    if (!l) return -1;
+    if (!getenv("OPENBLAS_NUM_THREADS")) mm_set_threads(1);
+    timing t;
+    int rc = time_runs(b, &t, run_train_step, l);
+    if (!getenv("OPENBLAS_NUM_THREADS")) mm_set_threads(0);
+    learn_destroy(l);
+    if (rc != 0) return rc;
+    if (b->json)
+        printf("{\"case\":\"train_step\",\"task\":\"pair\",\"d_model\":32,\"h\":4,"
+               "\"batch\":32,\"T\":12,\"layers\":1,\"median_us\":%.2f,\"p95_us\":%.2f}\n",
+               t.median * 1e6, t.p95 * 1e6);
+    else
+        printf("\ntraining step (pair, d_model 32, h 4, batch 32, T 12, 1 layer): median %.1f us, "
+               "p95 %.1f us over %d steps\n",
+               t.median * 1e6, t.p95 * 1e6, t.runs);
+    return 0;
+}
+
 int app_bench(const cli_options *o, char *err, size_t errlen) {
     bench b = {.quick = o->bench_quick, .json = o->bench_json, .err = err, .errlen = errlen};
     const pid_t rss_pid = rss_start();
@@ -543,6 +576,7 @@ int app_bench(const cli_options *o, char *err, size_t errlen) {
     if (rc == 0) rc = bench_h_step(&b, "update", 8, 16, 128);
     if (rc == 0) rc = bench_h_step(&b, "h_step", 8, 7, 4096);
     if (rc == 0) rc = bench_exports(&b);
+    if (rc == 0) rc = bench_train_step(&b);
     if (rc == 0)
         rc = rss_finish(&b, rss_pid);
     else if (rss_pid > 0)
