@@ -30,6 +30,7 @@ def run(mhaviz, args, cwd):
 
 
 SIX_HUNDRED = " ".join(f"w{i}" for i in range(600))
+FIVE_TWELVE = " ".join(f"w{i}" for i in range(512))
 
 # (args, names: the message must contain one of these)
 BAD = [
@@ -122,6 +123,9 @@ BAD = [
     (["--weights", "foo"], ["--weights"]),
     (["--weights", "Patterns"], ["--weights"]),
     (["--weights", ""], ["--weights"]),
+    # beyond the 1.5 GiB bound on the model's tensors (2 h n^2 floats of attention)
+    (["-d", "4096", "-H", "4096", "--text", FIVE_TWELVE], ["1.5 GiB"]),
+    (["-d", "4096", "-H", "4096", "--pad", "512", "--sample", "2"], ["1.5 GiB"]),
 ]
 
 # long options without their value, or with a value they do not take

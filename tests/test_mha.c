@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "mha.h"
+#include "softmax.h"
 #include "tok.h"
 
 /* ------------------------------------------------------------------------------ */
@@ -757,7 +758,7 @@ static void test_config_limits(void **state) {
     compute_or_fail(m, &good, &ht.t);
     snap_t before = snapshot(m);
     unsigned long allocs = m->allocations_;
-    float *block = m->mem_;
+    const float *blocks[3] = {m->w_mem_, m->nd_mem_, m->nn_mem_};
     const struct {
         mha_config c;
         const tok_list *t;
@@ -780,7 +781,8 @@ static void test_config_limits(void **state) {
         CHECK_INT(what, -1, rc);
         CHECK_MSG(what, err);
         CHECK_INT("allocations after a refused set", allocs, m->allocations_);
-        CHECK_TRUE("block unchanged after a refused set", m->mem_ == block);
+        CHECK_TRUE("blocks unchanged after a refused set",
+                   m->w_mem_ == blocks[0] && m->nd_mem_ == blocks[1] && m->nn_mem_ == blocks[2]);
         CHECK_INT("n after a refused set", 6, m->n);
         CHECK_INT("h after a refused set", 2, m->cfg.h);
         CHECK_INT("d_model after a refused set", 8, m->cfg.d_model);
@@ -805,6 +807,8 @@ static void test_config_limits(void **state) {
 /* ------------------------------------------------------------------------------ */
 /* allocation only when the shape changes                                           */
 
+/* Allocations counted by the model: one per block (weights, activations,
+ * scores and attn) that must be made for a new shape, none otherwise. */
 static void test_no_realloc_at_steady_shape(void **state) {
     (void)state;
     hand_toks a, b, c;
@@ -816,35 +820,43 @@ static void test_no_realloc_at_steady_shape(void **state) {
     CHECK_INT("allocations of a new model", 0, m->allocations_);
     mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
     compute_or_fail(m, &cfg, &a.t);
-    CHECK_INT("allocations after the first set", 1, m->allocations_);
-    float *block = m->mem_;
+    CHECK_INT("allocations after the first set (three blocks)", 3, m->allocations_);
+    const float *blocks[3] = {m->w_mem_, m->nd_mem_, m->nn_mem_};
     for (int i = 0; i < 10; i++) {
         char err[MHA_ERR_LEN] = "";
         const tok_list *t = (i % 2) ? &b.t : &a.t;
         cfg.seed = (uint64_t)(1 + i % 3); /* new weights, same shape */
         cfg.mask = (i % 4 == 3) ? MHA_MASK_CAUSAL : MHA_MASK_NONE;
         cfg.no_scale = i % 3 == 2;
+        cfg.weights = i % 5 == 4 ? MHA_WEIGHTS_PATTERNS : MHA_WEIGHTS_RANDOM;
         CHECK_INT("mha_model_set at a steady shape", 0, mha_model_set(m, &cfg, t, err, sizeof err));
         mha_forward(m);
+        mha_update(m);
         mha_forward(m);
-        CHECK_INT("allocations at a steady shape", 1, m->allocations_);
-        CHECK_TRUE("same block at a steady shape", m->mem_ == block);
+        CHECK_INT("allocations at a steady shape", 3, m->allocations_);
+        CHECK_TRUE("same blocks at a steady shape",
+                   m->w_mem_ == blocks[0] && m->nd_mem_ == blocks[1] && m->nn_mem_ == blocks[2]);
     }
     unsigned long base = m->allocations_;
     cfg.seed = 1;
-    compute_or_fail(m, &cfg, &c.t); /* n changes */
-    CHECK_INT("allocations after n 12 -> 13", base + 1, m->allocations_);
+    cfg.weights = MHA_WEIGHTS_RANDOM;
+    compute_or_fail(m, &cfg, &c.t); /* n changes: activations, scores and attn */
+    CHECK_INT("allocations after n 12 -> 13", base + 2, m->allocations_);
+    CHECK_TRUE("weights block kept when n changes", m->w_mem_ == blocks[0]);
     compute_or_fail(m, &cfg, &c.t);
-    CHECK_INT("allocations after n 13 again", base + 1, m->allocations_);
-    cfg.h = 8; /* h changes */
+    CHECK_INT("allocations after n 13 again", base + 2, m->allocations_);
+    const float *nd_block = m->nd_mem_;
+    cfg.h = 8; /* h changes: scores and attn only */
     compute_or_fail(m, &cfg, &c.t);
-    CHECK_INT("allocations after h 4 -> 8", base + 2, m->allocations_);
-    cfg.d_model = 32; /* d changes */
+    CHECK_INT("allocations after h 4 -> 8", base + 3, m->allocations_);
+    CHECK_TRUE("weights and activations kept when h changes",
+               m->w_mem_ == blocks[0] && m->nd_mem_ == nd_block);
+    cfg.d_model = 32; /* d changes: weights and activations; h n^2 is the same */
     compute_or_fail(m, &cfg, &c.t);
-    CHECK_INT("allocations after d 64 -> 32", base + 3, m->allocations_);
+    CHECK_INT("allocations after d 64 -> 32", base + 5, m->allocations_);
     compute_or_fail(m, &cfg, &c.t);
     compute_or_fail(m, &cfg, &c.t);
-    CHECK_INT("allocations at d 32 again", base + 3, m->allocations_);
+    CHECK_INT("allocations at d 32 again", base + 5, m->allocations_);
     mha_model_destroy(m);
     free_toks(&a);
     free_toks(&b);
@@ -1371,9 +1383,449 @@ static void test_designed_head_names_and_fallback(void **state) {
 }
 
 /* ------------------------------------------------------------------------------ */
+/* the vectorised softmax against a double reference                               */
+
+/* The scalar softmax the core used before it was vectorised: float exp, double
+ * sum, a branch on -inf. Kept here only, as a second reference (STYLE.md's "keep
+ * the naive reference"). */
+static void softmax_rows_scalar_ref(float *a, int rows, int cols) {
+    for (int r = 0; r < rows; r++) {
+        float *row = a + (size_t)r * cols;
+        float max = -INFINITY;
+        for (int c = 0; c < cols; c++)
+            if (row[c] > max) max = row[c];
+        if (max == -INFINITY) {
+            for (int c = 0; c < cols; c++) row[c] = 0.0f;
+            continue;
+        }
+        double sum = 0.0;
+        for (int c = 0; c < cols; c++) {
+            float e = row[c] == -INFINITY ? 0.0f : expf(row[c] - max);
+            row[c] = e;
+            sum += e;
+        }
+        float inv = (float)(1.0 / sum);
+        for (int c = 0; c < cols; c++) row[c] *= inv;
+    }
+}
+
+/* out (cols) = the exact softmax of src[0, visible) in double; the tail 0 */
+static void softmax_ref_double(double *out, const float *src, int visible, int cols) {
+    double mx = -INFINITY;
+    for (int c = 0; c < visible; c++)
+        if (src[c] > mx) mx = src[c];
+    double sum = 0.0;
+    for (int c = 0; c < cols; c++) {
+        out[c] = c < visible && src[c] != -INFINITY && mx != -INFINITY ? exp(src[c] - mx) : 0.0;
+        sum += out[c];
+    }
+    for (int c = 0; c < cols; c++) out[c] = sum > 0.0 ? out[c] / sum : 0.0;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng_next(void) { /* xorshift64* */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Dull;
+}
+static double rng_unit(void) { /* [0, 1) */
+    return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Tolerance of the float softmax against the exact one, for an entry p of
+ * source value x in a row of maximum max:
+ *     |got - p| <= (SOFTMAX_REL + |x - max| 2^-24) p + SOFTMAX_ABS.
+ * The exp is good to about 2e-7 relative and the sum of up to 1000 terms in float
+ * lanes to a few 1e-7 more. x - max is rounded to float, as in any float softmax
+ * (the scalar one included): half an ulp of |x - max| is |x - max| 2^-24 relative
+ * in exp(x - max), up to 5e-6 for the smallest entries. SOFTMAX_ABS covers entries
+ * below the smallest normal float, which become 0. */
+#define SOFTMAX_REL 1e-6
+#define SOFTMAX_ABS 1.2e-38
+
+/* Checks one row: every entry within tolerance, masked entries exactly 0, sum 1. */
+static void check_softmax_row(const char *what, const float *got, const float *src, int visible,
+                              int cols, double *worst_rel) {
+    double ref[1100];
+    softmax_ref_double(ref, src, visible, cols);
+    double max = -INFINITY;
+    for (int c = 0; c < visible; c++)
+        if (src[c] > max) max = src[c];
+    double sum = 0.0;
+    int any = 0;
+    for (int c = 0; c < cols; c++) {
+        char w[160];
+        snprintf(w, sizeof w, "%s, entry %d of %d (visible %d, src %g)", what, c, cols, visible,
+                 c < visible ? (double)src[c] : 0.0);
+        const double e = ref[c], g = got[c];
+        const double arg = c < visible && isfinite(src[c]) ? max - src[c] : 0.0;
+        const double rel = SOFTMAX_REL + arg * 0x1p-24;
+        if (!(fabs(g - e) <= rel * e + SOFTMAX_ABS))
+            fail_msg("%s: expected %.9g, got %.9g (rel tol %.2g)", w, e, g, rel);
+        if (c >= visible || src[c] == -INFINITY)
+            CHECK_TRUE("a masked entry is exactly 0", got[c] == 0.0f);
+        if (e > 1e-30 && fabs(g - e) / e - arg * 0x1p-24 > *worst_rel)
+            *worst_rel = fabs(g - e) / e - arg * 0x1p-24;
+        sum += g;
+        any |= c < visible && src[c] != -INFINITY;
+    }
+    if (any)
+        CHECK_NEAR("row sum", 1.0, sum, 4e-6);
+    else
+        CHECK_NEAR("row sum of a fully masked row", 0.0, sum, 0.0);
+}
+
+static void test_softmax_kernels(void **state) {
+    (void)state;
+    static const int lengths[] = {1,  2,  3,  7,   8,   9,   15,  16,  17,  31,  32,  33,
+                                  63, 64, 65, 100, 127, 128, 129, 255, 256, 511, 512, 1000};
+    static const double ranges[] = {0.01, 1.0, 10.0, 100.0, 1e4};
+    static float src[1100], got[1100], scalar[1100];
+    double worst[3] = {0, 0, 0}; /* portable, avx2, the scalar reference */
+    int kernels_run = 0;
+    for (int k = SOFTMAX_PORTABLE; k <= SOFTMAX_AVX2; k++) {
+        if (!softmax_kernel_available((softmax_kernel)k)) {
+            print_message("softmax kernel %s: not on this processor, skipped\n",
+                          k == SOFTMAX_AVX2 ? "avx2" : "portable");
+            continue;
+        }
+        kernels_run++;
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+            const int cols = lengths[li];
+            for (int pattern = 0; pattern < 6; pattern++)
+                for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ri++) {
+                    /* values in [-range, range]; pattern: 0 none masked, 1 a random
+                       30 % at -inf, 2 all but one at -inf, 3 all at -inf, 4 every
+                       value equal, 5 a visible prefix with garbage (NaN) after it */
+                    int visible = cols;
+                    for (int c = 0; c < cols; c++)
+                        src[c] = (float)((2.0 * rng_unit() - 1.0) * ranges[ri]);
+                    if (pattern == 1)
+                        for (int c = 0; c < cols; c++)
+                            if (rng_unit() < 0.3) src[c] = -INFINITY;
+                    if (pattern == 2) {
+                        int keep = (int)(rng_unit() * cols);
+                        for (int c = 0; c < cols; c++)
+                            if (c != keep) src[c] = -INFINITY;
+                    }
+                    if (pattern == 3)
+                        for (int c = 0; c < cols; c++) src[c] = -INFINITY;
+                    if (pattern == 4)
+                        for (int c = 0; c < cols; c++) src[c] = (float)ranges[ri];
+                    if (pattern == 5) {
+                        visible = 1 + (int)(rng_unit() * cols);
+                        for (int c = visible; c < cols; c++) src[c] = NAN;
+                    }
+                    char what[96];
+                    snprintf(what, sizeof what, "softmax %s, pattern %d, range %g",
+                             softmax_kernel_name((softmax_kernel)k), pattern, ranges[ri]);
+                    softmax_row(got, src, visible, cols, (softmax_kernel)k);
+                    check_softmax_row(what, got, src, visible, cols, &worst[k - 1]);
+                    /* in place gives the same bits */
+                    memcpy(scalar, src, (size_t)cols * sizeof(float));
+                    softmax_row(scalar, scalar, visible, cols, (softmax_kernel)k);
+                    CHECK_INT("in place equals out of place", 0,
+                              memcmp(scalar, got, (size_t)cols * sizeof(float)));
+                    if (pattern != 5 && k == SOFTMAX_PORTABLE) { /* the scalar reference */
+                        memcpy(scalar, src, (size_t)cols * sizeof(float));
+                        softmax_rows_scalar_ref(scalar, 1, cols);
+                        check_softmax_row("scalar reference", scalar, src, cols, cols, &worst[2]);
+                    }
+                }
+        }
+    }
+    CHECK_TRUE("at least the portable kernel ran", kernels_run >= 1);
+    print_message("softmax: worst relative error vs double, beyond |x - max| 2^-24: portable "
+                  "%.2g, avx2 %.2g, scalar reference %.2g (tolerance %.1g)\n",
+                  worst[0], worst[1], worst[2], SOFTMAX_REL);
+    /* mha_softmax_rows runs the kernel SOFTMAX_AUTO picks, several rows at once */
+    float rows[3][5] = {{1, 2, 3, -INFINITY, 4},
+                        {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY},
+                        {0, 0, 0, 0, 0}};
+    float copy[3][5];
+    memcpy(copy, rows, sizeof rows);
+    mha_softmax_rows(&rows[0][0], 3, 5);
+    double w = 0.0;
+    for (int r = 0; r < 3; r++) check_softmax_row("mha_softmax_rows", rows[r], copy[r], 5, 5, &w);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* what the model keeps between calls                                              */
+
+/* Every tensor of a against b: X and the weights bit for bit (they are made by the
+ * same code), the rest within 1e-5 of the largest magnitude of each tensor (the
+ * products of fewer rows may round differently inside OpenBLAS). */
+static void check_same_model(const char *what, const mha_model *a, const mha_model *b) {
+    CHECK_INT("same n", b->n, a->n);
+    CHECK_INT("same d_model", b->cfg.d_model, a->cfg.d_model);
+    CHECK_INT("same h", b->cfg.h, a->cfg.h);
+    const size_t n = (size_t)a->n, d = (size_t)a->cfg.d_model, h = (size_t)a->cfg.h;
+    const struct {
+        const char *name;
+        const float *x, *y;
+        size_t count;
+        int exact;
+    } parts[] = {
+        {"w_q", a->w_q, b->w_q, d * d, 1},
+        {"w_k", a->w_k, b->w_k, d * d, 1},
+        {"w_v", a->w_v, b->w_v, d * d, 1},
+        {"w_o", a->w_o, b->w_o, d * d, 1},
+        {"x", a->x, b->x, n * d, 1},
+        {"q", a->q, b->q, n * d, 0},
+        {"k", a->k, b->k, n * d, 0},
+        {"v", a->v, b->v, n * d, 0},
+        {"scores", a->scores, b->scores, h * n * n, 0},
+        {"attn", a->attn, b->attn, h * n * n, 0},
+        {"heads", a->heads, b->heads, n * d, 0},
+        {"concat", a->concat, b->concat, n * d, 0},
+        {"out", a->out, b->out, n * d, 0},
+        {"out_full", a->out_full, b->out_full, n * d, 0},
+    };
+    for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
+        char w[160];
+        snprintf(w, sizeof w, "%s: %s", what, parts[p].name);
+        if (parts[p].exact) {
+            CHECK_INT(w, 0, memcmp(parts[p].x, parts[p].y, parts[p].count * sizeof(float)));
+            continue;
+        }
+        double mx = 0.0;
+        for (size_t i = 0; i < parts[p].count; i++)
+            if (isfinite(parts[p].y[i])) mx = fmax(mx, fabs(parts[p].y[i]));
+        for (size_t i = 0; i < parts[p].count; i++) {
+            const float g = parts[p].x[i], e = parts[p].y[i];
+            if (isinf(e) || isinf(g)) {
+                if (g != e) fail_msg("%s[%zu]: expected %g, got %g", w, i, (double)e, (double)g);
+                continue;
+            }
+            if (!(fabs((double)g - e) <= 1e-5 * mx))
+                fail_msg("%s[%zu]: expected %.9g, got %.9g (tol %.3g)", w, i, (double)e, (double)g,
+                         1e-5 * mx);
+        }
+    }
+}
+
+/* One model taken through 300 random changes (h, d_model, seed, tokens, padding,
+ * mask, temperature, weights mode, ablation) equals, after each, a model made
+ * fresh for the same input: the caches never show a stale number. */
+static void test_caches_match_fresh(void **state) {
+    (void)state;
+    static const int ds[] = {16, 24, 32, 48, 64};
+    char *toks_store[40];
+    int word[40];
+    int n = 10;
+    for (int i = 0; i < 40; i++) word[i] = (i * 5) % NWORDS;
+    mha_config cfg = {.h = 4, .d_model = 32, .seed = 1};
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    rng_state = 12345;
+    for (int step = 0; step < 300; step++) {
+        const int what = (int)(rng_unit() * 10);
+        switch (what) {
+        case 0: /* h: another divisor of d_model */
+        case 1: {
+            int h;
+            do h = 1 + (int)(rng_unit() * cfg.d_model);
+            while (cfg.d_model % h != 0);
+            cfg.h = h;
+            break;
+        }
+        case 2: /* d_model, h kept if it divides */
+            cfg.d_model = ds[(int)(rng_unit() * 5)];
+            if (cfg.d_model % cfg.h != 0) cfg.h = 4;
+            break;
+        case 3: cfg.seed = 1 + (uint64_t)(rng_unit() * 3); break;
+        case 4: word[(int)(rng_unit() * n)] = (int)(rng_unit() * NWORDS); break; /* one token */
+        case 5: /* the text grows or shrinks at the end */
+            n = rng_unit() < 0.5 ? (n < 40 ? n + 1 : n) : (n > 1 ? n - 1 : n);
+            break;
+        case 6: cfg.pad = rng_unit() < 0.5 ? 0 : 40; break;
+        case 7:
+            cfg.mask = rng_unit() < 0.5 ? MHA_MASK_CAUSAL : MHA_MASK_NONE;
+            cfg.temperature = rng_unit() < 0.5 ? 1.0f : 0.5f;
+            break;
+        case 8:
+            cfg.weights =
+                cfg.weights == MHA_WEIGHTS_RANDOM ? MHA_WEIGHTS_PATTERNS : MHA_WEIGHTS_RANDOM;
+            break;
+        default:
+            memset(cfg.ablate, 0, sizeof cfg.ablate);
+            if (rng_unit() < 0.5) mha_config_set_ablated(&cfg, 0, 1);
+            break;
+        }
+        if (cfg.pad && cfg.pad < n) cfg.pad = 0;
+        for (int i = 0; i < n; i++) toks_store[i] = (char *)WORDS[word[i]];
+        tok_list t = {.count = n, .tokens = toks_store, .replaced = 0};
+        compute_or_fail(m, &cfg, &t);
+        mha_model *fresh = mha_model_create();
+        assert_non_null(fresh);
+        compute_or_fail(fresh, &cfg, &t);
+        char w[128];
+        snprintf(w, sizeof w, "step %d (change %d: n=%d d=%d h=%d seed=%d pad=%d weights=%d)", step,
+                 what, n, cfg.d_model, cfg.h, (int)cfg.seed, cfg.pad, (int)cfg.weights);
+        check_same_model(w, m, fresh);
+        mha_model_destroy(fresh);
+    }
+    mha_model_destroy(m);
+}
+
+/* What is kept, counted: the weights across h, the rows of X whose token did not
+ * change, and the rows of Q, K, V that mha_update need not project again. */
+static void test_cache_counters(void **state) {
+    (void)state;
+    char *store[13];
+    for (int i = 0; i < 13; i++) store[i] = (char *)WORDS[i % NWORDS];
+    tok_list t = {.count = 12, .tokens = store, .replaced = 0};
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
+    compute_or_fail(m, &cfg, &t);
+    CHECK_INT("weights built once", 1, m->weights_built_);
+    CHECK_INT("X rows built", 12, m->x_rows_built_);
+    CHECK_INT("Q, K, V rows projected", 12, m->qkv_rows_built_);
+    const float *w_q = m->w_q;
+    const float w0 = m->w_q[65];
+
+    cfg.h = 8; /* h alone: nothing before the scores is computed again */
+    compute_or_fail(m, &cfg, &t);
+    CHECK_INT("weights kept across h", 1, m->weights_built_);
+    CHECK_TRUE("the same weight block across h", m->w_q == w_q && m->w_q[65] == w0);
+    CHECK_INT("X kept across h", 12, m->x_rows_built_);
+    CHECK_INT("Q, K, V kept across h", 12, m->qkv_rows_built_);
+
+    cfg.mask = MHA_MASK_CAUSAL; /* mask, temperature, ablation: the same */
+    cfg.temperature = 2.0f;
+    mha_config_set_ablated(&cfg, 1, 1);
+    compute_or_fail(m, &cfg, &t);
+    CHECK_INT("X kept across mask and temperature", 12, m->x_rows_built_);
+    CHECK_INT("Q, K, V kept across mask and temperature", 12, m->qkv_rows_built_);
+
+    store[5] = (char *)"dog"; /* one token: its row of X; Q, K, V from it on */
+    compute_or_fail(m, &cfg, &t);
+    CHECK_INT("one row of X for one token", 13, m->x_rows_built_);
+    CHECK_INT("Q, K, V rows 5..11 for a token at 5", 12 + 7, m->qkv_rows_built_);
+
+    t.count = 13; /* a token typed at the end: one row of each */
+    compute_or_fail(m, &cfg, &t);
+    CHECK_INT("one row of X for a token at the end", 14, m->x_rows_built_);
+    CHECK_INT("one row of Q, K, V for a token at the end", 20, m->qkv_rows_built_);
+
+    mha_forward(m); /* the whole pass projects every row */
+    CHECK_INT("mha_forward projects every row", 33, m->qkv_rows_built_);
+
+    cfg.seed = 2; /* the seed: all of it */
+    compute_or_fail(m, &cfg, &t);
+    CHECK_INT("weights built for a new seed", 2, m->weights_built_);
+    CHECK_INT("X rebuilt for a new seed", 27, m->x_rows_built_);
+    CHECK_INT("Q, K, V for a new seed", 46, m->qkv_rows_built_);
+
+    cfg.weights = MHA_WEIGHTS_PATTERNS; /* designed heads depend on h */
+    compute_or_fail(m, &cfg, &t);
+    CHECK_INT("weights built for designed heads", 3, m->weights_built_);
+    CHECK_INT("X rebuilt for designed heads", 40, m->x_rows_built_);
+    cfg.h = 4;
+    compute_or_fail(m, &cfg, &t);
+    CHECK_INT("designed heads: weights built again for a new h", 4, m->weights_built_);
+    CHECK_INT("designed heads: X rebuilt for a new h", 53, m->x_rows_built_);
+    mha_model_destroy(m);
+}
+
+/* malloc, calloc and realloc are wrapped in this test binary (-Wl,--wrap, see
+ * tests/CMakeLists.txt): every call from mhaviz's own code is counted here. */
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t count, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+static unsigned long g_allocs;
+void *__wrap_malloc(size_t size) {
+    g_allocs++;
+    return __real_malloc(size);
+}
+void *__wrap_calloc(size_t count, size_t size) {
+    g_allocs++;
+    return __real_calloc(count, size);
+}
+void *__wrap_realloc(void *p, size_t size) {
+    g_allocs++;
+    return __real_realloc(p, size);
+}
+
+static void test_no_allocation_in_forward(void **state) {
+    (void)state;
+    hand_toks ht;
+    make_toks(&ht, 40, 0);
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    mha_config cfg = {.h = 8, .d_model = 64, .seed = 1, .mask = MHA_MASK_CAUSAL};
+    mha_config_set_ablated(&cfg, 2, 1);
+    unsigned long before = g_allocs;
+    compute_or_fail(m, &cfg, &ht.t);
+    CHECK_TRUE("the wrapper sees the model's allocations", g_allocs - before >= 3);
+    before = g_allocs;
+    for (int i = 0; i < 5; i++) {
+        mha_forward(m);
+        mha_update(m);
+        compute_or_fail(m, &cfg, &ht.t); /* the same input */
+    }
+    float rows[4][9] = {{0}};
+    mha_softmax_rows(&rows[0][0], 4, 9);
+    CHECK_INT("allocations in mha_forward, mha_update and a steady mha_model_compute", 0,
+              g_allocs - before);
+    mha_model_destroy(m);
+    free_toks(&ht);
+}
+
+/* The memory bound: 1.5 GiB of tensors, counted as 4 d^2 + 8 n d + 2 h n^2 floats. */
+static void test_memory_bound(void **state) {
+    (void)state;
+    mha_config c = {.h = 16, .d_model = 1024, .seed = 1};
+    mha_config_resolve(&c);
+    /* 4 * 2^20 + 8 * 512 * 1024 + 2 * 16 * 512^2 = 2^24 floats = 64 MiB */
+    CHECK_INT("bytes at (512, 1024, 16)", UINT64_C(67108864), mha_model_bytes(&c, 512));
+    CHECK_INT("the bound is 1.5 GiB", UINT64_C(1610612736), MHA_MAX_MODEL_BYTES);
+    /* at n = 512, d_model = 4096 the bound leaves (1.5 GiB / 4 - 4 d^2 - 8 n d) / (2 n^2)
+       = 608 heads: h = 512 fits, h = 1024 does not */
+    const struct {
+        int n, pad, d, h, ok;
+    } L[] = {
+        {512, 0, 4096, 512, 1}, {512, 0, 4096, 1024, 0},  {512, 0, 4096, 4096, 0},
+        {10, 0, 4096, 4096, 1}, {10, 512, 4096, 4096, 0}, {512, 0, 1024, 512, 1},
+    };
+    for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+        mha_config k = {.h = L[i].h, .d_model = L[i].d, .seed = 1, .pad = L[i].pad};
+        char err[MHA_ERR_LEN] = "";
+        char what[96];
+        snprintf(what, sizeof what, "mha_config_check(n=%d, pad=%d, d=%d, h=%d)", L[i].n, L[i].pad,
+                 L[i].d, L[i].h);
+        CHECK_INT(what, L[i].ok ? 0 : -1, mha_config_check(&k, L[i].n, err, sizeof err));
+        if (!L[i].ok) {
+            CHECK_TRUE("the message names the bound", strstr(err, "1.5 GiB") != NULL);
+            CHECK_TRUE("the message is one line", strchr(err, '\n') == NULL);
+        }
+    }
+    /* a model refuses it and keeps what it had */
+    hand_toks ht;
+    make_toks(&ht, 512, 0);
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    mha_config good = {.h = 2, .d_model = 8, .seed = 1};
+    compute_or_fail(m, &good, &ht.t);
+    mha_config huge = {.h = 4096, .d_model = 4096, .seed = 1};
+    char err[MHA_ERR_LEN] = "";
+    CHECK_INT("mha_model_set beyond the bound", -1,
+              mha_model_set(m, &huge, &ht.t, err, sizeof err));
+    CHECK_INT("allocations after a refused set", 3, m->allocations_);
+    CHECK_INT("h after a refused set", 2, m->cfg.h);
+    mha_model_destroy(m);
+    free_toks(&ht);
+}
+
+/* ------------------------------------------------------------------------------ */
 
 int main(void) {
-    enum { NFIXED = 16 };
+    enum { NFIXED = 21 };
     struct CMUnitTest tests[NCASES + NLCASES + NFIXED];
     int k = 0;
     for (int i = 0; i < NCASES; i++) {
@@ -1409,6 +1861,11 @@ int main(void) {
         cmocka_unit_test(test_lesson_config_limits),
         cmocka_unit_test(test_designed_heads),
         cmocka_unit_test(test_designed_head_names_and_fallback),
+        cmocka_unit_test(test_softmax_kernels),
+        cmocka_unit_test(test_caches_match_fresh),
+        cmocka_unit_test(test_cache_counters),
+        cmocka_unit_test(test_no_allocation_in_forward),
+        cmocka_unit_test(test_memory_bound),
     };
     for (int i = 0; i < NFIXED; i++) tests[k++] = fixed[i];
     return _cmocka_run_group_tests("mha", tests, (size_t)k, NULL, NULL);

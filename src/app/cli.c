@@ -49,6 +49,8 @@ const char *cli_usage(void) {
            "      --export-dir DIR  where Ctrl+S in the window saves (default: current folder)\n"
            "      --font PATH       TrueType font to use instead of the fontconfig match\n"
            "      --bench           time the forward pass and the drawing; print; exit\n"
+           "      --bench-json      the same, one JSON object a line\n"
+           "      --bench-quick     every case once: checks the output, measures nothing\n"
            "\n"
            "Learning (headless for now):\n"
            "      --train TASK      train a small attention model on prev, first, pair, sort\n"
@@ -121,6 +123,8 @@ enum {
     OPT_ABLATE,
     OPT_WEIGHTS,
     OPT_PAGE,
+    OPT_BENCH_JSON,
+    OPT_BENCH_QUICK,
     OPT_VALUES,
     OPT_CONTRAST,
     OPT_DIFF,
@@ -152,6 +156,8 @@ static const struct option long_opts[] = {
     {"background", required_argument, NULL, OPT_BACKGROUND},
     {"font", required_argument, NULL, OPT_FONT},
     {"bench", no_argument, NULL, OPT_BENCH},
+    {"bench-json", no_argument, NULL, OPT_BENCH_JSON},
+    {"bench-quick", no_argument, NULL, OPT_BENCH_QUICK},
     {"pad", required_argument, NULL, OPT_PAD},
     {"temperature", required_argument, NULL, OPT_TEMPERATURE},
     {"ablate", required_argument, NULL, OPT_ABLATE},
@@ -372,6 +378,8 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
             o->font = optarg;
             break;
         case OPT_BENCH: bench = 1; break;
+        case OPT_BENCH_JSON: bench = o->bench_json = 1; break;
+        case OPT_BENCH_QUICK: bench = o->bench_quick = 1; break;
         case OPT_PAD:
             if (cli_parse_int(optarg, 1, MHA_MAX_N, &v) != 0)
                 FAIL("--pad '%s': must be a whole number from the number of tokens to %d", optarg,

@@ -42,6 +42,8 @@ typedef struct {
     int theme;               /* 0 light (default), 1 dark; -1 not given */
     int colormap;            /* index into view colormaps; -1 not given */
     int transparent;         /* --background transparent */
+    int bench_json;          /* --bench-json: one JSON object a line */
+    int bench_quick;         /* --bench-quick: every case once (checks the output) */
     train_options train;     /* --train and --steps, --layers, --mlp, --lr, --batch */
 } cli_options;
 

@@ -47,6 +47,10 @@ void mha_weights_init(float *w, uint64_t seed, int d, int which) {
     for (size_t i = 0; i < count; i++) w[i] = (float)((2.0 * uniform01(&st) - 1.0) * limit);
 }
 
+uint64_t mha_token_key(const char *token) {
+    return fnv1a64(token);
+}
+
 void mha_embed_token(float *e, const char *token, uint64_t seed, int d) {
     MHA_EXPECT(d > 0 && token != NULL);
     uint64_t st = stream_seed(seed, (uint64_t)d, fnv1a64(token));

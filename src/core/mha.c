@@ -1,6 +1,7 @@
-/* mha.c: configuration checks, buffer ownership and the multi-head attention
- * forward pass, exactly as "Attention Is All You Need" defines it. Matrix products
- * go through blas.c; weights and embeddings come from init.c. */
+/* mha.c: configuration checks, buffer ownership, what is kept between calls
+ * (weights, rows of X, rows of Q, K, V) and the multi-head attention forward pass,
+ * exactly as "Attention Is All You Need" defines it. Matrix products go through
+ * blas.c, the row softmax through softmax.c; weights and embeddings come from init.c. */
 #include "mha.h"
 
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "blas.h"
+#include "softmax.h"
 
 void mha_fatal(const char *file, int line, const char *what) {
     fprintf(stderr, "mhaviz: internal error at %s:%d: %s\n", file, line, what);
@@ -88,7 +90,23 @@ int mha_config_check(const mha_config *cfg, int n, char *err, size_t errlen) {
             snprintf(err, errlen, "--ablate %d: must be between 1 and h (%d)", i + 1, cfg->h);
             return -1;
         }
+    const int positions = cfg->pad ? cfg->pad : n;
+    const uint64_t bytes = mha_model_bytes(cfg, positions);
+    if (bytes > MHA_MAX_MODEL_BYTES) {
+        const double gib = 1024.0 * 1024.0 * 1024.0;
+        snprintf(err, errlen,
+                 "n=%d, d_model=%d, h=%d: the model's tensors would take %.1f GiB, more than "
+                 "the %.1f GiB limit (the h n^2 attention weights grow fastest)",
+                 positions, cfg->d_model, cfg->h, (double)bytes / gib,
+                 (double)MHA_MAX_MODEL_BYTES / gib);
+        return -1;
+    }
     return 0;
+}
+
+uint64_t mha_model_bytes(const mha_config *cfg, int n) {
+    const uint64_t d = (uint64_t)cfg->d_model, h = (uint64_t)cfg->h, nn = (uint64_t)n;
+    return sizeof(float) * (4 * d * d + 8 * nn * d + 2 * h * nn * nn);
 }
 
 mha_model *mha_model_create(void) {
@@ -97,42 +115,138 @@ mha_model *mha_model_create(void) {
 
 void mha_model_destroy(mha_model *m) {
     if (!m) return;
-    free(m->mem_);
+    free(m->w_mem_);
+    free(m->nd_mem_);
+    free(m->nn_mem_);
     free(m);
 }
 
-/* Carves every tensor out of one block sized for (n, d, h). */
+static int min_int(int a, int b) {
+    return a < b ? a : b;
+}
+
+/* Makes the three blocks fit (n, d, h), allocating only those whose shape
+ * changed; all or nothing. A new activation block with the same d_model keeps
+ * the rows of X, Q, K and V the old one had (a token typed at the end keeps the
+ * others'); a new weight block must be filled again. */
 static int model_alloc(mha_model *m, int n, int d, int h) {
-    size_t nd = (size_t)n * d, dd = (size_t)d * d, hnn = (size_t)h * n * n;
-    /* weights; x q k v heads concat out out_full; scores attn */
-    size_t total = 4 * dd + 8 * nd + 2 * hnn;
-    float *mem = malloc(total * sizeof(float));
-    if (!mem) return -1;
-    free(m->mem_);
-    m->mem_ = mem;
-    m->mem_floats_ = total;
-    float *p = mem;
-    m->w_q = p, p += dd;
-    m->w_k = p, p += dd;
-    m->w_v = p, p += dd;
-    m->w_o = p, p += dd;
-    m->x = p, p += nd;
-    m->q = p, p += nd;
-    m->k = p, p += nd;
-    m->v = p, p += nd;
-    m->scores = p, p += hnn;
-    m->attn = p, p += hnn;
-    m->heads = p, p += nd;
-    m->concat = p, p += nd;
-    m->out = p, p += nd;
-    m->out_full = p, p += nd;
-    MHA_EXPECT((size_t)(p - mem) <= total);
-    m->alloc_n_ = n;
-    m->alloc_d_ = d;
-    m->alloc_h_ = h;
-    m->weights_d_ = 0; /* weights must be regenerated into the new block */
-    m->allocations_++;
+    const size_t nd = (size_t)n * d, dd = (size_t)d * d, hnn = (size_t)h * n * n;
+    const int new_w = m->w_d_ != d, new_nd = m->nd_n_ != n || m->nd_d_ != d,
+              new_nn = m->nn_n_ != n || m->nn_h_ != h;
+    float *w = new_w ? malloc(4 * dd * sizeof(float)) : m->w_mem_;
+    float *a = new_nd ? malloc(8 * nd * sizeof(float)) : m->nd_mem_;
+    float *s = new_nn ? malloc(2 * hnn * sizeof(float)) : m->nn_mem_;
+    if (!w || !a || !s) {
+        if (new_w) free(w);
+        if (new_nd) free(a);
+        if (new_nn) free(s);
+        return -1;
+    }
+    if (new_w) {
+        free(m->w_mem_);
+        m->w_mem_ = w;
+        m->w_q = w, w += dd;
+        m->w_k = w, w += dd;
+        m->w_v = w, w += dd;
+        m->w_o = w;
+        m->w_d_ = d;
+        m->weights_ok_ = 0; /* to be generated into the new block */
+        m->qkv_rows_ = 0;
+        m->allocations_++;
+    }
+    if (new_nd) {
+        float *old_x = m->x, *old_q = m->q, *old_k = m->k, *old_v = m->v;
+        const int keep = m->nd_d_ == d ? min_int(m->nd_n_, n) : 0;
+        float *p = a;
+        m->x = p, p += nd;
+        m->q = p, p += nd;
+        m->k = p, p += nd;
+        m->v = p, p += nd;
+        m->heads = p, p += nd;
+        m->concat = p, p += nd;
+        m->out = p, p += nd;
+        m->out_full = p;
+        const size_t bytes = (size_t)keep * d * sizeof(float);
+        if (keep) {
+            memcpy(m->x, old_x, bytes);
+            memcpy(m->q, old_q, bytes);
+            memcpy(m->k, old_k, bytes);
+            memcpy(m->v, old_v, bytes);
+        }
+        m->x_rows_ = min_int(m->x_rows_, keep);
+        m->qkv_rows_ = min_int(m->qkv_rows_, keep);
+        free(m->nd_mem_);
+        m->nd_mem_ = a;
+        m->nd_n_ = n;
+        m->nd_d_ = d;
+        m->allocations_++;
+    }
+    if (new_nn) {
+        free(m->nn_mem_);
+        m->nn_mem_ = s;
+        m->scores = s;
+        m->attn = s + hnn;
+        m->nn_n_ = n;
+        m->nn_h_ = h;
+        m->allocations_++;
+    }
     return 0;
+}
+
+/* The weights for cfg, unless the block holds them already. Random weights
+   depend on (seed, d_model) only; designed ones on h too. */
+static void model_weights(mha_model *m, const mha_config *cfg) {
+    const int d = cfg->d_model;
+    const int wh = cfg->weights == MHA_WEIGHTS_PATTERNS ? cfg->h : 0;
+    if (m->weights_ok_ && m->weights_seed_ == cfg->seed && m->weights_mode_ == cfg->weights &&
+        m->weights_h_ == wh)
+        return;
+    mha_weights_init(m->w_q, cfg->seed, d, 0);
+    mha_weights_init(m->w_k, cfg->seed, d, 1);
+    /* designed heads change only W^Q and W^K: W^V and W^O stay when only h or
+       the mode changed */
+    if (!m->weights_ok_ || m->weights_seed_ != cfg->seed) {
+        mha_weights_init(m->w_v, cfg->seed, d, 2);
+        mha_weights_init(m->w_o, cfg->seed, d, 3);
+    }
+    if (cfg->weights == MHA_WEIGHTS_PATTERNS) mha_patterns_weights(m->w_q, m->w_k, cfg);
+    m->weights_ok_ = 1;
+    m->weights_seed_ = cfg->seed;
+    m->weights_mode_ = cfg->weights;
+    m->weights_h_ = wh;
+    m->qkv_rows_ = 0;
+    m->weights_built_++;
+}
+
+/* X for the tokens: only rows whose token changed (position t's row depends on
+   the token, t, the seed and d_model) are built again; all of them when the seed
+   or the weights mode changed. Designed heads write codes over X that depend on
+   h and on the tokens up to each row, so their blocks are written again
+   whenever a row changed. Rows of Q, K, V from the first changed row on are
+   stale. */
+static void model_x(mha_model *m, const mha_config *cfg, const tok_list *toks, int n_real, int n) {
+    const int d = cfg->d_model;
+    const int wh = cfg->weights == MHA_WEIGHTS_PATTERNS ? cfg->h : 0;
+    if (m->x_seed_ != cfg->seed || m->x_mode_ != cfg->weights || m->x_h_ != wh) m->x_rows_ = 0;
+    int first_changed = n;
+    for (int t = 0; t < n; t++) {
+        const char *token = t < n_real ? toks->tokens[t] : MHA_PAD_TOKEN;
+        const uint64_t key = mha_token_key(token);
+        if (t < m->x_rows_ && m->x_tokens_[t] == key) continue;
+        float *row = m->x + (size_t)t * d;
+        mha_embed_token(row, token, cfg->seed, d);
+        mha_add_positional(row, t, d);
+        m->x_tokens_[t] = key;
+        m->x_rows_built_++;
+        if (first_changed == n) first_changed = t;
+    }
+    if (cfg->weights == MHA_WEIGHTS_PATTERNS && first_changed < n)
+        mha_patterns_embed(m->x, toks, n_real, n, cfg);
+    m->x_rows_ = n;
+    m->x_seed_ = cfg->seed;
+    m->x_mode_ = cfg->weights;
+    m->x_h_ = wh;
+    m->qkv_rows_ = min_int(m->qkv_rows_, first_changed);
 }
 
 int mha_model_set(mha_model *m, const mha_config *cfg_in, const tok_list *toks, char *err,
@@ -144,32 +258,12 @@ int mha_model_set(mha_model *m, const mha_config *cfg_in, const tok_list *toks, 
     const int d = cfg.d_model;
     const int n = cfg.pad ? cfg.pad : n_real;
 
-    if (m->alloc_n_ != n || m->alloc_d_ != d || m->alloc_h_ != cfg.h) {
-        if (model_alloc(m, n, d, cfg.h) != 0) {
-            snprintf(err, errlen, "out of memory for n=%d d_model=%d h=%d", n, d, cfg.h);
-            return -1;
-        }
+    if (model_alloc(m, n, d, cfg.h) != 0) {
+        snprintf(err, errlen, "out of memory for n=%d d_model=%d h=%d", n, d, cfg.h);
+        return -1;
     }
-    /* random weights depend on (seed, d_model) only; designed ones on h too */
-    const int wh = cfg.weights == MHA_WEIGHTS_PATTERNS ? cfg.h : 0;
-    if (m->weights_d_ != d || m->weights_seed_ != cfg.seed || m->weights_mode_ != cfg.weights ||
-        m->weights_h_ != wh) {
-        mha_weights_init(m->w_q, cfg.seed, d, 0);
-        mha_weights_init(m->w_k, cfg.seed, d, 1);
-        mha_weights_init(m->w_v, cfg.seed, d, 2);
-        mha_weights_init(m->w_o, cfg.seed, d, 3);
-        if (cfg.weights == MHA_WEIGHTS_PATTERNS) mha_patterns_weights(m->w_q, m->w_k, &cfg);
-        m->weights_d_ = d;
-        m->weights_seed_ = cfg.seed;
-        m->weights_mode_ = cfg.weights;
-        m->weights_h_ = wh;
-    }
-    for (int t = 0; t < n; t++) {
-        float *row = m->x + (size_t)t * d;
-        mha_embed_token(row, t < n_real ? toks->tokens[t] : MHA_PAD_TOKEN, cfg.seed, d);
-        mha_add_positional(row, t, d);
-    }
-    if (cfg.weights == MHA_WEIGHTS_PATTERNS) mha_patterns_embed(m->x, toks, n_real, n, &cfg);
+    model_weights(m, &cfg);
+    model_x(m, &cfg, toks, n_real, n);
     m->cfg = cfg;
     m->n = n;
     m->n_real = n_real;
@@ -185,33 +279,29 @@ const char *mha_token(const mha_model *m, const tok_list *toks, int i) {
 void mha_softmax_rows(float *a, int rows, int cols) {
     for (int r = 0; r < rows; r++) {
         float *row = a + (size_t)r * cols;
-        float max = -INFINITY;
-        for (int c = 0; c < cols; c++)
-            if (row[c] > max) max = row[c];
-        if (max == -INFINITY || isnan(max)) { /* fully masked row: no probability mass */
-            for (int c = 0; c < cols; c++) row[c] = 0.0f;
-            continue;
-        }
-        double sum = 0.0;
-        for (int c = 0; c < cols; c++) {
-            float e = row[c] == -INFINITY ? 0.0f : expf(row[c] - max);
-            row[c] = e;
-            sum += e;
-        }
-        float inv = (float)(1.0 / sum); /* sum >= 1: the max entry contributes exp(0) */
-        for (int c = 0; c < cols; c++) row[c] *= inv;
+        softmax_row(row, row, cols, cols, SOFTMAX_AUTO);
     }
 }
 
-void mha_forward(mha_model *m) {
+/* The forward pass; rows [0, from_row) of Q, K, V are taken as they are. */
+static void forward(mha_model *m, int from_row) {
     const int n = m->n, n_real = m->n_real, d = m->cfg.d_model, h = m->cfg.h, dk = m->d_k;
-    MHA_EXPECT(m->mem_ != NULL && n >= 1 && n_real >= 1 && n_real <= n && h >= 1 && dk * h == d);
+    MHA_EXPECT(m->nd_mem_ != NULL && m->nn_mem_ != NULL && m->weights_ok_);
+    MHA_EXPECT(n >= 1 && n_real >= 1 && n_real <= n && h >= 1 && dk * h == d);
+    MHA_EXPECT(from_row >= 0 && from_row <= n);
     const size_t nn = (size_t)n * n;
 
-    /* step 1: projections, Q = X W^Q, K = X W^K, V = X W^V, each (n, d) */
-    mm_sgemm(m->q, d, m->x, d, m->w_q, d, n, d, d, 0, 1.0f, 0.0f);
-    mm_sgemm(m->k, d, m->x, d, m->w_k, d, n, d, d, 0, 1.0f, 0.0f);
-    mm_sgemm(m->v, d, m->x, d, m->w_v, d, n, d, d, 0, 1.0f, 0.0f);
+    /* step 1: projections, Q = X W^Q, K = X W^K, V = X W^V, each (n, d); a row of
+       each depends only on the same row of X */
+    if (from_row < n) {
+        const int rows = n - from_row;
+        const size_t off = (size_t)from_row * d;
+        mm_sgemm(m->q + off, d, m->x + off, d, m->w_q, d, rows, d, d, 0, 1.0f, 0.0f);
+        mm_sgemm(m->k + off, d, m->x + off, d, m->w_k, d, rows, d, d, 0, 1.0f, 0.0f);
+        mm_sgemm(m->v + off, d, m->x + off, d, m->w_v, d, rows, d, d, 0, 1.0f, 0.0f);
+        m->qkv_rows_built_ += (unsigned long)rows;
+    }
+    m->qkv_rows_ = n;
 
     /* 1 / (sqrt(d_k) T), or 1 / T without scaling */
     const double root = m->cfg.no_scale ? 1.0 : sqrt((double)dk);
@@ -225,16 +315,17 @@ void mha_forward(mha_model *m) {
         /* step 2: scores_i = Q_i K_i^T / (sqrt(d_k) T), (n, n) */
         mm_sgemm(scores, n, m->q + col, d, m->k + col, d, n, n, dk, 1, scale, 0.0f);
 
-        /* step 3: masks. Padding: keys [n_real, n) are not visible to any row.
-           Causal: key j > query r is not visible. Every row keeps key 0. */
         for (int r = 0; r < n; r++) {
-            int first_hidden = m->cfg.mask == MHA_MASK_CAUSAL && r + 1 < n_real ? r + 1 : n_real;
-            for (int c = first_hidden; c < n; c++) scores[(size_t)r * n + c] = -INFINITY;
+            /* step 3: masks. Padding: keys [n_real, n) are not visible to any row.
+               Causal: key j > query r is not visible. Every row keeps key 0, and
+               the hidden keys are always the row's tail. */
+            const int visible = m->cfg.mask == MHA_MASK_CAUSAL && r + 1 < n_real ? r + 1 : n_real;
+            float *srow = scores + (size_t)r * n;
+            for (int c = visible; c < n; c++) srow[c] = -INFINITY;
+            /* step 4: A_i = softmax of each row over its visible keys, max
+               subtracted; the hidden ones get exactly 0 */
+            softmax_row(attn + (size_t)r * n, srow, visible, n, SOFTMAX_AUTO);
         }
-
-        /* step 4: A_i = softmax of each row, max subtracted */
-        memcpy(attn, scores, nn * sizeof(float));
-        mha_softmax_rows(attn, n, n);
 
         /* step 5: head_i = A_i V_i, (n, d_k), and its place in Concat */
         mm_sgemm(head, dk, attn, n, m->v + col, d, n, dk, n, 0, 1.0f, 0.0f);
@@ -258,6 +349,14 @@ void mha_forward(mha_model *m) {
     mm_sgemm(m->out, d, m->concat, d, m->w_o, d, n, d, d, 0, 1.0f, 0.0f);
 }
 
+void mha_forward(mha_model *m) {
+    forward(m, 0);
+}
+
+void mha_update(mha_model *m) {
+    forward(m, m->qkv_rows_);
+}
+
 double mha_ablation_delta(const mha_model *m) {
     const size_t count = (size_t)m->n * m->cfg.d_model;
     double diff = 0.0, full = 0.0;
@@ -272,6 +371,6 @@ double mha_ablation_delta(const mha_model *m) {
 int mha_model_compute(mha_model *m, const mha_config *cfg, const tok_list *toks, char *err,
                       size_t errlen) {
     if (mha_model_set(m, cfg, toks, err, errlen) != 0) return -1;
-    mha_forward(m);
+    mha_update(m);
     return 0;
 }

@@ -65,15 +65,32 @@ void mha_config_resolve(mha_config *cfg);
 /* Checks cfg (after resolve; a zero temperature counts as 1) for a text of n
  * tokens against every limit:
  * 1 <= n <= 512, 1 <= d_model <= 4096, 1 <= h <= d_model, h divides d_model;
- * pad 0 or n <= pad <= 512; temperature 0.05..20; every ablated head below h.
+ * pad 0 or n <= pad <= 512; temperature 0.05..20; every ablated head below h;
+ * and the model's tensors (mha_model_bytes) within MHA_MAX_MODEL_BYTES.
  * Ablating every head is allowed (MultiHead is then 0).
  * Returns 0 if valid, -1 with a one-line message in err otherwise. */
 int mha_config_check(const mha_config *cfg, int n, char *err, size_t errlen);
 
+/* The bound on the model's tensors: 1.5 GiB. The scores and the attention weights
+ * grow as 2 h n^2 floats, the weights as 4 d_model^2: n = 512, d_model = h = 4096
+ * would need 8.3 GiB, so such a configuration is refused up front. */
+#define MHA_MAX_MODEL_BYTES (UINT64_C(3) << 29)
+
+/* Bytes of every tensor a model holds for cfg (resolved) at n positions (the
+ * padded length): 4 d^2 weights, 8 n d activations, 2 h n^2 scores and attn. */
+uint64_t mha_model_bytes(const mha_config *cfg, int n);
+
 /* The model: weights for (seed, d_model), the input X for the current tokens,
  * and every activation of the forward pass. Row-major float32 throughout.
- * All tensors are carved out of one allocation made when the shape (n, d_model, h)
- * changes; a forward at a steady shape allocates nothing.
+ * The tensors live in three blocks, each (re)allocated only when its own shape
+ * changes: the weights (d_model), the activations (n, d_model) and the scores
+ * with the attention weights (h, n). A forward at a steady shape allocates
+ * nothing; changing h reallocates only the last block.
+ *
+ * What is kept between calls: the weights while (seed, d_model, weights mode)
+ * stay (and h, for designed heads); each row of X while its token, its position
+ * and those stay; and the rows of Q, K, V whose X row and weights did not change
+ * (mha_update). X and the weights are the model's: do not write into them.
  *
  * Positions: the n_real tokens of the text come first; with cfg.pad = N the
  * sequence continues with N - n_real [PAD] tokens up to n = N. Padding positions
@@ -101,14 +118,27 @@ typedef struct {
     float *out;      /* (n, d_model) = concat W^O, the MultiHead with ablation */
     float *out_full; /* (n, d_model) = the unablated MultiHead; equals out when none is */
 
-    /* private: allocation bookkeeping */
-    float *mem_;
-    size_t mem_floats_;
-    int alloc_n_, alloc_d_, alloc_h_;
-    int weights_d_, weights_h_;
+    /* private: the three blocks and what they hold */
+    float *w_mem_;    /* w_q w_k w_v w_o: 4 d^2 floats */
+    float *nd_mem_;   /* x q k v heads concat out out_full: 8 n d floats */
+    float *nn_mem_;   /* scores attn: 2 h n^2 floats */
+    int w_d_;         /* d_model of w_mem_ */
+    int nd_n_, nd_d_; /* (n, d_model) of nd_mem_ */
+    int nn_n_, nn_h_; /* (n, h) of nn_mem_ */
+    int weights_ok_;  /* the weights hold (weights_seed_, w_d_, weights_mode_, weights_h_) */
+    int weights_h_;   /* h the weights were designed for; 0 for random weights */
     mha_weights weights_mode_;
     uint64_t weights_seed_;
-    unsigned long allocations_; /* count of (re)allocations, for tests and --bench */
+    uint64_t x_seed_;              /* X's rows were built for this seed, */
+    mha_weights x_mode_;           /* weights mode */
+    int x_h_;                      /* and h (designed heads; 0 for random weights) */
+    int x_rows_;                   /* leading rows of X built for those */
+    uint64_t x_tokens_[MHA_MAX_N]; /* mha_token_key of the token in each built row */
+    int qkv_rows_;                 /* leading rows of Q, K, V that are X W for today's X, W */
+    unsigned long allocations_;    /* blocks (re)allocated, for tests and --bench */
+    unsigned long weights_built_;  /* times the weights were generated, for tests */
+    unsigned long x_rows_built_;   /* rows of X computed, for tests */
+    unsigned long qkv_rows_built_; /* rows of Q, K, V projected, for tests */
 } mha_model;
 
 /* Creates an empty model; returns NULL on out-of-memory. */
@@ -117,20 +147,28 @@ mha_model *mha_model_create(void);
 void mha_model_destroy(mha_model *m);
 
 /* Sets the configuration and the text's tokens (without padding: cfg.pad adds
- * it): checks every limit, (re)allocates if the shape changed, regenerates
- * weights if (seed, d_model, weights, and h for designed heads) changed, and
- * computes X. Does not run the forward pass. Returns 0, or -1 with a message in
- * err; the model is then unchanged (out of memory keeps the old block, shape and
- * numbers). */
+ * it): checks every limit, (re)allocates the blocks whose shape changed,
+ * regenerates the weights if (seed, d_model, weights, and h for designed heads)
+ * changed, and computes the rows of X whose token or position changed (all of
+ * them when the seed, d_model or the weights mode did). Does not run the forward
+ * pass. Returns 0, or -1 with a message in err; the model is then unchanged (out
+ * of memory keeps the old blocks, shape and numbers). */
 int mha_model_set(mha_model *m, const mha_config *cfg, const tok_list *toks, char *err,
                   size_t errlen);
 
-/* Runs the forward pass on the model's X and weights, filling q, k, v, scores,
- * attn, heads, concat, out_full and out. Every matrix product goes through
- * cblas_sgemm. */
+/* Runs the whole forward pass on the model's X and weights, filling q, k, v,
+ * scores, attn, heads, concat, out_full and out. Every matrix product goes
+ * through cblas_sgemm, with OpenBLAS threads chosen by size (mm_threads_for).
+ * Allocates nothing. */
 void mha_forward(mha_model *m);
 
-/* Convenience: mha_model_set then mha_forward. */
+/* The same result as mha_forward, but projects only the rows of Q, K, V whose
+ * row of X or whose weights changed since they were last projected: after a
+ * change of h alone, or of the last tokens, the projections are skipped or
+ * shortened. Allocates nothing. */
+void mha_update(mha_model *m);
+
+/* Convenience: mha_model_set then mha_update. */
 int mha_model_compute(mha_model *m, const mha_config *cfg, const tok_list *toks, char *err,
                       size_t errlen);
 
@@ -144,12 +182,18 @@ double mha_ablation_delta(const mha_model *m);
 
 /* Row-wise softmax in place over a (rows, cols) matrix: the row max is
  * subtracted first; -inf entries become exactly 0. A row that is all -inf
- * (cannot happen under the masks we make) becomes all zeros, never NaN. */
+ * (cannot happen under the masks we make) becomes all zeros, never NaN.
+ * Float throughout, vectorised (softmax.c); within 2e-6 relative of the exact
+ * value on every entry (see tests/test_mha.c). */
 void mha_softmax_rows(float *a, int rows, int cols);
 
 /* Weights: fills w (d, d) with Glorot/Xavier-uniform values, limit sqrt(6 / (2 d)),
  * drawn from a stream fixed by (seed, d, which); which is 0..3 for Q, K, V, O. */
 void mha_weights_init(float *w, uint64_t seed, int d, int which);
+
+/* The 64-bit key (FNV-1a of the text) that, with seed and d, fixes a token's
+ * embedding: two tokens with equal keys get equal embeddings. */
+uint64_t mha_token_key(const char *token);
 
 /* Token embedding: fills e (d) with N(0, 1) values fixed by (token text, seed, d). */
 void mha_embed_token(float *e, const char *token, uint64_t seed, int d);

@@ -268,6 +268,7 @@ void view_draw_help(const view_ctx *c) {
         {"D  V  K", "difference view; numbers; contrast"},
         {",  .", "focus view: step through the head"},
         {"I", "how-alike and cost panels on / off"},
+        {"L, Y", "learn live: train, pause; the other layer"},
         {"F11", "fullscreen"},
         {"P", "presentation: no controls, the data as large as it goes (Esc leaves)"},
         {"F1 or ?", "this help (any key closes it)"},

@@ -89,6 +89,7 @@ typedef struct {
     /* numbers derived from the model for the lesson (may be NULL: not shown) */
     const float *head_entropy;    /* (h) mean row entropy in bits */
     const float *head_divergence; /* (h, h) mean Jensen-Shannon divergence in bits */
+    int divergence_step;          /* it averages every divergence_step-th query row */
     const float *out_diff;        /* (n, d_model) MultiHead - unablated MultiHead */
     const float *step_raw;        /* (n, n) Q_i K_i^T of the focused head */
     const float *step_scaled;     /* (n, n) that over sqrt(d_k) T, before the mask */

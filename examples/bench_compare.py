@@ -1,0 +1,236 @@
+#!/usr/bin/python3
+"""bench_compare.py MHAVIZ [--rounds R]: mhaviz's forward pass against NumPy and PyTorch,
+and its training step against PyTorch's.
+
+Each round runs, one after the other within about a minute, `mhaviz --bench-json`
+and the same forward pass (X -> Q, K, V -> scores -> softmax -> heads -> Concat ->
+W^O, float32, every attention weight kept) in NumPy and in PyTorch, each on 1 and
+on 2 threads, each shape timed as mhaviz times it: a median over at least 0.5 s
+after a warm-up. NumPy must link the same OpenBLAS (this script prints which
+library it found). PyTorch is skipped when it is not installed; its OpenMP
+threads wait passively (OMP_WAIT_POLICY=PASSIVE) so that they do not spin.
+
+Prints, per shape, the median over rounds of mhaviz's time and of the faster
+thread count of each library, the ratios, and how much mhaviz's own time moved
+between rounds (min and max), to show how noisy the machine was.
+
+    python3 examples/bench_compare.py build/mhaviz --rounds 5
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+SHAPES = [(8, 64, 4), (12, 64, 4), (16, 128, 8), (64, 256, 8), (128, 512, 8),
+          (256, 512, 16), (512, 1024, 16)]
+MIN_S, MIN_RUNS = 0.5, 5
+
+
+def time_it(fn):
+    """Median seconds of fn() over at least MIN_S after a warm-up."""
+    fn()
+    samples, start = [], time.perf_counter()
+    while time.perf_counter() - start < MIN_S or len(samples) < MIN_RUNS:
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples)
+
+
+def worker_numpy():
+    import numpy as np
+    rng = np.random.default_rng(1)
+    for n, d, h in SHAPES:
+        dk = d // h
+        x = rng.standard_normal((n, d), dtype=np.float32)
+        wq, wk, wv, wo = (rng.uniform(-0.1, 0.1, (d, d)).astype(np.float32) for _ in range(4))
+        scale = np.float32(1.0 / np.sqrt(dk))
+
+        def forward():
+            q, k, v = x @ wq, x @ wk, x @ wv
+            qh = q.reshape(n, h, dk).transpose(1, 0, 2)
+            kh = k.reshape(n, h, dk).transpose(1, 0, 2)
+            vh = v.reshape(n, h, dk).transpose(1, 0, 2)
+            scores = (qh @ kh.transpose(0, 2, 1)) * scale
+            attn = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            attn /= attn.sum(axis=-1, keepdims=True)
+            heads = attn @ vh
+            return heads.transpose(1, 0, 2).reshape(n, d) @ wo
+
+        print(json.dumps({"n": n, "d_model": d, "h": h, "median_us": time_it(forward) * 1e6}))
+
+
+def worker_torch(threads):
+    import torch
+    torch.set_num_threads(threads)
+    torch.manual_seed(1)
+    with torch.inference_mode():
+        for n, d, h in SHAPES:
+            dk = d // h
+            x = torch.randn(n, d)
+            wq, wk, wv, wo = (torch.empty(d, d).uniform_(-0.1, 0.1) for _ in range(4))
+
+            def forward():
+                q, k, v = x @ wq, x @ wk, x @ wv
+                qh = q.view(n, h, dk).transpose(0, 1)
+                kh = k.view(n, h, dk).transpose(0, 1)
+                vh = v.view(n, h, dk).transpose(0, 1)
+                attn = torch.softmax(qh @ kh.transpose(1, 2) / dk ** 0.5, dim=-1)
+                heads = attn @ vh
+                return heads.transpose(0, 1).reshape(n, d) @ wo
+
+            mha = torch.nn.MultiheadAttention(d, h, bias=False, batch_first=True)
+            xb = x.unsqueeze(0)
+
+            def forward_module():  # the weights of every head, as mhaviz keeps them
+                return mha(xb, xb, xb, need_weights=True, average_attn_weights=False)
+
+            best = min(time_it(forward), time_it(forward_module))
+            print(json.dumps({"n": n, "d_model": d, "h": h, "median_us": best * 1e6}))
+
+
+def worker_train():
+    """One AdamW step of the same model mhaviz trains for its train_step case:
+    pair task shapes (vocabulary 5, 25 classes, T 12), d_model 32, h 4, batch 32,
+    1 pre-LayerNorm block of causal attention, learned positions, final
+    LayerNorm, unembedding, cross-entropy on positions 1..11. One thread."""
+    import torch
+    torch.set_num_threads(1)
+    torch.manual_seed(1)
+    d, h, T, vocab, classes, batch = 32, 4, 12, 5, 25, 32
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = torch.nn.Embedding(vocab, d)
+            self.wpe = torch.nn.Embedding(T, d)
+            self.ln1 = torch.nn.LayerNorm(d)
+            self.attn = torch.nn.MultiheadAttention(d, h, bias=False, batch_first=True)
+            self.lnf = torch.nn.LayerNorm(d)
+            self.head = torch.nn.Linear(d, classes)
+            self.register_buffer("mask", torch.triu(torch.ones(T, T, dtype=torch.bool), 1))
+
+        def forward(self, tok):
+            x = self.wte(tok) + self.wpe(torch.arange(T))
+            a = self.ln1(x)
+            x = x + self.attn(a, a, a, attn_mask=self.mask, need_weights=False)[0]
+            return self.head(self.lnf(x))
+
+    model = Model()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
+    gen = torch.Generator().manual_seed(2)
+
+    def step():
+        tok = torch.randint(0, vocab, (batch, T), generator=gen)
+        tgt = tok[:, :1] * vocab + torch.roll(tok, 1, 1)  # (token 0, token i-1)
+        logits = model(tok)
+        loss = torch.nn.functional.cross_entropy(logits[:, 1:].reshape(-1, classes),
+                                                 tgt[:, 1:].reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    print(json.dumps({"train_step_us": time_it(step) * 1e6}))
+
+
+def run_worker(kind, threads):
+    env = dict(os.environ)
+    env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(threads)
+    env["OMP_WAIT_POLICY"] = "PASSIVE"
+    r = subprocess.run([sys.executable, __file__, "--worker", kind, "--threads", str(threads)],
+                       capture_output=True, text=True, env=env, timeout=900)
+    if r.returncode != 0:
+        return None
+    if kind == "train":
+        return json.loads(r.stdout.splitlines()[-1])["train_step_us"]
+    return {(o["n"], o["d_model"], o["h"]): o["median_us"]
+            for o in map(json.loads, r.stdout.splitlines())}
+
+
+def run_mhaviz(mhaviz):
+    r = subprocess.run([mhaviz, "--bench-json"], capture_output=True, text=True, check=True,
+                       timeout=900)
+    out, sgemm = {}, None
+    for o in map(json.loads, r.stdout.splitlines()):
+        if o["case"] == "forward":
+            out[(o["n"], o["d_model"], o["h"])] = o["median_us"]
+        elif o["case"] == "sgemm":
+            sgemm = o["gflops"]
+        elif o["case"] == "train_step":
+            out["train_step"] = o["median_us"]
+    return out, sgemm
+
+
+def blas_of_numpy():
+    import numpy as np
+    import numpy.core._multiarray_umath as mu
+    with open(f"/proc/{os.getpid()}/maps") as f:
+        libs = {line.split()[-1] for line in f if "blas" in line.lower()}
+    return np.__version__, sorted(libs) or [mu.__file__]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mhaviz", nargs="?")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--worker", choices=["numpy", "torch", "train"])
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    if args.worker == "numpy":
+        return worker_numpy()
+    if args.worker == "torch":
+        return worker_torch(args.threads)
+    if args.worker == "train":
+        return worker_train()
+    if not args.mhaviz:
+        ap.error("MHAVIZ is needed")
+
+    version, libs = blas_of_numpy()
+    print(f"NumPy {version}, BLAS: {', '.join(libs)}")
+    print(f"load average at the start: {os.getloadavg()}")
+    rounds = []
+    for r in range(args.rounds):
+        t0 = time.time()
+        mh, sgemm = run_mhaviz(args.mhaviz)
+        res = {"mhaviz": mh, "sgemm": sgemm}
+        for kind in ("numpy", "torch"):
+            per_thread = [run_worker(kind, t) for t in (1, 2)]
+            per_thread = [p for p in per_thread if p]
+            if per_thread:
+                res[kind] = {s: min(p[s] for p in per_thread) for s in SHAPES}
+        res["torch_train"] = run_worker("train", 1)
+        rounds.append(res)
+        print(f"round {r + 1}: {time.time() - t0:.0f} s, load average {os.getloadavg()}",
+              flush=True)
+
+    def med(key, shape):
+        vals = [rd[key][shape] for rd in rounds if key in rd]
+        return statistics.median(vals) if vals else None
+
+    print(f"\nsgemm 1024^3 in mhaviz, median over rounds: "
+          f"{statistics.median(rd['sgemm'] for rd in rounds):.1f} GFLOP/s")
+    print(f"{'(n, d_model, h)':>16} {'mhaviz_us':>10} {'min..max':>17} {'numpy_us':>10} "
+          f"{'x numpy':>8} {'torch_us':>10} {'x torch':>8}")
+    for s in SHAPES:
+        m = med("mhaviz", s)
+        lo = min(rd["mhaviz"][s] for rd in rounds)
+        hi = max(rd["mhaviz"][s] for rd in rounds)
+        npy, tch = med("numpy", s), med("torch", s)
+        print(f"{str(s):>16} {m:10.1f} {lo:8.1f}..{hi:<8.1f} "
+              f"{npy if npy else float('nan'):10.1f} {npy / m if npy else float('nan'):8.2f} "
+              f"{tch if tch else float('nan'):10.1f} {tch / m if tch else float('nan'):8.2f}")
+    mt = [rd["mhaviz"].get("train_step") for rd in rounds if "train_step" in rd["mhaviz"]]
+    tt = [rd["torch_train"] for rd in rounds if rd.get("torch_train")]
+    if mt and tt:
+        m, t = statistics.median(mt), statistics.median(tt)
+        print(f"\ntraining step (pair, d_model 32, h 4, batch 32, T 12, 1 layer, one thread): "
+              f"mhaviz {m:.0f} us, PyTorch {t:.0f} us: mhaviz {t / m:.2f}x faster")
+    print(f"load average at the end: {os.getloadavg()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+/* softmax.c: the row softmax of the forward pass in float: a portable version
+ * written for the compiler's vectoriser, and AVX2 + FMA intrinsics picked at run
+ * time on x86-64 processors that have them. Both use the same exp (below). */
+#include "softmax.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define SOFTMAX_X86 1
+#include <immintrin.h>
+#else
+#define SOFTMAX_X86 0
+#endif
+
+/* exp(x) for x <= 0 in float (Cephes' expf): x = n ln2 + r with |r| <= ln2 / 2,
+ * exp(r) by a degree-7 polynomial (relative error about 1e-7 on that interval)
+ * and 2^n put into the exponent bits. Below EXP_LO the true value is under the
+ * smallest normal float (1.2e-38) and the result is 0, which also makes -inf
+ * (a masked score) and NaN exactly 0. */
+#define EXP_LO (-87.3365447f) /* ln(2^-126) */
+#define LOG2E 1.44269504088896341f
+#define LN2_HI 0.693359375f /* ln 2 = LN2_HI + LN2_LO, LN2_HI with few bits */
+#define LN2_LO (-2.12194440e-4f)
+#define P0 1.9875691500e-4f
+#define P1 1.3981999507e-3f
+#define P2 8.3334519073e-3f
+#define P3 4.1665795894e-2f
+#define P4 1.6666665459e-1f
+#define P5 5.0000001201e-1f
+
+static inline float exp_nonpos(float x) {
+    const float keep = isgreaterequal(x, EXP_LO) ? 1.0f : 0.0f; /* 0: -inf, NaN, underflow */
+    x = isgreater(x, EXP_LO) ? x : EXP_LO;  /* NaN too becomes EXP_LO: y stays finite */
+    const int ni = (int)(x * LOG2E - 0.5f); /* x <= 0: truncation rounds to nearest */
+    const float n = (float)ni;
+    const float r = x - n * LN2_HI - n * LN2_LO;
+    float p = P0;
+    p = p * r + P1;
+    p = p * r + P2;
+    p = p * r + P3;
+    p = p * r + P4;
+    p = p * r + P5;
+    const float y = p * r * r + r + 1.0f;
+    const uint32_t bits = (uint32_t)(ni + 127) << 23; /* 2^n, n in [-126, 0] */
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return y * scale * keep; /* no branch, so that the loops vectorise */
+}
+
+/* Eight lanes side by side, so that the compiler can keep each in a vector
+   register (and so that the sums add in eight partial sums, as AVX2 does). */
+enum { LANES = 8 };
+
+static void row_portable(float *dst, const float *src, int visible, int cols) {
+    /* pass 1: the row max; NaN is never taken (the comparison is false) */
+    float mx[LANES];
+    for (int l = 0; l < LANES; l++) mx[l] = -INFINITY;
+    int j = 0;
+    for (; j + LANES <= visible; j += LANES)
+        for (int l = 0; l < LANES; l++) mx[l] = src[j + l] > mx[l] ? src[j + l] : mx[l];
+    float max = -INFINITY;
+    for (int l = 0; l < LANES; l++) max = mx[l] > max ? mx[l] : max;
+    for (; j < visible; j++) max = src[j] > max ? src[j] : max;
+    if (!(max > -INFINITY && max < INFINITY)) { /* nothing visible, or an infinite score */
+        memset(dst, 0, (size_t)cols * sizeof(float));
+        return;
+    }
+
+    /* pass 2: e = exp(x - max) and its sum; the max itself gives exp(0) = 1 */
+    float sum[LANES] = {0};
+    for (j = 0; j + LANES <= visible; j += LANES)
+        for (int l = 0; l < LANES; l++) {
+            const float e = exp_nonpos(src[j + l] - max);
+            dst[j + l] = e;
+            sum[l] += e;
+        }
+    float total = ((sum[0] + sum[4]) + (sum[1] + sum[5])) + ((sum[2] + sum[6]) + (sum[3] + sum[7]));
+    for (; j < visible; j++) {
+        dst[j] = exp_nonpos(src[j] - max);
+        total += dst[j];
+    }
+
+    /* pass 3: divide by the sum (>= 1); the masked tail is 0 */
+    const float inv = 1.0f / total;
+    for (j = 0; j < visible; j++) dst[j] *= inv;
+    for (j = visible; j < cols; j++) dst[j] = 0.0f;
+}
+
+#if SOFTMAX_X86
+#define AVX2 __attribute__((target("avx2,fma")))
+
+AVX2 static inline __m256 exp_nonpos8(__m256 x) {
+    const __m256 lo = _mm256_set1_ps(EXP_LO);
+    const __m256 keep = _mm256_cmp_ps(x, lo, _CMP_GE_OQ); /* false for -inf and NaN */
+    x = _mm256_max_ps(x, lo);                             /* NaN lanes become lo */
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(LOG2E)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_LO), r);
+    __m256 p = _mm256_set1_ps(P0);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P1));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P2));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P5));
+    __m256 y = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r);
+    y = _mm256_add_ps(y, _mm256_set1_ps(1.0f));
+    const __m256i e =
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_and_ps(_mm256_mul_ps(y, _mm256_castsi256_ps(e)), keep);
+}
+
+AVX2 static inline float hsum8(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+AVX2 static inline float hmax8(__m256 v) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+AVX2 static void row_avx2(float *dst, const float *src, int visible, int cols) {
+    /* pass 1: the row max; _mm256_max_ps(x, m) returns m when x is NaN */
+    __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0, m2 = m0, m3 = m0;
+    int j = 0;
+    for (; j + 32 <= visible; j += 32) { /* four chains, so the latency of max overlaps */
+        m0 = _mm256_max_ps(_mm256_loadu_ps(src + j), m0);
+        m1 = _mm256_max_ps(_mm256_loadu_ps(src + j + 8), m1);
+        m2 = _mm256_max_ps(_mm256_loadu_ps(src + j + 16), m2);
+        m3 = _mm256_max_ps(_mm256_loadu_ps(src + j + 24), m3);
+    }
+    for (; j + 8 <= visible; j += 8) m0 = _mm256_max_ps(_mm256_loadu_ps(src + j), m0);
+    float max = hmax8(_mm256_max_ps(_mm256_max_ps(m0, m1), _mm256_max_ps(m2, m3)));
+    for (; j < visible; j++) max = src[j] > max ? src[j] : max;
+    if (!(max > -INFINITY && max < INFINITY)) {
+        memset(dst, 0, (size_t)cols * sizeof(float));
+        return;
+    }
+
+    /* pass 2: e = exp(x - max) and its sum, in two accumulators */
+    const __m256 vm = _mm256_set1_ps(max);
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+    for (j = 0; j + 16 <= visible; j += 16) {
+        const __m256 e0 = exp_nonpos8(_mm256_sub_ps(_mm256_loadu_ps(src + j), vm));
+        const __m256 e1 = exp_nonpos8(_mm256_sub_ps(_mm256_loadu_ps(src + j + 8), vm));
+        _mm256_storeu_ps(dst + j, e0);
+        _mm256_storeu_ps(dst + j + 8, e1);
+        s0 = _mm256_add_ps(s0, e0);
+        s1 = _mm256_add_ps(s1, e1);
+    }
+    for (; j + 8 <= visible; j += 8) {
+        const __m256 e0 = exp_nonpos8(_mm256_sub_ps(_mm256_loadu_ps(src + j), vm));
+        _mm256_storeu_ps(dst + j, e0);
+        s0 = _mm256_add_ps(s0, e0);
+    }
+    float total = hsum8(_mm256_add_ps(s0, s1));
+    for (; j < visible; j++) {
+        dst[j] = exp_nonpos(src[j] - max);
+        total += dst[j];
+    }
+
+    /* pass 3: divide by the sum (>= 1); the masked tail is 0 */
+    const __m256 inv = _mm256_set1_ps(1.0f / total);
+    for (j = 0; j + 8 <= visible; j += 8)
+        _mm256_storeu_ps(dst + j, _mm256_mul_ps(_mm256_loadu_ps(dst + j), inv));
+    for (; j < visible; j++) dst[j] *= 1.0f / total;
+    for (j = visible; j < cols; j++) dst[j] = 0.0f;
+}
+
+static int cpu_has_avx2(void) {
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
+
+int softmax_kernel_available(softmax_kernel k) {
+    switch (k) {
+    case SOFTMAX_AUTO:
+    case SOFTMAX_PORTABLE: return 1;
+#if SOFTMAX_X86
+    case SOFTMAX_AVX2: return cpu_has_avx2();
+#endif
+    default: return 0;
+    }
+}
+
+static softmax_kernel resolve(softmax_kernel k) {
+    if (k != SOFTMAX_AUTO) return k;
+    return softmax_kernel_available(SOFTMAX_AVX2) ? SOFTMAX_AVX2 : SOFTMAX_PORTABLE;
+}
+
+const char *softmax_kernel_name(softmax_kernel k) {
+    return resolve(k) == SOFTMAX_AVX2 ? "avx2" : "portable";
+}
+
+void softmax_row(float *dst, const float *src, int visible, int cols, softmax_kernel k) {
+#if SOFTMAX_X86
+    if (resolve(k) == SOFTMAX_AVX2) {
+        row_avx2(dst, src, visible, cols);
+        return;
+    }
+#else
+    (void)k;
+#endif
+    row_portable(dst, src, visible, cols);
+}
