@@ -52,4 +52,11 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area);
 /* The focus view in area: the head large, Q_i, K_i, V_i and head_i beside it. */
 void lay_focus(view_layout *L, lay_ctx *cx, view_rect area);
 
+/* layout_chrome.c: the header's buttons and captions, and the formula strip,
+ * flowed into width from (x0, y0); they set L->header and L->formula. */
+void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, void *ud, int x0,
+                int y0, int width);
+void lay_formula(view_layout *L, const view_state *s, view_measure_fn measure, void *ud, int x0,
+                 int y0, int width);
+
 #endif
