@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""bench_compare.py MHAVIZ [--rounds R]: mhaviz's forward pass against NumPy and PyTorch.
+"""bench_compare.py MHAVIZ [--rounds R]: mhaviz's forward pass against NumPy and PyTorch,
+and its training step against PyTorch's.
 
 Each round runs, one after the other within about a minute, `mhaviz --bench-json`
 and the same forward pass (X -> Q, K, V -> scores -> softmax -> heads -> Concat ->
@@ -91,6 +92,50 @@ def worker_torch(threads):
             print(json.dumps({"n": n, "d_model": d, "h": h, "median_us": best * 1e6}))
 
 
+def worker_train():
+    """One AdamW step of the same model mhaviz trains for its train_step case:
+    pair task shapes (vocabulary 5, 25 classes, T 12), d_model 32, h 4, batch 32,
+    1 pre-LayerNorm block of causal attention, learned positions, final
+    LayerNorm, unembedding, cross-entropy on positions 1..11. One thread."""
+    import torch
+    torch.set_num_threads(1)
+    torch.manual_seed(1)
+    d, h, T, vocab, classes, batch = 32, 4, 12, 5, 25, 32
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = torch.nn.Embedding(vocab, d)
+            self.wpe = torch.nn.Embedding(T, d)
+            self.ln1 = torch.nn.LayerNorm(d)
+            self.attn = torch.nn.MultiheadAttention(d, h, bias=False, batch_first=True)
+            self.lnf = torch.nn.LayerNorm(d)
+            self.head = torch.nn.Linear(d, classes)
+            self.register_buffer("mask", torch.triu(torch.ones(T, T, dtype=torch.bool), 1))
+
+        def forward(self, tok):
+            x = self.wte(tok) + self.wpe(torch.arange(T))
+            a = self.ln1(x)
+            x = x + self.attn(a, a, a, attn_mask=self.mask, need_weights=False)[0]
+            return self.head(self.lnf(x))
+
+    model = Model()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
+    gen = torch.Generator().manual_seed(2)
+
+    def step():
+        tok = torch.randint(0, vocab, (batch, T), generator=gen)
+        tgt = tok[:, :1] * vocab + torch.roll(tok, 1, 1)  # (token 0, token i-1)
+        logits = model(tok)
+        loss = torch.nn.functional.cross_entropy(logits[:, 1:].reshape(-1, classes),
+                                                 tgt[:, 1:].reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    print(json.dumps({"train_step_us": time_it(step) * 1e6}))
+
+
 def run_worker(kind, threads):
     env = dict(os.environ)
     env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(threads)
@@ -99,6 +144,8 @@ def run_worker(kind, threads):
                        capture_output=True, text=True, env=env, timeout=900)
     if r.returncode != 0:
         return None
+    if kind == "train":
+        return json.loads(r.stdout.splitlines()[-1])["train_step_us"]
     return {(o["n"], o["d_model"], o["h"]): o["median_us"]
             for o in map(json.loads, r.stdout.splitlines())}
 
@@ -112,6 +159,8 @@ def run_mhaviz(mhaviz):
             out[(o["n"], o["d_model"], o["h"])] = o["median_us"]
         elif o["case"] == "sgemm":
             sgemm = o["gflops"]
+        elif o["case"] == "train_step":
+            out["train_step"] = o["median_us"]
     return out, sgemm
 
 
@@ -127,13 +176,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mhaviz", nargs="?")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--worker", choices=["numpy", "torch"])
+    ap.add_argument("--worker", choices=["numpy", "torch", "train"])
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     if args.worker == "numpy":
         return worker_numpy()
     if args.worker == "torch":
         return worker_torch(args.threads)
+    if args.worker == "train":
+        return worker_train()
     if not args.mhaviz:
         ap.error("MHAVIZ is needed")
 
@@ -150,6 +201,7 @@ def main():
             per_thread = [p for p in per_thread if p]
             if per_thread:
                 res[kind] = {s: min(p[s] for p in per_thread) for s in SHAPES}
+        res["torch_train"] = run_worker("train", 1)
         rounds.append(res)
         print(f"round {r + 1}: {time.time() - t0:.0f} s, load average {os.getloadavg()}",
               flush=True)
@@ -170,6 +222,12 @@ def main():
         print(f"{str(s):>16} {m:10.1f} {lo:8.1f}..{hi:<8.1f} "
               f"{npy if npy else float('nan'):10.1f} {npy / m if npy else float('nan'):8.2f} "
               f"{tch if tch else float('nan'):10.1f} {tch / m if tch else float('nan'):8.2f}")
+    mt = [rd["mhaviz"].get("train_step") for rd in rounds if "train_step" in rd["mhaviz"]]
+    tt = [rd["torch_train"] for rd in rounds if rd.get("torch_train")]
+    if mt and tt:
+        m, t = statistics.median(mt), statistics.median(tt)
+        print(f"\ntraining step (pair, d_model 32, h 4, batch 32, T 12, 1 layer, one thread): "
+              f"mhaviz {m:.0f} us, PyTorch {t:.0f} us: mhaviz {t / m:.2f}x faster")
     print(f"load average at the end: {os.getloadavg()}")
     return 0
 

@@ -38,6 +38,7 @@ EXPECTED += [("update", {"h": 8, "n": 16, "d_model": 128}, ["median_ms"]),
 EXPECTED += [("export", {"format": f, "width": 3840, "height": 2160}, ["ms"])
              for f in ("png", "svg", "pdf")]
 EXPECTED += [("rss", {"n": 512, "d_model": 1024, "h": 16}, ["peak_mb"])]
+EXPECTED += [("train_step", {"task": "pair", "d_model": 32, "h": 4}, ["median_us", "p95_us"])]
 
 
 def positive_numbers(where, obj):

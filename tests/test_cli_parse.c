@@ -1,6 +1,6 @@
 /* test_cli_parse.c: cli_parse in-process. Parsing twice in one process gives the
  * same result as parsing once (getopt is fully reset each time), and the new
- * options (--temperature, --pad, --ablate, --weights) parse strictly. The
+ * options (--temperature, --pad, --ablate, --weights, --page) parse strictly. The
  * command-line behaviour end to end (exit codes, messages) is cli_check.py's. */
 #include <math.h>
 #include <setjmp.h>
@@ -154,6 +154,11 @@ static void test_new_options(void **state) {
         {{"mhaviz", "--weights", "pattern", NULL}, 2, "--weights"},
         {{"mhaviz", "--temperature", "0.04", NULL}, 2, "--temperature"},
         {{"mhaviz", "--temperature", "inf", NULL}, 2, "--temperature"},
+        {{"mhaviz", "--export", "a.png", "--page", "3", NULL}, 0, NULL},
+        {{"mhaviz", "--page", "0", NULL}, 2, "--page"},
+        {{"mhaviz", "--page", "-1", NULL}, 2, "--page"},
+        {{"mhaviz", "--page", "2x", NULL}, 2, "--page"},
+        {{"mhaviz", "--page", "4097", NULL}, 2, "--page"},
     };
     for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
         char what[128];
@@ -165,6 +170,12 @@ static void test_new_options(void **state) {
             CHECK_TRUE("one line", strchr(err, '\n') == NULL);
         }
     }
+    static const char *const PAGE[] = {"mhaviz", "--export", "a.svg", "--page", "7", NULL};
+    CHECK_INT("--page 7", 0, parse(&o, err, sizeof err, PAGE));
+    CHECK_INT("--page 7: page", 7, o.page);
+    static const char *const NOPAGE[] = {"mhaviz", "--export", "a.svg", NULL};
+    CHECK_INT("no --page", 0, parse(&o, err, sizeof err, NOPAGE));
+    CHECK_INT("no --page: 0 (the first)", 0, o.page);
     /* the last ablate list wins, not the union */
     static const char *const TWO[] = {"mhaviz", "--ablate", "1,2", "--ablate", "3", NULL};
     CHECK_INT("two --ablate", 0, parse(&o, err, sizeof err, TWO));

@@ -1,7 +1,9 @@
 /* test_colormap.c: the colormaps against matplotlib's published endpoint colours,
  * clamping and NaN, lightness (CIE L* from relative luminance, computed here)
  * monotonic for the sequential maps, the diverging map near-white at 0 and
- * symmetric in lightness, and the name lookups. */
+ * symmetric in lightness, the signed map of greys readable in greyscale print,
+ * the head colours apart under simulated colour blindness and visible against
+ * each theme's background, the frames' contrast, and the name lookups. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 
 #include "colormap.h"
 #include "view_fixture.h"
+#include "view_internal.h"
 
 static unsigned hex_of(rgba c) {
     return ((unsigned)c.r << 16) | ((unsigned)c.g << 8) | c.b;
@@ -161,6 +164,118 @@ static void test_diverging(void **state) {
     fx_finish("diverging");
 }
 
+/* Greyscale print keeps only lightness. The diverging map gives -t and +t the
+ * same lightness (that is its design, checked above), so in grey a value and its
+ * negation are the same: greys must not use it. Its signed map is grey (R = G =
+ * B), and L* rises strictly and evenly with t (every value its own grey, the sign
+ * read as darker or lighter than the middle), from at most 15 to at least 93. */
+static void test_signed_greys(void **state) {
+    (void)state;
+    fx_reset();
+    snprintf(fx_where, sizeof fx_where, "diverging map in grey");
+    EXPECT(fabs(lstar(cmap_div(-0.8f)) - lstar(cmap_div(0.8f))) < TOL_SYM,
+           "premise: expected -0.8 and +0.8 alike in L*, got %.1f and %.1f", lstar(cmap_div(-0.8f)),
+           lstar(cmap_div(0.8f)));
+    for (int i = 0; i < 4; i++)
+        if (i != CMAP_GREYS) {
+            snprintf(fx_where, sizeof fx_where, "%s", cmap_name(i));
+            EXPECT_SAME("signed map beside a colour map: the diverging map", cmap_div(0.37f),
+                        cmap_signed(i, 0.37f));
+        }
+    snprintf(fx_where, sizeof fx_where, "greys, signed");
+    double prev = -1.0;
+    for (int i = 0; i <= 200; i++) {
+        float tt = (float)i / 100.0f - 1.0f;
+        rgba c = cmap_signed(CMAP_GREYS, tt);
+        EXPECT(c.r == c.g && c.g == c.b && c.a == 255, "t = %.2f: expected grey, got #%06x",
+               (double)tt, hex_of(c));
+        double l = lstar(c);
+        /* even in L*: 54 + 42 t, within a byte's rounding (0.4 L*) */
+        EXPECT(fabs(l - (54.0 + 42.0 * tt)) < 0.5, "t = %.2f: expected L* %.2f, got %.2f",
+               (double)tt, 54.0 + 42.0 * tt, l);
+        if (i > 0 && i % 4 == 0) /* two values 0.04 apart stay two greys */
+            EXPECT(l > prev + 1.0, "t = %.2f: expected L* above %.2f + 1, got %.2f", (double)tt,
+                   prev, l);
+        if (i % 4 == 0) prev = l;
+    }
+    EXPECT(lstar(cmap_signed(CMAP_GREYS, -1.0f)) <= 15.0 &&
+               lstar(cmap_signed(CMAP_GREYS, 1.0f)) >= 93.0,
+           "expected L* from <= 15 to >= 93, got %.1f to %.1f",
+           lstar(cmap_signed(CMAP_GREYS, -1.0f)), lstar(cmap_signed(CMAP_GREYS, 1.0f)));
+    EXPECT_SAME("NaN is 0", cmap_signed(CMAP_GREYS, 0.0f), cmap_signed(CMAP_GREYS, NAN));
+    EXPECT_SAME("clamped below", cmap_signed(CMAP_GREYS, -1.0f), cmap_signed(CMAP_GREYS, -7.0f));
+    fx_finish("signed greys");
+}
+
+/* CIE Lab of a colour as seen with a colour vision deficiency: linear RGB times
+ * a simulation matrix (Machado, Oliveira and Fernandes 2009, severity 1.0). */
+static void lab_seen(rgba c, const double m[3][3], double out[3]) {
+    double l[3] = {lin(c.r), lin(c.g), lin(c.b)}, s[3];
+    for (int i = 0; i < 3; i++) {
+        s[i] = m[i][0] * l[0] + m[i][1] * l[1] + m[i][2] * l[2];
+        s[i] = s[i] < 0 ? 0 : (s[i] > 1 ? 1 : s[i]);
+    }
+    double xyz[3] = {0.4124 * s[0] + 0.3576 * s[1] + 0.1805 * s[2],
+                     0.2126 * s[0] + 0.7152 * s[1] + 0.0722 * s[2],
+                     0.0193 * s[0] + 0.1192 * s[1] + 0.9505 * s[2]};
+    const double wn[3] = {0.9505, 1.0, 1.089};
+    double f[3];
+    for (int i = 0; i < 3; i++) {
+        double v = xyz[i] / wn[i];
+        f[i] = v > 216.0 / 24389.0 ? cbrt(v) : (24389.0 / 27.0 * v + 16.0) / 116.0;
+    }
+    out[0] = 116 * f[1] - 16, out[1] = 500 * (f[0] - f[1]), out[2] = 200 * (f[1] - f[2]);
+}
+
+static double contrast(rgba a, rgba b) {
+    double la = luminance(a), lb = luminance(b);
+    return la > lb ? (la + 0.05) / (lb + 0.05) : (lb + 0.05) / (la + 0.05);
+}
+
+/* Head colours: the first eight pairwise apart (Lab distance >= 20) for normal
+ * vision, deuteranopia and protanopia; neighbours (heads i, i + 1) apart for every
+ * h up to 64; each at least 3:1 against its theme's background; and the frames
+ * (the theme's grid colour) at least 3:1 against the background too. */
+static void test_head_colours(void **state) {
+    (void)state;
+    fx_reset();
+    static const double normal[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    static const double deut[3][3] = {{0.367322, 0.860646, -0.227968},
+                                      {0.280085, 0.672501, 0.047413},
+                                      {-0.011820, 0.042940, 0.968881}};
+    static const double prot[3][3] = {{0.152286, 1.052583, -0.204868},
+                                      {0.114503, 0.786281, 0.099216},
+                                      {-0.003882, -0.048116, 1.051998}};
+    const double(*sims[3])[3] = {normal, deut, prot};
+    static const char *sim_name[3] = {"normal vision", "deuteranopia", "protanopia"};
+    for (int theme = 0; theme < 2; theme++) {
+        view_theme th = view_theme_get(theme);
+        snprintf(fx_where, sizeof fx_where, "%s theme", theme ? "dark" : "light");
+        EXPECT(contrast(th.grid, th.bg) >= 3.0,
+               "frames: expected >= 3:1 against the background, got %.2f:1",
+               contrast(th.grid, th.bg));
+        for (int i = 0; i < 64; i++) {
+            rgba a = view_head_color(i, theme);
+            EXPECT(contrast(a, th.bg) >= 3.0,
+                   "head %d #%06x: expected >= 3:1 against the background, got %.2f:1", i + 1,
+                   hex_of(a), contrast(a, th.bg));
+            for (int s = 0; s < 3; s++)
+                for (int j = i + 1; j < 64; j++) {
+                    if (!(j < 8 || j == i + 1)) continue;
+                    double la[3], lb[3];
+                    lab_seen(a, sims[s], la);
+                    lab_seen(view_head_color(j, theme), sims[s], lb);
+                    double dd =
+                        sqrt((la[0] - lb[0]) * (la[0] - lb[0]) + (la[1] - lb[1]) * (la[1] - lb[1]) +
+                             (la[2] - lb[2]) * (la[2] - lb[2]));
+                    EXPECT(dd >= 20.0, "%s: heads %d and %d: expected Lab distance >= 20, got %.1f",
+                           sim_name[s], i + 1, j + 1, dd);
+                }
+        }
+    }
+    fx_finish("head colours");
+}
+
 static void test_names(void **state) {
     (void)state;
     fx_reset();
@@ -194,6 +309,8 @@ int main(void) {
         cmocka_unit_test(test_clamp_and_nan),
         cmocka_unit_test(test_monotonic_lightness),
         cmocka_unit_test(test_diverging),
+        cmocka_unit_test(test_signed_greys),
+        cmocka_unit_test(test_head_colours),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests_name("colormap", tests, NULL, NULL);

@@ -1,11 +1,15 @@
 /* test_layout.c: the pure layout (view_layout_compute) swept over h = 1..64,
  * n = 1..512, windows 800x600..3840x2160, UI scale 1 and 2, zoom 1.5, with and
- * without a focused head, with a fake text measurer so no font is needed.
+ * without a focused head, and over every zoom step 80 %..300 % at landscape and
+ * portrait windows from 600x800 to 3840x2160, in the window, in presentation mode
+ * and as a figure, with a fake text measurer so no font is needed.
  * Properties: every rectangle inside the window; no two of them overlap; token
- * labels only when they fit; paging (at most VIEW_MAX_VISIBLE heads, >= 1 px a
- * cell, every head on exactly one page); and view_render's heatmaps reduced to at
- * most their rectangle's pixels, never dropped. Every failure prints the case,
- * what was expected and what the layout gave. */
+ * labels only when they fit, from the first token, as dense as fits; paging (at
+ * most VIEW_MAX_VISIBLE heads, >= 1 px a cell, every head on exactly one page);
+ * heatmaps that grow with the zoom where there is room; titles in one size; no UI
+ * hints in figures; single panels cropped to their content; and view_render's
+ * heatmaps reduced to at most their rectangle's pixels, never dropped. Every
+ * failure prints the case, what was expected and what the layout gave. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +22,7 @@
 #include <cmocka.h>
 
 #include "view_fixture.h"
+#include "view_internal.h"
 
 /* ------------------------------------------------------------------------------ */
 /* every rectangle of a layout, named                                              */
@@ -37,6 +42,7 @@ enum {
     K_SYM,
     K_QKV,
     K_STATUS,
+    K_BAND,
 };
 
 typedef struct {
@@ -122,6 +128,17 @@ static void collect(items *it, const view_layout *L) {
         for (int i = 0; i < 4; i++) add_matrix(it, L, K_QKV, &L->qkv[i], nm[i]);
     }
     if (L->status.w > 0) add(it, K_STATUS, L->status, "status line");
+    if (L->concat.map.w > 0) {
+        add(it, K_BAND, L->concat_band, "Concat head bands");
+        add(it, K_BAND, L->wo_band, "W^O head bands");
+    }
+    if (L->lesson_shown) { /* the lesson's panels under the equation */
+        add(it, K_EQ, L->redund_title, "how-alike title");
+        add(it, K_EQ, L->redund_map, "how-alike matrix");
+        add(it, K_CBAR, L->redund_cbar, "how-alike colorbar");
+        add(it, K_EQ, L->redund_note, "how-alike note");
+        add(it, K_EQ, L->cost, "cost panel");
+    }
 }
 
 /* pairs that may overlap by design: the formula strip holds its runs */
@@ -169,6 +186,18 @@ static void check_labels(const view_layout *L, const view_state *s) {
     /* every stride-th token is labelled: neighbouring labels are stride cells apart */
     const int stride = L->label_stride;
     EXPECT(stride >= 1, "labels shown: expected label_stride >= 1, got %d", stride);
+    /* the stride is the smallest that has room: with one less, labels would touch
+       (every token needs a cell taller than a label; every k-th, the first and
+       last kept inside the map, needs (2k + 1) * side >= 3 * (label + 1) * n) */
+    if (stride > 1 && L->shown_heads > 0) {
+        const long side = L->heads[0].map.h, need = need_h + 1, k = stride - 1;
+        int fits =
+            k == 1 ? side >= need * n : (2 * k + 1) * side >= 3 * need * n && k * side >= need * n;
+        EXPECT(!fits,
+               "labels every %d tokens: expected the smallest stride with room, but every %ld "
+               "fits (side %ld, n %d, label %d px)",
+               stride, k, side, n, need_h);
+    }
     /* a label has the height of min(stride, n) cells to itself */
     const int st = stride < 1 ? 1 : (stride > n ? n : stride);
     if (L->show_row_labels) {
@@ -224,7 +253,7 @@ static void check_paging(const view_layout *L, const view_state *s) {
                    "per_page %d, pages %d: expected head %d map side >= n = %d, got %d x %d",
                    L->per_page, L->pages, L->first_head + i + 1, n, m.w, m.h);
     }
-    if (L->pages > 1) {
+    if (L->pages > 1 && !s->figure && !s->present) {
         EXPECT(L->buttons[BTN_PAGE_PREV].present && L->buttons[BTN_PAGE_NEXT].present,
                "pages = %d: expected the page buttons present", L->pages);
     } else {
@@ -242,14 +271,60 @@ typedef struct {
     const char *text;
 } tbox;
 
+/* What the drawn text says: a figure or a presentation carries no UI hints, page
+ * notes, notices or timings; head titles are all in one size; when token labels
+ * are shown, the first token is among them, as a row and as a column label. */
+static void check_drawn_words(const view_layout *L, const view_state *s, const draw_list *dl) {
+    static const char *const hints[] = {"PgUp",  "PgDn", "hover", "Esc",      "Ctrl", "compute",
+                                        "frame", "(F1)", "zoom",  "forward:", "Enter"};
+    char first[64] = "";
+    if (s->toks && s->toks->count > 0) view_token_label(first, sizeof first, s->toks->tokens[0]);
+    int row_first = 0, col_first = 0;
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind != DC_TEXT) continue;
+        const char *t = draw_cmd_text(dl, c);
+        /* a presentation keeps its page note (PgUp/PgDn, on screen only) */
+        for (size_t k = s->figure ? 0 : 4;
+             (s->figure || s->present) && k < sizeof hints / sizeof hints[0]; k++)
+            EXPECT(!strstr(t, hints[k]), "%s: expected no UI text, got \"%.60s\"",
+                   s->figure ? "figure" : "presentation", t);
+        for (int h = 0; h < L->shown_heads; h++) {
+            view_rect r = L->heads[h].title;
+            int is_title = strncmp(t, "head", 4) == 0 || (t[0] >= '0' && t[0] <= '9');
+            if (is_title && c->x >= r.x && c->x < r.x + r.w && c->y >= r.y && c->y < r.y + r.h &&
+                !c->rot) /* (the x that switches a head off is no title) */
+                EXPECT(c->size == L->font, "head %d title \"%s\": expected size %d, got %d",
+                       L->first_head + h + 1, t, L->font, c->size);
+        }
+        if (first[0] && strcmp(t, first) == 0 && L->shown_heads > 0) {
+            view_rect m = L->heads[0].map;
+            if (!c->rot && c->x < m.x && c->y >= m.y - 1 && c->y < m.y + m.h) row_first = 1;
+            if (c->rot && c->y > m.y + m.h && c->x >= m.x - 1 && c->x < m.x + m.w) col_first = 1;
+        }
+    }
+    if (L->show_row_labels && L->shown_heads > 0 && first[0])
+        EXPECT(row_first && col_first,
+               "labels every %d tokens: expected the first token \"%s\" labelled as a row and a "
+               "column of head %d, got row %d column %d",
+               L->label_stride, first, L->first_head + 1, row_first, col_first);
+}
+
 static void check_render_text(const view_layout *L, const view_state *s, view_cache *cache,
                               draw_list *dl) {
     view_render(dl, cache, L, s, fx_measure, NULL);
     static tbox tb[8192];
     static view_rect img[512];
     int nt = 0, ni = 0;
+    /* the lesson's panels write numbers in their cells and are laid out by their own
+       code: their text is left out here (their rectangles are in check_geometry) */
+    view_rect lesson = {0, 0, 0, 0};
+    if (L->lesson_shown)
+        lesson = (view_rect){L->eq_area.x - L->line, L->redund_title.y, L->eq_area.w + L->line,
+                             L->redund_note.y + L->redund_note.h - L->redund_title.y};
     for (int i = 0; i < dl->count; i++) {
         const draw_cmd *c = &dl->cmds[i];
+        if (fx_rect_overlap((view_rect){c->x, c->y, 1, 1}, lesson)) continue;
         if (c->kind == DC_IMAGE && ni < 512) img[ni++] = (view_rect){c->x, c->y, c->w, c->h};
         if (c->kind == DC_TEXT && nt < 8192) {
             const char *t = draw_cmd_text(dl, c);
@@ -274,6 +349,7 @@ static void check_render_text(const view_layout *L, const view_state *s, view_ca
                    " over text \"%.40s\" " FX_RFMT,
                    tb[i].text, FX_R(r), tb[k].text, FX_R(tb[k].r));
     }
+    check_drawn_words(L, s, dl);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -539,6 +615,241 @@ static void test_reduced_not_dropped(void **state) {
 }
 
 /* ------------------------------------------------------------------------------ */
+/* zoom 80 % ... 300 % at window sizes from 800x600 to 3840x2160, landscape and   */
+/* portrait, in the window, in presentation mode and as a figure                  */
+
+static const float ZOOMS[] = VIEW_ZOOM_STEPS;
+#define NZOOMS ((int)(sizeof ZOOMS / sizeof ZOOMS[0]))
+
+typedef struct {
+    int side, per_page, room_bound;
+    float data_zoom;
+} zoom_point;
+
+/* The grid fills its area's height or width (up to the rounding of a side): the
+ * heatmaps could not be larger there. */
+static int room_bound(const view_layout *L) {
+    if (L->shown_heads < 1) return 1;
+    view_rect a = L->heads_area, m = L->heads[0].map;
+    int cols = L->grid_cols > 0 ? L->grid_cols : 1, rows = L->grid_rows > 0 ? L->grid_rows : 1;
+    int grid_right = m.x + cols * (m.w + L->gap) - L->gap;
+    int ticks_bottom = L->attn_cbar.y + L->attn_cbar.h + L->pad / 2 + L->line;
+    return a.x + a.w - grid_right <= cols + 1 ||
+           a.y + a.h - ticks_bottom <= L->pad * 3 / 2 + rows + 1;
+}
+
+/* Heatmaps grow with the zoom where the window has room: from one step to the
+ * next the side never shrinks unless the grid fills its area (the larger text
+ * takes room it needs); even then it never falls below three quarters of its side
+ * at the base zoom (past that, the data stays at the last zoom that had room). The
+ * zoom the data is shown at never falls as the zoom rises, and never exceeds it. */
+static void check_growth(const zoom_point *p, int count, const float *zooms, int base) {
+    for (int i = 0; i < count; i++) {
+        EXPECT(p[i].data_zoom <= zooms[i] + 1e-4f && p[i].data_zoom > 0,
+               "zoom %.2f: expected the data shown at a zoom in (0, %.2f], got %.3f",
+               (double)zooms[i], (double)zooms[i], (double)p[i].data_zoom);
+        if (i > 0)
+            EXPECT(p[i].data_zoom >= p[i - 1].data_zoom - 1e-4f,
+                   "zoom %.2f -> %.2f: expected the data's zoom not to fall, got %.3f -> %.3f",
+                   (double)zooms[i - 1], (double)zooms[i], (double)p[i - 1].data_zoom,
+                   (double)p[i].data_zoom);
+        if (i > 0 && !p[i].room_bound)
+            EXPECT(p[i].side >= p[i - 1].side,
+                   "zoom %.2f -> %.2f: expected the heatmaps not to shrink while their grid "
+                   "(%d a page) leaves room, got side %d -> %d",
+                   (double)zooms[i - 1], (double)zooms[i], p[i].per_page, p[i - 1].side, p[i].side);
+        if (i > base)
+            EXPECT((long)p[i].side * 4 >= (long)p[base].side * 3,
+                   "zoom %.2f: expected at least 3/4 of the side at the base zoom (%d), got %d",
+                   (double)zooms[i], p[base].side, p[i].side);
+    }
+    /* where the window has room, the data does grow: 300 % shows more than 100 % */
+    if (p[count - 1].data_zoom > zooms[base] + 0.2f && p[count - 1].per_page > 1)
+        EXPECT(p[count - 1].side > p[base].side,
+               "zoom 300%%: expected larger heatmaps than at the base zoom (%d), got %d",
+               p[base].side, p[count - 1].side);
+}
+
+#define MODE_NAME(m)                                                                               \
+    ((m) == 0 ? "window" : (m) == 1 ? "present" : (m) == 2 ? "figure" : "window, base 200%")
+/* mode 3: a base zoom of 200 % whatever the size, as a window on a 4K screen has
+   for a moment before it is told its size (the base then follows the window) */
+
+static void test_zoom_sweep(void **state) {
+    (void)state;
+    fx_reset();
+    static const model_case models[] = {
+        {7, 64, 4, MHA_MASK_NONE},    {12, 64, 16, MHA_MASK_NONE},  {59, 64, 4, MHA_MASK_CAUSAL},
+        {1, 64, 1, MHA_MASK_NONE},    {12, 192, 24, MHA_MASK_NONE}, {100, 64, 8, MHA_MASK_NONE},
+        {512, 256, 1, MHA_MASK_NONE}, {40, 64, 64, MHA_MASK_NONE},
+    };
+    static const struct {
+        int w, h;
+    } sizes[] = {{800, 600}, {1280, 720},  {1920, 1080}, {3840, 2160},
+                 {600, 800}, {1080, 1920}, {2160, 3840}};
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        fx_model fm;
+        fx_model_make(&fm, models[mi].n, models[mi].d, models[mi].h, models[mi].mask);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int mode = 0; mode < 4; mode++) { /* window, presentation, figure, and the
+                                                       window of a display that starts at 200 % */
+                zoom_point pts[NZOOMS];
+                int base = 0;
+                for (int zi = 0; zi < NZOOMS; zi++) {
+                    view_state s;
+                    fx_state(&s, &fm, sizes[si].w, sizes[si].h);
+                    s.zoom = ZOOMS[zi];
+                    s.zoom_base = mode == 3 ? 2.0f : view_zoom_for_size(s.width, s.height);
+                    s.lesson = (int)si % 2;           /* the lesson's panels, on by default */
+                    static float divergence[64 * 64]; /* all heads alike: zeros */
+                    s.head_divergence = divergence;
+                    s.present = mode == 1;
+                    s.figure = mode == 2;
+                    if (fabsf(ZOOMS[zi] - s.zoom_base) < 1e-4f) base = zi;
+                    snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d zoom=%.2f %s",
+                             models[mi].n, models[mi].d, models[mi].h, sizes[si].w, sizes[si].h,
+                             (double)ZOOMS[zi], MODE_NAME(mode));
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    check_geometry(&L, &s);
+                    check_labels(&L, &s);
+                    check_paging(&L, &s);
+                    check_render_text(&L, &s, cache, &dl);
+                    if (mode != 1 && mode != 2 && L.pages > 1) { /* the last page too */
+                        s.page = L.pages - 1;
+                        view_layout_compute(&L, &s, fx_measure, NULL);
+                        check_geometry(&L, &s);
+                        check_paging(&L, &s);
+                        s.page = 0;
+                        view_layout_compute(&L, &s, fx_measure, NULL);
+                    }
+                    pts[zi] =
+                        (zoom_point){L.heads[0].map.w, L.per_page, room_bound(&L), L.data_zoom};
+                }
+                snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d %s, zoom 80..300%%",
+                         models[mi].n, models[mi].d, models[mi].h, sizes[si].w, sizes[si].h,
+                         mode == 0   ? "window"
+                         : mode == 1 ? "present"
+                                     : "figure");
+                check_growth(pts, NZOOMS, ZOOMS, base);
+            }
+        fx_model_free(&fm);
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("zoom sweep");
+}
+
+/* The base zoom follows the window: 3840x2160 starts at 200 % and has every head
+ * on one page there; 300 % grows them; 100 % has smaller text and heatmaps that
+ * fill the room (so not smaller than at 200 %). */
+static void test_zoom_base(void **state) {
+    (void)state;
+    fx_reset();
+    static const struct {
+        int w, h;
+        float z;
+    } sizes[] = {{800, 600, 1.0f},   {1600, 900, 1.0f},   {1920, 1080, 1.0f},
+                 {1080, 1920, 1.0f}, {2560, 1440, 1.25f}, {3200, 1800, 1.5f},
+                 {3840, 2160, 2.0f}, {5760, 3240, 3.0f},  {8192, 8192, 3.0f}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        snprintf(fx_where, sizeof fx_where, "view_zoom_for_size(%d, %d)", sizes[i].w, sizes[i].h);
+        float z = view_zoom_for_size(sizes[i].w, sizes[i].h);
+        EXPECT(fabsf(z - sizes[i].z) < 1e-4f, "expected %.2f, got %.2f", (double)sizes[i].z,
+               (double)z);
+    }
+    fx_model fm;
+    fx_model_make(&fm, 7, 64, 4, MHA_MASK_NONE);
+    static view_layout a, b;
+    view_state s;
+    fx_state(&s, &fm, 3840, 2160);
+    snprintf(fx_where, sizeof fx_where, "n=7 h=4 3840x2160 base 200 %%");
+    s.zoom_base = s.zoom = view_zoom_for_size(3840, 2160);
+    view_layout_compute(&a, &s, fx_measure, NULL);
+    EXPECT_INT("at the base zoom every head on one page", 4, a.per_page);
+    EXPECT_INT("font at 200 %", 32, a.font);
+    s.zoom = 3.0f;
+    view_layout_compute(&b, &s, fx_measure, NULL);
+    EXPECT(b.heads[0].map.w > a.heads[0].map.w,
+           "300 %% on a 200 %% window: expected larger heads than %d, got %d", a.heads[0].map.w,
+           b.heads[0].map.w);
+    s.zoom = 1.0f;
+    view_layout_compute(&b, &s, fx_measure, NULL);
+    EXPECT_INT("100 %: every head on one page", 4, b.per_page);
+    EXPECT(b.heads[0].map.w >= a.heads[0].map.w,
+           "100 %% on a 200 %% window: expected heads filling the room, at least %d, got %d",
+           a.heads[0].map.w, b.heads[0].map.w);
+    fx_model_free(&fm);
+    fx_finish("zoom base");
+}
+
+/* A single panel is cropped to what it draws: view_figure_bounds holds every
+ * heatmap and text, and after view_figure_crop the canvas is that box plus the
+ * margin, with the content moved to it. */
+static void test_figure_crop(void **state) {
+    (void)state;
+    fx_reset();
+    fx_model fm;
+    fx_model_make(&fm, 12, 64, 4, MHA_MASK_NONE);
+    for (int panel = 0; panel < 2; panel++) {
+        view_state s;
+        fx_state(&s, &fm, 1600, 900);
+        s.figure = 1;
+        s.panel = panel ? VIEW_PANEL_EQUATION : VIEW_PANEL_HEAD;
+        s.panel_head = 2;
+        snprintf(fx_where, sizeof fx_where, "crop %s", panel ? "equation" : "head:2");
+        static view_layout L;
+        view_layout_compute(&L, &s, fx_measure, NULL);
+        view_cache *cache = view_cache_create();
+        draw_list dl;
+        draw_list_init(&dl);
+        view_render(&dl, cache, &L, &s, fx_measure, NULL);
+        view_rect b = view_figure_bounds(&dl, fx_measure, NULL);
+        /* independently: the union of every image and text box */
+        int x0 = 1 << 30, y0 = 1 << 30, x1 = 0, y1 = 0;
+        for (int i = 0; i < dl.count; i++) {
+            const draw_cmd *c = &dl.cmds[i];
+            view_rect r = {c->x, c->y, c->w, c->h};
+            if (c->kind == DC_TEXT) {
+                int w = fx_text_w(draw_cmd_text(&dl, c), c->size), h = fx_line_h(c->size);
+                r = c->rot ? (view_rect){c->x, c->y - w, h, w} : (view_rect){c->x, c->y, w, h};
+            } else if (c->kind != DC_IMAGE) {
+                continue;
+            }
+            if (r.x < x0) x0 = r.x;
+            if (r.y < y0) y0 = r.y;
+            if (r.x + r.w > x1) x1 = r.x + r.w;
+            if (r.y + r.h > y1) y1 = r.y + r.h;
+        }
+        EXPECT(b.x <= x0 && b.y <= y0 && b.x + b.w >= x1 && b.y + b.h >= y1,
+               "bounds " FX_RFMT ": expected to hold images and text (%d, %d)-(%d, %d)", FX_R(b),
+               x0, y0, x1, y1);
+        EXPECT(b.w < 1600 * 95 / 100 || b.h < 900 * 95 / 100,
+               "bounds " FX_RFMT ": expected smaller than the 1600x900 canvas", FX_R(b));
+        const view_rect first = panel ? L.concat.map : L.heads[0].map;
+        view_figure_crop(&dl, b, 10);
+        EXPECT(dl.width == b.w + 20 && dl.height == b.h + 20,
+               "cropped canvas: expected %dx%d, got %dx%d", b.w + 20, b.h + 20, dl.width,
+               dl.height);
+        int moved = 0;
+        for (int i = 0; i < dl.count; i++)
+            if (dl.cmds[i].kind == DC_IMAGE && dl.cmds[i].w == first.w && dl.cmds[i].h == first.h) {
+                moved = dl.cmds[i].x == first.x - b.x + 10 && dl.cmds[i].y == first.y - b.y + 10;
+                break;
+            }
+        EXPECT(moved, "cropped: expected the first heatmap moved by (%d, %d)", 10 - b.x, 10 - b.y);
+        draw_list_free(&dl);
+        view_cache_destroy(cache);
+    }
+    fx_model_free(&fm);
+    fx_finish("figure crop");
+}
+
+/* ------------------------------------------------------------------------------ */
 /* the checkers themselves: each one catches a fault planted in a sound layout    */
 
 static void test_checkers_catch_planted_faults(void **state) {
@@ -589,6 +900,70 @@ static void test_checkers_catch_planted_faults(void **state) {
     PLANT("map below 1 px a cell", (L.heads[1].map.w = 11, L.heads[1].map.h = 11),
           check_paging(&L, &s));
     PLANT("more than VIEW_MAX_VISIBLE", L.shown_heads = VIEW_MAX_VISIBLE + 1, check_paging(&L, &s));
+    PLANT("labels thinned though every token fits", L.label_stride = 2, check_labels(&L, &s));
+    PLANT("band over the equation title", L.concat_band = L.eq_title, check_geometry(&L, &s));
+
+    /* drawn words: a hint in a figure, a title in another size, the first token
+       missing from the labels */
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    view_state fig = s;
+    fig.figure = 1;
+    static view_layout F;
+    view_layout_compute(&F, &fig, fx_measure, NULL);
+    view_render(&dl, cache, &F, &fig, fx_measure, NULL);
+    long b0 = fx_sandbox_begin();
+    check_drawn_words(&F, &fig, &dl);
+    long sound = fx_sandbox_end(b0);
+    EXPECT_INT("premise: the sound figure's words pass", 0, sound);
+    draw_text(&dl, 5, 5,
+              "heads 1\xE2\x80\x93"
+              "4 (page 1/2, PgUp/PgDn)",
+              12, (rgba){0, 0, 0, 255}, 0, 0);
+    b0 = fx_sandbox_begin();
+    check_drawn_words(&F, &fig, &dl);
+    EXPECT(fx_sandbox_end(b0) > 0, "planted fault \"page note in a figure\": expected a failure");
+    view_render(&dl, cache, &F, &fig, fx_measure, NULL);
+    draw_text(&dl, F.heads[1].title.x, F.heads[1].title.y, "head 2", F.font - 3,
+              (rgba){0, 0, 0, 255}, 1, 0);
+    b0 = fx_sandbox_begin();
+    check_drawn_words(&F, &fig, &dl);
+    EXPECT(fx_sandbox_end(b0) > 0,
+           "planted fault \"a title in a smaller size\": expected a failure");
+    view_render(&dl, cache, &F, &fig, fx_measure, NULL);
+    tok_list other = *fig.toks;
+    char *renamed[64];
+    for (int i = 0; i < other.count && i < 64; i++) renamed[i] = other.tokens[i];
+    renamed[0] = (char *)"zebra";
+    other.tokens = renamed;
+    view_state first = fig;
+    first.toks = &other; /* the labels drawn were of the real first token */
+    b0 = fx_sandbox_begin();
+    check_drawn_words(&F, &first, &dl);
+    EXPECT(fx_sandbox_end(b0) > 0,
+           "planted fault \"first token not labelled\": expected a failure");
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+
+    /* growth over zooms: a side that shrinks while its grid has room */
+    zoom_point pts[3] = {{200, 4, 0, 1.0f}, {240, 2, 0, 1.25f}, {260, 2, 0, 1.5f}};
+    const float zs[3] = {1.0f, 1.25f, 1.5f};
+    b0 = fx_sandbox_begin();
+    check_growth(pts, 3, zs, 0);
+    EXPECT_INT("premise: a growing sequence passes", 0, fx_sandbox_end(b0));
+    pts[2].side = 230;
+    b0 = fx_sandbox_begin();
+    check_growth(pts, 3, zs, 0);
+    EXPECT(fx_sandbox_end(b0) > 0, "planted fault \"shrinks with room\": expected a failure");
+    pts[2] = (zoom_point){140, 1, 1, 1.5f}; /* room-bound, but below 3/4 of the base side */
+    b0 = fx_sandbox_begin();
+    check_growth(pts, 3, zs, 0);
+    EXPECT(fx_sandbox_end(b0) > 0, "planted fault \"far below the base side\": expected a failure");
+    pts[2] = (zoom_point){260, 2, 0, 1.1f}; /* the data's zoom falls */
+    b0 = fx_sandbox_begin();
+    check_growth(pts, 3, zs, 0);
+    EXPECT(fx_sandbox_end(b0) > 0, "planted fault \"data zoom falls\": expected a failure");
 #undef PLANT
     fx_model_free(&fm);
     fx_finish("planted faults");
@@ -596,11 +971,10 @@ static void test_checkers_catch_planted_faults(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layout_sweep),
-        cmocka_unit_test(test_rendered_text_sweep),
-        cmocka_unit_test(test_paging_moves),
-        cmocka_unit_test(test_reduced_not_dropped),
-        cmocka_unit_test(test_checkers_catch_planted_faults),
+        cmocka_unit_test(test_layout_sweep), cmocka_unit_test(test_rendered_text_sweep),
+        cmocka_unit_test(test_paging_moves), cmocka_unit_test(test_reduced_not_dropped),
+        cmocka_unit_test(test_zoom_sweep),   cmocka_unit_test(test_zoom_base),
+        cmocka_unit_test(test_figure_crop),  cmocka_unit_test(test_checkers_catch_planted_faults),
     };
     return cmocka_run_group_tests_name("layout", tests, group_setup, group_teardown);
 }

@@ -446,6 +446,142 @@ static void test_pages(void **st) {
     app_state_destroy(s);
 }
 
+/* P: presentation mode. The view has no controls and no status line; Escape
+ * closes what is inside it first (help, focus), then leaves it, and never quits. */
+static void test_presentation(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL);
+    CHECK_TRUE("the window has buttons", app_layout(s)->buttons[BTN_HELP].present);
+    CHECK_TRUE("P redraws", press(s, 'p', 0));
+    CHECK_INT("P: presentation on", 1, s->present);
+    CHECK_TRUE("status says how to leave", has(s->status, "Esc"));
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_INT("the view presents", 1, vs.present);
+    const view_layout *L = app_layout(s);
+    int buttons = 0;
+    for (int b = 0; b < BTN_COUNT; b++) buttons += L->buttons[b].present;
+    CHECK_INT("no buttons", 0, buttons);
+    CHECK_INT("no status line", 0, L->status.w);
+    CHECK_INT("every head shown", 4, L->shown_heads);
+    /* keys still work while presenting */
+    press(s, APP_KEY_UP, 0);
+    CHECK_INT("Up: h = 8 while presenting", 8, s->cfg.h);
+    CHECK_INT("still presenting", 1, s->present);
+    /* a pointer over a head cell is drawn: hover marks the state dirty */
+    L = app_layout(s);
+    view_rect map = L->heads[1].map;
+    s->dirty = 0;
+    app_action hv = {.kind = ACT_HOVER, .x = map.x + map.w / 2, .y = map.y + map.h / 3};
+    app_apply(s, &hv);
+    CHECK_INT("hover over a cell redraws", 1, s->dirty);
+    CHECK_INT("the pointer is on head 2", 1, s->hover.head);
+    /* Escape: help first, then focus, then presentation; never quits */
+    press(s, '2', 0);
+    press(s, APP_KEY_F1, 0);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_INT("Esc closes the help", 0, s->help);
+    CHECK_INT("presentation kept", 1, s->present);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_INT("Esc leaves the focus", 0, s->focus);
+    CHECK_INT("presentation kept", 1, s->present);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_INT("Esc leaves the presentation", 0, s->present);
+    CHECK_INT("and does not quit", 0, s->quit);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_INT("Esc with nothing open never quits", 0, s->quit);
+    press(s, 'p', 0);
+    press(s, 'p', 0);
+    CHECK_INT("P twice leaves it", 0, s->present);
+    /* a saved figure is never in presentation mode (it has its own figure view) */
+    press(s, 'p', 0);
+    app_figure_view(s, APP_SAVE_VIEW, &vs);
+    CHECK_INT("figure: not presenting", 0, vs.present);
+    CHECK_INT("figure: a figure", 1, vs.figure);
+    app_state_destroy(s);
+}
+
+/* Ctrl+0 returns to the zoom of the window's size (3840x2160: 200 %); a zoom the
+ * window cannot show the data at says which it shows. */
+static void test_zoom_base(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL);
+    s->zoom = s->zoom_base = 2.0f;
+    s->layout_valid = 0;
+    press(s, '=', APP_MOD_CTRL);
+    CHECK_NEAR("Ctrl+= from 200 %", 2.5, s->zoom, 1e-6);
+    press(s, '0', APP_MOD_CTRL);
+    CHECK_NEAR("Ctrl+0 returns to the display's 200 %", 2.0, s->zoom, 1e-6);
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_NEAR("the view knows the base", 2.0, vs.zoom_base, 1e-6);
+    /* the base follows the window: 1600x900 is 100 %, 3840x2160 200 % */
+    app_action small = {.kind = ACT_RESIZE, .x = 1600, .y = 900, .f = 1.0f};
+    app_apply(s, &small);
+    press(s, '0', APP_MOD_CTRL);
+    CHECK_NEAR("Ctrl+0 at 1600x900", 1.0, s->zoom, 1e-6);
+    app_action big = {.kind = ACT_RESIZE, .x = 3840, .y = 2160, .f = 1.0f};
+    app_apply(s, &big);
+    CHECK_NEAR("a resize keeps the zoom", 1.0, s->zoom, 1e-6);
+    press(s, '0', APP_MOD_CTRL);
+    CHECK_NEAR("Ctrl+0 at 3840x2160", 2.0, s->zoom, 1e-6);
+    app_action hidpi = {.kind = ACT_RESIZE, .x = 3840, .y = 2160, .f = 2.0f};
+    app_apply(s, &hidpi);
+    press(s, '0', APP_MOD_CTRL);
+    CHECK_NEAR("Ctrl+0 at 3840x2160 device pixels, 2 per layout pixel", 1.0, s->zoom, 1e-6);
+    app_state_destroy(s);
+    /* 800x600 cannot hold one head at its 100 % size past some zoom */
+    app_state *t = make_state(4, 64, 1, NULL);
+    app_action rs = {.kind = ACT_RESIZE, .x = 800, .y = 600, .f = 1.0f};
+    app_apply(t, &rs);
+    for (int i = 0; i < 8; i++) press(t, '=', APP_MOD_CTRL);
+    CHECK_NEAR("300 %", 3.0, t->zoom, 1e-6);
+    const view_layout *L = app_layout(t);
+    CHECK_TRUE("the data is shown at less than 300 %", L->data_zoom < 3.0f - 1e-3f);
+    CHECK_TRUE("the status line says so", has(t->status, "shows the data at"));
+    app_state_destroy(t);
+}
+
+/* --page K: an export's figure starts at page K, and a page it does not have is
+ * a usage error (2) naming the pages there are. */
+static void test_page_option(void **st) {
+    (void)st;
+    for (int k = 1; k <= 3; k++) {
+        app_state *s = app_state_create(fx_measure, NULL);
+        cli_options o;
+        memset(&o, 0, sizeof o);
+        o.theme = o.colormap = -1;
+        o.mode = CLI_EXPORT;
+        o.size_w = 800, o.size_h = 600;
+        o.page = k;
+        tok_list toks = {0};
+        int total = 0;
+        char err[256] = "";
+        assert_int_equal(tok_split(&toks, samples_get(6)->text, MHA_MAX_N, &total, err, sizeof err),
+                         0);
+        mha_config cfg = {.h = 64, .d_model = 64, .seed = 1};
+        int rc = app_state_init(s, &o, &toks, &cfg, err, sizeof err);
+        view_state vs;
+        app_figure_view(s, APP_SAVE_EXPORT, &vs);
+        vs.page = 0;
+        static view_layout L;
+        view_layout_compute(&L, &vs, fx_measure, NULL);
+        if (k <= L.pages) {
+            CHECK_INT("--page within the pages: init ok", 0, rc);
+            CHECK_INT("the state starts at that page", k - 1, s->page);
+            app_figure_view(s, APP_SAVE_EXPORT, &vs); /* at the state's page */
+            int per_page = L.per_page;
+            view_layout_compute(&L, &vs, fx_measure, NULL);
+            CHECK_INT("and its figure shows it", (k - 1) * per_page, L.first_head);
+        } else {
+            CHECK_INT("--page past the pages: usage error", 2, rc);
+            CHECK_TRUE("the message names --page", has(err, "--page"));
+        }
+        tok_free(&toks);
+        app_state_destroy(s);
+    }
+}
+
 static void test_focus_help_escape_quit(void **st) {
     (void)st;
     app_state *s = make_state(4, 64, 1, NULL);
@@ -950,6 +1086,9 @@ int main(void) {
         cmocka_unit_test(test_lesson_weights_and_ablation),
         cmocka_unit_test(test_lesson_view_keys),
         cmocka_unit_test(test_training_mode),
+        cmocka_unit_test(test_presentation),
+        cmocka_unit_test(test_zoom_base),
+        cmocka_unit_test(test_page_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,7 +53,7 @@ static void test_entropy_and_divergence(void **st) {
         double *p = malloc(sizeof(double) * n), *q = malloc(sizeof(double) * n),
                *mid = malloc(sizeof(double) * n);
         mha_head_entropy(ent, m);
-        mha_head_divergence(js, m);
+        mha_head_divergence(js, m, 1);
         for (int i = 0; i < h; i++) {
             double want = 0.0;
             for (int r = 0; r < rows; r++) {
@@ -94,7 +94,7 @@ static void test_designed_heads_read_as_designed(void **st) {
     model(m, &t, TEXT, 12, 384, 0, 0, 1);
     float ent[12], js[144];
     mha_head_entropy(ent, m);
-    mha_head_divergence(js, m);
+    mha_head_divergence(js, m, 1);
     double logn = log2(m->n);
     for (int i = 0; i < 12; i++) {
         mha_pattern p = mha_head_pattern(&m->cfg, i);

@@ -454,11 +454,16 @@ def keys_colormap(app):
         check_part(where, "heatmaps", before, after, pb.head_boxes(), 0.9)
         check_part(where, "attention colorbar", before, after, [pb.attn_bar()], 0.9)
         # nothing else changes below the header: not the frames, labels, formula
-        # strip or the equation (its diverging colormap is not the one C cycles)
+        # strip or the equation, whose map for signed values is the diverging one
+        # with every colormap but greys (entering greys, press 3, and leaving it,
+        # press 4, its matrices and colorbars turn grey and back)
         if pb.formula and pb.layout == pa.layout:
             top, bottom = pb.formula[0], status_top(before)
             d = (before[top:bottom] != after[top:bottom]).any(axis=2)
-            for x0, y0, x1, y1 in [x for x in pb.head_boxes() + [pb.attn_bar()] if x]:
+            boxes = pb.head_boxes() + [pb.attn_bar()]
+            if k in (3, 4):
+                boxes += [inside(f) for f in pb.matrices + pb.colorbars]
+            for x0, y0, x1, y1 in [x for x in boxes if x]:
                 d[y0 - top:y1 - top + 1, x0:x1 + 1] = False
             ys, xs = np.nonzero(d)
             got = (f"{ys.size} px elsewhere, rows {ys.min() + top}-{ys.max() + top}, "
@@ -473,6 +478,14 @@ def keys_colormap(app):
             CK.check(pa.heads and coloured == 0, f"{where}: greys",
                      "R = G = B in every heatmap pixel",
                      f"{coloured} coloured pixels in {len(pa.heads)} heads")
+            coloured = 0  # and every panel: Concat, W^O, MultiHead
+            for f in pa.matrices:
+                x0, y0, x1, y1 = inside(f)
+                px = after[y0:y1 + 1, x0:x1 + 1].astype(int)
+                coloured += int(((px[..., 0] != px[..., 1]) | (px[..., 1] != px[..., 2])).sum())
+            CK.check(len(pa.matrices) == 3 and coloured == 0, f"{where}: greys in the equation",
+                     "R = G = B in Concat, W^O and MultiHead",
+                     f"{coloured} coloured pixels in {len(pa.matrices)} matrices")
     app.same_as(first, "c four times", "the first colormap again")
 
 

@@ -37,7 +37,9 @@ const char *cli_usage(void) {
            "      --export FILE     render the view to FILE (.png, .svg or .pdf); exit\n"
            "      --size WxH        view size in layout pixels, 200..8192 (default 1600x900)\n"
            "      --scale F         PNG pixel multiplier, 1..4 (default 1)\n"
-           "      --panel P         all | head:K | equation | steps:K (head K step by step)\n"
+           "      --panel P         all | head:K | equation | steps:K (head K step by step);\n"
+           "                        one panel is cropped to its content\n"
+           "      --page K          export page K of the heads grid when it pages (default 1)\n"
            "      --values          numbers in the cells where they fit\n"
            "      --contrast C      attention scale: fixed | row | log (default fixed)\n"
            "      --diff            MultiHead drawn as its change from the unablated one\n"
@@ -120,6 +122,7 @@ enum {
     OPT_TEMPERATURE,
     OPT_ABLATE,
     OPT_WEIGHTS,
+    OPT_PAGE,
     OPT_BENCH_JSON,
     OPT_BENCH_QUICK,
     OPT_VALUES,
@@ -159,6 +162,7 @@ static const struct option long_opts[] = {
     {"temperature", required_argument, NULL, OPT_TEMPERATURE},
     {"ablate", required_argument, NULL, OPT_ABLATE},
     {"weights", required_argument, NULL, OPT_WEIGHTS},
+    {"page", required_argument, NULL, OPT_PAGE},
     {"values", no_argument, NULL, OPT_VALUES},
     {"contrast", required_argument, NULL, OPT_CONTRAST},
     {"diff", no_argument, NULL, OPT_DIFF},
@@ -342,6 +346,11 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
                 FAIL("--panel '%s': must be all, equation, head:K or steps:K with K from 1 to h",
                      optarg);
             }
+            break;
+        case OPT_PAGE:
+            if (cli_parse_int(optarg, 1, MHA_MAX_D_MODEL, &v) != 0)
+                FAIL("--page '%s': must be a whole number from 1 to the number of pages", optarg);
+            o->page = (int)v;
             break;
         case OPT_THEME:
             if (strcmp(optarg, "light") == 0)

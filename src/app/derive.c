@@ -11,9 +11,11 @@
 
 /* Comparing every pair of heads costs h^2 n^2: above this, the panel says so. */
 #define DIVERGENCE_MAX_H 16
+#define DIVERGENCE_ROWS 32 /* query rows compared at most (evenly spaced) */
 
 struct app_derived {
     unsigned long version; /* data_version these numbers are for; 0 none */
+    int divergence_step;   /* every how many rows the divergence was averaged */
     int head;              /* focused head they are for (1-based), 0 none */
     float *entropy;        /* (h) mean row entropy, bits */
     float *divergence;     /* (h, h) mean Jensen-Shannon divergence, bits; h <= 16 */
@@ -55,7 +57,10 @@ int app_derive(app_state *s) {
         (h <= DIVERGENCE_MAX_H && reserve(&d->divergence, &d->cap_divergence, (size_t)h * h)))
         return -1;
     mha_head_entropy(d->entropy, m);
-    if (h <= DIVERGENCE_MAX_H) mha_head_divergence(d->divergence, m);
+    /* every pair of heads costs n^2 a row: at most about 32 rows are compared */
+    const int rows = m->n_real > 0 ? m->n_real : n;
+    d->divergence_step = (rows + DIVERGENCE_ROWS - 1) / DIVERGENCE_ROWS;
+    if (h <= DIVERGENCE_MAX_H) mha_head_divergence(d->divergence, m, d->divergence_step);
     for (size_t k = 0; k < nd; k++) d->diff[k] = m->out[k] - m->out_full[k];
     d->head = 0;
     if (focus) {
@@ -78,6 +83,7 @@ void app_derived_view(const app_state *s, view_state *vs) {
     if (!d || d->version != s->data_version) return;
     vs->head_entropy = d->entropy;
     vs->head_divergence = s->m->cfg.h <= DIVERGENCE_MAX_H ? d->divergence : NULL;
+    vs->divergence_step = d->divergence_step;
     vs->out_diff = d->diff;
     if (d->head && d->head == s->focus) {
         vs->step_raw = d->raw;

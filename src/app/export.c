@@ -159,6 +159,10 @@ int export_png(const char *path, const view_state *vs_in, int scale, font_set *f
     }
     view_layout_compute(L, &vs, font_measure, fonts);
     view_render(&dl, cache, L, &vs, font_measure, fonts);
+    /* --- a single panel is cropped to its content --- */
+    if (vs.panel != VIEW_PANEL_ALL)
+        view_figure_crop(&dl, view_figure_bounds(&dl, font_measure, fonts), L->gap);
+    /* --- */
     /* bands of at most EXPORT_BAND_BYTES: 128 rows at 32768 pixels a row */
     int rows = (int)(EXPORT_BAND_BYTES / (4 * (size_t)dl.width));
     if (rows < 1) rows = 1;
@@ -203,6 +207,10 @@ int export_vector(const char *path, const view_state *vs, font_set *fonts, char 
     }
     view_layout_compute(L, vs, font_measure, fonts);
     view_render(&dl, cache, L, vs, font_measure, fonts);
+    /* --- a single panel is cropped to its content --- */
+    if (vs->panel != VIEW_PANEL_ALL)
+        view_figure_crop(&dl, view_figure_bounds(&dl, font_measure, fonts), L->gap);
+    /* --- */
     const char *dot = strrchr(path, '.');
     int pdf = dot && strcmp(dot, ".pdf") == 0;
     atomic_file af;
@@ -249,7 +257,11 @@ int app_export(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         snprintf(err, errlen, "out of memory");
         goto done;
     }
-    if (app_state_init(s, o, toks, cfg, err, errlen) != 0) goto done;
+    int init = app_state_init(s, o, toks, cfg, err, errlen);
+    if (init != 0) { /* 2: a --page the figure does not have */
+        rc = init;
+        goto done;
+    }
     view_state vs;
     app_figure_view(s, APP_SAVE_EXPORT, &vs);
     const char *dot = strrchr(o->export_path, '.');

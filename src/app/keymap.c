@@ -60,6 +60,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case 't': a.kind = ACT_THEME; break;
     case 'c': a.kind = ACT_CMAP; break;
     case 'n': a.kind = ACT_SCALE; break;
+    case 'p': a.kind = ACT_PRESENT; break;
     case 'e': a.kind = ACT_PAD; break;
     case '[': a.kind = ACT_TEMP_DOWN; break;
     case ']': a.kind = ACT_TEMP_UP; break;

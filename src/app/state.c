@@ -44,7 +44,8 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     s->width = o->size_w ? o->size_w : APP_DEFAULT_W;
     s->height = o->size_h ? o->size_h : APP_DEFAULT_H;
     s->ui_scale = 1.0f;
-    s->zoom = 1.0f;
+    s->zoom = s->zoom_base = view_zoom_for_size(s->width, s->height); /* 4K figures: 200 % */
+    s->page = o->page > 0 ? o->page - 1 : 0; /* --page K; app_layout clamps it */
     s->theme = o->theme > 0 ? 1 : 0;
     s->cmap = o->colormap >= 0 ? o->colormap : CMAP_VIRIDIS;
     s->png_scale = o->scale ? o->scale : APP_DEFAULT_PNG_SCALE;
@@ -69,6 +70,22 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     if (o->panel == CLI_PANEL_STEPS && o->panel_head <= s->cfg.h) {
         s->focus = o->panel_head; /* its intermediate products are derived for the figure */
         app_derive(s);
+    }
+    if (o->page > 0 && o->mode == CLI_EXPORT) { /* --page K names a page the figure has */
+        view_state vs;
+        app_figure_view(s, APP_SAVE_EXPORT, &vs);
+        vs.page = 0;
+        view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
+        if (vs.panel != VIEW_PANEL_ALL || o->page > s->L->pages) {
+            if (vs.panel != VIEW_PANEL_ALL)
+                snprintf(err, errlen, "--page %d: only the whole view (--panel all) has pages",
+                         o->page);
+            else
+                snprintf(err, errlen,
+                         "--page %d: at %dx%d the figure has %d page%s of heads (h = %d)", o->page,
+                         s->width, s->height, s->L->pages, s->L->pages == 1 ? "" : "s", s->cfg.h);
+            return 2;
+        }
     }
     return 0;
 }
@@ -132,10 +149,15 @@ static void zoom_by(app_state *s, int dir) {
     for (int i = 0; i < n; i++)
         if (steps[i] <= s->zoom + 1e-3f) cur = i;
     if (dir == 0)
-        s->zoom = 1.0f;
+        s->zoom = s->zoom_base > 0.0f ? s->zoom_base : 1.0f;
     else
         s->zoom = steps[cur + dir < 0 ? 0 : (cur + dir >= n ? n - 1 : cur + dir)];
     snprintf(s->status, sizeof s->status, "zoom %d%%", (int)(s->zoom * 100.0f + 0.5f));
+    s->layout_valid = 0; /* say so when the window holds the data at a smaller zoom */
+    const view_layout *L = app_layout(s);
+    if (L->data_zoom > 0.0f && L->data_zoom < s->zoom - 1e-3f)
+        snprintf(s->status, sizeof s->status, "zoom %d%%: this window shows the data at %d%%",
+                 (int)(s->zoom * 100.0f + 0.5f), (int)(L->data_zoom * 100.0f + 0.5f));
 }
 
 static app_action_kind button_action(int b) {
@@ -211,6 +233,7 @@ static int hover(app_state *s, int x, int y) {
     if (x >= 0 && y >= 0) hit = hit_at(s, x, y);
     int changed = !same_hit(hit, s->hover);
     s->hover = hit;
+    if (changed) s->dirty = 1; /* the window redraws on dirty, not on the return value */
     return changed;
 }
 
@@ -287,6 +310,10 @@ static int apply(app_state *s, const app_action *a) {
         break;
     case ACT_HELP: s->help = !s->help; break;
     case ACT_FULLSCREEN: s->fullscreen = !s->fullscreen; break;
+    case ACT_PRESENT:
+        s->present = !s->present;
+        if (s->present) snprintf(s->status, sizeof s->status, "presentation: P or Esc leaves");
+        break;
     case ACT_ESCAPE:
         if (s->editing) {
             s->editing = 0;
@@ -295,6 +322,8 @@ static int apply(app_state *s, const app_action *a) {
             s->help = 0;
         else if (s->focus)
             s->focus = 0;
+        else if (s->present)
+            s->present = 0;
         else
             snprintf(s->status, sizeof s->status, "nothing to close (Ctrl+Q quits)");
         break;
@@ -346,6 +375,8 @@ static int apply(app_state *s, const app_action *a) {
         s->width = a->x;
         s->height = a->y;
         s->ui_scale = a->f > 0.0f ? a->f : 1.0f;
+        s->zoom_base = view_zoom_for_size((int)((float)s->width / s->ui_scale),
+                                          (int)((float)s->height / s->ui_scale));
         break;
     }
     s->layout_valid = 0;
@@ -421,6 +452,8 @@ void app_view(const app_state *s, view_state *vs) {
     vs->height = s->height;
     vs->ui_scale = s->ui_scale;
     vs->zoom = s->zoom;
+    vs->zoom_base = s->zoom_base;
+    vs->present = s->present;
     vs->m = s->m;
     vs->toks = &s->toks;
     const sample *smp = s->sample ? samples_get(s->sample - 1) : NULL;
@@ -459,6 +492,7 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     app_view(s, vs);
     vs->hover_x = vs->hover_y = -1;
     vs->figure = 1;
+    vs->present = 0;
     vs->toast = NULL;
     vs->status = NULL; /* a figure carries no messages of the app's */
     vs->help = 0;

@@ -43,7 +43,8 @@ typedef enum {
     ACT_FOCUS, /* arg: 1-based head */
     ACT_HELP,
     ACT_FULLSCREEN,
-    ACT_ESCAPE, /* closes what is open (help, text field, focus); never quits */
+    ACT_PRESENT, /* presentation mode on / off: no controls, the data as large as it goes */
+    ACT_ESCAPE,  /* closes what is open (help, text field, focus); never quits */
     ACT_QUIT,
     ACT_SAVE,       /* Ctrl+S: the whole view as PNG */
     ACT_SAVE_PANEL, /* Ctrl+Shift+S: the focused head, or the equation */
@@ -136,7 +137,9 @@ typedef struct {
     int width, height; /* output pixels */
     float ui_scale;    /* output pixels per window pixel */
     float zoom;
+    float zoom_base; /* the zoom this window size starts at, and Ctrl+0 returns to */
     int theme, cmap, page, focus, help, fullscreen;
+    int present; /* presentation mode */
     int png_scale;
     int diff;                /* MultiHead drawn as its difference from the unablated one */
     int values;              /* numbers in the cells */
@@ -192,8 +195,9 @@ void app_state_destroy(app_state *s);
 
 /* The one place options become the initial state, for the window, export and
  * bench alike: size (1600x900 unless --size), theme, colormap, PNG multiplier,
- * zoom, sample or text, and the model computed for cfg. Takes ownership of
- * *toks (left empty). Returns 0, or 1 with a message in err. */
+ * zoom, sample or text, page, and the model computed for cfg. Takes ownership of
+ * *toks (left empty). Returns 0, or 1 with a message in err (2 when an export's
+ * --page names a page its figure does not have). */
 int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha_config *cfg,
                    char *err, size_t errlen);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app.h"
 #include "export.h"
@@ -71,6 +72,38 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
     wm_set_title(w, title);
 }
 
+/* A single panel's file is named by the panel: "mhaviz-h4-d64-head2-<time>.png" or
+ * "...-equation-...". Returns 0 (-1 when the name would not fit). */
+static int name_panel(char *path, size_t len, const view_state *vs) {
+    if (vs->panel == VIEW_PANEL_ALL) return 0;
+    char tag[32];
+    if (vs->panel == VIEW_PANEL_HEAD)
+        snprintf(tag, sizeof tag, "-head%d", vs->panel_head);
+    else
+        snprintf(tag, sizeof tag, "-equation");
+    char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char *d = strstr(base, "-d"); /* "mhaviz-h4-d64-..." : after the d_model */
+    if (!d) return 0;
+    d += 2;
+    while (*d >= '0' && *d <= '9') d++;
+    size_t tl = strlen(tag), rest = strlen(d);
+    if ((size_t)(d - path) + tl + rest + 1 > len) return -1;
+    memmove(d + tl, d, rest + 1);
+    memcpy(d, tag, tl);
+    /* two saves of the panel in one second: "-2", "-3", ... as export_default_name does */
+    char *dot = strrchr(path, '.');
+    size_t stem = dot ? (size_t)(dot - path) : strlen(path);
+    char ext[16];
+    snprintf(ext, sizeof ext, "%s", dot ? dot : "");
+    struct stat st;
+    for (int k = 2; stat(path, &st) == 0 && k < 1000; k++) {
+        if (stem + 8 + strlen(ext) > len) return -1;
+        snprintf(path + stem, len - stem, "-%d%s", k, ext);
+    }
+    return 0;
+}
+
 /* Writes the current view as PNG (whole view, or the focused panel) and tells
  * the state how it went. */
 static void save_png(app_state *s, app_save_kind kind, font_set *fonts) {
@@ -79,6 +112,7 @@ static void save_png(app_state *s, app_save_kind kind, font_set *fonts) {
     char path[4200], err[600];
     if (export_default_name(path, sizeof path, s->export_dir, s->cfg.h, s->cfg.d_model, "png", err,
                             sizeof err) != 0 ||
+        name_panel(path, sizeof path, &vs) != 0 ||
         export_png(path, &vs, s->png_scale, fonts, err, sizeof err) != 0) {
         app_notify(s, err, 1);
         return;
@@ -208,6 +242,15 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     }
     if (app_state_init(s, o, toks, cfg, err, errlen) != 0) goto done;
 
+    /* the starting size follows the display: on a screen larger than 1920x1080 the
+       window starts at 5/6 of it (3200x1800 on a 4K screen), and the zoom at the
+       step for that size (150 %; view_zoom_for_size) */
+    SDL_Rect screen;
+    if (!o->size_w && SDL_GetDisplayBounds(0, &screen) == 0 && screen.w > 1920 && screen.h > 1080) {
+        s->width = screen.w * 5 / 6;
+        s->height = screen.h * 5 / 6;
+        s->zoom = s->zoom_base = view_zoom_for_size(s->width, s->height);
+    }
     int ww = s->width, wh = s->height;
     SDL_Rect usable;
     if (SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0) {
@@ -235,6 +278,7 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     }
     set_title(win, s, title, sizeof title);
     app_tick(s, now_ms());
+    const int layout_log = getenv("MHAVIZ_LAYOUT_LOG") != NULL;
 
     while (!s->quit) {
         /* update: follow the window, then draw the state if it changed */
@@ -245,6 +289,11 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
             view_state vs;
             app_view(s, &vs);
             view_render(&dl, cache, L, &vs, font_measure, fonts);
+            if (layout_log) { /* for tests that check the layout from outside */
+                static char json[1 << 17];
+                if (view_layout_json(json, sizeof json, L, &vs) > 0)
+                    fprintf(stderr, "layout %s\n", json);
+            }
             sdl_draw_list(drawer, &dl);
             SDL_RenderPresent(ren);
             s->frame_ms = now_ms() - t0;

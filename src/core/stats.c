@@ -4,6 +4,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "blas.h"
 
@@ -24,29 +25,49 @@ void mha_head_entropy(float *out, const mha_model *m) {
     }
 }
 
-/* JS(p, q) = 1/2 KL(p || mid) + 1/2 KL(q || mid), mid = (p + q) / 2, in bits. */
-static double row_js(const float *p, const float *q, int n) {
-    double js = 0.0;
-    for (int k = 0; k < n; k++) {
-        double a = p[k], b = q[k], mid = 0.5 * (a + b);
-        if (a > 0.0) js += 0.5 * a * log2(a / mid);
-        if (b > 0.0) js += 0.5 * b * log2(b / mid);
-    }
-    return js < 0.0 ? 0.0 : js;
+/* sum p log2 p over one row (0 log 0 = 0): minus the row's entropy */
+static double row_plogp(const float *p, int n) {
+    double s = 0.0;
+    for (int k = 0; k < n; k++)
+        if (p[k] > 0.0f) s += (double)p[k] * (double)log2f(p[k]);
+    return s;
 }
 
-void mha_head_divergence(float *out, const mha_model *m) {
+void mha_head_divergence(float *out, const mha_model *m, int row_step) {
     const int n = m->n, h = m->cfg.h, rows = m->n_real > 0 ? m->n_real : n;
+    const int step = row_step > 0 ? row_step : 1;
+    const int used = (rows + step - 1) / step;
+    /* JS(p, q) = H(mid) - (H(p) + H(q)) / 2 with mid = (p + q) / 2: the two
+       entropies are per head and row, so only H(mid) is per pair, one log an
+       element (float log2: the sums stay in double) */
+    double *plogp = malloc(sizeof(double) * (size_t)h * (size_t)used);
+    if (!plogp) { /* out of memory: say "not alike" rather than guess */
+        for (size_t k = 0; k < (size_t)h * h; k++) out[k] = 1.0f;
+        for (int i = 0; i < h; i++) out[(size_t)i * h + i] = 0.0f;
+        return;
+    }
+    for (int i = 0; i < h; i++)
+        for (int r = 0, u = 0; r < rows; r += step, u++)
+            plogp[(size_t)i * used + u] = row_plogp(m->attn + ((size_t)i * n + r) * n, n);
     for (int i = 0; i < h; i++) {
         out[(size_t)i * h + i] = 0.0f;
         for (int j = i + 1; j < h; j++) {
             double sum = 0.0;
-            for (int r = 0; r < rows; r++)
-                sum +=
-                    row_js(m->attn + ((size_t)i * n + r) * n, m->attn + ((size_t)j * n + r) * n, n);
-            out[(size_t)i * h + j] = out[(size_t)j * h + i] = (float)(sum / rows);
+            for (int r = 0, u = 0; r < rows; r += step, u++) {
+                const float *p = m->attn + ((size_t)i * n + r) * n;
+                const float *q = m->attn + ((size_t)j * n + r) * n;
+                double mid = 0.0;
+                for (int k = 0; k < n; k++) {
+                    float v = 0.5f * (p[k] + q[k]);
+                    if (v > 0.0f) mid += (double)v * (double)log2f(v);
+                }
+                double js = 0.5 * (plogp[(size_t)i * used + u] + plogp[(size_t)j * used + u]) - mid;
+                sum += js > 0.0 ? js : 0.0;
+            }
+            out[(size_t)i * h + j] = out[(size_t)j * h + i] = (float)(sum / used);
         }
     }
+    free(plogp);
 }
 
 void mha_head_raw_scores(float *out, const mha_model *m, int head) {

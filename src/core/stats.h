@@ -11,10 +11,11 @@
  * keys has log2 n bits; a row on one key has 0. */
 void mha_head_entropy(float *out, const mha_model *m);
 
-/* out (h, h): the mean over the text's query rows of the Jensen-Shannon
- * divergence in bits between the rows of heads i and j: 0 for identical
- * attention, 1 for rows on disjoint keys. Symmetric, zero diagonal. */
-void mha_head_divergence(float *out, const mha_model *m);
+/* out (h, h): the mean over the text's query rows r = 0, row_step, 2 row_step ...
+ * of the Jensen-Shannon divergence in bits between the rows of heads i and j: 0
+ * for identical attention, 1 for rows on disjoint keys. Symmetric, zero
+ * diagonal. row_step 1 takes every row; a larger one bounds the cost, h^2 n^2. */
+void mha_head_divergence(float *out, const mha_model *m, int row_step);
 
 /* out (n, n): Q_i K_i^T of head `head` (0-based): the raw scores, before the
  * scaling, the temperature and the mask. */

@@ -1,6 +1,7 @@
 /* colormap.c: colormaps as 11 anchor colours, linearly interpolated in sRGB.
  * Anchors are matplotlib's viridis, magma and cividis sampled at 0, 0.1, ... 1, a
- * linear grey ramp, and ColorBrewer's RdBu (reversed) for the diverging map. */
+ * linear grey ramp, and ColorBrewer's RdBu (reversed) for the diverging map; the
+ * signed grey ramp is computed from CIE L*. */
 #include "colormap.h"
 
 #include <math.h>
@@ -66,4 +67,24 @@ rgba cmap_seq(int i, float t) {
 rgba cmap_div(float t) {
     if (isnan(t)) t = 0.0f;
     return lerp_anchors(div_anchor, 9, (t + 1.0f) * 0.5f);
+}
+
+/* sRGB byte for linear light y in [0, 1] */
+static unsigned char srgb_byte(double y) {
+    double c = y <= 0.0031308 ? 12.92 * y : 1.055 * pow(y, 1.0 / 2.4) - 0.055;
+    long v = lround(c * 255.0);
+    return (unsigned char)(v < 0 ? 0 : (v > 255 ? 255 : v));
+}
+
+rgba cmap_signed(int cmap, float t) {
+    if (cmap != CMAP_GREYS) return cmap_div(t);
+    if (isnan(t)) t = 0.0f;
+    if (t < -1.0f) t = -1.0f;
+    if (t > 1.0f) t = 1.0f;
+    /* L* from 12 (t = -1) to 96 (t = +1), then the luminance Y that has it */
+    double l = 54.0 + 42.0 * (double)t;
+    double f = (l + 16.0) / 116.0;
+    double y = f > 6.0 / 29.0 ? f * f * f : (l / (24389.0 / 27.0));
+    unsigned char g = srgb_byte(y);
+    return (rgba){g, g, g, 255};
 }

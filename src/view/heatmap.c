@@ -92,7 +92,8 @@ const rgba *view_heat_image(view_cache *c, uint64_t key, const float *data, int 
                     cnt++;
                 }
             float v = kind == VIEW_MAP_DIV ? extreme : (cnt ? (float)(sum / cnt) : 0.0f);
-            px[(size_t)y * w + x] = kind == VIEW_MAP_SEQ ? cmap_seq(cmap, v) : cmap_div(v / scale);
+            px[(size_t)y * w + x] =
+                kind == VIEW_MAP_SEQ ? cmap_seq(cmap, v) : cmap_signed(cmap, v / scale);
         }
     }
     c->e[c->count++] = (cache_entry){key, w, h, 1, px};
@@ -190,18 +191,19 @@ static float max_abs(const float *a, int rows, int cols, int ld) {
 int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m) {
     if (r.w < 8 || r.h < 2) return 0;
     static rgba seq_px[CMAP_COUNT][256];
-    static rgba div_px[256];
+    static rgba div_px[CMAP_COUNT][256]; /* signed maps follow the colormap (greys) */
     static int ready = 0;
     if (!ready) {
-        for (int i = 0; i < 256; i++) {
-            for (int k = 0; k < CMAP_COUNT; k++) seq_px[k][i] = cmap_seq(k, (float)i / 255.0f);
-            div_px[i] = cmap_div((float)i / 127.5f - 1.0f);
-        }
+        for (int i = 0; i < 256; i++)
+            for (int k = 0; k < CMAP_COUNT; k++) {
+                seq_px[k][i] = cmap_seq(k, (float)i / 255.0f);
+                div_px[k][i] = cmap_signed(k, (float)i / 127.5f - 1.0f);
+            }
         ready = 1;
     }
-    const rgba *px = kind == VIEW_MAP_SEQ ? seq_px[c->s->cmap] : div_px;
+    const rgba *px = kind == VIEW_MAP_SEQ ? seq_px[c->s->cmap] : div_px[c->s->cmap];
     draw_image_cmd(c->dl, r, 256, 1, px,
-                   kind == VIEW_MAP_SEQ ? 0xC0100000ull + (uint64_t)c->s->cmap : 0xC0200000ull);
+                   (kind == VIEW_MAP_SEQ ? 0xC0100000ull : 0xC0200000ull) + (uint64_t)c->s->cmap);
     draw_frame(c->dl, r, c->th.grid, 1);
     const int fs = c->L->font_small;
     char buf[32];
@@ -244,8 +246,9 @@ void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const 
     key = view_key_mix(key, (uint64_t)(m * 1e6f));
     int iw = 0, ih = 0;
     key = view_key_mix(key, c->s->data_version);
-    const rgba *px = view_heat_image(c->cache, key, data, b->rows, b->cols, ld, b->map.w, b->map.h,
-                                     VIEW_MAP_DIV, 0, m, &iw, &ih, &key);
+    const rgba *px =
+        view_heat_image(c->cache, key, data, b->rows, b->cols, ld, b->map.w, b->map.h, VIEW_MAP_DIV,
+                        c->s->cmap == CMAP_GREYS ? CMAP_GREYS : 0, m, &iw, &ih, &key);
     draw_image_cmd(c->dl, b->map, iw, ih, px, key);
     draw_frame(c->dl, (view_rect){b->map.x - 1, b->map.y - 1, b->map.w + 2, b->map.h + 2},
                c->th.grid, 1);

@@ -61,8 +61,14 @@ static void draw_redundancy(const view_ctx *c) {
     vc.s = &vs;
     view_draw_cell_values(&vc, map, sim, h, h, h, NULL, px, iw, ih);
     view_colorbar(c, L->redund_cbar, VIEW_MAP_SEQ, 1.0f);
-    view_fit_text(buf, sizeof buf, "1 \xE2\x88\x92 JS divergence: 1 = alike, one could go",
-                  L->redund_note.w, fs, 0, c->measure, c->ud);
+    char note[120];
+    const int st = c->s->divergence_step;
+    if (st > 1) /* a long text: the mean over evenly spaced rows */
+        snprintf(note, sizeof note, "1 \xE2\x88\x92 JS divergence, every %d%s row: 1 = alike", st,
+                 st == 2 ? "nd" : (st == 3 ? "rd" : "th"));
+    else
+        snprintf(note, sizeof note, "1 \xE2\x88\x92 JS divergence: 1 = alike, one could go");
+    view_fit_text(buf, sizeof buf, note, L->redund_note.w, fs, 0, c->measure, c->ud);
     draw_text(c->dl, L->redund_note.x, L->redund_note.y, buf, fs, c->th.muted, 0, 0);
 }
 
@@ -97,7 +103,8 @@ static void draw_cost(const view_ctx *c) {
              "%s dominate: n %s 2\xC2\xB7"
              "d_model",
              proj ? "projections" : "scores", proj ? "\xE2\x89\xA4" : ">");
-    if (!c->s->figure) snprintf(lines[k++], 160, "forward: %.2f ms", c->s->compute_ms);
+    if (!c->s->figure && !c->s->present)
+        snprintf(lines[k++], 160, "forward: %.2f ms", c->s->compute_ms);
     for (int i = 0; i < k; i++) {
         char fitted[160];
         view_fit_text(fitted, sizeof fitted, lines[i], L->cost.w, i ? fs : L->font, i == 0,

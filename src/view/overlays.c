@@ -8,25 +8,115 @@
 #include "view.h"
 #include "view_internal.h"
 
-/* A box of lines near the pointer (x, y), the first bold, kept inside the output. */
-static void tooltip(const view_ctx *c, int x, int y, char lines[][160], int count) {
+static int rects_meet(view_rect a, view_rect b) {
+    return a.w > 0 && a.h > 0 && b.w > 0 && b.h > 0 && a.x < b.x + b.w && b.x < a.x + a.w &&
+           a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+/* A box of lines near the pointer (x, y), the first bold, kept inside the output
+ * and clear of what it describes: the hovered row's band (row) and column's band
+ * (col), the cell where they cross and the labels at their ends. It goes into the
+ * first quadrant around that cross that holds it (below right, below left, above
+ * right, above left), else beside the row, else where it fits. */
+static void tooltip(const view_ctx *c, int x, int y, char lines[][160], int count, view_rect row,
+                    view_rect col) {
     const view_layout *L = c->L;
     int w = 0;
     for (int i = 0; i < count; i++) {
         int lw = view_tw(c, lines[i], L->font, i == 0);
         if (lw > w) w = lw;
     }
+    const int W = c->s->width, H = c->s->height, g = L->gap;
     int h = count * L->line + L->pad * 2;
     w += L->pad * 2;
-    int tx = x + L->gap * 2, ty = y + L->gap * 2;
-    if (tx + w > c->s->width) tx = x - w - L->gap;
-    if (ty + h > c->s->height) ty = y - h - L->gap;
-    if (tx < 0) tx = 0;
-    if (ty < 0) ty = 0;
+    if (row.w <= 0) row = (view_rect){x, y, 1, 1};
+    if (col.w <= 0) col = (view_rect){x, y, 1, 1};
+    /* candidates: the four quadrants, then above / below the row near the pointer */
+    const int xs[2] = {col.x + col.w + g, col.x - w - g};
+    const int ys[2] = {row.y + row.h + g, row.y - h - g};
+    int tx = -1, ty = -1;
+    for (int k = 0; k < 6 && tx < 0; k++) {
+        int cx = k < 4 ? xs[k % 2] : x + g, cy = k < 4 ? ys[k / 2] : ys[k - 4];
+        if (k >= 4 && cx + w > W) cx = W - w;
+        view_rect r = {cx, cy, w, h};
+        if (cx < 0 || cy < 0 || cx + w > W || cy + h > H) continue;
+        if (rects_meet(r, row) || rects_meet(r, col)) continue;
+        tx = cx, ty = cy;
+    }
+    if (tx < 0) { /* nowhere clear: near the pointer, inside the output */
+        tx = x + g * 2, ty = y + g * 2;
+        if (tx + w > W) tx = x - w - g;
+        if (ty + h > H) ty = y - h - g;
+        if (tx < 0) tx = 0;
+        if (ty < 0) ty = 0;
+    }
     rgba fg = c->th.bg;
     draw_fill(c->dl, (view_rect){tx, ty, w, h}, c->th.tooltip_bg);
     for (int i = 0; i < count; i++)
         draw_text(c->dl, tx + L->pad, ty + L->pad + i * L->line, lines[i], L->font, fg, i == 0, 0);
+}
+
+/* Rows [r0, r1) (or columns) of a (rows, cols) matrix in map, as a band across it. */
+static view_rect band(view_rect map, int rows, int cols, int r, int k) {
+    if (r >= 0) {
+        int y0 = map.y + (int)((long)r * map.h / rows),
+            y1 = map.y + (int)((long)(r + 1) * map.h / rows);
+        return (view_rect){map.x, y0, map.w, y1 > y0 ? y1 - y0 : 1};
+    }
+    int x0 = map.x + (int)((long)k * map.w / cols),
+        x1 = map.x + (int)((long)(k + 1) * map.w / cols);
+    return (view_rect){x0, map.y, x1 > x0 ? x1 - x0 : 1, map.h};
+}
+
+/* What a tooltip must leave visible: the hovered row and column, across the map,
+ * its labels and (for heads) every head in the grid row or column. */
+static void protected_bands(const view_ctx *c, const view_hit *hit, view_rect *row,
+                            view_rect *col) {
+    const view_layout *L = c->L;
+    const int n = c->s->m->n;
+    *row = *col = (view_rect){0, 0, 0, 0};
+    const view_matrix_box *b = NULL;
+    switch (hit->kind) {
+    case HIT_HEAD_CELL:
+    case HIT_ROW_LABEL:
+    case HIT_COL_LABEL: {
+        int slot = -1;
+        for (int i = 0; i < L->shown_heads; i++) {
+            view_rect m = L->heads[i].map;
+            int xin = c->s->hover_x >= m.x - L->row_label_w && c->s->hover_x < m.x + m.w;
+            int yin = c->s->hover_y >= m.y && c->s->hover_y < m.y + m.h + L->col_label_h;
+            if ((hit->kind == HIT_HEAD_CELL && L->first_head + i == hit->head) ||
+                (hit->kind != HIT_HEAD_CELL && xin && yin))
+                slot = i;
+        }
+        if (slot < 0) return;
+        view_rect m = L->heads[slot].map;
+        if (hit->kind != HIT_COL_LABEL) {
+            *row = band(m, n, n, hit->row, 0);
+            int x0 = m.x - L->row_label_w, x1 = m.x + m.w; /* across the grid row */
+            for (int i = 0; i < L->shown_heads; i++)
+                if (L->heads[i].map.y == m.y) x1 = L->heads[i].map.x + L->heads[i].map.w;
+            row->x = x0, row->w = x1 - x0;
+        }
+        if (hit->kind != HIT_ROW_LABEL) {
+            *col = band(m, n, n, -1, hit->col);
+            col->h += L->col_label_h;
+        }
+        if (hit->kind == HIT_COL_LABEL)
+            *row = (view_rect){col->x, m.y + m.h, col->w, L->col_label_h};
+        if (hit->kind == HIT_ROW_LABEL)
+            *col = (view_rect){m.x - L->row_label_w, row->y, L->row_label_w, row->h};
+        return;
+    }
+    case HIT_CONCAT: b = &L->concat; break;
+    case HIT_W_O: b = &L->w_o; break;
+    case HIT_OUT: b = &L->out; break;
+    case HIT_QKV: b = hit->which >= 0 && hit->which < 4 ? &L->qkv[hit->which] : NULL; break;
+    default: return;
+    }
+    if (!b || b->map.w <= 0) return;
+    *row = band(b->map, b->rows, b->cols, hit->row, 0);
+    *col = band(b->map, b->rows, b->cols, -1, hit->col);
 }
 
 static const char *tok_at(const view_state *s, int i) {
@@ -100,7 +190,9 @@ void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
     }
     default: return;
     }
-    tooltip(c, s->hover_x, s->hover_y, lines, count);
+    view_rect row, col;
+    protected_bands(c, hit, &row, &col);
+    tooltip(c, s->hover_x, s->hover_y, lines, count, row, col);
 }
 
 void view_draw_editor(const view_ctx *c) {
@@ -176,31 +268,46 @@ void view_draw_help(const view_ctx *c) {
         {"D  V  K", "difference view; numbers; contrast"},
         {",  .", "focus view: step through the head"},
         {"I", "how-alike and cost panels on / off"},
+        {"L, Y", "learn live: train, pause; the other layer"},
         {"F11", "fullscreen"},
+        {"P", "presentation: no controls, the data as large as it goes (Esc leaves)"},
         {"F1 or ?", "this help (any key closes it)"},
-        {"Esc", "close what is open: help, text field, focus"},
+        {"Esc", "close what is open: help, text field, focus, presentation"},
         {"Ctrl+Q", "quit"},
     };
     const int count = (int)(sizeof rows / sizeof rows[0]);
-    int kw = 0, dw = 0;
-    for (int i = 0; i < count; i++) {
-        int a = view_tw(c, rows[i][0], L->font, 1), b = view_tw(c, rows[i][1], L->font, 0);
-        if (a > kw) kw = a;
-        if (b > dw) dw = b;
+    /* at the controls' size, smaller when the window cannot hold the whole list */
+    int fs = L->ui_font > 0 ? L->ui_font : L->font, kw = 0, dw = 0, line = 0, w = 0, h = 0;
+    int pad = 0, gap = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        kw = dw = 0;
+        for (int i = 0; i < count; i++) {
+            int a = view_tw(c, rows[i][0], fs, 1), b = view_tw(c, rows[i][1], fs, 0);
+            if (a > kw) kw = a;
+            if (b > dw) dw = b;
+        }
+        int tw = 0;
+        c->measure(c->ud, "Ag", fs, 0, &tw, &line);
+        pad = fs / 2, gap = fs * 3 / 4;
+        w = kw + dw + gap * 3, h = (count + 2) * line + pad * 4;
+        float f = fminf(
+            1.0f, fminf(0.95f * (float)s->width / (float)w, 0.95f * (float)s->height / (float)h));
+        if (f >= 1.0f || pass == 1) break;
+        fs = (int)((float)fs * f);
+        if (fs < 6) fs = 6;
     }
-    int w = kw + dw + L->gap * 3, h = (count + 2) * L->line + L->pad * 3;
     if (w > s->width) w = s->width;
     view_rect box = {(s->width - w) / 2, (s->height - h) / 2, w, h};
     if (box.y < 0) box.y = 0;
     draw_fill(c->dl, (view_rect){0, 0, s->width, s->height}, c->th.overlay);
     draw_fill(c->dl, box, c->th.bg);
     draw_frame(c->dl, box, c->th.accent_text, 2);
-    draw_text(c->dl, box.x + L->gap, box.y + L->pad, "Keyboard shortcuts (F1 or Esc closes)",
-              L->font_title, c->th.text, 1, 0);
+    draw_text(c->dl, box.x + gap, box.y + pad, "Keyboard shortcuts (F1 or Esc closes)", fs,
+              c->th.text, 1, 0);
     for (int i = 0; i < count; i++) {
-        int y = box.y + L->pad * 2 + (i + 1) * L->line + L->pad;
-        draw_text(c->dl, box.x + L->gap, y, rows[i][0], L->font, c->th.accent_text, 1, 0);
-        draw_text(c->dl, box.x + L->gap * 2 + kw, y, rows[i][1], L->font, c->th.text, 0, 0);
+        int y = box.y + pad * 2 + (i + 1) * line + pad;
+        draw_text(c->dl, box.x + gap, y, rows[i][0], fs, c->th.accent_text, 1, 0);
+        draw_text(c->dl, box.x + gap * 2 + kw, y, rows[i][1], fs, c->th.text, 0, 0);
     }
 }
 

@@ -17,7 +17,7 @@ void view_draw_header(const view_ctx *c) {
         view_rect r = L->buttons[b].r;
         draw_fill(c->dl, r, c->th.button);
         draw_frame(c->dl, r, c->th.grid, 1);
-        view_text_center(c, r, L->buttons[b].label, L->font, c->th.button_text, 0);
+        view_text_center(c, r, L->buttons[b].label, L->ui_font, c->th.button_text, 0);
     }
     for (int i = 0; i < L->hdr_count; i++) {
         const view_run *run = &L->hdr_runs[i];
@@ -46,21 +46,6 @@ void view_draw_formula(const view_ctx *c) {
 }
 
 /* --- heads ------------------------------------------------------------------- */
-
-/* Centre of cell i of n cells spanning [origin, origin + extent). */
-static int cell_centre(int origin, int extent, int n, int i) {
-    return origin + (int)(((long)i * 2 + 1) * extent / (2 * n));
-}
-
-/* First labelled cell: 0 when every cell is labelled; with a stride, the first
- * cell whose centred label (lh long) stays beside the map, so that labels stride
- * cells apart never touch. */
-static int label_first(int origin, int extent, int n, int lh, int stride) {
-    int i = 0;
-    if (stride == 1) return 0;
-    while (i < n - 1 && cell_centre(origin, extent, n, i) - lh / 2 < origin) i++;
-    return i;
-}
 
 /* Variant v (0 longest .. 4 the number alone) of head's title. */
 static void head_title(const view_ctx *c, int head, int v, char *buf, size_t len) {
@@ -170,9 +155,8 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
     const int lh = L->label_line;
     const int stride = L->label_stride > 0 ? L->label_stride : 1;
     if (L->show_row_labels && slot % cols == 0) {
-        for (int r = label_first(map.y, map.h, n, lh, stride); r < n; r += stride) {
-            int y = cell_centre(map.y, map.h, n, r) - lh / 2;
-            if (stride > 1 && y + lh > map.y + map.h) break;
+        for (int r = 0; r < n; r += stride) {
+            int y = view_label_pos(map.y, map.h, n, lh, r);
             view_token_label(lab, sizeof lab, mha_token(m, toks, r));
             int w = view_tw(c, lab, L->label_size, 0);
             rgba col = r == highlight_row ? c->th.accent_text
@@ -202,9 +186,8 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
         }
     }
     if (L->show_col_labels && last_in_col) {
-        for (int k = label_first(map.x, map.w, n, lh, stride); k < n; k += stride) {
-            int x = cell_centre(map.x, map.w, n, k) - lh / 2;
-            if (stride > 1 && x + lh > map.x + map.w) break;
+        for (int k = 0; k < n; k += stride) {
+            int x = view_label_pos(map.x, map.w, n, lh, k);
             view_token_label(lab, sizeof lab, mha_token(m, toks, k));
             int w = view_tw(c, lab, L->label_size, 0);
             rgba col =
@@ -251,21 +234,25 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         draw_text(c->dl, r.x, y, cap, fs, c->th.muted, 0, 0);
         if (legend) view_draw_mask_legend(c, r.x + view_tw(c, cap, fs, 0) + L->gap, y, fs);
     }
-    if (L->pages > 1) {
-        char note[128];
+    if (L->pages > 1 && L->page_note.w > 0) { /* figures have none */
+        char note[200];
         int last = L->first_head + L->shown_heads;
+        char range[40];
+        if (L->shown_heads == 1)
+            snprintf(range, sizeof range, "head %d", last);
+        else
+            snprintf(range, sizeof range, "heads %d\xE2\x80\x93%d", L->first_head + 1, last);
         snprintf(note, sizeof note,
-                 "heads %d\xE2\x80\x93%d of %d (page %d/%d, PgUp/PgDn): %d heads of %d\xC3\x97%d "
-                 "do not fit at 1 px a cell",
-                 L->first_head + 1, last, s->m->cfg.h, L->page + 1, L->pages, s->m->cfg.h, s->m->n,
-                 s->m->n);
-        int x = L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad;
+                 "%s of %d (page %d/%d, PgUp/PgDn): %d heads of %d\xC3\x97%d do not fit at once",
+                 range, s->m->cfg.h, L->page + 1, L->pages, s->m->cfg.h, s->m->n, s->m->n);
+        int x = L->buttons[BTN_PAGE_NEXT].present
+                    ? L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad
+                    : L->page_note.x;
         int maxw = L->page_note.x + L->page_note.w - x;
-        char fitted[160];
+        char fitted[210];
         view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
         if (view_tw(c, fitted, L->font_small, 0) < view_tw(c, note, L->font_small, 0)) {
-            snprintf(note, sizeof note, "heads %d\xE2\x80\x93%d of %d (PgUp/PgDn)",
-                     L->first_head + 1, last, s->m->cfg.h);
+            snprintf(note, sizeof note, "%s of %d (PgUp/PgDn)", range, s->m->cfg.h);
             view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
         }
         draw_text(c->dl, x, L->page_note.y, fitted, L->font_small, c->th.text, 0, 0);
@@ -281,11 +268,14 @@ void view_draw_focus(const view_ctx *c) {
     if (head < 0 || head >= m->cfg.h) return;
     const int d = m->cfg.d_model, dk = m->d_k, n = m->n;
     char buf[96], fitted[96];
-    snprintf(buf, sizeof buf, "head %d in focus: Esc returns to all heads", head + 1);
+    if (c->s->figure) /* a figure says no keys */
+        snprintf(buf, sizeof buf, "head %d in focus", head + 1);
+    else
+        snprintf(buf, sizeof buf, "head %d in focus: Esc returns to all heads", head + 1);
     view_rect r = L->focus_caption;
     view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
     if (view_tw(c, fitted, L->font, 1) < view_tw(c, buf, L->font, 1)) {
-        snprintf(buf, sizeof buf, "head %d (Esc returns)", head + 1);
+        snprintf(buf, sizeof buf, c->s->figure ? "head %d" : "head %d (Esc returns)", head + 1);
         view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
     }
     draw_text(c->dl, r.x, r.y, fitted, L->font, view_head_color(head, c->s->theme), 1, 0);
@@ -308,24 +298,40 @@ void view_draw_focus(const view_ctx *c) {
 
 /* --- the equation Concat x W^O = MultiHead ---------------------------------- */
 
-/* Accent bands: a strip above Concat's columns and left of W^O's rows per head. */
+/* Accent bands: a strip above Concat's columns and left of W^O's rows per head,
+ * with the head's number where it fits (the colours repeat past eight heads). */
 static void draw_bands(const view_ctx *c) {
     const view_layout *L = c->L;
     const mha_model *m = c->s->m;
-    const int h = m->cfg.h, d = m->cfg.d_model;
-    view_rect hm = L->concat.map, wo = L->w_o.map;
-    int strip = c->L->pad / 2 + 1;
+    const int h = m->cfg.h, d = m->cfg.d_model, fs = L->font_small;
+    view_rect hm = L->concat.map, wo = L->w_o.map, cb = L->concat_band, wb = L->wo_band;
+    char num[16];
+    int last_x = -100000, last_y = -100000; /* numbers never touch */
     for (int i = 0; i < h; i++) {
         rgba acc = view_head_color(i, c->s->theme);
         int x0 = hm.x + (int)((long)i * m->d_k * hm.w / d);
         int x1 = hm.x + (int)((long)(i + 1) * m->d_k * hm.w / d);
-        draw_fill(c->dl, (view_rect){x0, hm.y - strip - 2, x1 - x0, strip}, acc);
         int y0 = wo.y + (int)((long)i * m->d_k * wo.h / d);
         int y1 = wo.y + (int)((long)(i + 1) * m->d_k * wo.h / d);
-        draw_fill(c->dl, (view_rect){wo.x - strip - 2, y0, strip, y1 - y0}, acc);
+        int sx = x1 - x0 >= 4 ? 1 : 0, sy = y1 - y0 >= 4 ? 1 : 0; /* gaps between bands */
+        draw_fill(c->dl, (view_rect){x0, cb.y, x1 - x0 - sx, cb.h}, acc);
+        draw_fill(c->dl, (view_rect){wb.x, y0, wb.w, y1 - y0 - sy}, acc);
         if (i > 0 && (x1 - x0) >= 3) {
             draw_line(c->dl, x0, hm.y, x0, hm.y + hm.h, acc, 1);
             draw_line(c->dl, wo.x, y0, wo.x + wo.w, y0, acc, 1);
+        }
+        /* the number, black on a light band and white on a dark one, centred */
+        snprintf(num, sizeof num, "%d", i + 1);
+        int light = acc.r * 299 + acc.g * 587 + acc.b * 114 > 150 * 1000;
+        rgba ink = light ? (rgba){0, 0, 0, 255} : (rgba){255, 255, 255, 255};
+        int tw = view_tw(c, num, fs, 1), th = cb.h;
+        if (tw + 2 <= x1 - x0 && x0 >= last_x) {
+            draw_text(c->dl, x0 + (x1 - x0 - tw) / 2, cb.y + (cb.h - th) / 2, num, fs, ink, 1, 0);
+            last_x = x1;
+        }
+        if (tw + 2 <= wb.w && th <= y1 - y0 && y0 >= last_y) {
+            draw_text(c->dl, wb.x + (wb.w - tw) / 2, y0 + (y1 - y0 - th) / 2, num, fs, ink, 1, 0);
+            last_y = y1;
         }
     }
 }
@@ -409,7 +415,7 @@ void view_draw_status(const view_ctx *c) {
                  L->label_stride == 2 ? "nd" : (L->label_stride == 3 ? "rd" : "th"));
     }
     char fitted[600];
-    view_fit_text(fitted, sizeof fitted, buf, L->status.w, L->font_small, 0, c->measure, c->ud);
-    draw_text(c->dl, L->status.x, L->status.y, fitted, L->font_small,
+    view_fit_text(fitted, sizeof fitted, buf, L->status.w, L->ui_small, 0, c->measure, c->ud);
+    draw_text(c->dl, L->status.x, L->status.y, fitted, L->ui_small,
               s->status && *s->status ? c->th.text : c->th.muted, 0, 0);
 }

@@ -36,6 +36,7 @@ void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const v
         view_draw_lesson(&c);
     }
     if (s->panel == VIEW_PANEL_ALL) view_draw_status(&c);
+    if (s->present) view_draw_pointer(&c, &hit);
     view_draw_tooltip(&c, &hit);
     if (s->editing) view_draw_editor(&c);
     if (s->help) view_draw_help(&c);

@@ -71,6 +71,10 @@ typedef struct {
     int width, height;  /* output pixels */
     float ui_scale;     /* device pixels per layout pixel (high-DPI, export --scale); 0 = 1 */
     float zoom;         /* user text/UI zoom, 1 = 100%; 0 = 1 */
+    float zoom_base;    /* the zoom the window starts at (Ctrl+0; view_zoom_for_size):
+                           heatmaps fill the room at it and grow in proportion to
+                           zoom / zoom_base above it; 0 = 1 */
+    int present;        /* presentation mode: no controls, no status line */
     const mha_model *m; /* computed model */
     const tok_list *toks;
     const char *sample_name;        /* or "custom" */
@@ -85,6 +89,7 @@ typedef struct {
     /* numbers derived from the model for the lesson (may be NULL: not shown) */
     const float *head_entropy;    /* (h) mean row entropy in bits */
     const float *head_divergence; /* (h, h) mean Jensen-Shannon divergence in bits */
+    int divergence_step;          /* it averages every divergence_step-th query row */
     const float *out_diff;        /* (n, d_model) MultiHead - unablated MultiHead */
     const float *step_raw;        /* (n, n) Q_i K_i^T of the focused head */
     const float *step_scaled;     /* (n, n) that over sqrt(d_k) T, before the mask */
@@ -112,6 +117,9 @@ typedef struct {
 } view_state;
 
 #define VIEW_MAX_VISIBLE 64 /* heads on one page of the grid */
+/* The zoom steps of Ctrl+= and Ctrl+-, 80 % to 300 % */
+#define VIEW_ZOOM_STEPS                                                                            \
+    { 0.8f, 0.9f, 1.0f, 1.1f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f }
 #define VIEW_MAX_RUNS 96
 #define VIEW_MAX_HDR 8
 
@@ -153,8 +161,14 @@ typedef struct {
 } view_steps;
 
 typedef struct {
-    /* sizes in output pixels */
+    /* sizes in output pixels: the data (titles, labels, the equation) at the zoom, and
+       the controls (header buttons, status line, help) at ui_zoom, which stays below
+       the zoom when the controls would otherwise take more than a third of the window */
     int font, font_small, font_title, line, pad, gap;
+    int ui_font, ui_small, ui_line, ui_pad;
+    float ui_zoom;
+    float data_zoom; /* the zoom the data is shown at: below the state's zoom when the
+                        window cannot hold one head at its base-zoom size any larger */
     view_rect header, formula, main, status;
     view_button_box buttons[BTN_COUNT];
     view_run hdr_runs[VIEW_MAX_HDR]; /* value captions between buttons ("h = 4") */
@@ -169,7 +183,8 @@ typedef struct {
     int first_head, shown_heads, per_page, pages, page; /* 0-based first head */
     int grid_cols, grid_rows;
     view_head_box heads[VIEW_MAX_VISIBLE];
-    int label_size; /* token label pixel size */
+    int title_short; /* titles are the number alone ("12"): "head 64" would not fit */
+    int label_size;  /* token label pixel size */
     int show_row_labels, show_col_labels;
     int label_stride;             /* every k-th token is labelled when cells are small */
     int label_line;               /* line height of a label */
@@ -196,10 +211,24 @@ typedef struct {
     view_rect eq_area, eq_title;
     view_matrix_box concat, w_o, out;
     view_rect times_sym, equals_sym;
+    view_rect concat_band, wo_band; /* head bands: above Concat's columns, left of W^O's rows */
+    int eq_arrange; /* VIEW_EQ_ROW, VIEW_EQ_WRAP (MultiHead under W^O) or VIEW_EQ_COLUMN */
 } view_layout;
+
+enum { VIEW_EQ_ROW = 0, VIEW_EQ_WRAP, VIEW_EQ_COLUMN };
+
+/* The zoom a window of (width, height) layout pixels starts at, and Ctrl+0 returns
+ * to: the window as a scaled 1920x1080, min(width / 1920, height / 1080), down to a
+ * zoom step, at least 100 % (3840x2160 gives 200 %). Heatmaps are sized at it. */
+float view_zoom_for_size(int width, int height);
 
 /* Computes the layout. Pure: depends only on its arguments. */
 void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
+
+/* The layout as one line of JSON: sizes, pages, zoom and every rectangle named
+ * (["kind", "name", x, y, w, h]), for tests that drive the window. Returns its
+ * length, or -1 when buf is too small. */
+int view_layout_json(char *buf, size_t len, const view_layout *L, const view_state *s);
 
 /* The text field, laid out: the text wrapped into lines at word boundaries (at
  * a character boundary when one word is wider than the field), scrolled so the
@@ -257,7 +286,7 @@ typedef struct {
 view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y);
 
 /* The box of the x that switches head slot i of the grid off / on (in its title,
- * at the right end; empty when the title is too small or in a figure). */
+ * at the right end; empty when the title is too small, in a figure or presenting). */
 view_rect view_head_off_box(const view_layout *L, const view_state *s, int slot);
 
 /* Cache of coloured heatmap pixels, so unchanged matrices are not recoloured. */
@@ -269,6 +298,13 @@ void view_cache_destroy(view_cache *c);
  * until the next call. */
 void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const view_state *s,
                  view_measure_fn measure, void *ud);
+
+/* What a figure's drawing list covers (its background aside), text measured with
+ * measure; the whole canvas when it draws nothing. */
+view_rect view_figure_bounds(const draw_list *dl, view_measure_fn measure, void *ud);
+/* Moves the list so that content sits `margin` pixels from each edge of a canvas
+ * just large enough, which becomes the list's size: a single panel, cropped. */
+void view_figure_crop(draw_list *dl, view_rect content, int margin);
 
 /* Theme colours. */
 typedef struct {

@@ -66,6 +66,17 @@ int view_script_runs_width(const view_ctx *c, const char *const *parts, const in
 void view_draw_script_runs(const view_ctx *c, int x, int y, const char *const *parts,
                            const int *lvl, int count, int size, rgba col);
 
+/* --- layout_heads.c ------------------------------------------------------------ */
+
+/* Which tokens are labelled along a heatmap side of `extent` pixels holding n cells,
+ * for labels lh pixels tall: every token (1) when each cell is taller than a label,
+ * else every k-th from the first, the smallest k (2 ... 10) with which labels k
+ * cells apart never touch, the first and last moved inside the side; 0: none fits. */
+int view_label_stride(int extent, int n, int lh);
+/* Top (rows) or left (rotated columns) of token i's label: centred on its cell,
+ * moved inside [origin, origin + extent). */
+int view_label_pos(int origin, int extent, int n, int lh, int i);
+
 /* --- heatmap.c ---------------------------------------------------------------- */
 
 /* Marks every cached image unused; view_cache_end then frees those this frame did
@@ -176,6 +187,13 @@ void view_draw_focus(const view_ctx *c);
 void view_draw_equation(const view_ctx *c);
 /* The status line, cut to its width. */
 void view_draw_status(const view_ctx *c);
+
+/* --- pointer.c ----------------------------------------------------------------- */
+
+/* Presentation mode: what the pointer is on, outlined thick (the row or column in
+ * every head and the cell; over the equation, the rows and columns a value comes
+ * from). Nothing for HIT_NONE, HIT_BUTTON and HIT_HEAD_TITLE. */
+void view_draw_pointer(const view_ctx *c, const view_hit *hit);
 
 /* --- overlays.c --------------------------------------------------------------- */
 

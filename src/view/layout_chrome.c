@@ -1,0 +1,276 @@
+/* layout_chrome.c: the controls' rectangles: the header's buttons and value
+ * captions, flowed left to right and wrapping, and the formula strip's runs
+ * with real sub- and superscripts, flowed the same way. Where they go in the
+ * window is layout.c's; drawing them is panels.c's. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "layout_internal.h"
+
+static int iround(float v) {
+    return (int)lroundf(v);
+}
+
+#define imax lay_imax
+#define imin lay_imin
+
+/* --- header: buttons and value captions, flowed left to right, wrapping ------ */
+
+static void header_button_label(const view_state *s, int b, char *out, size_t len) {
+    static const char *fixed[BTN_COUNT] = {
+        [BTN_H_DOWN] = "\xE2\x88\x92", /* − */
+        [BTN_H_UP] = "+",
+        [BTN_D_DOWN] = "\xE2\x88\x92",
+        [BTN_D_UP] = "+",
+        [BTN_SAMPLE_PREV] = "\xE2\x97\x80", /* ◀ */
+        [BTN_SAMPLE_NEXT] = "\xE2\x96\xB6", /* ▶ */
+        [BTN_TEXT] = "Text (Enter)",
+        [BTN_SEED] = "Seed (R)",
+        [BTN_ZOOM_OUT] = "A\xE2\x88\x92",
+        [BTN_ZOOM_IN] = "A+",
+        [BTN_SAVE] = "Save (Ctrl+S)",
+        [BTN_HELP] = "Help (F1)",
+        [BTN_PAGE_PREV] = "\xE2\x97\x80",
+        [BTN_PAGE_NEXT] = "\xE2\x96\xB6",
+    };
+    const mha_model *m = s->m;
+    switch (b) {
+    case BTN_MASK:
+        snprintf(out, len, "Mask %s (M)", m && m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none");
+        break;
+    case BTN_SCALE: snprintf(out, len, "Scale %s (N)", m && m->cfg.no_scale ? "off" : "on"); break;
+    case BTN_PNG_SCALE:
+        snprintf(out, len, "PNG \xC3\x97%d", s->png_scale > 0 ? s->png_scale : 2);
+        break;
+    case BTN_CMAP:
+        snprintf(out, len, "%s (C)", cmap_name(s->cmap) ? cmap_name(s->cmap) : "?");
+        break;
+    case BTN_THEME: snprintf(out, len, "%s (T)", s->theme ? "Light" : "Dark"); break;
+    default: snprintf(out, len, "%s", fixed[b] ? fixed[b] : "");
+    }
+}
+
+typedef struct {
+    int kind; /* 0 caption, 1 button */
+    int id;   /* button id or caption index */
+    char text[64];
+    int w;
+    int group_end; /* extra gap after this item */
+} hdr_item;
+
+void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, void *ud, int x0,
+                int y0, int width) {
+    hdr_item items[32];
+    int count = 0;
+    const mha_model *m = s->m;
+    char cap[64];
+#define BTN(id_, end)                                                                              \
+    do {                                                                                           \
+        items[count].kind = 1;                                                                     \
+        items[count].id = id_;                                                                     \
+        header_button_label(s, id_, items[count].text, sizeof items[count].text);                  \
+        items[count++].group_end = end;                                                            \
+    } while (0)
+#define CAP(end)                                                                                   \
+    do {                                                                                           \
+        items[count].kind = 0;                                                                     \
+        items[count].id = L->hdr_count;                                                            \
+        snprintf(items[count].text, sizeof items[count].text, "%s", cap);                          \
+        items[count++].group_end = end;                                                            \
+    } while (0)
+
+    L->hdr_count = 0;
+    if (s->figure || s->present) { /* a figure's header: what it shows, no buttons */
+        snprintf(cap, sizeof cap, "h = %d", m ? m->cfg.h : 0);
+        CAP(1);
+        snprintf(cap, sizeof cap, "d_model = %d", m ? m->cfg.d_model : 0);
+        CAP(1);
+        if (s->train)
+            snprintf(cap, sizeof cap, "task: %s", s->train->task);
+        else if (s->sample_index > 0)
+            snprintf(cap, sizeof cap, "sample: %s", s->sample_name ? s->sample_name : "");
+        else
+            snprintf(cap, sizeof cap, "custom text");
+        CAP(1);
+        snprintf(cap, sizeof cap, "seed %llu", m ? (unsigned long long)m->cfg.seed : 0ull);
+        CAP(1);
+    } else {
+        BTN(BTN_H_DOWN, 0);
+        snprintf(cap, sizeof cap, "h = %d", m ? m->cfg.h : 0);
+        CAP(0);
+        BTN(BTN_H_UP, 1);
+        BTN(BTN_D_DOWN, 0);
+        snprintf(cap, sizeof cap, "d_model = %d", m ? m->cfg.d_model : 0);
+        CAP(0);
+        BTN(BTN_D_UP, 1);
+        BTN(BTN_SAMPLE_PREV, 0);
+        if (s->train)
+            snprintf(cap, sizeof cap, "task %d/%d: %s", s->sample_index, s->sample_count,
+                     s->train->task);
+        else if (s->sample_index > 0)
+            snprintf(cap, sizeof cap, "sample %d/%d: %s", s->sample_index, s->sample_count,
+                     s->sample_name ? s->sample_name : "");
+        else
+            snprintf(cap, sizeof cap, "custom text");
+        CAP(0);
+        BTN(BTN_SAMPLE_NEXT, 1);
+        BTN(BTN_TEXT, 0);
+        BTN(BTN_SEED, 0);
+        BTN(BTN_MASK, 0);
+        BTN(BTN_SCALE, 0);
+        BTN(BTN_CMAP, 0);
+        BTN(BTN_THEME, 1);
+        BTN(BTN_ZOOM_OUT, 0);
+        BTN(BTN_ZOOM_IN, 1);
+        BTN(BTN_SAVE, 0);
+        BTN(BTN_PNG_SCALE, 1);
+        BTN(BTN_HELP, 0);
+    }
+#undef BTN
+#undef CAP
+
+    const int pad = L->ui_pad, gap = L->ui_pad * 3 / 2;
+    const int bh = s->figure || s->present ? L->ui_line : L->ui_line + pad; /* button height */
+    const int bpad = pad; /* inner horizontal padding */
+    int x = x0, y = y0;
+    for (int i = 0; i < count; i++) {
+        hdr_item *it = &items[i];
+        int tw = view_text_width(measure, ud, it->text, L->ui_font, it->kind == 0);
+        it->w = it->kind ? tw + 2 * bpad : tw + pad;
+        if (it->kind == 1 && it->w < bh) it->w = bh; /* square at least */
+        if (x + it->w > x0 + width && x > x0) {
+            x = x0;
+            y += bh + pad / 2;
+        }
+        view_rect r = {x, y, imin(it->w, width), bh};
+        if (it->kind) {
+            L->buttons[it->id].r = r;
+            L->buttons[it->id].present = 1;
+            snprintf(L->buttons[it->id].label, sizeof L->buttons[it->id].label, "%s", it->text);
+        } else if (L->hdr_count < VIEW_MAX_HDR) {
+            view_run *run = &L->hdr_runs[L->hdr_count++];
+            run->x = x + pad / 2;
+            run->y = y + (bh - L->ui_line) / 2;
+            run->size = L->ui_font;
+            run->w = tw;
+            snprintf(run->text, sizeof run->text, "%s", it->text);
+        }
+        x += it->w + (it->group_end ? gap + pad / 2 : pad / 3 + 1);
+    }
+    L->header = (view_rect){x0, y0, width, y + bh - y0};
+}
+
+/* --- formula strip: runs at three levels (normal, superscript, subscript) ---- */
+
+typedef struct {
+    view_layout *L;
+    view_measure_fn measure;
+    void *ud;
+    int x0, width, x, y, line_h;
+    int item_start; /* first run of the current item, for wrapping whole items */
+} run_flow;
+
+static void run_add(run_flow *f, const char *text, int level) {
+    view_layout *L = f->L;
+    if (L->run_count >= VIEW_MAX_RUNS) return;
+    view_run *r = &L->runs[L->run_count++];
+    r->size = level ? iround(L->ui_font * 0.72f) : L->ui_font;
+    snprintf(r->text, sizeof r->text, "%s", text);
+    r->w = view_text_width(f->measure, f->ud, r->text, r->size, 0);
+    r->x = f->x;
+    /* scripts at 0.72 of the font, superscripts raised by 0.30 of it, subscripts
+       lowered by 0.42; the titles' script runs (labels.c) use the same proportions */
+    int base = f->y + (f->line_h - L->ui_line) / 2;
+    if (level > 0)
+        r->y = base - iround(L->ui_font * 0.30f);
+    else if (level < 0)
+        r->y = base + iround(L->ui_font * 0.42f);
+    else
+        r->y = base;
+    f->x += r->w;
+}
+
+/* Ends an item: wraps it to a new line if it overflowed, then adds a gap. */
+static void run_item_end(run_flow *f, int gap) {
+    view_layout *L = f->L;
+    int first = f->item_start;
+    if (f->x > f->x0 + f->width && first < L->run_count && L->runs[first].x > f->x0) {
+        int dx = L->runs[first].x - f->x0;
+        f->y += f->line_h;
+        for (int i = first; i < L->run_count; i++) {
+            L->runs[i].x -= dx;
+            L->runs[i].y += f->line_h;
+        }
+        f->x -= dx;
+    }
+    f->x += gap;
+    f->item_start = L->run_count;
+}
+
+void lay_formula(view_layout *L, const view_state *s, view_measure_fn measure, void *ud, int x0,
+                 int y0, int width) {
+    const mha_model *m = s->m;
+    int n = m ? m->n : 0, d = m ? m->cfg.d_model : 0, dk = m ? m->d_k : 0, h = m ? m->cfg.h : 0;
+    run_flow f = {L, measure, ud, x0, width, x0, y0, iround(L->ui_line * 1.45f), 0};
+    const int gap = L->ui_font * 2;
+    char a[48], b[48];
+    const char *in_r = " \xE2\x88\x88 \xE2\x84\x9D"; /* " ∈ ℝ" */
+    f.item_start = L->run_count;
+
+    snprintf(a, sizeof a, "%d\xC3\x97%d", n, d);
+    run_add(&f, "X", 0), run_add(&f, in_r, 0), run_add(&f, a, 1);
+    run_item_end(&f, gap);
+
+    snprintf(b, sizeof b, "h = %d,  d", h);
+    run_add(&f, b, 0), run_add(&f, "k", -1);
+    snprintf(b, sizeof b, " = d");
+    run_add(&f, b, 0), run_add(&f, "model", -1);
+    snprintf(b, sizeof b, "/h = %d", dk);
+    run_add(&f, b, 0);
+    run_item_end(&f, gap);
+
+    snprintf(a, sizeof a, "%d\xC3\x97%d", n, dk);
+    run_add(&f, "Q", 0), run_add(&f, "i", -1), run_add(&f, ", K", 0), run_add(&f, "i", -1);
+    run_add(&f, ", V", 0), run_add(&f, "i", -1), run_add(&f, in_r, 0), run_add(&f, a, 1);
+    run_item_end(&f, gap);
+
+    run_add(&f, "head", 0), run_add(&f, "i", -1), run_add(&f, " = softmax(Q", 0);
+    run_add(&f, "i", -1), run_add(&f, " K", 0), run_add(&f, "i", -1), run_add(&f, "T", 1);
+    /* exactly what is in effect: the scaling, the temperature, the mask */
+    const float temp = m && m->cfg.temperature > 0.0f ? m->cfg.temperature : 1.0f;
+    const int scaled = !(m && m->cfg.no_scale), tempered = fabsf(temp - 1.0f) > 1e-6f;
+    const int causal = m && m->cfg.mask == MHA_MASK_CAUSAL, padded = m && m->n_real < m->n;
+    if (scaled && tempered)
+        snprintf(b, sizeof b, " / (\xE2\x88\x9A%d \xC2\xB7 %g)", dk, (double)temp); /* √ · */
+    else if (scaled)
+        snprintf(b, sizeof b, " / \xE2\x88\x9A%d", dk);
+    else if (tempered)
+        snprintf(b, sizeof b, " / %g", (double)temp);
+    else
+        b[0] = '\0';
+    run_add(&f, b, 0);
+    run_add(&f, causal || padded ? " + M) V" : ") V", 0);
+    run_add(&f, "i", -1);
+    if (causal || padded)
+        run_add(&f,
+                causal && padded ? "  (M: causal + padding)"
+                                 : (causal ? "  (M: causal)" : "  (M: padding)"),
+                0);
+    run_item_end(&f, gap);
+
+    snprintf(a, sizeof a, "%d\xC3\x97%d", n, h * dk);
+    run_add(&f, "Concat", 0), run_add(&f, in_r, 0), run_add(&f, a, 1);
+    run_item_end(&f, gap);
+
+    snprintf(a, sizeof a, "%d\xC3\x97%d", h * dk, d);
+    run_add(&f, "W", 0), run_add(&f, "O", 1), run_add(&f, in_r, 0), run_add(&f, a, 1);
+    run_item_end(&f, gap);
+
+    snprintf(a, sizeof a, "%d\xC3\x97%d", n, d);
+    run_add(&f, "MultiHead = Concat W", 0), run_add(&f, "O", 1), run_add(&f, in_r, 0);
+    run_add(&f, a, 1);
+    run_item_end(&f, 0);
+
+    L->formula = (view_rect){x0, y0, width, f.y + f.line_h - y0};
+}

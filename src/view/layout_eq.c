@@ -1,0 +1,216 @@
+/* layout_eq.c: the equation Concat x W^O = MultiHead in its area, in one row, wrapped
+ * (MultiHead under W^O, whose columns it shares) or in one column, whichever gives
+ * the largest heatmaps; and the focus view. Each matrix has its shape label and
+ * colorbar under it; the head bands sit above Concat and left of W^O. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "layout_internal.h"
+
+static int iround(float v) {
+    return (int)lroundf(v);
+}
+
+/* Height under a matrix for its shape label, colorbar and colorbar numbers. */
+static int matrix_foot(const view_layout *L) {
+    return L->pad / 2 + L->line + L->pad / 2 + lay_imax(6, L->font_small / 2) + L->line + L->pad;
+}
+
+static void matrix_box(view_matrix_box *b, const view_layout *L, int x, int y, int w, int h,
+                       int rows, int cols) {
+    b->rows = rows;
+    b->cols = cols;
+    b->map = (view_rect){x, y, lay_imax(1, w), lay_imax(1, h)};
+    b->shape = (view_rect){x, y + b->map.h + L->pad / 2, b->map.w, L->line};
+    b->cbar =
+        (view_rect){x, b->shape.y + L->line + L->pad / 2, b->map.w, lay_imax(6, L->font_small / 2)};
+}
+
+/* Concat's (and MultiHead's) height for W^O's side s: rows at least as tall as
+ * columns are wide and about a text line tall when there is room (avail), never
+ * taller than W^O unless cells are square. In one row with W^O, a long text's
+ * Concat is squeezed to the row (avail); wrapped or in a column it never is
+ * (avail < 0 asks for the unsqueezed height). */
+static int concat_height(const view_layout *L, int s, int n, int d, int avail) {
+    float cw = (float)s / (float)d;
+    float line = (float)L->font_small * 1.1f;
+    float row_h = fmaxf(cw, avail < 0 ? line : fminf(line, (float)avail / (float)n));
+    int hh = lay_imax(1, iround(row_h * (float)n));
+    if (avail >= 0) hh = lay_imin(avail, hh);
+    return lay_imin(hh, lay_imax(s, iround(cw * (float)n)));
+}
+
+typedef struct {
+    int arrange, s, ch; /* W^O's side, Concat's height */
+    long area;
+} eq_fit;
+
+/* The arrangement's largest W^O side in (w, h); fixed heights and widths around
+ * the maps are title_h, band_t (above Concat), foot, sym_w (between matrices,
+ * the W^O band included), sym_h. */
+static eq_fit fit(int arrange, int w, int h, int n, int d, const view_layout *L, int title_h,
+                  int band_t, int band_w, int foot, int sym_w, int sym_h, int min_s) {
+    eq_fit f = {arrange, 0, 0, 0};
+    int top = title_h + band_t;
+    if (arrange == VIEW_EQ_ROW) {
+        int avail = h - top - foot;
+        int s = lay_imin(avail, (w - 2 * sym_w) / 3);
+        if (s < 1) return f;
+        f.s = s;
+        f.ch = concat_height(L, s, n, d, avail);
+        if (s < min_s) return (eq_fit){arrange, 0, 0, 0};
+    } else {
+        int hi = arrange == VIEW_EQ_WRAP ? (w - sym_w) / 2 : w - band_w;
+        int lo = 1;
+        if (hi < 1) return f;
+        while (lo < hi) { /* largest s that fits the height */
+            int s = (lo + hi + 1) / 2, used;
+            int ch = concat_height(L, s, n, d, -1);
+            if (arrange == VIEW_EQ_WRAP)
+                used = top + lay_imax(s, ch) + foot + L->gap + ch + foot;
+            else
+                used = top + 2 * ch + s + 3 * foot + 2 * sym_h;
+            if (used <= h)
+                lo = s;
+            else
+                hi = s - 1;
+        }
+        f.s = lo;
+        f.ch = concat_height(L, lo, n, d, -1);
+        int used = arrange == VIEW_EQ_WRAP ? top + lay_imax(lo, f.ch) + 2 * foot + L->gap + f.ch
+                                           : top + 2 * f.ch + lo + 3 * foot + 2 * sym_h;
+        if (used > h || lo < min_s) return (eq_fit){arrange, 0, 0, 0};
+    }
+    f.area = (long)f.s * f.s + 2L * f.s * f.ch;
+    return f;
+}
+
+long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
+    const view_state *s = cx->s;
+    const int n = s->m ? s->m->n : 1;
+    const int d = s->m ? s->m->cfg.d_model : 1;
+    const int h = s->m ? s->m->cfg.h : 1;
+    L->eq_area = area;
+    /* the title's superscript (W^O) rises above its line: room for it above */
+    const int sup = iround((float)L->font * 0.30f);
+    const int title_h = L->line + L->pad + sup;
+    L->eq_title = (view_rect){area.x, area.y + sup, area.w, L->line + L->pad};
+    /* the bands hold head numbers: a line of small text tall, "64" wide */
+    char num[16];
+    snprintf(num, sizeof num, "%d", h);
+    const int band_t = lay_line_h(cx, L->font_small) + 2;
+    const int band_w = lay_text_w(cx, num, L->font_small, 0) + L->pad / 2 + 2;
+    const int sym_w = lay_text_w(cx, "=", L->font_title, 1) + 2 * L->gap + band_w;
+    const int sym_h = lay_line_h(cx, L->font_title);
+    const int foot = matrix_foot(L);
+
+    /* a matrix is at least as wide as its shape label and colorbar numbers */
+    char lab[48];
+    view_shape_label(lab, sizeof lab, d, d);
+    int min_s = lay_text_w(cx, lab, L->font_small, 0);
+    view_shape_label(lab, sizeof lab, n, d);
+    min_s = lay_imax(min_s, lay_text_w(cx, lab, L->font_small, 0));
+    min_s = lay_imax(min_s, lay_text_w(cx,
+                                       "\xE2\x88\x92"
+                                       "0.000",
+                                       L->font_small, 0)) +
+            2;
+    eq_fit best = {VIEW_EQ_ROW, 0, 0, 0};
+    for (int a = VIEW_EQ_ROW; a <= VIEW_EQ_COLUMN; a++) {
+        if (cx->eq_allow && !(cx->eq_allow & (1 << a))) continue;
+        eq_fit f =
+            fit(a, area.w, area.h, n, d, L, title_h, band_t, band_w, foot, sym_w, sym_h, min_s);
+        if (f.area > best.area * 21 / 20 || best.s == 0) best = f; /* ties: reading order */
+    }
+    const int fits = best.s > 0;
+    if (!fits) /* nothing fits: one row as small as it must be (the caller knows) */
+        best = fit(VIEW_EQ_ROW, area.w, area.h, n, d, L, title_h, band_t, band_w, foot, sym_w,
+                   sym_h, 1);
+    if (best.s < 1) best.s = 1;
+    if (best.ch < 1) best.ch = 1;
+    if (best.arrange != VIEW_EQ_ROW) {
+        /* height to spare goes to Concat and MultiHead (taller rows, at most three
+           text lines each, never taller than W^O) */
+        int used = best.arrange == VIEW_EQ_WRAP
+                       ? title_h + band_t + lay_imax(best.s, best.ch) + 2 * foot + L->gap + best.ch
+                       : title_h + band_t + 2 * best.ch + best.s + 3 * foot + 2 * sym_h;
+        int spare = area.h - used;
+        if (best.arrange == VIEW_EQ_COLUMN) spare /= 2;
+        int most = lay_imin(best.s, iround((float)n * (float)L->font_small * 3.3f));
+        if (best.arrange == VIEW_EQ_WRAP && best.ch < best.s)
+            most = lay_imin(most, best.s); /* row 1 stays W^O's height */
+        if (spare > 0 && best.ch < most) best.ch = lay_imin(most, best.ch + spare);
+    }
+    L->eq_arrange = best.arrange;
+    const int sz = best.s, ch = best.ch;
+    const int top = area.y + title_h + band_t;
+    const int eq_w = lay_text_w(cx, "=", L->font_title, 1) + 2 * L->gap; /* a symbol alone */
+    int x = area.x;
+
+    if (best.arrange == VIEW_EQ_COLUMN) {
+        x += band_w;
+        int y = top;
+        matrix_box(&L->concat, L, x, y, sz, ch, n, d);
+        y += ch + foot;
+        L->times_sym = (view_rect){x, y, sz, sym_h};
+        y += sym_h;
+        matrix_box(&L->w_o, L, x, y, sz, sz, d, d);
+        y += sz + foot;
+        L->equals_sym = (view_rect){x, y, sz, sym_h};
+        y += sym_h;
+        matrix_box(&L->out, L, x, y, sz, ch, n, d);
+    } else {
+        /* symbols sit beside the shorter of the maps, so they never meet a shape label */
+        int sym_y = top + lay_imax(0, lay_imin(ch, sz) / 2 - sym_h / 2);
+        matrix_box(&L->concat, L, x, top, sz, ch, n, d);
+        x += sz;
+        L->times_sym = (view_rect){x, sym_y, eq_w, sym_h};
+        x += sym_w;
+        matrix_box(&L->w_o, L, x, top, sz, sz, d, d);
+        if (best.arrange == VIEW_EQ_ROW) {
+            x += sz;
+            L->equals_sym = (view_rect){x, sym_y, eq_w, sym_h};
+            x += eq_w;
+            matrix_box(&L->out, L, x, top, sz, ch, n, d);
+        } else {
+            int y2 = top + lay_imax(sz, ch) + foot + L->gap;
+            matrix_box(&L->out, L, x, y2, sz, ch, n, d);
+            int sy = y2 + lay_imax(0, ch / 2 - sym_h / 2);
+            L->equals_sym = (view_rect){x - sym_w, sy, eq_w, sym_h};
+        }
+    }
+    L->concat_band =
+        (view_rect){L->concat.map.x, L->concat.map.y - band_t, L->concat.map.w, band_t - 2};
+    L->wo_band = (view_rect){L->w_o.map.x - band_w, L->w_o.map.y, band_w - 2, L->w_o.map.h};
+    if (!fits) return -1;
+    return (long)L->concat.map.w * L->concat.map.h + (long)L->w_o.map.w * L->w_o.map.h +
+           (long)L->out.map.w * L->out.map.h;
+}
+
+/* Focus view: the head large on the left, Q_i K_i V_i head_i in a 2 x 2 grid. */
+void lay_focus(view_layout *L, lay_ctx *cx, view_rect area) {
+    const view_state *s = cx->s;
+    const int n = s->m ? s->m->n : 1;
+    const int dk = s->m ? s->m->d_k : 1;
+    view_rect left = {area.x, area.y, area.w * 64 / 100, area.h};
+    view_rect right = {left.x + left.w + L->gap, area.y, area.w - left.w - L->gap, area.h};
+    lay_heads(L, cx, left, 1, 0);
+    L->focus = s->focus;
+    int cell_w = (right.w - L->gap) / 2;
+    L->focus_caption = (view_rect){right.x, right.y, right.w, L->line};
+    int top = right.y + L->line + L->pad;
+    int cell_h = (right.y + right.h - top - L->gap) / 2;
+    int map_h_max = cell_h - matrix_foot(L) - L->line;
+    float rh = fminf((float)cell_w / (float)dk * 2.0f, (float)map_h_max / (float)n);
+    int mh = lay_imax(1, lay_imin(map_h_max, iround(rh * (float)n)));
+    int mw = lay_imax(1, lay_imin(cell_w, iround((float)mh / (float)n * (float)dk)));
+    if (mw < cell_w / 3) mw = lay_imin(cell_w, cell_w / 3);
+    for (int i = 0; i < 4; i++) {
+        int x = right.x + (i % 2) * (cell_w + L->gap);
+        int y = top + (i / 2) * (cell_h + L->gap) + L->line;
+        matrix_box(&L->qkv[i], L, x, y, mw, mh, n, dk);
+        L->qkv[i].cbar.w = lay_imin(L->qkv[i].cbar.w, cell_w - L->pad);
+        L->qkv[i].shape.w = L->qkv[i].cbar.w;
+    }
+}

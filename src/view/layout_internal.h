@@ -1,0 +1,62 @@
+/* layout_internal.h: what the layout's files share (layout.c places the panels and
+ * splits the window between them, layout_heads.c lays out the heads grid,
+ * layout_eq.c the equation and the focus view). Not used outside view_layout_compute. */
+#ifndef MHAVIZ_LAYOUT_INTERNAL_H
+#define MHAVIZ_LAYOUT_INTERNAL_H
+
+#include "view.h"
+#include "view_internal.h"
+
+/* One layout computation: the state, the text measurer and the widest token label
+ * at the sizes asked so far (measuring 512 labels is the costly part of a layout). */
+typedef struct {
+    const view_state *s;
+    view_measure_fn measure;
+    void *ud;
+    int label_size[4], label_w[4], label_cached;
+    int eq_allow; /* arrangements the equation may take: bit VIEW_EQ_*; 0 = all */
+    int fits;     /* the last layout_main found a split where everything fits */
+} lay_ctx;
+
+static inline int lay_imax(int a, int b) {
+    return a > b ? a : b;
+}
+
+static inline int lay_imin(int a, int b) {
+    return a < b ? a : b;
+}
+
+/* Widest token label at pixel size `size`, measured once per size. */
+int lay_label_width(lay_ctx *cx, int size);
+
+/* Width of a text run. */
+int lay_text_w(const lay_ctx *cx, const char *text, int size, int bold);
+
+/* Line height of text at `size`. */
+int lay_line_h(const lay_ctx *cx, int size);
+
+/* The heads grid in area: a lone head (focus view, panel export) when single_head,
+ * else a page of the grid. target > 0 asks for heatmaps of that side (the side at
+ * the base zoom times zoom / zoom_base): a page holds as many heads as reach it and
+ * no heatmap is larger; target 0 fills the area. */
+void lay_heads(view_layout *L, lay_ctx *cx, view_rect area, int single_head, int target);
+
+/* The part of the heads area the grid uses: heatmaps, labels, colorbar, caption. */
+view_rect lay_heads_used(const view_layout *L, lay_ctx *cx);
+
+/* Concat x W^O = MultiHead in area, in the arrangement (one row, wrapped, or one
+ * column) that gives the largest heatmaps. Returns their area in pixels, or -1
+ * when no arrangement fits (the boxes are then laid out all the same, too small). */
+long lay_equation(view_layout *L, lay_ctx *cx, view_rect area);
+
+/* The focus view in area: the head large, Q_i, K_i, V_i and head_i beside it. */
+void lay_focus(view_layout *L, lay_ctx *cx, view_rect area);
+
+/* layout_chrome.c: the header's buttons and captions, and the formula strip,
+ * flowed into width from (x0, y0); they set L->header and L->formula. */
+void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, void *ud, int x0,
+                int y0, int width);
+void lay_formula(view_layout *L, const view_state *s, view_measure_fn measure, void *ud, int x0,
+                 int y0, int width);
+
+#endif

@@ -1,0 +1,120 @@
+/* layout_json.c: a layout as one line of JSON, every rectangle named, for tests
+ * that drive the real window (the window prints it when MHAVIZ_LAYOUT_LOG is set)
+ * and check from outside that nothing overlaps or is cut. Writes text only. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view.h"
+
+typedef struct {
+    char *buf;
+    size_t len, o;
+    int first;
+} jbuf;
+
+__attribute__((format(printf, 2, 3))) static void put(jbuf *j, const char *fmt, ...) {
+    if (j->o >= j->len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(j->buf + j->o, j->len - j->o, fmt, ap);
+    va_end(ap);
+    if (n > 0) j->o += (size_t)n;
+    if (j->o >= j->len) j->o = j->len; /* truncated: the caller sees it */
+}
+
+/* ["kind", "name", x, y, w, h]; names never hold quotes or backslashes */
+static void item(jbuf *j, const char *kind, const char *name, view_rect r) {
+    if (r.w <= 0 || r.h <= 0) return;
+    put(j, "%s[\"%s\",\"%s\",%d,%d,%d,%d]", j->first ? "" : ",", kind, name, r.x, r.y, r.w, r.h);
+    j->first = 0;
+}
+
+static void matrix(jbuf *j, const char *kind, const char *name, const view_matrix_box *b,
+                   int tick_h) {
+    char nm[48];
+    snprintf(nm, sizeof nm, "%s map", name);
+    item(j, kind, nm, b->map);
+    snprintf(nm, sizeof nm, "%s shape label", name);
+    item(j, kind, nm, b->shape);
+    snprintf(nm, sizeof nm, "%s colorbar", name);
+    item(j, "cbar", nm, b->cbar);
+    snprintf(nm, sizeof nm, "%s colorbar numbers", name);
+    item(j, "ticks", nm, (view_rect){b->cbar.x, b->cbar.y + b->cbar.h, b->cbar.w, tick_h});
+}
+
+int view_layout_json(char *buf, size_t len, const view_layout *L, const view_state *s) {
+    jbuf j = {buf, len, 0, 1};
+    const int tick_h = L->pad / 2 + L->line;
+    put(&j,
+        "{\"width\":%d,\"height\":%d,\"zoom\":%.3f,\"zoom_base\":%.3f,\"ui_zoom\":%.3f,"
+        "\"data_zoom\":%.3f,"
+        "\"present\":%d,\"focus\":%d,\"font\":%d,\"ui_font\":%d,\"pages\":%d,\"per_page\":%d,"
+        "\"page\":%d,\"first_head\":%d,\"shown_heads\":%d,\"label_stride\":%d,"
+        "\"labels\":%d,\"title_short\":%d,\"eq_arrange\":%d,\"head_side\":%d,"
+        "\"grid_cols\":%d,\"grid_rows\":%d,\"gap\":%d,\"pad\":%d,\"line\":%d,"
+        "\"heads_area\":[%d,%d,%d,%d],\"items\":[",
+        s->width, s->height, (double)(s->zoom > 0 ? s->zoom : 1.0f),
+        (double)(s->zoom_base > 0 ? s->zoom_base : 1.0f), (double)L->ui_zoom, (double)L->data_zoom,
+        s->present, L->focus, L->font, L->ui_font, L->pages, L->per_page, L->page, L->first_head,
+        L->shown_heads, L->label_stride, L->show_row_labels, L->title_short, L->eq_arrange,
+        L->shown_heads > 0 ? L->heads[0].map.w : 0, L->grid_cols, L->grid_rows, L->gap, L->pad,
+        L->line, L->heads_area.x, L->heads_area.y, L->heads_area.w, L->heads_area.h);
+    char nm[64];
+    for (int b = 0; b < BTN_COUNT; b++)
+        if (L->buttons[b].present) {
+            snprintf(nm, sizeof nm, "button %d", b);
+            item(&j, "button", nm, L->buttons[b].r);
+        }
+    for (int i = 0; i < L->hdr_count; i++) {
+        const view_run *r = &L->hdr_runs[i];
+        snprintf(nm, sizeof nm, "caption %d", i);
+        item(&j, "caption", nm, (view_rect){r->x, r->y, r->w, L->ui_line});
+    }
+    for (int i = 0; i < L->run_count; i++) {
+        const view_run *r = &L->runs[i];
+        snprintf(nm, sizeof nm, "formula run %d", i);
+        item(&j, "run", nm, (view_rect){r->x, r->y, r->w, L->ui_line * r->size / L->ui_font});
+    }
+    if (L->run_count) item(&j, "formula", "formula strip", L->formula);
+    if (L->page_note.w > 0) item(&j, "note", "page note", L->page_note);
+    const int cols = L->grid_cols > 0 ? L->grid_cols : 1;
+    for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
+        view_rect m = L->heads[i].map;
+        int head = L->first_head + i + 1;
+        snprintf(nm, sizeof nm, "head %d title", head);
+        item(&j, "title", nm, L->heads[i].title);
+        snprintf(nm, sizeof nm, "head %d map", head);
+        item(&j, "map", nm, m);
+        if (L->show_row_labels && i % cols == 0) {
+            snprintf(nm, sizeof nm, "head %d row labels", head);
+            item(&j, "rowlab", nm, (view_rect){m.x - L->row_label_w, m.y, L->row_label_w, m.h});
+        }
+        if (L->show_col_labels && i + cols >= L->shown_heads) {
+            snprintf(nm, sizeof nm, "head %d column labels", head);
+            item(&j, "collab", nm, (view_rect){m.x, m.y + m.h, m.w, L->col_label_h});
+        }
+    }
+    if (L->shown_heads > 0) {
+        item(&j, "cbar", "attention colorbar", L->attn_cbar);
+        view_rect t = {L->attn_cbar.x, L->attn_cbar.y + L->attn_cbar.h, L->attn_cbar.w, tick_h};
+        item(&j, "ticks", "attention colorbar numbers", t);
+    }
+    if (L->concat.map.w > 0) {
+        item(&j, "eq", "equation title", L->eq_title);
+        matrix(&j, "eq", "Concat", &L->concat, tick_h);
+        matrix(&j, "eq", "W^O", &L->w_o, tick_h);
+        matrix(&j, "eq", "MultiHead", &L->out, tick_h);
+        item(&j, "sym", "times sign", L->times_sym);
+        item(&j, "sym", "equals sign", L->equals_sym);
+        item(&j, "band", "Concat bands", L->concat_band);
+        item(&j, "band", "W^O bands", L->wo_band);
+    }
+    if (L->focus && s->panel == VIEW_PANEL_ALL) {
+        static const char *nmq[4] = {"Q_i", "K_i", "V_i", "head_i"};
+        for (int i = 0; i < 4; i++) matrix(&j, "qkv", nmq[i], &L->qkv[i], tick_h);
+    }
+    if (L->status.w > 0) item(&j, "status", "status line", L->status);
+    put(&j, "]}");
+    return j.o < len ? (int)j.o : -1;
+}
