@@ -6,10 +6,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "train_mode.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -206,6 +208,41 @@ static int write_dump(const char *dir, learn_model *l, const train_result *r, ch
     return write_json(dir, r, err, errlen);
 }
 
+/* Fails with a message when dir or a folder above it exists and is not a folder,
+   or when the deepest existing folder cannot be written: what dump_mkdirs would
+   meet, found before training (nothing is created). */
+static int check_dump_path(const char *dir, char *err, size_t errlen) {
+    char p[4200];
+    snprintf(p, sizeof p, "%s", dir);
+    size_t len = strlen(p);
+    while (len > 1 && p[len - 1] == '/') p[--len] = '\0';
+    for (;;) {
+        struct stat st;
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) {
+                snprintf(err, errlen, "cannot write %s: %s exists and is not a folder", dir, p);
+                return -1;
+            }
+            if (access(p, W_OK) != 0) {
+                snprintf(err, errlen, "cannot write %s: %s", dir, strerror(errno));
+                return -1;
+            }
+            return 0;
+        }
+        char *slash = strrchr(p, '/');
+        if (!slash) { /* a name in the current folder */
+            if (access(".", W_OK) == 0) return 0;
+            snprintf(err, errlen, "cannot write %s: %s", dir, strerror(errno));
+            return -1;
+        }
+        if (slash == p) {
+            p[1] = '\0';
+            continue;
+        }
+        *slash = '\0';
+    }
+}
+
 int app_train(const train_options *o, int h, int d_model, uint64_t seed, const char *dump_dir,
               char *err, size_t errlen) {
     learn_config cfg = {0};
@@ -221,8 +258,9 @@ int app_train(const train_options *o, int h, int d_model, uint64_t seed, const c
     if (learn_config_check(&cfg, err, errlen) != 0) return 2;
     const learn_task_info *ti = learn_task(cfg.task);
     const int steps = o->steps ? o->steps : ti->default_steps;
-    /* the dump folder is made only when training is done: an interrupted run
-       leaves nothing behind */
+    /* the dump folder is made only when training is done, so an interrupted run
+       leaves nothing behind; what can be known now is checked now */
+    if (dump_dir && check_dump_path(dump_dir, err, errlen) != 0) return 1;
     /* The products of training are small: one OpenBLAS thread is faster than two
      * here (0.40 against 0.54 ms a step at d_model 32) and makes a run the same
      * on every machine. OPENBLAS_NUM_THREADS, when set, still decides. */
