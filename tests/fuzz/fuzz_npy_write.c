@@ -14,6 +14,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char g_dir[256];
 
+static void remove_dir(void) {
+    rmdir(g_dir); /* empty: every input's file is unlinked */
+}
+
 static int entries(void) {
     DIR *d = opendir(g_dir);
     FUZZ_EXPECT(d != NULL, "opendir %s", g_dir);
@@ -29,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
         snprintf(g_dir, sizeof g_dir, "%s/mhaviz-fuzz-npy-XXXXXX", base);
         FUZZ_EXPECT(mkdtemp(g_dir) != NULL, "mkdtemp");
+        atexit(remove_dir);
     }
     const uint8_t *p = data;
     size_t n = size;
