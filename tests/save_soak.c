@@ -40,6 +40,18 @@ static int rnd_below(int n) {
 }
 
 static long step_no;
+static char g_dir[] = "/tmp/mhaviz-save-soak-XXXXXX";
+
+/* At exit, also after a failed check: the figures and the folder go. */
+static void remove_dir(void) {
+    static const char *ext[3] = {"png", "svg", "pdf"};
+    char path[600];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/figure.%s", g_dir, ext[i]);
+        unlink(path);
+    }
+    rmdir(g_dir);
+}
 
 #define EXPECT(cond, ...)                                                                          \
     do {                                                                                           \
@@ -175,8 +187,9 @@ int main(int argc, char **argv) {
     EXPECT(app_state_init(s, &o, &toks, &cfg, err, sizeof err) == 0, "init: %s", err);
     app_action resize = {.kind = ACT_RESIZE, .x = 1000, .y = 700, .f = 1.0f};
     app_apply(s, &resize);
-    char dir[] = "/tmp/mhaviz-save-soak-XXXXXX";
-    EXPECT(mkdtemp(dir) != NULL, "mkdtemp");
+    EXPECT(mkdtemp(g_dir) != NULL, "mkdtemp");
+    atexit(remove_dir);
+    const char *dir = g_dir;
 
     static const int keys[] = {
         APP_KEY_UP, APP_KEY_DOWN, APP_KEY_LEFT, APP_KEY_RIGHT,  APP_KEY_TAB,      'r', 'm', 'n',
@@ -209,13 +222,6 @@ int main(int argc, char **argv) {
     }
     EXPECT(saved > 10 && refused > 10, "too few saves to mean much: %ld saved, %ld refused", saved,
            refused);
-    char path[600];
-    for (int i = 0; i < 3; i++) {
-        static const char *ext[3] = {"png", "svg", "pdf"};
-        snprintf(path, sizeof path, "%s/figure.%s", dir, ext[i]);
-        unlink(path);
-    }
-    rmdir(dir);
     printf("save_soak: %ld actions from seed %llu: %ld saves whole, %ld refused with the earlier "
            "file intact, no temporary file\n",
            count, (unsigned long long)seed, saved, refused);
