@@ -400,7 +400,10 @@ void sdl_band_destroy(sdl_band *b) {
 
 SDL_Surface *sdl_band_draw(sdl_band *b, const draw_list *dl, int y0) {
     b->d->oy = y0;
-    replay(b->d, dl); /* textures stay for the next band: text often spans two */
+    replay(b->d, dl);
     SDL_RenderFlush(b->r);
+    /* only the text this band drew stays (the next band often shows its lower part):
+       keeping every text of a tall picture would cost memory that grows with it */
+    cache_sweep(&b->d->texts);
     return b->surf;
 }
