@@ -18,9 +18,9 @@ int export_default_name(char *out, size_t len, const char *dir, int h, int d, co
 
 /* Lays out and renders vs at (vs->width, vs->height) x scale pixels into a PNG,
  * a band of rows at a time (memory: EXPORT_BAND_BYTES, the drawing list and the
- * text of one band),
- * every write checked. A side past EXPORT_PNG_MAX_SIDE is refused with a message
- * naming the limit. Returns 0, or -1 with "cannot write PATH: reason". */
+ * text of one band), every write checked. A side past EXPORT_PNG_MAX_SIDE is
+ * refused with a message naming the limit. Returns 0, or -1 with "cannot write
+ * PATH: reason". */
 int export_png(const char *path, const view_state *vs, int scale, font_set *fonts, char *err,
                size_t errlen);
 
