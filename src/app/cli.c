@@ -247,9 +247,16 @@ static int parse_ablate(const char *s, mha_config *cfg, char *err, size_t errlen
     }
 }
 
+/* One line, whatever the quoted value holds: control characters show as '?'. */
+static void one_line(char *err) {
+    for (unsigned char *p = (unsigned char *)err; *p; p++)
+        if (*p < 0x20 || *p == 0x7F) *p = '?';
+}
+
 #define FAIL(...)                                                                                  \
     do {                                                                                           \
         snprintf(err, errlen, __VA_ARGS__);                                                        \
+        one_line(err);                                                                             \
         return 2;                                                                                  \
     } while (0)
 

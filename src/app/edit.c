@@ -58,8 +58,41 @@ static int edit_take_selection(app_state *s) {
     return 1;
 }
 
-static void edit_insert(app_state *s, const char *text) {
-    if (!text) return;
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is not one. */
+static int utf8_len(const unsigned char *p) {
+    if (p[0] < 0x80) return 1;
+    int n = p[0] >= 0xF0 && p[0] <= 0xF4
+                ? 4
+                : (p[0] >= 0xE0 ? 3 : (p[0] >= 0xC2 && p[0] < 0xE0 ? 2 : 0));
+    if (p[0] >= 0xF8) n = 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80) return 0;
+    if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0))) return 0;
+    if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))) return 0;
+    return n;
+}
+
+/* Copies text into out (len bytes), each byte that is not valid UTF-8 made U+FFFD
+   as the tokenizer does, so the field never holds half a character. */
+static void valid_utf8(char *out, size_t len, const char *text) {
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p && o + 4 < len;) {
+        int n = utf8_len(p);
+        if (n == 0) {
+            memcpy(out + o, "\xEF\xBF\xBD", 3);
+            o += 3, p++;
+        } else {
+            memcpy(out + o, p, (size_t)n);
+            o += (size_t)n, p += n;
+        }
+    }
+    out[o] = '\0';
+}
+
+static void edit_insert(app_state *s, const char *raw) {
+    if (!raw) return;
+    static char text[APP_EDIT_MAX * 3]; /* the state machine runs on one thread */
+    valid_utf8(text, sizeof text, raw);
     size_t len = s->edit_selected ? 0 : strlen(s->edit), add = strlen(text);
     if (len + add + 1 > sizeof s->edit) {
         snprintf(s->status, sizeof s->status, "text field is full (%zu bytes)", sizeof s->edit - 1);

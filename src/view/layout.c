@@ -338,7 +338,30 @@ float view_zoom_for_size(int width, int height) {
     return z;
 }
 
-void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
+/* The state the layout promises to handle: sizes 1..65536, scales 0.05..16 (0 is
+   1), and a model with at least one head, token and dimension (else none). A
+   public function meets any input: outside these, the nearest that holds. */
+static view_state within_range(const view_state *s) {
+    view_state v = *s;
+    if (v.width < 1) v.width = 1;
+    if (v.width > 65536) v.width = 65536;
+    if (v.height < 1) v.height = 1;
+    if (v.height > 65536) v.height = 65536;
+    if (!(v.zoom == 0.0f || (v.zoom >= 0.05f && v.zoom <= 16.0f)))
+        v.zoom = isfinite(v.zoom) && v.zoom > 16.0f ? 16.0f : 1.0f;
+    if (!(v.zoom_base == 0.0f || (v.zoom_base >= 0.05f && v.zoom_base <= 16.0f)))
+        v.zoom_base = 1.0f;
+    if (!(v.ui_scale == 0.0f || (v.ui_scale >= 0.05f && v.ui_scale <= 16.0f))) v.ui_scale = 1.0f;
+    const mha_model *m = v.m;
+    if (m && (m->n < 1 || m->n > MHA_MAX_N || m->cfg.h < 1 || m->cfg.d_model < 1 ||
+              m->cfg.d_model % m->cfg.h != 0))
+        v.m = NULL;
+    return v;
+}
+
+void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn measure,
+                         void *ud) {
+    const view_state safe = within_range(s_in), *s = &safe;
     lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1};
     const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
