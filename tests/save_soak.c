@@ -26,18 +26,7 @@
 #include "samples.h"
 #include "state.h"
 
-static uint64_t rng_state;
-
-static uint64_t rnd(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static int rnd_below(int n) {
-    return (int)(rnd() % (uint64_t)n);
-}
+#include "soak_rng.h"
 
 static long step_no;
 static char g_dir[] = "/tmp/mhaviz-save-soak-XXXXXX";
