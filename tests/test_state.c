@@ -1065,6 +1065,221 @@ static void test_training_mode(void **st) {
     app_state_destroy(s); /* stops the worker */
 }
 
+/* --- compare (B) -------------------------------------------------------------------- */
+
+static int inside(view_rect in, view_rect r) {
+    return r.x >= in.x && r.y >= in.y && r.x + r.w <= in.x + in.w && r.y + r.h <= in.y + in.h;
+}
+
+/* the compare_what pair that names setting `prefix` on the pinned side, or -1 */
+static int what_index(const view_state *vs, const char *pinned, const char *live) {
+    for (int i = 0; i < vs->compare_count; i++)
+        if (strcmp(vs->compare_what[i][0], pinned) == 0 &&
+            strcmp(vs->compare_what[i][1], live) == 0)
+            return i;
+    return -1;
+}
+
+static void test_compare(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 2, NULL);
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_TRUE("no pinned view at the start", vs.pinned == NULL);
+
+    press(s, 'b', 0);
+    CHECK_TRUE("B pins", s->pin != NULL);
+    CHECK_TRUE("B says what to do", has(s->status, "pinned"));
+    app_view(s, &vs);
+    CHECK_TRUE("the view has the pinned one", vs.pinned != NULL);
+    CHECK_INT("nothing differs yet", 0, vs.compare_count);
+    const view_layout *L = app_layout(s);
+    CHECK_TRUE("the layout compares", L->compare);
+    CHECK_TRUE("the same-settings hint shows", L->compare_same.w > 0);
+
+    /* Up: the live view changes, the pinned one keeps h = 4 */
+    press(s, APP_KEY_UP, 0);
+    const int h2 = next_divisor(4, 64, +1);
+    CHECK_INT("live h", h2, s->cfg.h);
+    app_view(s, &vs);
+    CHECK_INT("pinned h", 4, vs.pinned->m->cfg.h);
+    char live_h[32];
+    snprintf(live_h, sizeof live_h, "h = %d", h2);
+    CHECK_TRUE("banner: h = 4 beside the new h", what_index(&vs, "h = 4", live_h) >= 0);
+    char live_dk[32];
+    snprintf(live_dk, sizeof live_dk, "d_k = %d", 64 / h2);
+    CHECK_TRUE("banner: d_k shrinks with more heads", what_index(&vs, "d_k = 16", live_dk) >= 0);
+    CHECK_INT("only h and d_k differ", 2, vs.compare_count);
+
+    /* the pinned numbers are a model of their own: equal to one computed here */
+    mha_model *ref = mha_model_create();
+    mha_config rc = {.h = 4, .d_model = 64, .seed = 1};
+    char err[256];
+    assert_int_equal(mha_model_compute(ref, &rc, &s->toks, err, sizeof err), 0);
+    const mha_model *pm = vs.pinned->m;
+    CHECK_INT("pinned n", ref->n, pm->n);
+    CHECK_TRUE("pinned attention equals an independent compute",
+               memcmp(ref->attn, pm->attn, sizeof(float) * 4 * (size_t)ref->n * ref->n) == 0);
+    CHECK_TRUE("pinned MultiHead equals it",
+               memcmp(ref->out, pm->out, sizeof(float) * 64 * (size_t)ref->n) == 0);
+    mha_model_destroy(ref);
+
+    /* mask, scaling and designed heads show as settings that differ */
+    press(s, 'm', 0);
+    press(s, 'n', 0);
+    press(s, 'w', 0);
+    app_view(s, &vs);
+    CHECK_TRUE("mask differs", what_index(&vs, "no mask", "causal mask") >= 0);
+    CHECK_TRUE("scaling differs", what_index(&vs,
+                                             "\xC3\xB7 \xE2\x88\x9A"
+                                             "d_k",
+                                             "not scaled") >= 0);
+    CHECK_TRUE("weights differ", what_index(&vs, "random weights", "designed heads") >= 0);
+    CHECK_INT("five settings differ", 5, vs.compare_count);
+    press(s, 'm', 0); /* the mask back: it no longer differs */
+    app_view(s, &vs);
+    CHECK_TRUE("mask back: not named", what_index(&vs, "no mask", "causal mask") < 0);
+    CHECK_INT("four differ", 4, vs.compare_count);
+
+    /* the layout: the live pane's rectangles inside its pane, window coordinates */
+    L = app_layout(s);
+    CHECK_TRUE("panes side by side",
+               L->compare_pane[1].x >= L->compare_pane[0].x + L->compare_pane[0].w);
+    for (int i = 0; i < L->shown_heads; i++)
+        CHECK_TRUE("live heads in the live pane", inside(L->compare_pane[1], L->heads[i].map));
+    CHECK_TRUE("live W^O in the live pane", inside(L->compare_pane[1], L->w_o.map));
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < L->compare_side[side].chips; i++)
+            CHECK_TRUE("chips in the banner",
+                       inside(L->compare_banner, L->compare_side[side].chip[i]));
+    CHECK_INT("every differing setting has its chip", vs.compare_count, L->compare_side[1].chips);
+
+    /* the pointer: a live head's cell is hit where it is drawn, the pinned pane is not live */
+    view_rect m = L->heads[0].map;
+    app_action hv = {.kind = ACT_HOVER, .x = m.x + 1, .y = m.y + 1};
+    app_apply(s, &hv);
+    CHECK_INT("hover a live cell", HIT_HEAD_CELL, s->hover.kind);
+    CHECK_INT("its row", 0, s->hover.row);
+    view_rect p0 = L->compare_pane[0];
+    hv.x = p0.x + p0.w / 2, hv.y = p0.y + p0.h / 2;
+    app_apply(s, &hv);
+    CHECK_TRUE("the pinned pane is not hit as live heads", s->hover.kind != HIT_HEAD_CELL);
+
+    /* drawing: the pinned pane's images lie in the pinned pane, the live ones in theirs */
+    draw_list dl;
+    draw_list_init(&dl);
+    view_cache *cache = view_cache_create();
+    app_view(s, &vs);
+    view_render(&dl, cache, L, &vs, fx_measure, NULL);
+    int in[2] = {0, 0}, stray = 0;
+    for (int i = 0; i < dl.count; i++) {
+        const draw_cmd *c = &dl.cmds[i];
+        if (c->kind != DC_IMAGE) continue;
+        view_rect r = {c->x, c->y, c->w, c->h};
+        if (inside(L->compare_pane[0], r))
+            in[0]++;
+        else if (inside(L->compare_pane[1], r))
+            in[1]++;
+        else
+            stray++;
+    }
+    CHECK_TRUE("pinned heads and equation drawn in its pane", in[0] >= 4 + 3);
+    CHECK_TRUE("live heads and equation drawn in its pane", in[1] >= 1 + 3);
+    CHECK_INT("no heatmap outside both panes", 0, stray);
+    /* each pinned head is drawn where its layout puts it, moved into the pinned pane */
+    const view_layout *PL = vs.pinned_layout;
+    CHECK_TRUE("the pinned pane was laid out", PL != NULL && PL->shown_heads == 4);
+    for (int hd = 0; PL && hd < PL->shown_heads; hd++) {
+        view_rect want = PL->heads[hd].map;
+        want.x += L->compare_pane[0].x, want.y += L->compare_pane[0].y;
+        int found = 0;
+        for (int i = 0; i < dl.count; i++) {
+            const draw_cmd *c = &dl.cmds[i];
+            found |= c->kind == DC_IMAGE && c->x == want.x && c->y == want.y && c->w == want.w &&
+                     c->h == want.h;
+        }
+        CHECK_TRUE("pinned head drawn at its place in the pinned pane", found);
+    }
+    view_cache_destroy(cache);
+    draw_list_free(&dl);
+
+    /* the lesson's panels make no room in two panes; I says so */
+    CHECK_INT("no lesson panels while comparing", 0, vs.lesson);
+    press(s, 'i', 0);
+    CHECK_TRUE("I explains", has(s->status, "compare is off"));
+
+    /* B unpins; Escape also closes compare, after what else is open */
+    press(s, 'b', 0);
+    CHECK_TRUE("B unpins", s->pin == NULL);
+    L = app_layout(s);
+    CHECK_INT("layout without compare", 0, L->compare);
+    press(s, 'b', 0);
+    press(s, '1', 0);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_TRUE("Escape leaves the focus first", s->pin != NULL && s->focus == 0);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_TRUE("then compare", s->pin == NULL);
+    CHECK_INT("and does not quit", 0, s->quit);
+    app_state_destroy(s);
+}
+
+/* --compare SPEC: the pinned view is this one with the named settings */
+static void test_compare_option(void **st) {
+    (void)st;
+    static const struct {
+        const char *spec;
+        int rc;
+        int h, no_scale, mask, weights;
+    } cases[] = {
+        {"h=1", 0, 1, 0, 0, 0},
+        {"scale=off,mask=causal", 0, 8, 1, 1, 0},
+        {"weights=patterns,h=2", 0, 2, 0, 0, 1},
+        {"h=3", 2, 0, 0, 0, 0},     /* 3 does not divide 64 */
+        {"h=1,h=2", 2, 0, 0, 0, 0}, /* twice */
+        {"colour=red", 2, 0, 0, 0, 0},
+        {"h", 2, 0, 0, 0, 0},
+        {"", 2, 0, 0, 0, 0},
+        {"scale=maybe", 2, 0, 0, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *argv[] = {
+            "mhaviz", "-H", "8", "--export", "x.png", "--compare", (char *)cases[k].spec, NULL};
+        cli_options o;
+        char err[256] = "";
+        int rc = cli_parse(&o, 7, argv, err, sizeof err);
+        app_state *s = app_state_create(fx_measure, NULL);
+        if (rc == 0) {
+            tok_list toks = {0};
+            assert_int_equal(
+                tok_split(&toks, samples_get(0)->text, MHA_MAX_N, NULL, err, sizeof err), 0);
+            mha_config cfg = o.cfg;
+            cfg.d_model = 64;
+            rc = app_state_init(s, &o, &toks, &cfg, err, sizeof err);
+            tok_free(&toks);
+        }
+        if (cases[k].rc) {
+            CHECK_INT(cases[k].spec, cases[k].rc, rc);
+            CHECK_TRUE("the message names --compare", strstr(err, "--compare") != NULL);
+            CHECK_TRUE("one line", strchr(err, '\n') == NULL);
+        } else {
+            CHECK_INT(cases[k].spec, 0, rc);
+            view_state vs;
+            app_view(s, &vs);
+            if (vs.pinned) {
+                const mha_config *c = &vs.pinned->m->cfg;
+                CHECK_INT("pinned h", cases[k].h, c->h);
+                CHECK_INT("pinned scaling", cases[k].no_scale, c->no_scale);
+                CHECK_INT("pinned mask", cases[k].mask, (int)c->mask);
+                CHECK_INT("pinned weights", cases[k].weights, (int)c->weights);
+                CHECK_INT("live h as -H says", 8, s->cfg.h);
+            } else {
+                CHECK_TRUE("a pinned view", 0);
+            }
+        }
+        app_state_destroy(s);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_defaults),
@@ -1089,6 +1304,8 @@ int main(void) {
         cmocka_unit_test(test_presentation),
         cmocka_unit_test(test_zoom_base),
         cmocka_unit_test(test_page_option),
+        cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_compare_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,10 @@ const char *cli_usage(void) {
            "      --ablate LIST     zero these heads' bands of Concat, e.g. 1,3 (1-based)\n"
            "      --weights W       random | patterns: designed heads (previous, next,\n"
            "                        first, self, same-word, broad) (default random)\n"
+           "      --compare SPEC    pin a view beside this one that differs in SPEC:\n"
+           "                        h=N, d_model=N, seed=N, mask=none|causal,\n"
+           "                        scale=on|off, temperature=T, weights=random|patterns,\n"
+           "                        pad=N|off, comma-separated (e.g. h=1 or scale=off)\n"
            "\n"
            "Output (without these, the visualizer window opens):\n"
            "      --dump DIR        write every tensor as .npy, tokens.txt, meta.json; exit\n"
@@ -135,6 +139,7 @@ enum {
     OPT_MLP,
     OPT_LR,
     OPT_BATCH,
+    OPT_COMPARE,
 };
 
 static const struct option long_opts[] = {
@@ -173,6 +178,7 @@ static const struct option long_opts[] = {
     {"mlp", no_argument, NULL, OPT_MLP},
     {"lr", required_argument, NULL, OPT_LR},
     {"batch", required_argument, NULL, OPT_BATCH},
+    {"compare", required_argument, NULL, OPT_COMPARE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -245,6 +251,95 @@ static int parse_ablate(const char *s, mha_config *cfg, char *err, size_t errlen
         if (p[len] == '\0') return 0;
         p += len + 1;
     }
+}
+
+/* --compare SPEC: key=value items separated by commas, each key once. */
+static int parse_compare(const char *s, cli_options *o, char *err, size_t errlen) {
+    static const char *keys[] = {"h",     "d_model",     "seed",    "mask",
+                                 "scale", "temperature", "weights", "pad"};
+    const char *p = s;
+    mha_config *c = &o->compare_cfg;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char item[64];
+        if (len == 0 || len >= sizeof item) {
+            snprintf(err, errlen, "--compare '%s': must be key=value items such as h=1,scale=off",
+                     s);
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        char *val = strchr(item, '=');
+        if (!val) {
+            snprintf(err, errlen, "--compare '%s': '%s' has no '=' (e.g. h=1)", s, item);
+            return -1;
+        }
+        *val++ = '\0';
+        int k = -1;
+        for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); i++)
+            if (strcmp(item, keys[i]) == 0) k = i;
+        if (k < 0) {
+            snprintf(err, errlen,
+                     "--compare: unknown setting '%s' (h, d_model, seed, mask, scale, "
+                     "temperature, weights, pad)",
+                     item);
+            return -1;
+        }
+        if (o->compare_set & (1u << k)) {
+            snprintf(err, errlen, "--compare '%s': %s is given twice", s, item);
+            return -1;
+        }
+        long v = 0;
+        double fv = 0;
+        int bad = 0;
+        switch (k) {
+        case 0: bad = cli_parse_int(val, 1, MHA_MAX_D_MODEL, &v) != 0, c->h = (int)v; break;
+        case 1: bad = cli_parse_int(val, 1, MHA_MAX_D_MODEL, &v) != 0, c->d_model = (int)v; break;
+        case 2:
+            bad = cli_parse_int(val, 1, LONG_MAX, &v) != 0;
+            c->seed = (uint64_t)v;
+            break;
+        case 3:
+            bad = strcmp(val, "none") != 0 && strcmp(val, "causal") != 0;
+            c->mask = strcmp(val, "causal") == 0 ? MHA_MASK_CAUSAL : MHA_MASK_NONE;
+            break;
+        case 4:
+            bad = strcmp(val, "on") != 0 && strcmp(val, "off") != 0;
+            c->no_scale = strcmp(val, "off") == 0;
+            break;
+        case 5:
+            bad = cli_parse_float(val, MHA_MIN_TEMPERATURE, MHA_MAX_TEMPERATURE, &fv) != 0;
+            c->temperature = (float)fv;
+            break;
+        case 6:
+            bad = strcmp(val, "random") != 0 && strcmp(val, "patterns") != 0;
+            c->weights = strcmp(val, "patterns") == 0 ? MHA_WEIGHTS_PATTERNS : MHA_WEIGHTS_RANDOM;
+            break;
+        case 7:
+            if (strcmp(val, "off") == 0)
+                c->pad = 0;
+            else
+                bad = cli_parse_int(val, 1, MHA_MAX_N, &v) != 0, c->pad = (int)v;
+            break;
+        }
+        if (bad) {
+            static const char *want[] = {"a whole number from 1 to 4096",
+                                         "a whole number from 1 to 4096",
+                                         "a whole number from 1",
+                                         "none or causal",
+                                         "on or off",
+                                         "a decimal number between 0.05 and 20",
+                                         "random or patterns",
+                                         "off or a whole number up to 512"};
+            snprintf(err, errlen, "--compare: %s='%s' must be %s", item, val, want[k]);
+            return -1;
+        }
+        o->compare_set |= 1u << k;
+        if (p[len] == '\0') break;
+        p += len + 1;
+    }
+    o->compare = 1;
+    return 0;
 }
 
 /* One line, whatever the quoted value holds: control characters show as '?'. */
@@ -451,6 +546,14 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
                      LEARN_MAX_BATCH);
             o->train.batch = (int)v;
             break;
+        case OPT_COMPARE:
+            memset(&o->compare_cfg, 0, sizeof o->compare_cfg);
+            o->compare_set = 0;
+            if (parse_compare(optarg, o, err, errlen) != 0) {
+                one_line(err);
+                return 2;
+            }
+            break;
         case 'h': help = 1; break;
         case 'V': version = 1; break;
         case ':': FAIL("%s: needs a value (see --help)", option_name(optopt, argv[optind - 1]));
@@ -492,6 +595,10 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
                o->train.batch) {
         FAIL("--steps, --layers, --mlp, --lr and --batch: only with --train");
     }
+    if (o->compare && o->mode != CLI_WINDOW && o->mode != CLI_EXPORT)
+        FAIL("--compare: only with the window or --export");
+    if (o->compare && o->panel != CLI_PANEL_ALL)
+        FAIL("--compare: the compare view is one figure: only with --panel all");
     if ((o->panel == CLI_PANEL_HEAD || o->panel == CLI_PANEL_STEPS) &&
         o->panel_head > (o->cfg.h ? o->cfg.h : MHA_DEFAULT_H))
         FAIL("--panel %s:%d: there are only %d heads",

@@ -45,7 +45,21 @@ typedef struct {
     int bench_json;          /* --bench-json: one JSON object a line */
     int bench_quick;         /* --bench-quick: every case once (checks the output) */
     train_options train;     /* --train and --steps, --layers, --mlp, --lr, --batch */
+    int compare;             /* --compare SPEC: a view pinned beside this one */
+    unsigned compare_set;    /* CLI_CMP_* bits: the settings SPEC names */
+    mha_config compare_cfg;  /* their values (the others are this view's) */
 } cli_options;
+
+enum {
+    CLI_CMP_H = 1,
+    CLI_CMP_D = 2,
+    CLI_CMP_SEED = 4,
+    CLI_CMP_MASK = 8,
+    CLI_CMP_SCALE = 16,
+    CLI_CMP_TEMPERATURE = 32,
+    CLI_CMP_WEIGHTS = 64,
+    CLI_CMP_PAD = 128,
+};
 
 /* Parses argv into opts. Returns 0 on success, or 2 (usage) with a one-line
  * message in err (without the "mhaviz: " prefix). Can be called any number of

@@ -74,6 +74,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case 'i': a.kind = ACT_LESSON; break;
     case 'l': a.kind = ACT_TRAIN; break;
     case 'y': a.kind = ACT_TRAIN_LAYER; break;
+    case 'b': a.kind = ACT_COMPARE; break;
     default:
         if (key >= '1' && key <= '9') {
             a.kind = ACT_FOCUS;

@@ -34,6 +34,7 @@ void app_state_destroy(app_state *s) {
     mha_model_destroy(s->m);
     app_derived_free(s->derived);
     app_training_free(s->training);
+    app_pin_free(s->pin);
     tok_free(&s->toks);
     free(s->L);
     free(s);
@@ -67,6 +68,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         snprintf(err, errlen, "%s", s->status);
         return 1;
     }
+    if (o->compare && app_compare_start(s, o, err, errlen) != 0) return 2;
     if (o->panel == CLI_PANEL_STEPS && o->panel_head <= s->cfg.h) {
         s->focus = o->panel_head; /* its intermediate products are derived for the figure */
         app_derive(s);
@@ -324,6 +326,8 @@ static int apply(app_state *s, const app_action *a) {
             s->focus = 0;
         else if (s->present)
             s->present = 0;
+        else if (s->pin)
+            app_compare_toggle(s);
         else
             snprintf(s->status, sizeof s->status, "nothing to close (Ctrl+Q quits)");
         break;
@@ -369,6 +373,12 @@ static int apply(app_state *s, const app_action *a) {
     case ACT_STEP_PREV:
     case ACT_LESSON:
         if (!app_lesson_apply(s, a)) return 0;
+        if (a->kind == ACT_LESSON && s->pin)
+            snprintf(s->status, sizeof s->status,
+                     "the lesson's panels show when compare is off (B unpins)");
+        break;
+    case ACT_COMPARE:
+        if (!app_compare_toggle(s)) return 0;
         break;
     case ACT_RESIZE:
         if (a->x < 1 || a->y < 1) return 0;
@@ -486,6 +496,7 @@ void app_view(const app_state *s, view_state *vs) {
     vs->png_scale = s->png_scale;
     app_derived_view(s, vs);
     app_training_view(s, vs);
+    if (!s->train_mode) app_compare_view(s, vs);
 }
 
 void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {

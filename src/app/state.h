@@ -81,6 +81,7 @@ typedef enum {
     ACT_LESSON,      /* the redundancy and cost panels on / off */
     ACT_TRAIN,       /* training mode: start, pause, resume (training.c) */
     ACT_TRAIN_LAYER, /* training mode: the next layer's heads */
+    ACT_COMPARE,     /* pins the view to compare it with the live one; unpins */
     ACT_COUNT
 } app_action_kind;
 
@@ -121,6 +122,7 @@ typedef enum {
 } app_save_kind;
 
 typedef struct app_derived app_derived;
+typedef struct app_pin app_pin;
 typedef struct app_training app_training;
 
 typedef struct {
@@ -178,6 +180,9 @@ typedef struct {
     /* numbers the view draws that the core does not keep (derive.c), for the
        model at derived_version */
     app_derived *derived;
+
+    /* compare (compare.c): the pinned view shown beside the live one; NULL none */
+    app_pin *pin;
 
     /* training mode (training.c): a small model trained on a worker thread */
     app_training *training;

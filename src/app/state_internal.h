@@ -50,4 +50,13 @@ void app_training_free(app_training *t);
  * Returns 0, or 1 / 2 with a message. */
 int app_training_run(app_state *s, const learn_config *cfg, long steps, char *err, size_t errlen);
 
+/* compare.c: B pins the view (or unpins it); 1 if the picture changed. */
+int app_compare_toggle(app_state *s);
+/* Points the view at the pinned view and the settings that differ (if pinned). */
+void app_compare_view(const app_state *s, view_state *vs);
+void app_pin_free(app_pin *p);
+/* Pins the view --compare describes: this one with the settings it names.
+ * Returns 0, or -1 with "--compare: why" in err. */
+int app_compare_start(app_state *s, const cli_options *o, char *err, size_t errlen);
+
 #endif

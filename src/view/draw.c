@@ -117,3 +117,10 @@ void draw_group_end(draw_list *dl) {
     draw_cmd *c = push(dl, DC_GROUP);
     if (c) c->group = 0, c->text = off;
 }
+
+int draw_rename(draw_list *dl, int cmd, const char *name) {
+    size_t off;
+    if (cmd < 0 || cmd >= dl->count || arena_add(dl, name, &off) != 0) return -1;
+    dl->cmds[cmd].text = off;
+    return 0;
+}

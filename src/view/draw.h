@@ -69,6 +69,8 @@ void draw_image_cmd(draw_list *dl, view_rect r, int w, int h, const rgba *px, ui
 /* Opens group id (1-based) named name (e.g. "head-3"); draw_group_end closes it. */
 void draw_group_begin(draw_list *dl, int id, const char *name);
 void draw_group_end(draw_list *dl);
+/* Gives command cmd (a text run or a group) the text name; 0, or -1 when out of memory. */
+int draw_rename(draw_list *dl, int cmd, const char *name);
 
 static inline const char *draw_cmd_text(const draw_list *dl, const draw_cmd *c) {
     return dl->arena + c->text;

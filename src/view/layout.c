@@ -362,6 +362,10 @@ static view_state within_range(const view_state *s) {
 void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn measure,
                          void *ud) {
     const view_state safe = within_range(s_in), *s = &safe;
+    if (s->pinned) { /* compare: the live view in its pane beside the pinned one */
+        view_compare_layout(L, s, measure, ud);
+        return;
+    }
     lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1};
     const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;

@@ -115,6 +115,22 @@ int view_layout_json(char *buf, size_t len, const view_layout *L, const view_sta
         for (int i = 0; i < 4; i++) matrix(&j, "qkv", nmq[i], &L->qkv[i], tick_h);
     }
     if (L->status.w > 0) item(&j, "status", "status line", L->status);
+    if (L->compare) { /* the pinned pane's own layout is a figure's, drawn in pane 0 */
+        static const char *side[2] = {"pinned", "live"};
+        item(&j, "compare", "pinned pane", L->compare_pane[0]);
+        item(&j, "compare", "live pane", L->compare_pane[1]);
+        item(&j, "compare", "line between the panes", L->compare_line);
+        for (int k = 0; k < 2; k++) {
+            const view_compare_side *S = &L->compare_side[k];
+            snprintf(nm, sizeof nm, "%s name", side[k]);
+            item(&j, "chip", nm, S->name);
+            for (int i = 0; i < S->chips; i++) {
+                snprintf(nm, sizeof nm, "%s chip %d", side[k], i);
+                item(&j, "chip", nm, S->chip[i]);
+            }
+        }
+        item(&j, "chip", "same settings note", L->compare_same);
+    }
     put(&j, "]}");
     return j.o < len ? (int)j.o : -1;
 }

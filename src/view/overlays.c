@@ -271,31 +271,42 @@ void view_draw_help(const view_ctx *c) {
         {"L, Y", "learn live: train, pause; the other layer"},
         {"F11", "fullscreen"},
         {"P", "presentation: no controls, the data as large as it goes (Esc leaves)"},
+        {"B", "compare: pin this view, change a setting, see both (B unpins)"},
         {"F1 or ?", "this help (any key closes it)"},
-        {"Esc", "close what is open: help, text field, focus, presentation"},
+        {"Esc", "close what is open: help, text field, focus, presentation, compare"},
         {"Ctrl+Q", "quit"},
     };
     const int count = (int)(sizeof rows / sizeof rows[0]);
-    /* at the controls' size, smaller when the window cannot hold the whole list */
-    int fs = L->ui_font > 0 ? L->ui_font : L->font, kw = 0, dw = 0, line = 0, w = 0, h = 0;
-    int pad = 0, gap = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        kw = dw = 0;
+    /* at the controls' size, in one column or two (whichever keeps the text larger:
+       two at a large zoom), smaller when the window cannot hold the whole list */
+    const int base = L->ui_font > L->font ? L->ui_font : L->font; /* follows the zoom */
+    int fs = base, cols = 1;
+    for (int k = 1, best = 0; k <= 2; k++) {
+        int per = (count + k - 1) / k, kw = 0, dw = 0, tw = 0, line = 0;
         for (int i = 0; i < count; i++) {
-            int a = view_tw(c, rows[i][0], fs, 1), b = view_tw(c, rows[i][1], fs, 0);
+            int a = view_tw(c, rows[i][0], base, 1), b = view_tw(c, rows[i][1], base, 0);
             if (a > kw) kw = a;
             if (b > dw) dw = b;
         }
-        int tw = 0;
-        c->measure(c->ud, "Ag", fs, 0, &tw, &line);
-        pad = fs / 2, gap = fs * 3 / 4;
-        w = kw + dw + gap * 3, h = (count + 2) * line + pad * 4;
+        c->measure(c->ud, "Ag", base, 0, &tw, &line);
+        int gap = base * 3 / 4, pad = base / 2;
+        int w = k * (kw + dw + gap * 3), h = (per + 2) * line + pad * 4;
         float f = fminf(
             1.0f, fminf(0.95f * (float)s->width / (float)w, 0.95f * (float)s->height / (float)h));
-        if (f >= 1.0f || pass == 1) break;
-        fs = (int)((float)fs * f);
-        if (fs < 6) fs = 6;
+        int size = (int)((float)base * f);
+        if (size > best) best = size, fs = size, cols = k;
     }
+    if (fs < 6) fs = 6;
+    const int per = (count + cols - 1) / cols;
+    int kw = 0, dw = 0, line = 0, tw = 0;
+    for (int i = 0; i < count; i++) {
+        int a = view_tw(c, rows[i][0], fs, 1), b = view_tw(c, rows[i][1], fs, 0);
+        if (a > kw) kw = a;
+        if (b > dw) dw = b;
+    }
+    c->measure(c->ud, "Ag", fs, 0, &tw, &line);
+    const int pad = fs / 2, gap = fs * 3 / 4, colw = kw + dw + gap * 3;
+    int w = cols * colw, h = (per + 2) * line + pad * 4;
     if (w > s->width) w = s->width;
     view_rect box = {(s->width - w) / 2, (s->height - h) / 2, w, h};
     if (box.y < 0) box.y = 0;
@@ -305,9 +316,9 @@ void view_draw_help(const view_ctx *c) {
     draw_text(c->dl, box.x + gap, box.y + pad, "Keyboard shortcuts (F1 or Esc closes)", fs,
               c->th.text, 1, 0);
     for (int i = 0; i < count; i++) {
-        int y = box.y + pad * 2 + (i + 1) * line + pad;
-        draw_text(c->dl, box.x + gap, y, rows[i][0], fs, c->th.accent_text, 1, 0);
-        draw_text(c->dl, box.x + gap * 2 + kw, y, rows[i][1], fs, c->th.text, 0, 0);
+        int x = box.x + (i / per) * colw, y = box.y + pad * 2 + (i % per + 1) * line + pad;
+        draw_text(c->dl, x + gap, y, rows[i][0], fs, c->th.accent_text, 1, 0);
+        draw_text(c->dl, x + gap * 2 + kw, y, rows[i][1], fs, c->th.text, 0, 0);
     }
 }
 

@@ -1,5 +1,6 @@
 /* render.c: view_render, the whole picture for one frame: the background, then
- * the panels (panels.c) in the order they stack, then the overlays (overlays.c).
+ * the panels (body.c) in the order they stack, after the pinned pane when
+ * comparing (compare.c), then the overlays (overlays.c).
  * It decides what goes in the drawing list; the backends decide how to draw it. */
 #include "view.h"
 #include "view_internal.h"
@@ -17,25 +18,8 @@ void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const v
     if (s->hover_x >= 0 && s->hover_y >= 0 && !s->editing && !s->help)
         hit = view_hit_test(L, s, s->hover_x, s->hover_y);
 
-    if (s->panel == VIEW_PANEL_ALL) {
-        view_draw_header(&c);
-        view_draw_formula(&c);
-    }
-    if (s->train) {
-        view_draw_heads(&c, &hit);
-        view_draw_train(&c);
-    } else if (s->panel == VIEW_PANEL_STEPS) {
-        view_draw_steps(&c, &L->steps, s->panel_head - 1, 0);
-    } else {
-        if (s->panel != VIEW_PANEL_EQUATION) view_draw_heads(&c, &hit);
-        if (L->focus && s->panel == VIEW_PANEL_ALL && L->steps.shown)
-            view_draw_steps(&c, &L->steps, L->focus - 1, s->step);
-        else if (L->focus && s->panel == VIEW_PANEL_ALL)
-            view_draw_focus(&c);
-        if (s->panel != VIEW_PANEL_HEAD) view_draw_equation(&c);
-        view_draw_lesson(&c);
-    }
-    if (s->panel == VIEW_PANEL_ALL) view_draw_status(&c);
+    if (s->pinned && L->compare) view_draw_compare(&c); /* the banner, the pinned pane */
+    view_draw_body(&c, &hit);
     if (s->present) view_draw_pointer(&c, &hit);
     view_draw_tooltip(&c, &hit);
     if (s->editing) view_draw_editor(&c);

@@ -66,8 +66,11 @@ typedef struct {
     float pruned_acc;         /* accuracy with all of those removed together */
 } view_train;
 
+/* Settings a compare banner names at most. */
+#define VIEW_COMPARE_MAX 8
+
 /* Everything the picture depends on. Zero is a sensible default for the flags. */
-typedef struct {
+typedef struct view_state {
     int width, height;  /* output pixels */
     float ui_scale;     /* device pixels per layout pixel (high-DPI, export --scale); 0 = 1 */
     float zoom;         /* user text/UI zoom, 1 = 100%; 0 = 1 */
@@ -114,6 +117,15 @@ typedef struct {
     int figure;                 /* export: no buttons, no timings (labels stay true) */
     int png_scale;              /* Ctrl+S pixel multiplier shown on its button; 0 = 2 */
     unsigned long data_version; /* changes whenever the model's numbers change */
+    /* compare: the pinned view beside this one (above it in a portrait window), under
+       a banner naming the settings that differ. The layout puts this view in its
+       pane; the pinned pane is laid out into pinned_layout (the caller's memory)
+       while drawing. compare_what[i] is one differing setting as each side has it
+       ("h = 1", "h = 8"). NULL: no compare. */
+    const struct view_state *pinned;
+    struct view_layout *pinned_layout;
+    int compare_count;
+    const char *compare_what[VIEW_COMPARE_MAX][2];
 } view_state;
 
 #define VIEW_MAX_VISIBLE 64 /* heads on one page of the grid */
@@ -160,7 +172,14 @@ typedef struct {
     int boxes[VIEW_STEPS];
 } view_steps;
 
+/* The compare banner: one side's name and the settings it differs in, as chips. */
 typedef struct {
+    view_rect name;                   /* "Pinned" / "Live" */
+    view_rect chip[VIEW_COMPARE_MAX]; /* one differing setting each */
+    int chips;                        /* shown (those that fit) */
+} view_compare_side;
+
+typedef struct view_layout {
     /* sizes in output pixels: the data (titles, labels, the equation) at the zoom, and
        the controls (header buttons, status line, help) at ui_zoom, which stays below
        the zoom when the controls would otherwise take more than a third of the window */
@@ -213,6 +232,17 @@ typedef struct {
     view_rect times_sym, equals_sym;
     view_rect concat_band, wo_band; /* head bands: above Concat's columns, left of W^O's rows */
     int eq_arrange; /* VIEW_EQ_ROW, VIEW_EQ_WRAP (MultiHead under W^O) or VIEW_EQ_COLUMN */
+
+    /* compare (s->pinned): everything above is the live pane's, in window
+       coordinates; the banner spans the window over both panes */
+    int compare;
+    int compare_stacked;       /* portrait: pinned above live */
+    view_rect compare_banner;  /* the strip naming what differs */
+    view_rect compare_pane[2]; /* 0 pinned, 1 live */
+    view_rect compare_line;    /* between the panes */
+    view_compare_side compare_side[2];
+    int compare_font;       /* banner text size */
+    view_rect compare_same; /* "nothing differs yet ..." when compare_count is 0 */
 } view_layout;
 
 enum { VIEW_EQ_ROW = 0, VIEW_EQ_WRAP, VIEW_EQ_COLUMN };

@@ -210,4 +210,20 @@ void view_draw_toast(const view_ctx *c);
 /* Caption above the attention colorbar: panels.c draws it, layout.c reserves its width. */
 #define VIEW_ATTN_CAPTION "attention weight: softmax of each row, fixed scale 0 to 1"
 
+/* --- layout_compare.c, compare.c: the pinned view beside the live one ---------- */
+
+/* Moves every rectangle of L by (dx, dy). */
+void view_layout_translate(view_layout *L, int dx, int dy);
+/* The compare view's layout (s->pinned set): the banner, both panes, and the live
+ * pane's layout in window coordinates. */
+void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
+/* Draws the banner and the pinned pane (laid out into s->pinned_layout). */
+void view_draw_compare(const view_ctx *c);
+
+/* --- body.c ------------------------------------------------------------------- */
+
+/* The panels of one view in the order they stack (no background, no overlays);
+ * hit is what the pointer is over. */
+void view_draw_body(const view_ctx *c, const view_hit *hit);
+
 #endif

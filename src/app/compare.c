@@ -1,0 +1,240 @@
+/* compare.c: the compare view. B pins what is on screen: the configuration and
+ * the text are copied and their model computed once more, on its own; the live
+ * view goes on changing beside it. The banner names the settings in which the
+ * two differ. The pinned view follows the live one's look (theme, colormap,
+ * contrast, zoom), so that only the model differs. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "samples.h"
+#include "state_internal.h"
+#include "stats.h"
+
+struct app_pin {
+    mha_config cfg;
+    tok_list toks;
+    mha_model *m;
+    int sample; /* 1-based, 0 custom */
+    float *entropy;
+    unsigned long version; /* the pinned model's data version: never a live one's */
+    view_state vs;
+    view_layout *L;
+    char what[VIEW_COMPARE_MAX][2][48];
+};
+
+void app_pin_free(app_pin *p) {
+    if (!p) return;
+    mha_model_destroy(p->m);
+    tok_free(&p->toks);
+    free(p->entropy);
+    free(p->L);
+    free(p);
+}
+
+static int tok_copy(tok_list *dst, const tok_list *src) {
+    memset(dst, 0, sizeof *dst);
+    dst->tokens = calloc((size_t)(src->count > 0 ? src->count : 1), sizeof *dst->tokens);
+    if (!dst->tokens) return -1;
+    for (int i = 0; i < src->count; i++) {
+        dst->tokens[i] = strdup(src->tokens[i]);
+        if (!dst->tokens[i]) {
+            dst->count = i;
+            tok_free(dst);
+            return -1;
+        }
+    }
+    dst->count = src->count;
+    dst->replaced = src->replaced;
+    return 0;
+}
+
+static int same_tokens(const tok_list *a, const tok_list *b) {
+    if (a->count != b->count) return 0;
+    for (int i = 0; i < a->count; i++)
+        if (strcmp(a->tokens[i], b->tokens[i]) != 0) return 0;
+    return 1;
+}
+
+/* Pins the state's text with configuration cfg, in a model of their own. */
+static app_pin *pin_create(const app_state *s, const mha_config *cfg, char *err, size_t errlen) {
+    app_pin *p = calloc(1, sizeof *p);
+    if (!p || !(p->L = calloc(1, sizeof *p->L)) || !(p->m = mha_model_create()) ||
+        tok_copy(&p->toks, &s->toks) != 0) {
+        snprintf(err, errlen, "cannot pin the view: out of memory");
+        app_pin_free(p);
+        return NULL;
+    }
+    static unsigned long pins;
+    p->version = (1ul << 63) | ++pins; /* live versions count up from 0 */
+    p->cfg = *cfg;
+    p->sample = s->sample;
+    if (mha_model_compute(p->m, &p->cfg, &p->toks, err, errlen) != 0) {
+        app_pin_free(p);
+        return NULL;
+    }
+    p->cfg = p->m->cfg; /* resolved */
+    p->entropy = malloc((size_t)p->cfg.h * sizeof *p->entropy);
+    if (p->entropy) mha_head_entropy(p->entropy, p->m);
+    return p;
+}
+
+int app_compare_toggle(app_state *s) {
+    if (s->pin) {
+        app_pin_free(s->pin);
+        s->pin = NULL;
+        snprintf(s->status, sizeof s->status, "compare off: the pinned view is gone");
+    } else {
+        char err[MHA_ERR_LEN];
+        s->pin = pin_create(s, &s->cfg, err, sizeof err);
+        if (!s->pin) {
+            snprintf(s->status, sizeof s->status, "%s", err);
+            return 0;
+        }
+        snprintf(s->status, sizeof s->status,
+                 "pinned: change a setting to compare it with the pinned view (B unpins)");
+    }
+    s->layout_valid = 0;
+    return 1;
+}
+
+int app_compare_start(app_state *s, const cli_options *o, char *err, size_t errlen) {
+    mha_config c = s->cfg;
+    const mha_config *w = &o->compare_cfg;
+    const unsigned set = o->compare_set;
+    if (set & CLI_CMP_H) c.h = w->h;
+    if (set & CLI_CMP_D) c.d_model = w->d_model;
+    if (set & (CLI_CMP_H | CLI_CMP_D)) memset(c.ablate, 0, sizeof c.ablate); /* new heads */
+    if (set & CLI_CMP_SEED) c.seed = w->seed;
+    if (set & CLI_CMP_MASK) c.mask = w->mask;
+    if (set & CLI_CMP_SCALE) c.no_scale = w->no_scale;
+    if (set & CLI_CMP_TEMPERATURE) c.temperature = w->temperature;
+    if (set & CLI_CMP_WEIGHTS) c.weights = w->weights;
+    if (set & CLI_CMP_PAD) c.pad = w->pad;
+    char why[MHA_ERR_LEN];
+    app_pin_free(s->pin);
+    s->pin = pin_create(s, &c, why, sizeof why);
+    if (!s->pin) {
+        snprintf(err, errlen, "--compare: %s", why);
+        return -1;
+    }
+    s->layout_valid = 0;
+    return 0;
+}
+
+/* --- what differs ---------------------------------------------------------------- */
+
+static const char *sample_label(char *buf, size_t len, int index) {
+    const sample *smp = index ? samples_get(index - 1) : NULL;
+    if (smp)
+        snprintf(buf, len, "text: %s", smp->name);
+    else
+        snprintf(buf, len, "text: your own");
+    return buf;
+}
+
+static void temperature_label(char *buf, size_t len, float t) {
+    snprintf(buf, len, "T = %g", (double)(t > 0.0f ? t : 1.0f));
+}
+
+/* One differing setting as each side has it; returns the next index. */
+static int put(app_pin *p, int i, const char *pinned, const char *live) {
+    if (i >= VIEW_COMPARE_MAX) return i;
+    snprintf(p->what[i][0], sizeof p->what[i][0], "%s", pinned);
+    snprintf(p->what[i][1], sizeof p->what[i][1], "%s", live);
+    return i + 1;
+}
+
+/* Fills p->what with the settings in which a (pinned) and b (live) differ, most
+ * telling first; returns how many. */
+static int differences(app_pin *p, const app_state *s) {
+    const mha_config *a = &p->cfg, *b = &s->cfg;
+    char x[48], y[48];
+    int i = 0;
+#define DIFF_INT(field, fmt)                                                                       \
+    if (a->field != b->field) {                                                                    \
+        snprintf(x, sizeof x, fmt, a->field);                                                      \
+        snprintf(y, sizeof y, fmt, b->field);                                                      \
+        i = put(p, i, x, y);                                                                       \
+    }
+    DIFF_INT(h, "h = %d")
+    DIFF_INT(d_model, "d_model = %d")
+#undef DIFF_INT
+    if (a->d_model / a->h != b->d_model / b->h) {
+        snprintf(x, sizeof x, "d_k = %d", a->d_model / a->h);
+        snprintf(y, sizeof y, "d_k = %d", b->d_model / b->h);
+        i = put(p, i, x, y);
+    }
+    if (a->mask != b->mask)
+        i = put(p, i, a->mask == MHA_MASK_CAUSAL ? "causal mask" : "no mask",
+                b->mask == MHA_MASK_CAUSAL ? "causal mask" : "no mask");
+    if (a->no_scale != b->no_scale)
+        i = put(p, i,
+                a->no_scale ? "not scaled"
+                            : "\xC3\xB7 \xE2\x88\x9A"
+                              "d_k",
+                b->no_scale ? "not scaled"
+                            : "\xC3\xB7 \xE2\x88\x9A"
+                              "d_k");
+    const float ta = a->temperature > 0 ? a->temperature : 1.0f;
+    const float tb = b->temperature > 0 ? b->temperature : 1.0f;
+    if (ta != tb) {
+        temperature_label(x, sizeof x, ta);
+        temperature_label(y, sizeof y, tb);
+        i = put(p, i, x, y);
+    }
+    if ((a->pad != 0) != (b->pad != 0))
+        i = put(p, i, a->pad ? "padded" : "no padding", b->pad ? "padded" : "no padding");
+    if (a->weights != b->weights)
+        i = put(p, i, a->weights == MHA_WEIGHTS_PATTERNS ? "designed heads" : "random weights",
+                b->weights == MHA_WEIGHTS_PATTERNS ? "designed heads" : "random weights");
+    if (a->seed != b->seed) {
+        snprintf(x, sizeof x, "seed %llu", (unsigned long long)a->seed);
+        snprintf(y, sizeof y, "seed %llu", (unsigned long long)b->seed);
+        i = put(p, i, x, y);
+    }
+    if (!same_tokens(&p->toks, &s->toks) || p->sample != s->sample) {
+        sample_label(x, sizeof x, p->sample);
+        sample_label(y, sizeof y, s->sample);
+        if (strcmp(x, y) == 0) snprintf(x, sizeof x, "earlier text");
+        i = put(p, i, x, y);
+    }
+    const int oa = mha_config_ablated_count(a), ob = mha_config_ablated_count(b);
+    if (memcmp(a->ablate, b->ablate, sizeof a->ablate) != 0) {
+        snprintf(x, sizeof x, oa ? "%d head%s off" : "every head on", oa, oa == 1 ? "" : "s");
+        snprintf(y, sizeof y, ob ? "%d head%s off" : "every head on", ob, ob == 1 ? "" : "s");
+        i = put(p, i, x, y);
+    }
+    return i;
+}
+
+void app_compare_view(const app_state *s, view_state *vs) {
+    app_pin *p = s->pin;
+    if (!p) return;
+    view_state *pv = &p->vs;
+    *pv = *vs; /* the live view's look; the model, text and numbers are the pin's */
+    pv->pinned = NULL;
+    pv->pinned_layout = NULL;
+    pv->m = p->m;
+    pv->toks = &p->toks;
+    const sample *smp = p->sample ? samples_get(p->sample - 1) : NULL;
+    pv->sample_name = smp ? smp->name : "custom";
+    pv->sample_index = p->sample;
+    pv->head_entropy = p->entropy;
+    pv->head_divergence = NULL;
+    pv->out_diff = NULL;
+    pv->diff = 0;
+    pv->step_raw = pv->step_scaled = pv->step_share = NULL;
+    pv->train = NULL;
+    pv->lesson = 0;
+    pv->data_version = p->version; /* the colour cache keeps the two models apart */
+    vs->lesson = 0;                /* two panes have no room for the lesson's panels */
+    vs->pinned = pv;
+    vs->pinned_layout = p->L;
+    vs->compare_count = differences(p, s);
+    for (int i = 0; i < vs->compare_count; i++) {
+        vs->compare_what[i][0] = p->what[i][0];
+        vs->compare_what[i][1] = p->what[i][1];
+    }
+}

@@ -1,0 +1,81 @@
+/* compare.c: the compare view's own drawing: the banner that names the settings
+ * in which the two views differ (as chips, the same setting at the same place on
+ * each side), the line between the panes, and the pinned pane, laid out as a
+ * figure of the pane's size and moved into place. The live pane is the ordinary
+ * view (render.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "view.h"
+#include "view_internal.h"
+
+static void draw_side(const view_ctx *c, const view_compare_side *S, int side) {
+    static const char *names[2] = {"Pinned", "Live"};
+    const view_state *s = c->s;
+    const int size = c->L->compare_font;
+    draw_text(c->dl, S->name.x, S->name.y + (S->name.h - size) / 2 - size / 8, names[side], size,
+              c->th.text, 1, 0);
+    for (int i = 0; i < S->chips; i++) {
+        view_rect r = S->chip[i];
+        draw_fill(c->dl, r, c->th.accent_text); /* a differing setting: highlighted */
+        view_text_center(c, r, s->compare_what[i][side], size, c->th.bg, 1);
+    }
+}
+
+void view_draw_compare(const view_ctx *c) {
+    const view_state *s = c->s;
+    const view_layout *L = c->L;
+    const view_rect *pane = L->compare_pane;
+    for (int side = 0; side < 2; side++) draw_side(c, &L->compare_side[side], side);
+    if (L->compare_same.w > 0) {
+        char buf[160];
+        const view_rect r = L->compare_same;
+        view_fit_text(buf, sizeof buf,
+                      "same settings as Live: change h, d_model, mask, scaling, heads or text", r.w,
+                      L->compare_font, 0, c->measure, c->ud);
+        draw_text(c->dl, r.x, r.y + (r.h - L->compare_font) / 2 - L->compare_font / 8, buf,
+                  L->compare_font, c->th.muted, 0, 0);
+    }
+    draw_fill(c->dl, L->compare_line, c->th.grid);
+
+    if (!s->pinned_layout || !s->pinned->m) return;
+    view_state p = *s->pinned; /* a figure of the pane's size, in the live view's style */
+    p.pinned = NULL;
+    p.pinned_layout = NULL;
+    p.width = pane[0].w;
+    p.height = pane[0].h;
+    p.ui_scale = s->ui_scale;
+    p.zoom = s->zoom;
+    p.zoom_base = s->zoom_base;
+    p.theme = s->theme;
+    p.cmap = s->cmap;
+    p.contrast = s->contrast;
+    p.values = s->values;
+    p.figure = 1;
+    p.present = 0;
+    p.transparent = s->transparent;
+    p.panel = VIEW_PANEL_ALL;
+    p.focus = p.step = 0;
+    p.hover_x = p.hover_y = -1;
+    p.editing = p.help = 0;
+    p.status = p.toast = NULL;
+    view_layout *PL = s->pinned_layout;
+    view_layout_compute(PL, &p, c->measure, c->ud);
+    const int first = c->dl->count;
+    view_ctx pc = *c;
+    pc.L = PL;
+    pc.s = &p;
+    const view_hit none = {HIT_NONE, -1, -1, -1, -1, -1};
+    view_draw_body(&pc, &none);
+    for (int i = first; i < c->dl->count; i++) {
+        draw_cmd *d = &c->dl->cmds[i];
+        if (d->kind == DC_GROUP) { /* "head-3" of the live view stays unique in an SVG */
+            char name[64];
+            snprintf(name, sizeof name, "pinned-%s", draw_cmd_text(c->dl, d));
+            if (d->group) draw_rename(c->dl, i, name);
+            continue;
+        }
+        d->x += pane[0].x;
+        d->y += pane[0].y;
+    }
+}

@@ -1,0 +1,149 @@
+/* layout_compare.c: the compare view's layout. A banner across the window names
+ * the settings in which the pinned view and the live one differ; under it the
+ * pinned pane sits beside the live one (above it in a portrait window). The live
+ * pane is laid out as a window of the pane's size and moved into place, so hit
+ * tests, overlays and the layout log all see window coordinates. No drawing. */
+#include <math.h>
+#include <string.h>
+
+#include "layout_internal.h"
+
+static void move(view_rect *r, int dx, int dy) {
+    if (r->w <= 0 && r->h <= 0) return; /* empty: stays empty where it was */
+    r->x += dx;
+    r->y += dy;
+}
+
+static void move_box(view_matrix_box *b, int dx, int dy) {
+    move(&b->map, dx, dy);
+    move(&b->shape, dx, dy);
+    move(&b->cbar, dx, dy);
+}
+
+void view_layout_translate(view_layout *L, int dx, int dy) {
+    move(&L->header, dx, dy);
+    move(&L->formula, dx, dy);
+    move(&L->main, dx, dy);
+    move(&L->status, dx, dy);
+    for (int i = 0; i < BTN_COUNT; i++) move(&L->buttons[i].r, dx, dy);
+    for (int i = 0; i < L->hdr_count; i++) L->hdr_runs[i].x += dx, L->hdr_runs[i].y += dy;
+    for (int i = 0; i < L->run_count; i++) L->runs[i].x += dx, L->runs[i].y += dy;
+    move(&L->heads_area, dx, dy);
+    for (int i = 0; i < VIEW_MAX_VISIBLE; i++) {
+        move(&L->heads[i].map, dx, dy);
+        move(&L->heads[i].title, dx, dy);
+    }
+    move(&L->attn_cbar, dx, dy);
+    move(&L->page_note, dx, dy);
+    move(&L->focus_caption, dx, dy);
+    for (int i = 0; i < 4; i++) move_box(&L->qkv[i], dx, dy);
+    move(&L->steps.caption, dx, dy);
+    for (int k = 0; k < VIEW_STEPS; k++) {
+        move(&L->steps.cell[k], dx, dy);
+        move(&L->steps.title[k], dx, dy);
+        for (int j = 0; j < 3; j++) move_box(&L->steps.box[k][j], dx, dy);
+    }
+    view_rect *train[] = {&L->train_title,  &L->train_acc,  &L->train_loss,
+                          &L->train_legend, &L->train_bars, &L->train_note};
+    for (size_t i = 0; i < sizeof train / sizeof train[0]; i++) move(train[i], dx, dy);
+    view_rect *lesson[] = {&L->redund_title, &L->redund_map, &L->redund_cbar, &L->redund_note,
+                           &L->cost};
+    for (size_t i = 0; i < sizeof lesson / sizeof lesson[0]; i++) move(lesson[i], dx, dy);
+    move(&L->eq_area, dx, dy);
+    move(&L->eq_title, dx, dy);
+    move_box(&L->concat, dx, dy);
+    move_box(&L->w_o, dx, dy);
+    move_box(&L->out, dx, dy);
+    move(&L->times_sym, dx, dy);
+    move(&L->equals_sym, dx, dy);
+    move(&L->concat_band, dx, dy);
+    move(&L->wo_band, dx, dy);
+}
+
+/* One side's name and chips flowed into row r; chips that do not fit are left out. */
+static void lay_side(view_compare_side *S, const view_state *s, int side, view_rect r, int size,
+                     int pad, view_measure_fn measure, void *ud) {
+    static const char *names[2] = {"Pinned", "Live"};
+    memset(S, 0, sizeof *S);
+    int w = view_text_width(measure, ud, names[side], size, 1);
+    S->name = (view_rect){r.x, r.y, w, r.h};
+    int x = r.x + w + pad * 2;
+    for (int i = 0; i < s->compare_count && i < VIEW_COMPARE_MAX; i++) {
+        const char *t = s->compare_what[i][side] ? s->compare_what[i][side] : "";
+        int cw = view_text_width(measure, ud, t, size, 1) + pad * 2;
+        if (x + cw > r.x + r.w) break;
+        S->chip[S->chips++] = (view_rect){x, r.y, cw, r.h};
+        x += cw + pad;
+    }
+}
+
+void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
+    const float k = (s->ui_scale > 0 ? s->ui_scale : 1.0f) * (s->zoom > 0 ? s->zoom : 1.0f);
+    const int W = s->width, H = s->height;
+    const int size = lay_imax(1, (int)lroundf(16.0f * k));
+    const int pad = lay_imax(2, (int)lroundf(6.0f * k));
+    const int margin = lay_imax(2, (int)lroundf(12.0f * k));
+    int tw = 0, line = 0;
+    measure(ud, "Ag", size, 1, &tw, &line);
+    if (line < size) line = size + size / 4;
+    const int stacked = H > W;
+    const int row_h = line + pad;
+    /* landscape: one banner row over both panes; portrait: each pane under its own row */
+    view_rect banner = {margin, margin, lay_imax(1, W - 2 * margin), row_h};
+    view_rect row[2] = {banner, banner};
+    const int top = banner.y + banner.h;
+    /* in the window both panes are drawn alike, without buttons (the keys act on the
+       live one), over one status line across the window */
+    const int window = !s->figure && !s->present;
+    const int status_h = window ? line : 0;
+    const int bottom = H - (window ? status_h + margin : 0);
+    view_rect pane[2];
+    if (stacked) {
+        int h = (bottom - top - row_h - margin) / 2;
+        pane[0] = (view_rect){0, top, W, h};
+        row[1].y = top + h + margin;
+        pane[1] = (view_rect){0, row[1].y + row_h, W, bottom - row[1].y - row_h};
+    } else {
+        int w = W / 2;
+        pane[0] = (view_rect){0, top, w, bottom - top};
+        pane[1] = (view_rect){w, top, W - w, bottom - top};
+        row[0].w = pane[1].x - margin - banner.x;
+        row[1].x = pane[1].x + margin;
+        row[1].w = banner.x + banner.w - row[1].x;
+    }
+    const int t = lay_imax(1, pad / 3); /* the line between the panes */
+    view_rect line_r = stacked ? (view_rect){0, row[1].y - margin / 2 - t / 2, W, t}
+                               : (view_rect){pane[1].x - t / 2, pane[1].y, t, pane[1].h};
+    for (int i = 0; i < 2; i++) {
+        pane[i].w = lay_imax(1, pane[i].w);
+        pane[i].h = lay_imax(1, pane[i].h);
+    }
+
+    view_state live = *s;
+    live.pinned = NULL;
+    live.width = pane[1].w;
+    live.height = pane[1].h;
+    live.present |= window;
+    view_layout_compute(L, &live, measure, ud);
+    view_layout_translate(L, pane[1].x, pane[1].y);
+    if (window)
+        L->status =
+            (view_rect){margin, H - margin - status_h, lay_imax(1, W - 2 * margin), status_h};
+
+    L->compare = 1;
+    L->compare_stacked = stacked;
+    L->compare_banner = banner;
+    L->compare_pane[0] = pane[0];
+    L->compare_pane[1] = pane[1];
+    L->compare_font = size;
+    L->compare_line = line_r;
+    for (int side = 0; side < 2; side++)
+        lay_side(&L->compare_side[side], s, side, row[side], size, pad, measure, ud);
+    memset(&L->compare_same, 0, sizeof L->compare_same);
+    if (s->compare_count == 0) { /* after "Pinned": what to do next */
+        const view_compare_side *p = &L->compare_side[0];
+        int x = p->name.x + p->name.w + pad * 2;
+        int right = row[0].x + row[0].w;
+        if (right > x) L->compare_same = (view_rect){x, p->name.y, right - x, row_h};
+    }
+}
