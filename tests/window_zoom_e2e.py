@@ -20,6 +20,13 @@ those lines and checks them itself:
   presentation and the window stays; Escape with nothing open does not quit; Ctrl+Q
   exits 0. At 1600x900 with the lesson's panels off (I), the presentation (the
   picture an export draws) has under a fifth of its 32x32 tiles empty.
+- Compare (B, then Up): at 800x600, 1920x1080 and 1080x1920, zoom 80 % to 300 %: the
+  two panes side by side (one above the other in portrait) do not overlap; every
+  rectangle of the live view lies in the live pane (the status line across the
+  bottom); the banner's chips lie above both panes, name h on each side and do not
+  overlap; nothing else overlaps; the live heatmaps grow with the zoom as above (not
+  at 800x600, whose panes are 400 px wide); the pinned pane's part of the screenshot
+  is a picture. B again leaves compare; Escape then does not quit.
 Exits 1 with "FAIL where: expected X, got Y" lines on any failure."""
 import json
 import os
@@ -204,6 +211,85 @@ def zoom_run(xvfb, mhaviz, tmp):
     app.stop()
 
 
+def inside(outer, r):
+    return (r[0] >= outer[0] and r[1] >= outer[1] and r[0] + r[2] <= outer[0] + outer[2]
+            and r[1] + r[3] <= outer[1] + outer[3])
+
+
+def check_compare(d, where):
+    """The compare layout: panes apart, the live view in its pane, chips in the banner."""
+    named = {n: (x, y, w, h) for k, n, x, y, w, h in d["items"]}
+    pinned, live = named.get("pinned pane"), named.get("live pane")
+    if not CK.check(pinned and live, f"{where}: compare panes", "pinned and live panes", "missing"):
+        return
+    CK.check(not overlap(pinned, live), f"{where}: panes apart", "no overlap", (pinned, live))
+    chips = [(n, (x, y, w, h)) for k, n, x, y, w, h in d["items"] if k == "chip"]
+    CK.check(any(n.startswith("pinned chip") for n, _ in chips)
+             and any(n.startswith("live chip") for n, _ in chips), f"{where}: chips",
+             "a chip on each side (h differs)", [n for n, _ in chips])
+    if d["width"] >= d["height"]:  # one banner row over both panes
+        CK.check(all(r[1] + r[3] <= min(pinned[1], live[1]) for _, r in chips),
+                 f"{where}: chips above the panes", "all", [n for n, r in chips
+                                                           if r[1] + r[3] > pinned[1]])
+    else:  # each pane under its own row
+        for n, r in chips:
+            pane = pinned if n.startswith("pinned") else live
+            CK.check(r[1] + r[3] <= pane[1] and not overlap(r, pinned) and not overlap(r, live),
+                     f"{where}: {n} above its pane", "above, outside both panes", r)
+    outside = [n for k, n, *r in d["items"]
+               if k not in ("compare", "chip", "status") and not inside(live, r)]
+    CK.check(not outside, f"{where}: the live view in its pane", "every rectangle", outside[:4])
+    rest = {"width": d["width"], "height": d["height"], "shown_heads": d["shown_heads"],
+            "head_side": d["head_side"],
+            "items": [i for i in d["items"] if i[0] != "compare"]}
+    check_layout(rest, where)
+
+
+def compare_run(xvfb, mhaviz, tmp):
+    app = App(xvfb, mhaviz, tmp, "compare", ["--size", "1600x900"])
+    if not CK.check(app.win, "compare: window", "a window of the mhaviz process", "none"):
+        app.stop()
+        return
+    app.wait_layout(lambda d: True)
+    xvfb.run(["xdotool", "windowmove", app.win, "0", "0"])
+    xvfb.run(["xdotool", "mousemove", "3839", "2159"])
+    app.key("b")
+    app.key("Up")
+    d = app.wait_layout(lambda d: any(i[1] == "live chip 0" for i in d["items"]))
+    CK.check(d, "compare: B then Up", "a layout with chips", "none")
+    for w, h in ((800, 600), (1920, 1080), (1080, 1920)):
+        where = f"compare {w}x{h}"
+        xvfb.run(["xdotool", "windowsize", app.win, str(w), str(h)])
+        app.wait_layout(lambda d: d["width"] == w and d["height"] == h)
+        for _ in range(len(STEPS)):
+            app.key("ctrl+minus")
+        d = app.wait_layout(lambda d: d["width"] == w and abs(d["zoom"] - STEPS[0]) < 1e-3)
+        points = []
+        for i, z in enumerate(STEPS):
+            if i:
+                app.key("ctrl+equal")
+                d = app.wait_layout(lambda d: d["width"] == w and abs(d["zoom"] - z) < 1e-3)
+            if not CK.check(d, f"{where} zoom {z}", "a layout at that zoom", "none"):
+                break
+            check_compare(d, f"{where} zoom {z:g}")
+            points.append((z, d))
+        if w > 800:  # at 800x600 a pane is 400 px wide: the data cannot grow there
+            check_growth(points, where, 1.0)
+        if d:
+            img = shot(xvfb, w, h, os.path.join(tmp, f"compare-{w}x{h}.png"))
+            px, py, pw, ph = [v for k, n, *v in d["items"] if n == "pinned pane"][0]
+            CK.check(colour_count(img[py:py + ph, px:px + pw]) > 100, f"{where}: pinned pane",
+                     "a picture (> 100 colours)", colour_count(img[py:py + ph, px:px + pw]))
+    app.key("b")
+    d = app.wait_layout(lambda d: not any(i[0] == "compare" for i in d["items"]))
+    CK.check(d, "compare: B again", "a layout without panes", "none")
+    app.key("Escape")
+    time.sleep(0.5)
+    CK.check(app.alive(), "compare: Escape with nothing open", "running", "exited")
+    app.key("ctrl+q")
+    app.stop()
+
+
 def blank_share(img, tile=32):
     """Fraction of tile x tile squares that are background only (the corner pixel)."""
     p = (img[..., 0].astype(np.int32) << 16) | (img[..., 1].astype(np.int32) << 8) | img[..., 2]
@@ -293,6 +379,7 @@ def main():
         try:
             zoom_run(xvfb, mhaviz, tmp)
             present_run(xvfb, mhaviz, tmp)
+            compare_run(xvfb, mhaviz, tmp)
         finally:
             xvfb.stop()
     print(f"window_zoom_e2e: {time.monotonic() - t0:.1f} s")

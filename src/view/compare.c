@@ -51,8 +51,8 @@ void view_draw_compare(const view_ctx *c) {
     p.cmap = s->cmap;
     p.contrast = s->contrast;
     p.values = s->values;
-    p.figure = 1;
-    p.present = 0;
+    p.figure = s->figure; /* in the window drawn as the live pane is: presented */
+    p.present = !s->figure;
     p.transparent = s->transparent;
     p.panel = VIEW_PANEL_ALL;
     p.focus = p.step = 0;

@@ -399,7 +399,9 @@ void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn
        on the steps of Ctrl+=, so the zoom shown never falls when the zoom rises. */
     if (zoom > base) {
         const int most = side_at(L, s, &cx, base, 1 << 28);
-        const int floor_side = imin(ref, (most * 3 + 3) / 4); /* 3/4, rounded up */
+        /* 3/4, rounded up; when not even a lone head fits at the base zoom (a small
+           pane), the base zoom's own side */
+        const int floor_side = most > 0 ? imin(ref, (most * 3 + 3) / 4) : ref;
         for (int i = ns; i >= 0; i--) { /* zoom itself, then the steps below it */
             float z = i == ns ? zoom : steps[i];
             if (z > zoom + 1e-4f || z <= base + 1e-4f) continue;

@@ -77,12 +77,33 @@ static void lay_side(view_compare_side *S, const view_state *s, int side, view_r
     }
 }
 
+/* Width of one side's name and chips at text size `size`. */
+static int side_width(const view_state *s, int side, int size, int pad, view_measure_fn measure,
+                      void *ud) {
+    int w = view_text_width(measure, ud, side ? "Live" : "Pinned", size, 1) + pad * 2;
+    for (int i = 0; i < s->compare_count && i < VIEW_COMPARE_MAX; i++) {
+        const char *t = s->compare_what[i][side] ? s->compare_what[i][side] : "";
+        w += view_text_width(measure, ud, t, size, 1) + pad * 3;
+    }
+    return w;
+}
+
 void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
-    const float k = (s->ui_scale > 0 ? s->ui_scale : 1.0f) * (s->zoom > 0 ? s->zoom : 1.0f);
+    const float ui = s->ui_scale > 0 ? s->ui_scale : 1.0f;
+    const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
     const int W = s->width, H = s->height;
-    const int size = lay_imax(1, (int)lroundf(16.0f * k));
-    const int pad = lay_imax(2, (int)lroundf(6.0f * k));
-    const int margin = lay_imax(2, (int)lroundf(12.0f * k));
+    /* the banner follows the zoom, smaller when its chips would not fit a row */
+    const float k = ui * zoom;
+    const int margin = lay_imax(2, (int)lroundf(12.0f * ui * zoom));
+    const int row_w = H > W ? W - 2 * margin : W / 2 - 2 * margin;
+    int size = lay_imax(1, (int)lroundf(16.0f * k)), pad = 0;
+    for (;;) {
+        pad = lay_imax(2, size * 3 / 8);
+        int need = lay_imax(side_width(s, 0, size, pad, measure, ud),
+                            side_width(s, 1, size, pad, measure, ud));
+        if (need <= row_w || size <= 8) break;
+        size = lay_imax(8, size * row_w / need);
+    }
     int tw = 0, line = 0;
     measure(ud, "Ag", size, 1, &tw, &line);
     if (line < size) line = size + size / 4;
