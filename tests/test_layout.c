@@ -319,9 +319,16 @@ static void check_render_text(const view_layout *L, const view_state *s, view_ca
     /* the lesson's panels write numbers in their cells and are laid out by their own
        code: their text is left out here (their rectangles are in check_geometry) */
     view_rect lesson = {0, 0, 0, 0};
-    if (L->lesson_shown)
-        lesson = (view_rect){L->eq_area.x - L->line, L->redund_title.y, L->eq_area.w + L->line,
+    if (L->lesson_shown) { /* from the title down to the note, wherever they are placed */
+        int x0 = L->redund_title.x - L->line, x1 = L->redund_title.x + L->redund_title.w;
+        const view_rect *r[3] = {&L->redund_map, &L->redund_cbar, &L->redund_note};
+        for (int i = 0; i < 3; i++) {
+            if (r[i]->x - L->line < x0) x0 = r[i]->x - L->line;
+            if (r[i]->x + r[i]->w > x1) x1 = r[i]->x + r[i]->w;
+        }
+        lesson = (view_rect){x0, L->redund_title.y, x1 - x0,
                              L->redund_note.y + L->redund_note.h - L->redund_title.y};
+    }
     for (int i = 0; i < dl->count; i++) {
         const draw_cmd *c = &dl->cmds[i];
         if (fx_rect_overlap((view_rect){c->x, c->y, 1, 1}, lesson)) continue;

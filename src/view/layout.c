@@ -91,9 +91,32 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     /* heatmaps too small to read do not count as fitting */
     const int n = cx->s->m ? cx->s->m->n : 1;
     if (L->shown_heads < 1 || L->heads[0].map.w < imin(n, L->font * 3)) return -1e300;
-    if (lesson) b.h -= imax(10 * L->line + L->gap, b.h * lesson / 100);
+    L->lesson_area = (view_rect){0, 0, 0, 0};
+    if (lesson > 0) b.h -= imax(10 * L->line + L->gap, b.h * lesson / 100);
+    if (lesson < 0) { /* a column beside the equation, as wide as its panels need: the
+                         matrix at most a head's side, the widest line of the cost */
+        const int cost_w = lay_text_w(cx,
+                                      "projections 8\xC2\xB7n\xC2\xB7"
+                                      "d\xC2\xB2 = 000,000 FLOPs",
+                                      L->font_small, 0);
+        int w = imin(b.w * 40 / 100, imax(cost_w, L->heads[0].map.w + L->line + L->pad));
+        if (b.w - w - L->gap * 2 < L->font * 8) return -1e300;
+        b.w -= w + L->gap * 2;
+        L->lesson_area = (view_rect){b.x + b.w + L->gap * 2, b.y, w, b.h};
+    }
     long eq = lay_equation(L, cx, b);
     if (eq < 0) return -1e300;
+    if (lesson < 0) { /* the column starts where the equation ends */
+        const view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
+        int right = 0;
+        for (int i = 0; i < 3; i++)
+            right = imax(right, imax(imax(m[i]->map.x + m[i]->map.w, m[i]->cbar.x + m[i]->cbar.w),
+                                     m[i]->shape.x + m[i]->shape.w));
+        L->eq_title.w = imax(1, right - L->eq_title.x); /* its shorter form when narrower */
+        const int x = right + L->gap * 2;
+        L->lesson_area.w = main.x + main.w - x;
+        L->lesson_area.x = x;
+    }
     if (lesson) { /* the panels where they go; not shown, or a how-alike matrix too
                      small to read its numbers (under 8 lines), costs three quarters */
         view_lesson_layout(L, cx->s, cx->measure, cx->ud);
@@ -109,8 +132,8 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
 
 static void layout_main(view_layout *L, lay_ctx *cx, view_rect main, int target) {
     static const int fracs[] = {30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80};
-    static const int lessons[] = {22, 28, 35};
-    enum { NF = (int)(sizeof fracs / sizeof fracs[0]), NL = 3 };
+    static const int lessons[] = {22, 28, 35, -1}; /* under: % of the height; -1 beside */
+    enum { NF = (int)(sizeof fracs / sizeof fracs[0]), NL = 4 };
     const int nl = cx->s->lesson ? NL : 1;
     double score[NL][2][NF];
     int side[NL][2][NF], best_side = 0;

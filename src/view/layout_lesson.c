@@ -2,6 +2,8 @@
  * equation leaves under it: the h x h matrix of how alike the heads are, and
  * the cost of the layer. Nothing is placed when the room is too small (the
  * state's I key hides them too). Drawing them is lesson.c's. */
+#include <math.h>
+
 #include "view_internal.h"
 
 static int imax(int a, int b) {
@@ -21,9 +23,51 @@ static int equation_bottom(const view_layout *L) {
     return y;
 }
 
+/* The panels one above the other in the column a beside the equation: the
+   matrix as wide as the column allows, the cost under it. */
+static void lay_column(view_layout *L, const view_state *s, view_rect a, int cost_w) {
+    const int cbar_h = imax(6, L->font_small / 2);
+    const int lines = s->figure || s->present ? 6 : 7; /* the window adds the forward's time */
+    const int cost_h =
+        2 * L->line + L->pad / 2 + (lines - 1) * (L->line * L->font_small / L->font + 2) + 2;
+    const int fixed = L->line + L->pad + L->pad + cbar_h + L->line + L->pad / 2 + L->line +
+                      L->gap * 2 + cost_h; /* everything but the matrix */
+    int side = imin(a.w - L->line - L->pad, a.h - fixed);
+    if (L->shown_heads > 0) /* never larger than a head: it is a side note to them */
+        side = imin(side, L->heads[0].map.w * 5 / 4);
+    if (side < 6 * L->line || a.w < cost_w) return;
+    L->lesson_shown = 1;
+    L->redund_title = (view_rect){a.x, a.y, a.w, L->line};
+    L->redund_map = (view_rect){a.x + L->line, a.y + L->line + L->pad, side, side};
+    L->redund_cbar = (view_rect){L->redund_map.x, L->redund_map.y + side + L->pad, side, cbar_h};
+    L->redund_note =
+        (view_rect){a.x, L->redund_cbar.y + L->redund_cbar.h + L->line + L->pad / 2, a.w, L->line};
+    const int y = L->redund_note.y + L->redund_note.h + L->gap * 2;
+    /* the cost's text larger (up to 1.35 times) when the column has the room */
+    const float f =
+        fminf(1.35f, fminf((float)(a.y + a.h - y) / (float)cost_h, (float)a.w / (float)cost_w));
+    if (f > 1.05f) L->cost_font = (int)((float)L->font_small * f);
+    const int ch = f > 1.05f ? (int)((float)cost_h * f) + L->pad : cost_h;
+    L->cost = (view_rect){a.x, y, a.w, imin(ch, a.y + a.h - y)};
+}
+
 void view_lesson_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
     L->lesson_shown = 0;
+    L->cost_font = 0;
     if (!s->lesson || !s->m || L->concat.map.w <= 0 || s->panel != VIEW_PANEL_ALL) return;
+    if (L->lesson_area.w > 0) {
+        const int w = imax(view_text_width(measure, ud,
+                                           "projections 8\xC2\xB7n\xC2\xB7"
+                                           "d\xC2\xB2 = 000,000,000 FLOPs",
+                                           L->font_small, 0),
+                           view_text_width(measure, ud,
+                                           "projections dominate: n \xE2\x89\xA4 2\xC2\xB7"
+                                           "d_model",
+                                           L->font_small, 0)) +
+                      L->pad;
+        lay_column(L, s, L->lesson_area, w);
+        return;
+    }
     const int top = equation_bottom(L) + L->gap;
     const int bottom = L->main.y + L->main.h;
     const view_rect a = {L->eq_area.x, top, L->eq_area.w, bottom - top};

@@ -76,7 +76,11 @@ static void draw_cost(const view_ctx *c) {
     const view_layout *L = c->L;
     const mha_model *m = c->s->m;
     const double n = m->n, d = m->cfg.d_model, h = m->cfg.h;
-    const int fs = L->font_small;
+    /* the cost's text at its own size when its column has room (cost_font), else the
+       small and title sizes of the data */
+    const int ft = L->cost_font > 0 ? L->cost_font * L->font / L->font_small : L->font;
+    const int fs = L->cost_font > 0 ? L->cost_font : L->font_small;
+    const int line = L->line * ft / L->font;
     char a[48], b[48], lines[8][160];
     int k = 0;
     snprintf(lines[k++], 160, "Cost of this layer");
@@ -107,11 +111,11 @@ static void draw_cost(const view_ctx *c) {
         snprintf(lines[k++], 160, "forward: %.2f ms", c->s->compute_ms);
     for (int i = 0; i < k; i++) {
         char fitted[160];
-        view_fit_text(fitted, sizeof fitted, lines[i], L->cost.w, i ? fs : L->font, i == 0,
-                      c->measure, c->ud);
-        int y = L->cost.y + (i ? L->line + L->pad / 2 + (i - 1) * (L->line * fs / L->font + 2) : 0);
-        if (y + L->line > L->cost.y + L->cost.h) break;
-        draw_text(c->dl, L->cost.x, y, fitted, i ? fs : L->font, i == 0 ? c->th.text : c->th.muted,
+        view_fit_text(fitted, sizeof fitted, lines[i], L->cost.w, i ? fs : ft, i == 0, c->measure,
+                      c->ud);
+        int y = L->cost.y + (i ? line + L->pad / 2 + (i - 1) * (line * fs / ft + 2) : 0);
+        if (y + line > L->cost.y + L->cost.h) break;
+        draw_text(c->dl, L->cost.x, y, fitted, i ? fs : ft, i == 0 ? c->th.text : c->th.muted,
                   i == 0, 0);
     }
 }

@@ -224,6 +224,8 @@ typedef struct view_layout {
 
     /* under the equation: how alike the heads are, and what the layer costs */
     int lesson_shown;
+    view_rect lesson_area; /* a column beside the equation for them; empty: under it */
+    int cost_font;         /* the cost's text size when it differs from font_small; 0 not */
     view_rect redund_title, redund_map, redund_cbar, redund_note, cost;
 
     /* the equation Concat × W^O = MultiHead */
