@@ -138,32 +138,80 @@ static void pixel_bounds(int *b, int n, int w) {
     for (int x = 0; x <= w; x++) b[x] = (int)((long)x * n / w);
 }
 
+/* Working memory reduce_extreme needs for a (rows, cols) matrix at w x h, after
+   its w x h results. */
+static size_t extreme_work(int cols, int w) {
+    return (size_t)(w + 1 + 2 * cols) * sizeof(int32_t);
+}
+
+/* |v| as an integer that orders as |v| does: the bits of a finite float without
+   its sign (IEEE 754 orders those as integers), 0 for infinities and NaN. */
+static inline int32_t abs_key(float v) {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    u &= 0x7FFFFFFFu;
+    return u < 0x7F800000u ? (int32_t)u : 0;
+}
+
 /* Reduces a (rows, cols) matrix to w x h values, each the covered value of largest
    magnitude, sign kept (the first such in row-major order; non-finite counts as 0);
-   returns the largest |value| of them all, which is the matrix's. One pass over
-   the matrix, row by row. cb: w + 1 column bounds. */
-static float reduce_extreme(float *out, int *cb, const float *data, int rows, int cols, int ld,
+   returns the largest |value| of them all, which is the matrix's. One pass over the
+   matrix, row by row: for each band of rows a pixel row covers, every column keeps
+   its largest |value| and the first row that has it (independent columns, integer
+   keys: the compiler vectorises it), then each pixel takes the largest of its
+   columns, the earliest row and then the leftmost column winning a tie. work:
+   extreme_work bytes. */
+static float reduce_extreme(float *out, void *work, const float *data, int rows, int cols, int ld,
                             int w, int h) {
-    pixel_bounds(cb, cols, w);
-    float top = 0.0f;
-    for (int y = 0; y < h; y++) {
-        const int r0 = (int)((long)y * rows / h), r1 = (int)((long)(y + 1) * rows / h);
-        float *o = out + (size_t)y * w;
-        for (int x = 0; x < w; x++) o[x] = 0.0f;
-        for (int r = r0; r < r1; r++) {
+    int32_t *cb = work, *col_max = cb + w + 1, *col_row = col_max + cols;
+    int32_t top = 0;
+    if (w == cols && h == rows) { /* a pixel a cell */
+        for (int r = 0; r < rows; r++) {
             const float *row = data + (size_t)r * ld;
-            for (int x = 0; x < w; x++) {
-                float e = o[x], ae = fabsf(e);
-                for (int k = cb[x]; k < cb[x + 1]; k++) {
-                    const float a = finite_abs(row[k]);
-                    if (a > ae) ae = a, e = row[k];
-                }
-                o[x] = e;
+            float *o = out + (size_t)r * w;
+            for (int k = 0; k < cols; k++) {
+                const int32_t a = abs_key(row[k]);
+                o[k] = a ? row[k] : 0.0f;
+                top = a > top ? a : top;
             }
         }
-        for (int x = 0; x < w; x++) top = fabsf(o[x]) > top ? fabsf(o[x]) : top;
+        float m;
+        memcpy(&m, &top, sizeof m);
+        return m;
     }
-    return top;
+    for (int x = 0; x <= w; x++) cb[x] = (int32_t)((long)x * cols / w);
+    for (int y = 0; y < h; y++) {
+        const int r0 = (int)((long)y * rows / h), r1 = (int)((long)(y + 1) * rows / h);
+        for (int k = 0; k < cols; k++) col_max[k] = 0, col_row[k] = r0;
+        for (int r = r0; r < r1; r++) {
+            const float *row = data + (size_t)r * ld;
+            for (int k = 0; k < cols; k++) {
+                const int32_t a = abs_key(row[k]);
+                const int32_t more = -(a > col_max[k]); /* all ones or 0 */
+                col_max[k] = (a & more) | (col_max[k] & ~more);
+                col_row[k] = (r & more) | (col_row[k] & ~more);
+            }
+        }
+        float *o = out + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            /* larger |value| first, then the earlier row, then (strict >) the column */
+            int best = cb[x];
+            uint64_t best_rank =
+                (uint64_t)col_max[best] << 32 | (uint32_t)(INT32_MAX - col_row[best]);
+            for (int k = cb[x] + 1; k < cb[x + 1]; k++) {
+                const uint64_t rank =
+                    (uint64_t)col_max[k] << 32 | (uint32_t)(INT32_MAX - col_row[k]);
+                best = rank > best_rank ? k : best;
+                best_rank = rank > best_rank ? rank : best_rank;
+            }
+            /* nothing above 0: the pixel is 0, as when no value replaced it */
+            o[x] = col_max[best] > 0 ? data[(size_t)col_row[best] * ld + best] : 0.0f;
+            top = col_max[best] > top ? col_max[best] : top;
+        }
+    }
+    float m;
+    memcpy(&m, &top, sizeof m);
+    return m;
 }
 
 /* The image's size for a (rows, cols) matrix in at most (max_w, max_h) pixels. */
@@ -178,9 +226,9 @@ static int signed_pixels(view_cache *c, rgba *px, const float *blocks, const flo
                          int cols, int ld, int w, int h, int cmap, float scale) {
     const size_t count = (size_t)w * h;
     if (!blocks) {
-        float *v = work_mem(c, count * sizeof(float) + (size_t)(w + 1) * sizeof(int));
+        float *v = work_mem(c, count * sizeof(float) + extreme_work(cols, w));
         if (!v) return -1;
-        reduce_extreme(v, (int *)(v + count), data, rows, cols, ld, w, h);
+        reduce_extreme(v, v + count, data, rows, cols, ld, w, h);
         blocks = v;
     }
     for (size_t i = 0; i < count; i++) px[i] = cmap_signed(cmap, blocks[i] / scale);
@@ -421,11 +469,11 @@ void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const 
         const uint64_t skey = view_key_mix(key, c->s->data_version);
         const stat_entry *st = stat_find(vc, skey, data, b->rows, b->cols, ld);
         const size_t count = (size_t)iw * ih;
-        float *v = st ? NULL : work_mem(vc, count * sizeof(float) + (size_t)(iw + 1) * sizeof(int));
+        float *v = st ? NULL : work_mem(vc, count * sizeof(float) + extreme_work(b->cols, iw));
         if (st) {
             m = st->max_abs;
         } else if (v) {
-            float top = reduce_extreme(v, (int *)(v + count), data, b->rows, b->cols, ld, iw, ih);
+            float top = reduce_extreme(v, v + count, data, b->rows, b->cols, ld, iw, ih);
             m = top > 0.0f ? top : 1.0f;
             blocks = v;
             stat_add(vc, skey, data, b->rows, b->cols, ld, m);
