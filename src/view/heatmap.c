@@ -10,8 +10,8 @@
 #include "view.h"
 #include "view_internal.h"
 
-/* An image, or (spare) a pixel buffer the last frame stopped using, kept one more
-   frame so that recolouring a matrix of the same shape takes it instead of a new one. */
+/* An image, or (spare) a pixel buffer a frame stopped using, kept for the next image
+   that fits it, so that recolouring a matrix of the same shape allocates nothing. */
 typedef struct {
     uint64_t key;
     int w, h, used, spare;
@@ -58,14 +58,31 @@ void view_cache_begin(view_cache *c) {
 }
 
 void view_cache_end(view_cache *c) {
+    /* images this frame did not use become spare buffers, kept (newest first) while
+       they hold no more than the images in use: recolouring a picture of the same
+       shape then allocates nothing, and memory stays within twice the picture's */
+    size_t live = 0, spare = 0;
+    for (int i = 0; i < c->count; i++) {
+        if (c->e[i].used) live += c->e[i].cap;
+        if (!c->e[i].used && !c->e[i].spare) c->e[i].spare = 2; /* spare from this frame on */
+    }
+    for (int pass = 2; pass >= 1; pass--) /* this frame's new spares, then older ones */
+        for (int i = 0; i < c->count; i++) {
+            cache_entry *e = &c->e[i];
+            if (e->used || e->spare != pass) continue;
+            if (spare + e->cap <= live) {
+                spare += e->cap;
+                e->key = 0;
+            } else {
+                free(e->px);
+                e->px = NULL;
+            }
+        }
     int o = 0;
     for (int i = 0; i < c->count; i++) {
         cache_entry e = c->e[i];
-        if (!e.used && e.spare) { /* a spare for a whole frame: nobody wants it */
-            free(e.px);
-            continue;
-        }
-        if (!e.used) e.spare = 1, e.key = 0;
+        if (!e.used && !e.px) continue;
+        if (e.spare) e.spare = 1;
         c->e[o++] = e;
     }
     c->count = o;
