@@ -4,7 +4,7 @@
 A smoke test of the format, not of the speed: the run must exit 0 with nothing
 on stderr; every line of stdout must parse as one JSON object with a "case"; every
 case the README's Performance section lists must be there (sgemm; forward at the
-seven shapes; frame at three; update; h_step; export as png, svg and pdf; rss)
+seven shapes; frame at three; hover; update; h_step; export as png, svg and pdf; rss)
 with its fields; every number positive and finite. `--bench --bench-quick` must
 print its table (no JSON) and exit 0 too. examples/bench_plot.py must turn the
 JSON into an SVG that parses, with one point per forward shape in each panel.
@@ -33,6 +33,8 @@ EXPECTED += [("forward", {"n": n, "d_model": d, "h": h}, ["median_us", "p95_us",
              for n, d, h in FORWARD_SHAPES]
 EXPECTED += [("frame", {"width": 1920, "height": 1080, "h": h, "n": n}, ["median_ms"])
              for h, n in FRAME_SHAPES]
+EXPECTED += [("hover", {"width": 1920, "height": 1080, "h": 8, "n": 7, "d_model": 4096},
+              ["median_ms"])]
 EXPECTED += [("update", {"h": 8, "n": 16, "d_model": 128}, ["median_ms"]),
              ("h_step", {"d_model": 4096, "n": 7}, ["median_ms"])]
 EXPECTED += [("export", {"format": f, "width": 3840, "height": 2160}, ["ms"])
@@ -117,7 +119,7 @@ def check_table(mhaviz):
         fail("--bench --bench-quick exit status", 0, f"{r.returncode} ({r.stderr!r})")
     if any(line.startswith("{") for line in out.splitlines()):
         fail("--bench table", "no JSON lines", "a line starting with {")
-    for word in ("sgemm", "forward", "frame", "update", "h_step", "png", "svg", "pdf",
+    for word in ("sgemm", "forward", "frame", "hover", "update", "h_step", "png", "svg", "pdf",
                  "peak memory"):
         if word not in out:
             fail(f"--bench table mentions {word!r}", "present", "absent")

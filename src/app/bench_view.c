@@ -1,6 +1,7 @@
 /* bench_view.c: the view's cases of mhaviz --bench: a frame at 1920 x 1080
- * (layout, drawing list, software raster), the h step from the key to a
- * finished frame, and the PNG, SVG and PDF exports at 3840 x 2160. */
+ * (layout, drawing list, software raster), a frame the pointer alone asks for,
+ * the h step from the key to a finished frame, and the PNG, SVG and PDF exports
+ * at 3840 x 2160. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
@@ -104,6 +105,72 @@ static void frame_close(frame_case *f) {
     app_state_destroy(f->s);
 }
 
+/* A frame the pointer alone asks for, as the window draws it: the hover, the layout
+ * (kept), the drawing list, and its replay on a software renderer kept across frames
+ * (the window keeps its renderer, its textures and text). The pointer moves between
+ * two cells of W^O, so each frame's outline and tooltip are new. */
+typedef struct {
+    frame_case f;
+    SDL_Surface *surf;
+    SDL_Renderer *ren;
+    sdl_draw *drawer;
+    int xy[2][2], turn;
+} hover_case;
+
+static int run_hover(bench *b, void *ud) {
+    hover_case *hc = ud;
+    const int *p = hc->xy[hc->turn ^= 1];
+    app_action a = {.kind = ACT_HOVER, .x = p[0], .y = p[1]};
+    app_apply(hc->f.s, &a);
+    const view_layout *L = app_layout(hc->f.s);
+    view_state vs;
+    app_view(hc->f.s, &vs);
+    view_render(&hc->f.dl, hc->f.cache, L, &vs, font_measure, b->fonts);
+    sdl_draw_list(hc->drawer, &hc->f.dl);
+    SDL_RenderFlush(hc->ren);
+    return 0;
+}
+
+static int bench_hover(bench *b, int heads, int n, int d) {
+    hover_case hc;
+    memset(&hc, 0, sizeof hc);
+    int rc = frame_open(b, &hc.f, heads, n, d, FRAME_W, FRAME_H);
+    if (rc == 0) {
+        hc.surf = SDL_CreateRGBSurfaceWithFormat(0, FRAME_W, FRAME_H, 32, SDL_PIXELFORMAT_ARGB8888);
+        hc.ren = hc.surf ? SDL_CreateSoftwareRenderer(hc.surf) : NULL;
+        hc.drawer = hc.ren ? sdl_draw_create(hc.ren, b->fonts) : NULL;
+        if (!hc.drawer) {
+            snprintf(b->err, b->errlen, "software renderer: %s", SDL_GetError());
+            rc = -1;
+        }
+    }
+    if (rc == 0) { /* two cells of W^O, a quarter of its side apart */
+        const view_rect r = app_layout(hc.f.s)->w_o.map;
+        for (int i = 0; i < 2; i++) {
+            hc.xy[i][0] = r.x + r.w * (1 + 2 * i) / 4;
+            hc.xy[i][1] = r.y + r.h * (1 + 2 * i) / 4;
+        }
+        if (r.w <= 0) {
+            snprintf(b->err, b->errlen, "hover: W^O is not shown at %dx%d", FRAME_W, FRAME_H);
+            rc = -1;
+        }
+    }
+    timing t;
+    if (rc == 0) rc = time_runs(b, &t, run_hover, &hc);
+    if (rc == 0 && b->json)
+        printf("{\"case\":\"hover\",\"width\":%d,\"height\":%d,\"h\":%d,\"n\":%d,\"d_model\":%d,"
+               "\"median_ms\":%.3f}\n",
+               FRAME_W, FRAME_H, heads, n, d, t.median * 1e3);
+    else if (rc == 0)
+        printf("hover    h %d, n %d, d_model %d: %.2f ms a frame over W^O (median of %d)\n", heads,
+               n, d, t.median * 1e3, t.runs);
+    sdl_draw_destroy(hc.drawer);
+    if (hc.ren) SDL_DestroyRenderer(hc.ren);
+    if (hc.surf) SDL_FreeSurface(hc.surf);
+    frame_close(&hc.f);
+    return rc;
+}
+
 int bench_frames(bench *b) {
     static const int shapes[][3] = {{4, 12, 64}, {16, 64, 256}, {16, 256, 256}}; /* h, n, d */
     if (!b->json) {
@@ -135,6 +202,7 @@ int bench_frames(bench *b) {
                    t_change.median * 1e3, t_kept.median * 1e3, f.dl.count);
         frame_close(&f);
     }
+    if (rc == 0) rc = bench_hover(b, 8, 7, 4096);
     return rc;
 }
 

@@ -14,6 +14,7 @@ typedef struct {
     int w, h;
     SDL_Texture *tex;
     int used;
+    int spare; /* a heatmap texture no frame uses now, kept for a new image of its size */
 } tex_entry;
 
 typedef struct {
@@ -43,7 +44,20 @@ static uint64_t hash_text(const char *s, int size, int bold, rgba c) {
 
 static tex_entry *cache_find(tex_cache *c, uint64_t key) {
     for (int i = 0; i < c->count; i++)
-        if (c->e[i].key == key) return &c->e[i];
+        if (c->e[i].key == key && !c->e[i].spare) return &c->e[i];
+    return NULL;
+}
+
+/* A spare texture of w x h, taken out of the spares; NULL when none. */
+static tex_entry *cache_take_spare(tex_cache *c, uint64_t key, int w, int h) {
+    for (int i = 0; i < c->count; i++) {
+        tex_entry *e = &c->e[i];
+        if (e->spare && e->tex && e->w == w && e->h == h) {
+            e->spare = 0;
+            e->key = key;
+            return e;
+        }
+    }
     return NULL;
 }
 
@@ -70,6 +84,31 @@ static void cache_sweep(tex_cache *c) {
         } else if (c->e[i].tex) {
             SDL_DestroyTexture(c->e[i].tex);
         }
+    }
+    c->count = o;
+}
+
+/* For heatmaps: textures this frame did not use become spares, kept while they
+   hold no more texels than the textures in use (a recoloured picture of the same
+   shape then updates them instead of making new ones); the rest are destroyed. */
+static void image_sweep(tex_cache *c) {
+    size_t live = 0, spare = 0;
+    for (int i = 0; i < c->count; i++)
+        if (c->e[i].used) live += (size_t)c->e[i].w * (size_t)c->e[i].h;
+    int o = 0;
+    for (int i = 0; i < c->count; i++) {
+        tex_entry e = c->e[i];
+        const size_t texels = (size_t)e.w * (size_t)e.h;
+        if (e.used) {
+            e.used = 0;
+        } else if (e.tex && spare + texels <= live) {
+            e.spare = 1;
+            spare += texels;
+        } else {
+            if (e.tex) SDL_DestroyTexture(e.tex);
+            continue;
+        }
+        c->e[o++] = e;
     }
     c->count = o;
 }
@@ -111,6 +150,10 @@ static void do_image(sdl_draw *d, const draw_list *dl, const draw_cmd *c) {
     if (e && (e->w != img->w || e->h != img->h)) {
         SDL_DestroyTexture(e->tex);
         e->tex = NULL;
+    }
+    if (!e && (e = cache_take_spare(&d->images, img->key, img->w, img->h)) != NULL) {
+        SDL_UpdateTexture(e->tex, NULL, img->px, img->w * 4);
+        d->uploads++;
     }
     if (!e) e = cache_add(&d->images, img->key);
     if (!e) return;
@@ -323,7 +366,7 @@ static void replay(sdl_draw *d, const draw_list *dl) {
 
 void sdl_draw_list(sdl_draw *d, const draw_list *dl) {
     replay(d, dl);
-    cache_sweep(&d->images);
+    image_sweep(&d->images);
     cache_sweep(&d->texts);
 }
 

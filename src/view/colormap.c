@@ -41,20 +41,25 @@ const char *cmap_names_list(void) {
     return "viridis, magma, cividis, greys";
 }
 
+/* lroundf(v) for 0 <= v < 2^24, without the library call (heatmaps colour
+   millions of cells): v + 0.5 is exact in double, so truncating it rounds half
+   away from zero as lroundf does (in float, 0.49999997f + 0.5f would round up). */
+static inline unsigned char round_channel(float v) {
+    return (unsigned char)(int)((double)v + 0.5);
+}
+
 static rgba lerp_anchors(const unsigned *a, int count, float t) {
     if (!(t > 0.0f)) t = 0.0f; /* also catches NaN */
     if (t > 1.0f) t = 1.0f;
     float pos = t * (float)(count - 1);
-    int i = (int)floorf(pos);
+    int i = (int)pos; /* pos >= 0: truncation is floorf */
     if (i >= count - 1) i = count - 2;
     float f = pos - (float)i;
     unsigned c0 = a[i], c1 = a[i + 1];
     rgba out;
-    out.r =
-        (unsigned char)lroundf((float)((c0 >> 16) & 255) * (1 - f) + (float)((c1 >> 16) & 255) * f);
-    out.g =
-        (unsigned char)lroundf((float)((c0 >> 8) & 255) * (1 - f) + (float)((c1 >> 8) & 255) * f);
-    out.b = (unsigned char)lroundf((float)(c0 & 255) * (1 - f) + (float)(c1 & 255) * f);
+    out.r = round_channel((float)((c0 >> 16) & 255) * (1 - f) + (float)((c1 >> 16) & 255) * f);
+    out.g = round_channel((float)((c0 >> 8) & 255) * (1 - f) + (float)((c1 >> 8) & 255) * f);
+    out.b = round_channel((float)(c0 & 255) * (1 - f) + (float)(c1 & 255) * f);
     out.a = 255;
     return out;
 }

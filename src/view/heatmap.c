@@ -1,6 +1,7 @@
 /* heatmap.c: matrices as coloured pixels, cached until their numbers change. More
  * cells than pixels are reduced: attention to the mean, signed matrices to the value
  * of largest magnitude. Also colorbars and signed-matrix boxes; placement is layout's. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,15 +10,33 @@
 #include "view.h"
 #include "view_internal.h"
 
+/* An image, or (spare) a pixel buffer a frame stopped using, kept for the next image
+   that fits it, so that recolouring a matrix of the same shape allocates nothing. */
 typedef struct {
     uint64_t key;
-    int w, h, used;
+    int w, h, used, spare;
+    size_t cap; /* pixels px holds */
     rgba *px;
 } cache_entry;
+
+/* A matrix's largest finite |value|, for its colour scale: computed once per
+   (matrix key, data_version, buffer, shape), not once per frame. */
+typedef struct {
+    uint64_t key;
+    const float *data;
+    int rows, cols, ld, used;
+    float max_abs;
+} stat_entry;
 
 struct view_cache {
     cache_entry *e;
     int count, cap;
+    stat_entry *st;
+    int st_count, st_cap;
+    /* working memory of a reduction, kept across frames: per-pixel accumulators
+       (doubles, for the means) and column bounds */
+    void *work;
+    size_t work_cap;
 };
 
 view_cache *view_cache_create(void) {
@@ -28,22 +47,49 @@ void view_cache_destroy(view_cache *c) {
     if (!c) return;
     for (int i = 0; i < c->count; i++) free(c->e[i].px);
     free(c->e);
+    free(c->st);
+    free(c->work);
     free(c);
 }
 
 void view_cache_begin(view_cache *c) {
     for (int i = 0; i < c->count; i++) c->e[i].used = 0;
+    for (int i = 0; i < c->st_count; i++) c->st[i].used = 0;
 }
 
 void view_cache_end(view_cache *c) {
+    /* images this frame did not use become spare buffers, kept (newest first) while
+       they hold no more than the images in use: recolouring a picture of the same
+       shape then allocates nothing, and memory stays within twice the picture's */
+    size_t live = 0, spare = 0;
+    for (int i = 0; i < c->count; i++) {
+        if (c->e[i].used) live += c->e[i].cap;
+        if (!c->e[i].used && !c->e[i].spare) c->e[i].spare = 2; /* spare from this frame on */
+    }
+    for (int pass = 2; pass >= 1; pass--) /* this frame's new spares, then older ones */
+        for (int i = 0; i < c->count; i++) {
+            cache_entry *e = &c->e[i];
+            if (e->used || e->spare != pass) continue;
+            if (spare + e->cap <= live) {
+                spare += e->cap;
+                e->key = 0;
+            } else {
+                free(e->px);
+                e->px = NULL;
+            }
+        }
     int o = 0;
     for (int i = 0; i < c->count; i++) {
-        if (c->e[i].used)
-            c->e[o++] = c->e[i];
-        else
-            free(c->e[i].px);
+        cache_entry e = c->e[i];
+        if (!e.used && !e.px) continue;
+        if (e.spare) e.spare = 1;
+        c->e[o++] = e;
     }
     c->count = o;
+    o = 0;
+    for (int i = 0; i < c->st_count; i++)
+        if (c->st[i].used) c->st[o++] = c->st[i];
+    c->st_count = o;
 }
 
 uint64_t view_key_mix(uint64_t h, uint64_t v) {
@@ -51,76 +97,210 @@ uint64_t view_key_mix(uint64_t h, uint64_t v) {
     return h * 0x100000001B3ull;
 }
 
+/* At least bytes of working memory (kept for the next call), or NULL. */
+static void *work_mem(view_cache *c, size_t bytes) {
+    if (bytes > c->work_cap) {
+        size_t cap = c->work_cap ? c->work_cap : 4096;
+        while (cap < bytes) cap *= 2;
+        void *n = realloc(c->work, cap);
+        if (!n) return NULL;
+        c->work = n;
+        c->work_cap = cap;
+    }
+    return c->work;
+}
+
+/* Looks key up in the cache; on a miss makes room for a w x h image (a spare
+   buffer when one is large enough) and returns the slot to fill, *hit = 0. */
+static cache_entry *cache_slot(view_cache *c, uint64_t key, int w, int h, int *hit) {
+    const size_t need = (size_t)w * (size_t)h;
+    int best = -1;
+    for (int i = 0; i < c->count; i++) {
+        cache_entry *e = &c->e[i];
+        if (e->spare) {
+            if (e->cap >= need && (best < 0 || e->cap < c->e[best].cap)) best = i;
+        } else if (e->key == key && e->w == w && e->h == h) {
+            e->used = 1;
+            *hit = 1;
+            return e;
+        }
+    }
+    *hit = 0;
+    if (best >= 0) {
+        cache_entry *e = &c->e[best];
+        e->key = key, e->w = w, e->h = h, e->used = 1, e->spare = 0;
+        return e;
+    }
+    if (c->count == c->cap) {
+        int ncap = c->cap ? c->cap * 2 : 64;
+        cache_entry *n = realloc(c->e, (size_t)ncap * sizeof *n);
+        if (!n) return NULL;
+        c->e = n;
+        c->cap = ncap;
+    }
+    rgba *px = malloc((need ? need : 1) * sizeof *px);
+    if (!px) return NULL;
+    c->e[c->count] = (cache_entry){key, w, h, 1, 0, need, px};
+    return &c->e[c->count++];
+}
+
+/* |v| when v is finite, else 0 (as the colours treat it) */
+static inline float finite_abs(float v) {
+    float a = fabsf(v);
+    return a <= FLT_MAX ? a : 0.0f;
+}
+
+/* The first bound of pixel column x of w over n cells, for x = 0 .. w. */
+static void pixel_bounds(int *b, int n, int w) {
+    for (int x = 0; x <= w; x++) b[x] = (int)((long)x * n / w);
+}
+
+/* Working memory reduce_extreme needs for a (rows, cols) matrix at w x h, after
+   its w x h results. */
+static size_t extreme_work(int cols, int w) {
+    return (size_t)(w + 1 + 2 * cols) * sizeof(int32_t);
+}
+
+/* |v| as an integer that orders as |v| does: the bits of a finite float without
+   its sign (IEEE 754 orders those as integers), 0 for infinities and NaN. */
+static inline int32_t abs_key(float v) {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    u &= 0x7FFFFFFFu;
+    return u < 0x7F800000u ? (int32_t)u : 0;
+}
+
+/* Reduces a (rows, cols) matrix to w x h values, each the covered value of largest
+   magnitude, sign kept (the first such in row-major order; non-finite counts as 0);
+   returns the largest |value| of them all, which is the matrix's. One pass over the
+   matrix, row by row: for each band of rows a pixel row covers, every column keeps
+   its largest |value| and the first row that has it (independent columns, integer
+   keys: the compiler vectorises it), then each pixel takes the largest of its
+   columns, the earliest row and then the leftmost column winning a tie. work:
+   extreme_work bytes. */
+static float reduce_extreme(float *out, void *work, const float *data, int rows, int cols, int ld,
+                            int w, int h) {
+    int32_t *cb = work, *col_max = cb + w + 1, *col_row = col_max + cols;
+    int32_t top = 0;
+    if (w == cols && h == rows) { /* a pixel a cell */
+        for (int r = 0; r < rows; r++) {
+            const float *row = data + (size_t)r * ld;
+            float *o = out + (size_t)r * w;
+            for (int k = 0; k < cols; k++) {
+                const int32_t a = abs_key(row[k]);
+                o[k] = a ? row[k] : 0.0f;
+                top = a > top ? a : top;
+            }
+        }
+        float m;
+        memcpy(&m, &top, sizeof m);
+        return m;
+    }
+    for (int x = 0; x <= w; x++) cb[x] = (int32_t)((long)x * cols / w);
+    for (int y = 0; y < h; y++) {
+        const int r0 = (int)((long)y * rows / h), r1 = (int)((long)(y + 1) * rows / h);
+        for (int k = 0; k < cols; k++) col_max[k] = 0, col_row[k] = r0;
+        for (int r = r0; r < r1; r++) {
+            const float *row = data + (size_t)r * ld;
+            for (int k = 0; k < cols; k++) {
+                const int32_t a = abs_key(row[k]);
+                const int32_t more = -(a > col_max[k]); /* all ones or 0 */
+                col_max[k] = (a & more) | (col_max[k] & ~more);
+                col_row[k] = (r & more) | (col_row[k] & ~more);
+            }
+        }
+        float *o = out + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            /* larger |value| first, then the earlier row, then (strict >) the column */
+            int best = cb[x];
+            uint64_t best_rank =
+                (uint64_t)col_max[best] << 32 | (uint32_t)(INT32_MAX - col_row[best]);
+            for (int k = cb[x] + 1; k < cb[x + 1]; k++) {
+                const uint64_t rank =
+                    (uint64_t)col_max[k] << 32 | (uint32_t)(INT32_MAX - col_row[k]);
+                best = rank > best_rank ? k : best;
+                best_rank = rank > best_rank ? rank : best_rank;
+            }
+            /* nothing above 0: the pixel is 0, as when no value replaced it */
+            o[x] = col_max[best] > 0 ? data[(size_t)col_row[best] * ld + best] : 0.0f;
+            top = col_max[best] > top ? col_max[best] : top;
+        }
+    }
+    float m;
+    memcpy(&m, &top, sizeof m);
+    return m;
+}
+
+/* The image's size for a (rows, cols) matrix in at most (max_w, max_h) pixels. */
+static void image_size(int rows, int cols, int max_w, int max_h, int *w, int *h) {
+    *w = cols < max_w ? cols : (max_w > 0 ? max_w : 1);
+    *h = rows < max_h ? rows : (max_h > 0 ? max_h : 1);
+}
+
+/* Colours a signed (rows, cols) matrix at w x h, each pixel its block's extreme
+   over scale; blocks: that reduction already made (w x h values), or NULL. */
+static int signed_pixels(view_cache *c, rgba *px, const float *blocks, const float *data, int rows,
+                         int cols, int ld, int w, int h, int cmap, float scale) {
+    const size_t count = (size_t)w * h;
+    if (!blocks) {
+        float *v = work_mem(c, count * sizeof(float) + extreme_work(cols, w));
+        if (!v) return -1;
+        reduce_extreme(v, v + count, data, rows, cols, ld, w, h);
+        blocks = v;
+    }
+    for (size_t i = 0; i < count; i++) px[i] = cmap_signed(cmap, blocks[i] / scale);
+    return 0;
+}
+
+/* The box mean of a (rows, cols) matrix at w x h, coloured with sequential map cmap. */
+static int colour_mean(view_cache *c, rgba *px, const float *data, int rows, int cols, int ld,
+                       int w, int h, int cmap) {
+    double *acc = work_mem(c, (size_t)w * sizeof(double) + (size_t)(w + 1) * sizeof(int));
+    if (!acc) return -1;
+    int *cb = (int *)(acc + w);
+    pixel_bounds(cb, cols, w);
+    for (int y = 0; y < h; y++) {
+        const int r0 = (int)((long)y * rows / h), r1 = (int)((long)(y + 1) * rows / h);
+        for (int x = 0; x < w; x++) acc[x] = 0.0;
+        for (int r = r0; r < r1; r++) /* per pixel: rows, then columns, as a plain sum */
+            for (int x = 0; x < w; x++) {
+                const float *row = data + (size_t)r * ld;
+                double sum = acc[x];
+                for (int k = cb[x]; k < cb[x + 1]; k++) sum += isfinite(row[k]) ? row[k] : 0.0f;
+                acc[x] = sum;
+            }
+        for (int x = 0; x < w; x++) {
+            const int cnt = (r1 - r0) * (cb[x + 1] - cb[x]);
+            px[(size_t)y * w + x] = cmap_seq(cmap, cnt ? (float)(acc[x] / cnt) : 0.0f);
+        }
+    }
+    return 0;
+}
+
 const rgba *view_heat_image(view_cache *c, uint64_t key, const float *data, int rows, int cols,
                             int ld, int max_w, int max_h, view_map_kind kind, int cmap, float scale,
                             int *out_w, int *out_h, uint64_t *out_key) {
-    int w = cols < max_w ? cols : (max_w > 0 ? max_w : 1);
-    int h = rows < max_h ? rows : (max_h > 0 ? max_h : 1);
+    int w = 1, h = 1;
+    image_size(rows, cols, max_w, max_h, &w, &h);
     key = view_key_mix(view_key_mix(view_key_mix(key, (uint64_t)w), (uint64_t)h), (uint64_t)cmap);
     *out_w = w;
     *out_h = h;
     *out_key = key;
-    for (int i = 0; i < c->count; i++)
-        if (c->e[i].key == key && c->e[i].w == w && c->e[i].h == h) {
-            c->e[i].used = 1;
-            return c->e[i].px;
-        }
-    if (c->count == c->cap) {
-        int ncap = c->cap ? c->cap * 2 : 64;
-        cache_entry *n = realloc(c->e, (size_t)ncap * sizeof *n);
-        if (!n) return NULL;
-        c->e = n;
-        c->cap = ncap;
-    }
-    rgba *px = malloc((size_t)w * h * sizeof *px);
-    if (!px) return NULL;
+    int hit = 0;
+    cache_entry *e = cache_slot(c, key, w, h, &hit);
+    if (!e) return NULL;
+    if (hit) return e->px;
     /* pixel (x, y) covers rows [r0, r1) and columns [c0, c1): never a row or column
        dropped; the mean for attention, the largest |value| (sign kept) otherwise */
-    for (int y = 0; y < h; y++) {
-        int r0 = (int)((long)y * rows / h), r1 = (int)((long)(y + 1) * rows / h);
-        for (int x = 0; x < w; x++) {
-            int c0 = (int)((long)x * cols / w), c1 = (int)((long)(x + 1) * cols / w);
-            double sum = 0.0;
-            float extreme = 0.0f;
-            int cnt = 0;
-            for (int r = r0; r < r1; r++)
-                for (int k = c0; k < c1; k++) {
-                    float v = data[(size_t)r * ld + k];
-                    if (!isfinite(v)) v = 0.0f;
-                    sum += v;
-                    if (fabsf(v) > fabsf(extreme)) extreme = v;
-                    cnt++;
-                }
-            float v = kind == VIEW_MAP_DIV ? extreme : (cnt ? (float)(sum / cnt) : 0.0f);
-            px[(size_t)y * w + x] =
-                kind == VIEW_MAP_SEQ ? cmap_seq(cmap, v) : cmap_signed(cmap, v / scale);
-        }
+    if (kind == VIEW_MAP_SEQ) {
+        if (colour_mean(c, e->px, data, rows, cols, ld, w, h, cmap) != 0) goto fail;
+        return e->px;
     }
-    c->e[c->count++] = (cache_entry){key, w, h, 1, px};
-    return px;
-}
-
-/* Looks key up in the cache; on a miss makes room for a w x h image, returns NULL
-   through *px and the slot to fill. */
-static cache_entry *cache_slot(view_cache *c, uint64_t key, int w, int h, int *hit) {
-    for (int i = 0; i < c->count; i++)
-        if (c->e[i].key == key && c->e[i].w == w && c->e[i].h == h) {
-            c->e[i].used = 1;
-            *hit = 1;
-            return &c->e[i];
-        }
-    *hit = 0;
-    if (c->count == c->cap) {
-        int ncap = c->cap ? c->cap * 2 : 64;
-        cache_entry *n = realloc(c->e, (size_t)ncap * sizeof *n);
-        if (!n) return NULL;
-        c->e = n;
-        c->cap = ncap;
-    }
-    rgba *px = malloc((size_t)w * h * sizeof *px);
-    if (!px) return NULL;
-    c->e[c->count] = (cache_entry){key, w, h, 1, px};
-    return &c->e[c->count++];
+    if (signed_pixels(c, e->px, NULL, data, rows, cols, ld, w, h, cmap, scale) != 0) goto fail;
+    return e->px;
+fail:
+    e->key = 0, e->used = 0, e->spare = 1; /* nothing valid in it */
+    return NULL;
 }
 
 /* One attention weight as a colour position in [0, 1] under the contrast mode. */
@@ -150,42 +330,94 @@ const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, 
     if (!e) return NULL;
     if (hit) return e->px;
     const rgba ground = view_mask_ground(theme);
+    double *acc =
+        work_mem(c->cache, (size_t)w * sizeof(double) + (size_t)(2 * w + 1) * sizeof(int));
+    if (!acc) {
+        e->key = 0, e->used = 0, e->spare = 1;
+        return NULL;
+    }
+    int *masked = (int *)(acc + w), *cb = masked + w;
+    pixel_bounds(cb, n, w);
     /* pixel (x, y) covers rows [r0, r1) and columns [c0, c1): the mean of the
        weights it covers (masked ones count as the 0 they are), shown as masked
-       only when every cell it covers is masked */
+       only when every cell it covers is masked; summed per pixel rows first, then
+       columns, one pass over the rows it covers */
     for (int y = 0; y < h; y++) {
-        int r0 = (int)((long)y * n / h), r1 = (int)((long)(y + 1) * n / h);
-        for (int x = 0; x < w; x++) {
-            int c0 = (int)((long)x * n / w), c1 = (int)((long)(x + 1) * n / w);
-            double sum = 0.0;
-            int cnt = 0, masked = 0;
-            for (int r = r0; r < r1; r++) {
-                const float *row = attn + (size_t)r * n, *srow = scores + (size_t)r * n;
-                float row_max = 0.0f;
-                if (contrast == VIEW_CONTRAST_ROW)
-                    for (int k = 0; k < n; k++) row_max = row[k] > row_max ? row[k] : row_max;
-                for (int k = c0; k < c1; k++) {
-                    float v = isfinite(row[k]) ? row[k] : 0.0f;
+        const int r0 = (int)((long)y * n / h), r1 = (int)((long)(y + 1) * n / h);
+        for (int x = 0; x < w; x++) acc[x] = 0.0, masked[x] = 0;
+        for (int r = r0; r < r1; r++) {
+            const float *row = attn + (size_t)r * n, *srow = scores + (size_t)r * n;
+            float row_max = 0.0f;
+            if (contrast == VIEW_CONTRAST_ROW)
+                for (int k = 0; k < n; k++) row_max = row[k] > row_max ? row[k] : row_max;
+            for (int x = 0; x < w; x++) {
+                double sum = acc[x];
+                int mk = masked[x];
+                for (int k = cb[x]; k < cb[x + 1]; k++) {
+                    const float v = isfinite(row[k]) ? row[k] : 0.0f;
                     sum += contrast_value(v, row_max, contrast);
-                    masked += srow[k] == -INFINITY;
-                    cnt++;
+                    mk += srow[k] == -INFINITY;
                 }
+                acc[x] = sum, masked[x] = mk;
             }
-            e->px[(size_t)y * w + x] =
-                cnt && masked == cnt ? ground : cmap_seq(cmap, cnt ? (float)(sum / cnt) : 0.0f);
+        }
+        for (int x = 0; x < w; x++) {
+            const int cnt = (r1 - r0) * (cb[x + 1] - cb[x]);
+            e->px[(size_t)y * w + x] = cnt && masked[x] == cnt
+                                           ? ground
+                                           : cmap_seq(cmap, cnt ? (float)(acc[x] / cnt) : 0.0f);
         }
     }
     return e->px;
 }
 
+/* The matrix's cached largest |value| (key already holds the data_version), or NULL. */
+static stat_entry *stat_find(view_cache *c, uint64_t key, const float *data, int rows, int cols,
+                             int ld) {
+    for (int i = 0; i < c->st_count; i++) {
+        stat_entry *e = &c->st[i];
+        if (e->key == key && e->data == data && e->rows == rows && e->cols == cols && e->ld == ld) {
+            e->used = 1;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+/* Remembers it (out of memory: not remembered, computed again next frame). */
+static void stat_add(view_cache *c, uint64_t key, const float *data, int rows, int cols, int ld,
+                     float m) {
+    if (c->st_count == c->st_cap) {
+        int ncap = c->st_cap ? c->st_cap * 2 : 32;
+        stat_entry *n = realloc(c->st, (size_t)ncap * sizeof *n);
+        if (!n) return;
+        c->st = n;
+        c->st_cap = ncap;
+    }
+    c->st[c->st_count++] = (stat_entry){key, data, rows, cols, ld, 1, m};
+}
+
+/* Largest finite |value|, 1 when all are 0 (a scale to divide by). */
 static float max_abs(const float *a, int rows, int cols, int ld) {
     float m = 0.0f;
-    for (int r = 0; r < rows; r++)
+    for (int r = 0; r < rows; r++) {
+        const float *row = a + (size_t)r * ld;
         for (int k = 0; k < cols; k++) {
-            float v = fabsf(a[(size_t)r * ld + k]);
-            if (isfinite(v) && v > m) m = v;
+            const float v = finite_abs(row[k]);
+            m = v > m ? v : m;
         }
+    }
     return m > 0.0f ? m : 1.0f;
+}
+
+float view_matrix_max_abs(const view_ctx *c, uint64_t key, const float *a, int rows, int cols,
+                          int ld) {
+    key = view_key_mix(key, c->s->data_version);
+    const stat_entry *e = stat_find(c->cache, key, a, rows, cols, ld);
+    if (e) return e->max_abs;
+    float m = max_abs(a, rows, cols, ld);
+    stat_add(c->cache, key, a, rows, cols, ld, m);
+    return m;
 }
 
 int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m) {
@@ -242,13 +474,41 @@ void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *
 void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                              uint64_t key, const char *shape_prefix, float scale) {
     if (b->map.w <= 0) return;
-    float m = scale > 0.0f ? scale : max_abs(data, b->rows, b->cols, ld);
+    view_cache *vc = c->cache;
+    const int cmap = c->s->cmap == CMAP_GREYS ? CMAP_GREYS : 0;
+    int iw = 1, ih = 1;
+    image_size(b->rows, b->cols, b->map.w, b->map.h, &iw, &ih);
+    /* the colour scale: the matrix's largest |value|, found once per data_version
+       (by the reduction that colours it: the largest block extreme is that value) */
+    float m = scale;
+    const float *blocks = NULL;
+    if (!(scale > 0.0f)) {
+        const uint64_t skey = view_key_mix(key, c->s->data_version);
+        const stat_entry *st = stat_find(vc, skey, data, b->rows, b->cols, ld);
+        const size_t count = (size_t)iw * ih;
+        float *v = st ? NULL : work_mem(vc, count * sizeof(float) + extreme_work(b->cols, iw));
+        if (st) {
+            m = st->max_abs;
+        } else if (v) {
+            float top = reduce_extreme(v, v + count, data, b->rows, b->cols, ld, iw, ih);
+            m = top > 0.0f ? top : 1.0f;
+            blocks = v;
+            stat_add(vc, skey, data, b->rows, b->cols, ld, m);
+        } else {
+            m = max_abs(data, b->rows, b->cols, ld);
+        }
+    }
     key = view_key_mix(key, (uint64_t)(m * 1e6f));
-    int iw = 0, ih = 0;
     key = view_key_mix(key, c->s->data_version);
-    const rgba *px =
-        view_heat_image(c->cache, key, data, b->rows, b->cols, ld, b->map.w, b->map.h, VIEW_MAP_DIV,
-                        c->s->cmap == CMAP_GREYS ? CMAP_GREYS : 0, m, &iw, &ih, &key);
+    key = view_key_mix(view_key_mix(view_key_mix(key, (uint64_t)iw), (uint64_t)ih), (uint64_t)cmap);
+    int hit = 0;
+    cache_entry *e = cache_slot(vc, key, iw, ih, &hit);
+    const rgba *px = e ? e->px : NULL;
+    if (e && !hit &&
+        signed_pixels(vc, e->px, blocks, data, b->rows, b->cols, ld, iw, ih, cmap, m) != 0) {
+        e->key = 0, e->used = 0, e->spare = 1;
+        px = NULL;
+    }
     draw_image_cmd(c->dl, b->map, iw, ih, px, key);
     draw_frame(c->dl, (view_rect){b->map.x - 1, b->map.y - 1, b->map.w + 2, b->map.h + 2},
                c->th.grid, 1);
@@ -266,8 +526,4 @@ void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const 
     draw_text(c->dl, b->shape.x, b->shape.y, buf, c->L->font_small, c->th.text, 0, 0);
     view_colorbar(c, b->cbar, VIEW_MAP_DIV, m);
     view_draw_cell_values(c, b->map, data, b->rows, b->cols, ld, NULL, px, iw, ih);
-}
-
-float view_max_abs(const float *a, int rows, int cols, int ld) {
-    return max_abs(a, rows, cols, ld);
 }

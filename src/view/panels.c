@@ -359,7 +359,7 @@ void view_draw_equation(const view_ctx *c) {
     const int dm = m->cfg.d_model;
     if (c->s->diff && c->s->out_diff) {
         /* the ablation's effect, on the unablated MultiHead's own colour scale */
-        float scale = view_max_abs(m->out_full, m->n, dm, dm);
+        float scale = view_matrix_max_abs(c, 0xC0C0000005ull, m->out_full, m->n, dm, dm);
         view_draw_matrix_scaled(c, &L->out, c->s->out_diff, dm, 0xC0C0000004ull,
                                 "\xCE\x94 = MultiHead \xE2\x88\x92 unablated ", scale);
         char note[96];

@@ -79,8 +79,9 @@ int view_label_pos(int origin, int extent, int n, int lh, int i);
 
 /* --- heatmap.c ---------------------------------------------------------------- */
 
-/* Marks every cached image unused; view_cache_end then frees those this frame did
- * not use (e.g. heads of another page). */
+/* Marks every cached image and colour scale unused; view_cache_end then drops
+ * those this frame did not use (e.g. heads of another page), keeping an unused
+ * image's pixel buffer one more frame for a recoloured image to take. */
 void view_cache_begin(view_cache *c);
 void view_cache_end(view_cache *c);
 
@@ -124,8 +125,11 @@ void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *
 /* The same on the scale [-scale, scale] (scale <= 0: the matrix's own max |value|). */
 void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                              uint64_t key, const char *shape_prefix, float scale);
-/* Largest finite |value| of a (rows, cols) matrix with row stride ld (1 when all are 0). */
-float view_max_abs(const float *a, int rows, int cols, int ld);
+/* Largest finite |value| of a (rows, cols) matrix with row stride ld (1 when all are 0),
+ * kept in the frame's cache under key and the state's data_version, so a frame
+ * that changes no number finds it again instead of reading the matrix. */
+float view_matrix_max_abs(const view_ctx *c, uint64_t key, const float *a, int rows, int cols,
+                          int ld);
 
 /* --- masks.c ------------------------------------------------------------------ */
 
