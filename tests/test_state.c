@@ -387,6 +387,49 @@ static void test_scale_key(void **st) {
 
 /* --- how it is shown: colormap, theme, zoom, pages, focus, help ---------------------- */
 
+/* app_keys lists exactly the keys the key map gives a meaning: a key mapped in the
+   ordinary state, in the text field or under the help overlay (any modifier) is
+   listed, and every listed key means something in one of them */
+static int key_listed(int key) {
+    int n = 0;
+    const int *k = app_keys(&n);
+    for (int i = 0; i < n; i++)
+        if (k[i] == key) return 1;
+    return 0;
+}
+
+static void test_key_list(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 0, NULL);
+    int codes[0x80 + 32], nc = 0;
+    for (int c = 0x20; c < 0x7F; c++)
+        if (c < 'A' || c > 'Z') codes[nc++] = c; /* upper case maps as lower case */
+    for (int c = APP_KEY_UP; c <= APP_KEY_DELETE; c++) codes[nc++] = c;
+    int listed_used[0x80 + 32] = {0};
+    for (int mode = 0; mode < 2; mode++) { /* 0 ordinary, 1 text field open */
+        if (mode == 1) press(s, APP_KEY_RETURN, 0);
+        CHECK_INT("the mode", mode, s->editing);
+        for (int i = 0; i < nc; i++)
+            for (int mods = 0; mods < 4; mods++) {
+                app_action a = app_key_action(s, codes[i], mods);
+                if (a.kind == ACT_NONE) continue;
+                listed_used[i] = 1;
+                if (!key_listed(codes[i]))
+                    fail_msg("key 0x%x (mods %d) maps to action %d but app_keys leaves it out",
+                             codes[i], mods, (int)a.kind);
+            }
+    }
+    int n = 0;
+    const int *k = app_keys(&n);
+    for (int j = 0; j < n; j++) {
+        int found = 0;
+        for (int i = 0; i < nc; i++)
+            if (codes[i] == k[j]) found = listed_used[i];
+        if (!found) fail_msg("app_keys lists 0x%x, which maps to nothing", k[j]);
+    }
+    app_state_destroy(s);
+}
+
 static void test_view_keys(void **st) {
     (void)st;
     app_state *s = make_state(4, 64, 1, NULL);
@@ -1305,6 +1348,7 @@ int main(void) {
         cmocka_unit_test(test_zoom_base),
         cmocka_unit_test(test_page_option),
         cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_key_list),
         cmocka_unit_test(test_compare_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

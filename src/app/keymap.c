@@ -3,6 +3,68 @@
  * (state.h), so no SDL is needed here; window.c maps SDL's keycodes to them. */
 #include "state.h"
 
+/* Every key the table below gives a meaning, in some state or with some modifier
+   (test_state checks that no mapped key is missing here and that each one here is
+   mapped; the soak and the fuzzer press them). */
+static const int mapped[] = {APP_KEY_UP,
+                             APP_KEY_DOWN,
+                             APP_KEY_LEFT,
+                             APP_KEY_RIGHT,
+                             APP_KEY_TAB,
+                             APP_KEY_RETURN,
+                             APP_KEY_ESCAPE,
+                             APP_KEY_BACKSPACE,
+                             APP_KEY_PAGEUP,
+                             APP_KEY_PAGEDOWN,
+                             APP_KEY_F1,
+                             APP_KEY_F11,
+                             APP_KEY_HOME,
+                             APP_KEY_END,
+                             APP_KEY_DELETE,
+                             'q',
+                             '=',
+                             '+',
+                             '-',
+                             '0',
+                             's',
+                             'u',
+                             'v',
+                             '?',
+                             '/',
+                             'r',
+                             'm',
+                             't',
+                             'c',
+                             'n',
+                             'p',
+                             'e',
+                             '[',
+                             ']',
+                             'w',
+                             'x',
+                             'd',
+                             'k',
+                             ',',
+                             '.',
+                             'i',
+                             'l',
+                             'y',
+                             'b',
+                             '1',
+                             '2',
+                             '3',
+                             '4',
+                             '5',
+                             '6',
+                             '7',
+                             '8',
+                             '9'};
+
+const int *app_keys(int *count) {
+    *count = (int)(sizeof mapped / sizeof mapped[0]);
+    return mapped;
+}
+
 app_action app_key_action(const app_state *s, int key, int mods) {
     app_action a = {.kind = ACT_NONE};
     const int ctrl = (mods & APP_MOD_CTRL) != 0, shift = (mods & APP_MOD_SHIFT) != 0;

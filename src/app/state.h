@@ -217,6 +217,9 @@ int app_do(app_state *s, app_action_kind kind);
  * key is a character or an APP_KEY_*, mods a mask of APP_MOD_*. */
 app_action app_key_action(const app_state *s, int key, int mods);
 
+/* The keys app_key_action gives a meaning in some state (count of them in *count). */
+const int *app_keys(int *count);
+
 /* Moves the clock: a message whose time has passed goes. Returns 1 if the
  * picture changed. */
 int app_tick(app_state *s, double now_ms);

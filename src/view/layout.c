@@ -216,7 +216,10 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
     if (s->focus > 0) {
         /* the focus view beside the equation, or above it in a portrait window */
         view_rect a = L->main, b = L->main;
-        if (L->main.h > L->main.w) {
+        /* beside, the equation needs a column of some width: a narrow window (or a
+           compare pane) puts it under the head instead */
+        const int beside_w = L->main.w - L->main.w * 68 / 100 - L->gap * 2;
+        if (L->main.h > L->main.w || beside_w < L->font * 14) {
             a.h = L->main.h * 60 / 100;
             b.y = a.y + a.h + L->gap;
             b.h = L->main.y + L->main.h - b.y;
