@@ -196,6 +196,7 @@ int app_async_request(app_state *s, const mha_config *cfg, tok_list *toks) {
         a->want = copy;
     }
     s->cfg = *cfg;
+    if (s->focus > cfg->h) s->focus = 0; /* as a recompute in the foreground would (model.c) */
     a->pending = 1;
     return 0;
 }
@@ -226,10 +227,11 @@ void app_async_submit(app_state *s) {
     pthread_mutex_unlock(&a->lock);
 }
 
-/* Keys that need the model being computed: a head of it, its pages, its steps. */
+/* Keys that need the model being computed: a head of it, its pages, its
+   steps, and the padding (its length follows the model's text). */
 static int needs_model(app_action_kind k) {
     return k == ACT_FOCUS || k == ACT_ABLATE || k == ACT_STEP_NEXT || k == ACT_STEP_PREV ||
-           k == ACT_PAGE_PREV || k == ACT_PAGE_NEXT;
+           k == ACT_PAGE_PREV || k == ACT_PAGE_NEXT || k == ACT_PAD;
 }
 
 /* Keys that change what is computed: while busy they update the request. */
@@ -244,7 +246,6 @@ static int changes_model(app_action_kind k) {
     case ACT_SEED:
     case ACT_MASK:
     case ACT_SCALE:
-    case ACT_PAD:
     case ACT_TEMP_UP:
     case ACT_TEMP_DOWN:
     case ACT_WEIGHTS:
@@ -285,6 +286,16 @@ static void replay(app_state *s) {
     a->replaying = 0;
 }
 
+/* 1 if what is asked for now is what the job just computed (and now shows). */
+static int same_request(const app_state *s, const async_job *j) {
+    if (memcmp(&s->cfg, &j->cfg, sizeof s->cfg) != 0 || s->sample != j->sample ||
+        s->async->want.count != s->toks.count)
+        return 0;
+    for (int i = 0; i < s->toks.count; i++)
+        if (strcmp(s->async->want.tokens[i], s->toks.tokens[i]) != 0) return 0;
+    return 1;
+}
+
 int app_async_poll(app_state *s) {
     app_async *a = s->async;
     if (!a || !a->running) return 0;
@@ -317,6 +328,7 @@ int app_async_poll(app_state *s) {
     memset(&j->toks, 0, sizeof j->toks);
     s->layout_valid = 0;
     s->dirty = 1;
+    if (a->pending && !j->failed && same_request(s, j)) a->pending = 0; /* Up, Down: done */
     if (a->pending) {
         app_async_submit(s);
     } else { /* what was asked for is what is shown */
