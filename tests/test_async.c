@@ -247,6 +247,8 @@ static void test_keys_wait_in_order(void **st) {
     app_view(s, &vs);
     CHECK_TRUE("the sign counts the keys that wait", has(vs.status, "5 keys wait for it"));
     app_async_wait(s);
+    CHECK_TRUE("X's message would measure the old model: dropped",
+               !has(s->status, "MultiHead changes by"));
     /* Up, 7 (focus), X (head 7 off), Up (heads split anew: all on), 2, X (head 2 off) */
     CHECK_INT("h", 16, s->m->cfg.h);
     CHECK_INT("focus", 2, s->focus);

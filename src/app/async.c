@@ -227,6 +227,12 @@ void app_async_submit(app_state *s) {
     pthread_mutex_unlock(&a->lock);
 }
 
+void app_async_after(app_state *s, const app_action *act) {
+    if (act->kind == ACT_ABLATE && app_async_busy(s))
+        s->status[0] = '\0'; /* its number would be the old model's: the sign says instead */
+    app_async_submit(s);
+}
+
 /* Keys that need the model being computed: a head of it, its pages, its
    steps, and the padding (its length follows the model's text). */
 static int needs_model(app_action_kind k) {

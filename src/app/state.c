@@ -247,7 +247,7 @@ int app_apply(app_state *s, const app_action *a) {
     char before[sizeof s->status];
     memcpy(before, s->status, sizeof before);
     int changed = apply(s, a);
-    app_async_submit(s); /* what the action asked to compute in the background, if anything */
+    app_async_after(s, a); /* what the action asked to compute in the background, if anything */
     if (changed) app_derive(s); /* e.g. a new focused head's intermediate products */
     if (s->status[0] && strcmp(before, s->status) != 0) {
         s->status_until = s->now_ms + APP_NOTICE_MS;

@@ -67,8 +67,12 @@ tok_list *app_async_want(app_state *s);
  * is copied, another list is taken (left empty). Sets s->cfg; 0, or -1 out of
  * memory (status says so). */
 int app_async_request(app_state *s, const mha_config *cfg, tok_list *toks);
-/* Hands the request to the worker when it is free (after each action). */
+/* Hands the request to the worker when it is free. */
 void app_async_submit(app_state *s);
+/* After each action: app_async_submit, and a message that measured the model
+ * shown (X's "MultiHead changes by ...") is dropped when the model it is about
+ * is still being computed. */
+void app_async_after(app_state *s, const app_action *a);
 /* 1 if the action must wait for the model being computed (it is kept and
  * applied once that model is shown). */
 int app_async_defer(app_state *s, const app_action *a);
