@@ -13,6 +13,7 @@
 
 #include <SDL.h>
 
+#include "async.h"
 #include "bench_internal.h"
 #include "export.h"
 #include "sdl_draw.h"
@@ -68,12 +69,14 @@ static int run_frame(bench *b, void *ud) {
     return frame_draw(b, f);
 }
 
-/* Up (h to the next divisor), then a finished frame. Down and its frame are
- * not timed: they put h back for the next run. */
+/* Up (h to the next divisor), then a finished frame with the new model (as the
+ * window would, a recompute in the background is waited for). Down and its
+ * frame are not timed: they put h back for the next run. */
 static int run_h_up(bench *b, void *ud) {
     frame_case *f = ud;
     const int h = f->s->cfg.h;
     app_do(f->s, ACT_H_UP);
+    app_async_wait(f->s);
     if (f->s->cfg.h == h) {
         snprintf(b->err, b->errlen, "h up did not change h (%s)", f->s->status);
         return -1;
@@ -83,6 +86,7 @@ static int run_h_up(bench *b, void *ud) {
 
 static int run_h_down(bench *b, frame_case *f) {
     app_do(f->s, ACT_H_DOWN);
+    app_async_wait(f->s);
     return frame_draw(b, f);
 }
 
@@ -213,6 +217,10 @@ int bench_h_step(bench *b, const char *name, int heads, int n, int d) {
     static double compute_ms[RUNS_MAX];
     frame_case f;
     int rc = frame_open(b, &f, heads, n, d, FRAME_W, FRAME_H);
+    if (rc == 0 && app_async_enable(f.s, NULL, NULL, -1.0) != 0) { /* as the window runs */
+        snprintf(b->err, b->errlen, "cannot start the recompute thread");
+        rc = -1;
+    }
     if (rc == 0) rc = frame_draw(b, &f);
     /* time_runs cannot interleave the untimed Down: time each Up by hand */
     const int runs_max = b->quick ? 1 : RUNS_MAX;

@@ -149,7 +149,9 @@ static int put(app_pin *p, int i, const char *pinned, const char *live) {
 /* Fills p->what with the settings in which a (pinned) and b (live) differ, most
  * telling first; returns how many. */
 static int differences(app_pin *p, const app_state *s) {
-    const mha_config *a = &p->cfg, *b = &s->cfg;
+    /* the live side as drawn: while a recompute runs, the model shown */
+    const mha_config *a = &p->cfg, *b = &s->m->cfg;
+    const int live_sample = app_async_shown_sample(s);
     char x[48], y[48];
     int i = 0;
 #define DIFF_INT(field, fmt)                                                                       \
@@ -194,9 +196,9 @@ static int differences(app_pin *p, const app_state *s) {
         snprintf(y, sizeof y, "seed %llu", (unsigned long long)b->seed);
         i = put(p, i, x, y);
     }
-    if (!same_tokens(&p->toks, &s->toks) || p->sample != s->sample) {
+    if (!same_tokens(&p->toks, &s->toks) || p->sample != live_sample) {
         sample_label(x, sizeof x, p->sample);
-        sample_label(y, sizeof y, s->sample);
+        sample_label(y, sizeof y, live_sample);
         if (strcmp(x, y) == 0) snprintf(x, sizeof x, "earlier text");
         i = put(p, i, x, y);
     }

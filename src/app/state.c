@@ -18,7 +18,8 @@ app_state *app_state_create(view_measure_fn measure, void *ud) {
     if (!s) return NULL;
     s->m = mha_model_create();
     s->L = calloc(1, sizeof *s->L);
-    if (!s->m || !s->L) {
+    s->async = app_async_create();
+    if (!s->m || !s->L || !s->async) {
         app_state_destroy(s);
         return NULL;
     }
@@ -31,6 +32,7 @@ app_state *app_state_create(view_measure_fn measure, void *ud) {
 
 void app_state_destroy(app_state *s) {
     if (!s) return;
+    app_async_free(s->async); /* first: it waits for a recompute under way */
     mha_model_destroy(s->m);
     app_derived_free(s->derived);
     app_training_free(s->training);
@@ -243,9 +245,11 @@ static int apply(app_state *s, const app_action *a);
 
 /* Applies a; a new status message replaces any notice and goes after a while. */
 int app_apply(app_state *s, const app_action *a) {
+    if (app_async_defer(s, a)) return 1; /* it needs the model being computed: applied after */
     char before[sizeof s->status];
     memcpy(before, s->status, sizeof before);
     int changed = apply(s, a);
+    app_async_after(s, a); /* what the action asked to compute in the background, if anything */
     if (changed) app_derive(s); /* e.g. a new focused head's intermediate products */
     if (s->status[0] && strcmp(before, s->status) != 0) {
         s->status_until = s->now_ms + APP_NOTICE_MS;
@@ -466,9 +470,10 @@ void app_view(const app_state *s, view_state *vs) {
     vs->present = s->present;
     vs->m = s->m;
     vs->toks = &s->toks;
-    const sample *smp = s->sample ? samples_get(s->sample - 1) : NULL;
+    const int shown = app_async_shown_sample(s); /* the text's, as s->m and s->toks */
+    const sample *smp = shown ? samples_get(shown - 1) : NULL;
     vs->sample_name = smp ? smp->name : "custom";
-    vs->sample_index = s->sample;
+    vs->sample_index = shown;
     vs->sample_count = samples_count();
     vs->theme = s->theme;
     vs->cmap = s->cmap;
@@ -494,6 +499,11 @@ void app_view(const app_state *s, view_state *vs) {
     vs->frame_ms = s->frame_ms;
     vs->data_version = s->data_version;
     vs->png_scale = s->png_scale;
+    const char *computing = app_async_status(s); /* the old picture, and the sign of the new */
+    if (computing && s->present)
+        vs->toast = computing; /* no status line in presentation mode */
+    else if (computing)
+        vs->status = computing;
     app_derived_view(s, vs);
     app_training_view(s, vs);
     if (!s->train_mode) app_compare_view(s, vs);

@@ -124,10 +124,11 @@ typedef enum {
 typedef struct app_derived app_derived;
 typedef struct app_pin app_pin;
 typedef struct app_training app_training;
+typedef struct app_async app_async;
 
 typedef struct {
     /* what is computed */
-    mha_config cfg; /* resolved, the model's */
+    mha_config cfg; /* resolved: the model's (while a recompute runs: the one asked for) */
     tok_list toks;
     int sample; /* 1-based built-in sample; 0 = custom text */
     char custom[APP_EDIT_MAX];
@@ -183,6 +184,10 @@ typedef struct {
 
     /* compare (compare.c): the pinned view shown beside the live one; NULL none */
     app_pin *pin;
+
+    /* large recomputes on a worker thread, once the window turns it on (async.h):
+       while one runs, cfg and sample are what was asked for, m and toks what is shown */
+    app_async *async;
 
     /* training mode (training.c): a small model trained on a worker thread */
     app_training *training;

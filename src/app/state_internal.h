@@ -2,6 +2,7 @@
 #ifndef MHAVIZ_STATE_INTERNAL_H
 #define MHAVIZ_STATE_INTERNAL_H
 
+#include "async.h"
 #include "learn.h"
 #include "state.h"
 
@@ -58,5 +59,33 @@ void app_pin_free(app_pin *p);
 /* Pins the view --compare describes: this one with the settings it names.
  * Returns 0, or -1 with "--compare: why" in err. */
 int app_compare_start(app_state *s, const cli_options *o, char *err, size_t errlen);
+
+/* async.c: the background recompute (async.h), as the state machine sees it.
+ * app_async_create/free make and end it (free waits for a recompute under way).
+ * While busy, s->cfg and s->sample are what was asked for and s->m, s->toks
+ * the model shown with its text; app_async_want is the text asked for (s->toks
+ * when not busy) and app_async_shown_sample the sample shown. */
+app_async *app_async_create(void);
+void app_async_free(app_async *a);
+int app_async_active(const app_state *s);
+double app_async_threshold(const app_state *s);
+void app_async_count(app_state *s); /* a recompute done in the foreground */
+int app_async_shown_sample(const app_state *s);
+tok_list *app_async_want(app_state *s);
+/* Asks for cfg (resolved and checked) with toks: s->toks or the text asked for
+ * is copied, another list is taken (left empty). Sets s->cfg; 0, or -1 out of
+ * memory (status says so). */
+int app_async_request(app_state *s, const mha_config *cfg, tok_list *toks);
+/* Hands the request to the worker when it is free. */
+void app_async_submit(app_state *s);
+/* After each action: app_async_submit, and a message that measured the model
+ * shown (X's "MultiHead changes by ...") is dropped when the model it is about
+ * is still being computed. */
+void app_async_after(app_state *s, const app_action *a);
+/* 1 if the action must wait for the model being computed (it is kept and
+ * applied once that model is shown). */
+int app_async_defer(app_state *s, const app_action *a);
+/* The progress sign while busy ("computing h = 16, ..."), else NULL. */
+const char *app_async_status(const app_state *s);
 
 #endif

@@ -2,7 +2,9 @@
  * event, turn it into an action for the state machine (state.c), and when the
  * state says the picture changed, lay out, draw and present. SDL-specific work
  * stays here: keys and mouse to actions, the clipboard, fullscreen, the title,
- * and writing PNGs. Never changes state while drawing. */
+ * and writing PNGs. Never changes state while drawing. A large recompute runs
+ * on async.c's worker, which wakes the loop with an event when it is done;
+ * with no event the loop sleeps (no frame, no recompute). */
 #define _POSIX_C_SOURCE 200809L
 #include <SDL.h>
 #include <SDL_ttf.h>
@@ -12,9 +14,9 @@
 #include <sys/stat.h>
 
 #include "app.h"
+#include "async.h"
 #include "export.h"
 #include "font.h"
-#include "samples.h"
 #include "sdl_draw.h"
 #include "state.h"
 #include "view.h"
@@ -54,10 +56,10 @@ static int app_mods(Uint16 mod) {
     return ((mod & KMOD_CTRL) ? APP_MOD_CTRL : 0) | ((mod & KMOD_SHIFT) ? APP_MOD_SHIFT : 0);
 }
 
-/* Sets the title when it differs from the one shown (tests read it). */
+/* Sets the title when it differs from the one shown (tests read it): the
+ * model shown, and "(computing…)" while a new one is computed. */
 static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len) {
     char title[256];
-    const sample *smp = s->sample ? samples_get(s->sample - 1) : NULL;
     view_state vs;
     app_view(s, &vs);
     if (vs.train) /* training mode: what is being trained */
@@ -65,8 +67,9 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
                  "mhaviz \xE2\x80\x94 training %s h=%d d_model=%d \xE2\x80\x94 step %ld",
                  vs.train->task, vs.m->cfg.h, vs.m->cfg.d_model, vs.train->step);
     else
-        snprintf(title, sizeof title, "mhaviz \xE2\x80\x94 h=%d d_model=%d n=%d \xE2\x80\x94 %s",
-                 s->cfg.h, s->cfg.d_model, s->m->n, smp ? smp->name : "custom");
+        snprintf(title, sizeof title, "mhaviz \xE2\x80\x94 h=%d d_model=%d n=%d \xE2\x80\x94 %s%s",
+                 s->m->cfg.h, s->m->cfg.d_model, s->m->n, vs.sample_name,
+                 app_async_busy(s) ? " (computing\xE2\x80\xA6)" : "");
     if (strcmp(title, shown) == 0) return;
     snprintf(shown, len, "%s", title);
     wm_set_title(w, title);
@@ -167,6 +170,32 @@ static void handle_event(app_state *s, const SDL_Event *e) {
         break;
     }
     app_apply(s, &a);
+}
+
+/* The worker's "done": wakes the loop (SDL_PushEvent may be called from any thread). */
+static void wake_loop(void *ud) {
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = *(const Uint32 *)ud;
+    SDL_PushEvent(&e);
+}
+
+/* MHAVIZ_STATS: frames drawn, model recomputes and wake-ups of the loop, on
+ * stderr whenever a frame is drawn or a recompute is shown, and at exit (tests
+ * count them: with no event, nothing happens). */
+typedef struct {
+    int on;
+    unsigned long frames, wakeups, recomputes_said, frames_said;
+} loop_stats;
+
+static void stats_say(loop_stats *st, const app_state *s, const char *when) {
+    if (!st->on) return;
+    const unsigned long r = app_async_recomputes(s);
+    if (!when && r == st->recomputes_said && st->frames == st->frames_said) return;
+    fprintf(stderr, "stats%s%s frames=%lu recomputes=%lu wakeups=%lu busy=%d\n", when ? " " : "",
+            when ? when : "", st->frames, r, st->wakeups, app_async_busy(s));
+    st->recomputes_said = r;
+    st->frames_said = st->frames;
 }
 
 /* Follows the window's output size; a change is an action like any other. */
@@ -279,9 +308,16 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     set_title(win, s, title, sizeof title);
     app_tick(s, now_ms());
     const int layout_log = getenv("MHAVIZ_LAYOUT_LOG") != NULL;
+    loop_stats stats = {.on = getenv("MHAVIZ_STATS") != NULL};
+    Uint32 wake_event = SDL_RegisterEvents(1);
+    if (wake_event == (Uint32)-1 || app_async_enable(s, wake_loop, &wake_event, -1.0) != 0)
+        fprintf(stderr, "mhaviz: large recomputes stay on the window's thread (%s)\n",
+                wake_event == (Uint32)-1 ? "no SDL event left" : "no thread");
 
     while (!s->quit) {
-        /* update: follow the window, then draw the state if it changed */
+        /* update: take a finished recompute, follow the window, then draw the state if
+           it changed */
+        app_async_poll(s);
         sync_size(s, win, ren);
         if (s->dirty) {
             double t0 = now_ms();
@@ -299,9 +335,11 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
             s->frame_ms = now_ms() - t0;
             s->dirty = 0;
             set_title(win, s, title, sizeof title);
+            stats.frames++;
         }
-        /* side effects the state asked for */
-        app_save_kind save = app_take_save(s);
+        stats_say(&stats, s, NULL);
+        /* side effects the state asked for; a save waits for the model being computed */
+        app_save_kind save = app_async_busy(s) ? APP_SAVE_NONE : app_take_save(s);
         if (save != APP_SAVE_NONE) {
             save_png(s, save, fonts);
             continue;
@@ -320,12 +358,14 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         SDL_Event e;
         int timeout = app_next_timeout_ms(s);
         int got = timeout < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, timeout);
+        stats.wakeups++;
         app_tick(s, now_ms());
         if (!got) continue;
         do handle_event(s, &e);
         while (!s->quit && SDL_PollEvent(&e));
     }
     rc = 0;
+    stats_say(&stats, s, "exit");
 done:
     draw_list_free(&dl);
     view_cache_destroy(cache);

@@ -1,0 +1,381 @@
+#define _POSIX_C_SOURCE 200809L
+/* test_async.c: the window's background recompute (src/app/async.c) on the
+ * SDL-free state machine. A state with app_async_enable computes large changes
+ * on a worker thread; these tests press real keys and check what the picture
+ * shows meanwhile (the old model with its own labels and a true progress sign),
+ * that later keys coalesce into one recompute of the last state, that keys
+ * needing the new model are applied after it in order, that errors reach the
+ * status line, and that destroying the state mid-compute neither hangs nor
+ * leaks (ASan). The final state is compared with the same keys pressed on a
+ * state without the worker, an independent synchronous path. app_async_hold
+ * keeps the worker from starting so that coalescing does not depend on timing. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "async.h"
+#include "check.h"
+#include "samples.h"
+#include "state.h"
+#include "view_fixture.h"
+
+static app_state *make_state(int h, int d, int sample) {
+    app_state *s = app_state_create(fx_measure, NULL);
+    assert_non_null(s);
+    cli_options o;
+    memset(&o, 0, sizeof o);
+    o.theme = -1;
+    o.colormap = -1;
+    o.sample = sample;
+    tok_list toks = {0};
+    int total = 0;
+    char err[256];
+    assert_int_equal(
+        tok_split(&toks, samples_get(sample - 1)->text, MHA_MAX_N, &total, err, sizeof err), 0);
+    mha_config cfg = {.h = h, .d_model = d, .seed = 1};
+    if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
+    return s;
+}
+
+/* A state with the worker on: threshold 0 sends every recompute to it. */
+static app_state *make_async(int h, int d, int sample, double threshold_ms) {
+    app_state *s = make_state(h, d, sample);
+    CHECK_INT("the worker starts", 0, app_async_enable(s, NULL, NULL, threshold_ms));
+    return s;
+}
+
+static void press(app_state *s, int key, int mods) {
+    app_action a = app_key_action(s, key, mods);
+    app_apply(s, &a);
+}
+
+static int has(const char *hay, const char *needle) {
+    return hay && strstr(hay, needle) != NULL;
+}
+
+/* What the view is given agrees with itself: the model's text is the list of
+ * tokens shown, and the sample named is the one those tokens come from. */
+static void check_labels(const app_state *s, const char *where) {
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_TRUE(where, vs.m == s->m && vs.toks == &s->toks);
+    CHECK_INT(where, vs.m->n_real, vs.toks->count);
+    CHECK_INT(where, vs.m->d_k * vs.m->cfg.h, vs.m->cfg.d_model);
+    if (vs.sample_index > 0) {
+        tok_list t = {0};
+        int total = 0;
+        char err[256];
+        assert_int_equal(tok_split(&t, samples_get(vs.sample_index - 1)->text, MHA_MAX_N, &total,
+                                   err, sizeof err),
+                         0);
+        CHECK_INT(where, t.count, vs.toks->count);
+        for (int i = 0; i < t.count; i++) CHECK_STR(where, t.tokens[i], vs.toks->tokens[i]);
+        tok_free(&t);
+    }
+}
+
+/* The two states show the same model. The numbers agree within 1e-5 of the
+ * largest |MultiHead|: the two models keep different rows of X, Q, K, V from
+ * earlier states, so their products are blocked differently (float rounding). */
+static void check_same_model(const app_state *a, const app_state *b) {
+    CHECK_INT("h", b->m->cfg.h, a->m->cfg.h);
+    CHECK_INT("d_model", b->m->cfg.d_model, a->m->cfg.d_model);
+    CHECK_INT("n", b->m->n, a->m->n);
+    CHECK_INT("seed", (int)b->m->cfg.seed, (int)a->m->cfg.seed);
+    CHECK_INT("mask", b->m->cfg.mask, a->m->cfg.mask);
+    CHECK_INT("heads off", mha_config_ablated_count(&b->m->cfg),
+              mha_config_ablated_count(&a->m->cfg));
+    const size_t nd = (size_t)a->m->n * a->m->cfg.d_model;
+    float big = 0.0f;
+    for (size_t k = 0; k < nd; k++) big = fabsf(b->m->out[k]) > big ? fabsf(b->m->out[k]) : big;
+    for (size_t k = 0; k < nd; k++)
+        if (!(fabsf(a->m->out[k] - b->m->out[k]) <= 1e-5f * big))
+            fail_msg("MultiHead[%zu]: expected %.9g, got %.9g", k, (double)b->m->out[k],
+                     (double)a->m->out[k]);
+    CHECK_INT("sample", b->sample, a->sample);
+    CHECK_INT("focus", b->focus, a->focus);
+}
+
+/* --- small changes stay instant; large ones go to the worker ---------------------- */
+
+static void test_small_stays_synchronous(void **st) {
+    (void)st;
+    app_state *s = make_async(4, 64, 1, -1.0);
+    const unsigned long r0 = app_async_recomputes(s);
+    press(s, APP_KEY_UP, 0);
+    CHECK_INT("a 0.1 ms recompute is not sent away", 0, app_async_busy(s));
+    CHECK_INT("h at once", 8, s->m->cfg.h);
+    CHECK_INT("one recompute", r0 + 1, app_async_recomputes(s));
+    app_state_destroy(s);
+}
+
+static void test_large_goes_to_the_worker(void **st) {
+    (void)st;
+    app_state *s = make_async(8, 3072, 1, -1.0); /* new weights at 4096: about 220 ms */
+    const unsigned long r0 = app_async_recomputes(s);
+    press(s, APP_KEY_RIGHT, 0);
+    CHECK_INT("d_model 4096 is computed in the background", 1, app_async_busy(s));
+    CHECK_INT("asked for", 4096, s->cfg.d_model);
+    CHECK_INT("shown meanwhile", 3072, s->m->cfg.d_model);
+    check_labels(s, "labels of the old picture");
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_TRUE("progress sign", has(vs.status, "computing h = 8, d_model = 4096, n = "));
+    CHECK_TRUE("says what is shown", has(vs.status, "(shown: h = 8, d_model = 3072"));
+    app_async_wait(s);
+    CHECK_INT("done", 0, app_async_busy(s));
+    CHECK_INT("the new model is shown", 4096, s->m->cfg.d_model);
+    CHECK_INT("one recompute", r0 + 1, app_async_recomputes(s));
+    app_view(s, &vs);
+    CHECK_TRUE("no progress sign after", !has(vs.status, "computing"));
+    CHECK_TRUE("state and model agree", memcmp(&s->cfg, &s->m->cfg, sizeof s->cfg) == 0);
+    app_state_destroy(s);
+}
+
+/* --- coalescing --------------------------------------------------------------------- */
+
+static void test_keys_coalesce(void **st) {
+    (void)st;
+    app_state *s = make_async(1, 64, 1, 0.0);
+    app_state *ref = make_state(1, 64, 1); /* the same keys, synchronously */
+    const unsigned long r0 = app_async_recomputes(s);
+    app_async_hold(s, 1);
+    const int keys[] = {APP_KEY_UP, APP_KEY_UP, APP_KEY_UP, APP_KEY_DOWN, APP_KEY_UP, 'm', 'r'};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        press(s, keys[i], 0);
+        press(ref, keys[i], 0);
+        CHECK_INT("still the first model shown", 1, s->m->cfg.h);
+        check_labels(s, "labels while keys come");
+    }
+    CHECK_INT("the last state is asked for", ref->cfg.h, s->cfg.h);
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_TRUE("the running job, then the last state",
+               has(vs.status, "computing h = 2, d_model = 64") && has(vs.status, ", then h = 8"));
+    app_async_wait(s);
+    check_same_model(s, ref);
+    /* the first key's job was handed over before the others came: two recomputes */
+    CHECK_INT("7 keys, 2 recomputes", r0 + 2, app_async_recomputes(s));
+    check_labels(s, "after");
+    app_state_destroy(s);
+    app_state_destroy(ref);
+}
+
+static void test_text_and_sample_coalesce(void **st) {
+    (void)st;
+    app_state *s = make_async(4, 64, 1, 0.0);
+    app_state *ref = make_state(4, 64, 1);
+    app_async_hold(s, 1);
+    press(s, APP_KEY_TAB, 0); /* sample 2, pending */
+    press(ref, APP_KEY_TAB, 0);
+    CHECK_INT("sample asked for", 2, s->sample);
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_INT("the picture still names sample 1", 1, vs.sample_index);
+    check_labels(s, "sample 1's tokens with sample 1's name");
+    press(s, APP_KEY_TAB, 0); /* sample 3, coalesced */
+    press(ref, APP_KEY_TAB, 0);
+    press(s, APP_KEY_UP, 0); /* h from the text asked for */
+    press(ref, APP_KEY_UP, 0);
+    press(s, 'e', 0); /* padding of the text asked for */
+    press(ref, 'e', 0);
+    check_labels(s, "still sample 1");
+    app_async_wait(s);
+    check_same_model(s, ref);
+    CHECK_INT("padded as the synchronous state", ref->m->n, s->m->n);
+    check_labels(s, "sample 3 shown with its name");
+    app_state_destroy(s);
+    app_state_destroy(ref);
+}
+
+/* Up then Down while Up's recompute runs: the request is what that job computed,
+   so nothing more is computed. */
+static void test_back_and_forth_is_one_recompute(void **st) {
+    (void)st;
+    app_state *s = make_async(4, 64, 1, 0.0);
+    const unsigned long r0 = app_async_recomputes(s);
+    app_async_hold(s, 1);
+    press(s, APP_KEY_UP, 0);   /* h = 8: the job */
+    press(s, APP_KEY_UP, 0);   /* 16 */
+    press(s, APP_KEY_DOWN, 0); /* 8 again: as the job */
+    app_async_wait(s);
+    CHECK_INT("h", 8, s->m->cfg.h);
+    CHECK_INT("one recompute", r0 + 1, app_async_recomputes(s));
+    app_state_destroy(s);
+}
+
+/* A focused head that the configuration asked for does not have is let go at
+   once, as the synchronous state lets it go: Down then Up does not bring it back. */
+static void test_focus_follows_the_request(void **st) {
+    (void)st;
+    app_state *s = make_async(4, 64, 1, 0.0);
+    app_state *ref = make_state(4, 64, 1);
+    const int keys[] = {'3', APP_KEY_DOWN, APP_KEY_UP};
+    app_async_hold(s, 1);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        press(s, keys[i], 0);
+        press(ref, keys[i], 0);
+    }
+    CHECK_INT("focus let go with h = 2", 0, s->focus);
+    app_async_wait(s);
+    check_same_model(s, ref);
+    app_state_destroy(s);
+    app_state_destroy(ref);
+}
+
+/* --- keys that need the new model wait, in order ---------------------------------- */
+
+static void test_keys_wait_in_order(void **st) {
+    (void)st;
+    app_state *s = make_async(4, 64, 1, 0.0);
+    app_state *ref = make_state(4, 64, 1);
+    app_async_hold(s, 1);
+    const int keys[] = {APP_KEY_UP, '7', 'x', APP_KEY_UP, '2', 'x'};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        press(s, keys[i], 0);
+        press(ref, keys[i], 0);
+        CHECK_INT("no focus on a head the picture lacks", 0, s->focus);
+        CHECK_TRUE("nothing refused", !has(s->status, "there is no head"));
+    }
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_TRUE("the sign counts the keys that wait", has(vs.status, "5 keys wait for it"));
+    app_async_wait(s);
+    CHECK_TRUE("X's message would measure the old model: dropped",
+               !has(s->status, "MultiHead changes by"));
+    /* Up, 7 (focus), X (head 7 off), Up (heads split anew: all on), 2, X (head 2 off) */
+    CHECK_INT("h", 16, s->m->cfg.h);
+    CHECK_INT("focus", 2, s->focus);
+    CHECK_INT("head 2 off", 1, mha_config_is_ablated(&s->m->cfg, 1));
+    CHECK_INT("head 7 on again", 0, mha_config_is_ablated(&s->m->cfg, 6));
+    check_same_model(s, ref);
+    app_state_destroy(s);
+    app_state_destroy(ref);
+}
+
+/* --- the picture stays consistent while the worker really runs -------------------- */
+
+static void test_labels_consistent_while_running(void **st) {
+    (void)st;
+    app_state *s = make_async(4, 256, 1, 0.0);
+    app_state *ref = make_state(4, 256, 1);
+    static const int keys[] = {APP_KEY_UP,  APP_KEY_DOWN, APP_KEY_RIGHT, APP_KEY_LEFT,
+                               APP_KEY_TAB, 'm',          'r',           ']',
+                               'e',         '3',          'x',           APP_KEY_PAGEDOWN};
+    unsigned long x = 12345;
+    for (int i = 0; i < 300; i++) {
+        x = x * 6364136223846793005ul + 1442695040888963407ul;
+        int key = keys[(x >> 33) % (sizeof keys / sizeof keys[0])];
+        if (key == APP_KEY_RIGHT && ref->cfg.d_model >= 512) key = APP_KEY_LEFT;
+        press(s, key, 0);
+        press(ref, key, 0);
+        app_async_poll(s);
+        CHECK_TRUE("no key dropped", !has(s->status, "key ignored"));
+        if (i % 16 == 15) app_async_wait(s); /* at most 64 keys wait: keep below */
+        check_labels(s, "labels of the model shown");
+        /* the hover reads the model shown, as the window's frame does */
+        app_action hover = {.kind = ACT_HOVER, .x = (int)(x >> 40) % 1600, .y = 400};
+        app_apply(s, &hover);
+        app_apply(ref, &hover);
+    }
+    app_async_wait(s);
+    check_same_model(s, ref);
+    app_state_destroy(s);
+    app_state_destroy(ref);
+}
+
+/* --- errors ------------------------------------------------------------------------- */
+
+static void set_text(app_state *s, const char *text) {
+    app_do(s, ACT_EDIT_START);
+    app_do(s, ACT_EDIT_CLEAR);
+    app_action ins = {.kind = ACT_EDIT_INSERT, .text = text};
+    app_apply(s, &ins);
+    app_do(s, ACT_EDIT_APPLY);
+}
+
+static void test_over_the_bound_in_the_status(void **st) {
+    (void)st;
+    /* h = 768 heads of 512 x 512 weights and scores: 1.5 GiB and the weights, over the bound */
+    app_state *s = make_async(768, 768, 1, 0.0);
+    char *text = malloc(512 * 4 + 1);
+    assert_non_null(text);
+    text[0] = '\0';
+    for (int i = 0; i < 512; i++) strcat(text, "ab ");
+    const unsigned long r0 = app_async_recomputes(s);
+    const int n0 = s->m->n;
+    set_text(s, text);
+    CHECK_INT("refused up front: nothing to compute", 0, app_async_busy(s));
+    CHECK_TRUE("the status line names the bound", has(s->status, "1.5 GiB limit"));
+    CHECK_INT("the text shown stays", n0, s->m->n);
+    CHECK_INT("the text asked for stays", n0, s->toks.count);
+    CHECK_INT("no recompute", r0, app_async_recomputes(s));
+    /* and while a request is pending: refused, the request kept */
+    app_async_hold(s, 1);
+    press(s, APP_KEY_DOWN, 0); /* h = 384, pending */
+    press(s, APP_KEY_UP, 0);   /* h = 768 again, coalesced */
+    CHECK_INT("pending", 1, app_async_busy(s));
+    s->status[0] = '\0';
+    set_text(s, text);
+    CHECK_TRUE("refused while pending", has(s->status, "1.5 GiB limit"));
+    app_async_wait(s);
+    CHECK_INT("h as asked before the refusal", 768, s->m->cfg.h);
+    CHECK_INT("with the text before it", n0, s->m->n);
+    CHECK_INT("one recompute per job: h = 384, then 768", r0 + 2, app_async_recomputes(s));
+    free(text);
+    app_state_destroy(s);
+}
+
+/* --- the end ------------------------------------------------------------------------ */
+
+static void test_destroy_while_computing(void **st) {
+    (void)st;
+    /* a recompute under way (new weights at 4096) */
+    app_state *s = make_async(8, 3072, 1, 0.0);
+    press(s, APP_KEY_RIGHT, 0);
+    CHECK_INT("busy", 1, app_async_busy(s));
+    app_state_destroy(s); /* waits for it, frees both models (ASan: no leak) */
+
+    /* a job handed over but held, a pending request and keys waiting */
+    s = make_async(4, 64, 1, 0.0);
+    app_async_hold(s, 1);
+    press(s, APP_KEY_UP, 0);
+    press(s, APP_KEY_TAB, 0);
+    press(s, '2', 0);
+    CHECK_INT("busy", 1, app_async_busy(s));
+    app_state_destroy(s); /* the held job is dropped: no hang */
+
+    /* a finished result never taken */
+    s = make_async(4, 64, 1, 0.0);
+    press(s, APP_KEY_UP, 0);
+    app_state_destroy(s);
+
+    /* without the worker, wait and poll do nothing */
+    s = make_state(4, 64, 1);
+    app_async_wait(s);
+    CHECK_INT("no poll result", 0, app_async_poll(s));
+    CHECK_INT("never busy", 0, app_async_busy(s));
+    app_state_destroy(s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small_stays_synchronous),
+        cmocka_unit_test(test_large_goes_to_the_worker),
+        cmocka_unit_test(test_keys_coalesce),
+        cmocka_unit_test(test_text_and_sample_coalesce),
+        cmocka_unit_test(test_back_and_forth_is_one_recompute),
+        cmocka_unit_test(test_focus_follows_the_request),
+        cmocka_unit_test(test_keys_wait_in_order),
+        cmocka_unit_test(test_labels_consistent_while_running),
+        cmocka_unit_test(test_over_the_bound_in_the_status),
+        cmocka_unit_test(test_destroy_while_computing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

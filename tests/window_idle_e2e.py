@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""window_idle_e2e.py: the real window does no work while nothing happens, and a
+large recompute never makes it wait (issue 11), under a private Xvfb.
+
+The window runs with MHAVIZ_STATS=1, so it prints "stats frames=F recomputes=R
+wakeups=W busy=B" on stderr whenever it draws a frame or shows a recompute
+(B: a recompute was under way when the frame was drawn, so the frame showed the
+progress sign). The configuration is large (d_model 2048, n 506): an h step there
+takes well over the 50 ms that send a recompute to the background.
+  - idle: after the start has settled, 3 s with no event: 0 frames, 0 recomputes;
+  - one Up: exactly one recompute, at least one frame, one of them drawn while it
+    ran (the progress sign), the title at h=16 afterwards; then idle again;
+  - the pointer moved while a d_model step computes: frames drawn meanwhile;
+  - a burst of 5 Up/Down presses: fewer recomputes than keys, the last state shown.
+Usage: window_idle_e2e.py MHAVIZ"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from e2e_util import Checker, Xvfb, stop_process, title_of, window_of_pid
+
+CK = Checker()
+IDLE_S = 3.0
+STATS = re.compile(r"^stats(?: exit)? frames=(\d+) recomputes=(\d+) wakeups=(\d+) busy=(\d)$")
+
+
+class App:
+    def __init__(self, xvfb, mhaviz, tmp, args):
+        self.xvfb = xvfb
+        self.log_path = os.path.join(tmp, "window.log")
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen([mhaviz] + list(args), env=xvfb.env(MHAVIZ_STATS="1"),
+                                     cwd=tmp, stdout=subprocess.DEVNULL, stderr=self.log)
+        self.win = window_of_pid(xvfb, self.proc.pid, timeout=60.0)
+
+    def lines(self):
+        """Every stats line so far, as (frames, recomputes, wakeups, busy)."""
+        self.log.flush()
+        with open(self.log_path) as f:
+            return [tuple(int(g) for g in m.groups())
+                    for m in (STATS.match(l) for l in f.read().splitlines()) if m]
+
+    def stats(self):
+        seen = self.lines()
+        return seen[-1] if seen else (0, 0, 0, 0)
+
+    def settle(self, quiet=1.0, timeout=20.0):
+        """Waits until no stats line came for `quiet` seconds; the last one."""
+        deadline = time.monotonic() + timeout
+        count, since = len(self.lines()), time.monotonic()
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            time.sleep(0.1)
+            now = len(self.lines())
+            if now != count:
+                count, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                break
+        return self.stats()
+
+    def title(self):
+        return title_of(self.xvfb, self.win)
+
+    def wait_title(self, pred, timeout=60.0):
+        deadline = time.monotonic() + timeout
+        t = self.title()
+        while time.monotonic() < deadline and not pred(t):
+            time.sleep(0.05)
+            t = self.title()
+        return t
+
+    def keys(self, *keys, delay=40):
+        self.xvfb.run(["xdotool", "key", "--window", self.win, "--delay", str(delay)] + list(keys))
+
+    def stop(self):
+        stop_process(self.proc)
+        self.log.close()
+
+
+def idle(app, where):
+    """No frame and no recompute in IDLE_S seconds without an event."""
+    before = app.settle()
+    n_lines = len(app.lines())
+    time.sleep(IDLE_S)
+    after = app.stats()
+    CK.check(after[0] == before[0], f"{where}: frames in {IDLE_S:.0f} s idle", 0,
+             after[0] - before[0])
+    CK.check(after[1] == before[1], f"{where}: recomputes in {IDLE_S:.0f} s idle", 0,
+             after[1] - before[1])
+    CK.check(len(app.lines()) == n_lines, f"{where}: stats lines in {IDLE_S:.0f} s idle", 0,
+             len(app.lines()) - n_lines)
+    return after
+
+
+def h_of(title):
+    m = re.search(r"h=(\d+) d_model=(\d+) n=(\d+)", title)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def step_h(h, d, direction):
+    """The next divisor of d above or below h (the Up and Down keys)."""
+    k = h + direction
+    while not d % k == 0:
+        k += direction
+    return k
+
+
+def done(h, d):
+    return lambda t: h_of(t) == (h, d, 506) and "computing" not in t
+
+
+def run(xvfb, mhaviz, tmp):
+    text = " ".join(["the cat sat on the mat and looked at the dog"] * 46)  # 506 tokens
+    app = App(xvfb, mhaviz, tmp, ["-d", "2048", "-H", "8", "--text", text])
+    try:
+        if not CK.check(app.win is not None, "window", "a window", None):
+            return
+        t = app.wait_title(done(8, 2048))
+        CK.check(h_of(t) == (8, 2048, 506), "start", "h=8 d_model=2048 n=506", t)
+        base = idle(app, "after the start")
+        CK.check(base[1] == 1, "start: recomputes", 1, base[1])
+
+        # one key: one recompute in the background, the progress sign, then nothing
+        app.keys("Up")
+        t = app.wait_title(done(16, 2048))
+        CK.check(h_of(t) == (16, 2048, 506), "Up: title", "h=16, nothing computing", t)
+        after = app.settle()
+        CK.check(after[1] - base[1] == 1, "Up: recomputes", 1, after[1] - base[1])
+        CK.check(after[0] - base[0] >= 1, "Up: frames", ">= 1", after[0] - base[0])
+        busy = [l for l in app.lines() if l[3] == 1 and l[0] > base[0]]
+        CK.check(len(busy) >= 1, "Up: a frame with the progress sign", ">= 1 frame while busy",
+                 len(busy))
+        after = idle(app, "after Up")
+
+        # the pointer while a d_model step computes (new weights): frames meanwhile
+        app.keys("Right")
+        for x in (200, 260, 320, 380, 440, 500):
+            xvfb.run(["xdotool", "mousemove", "--window", app.win, str(x), "400"])
+            time.sleep(0.03)
+        t = app.wait_title(done(16, 3072))
+        CK.check(h_of(t) == (16, 3072, 506), "Right: title", "h=16 d_model=3072", t)
+        busy = [l for l in app.lines() if l[3] == 1 and l[0] > after[0]]
+        CK.check(len(busy) >= 2, "Right: frames while computing (progress, then hover)", ">= 2",
+                 len(busy))
+        after = app.settle()
+        CK.check(after[1] - base[1] == 2, "Right: one more recompute", 2, after[1] - base[1])
+        xvfb.run(["xdotool", "mousemove", "--window", app.win, "5", "5"])
+        after = idle(app, "after Right")
+
+        # a burst of 5 presses, h along the divisors of 3072: 16 -> 12 -> 8 -> 12 -> 8 -> 12
+        burst = ("Down", "Down", "Up", "Down", "Up")
+        h = 16
+        for k in burst:
+            h = step_h(h, 3072, 1 if k == "Up" else -1)
+        app.keys(*burst, delay=5)
+        t = app.wait_title(done(h, 3072))
+        CK.check(h_of(t) == (h, 3072, 506), "burst: the last state", f"h={h} d_model=3072", t)
+        end = app.settle()
+        got = end[1] - after[1]
+        CK.check(1 <= got < 5, "burst: recomputes for 5 keys", "1 to 4", got)
+        idle(app, "after the burst")
+    finally:
+        app.stop()
+        with open(app.log_path) as f:
+            other = [l for l in f.read().splitlines() if not STATS.match(l)]
+        if other:
+            print("[app stderr]\n" + "\n".join(other[-20:]), file=sys.stderr)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: window_idle_e2e.py MHAVIZ", file=sys.stderr)
+        return 2
+    mhaviz = os.path.abspath(sys.argv[1])
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="mhaviz-idle-") as tmp:
+        xvfb = Xvfb()
+        try:
+            run(xvfb, mhaviz, tmp)
+        finally:
+            xvfb.stop()
+    print(f"window_idle_e2e: {time.monotonic() - t0:.1f} s")
+    return CK.finish("window_idle_e2e")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
