@@ -364,9 +364,51 @@ static void test_destroy_while_computing(void **st) {
     app_state_destroy(s);
 }
 
+/* B at a large size pins in the background: the pinned pane waits for its own
+   model (the live one is drawn meanwhile), then equals the live model exactly */
+static void test_pin_in_the_background(void **st) {
+    (void)st;
+    app_state *s = make_async(8, 3072, 1, -1.0); /* a model from nothing: about 120 ms */
+    press(s, 'b', 0);
+    CHECK_TRUE("pinned", s->pin != NULL);
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_TRUE("the pinned pane waits for its model", vs.pinned && vs.pinned->m == NULL);
+    CHECK_INT("the live view is not busy", 0, app_async_busy(s));
+    app_async_wait(s);
+    app_view(s, &vs);
+    if (!vs.pinned || !vs.pinned->m) {
+        fail_msg("the pinned model after the wait: expected shown, got none");
+    } else {
+        const mha_model *p = vs.pinned->m, *m = s->m;
+        CHECK_INT("pinned d_model", 3072, p->cfg.d_model);
+        CHECK_TRUE("pinned attention equals the live model's (same settings)",
+                   p->n == m->n &&
+                       memcmp(p->attn, m->attn, sizeof(float) * 8 * (size_t)m->n * m->n) == 0);
+        CHECK_TRUE("pinned MultiHead too",
+                   memcmp(p->out, m->out, sizeof(float) * 3072 * (size_t)m->n) == 0);
+        CHECK_INT("nothing differs", 0, vs.compare_count);
+    }
+    press(s, 'b', 0);
+    CHECK_TRUE("unpinned", s->pin == NULL);
+    /* unpinned, or destroyed, while its model is computed: no hang, no leak */
+    press(s, 'b', 0);
+    press(s, 'b', 0);
+    CHECK_TRUE("unpinned while computing", s->pin == NULL);
+    press(s, 'b', 0);
+    app_state_destroy(s);
+    /* small: pinned at once, on the UI thread */
+    s = make_async(4, 64, 1, -1.0);
+    press(s, 'b', 0);
+    app_view(s, &vs);
+    CHECK_TRUE("a small pin is there at once", vs.pinned && vs.pinned->m != NULL);
+    app_state_destroy(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_stays_synchronous),
+        cmocka_unit_test(test_pin_in_the_background),
         cmocka_unit_test(test_large_goes_to_the_worker),
         cmocka_unit_test(test_keys_coalesce),
         cmocka_unit_test(test_text_and_sample_coalesce),

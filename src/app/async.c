@@ -302,9 +302,16 @@ static int same_request(const app_state *s, const async_job *j) {
     return 1;
 }
 
+void app_async_notifier(const app_state *s, void (**notify)(void *), void **ud) {
+    const app_async *a = s->async;
+    *notify = a && a->enabled ? a->notify : NULL;
+    *ud = a ? a->ud : NULL;
+}
+
 int app_async_poll(app_state *s) {
     app_async *a = s->async;
-    if (!a || !a->running) return 0;
+    const int pinned = app_compare_poll(s); /* a pinned view computed in the background */
+    if (!a || !a->running) return pinned;
     pthread_mutex_lock(&a->lock);
     const int done = a->job_done;
     a->job_done = 0;
@@ -358,6 +365,7 @@ void app_async_wait(app_state *s) {
         pthread_mutex_unlock(&a->lock);
         app_async_poll(s);
     }
+    app_compare_wait(s); /* and a pinned view being computed */
 }
 
 void app_async_hold(app_state *s, int hold) {

@@ -1,9 +1,11 @@
 /* compare.c: the compare view. B pins what is on screen: the configuration and
- * the text are copied and their model computed once more, on its own; the live
- * view goes on changing beside it. The banner names the settings in which the
- * two differ. The pinned view follows the live one's look (theme, colormap,
- * contrast, zoom), so that only the model differs. */
+ * the text are copied and their model computed once more, on its own (on a
+ * thread of its own in the window when that takes longer than a recompute may
+ * keep the window waiting); the live view goes on changing beside it. The banner names the settings
+ * in which the two differ. The pinned view follows the live one's look (theme, colormap, contrast,
+ * zoom), so that only the model differs. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +24,36 @@ struct app_pin {
     view_state vs;
     view_layout *L;
     char what[VIEW_COMPARE_MAX][2][48];
+    /* computed in the background: the thread owns m and entropy until ready */
+    pthread_t thread;
+    int thread_on, shown; /* shown: the UI thread has taken the model */
+    pthread_mutex_t lock;
+    int ready, failed;
+    char err[MHA_ERR_LEN];
+    void (*notify)(void *);
+    void *ud;
 };
+
+static void *pin_worker(void *arg) {
+    app_pin *p = arg;
+    char err[MHA_ERR_LEN];
+    int failed = mha_model_compute(p->m, &p->cfg, &p->toks, err, sizeof err) != 0;
+    if (!failed && p->entropy) mha_head_entropy(p->entropy, p->m);
+    pthread_mutex_lock(&p->lock);
+    p->failed = failed;
+    if (failed) snprintf(p->err, sizeof p->err, "%s", err);
+    p->ready = 1;
+    pthread_mutex_unlock(&p->lock);
+    if (p->notify) p->notify(p->ud);
+    return NULL;
+}
 
 void app_pin_free(app_pin *p) {
     if (!p) return;
+    if (p->thread_on) { /* unpinned while computing: it ends first */
+        pthread_join(p->thread, NULL);
+        pthread_mutex_destroy(&p->lock);
+    }
     mha_model_destroy(p->m);
     tok_free(&p->toks);
     free(p->entropy);
@@ -57,6 +85,14 @@ static int same_tokens(const tok_list *a, const tok_list *b) {
     return 1;
 }
 
+/* About how long computing a model from nothing takes, in ms, with model.c's
+   constants: 4 d^2 random weights at 3 ns, the projections, attention and W^O
+   (8 n d^2 + 4 n^2 d FLOPs) at 50 GFLOP/s, the h n^2 weights at 3 ns. */
+static double pin_cost_ms(const mha_config *c, int count) {
+    const double d = c->d_model, h = c->h, n = c->pad ? c->pad : count;
+    return 4.0 * d * d * 3e-6 + (8.0 * n * d * d + 4.0 * n * n * d) / 50e6 + h * n * n * 3e-6;
+}
+
 /* Pins the state's text with configuration cfg, in a model of their own. */
 static app_pin *pin_create(const app_state *s, const mha_config *cfg, char *err, size_t errlen) {
     app_pin *p = calloc(1, sizeof *p);
@@ -70,14 +106,61 @@ static app_pin *pin_create(const app_state *s, const mha_config *cfg, char *err,
     p->version = (1ul << 63) | ++pins; /* live versions count up from 0 */
     p->cfg = *cfg;
     p->sample = s->sample;
+    mha_config_resolve(&p->cfg);
+    if (mha_config_check(&p->cfg, p->toks.count, err, errlen) != 0) {
+        app_pin_free(p);
+        return NULL;
+    }
+    p->entropy = malloc((size_t)p->cfg.h * sizeof *p->entropy);
+    /* as long as a recompute that goes to the background: on a thread of its own */
+    app_async_notifier(s, &p->notify, &p->ud);
+    if (app_async_active(s) && pin_cost_ms(&p->cfg, p->toks.count) > app_async_threshold(s)) {
+        pthread_mutex_init(&p->lock, NULL);
+        if (pthread_create(&p->thread, NULL, pin_worker, p) == 0) {
+            p->thread_on = 1;
+            return p;
+        }
+        pthread_mutex_destroy(&p->lock);
+    }
     if (mha_model_compute(p->m, &p->cfg, &p->toks, err, errlen) != 0) {
         app_pin_free(p);
         return NULL;
     }
-    p->cfg = p->m->cfg; /* resolved */
-    p->entropy = malloc((size_t)p->cfg.h * sizeof *p->entropy);
     if (p->entropy) mha_head_entropy(p->entropy, p->m);
+    p->shown = 1;
     return p;
+}
+
+static int take(app_state *s, int block) {
+    app_pin *p = s->pin;
+    if (!p || p->shown || !p->thread_on) return 0;
+    pthread_mutex_lock(&p->lock);
+    const int ready = p->ready;
+    pthread_mutex_unlock(&p->lock);
+    if (!ready && !block) return 0;
+    pthread_join(p->thread, NULL);
+    pthread_mutex_destroy(&p->lock);
+    p->thread_on = 0;
+    if (p->failed) { /* out of memory: nothing to compare with */
+        char why[MHA_ERR_LEN + 32];
+        snprintf(why, sizeof why, "cannot pin the view: %s", p->err);
+        app_pin_free(p);
+        s->pin = NULL;
+        app_notify(s, why, 1);
+    } else {
+        p->shown = 1;
+    }
+    s->layout_valid = 0;
+    s->dirty = 1;
+    return 1;
+}
+
+int app_compare_poll(app_state *s) {
+    return take(s, 0);
+}
+
+void app_compare_wait(app_state *s) {
+    take(s, 1);
 }
 
 int app_compare_toggle(app_state *s) {
@@ -218,7 +301,7 @@ void app_compare_view(const app_state *s, view_state *vs) {
     *pv = *vs; /* the live view's look; the model, text and numbers are the pin's */
     pv->pinned = NULL;
     pv->pinned_layout = NULL;
-    pv->m = p->m;
+    pv->m = p->shown ? p->m : NULL; /* none yet: the pane says it is being computed */
     pv->toks = &p->toks;
     const sample *smp = p->sample ? samples_get(p->sample - 1) : NULL;
     pv->sample_name = smp ? smp->name : "custom";

@@ -59,6 +59,14 @@ void app_pin_free(app_pin *p);
 /* Pins the view --compare describes: this one with the settings it names.
  * Returns 0, or -1 with "--compare: why" in err. */
 int app_compare_start(app_state *s, const cli_options *o, char *err, size_t errlen);
+/* Takes the pinned view's model when its background compute has finished: 1 if
+ * the picture changed. app_async_poll calls it. */
+int app_compare_poll(app_state *s);
+/* Waits for the pinned view's model, if it is being computed, and takes it. */
+void app_compare_wait(app_state *s);
+/* The window's wake-up for background results (NULL when recomputes are not
+ * in the background): a thread calls notify(ud) when it has one. */
+void app_async_notifier(const app_state *s, void (**notify)(void *), void **ud);
 
 /* async.c: the background recompute (async.h), as the state machine sees it.
  * app_async_create/free make and end it (free waits for a recompute under way).

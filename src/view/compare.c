@@ -38,7 +38,14 @@ void view_draw_compare(const view_ctx *c) {
     }
     draw_fill(c->dl, L->compare_line, c->th.grid);
 
-    if (!s->pinned_layout || !s->pinned->m) return;
+    if (!s->pinned->m) { /* its model is still being computed */
+        const char *msg = "computing the pinned view\xE2\x80\xA6";
+        const int w = view_tw(c, msg, L->compare_font, 0);
+        draw_text(c->dl, pane[0].x + (pane[0].w - w) / 2, pane[0].y + pane[0].h / 2, msg,
+                  L->compare_font, c->th.muted, 0, 0);
+        return;
+    }
+    if (!s->pinned_layout) return;
     view_state p = *s->pinned; /* a figure of the pane's size, in the live view's style */
     p.pinned = NULL;
     p.pinned_layout = NULL;
