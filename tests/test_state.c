@@ -1243,6 +1243,24 @@ static void test_compare(void **st) {
         }
         CHECK_TRUE("pinned head drawn at its place in the pinned pane", found);
     }
+
+    /* the pointer on a live cell outlines its query row in the pinned heads too */
+    int frames_pinned[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        app_action mv = {.kind = ACT_HOVER, .x = -1, .y = -1};
+        if (k) mv.x = L->heads[0].map.x + 1, mv.y = L->heads[0].map.y + 1;
+        app_apply(s, &mv);
+        app_view(s, &vs);
+        view_render(&dl, cache, app_layout(s), &vs, fx_measure, NULL);
+        for (int i = 0; i < dl.count; i++) {
+            const draw_cmd *c = &dl.cmds[i];
+            if (c->kind == DC_FRAME &&
+                inside(L->compare_pane[0], (view_rect){c->x, c->y, c->w, c->h}))
+                frames_pinned[k]++;
+        }
+    }
+    CHECK_TRUE("hover outlines rows in the pinned pane too",
+               frames_pinned[1] >= frames_pinned[0] + 4);
     view_cache_destroy(cache);
     draw_list_free(&dl);
 

@@ -1,7 +1,8 @@
 /* compare.c: the compare view's own drawing: the banner that names the settings
  * in which the two views differ (as chips, the same setting at the same place on
  * each side), the line between the panes, and the pinned pane, laid out as a
- * figure of the pane's size and moved into place. The live pane is the ordinary
+ * figure of the pane's size and moved into place, with the pointer's query row
+ * outlined in its heads as in the live ones. The live pane is the ordinary
  * view (render.c). */
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static void draw_side(const view_ctx *c, const view_compare_side *S, int side) {
     }
 }
 
-void view_draw_compare(const view_ctx *c) {
+void view_draw_compare(const view_ctx *c, const view_hit *hit) {
     const view_state *s = c->s;
     const view_layout *L = c->L;
     const view_rect *pane = L->compare_pane;
@@ -72,8 +73,17 @@ void view_draw_compare(const view_ctx *c) {
     view_ctx pc = *c;
     pc.L = PL;
     pc.s = &p;
-    const view_hit none = {HIT_NONE, -1, -1, -1, -1, -1};
-    view_draw_body(&pc, &none);
+    /* the pointer's query row (or key column) in the live heads is outlined in the
+       pinned heads too, when both views have the same positions */
+    view_hit mirror = {HIT_NONE, -1, -1, -1, -1, -1};
+    if (p.m->n == s->m->n) {
+        if (hit->kind == HIT_HEAD_CELL || hit->kind == HIT_ROW_LABEL)
+            mirror.kind = HIT_ROW_LABEL, mirror.row = hit->row;
+        else if (hit->kind == HIT_COL_LABEL)
+            mirror.kind = HIT_COL_LABEL, mirror.col = hit->col;
+    }
+    view_draw_body(&pc, &mirror);
+    if (s->present) view_draw_pointer(&pc, &mirror);
     for (int i = first; i < c->dl->count; i++) {
         draw_cmd *d = &c->dl->cmds[i];
         if (d->kind == DC_GROUP) { /* "head-3" of the live view stays unique in an SVG */

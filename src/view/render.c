@@ -18,7 +18,7 @@ void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const v
     if (s->hover_x >= 0 && s->hover_y >= 0 && !s->editing && !s->help)
         hit = view_hit_test(L, s, s->hover_x, s->hover_y);
 
-    if (s->pinned && L->compare) view_draw_compare(&c); /* the banner, the pinned pane */
+    if (s->pinned && L->compare) view_draw_compare(&c, &hit); /* the banner, the pinned pane */
     view_draw_body(&c, &hit);
     if (s->present) view_draw_pointer(&c, &hit);
     view_draw_tooltip(&c, &hit);

@@ -221,8 +221,9 @@ void view_layout_translate(view_layout *L, int dx, int dy);
 /* The compare view's layout (s->pinned set): the banner, both panes, and the live
  * pane's layout in window coordinates. */
 void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
-/* Draws the banner and the pinned pane (laid out into s->pinned_layout). */
-void view_draw_compare(const view_ctx *c);
+/* Draws the banner and the pinned pane (laid out into s->pinned_layout); hit is
+ * what the pointer is over in the live pane. */
+void view_draw_compare(const view_ctx *c, const view_hit *hit);
 
 /* --- body.c ------------------------------------------------------------------- */
 
