@@ -104,6 +104,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s.step = (int)(fuzz_byte(&p, &left) % (VIEW_STEPS + 1));
     s.page = (int)(fuzz_u16(&p, &left) % 1024);
     s.hover_x = s.hover_y = -1;
+    /* compare: the same view pinned beside it, with up to 8 settings named */
+    static view_state pinned;
+    static view_layout pinned_layout;
+    static const char *const what[] = {"h = 1", "d_k = 64", "causal mask", "T = 0.25",
+                                       "a much longer setting name than any chip has"};
+    if (flags & 0x80) {
+        pinned = s;
+        s.pinned = &pinned;
+        s.pinned_layout = &pinned_layout;
+        s.compare_count = (int)(fuzz_byte(&p, &left) % (VIEW_COMPARE_MAX + 1));
+        for (int i = 0; i < s.compare_count; i++)
+            for (int k = 0; k < 2; k++) s.compare_what[i][k] = what[fuzz_byte(&p, &left) % 5];
+    }
 
     static int verbose = -1;
     if (verbose < 0) verbose = getenv("MHAVIZ_FUZZ_VERBOSE") != NULL;
