@@ -163,7 +163,7 @@ static int bench_forward(bench *b, double sgemm_gflops, const timing *top) {
             const double allocs = (double)t.allocs / t.runs;
             const double flops = 8.0 * n * d * d + 4.0 * n * n * d;
             const double gflops = flops / t.median * 1e-9;
-            const int threads = mm_threads_for(2.0 * n * d * d); /* the projections' */
+            const int threads = mm_workers_for(flops); /* the forward's workers */
             if (b->json)
                 printf("{\"case\":\"forward\",\"n\":%d,\"d_model\":%d,\"h\":%d,\"median_us\":%.2f,"
                        "\"p95_us\":%.2f,\"gflops\":%.2f,\"threads\":%d}\n",
