@@ -6,6 +6,7 @@
 #include "blas.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -133,7 +134,16 @@ static double now_us(void) {
     return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
 }
 
-static inline void cpu_relax(void) {
+/* One step of a spin-wait. Every 16th step yields the processor: when the
+   machine is busy the caller and a helper can end up on the same core, and a
+   spinning thread there would hold off the one it waits for until the
+   scheduler's next tick (measured: the forward at (16, 128, 8) took 40 us
+   instead of 20-28 in such rounds). */
+static inline void spin_step(int step) {
+    if (step % 16 == 0) {
+        sched_yield();
+        return;
+    }
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
@@ -177,8 +187,8 @@ static void *helper_main(void *arg) {
         int spins = 0;
         uint64_t c = atomic_load_explicit(&claim_, memory_order_acquire);
         while (!has_work(c)) {
-            cpu_relax();
-            if (++spins % 64 == 0 && now_us() - t0 > MM_PARALLEL_SPIN_US) {
+            spin_step(++spins);
+            if (spins % 64 == 0 && now_us() - t0 > MM_PARALLEL_SPIN_US) {
                 pthread_mutex_lock(&pool_lock_);
                 atomic_fetch_add(&sleepers_, 1);
                 while (!has_work(atomic_load(&claim_)))
@@ -278,8 +288,8 @@ void mm_parallel(int count, int workers, mm_task_fn fn, void *ctx) {
     const double t0 = now_us();
     int spins = 0;
     while (atomic_load_explicit(&done_, memory_order_acquire) < count) {
-        cpu_relax();
-        if (++spins % 64 == 0 && now_us() - t0 > MM_PARALLEL_SPIN_US) {
+        spin_step(++spins);
+        if (spins % 64 == 0 && now_us() - t0 > MM_PARALLEL_SPIN_US) {
             pthread_mutex_lock(&pool_lock_);
             atomic_store(&caller_asleep_, 1);
             while (atomic_load(&done_) < count) pthread_cond_wait(&job_done_, &pool_lock_);
