@@ -124,6 +124,7 @@ static int workers_max_ = 0;                                   /* 0: not looked 
 static _Atomic uint64_t claim_ = 0;
 static _Atomic int done_ = 0;
 static _Atomic int sleepers_ = 0;      /* helpers blocked on job_posted_ */
+static _Atomic int job_helpers_ = 0;   /* helpers 0 .. job_helpers_ - 1 may join this job */
 static _Atomic int caller_asleep_ = 0; /* the caller blocked on job_done_ */
 static _Atomic(mm_task_fn) fn_ = NULL;
 static void *_Atomic ctx_ = NULL;
@@ -172,26 +173,29 @@ static int run_tasks(void) {
     }
 }
 
-static int has_work(uint64_t c) {
-    return (int)(c & FIELD_MASK) < (int)((c >> COUNT_SHIFT) & FIELD_MASK);
+/* 1 when the job in claim c has unclaimed tasks that helper `me` may take (a
+   stale job_helpers_ only makes a helper join or skip a job: never wrong) */
+static int has_work(uint64_t c, int me) {
+    return (int)(c & FIELD_MASK) < (int)((c >> COUNT_SHIFT) & FIELD_MASK) &&
+           me < atomic_load_explicit(&job_helpers_, memory_order_relaxed);
 }
 
-/* A helper: runs tasks while there are any, spins MM_PARALLEL_SPIN_US for the
-   next job, then sleeps until one is posted. */
+/* Helper number `arg` (0-based): runs tasks while there are any, spins
+   MM_PARALLEL_SPIN_US for the next job, then sleeps until one is posted. */
 static void *helper_main(void *arg) {
-    (void)arg;
+    const int me = (int)(intptr_t)arg;
     in_task_ = 1;
     for (;;) {
-        run_tasks();
+        if (me < atomic_load(&job_helpers_)) run_tasks();
         const double t0 = now_us();
         int spins = 0;
         uint64_t c = atomic_load_explicit(&claim_, memory_order_acquire);
-        while (!has_work(c)) {
+        while (!has_work(c, me)) {
             spin_step(++spins);
             if (spins % 64 == 0 && now_us() - t0 > MM_PARALLEL_SPIN_US) {
                 pthread_mutex_lock(&pool_lock_);
                 atomic_fetch_add(&sleepers_, 1);
-                while (!has_work(atomic_load(&claim_)))
+                while (!has_work(atomic_load(&claim_), me))
                     pthread_cond_wait(&job_posted_, &pool_lock_);
                 atomic_fetch_sub(&sleepers_, 1);
                 pthread_mutex_unlock(&pool_lock_);
@@ -253,7 +257,7 @@ void mm_parallel(int count, int workers, mm_task_fn fn, void *ctx) {
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        const int rc = pthread_create(&t, &attr, helper_main, NULL);
+        const int rc = pthread_create(&t, &attr, helper_main, (void *)(intptr_t)helpers_);
         pthread_attr_destroy(&attr);
         if (rc != 0) break;
         helpers_++;
@@ -271,6 +275,7 @@ void mm_parallel(int count, int workers, mm_task_fn fn, void *ctx) {
     atomic_store_explicit(&fn_, fn, memory_order_relaxed);
     atomic_store_explicit(&ctx_, ctx, memory_order_relaxed);
     atomic_store_explicit(&done_, 0, memory_order_relaxed);
+    atomic_store_explicit(&job_helpers_, workers - 1, memory_order_relaxed);
     const uint64_t gen = ((atomic_load(&claim_) >> GEN_SHIFT) + 1) & ((UINT64_C(1) << 24) - 1);
     atomic_store(&claim_, gen << GEN_SHIFT | (uint64_t)count << COUNT_SHIFT);
     if (atomic_load(&sleepers_) > 0) {
