@@ -12,7 +12,8 @@ threads wait passively (OMP_WAIT_POLICY=PASSIVE) so that they do not spin.
 
 Prints, per shape, the median over rounds of mhaviz's time and of the faster
 thread count of each library, the ratios, and how much mhaviz's own time moved
-between rounds (min and max), to show how noisy the machine was.
+between rounds (min and max), to show how noisy the machine was; and the
+forward's rate at the largest shape as a share of the sgemm rate of its round.
 
     python3 examples/bench_compare.py build/mhaviz --rounds 5
 """
@@ -210,8 +211,13 @@ def main():
         vals = [rd[key][shape] for rd in rounds if key in rd]
         return statistics.median(vals) if vals else None
 
-    print(f"\nsgemm 1024^3 in mhaviz, median over rounds: "
-          f"{statistics.median(rd['sgemm'] for rd in rounds):.1f} GFLOP/s")
+    sgemm = statistics.median(rd['sgemm'] for rd in rounds)
+    print(f"\nsgemm 1024^3 in mhaviz, median over rounds: {sgemm:.1f} GFLOP/s")
+    n, d, h = SHAPES[-1]
+    top = [(8.0 * n * d * d + 4.0 * n * n * d) / (rd["mhaviz"][SHAPES[-1]] * 1e3) / rd["sgemm"]
+           for rd in rounds]
+    print(f"forward at {SHAPES[-1]}: {100 * statistics.median(top):.0f} % of the same round's "
+          f"sgemm rate (median over rounds; {100 * min(top):.0f}..{100 * max(top):.0f} %)")
     print(f"{'(n, d_model, h)':>16} {'mhaviz_us':>10} {'min..max':>17} {'numpy_us':>10} "
           f"{'x numpy':>8} {'torch_us':>10} {'x torch':>8}")
     for s in SHAPES:

@@ -2,7 +2,9 @@
  * reference (plain loops in double, written here from the paper's formulas),
  * plus the invariants: row sums, causal zeros, determinism, re-split
  * invariance, embeddings, softmax stability, limits, allocation, Glorot; and
- * temperature, the padding mask, head ablation and the designed heads. */
+ * temperature, the padding mask, head ablation and the designed heads. Every
+ * reference case runs twice: as the environment sets OpenBLAS (one thread in
+ * CTest) and on two workers of mm_parallel, whose task split is checked too. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -12,9 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "blas.h"
 #include "check.h"
 #include "mha.h"
 #include "softmax.h"
@@ -1777,6 +1783,92 @@ static void test_no_allocation_in_forward(void **state) {
     free_toks(&ht);
 }
 
+/* ------------------------------------------------------------------------------ */
+/* mm_parallel: the worker pool behind the forward pass                            */
+
+/* Two workers for the cases that run "on 2 workers": the forward then splits
+   into tasks whatever its size (the choice by size is off while forced). */
+static int force_two_workers(void **state) {
+    (void)state;
+    mm_threads_force(2);
+    return 0;
+}
+static int force_off(void **state) {
+    (void)state;
+    mm_threads_force(0);
+    return 0;
+}
+
+typedef struct {
+    int *runs;  /* runs[t]: how often task t ran */
+    int nested; /* 1: each task starts a job of its own */
+    int *inner; /* that job's runs, one slot per (task, inner task) */
+} count_job;
+
+static void inner_task(void *ctx, int t) {
+    int *slot = ctx;
+    slot[t]++;
+}
+
+static void count_task(void *ctx, int t) {
+    count_job *j = ctx;
+    j->runs[t]++;
+    if (j->nested) mm_parallel(3, 2, inner_task, j->inner + 3 * t);
+    for (volatile int spin = 0; spin < (t % 7) * 200; spin++) {
+    } /* uneven tasks */
+}
+
+/* The caches against fresh models, both split into tasks on two workers: the
+ * rows of Q, K, V that mha_update projects again come out as a full forward's. */
+static void test_caches_match_fresh_two_workers(void **state) {
+    test_caches_match_fresh(state);
+}
+
+/* Every task of every job runs exactly once, whatever the count and however
+ * the two workers share them; a job started inside a task runs (on its own
+ * thread) as well; and a child process forked after the helper started (it
+ * has no helper) still finishes its jobs. */
+static void test_parallel_runs_each_task_once(void **state) {
+    (void)state;
+    enum { MAXC = 300 };
+    int runs[MAXC], inner[3 * MAXC];
+    mm_threads_force(2);
+    for (int job = 0; job < 400; job++) {
+        const int count = 1 + (job * 37) % MAXC;
+        count_job j = {runs, job % 5 == 0, inner};
+        memset(runs, 0, sizeof runs);
+        memset(inner, 0, sizeof inner);
+        mm_parallel(count, 2, count_task, &j);
+        for (int t = 0; t < count; t++) {
+            char what[96];
+            snprintf(what, sizeof what, "job %d (%d tasks): runs of task %d", job, count, t);
+            CHECK_INT(what, 1, runs[t]);
+            for (int i = 0; i < 3; i++) {
+                snprintf(what, sizeof what, "job %d: runs of inner task %d of task %d", job, i, t);
+                CHECK_INT(what, j.nested ? 1 : 0, inner[3 * t + i]);
+            }
+        }
+    }
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int ok = 1;
+        for (int job = 0; job < 50 && ok; job++) {
+            count_job j = {runs, 0, inner};
+            memset(runs, 0, sizeof runs);
+            mm_parallel(64, 2, count_task, &j);
+            for (int t = 0; t < 64; t++) ok = ok && runs[t] == 1;
+        }
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    CHECK_INT("waitpid", pid, waitpid(pid, &status, 0));
+    CHECK_TRUE("a forked child runs its jobs to the end, each task once",
+               WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    mm_threads_force(0);
+}
+
 /* The memory bound: 1.5 GiB of tensors, counted as 4 d^2 + 8 n d + 2 h n^2 floats. */
 static void test_memory_bound(void **state) {
     (void)state;
@@ -1825,8 +1917,9 @@ static void test_memory_bound(void **state) {
 /* ------------------------------------------------------------------------------ */
 
 int main(void) {
-    enum { NFIXED = 21 };
-    struct CMUnitTest tests[NCASES + NLCASES + NFIXED];
+    enum { NFIXED = 23 };
+    static char names2[NCASES + NLCASES][200];
+    struct CMUnitTest tests[2 * (NCASES + NLCASES) + NFIXED];
     int k = 0;
     for (int i = 0; i < NCASES; i++) {
         mcase *c = &CASES[i];
@@ -1843,6 +1936,13 @@ int main(void) {
                  c->temperature ? (double)c->temperature : 1.0, (unsigned long long)c->ablate,
                  (unsigned long long)c->seed);
         tests[k++] = (struct CMUnitTest){c->name, test_lesson_against_reference, NULL, NULL, c};
+    }
+    for (int i = 0; i < NCASES + NLCASES; i++) { /* the same on two workers */
+        snprintf(names2[i], sizeof names2[i], "%s, 2 workers", tests[i].name);
+        tests[k] = tests[i];
+        tests[k].name = names2[i];
+        tests[k].setup_func = force_two_workers;
+        tests[k++].teardown_func = force_off;
     }
     const struct CMUnitTest fixed[NFIXED] = {
         cmocka_unit_test(test_determinism),
@@ -1866,6 +1966,9 @@ int main(void) {
         cmocka_unit_test(test_cache_counters),
         cmocka_unit_test(test_no_allocation_in_forward),
         cmocka_unit_test(test_memory_bound),
+        cmocka_unit_test(test_parallel_runs_each_task_once),
+        cmocka_unit_test_setup_teardown(test_caches_match_fresh_two_workers, force_two_workers,
+                                        force_off),
     };
     for (int i = 0; i < NFIXED; i++) tests[k++] = fixed[i];
     return _cmocka_run_group_tests("mha", tests, (size_t)k, NULL, NULL);

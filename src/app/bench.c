@@ -66,36 +66,50 @@ static int forward_open(bench *b, mha_model **m, tok_list *toks, int i) {
     return mha_model_compute(*m, &cfg, toks, b->err, b->errlen);
 }
 
-/* Like time_runs for two functions called by turns, so that both see the same
- * machine: runs until each has had BENCH_MIN_S and BENCH_MIN_RUNS. */
-static int time_pair(bench *b, timing *ta, int (*fa)(bench *, void *), void *ua, timing *tb,
-                     int (*fb)(bench *, void *), void *ub) {
-    enum { PAIRS_MAX = 4096 };
-    static double sa[PAIRS_MAX], sb[PAIRS_MAX];
-    if (!b->quick && (fa(b, ua) != 0 || fb(b, ub) != 0)) return -1;
-    double total_a = 0.0, total_b = 0.0;
-    int runs = 0;
-    do {
-        double t0 = now_s();
-        if (fa(b, ua) != 0) return -1;
-        sa[runs] = now_s() - t0;
-        t0 = now_s();
-        if (fb(b, ub) != 0) return -1;
-        sb[runs] = now_s() - t0;
-        total_a += sa[runs];
-        total_b += sb[runs++];
-    } while (!b->quick && runs < PAIRS_MAX &&
-             (total_a < BENCH_MIN_S || total_b < BENCH_MIN_S || runs < BENCH_MIN_RUNS));
-    ta->runs = tb->runs = runs;
-    ta->median = median_sorted(sa, runs);
-    tb->median = median_sorted(sb, runs);
-    ta->p95 = sa[(int)ceil(0.95 * runs) - 1];
-    tb->p95 = sb[(int)ceil(0.95 * runs) - 1];
+/* Like time_runs for two functions, timed in alternating blocks (a, b, a, b),
+ * each block at least half of BENCH_MIN_S and half of BENCH_MIN_RUNS, so that
+ * both see the machine of the same second. Not by turns: after a product on
+ * several threads, OpenBLAS's own threads spin for about 0.1 s (its
+ * THREAD_TIMEOUT) and would take the second core from the forward's helper
+ * (measured: the forward at (512, 1024, 16) by turns with sgemm ran 27-50 ms,
+ * alone 24-27 ms). So each b block starts with BLOCK_SETTLE_S of untimed runs. */
+#define BLOCK_SETTLE_S 0.15
+static int time_blocks(bench *b, timing *ta, int (*fa)(bench *, void *), void *ua, timing *tb,
+                       int (*fb)(bench *, void *), void *ub) {
+    enum { RUNS_MAX = 4096 };
+    static double s[2][RUNS_MAX];
+    int runs[2] = {0, 0};
+    for (int block = 0; block < (b->quick ? 2 : 4); block++) {
+        const int w = block % 2;
+        int (*fn)(bench *, void *) = w ? fb : fa;
+        void *ud = w ? ub : ua;
+        if (!b->quick) { /* a warm-up, and for b the settling time */
+            const double t0 = now_s();
+            do
+                if (fn(b, ud) != 0) return -1;
+            while (w && now_s() - t0 < BLOCK_SETTLE_S);
+        }
+        const double start = now_s();
+        const int first = runs[w];
+        do {
+            const double t0 = now_s();
+            if (fn(b, ud) != 0) return -1;
+            s[w][runs[w]++] = now_s() - t0;
+        } while (!b->quick && runs[w] < RUNS_MAX &&
+                 (now_s() - start < BENCH_MIN_S / 2 || runs[w] - first < (BENCH_MIN_RUNS + 1) / 2));
+    }
+    timing *t[2] = {ta, tb};
+    for (int w = 0; w < 2; w++) {
+        t[w]->runs = runs[w];
+        t[w]->median = median_sorted(s[w], runs[w]);
+        t[w]->p95 = s[w][(int)ceil(0.95 * runs[w]) - 1];
+    }
     return 0;
 }
 
-/* sgemm 1024^3 (the machine's limit: OpenBLAS's best case) by turns with the
- * forward at the last shape of the ladder, whose timing is kept for the ladder. */
+/* sgemm 1024^3 (the machine's limit: OpenBLAS's best case, on its own threads)
+ * in alternating blocks with the forward at the last shape of the ladder, whose
+ * timing is kept for the ladder. */
 static int bench_limit(bench *b, double *sgemm_gflops, timing *top) {
     const int m = 1024;
     const size_t mm = (size_t)m * m;
@@ -115,7 +129,7 @@ static int bench_limit(bench *b, double *sgemm_gflops, timing *top) {
     }
     if (forward_open(b, &model, &toks, FORWARD_LIMIT) != 0) goto done;
     const unsigned long before = model->allocations_;
-    if (time_pair(b, &t, run_sgemm, &s, top, run_forward, model) != 0) goto done;
+    if (time_blocks(b, &t, run_sgemm, &s, top, run_forward, model) != 0) goto done;
     top->allocs = model->allocations_ - before;
     const double flops = 2.0 * m * m * m;
     const int threads = mm_threads_for(flops);
@@ -124,12 +138,13 @@ static int bench_limit(bench *b, double *sgemm_gflops, timing *top) {
         printf("{\"case\":\"sgemm\",\"m\":%d,\"gflops\":%.2f,\"core\":\"%s\",\"threads\":%d}\n", m,
                *sgemm_gflops, mm_backend_name(), threads);
     else
-        printf("sgemm %dx%dx%d: %.1f GFLOP/s on %d thread%s (OpenBLAS \"%s\"%s), timed by turns "
-               "with the forward at (%d, %d, %d)\n\n",
-               m, m, m, *sgemm_gflops, threads, threads == 1 ? "" : "s", mm_backend_name(),
-               mm_threads_fixed() ? ", threads fixed by the environment" : "",
-               FORWARD_SHAPES[FORWARD_LIMIT][0], FORWARD_SHAPES[FORWARD_LIMIT][1],
-               FORWARD_SHAPES[FORWARD_LIMIT][2]);
+        printf(
+            "sgemm %dx%dx%d: %.1f GFLOP/s on %d thread%s (OpenBLAS \"%s\"%s), timed in alternating "
+            "blocks with the forward at (%d, %d, %d)\n\n",
+            m, m, m, *sgemm_gflops, threads, threads == 1 ? "" : "s", mm_backend_name(),
+            mm_threads_fixed() ? ", threads fixed by the environment" : "",
+            FORWARD_SHAPES[FORWARD_LIMIT][0], FORWARD_SHAPES[FORWARD_LIMIT][1],
+            FORWARD_SHAPES[FORWARD_LIMIT][2]);
     rc = 0;
 done:
     free(s.a);
@@ -163,7 +178,7 @@ static int bench_forward(bench *b, double sgemm_gflops, const timing *top) {
             const double allocs = (double)t.allocs / t.runs;
             const double flops = 8.0 * n * d * d + 4.0 * n * n * d;
             const double gflops = flops / t.median * 1e-9;
-            const int threads = mm_threads_for(2.0 * n * d * d); /* the projections' */
+            const int threads = mm_workers_for(flops); /* the forward's workers */
             if (b->json)
                 printf("{\"case\":\"forward\",\"n\":%d,\"d_model\":%d,\"h\":%d,\"median_us\":%.2f,"
                        "\"p95_us\":%.2f,\"gflops\":%.2f,\"threads\":%d}\n",

@@ -1,6 +1,7 @@
-/* blas.h: the one place that calls cblas_sgemm and sets OpenBLAS's threads.
- * Every matrix product of the core goes through mm_sgemm; the naive reference
- * lives in the tests. */
+/* blas.h: the one place that calls cblas_sgemm and sets OpenBLAS's threads, and
+ * the small worker pool (mm_parallel) that runs independent products side by
+ * side. Every matrix product of the core goes through mm_sgemm; the naive
+ * reference lives in the tests. */
 #ifndef MHAVIZ_BLAS_H
 #define MHAVIZ_BLAS_H
 
@@ -8,7 +9,7 @@
  * op(B) is B (k, n) when trans_b is 0, or B^T with B stored (n, k) when 1.
  * lda, ldb, ldc are the row strides in floats, so column slices of wider
  * matrices (one head's columns of Q) can be used in place. Runs on the threads
- * mm_threads_for(2 m n k) chooses. */
+ * mm_threads_for(2 m n k) chooses; inside a task of mm_parallel, on one thread. */
 void mm_sgemm(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m, int n,
               int k, int trans_b, float alpha, float beta);
 
@@ -34,8 +35,9 @@ int mm_threads_max(void);
 /* 1 when the environment fixes OpenBLAS's threads (see mm_threads_for). */
 int mm_threads_fixed(void);
 
-/* Sets OpenBLAS's threads to t (1..mm_threads_max()) and turns the choice by
- * size off (t > 0) or back on (t = 0), for --bench's measurements. */
+/* Sets OpenBLAS's threads to t (1..mm_threads_max()) and mm_parallel's workers
+ * to t (1..mm_workers_max()), and turns the choice by size off (t > 0) or back
+ * on (t = 0), for --bench's measurements and for tests. */
 void mm_threads_force(int t);
 
 /* C (m, n) = alpha * op(A) * op(B) + beta * C, all row-major, for the backward
@@ -48,6 +50,39 @@ void mm_sgemm_t(float *c, int ldc, const float *a, int lda, int trans_a, const f
 /* Sets the number of threads OpenBLAS uses from now on, process-wide: the same
  * as mm_threads_force(n) (the choice by size is off from then on). */
 void mm_set_threads(int n);
+
+/* ---- running independent tasks side by side ----
+ * A task is fn(ctx, i) for i in [0, count); tasks write disjoint outputs. */
+typedef void (*mm_task_fn)(void *ctx, int task);
+
+/* Runs every task and returns when all have run, on up to `workers` threads
+ * (see mm_workers_for): the calling thread and helper threads take tasks one at
+ * a time from a shared counter, so a helper that a busy machine does not
+ * schedule just takes fewer, and the caller never waits for a task that no one
+ * has started. The products inside the tasks run on one OpenBLAS thread each.
+ * A helper waits for the next job by spinning for MM_PARALLEL_SPIN_US, then
+ * sleeps (no CPU used while idle). One job at a time: a call from inside a task,
+ * or from a second thread while a job runs, runs its tasks on its own thread. */
+void mm_parallel(int count, int workers, mm_task_fn fn, void *ctx);
+#define MM_PARALLEL_SPIN_US 100
+
+/* Work of fewer FLOPs than this (about 10 us on one core) runs on the calling
+ * thread alone: below it, handing the data from one core's cache to the other's
+ * costs more than the second core gains. Measured on the 2-core machine, the
+ * forward by turns on 1 and 2 workers: (8, 64, 4) and (12, 64, 4), 2.8e5 and
+ * 4.3e5 FLOPs, were 0.56-1.19x as fast on two; (16, 128, 8), 2.2e6, 1.05-1.69x;
+ * from (64, 256, 8) on, 1.5-1.9x on an idle machine and 0.93-1.0x when another
+ * process kept the second core busy. */
+#define MM_PARALLEL_MIN_FLOPS 1.0e6
+
+/* The workers to use for work of this many FLOPs: 1 below
+ * MM_PARALLEL_MIN_FLOPS or when the environment fixes OpenBLAS's threads (then
+ * OpenBLAS alone decides, as before), the forced count after mm_threads_force,
+ * else mm_workers_max(). */
+int mm_workers_for(double flops);
+
+/* The processors online (at most 8): mm_parallel's largest number of workers. */
+int mm_workers_max(void);
 
 /* Name of the OpenBLAS kernel set in use (e.g. "Haswell"), for --bench. */
 const char *mm_backend_name(void);

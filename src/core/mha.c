@@ -283,70 +283,175 @@ void mha_softmax_rows(float *a, int rows, int cols) {
     }
 }
 
+/* The forward pass as jobs for mm_parallel (blas.c), each a set of tasks that
+   write disjoint outputs. On several workers: one task per group of heads (its
+   columns of Q, K and V, then each head's scores, mask, softmax, A_i V_i and
+   band of Concat: nothing crosses to another core until Concat is complete),
+   then the product by W^O by column chunks. With fewer heads than groups, the
+   projections by column chunks, then the heads by row blocks. On one worker
+   the same tasks run in order, one product per matrix and head, as the
+   definition reads. */
+typedef struct {
+    mha_model *m;
+    int from_row;   /* projections: rows [from_row, n) */
+    int chunks;     /* column chunks of each product by a weight; groups of heads */
+    int row_blocks; /* heads: row blocks of each head */
+    float scale;    /* 1 / (sqrt(d_k) T), or 1 / T without scaling */
+    float *out;     /* the W^O job writes here: out_full, or out after ablation */
+    int copy_out;   /* the W^O job also copies its columns of out_full into out */
+} fwd_job;
+
+/* Columns [*c0, *c1) of chunk `chunk` of `chunks` over d, in multiples of 16
+   floats (a cache line and an OpenBLAS kernel width); may be empty. */
+static void chunk_cols(int d, int chunk, int chunks, int *c0, int *c1) {
+    const int width = ((d + chunks - 1) / chunks + 15) / 16 * 16;
+    *c0 = min_int(d, chunk * width);
+    *c1 = min_int(d, *c0 + width);
+}
+
+/* step 1: Q = X W^Q, K = X W^K, V = X W^V, each (n, d); a row of each depends
+   only on the same row of X, a column only on the same column of W */
+static void proj_task(void *ctx, int t) {
+    const fwd_job *j = ctx;
+    const mha_model *m = j->m;
+    const int d = m->cfg.d_model, rows = m->n - j->from_row;
+    const size_t off = (size_t)j->from_row * d;
+    float *dst[3] = {m->q, m->k, m->v};
+    const float *w[3] = {m->w_q, m->w_k, m->w_v};
+    const int which = t / j->chunks;
+    int c0, c1;
+    chunk_cols(d, t % j->chunks, j->chunks, &c0, &c1);
+    if (c0 < c1)
+        mm_sgemm(dst[which] + off + c0, d, m->x + off, d, w[which] + c0, d, rows, c1 - c0, d, 0,
+                 1.0f, 0.0f);
+}
+
+/* steps 2 to 5 for rows [r0, r1) of head i */
+static void head_task(void *ctx, int t) {
+    const fwd_job *j = ctx;
+    const mha_model *m = j->m;
+    const int n = m->n, n_real = m->n_real, d = m->cfg.d_model, dk = m->d_k;
+    const int i = t / j->row_blocks, blk = t % j->row_blocks;
+    const int r0 = (int)((long)n * blk / j->row_blocks),
+              r1 = (int)((long)n * (blk + 1) / j->row_blocks);
+    if (r0 >= r1) return;
+    const size_t nn = (size_t)n * n, col = (size_t)i * dk; /* head i's columns of Q, K, V */
+    float *scores = m->scores + i * nn + (size_t)r0 * n;
+    float *attn = m->attn + i * nn + (size_t)r0 * n;
+    float *head = m->heads + (size_t)i * n * dk + (size_t)r0 * dk;
+
+    /* step 2: scores_i = Q_i K_i^T / (sqrt(d_k) T), (n, n); the scale is sgemm's
+       alpha */
+    mm_sgemm(scores, n, m->q + (size_t)r0 * d + col, d, m->k + col, d, r1 - r0, n, dk, 1, j->scale,
+             0.0f);
+
+    for (int r = r0; r < r1; r++) {
+        /* step 3: masks. Padding: keys [n_real, n) are not visible to any row.
+           Causal: key j > query r is not visible. Every row keeps key 0, and
+           the hidden keys are always the row's tail. */
+        const int visible = m->cfg.mask == MHA_MASK_CAUSAL && r + 1 < n_real ? r + 1 : n_real;
+        float *srow = scores + (size_t)(r - r0) * n;
+        for (int c = visible; c < n; c++) srow[c] = -INFINITY;
+        /* step 4: A_i = softmax of each row over its visible keys, max
+           subtracted; the hidden ones get exactly 0 */
+        softmax_row(attn + (size_t)(r - r0) * n, srow, visible, n, SOFTMAX_AUTO);
+    }
+
+    /* step 5: head_i = A_i V_i, (n, d_k), and its place in Concat */
+    mm_sgemm(head, dk, attn, n, m->v + col, d, r1 - r0, dk, n, 0, 1.0f, 0.0f);
+    for (int r = r0; r < r1; r++)
+        memcpy(m->concat + (size_t)r * d + col, head + (size_t)(r - r0) * dk, dk * sizeof(float));
+}
+
+/* steps 1 to 5 for group t of heads: their columns of Q, K, V, then each head */
+static void group_task(void *ctx, int t) {
+    const fwd_job *j = ctx;
+    const mha_model *m = j->m;
+    const int d = m->cfg.d_model, h = m->cfg.h, dk = m->d_k, rows = m->n - j->from_row;
+    const int h0 = h * t / j->chunks, h1 = h * (t + 1) / j->chunks;
+    if (h0 >= h1) return;
+    const size_t off = (size_t)j->from_row * d;
+    const int c0 = h0 * dk, c1 = h1 * dk;
+    if (rows > 0) {
+        mm_sgemm(m->q + off + c0, d, m->x + off, d, m->w_q + c0, d, rows, c1 - c0, d, 0, 1.0f,
+                 0.0f);
+        mm_sgemm(m->k + off + c0, d, m->x + off, d, m->w_k + c0, d, rows, c1 - c0, d, 0, 1.0f,
+                 0.0f);
+        mm_sgemm(m->v + off + c0, d, m->x + off, d, m->w_v + c0, d, rows, c1 - c0, d, 0, 1.0f,
+                 0.0f);
+    }
+    for (int i = h0; i < h1; i++) head_task(ctx, i);
+}
+
+/* step 6: MultiHead = Concat W^O, (n, d), by column chunks */
+static void out_task(void *ctx, int t) {
+    const fwd_job *j = ctx;
+    const mha_model *m = j->m;
+    const int n = m->n, d = m->cfg.d_model;
+    int c0, c1;
+    chunk_cols(d, t, j->chunks, &c0, &c1);
+    if (c0 >= c1) return;
+    mm_sgemm(j->out + c0, d, m->concat, d, m->w_o + c0, d, n, c1 - c0, d, 0, 1.0f, 0.0f);
+    if (j->copy_out)
+        for (int r = 0; r < n; r++)
+            memcpy(m->out + (size_t)r * d + c0, m->out_full + (size_t)r * d + c0,
+                   (size_t)(c1 - c0) * sizeof(float));
+}
+
+/* FLOPs of a forward that projects `rows` of the n rows: 6 rows d^2 for Q, K,
+   V, 2 n d^2 for W^O, 4 n^2 d for the heads (8 n d^2 + 4 n^2 d in all). */
+static double forward_flops(int rows, int n, int d_model) {
+    const double r = rows, nn = n, d = d_model;
+    return 6.0 * r * d * d + 2.0 * nn * d * d + 4.0 * nn * nn * d;
+}
+
 /* The forward pass; rows [0, from_row) of Q, K, V are taken as they are. */
 static void forward(mha_model *m, int from_row) {
     const int n = m->n, n_real = m->n_real, d = m->cfg.d_model, h = m->cfg.h, dk = m->d_k;
     MHA_EXPECT(m->nd_mem_ != NULL && m->nn_mem_ != NULL && m->weights_ok_);
     MHA_EXPECT(n >= 1 && n_real >= 1 && n_real <= n && h >= 1 && dk * h == d);
     MHA_EXPECT(from_row >= 0 && from_row <= n);
-    const size_t nn = (size_t)n * n;
 
-    /* step 1: projections, Q = X W^Q, K = X W^K, V = X W^V, each (n, d); a row of
-       each depends only on the same row of X */
-    if (from_row < n) {
-        const int rows = n - from_row;
-        const size_t off = (size_t)from_row * d;
-        mm_sgemm(m->q + off, d, m->x + off, d, m->w_q, d, rows, d, d, 0, 1.0f, 0.0f);
-        mm_sgemm(m->k + off, d, m->x + off, d, m->w_k, d, rows, d, d, 0, 1.0f, 0.0f);
-        mm_sgemm(m->v + off, d, m->x + off, d, m->w_v, d, rows, d, d, 0, 1.0f, 0.0f);
-        m->qkv_rows_built_ += (unsigned long)rows;
+    const int workers = mm_workers_for(forward_flops(n - from_row, n, d));
+    const double root = m->cfg.no_scale ? 1.0 : sqrt((double)dk);
+    fwd_job job = {.m = m,
+                   .from_row = from_row,
+                   .chunks = 1,
+                   .row_blocks = 1,
+                   .scale = (float)(1.0 / (root * (double)m->cfg.temperature)),
+                   .out = m->out_full,
+                   .copy_out = mha_config_ablated_count(&m->cfg) == 0};
+    if (workers > 1) {
+        /* two tasks a worker: a helper that the machine delays leaves at most
+           a small task to wait for, and each product stays large (measured:
+           2 and 4 tasks on 2 workers were within noise of each other) */
+        job.chunks = min_int(2 * workers, (d + 15) / 16);
+        job.row_blocks = min_int(n, (job.chunks + h - 1) / h);
     }
+
+    if (workers > 1 && h >= job.chunks) {
+        mm_parallel(job.chunks, workers, group_task, &job);
+    } else {
+        if (from_row < n) mm_parallel(3 * job.chunks, workers, proj_task, &job);
+        mm_parallel(h * job.row_blocks, workers, head_task, &job);
+    }
+    m->qkv_rows_built_ += (unsigned long)(n - from_row);
     m->qkv_rows_ = n;
 
-    /* 1 / (sqrt(d_k) T), or 1 / T without scaling */
-    const double root = m->cfg.no_scale ? 1.0 : sqrt((double)dk);
-    const float scale = (float)(1.0 / (root * (double)m->cfg.temperature));
-    for (int i = 0; i < h; i++) {
-        const size_t col = (size_t)i * dk; /* head i's columns of Q, K, V */
-        float *scores = m->scores + i * nn;
-        float *attn = m->attn + i * nn;
-        float *head = m->heads + (size_t)i * n * dk;
-
-        /* step 2: scores_i = Q_i K_i^T / (sqrt(d_k) T), (n, n) */
-        mm_sgemm(scores, n, m->q + col, d, m->k + col, d, n, n, dk, 1, scale, 0.0f);
-
-        for (int r = 0; r < n; r++) {
-            /* step 3: masks. Padding: keys [n_real, n) are not visible to any row.
-               Causal: key j > query r is not visible. Every row keeps key 0, and
-               the hidden keys are always the row's tail. */
-            const int visible = m->cfg.mask == MHA_MASK_CAUSAL && r + 1 < n_real ? r + 1 : n_real;
-            float *srow = scores + (size_t)r * n;
-            for (int c = visible; c < n; c++) srow[c] = -INFINITY;
-            /* step 4: A_i = softmax of each row over its visible keys, max
-               subtracted; the hidden ones get exactly 0 */
-            softmax_row(attn + (size_t)r * n, srow, visible, n, SOFTMAX_AUTO);
-        }
-
-        /* step 5: head_i = A_i V_i, (n, d_k), and its place in Concat */
-        mm_sgemm(head, dk, attn, n, m->v + col, d, n, dk, n, 0, 1.0f, 0.0f);
-        for (int r = 0; r < n; r++)
-            memcpy(m->concat + (size_t)r * d + col, head + (size_t)r * dk, dk * sizeof(float));
-    }
-
-    /* step 6: MultiHead = Concat W^O, (n, d), before any ablation */
-    mm_sgemm(m->out_full, d, m->concat, d, m->w_o, d, n, d, d, 0, 1.0f, 0.0f);
+    /* step 6: MultiHead = Concat W^O, before any ablation (and out = out_full
+       when no head is ablated) */
+    mm_parallel(job.chunks, workers, out_task, &job);
+    if (job.copy_out) return;
 
     /* step 7: ablation. An ablated head's band of Concat is zeroed (its attention
        and head_i stay as computed) and MultiHead is recomputed from that Concat. */
-    if (mha_config_ablated_count(&m->cfg) == 0) {
-        memcpy(m->out, m->out_full, (size_t)n * d * sizeof(float));
-        return;
-    }
     for (int i = 0; i < h; i++)
         if (mha_config_is_ablated(&m->cfg, i))
             for (int r = 0; r < n; r++)
                 memset(m->concat + (size_t)r * d + (size_t)i * dk, 0, dk * sizeof(float));
-    mm_sgemm(m->out, d, m->concat, d, m->w_o, d, n, d, d, 0, 1.0f, 0.0f);
+    job.out = m->out;
+    job.copy_out = 0;
+    mm_parallel(job.chunks, workers, out_task, &job);
 }
 
 void mha_forward(mha_model *m) {

@@ -158,8 +158,10 @@ int mha_model_set(mha_model *m, const mha_config *cfg, const tok_list *toks, cha
 
 /* Runs the whole forward pass on the model's X and weights, filling q, k, v,
  * scores, attn, heads, concat, out_full and out. Every matrix product goes
- * through cblas_sgemm, with OpenBLAS threads chosen by size (mm_threads_for).
- * Allocates nothing. */
+ * through cblas_sgemm, on one OpenBLAS thread each; from 1e6 FLOPs on, groups of
+ * heads and then column chunks of W^O run side by side on the workers
+ * mm_workers_for chooses (mm_parallel, blas.h). Allocates nothing (the first
+ * forward on two workers starts the helper thread, once for the process). */
 void mha_forward(mha_model *m);
 
 /* The same result as mha_forward, but projects only the rows of Q, K, V whose
