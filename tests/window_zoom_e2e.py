@@ -151,6 +151,24 @@ def check_growth(points, where, base):
     print(f"{where}: heatmap side by zoom {sides}")
 
 
+def zoom_sweep(app, w, where, check):
+    """Ctrl+- down to 80 %, then Ctrl+= step by step up to 300 %, each step's layout
+    checked with check(d, where); returns [(zoom, layout)] in rising zoom."""
+    for _ in range(len(STEPS)):
+        app.key("ctrl+minus")
+    d = app.wait_layout(lambda d: d["width"] == w and abs(d["zoom"] - STEPS[0]) < 1e-3)
+    points = []
+    for i, z in enumerate(STEPS):
+        if i:
+            app.key("ctrl+equal")
+            d = app.wait_layout(lambda d: d["width"] == w and abs(d["zoom"] - z) < 1e-3)
+        if not CK.check(d, f"{where} zoom {z}", "a layout at that zoom", "none"):
+            break
+        check(d, f"{where} zoom {z:g}")
+        points.append((z, d))
+    return points
+
+
 def shot(xvfb, w, h, path):
     subprocess.run(["/usr/bin/import", "-display", xvfb.display, "-window", "root", "-crop",
                     f"{w}x{h}+0+0", path], check=True, timeout=60)
@@ -186,18 +204,7 @@ def zoom_run(xvfb, mhaviz, tmp):
                             and abs(d["zoom"] - base) < 1e-3)
         if not CK.check(d, f"{where}: resized", f"a layout at {w}x{h}", geometry_of(xvfb, app.win)):
             continue
-        for _ in range(len(STEPS)):  # down to 80 %
-            app.key("ctrl+minus")
-        d = app.wait_layout(lambda d: d["width"] == w and abs(d["zoom"] - STEPS[0]) < 1e-3)
-        points = []
-        for i, z in enumerate(STEPS):
-            if i:
-                app.key("ctrl+equal")
-                d = app.wait_layout(lambda d: d["width"] == w and abs(d["zoom"] - z) < 1e-3)
-            if not CK.check(d, f"{where} zoom {z}", "a layout at that zoom", "none"):
-                break
-            check_layout(d, f"{where} zoom {z:g}")
-            points.append((z, d))
+        points = zoom_sweep(app, w, where, check_layout)
         check_growth(points, where, base)
         img = shot(xvfb, w, h, os.path.join(tmp, f"zoom300-{w}x{h}.png"))
         CK.check(colour_count(img) > 200, f"{where} at 300 %: picture", "> 200 colours",
@@ -261,18 +268,8 @@ def compare_run(xvfb, mhaviz, tmp):
         where = f"compare {w}x{h}"
         xvfb.run(["xdotool", "windowsize", app.win, str(w), str(h)])
         app.wait_layout(lambda d: d["width"] == w and d["height"] == h)
-        for _ in range(len(STEPS)):
-            app.key("ctrl+minus")
-        d = app.wait_layout(lambda d: d["width"] == w and abs(d["zoom"] - STEPS[0]) < 1e-3)
-        points = []
-        for i, z in enumerate(STEPS):
-            if i:
-                app.key("ctrl+equal")
-                d = app.wait_layout(lambda d: d["width"] == w and abs(d["zoom"] - z) < 1e-3)
-            if not CK.check(d, f"{where} zoom {z}", "a layout at that zoom", "none"):
-                break
-            check_compare(d, f"{where} zoom {z:g}")
-            points.append((z, d))
+        points = zoom_sweep(app, w, where, check_compare)
+        d = points[-1][1] if points else None
         if w > 800:  # at 800x600 a pane is 400 px wide: the data cannot grow there
             check_growth(points, where, 1.0)
         if d:
