@@ -126,7 +126,7 @@ static _Atomic int done_ = 0;
 static _Atomic int sleepers_ = 0;      /* helpers blocked on job_posted_ */
 static _Atomic int job_helpers_ = 0;   /* helpers 0 .. job_helpers_ - 1 may join this job */
 static _Atomic int caller_asleep_ = 0; /* the caller blocked on job_done_ */
-static _Atomic(mm_task_fn) fn_; /* zero: none (static storage) */
+static _Atomic(mm_task_fn) fn_;        /* zero: none (static storage) */
 static void *_Atomic ctx_ = NULL;
 
 static double now_us(void) {
