@@ -60,26 +60,6 @@ static double clock_ms(void) {
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Copies src into dst (which is overwritten); 0, or -1 out of memory (dst empty). */
-static int tok_copy(tok_list *dst, const tok_list *src) {
-    memset(dst, 0, sizeof *dst);
-    if (src->count <= 0) return 0;
-    dst->tokens = calloc((size_t)src->count, sizeof *dst->tokens);
-    if (!dst->tokens) return -1;
-    dst->count = src->count;
-    dst->replaced = src->replaced;
-    for (int i = 0; i < src->count; i++) {
-        size_t len = strlen(src->tokens[i]) + 1;
-        dst->tokens[i] = malloc(len);
-        if (!dst->tokens[i]) {
-            tok_free(dst);
-            return -1;
-        }
-        memcpy(dst->tokens[i], src->tokens[i], len);
-    }
-    return 0;
-}
-
 static void *worker(void *arg) {
     app_async *a = arg;
     pthread_mutex_lock(&a->lock);

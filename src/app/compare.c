@@ -61,23 +61,6 @@ void app_pin_free(app_pin *p) {
     free(p);
 }
 
-static int tok_copy(tok_list *dst, const tok_list *src) {
-    memset(dst, 0, sizeof *dst);
-    dst->tokens = calloc((size_t)(src->count > 0 ? src->count : 1), sizeof *dst->tokens);
-    if (!dst->tokens) return -1;
-    for (int i = 0; i < src->count; i++) {
-        dst->tokens[i] = strdup(src->tokens[i]);
-        if (!dst->tokens[i]) {
-            dst->count = i;
-            tok_free(dst);
-            return -1;
-        }
-    }
-    dst->count = src->count;
-    dst->replaced = src->replaced;
-    return 0;
-}
-
 static int same_tokens(const tok_list *a, const tok_list *b) {
     if (a->count != b->count) return 0;
     for (int i = 0; i < a->count; i++)

@@ -203,3 +203,22 @@ void tok_free(tok_list *toks) {
     toks->tokens = NULL;
     toks->count = 0;
 }
+
+int tok_copy(tok_list *dst, const tok_list *src) {
+    memset(dst, 0, sizeof *dst);
+    if (src->count <= 0) return 0;
+    dst->tokens = calloc((size_t)src->count, sizeof *dst->tokens);
+    if (!dst->tokens) return -1;
+    dst->count = src->count;
+    dst->replaced = src->replaced;
+    for (int i = 0; i < src->count; i++) {
+        size_t len = strlen(src->tokens[i]) + 1;
+        dst->tokens[i] = malloc(len);
+        if (!dst->tokens[i]) {
+            tok_free(dst);
+            return -1;
+        }
+        memcpy(dst->tokens[i], src->tokens[i], len);
+    }
+    return 0;
+}

@@ -30,6 +30,10 @@ int tok_split(tok_list *toks, const char *text, int max_tokens, int *total, char
 /* Frees the strings; the list is left empty. NULL is fine. */
 void tok_free(tok_list *toks);
 
+/* Copies src into dst (which is overwritten): its own strings. 0, or -1 out of
+ * memory (dst left empty). */
+int tok_copy(tok_list *dst, const tok_list *src);
+
 /* Decodes one UTF-8 character at s (len bytes available). Returns the number of
  * bytes consumed (>= 1) and the code point in *cp, or U+FFFD for an invalid or
  * truncated sequence (consuming one byte). Overlongs and surrogates are invalid. */
