@@ -68,14 +68,6 @@ static int same_tokens(const tok_list *a, const tok_list *b) {
     return 1;
 }
 
-/* About how long computing a model from nothing takes, in ms, with model.c's
-   constants: 4 d^2 random weights at 3 ns, the projections, attention and W^O
-   (8 n d^2 + 4 n^2 d FLOPs) at 50 GFLOP/s, the h n^2 weights at 3 ns. */
-static double pin_cost_ms(const mha_config *c, int count) {
-    const double d = c->d_model, h = c->h, n = c->pad ? c->pad : count;
-    return 4.0 * d * d * 3e-6 + (8.0 * n * d * d + 4.0 * n * n * d) / 50e6 + h * n * n * 3e-6;
-}
-
 /* Pins the state's text with configuration cfg, in a model of their own. */
 static app_pin *pin_create(const app_state *s, const mha_config *cfg, char *err, size_t errlen) {
     app_pin *p = calloc(1, sizeof *p);
@@ -97,7 +89,8 @@ static app_pin *pin_create(const app_state *s, const mha_config *cfg, char *err,
     p->entropy = malloc((size_t)p->cfg.h * sizeof *p->entropy);
     /* as long as a recompute that goes to the background: on a thread of its own */
     app_async_notifier(s, &p->notify, &p->ud);
-    if (app_async_active(s) && pin_cost_ms(&p->cfg, p->toks.count) > app_async_threshold(s)) {
+    if (app_async_active(s) && app_cost_ms(&p->cfg, p->cfg.pad ? p->cfg.pad : p->toks.count, 0, 1) >
+                                   app_async_threshold(s)) {
         pthread_mutex_init(&p->lock, NULL);
         if (pthread_create(&p->thread, NULL, pin_worker, p) == 0) {
             p->thread_on = 1;

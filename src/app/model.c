@@ -33,7 +33,7 @@ int app_pad_length(int n) {
  * 55 ms (56), at (512, 512) 21 ms (29). */
 static double cost_ms(const app_state *s, const mha_config *cfg, const tok_list *toks) {
     const mha_config *was = &s->m->cfg;
-    const double d = cfg->d_model, h = cfg->h, n = cfg->pad ? cfg->pad : toks->count;
+    const int n = cfg->pad ? cfg->pad : toks->count;
     const int new_weights = was->d_model != cfg->d_model || was->seed != cfg->seed ||
                             was->weights != cfg->weights ||
                             (cfg->weights == MHA_WEIGHTS_PATTERNS && was->h != cfg->h);
@@ -41,8 +41,13 @@ static double cost_ms(const app_state *s, const mha_config *cfg, const tok_list 
     if (!new_weights) {
         const int same = toks->count < s->toks.count ? toks->count : s->toks.count;
         while (first < same && strcmp(toks->tokens[first], s->toks.tokens[first]) == 0) first++;
-        if (first == toks->count && s->m->n == (int)n) first = (int)n; /* the same text */
+        if (first == toks->count && s->m->n == n) first = n; /* the same text */
     }
+    return app_cost_ms(cfg, n, first, new_weights);
+}
+
+double app_cost_ms(const mha_config *cfg, int n_in, int first, int new_weights) {
+    const double d = cfg->d_model, h = cfg->h, n = n_in;
     const double flops = 6.0 * (n - first) * d * d + 4.0 * n * n * d +
                          2.0 * n * d * d * (mha_config_ablated_count(cfg) ? 2.0 : 1.0);
     const double draws = new_weights ? 4.0 * d * d : 0.0;

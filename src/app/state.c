@@ -148,7 +148,7 @@ static void step_sample(app_state *s, int dir) {
 }
 
 static void zoom_by(app_state *s, int dir) {
-    static const float steps[] = {0.8f, 0.9f, 1.0f, 1.1f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f};
+    static const float steps[] = VIEW_ZOOM_STEPS;
     int n = (int)(sizeof steps / sizeof steps[0]), cur = 2;
     for (int i = 0; i < n; i++)
         if (steps[i] <= s->zoom + 1e-3f) cur = i;

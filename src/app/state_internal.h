@@ -20,6 +20,10 @@ int app_recompute(app_state *s, const mha_config *cfg, tok_list *toks);
 /* Recomputes with cfg and the state's tokens (clearing the status first). */
 void app_change_cfg(app_state *s, mha_config cfg);
 
+/* model.c's estimate of a recompute, in ms: cfg (resolved) at n positions, the
+ * rows of Q, K, V from `first` on computed again, new weights drawn or not. */
+double app_cost_ms(const mha_config *cfg, int n, int first, int new_weights);
+
 /* The padded length for a text of n tokens: n plus a quarter (at least 2), at most 512. */
 int app_pad_length(int n);
 
