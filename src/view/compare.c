@@ -47,28 +47,9 @@ void view_draw_compare(const view_ctx *c, const view_hit *hit) {
         return;
     }
     if (!s->pinned_layout) return;
-    view_state p = *s->pinned; /* a figure of the pane's size, in the live view's style */
-    p.pinned = NULL;
-    p.pinned_layout = NULL;
-    p.width = pane[0].w;
-    p.height = pane[0].h;
-    p.ui_scale = s->ui_scale;
-    p.zoom = s->zoom;
-    p.zoom_base = s->zoom_base;
-    p.theme = s->theme;
-    p.cmap = s->cmap;
-    p.contrast = s->contrast;
-    p.values = s->values;
-    p.figure = s->figure; /* in the window drawn as the live pane is: presented */
-    p.present = !s->figure;
-    p.transparent = s->transparent;
-    p.panel = VIEW_PANEL_ALL;
-    p.focus = p.step = 0;
-    p.hover_x = p.hover_y = -1;
-    p.editing = p.help = 0;
-    p.status = p.toast = NULL;
-    view_layout *PL = s->pinned_layout;
-    view_layout_compute(PL, &p, c->measure, c->ud);
+    view_state p;
+    view_compare_pinned(s, pane[0], &p);
+    const view_layout *PL = s->pinned_layout; /* laid out with the live view (layout_compare.c) */
     const int first = c->dl->count;
     view_ctx pc = *c;
     pc.L = PL;

@@ -2,7 +2,8 @@
  * the settings in which the pinned view and the live one differ; under it the
  * pinned pane sits beside the live one (above it in a portrait window). The live
  * pane is laid out as a window of the pane's size and moved into place, so hit
- * tests, overlays and the layout log all see window coordinates. No drawing. */
+ * tests, overlays and the layout log all see window coordinates; the pinned pane
+ * is laid out in its own coordinates into s->pinned_layout. No drawing. */
 #include <math.h>
 #include <string.h>
 
@@ -88,6 +89,29 @@ static int side_width(const view_state *s, int side, int size, int pad, view_mea
     return w;
 }
 
+void view_compare_pinned(const view_state *s, view_rect pane, view_state *p) {
+    *p = *s->pinned; /* a figure of the pane's size, in the live view's style */
+    p->pinned = NULL;
+    p->pinned_layout = NULL;
+    p->width = pane.w;
+    p->height = pane.h;
+    p->ui_scale = s->ui_scale;
+    p->zoom = s->zoom;
+    p->zoom_base = s->zoom_base;
+    p->theme = s->theme;
+    p->cmap = s->cmap;
+    p->contrast = s->contrast;
+    p->values = s->values;
+    p->figure = s->figure; /* in the window drawn as the live pane is: presented */
+    p->present = !s->figure;
+    p->transparent = s->transparent;
+    p->panel = VIEW_PANEL_ALL;
+    p->focus = p->step = 0;
+    p->hover_x = p->hover_y = -1;
+    p->editing = p->help = 0;
+    p->status = p->toast = NULL;
+}
+
 void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
     const float ui = s->ui_scale > 0 ? s->ui_scale : 1.0f;
     const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
@@ -147,6 +171,11 @@ void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn me
     live.present |= window;
     view_layout_compute(L, &live, measure, ud);
     view_layout_translate(L, pane[1].x, pane[1].y);
+    if (s->pinned_layout && s->pinned->m) { /* the pinned pane, once its model is there */
+        view_state p;
+        view_compare_pinned(s, pane[0], &p);
+        view_layout_compute(s->pinned_layout, &p, measure, ud);
+    }
     if (window)
         L->status =
             (view_rect){margin, H - margin - status_h, lay_imax(1, W - 2 * margin), status_h};

@@ -119,8 +119,8 @@ typedef struct view_state {
     unsigned long data_version; /* changes whenever the model's numbers change */
     /* compare: the pinned view beside this one (above it in a portrait window), under
        a banner naming the settings that differ. The layout puts this view in its
-       pane; the pinned pane is laid out into pinned_layout (the caller's memory)
-       while drawing. compare_what[i] is one differing setting as each side has it
+       pane and lays the pinned pane out into pinned_layout (the caller's memory),
+       which drawing then reads. compare_what[i] is one differing setting as each side has it
        ("h = 1", "h = 8"). NULL: no compare. */
     const struct view_state *pinned;
     struct view_layout *pinned_layout;

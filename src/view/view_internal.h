@@ -218,10 +218,14 @@ void view_draw_toast(const view_ctx *c);
 
 /* Moves every rectangle of L by (dx, dy). */
 void view_layout_translate(view_layout *L, int dx, int dy);
-/* The compare view's layout (s->pinned set): the banner, both panes, and the live
- * pane's layout in window coordinates. */
+/* The compare view's layout (s->pinned set): the banner, both panes, the live
+ * pane's layout in window coordinates and the pinned pane's in s->pinned_layout
+ * (in the pane's coordinates). */
 void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
-/* Draws the banner and the pinned pane (laid out into s->pinned_layout); hit is
+/* The pinned view as its pane of size `pane` shows it: a figure in the live
+ * view's style (layout and drawing both start from it). */
+void view_compare_pinned(const view_state *s, view_rect pane, view_state *p);
+/* Draws the banner and the pinned pane (laid out by view_compare_layout); hit is
  * what the pointer is over in the live pane. */
 void view_draw_compare(const view_ctx *c, const view_hit *hit);
 
