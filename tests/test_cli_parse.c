@@ -1,7 +1,10 @@
 /* test_cli_parse.c: cli_parse in-process. Parsing twice in one process gives the
  * same result as parsing once (getopt is fully reset each time), and the new
- * options (--temperature, --pad, --ablate, --weights, --page) parse strictly. The
- * command-line behaviour end to end (exit codes, messages) is cli_check.py's. */
+ * options (--temperature, --pad, --ablate, --weights, --page) parse strictly. Each
+ * option group's parser takes its options and no other, with its exact messages,
+ * and the shared value parsers and the checks of what combines hold on their own.
+ * The command-line behaviour end to end (exit codes, messages) is cli_check.py's. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +17,7 @@
 
 #include "check.h"
 #include "cli.h"
+#include "cli_internal.h"
 
 /* Parses a NULL-terminated list, copied (getopt_long may permute argv) into the
  * next of 8 stores, so the strings of the previous parses stay as they were, as
@@ -183,11 +187,318 @@ static void test_new_options(void **state) {
     CHECK_INT("two --ablate: head 3", 1, mha_config_is_ablated(&o.cfg, 2));
 }
 
+static const struct {
+    const char *name;
+    cli_group_fn fn;
+} GROUPS[] = {
+    {"computation", cli_computation_option},
+    {"output", cli_output_option},
+    {"learning", cli_learning_option},
+};
+#define NGROUPS (sizeof GROUPS / sizeof GROUPS[0])
+
+/* Every option id is taken by exactly one group's parser, and -h, -V and getopt's
+ * ':' and '?' by none (cli_parse's own); a group that does not take an option
+ * leaves the options and the message as they were. */
+static void test_groups_claim(void **state) {
+    (void)state;
+    int ids[64], n = 0;
+    for (const char *c = "Hdst"; *c; c++) ids[n++] = *c;
+    for (int id = OPT_SAMPLE; id <= OPT_BATCH; id++) ids[n++] = id;
+    for (int i = 0; i < n; i++) {
+        int takers = 0;
+        for (size_t g = 0; g < NGROUPS; g++) {
+            cli_options o = {.theme = -1, .colormap = -1};
+            cli_flags f = {0};
+            char err[256] = "";
+            int rc = GROUPS[g].fn(&o, &f, ids[i], "1", err, sizeof err);
+            char what[96];
+            snprintf(what, sizeof what, "%s parser on option %d", GROUPS[g].name, ids[i]);
+            CHECK_TRUE(what, rc == 0 || rc == 2 || rc == CLI_NOT_MINE);
+            takers += rc != CLI_NOT_MINE;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "groups taking option %d", ids[i]);
+        CHECK_INT(what, 1, takers);
+    }
+    static const int others[] = {'h', 'V', ':', '?', 0, OPT_BATCH + 1};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        for (size_t g = 0; g < NGROUPS; g++) {
+            cli_options o = {.theme = -1, .colormap = -1}, before = o;
+            cli_flags f = {0};
+            char err[256] = "untouched";
+            char what[96];
+            snprintf(what, sizeof what, "%s parser on %d", GROUPS[g].name, others[i]);
+            CHECK_INT(what, CLI_NOT_MINE, GROUPS[g].fn(&o, &f, others[i], "1", err, sizeof err));
+            CHECK_STR(what, "untouched", err);
+            CHECK_INT(what, 0, memcmp(&o, &before, sizeof o));
+            CHECK_INT(what, 0, f.help | f.version | f.list | f.bench);
+        }
+}
+
+/* One option through its group's parser: the status and the whole message. */
+static void test_group_values(void **state) {
+    (void)state;
+    static const struct {
+        cli_group_fn fn;
+        int opt;
+        const char *arg;
+        const char *err; /* NULL: accepted */
+    } V[] = {
+        {cli_computation_option, 'H', "8", NULL},
+        {cli_computation_option, 'H', "0",
+         "--heads '0': must be a whole number between 1 and d_model (at most 4096)"},
+        {cli_computation_option, 'd', "4097",
+         "--d-model '4097': must be a whole number between 1 and 4096"},
+        {cli_computation_option, 's', "-1",
+         "--seed '-1': must be a whole number between 1 and 9223372036854775807"},
+        {cli_computation_option, OPT_SAMPLE, "x",
+         "--sample 'x': must be a whole number from 1 (see --list-samples)"},
+        {cli_computation_option, OPT_MASK, "Causal", "--mask 'Causal': must be none or causal"},
+        {cli_computation_option, OPT_TEMPERATURE, "inf",
+         "--temperature 'inf': must be a decimal number between 0.05 and 20"},
+        {cli_computation_option, OPT_PAD, "513",
+         "--pad '513': must be a whole number from the number of tokens to 512"},
+        {cli_computation_option, OPT_ABLATE, "1,,2",
+         "--ablate '1,,2': must be a comma list of heads from 1 to h, e.g. 1,3"},
+        {cli_computation_option, OPT_ABLATE, "2,x",
+         "--ablate '2,x': 'x' is not a head from 1 to h"},
+        {cli_computation_option, OPT_ABLATE, "3,1,3", "--ablate '3,1,3': head 3 is listed twice"},
+        {cli_computation_option, OPT_WEIGHTS, "pattern",
+         "--weights 'pattern': must be random or patterns"},
+        {cli_computation_option, OPT_COMPARE, "h=1,scale=off", NULL},
+        {cli_computation_option, OPT_COMPARE, "h=1,",
+         "--compare 'h=1,': must be key=value items such as h=1,scale=off"},
+        {cli_computation_option, OPT_COMPARE, "h", "--compare 'h': 'h' has no '=' (e.g. h=1)"},
+        {cli_computation_option, OPT_COMPARE, "depth=2",
+         "--compare: unknown setting 'depth' (h, d_model, seed, mask, scale, temperature, "
+         "weights, pad)"},
+        {cli_computation_option, OPT_COMPARE, "seed=2,seed=3",
+         "--compare 'seed=2,seed=3': seed is given twice"},
+        {cli_computation_option, OPT_COMPARE, "pad=x\n",
+         "--compare: pad='x?' must be off or a whole number up to 512"},
+        {cli_computation_option, OPT_COMPARE, "temperature=0",
+         "--compare: temperature='0' must be a decimal number between 0.05 and 20"},
+        {cli_output_option, OPT_DUMP, "", "--dump: needs a folder name"},
+        {cli_output_option, OPT_EXPORT, "dir.png/a",
+         "--export 'dir.png/a': the file name must end in .png, .svg or .pdf"},
+        {cli_output_option, OPT_EXPORT, "a.pdf", NULL},
+        {cli_output_option, OPT_SIZE, "800x199",
+         "--size '800x199': must be WxH with each side between 200 and 8192"},
+        {cli_output_option, OPT_SCALE, "5", "--scale '5': must be a whole number between 1 and 4"},
+        {cli_output_option, OPT_PANEL, "head:0",
+         "--panel 'head:0': must be all, equation, head:K or steps:K with K from 1 to h"},
+        {cli_output_option, OPT_PAGE, "0",
+         "--page '0': must be a whole number from 1 to the number of pages"},
+        {cli_output_option, OPT_CONTRAST, "lin", "--contrast 'lin': must be fixed, row or log"},
+        {cli_output_option, OPT_THEME, "grey", "--theme 'grey': must be light or dark"},
+        {cli_output_option, OPT_COLORMAP, "jet",
+         "--colormap 'jet': must be one of viridis, magma, cividis, greys"},
+        {cli_output_option, OPT_BACKGROUND, "clear",
+         "--background 'clear': must be opaque or transparent"},
+        {cli_output_option, OPT_EXPORT_DIR, "", "--export-dir: needs a folder name"},
+        {cli_output_option, OPT_FONT, "", "--font: needs a file name"},
+        {cli_learning_option, OPT_TRAIN, "copy",
+         "--train 'copy': must be prev, first, pair, sort or induction"},
+        {cli_learning_option, OPT_STEPS, "1000001",
+         "--steps '1000001': must be a whole number between 1 and 1000000"},
+        {cli_learning_option, OPT_LAYERS, "3", "--layers '3': must be 1 or 2"},
+        {cli_learning_option, OPT_LR, "1.5",
+         "--lr '1.5': must be a decimal number between 0.00001 and 1"},
+        {cli_learning_option, OPT_BATCH, "0",
+         "--batch '0': must be a whole number between 1 and 1024"},
+        {cli_learning_option, OPT_BATCH, "1024", NULL},
+    };
+    for (size_t i = 0; i < sizeof V / sizeof V[0]; i++) {
+        cli_options o = {.theme = -1, .colormap = -1};
+        cli_flags f = {0};
+        char err[256] = "";
+        char what[96];
+        snprintf(what, sizeof what, "option %d '%s'", V[i].opt, V[i].arg);
+        CHECK_INT(what, V[i].err ? 2 : 0, V[i].fn(&o, &f, V[i].opt, V[i].arg, err, sizeof err));
+        CHECK_STR(what, V[i].err ? V[i].err : "", err);
+    }
+
+    /* what the accepted values set */
+    cli_options o = {.theme = -1, .colormap = -1};
+    cli_flags f = {0};
+    char err[256] = "";
+    CHECK_INT(
+        "--compare h=2,mask=causal,pad=off", 0,
+        cli_computation_option(&o, &f, OPT_COMPARE, "h=2,mask=causal,pad=off", err, sizeof err));
+    CHECK_INT("--compare: on", 1, o.compare);
+    CHECK_INT("--compare: set", CLI_CMP_H | CLI_CMP_MASK | CLI_CMP_PAD, o.compare_set);
+    CHECK_INT("--compare: h", 2, o.compare_cfg.h);
+    CHECK_INT("--compare: mask", MHA_MASK_CAUSAL, o.compare_cfg.mask);
+    CHECK_INT("--compare again", 0,
+              cli_computation_option(&o, &f, OPT_COMPARE, "scale=off", err, sizeof err));
+    CHECK_INT("--compare again: replaces the set", CLI_CMP_SCALE, o.compare_set);
+    CHECK_INT("--compare again: h back to 0", 0, o.compare_cfg.h);
+    CHECK_INT("--compare again: no_scale", 1, o.compare_cfg.no_scale);
+    CHECK_INT("--list-samples", 0, cli_computation_option(&o, &f, OPT_LIST, NULL, err, sizeof err));
+    CHECK_INT("--list-samples: a flag, not yet a mode", 1, f.list);
+    CHECK_INT("--list-samples: mode", CLI_WINDOW, o.mode);
+    CHECK_INT("--panel steps:3", 0,
+              cli_output_option(&o, &f, OPT_PANEL, "steps:3", err, sizeof err));
+    CHECK_INT("--panel steps:3: panel", CLI_PANEL_STEPS, o.panel);
+    CHECK_INT("--panel steps:3: head", 3, o.panel_head);
+    CHECK_INT("--bench-quick", 0,
+              cli_output_option(&o, &f, OPT_BENCH_QUICK, NULL, err, sizeof err));
+    CHECK_INT("--bench-quick: bench", 1, f.bench);
+    CHECK_INT("--bench-quick: quick", 1, o.bench_quick);
+    CHECK_INT("--dump d", 0, cli_output_option(&o, &f, OPT_DUMP, "d", err, sizeof err));
+    CHECK_INT("--export after --dump", 2,
+              cli_output_option(&o, &f, OPT_EXPORT, "a.png", err, sizeof err));
+    CHECK_STR("--export after --dump", "--export: cannot be combined with another output option",
+              err);
+    CHECK_INT("--dump after --dump", 0, cli_output_option(&o, &f, OPT_DUMP, "e", err, sizeof err));
+    CHECK_STR("--dump after --dump: the last", "e", o.dump_dir);
+}
+
+/* The shared value parsers and the one way to refuse. */
+static void test_shared_values(void **state) {
+    (void)state;
+    static const struct {
+        const char *s;
+        int w, h; /* 0: refused */
+    } S[] = {
+        {"200x200", 200, 200},   {"8192x8192", 8192, 8192},
+        {"0800x0600", 800, 600}, {"199x300", 0, 0},
+        {"300x8193", 0, 0},      {"800", 0, 0},
+        {"x600", 0, 0},          {"800x", 0, 0},
+        {"800x600x", 0, 0},      {"800X600", 0, 0},
+        {"+800x600", 0, 0},      {"123456789012345678901234567890123x300", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof S / sizeof S[0]; i++) {
+        int w = -1, h = -1;
+        char what[96];
+        snprintf(what, sizeof what, "cli_parse_size('%s')", S[i].s);
+        CHECK_INT(what, S[i].w ? 0 : -1, cli_parse_size(S[i].s, &w, &h));
+        CHECK_INT(what, S[i].w ? S[i].w : -1, w);
+        CHECK_INT(what, S[i].w ? S[i].h : -1, h);
+    }
+    static const cli_word words[] = {{"fixed", 0}, {"row", 7}, {NULL, 0}};
+    int v = -1;
+    CHECK_INT("word row", 0, cli_parse_word("row", words, &v));
+    CHECK_INT("word row: value", 7, v);
+    v = -1;
+    CHECK_INT("word Row", -1, cli_parse_word("Row", words, &v));
+    CHECK_INT("word rows", -1, cli_parse_word("rows", words, &v));
+    CHECK_INT("word ''", -1, cli_parse_word("", words, &v));
+    CHECK_INT("word refused: value untouched", -1, v);
+    long n = -1;
+    CHECK_INT("int 9223372036854775807", 0, cli_parse_int("9223372036854775807", 1, LONG_MAX, &n));
+    CHECK_INT("int 9223372036854775808", -1, cli_parse_int("9223372036854775808", 1, LONG_MAX, &n));
+    CHECK_INT("int ''", -1, cli_parse_int("", 0, 9, &n));
+    CHECK_INT("int NULL", -1, cli_parse_int(NULL, 0, 9, &n));
+
+    char err[16];
+    CHECK_INT("cli_fail status", 2, cli_fail(err, sizeof err, "a\tb\n%s", "c\x7f"));
+    CHECK_STR("cli_fail: one line", "a?b?c?", err);
+    CHECK_INT("cli_fail truncated", 2, cli_fail(err, sizeof err, "%s", "0123456789abcdefghij"));
+    CHECK_STR("cli_fail truncated", "0123456789abcde", err);
+    cli_options o = {0};
+    char msg[128];
+    CHECK_INT("set_mode dump", 0, cli_set_mode(&o, CLI_DUMP, "--dump", msg, sizeof msg));
+    CHECK_INT("set_mode dump again", 0, cli_set_mode(&o, CLI_DUMP, "--dump", msg, sizeof msg));
+    CHECK_INT("set_mode bench", 2, cli_set_mode(&o, CLI_BENCH, "--bench", msg, sizeof msg));
+    CHECK_STR("set_mode bench", "--bench: cannot be combined with another output option", msg);
+    CHECK_INT("set_mode bench: mode kept", CLI_DUMP, o.mode);
+}
+
+/* What the learning options need of the others, on options as cli_parse leaves
+ * them after the loop. */
+static void test_learning_check(void **state) {
+    (void)state;
+    char err[256];
+    cli_options o = {.theme = -1, .colormap = -1};
+    CHECK_INT("no --train", 0, cli_learning_check(&o, err, sizeof err));
+    CHECK_INT("no --train: mode", CLI_WINDOW, o.mode);
+    o.train.lr = 0.5f;
+    CHECK_INT("--lr alone", 2, cli_learning_check(&o, err, sizeof err));
+    CHECK_STR("--lr alone", "--steps, --layers, --mlp, --lr and --batch: only with --train", err);
+    o.train.task = 1;
+    o.mode = CLI_EXPORT;
+    CHECK_INT("--train --export", 0, cli_learning_check(&o, err, sizeof err));
+    CHECK_INT("--train --export: mode", CLI_TRAIN, o.mode);
+    o.mode = CLI_BENCH;
+    CHECK_INT("--train --bench", 2, cli_learning_check(&o, err, sizeof err));
+    CHECK_STR("--train --bench", "--train: cannot be combined with another output option", err);
+    o.mode = CLI_DUMP;
+    o.values = 1;
+    CHECK_INT("--train --values", 2, cli_learning_check(&o, err, sizeof err));
+    CHECK_STR("--train --values",
+              "--train: takes -H, -d, -s, --steps, --layers, --mlp, --lr, --batch, --dump and "
+              "--export (with --size, --scale, --theme, --colormap) only",
+              err);
+    o.values = 0;
+    mha_config_set_ablated(&o.cfg, 200, 1);
+    CHECK_INT("--train --ablate 201", 2, cli_learning_check(&o, err, sizeof err));
+    CHECK_STR("--train --ablate 201", "--train: takes no --ablate (it ablates every head)", err);
+}
+
+/* cli_parse over each group, and the checks after the loop in their order: the
+ * first that fails names itself. */
+static void test_parse_groups(void **state) {
+    (void)state;
+    static const struct {
+        const char *args[10];
+        const char *err; /* NULL: accepted */
+    } P[] = {
+        {{"mhaviz", "-H", "8", "-d", "32", "--mask=causal", "--weights", "patterns", NULL}, NULL},
+        {{"mhaviz", "--export", "a.svg", "--size", "800x600", "--theme", "dark", NULL}, NULL},
+        {{"mhaviz", "--train", "sort", "--steps", "10", "--mlp", "--dump", "d", NULL}, NULL},
+        {{"mhaviz", "-H", "8", "--mask", "x", "--theme", "x", NULL},
+         "--mask 'x': must be none or causal"},
+        {{"mhaviz", "--theme", "x", "--mask", "x", NULL}, "--theme 'x': must be light or dark"},
+        {{"mhaviz", "--layers", "3", "--theme", "x", NULL}, "--layers '3': must be 1 or 2"},
+        {{"mhaviz", "--heads", NULL}, "--heads: needs a value (see --help)"},
+        {{"mhaviz", "-s", NULL}, "-s: needs a value (see --help)"},
+        {{"mhaviz", "--mlp=2", NULL}, "--mlp: unknown option or unexpected value (see --help)"},
+        {{"mhaviz", "--ex", "a.png", NULL}, "--ex: unknown option (see --help)"},
+        {{"mhaviz", "-q", NULL}, "-q: unknown option or unexpected value (see --help)"},
+        {{"mhaviz", "--temp", "2", "extra", NULL}, "'extra': unexpected argument (see --help)"},
+        {{"mhaviz", "--mask", "x", "-h", NULL}, "--mask 'x': must be none or causal"},
+        {{"mhaviz", "-t", "x", "--sample", "2", "--list-samples", "--dump", "d", NULL},
+         "--text and --sample: give one or the other"},
+        {{"mhaviz", "--list-samples", "--bench", NULL},
+         "--bench: cannot be combined with another output option"},
+        {{"mhaviz", "--dump", "d", "--list-samples", NULL},
+         "--list-samples: cannot be combined with another output option"},
+        {{"mhaviz", "--bench", "--train", "prev", NULL},
+         "--train: cannot be combined with another output option"},
+        {{"mhaviz", "--train", "prev", "--compare", "h=1", NULL},
+         "--compare: only with the window or --export"},
+        {{"mhaviz", "--compare", "h=1", "--panel", "head:9", NULL},
+         "--compare: the compare view is one figure: only with --panel all"},
+        {{"mhaviz", "--panel", "steps:5", NULL}, "--panel steps:5: there are only 4 heads"},
+        {{"mhaviz", "-H", "8", "--panel", "head:8", NULL}, NULL},
+    };
+    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
+        cli_options o;
+        char err[256];
+        char what[64];
+        snprintf(what, sizeof what, "cli_parse #%zu (%s)", i, P[i].args[1]);
+        CHECK_INT(what, P[i].err ? 2 : 0, parse(&o, err, sizeof err, P[i].args));
+        CHECK_STR(what, P[i].err ? P[i].err : "", err);
+    }
+    cli_options o;
+    char err[256];
+    static const char *const TRAIN[] = {"mhaviz", "--train", "sort",     "--lr",  "0.01",
+                                        "-d",     "16",      "--export", "t.png", NULL};
+    CHECK_INT("--train --export", 0, parse(&o, err, sizeof err, TRAIN));
+    CHECK_INT("--train --export: mode", CLI_TRAIN, o.mode);
+    CHECK_INT("--train --export: d_model", 16, o.cfg.d_model);
+    CHECK_NEAR("--train --export: lr", 0.01, o.train.lr, 1e-9);
+    CHECK_STR("--train --export: path", "t.png", o.export_path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_twice),
-        cmocka_unit_test(test_parse_float),
-        cmocka_unit_test(test_new_options),
+        cmocka_unit_test(test_parse_twice),    cmocka_unit_test(test_parse_float),
+        cmocka_unit_test(test_new_options),    cmocka_unit_test(test_groups_claim),
+        cmocka_unit_test(test_group_values),   cmocka_unit_test(test_shared_values),
+        cmocka_unit_test(test_learning_check), cmocka_unit_test(test_parse_groups),
     };
     return cmocka_run_group_tests_name("cli_parse", tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "check.h"
+#include "cli.h"
 #include "samples.h"
 #include "state.h"
 #include "state_internal.h"

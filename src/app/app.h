@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 
-#include "cli.h"
 #include "mha.h"
+#include "options.h"
 #include "tok.h"
 
 /* Opens the visualizer window and runs until the user quits. The window and the

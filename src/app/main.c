@@ -17,6 +17,7 @@
 #include "samples.h"
 #include "tok.h"
 #include "train_figure.h"
+#include "train_mode.h"
 
 #ifndef MHAVIZ_VERSION
 #define MHAVIZ_VERSION "0.0.0"

@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "cli.h"
 #include "mha.h"
+#include "options.h"
 #include "tok.h"
 #include "view.h"
 

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "cli.h"
+#include "options.h"
 
 /* Trains as o says and writes o->export_path. Returns 0, or 2 / 1 with a message. */
 int app_train_export(const cli_options *o, char *err, size_t errlen);

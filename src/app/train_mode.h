@@ -7,15 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The training options of the command line; zero means "default". */
-typedef struct {
-    int task;   /* 1 + the task's id (see learn.h); 0: no --train */
-    int steps;  /* --steps; 0: the task's default */
-    int layers; /* --layers 1|2; 0: the task's default */
-    int mlp;    /* --mlp */
-    float lr;   /* --lr; 0: 3e-3 */
-    int batch;  /* --batch; 0: 32 */
-} train_options;
+#include "options.h"
 
 /* Trains with h, d_model and seed (0: defaults 4, 32, 1) and writes dump_dir when
  * it is not NULL. Returns 0, or 2 (bad value) / 1 (runtime) with a message. */

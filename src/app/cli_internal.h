@@ -1,0 +1,108 @@
+/* cli_internal.h: what the parts of the command line share. cli.c runs getopt
+ * and hands each option to the parser of its group (cli_compute.c, cli_output.c,
+ * cli_learn.c), which checks its value with the shared parsers (cli_values.c). */
+#ifndef MHAVIZ_CLI_INTERNAL_H
+#define MHAVIZ_CLI_INTERNAL_H
+
+#include <stddef.h>
+
+#include "cli.h"
+
+/* The long options without a short form, by group as --help lists them. The
+ * short ones are their letter: 'H', 'd', 's', 't' (computation), 'h', 'V'. */
+enum {
+    /* computation */
+    OPT_SAMPLE = 256,
+    OPT_LIST,
+    OPT_MASK,
+    OPT_NO_SCALE,
+    OPT_TEMPERATURE,
+    OPT_PAD,
+    OPT_ABLATE,
+    OPT_WEIGHTS,
+    OPT_COMPARE,
+    /* output */
+    OPT_DUMP,
+    OPT_EXPORT,
+    OPT_SIZE,
+    OPT_SCALE,
+    OPT_PANEL,
+    OPT_PAGE,
+    OPT_VALUES,
+    OPT_CONTRAST,
+    OPT_DIFF,
+    OPT_THEME,
+    OPT_COLORMAP,
+    OPT_BACKGROUND,
+    OPT_EXPORT_DIR,
+    OPT_FONT,
+    OPT_BENCH,
+    OPT_BENCH_JSON,
+    OPT_BENCH_QUICK,
+    /* learning */
+    OPT_TRAIN,
+    OPT_STEPS,
+    OPT_LAYERS,
+    OPT_MLP,
+    OPT_LR,
+    OPT_BATCH,
+};
+
+/* What a parse has seen that is not a field of cli_options: the modes that are
+ * decided once every option is read. */
+typedef struct {
+    int help, version, list, bench;
+} cli_flags;
+
+/* A group's parser of one option: opt is getopt's answer, arg its value (NULL
+ * for an option without one). Returns 0 when it took the option, CLI_NOT_MINE
+ * when opt is not of its group (nothing changed), or 2 with the message in err. */
+#define CLI_NOT_MINE (-1)
+typedef int (*cli_group_fn)(cli_options *o, cli_flags *f, int opt, const char *arg, char *err,
+                            size_t errlen);
+
+int cli_computation_option(cli_options *o, cli_flags *f, int opt, const char *arg, char *err,
+                           size_t errlen);
+int cli_output_option(cli_options *o, cli_flags *f, int opt, const char *arg, char *err,
+                      size_t errlen);
+int cli_learning_option(cli_options *o, cli_flags *f, int opt, const char *arg, char *err,
+                        size_t errlen);
+
+/* Once every option is read: --train alone or with --dump / --export, the other
+ * learning options only with it; sets CLI_TRAIN. Returns 0, or 2 with a message. */
+int cli_learning_check(cli_options *o, char *err, size_t errlen);
+
+/* ---- shared by the groups (cli_values.c) ---- */
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
+#else
+#define CLI_PRINTF(fmt, first)
+#endif
+
+/* Writes the message to err as one line (a control character that a quoted
+ * value holds shows as '?') and returns 2, the usage status. */
+int cli_fail(char *err, size_t errlen, const char *fmt, ...) CLI_PRINTF(3, 4);
+
+/* Replaces the control characters of err with '?'. */
+void cli_one_line(char *err);
+
+/* Sets the output mode m, named opt in the message when another one is set
+ * already. Returns 0, or 2 with a message. */
+int cli_set_mode(cli_options *o, cli_mode m, const char *opt, char *err, size_t errlen);
+
+/* One of a fixed set of words and the value it stands for; a list ends with a
+ * NULL word. */
+typedef struct {
+    const char *word;
+    int value;
+} cli_word;
+
+/* Finds s among words (exactly, case included). Returns 0 and *out, or -1. */
+int cli_parse_word(const char *s, const cli_word *words, int *out);
+
+/* Parses WxH with each side a whole number in 200..8192. Returns 0 and *w, *h,
+ * or -1 (*w and *h untouched). */
+int cli_parse_size(const char *s, int *w, int *h);
+
+#endif

@@ -1,0 +1,73 @@
+/* cli_learn.c: the options of the headless training (--help's "Learning"): --train
+ * TASK and its --steps, --layers, --mlp, --lr, --batch, and which of the other
+ * options may go with them. The training itself is train_mode.c's. */
+#include <stdio.h>
+
+#include "cli_internal.h"
+#include "learn.h"
+
+int cli_learning_option(cli_options *o, cli_flags *f, int opt, const char *arg, char *err,
+                        size_t errlen) {
+    (void)f;
+    long v = 0;
+    double fv = 0.0;
+    switch (opt) {
+    case OPT_TRAIN: {
+        int id = learn_task_find(arg);
+        if (id < 0)
+            return cli_fail(err, errlen,
+                            "--train '%s': must be prev, first, pair, sort or induction", arg);
+        o->train.task = id + 1;
+        return 0;
+    }
+    case OPT_STEPS:
+        if (cli_parse_int(arg, 1, 1000000, &v) != 0)
+            return cli_fail(err, errlen,
+                            "--steps '%s': must be a whole number between 1 and 1000000", arg);
+        o->train.steps = (int)v;
+        return 0;
+    case OPT_LAYERS:
+        if (cli_parse_int(arg, 1, LEARN_MAX_LAYERS, &v) != 0)
+            return cli_fail(err, errlen, "--layers '%s': must be 1 or 2", arg);
+        o->train.layers = (int)v;
+        return 0;
+    case OPT_MLP: o->train.mlp = 1; return 0;
+    case OPT_LR:
+        if (cli_parse_float(arg, 1e-5, 1.0, &fv) != 0)
+            return cli_fail(err, errlen,
+                            "--lr '%s': must be a decimal number between 0.00001 and 1", arg);
+        o->train.lr = (float)fv;
+        return 0;
+    case OPT_BATCH:
+        if (cli_parse_int(arg, 1, LEARN_MAX_BATCH, &v) != 0)
+            return cli_fail(err, errlen, "--batch '%s': must be a whole number between 1 and %d",
+                            arg, LEARN_MAX_BATCH);
+        o->train.batch = (int)v;
+        return 0;
+    default: return CLI_NOT_MINE;
+    }
+}
+
+int cli_learning_check(cli_options *o, char *err, size_t errlen) {
+    const train_options *t = &o->train;
+    if (!t->task) {
+        if (t->steps || t->layers || t->mlp || t->lr != 0.0f || t->batch)
+            return cli_fail(err, errlen,
+                            "--steps, --layers, --mlp, --lr and --batch: only with --train");
+        return 0;
+    }
+    /* --train: alone, or with --dump for its files, --export for its figure */
+    if (o->mode != CLI_WINDOW && o->mode != CLI_DUMP && o->mode != CLI_EXPORT)
+        return cli_fail(err, errlen, "--train: cannot be combined with another output option");
+    if (o->text || o->sample || o->cfg.mask || o->cfg.no_scale || o->cfg.pad ||
+        o->cfg.temperature != 0.0f || o->cfg.weights || o->panel || o->export_dir || o->values ||
+        o->contrast || o->diff)
+        return cli_fail(err, errlen,
+                        "--train: takes -H, -d, -s, --steps, --layers, --mlp, --lr, --batch, "
+                        "--dump and --export (with --size, --scale, --theme, --colormap) only");
+    for (int i = 0; i < MHA_ABLATE_WORDS; i++)
+        if (o->cfg.ablate[i])
+            return cli_fail(err, errlen, "--train: takes no --ablate (it ablates every head)");
+    o->mode = CLI_TRAIN;
+    return 0;
+}

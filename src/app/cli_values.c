@@ -1,0 +1,87 @@
+/* cli_values.c: the value parsers every option group shares (numbers, sizes, words)
+ * and the one way a group refuses a value (cli_fail). What each option accepts is
+ * the group's. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_internal.h"
+
+int cli_parse_float(const char *s, double lo, double hi, double *out) {
+    if (!s) return -1;
+    size_t digits = 0, points = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p >= '0' && *p <= '9') {
+            digits++;
+        } else if (*p == '.' && points == 0 && p[1] >= '0' && p[1] <= '9') {
+            points++;
+        } else {
+            return -1; /* sign, exponent, space, letters (nan, inf), a second '.' */
+        }
+    }
+    if (digits == 0) return -1;
+    errno = 0;
+    char *end = NULL;
+    double v = strtod(s, &end); /* the C locale: the program never calls setlocale */
+    if (errno == ERANGE || *end != '\0' || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_int(const char *s, long lo, long hi, long *out) {
+    if (!s || !*s) return -1;
+    for (const char *p = s; *p; p++)
+        if (*p < '0' || *p > '9') return -1; /* digits only: no sign, space or junk */
+    errno = 0;
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_size(const char *s, int *w, int *h) {
+    char buf[32];
+    const char *x = strchr(s, 'x');
+    if (!x || (size_t)(x - s) >= sizeof buf) return -1;
+    memcpy(buf, s, (size_t)(x - s));
+    buf[x - s] = '\0';
+    long a = 0, b = 0;
+    if (cli_parse_int(buf, 200, 8192, &a) != 0 || cli_parse_int(x + 1, 200, 8192, &b) != 0)
+        return -1;
+    *w = (int)a;
+    *h = (int)b;
+    return 0;
+}
+
+int cli_parse_word(const char *s, const cli_word *words, int *out) {
+    for (const cli_word *w = words; w->word; w++)
+        if (strcmp(s, w->word) == 0) {
+            *out = w->value;
+            return 0;
+        }
+    return -1;
+}
+
+void cli_one_line(char *err) {
+    for (unsigned char *p = (unsigned char *)err; *p; p++)
+        if (*p < 0x20 || *p == 0x7F) *p = '?';
+}
+
+int cli_fail(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    cli_one_line(err);
+    return 2;
+}
+
+int cli_set_mode(cli_options *o, cli_mode m, const char *opt, char *err, size_t errlen) {
+    if (o->mode != CLI_WINDOW && o->mode != m)
+        return cli_fail(err, errlen, "%s: cannot be combined with another output option", opt);
+    o->mode = m;
+    return 0;
+}
