@@ -7,7 +7,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "attention.h"
 #include "blas.h"
+#include "layer.h"
 #include "mha.h"
 
 /* ------------------------------------------------------------------------------ */
@@ -111,26 +113,25 @@ void attention_forward(float *scores, float *attn, float *concat, const float *q
                        const float *v, const unsigned char *ablate, int B, int T, int d, int h) {
     const int dk = d / h;
     const size_t tt = (size_t)T * T;
-    const float scale = (float)(1.0 / sqrt((double)dk)); /* as mha_forward */
+    /* causal, softmax over whole rows (-inf where hidden), as this trainer always has */
+    const attn_head_shape shape = {.n = T,
+                                   .d_k = dk,
+                                   .n_real = T,
+                                   .causal = 1,
+                                   .scale = attn_scale(dk, 1, 1.0f),
+                                   .whole_rows = 1};
     for (int b = 0; b < B; b++) {
         const size_t row0 = (size_t)b * T * d; /* example b's first row */
         for (int i = 0; i < h; i++) {
             const size_t col = (size_t)i * dk; /* head i's columns */
             float *s = scores + ((size_t)b * h + i) * tt, *a = attn + ((size_t)b * h + i) * tt;
             float *head = concat + row0 + col;
-            /* step 1: scores_i = Q_i K_i^T / sqrt(d_k), (T, T) */
-            mm_sgemm(s, T, q + row0 + col, d, k + row0 + col, d, T, T, dk, 1, scale, 0.0f);
-            /* step 2: causal mask, then the row softmax */
-            for (int r = 0; r < T; r++)
-                for (int c = r + 1; c < T; c++) s[(size_t)r * T + c] = -INFINITY;
-            memcpy(a, s, tt * sizeof(float));
-            mha_softmax_rows(a, T, T);
-            /* step 3: head_i = A_i V_i, (T, d_k), straight into its band of Concat */
-            if (ablate && ablate[i]) {
+            /* the core's kernel: scores, mask, softmax, head_i = A_i V_i straight into
+               its band of Concat; a head off gets a zero band */
+            attn_head_forward(s, a, head, d, q + row0 + col, k + row0 + col, v + row0 + col, d,
+                              &shape, 0, T);
+            if (ablate && ablate[i])
                 for (int r = 0; r < T; r++) memset(head + (size_t)r * d, 0, dk * sizeof(float));
-            } else {
-                mm_sgemm(head, d, a, T, v + row0 + col, d, T, dk, T, 0, 1.0f, 0.0f);
-            }
         }
     }
 }
@@ -141,7 +142,7 @@ void attention_backward(float *dq, float *dk, float *dv, float *dattn, float *ds
                         int h) {
     const int dkk = d / h;
     const size_t tt = (size_t)T * T;
-    const float scale = (float)(1.0 / sqrt((double)dkk));
+    const float scale = attn_scale(dkk, 1, 1.0f);
     for (int b = 0; b < B; b++) {
         const size_t row0 = (size_t)b * T * d;
         for (int i = 0; i < h; i++) {
