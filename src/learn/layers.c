@@ -42,7 +42,7 @@ void encoder_backward(float *dwte, float *dwpe, const float *dout, const int *to
 /* LayerNorm                                                                       */
 
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *gain,
-                       const float *bias, int N, int d) {
+                       const float *bias, int N, int d, float eps) {
     for (int r = 0; r < N; r++) {
         const float *x = inp + (size_t)r * d;
         float *o = out + (size_t)r * d;
@@ -52,7 +52,7 @@ void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, c
         float var = 0.0f; /* biased, as torch.nn.LayerNorm */
         for (int i = 0; i < d; i++) var += (x[i] - m) * (x[i] - m);
         var /= (float)d;
-        float s = 1.0f / sqrtf(var + LEARN_LN_EPS);
+        float s = 1.0f / sqrtf(var + eps);
         for (int i = 0; i < d; i++) o[i] = (x[i] - m) * s * gain[i] + bias[i];
         mean[r] = m;
         rstd[r] = s;
@@ -104,6 +104,16 @@ void matmul_backward(float *dinp, float dinp_beta, float *dw, float *dbias, cons
             const float *g = dout + (size_t)r * oc;
             for (int j = 0; j < oc; j++) dbias[j] += g[j];
         }
+}
+
+void unembed_tied_forward(float *logits, const float *inp, const float *wte, int N, int d, int V) {
+    mm_sgemm(logits, V, inp, d, wte, d, N, V, d, 1, 1.0f, 0.0f); /* inp wte^T */
+}
+
+void unembed_tied_backward(float *dinp, float *dwte, const float *dlogits, const float *inp,
+                           const float *wte, int N, int d, int V) {
+    mm_sgemm(dinp, d, dlogits, V, wte, d, N, d, V, 0, 1.0f, 0.0f);      /* dlogits wte */
+    mm_sgemm_t(dwte, d, dlogits, V, 1, inp, d, 0, V, d, N, 1.0f, 1.0f); /* dlogits^T inp */
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -178,20 +188,37 @@ void attention_backward(float *dq, float *dk, float *dv, float *dattn, float *ds
 /* ------------------------------------------------------------------------------ */
 /* MLP non-linearity and residual                                                  */
 
-void act_forward(float *out, const float *inp, int n, learn_act act) {
-    if (act == LEARN_ACT_RELU) {
-        for (int i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+#define GELU_TANH_C 0.7978845608f /* sqrt(2 / pi) */
+#define GELU_TANH_A 0.044715f
+
+void act_forward(float *out, const float *inp, size_t n, tf_act act) {
+    if (act == TF_ACT_RELU) {
+        for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+    } else if (act == TF_ACT_GELU_TANH) {
+        for (size_t i = 0; i < n; i++) {
+            const float x = inp[i];
+            out[i] = 0.5f * x * (1.0f + tanhf(GELU_TANH_C * (x + GELU_TANH_A * x * x * x)));
+        }
     } else {
-        for (int i = 0; i < n; i++) out[i] = 0.5f * inp[i] * (1.0f + erff(inp[i] * 0.70710678f));
+        for (size_t i = 0; i < n; i++) out[i] = 0.5f * inp[i] * (1.0f + erff(inp[i] * 0.70710678f));
     }
 }
 
-void act_backward(float *dinp, const float *inp, const float *dout, int n, learn_act act) {
-    if (act == LEARN_ACT_RELU) {
-        for (int i = 0; i < n; i++) dinp[i] = inp[i] > 0.0f ? dout[i] : 0.0f;
+void act_backward(float *dinp, const float *inp, const float *dout, size_t n, tf_act act) {
+    if (act == TF_ACT_RELU) {
+        for (size_t i = 0; i < n; i++) dinp[i] = inp[i] > 0.0f ? dout[i] : 0.0f;
+    } else if (act == TF_ACT_GELU_TANH) {
+        /* y = x (1 + tanh u) / 2, u = c (x + a x^3):
+           y' = (1 + tanh u) / 2 + x (1 - tanh^2 u) c (1 + 3 a x^2) / 2 */
+        for (size_t i = 0; i < n; i++) {
+            const float x = inp[i];
+            const float t = tanhf(GELU_TANH_C * (x + GELU_TANH_A * x * x * x));
+            const float du = GELU_TANH_C * (1.0f + 3.0f * GELU_TANH_A * x * x);
+            dinp[i] = (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du) * dout[i];
+        }
     } else {
         /* d/dx x Phi(x) = Phi(x) + x phi(x) */
-        for (int i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++) {
             float x = inp[i];
             float cdf = 0.5f * (1.0f + erff(x * 0.70710678f));
             float pdf = 0.39894228f * expf(-0.5f * x * x);
@@ -200,8 +227,8 @@ void act_backward(float *dinp, const float *inp, const float *dout, int n, learn
     }
 }
 
-void residual_forward(float *out, const float *a, const float *b, int n) {
-    for (int i = 0; i < n; i++) out[i] = a[i] + b[i];
+void residual_forward(float *out, const float *a, const float *b, size_t n) {
+    for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
 }
 
 /* ------------------------------------------------------------------------------ */
