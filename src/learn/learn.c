@@ -111,7 +111,7 @@ learn_model *learn_create(const learn_config *cfg_in, char *err, size_t errlen) 
                           .d_model = l->d,
                           .mlp = cfg.mlp,
                           .act = cfg.act == LEARN_ACT_RELU ? TF_ACT_RELU : TF_ACT_GELU};
-    l->tf = tf_create(&tc, l->B, err, errlen);
+    l->tf = tf_create(&tc, l->B, l->T, err, errlen);
     if (!l->tf) {
         learn_destroy(l);
         return NULL;

@@ -191,10 +191,16 @@ float *tf_layer_in(const tf_config *cfg, const tf_acts *a, int i) {
 /* ------------------------------------------------------------------------------ */
 /* create / destroy / init                                                         */
 
-transformer *tf_create(const tf_config *cfg_in, int batch, char *err, size_t errlen) {
+transformer *tf_create(const tf_config *cfg_in, int batch, int seq, char *err, size_t errlen) {
     tf_config cfg = *cfg_in;
     tf_config_resolve(&cfg);
     if (tf_config_check(&cfg, err, errlen) != 0) return NULL;
+    if (seq == 0) seq = cfg.ctx;
+    if (batch < 1 || seq < 1 || seq > cfg.ctx) {
+        snprintf(err, errlen, "transformer: batch %d of %d tokens: must be >= 1 and <= ctx %d",
+                 batch, seq, cfg.ctx);
+        return NULL;
+    }
     transformer *tf = calloc(1, sizeof *tf);
     if (!tf) goto oom;
     tf->cfg = cfg;
@@ -205,8 +211,8 @@ transformer *tf_create(const tf_config *cfg_in, int batch, char *err, size_t err
     tf->params = calloc(tf->n_params, sizeof(float));
     tf->grads = calloc(tf->n_params, sizeof(float));
     if (!tf->tensors || !tf->names_ || !tf->params || !tf->grads) goto oom;
-    if (tf_acts_alloc(&tf->a, &cfg, batch, cfg.ctx) != 0) goto oom;
-    if (tf_acts_alloc(&tf->da, &cfg, batch, cfg.ctx) != 0) goto oom;
+    if (tf_acts_alloc(&tf->a, &cfg, batch, seq) != 0) goto oom;
+    if (tf_acts_alloc(&tf->da, &cfg, batch, seq) != 0) goto oom;
     params_point(tf, &tf->g, tf->grads, 1); /* record the gradient pointers first ... */
     for (int t = 0; t < tf->n_tensors; t++) tf->tensors[t].grad = tf->tensors[t].data;
     params_point(tf, &tf->p, tf->params, 1); /* ... then the parameters over them */

@@ -115,9 +115,9 @@ typedef struct {
 } transformer;
 
 /* Allocates the parameters, their gradients and activations (with gradients) for
- * up to batch sequences of ctx tokens; parameters zero (see tf_init). Returns
- * NULL with a message in err on a bad config or out of memory. */
-transformer *tf_create(const tf_config *cfg, int batch, char *err, size_t errlen);
+ * up to batch sequences of seq tokens (1..ctx; 0: ctx); parameters zero (see
+ * tf_init). Returns NULL with a message in err on a bad config or out of memory. */
+transformer *tf_create(const tf_config *cfg, int batch, int seq, char *err, size_t errlen);
 void tf_destroy(transformer *tf); /* NULL is fine */
 
 /* LayerNorm gains 1, biases (every 1-D tensor) 0, every matrix and embedding
