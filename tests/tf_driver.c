@@ -82,6 +82,44 @@ static void put_attn_layer(const tf_trace *t, const char *tag) {
 #undef PUT
 }
 
+/* Every parameter at random: gains near 1, the rest N(0, 0.2^2). */
+static void randomise(transformer *tf, uint64_t *rng) {
+    for (int i = 0; i < tf->n_tensors; i++) {
+        const tf_tensor *x = &tf->tensors[i];
+        const size_t n = (size_t)x->shape[0] * (x->ndim == 2 ? (size_t)x->shape[1] : 1);
+        const int gain = strstr(x->name, ".gain") != NULL;
+        for (size_t j = 0; j < n; j++) x->data[j] = (float)(gain + 0.2 * rng_normal(rng));
+    }
+}
+
+/* Forward, loss and backward on the batch as the trainer's learn_gradients does
+ * them; writes the batch, logits, loss, parameters and gradients. */
+static void put_gradients(transformer *tf, const int *tok, const int *tgt, const float *ftok,
+                          const float *ftgt, int B, int T) {
+    const tf_config *rc = &tf->cfg;
+    const int N = B * T;
+    tf_forward(tf, &tf->a, tok, B, T, NULL);
+    int count = 0;
+    const float loss =
+        (float)(crossentropy_forward(tf->a.probs, tf->a.logits, tgt, N, rc->classes, &count) /
+                count);
+    memset(tf->grads, 0, tf->n_params * sizeof(float));
+    crossentropy_backward(tf->da.logits, tf->a.probs, tgt, N, rc->classes, 1.0f / (float)count);
+    tf_backward(tf, tok, B, T);
+    put("tokens", ftok, B, T, 0);
+    put("targets", ftgt, B, T, 0);
+    put("logits", tf->a.logits, B * T, rc->classes, 0);
+    put("loss", &loss, 1, 0, 0);
+    for (int i = 0; i < tf->n_tensors && !g_rc; i++) {
+        const tf_tensor *x = &tf->tensors[i];
+        char nm[64];
+        snprintf(nm, sizeof nm, "param_%s", x->name);
+        put(nm, x->data, x->shape[0], x->ndim == 2 ? x->shape[1] : 0, 0);
+        snprintf(nm, sizeof nm, "grad_%s", x->name);
+        put(nm, x->grad, x->shape[0], x->ndim == 2 ? x->shape[1] : 0, 0);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc != 17) {
         fprintf(stderr, "usage: tf_driver OUT LAYERS H D_MODEL VOCAB CTX T B MLP ACT BIAS TIED "
@@ -111,13 +149,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     const tf_config *rc = &tf->cfg;
-    /* every parameter at random: gains near 1, the rest N(0, 0.2^2) */
-    for (int i = 0; i < tf->n_tensors; i++) {
-        const tf_tensor *x = &tf->tensors[i];
-        const size_t n = (size_t)x->shape[0] * (x->ndim == 2 ? (size_t)x->shape[1] : 1);
-        const int gain = strstr(x->name, ".gain") != NULL;
-        for (size_t j = 0; j < n; j++) x->data[j] = (float)(gain + 0.2 * rng_normal(&rng));
-    }
+    randomise(tf, &rng);
     int *tok = malloc(sizeof(int) * (size_t)B * T), *tgt = malloc(sizeof(int) * (size_t)B * T);
     float *ftok = malloc(sizeof(float) * (size_t)B * T),
           *ftgt = malloc(sizeof(float) * (size_t)B * T);
@@ -133,28 +165,7 @@ int main(int argc, char **argv) {
         ftok[i] = (float)tok[i], ftgt[i] = (float)tgt[i];
     }
 
-    /* forward, loss and backward, as the trainer's learn_gradients */
-    const int N = B * T;
-    tf_forward(tf, &tf->a, tok, B, T, NULL);
-    int count = 0;
-    const float loss =
-        (float)(crossentropy_forward(tf->a.probs, tf->a.logits, tgt, N, rc->classes, &count) /
-                count);
-    memset(tf->grads, 0, tf->n_params * sizeof(float));
-    crossentropy_backward(tf->da.logits, tf->a.probs, tgt, N, rc->classes, 1.0f / (float)count);
-    tf_backward(tf, tok, B, T);
-    put("tokens", ftok, B, T, 0);
-    put("targets", ftgt, B, T, 0);
-    put("logits", tf->a.logits, B * T, rc->classes, 0);
-    put("loss", &loss, 1, 0, 0);
-    for (int i = 0; i < tf->n_tensors && !g_rc; i++) {
-        const tf_tensor *x = &tf->tensors[i];
-        char nm[64];
-        snprintf(nm, sizeof nm, "param_%s", x->name);
-        put(nm, x->data, x->shape[0], x->ndim == 2 ? x->shape[1] : 0, 0);
-        snprintf(nm, sizeof nm, "grad_%s", x->name);
-        put(nm, x->grad, x->shape[0], x->ndim == 2 ? x->shape[1] : 0, 0);
-    }
+    put_gradients(tf, tok, tgt, ftok, ftgt, B, T);
 
     /* the trace of sequence 0: every head on, then one off */
     tf_trace_run(tr, tok, NULL);
