@@ -1,7 +1,8 @@
 /* mha.c: configuration checks, buffer ownership, what is kept between calls
  * (weights, rows of X, rows of Q, K, V) and the multi-head attention forward pass,
  * exactly as "Attention Is All You Need" defines it. Matrix products go through
- * blas.c, the row softmax through softmax.c; weights and embeddings come from init.c. */
+ * blas.c, each head's scores, masks, softmax and A V through attention.c; weights
+ * and embeddings come from init.c. */
 #include "mha.h"
 
 #include <math.h>

@@ -38,11 +38,12 @@ void unembed_tied_forward(float *logits, const float *inp, const float *wte, int
 void unembed_tied_backward(float *dinp, float *dwte, const float *dlogits, const float *inp,
                            const float *wte, int N, int d, int V);
 
-/* Causal multi-head attention over B examples of T rows, as the core's mha_forward
- * does it for one: q, k, v (B, T, d) with head i in columns [i d_k, (i+1) d_k);
- * scores (B, h, T, T) = Q_i K_i^T / sqrt(d_k), -inf above the diagonal; attn the
- * row softmax (the core's mha_softmax_rows); concat (B, T, d) = head_i = attn_i V_i
- * in head i's columns, zero for heads with ablate[i] set (ablate NULL: none). */
+/* Causal multi-head attention over B examples of T rows, each head by the core's
+ * kernel (attn_head_forward, src/core/attention.h): q, k, v (B, T, d) with head i in
+ * columns [i d_k, (i+1) d_k); scores (B, h, T, T) = Q_i K_i^T * attn_scale(d_k, 1, 1),
+ * -inf above the diagonal; attn the row softmax over whole rows; concat (B, T, d) =
+ * head_i = attn_i V_i in head i's columns, zero for heads with ablate[i] set
+ * (ablate NULL: none). */
 void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
                        const float *v, const unsigned char *ablate, int B, int T, int d, int h);
 /* dq, dk, dv (B, T, d) = (overwritten); dattn, dscores (B, h, T, T) are scratch */

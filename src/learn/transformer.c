@@ -4,6 +4,7 @@
  * of layers.c. The trace of one sequence is in trace.c. */
 #include "transformer.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +197,7 @@ transformer *tf_create(const tf_config *cfg_in, int batch, int seq, char *err, s
     tf_config_resolve(&cfg);
     if (tf_config_check(&cfg, err, errlen) != 0) return NULL;
     if (seq == 0) seq = cfg.ctx;
-    if (batch < 1 || seq < 1 || seq > cfg.ctx) {
+    if (batch < 1 || seq < 1 || seq > cfg.ctx || (size_t)batch * seq > INT_MAX / 4) {
         snprintf(err, errlen, "transformer: batch %d of %d tokens: must be >= 1 and <= ctx %d",
                  batch, seq, cfg.ctx);
         return NULL;
@@ -353,6 +354,7 @@ static void block_backward(transformer *tf, int i, int B, int T) {
 
 void tf_backward(transformer *tf, const int *tok, int B, int T) {
     const tf_config *c = &tf->cfg;
+    MHA_EXPECT(B >= 1 && T >= 1 && (size_t)B * T <= (size_t)tf->a.B * tf->a.T);
     const int d = c->d_model, N = B * T, L = c->layers;
     tf_acts *a = &tf->a, *da = &tf->da;
     float *dlast = tf_layer_out(c, da, L - 1);
