@@ -1,7 +1,8 @@
 /* mha.c: configuration checks, buffer ownership, what is kept between calls
  * (weights, rows of X, rows of Q, K, V) and the multi-head attention forward pass,
  * exactly as "Attention Is All You Need" defines it. Matrix products go through
- * blas.c, the row softmax through softmax.c; weights and embeddings come from init.c. */
+ * blas.c, each head's scores, masks, softmax and A V through attention.c; weights
+ * and embeddings come from init.c. */
 #include "mha.h"
 
 #include <math.h>
@@ -9,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "blas.h"
+#include "layer.h"
 #include "softmax.h"
 
 void mha_fatal(const char *file, int line, const char *what) {
@@ -296,7 +299,7 @@ typedef struct {
     int from_row;   /* projections: rows [from_row, n) */
     int chunks;     /* column chunks of each product by a weight; groups of heads */
     int row_blocks; /* heads: row blocks of each head */
-    float scale;    /* 1 / (sqrt(d_k) T), or 1 / T without scaling */
+    float scale;    /* attn_scale: 1 / (sqrt(d_k) T), or 1 / T without scaling */
     float *out;     /* the W^O job writes here: out_full, or out after ablation */
     int copy_out;   /* the W^O job also copies its columns of out_full into out */
 } fwd_job;
@@ -326,41 +329,27 @@ static void proj_task(void *ctx, int t) {
                  1.0f, 0.0f);
 }
 
-/* steps 2 to 5 for rows [r0, r1) of head i */
+/* steps 2 to 5 for rows [r0, r1) of head i: the kernel of attention.c, then the
+   head's rows into its band of Concat */
 static void head_task(void *ctx, int t) {
     const fwd_job *j = ctx;
     const mha_model *m = j->m;
-    const int n = m->n, n_real = m->n_real, d = m->cfg.d_model, dk = m->d_k;
+    const int n = m->n, d = m->cfg.d_model, dk = m->d_k;
     const int i = t / j->row_blocks, blk = t % j->row_blocks;
     const int r0 = (int)((long)n * blk / j->row_blocks),
               r1 = (int)((long)n * (blk + 1) / j->row_blocks);
     if (r0 >= r1) return;
     const size_t nn = (size_t)n * n, col = (size_t)i * dk; /* head i's columns of Q, K, V */
-    float *scores = m->scores + i * nn + (size_t)r0 * n;
-    float *attn = m->attn + i * nn + (size_t)r0 * n;
-    float *head = m->heads + (size_t)i * n * dk + (size_t)r0 * dk;
-
-    /* step 2: scores_i = Q_i K_i^T / (sqrt(d_k) T), (n, n); the scale is sgemm's
-       alpha */
-    mm_sgemm(scores, n, m->q + (size_t)r0 * d + col, d, m->k + col, d, r1 - r0, n, dk, 1, j->scale,
-             0.0f);
-
-    for (int r = r0; r < r1; r++) {
-        /* step 3: masks. Padding: keys [n_real, n) are not visible to any row.
-           Causal: key j > query r is not visible. Every row keeps key 0, and
-           the hidden keys are always the row's tail. */
-        const int visible = m->cfg.mask == MHA_MASK_CAUSAL && r + 1 < n_real ? r + 1 : n_real;
-        float *srow = scores + (size_t)(r - r0) * n;
-        for (int c = visible; c < n; c++) srow[c] = -INFINITY;
-        /* step 4: A_i = softmax of each row over its visible keys, max
-           subtracted; the hidden ones get exactly 0 */
-        softmax_row(attn + (size_t)(r - r0) * n, srow, visible, n, SOFTMAX_AUTO);
-    }
-
-    /* step 5: head_i = A_i V_i, (n, d_k), and its place in Concat */
-    mm_sgemm(head, dk, attn, n, m->v + col, d, r1 - r0, dk, n, 0, 1.0f, 0.0f);
+    const attn_head_shape shape = {.n = n,
+                                   .d_k = dk,
+                                   .n_real = m->n_real,
+                                   .causal = m->cfg.mask == MHA_MASK_CAUSAL,
+                                   .scale = j->scale};
+    float *head = m->heads + (size_t)i * n * dk;
+    attn_head_forward(m->scores + i * nn, m->attn + i * nn, head, dk, m->q + col, m->k + col,
+                      m->v + col, d, &shape, r0, r1);
     for (int r = r0; r < r1; r++)
-        memcpy(m->concat + (size_t)r * d + col, head + (size_t)(r - r0) * dk, dk * sizeof(float));
+        memcpy(m->concat + (size_t)r * d + col, head + (size_t)r * dk, dk * sizeof(float));
 }
 
 /* steps 1 to 5 for group t of heads: their columns of Q, K, V, then each head */
@@ -413,12 +402,11 @@ static void forward(mha_model *m, int from_row) {
     MHA_EXPECT(from_row >= 0 && from_row <= n);
 
     const int workers = mm_workers_for(forward_flops(n - from_row, n, d));
-    const double root = m->cfg.no_scale ? 1.0 : sqrt((double)dk);
     fwd_job job = {.m = m,
                    .from_row = from_row,
                    .chunks = 1,
                    .row_blocks = 1,
-                   .scale = (float)(1.0 / (root * (double)m->cfg.temperature)),
+                   .scale = attn_scale(dk, !m->cfg.no_scale, m->cfg.temperature),
                    .out = m->out_full,
                    .copy_out = mha_config_ablated_count(&m->cfg) == 0};
     if (workers > 1) {

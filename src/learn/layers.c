@@ -7,7 +7,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "attention.h"
 #include "blas.h"
+#include "layer.h"
 #include "mha.h"
 
 /* ------------------------------------------------------------------------------ */
@@ -40,7 +42,7 @@ void encoder_backward(float *dwte, float *dwpe, const float *dout, const int *to
 /* LayerNorm                                                                       */
 
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *gain,
-                       const float *bias, int N, int d) {
+                       const float *bias, int N, int d, float eps) {
     for (int r = 0; r < N; r++) {
         const float *x = inp + (size_t)r * d;
         float *o = out + (size_t)r * d;
@@ -50,7 +52,7 @@ void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, c
         float var = 0.0f; /* biased, as torch.nn.LayerNorm */
         for (int i = 0; i < d; i++) var += (x[i] - m) * (x[i] - m);
         var /= (float)d;
-        float s = 1.0f / sqrtf(var + LEARN_LN_EPS);
+        float s = 1.0f / sqrtf(var + eps);
         for (int i = 0; i < d; i++) o[i] = (x[i] - m) * s * gain[i] + bias[i];
         mean[r] = m;
         rstd[r] = s;
@@ -104,6 +106,16 @@ void matmul_backward(float *dinp, float dinp_beta, float *dw, float *dbias, cons
         }
 }
 
+void unembed_tied_forward(float *logits, const float *inp, const float *wte, int N, int d, int V) {
+    mm_sgemm(logits, V, inp, d, wte, d, N, V, d, 1, 1.0f, 0.0f); /* inp wte^T */
+}
+
+void unembed_tied_backward(float *dinp, float *dwte, const float *dlogits, const float *inp,
+                           const float *wte, int N, int d, int V) {
+    mm_sgemm(dinp, d, dlogits, V, wte, d, N, d, V, 0, 1.0f, 0.0f);      /* dlogits wte */
+    mm_sgemm_t(dwte, d, dlogits, V, 1, inp, d, 0, V, d, N, 1.0f, 1.0f); /* dlogits^T inp */
+}
+
 /* ------------------------------------------------------------------------------ */
 /* causal multi-head attention                                                     */
 
@@ -111,26 +123,25 @@ void attention_forward(float *scores, float *attn, float *concat, const float *q
                        const float *v, const unsigned char *ablate, int B, int T, int d, int h) {
     const int dk = d / h;
     const size_t tt = (size_t)T * T;
-    const float scale = (float)(1.0 / sqrt((double)dk)); /* as mha_forward */
+    /* causal, softmax over whole rows (-inf where hidden), as this trainer always has */
+    const attn_head_shape shape = {.n = T,
+                                   .d_k = dk,
+                                   .n_real = T,
+                                   .causal = 1,
+                                   .scale = attn_scale(dk, 1, 1.0f),
+                                   .whole_rows = 1};
     for (int b = 0; b < B; b++) {
         const size_t row0 = (size_t)b * T * d; /* example b's first row */
         for (int i = 0; i < h; i++) {
             const size_t col = (size_t)i * dk; /* head i's columns */
             float *s = scores + ((size_t)b * h + i) * tt, *a = attn + ((size_t)b * h + i) * tt;
             float *head = concat + row0 + col;
-            /* step 1: scores_i = Q_i K_i^T / sqrt(d_k), (T, T) */
-            mm_sgemm(s, T, q + row0 + col, d, k + row0 + col, d, T, T, dk, 1, scale, 0.0f);
-            /* step 2: causal mask, then the row softmax */
-            for (int r = 0; r < T; r++)
-                for (int c = r + 1; c < T; c++) s[(size_t)r * T + c] = -INFINITY;
-            memcpy(a, s, tt * sizeof(float));
-            mha_softmax_rows(a, T, T);
-            /* step 3: head_i = A_i V_i, (T, d_k), straight into its band of Concat */
-            if (ablate && ablate[i]) {
+            /* the core's kernel: scores, mask, softmax, head_i = A_i V_i straight into
+               its band of Concat; a head off gets a zero band */
+            attn_head_forward(s, a, head, d, q + row0 + col, k + row0 + col, v + row0 + col, d,
+                              &shape, 0, T);
+            if (ablate && ablate[i])
                 for (int r = 0; r < T; r++) memset(head + (size_t)r * d, 0, dk * sizeof(float));
-            } else {
-                mm_sgemm(head, d, a, T, v + row0 + col, d, T, dk, T, 0, 1.0f, 0.0f);
-            }
         }
     }
 }
@@ -141,7 +152,7 @@ void attention_backward(float *dq, float *dk, float *dv, float *dattn, float *ds
                         int h) {
     const int dkk = d / h;
     const size_t tt = (size_t)T * T;
-    const float scale = (float)(1.0 / sqrt((double)dkk));
+    const float scale = attn_scale(dkk, 1, 1.0f);
     for (int b = 0; b < B; b++) {
         const size_t row0 = (size_t)b * T * d;
         for (int i = 0; i < h; i++) {
@@ -177,20 +188,37 @@ void attention_backward(float *dq, float *dk, float *dv, float *dattn, float *ds
 /* ------------------------------------------------------------------------------ */
 /* MLP non-linearity and residual                                                  */
 
-void act_forward(float *out, const float *inp, int n, learn_act act) {
-    if (act == LEARN_ACT_RELU) {
-        for (int i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+#define GELU_TANH_C 0.7978845608f /* sqrt(2 / pi) */
+#define GELU_TANH_A 0.044715f
+
+void act_forward(float *out, const float *inp, size_t n, tf_act act) {
+    if (act == TF_ACT_RELU) {
+        for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+    } else if (act == TF_ACT_GELU_TANH) {
+        for (size_t i = 0; i < n; i++) {
+            const float x = inp[i];
+            out[i] = 0.5f * x * (1.0f + tanhf(GELU_TANH_C * (x + GELU_TANH_A * x * x * x)));
+        }
     } else {
-        for (int i = 0; i < n; i++) out[i] = 0.5f * inp[i] * (1.0f + erff(inp[i] * 0.70710678f));
+        for (size_t i = 0; i < n; i++) out[i] = 0.5f * inp[i] * (1.0f + erff(inp[i] * 0.70710678f));
     }
 }
 
-void act_backward(float *dinp, const float *inp, const float *dout, int n, learn_act act) {
-    if (act == LEARN_ACT_RELU) {
-        for (int i = 0; i < n; i++) dinp[i] = inp[i] > 0.0f ? dout[i] : 0.0f;
+void act_backward(float *dinp, const float *inp, const float *dout, size_t n, tf_act act) {
+    if (act == TF_ACT_RELU) {
+        for (size_t i = 0; i < n; i++) dinp[i] = inp[i] > 0.0f ? dout[i] : 0.0f;
+    } else if (act == TF_ACT_GELU_TANH) {
+        /* y = x (1 + tanh u) / 2, u = c (x + a x^3):
+           y' = (1 + tanh u) / 2 + x (1 - tanh^2 u) c (1 + 3 a x^2) / 2 */
+        for (size_t i = 0; i < n; i++) {
+            const float x = inp[i];
+            const float t = tanhf(GELU_TANH_C * (x + GELU_TANH_A * x * x * x));
+            const float du = GELU_TANH_C * (1.0f + 3.0f * GELU_TANH_A * x * x);
+            dinp[i] = (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du) * dout[i];
+        }
     } else {
         /* d/dx x Phi(x) = Phi(x) + x phi(x) */
-        for (int i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++) {
             float x = inp[i];
             float cdf = 0.5f * (1.0f + erff(x * 0.70710678f));
             float pdf = 0.39894228f * expf(-0.5f * x * x);
@@ -199,8 +227,8 @@ void act_backward(float *dinp, const float *inp, const float *dout, int n, learn
     }
 }
 
-void residual_forward(float *out, const float *a, const float *b, int n) {
-    for (int i = 0; i < n; i++) out[i] = a[i] + b[i];
+void residual_forward(float *out, const float *a, const float *b, size_t n) {
+    for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
 }
 
 /* ------------------------------------------------------------------------------ */

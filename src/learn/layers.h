@@ -7,9 +7,7 @@
 
 #include <stddef.h>
 
-#include "learn.h"
-
-#define LEARN_LN_EPS 1e-5f
+#include "transformer.h"
 
 /* out (N, d) = wte[tok] + wpe[position]; N = B T rows, position = row mod T */
 void encoder_forward(float *out, const int *tok, const float *wte, const float *wpe, int B, int T,
@@ -17,9 +15,10 @@ void encoder_forward(float *out, const int *tok, const float *wte, const float *
 void encoder_backward(float *dwte, float *dwpe, const float *dout, const int *tok, int B, int T,
                       int d);
 
-/* out (N, d) = (inp - mean) * rstd * gain + bias per row; keeps mean, rstd (N) */
+/* out (N, d) = (inp - mean) * rstd * gain + bias per row, rstd = 1 / sqrt(var + eps);
+ * keeps mean, rstd (N) */
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *gain,
-                       const float *bias, int N, int d);
+                       const float *bias, int N, int d, float eps);
 /* dinp (N, d) += the input gradient; dgain, dbias (d) += */
 void layernorm_backward(float *dinp, float *dgain, float *dbias, const float *dout,
                         const float *inp, const float *gain, const float *mean, const float *rstd,
@@ -33,11 +32,18 @@ void matmul_forward(float *out, const float *inp, const float *w, const float *b
 void matmul_backward(float *dinp, float dinp_beta, float *dw, float *dbias, const float *dout,
                      const float *inp, const float *w, int N, int c, int oc);
 
-/* Causal multi-head attention over B examples of T rows, as the core's mha_forward
- * does it for one: q, k, v (B, T, d) with head i in columns [i d_k, (i+1) d_k);
- * scores (B, h, T, T) = Q_i K_i^T / sqrt(d_k), -inf above the diagonal; attn the
- * row softmax (the core's mha_softmax_rows); concat (B, T, d) = head_i = attn_i V_i
- * in head i's columns, zero for heads with ablate[i] set (ablate NULL: none). */
+/* logits (N, V) = inp (N, d) wte^T: the tied unembedding, wte (V, d) */
+void unembed_tied_forward(float *logits, const float *inp, const float *wte, int N, int d, int V);
+/* dinp (N, d) = dlogits wte (overwritten); dwte (V, d) += dlogits^T inp */
+void unembed_tied_backward(float *dinp, float *dwte, const float *dlogits, const float *inp,
+                           const float *wte, int N, int d, int V);
+
+/* Causal multi-head attention over B examples of T rows, each head by the core's
+ * kernel (attn_head_forward, src/core/attention.h): q, k, v (B, T, d) with head i in
+ * columns [i d_k, (i+1) d_k); scores (B, h, T, T) = Q_i K_i^T * attn_scale(d_k, 1, 1),
+ * -inf above the diagonal; attn the row softmax over whole rows; concat (B, T, d) =
+ * head_i = attn_i V_i in head i's columns, zero for heads with ablate[i] set
+ * (ablate NULL: none). */
 void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
                        const float *v, const unsigned char *ablate, int B, int T, int d, int h);
 /* dq, dk, dv (B, T, d) = (overwritten); dattn, dscores (B, h, T, T) are scratch */
@@ -45,13 +51,13 @@ void attention_backward(float *dq, float *dk, float *dv, float *dattn, float *ds
                         const float *dconcat, const float *q, const float *k, const float *v,
                         const float *attn, const unsigned char *ablate, int B, int T, int d, int h);
 
-/* out (n) = act(inp), GELU (exact, with erf) or ReLU */
-void act_forward(float *out, const float *inp, int n, learn_act act);
+/* out (n) = act(inp): GELU (exact, with erf), ReLU or GELU's tanh form */
+void act_forward(float *out, const float *inp, size_t n, tf_act act);
 /* dinp (n) = act'(inp) * dout (overwritten) */
-void act_backward(float *dinp, const float *inp, const float *dout, int n, learn_act act);
+void act_backward(float *dinp, const float *inp, const float *dout, size_t n, tf_act act);
 
 /* out (n) = a + b */
-void residual_forward(float *out, const float *a, const float *b, int n);
+void residual_forward(float *out, const float *a, const float *b, size_t n);
 
 /* probs (N, C) = softmax of logits per row. Returns the summed cross-entropy over
  * the rows whose target is >= 0 and their count in *count. */

@@ -1,8 +1,9 @@
 /* learn.h: train a tiny transformer on toy tasks, in C, so its heads can be watched
  * while they specialise. Token + learned position embeddings, 1 or 2 pre-LayerNorm
  * blocks of causal multi-head attention (the core's W^Q, W^K, W^V, W^O layout and
- * forward) with an optional MLP, final LayerNorm, unembedding, cross-entropy on the
- * task's target positions. Forward and backward by hand, AdamW. No SDL, no files,
+ * attention kernel) with an optional MLP, final LayerNorm, unembedding, cross-entropy
+ * on the task's target positions. The model is transformer.h's (forward and backward
+ * by hand); this trainer adds the tasks and AdamW. No SDL, no files,
  * no globals: a window can drive one learner from a worker thread. */
 #ifndef MHAVIZ_LEARN_H
 #define MHAVIZ_LEARN_H

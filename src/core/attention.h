@@ -1,0 +1,38 @@
+/* attention.h: one head's scaled dot-product attention for a block of query rows,
+ * the one kernel behind the core's forward (mha.c) and the trainer's (src/learn):
+ * scores, masks, row softmax, A V. The projections before it and W^O after it are
+ * the callers'. Every product goes through mm_sgemm (blas.h). */
+#ifndef MHAVIZ_ATTENTION_H
+#define MHAVIZ_ATTENTION_H
+
+/* What one head's scores are made of. Query row r sees keys [0, attn_visible(s, r));
+ * the hidden keys are always the row's tail. */
+typedef struct {
+    int n;       /* positions: rows of Q and of K, V */
+    int d_k;     /* columns of Q_i, K_i, V_i */
+    int n_real;  /* padding: keys [n_real, n) hidden from every row; n for none */
+    int causal;  /* 1: key c > query r hidden too */
+    float scale; /* scores = Q_i K_i^T * scale: attn_scale(d_k, scaled, temperature) */
+    /* 0: the softmax runs over the visible keys only (the core's forward);
+       1: over the whole row with -inf where hidden, as the trainer always has. Both
+       give 0 on hidden keys; the sums add in a different order (rounding only). */
+    int whole_rows;
+} attn_head_shape;
+
+/* Keys [0, visible) query row r sees: min(r + 1, n_real) when causal, else n_real. */
+static inline int attn_visible(const attn_head_shape *s, int r) {
+    return s->causal && r + 1 < s->n_real ? r + 1 : s->n_real;
+}
+
+/* Head i for query rows [r0, r1), 0 <= r0 <= r1 <= n:
+ *   scores (n, n), rows [r0, r1): Q_i K_i^T * scale, -inf on hidden keys;
+ *   attn   (n, n), rows [r0, r1): row softmax of scores, exactly 0 on hidden keys;
+ *   head   rows [r0, r1) of head_i = attn_i V_i, (n, d_k), ld_head floats a row (a
+ *          head's own (n, d_k) block, or its band of Concat with ld_head = d_model).
+ * q, k, v point at row 0 of Q_i, K_i, V_i (head i's first column), ld floats a row.
+ * scores and attn point at row 0 of the head's (n, n) matrices. Allocates nothing. */
+void attn_head_forward(float *scores, float *attn, float *head, int ld_head, const float *q,
+                       const float *k, const float *v, int ld, const attn_head_shape *s, int r0,
+                       int r1);
+
+#endif

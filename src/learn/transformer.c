@@ -1,0 +1,371 @@
+/* transformer.c: the transformer module (transformer.h): its configuration, the
+ * flat parameter and gradient blocks and the activations carved from one block
+ * each, the initialisation, and the forward and backward chained from the layers
+ * of layers.c. The trace of one sequence is in trace.c. */
+#include "transformer.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layers.h"
+#include "mha.h"
+#include "rng.h"
+
+/* ------------------------------------------------------------------------------ */
+/* configuration                                                                   */
+
+void tf_config_resolve(tf_config *c) {
+    if (c->classes == 0) c->classes = c->vocab;
+    if (c->d_ff == 0) c->d_ff = 4 * c->d_model;
+    if (c->ln_eps == 0.0f) c->ln_eps = TF_DEFAULT_LN_EPS;
+}
+
+int tf_config_check(const tf_config *c, char *err, size_t errlen) {
+    const char *bad = NULL;
+    if (c->vocab < 1 || c->vocab > TF_MAX_VOCAB)
+        bad = "vocab must be 1..65536";
+    else if (c->ctx < 1 || c->ctx > TF_MAX_CTX)
+        bad = "context length must be 1..1024";
+    else if (c->layers < 1 || c->layers > TF_MAX_LAYERS)
+        bad = "layers must be 1..48";
+    else if (c->d_model < 1 || c->d_model > TF_MAX_D_MODEL)
+        bad = "d_model must be 1..4096";
+    else if (c->h < 1 || c->h > c->d_model || c->d_model % c->h)
+        bad = "heads must divide d_model";
+    else if (c->classes < 1 || c->classes > TF_MAX_VOCAB)
+        bad = "classes must be 1..65536";
+    else if (c->tied && c->classes != c->vocab)
+        bad = "a tied unembedding needs classes = vocab";
+    else if (c->mlp && (c->d_ff < 1 || c->d_ff > 4 * TF_MAX_D_MODEL))
+        bad = "d_ff must be 1..16384";
+    else if (c->act != TF_ACT_GELU && c->act != TF_ACT_RELU && c->act != TF_ACT_GELU_TANH)
+        bad = "activation must be GELU, ReLU or GELU (tanh)";
+    else if (!(c->ln_eps > 0.0f && c->ln_eps < 1.0f))
+        bad = "LayerNorm epsilon must be in (0, 1)";
+    if (!bad) return 0;
+    snprintf(err, errlen, "transformer: %s", bad);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* carving the blocks                                                              */
+
+/* Returns base + *off (NULL while counting, when base is NULL) and moves *off on. */
+static float *take(float *base, size_t *off, size_t n) {
+    float *r = base ? base + *off : NULL;
+    *off += n;
+    return r;
+}
+
+/* Points p at the flat block base (NULL: only count); when record is 1, records
+ * each tensor's name, shape and data in tf->tensors. Returns the number of floats.
+ * The order is the initialisation's: keep it, or trained models change. */
+static size_t params_point(transformer *tf, tf_params *p, float *base, int record) {
+    const tf_config *c = &tf->cfg;
+    const size_t d = (size_t)c->d_model, ff = (size_t)c->d_ff;
+    size_t off = 0;
+    int n = 0;
+    char nm[32];
+#define TENSOR(field, label, dims, rows, cols)                                                     \
+    do {                                                                                           \
+        (field) = take(base, &off, (size_t)(rows) * (size_t)(cols));                               \
+        if (record) {                                                                              \
+            tf_tensor *t_ = &tf->tensors[n];                                                       \
+            snprintf(tf->names_[n], sizeof tf->names_[n], "%s", (label));                          \
+            t_->name = tf->names_[n];                                                              \
+            t_->ndim = (dims);                                                                     \
+            t_->shape[0] = (int)((dims) == 1 ? (size_t)(cols) : (size_t)(rows));                   \
+            t_->shape[1] = (int)((dims) == 1 ? 0 : (size_t)(cols));                                \
+            t_->data = (field);                                                                    \
+        }                                                                                          \
+        n++;                                                                                       \
+    } while (0)
+#define PARAM(field, label, rows, cols) TENSOR(field, label, 2, rows, cols)
+#define VEC(field, label, len) TENSOR(field, label, 1, 1, len)
+    memset(p, 0, sizeof *p);
+    PARAM(p->wte, "wte", c->vocab, d);
+    PARAM(p->wpe, "wpe", c->ctx, d);
+    for (int i = 0; i < c->layers; i++) {
+        tf_layer_params *lp = &p->layer[i];
+#define LNAME(s) (snprintf(nm, sizeof nm, "layer%d.%s", i + 1, (s)), nm)
+        VEC(lp->ln1_g, LNAME("ln1.gain"), d);
+        VEC(lp->ln1_b, LNAME("ln1.bias"), d);
+        PARAM(lp->w_q, LNAME("W_Q"), d, d);
+        PARAM(lp->w_k, LNAME("W_K"), d, d);
+        PARAM(lp->w_v, LNAME("W_V"), d, d);
+        PARAM(lp->w_o, LNAME("W_O"), d, d);
+        if (c->attn_bias) {
+            VEC(lp->b_q, LNAME("b_Q"), d);
+            VEC(lp->b_k, LNAME("b_K"), d);
+            VEC(lp->b_v, LNAME("b_V"), d);
+            VEC(lp->b_o, LNAME("b_O"), d);
+        }
+        if (c->mlp) {
+            VEC(lp->ln2_g, LNAME("ln2.gain"), d);
+            VEC(lp->ln2_b, LNAME("ln2.bias"), d);
+            PARAM(lp->w_fc, LNAME("W_fc"), d, ff);
+            VEC(lp->b_fc, LNAME("b_fc"), ff);
+            PARAM(lp->w_proj, LNAME("W_proj"), ff, d);
+            VEC(lp->b_proj, LNAME("b_proj"), d);
+        }
+#undef LNAME
+    }
+    VEC(p->lnf_g, "lnf.gain", d);
+    VEC(p->lnf_b, "lnf.bias", d);
+    if (!c->tied) {
+        PARAM(p->w_u, "W_U", d, c->classes);
+        VEC(p->b_u, "b_U", c->classes);
+    }
+#undef PARAM
+#undef VEC
+#undef TENSOR
+    if (record) tf->n_tensors = n;
+    return off;
+}
+
+static int tensor_count(const tf_config *c) {
+    return 2 + c->layers * (6 + (c->attn_bias ? 4 : 0) + (c->mlp ? 6 : 0)) + 2 + (c->tied ? 0 : 2);
+}
+
+static size_t acts_point(const tf_config *c, tf_acts *a, float *base, int B, int T) {
+    const size_t bt = (size_t)B * T, btd = bt * c->d_model, btf = bt * c->d_ff;
+    const size_t bhtt = (size_t)B * c->h * T * T;
+    size_t off = 0;
+    a->B = B, a->T = T;
+    a->x0 = take(base, &off, btd);
+    for (int i = 0; i < c->layers; i++) {
+        tf_layer_acts *la = &a->layer[i];
+        memset(la, 0, sizeof *la);
+        la->ln1 = take(base, &off, btd);
+        la->ln1_mean = take(base, &off, bt);
+        la->ln1_rstd = take(base, &off, bt);
+        la->q = take(base, &off, btd);
+        la->k = take(base, &off, btd);
+        la->v = take(base, &off, btd);
+        la->scores = take(base, &off, bhtt);
+        la->attn = take(base, &off, bhtt);
+        la->concat = take(base, &off, btd);
+        la->attproj = take(base, &off, btd);
+        la->res1 = take(base, &off, btd);
+        if (c->mlp) {
+            la->ln2 = take(base, &off, btd);
+            la->ln2_mean = take(base, &off, bt);
+            la->ln2_rstd = take(base, &off, bt);
+            la->fc = take(base, &off, btf);
+            la->fc_act = take(base, &off, btf);
+            la->proj = take(base, &off, btd);
+            la->res2 = take(base, &off, btd);
+        }
+    }
+    a->lnf = take(base, &off, btd);
+    a->lnf_mean = take(base, &off, bt);
+    a->lnf_rstd = take(base, &off, bt);
+    a->logits = take(base, &off, bt * c->classes);
+    a->probs = take(base, &off, bt * c->classes);
+    return off;
+}
+
+int tf_acts_alloc(tf_acts *a, const tf_config *cfg, int B, int T) {
+    memset(a, 0, sizeof *a);
+    float *mem = calloc(acts_point(cfg, a, NULL, B, T), sizeof(float));
+    if (!mem) return -1;
+    acts_point(cfg, a, mem, B, T);
+    a->mem_ = mem;
+    return 0;
+}
+
+void tf_acts_free(tf_acts *a) {
+    free(a->mem_);
+    memset(a, 0, sizeof *a);
+}
+
+float *tf_layer_out(const tf_config *cfg, const tf_acts *a, int i) {
+    return cfg->mlp ? a->layer[i].res2 : a->layer[i].res1;
+}
+
+float *tf_layer_in(const tf_config *cfg, const tf_acts *a, int i) {
+    return i == 0 ? a->x0 : tf_layer_out(cfg, a, i - 1);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* create / destroy / init                                                         */
+
+transformer *tf_create(const tf_config *cfg_in, int batch, int seq, char *err, size_t errlen) {
+    tf_config cfg = *cfg_in;
+    tf_config_resolve(&cfg);
+    if (tf_config_check(&cfg, err, errlen) != 0) return NULL;
+    if (seq == 0) seq = cfg.ctx;
+    if (batch < 1 || seq < 1 || seq > cfg.ctx || (size_t)batch * seq > INT_MAX / 4) {
+        snprintf(err, errlen, "transformer: batch %d of %d tokens: must be >= 1 and <= ctx %d",
+                 batch, seq, cfg.ctx);
+        return NULL;
+    }
+    transformer *tf = calloc(1, sizeof *tf);
+    if (!tf) goto oom;
+    tf->cfg = cfg;
+    const int count = tensor_count(&cfg);
+    tf->tensors = calloc((size_t)count, sizeof *tf->tensors);
+    tf->names_ = calloc((size_t)count, sizeof *tf->names_);
+    tf->n_params = params_point(tf, &tf->p, NULL, 0);
+    tf->params = calloc(tf->n_params, sizeof(float));
+    tf->grads = calloc(tf->n_params, sizeof(float));
+    if (!tf->tensors || !tf->names_ || !tf->params || !tf->grads) goto oom;
+    if (tf_acts_alloc(&tf->a, &cfg, batch, seq) != 0) goto oom;
+    if (tf_acts_alloc(&tf->da, &cfg, batch, seq) != 0) goto oom;
+    params_point(tf, &tf->g, tf->grads, 1); /* record the gradient pointers first ... */
+    for (int t = 0; t < tf->n_tensors; t++) tf->tensors[t].grad = tf->tensors[t].data;
+    params_point(tf, &tf->p, tf->params, 1); /* ... then the parameters over them */
+    MHA_EXPECT(tf->n_tensors == count);
+    return tf;
+oom:
+    tf_destroy(tf);
+    snprintf(err, errlen, "out of memory for d_model=%d h=%d batch=%d", cfg.d_model, cfg.h, batch);
+    return NULL;
+}
+
+void tf_destroy(transformer *tf) {
+    if (!tf) return;
+    tf_acts_free(&tf->a);
+    tf_acts_free(&tf->da);
+    free(tf->params);
+    free(tf->grads);
+    free(tf->tensors);
+    free(tf->names_);
+    free(tf);
+}
+
+void tf_init(transformer *tf, uint64_t *rng, float std) {
+    for (int t = 0; t < tf->n_tensors; t++) {
+        tf_tensor *x = &tf->tensors[t];
+        const size_t n = (size_t)x->shape[0] * (x->ndim == 2 ? (size_t)x->shape[1] : 1);
+        const char *dot = strrchr(x->name, '.');
+        if (dot && strcmp(dot, ".gain") == 0) {
+            for (size_t i = 0; i < n; i++) x->data[i] = 1.0f;
+        } else if (x->ndim == 1) { /* biases */
+            memset(x->data, 0, n * sizeof(float));
+        } else {
+            for (size_t i = 0; i < n; i++) x->data[i] = (float)(std * rng_normal(rng));
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* forward                                                                         */
+
+void tf_attn_forward(const transformer *tf, tf_acts *a, int i, int B, int T,
+                     const unsigned char *off_i) {
+    const tf_config *c = &tf->cfg;
+    const int d = c->d_model, N = B * T;
+    const tf_layer_params *lp = &tf->p.layer[i];
+    tf_layer_acts *la = &a->layer[i];
+    layernorm_forward(la->ln1, la->ln1_mean, la->ln1_rstd, tf_layer_in(c, a, i), lp->ln1_g,
+                      lp->ln1_b, N, d, c->ln_eps);
+    matmul_forward(la->q, la->ln1, lp->w_q, lp->b_q, N, d, d);
+    matmul_forward(la->k, la->ln1, lp->w_k, lp->b_k, N, d, d);
+    matmul_forward(la->v, la->ln1, lp->w_v, lp->b_v, N, d, d);
+    attention_forward(la->scores, la->attn, la->concat, la->q, la->k, la->v, off_i, B, T, d, c->h);
+    tf_attn_project(tf, a, i, B, T);
+}
+
+void tf_attn_project(const transformer *tf, tf_acts *a, int i, int B, int T) {
+    const int d = tf->cfg.d_model;
+    const tf_layer_params *lp = &tf->p.layer[i];
+    matmul_forward(a->layer[i].attproj, a->layer[i].concat, lp->w_o, lp->b_o, B * T, d, d);
+}
+
+void tf_block_rest_forward(const transformer *tf, tf_acts *a, int i, int B, int T) {
+    const tf_config *c = &tf->cfg;
+    const int d = c->d_model, ff = c->d_ff, N = B * T;
+    const size_t nd = (size_t)N * d;
+    const tf_layer_params *lp = &tf->p.layer[i];
+    tf_layer_acts *la = &a->layer[i];
+    /* res1 = x + MHA(LN1(x)) */
+    residual_forward(la->res1, tf_layer_in(c, a, i), la->attproj, nd);
+    if (!c->mlp) return;
+    /* MLP block: res2 = res1 + act(LN2(res1) W_fc + b_fc) W_proj + b_proj */
+    layernorm_forward(la->ln2, la->ln2_mean, la->ln2_rstd, la->res1, lp->ln2_g, lp->ln2_b, N, d,
+                      c->ln_eps);
+    matmul_forward(la->fc, la->ln2, lp->w_fc, lp->b_fc, N, d, ff);
+    act_forward(la->fc_act, la->fc, (size_t)N * ff, c->act);
+    matmul_forward(la->proj, la->fc_act, lp->w_proj, lp->b_proj, N, ff, d);
+    residual_forward(la->res2, la->res1, la->proj, nd);
+}
+
+void tf_final_forward(const transformer *tf, tf_acts *a, int B, int T) {
+    const tf_config *c = &tf->cfg;
+    const int d = c->d_model, N = B * T;
+    layernorm_forward(a->lnf, a->lnf_mean, a->lnf_rstd, tf_layer_out(c, a, c->layers - 1),
+                      tf->p.lnf_g, tf->p.lnf_b, N, d, c->ln_eps);
+    if (c->tied)
+        unembed_tied_forward(a->logits, a->lnf, tf->p.wte, N, d, c->vocab);
+    else
+        matmul_forward(a->logits, a->lnf, tf->p.w_u, tf->p.b_u, N, d, c->classes);
+}
+
+void tf_forward(const transformer *tf, tf_acts *a, const int *tok, int B, int T,
+                const unsigned char *off) {
+    const tf_config *c = &tf->cfg;
+    MHA_EXPECT(B >= 1 && T >= 1 && T <= c->ctx && (size_t)B * T <= (size_t)a->B * a->T);
+    MHA_EXPECT((size_t)B * T * T <= (size_t)a->B * a->T * a->T);
+    encoder_forward(a->x0, tok, tf->p.wte, tf->p.wpe, B, T, c->d_model);
+    for (int i = 0; i < c->layers; i++) {
+        tf_attn_forward(tf, a, i, B, T, off ? off + (size_t)i * c->h : NULL);
+        tf_block_rest_forward(tf, a, i, B, T);
+    }
+    tf_final_forward(tf, a, B, T);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* backward                                                                        */
+
+/* Block i back, from the gradient of its output; writes the gradient of its input. */
+static void block_backward(transformer *tf, int i, int B, int T) {
+    const tf_config *c = &tf->cfg;
+    const int d = c->d_model, ff = c->d_ff, N = B * T;
+    const size_t nd = (size_t)N * d;
+    const tf_layer_params *lp = &tf->p.layer[i];
+    tf_layer_params *gp = &tf->g.layer[i];
+    const tf_layer_acts *la = &tf->a.layer[i];
+    tf_layer_acts *dla = &tf->da.layer[i];
+    if (c->mlp) {
+        /* res2 = res1 + proj: both get dres2 */
+        memcpy(dla->res1, dla->res2, nd * sizeof(float));
+        matmul_backward(dla->fc_act, 0.0f, gp->w_proj, gp->b_proj, dla->res2, la->fc_act,
+                        lp->w_proj, N, ff, d);
+        act_backward(dla->fc, la->fc, dla->fc_act, (size_t)N * ff, c->act);
+        matmul_backward(dla->ln2, 0.0f, gp->w_fc, gp->b_fc, dla->fc, la->ln2, lp->w_fc, N, d, ff);
+        layernorm_backward(dla->res1, gp->ln2_g, gp->ln2_b, dla->ln2, la->res1, lp->ln2_g,
+                           la->ln2_mean, la->ln2_rstd, N, d);
+    }
+    /* res1 = x + attproj: both get dres1 */
+    float *dx = tf_layer_in(c, &tf->da, i);
+    memcpy(dx, dla->res1, nd * sizeof(float));
+    matmul_backward(dla->concat, 0.0f, gp->w_o, gp->b_o, dla->res1, la->concat, lp->w_o, N, d, d);
+    attention_backward(dla->q, dla->k, dla->v, dla->attn, dla->scores, dla->concat, la->q, la->k,
+                       la->v, la->attn, NULL, B, T, d, c->h);
+    matmul_backward(dla->ln1, 0.0f, gp->w_q, gp->b_q, dla->q, la->ln1, lp->w_q, N, d, d);
+    matmul_backward(dla->ln1, 1.0f, gp->w_k, gp->b_k, dla->k, la->ln1, lp->w_k, N, d, d);
+    matmul_backward(dla->ln1, 1.0f, gp->w_v, gp->b_v, dla->v, la->ln1, lp->w_v, N, d, d);
+    layernorm_backward(dx, gp->ln1_g, gp->ln1_b, dla->ln1, tf_layer_in(c, &tf->a, i), lp->ln1_g,
+                       la->ln1_mean, la->ln1_rstd, N, d);
+}
+
+void tf_backward(transformer *tf, const int *tok, int B, int T) {
+    const tf_config *c = &tf->cfg;
+    MHA_EXPECT(B >= 1 && T >= 1 && (size_t)B * T <= (size_t)tf->a.B * tf->a.T);
+    const int d = c->d_model, N = B * T, L = c->layers;
+    tf_acts *a = &tf->a, *da = &tf->da;
+    float *dlast = tf_layer_out(c, da, L - 1);
+    if (c->tied)
+        unembed_tied_backward(da->lnf, tf->g.wte, da->logits, a->lnf, tf->p.wte, N, d, c->vocab);
+    else
+        matmul_backward(da->lnf, 0.0f, tf->g.w_u, tf->g.b_u, da->logits, a->lnf, tf->p.w_u, N, d,
+                        c->classes);
+    memset(dlast, 0, (size_t)N * d * sizeof(float));
+    layernorm_backward(dlast, tf->g.lnf_g, tf->g.lnf_b, da->lnf, tf_layer_out(c, a, L - 1),
+                       tf->p.lnf_g, a->lnf_mean, a->lnf_rstd, N, d);
+    for (int i = L - 1; i >= 0; i--) block_backward(tf, i, B, T);
+    encoder_backward(tf->g.wte, tf->g.wpe, da->x0, tok, B, T, d);
+}

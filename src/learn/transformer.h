@@ -1,0 +1,181 @@
+/* transformer.h: a decoder-only transformer, forward and backward by hand, side by
+ * side as llm.c's train_gpt2.c has them: token + learned position embeddings,
+ * pre-LayerNorm blocks of causal multi-head attention (the core's kernel,
+ * src/core/attention.h) and an optional MLP, a final LayerNorm and the
+ * unembedding. Options cover what GPT-2 adds: biases on the attention's
+ * projections, GELU in its tanh form, a tied unembedding, LayerNorm's epsilon.
+ * Also a trace of a forward on one sequence, every layer's tensors as an attention
+ * view needs them (tf_trace_layer fills an attn_layer). The optimizer, the tasks
+ * and the loss are the trainer's (learn.c). No SDL, no files, no globals.
+ *
+ * Loading GPT-2 (Conv1D weights stored (in, out), y = x W + b): c_attn.weight
+ * (d, 3d) is W_Q | W_K | W_V, its columns [0, d), [d, 2d), [2d, 3d) copied into
+ * W_Q, W_K, W_V (d, d) here; c_attn.bias (3d) into b_Q | b_K | b_V; attn.c_proj is
+ * W_O, b_O; mlp.c_fc, mlp.c_proj are W_fc, b_fc, W_proj, b_proj; ln_1, ln_2, ln_f
+ * the three LayerNorms; wte, wpe the embeddings, wte also the unembedding (tied).
+ * Head j is columns [j d_k, (j+1) d_k) of W_Q, W_K, W_V, as in the core. */
+#ifndef MHAVIZ_TRANSFORMER_H
+#define MHAVIZ_TRANSFORMER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "layer.h"
+
+#define TF_MAX_LAYERS 48
+#define TF_MAX_CTX 1024
+#define TF_MAX_VOCAB 65536
+#define TF_MAX_D_MODEL 4096
+#define TF_DEFAULT_LN_EPS 1e-5f
+
+typedef enum {
+    TF_ACT_GELU = 0,      /* exact, x Phi(x) with erf (torch's default) */
+    TF_ACT_RELU = 1,      /* max(x, 0) */
+    TF_ACT_GELU_TANH = 2, /* GPT-2's gelu_new: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+} tf_act;
+
+/* Zero means "default" where a default is named (tf_config_resolve). */
+typedef struct {
+    int vocab;     /* V: rows of wte, 1..65536 (GPT-2: 50257) */
+    int ctx;       /* rows of wpe: the longest sequence, 1..1024 */
+    int classes;   /* C: logits per position; 0: vocab; must be vocab when tied */
+    int layers;    /* 1..48 */
+    int h;         /* heads, divides d_model */
+    int d_model;   /* 1..4096 */
+    int mlp;       /* 1: an MLP block after each attention block */
+    int d_ff;      /* the MLP's width; 0: 4 d_model */
+    tf_act act;    /* the MLP's non-linearity */
+    int attn_bias; /* 1: b_Q, b_K, b_V (c_attn.bias) and b_O (attn.c_proj.bias) */
+    int tied;      /* 1: logits = lnf W_te^T (GPT-2), no W_U, b_U; 0: lnf W_U + b_U */
+    float ln_eps;  /* LayerNorm's epsilon; 0: 1e-5 */
+} tf_config;
+
+void tf_config_resolve(tf_config *cfg);
+/* Checks a resolved cfg: 0, or -1 with a one-line message in err. */
+int tf_config_check(const tf_config *cfg, char *err, size_t errlen);
+
+/* One layer's parameters; NULL where the config has none. Matrices (in, out). */
+typedef struct {
+    float *ln1_g, *ln1_b;         /* (d) */
+    float *w_q, *w_k, *w_v, *w_o; /* (d, d), the core's layout */
+    float *b_q, *b_k, *b_v, *b_o; /* (d), attn_bias only */
+    float *ln2_g, *ln2_b;         /* (d), MLP only */
+    float *w_fc, *b_fc;           /* (d, d_ff), (d_ff), MLP only */
+    float *w_proj, *b_proj;       /* (d_ff, d), (d), MLP only */
+} tf_layer_params;
+
+typedef struct {
+    float *wte; /* (V, d) token embedding; the unembedding too when tied */
+    float *wpe; /* (ctx, d) learned positions */
+    tf_layer_params layer[TF_MAX_LAYERS];
+    float *lnf_g, *lnf_b; /* (d) */
+    float *w_u, *b_u;     /* (d, C), (C); NULL when tied */
+} tf_params;
+
+/* One block's activations for B sequences of T (and, in the gradient copy, their
+ * gradients; there scores and attn hold dscores and dattn). N = B T rows. */
+typedef struct {
+    float *ln1, *ln1_mean, *ln1_rstd; /* (N, d), (N), (N): the X the heads see */
+    float *q, *k, *v;                 /* (N, d) */
+    float *scores, *attn;             /* (B, h, T, T) */
+    float *concat, *attproj, *res1;   /* (N, d): heads, concat W^O (+ b_O), x + attproj */
+    float *ln2, *ln2_mean, *ln2_rstd; /* MLP only: (N, d), (N), (N) */
+    float *fc, *fc_act;               /* (N, d_ff) before and after the non-linearity */
+    float *proj, *res2;               /* (N, d): fc_act W_proj + b_proj, res1 + proj */
+} tf_layer_acts;
+
+typedef struct {
+    int B, T;  /* the largest shape they hold */
+    float *x0; /* (N, d) embedding + position: the residual stream into layer 1 */
+    tf_layer_acts layer[TF_MAX_LAYERS];
+    float *lnf, *lnf_mean, *lnf_rstd; /* (N, d), (N), (N) */
+    float *logits, *probs;            /* (N, C) */
+    float *mem_;                      /* the one block they are carved from */
+} tf_acts;
+
+/* Parameter i in the order of the flat block: name ("wte", "layer1.W_Q",
+ * "layer2.b_O", "lnf.gain", ...), shape and pointers. */
+typedef struct {
+    const char *name;
+    int ndim; /* 1 or 2 */
+    int shape[2];
+    float *data;
+    float *grad;
+} tf_tensor;
+
+typedef struct {
+    tf_config cfg;         /* resolved */
+    tf_params p, g;        /* parameters and gradients, the same layout */
+    float *params, *grads; /* the two flat blocks, n_params floats each */
+    size_t n_params;
+    tf_tensor *tensors; /* (n_tensors) */
+    int n_tensors;
+    char (*names_)[32]; /* the tensors' names */
+    tf_acts a, da;      /* activations and their gradients, for (batch, ctx) */
+} transformer;
+
+/* Allocates the parameters, their gradients and activations (with gradients) for
+ * up to batch sequences of seq tokens (1..ctx; 0: ctx); parameters zero (see
+ * tf_init). Returns NULL with a message in err on a bad config or out of memory. */
+transformer *tf_create(const tf_config *cfg, int batch, int seq, char *err, size_t errlen);
+void tf_destroy(transformer *tf); /* NULL is fine */
+
+/* LayerNorm gains 1, biases (every 1-D tensor) 0, every matrix and embedding
+ * N(0, std^2) drawn from *rng in the tensors' order. */
+void tf_init(transformer *tf, uint64_t *rng, float std);
+
+/* Activations for up to B sequences of T tokens, T <= ctx, carved from one block
+ * (tf_acts_free frees it; a zeroed tf_acts is fine). 0, or -1 on out of memory. */
+int tf_acts_alloc(tf_acts *a, const tf_config *cfg, int B, int T);
+void tf_acts_free(tf_acts *a);
+
+/* The residual stream into layer i (x0 for i = 0) and out of it. */
+float *tf_layer_in(const tf_config *cfg, const tf_acts *a, int i);
+float *tf_layer_out(const tf_config *cfg, const tf_acts *a, int i);
+
+/* The forward on tok (B, T) into a (B, T within a's shape), up to the logits.
+ * off is (layers, h) or NULL: 1 zeroes that head's band of Concat before W^O. */
+void tf_forward(const transformer *tf, tf_acts *a, const int *tok, int B, int T,
+                const unsigned char *off);
+
+/* The pieces of tf_forward, for the trace: block i's attention up to attproj (heads
+ * in off_i, (h) or NULL, zeroed), attproj again from a's concat, the rest of block i
+ * (residual, MLP), and the final LayerNorm with the logits. */
+void tf_attn_forward(const transformer *tf, tf_acts *a, int i, int B, int T,
+                     const unsigned char *off_i);
+void tf_attn_project(const transformer *tf, tf_acts *a, int i, int B, int T);
+void tf_block_rest_forward(const transformer *tf, tf_acts *a, int i, int B, int T);
+void tf_final_forward(const transformer *tf, tf_acts *a, int B, int T);
+
+/* Backward of the last tf_forward on tf->a (no heads off) from the logits'
+ * gradient in tf->da.logits: adds (+=) into every gradient in tf->g. */
+void tf_backward(transformer *tf, const int *tok, int B, int T);
+
+/* ---- the trace: one sequence's forward, each layer as an attention view sees it */
+
+typedef struct {
+    int n;                 /* tokens */
+    const transformer *tf; /* the model it was run on (W^O and friends point into it) */
+    tf_acts a;             /* the forward, B = 1, T = n */
+    float *out_full;       /* (layers, n, d): each layer's attention output with all heads on */
+    uint64_t off[TF_MAX_LAYERS][ATTN_LAYER_OFF_WORDS]; /* heads off in the last run */
+} tf_trace;
+
+/* A trace for sequences of n tokens (1 <= n <= ctx); NULL on out of memory. */
+tf_trace *tf_trace_create(const transformer *tf, int n);
+void tf_trace_destroy(tf_trace *t); /* NULL is fine */
+
+/* Runs the forward on tokens (n) and keeps every layer's tensors: ln1 (n, d), q, k,
+ * v (n, d), scores (h, n, n) scaled with -inf where masked, attn (h, n, n), concat
+ * (n, d), out (n, d: concat W^O + b_O, before the residual). off is (layers, h) or
+ * NULL: a head off has its band of concat zeroed and its contribution to out
+ * removed; out_full is then that layer's output with every head on (the same
+ * input), and the layers after it see the output with the heads off. */
+void tf_trace_run(tf_trace *t, const int *tokens, const unsigned char *off);
+
+/* Fills L for layer `layer` (0-based) of the last run: pointers into the trace and
+ * the model, valid until either next changes; mask causal, scale attn_scale(d_k, 1,
+ * 1), tokens the caller's labels (n strings or NULL), heads NULL. */
+void tf_trace_layer(attn_layer *L, const tf_trace *t, int layer, const char *const *tokens);
+
+#endif
