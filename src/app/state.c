@@ -13,6 +13,8 @@
 #include "samples.h"
 #include "state_internal.h"
 
+_Static_assert(MHA_MAX_N == VIEW_MAX_N, "the view lays out every position the core computes");
+
 app_state *app_state_create(view_measure_fn measure, void *ud) {
     app_state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
@@ -468,8 +470,6 @@ void app_view(const app_state *s, view_state *vs) {
     vs->zoom = s->zoom;
     vs->zoom_base = s->zoom_base;
     vs->present = s->present;
-    vs->m = s->m;
-    vs->toks = &s->toks;
     const int shown = app_async_shown_sample(s); /* the text's, as s->m and s->toks */
     const sample *smp = shown ? samples_get(shown - 1) : NULL;
     vs->sample_name = smp ? smp->name : "custom";
@@ -504,7 +504,7 @@ void app_view(const app_state *s, view_state *vs) {
         vs->toast = computing; /* no status line in presentation mode */
     else if (computing)
         vs->status = computing;
-    app_derived_view(s, vs);
+    app_derived_view(s, vs); /* the layer drawn, and the numbers derived from it */
     app_training_view(s, vs);
     if (!s->train_mode) app_compare_view(s, vs);
 }

@@ -325,6 +325,7 @@ const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, 
     *out_w = w;
     *out_h = h;
     *out_key = key;
+    if (!attn) return NULL; /* no weights: nothing to draw */
     int hit = 0;
     cache_entry *e = cache_slot(c->cache, key, w, h, &hit);
     if (!e) return NULL;
@@ -346,7 +347,7 @@ const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, 
         const int r0 = (int)((long)y * n / h), r1 = (int)((long)(y + 1) * n / h);
         for (int x = 0; x < w; x++) acc[x] = 0.0, masked[x] = 0;
         for (int r = r0; r < r1; r++) {
-            const float *row = attn + (size_t)r * n, *srow = scores + (size_t)r * n;
+            const float *row = attn + (size_t)r * n, *srow = scores ? scores + (size_t)r * n : NULL;
             float row_max = 0.0f;
             if (contrast == VIEW_CONTRAST_ROW)
                 for (int k = 0; k < n; k++) row_max = row[k] > row_max ? row[k] : row_max;
@@ -356,7 +357,7 @@ const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, 
                 for (int k = cb[x]; k < cb[x + 1]; k++) {
                     const float v = isfinite(row[k]) ? row[k] : 0.0f;
                     sum += contrast_value(v, row_max, contrast);
-                    mk += srow[k] == -INFINITY;
+                    mk += srow && srow[k] == -INFINITY;
                 }
                 acc[x] = sum, masked[x] = mk;
             }
@@ -473,7 +474,7 @@ void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *
 
 void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                              uint64_t key, const char *shape_prefix, float scale) {
-    if (b->map.w <= 0) return;
+    if (b->map.w <= 0 || !data) return; /* a tensor the layer does not have: not shown */
     view_cache *vc = c->cache;
     const int cmap = c->s->cmap == CMAP_GREYS ? CMAP_GREYS : 0;
     int iw = 1, ih = 1;
@@ -525,5 +526,5 @@ void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const 
     if (view_tw(c, buf, c->L->font_small, 0) > b->shape.w) snprintf(buf, sizeof buf, "%s", shape);
     draw_text(c->dl, b->shape.x, b->shape.y, buf, c->L->font_small, c->th.text, 0, 0);
     view_colorbar(c, b->cbar, VIEW_MAP_DIV, m);
-    view_draw_cell_values(c, b->map, data, b->rows, b->cols, ld, NULL, px, iw, ih);
+    view_draw_cell_values(c, b->map, data, b->rows, b->cols, ld, px, iw, ih);
 }
