@@ -996,6 +996,23 @@ static void test_lesson_view_keys(void **st) {
     for (int k = 0; k < dk; k++)
         want += (double)s->m->q[1 * d + 2 * dk + k] * (double)s->m->k[0 * d + 2 * dk + k];
     CHECK_NEAR("S_3[1, 0]", want, vs.step_raw[1 * n + 0], 1e-4);
+    /* the scaled stage is S_3 / (sqrt(d_k) T), the scores before the mask: with the
+       scale, with T = 1.5 too, and without the scale */
+    static const char keys[3] = {0, ']', 'n'};
+    static const double divide[3] = {4.0, 4.0 * 1.5, 1.5}; /* d_k = 16 */
+    for (int c = 0; c < 3; c++) {
+        if (keys[c]) press(s, keys[c], 0);
+        app_view(s, &vs);
+        if (!vs.step_raw || !vs.step_scaled)
+            fail_msg("the step-through's stages: expected derived");
+        char what[64];
+        snprintf(what, sizeof what, "scaled stage = S / %g (tol 1e-6 rel)", divide[c]);
+        for (int k = 0; k < n * n; k++)
+            CHECK_NEAR(what, vs.step_raw[k] / divide[c], vs.step_scaled[k],
+                       1e-6 * (1.0 + fabs(vs.step_raw[k] / divide[c])));
+        CHECK_NEAR("the scaled stage is the layer's score where no mask is",
+                   s->m->scores[((size_t)2 * n + 1) * n + 0], vs.step_scaled[1 * n + 0], 1e-5);
+    }
     app_state_destroy(s);
 }
 

@@ -23,6 +23,7 @@
 typedef struct {
     attn_layer L;
     float scores[H * N * N], attn[H * N * N];
+    float x[N * D], w_o[D * D]; /* for the variant that has them */
     const char *tokens[N];
     const char *notes[H];
 } hand_layer;
@@ -119,62 +120,78 @@ static void test_hand_layer_every_mode(void **st) {
     (void)st;
     fx_reset();
     static hand_layer hl;
-    hand_make(&hl);
     view_cache *cache = view_cache_create();
     assert_non_null(cache);
     draw_list dl;
     draw_list_init(&dl);
     static view_layout L, PL;
     static const int sizes[][2] = {{1280, 800}, {640, 480}, {1080, 1920}};
-    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-        for (int mode = 0; mode < 24; mode++) {
-            view_state s;
-            memset(&s, 0, sizeof s);
-            s.width = sizes[si][0], s.height = sizes[si][1];
-            s.layer = &hl.L;
-            s.sample_name = "hand-built";
-            s.hover_x = s.hover_y = -1;
-            s.data_version = 1 + (unsigned long)mode;
-            s.values = mode & 1;
-            s.contrast = mode % 3;
-            s.theme = (mode >> 2) & 1;
-            if (mode >= 2 && mode < 12) { /* the focused head, and its nine stages */
-                s.focus = 1 + (mode & 1);
-                s.step = mode - 2;
+    /* variants: 0 the weights and scores only, 1 no scores, 2 no weights, 3 no
+       tokens and no notes, 4 also X and W^O */
+    for (int variant = 0; variant < 5; variant++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int mode = 0; mode < 24; mode++) {
+                hand_make(&hl);
+                if (variant == 1) hl.L.scores = NULL;
+                if (variant == 2) hl.L.attn = NULL;
+                if (variant == 3) hl.L.tokens = NULL, hl.L.head_note = NULL;
+                if (variant == 4) {
+                    for (int i = 0; i < N * D; i++) hl.x[i] = 0.25f * (float)(i % 7) - 0.5f;
+                    for (int i = 0; i < D * D; i++) hl.w_o[i] = 0.125f * (float)(i % 5) - 0.25f;
+                    hl.L.x = hl.x, hl.L.w_o = hl.w_o;
+                }
+                view_state s;
+                memset(&s, 0, sizeof s);
+                s.width = sizes[si][0], s.height = sizes[si][1];
+                s.layer = &hl.L;
+                s.sample_name = "hand-built";
+                s.hover_x = s.hover_y = -1;
+                s.data_version = 1 + (unsigned long)mode + 100 * (unsigned long)variant;
+                s.values = mode & 1;
+                s.contrast = mode % 3;
+                s.theme = (mode >> 2) & 1;
+                if (mode >= 2 && mode < 12) { /* the focused head, and its nine stages */
+                    s.focus = 1 + (mode & 1);
+                    s.step = mode - 2;
+                }
+                if (mode == 12) s.lesson = 1;
+                if (mode == 13) s.diff = 1;
+                if (mode == 14) s.figure = 1;
+                if (mode == 15) s.present = 1;
+                if (mode == 16) s.panel = VIEW_PANEL_HEAD, s.panel_head = 1, s.figure = 1;
+                if (mode == 17) s.panel = VIEW_PANEL_EQUATION, s.figure = 1;
+                if (mode == 18) s.panel = VIEW_PANEL_STEPS, s.panel_head = 2, s.figure = 1;
+                if (mode == 19) s.editing = 1, s.edit_text = "alpha beta", s.edit_tokens = 2;
+                if (mode == 20) s.help = 1;
+                if (mode == 21) s.toast = "saved";
+                view_state pinned;
+                if (mode == 22) { /* compared with itself */
+                    pinned = s;
+                    s.pinned = &pinned;
+                    s.pinned_layout = &PL;
+                }
+                if (mode == 23) s.panel = VIEW_PANEL_ALL, s.page = 3; /* past the last page */
+                snprintf(fx_where, sizeof fx_where, "variant %d, %dx%d mode %d", variant, s.width,
+                         s.height, mode);
+                sweep(&s, &L, cache, &dl);
+                /* what the layer lacks is not drawn; what it has is */
+                if (L.concat.map.w > 0 && !s.pinned) {
+                    EXPECT(!image_in(&dl, L.concat.map) && !image_in(&dl, L.out.map),
+                           "%s: expected no Concat or MultiHead image (the layer has none)",
+                           fx_where);
+                    EXPECT(image_in(&dl, L.w_o.map) == (variant == 4),
+                           "%s: expected W^O drawn exactly when the layer has it", fx_where);
+                }
+                for (int q = 0; q < 4 && L.focus; q++)
+                    EXPECT(!image_in(&dl, L.qkv[q].map),
+                           "%s: expected no image for focus matrix %d (the layer has none)",
+                           fx_where, q);
+                if (s.panel == VIEW_PANEL_ALL && !s.focus && !s.pinned && L.shown_heads > 0)
+                    EXPECT(
+                        image_in(&dl, L.heads[0].map) == (variant != 2),
+                        "%s: expected the first head's weights drawn exactly when there are some",
+                        fx_where);
             }
-            if (mode == 12) s.lesson = 1;
-            if (mode == 13) s.diff = 1;
-            if (mode == 14) s.figure = 1;
-            if (mode == 15) s.present = 1;
-            if (mode == 16) s.panel = VIEW_PANEL_HEAD, s.panel_head = 1, s.figure = 1;
-            if (mode == 17) s.panel = VIEW_PANEL_EQUATION, s.figure = 1;
-            if (mode == 18) s.panel = VIEW_PANEL_STEPS, s.panel_head = 2, s.figure = 1;
-            if (mode == 19) s.editing = 1, s.edit_text = "alpha beta", s.edit_tokens = 2;
-            if (mode == 20) s.help = 1;
-            if (mode == 21) s.toast = "saved";
-            view_state pinned;
-            if (mode == 22) { /* compared with itself */
-                pinned = s;
-                s.pinned = &pinned;
-                s.pinned_layout = &PL;
-            }
-            if (mode == 23) s.panel = VIEW_PANEL_ALL, s.page = 3; /* past the last page */
-            snprintf(fx_where, sizeof fx_where, "%dx%d mode %d", s.width, s.height, mode);
-            sweep(&s, &L, cache, &dl);
-            /* what the layer lacks is not drawn; what it has is */
-            if (L.concat.map.w > 0)
-                EXPECT(!image_in(&dl, L.concat.map) && !image_in(&dl, L.w_o.map) &&
-                           !image_in(&dl, L.out.map),
-                       "%s: expected no Concat, W^O or MultiHead image (the layer has none)",
-                       fx_where);
-            for (int q = 0; q < 4 && L.focus; q++)
-                EXPECT(!image_in(&dl, L.qkv[q].map),
-                       "%s: expected no image for focus matrix %d (the layer has none)", fx_where,
-                       q);
-            if (s.panel == VIEW_PANEL_ALL && !s.focus && !s.pinned && L.shown_heads > 0)
-                EXPECT(image_in(&dl, L.heads[0].map), "%s: expected the first head's weights drawn",
-                       fx_where);
-        }
     draw_list_free(&dl);
     view_cache_destroy(cache);
     fx_finish("hand-built layer, every mode");
