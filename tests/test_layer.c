@@ -116,6 +116,22 @@ static void test_token_and_note(void **st) {
 
 static mha_layer_text g_text;
 
+/* The scores were made with the layer's scale: Q_i K_i^T * scale, in double here,
+ * wherever a causal mask would leave the key visible. */
+static void check_scores_scaled(const attn_layer *L) {
+    for (int i = 0; i < L->h; i++)
+        for (int r = 0; r < L->n; r++)
+            for (int c = 0; c <= r && c < L->n_real; c++) {
+                double dot = 0.0;
+                for (int k = 0; k < L->d_k; k++)
+                    dot += (double)L->q[(size_t)r * L->d_model + i * L->d_k + k] *
+                           (double)L->k[(size_t)c * L->d_model + i * L->d_k + k];
+                const double want = dot * L->scale;
+                CHECK_NEAR("score = q.k scale (tol 1e-4 rel)", want,
+                           L->scores[((size_t)i * L->n + r) * L->n + c], 1e-4 * (1.0 + fabs(want)));
+            }
+}
+
 /* The designed, padded, causal, tempered model with heads 2 and 6 off, as a layer. */
 static void test_fill_from_model(void **st) {
     (void)st;
@@ -168,18 +184,20 @@ static void test_fill_from_model(void **st) {
     for (int i = 0; i < 14; i++) CHECK_TRUE("the model's own tensor", want[i] == got[i]);
     CHECK_NEAR("off delta = the model's", mha_ablation_delta(m), attn_layer_off_delta(&L), 0.0);
     CHECK_TRUE("heads off change MultiHead", attn_layer_off_delta(&L) > 0.0);
-    /* the scores were made with the layer's scale: Q_i K_i^T * scale, in double here */
-    for (int i = 0; i < L.h; i++)
-        for (int r = 0; r < L.n; r++)
-            for (int c = 0; c <= r && c < L.n_real; c++) {
-                double dot = 0.0;
-                for (int k = 0; k < L.d_k; k++)
-                    dot += (double)L.q[(size_t)r * L.d_model + i * L.d_k + k] *
-                           (double)L.k[(size_t)c * L.d_model + i * L.d_k + k];
-                const double want_s = dot * L.scale;
-                CHECK_NEAR("score = q.k scale (tol 1e-4 rel)", want_s,
-                           L.scores[((size_t)i * L.n + r) * L.n + c], 1e-4 * (1.0 + fabs(want_s)));
-            }
+    check_scores_scaled(&L);
+    mha_model_destroy(m);
+    tok_free(&t);
+}
+
+/* Random weights, unscaled, no padding; and a model not computed yet. */
+static void test_fill_random_and_empty(void **st) {
+    (void)st;
+    tok_list t = {0};
+    char err[256];
+    assert_int_equal(tok_split(&t, "the cat sat on the mat", 0, NULL, err, sizeof err), 0);
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    attn_layer L;
     /* random weights: no notes; unscaled */
     mha_config rnd = {.h = 4, .d_model = 32, .seed = 2, .no_scale = 1};
     assert_int_equal(mha_model_compute(m, &rnd, &t, err, sizeof err), 0);
@@ -192,6 +210,7 @@ static void test_fill_from_model(void **st) {
     CHECK_INT("no mask", ATTN_MASK_NONE, L.mask);
     CHECK_NEAR("unscaled, T 1: scale 1", 1.0, L.scale, 0.0);
     CHECK_INT("none off", 0, attn_layer_off_count(&L));
+    check_scores_scaled(&L);
     mha_model_destroy(m);
     /* a model not computed yet: an empty layer, no tensors */
     m = mha_model_create();
@@ -207,7 +226,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_attn_scale),      cmocka_unit_test(test_off_set),
         cmocka_unit_test(test_off_delta),       cmocka_unit_test(test_token_and_note),
-        cmocka_unit_test(test_fill_from_model),
+        cmocka_unit_test(test_fill_from_model), cmocka_unit_test(test_fill_random_and_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,6 +116,37 @@ static void sweep(view_state *s, view_layout *L, view_cache *cache, draw_list *d
     s->hover_x = s->hover_y = -1;
 }
 
+/* Mode k of 24 of the every-mode sweep: values, contrast and theme vary; then the
+ * focused head and its nine stages, the lesson, the difference, a figure, the
+ * presentation, the three single-panel figures, the text field, help, a notice,
+ * the view compared with itself (pinned, laid out into PL) and a page past the
+ * last. */
+static void set_mode(view_state *s, int mode, view_state *pinned, view_layout *PL) {
+    s->values = mode & 1;
+    s->contrast = mode % 3;
+    s->theme = (mode >> 2) & 1;
+    if (mode >= 2 && mode < 12) { /* the focused head, and its nine stages */
+        s->focus = 1 + (mode & 1);
+        s->step = mode - 2;
+    }
+    if (mode == 12) s->lesson = 1;
+    if (mode == 13) s->diff = 1;
+    if (mode == 14) s->figure = 1;
+    if (mode == 15) s->present = 1;
+    if (mode == 16) s->panel = VIEW_PANEL_HEAD, s->panel_head = 1, s->figure = 1;
+    if (mode == 17) s->panel = VIEW_PANEL_EQUATION, s->figure = 1;
+    if (mode == 18) s->panel = VIEW_PANEL_STEPS, s->panel_head = 2, s->figure = 1;
+    if (mode == 19) s->editing = 1, s->edit_text = "alpha beta", s->edit_tokens = 2;
+    if (mode == 20) s->help = 1;
+    if (mode == 21) s->toast = "saved";
+    if (mode == 22) { /* compared with itself */
+        *pinned = *s;
+        s->pinned = pinned;
+        s->pinned_layout = PL;
+    }
+    if (mode == 23) s->page = 3; /* past the last page */
+}
+
 static void test_hand_layer_every_mode(void **st) {
     (void)st;
     fx_reset();
@@ -147,30 +178,8 @@ static void test_hand_layer_every_mode(void **st) {
                 s.sample_name = "hand-built";
                 s.hover_x = s.hover_y = -1;
                 s.data_version = 1 + (unsigned long)mode + 100 * (unsigned long)variant;
-                s.values = mode & 1;
-                s.contrast = mode % 3;
-                s.theme = (mode >> 2) & 1;
-                if (mode >= 2 && mode < 12) { /* the focused head, and its nine stages */
-                    s.focus = 1 + (mode & 1);
-                    s.step = mode - 2;
-                }
-                if (mode == 12) s.lesson = 1;
-                if (mode == 13) s.diff = 1;
-                if (mode == 14) s.figure = 1;
-                if (mode == 15) s.present = 1;
-                if (mode == 16) s.panel = VIEW_PANEL_HEAD, s.panel_head = 1, s.figure = 1;
-                if (mode == 17) s.panel = VIEW_PANEL_EQUATION, s.figure = 1;
-                if (mode == 18) s.panel = VIEW_PANEL_STEPS, s.panel_head = 2, s.figure = 1;
-                if (mode == 19) s.editing = 1, s.edit_text = "alpha beta", s.edit_tokens = 2;
-                if (mode == 20) s.help = 1;
-                if (mode == 21) s.toast = "saved";
                 view_state pinned;
-                if (mode == 22) { /* compared with itself */
-                    pinned = s;
-                    s.pinned = &pinned;
-                    s.pinned_layout = &PL;
-                }
-                if (mode == 23) s.panel = VIEW_PANEL_ALL, s.page = 3; /* past the last page */
+                set_mode(&s, mode, &pinned, &PL);
                 snprintf(fx_where, sizeof fx_where, "variant %d, %dx%d mode %d", variant, s.width,
                          s.height, mode);
                 sweep(&s, &L, cache, &dl);
@@ -256,7 +265,30 @@ static void test_tooltip_reads_the_layer(void **st) {
                 snprintf(names, sizeof names, "query \xE2\x80\x9C%s\xE2\x80\x9D", hl.tokens[r]);
                 EXPECT(has_text(&dl, names), "%s: expected \"%s\" in the tooltip", fx_where, names);
             }
-    s.hover_x = s.hover_y = -1;
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("tooltip reads the layer");
+}
+
+/* The tooltip of an unscaled layer and of one without scores; the heads' titles
+ * carry the layer's notes and off set. */
+static void test_tooltip_variants(void **st) {
+    (void)st;
+    fx_reset();
+    static hand_layer hl;
+    hand_make(&hl);
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    static view_layout L;
+    view_state s;
+    memset(&s, 0, sizeof s);
+    s.width = 1280, s.height = 800;
+    s.layer = &hl.L;
+    s.sample_name = "hand-built";
+    s.data_version = 1;
+    view_layout_compute(&L, &s, fx_measure, NULL);
     /* an unscaled layer says so */
     hl.L.scaled = 0;
     int x, y;
@@ -285,7 +317,7 @@ static void test_tooltip_reads_the_layer(void **st) {
            "%s: expected head 2 said to be off, with no note", fx_where);
     draw_list_free(&dl);
     view_cache_destroy(cache);
-    fx_finish("tooltip reads the layer");
+    fx_finish("tooltip variants");
 }
 
 /* A layer the view cannot lay out (d_k not d_model / h, n past the limit, no
@@ -334,6 +366,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_layer_every_mode),
         cmocka_unit_test(test_tooltip_reads_the_layer),
+        cmocka_unit_test(test_tooltip_variants),
         cmocka_unit_test(test_inconsistent_layer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -123,6 +123,28 @@ static const char *tok_at(const view_state *s, int i) {
     return s->layer && i >= 0 && i < s->layer->n ? attn_layer_token(s->layer, i) : "?";
 }
 
+/* The tooltip of a head's cell: the tokens, the layer's weight and scaled score
+ * (each when the layer has it), the cell. Returns the lines written. */
+static int cell_lines(char lines[4][160], const view_state *s, const view_hit *hit) {
+    const attn_layer *layer = s->layer;
+    const int n = layer->n;
+    const size_t idx = (size_t)hit->head * n * n + (size_t)hit->row * n + hit->col;
+    int count = 0;
+    snprintf(
+        lines[count++], 160,
+        "head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D",
+        hit->head + 1, tok_at(s, hit->row), tok_at(s, hit->col));
+    if (layer->attn) snprintf(lines[count++], 160, "weight %.3f", (double)layer->attn[idx]);
+    if (layer->scores && isinf(layer->scores[idx]))
+        snprintf(lines[count++], 160,
+                 "scaled score \xE2\x88\x92\xE2\x88\x9E (masked: key after query)");
+    else if (layer->scores)
+        snprintf(lines[count++], 160, "%s score %.3f", layer->scaled ? "scaled" : "unscaled",
+                 (double)layer->scores[idx]);
+    snprintf(lines[count++], 160, "row %d, column %d", hit->row + 1, hit->col + 1);
+    return count;
+}
+
 void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
     const view_state *s = c->s;
     const attn_layer *layer = s->layer;
@@ -131,22 +153,7 @@ void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
     int count = 0;
     char v[32];
     switch (hit->kind) {
-    case HIT_HEAD_CELL: {
-        size_t idx = (size_t)hit->head * n * n + (size_t)hit->row * n + hit->col;
-        snprintf(
-            lines[count++], 160,
-            "head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D",
-            hit->head + 1, tok_at(s, hit->row), tok_at(s, hit->col));
-        if (layer->attn) snprintf(lines[count++], 160, "weight %.3f", (double)layer->attn[idx]);
-        if (layer->scores && isinf(layer->scores[idx]))
-            snprintf(lines[count++], 160,
-                     "scaled score \xE2\x88\x92\xE2\x88\x9E (masked: key after query)");
-        else if (layer->scores)
-            snprintf(lines[count++], 160, "%s score %.3f", layer->scaled ? "scaled" : "unscaled",
-                     (double)layer->scores[idx]);
-        snprintf(lines[count++], 160, "row %d, column %d", hit->row + 1, hit->col + 1);
-        break;
-    }
+    case HIT_HEAD_CELL: count = cell_lines(lines, s, hit); break;
     case HIT_ROW_LABEL:
         snprintf(lines[count++], 160, "query \xE2\x80\x9C%s\xE2\x80\x9D (row %d)",
                  tok_at(s, hit->row), hit->row + 1);

@@ -1,7 +1,8 @@
 /* view_internal.h: what the files of src/view share with each other but not with
  * the program (its API is view.h), grouped by the defining file. Calls only go down:
- * render.c -> panels.c, overlays.c -> heatmap.c -> labels.c, theme.c (render.c also
- * calls hit.c); layout.c -> labels.c; hit.c calls none of them. */
+ * render.c -> panels.c, overlays.c -> heatmap.c, colorbar.c -> labels.c, theme.c
+ * (render.c also calls hit.c); layout.c -> labels.c; hit.c calls none of them (it
+ * only uses the inline view_layer_ok). */
 #ifndef MHAVIZ_VIEW_INTERNAL_H
 #define MHAVIZ_VIEW_INTERNAL_H
 
@@ -128,9 +129,9 @@ enum { VIEW_CONTRAST_FIXED = 0, VIEW_CONTRAST_ROW, VIEW_CONTRAST_LOG, VIEW_CONTR
 const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, const float *scores,
                             int n, int max_w, int max_h, int *out_w, int *out_h, uint64_t *out_key);
 
-/* A horizontal colorbar in r with tick numbers under it: sequential [0, 1] in the
- * state's colormap, or diverging [-m, m]. Returns 0 (drawing nothing) when r is
- * too small for one. */
+/* (colorbar.c) A horizontal colorbar in r with tick numbers under it: sequential
+ * [0, 1] in the state's colormap, or diverging [-m, m]. Returns 0 (drawing
+ * nothing) when r is too small for one. */
 int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m);
 
 /* A signed matrix in box b: its heatmap (symmetric about zero), a frame, the shape
