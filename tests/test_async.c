@@ -64,9 +64,13 @@ static int has(const char *hay, const char *needle) {
 static void check_labels(const app_state *s, const char *where) {
     view_state vs;
     app_view(s, &vs);
-    CHECK_TRUE(where, vs.m == s->m && vs.toks == &s->toks);
-    CHECK_INT(where, vs.m->n_real, vs.toks->count);
-    CHECK_INT(where, vs.m->d_k * vs.m->cfg.h, vs.m->cfg.d_model);
+    const attn_layer *L = vs.layer;
+    if (!L) fail_msg("%s: expected a layer in the view, got none", where);
+    /* the layer is the model shown (its tensors) with the state's text */
+    CHECK_TRUE(where, L->attn == s->m->attn && L->out == s->m->out && L->n == s->m->n);
+    CHECK_INT(where, L->n_real, s->toks.count);
+    for (int i = 0; i < L->n_real; i++) CHECK_TRUE(where, L->tokens[i] == s->toks.tokens[i]);
+    CHECK_INT(where, L->d_k * L->h, L->d_model);
     if (vs.sample_index > 0) {
         tok_list t = {0};
         int total = 0;
@@ -74,8 +78,8 @@ static void check_labels(const app_state *s, const char *where) {
         assert_int_equal(tok_split(&t, samples_get(vs.sample_index - 1)->text, MHA_MAX_N, &total,
                                    err, sizeof err),
                          0);
-        CHECK_INT(where, t.count, vs.toks->count);
-        for (int i = 0; i < t.count; i++) CHECK_STR(where, t.tokens[i], vs.toks->tokens[i]);
+        CHECK_INT(where, t.count, L->n_real);
+        for (int i = 0; i < t.count; i++) CHECK_STR(where, t.tokens[i], L->tokens[i]);
         tok_free(&t);
     }
 }
@@ -373,15 +377,16 @@ static void test_pin_in_the_background(void **st) {
     CHECK_TRUE("pinned", s->pin != NULL);
     view_state vs;
     app_view(s, &vs);
-    CHECK_TRUE("the pinned pane waits for its model", vs.pinned && vs.pinned->m == NULL);
+    CHECK_TRUE("the pinned pane waits for its model", vs.pinned && vs.pinned->layer == NULL);
     CHECK_INT("the live view is not busy", 0, app_async_busy(s));
     app_async_wait(s);
     app_view(s, &vs);
-    if (!vs.pinned || !vs.pinned->m) {
+    if (!vs.pinned || !vs.pinned->layer) {
         fail_msg("the pinned model after the wait: expected shown, got none");
     } else {
-        const mha_model *p = vs.pinned->m, *m = s->m;
-        CHECK_INT("pinned d_model", 3072, p->cfg.d_model);
+        const attn_layer *p = vs.pinned->layer;
+        const mha_model *m = s->m;
+        CHECK_INT("pinned d_model", 3072, p->d_model);
         CHECK_TRUE("pinned attention equals the live model's (same settings)",
                    p->n == m->n &&
                        memcmp(p->attn, m->attn, sizeof(float) * 8 * (size_t)m->n * m->n) == 0);
@@ -401,7 +406,7 @@ static void test_pin_in_the_background(void **st) {
     s = make_async(4, 64, 1, -1.0);
     press(s, 'b', 0);
     app_view(s, &vs);
-    CHECK_TRUE("a small pin is there at once", vs.pinned && vs.pinned->m != NULL);
+    CHECK_TRUE("a small pin is there at once", vs.pinned && vs.pinned->layer != NULL);
     app_state_destroy(s);
 }
 

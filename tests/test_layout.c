@@ -168,10 +168,10 @@ static void check_geometry(const view_layout *L, const view_state *s) {
 
 /* Widest token label, truncated independently: more than 10 code points become
  * the first 9 and "…" (one code point). */
-static int widest_label(const tok_list *t, int size) {
+static int widest_label(const attn_layer *layer, int size) {
     int w = 0;
-    for (int i = 0; i < t->count; i++) {
-        int cps = fx_cp_count(t->tokens[i]);
+    for (int i = 0; i < layer->n_real; i++) {
+        int cps = fx_cp_count(layer->tokens[i]);
         if (cps > 10) cps = 10;
         if (cps * fx_cp_w(size) > w) w = cps * fx_cp_w(size);
     }
@@ -179,8 +179,8 @@ static int widest_label(const tok_list *t, int size) {
 }
 
 static void check_labels(const view_layout *L, const view_state *s) {
-    const int n = s->m->n;
-    const int need_w = widest_label(s->toks, L->label_size);
+    const int n = s->layer->n;
+    const int need_w = widest_label(s->layer, L->label_size);
     const int need_h = fx_line_h(L->label_size);
     if (!L->show_row_labels && !L->show_col_labels) return;
     /* every stride-th token is labelled: neighbouring labels are stride cells apart */
@@ -230,7 +230,7 @@ static void check_labels(const view_layout *L, const view_state *s) {
 
 /* Heads grid properties for one page (focus off). */
 static void check_paging(const view_layout *L, const view_state *s) {
-    const int n = s->m->n, h = s->m->cfg.h;
+    const int n = s->layer->n, h = s->layer->h;
     EXPECT(L->shown_heads >= 1 && L->shown_heads <= VIEW_MAX_VISIBLE,
            "expected 1 <= shown_heads <= %d, got %d", VIEW_MAX_VISIBLE, L->shown_heads);
     EXPECT(L->per_page >= 1 && L->per_page <= VIEW_MAX_VISIBLE,
@@ -278,7 +278,8 @@ static void check_drawn_words(const view_layout *L, const view_state *s, const d
     static const char *const hints[] = {"PgUp",  "PgDn", "hover", "Esc",      "Ctrl", "compute",
                                         "frame", "(F1)", "zoom",  "forward:", "Enter"};
     char first[64] = "";
-    if (s->toks && s->toks->count > 0) view_token_label(first, sizeof first, s->toks->tokens[0]);
+    if (s->layer && s->layer->n_real > 0)
+        view_token_label(first, sizeof first, s->layer->tokens[0]);
     int row_first = 0, col_first = 0;
     for (int i = 0; i < dl->count; i++) {
         const draw_cmd *c = &dl->cmds[i];
@@ -939,13 +940,13 @@ static void test_checkers_catch_planted_faults(void **state) {
     EXPECT(fx_sandbox_end(b0) > 0,
            "planted fault \"a title in a smaller size\": expected a failure");
     view_render(&dl, cache, &F, &fig, fx_measure, NULL);
-    tok_list other = *fig.toks;
-    char *renamed[64];
-    for (int i = 0; i < other.count && i < 64; i++) renamed[i] = other.tokens[i];
-    renamed[0] = (char *)"zebra";
+    attn_layer other = *fig.layer;
+    const char *renamed[VIEW_MAX_N];
+    for (int i = 0; i < other.n; i++) renamed[i] = other.tokens[i];
+    renamed[0] = "zebra";
     other.tokens = renamed;
     view_state first = fig;
-    first.toks = &other; /* the labels drawn were of the real first token */
+    first.layer = &other; /* the labels drawn were of the real first token */
     b0 = fx_sandbox_begin();
     check_drawn_words(&F, &first, &dl);
     EXPECT(fx_sandbox_end(b0) > 0,

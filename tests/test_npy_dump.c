@@ -480,6 +480,15 @@ typedef struct {
     mha_config cfg;
 } dcase;
 
+/* dump_write of m computed for t, described by mha_layer_fill as --dump does. */
+static int dump_model(const char *dir, const mha_model *m, const tok_list *t, char *err,
+                      size_t errlen) {
+    static mha_layer_text text;
+    attn_layer L;
+    mha_layer_fill(&L, &text, m, t);
+    return dump_write(dir, &L, err, errlen);
+}
+
 static void check_tensor(const char *dir, const char *name, const float *want, int a, int b,
                          int c) {
     char path[1200];
@@ -660,12 +669,40 @@ static void test_dump_files(void **state) {
         int rc = mha_model_compute(m, &C[ci].cfg, &t, err, sizeof err);
         if (rc != 0) fail_msg("mha_model_compute: expected 0, got %d (%s)", rc, err);
         /* the same folder each time: later dumps replace earlier files */
-        rc = dump_write(dir, m, &t, err, sizeof err);
+        rc = dump_model(dir, m, &t, err, sizeof err);
         if (rc != 0) fail_msg("dump_write #%zu: expected 0, got %d (%s)", ci, rc, err);
         check_dump(dir, m, &t);
         tok_free(&t);
     }
     mha_model_destroy(m);
+    remove_tree(base);
+}
+
+/* A layer without one of the tensors (a trained layer with no W^Q, say) is refused
+ * before anything is written: no folder, and the message names what is missing. */
+static void test_dump_missing_tensor(void **state) {
+    (void)state;
+    char *base = make_tmpdir();
+    char dir[800], err[512] = "";
+    snprintf(dir, sizeof dir, "%s/d", base);
+    tok_list t = {0};
+    CHECK_INT("tok_split", 0, tok_split(&t, "a b c", 0, NULL, err, sizeof err));
+    mha_model *m = mha_model_create();
+    assert_non_null(m);
+    mha_config cfg = {0};
+    CHECK_INT("mha_model_compute", 0, mha_model_compute(m, &cfg, &t, err, sizeof err));
+    static mha_layer_text text;
+    attn_layer L;
+    mha_layer_fill(&L, &text, m, &t);
+    L.w_q = NULL;
+    CHECK_INT("dump_write of a layer without W_Q", -1, dump_write(dir, &L, err, sizeof err));
+    CHECK_TRUE("the message names W_Q", strstr(err, "W_Q") != NULL);
+    struct stat st;
+    CHECK_TRUE("nothing written", stat(dir, &st) != 0 && errno == ENOENT);
+    char names[1024];
+    CHECK_INT("no temporary folder either", 0, list_dir(base, names, sizeof names));
+    mha_model_destroy(m);
+    tok_free(&t);
     remove_tree(base);
 }
 
@@ -689,7 +726,7 @@ static void test_dump_onto_file(void **state) {
         err[0] = '\0';
         char what[64];
         snprintf(what, sizeof what, "dump_write onto a file (#%d)", k);
-        CHECK_INT(what, -1, dump_write(targets[k], m, &t, err, sizeof err));
+        CHECK_INT(what, -1, dump_model(targets[k], m, &t, err, sizeof err));
         CHECK_MSG(what, err);
         CHECK_TRUE("message is one line", strchr(err, '\n') == NULL);
         size_t len = 0;
@@ -805,7 +842,7 @@ static void test_dump_all_or_nothing(void **state) {
     snprintf(dir, sizeof dir, "%s/p/q/out", base);
     limit_file_size(20000);
     err[0] = '\0';
-    int rc = dump_write(dir, big, &t, err, sizeof err);
+    int rc = dump_model(dir, big, &t, err, sizeof err);
     unlimit_file_size();
     CHECK_INT("dump_write past the file-size limit", -1, rc);
     if (!strstr(err, strerror(EFBIG)) || !strstr(err, "/p/q/out/W_Q.npy"))
@@ -817,11 +854,11 @@ static void test_dump_all_or_nothing(void **state) {
 
     /* over an earlier dump: the earlier one stays byte for byte */
     snprintf(dir, sizeof dir, "%s/out", base);
-    CHECK_INT("the earlier dump", 0, dump_write(dir, small, &t2, err, sizeof err));
+    CHECK_INT("the earlier dump", 0, dump_model(dir, small, &t2, err, sizeof err));
     char before[8192], after[8192];
     tree_sig(base, before, sizeof before);
     limit_file_size(20000);
-    rc = dump_write(dir, big, &t, err, sizeof err);
+    rc = dump_model(dir, big, &t, err, sizeof err);
     unlimit_file_size();
     CHECK_INT("dump_write over an earlier dump past the limit", -1, rc);
     tree_sig(base, after, sizeof after);
@@ -845,12 +882,12 @@ static void test_dump_replaces(void **state) {
     /* an empty folder and an earlier dump, with a temporary file an old run left,
        are replaced as a whole: exactly the 16 files afterwards */
     CHECK_INT("mkdir", 0, mkdir(dir, 0777));
-    CHECK_INT("dump into an empty folder", 0, dump_write(dir, m, &t, err, sizeof err));
+    CHECK_INT("dump into an empty folder", 0, dump_model(dir, m, &t, err, sizeof err));
     snprintf(path, sizeof path, "%s/X.npy.tmp-AbC123", dir);
     write_bytes(path, "left over", 9);
     snprintf(path, sizeof path, "%s/attn.npy", dir);
     write_bytes(path, "stale", 5);
-    CHECK_INT("dump over an earlier dump", 0, dump_write(dir, m, &t, err, sizeof err));
+    CHECK_INT("dump over an earlier dump", 0, dump_model(dir, m, &t, err, sizeof err));
     check_dump(dir, m, &t);
     char names[4096];
     int entries = list_dir(base, names, sizeof names);
@@ -862,7 +899,7 @@ static void test_dump_replaces(void **state) {
     char before[8192], after[8192];
     tree_sig(base, before, sizeof before);
     err[0] = '\0';
-    CHECK_INT("dump over a folder with notes.txt", -1, dump_write(dir, m, &t, err, sizeof err));
+    CHECK_INT("dump over a folder with notes.txt", -1, dump_model(dir, m, &t, err, sizeof err));
     if (!strstr(err, "notes.txt"))
         fail_msg("message: expected it to name notes.txt, got \"%s\"", err);
     /* ".", "..", "/" and a folder holding the current one name no folder to replace */
@@ -874,7 +911,7 @@ static void test_dump_replaces(void **state) {
         err[0] = '\0';
         char what[64];
         snprintf(what, sizeof what, "dump_write(\"%s\")", refused[i]);
-        CHECK_INT(what, -1, dump_write(refused[i], m, &t, err, sizeof err));
+        CHECK_INT(what, -1, dump_model(refused[i], m, &t, err, sizeof err));
         CHECK_MSG(what, err);
     }
     CHECK_INT("chdir back", 0, chdir(cwd));
@@ -887,7 +924,7 @@ static void test_dump_replaces(void **state) {
     char link[900];
     snprintf(link, sizeof link, "%s/link", base);
     CHECK_INT("symlink", 0, symlink("out", link));
-    CHECK_INT("dump through a link", 0, dump_write(link, m, &t, err, sizeof err));
+    CHECK_INT("dump through a link", 0, dump_model(link, m, &t, err, sizeof err));
     struct stat st;
     CHECK_INT("lstat(link)", 0, lstat(link, &st));
     CHECK_TRUE("the link is still a link", S_ISLNK(st.st_mode));
@@ -900,11 +937,11 @@ static void test_dump_replaces(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_npy_roundtrip),  cmocka_unit_test(test_npy_header_exact),
-        cmocka_unit_test(test_npy_errors),     cmocka_unit_test(test_npy_hostile_shapes),
-        cmocka_unit_test(test_dump_files),     cmocka_unit_test(test_dump_onto_file),
-        cmocka_unit_test(test_npy_write_full), cmocka_unit_test(test_dump_all_or_nothing),
-        cmocka_unit_test(test_dump_replaces),
+        cmocka_unit_test(test_npy_roundtrip),       cmocka_unit_test(test_npy_header_exact),
+        cmocka_unit_test(test_npy_errors),          cmocka_unit_test(test_npy_hostile_shapes),
+        cmocka_unit_test(test_dump_files),          cmocka_unit_test(test_dump_onto_file),
+        cmocka_unit_test(test_dump_missing_tensor), cmocka_unit_test(test_npy_write_full),
+        cmocka_unit_test(test_dump_all_or_nothing), cmocka_unit_test(test_dump_replaces),
     };
     return cmocka_run_group_tests_name("npy_dump", tests, group_setup, group_teardown);
 }

@@ -997,6 +997,23 @@ static void test_lesson_view_keys(void **st) {
     for (int k = 0; k < dk; k++)
         want += (double)s->m->q[1 * d + 2 * dk + k] * (double)s->m->k[0 * d + 2 * dk + k];
     CHECK_NEAR("S_3[1, 0]", want, vs.step_raw[1 * n + 0], 1e-4);
+    /* the scaled stage is S_3 / (sqrt(d_k) T), the scores before the mask: with the
+       scale, with T = 1.5 too, and without the scale */
+    static const char keys[3] = {0, ']', 'n'};
+    static const double divide[3] = {4.0, 4.0 * 1.5, 1.5}; /* d_k = 16 */
+    for (int c = 0; c < 3; c++) {
+        if (keys[c]) press(s, keys[c], 0);
+        app_view(s, &vs);
+        if (!vs.step_raw || !vs.step_scaled)
+            fail_msg("the step-through's stages: expected derived");
+        char what[64];
+        snprintf(what, sizeof what, "scaled stage = S / %g (tol 1e-6 rel)", divide[c]);
+        for (int k = 0; k < n * n; k++)
+            CHECK_NEAR(what, vs.step_raw[k] / divide[c], vs.step_scaled[k],
+                       1e-6 * (1.0 + fabs(vs.step_raw[k] / divide[c])));
+        CHECK_NEAR("the scaled stage is the layer's score where no mask is",
+                   s->m->scores[((size_t)2 * n + 1) * n + 0], vs.step_scaled[1 * n + 0], 1e-5);
+    }
     app_state_destroy(s);
 }
 
@@ -1059,13 +1076,17 @@ static void test_training_mode(void **st) {
     view_state vs;
     app_view(s, &vs);
     CHECK_STR("the default task", "pair", vs.train->task);
-    CHECK_INT("h = 2", 2, vs.m->cfg.h);
-    CHECK_INT("12 tokens", 12, vs.m->n);
-    CHECK_INT("the trained heads are causal", MHA_MASK_CAUSAL, vs.m->cfg.mask);
-    CHECK_TRUE("token labels are the task's symbols", strlen(vs.toks->tokens[0]) == 1);
-    for (int r = 0; r < vs.m->n; r++) { /* its attention rows are distributions */
+    const attn_layer *tl = vs.layer;
+    assert_non_null(tl);
+    CHECK_INT("h = 2", 2, tl->h);
+    CHECK_INT("12 tokens", 12, tl->n);
+    CHECK_INT("the trained heads are causal", ATTN_MASK_CAUSAL, tl->mask);
+    CHECK_TRUE("token labels are the task's symbols", strlen(attn_layer_token(tl, 0)) == 1);
+    CHECK_TRUE("no Q, K, V, Concat, W^O yet",
+               !tl->q && !tl->k && !tl->v && !tl->concat && !tl->w_o);
+    for (int r = 0; r < tl->n; r++) { /* its attention rows are distributions */
         double sum = 0.0;
-        for (int c = 0; c < vs.m->n; c++) sum += vs.m->attn[(size_t)r * vs.m->n + c];
+        for (int c = 0; c < tl->n; c++) sum += tl->attn[(size_t)r * tl->n + c];
         CHECK_NEAR("a trained row sums to 1", 1.0, sum, 1e-4);
     }
     CHECK_TRUE("pair is learned (>= 99 % held out)", wait_for(s, learned, &clock));
@@ -1105,7 +1126,9 @@ static void test_training_mode(void **st) {
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_INT("Escape leaves training mode", 0, s->train_mode);
     app_view(s, &vs);
-    CHECK_TRUE("the MHA view is back", vs.train == NULL && vs.m == s->m);
+    CHECK_TRUE("the MHA view is back", vs.train == NULL && vs.layer &&
+                                           vs.layer->attn == s->m->attn &&
+                                           vs.layer->h == s->m->cfg.h);
     app_state_destroy(s); /* stops the worker */
 }
 
@@ -1146,7 +1169,7 @@ static void test_compare(void **st) {
     const int h2 = next_divisor(4, 64, +1);
     CHECK_INT("live h", h2, s->cfg.h);
     app_view(s, &vs);
-    CHECK_INT("pinned h", 4, vs.pinned->m->cfg.h);
+    CHECK_INT("pinned h", 4, vs.pinned->layer->h);
     char live_h[32];
     snprintf(live_h, sizeof live_h, "h = %d", h2);
     CHECK_TRUE("banner: h = 4 beside the new h", what_index(&vs, "h = 4", live_h) >= 0);
@@ -1160,7 +1183,7 @@ static void test_compare(void **st) {
     mha_config rc = {.h = 4, .d_model = 64, .seed = 1};
     char err[256];
     assert_int_equal(mha_model_compute(ref, &rc, &s->toks, err, sizeof err), 0);
-    const mha_model *pm = vs.pinned->m;
+    const attn_layer *pm = vs.pinned->layer;
     CHECK_INT("pinned n", ref->n, pm->n);
     CHECK_TRUE("pinned attention equals an independent compute",
                memcmp(ref->attn, pm->attn, sizeof(float) * 4 * (size_t)ref->n * ref->n) == 0);
@@ -1328,11 +1351,12 @@ static void test_compare_option(void **st) {
             view_state vs;
             app_view(s, &vs);
             if (vs.pinned) {
-                const mha_config *c = &vs.pinned->m->cfg;
+                const attn_layer *c = vs.pinned->layer;
                 CHECK_INT("pinned h", cases[k].h, c->h);
-                CHECK_INT("pinned scaling", cases[k].no_scale, c->no_scale);
-                CHECK_INT("pinned mask", cases[k].mask, (int)c->mask);
-                CHECK_INT("pinned weights", cases[k].weights, (int)c->weights);
+                CHECK_INT("pinned scaling", cases[k].no_scale, !c->scaled);
+                CHECK_INT("pinned mask", cases[k].mask == MHA_MASK_CAUSAL,
+                          c->mask == ATTN_MASK_CAUSAL);
+                CHECK_INT("pinned weights", cases[k].weights == MHA_WEIGHTS_PATTERNS, c->designed);
                 CHECK_INT("live h as -H says", 8, s->cfg.h);
             } else {
                 CHECK_TRUE("a pinned view", 0);

@@ -14,8 +14,11 @@
 #include <cmocka.h>
 
 #include "check.h"
+#include "mha.h"
 #include "stats.h"
 #include "tok.h"
+
+static mha_layer_text g_text; /* the layers' texts (one layer at a time) */
 
 static double entropy_bits(const double *p, int n) {
     double h = 0.0;
@@ -32,6 +35,13 @@ static void model(mha_model *m, tok_list *t, const char *text, int h, int d, int
     mha_config cfg = {.h = h, .d_model = d, .seed = 3, .mask = mask, .pad = pad};
     if (patterns) cfg.weights = MHA_WEIGHTS_PATTERNS;
     if (mha_model_compute(m, &cfg, t, err, sizeof err) != 0) fail_msg("%s", err);
+}
+
+/* The layer the statistics read: the model as mha_layer_fill describes it. */
+static attn_layer layer_of(const mha_model *m, const tok_list *t) {
+    attn_layer L;
+    mha_layer_fill(&L, &g_text, m, t);
+    return L;
 }
 
 static const char *TEXT = "the cat sat on the mat because the cat was tired and the mat was warm";
@@ -52,8 +62,9 @@ static void test_entropy_and_divergence(void **st) {
         float *ent = malloc(sizeof(float) * h), *js = malloc(sizeof(float) * h * h);
         double *p = malloc(sizeof(double) * n), *q = malloc(sizeof(double) * n),
                *mid = malloc(sizeof(double) * n);
-        mha_head_entropy(ent, m);
-        mha_head_divergence(js, m, 1);
+        const attn_layer L = layer_of(m, &t);
+        attn_head_entropy(ent, &L);
+        attn_head_divergence(js, &L, 1);
         for (int i = 0; i < h; i++) {
             double want = 0.0;
             for (int r = 0; r < rows; r++) {
@@ -93,8 +104,9 @@ static void test_designed_heads_read_as_designed(void **st) {
     tok_list t = {0};
     model(m, &t, TEXT, 12, 384, 0, 0, 1);
     float ent[12], js[144];
-    mha_head_entropy(ent, m);
-    mha_head_divergence(js, m, 1);
+    const attn_layer L = layer_of(m, &t);
+    attn_head_entropy(ent, &L);
+    attn_head_divergence(js, &L, 1);
     double logn = log2(m->n);
     for (int i = 0; i < 12; i++) {
         mha_pattern p = mha_head_pattern(&m->cfg, i);
@@ -117,8 +129,9 @@ static void test_head_products(void **st) {
     const int n = m->n, d = m->cfg.d_model, dk = m->d_k, h = m->cfg.h;
     float *s = malloc(sizeof(float) * n * n), *o = malloc(sizeof(float) * n * d);
     double *sum = calloc((size_t)n * d, sizeof(double));
+    const attn_layer L = layer_of(m, &t);
     for (int i = 0; i < h; i++) {
-        mha_head_raw_scores(s, m, i);
+        attn_head_raw_scores(s, &L, i);
         for (int r = 0; r < n; r++)
             for (int c = 0; c < n; c++) {
                 double want = 0.0;
@@ -128,7 +141,7 @@ static void test_head_products(void **st) {
                 CHECK_NEAR("raw score (tol 1e-4 rel)", want, s[(size_t)r * n + c],
                            1e-4 * (1.0 + fabs(want)));
             }
-        mha_head_output(o, m, i);
+        attn_head_output(o, &L, i);
         for (int r = 0; r < n; r++)
             for (int c = 0; c < d; c++) {
                 double want = 0.0;

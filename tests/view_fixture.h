@@ -94,11 +94,17 @@ static inline void fx_free_toks(fx_toks *ft) {
     memset(ft, 0, sizeof *ft);
 }
 
-/* A model computed for n tokens, d_model d, h heads. */
+/* A model computed for n tokens, d_model d, h heads, and the layer the view sees. */
 typedef struct {
     fx_toks toks;
     mha_model *m;
+    attn_layer layer;     /* m with toks (mha_layer_fill); fx_model_refresh after changing m */
+    mha_layer_text *text; /* the layer's texts and notes */
 } fx_model;
+
+static inline void fx_model_refresh(fx_model *fm) {
+    mha_layer_fill(&fm->layer, fm->text, fm->m, &fm->toks.t);
+}
 
 static inline void fx_model_make(fx_model *fm, int n, int d, int h, mha_mask mask) {
     fx_make_toks(&fm->toks, n);
@@ -109,10 +115,14 @@ static inline void fx_model_make(fx_model *fm, int n, int d, int h, mha_mask mas
     int rc = mha_model_compute(fm->m, &cfg, &fm->toks.t, err, sizeof err);
     if (rc != 0)
         fail_msg("mha_model_compute(n=%d, d=%d, h=%d): expected 0, got %d (%s)", n, d, h, rc, err);
+    fm->text = malloc(sizeof *fm->text);
+    assert_non_null(fm->text);
+    fx_model_refresh(fm);
 }
 
 static inline void fx_model_free(fx_model *fm) {
     mha_model_destroy(fm->m);
+    free(fm->text);
     fx_free_toks(&fm->toks);
 }
 
@@ -122,8 +132,8 @@ static inline void fx_state(view_state *s, const fx_model *fm, int w, int h) {
     s->height = h;
     s->ui_scale = 1.0f;
     s->zoom = 1.0f;
-    s->m = fm->m;
-    s->toks = &fm->toks.t;
+    s->layer = &fm->layer;
+    s->text_replaced = fm->toks.t.replaced;
     s->sample_name = "test sample";
     s->sample_index = 1;
     s->sample_count = 9;

@@ -20,11 +20,13 @@ struct app_pin {
     mha_model *m;
     int sample; /* 1-based, 0 custom */
     float *entropy;
+    attn_layer layer;      /* m with toks, as the pinned pane draws it */
+    mha_layer_text text;   /* the layer's texts and notes */
     unsigned long version; /* the pinned model's data version: never a live one's */
     view_state vs;
     view_layout *L;
     char what[VIEW_COMPARE_MAX][2][48];
-    /* computed in the background: the thread owns m and entropy until ready */
+    /* computed in the background: the thread owns m, layer and entropy until ready */
     pthread_t thread;
     int thread_on, shown; /* shown: the UI thread has taken the model */
     pthread_mutex_t lock;
@@ -34,11 +36,17 @@ struct app_pin {
     void *ud;
 };
 
+/* The pinned model as a layer, and its heads' entropy. */
+static void pin_derive(app_pin *p) {
+    mha_layer_fill(&p->layer, &p->text, p->m, &p->toks);
+    if (p->entropy) attn_head_entropy(p->entropy, &p->layer);
+}
+
 static void *pin_worker(void *arg) {
     app_pin *p = arg;
     char err[MHA_ERR_LEN];
     int failed = mha_model_compute(p->m, &p->cfg, &p->toks, err, sizeof err) != 0;
-    if (!failed && p->entropy) mha_head_entropy(p->entropy, p->m);
+    if (!failed) pin_derive(p);
     pthread_mutex_lock(&p->lock);
     p->failed = failed;
     if (failed) snprintf(p->err, sizeof p->err, "%s", err);
@@ -102,7 +110,7 @@ static app_pin *pin_create(const app_state *s, const mha_config *cfg, char *err,
         app_pin_free(p);
         return NULL;
     }
-    if (p->entropy) mha_head_entropy(p->entropy, p->m);
+    pin_derive(p);
     p->shown = 1;
     return p;
 }
@@ -277,8 +285,8 @@ void app_compare_view(const app_state *s, view_state *vs) {
     *pv = *vs; /* the live view's look; the model, text and numbers are the pin's */
     pv->pinned = NULL;
     pv->pinned_layout = NULL;
-    pv->m = p->shown ? p->m : NULL; /* none yet: the pane says it is being computed */
-    pv->toks = &p->toks;
+    pv->layer = p->shown ? &p->layer : NULL; /* none yet: the pane says it is being computed */
+    pv->text_replaced = p->toks.replaced;
     const sample *smp = p->sample ? samples_get(p->sample - 1) : NULL;
     pv->sample_name = smp ? smp->name : "custom";
     pv->sample_index = p->sample;

@@ -1,8 +1,9 @@
-/* derive.c: numbers the view draws that the core does not keep: each head's
+/* derive.c: the model shown as the attn_layer the view draws (mha_layer_fill),
+ * and the numbers the view draws that the core does not keep: each head's
  * entropy, how alike the heads are, the ablation's difference from the full
  * MultiHead, and the focused head's intermediate products for its step-through.
- * Recomputed only when the model or the focused head changes. No SDL. */
-#include <math.h>
+ * The layer follows every call; the numbers are recomputed only when the model
+ * or the focused head changes. No SDL. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,9 @@
 #define DIVERGENCE_ROWS 32 /* query rows compared at most (evenly spaced) */
 
 struct app_derived {
+    attn_layer layer;      /* s->m with s->toks, as the view sees it */
+    mha_layer_text text;   /* its positions' texts and heads' notes */
+    const mha_model *of;   /* the model the layer describes */
     unsigned long version; /* data_version these numbers are for; 0 none */
     int divergence_step;   /* every how many rows the divergence was averaged */
     int head;              /* focused head they are for (1-based), 0 none */
@@ -21,7 +25,7 @@ struct app_derived {
     float *divergence;     /* (h, h) mean Jensen-Shannon divergence, bits; h <= 16 */
     float *diff;           /* (n, d_model) MultiHead - unablated MultiHead */
     float *raw;            /* (n, n) Q_i K_i^T of the focused head */
-    float *scaled;         /* (n, n) raw / (sqrt(d_k) T), before the mask */
+    float *scaled;         /* (n, n) raw times the layer's scale, before the mask */
     float *share;          /* (n, d_model) head_i W^O_i */
     size_t cap_entropy, cap_divergence, cap_diff, cap_raw, cap_scaled, cap_share; /* floats */
 };
@@ -47,31 +51,33 @@ int app_derive(app_state *s) {
     if (!s->derived) s->derived = calloc(1, sizeof *s->derived);
     app_derived *d = s->derived;
     if (!d) return -1;
-    const mha_model *m = s->m;
-    const int focus = s->focus > 0 && s->focus <= m->cfg.h ? s->focus : 0;
+    const attn_layer *L = &d->layer;
+    mha_layer_fill(&d->layer, &d->text, s->m, &s->toks); /* pointers: cheap */
+    d->of = s->m;
+    const int focus = s->focus > 0 && s->focus <= L->h ? s->focus : 0;
     if (d->version == s->data_version && d->head == focus) return 0;
-    const int n = m->n, h = m->cfg.h, dm = m->cfg.d_model;
+    if (L->n < 1 || !L->attn) return 0; /* nothing computed yet: nothing derived */
+    const int n = L->n, h = L->h, dm = L->d_model;
     const size_t nd = (size_t)n * dm, nn = (size_t)n * n;
     d->version = 0;
     if (reserve(&d->entropy, &d->cap_entropy, (size_t)h) || reserve(&d->diff, &d->cap_diff, nd) ||
         (h <= DIVERGENCE_MAX_H && reserve(&d->divergence, &d->cap_divergence, (size_t)h * h)))
         return -1;
-    mha_head_entropy(d->entropy, m);
+    attn_head_entropy(d->entropy, L);
     /* every pair of heads costs n^2 a row: at most about 32 rows are compared */
-    const int rows = m->n_real > 0 ? m->n_real : n;
+    const int rows = L->n_real > 0 ? L->n_real : n;
     d->divergence_step = (rows + DIVERGENCE_ROWS - 1) / DIVERGENCE_ROWS;
-    if (h <= DIVERGENCE_MAX_H) mha_head_divergence(d->divergence, m, d->divergence_step);
-    for (size_t k = 0; k < nd; k++) d->diff[k] = m->out[k] - m->out_full[k];
+    if (h <= DIVERGENCE_MAX_H) attn_head_divergence(d->divergence, L, d->divergence_step);
+    for (size_t k = 0; k < nd; k++) d->diff[k] = L->out[k] - L->out_full[k];
     d->head = 0;
     if (focus) {
         if (reserve(&d->raw, &d->cap_raw, nn) || reserve(&d->scaled, &d->cap_scaled, nn) ||
             reserve(&d->share, &d->cap_share, nd))
             return -1;
-        mha_head_raw_scores(d->raw, m, focus - 1);
-        const float t = m->cfg.temperature > 0.0f ? m->cfg.temperature : 1.0f;
-        const float div = (m->cfg.no_scale ? 1.0f : sqrtf((float)m->d_k)) * t;
-        for (size_t k = 0; k < nn; k++) d->scaled[k] = d->raw[k] / div;
-        mha_head_output(d->share, m, focus - 1);
+        attn_head_raw_scores(d->raw, L, focus - 1);
+        /* the scale the scores were made with (attn_scale, the one place it is computed) */
+        for (size_t k = 0; k < nn; k++) d->scaled[k] = d->raw[k] * L->scale;
+        attn_head_output(d->share, L, focus - 1);
         d->head = focus;
     }
     d->version = s->data_version;
@@ -80,9 +86,12 @@ int app_derive(app_state *s) {
 
 void app_derived_view(const app_state *s, view_state *vs) {
     const app_derived *d = s->derived;
-    if (!d || d->version != s->data_version) return;
+    if (!d || d->of != s->m) return; /* app_derive has not seen this model: nothing shown */
+    vs->layer = &d->layer;
+    vs->text_replaced = s->toks.replaced;
+    if (d->version != s->data_version) return;
     vs->head_entropy = d->entropy;
-    vs->head_divergence = s->m->cfg.h <= DIVERGENCE_MAX_H ? d->divergence : NULL;
+    vs->head_divergence = d->layer.h <= DIVERGENCE_MAX_H ? d->divergence : NULL;
     vs->divergence_step = d->divergence_step;
     vs->out_diff = d->diff;
     if (d->head && d->head == s->focus) {

@@ -141,7 +141,10 @@ static int run_dump(const cli_options *o, const tok_list *toks, const mha_config
         mha_model_destroy(m);
         return fail(1, err);
     }
-    int rc = dump_write(o->dump_dir, m, toks, err, sizeof err);
+    attn_layer layer;
+    mha_layer_text text;
+    mha_layer_fill(&layer, &text, m, toks);
+    int rc = dump_write(o->dump_dir, &layer, err, sizeof err);
     mha_model_destroy(m);
     if (rc != 0) return fail(1, err);
     return 0;

@@ -22,10 +22,9 @@ struct app_training {
     train_view tv;    /* the latest snapshot */
     learn_config cfg; /* what the next start uses */
     int layer;        /* shown, 0-based */
-    mha_model shim;   /* the shown layer's heads, for the view */
+    attn_layer heads; /* the shown layer's heads, for the view */
     float mask[TRAIN_MAX_HEADS * TRAIN_MAX_T * TRAIN_MAX_T]; /* (h, T, T): 0, or -inf above */
-    char *labels[TRAIN_MAX_T];
-    tok_list toks;
+    const char *labels[TRAIN_MAX_T];
     char run_label[TRAIN_MAX_RUNS][48];
     char status[160]; /* the status line in training mode */
     view_train vt;
@@ -190,23 +189,30 @@ void app_training_view(const app_state *s, view_state *vs) {
     const train_view *tv = &t->tv;
     const learn_task_info *info = learn_task(tv->cfg.task);
     const int T = tv->T, h = tv->cfg.h, layer = t->layer < tv->cfg.layers ? t->layer : 0;
-    /* the heads of one layer as an mha_model: causal, T tokens of the task's symbols */
-    mha_model *m = &t->shim;
-    memset(m, 0, sizeof *m);
-    m->cfg.h = h;
-    m->cfg.d_model = tv->cfg.d_model;
-    m->cfg.mask = MHA_MASK_CAUSAL;
-    m->cfg.seed = tv->cfg.seed;
-    m->n = m->n_real = T;
-    m->d_k = tv->cfg.d_model / h;
-    m->attn = (float *)tv->attn + (size_t)layer * h * T * T;
+    /* the heads of one layer as an attn_layer: causal, T tokens of the task's symbols;
+       only the weights for now, the scores the causal mask (0 or -inf), no Q, K, V,
+       Concat or W^O */
+    attn_layer *L = &t->heads;
+    memset(L, 0, sizeof *L);
+    L->n = L->n_real = T;
+    L->h = h;
+    L->d_model = tv->cfg.d_model;
+    L->d_k = tv->cfg.d_model / h;
+    L->layer = layer;
+    L->layers = tv->cfg.layers;
+    L->mask = ATTN_MASK_CAUSAL;
+    L->scaled = 1;
+    L->temperature = 1.0f;
+    L->scale = attn_scale(L->d_k, L->scaled, L->temperature);
+    L->seed = tv->cfg.seed;
+    L->attn = tv->attn + (size_t)layer * h * T * T;
     for (int i = 0; i < h; i++)
         for (int r = 0; r < T; r++)
             for (int c = 0; c < T; c++)
                 t->mask[((size_t)i * T + r) * T + c] = c > r ? -INFINITY : 0.0f;
-    m->scores = t->mask;
-    for (int i = 0; i < T; i++) t->labels[i] = (char *)info->symbols[tv->tokens[i]];
-    t->toks = (tok_list){.count = T, .tokens = t->labels};
+    L->scores = t->mask;
+    for (int i = 0; i < T; i++) t->labels[i] = info->symbols[tv->tokens[i]];
+    L->tokens = t->labels;
     /* the curves, each labelled by its shape */
     view_train *vt = &t->vt;
     memset(vt, 0, sizeof *vt);
@@ -233,8 +239,8 @@ void app_training_view(const app_state *s, view_state *vs) {
     vt->ablated_acc = tv->ablated_acc;
     vt->pruned = tv->pruned;
     vt->pruned_acc = tv->pruned_acc;
-    vs->m = m;
-    vs->toks = &t->toks;
+    vs->layer = L;
+    vs->text_replaced = 0;
     vs->train = vt;
     if (!s->status[0]) { /* the status line follows the run */
         snprintf(t->status, sizeof t->status,

@@ -65,7 +65,7 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
     if (vs.train) /* training mode: what is being trained */
         snprintf(title, sizeof title,
                  "mhaviz \xE2\x80\x94 training %s h=%d d_model=%d \xE2\x80\x94 step %ld",
-                 vs.train->task, vs.m->cfg.h, vs.m->cfg.d_model, vs.train->step);
+                 vs.train->task, vs.layer->h, vs.layer->d_model, vs.train->step);
     else
         snprintf(title, sizeof title, "mhaviz \xE2\x80\x94 h=%d d_model=%d n=%d \xE2\x80\x94 %s%s",
                  s->m->cfg.h, s->m->cfg.d_model, s->m->n, vs.sample_name,

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "layer.h"
 #include "tok.h"
 
 #define MHA_MAX_N 512
@@ -181,6 +182,24 @@ const char *mha_token(const mha_model *m, const tok_list *toks, int i);
 /* ||out - out_full||_F / ||out_full||_F: how much the ablation changed MultiHead
  * (0 when no head is ablated, and when out_full is all zero). */
 double mha_ablation_delta(const mha_model *m);
+
+/* ---- the model as a source of attn_layer (mha_layer.c) ---- */
+
+/* The arrays a layer filled from a model points to that the model does not hold:
+ * each position's text and each head's note. The caller owns it (and keeps it
+ * beside the layer). */
+typedef struct {
+    const char *tokens[MHA_MAX_N];      /* position i's text, MHA_PAD_TOKEN from n_real */
+    const char *notes[MHA_MAX_D_MODEL]; /* designed heads: their pattern names */
+} mha_layer_text;
+
+/* Fills L with m, computed for toks: the shape, how the scores were made (mask,
+ * scaling, temperature, attn_scale), seed, pad, the designed flag, the off set
+ * (cfg.ablate) and pointers to every tensor of m; text receives the positions'
+ * texts (pointers into toks) and, for designed heads, their pattern names as
+ * head_note. L stays valid while m, toks and text do and m is not computed
+ * again. A model not yet computed gives a layer of n = 0 and no tensors. */
+void mha_layer_fill(attn_layer *L, mha_layer_text *text, const mha_model *m, const tok_list *toks);
 
 /* Row-wise softmax in place over a (rows, cols) matrix: the row max is
  * subtracted first; -inf entries become exactly 0. A row that is all -inf

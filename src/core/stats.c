@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "blas.h"
+#include "mha.h" /* MHA_EXPECT */
 
 /* -sum p log2 p over one row (0 log 0 = 0). */
 static double row_entropy(const float *p, int n) {
@@ -16,11 +17,12 @@ static double row_entropy(const float *p, int n) {
     return h;
 }
 
-void mha_head_entropy(float *out, const mha_model *m) {
-    const int n = m->n, rows = m->n_real > 0 ? m->n_real : n;
-    for (int i = 0; i < m->cfg.h; i++) {
+void attn_head_entropy(float *out, const attn_layer *L) {
+    MHA_EXPECT(L->attn != NULL);
+    const int n = L->n, rows = L->n_real > 0 ? L->n_real : n;
+    for (int i = 0; i < L->h; i++) {
         double sum = 0.0;
-        for (int r = 0; r < rows; r++) sum += row_entropy(m->attn + ((size_t)i * n + r) * n, n);
+        for (int r = 0; r < rows; r++) sum += row_entropy(L->attn + ((size_t)i * n + r) * n, n);
         out[i] = (float)(sum / rows);
     }
 }
@@ -33,8 +35,9 @@ static double row_plogp(const float *p, int n) {
     return s;
 }
 
-void mha_head_divergence(float *out, const mha_model *m, int row_step) {
-    const int n = m->n, h = m->cfg.h, rows = m->n_real > 0 ? m->n_real : n;
+void attn_head_divergence(float *out, const attn_layer *L, int row_step) {
+    MHA_EXPECT(L->attn != NULL);
+    const int n = L->n, h = L->h, rows = L->n_real > 0 ? L->n_real : n;
     const int step = row_step > 0 ? row_step : 1;
     const int used = (rows + step - 1) / step;
     /* JS(p, q) = H(mid) - (H(p) + H(q)) / 2 with mid = (p + q) / 2: the two
@@ -48,14 +51,14 @@ void mha_head_divergence(float *out, const mha_model *m, int row_step) {
     }
     for (int i = 0; i < h; i++)
         for (int r = 0, u = 0; r < rows; r += step, u++)
-            plogp[(size_t)i * used + u] = row_plogp(m->attn + ((size_t)i * n + r) * n, n);
+            plogp[(size_t)i * used + u] = row_plogp(L->attn + ((size_t)i * n + r) * n, n);
     for (int i = 0; i < h; i++) {
         out[(size_t)i * h + i] = 0.0f;
         for (int j = i + 1; j < h; j++) {
             double sum = 0.0;
             for (int r = 0, u = 0; r < rows; r += step, u++) {
-                const float *p = m->attn + ((size_t)i * n + r) * n;
-                const float *q = m->attn + ((size_t)j * n + r) * n;
+                const float *p = L->attn + ((size_t)i * n + r) * n;
+                const float *q = L->attn + ((size_t)j * n + r) * n;
                 double mid = 0.0;
                 for (int k = 0; k < n; k++) {
                     float v = 0.5f * (p[k] + q[k]);
@@ -70,18 +73,18 @@ void mha_head_divergence(float *out, const mha_model *m, int row_step) {
     free(plogp);
 }
 
-void mha_head_raw_scores(float *out, const mha_model *m, int head) {
-    const int n = m->n, d = m->cfg.d_model, dk = m->d_k;
-    MHA_EXPECT(head >= 0 && head < m->cfg.h);
+void attn_head_raw_scores(float *out, const attn_layer *L, int head) {
+    const int n = L->n, d = L->d_model, dk = L->d_k;
+    MHA_EXPECT(head >= 0 && head < L->h && L->q && L->k);
     /* S (n, n) = Q_i (n, dk) K_i^T, both column slices of (n, d) matrices */
-    mm_sgemm(out, n, m->q + (size_t)head * dk, d, m->k + (size_t)head * dk, d, n, n, dk, 1, 1.0f,
+    mm_sgemm(out, n, L->q + (size_t)head * dk, d, L->k + (size_t)head * dk, d, n, n, dk, 1, 1.0f,
              0.0f);
 }
 
-void mha_head_output(float *out, const mha_model *m, int head) {
-    const int n = m->n, d = m->cfg.d_model, dk = m->d_k;
-    MHA_EXPECT(head >= 0 && head < m->cfg.h);
+void attn_head_output(float *out, const attn_layer *L, int head) {
+    const int n = L->n, d = L->d_model, dk = L->d_k;
+    MHA_EXPECT(head >= 0 && head < L->h && L->heads && L->w_o);
     /* (n, d) = head_i (n, dk) W^O rows [i dk, (i + 1) dk) (dk, d) */
-    mm_sgemm(out, d, m->heads + (size_t)head * n * dk, dk, m->w_o + (size_t)head * dk * d, d, n, d,
+    mm_sgemm(out, d, L->heads + (size_t)head * n * dk, dk, L->w_o + (size_t)head * dk * d, d, n, d,
              dk, 0, 1.0f, 0.0f);
 }

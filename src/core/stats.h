@@ -1,28 +1,31 @@
-/* stats.h: numbers about the heads that the lesson puts on screen: how spread
- * each head's attention is (entropy), how alike two heads are (Jensen-Shannon
- * divergence), and the intermediate products of one head for its step-through. */
+/* stats.h: numbers about the heads of an attn_layer that the lesson puts on
+ * screen: how spread each head's attention is (entropy), how alike two heads are
+ * (Jensen-Shannon divergence), and the intermediate products of one head for its
+ * step-through. Any source's layer; each function says which tensors it reads. */
 #ifndef MHAVIZ_STATS_H
 #define MHAVIZ_STATS_H
 
-#include "mha.h"
+#include "layer.h"
 
 /* out (h): each head's mean row entropy in bits, -sum a log2 a over the keys,
  * averaged over the text's query rows (not [PAD] rows). A uniform row over n
- * keys has log2 n bits; a row on one key has 0. */
-void mha_head_entropy(float *out, const mha_model *m);
+ * keys has log2 n bits; a row on one key has 0. Reads attn (not NULL), as does
+ * attn_head_divergence. */
+void attn_head_entropy(float *out, const attn_layer *L);
 
 /* out (h, h): the mean over the text's query rows r = 0, row_step, 2 row_step ...
  * of the Jensen-Shannon divergence in bits between the rows of heads i and j: 0
  * for identical attention, 1 for rows on disjoint keys. Symmetric, zero
  * diagonal. row_step 1 takes every row; a larger one bounds the cost, h^2 n^2. */
-void mha_head_divergence(float *out, const mha_model *m, int row_step);
+void attn_head_divergence(float *out, const attn_layer *L, int row_step);
 
 /* out (n, n): Q_i K_i^T of head `head` (0-based): the raw scores, before the
- * scaling, the temperature and the mask. */
-void mha_head_raw_scores(float *out, const mha_model *m, int head);
+ * scaling, the temperature and the mask. Reads q and k (not NULL). */
+void attn_head_raw_scores(float *out, const attn_layer *L, int head);
 
 /* out (n, d_model): head_i W^O_i, head i's share of MultiHead (its rows of W^O);
- * MultiHead is the sum of these over the heads that are on. */
-void mha_head_output(float *out, const mha_model *m, int head);
+ * MultiHead is the sum of these over the heads that are on. Reads heads and w_o
+ * (not NULL). */
+void attn_head_output(float *out, const attn_layer *L, int head);
 
 #endif

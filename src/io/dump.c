@@ -1,4 +1,4 @@
-/* dump.c: writes a computed model to a folder as NumPy files (see dump.h). All or
+/* dump.c: writes an attn_layer to a folder as NumPy files (see dump.h). All or
  * nothing: the files go into a temporary folder beside the target, which takes
  * the target's place only when every file is complete. Removes only what it made
  * or what an earlier dump wrote; it never deletes a file it does not know. */
@@ -217,28 +217,35 @@ static void retarget(char *err, size_t errlen, const dump_run *r, const char *tm
     snprintf(err, errlen, "cannot write %s/%s: %s", r->shown, name, reason);
 }
 
-static int write_meta(atomic_file *af, const mha_model *m) {
-    const int n = m->n, d = m->cfg.d_model, h = m->cfg.h, dk = m->d_k;
-    const int patterns = m->cfg.weights == MHA_WEIGHTS_PATTERNS;
+/* The layer's 14 tensors in the order of dump_names. */
+static void layer_tensors(const float *data[14], const attn_layer *L) {
+    const float *all[14] = {L->x, L->w_q,    L->w_k,  L->w_v,   L->w_o,    L->q,   L->k,
+                            L->v, L->scores, L->attn, L->heads, L->concat, L->out, L->out_full};
+    memcpy(data, all, sizeof all);
+}
+
+static int write_meta(atomic_file *af, const attn_layer *L) {
+    const int n = L->n, d = L->d_model, h = L->h, dk = L->d_k;
+    const int patterns = L->designed;
     atomic_printf(af,
                   "{\n  \"n\": %d,\n  \"n_real\": %d,\n  \"d_model\": %d,\n  \"h\": %d,\n"
                   "  \"d_k\": %d,\n  \"d_v\": %d,\n  \"seed\": %llu,\n  \"mask\": \"%s\",\n",
-                  n, m->n_real, d, h, dk, dk, (unsigned long long)m->cfg.seed,
-                  m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none");
-    if (m->cfg.pad)
-        atomic_printf(af, "  \"pad\": %d,\n", m->cfg.pad);
+                  n, L->n_real, d, h, dk, dk, (unsigned long long)L->seed,
+                  L->mask == ATTN_MASK_CAUSAL ? "causal" : "none");
+    if (L->pad)
+        atomic_printf(af, "  \"pad\": %d,\n", L->pad);
     else
         atomic_printf(af, "  \"pad\": null,\n");
     /* the temperature with the fewest digits that read back as the same float */
     char temp[32];
     for (int prec = 1; prec <= 9; prec++) {
-        snprintf(temp, sizeof temp, "%.*g", prec, (double)m->cfg.temperature);
-        if (strtof(temp, NULL) == m->cfg.temperature && !strchr(temp, 'e')) break;
+        snprintf(temp, sizeof temp, "%.*g", prec, (double)L->temperature);
+        if (strtof(temp, NULL) == L->temperature && !strchr(temp, 'e')) break;
     }
     atomic_printf(af, "  \"scale\": %s,\n  \"temperature\": %s,\n  \"ablated\": [",
-                  m->cfg.no_scale ? "false" : "true", temp);
+                  L->scaled ? "true" : "false", temp);
     for (int i = 0, first = 1; i < h; i++)
-        if (mha_config_is_ablated(&m->cfg, i)) {
+        if (attn_layer_is_off(L, i)) {
             atomic_printf(af, first ? "%d" : ", %d", i + 1);
             first = 0;
         }
@@ -246,7 +253,8 @@ static int write_meta(atomic_file *af, const mha_model *m) {
     if (patterns) {
         atomic_printf(af, "[");
         for (int i = 0; i < h; i++)
-            atomic_printf(af, "%s\"%s\"", i ? ", " : "", mha_head_pattern_name(m, i));
+            atomic_printf(af, "%s\"%s\"", i ? ", " : "",
+                          attn_layer_head_note(L, i) ? attn_layer_head_note(L, i) : "");
         atomic_printf(af, "],\n");
     } else {
         atomic_printf(af, "null,\n");
@@ -264,11 +272,10 @@ static int write_meta(atomic_file *af, const mha_model *m) {
 }
 
 /* Writes file i of dump_names into the temporary folder. */
-static int write_one(dump_run *r, int i, const mha_model *m, const tok_list *toks, char *err,
-                     size_t errlen) {
-    const int n = m->n, d = m->cfg.d_model, h = m->cfg.h, dk = m->d_k;
-    const float *data[14] = {m->x, m->w_q,    m->w_k,  m->w_v,   m->w_o,    m->q,   m->k,
-                             m->v, m->scores, m->attn, m->heads, m->concat, m->out, m->out_full};
+static int write_one(dump_run *r, int i, const attn_layer *L, char *err, size_t errlen) {
+    const int n = L->n, d = L->d_model, h = L->h, dk = L->d_k;
+    const float *data[14];
+    layer_tensors(data, L);
     const int shapes[14][3] = {{n, d, 0},  {d, d, 0}, {d, d, 0}, {d, d, 0}, {d, d, 0},
                                {n, d, 0},  {n, d, 0}, {n, d, 0}, {h, n, n}, {h, n, n},
                                {h, n, dk}, {n, d, 0}, {n, d, 0}, {n, d, 0}};
@@ -283,9 +290,9 @@ static int write_one(dump_run *r, int i, const mha_model *m, const tok_list *tok
         rc = atomic_open(&af, path, err, errlen);
         if (rc == 0) {
             if (i == 14)
-                for (int t = 0; t < n; t++) atomic_printf(&af, "%s\n", mha_token(m, toks, t));
+                for (int t = 0; t < n; t++) atomic_printf(&af, "%s\n", attn_layer_token(L, t));
             else
-                write_meta(&af, m);
+                write_meta(&af, L);
             rc = atomic_commit(&af, err, errlen);
         }
     }
@@ -338,8 +345,8 @@ static int dump_commit(dump_run *r, int exists, char *err, size_t errlen) {
     return rc;
 }
 
-static int dump_write_run(dump_run *r, const char *dir, const mha_model *m, const tok_list *toks,
-                          char *err, size_t errlen) {
+static int dump_write_run(dump_run *r, const char *dir, const attn_layer *L, char *err,
+                          size_t errlen) {
     r->shown = dir;
     r->tmp_handle = CLEANUP_NONE;
     for (int i = 0; i < DUMP_FILES; i++) r->file_handles[i] = CLEANUP_NONE;
@@ -411,7 +418,7 @@ static int dump_write_run(dump_run *r, const char *dir, const mha_model *m, cons
     chmod(r->tmp, 0777 & ~mask);
 
     for (int i = 0; i < DUMP_FILES; i++)
-        if (write_one(r, i, m, toks, err, errlen) != 0) {
+        if (write_one(r, i, L, err, errlen) != 0) {
             dump_rollback(r);
             return -1;
         }
@@ -422,14 +429,21 @@ static int dump_write_run(dump_run *r, const char *dir, const mha_model *m, cons
     return 0;
 }
 
-int dump_write(const char *dir, const mha_model *m, const tok_list *toks, char *err,
-               size_t errlen) {
+int dump_write(const char *dir, const attn_layer *L, char *err, size_t errlen) {
+    const float *data[14];
+    layer_tensors(data, L);
+    for (int i = 0; i < 14; i++)
+        if (!data[i]) { /* refused before anything is written */
+            snprintf(err, errlen, "cannot write %s: the layer has no %.*s", dir,
+                     (int)(strlen(dump_names[i]) - 4), dump_names[i]);
+            return -1;
+        }
     dump_run *r = calloc(1, sizeof *r); /* 150 KB of paths: not on the stack */
     if (!r) {
         snprintf(err, errlen, "cannot write %s: out of memory", dir);
         return -1;
     }
-    int rc = dump_write_run(r, dir, m, toks, err, errlen);
+    int rc = dump_write_run(r, dir, L, err, errlen);
     free(r);
     return rc;
 }

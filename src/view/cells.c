@@ -31,19 +31,20 @@ int view_weight_values_fit(const view_ctx *c, view_rect map, int n) {
     return view_tw(c, ".00", size, 0) + 2 <= cw ? size : 0;
 }
 
-void view_draw_cell_values(const view_ctx *c, view_rect map, const float *data, int rows, int cols,
-                           int ld, const float *mask, const rgba *px, int px_w, int px_h) {
-    /* weights (a mask is given) are in [0, 1]: ".42" says it in less room */
+static void draw_values(const view_ctx *c, view_rect map, const float *data, int rows, int cols,
+                        int ld, int weights, const float *mask, const rgba *px, int px_w,
+                        int px_h) {
+    /* weights are in [0, 1]: ".42" says it in less room */
     int size =
-        mask ? view_weight_values_fit(c, map, rows) : view_cell_values_fit(c, map, rows, cols);
-    if (!size || px_w != cols || px_h != rows || !px) return;
+        weights ? view_weight_values_fit(c, map, rows) : view_cell_values_fit(c, map, rows, cols);
+    if (!size || px_w != cols || px_h != rows || !px || !data) return;
     const int line = c->L->line * size / c->L->font;
     for (int r = 0; r < rows; r++)
         for (int k = 0; k < cols; k++) {
             if (mask && mask[(size_t)r * ld + k] == -INFINITY) continue; /* hatched */
             char buf[24];
             view_format_number(buf, sizeof buf, data[(size_t)r * ld + k]);
-            if (mask) { /* a weight: ".42", and "1" for certainty */
+            if (weights) { /* a weight: ".42", and "1" for certainty */
                 float v = data[(size_t)r * ld + k];
                 snprintf(buf, sizeof buf, "%.2f", (double)v);
                 if (buf[0] == '0') memmove(buf, buf + 1, strlen(buf));
@@ -58,4 +59,14 @@ void view_draw_cell_values(const view_ctx *c, view_rect map, const float *data, 
             rgba fg = luma(bg) > 140 ? (rgba){0, 0, 0, 255} : (rgba){255, 255, 255, 255};
             draw_text(c->dl, (x0 + x1 - w) / 2, (y0 + y1 - line) / 2, buf, size, fg, 0, 0);
         }
+}
+
+void view_draw_cell_values(const view_ctx *c, view_rect map, const float *data, int rows, int cols,
+                           int ld, const rgba *px, int px_w, int px_h) {
+    draw_values(c, map, data, rows, cols, ld, 0, NULL, px, px_w, px_h);
+}
+
+void view_draw_weight_values(const view_ctx *c, view_rect map, const float *attn, int n,
+                             const float *scores, const rgba *px, int px_w, int px_h) {
+    draw_values(c, map, attn, n, n, n, 1, scores, px, px_w, px_h);
 }

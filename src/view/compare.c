@@ -39,7 +39,7 @@ void view_draw_compare(const view_ctx *c, const view_hit *hit) {
     }
     draw_fill(c->dl, L->compare_line, c->th.grid);
 
-    if (!s->pinned->m) { /* its model is still being computed */
+    if (!view_layer_ok(s->pinned->layer)) { /* its model is still being computed */
         const char *msg = "computing the pinned view\xE2\x80\xA6";
         const int w = view_tw(c, msg, L->compare_font, 0);
         draw_text(c->dl, pane[0].x + (pane[0].w - w) / 2, pane[0].y + pane[0].h / 2, msg,
@@ -57,7 +57,7 @@ void view_draw_compare(const view_ctx *c, const view_hit *hit) {
     /* the pointer's query row (or key column) in the live heads is outlined in the
        pinned heads too, when both views have the same positions */
     view_hit mirror = {HIT_NONE, -1, -1, -1, -1, -1};
-    if (p.m->n == s->m->n) {
+    if (p.layer->n == s->layer->n) {
         if (hit->kind == HIT_HEAD_CELL || hit->kind == HIT_ROW_LABEL)
             mirror.kind = HIT_ROW_LABEL, mirror.row = hit->row;
         else if (hit->kind == HIT_COL_LABEL)

@@ -4,8 +4,6 @@
 
 #include <stdio.h>
 
-#include "mha.h"
-
 static const int ladder[] = {8,   16,  24,  32,  48,   64,   96,   128,  192,
                              256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096};
 
@@ -35,7 +33,7 @@ int controls_step_d(int h, int d, int dir, char *why, size_t len) {
     if (dir > 0) {
         for (int i = 0; i < count; i++)
             if (ladder[i] > d && ladder[i] % h == 0) return ladder[i];
-        snprintf(why, len, "no larger d_model (up to %d) is divisible by h = %d", MHA_MAX_D_MODEL,
+        snprintf(why, len, "no larger d_model (up to %d) is divisible by h = %d", ladder[count - 1],
                  h);
     } else {
         for (int i = count - 1; i >= 0; i--)

@@ -1,6 +1,7 @@
 /* heatmap.c: matrices as coloured pixels, cached until their numbers change. More
  * cells than pixels are reduced: attention to the mean, signed matrices to the value
- * of largest magnitude. Also colorbars and signed-matrix boxes; placement is layout's. */
+ * of largest magnitude. Also signed-matrix boxes (their colorbars are colorbar.c's);
+ * placement is layout's. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -325,6 +326,7 @@ const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, 
     *out_w = w;
     *out_h = h;
     *out_key = key;
+    if (!attn) return NULL; /* no weights: nothing to draw */
     int hit = 0;
     cache_entry *e = cache_slot(c->cache, key, w, h, &hit);
     if (!e) return NULL;
@@ -346,7 +348,7 @@ const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, 
         const int r0 = (int)((long)y * n / h), r1 = (int)((long)(y + 1) * n / h);
         for (int x = 0; x < w; x++) acc[x] = 0.0, masked[x] = 0;
         for (int r = r0; r < r1; r++) {
-            const float *row = attn + (size_t)r * n, *srow = scores + (size_t)r * n;
+            const float *row = attn + (size_t)r * n, *srow = scores ? scores + (size_t)r * n : NULL;
             float row_max = 0.0f;
             if (contrast == VIEW_CONTRAST_ROW)
                 for (int k = 0; k < n; k++) row_max = row[k] > row_max ? row[k] : row_max;
@@ -356,7 +358,7 @@ const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, 
                 for (int k = cb[x]; k < cb[x + 1]; k++) {
                     const float v = isfinite(row[k]) ? row[k] : 0.0f;
                     sum += contrast_value(v, row_max, contrast);
-                    mk += srow[k] == -INFINITY;
+                    mk += srow && srow[k] == -INFINITY;
                 }
                 acc[x] = sum, masked[x] = mk;
             }
@@ -420,52 +422,6 @@ float view_matrix_max_abs(const view_ctx *c, uint64_t key, const float *a, int r
     return m;
 }
 
-int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m) {
-    if (r.w < 8 || r.h < 2) return 0;
-    static rgba seq_px[CMAP_COUNT][256];
-    static rgba div_px[CMAP_COUNT][256]; /* signed maps follow the colormap (greys) */
-    static int ready = 0;
-    if (!ready) {
-        for (int i = 0; i < 256; i++)
-            for (int k = 0; k < CMAP_COUNT; k++) {
-                seq_px[k][i] = cmap_seq(k, (float)i / 255.0f);
-                div_px[k][i] = cmap_signed(k, (float)i / 127.5f - 1.0f);
-            }
-        ready = 1;
-    }
-    const rgba *px = kind == VIEW_MAP_SEQ ? seq_px[c->s->cmap] : div_px[c->s->cmap];
-    draw_image_cmd(c->dl, r, 256, 1, px,
-                   (kind == VIEW_MAP_SEQ ? 0xC0100000ull : 0xC0200000ull) + (uint64_t)c->s->cmap);
-    draw_frame(c->dl, r, c->th.grid, 1);
-    const int fs = c->L->font_small;
-    char buf[32];
-    const int log = kind == VIEW_MAP_SEQ && c->s->contrast == VIEW_CONTRAST_LOG;
-    int ticks = kind == VIEW_MAP_SEQ ? (log ? 4 : 5) : 3;
-    int last_end = -100000;
-    for (int i = 0; i < ticks; i++) {
-        float t = (float)i / (float)(ticks - 1);
-        float v = kind == VIEW_MAP_SEQ ? t : (2.0f * t - 1.0f) * m;
-        if (log) v = powf(10.0f, 3.0f * t - 3.0f); /* 0.001, 0.01, 0.1, 1 */
-        view_format_number(buf, sizeof buf, v);
-        if (kind == VIEW_MAP_DIV && i == 2) {
-            buf[sizeof buf - 2] = '\0';
-            memmove(buf + 1, buf, strlen(buf) + 1);
-            buf[0] = '+';
-        }
-        int x = r.x + (int)lroundf(t * (float)(r.w - 1));
-        int w = view_tw(c, buf, fs, 0);
-        int tx = x - w / 2;
-        if (tx < r.x) tx = r.x;
-        if (tx + w > r.x + r.w) tx = r.x + r.w - w;
-        draw_line(c->dl, x, r.y + r.h, x, r.y + r.h + c->L->pad / 2, c->th.muted, 1);
-        if (tx > last_end + c->L->pad / 2) {
-            draw_text(c->dl, tx, r.y + r.h + c->L->pad / 2, buf, fs, c->th.muted, 0, 0);
-            last_end = tx + w;
-        }
-    }
-    return 1;
-}
-
 void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                       uint64_t key, const char *shape_prefix) {
     view_draw_matrix_scaled(c, b, data, ld, key, shape_prefix, 0.0f);
@@ -473,7 +429,7 @@ void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *
 
 void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                              uint64_t key, const char *shape_prefix, float scale) {
-    if (b->map.w <= 0) return;
+    if (b->map.w <= 0 || !data) return; /* a tensor the layer does not have: not shown */
     view_cache *vc = c->cache;
     const int cmap = c->s->cmap == CMAP_GREYS ? CMAP_GREYS : 0;
     int iw = 1, ih = 1;
@@ -525,5 +481,5 @@ void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const 
     if (view_tw(c, buf, c->L->font_small, 0) > b->shape.w) snprintf(buf, sizeof buf, "%s", shape);
     draw_text(c->dl, b->shape.x, b->shape.y, buf, c->L->font_small, c->th.text, 0, 0);
     view_colorbar(c, b->cbar, VIEW_MAP_DIV, m);
-    view_draw_cell_values(c, b->map, data, b->rows, b->cols, ld, NULL, px, iw, ih);
+    view_draw_cell_values(c, b->map, data, b->rows, b->cols, ld, px, iw, ih);
 }

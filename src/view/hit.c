@@ -2,6 +2,7 @@
  * title or token label, a cell of Concat, W^O, the output or the focus view's
  * matrices. It only reads the layout's rectangles; it neither lays out nor draws. */
 #include "view.h"
+#include "view_internal.h" /* view_layer_ok: what the layout lays out */
 
 static int inside(view_rect r, int x, int y) {
     return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
@@ -23,16 +24,16 @@ view_rect view_head_off_box(const view_layout *L, const view_state *s, int slot)
 
 view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y) {
     view_hit hit = {HIT_NONE, -1, -1, -1, -1, -1};
-    const int n = s->m && s->m->n > 0 ? s->m->n : 1; /* any input: never 0 */
-    const int dk = s->m && s->m->d_k > 0 ? s->m->d_k : 1;
+    const int n = s->layer && s->layer->n > 0 ? s->layer->n : 1; /* any input: never 0 */
+    const int dk = s->layer && s->layer->d_k > 0 ? s->layer->d_k : 1;
     for (int b = 0; b < BTN_COUNT; b++)
         if (L->buttons[b].present && inside(L->buttons[b].r, x, y)) {
             hit.kind = HIT_BUTTON;
             hit.button = b;
             return hit;
         }
-    /* a model with no cells (the layout drew none of its data): nothing else to hit */
-    if (!s->m || s->m->n < 1 || s->m->cfg.h < 1 || s->m->d_k < 1) return hit;
+    /* a layer with no cells (the layout drew none of its data): nothing else to hit */
+    if (!view_layer_ok(s->layer)) return hit;
     for (int i = 0; i < L->shown_heads; i++) {
         if (inside(L->heads[i].map, x, y)) {
             hit.kind = HIT_HEAD_CELL;

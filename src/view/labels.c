@@ -58,14 +58,15 @@ int view_text_width(view_measure_fn measure, void *ud, const char *s, int size, 
 int view_label_max_width(const view_state *s, int size, view_measure_fn measure, void *ud) {
     int w = 0;
     char buf[64];
-    if (!s->toks) return 0;
-    for (int i = 0; i < s->toks->count; i++) {
-        view_token_label(buf, sizeof buf, s->toks->tokens[i]);
+    const attn_layer *layer = s->layer;
+    if (!layer) return 0;
+    for (int i = 0; i < layer->n_real; i++) {
+        view_token_label(buf, sizeof buf, attn_layer_token(layer, i));
         int lw = view_text_width(measure, ud, buf, size, 0);
         if (lw > w) w = lw;
     }
-    if (s->m && s->m->n > s->m->n_real) { /* padding positions are labelled [PAD] */
-        int lw = view_text_width(measure, ud, MHA_PAD_TOKEN, size, 0);
+    if (layer->n > layer->n_real) { /* padding positions are labelled as the layer says */
+        int lw = view_text_width(measure, ud, attn_layer_token(layer, layer->n_real), size, 0);
         if (lw > w) w = lw;
     }
     return w;

@@ -1,4 +1,4 @@
-/* layout.c: every rectangle of the picture from the state (size, zoom, model,
+/* layout.c: every rectangle of the picture from the state (size, zoom, layer,
  * tokens) and a text measurer: the sizes, the status line and the split of the
  * window between the controls (layout_chrome.c), the heads grid (layout_heads.c)
  * and the equation (layout_eq.c) that gives both the largest heatmaps. No drawing. */
@@ -89,7 +89,7 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     }
     if (b.w < L->font * 4 || b.h < L->line * 4 || used.h > main.h || used.w > main.w) return -1e300;
     /* heatmaps too small to read do not count as fitting */
-    const int n = cx->s->m ? cx->s->m->n : 1;
+    const int n = cx->s->layer ? cx->s->layer->n : 1;
     if (L->shown_heads < 1 || L->heads[0].map.w < imin(n, L->font * 3)) return -1e300;
     L->lesson_area = (view_rect){0, 0, 0, 0};
     if (lesson > 0) b.h -= imax(10 * L->line + L->gap, b.h * lesson / 100);
@@ -335,10 +335,10 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
         view_run *last = &L->hdr_runs[L->hdr_count - 1], *r = &L->hdr_runs[L->hdr_count];
         if (L->shown_heads == 1)
             snprintf(r->text, sizeof r->text, "head %d of %d", L->first_head + 1,
-                     s->m ? s->m->cfg.h : 0);
+                     s->layer ? s->layer->h : 0);
         else
             snprintf(r->text, sizeof r->text, "heads %d\xE2\x80\x93%d of %d", L->first_head + 1,
-                     L->first_head + L->shown_heads, s->m ? s->m->cfg.h : 0);
+                     L->first_head + L->shown_heads, s->layer ? s->layer->h : 0);
         r->size = last->size;
         r->w = view_text_width(measure, ud, r->text, r->size, 1);
         r->x = last->x + last->w + L->ui_pad * 3;
@@ -365,8 +365,8 @@ float view_zoom_for_size(int width, int height) {
 }
 
 /* The state the layout promises to handle: sizes 1..65536, scales 0.05..16 (0 is
-   1), and a model with at least one head, token and dimension (else none). A
-   public function meets any input: outside these, the nearest that holds. */
+   1), and a layer view_layer_ok accepts (else none). A public function meets
+   any input: outside these, the nearest that holds. */
 static view_state within_range(const view_state *s) {
     view_state v = *s;
     if (v.width < 1) v.width = 1;
@@ -378,10 +378,7 @@ static view_state within_range(const view_state *s) {
     if (!(v.zoom_base == 0.0f || (v.zoom_base >= 0.05f && v.zoom_base <= 16.0f)))
         v.zoom_base = 1.0f;
     if (!(v.ui_scale == 0.0f || (v.ui_scale >= 0.05f && v.ui_scale <= 16.0f))) v.ui_scale = 1.0f;
-    const mha_model *m = v.m;
-    if (m && (m->n < 1 || m->n > MHA_MAX_N || m->cfg.h < 1 || m->cfg.d_model < 1 ||
-              m->cfg.d_model % m->cfg.h != 0))
-        v.m = NULL;
+    if (!view_layer_ok(v.layer)) v.layer = NULL;
     return v;
 }
 
@@ -397,7 +394,7 @@ void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
     static const float steps[] = VIEW_ZOOM_STEPS;
     const int ns = (int)(sizeof steps / sizeof steps[0]);
-    if (s->panel != VIEW_PANEL_ALL || s->focus || s->train || !s->m) {
+    if (s->panel != VIEW_PANEL_ALL || s->focus || s->train || !s->layer) {
         compute_at(L, s, &cx, 0);
         L->data_zoom = zoom;
         return;

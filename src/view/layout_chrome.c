@@ -34,12 +34,15 @@ static void header_button_label(const view_state *s, int b, char *out, size_t le
         [BTN_PAGE_PREV] = "\xE2\x97\x80",
         [BTN_PAGE_NEXT] = "\xE2\x96\xB6",
     };
-    const mha_model *m = s->m;
+    const attn_layer *layer = s->layer;
     switch (b) {
     case BTN_MASK:
-        snprintf(out, len, "Mask %s (M)", m && m->cfg.mask == MHA_MASK_CAUSAL ? "causal" : "none");
+        snprintf(out, len, "Mask %s (M)",
+                 layer && layer->mask == ATTN_MASK_CAUSAL ? "causal" : "none");
         break;
-    case BTN_SCALE: snprintf(out, len, "Scale %s (N)", m && m->cfg.no_scale ? "off" : "on"); break;
+    case BTN_SCALE:
+        snprintf(out, len, "Scale %s (N)", layer && !layer->scaled ? "off" : "on");
+        break;
     case BTN_PNG_SCALE:
         snprintf(out, len, "PNG \xC3\x97%d", s->png_scale > 0 ? s->png_scale : 2);
         break;
@@ -63,7 +66,7 @@ void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, vo
                 int y0, int width) {
     hdr_item items[32];
     int count = 0;
-    const mha_model *m = s->m;
+    const attn_layer *layer = s->layer;
     char cap[64];
 #define BTN(id_, end)                                                                              \
     do {                                                                                           \
@@ -82,9 +85,9 @@ void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, vo
 
     L->hdr_count = 0;
     if (s->figure || s->present) { /* a figure's header: what it shows, no buttons */
-        snprintf(cap, sizeof cap, "h = %d", m ? m->cfg.h : 0);
+        snprintf(cap, sizeof cap, "h = %d", layer ? layer->h : 0);
         CAP(1);
-        snprintf(cap, sizeof cap, "d_model = %d", m ? m->cfg.d_model : 0);
+        snprintf(cap, sizeof cap, "d_model = %d", layer ? layer->d_model : 0);
         CAP(1);
         if (s->train)
             snprintf(cap, sizeof cap, "task: %s", s->train->task);
@@ -93,15 +96,15 @@ void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, vo
         else
             snprintf(cap, sizeof cap, "custom text");
         CAP(1);
-        snprintf(cap, sizeof cap, "seed %llu", m ? (unsigned long long)m->cfg.seed : 0ull);
+        snprintf(cap, sizeof cap, "seed %llu", layer ? (unsigned long long)layer->seed : 0ull);
         CAP(1);
     } else {
         BTN(BTN_H_DOWN, 0);
-        snprintf(cap, sizeof cap, "h = %d", m ? m->cfg.h : 0);
+        snprintf(cap, sizeof cap, "h = %d", layer ? layer->h : 0);
         CAP(0);
         BTN(BTN_H_UP, 1);
         BTN(BTN_D_DOWN, 0);
-        snprintf(cap, sizeof cap, "d_model = %d", m ? m->cfg.d_model : 0);
+        snprintf(cap, sizeof cap, "d_model = %d", layer ? layer->d_model : 0);
         CAP(0);
         BTN(BTN_D_UP, 1);
         BTN(BTN_SAMPLE_PREV, 0);
@@ -210,8 +213,9 @@ static void run_item_end(run_flow *f, int gap) {
 
 void lay_formula(view_layout *L, const view_state *s, view_measure_fn measure, void *ud, int x0,
                  int y0, int width) {
-    const mha_model *m = s->m;
-    int n = m ? m->n : 0, d = m ? m->cfg.d_model : 0, dk = m ? m->d_k : 0, h = m ? m->cfg.h : 0;
+    const attn_layer *layer = s->layer;
+    int n = layer ? layer->n : 0, d = layer ? layer->d_model : 0, dk = layer ? layer->d_k : 0,
+        h = layer ? layer->h : 0;
     run_flow f = {L, measure, ud, x0, width, x0, y0, iround(L->ui_line * 1.45f), 0};
     const int gap = L->ui_font * 2;
     char a[48], b[48];
@@ -238,9 +242,10 @@ void lay_formula(view_layout *L, const view_state *s, view_measure_fn measure, v
     run_add(&f, "head", 0), run_add(&f, "i", -1), run_add(&f, " = softmax(Q", 0);
     run_add(&f, "i", -1), run_add(&f, " K", 0), run_add(&f, "i", -1), run_add(&f, "T", 1);
     /* exactly what is in effect: the scaling, the temperature, the mask */
-    const float temp = m && m->cfg.temperature > 0.0f ? m->cfg.temperature : 1.0f;
-    const int scaled = !(m && m->cfg.no_scale), tempered = fabsf(temp - 1.0f) > 1e-6f;
-    const int causal = m && m->cfg.mask == MHA_MASK_CAUSAL, padded = m && m->n_real < m->n;
+    const float temp = layer && layer->temperature > 0.0f ? layer->temperature : 1.0f;
+    const int scaled = !(layer && !layer->scaled), tempered = fabsf(temp - 1.0f) > 1e-6f;
+    const int causal = layer && layer->mask == ATTN_MASK_CAUSAL,
+              padded = layer && layer->n_real < layer->n;
     if (scaled && tempered)
         snprintf(b, sizeof b, " / (\xE2\x88\x9A%d \xC2\xB7 %g)", dk, (double)temp); /* √ · */
     else if (scaled)

@@ -171,7 +171,8 @@ void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn me
     live.present |= window;
     view_layout_compute(L, &live, measure, ud);
     view_layout_translate(L, pane[1].x, pane[1].y);
-    if (s->pinned_layout && s->pinned->m) { /* the pinned pane, once its model is there */
+    if (s->pinned_layout &&
+        view_layer_ok(s->pinned->layer)) { /* the pinned pane, once its model is there */
         view_state p;
         view_compare_pinned(s, pane[0], &p);
         view_layout_compute(s->pinned_layout, &p, measure, ud);

@@ -88,9 +88,9 @@ static eq_fit fit(int arrange, int w, int h, int n, int d, const view_layout *L,
 
 long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
     const view_state *s = cx->s;
-    const int n = s->m ? s->m->n : 1;
-    const int d = s->m ? s->m->cfg.d_model : 1;
-    const int h = s->m ? s->m->cfg.h : 1;
+    const int n = s->layer ? s->layer->n : 1;
+    const int d = s->layer ? s->layer->d_model : 1;
+    const int h = s->layer ? s->layer->h : 1;
     L->eq_area = area;
     /* the title's superscript (W^O) rises above its line: room for it above */
     const int sup = iround((float)L->font * 0.30f);
@@ -191,8 +191,8 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
 /* Focus view: the head large on the left, Q_i K_i V_i head_i in a 2 x 2 grid. */
 void lay_focus(view_layout *L, lay_ctx *cx, view_rect area) {
     const view_state *s = cx->s;
-    const int n = s->m ? s->m->n : 1;
-    const int dk = s->m ? s->m->d_k : 1;
+    const int n = s->layer ? s->layer->n : 1;
+    const int dk = s->layer ? s->layer->d_k : 1;
     view_rect left = {area.x, area.y, area.w * 64 / 100, area.h};
     view_rect right = {left.x + left.w + L->gap, area.y, area.w - left.w - L->gap, area.h};
     lay_heads(L, cx, left, 1, 0);

@@ -74,8 +74,8 @@ static int cbar_block(const view_layout *L) {
 
 void lay_heads(view_layout *L, lay_ctx *cx, view_rect area, int single_head, int target) {
     const view_state *s = cx->s;
-    const int n = s->m ? s->m->n : 1;
-    const int h = s->m ? s->m->cfg.h : 1;
+    const int n = s->layer ? s->layer->n : 1;
+    const int h = s->layer ? s->layer->h : 1;
     L->heads_area = area;
     L->page_note = (view_rect){0, 0, 0, 0};
     L->buttons[BTN_PAGE_PREV].present = L->buttons[BTN_PAGE_NEXT].present = 0;

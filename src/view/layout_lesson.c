@@ -54,7 +54,7 @@ static void lay_column(view_layout *L, const view_state *s, view_rect a, int cos
 void view_lesson_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
     L->lesson_shown = 0;
     L->cost_font = 0;
-    if (!s->lesson || !s->m || L->concat.map.w <= 0 || s->panel != VIEW_PANEL_ALL) return;
+    if (!s->lesson || !s->layer || L->concat.map.w <= 0 || s->panel != VIEW_PANEL_ALL) return;
     if (L->lesson_area.w > 0) {
         const int w = imax(view_text_width(measure, ud,
                                            "projections 8\xC2\xB7n\xC2\xB7"

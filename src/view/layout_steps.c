@@ -39,10 +39,10 @@ static void box_at(view_matrix_box *b, const view_layout *L, int x, int y, int w
 }
 
 void view_steps_layout(view_steps *S, const view_layout *L, const view_state *s, view_rect area) {
-    const mha_model *m = s->m;
+    const attn_layer *layer = s->layer;
     *S = (view_steps){0};
-    if (!m || area.w < 60 || area.h < 60) return;
-    const int n = m->n, d = m->cfg.d_model, dk = m->d_k, gap = L->gap;
+    if (!layer || area.w < 60 || area.h < 60) return;
+    const int n = layer->n, d = layer->d_model, dk = layer->d_k, gap = L->gap;
     S->shown = 1;
     S->caption = (view_rect){area.x, area.y, area.w, L->line + L->pad};
     int top = area.y + S->caption.h + L->pad;

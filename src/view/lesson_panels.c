@@ -23,8 +23,8 @@ static void thousands(char *buf, size_t len, double v) {
 
 static void draw_redundancy(const view_ctx *c) {
     const view_layout *L = c->L;
-    const mha_model *m = c->s->m;
-    const int h = m->cfg.h, fs = L->font_small;
+    const attn_layer *layer = c->s->layer;
+    const int h = layer->h, fs = L->font_small;
     char buf[160];
     view_fit_text(buf, sizeof buf, "How alike are the heads?", L->redund_title.w, L->font, 1,
                   c->measure, c->ud);
@@ -59,7 +59,7 @@ static void draw_redundancy(const view_ctx *c) {
     view_state vs = *c->s;
     vs.values = 1;
     vc.s = &vs;
-    view_draw_cell_values(&vc, map, sim, h, h, h, NULL, px, iw, ih);
+    view_draw_cell_values(&vc, map, sim, h, h, h, px, iw, ih);
     view_colorbar(c, L->redund_cbar, VIEW_MAP_SEQ, 1.0f);
     char note[120];
     const int st = c->s->divergence_step;
@@ -74,8 +74,8 @@ static void draw_redundancy(const view_ctx *c) {
 
 static void draw_cost(const view_ctx *c) {
     const view_layout *L = c->L;
-    const mha_model *m = c->s->m;
-    const double n = m->n, d = m->cfg.d_model, h = m->cfg.h;
+    const attn_layer *layer = c->s->layer;
+    const double n = layer->n, d = layer->d_model, h = layer->h;
     /* the cost's text at its own size when its column has room (cost_font), else the
        small and title sizes of the data */
     const int ft = L->cost_font > 0 ? L->cost_font * L->font / L->font_small : L->font;
@@ -89,7 +89,7 @@ static void draw_cost(const view_ctx *c) {
              "parameters 4\xC2\xB7"
              "d\xC2\xB2 = %s (any h)",
              a);
-    snprintf(lines[k++], 160, "d_k = d_model / h = %d", m->d_k);
+    snprintf(lines[k++], 160, "d_k = d_model / h = %d", layer->d_k);
     thousands(a, sizeof a, h * n * n);
     snprintf(lines[k++], 160, "attention weights h\xC2\xB7n\xC2\xB2 = %s", a);
     thousands(a, sizeof a, 8 * n * d * d);

@@ -61,10 +61,10 @@ static void hatch(const view_ctx *c, view_rect r, double a, double b, double cc)
 }
 
 void view_draw_masks(const view_ctx *c, view_rect map) {
-    const mha_model *m = c->s->m;
-    const int n = m->n, n_real = m->n_real;
+    const attn_layer *layer = c->s->layer;
+    const int n = layer->n, n_real = layer->n_real;
     if (n < 1) return;
-    if (m->cfg.mask == MHA_MASK_CAUSAL && n > 1) {
+    if (layer->mask == ATTN_MASK_CAUSAL && n > 1) {
         if (map.h >= 2 * n) { /* cells tall enough: the exact staircase, a run per row */
             for (int r = 0; r + 1 < n; r++) {
                 int x0 = map.x + (int)((long)(r + 1) * map.w / n);

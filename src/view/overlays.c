@@ -73,7 +73,7 @@ static view_rect band(view_rect map, int rows, int cols, int r, int k) {
 static void protected_bands(const view_ctx *c, const view_hit *hit, view_rect *row,
                             view_rect *col) {
     const view_layout *L = c->L;
-    const int n = c->s->m->n;
+    const int n = c->s->layer->n;
     *row = *col = (view_rect){0, 0, 0, 0};
     const view_matrix_box *b = NULL;
     switch (hit->kind) {
@@ -120,33 +120,40 @@ static void protected_bands(const view_ctx *c, const view_hit *hit, view_rect *r
 }
 
 static const char *tok_at(const view_state *s, int i) {
-    return s->toks && s->m && i >= 0 && i < s->m->n ? mha_token(s->m, s->toks, i) : "?";
+    return s->layer && i >= 0 && i < s->layer->n ? attn_layer_token(s->layer, i) : "?";
+}
+
+/* The tooltip of a head's cell: the tokens, the layer's weight and scaled score
+ * (each when the layer has it), the cell. Returns the lines written. */
+static int cell_lines(char lines[4][160], const view_state *s, const view_hit *hit) {
+    const attn_layer *layer = s->layer;
+    const int n = layer->n;
+    const size_t idx = (size_t)hit->head * n * n + (size_t)hit->row * n + hit->col;
+    int count = 0;
+    snprintf(
+        lines[count++], 160,
+        "head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D",
+        hit->head + 1, tok_at(s, hit->row), tok_at(s, hit->col));
+    if (layer->attn) snprintf(lines[count++], 160, "weight %.3f", (double)layer->attn[idx]);
+    if (layer->scores && isinf(layer->scores[idx]))
+        snprintf(lines[count++], 160,
+                 "scaled score \xE2\x88\x92\xE2\x88\x9E (masked: key after query)");
+    else if (layer->scores)
+        snprintf(lines[count++], 160, "%s score %.3f", layer->scaled ? "scaled" : "unscaled",
+                 (double)layer->scores[idx]);
+    snprintf(lines[count++], 160, "row %d, column %d", hit->row + 1, hit->col + 1);
+    return count;
 }
 
 void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
     const view_state *s = c->s;
-    const mha_model *m = s->m;
-    const int n = m->n, d = m->cfg.d_model, dk = m->d_k;
+    const attn_layer *layer = s->layer;
+    const int n = layer->n, d = layer->d_model, dk = layer->d_k;
     char lines[4][160];
     int count = 0;
     char v[32];
     switch (hit->kind) {
-    case HIT_HEAD_CELL: {
-        size_t idx = (size_t)hit->head * n * n + (size_t)hit->row * n + hit->col;
-        snprintf(
-            lines[count++], 160,
-            "head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D",
-            hit->head + 1, tok_at(s, hit->row), tok_at(s, hit->col));
-        snprintf(lines[count++], 160, "weight %.3f", (double)m->attn[idx]);
-        if (isinf(m->scores[idx]))
-            snprintf(lines[count++], 160,
-                     "scaled score \xE2\x88\x92\xE2\x88\x9E (masked: key after query)");
-        else
-            snprintf(lines[count++], 160, "%s score %.3f", m->cfg.no_scale ? "unscaled" : "scaled",
-                     (double)m->scores[idx]);
-        snprintf(lines[count++], 160, "row %d, column %d", hit->row + 1, hit->col + 1);
-        break;
-    }
+    case HIT_HEAD_CELL: count = cell_lines(lines, s, hit); break;
     case HIT_ROW_LABEL:
         snprintf(lines[count++], 160, "query \xE2\x80\x9C%s\xE2\x80\x9D (row %d)",
                  tok_at(s, hit->row), hit->row + 1);
@@ -157,29 +164,37 @@ void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
                  tok_at(s, hit->col), hit->col + 1);
         break;
     case HIT_CONCAT:
-        view_format_number(v, sizeof v, m->concat[(size_t)hit->row * d + hit->col]);
-        snprintf(lines[count++], 160, "Concat[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
+        if (layer->concat) {
+            view_format_number(v, sizeof v, layer->concat[(size_t)hit->row * d + hit->col]);
+            snprintf(lines[count++], 160, "Concat[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
+        }
         snprintf(lines[count++], 160,
                  "token \xE2\x80\x9C%s\xE2\x80\x9D; column from head %d (its column %d of %d)",
                  tok_at(s, hit->row), hit->head + 1, hit->col % dk + 1, dk);
         break;
     case HIT_W_O:
-        view_format_number(v, sizeof v, m->w_o[(size_t)hit->row * d + hit->col]);
-        snprintf(lines[count++], 160, "W\xE1\xB4\xBC[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
+        if (layer->w_o) {
+            view_format_number(v, sizeof v, layer->w_o[(size_t)hit->row * d + hit->col]);
+            snprintf(lines[count++], 160, "W\xE1\xB4\xBC[%d, %d] = %s", hit->row + 1, hit->col + 1,
+                     v);
+        }
         snprintf(lines[count++], 160, "row %d multiplies head %d's column %d", hit->row + 1,
                  hit->head + 1, hit->row % dk + 1);
         break;
     case HIT_OUT:
-        view_format_number(v, sizeof v, m->out[(size_t)hit->row * d + hit->col]);
-        snprintf(lines[count++], 160, "MultiHead[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
+        if (layer->out) {
+            view_format_number(v, sizeof v, layer->out[(size_t)hit->row * d + hit->col]);
+            snprintf(lines[count++], 160, "MultiHead[%d, %d] = %s", hit->row + 1, hit->col + 1, v);
+        }
         snprintf(lines[count++], 160, "token \xE2\x80\x9C%s\xE2\x80\x9D", tok_at(s, hit->row));
         break;
     case HIT_QKV: {
         static const char *nm[4] = {"Q", "K", "V", "head"};
-        const float *src[4] = {m->q, m->k, m->v, m->heads};
+        const float *src[4] = {layer->q, layer->k, layer->v, layer->heads};
+        if (hit->which < 0 || hit->which > 3 || !src[hit->which]) break;
         float val = hit->which < 3
                         ? src[hit->which][(size_t)hit->row * d + (size_t)hit->head * dk + hit->col]
-                        : m->heads[((size_t)hit->head * n + hit->row) * dk + hit->col];
+                        : layer->heads[((size_t)hit->head * n + hit->row) * dk + hit->col];
         view_format_number(v, sizeof v, val);
         char sub[32];
         view_subscript(sub, sizeof sub, hit->head + 1);
@@ -190,6 +205,7 @@ void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
     }
     default: return;
     }
+    if (count == 0) return; /* the layer has no tensor to tell of here */
     view_rect row, col;
     protected_bands(c, hit, &row, &col);
     tooltip(c, s->hover_x, s->hover_y, lines, count, row, col);
@@ -229,17 +245,17 @@ void view_draw_editor(const view_ctx *c) {
 
     char count[160];
     int n = s->edit_tokens;
-    if (n > MHA_MAX_N)
-        snprintf(count, sizeof count, "%d tokens: the first %d are kept", n, MHA_MAX_N);
+    if (n > VIEW_MAX_N)
+        snprintf(count, sizeof count, "%d tokens: the first %d are kept", n, VIEW_MAX_N);
     else
-        snprintf(count, sizeof count, "%d / %d tokens", n, MHA_MAX_N);
+        snprintf(count, sizeof count, "%d / %d tokens", n, VIEW_MAX_N);
     if (E.total_lines > E.shown) {
         size_t o = strlen(count);
         snprintf(count + o, sizeof count - o, "   \xC2\xB7   lines %d\xE2\x80\x93%d of %d",
                  E.first_line + 1, E.first_line + E.shown, E.total_lines);
     }
     draw_text(c->dl, E.count_x, E.count_y, count, L->font_small,
-              n > MHA_MAX_N ? c->th.accent_text : c->th.muted, 0, 0);
+              n > VIEW_MAX_N ? c->th.accent_text : c->th.muted, 0, 0);
 }
 
 void view_draw_help(const view_ctx *c) {

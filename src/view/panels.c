@@ -49,15 +49,15 @@ void view_draw_formula(const view_ctx *c) {
 
 /* Variant v (0 longest .. 4 the number alone) of head's title. */
 static void head_title(const view_ctx *c, int head, int v, char *buf, size_t len) {
-    const mha_model *m = c->s->m;
-    const int off = mha_config_is_ablated(&m->cfg, head);
+    const attn_layer *layer = c->s->layer;
+    const int off = attn_layer_is_off(layer, head);
     const char *dot = " \xC2\xB7 ";
     char ent[48] = "", pat[48] = "";
     if (c->s->head_entropy)
         snprintf(ent, sizeof ent, "%.1f of %.1f bits", (double)c->s->head_entropy[head],
-                 log2((double)(m->n_real > 0 ? m->n_real : m->n)));
-    if (m->cfg.weights == MHA_WEIGHTS_PATTERNS)
-        snprintf(pat, sizeof pat, "%s", mha_head_pattern_name(m, head));
+                 log2((double)(layer->n_real > 0 ? layer->n_real : layer->n)));
+    const char *note = attn_layer_head_note(layer, head);
+    if (note) snprintf(pat, sizeof pat, "%s", note);
     switch (v) {
     case 0:
         snprintf(buf, len, "head %d%s%s%s%s%s%s", head + 1, off ? dot : "", off ? "off" : "",
@@ -93,8 +93,8 @@ static int title_variant(const view_ctx *c) {
 static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, int hover_col,
                       int variant) {
     const view_layout *L = c->L;
-    const mha_model *m = c->s->m;
-    const int n = m->n;
+    const attn_layer *layer = c->s->layer;
+    const int n = layer->n;
     view_rect map = L->heads[slot].map;
     rgba accent = view_head_color(head, c->s->theme);
     char name[32];
@@ -105,7 +105,7 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
        its attention is (mean row entropy against log2 n, the uniform maximum), and
        whether it is off; every head of the grid uses the same, longest variant
        that fits them all */
-    const int off = mha_config_is_ablated(&m->cfg, head);
+    const int off = attn_layer_is_off(layer, head);
     view_rect tr = L->heads[slot].title;
     view_rect xbox = view_head_off_box(L, c->s, slot);
     char title[160];
@@ -122,11 +122,11 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
     int iw = 0, ih = 0;
     uint64_t key = view_key_mix(view_key_mix(0xA77E000000ull, (uint64_t)head), c->s->data_version);
     const size_t at = (size_t)head * n * n;
-    const rgba *px =
-        view_attn_image(c, key, m->attn + at, m->scores + at, n, map.w, map.h, &iw, &ih, &key);
+    const float *attn = view_at(layer->attn, at), *scores = view_at(layer->scores, at);
+    const rgba *px = view_attn_image(c, key, attn, scores, n, map.w, map.h, &iw, &ih, &key);
     draw_image_cmd(c->dl, map, iw, ih, px, key);
     view_draw_masks(c, map);
-    view_draw_cell_values(c, map, m->attn + at, n, n, n, m->scores + at, px, iw, ih);
+    view_draw_weight_values(c, map, attn, n, scores, px, iw, ih);
     if (off) { /* switched off: veiled, and said so */
         rgba veil = c->th.bg;
         veil.a = 170;
@@ -149,7 +149,6 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
 
     /* row labels: left of the first column of the grid; column labels: under the
        last head of each grid column, rotated to read upwards */
-    const tok_list *toks = c->s->toks;
     char lab[64];
     int cols = L->grid_cols > 0 ? L->grid_cols : 1;
     const int lh = L->label_line;
@@ -157,10 +156,10 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
     if (L->show_row_labels && slot % cols == 0) {
         for (int r = 0; r < n; r += stride) {
             int y = view_label_pos(map.y, map.h, n, lh, r);
-            view_token_label(lab, sizeof lab, mha_token(m, toks, r));
+            view_token_label(lab, sizeof lab, attn_layer_token(layer, r));
             int w = view_tw(c, lab, L->label_size, 0);
             rgba col = r == highlight_row ? c->th.accent_text
-                                          : (r >= m->n_real ? c->th.muted : c->th.text);
+                                          : (r >= layer->n_real ? c->th.muted : c->th.text);
             draw_text(c->dl, map.x - L->pad / 2 - 2 - w, y, lab, L->label_size, col,
                       r == highlight_row, 0);
         }
@@ -188,10 +187,10 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
     if (L->show_col_labels && last_in_col) {
         for (int k = 0; k < n; k += stride) {
             int x = view_label_pos(map.x, map.w, n, lh, k);
-            view_token_label(lab, sizeof lab, mha_token(m, toks, k));
+            view_token_label(lab, sizeof lab, attn_layer_token(layer, k));
             int w = view_tw(c, lab, L->label_size, 0);
-            rgba col =
-                k == hover_col ? c->th.accent_text : (k >= m->n_real ? c->th.muted : c->th.text);
+            rgba col = k == hover_col ? c->th.accent_text
+                                      : (k >= layer->n_real ? c->th.muted : c->th.text);
             draw_text(c->dl, x, map.y + map.h + L->pad / 2 + 2 + w, lab, L->label_size, col,
                       k == hover_col, 1);
         }
@@ -220,8 +219,8 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
              "weight / row maximum"},
             {"attention weight: logarithmic scale, 0.001 to 1 (contrast K)", "weight, log scale"}};
         const int fs = L->font_small, k = c->s->contrast % VIEW_CONTRAST_COUNT;
-        const mha_model *m = s->m;
-        const int masked = m->cfg.mask == MHA_MASK_CAUSAL || m->n_real < m->n;
+        const attn_layer *layer = s->layer;
+        const int masked = layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
         view_rect r = L->attn_cbar;
         int maxw = L->focus ? r.w : L->heads_area.x + L->heads_area.w - r.x;
         int legend = masked ? view_mask_legend_width(c, fs) + L->gap : 0;
@@ -244,7 +243,7 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
             snprintf(range, sizeof range, "heads %d\xE2\x80\x93%d", L->first_head + 1, last);
         snprintf(note, sizeof note,
                  "%s of %d (page %d/%d, PgUp/PgDn): %d heads of %d\xC3\x97%d do not fit at once",
-                 range, s->m->cfg.h, L->page + 1, L->pages, s->m->cfg.h, s->m->n, s->m->n);
+                 range, s->layer->h, L->page + 1, L->pages, s->layer->h, s->layer->n, s->layer->n);
         int x = L->buttons[BTN_PAGE_NEXT].present
                     ? L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad
                     : L->page_note.x;
@@ -252,7 +251,7 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         char fitted[210];
         view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
         if (view_tw(c, fitted, L->font_small, 0) < view_tw(c, note, L->font_small, 0)) {
-            snprintf(note, sizeof note, "%s of %d (PgUp/PgDn)", range, s->m->cfg.h);
+            snprintf(note, sizeof note, "%s of %d (PgUp/PgDn)", range, s->layer->h);
             view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
         }
         draw_text(c->dl, x, L->page_note.y, fitted, L->font_small, c->th.text, 0, 0);
@@ -263,10 +262,10 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
 
 void view_draw_focus(const view_ctx *c) {
     const view_layout *L = c->L;
-    const mha_model *m = c->s->m;
+    const attn_layer *layer = c->s->layer;
     int head = L->focus - 1;
-    if (head < 0 || head >= m->cfg.h) return;
-    const int d = m->cfg.d_model, dk = m->d_k, n = m->n;
+    if (head < 0 || head >= layer->h) return;
+    const int d = layer->d_model, dk = layer->d_k, n = layer->n;
     char buf[96], fitted[96];
     if (c->s->figure) /* a figure says no keys */
         snprintf(buf, sizeof buf, "head %d in focus", head + 1);
@@ -279,8 +278,9 @@ void view_draw_focus(const view_ctx *c) {
         view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
     }
     draw_text(c->dl, r.x, r.y, fitted, L->font, view_head_color(head, c->s->theme), 1, 0);
-    const float *src[4] = {m->q + (size_t)head * dk, m->k + (size_t)head * dk,
-                           m->v + (size_t)head * dk, m->heads + (size_t)head * n * dk};
+    const float *src[4] = {
+        view_at(layer->q, (size_t)head * dk), view_at(layer->k, (size_t)head * dk),
+        view_at(layer->v, (size_t)head * dk), view_at(layer->heads, (size_t)head * n * dk)};
     const int ld[4] = {d, d, d, dk};
     static const char *names[4] = {"Q", "K", "V", "head"};
     for (int i = 0; i < 4; i++) {
@@ -302,17 +302,17 @@ void view_draw_focus(const view_ctx *c) {
  * with the head's number where it fits (the colours repeat past eight heads). */
 static void draw_bands(const view_ctx *c) {
     const view_layout *L = c->L;
-    const mha_model *m = c->s->m;
-    const int h = m->cfg.h, d = m->cfg.d_model, fs = L->font_small;
+    const attn_layer *layer = c->s->layer;
+    const int h = layer->h, d = layer->d_model, fs = L->font_small;
     view_rect hm = L->concat.map, wo = L->w_o.map, cb = L->concat_band, wb = L->wo_band;
     char num[16];
     int last_x = -100000, last_y = -100000; /* numbers never touch */
     for (int i = 0; i < h; i++) {
         rgba acc = view_head_color(i, c->s->theme);
-        int x0 = hm.x + (int)((long)i * m->d_k * hm.w / d);
-        int x1 = hm.x + (int)((long)(i + 1) * m->d_k * hm.w / d);
-        int y0 = wo.y + (int)((long)i * m->d_k * wo.h / d);
-        int y1 = wo.y + (int)((long)(i + 1) * m->d_k * wo.h / d);
+        int x0 = hm.x + (int)((long)i * layer->d_k * hm.w / d);
+        int x1 = hm.x + (int)((long)(i + 1) * layer->d_k * hm.w / d);
+        int y0 = wo.y + (int)((long)i * layer->d_k * wo.h / d);
+        int y1 = wo.y + (int)((long)(i + 1) * layer->d_k * wo.h / d);
         int sx = x1 - x0 >= 4 ? 1 : 0, sy = y1 - y0 >= 4 ? 1 : 0; /* gaps between bands */
         draw_fill(c->dl, (view_rect){x0, cb.y, x1 - x0 - sx, cb.h}, acc);
         draw_fill(c->dl, (view_rect){wb.x, y0, wb.w, y1 - y0 - sy}, acc);
@@ -338,7 +338,7 @@ static void draw_bands(const view_ctx *c) {
 
 void view_draw_equation(const view_ctx *c) {
     const view_layout *L = c->L;
-    const mha_model *m = c->s->m;
+    const attn_layer *layer = c->s->layer;
     if (L->concat.map.w <= 0) return;
     const char *parts[] = {"Concat(head",  "1", " \xE2\x80\xA6 head", "h",
                            ") \xC3\x97 W", "O", " = MultiHead"};
@@ -354,29 +354,28 @@ void view_draw_equation(const view_ctx *c) {
         view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3,
                               L->font_small, c->th.text);
     draw_bands(c);
-    view_draw_matrix(c, &L->concat, m->concat, m->cfg.d_model, 0xC0C0000001ull, "Concat ");
-    view_draw_matrix(c, &L->w_o, m->w_o, m->cfg.d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
-    const int dm = m->cfg.d_model;
-    if (c->s->diff && c->s->out_diff) {
+    view_draw_matrix(c, &L->concat, layer->concat, layer->d_model, 0xC0C0000001ull, "Concat ");
+    view_draw_matrix(c, &L->w_o, layer->w_o, layer->d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
+    const int dm = layer->d_model;
+    if (c->s->diff && c->s->out_diff && layer->out_full) {
         /* the ablation's effect, on the unablated MultiHead's own colour scale */
-        float scale = view_matrix_max_abs(c, 0xC0C0000005ull, m->out_full, m->n, dm, dm);
+        float scale = view_matrix_max_abs(c, 0xC0C0000005ull, layer->out_full, layer->n, dm, dm);
         view_draw_matrix_scaled(c, &L->out, c->s->out_diff, dm, 0xC0C0000004ull,
                                 "\xCE\x94 = MultiHead \xE2\x88\x92 unablated ", scale);
         char note[96];
         snprintf(note, sizeof note,
                  "\xE2\x80\x96\xCE\x94\xE2\x80\x96 / \xE2\x80\x96MultiHead\xE2\x80\x96 = %.1f %%",
-                 100.0 * mha_ablation_delta(m));
+                 100.0 * attn_layer_off_delta(layer));
         view_rect r = L->out.cbar;
         draw_text(c->dl, r.x, r.y + r.h + L->line + L->pad / 2, note, L->font_small,
                   c->th.accent_text, 1, 0);
     } else {
-        view_draw_matrix(c, &L->out, m->out, dm, 0xC0C0000003ull, "MultiHead ");
-        if (mha_config_ablated_count(&m->cfg)) {
+        view_draw_matrix(c, &L->out, layer->out, dm, 0xC0C0000003ull, "MultiHead ");
+        if (attn_layer_off_count(layer)) {
             char note[96];
             snprintf(note, sizeof note, "%d head%s off: changes it by %.1f %% (D)",
-                     mha_config_ablated_count(&m->cfg),
-                     mha_config_ablated_count(&m->cfg) > 1 ? "s" : "",
-                     100.0 * mha_ablation_delta(m));
+                     attn_layer_off_count(layer), attn_layer_off_count(layer) > 1 ? "s" : "",
+                     100.0 * attn_layer_off_delta(layer));
             view_rect r = L->out.cbar;
             draw_text(c->dl, r.x, r.y + r.h + L->line + L->pad / 2, note, L->font_small,
                       c->th.accent_text, 1, 0);
@@ -399,11 +398,11 @@ void view_draw_status(const view_ctx *c) {
     snprintf(buf, sizeof buf, "%s%s%s%sseed %llu \xC2\xB7 %s%s",
              s->status && *s->status ? "\xE2\x96\xB6 " : "", s->status ? s->status : "",
              s->status && *s->status ? "   \xC2\xB7   " : "", times,
-             (unsigned long long)s->m->cfg.seed,
-             s->m->cfg.no_scale ? "unscaled"
-                                : "scaled by 1/\xE2\x88\x9A"
-                                  "d_k",
-             s->toks && s->toks->replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "");
+             (unsigned long long)s->layer->seed,
+             !s->layer->scaled ? "unscaled"
+                               : "scaled by 1/\xE2\x88\x9A"
+                                 "d_k",
+             s->text_replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "");
     if (!L->show_row_labels && L->shown_heads > 0) {
         size_t len = strlen(buf);
         snprintf(buf + len, sizeof buf - len,

@@ -41,7 +41,7 @@ static void cell_of(const view_ctx *c, const view_matrix_box *b, int r, int k) {
 
 void view_draw_pointer(const view_ctx *c, const view_hit *hit) {
     const view_layout *L = c->L;
-    const int n = c->s->m->n;
+    const int n = c->s->layer->n;
     switch (hit->kind) {
     case HIT_HEAD_CELL:
     case HIT_ROW_LABEL:

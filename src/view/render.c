@@ -12,7 +12,7 @@ void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const v
     if (s->transparent) bg.a = 0;
     draw_list_clear(dl, s->width, s->height, bg);
     if (!s->transparent) draw_fill(dl, (view_rect){0, 0, s->width, s->height}, bg);
-    if (!s->m || s->m->n < 1) return;
+    if (!view_layer_ok(s->layer)) return;
     view_cache_begin(cache);
     view_hit hit = {HIT_NONE, -1, -1, -1, -1, -1};
     if (s->hover_x >= 0 && s->hover_y >= 0 && !s->editing && !s->help)

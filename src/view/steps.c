@@ -2,8 +2,8 @@
  * share of MultiHead: each stage's formula with the head's number, its matrices
  * on their own scales (signed ones diverging, the weights sequential, masked
  * cells hatched), the current stage framed and its formula written large.
- * Where the cells go is layout_steps.c's; the numbers are the model's and
- * the state's derived ones. */
+ * Where the cells go is layout_steps.c's; the numbers are the layer's (a stage
+ * whose tensor the layer lacks is left empty) and the state's derived ones. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,18 +11,18 @@
 #include "view_internal.h"
 
 /* Stage k's title (1-based k) for head i and what is in effect. */
-static void stage_title(char *buf, size_t len, int k, const mha_model *m, int head) {
+static void stage_title(char *buf, size_t len, int k, const attn_layer *layer, int head) {
     char i[16];
     view_subscript(i, sizeof i, head + 1);
-    const float t = m->cfg.temperature > 0.0f ? m->cfg.temperature : 1.0f;
+    const float t = layer->temperature > 0.0f ? layer->temperature : 1.0f;
     char div[48] = "";
-    if (!m->cfg.no_scale && fabsf(t - 1.0f) > 1e-6f)
-        snprintf(div, sizeof div, "\xE2\x88\x9A%d \xC2\xB7 %g", m->d_k, (double)t);
-    else if (!m->cfg.no_scale)
-        snprintf(div, sizeof div, "\xE2\x88\x9A%d", m->d_k);
+    if (layer->scaled && fabsf(t - 1.0f) > 1e-6f)
+        snprintf(div, sizeof div, "\xE2\x88\x9A%d \xC2\xB7 %g", layer->d_k, (double)t);
+    else if (layer->scaled)
+        snprintf(div, sizeof div, "\xE2\x88\x9A%d", layer->d_k);
     else
         snprintf(div, sizeof div, "%g", (double)t);
-    const int masked = m->cfg.mask == MHA_MASK_CAUSAL || m->n_real < m->n;
+    const int masked = layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
     switch (k) {
     case 1: snprintf(buf, len, "1  X: embedding + position"); break;
     case 2: snprintf(buf, len, "2  Q%s, K%s, V%s = X W%s", i, i, i, i); break;
@@ -35,23 +35,23 @@ static void stage_title(char *buf, size_t len, int k, const mha_model *m, int he
     case 6: snprintf(buf, len, "6  A%s = softmax of each row", i); break;
     case 7: snprintf(buf, len, "7  head%s = A%s V%s", i, i, i); break;
     case 8:
-        snprintf(buf, len, "8  Concat: columns %d\xE2\x80\x93%d", head * m->d_k + 1,
-                 (head + 1) * m->d_k);
+        snprintf(buf, len, "8  Concat: columns %d\xE2\x80\x93%d", head * layer->d_k + 1,
+                 (head + 1) * layer->d_k);
         break;
     default: snprintf(buf, len, "9  head%s W\xE1\xB4\xBC%s: its share of MultiHead", i, i); break;
     }
 }
 
 void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int current) {
-    const mha_model *m = c->s->m;
+    const attn_layer *layer = c->s->layer;
     const view_layout *L = c->L;
-    if (!S->shown || !m || head < 0 || head >= m->cfg.h) return;
-    const int n = m->n, d = m->cfg.d_model, dk = m->d_k;
+    if (!S->shown || !layer || head < 0 || head >= layer->h) return;
+    const int n = layer->n, d = layer->d_model, dk = layer->d_k;
     const rgba accent = view_head_color(head, c->s->theme);
     const size_t at = (size_t)head * n * n;
     char cap[200], fitted[200];
     if (current >= 1 && current <= VIEW_STEPS) {
-        stage_title(cap, sizeof cap, current, m, head);
+        stage_title(cap, sizeof cap, current, layer, head);
         size_t o = strlen(cap);
         snprintf(cap + o, sizeof cap - o, "   (stage %d of %d: , and . step)", current, VIEW_STEPS);
     } else {
@@ -67,7 +67,7 @@ void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int curre
     for (int k = 0; k < VIEW_STEPS; k++) {
         const view_matrix_box *b = S->box[k];
         char title[120];
-        stage_title(title, sizeof title, k + 1, m, head);
+        stage_title(title, sizeof title, k + 1, layer, head);
         view_fit_text(fitted, sizeof fitted, title, S->title[k].w, L->font, k + 1 == current,
                       c->measure, c->ud);
         draw_text(c->dl, S->title[k].x, S->title[k].y, fitted, L->font,
@@ -75,10 +75,11 @@ void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int curre
         if (k + 1 == current) draw_frame(c->dl, S->cell[k], accent, 3);
         const uint64_t key = 0x57E9000000ull + (uint64_t)k * 8192 + (uint64_t)head;
         switch (k) {
-        case 0: view_draw_matrix(c, &b[0], m->x, d, key, "X "); break;
+        case 0: view_draw_matrix(c, &b[0], layer->x, d, key, "X "); break;
         case 1:
             for (int i = 0; i < 3; i++) {
-                const float *src = (i == 0 ? m->q : (i == 1 ? m->k : m->v)) + (size_t)head * dk;
+                const float *src =
+                    view_at(i == 0 ? layer->q : (i == 1 ? layer->k : layer->v), (size_t)head * dk);
                 char p[8];
                 snprintf(p, sizeof p, "%s ", qkv[i]);
                 view_draw_matrix(c, &b[i], src, d, key + (uint64_t)i * 65536, p);
@@ -91,17 +92,18 @@ void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int curre
             if (c->s->step_scaled) view_draw_matrix(c, &b[0], c->s->step_scaled, n, key, "");
             break;
         case 4:
-            view_draw_matrix(c, &b[0], m->scores + at, n, key, "");
+            view_draw_matrix(c, &b[0], view_at(layer->scores, at), n, key, "");
             view_draw_masks(c, b[0].map);
             break;
         case 5: {
             int iw = 0, ih = 0;
             uint64_t k2 = view_key_mix(view_key_mix(key, (uint64_t)head), c->s->data_version);
-            const rgba *px = view_attn_image(c, k2, m->attn + at, m->scores + at, n, b[0].map.w,
-                                             b[0].map.h, &iw, &ih, &k2);
+            const float *attn = view_at(layer->attn, at), *scores = view_at(layer->scores, at);
+            const rgba *px =
+                view_attn_image(c, k2, attn, scores, n, b[0].map.w, b[0].map.h, &iw, &ih, &k2);
             draw_image_cmd(c->dl, b[0].map, iw, ih, px, k2);
             view_draw_masks(c, b[0].map);
-            view_draw_cell_values(c, b[0].map, m->attn + at, n, n, n, m->scores + at, px, iw, ih);
+            view_draw_weight_values(c, b[0].map, attn, n, scores, px, iw, ih);
             draw_frame(c->dl,
                        (view_rect){b[0].map.x - 1, b[0].map.y - 1, b[0].map.w + 2, b[0].map.h + 2},
                        accent, 1);
@@ -111,9 +113,12 @@ void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int curre
             view_colorbar(c, b[0].cbar, VIEW_MAP_SEQ, 1.0f);
             break;
         }
-        case 6: view_draw_matrix(c, &b[0], m->heads + (size_t)head * n * dk, dk, key, ""); break;
+        case 6:
+            view_draw_matrix(c, &b[0], view_at(layer->heads, (size_t)head * n * dk), dk, key, "");
+            break;
         case 7: {
-            view_draw_matrix(c, &b[0], m->concat, d, key, "Concat ");
+            if (!layer->concat) break;
+            view_draw_matrix(c, &b[0], layer->concat, d, key, "Concat ");
             view_rect r = b[0].map;
             int x0 = r.x + (int)((long)head * dk * r.w / d);
             int x1 = r.x + (int)((long)(head + 1) * dk * r.w / d);

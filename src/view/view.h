@@ -1,13 +1,17 @@
 /* view.h: what the visualizer shows, as a pure function of its state.
- * view_layout_compute turns (output size, zoom, configuration, text measurer) into
- * rectangles; view_render turns the layout and the model's tensors into a drawing
- * list; view_hit_test maps a pointer position back to what is under it. No SDL here. */
+ * view_layout_compute turns (output size, zoom, the layer's shape, text measurer)
+ * into rectangles; view_render turns the layout and the layer's tensors (an
+ * attn_layer, whatever made it) into a drawing list; view_hit_test maps a pointer
+ * position back to what is under it. No SDL here, and no model: only layer.h. */
 #ifndef MHAVIZ_VIEW_H
 #define MHAVIZ_VIEW_H
 
 #include "draw.h"
-#include "mha.h"
-#include "tok.h"
+#include "layer.h"
+
+/* The most positions the view lays out, and the text field's token limit (the
+   core's MHA_MAX_N; src/app checks that the two agree). */
+#define VIEW_MAX_N 512
 
 /* Measures a UTF-8 run at pixel size `size`: width and line height in pixels. */
 typedef void (*view_measure_fn)(void *ud, const char *text, int size, int bold, int *w, int *h);
@@ -71,16 +75,16 @@ typedef struct {
 
 /* Everything the picture depends on. Zero is a sensible default for the flags. */
 typedef struct view_state {
-    int width, height;  /* output pixels */
-    float ui_scale;     /* device pixels per layout pixel (high-DPI, export --scale); 0 = 1 */
-    float zoom;         /* user text/UI zoom, 1 = 100%; 0 = 1 */
-    float zoom_base;    /* the zoom the window starts at (Ctrl+0; view_zoom_for_size):
-                           heatmaps fill the room at it and grow in proportion to
-                           zoom / zoom_base above it; 0 = 1 */
-    int present;        /* presentation mode: no controls, no status line */
-    const mha_model *m; /* computed model */
-    const tok_list *toks;
-    const char *sample_name;        /* or "custom" */
+    int width, height;       /* output pixels */
+    float ui_scale;          /* device pixels per layout pixel (high-DPI, export --scale); 0 = 1 */
+    float zoom;              /* user text/UI zoom, 1 = 100%; 0 = 1 */
+    float zoom_base;         /* the zoom the window starts at (Ctrl+0; view_zoom_for_size):
+                                heatmaps fill the room at it and grow in proportion to
+                                zoom / zoom_base above it; 0 = 1 */
+    int present;             /* presentation mode: no controls, no status line */
+    const attn_layer *layer; /* the layer drawn (its tensors, shape and text); NULL: none yet */
+    int text_replaced;       /* the text's invalid UTF-8 was replaced by U+FFFD */
+    const char *sample_name; /* or "custom" */
     int sample_index, sample_count; /* 1-based index, 0 for custom text */
     int theme;                      /* 0 light, 1 dark */
     int cmap;                       /* sequential colormap for attention */
@@ -89,15 +93,15 @@ typedef struct view_state {
     int diff;                       /* MultiHead drawn as out - out_full */
     int step;                       /* focus view: stage of the step-through, 0 none */
     int lesson;                     /* redundancy and cost panels */
-    /* numbers derived from the model for the lesson (may be NULL: not shown) */
+    /* numbers derived from the layer for the lesson (may be NULL: not shown) */
     const float *head_entropy;    /* (h) mean row entropy in bits */
     const float *head_divergence; /* (h, h) mean Jensen-Shannon divergence in bits */
     int divergence_step;          /* it averages every divergence_step-th query row */
     const float *out_diff;        /* (n, d_model) MultiHead - unablated MultiHead */
     const float *step_raw;        /* (n, n) Q_i K_i^T of the focused head */
-    const float *step_scaled;     /* (n, n) that over sqrt(d_k) T, before the mask */
+    const float *step_scaled;     /* (n, n) that times the layer's scale, before the mask */
     const float *step_share;      /* (n, d_model) head_i W^O_i */
-    const view_train *train;      /* training mode: m holds the trained heads of one layer */
+    const view_train *train;      /* training mode: layer holds the trained heads of one layer */
     int page;                     /* page of the heads grid, 0-based */
     int focus;                    /* focused head, 1-based; 0 none */
     view_panel panel;             /* export: all, one head (focus), or the equation */
@@ -116,7 +120,7 @@ typedef struct view_state {
     int transparent;            /* export: no background fill */
     int figure;                 /* export: no buttons, no timings (labels stay true) */
     int png_scale;              /* Ctrl+S pixel multiplier shown on its button; 0 = 2 */
-    unsigned long data_version; /* changes whenever the model's numbers change */
+    unsigned long data_version; /* changes whenever the layer's numbers change */
     /* compare: the pinned view beside this one (above it in a portrait window), under
        a banner naming the settings that differ. The layout puts this view in its
        pane and lays the pinned pane out into pinned_layout (the caller's memory),

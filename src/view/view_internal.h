@@ -1,7 +1,8 @@
 /* view_internal.h: what the files of src/view share with each other but not with
  * the program (its API is view.h), grouped by the defining file. Calls only go down:
- * render.c -> panels.c, overlays.c -> heatmap.c -> labels.c, theme.c (render.c also
- * calls hit.c); layout.c -> labels.c; hit.c calls none of them. */
+ * render.c -> panels.c, overlays.c -> heatmap.c, colorbar.c -> labels.c, theme.c
+ * (render.c also calls hit.c); layout.c -> labels.c; hit.c calls none of them (it
+ * only uses the inline view_layer_ok). */
 #ifndef MHAVIZ_VIEW_INTERNAL_H
 #define MHAVIZ_VIEW_INTERNAL_H
 
@@ -20,6 +21,21 @@ typedef struct {
     void *ud;
     view_theme th;
 } view_ctx;
+
+/* --- the layer ------------------------------------------------------------------ */
+
+/* 1 if the view can lay out and draw l: 1 <= n <= VIEW_MAX_N, 0 <= n_real <= n, and
+ * h heads of d_k = d_model / h columns. The tensors may each be NULL (not shown). */
+static inline int view_layer_ok(const attn_layer *l) {
+    return l && l->n >= 1 && l->n <= VIEW_MAX_N && l->n_real >= 0 && l->n_real <= l->n &&
+           l->h >= 1 && l->h <= ATTN_LAYER_MAX_HEADS && l->d_model >= 1 && l->d_model % l->h == 0 &&
+           l->d_k == l->d_model / l->h;
+}
+
+/* p + offset, or NULL when the tensor p is missing. */
+static inline const float *view_at(const float *p, size_t offset) {
+    return p ? p + offset : NULL;
+}
 
 /* --- theme.c ------------------------------------------------------------------ */
 
@@ -108,13 +124,14 @@ enum { VIEW_CONTRAST_FIXED = 0, VIEW_CONTRAST_ROW, VIEW_CONTRAST_LOG, VIEW_CONTR
 
 /* An attention map (n, n) as at most (max_w, max_h) pixels under the state's
  * colormap and contrast; a pixel whose cells are all masked (score -inf) shows
- * the mask's ground. Owned by the frame's cache; NULL when out of memory. */
+ * the mask's ground (scores may be NULL: none is). Owned by the frame's cache;
+ * NULL when out of memory or attn is NULL. */
 const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, const float *scores,
                             int n, int max_w, int max_h, int *out_w, int *out_h, uint64_t *out_key);
 
-/* A horizontal colorbar in r with tick numbers under it: sequential [0, 1] in the
- * state's colormap, or diverging [-m, m]. Returns 0 (drawing nothing) when r is
- * too small for one. */
+/* (colorbar.c) A horizontal colorbar in r with tick numbers under it: sequential
+ * [0, 1] in the state's colormap, or diverging [-m, m]. Returns 0 (drawing
+ * nothing) when r is too small for one. */
 int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m);
 
 /* A signed matrix in box b: its heatmap (symmetric about zero), a frame, the shape
@@ -151,10 +168,13 @@ int view_cell_values_fit(const view_ctx *c, view_rect map, int rows, int cols);
 /* The same for attention weights of an n x n map (written as ".42"). */
 int view_weight_values_fit(const view_ctx *c, view_rect map, int n);
 /* Writes data's values in map's cells over the image px (px_w x px_h, one pixel
- * a cell; nothing when the image is reduced); cells masked in mask (-inf) are
- * left to their hatching. */
+ * a cell; nothing when the image is reduced). */
 void view_draw_cell_values(const view_ctx *c, view_rect map, const float *data, int rows, int cols,
-                           int ld, const float *mask, const rgba *px, int px_w, int px_h);
+                           int ld, const rgba *px, int px_w, int px_h);
+/* The same for attention weights attn (n, n), written ".42": cells masked in
+ * scores (-inf) are left to their hatching (scores may be NULL: none is). */
+void view_draw_weight_values(const view_ctx *c, view_rect map, const float *attn, int n,
+                             const float *scores, const rgba *px, int px_w, int px_h);
 
 /* --- layout_steps.c, steps.c ------------------------------------------------------ */
 

@@ -49,12 +49,12 @@ static int pick_size(unsigned v) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static char *words[MAX_TOKENS];
+    static const char *words[MAX_TOKENS];
     if (!words[0]) {
         static const char *const base[] = {
             "The",          "transformer",          "attends", ",", "Z\xC3\xBCrich",
             "\xE6\x9D\xB1", "internationalization", "x"};
-        for (int i = 0; i < MAX_TOKENS; i++) words[i] = (char *)base[(i * 7 + 3) % 8];
+        for (int i = 0; i < MAX_TOKENS; i++) words[i] = base[(i * 7 + 3) % 8];
     }
     const uint8_t *p = data;
     size_t left = size;
@@ -80,18 +80,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if ((e & 0xC0) == 0x80) d = (e & 0x20) ? 0 : 4097;
 #endif
     unsigned flags = fuzz_byte(&p, &left);
-    mha_model m;
-    memset(&m, 0, sizeof m);
-    m.cfg.h = h;
-    m.cfg.d_model = d;
-    m.cfg.mask = flags & 1 ? MHA_MASK_CAUSAL : MHA_MASK_NONE;
-    m.cfg.no_scale = (flags >> 1) & 1;
-    m.n = n;
-    m.n_real = n;
-    m.d_k = h ? d / h : 0;
-    tok_list toks = {n > 0 ? n : 0, words, 0};
-    s.m = &m;
-    s.toks = &toks;
+    /* the layout reads only the layer's shape: no tensors */
+    attn_layer layer;
+    memset(&layer, 0, sizeof layer);
+    layer.h = h;
+    layer.d_model = d;
+    layer.mask = flags & 1 ? ATTN_MASK_CAUSAL : ATTN_MASK_NONE;
+    layer.scaled = !((flags >> 1) & 1);
+    layer.n = n;
+    layer.n_real = n;
+    layer.d_k = h ? d / h : 0;
+    layer.tokens = words;
+    s.layer = &layer;
     s.sample_name = "fuzz";
     s.theme = (flags >> 2) & 1;
     s.figure = (flags >> 3) & 1;
@@ -124,8 +124,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fprintf(stderr,
                 "layout %dx%d zoom %g ui %g d_model %d h %d n %d mask %d panel %d focus %d "
                 "panel_head %d step %d page %d figure %d help %d lesson %d values %d\n",
-                s.width, s.height, (double)s.zoom, (double)s.ui_scale, d, h, n, m.cfg.mask, s.panel,
-                s.focus, s.panel_head, s.step, s.page, s.figure, s.help, s.lesson, s.values);
+                s.width, s.height, (double)s.zoom, (double)s.ui_scale, d, h, n, (int)layer.mask,
+                s.panel, s.focus, s.panel_head, s.step, s.page, s.figure, s.help, s.lesson,
+                s.values);
     static view_layout L;
     view_layout_compute(&L, &s, measure, NULL);
     /* the pointer anywhere, also outside */

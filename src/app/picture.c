@@ -1,0 +1,74 @@
+/* picture.c: the state as the view sees it: app_view fills a view_state from the
+ * app's state (the layer drawn and its derived numbers from derive.c, training's
+ * and the pinned view's from training.c and compare.c), app_figure_view the same
+ * for a saved figure. Reads the state; changes nothing. */
+#include <string.h>
+
+#include "samples.h"
+#include "state_internal.h"
+
+void app_view(const app_state *s, view_state *vs) {
+    memset(vs, 0, sizeof *vs);
+    vs->width = s->width;
+    vs->height = s->height;
+    vs->ui_scale = s->ui_scale;
+    vs->zoom = s->zoom;
+    vs->zoom_base = s->zoom_base;
+    vs->present = s->present;
+    const int shown = app_async_shown_sample(s); /* the text's, as s->m and s->toks */
+    const sample *smp = shown ? samples_get(shown - 1) : NULL;
+    vs->sample_name = smp ? smp->name : "custom";
+    vs->sample_index = shown;
+    vs->sample_count = samples_count();
+    vs->theme = s->theme;
+    vs->cmap = s->cmap;
+    vs->contrast = s->contrast;
+    vs->values = s->values;
+    vs->diff = s->diff;
+    vs->step = s->focus ? s->step : 0;
+    vs->lesson = s->lesson;
+    vs->page = s->page;
+    vs->focus = s->focus;
+    vs->hover_x = s->hover_x;
+    vs->hover_y = s->hover_y;
+    vs->editing = s->editing;
+    vs->edit_text = s->edit;
+    vs->edit_preedit = s->preedit;
+    vs->edit_cursor = s->edit_cursor;
+    vs->edit_selected = s->edit_selected;
+    vs->edit_tokens = s->edit_tokens;
+    vs->help = s->help;
+    vs->status = s->status;
+    vs->toast = s->notice[0] ? s->notice : NULL;
+    vs->compute_ms = s->compute_ms;
+    vs->frame_ms = s->frame_ms;
+    vs->data_version = s->data_version;
+    vs->png_scale = s->png_scale;
+    const char *computing = app_async_status(s); /* the old picture, and the sign of the new */
+    if (computing && s->present)
+        vs->toast = computing; /* no status line in presentation mode */
+    else if (computing)
+        vs->status = computing;
+    app_derived_view(s, vs); /* the layer drawn, and the numbers derived from it */
+    app_training_view(s, vs);
+    if (!s->train_mode) app_compare_view(s, vs);
+}
+
+void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
+    app_view(s, vs);
+    vs->hover_x = vs->hover_y = -1;
+    vs->figure = 1;
+    vs->present = 0;
+    vs->toast = NULL;
+    vs->status = NULL; /* a figure carries no messages of the app's */
+    vs->help = 0;
+    vs->editing = 0;
+    if (kind == APP_SAVE_PANEL) {
+        vs->panel = s->focus ? (s->step ? VIEW_PANEL_STEPS : VIEW_PANEL_HEAD) : VIEW_PANEL_EQUATION;
+        vs->panel_head = s->focus;
+    } else if (kind == APP_SAVE_EXPORT) {
+        vs->panel = s->export_panel;
+        vs->panel_head = s->export_panel_head;
+        vs->transparent = s->transparent;
+    }
+}

@@ -1,0 +1,41 @@
+/* mha_layer.c: the random or designed model (mha.c) as a source: one function
+ * that describes a computed mha_model as the attn_layer the view, the stats and
+ * --dump read. It points into the model and copies nothing of its tensors. */
+#include <string.h>
+
+#include "mha.h"
+
+_Static_assert(MHA_MAX_D_MODEL <= ATTN_LAYER_MAX_HEADS, "every head fits in the layer's off set");
+
+void mha_layer_fill(attn_layer *L, mha_layer_text *text, const mha_model *m, const tok_list *toks) {
+    const mha_config *cfg = &m->cfg;
+    memset(L, 0, sizeof *L);
+    L->layers = 1;
+    L->mask = cfg->mask == MHA_MASK_CAUSAL ? ATTN_MASK_CAUSAL : ATTN_MASK_NONE;
+    L->scaled = !cfg->no_scale;
+    L->temperature = cfg->temperature > 0.0f ? cfg->temperature : 1.0f;
+    L->seed = cfg->seed;
+    L->pad = cfg->pad;
+    L->designed = cfg->weights == MHA_WEIGHTS_PATTERNS;
+    if (m->n < 1) return; /* not computed yet: nothing to describe */
+    MHA_EXPECT(m->n <= MHA_MAX_N && m->n_real <= m->n && toks->count >= m->n_real);
+    MHA_EXPECT(cfg->h >= 1 && cfg->h <= MHA_MAX_D_MODEL && m->d_k * cfg->h == cfg->d_model);
+    L->n = m->n;
+    L->n_real = m->n_real;
+    L->h = cfg->h;
+    L->d_model = cfg->d_model;
+    L->d_k = m->d_k;
+    L->scale = attn_scale(m->d_k, L->scaled, L->temperature);
+    for (int i = 0; i < m->n; i++) text->tokens[i] = mha_token(m, toks, i);
+    L->tokens = text->tokens;
+    if (L->designed) {
+        for (int i = 0; i < cfg->h; i++) text->notes[i] = mha_head_pattern_name(m, i);
+        L->head_note = text->notes;
+    }
+    L->x = m->x, L->w_q = m->w_q, L->w_k = m->w_k, L->w_v = m->w_v, L->w_o = m->w_o;
+    L->q = m->q, L->k = m->k, L->v = m->v;
+    L->scores = m->scores, L->attn = m->attn, L->heads = m->heads, L->concat = m->concat;
+    L->out = m->out, L->out_full = m->out_full;
+    for (int i = 0; i < cfg->h; i++)
+        if (mha_config_is_ablated(cfg, i)) L->off[i / 64] |= UINT64_C(1) << (i % 64);
+}

@@ -1,0 +1,373 @@
+/* test_view_layer.c: the view draws an attn_layer, whatever made it. A layer built
+ * here by hand (fixed small tensors, no model: Q, K, V, the heads, Concat, W^O and
+ * MultiHead all NULL, as a trained layer may come) is laid out, drawn and hit-tested
+ * in every panel, focus, step and mode without touching a missing tensor (ASan
+ * builds make any such read fatal); what is missing is not drawn, and a cell's
+ * tooltip shows the layer's own scaled score and weight, checked against the
+ * numbers put in here. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "view_fixture.h"
+
+#define N 6      /* positions: five tokens and one [PAD] */
+#define N_REAL 5 /* the text */
+#define H 2      /* heads */
+#define D 4      /* d_model; d_k = 2 */
+
+typedef struct {
+    attn_layer L;
+    float scores[H * N * N], attn[H * N * N];
+    float x[N * D], w_o[D * D]; /* for the variant that has them */
+    const char *tokens[N];
+    const char *notes[H];
+} hand_layer;
+
+/* Causal, padded, head 2 off; scores 0.125 (1 + 16 i + 4 r + c) - 1.5 where a key
+ * is visible (so no score equals its weight), -inf where masked; each row's
+ * weights uniform over its visible keys. */
+static void hand_make(hand_layer *hl) {
+    static const char *const words[N] = {"alpha", "beta", "gamma", "delta", "epsilon", "[PAD]"};
+    memset(hl, 0, sizeof *hl);
+    attn_layer *L = &hl->L;
+    L->n = N, L->n_real = N_REAL, L->h = H, L->d_model = D, L->d_k = D / H;
+    L->layers = 1;
+    L->mask = ATTN_MASK_CAUSAL;
+    L->scaled = 1;
+    L->temperature = 1.0f;
+    L->scale = attn_scale(L->d_k, 1, 1.0f);
+    L->seed = 42;
+    for (int i = 0; i < N; i++) hl->tokens[i] = words[i];
+    hl->notes[0] = "left-leaning";
+    hl->notes[1] = NULL;
+    L->tokens = hl->tokens;
+    L->head_note = hl->notes;
+    L->off[0] = UINT64_C(1) << 1; /* head 2 */
+    for (int i = 0; i < H; i++)
+        for (int r = 0; r < N; r++) {
+            const int visible =
+                (r < N_REAL - 1 ? r : N_REAL - 1) + 1; /* keys 0 .. min(r, n_real-1) */
+            for (int c = 0; c < N; c++) {
+                const size_t at = ((size_t)i * N + r) * N + c;
+                const int seen = c <= r && c < N_REAL;
+                hl->scores[at] = seen ? 0.125f * (float)(1 + 16 * i + 4 * r + c) - 1.5f : -INFINITY;
+                hl->attn[at] = seen ? 1.0f / (float)visible : 0.0f;
+            }
+        }
+    L->scores = hl->scores;
+    L->attn = hl->attn;
+}
+
+/* Whether some text command of dl contains needle. */
+static int has_text(const draw_list *dl, const char *needle) {
+    for (int i = 0; i < dl->count; i++)
+        if (dl->cmds[i].kind == DC_TEXT && strstr(draw_cmd_text(dl, &dl->cmds[i]), needle))
+            return 1;
+    return 0;
+}
+
+/* Whether some text command starting inside r contains needle. */
+static int text_in(const draw_list *dl, view_rect r, const char *needle) {
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_TEXT && c->x >= r.x && c->x < r.x + r.w && c->y >= r.y &&
+            c->y < r.y + r.h && strstr(draw_cmd_text(dl, c), needle))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether an image is drawn into r exactly. */
+static int image_in(const draw_list *dl, view_rect r) {
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_IMAGE && c->x == r.x && c->y == r.y && c->w == r.w && c->h == r.h)
+            return 1;
+    }
+    return 0;
+}
+
+/* Lays s out and draws it; then, for the first pointer position found over each
+ * kind of thing the hit test names (a grid every 5 px over the window), draws it
+ * again with the pointer there, so each tooltip and outline is drawn once. */
+static void sweep(view_state *s, view_layout *L, view_cache *cache, draw_list *dl) {
+    view_layout_compute(L, s, fx_measure, NULL);
+    view_render(dl, cache, L, s, fx_measure, NULL);
+    int seen[16][5] = {{0}};
+    for (int y = 0; y < s->height; y += 5)
+        for (int x = 0; x < s->width; x += 5) {
+            view_hit hit = view_hit_test(L, s, x, y);
+            if (hit.kind == HIT_NONE || hit.kind == HIT_BUTTON) continue;
+            const int which =
+                hit.kind == HIT_QKV && hit.which >= 0 && hit.which < 4 ? hit.which : 4;
+            EXPECT(hit.kind != HIT_HEAD_CELL || (hit.head >= 0 && hit.head < H && hit.row >= 0 &&
+                                                 hit.row < N && hit.col >= 0 && hit.col < N),
+                   "(%d, %d): expected a cell inside the layer, got head %d (%d, %d)", x, y,
+                   hit.head, hit.row, hit.col);
+            if (seen[hit.kind][which]++) continue;
+            s->hover_x = x, s->hover_y = y;
+            view_render(dl, cache, L, s, fx_measure, NULL);
+        }
+    s->hover_x = s->hover_y = -1;
+}
+
+/* Mode k of 24 of the every-mode sweep: values, contrast and theme vary; then the
+ * focused head and its nine stages, the lesson, the difference, a figure, the
+ * presentation, the three single-panel figures, the text field, help, a notice,
+ * the view compared with itself (pinned, laid out into PL) and a page past the
+ * last. */
+static void set_mode(view_state *s, int mode, view_state *pinned, view_layout *PL) {
+    s->values = mode & 1;
+    s->contrast = mode % 3;
+    s->theme = (mode >> 2) & 1;
+    if (mode >= 2 && mode < 12) { /* the focused head, and its nine stages */
+        s->focus = 1 + (mode & 1);
+        s->step = mode - 2;
+    }
+    if (mode == 12) s->lesson = 1;
+    if (mode == 13) s->diff = 1;
+    if (mode == 14) s->figure = 1;
+    if (mode == 15) s->present = 1;
+    if (mode == 16) s->panel = VIEW_PANEL_HEAD, s->panel_head = 1, s->figure = 1;
+    if (mode == 17) s->panel = VIEW_PANEL_EQUATION, s->figure = 1;
+    if (mode == 18) s->panel = VIEW_PANEL_STEPS, s->panel_head = 2, s->figure = 1;
+    if (mode == 19) s->editing = 1, s->edit_text = "alpha beta", s->edit_tokens = 2;
+    if (mode == 20) s->help = 1;
+    if (mode == 21) s->toast = "saved";
+    if (mode == 22) { /* compared with itself */
+        *pinned = *s;
+        s->pinned = pinned;
+        s->pinned_layout = PL;
+    }
+    if (mode == 23) s->page = 3; /* past the last page */
+}
+
+static void test_hand_layer_every_mode(void **st) {
+    (void)st;
+    fx_reset();
+    static hand_layer hl;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    static view_layout L, PL;
+    static const int sizes[][2] = {{1280, 800}, {640, 480}, {1080, 1920}};
+    /* variants: 0 the weights and scores only, 1 no scores, 2 no weights, 3 no
+       tokens and no notes, 4 also X and W^O */
+    for (int variant = 0; variant < 5; variant++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int mode = 0; mode < 24; mode++) {
+                hand_make(&hl);
+                if (variant == 1) hl.L.scores = NULL;
+                if (variant == 2) hl.L.attn = NULL;
+                if (variant == 3) hl.L.tokens = NULL, hl.L.head_note = NULL;
+                if (variant == 4) {
+                    for (int i = 0; i < N * D; i++) hl.x[i] = 0.25f * (float)(i % 7) - 0.5f;
+                    for (int i = 0; i < D * D; i++) hl.w_o[i] = 0.125f * (float)(i % 5) - 0.25f;
+                    hl.L.x = hl.x, hl.L.w_o = hl.w_o;
+                }
+                view_state s;
+                memset(&s, 0, sizeof s);
+                s.width = sizes[si][0], s.height = sizes[si][1];
+                s.layer = &hl.L;
+                s.sample_name = "hand-built";
+                s.hover_x = s.hover_y = -1;
+                s.data_version = 1 + (unsigned long)mode + 100 * (unsigned long)variant;
+                view_state pinned;
+                set_mode(&s, mode, &pinned, &PL);
+                snprintf(fx_where, sizeof fx_where, "variant %d, %dx%d mode %d", variant, s.width,
+                         s.height, mode);
+                sweep(&s, &L, cache, &dl);
+                /* what the layer lacks is not drawn; what it has is */
+                if (L.concat.map.w > 0 && !s.pinned) {
+                    EXPECT(!image_in(&dl, L.concat.map) && !image_in(&dl, L.out.map),
+                           "%s: expected no Concat or MultiHead image (the layer has none)",
+                           fx_where);
+                    EXPECT(image_in(&dl, L.w_o.map) == (variant == 4),
+                           "%s: expected W^O drawn exactly when the layer has it", fx_where);
+                }
+                for (int q = 0; q < 4 && L.focus; q++)
+                    EXPECT(!image_in(&dl, L.qkv[q].map),
+                           "%s: expected no image for focus matrix %d (the layer has none)",
+                           fx_where, q);
+                if (s.panel == VIEW_PANEL_ALL && !s.focus && !s.pinned && L.shown_heads > 0)
+                    EXPECT(
+                        image_in(&dl, L.heads[0].map) == (variant != 2),
+                        "%s: expected the first head's weights drawn exactly when there are some",
+                        fx_where);
+            }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("hand-built layer, every mode");
+}
+
+/* The pointer at the centre of cell (r, c) of grid slot `slot`. */
+static void point_at(const view_layout *L, int slot, int r, int c, int *x, int *y) {
+    const view_rect m = L->heads[slot].map;
+    *x = m.x + (int)((2L * c + 1) * m.w / (2 * N));
+    *y = m.y + (int)((2L * r + 1) * m.h / (2 * N));
+}
+
+static void test_tooltip_reads_the_layer(void **st) {
+    (void)st;
+    fx_reset();
+    static hand_layer hl;
+    hand_make(&hl);
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    static view_layout L;
+    view_state s;
+    memset(&s, 0, sizeof s);
+    s.width = 1280, s.height = 800;
+    s.layer = &hl.L;
+    s.sample_name = "hand-built";
+    s.hover_x = s.hover_y = -1;
+    s.data_version = 1;
+    view_layout_compute(&L, &s, fx_measure, NULL);
+    EXPECT_INT("both heads on one page", H, L.shown_heads);
+    /* every visible cell of both heads: its tooltip's score is scores[i][r][c] */
+    for (int i = 0; i < H && i < L.shown_heads; i++)
+        for (int r = 0; r < N; r++)
+            for (int c = 0; c < N; c++) {
+                int x, y;
+                point_at(&L, i, r, c, &x, &y);
+                view_hit hit = view_hit_test(&L, &s, x, y);
+                snprintf(fx_where, sizeof fx_where, "head %d cell (%d, %d)", i + 1, r, c);
+                EXPECT(hit.kind == HIT_HEAD_CELL && hit.head == i && hit.row == r && hit.col == c,
+                       "%s: expected that cell hit, got kind %d head %d (%d, %d)", fx_where,
+                       hit.kind, hit.head, hit.row, hit.col);
+                s.hover_x = x, s.hover_y = y;
+                view_render(&dl, cache, &L, &s, fx_measure, NULL);
+                const size_t at = ((size_t)i * N + r) * N + c;
+                char want[64], weight[64];
+                snprintf(weight, sizeof weight, "weight %.3f", (double)hl.attn[at]);
+                EXPECT(has_text(&dl, weight), "%s: expected the tooltip line \"%s\"", fx_where,
+                       weight);
+                if (c <= r && c < N_REAL) {
+                    /* the number put in, written out here (not read back from the layer) */
+                    const double score = 0.125 * (1 + 16 * i + 4 * r + c) - 1.5;
+                    snprintf(want, sizeof want, "scaled score %.3f", score);
+                    EXPECT(has_text(&dl, want), "%s: expected the tooltip line \"%s\"", fx_where,
+                           want);
+                } else {
+                    EXPECT(has_text(&dl, "scaled score \xE2\x88\x92\xE2\x88\x9E"),
+                           "%s: expected a masked score shown as -inf", fx_where);
+                }
+                /* the tokens are the layer's own, [PAD] too */
+                char names[128];
+                snprintf(names, sizeof names, "query \xE2\x80\x9C%s\xE2\x80\x9D", hl.tokens[r]);
+                EXPECT(has_text(&dl, names), "%s: expected \"%s\" in the tooltip", fx_where, names);
+            }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("tooltip reads the layer");
+}
+
+/* The tooltip of an unscaled layer and of one without scores; the heads' titles
+ * carry the layer's notes and off set. */
+static void test_tooltip_variants(void **st) {
+    (void)st;
+    fx_reset();
+    static hand_layer hl;
+    hand_make(&hl);
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    static view_layout L;
+    view_state s;
+    memset(&s, 0, sizeof s);
+    s.width = 1280, s.height = 800;
+    s.layer = &hl.L;
+    s.sample_name = "hand-built";
+    s.data_version = 1;
+    view_layout_compute(&L, &s, fx_measure, NULL);
+    /* an unscaled layer says so */
+    hl.L.scaled = 0;
+    int x, y;
+    point_at(&L, 0, 2, 1, &x, &y);
+    s.hover_x = x, s.hover_y = y;
+    view_render(&dl, cache, &L, &s, fx_measure, NULL);
+    snprintf(fx_where, sizeof fx_where, "unscaled layer");
+    char unscaled[64];
+    snprintf(unscaled, sizeof unscaled, "unscaled score %.3f", 0.125 * (1 + 4 * 2 + 1) - 1.5);
+    EXPECT(has_text(&dl, unscaled), "%s: expected \"%s\"", fx_where, unscaled);
+    hl.L.scaled = 1;
+    /* without scores the weight is still told, the score line is not shown */
+    hl.L.scores = NULL;
+    view_render(&dl, cache, &L, &s, fx_measure, NULL);
+    snprintf(fx_where, sizeof fx_where, "layer without scores");
+    EXPECT(has_text(&dl, "weight 0.333") && !has_text(&dl, "score"),
+           "%s: expected the weight and no score line", fx_where);
+    hl.L.scores = hl.scores;
+    /* the head's note and its off state are the layer's */
+    s.hover_x = s.hover_y = -1;
+    view_render(&dl, cache, &L, &s, fx_measure, NULL);
+    snprintf(fx_where, sizeof fx_where, "head titles");
+    EXPECT(text_in(&dl, L.heads[0].title, "left-leaning") && !text_in(&dl, L.heads[0].title, "off"),
+           "%s: expected head 1's note in its title, and head 1 on", fx_where);
+    EXPECT(text_in(&dl, L.heads[1].title, "off") && !text_in(&dl, L.heads[1].title, "left"),
+           "%s: expected head 2 said to be off, with no note", fx_where);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("tooltip variants");
+}
+
+/* A layer the view cannot lay out (d_k not d_model / h, n past the limit, no
+ * heads, ...) draws none of its tensors and hits nothing but the buttons. */
+static void test_inconsistent_layer(void **st) {
+    (void)st;
+    fx_reset();
+    static hand_layer hl;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    static view_layout L;
+    for (int k = 0; k < 5; k++) {
+        hand_make(&hl);
+        if (k == 0) hl.L.d_k = 3;
+        if (k == 1) hl.L.n = VIEW_MAX_N + 1;
+        if (k == 2) hl.L.h = 0;
+        if (k == 3) hl.L.n_real = N + 1;
+        if (k == 4) hl.L.d_model = 5;
+        view_state s;
+        memset(&s, 0, sizeof s);
+        s.width = 800, s.height = 600;
+        s.layer = &hl.L;
+        s.hover_x = s.hover_y = -1;
+        view_layout_compute(&L, &s, fx_measure, NULL);
+        view_render(&dl, cache, &L, &s, fx_measure, NULL);
+        snprintf(fx_where, sizeof fx_where, "inconsistent layer %d", k);
+        int images = 0;
+        for (int i = 0; i < dl.count; i++) images += dl.cmds[i].kind == DC_IMAGE;
+        EXPECT_INT("nothing of the layer drawn", 0, images);
+        for (int y = 0; y < s.height; y += 7)
+            for (int x = 0; x < s.width; x += 7) {
+                view_hit hit = view_hit_test(&L, &s, x, y);
+                EXPECT(hit.kind == HIT_NONE || hit.kind == HIT_BUTTON,
+                       "%s (%d, %d): expected nothing to hit, got kind %d", fx_where, x, y,
+                       hit.kind);
+            }
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("inconsistent layer");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand_layer_every_mode),
+        cmocka_unit_test(test_tooltip_reads_the_layer),
+        cmocka_unit_test(test_tooltip_variants),
+        cmocka_unit_test(test_inconsistent_layer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
