@@ -79,7 +79,7 @@ app_async *app_async_create(void) {
 
 void app_async_free(app_async *a) {
     if (!a) return;
-    job_free(a->handle); /* a recompute under way is finished first */
+    job_free(a->handle);     /* a recompute under way is finished first */
     jobs_destroy(a->runner); /* and the pin's and the trainer's jobs are stopped */
     mha_model_destroy(a->job.m);
     tok_free(&a->job.toks);

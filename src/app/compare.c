@@ -21,7 +21,7 @@ struct app_pin {
     int sample; /* 1-based, 0 custom */
     float *entropy;
     unsigned long version; /* the pinned model's data version: never a live one's */
-    view_state vs; /* the pinned pane's state, made by app_compare_refresh */
+    view_state vs;         /* the pinned pane's state, made by app_compare_refresh */
     view_layout *L;
     char what[VIEW_COMPARE_MAX][2][48];
     int count; /* of what */

@@ -4,8 +4,8 @@
 
 #include "async.h"
 #include "learn.h"
-#include "train_loop.h"
 #include "state.h"
+#include "train_loop.h"
 
 /* Opens the text field with the current text, all of it selected. */
 void app_edit_start(app_state *s);

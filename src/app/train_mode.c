@@ -284,8 +284,8 @@ int app_train(const train_options *o, int h, int d_model, uint64_t seed, const c
     return app_train_keep(o, h, d_model, seed, dump_dir, NULL, err, errlen);
 }
 
-int app_train_keep(const train_options *o, int h, int d_model, uint64_t seed,
-                   const char *dump_dir, train_outcome *keep, char *err, size_t errlen) {
+int app_train_keep(const train_options *o, int h, int d_model, uint64_t seed, const char *dump_dir,
+                   train_outcome *keep, char *err, size_t errlen) {
     learn_config cfg = {0};
     cfg.task = (learn_task_id)(o->task - 1);
     cfg.layers = o->layers;

@@ -37,7 +37,7 @@ typedef struct {
 
 /* app_train, and on success with keep != NULL the learner and its curve kept
  * in *keep instead of freed. */
-int app_train_keep(const train_options *t, int h, int d_model, uint64_t seed,
-                   const char *dump_dir, train_outcome *keep, char *err, size_t errlen);
+int app_train_keep(const train_options *t, int h, int d_model, uint64_t seed, const char *dump_dir,
+                   train_outcome *keep, char *err, size_t errlen);
 
 #endif

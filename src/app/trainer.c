@@ -276,8 +276,8 @@ void trainer_pause(app_trainer *t, int paused) {
         return;
     }
     if (!t->l && !t->fresh) return; /* nothing to resume */
-    stop_job(t);             /* a pause under way: its bars are not needed */
-    if (t->fresh) {          /* the job never started its run: start it again */
+    stop_job(t);                    /* a pause under way: its bars are not needed */
+    if (t->fresh) {                 /* the job never started its run: start it again */
         submit(t);
         return;
     }

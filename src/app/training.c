@@ -20,9 +20,9 @@
 struct app_training {
     app_trainer *trainer;
     const train_view *tv; /* the latest snapshot: the trainer's front buffer */
-    learn_config cfg; /* what the next start uses */
-    int layer;        /* shown, 0-based */
-    mha_model shim;   /* the shown layer's heads, for the view */
+    learn_config cfg;     /* what the next start uses */
+    int layer;            /* shown, 0-based */
+    mha_model shim;       /* the shown layer's heads, for the view */
     float mask[TRAIN_MAX_HEADS * TRAIN_MAX_T * TRAIN_MAX_T]; /* (h, T, T): 0, or -inf above */
     char *labels[TRAIN_MAX_T];
     tok_list toks;
@@ -98,7 +98,7 @@ int app_training_apply(app_state *s, const app_action *a) {
             trainer_pause(t->trainer, t->tv->running);
             snprintf(s->status, sizeof s->status, "%s",
                      t->tv->running ? "paused: the pruning bars are for these weights"
-                                   : "training again");
+                                    : "training again");
         }
         trainer_snapshot(t->trainer, &t->tv);
         app_refresh(s);
