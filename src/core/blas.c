@@ -10,7 +10,8 @@
  * into bands of rows run as tasks. When the environment fixes the count
  * (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS, OMP_NUM_THREADS) it is never set at
  * all, and OpenBLAS alone parallelises products: concurrent cblas_sgemm calls
- * from several threads are safe in OpenBLAS, only a concurrent setter is not. */
+ * from several threads are safe in OpenBLAS, only a concurrent setter is not.
+ * MHAVIZ_THREADS=N starts as mm_threads_force(N) would (the tests run with 2). */
 #define _POSIX_C_SOURCE 200809L
 #include "blas.h"
 
@@ -34,6 +35,8 @@ static _Atomic int forced_ = 0;
 static void threads_init_once(void) {
     fixed_ =
         getenv("OPENBLAS_NUM_THREADS") || getenv("GOTO_NUM_THREADS") || getenv("OMP_NUM_THREADS");
+    const char *t = getenv("MHAVIZ_THREADS"); /* the tests' second run: this many workers */
+    if (t && atoi(t) > 0) atomic_store(&forced_, atoi(t));
     max_threads_ = openblas_get_num_threads();
     if (max_threads_ < 1) max_threads_ = 1;
     if (!fixed_) openblas_set_num_threads(1); /* the only call: no product runs yet */

@@ -82,7 +82,9 @@ void mm_parallel(int count, int workers, mm_task_fn fn, void *ctx);
  * else mm_workers_max(). */
 int mm_workers_for(double flops);
 
-/* The processors online (at most 8): mm_parallel's largest number of workers. */
+/* The processors online (at most 8): mm_parallel's largest number of workers.
+ * (A count forced by mm_threads_force or MHAVIZ_THREADS may be higher than
+ * this; mm_parallel then uses this many.) */
 int mm_workers_max(void);
 
 /* Name of the OpenBLAS kernel set in use (e.g. "Haswell"), for --bench. */
