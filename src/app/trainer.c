@@ -275,8 +275,8 @@ void trainer_pause(app_trainer *t, int paused) {
         front->seq = ++t->seq;
         return;
     }
+    stop_job(t); /* a pause under way: its bars are not needed; the learner is ours */
     if (!t->l && !t->fresh) return; /* nothing to resume */
-    stop_job(t);                    /* a pause under way: its bars are not needed */
     if (t->fresh) {                 /* the job never started its run: start it again */
         submit(t);
         return;
