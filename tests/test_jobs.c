@@ -48,7 +48,7 @@ static void add_up(job *j, void *ctx) {
 static void spin_until_cancelled(job *j, void *ctx) {
     work *w = ctx;
     atomic_store(&w->started, 1);
-    for (long i = 0; w->forever || i < 200; i++) { /* 0.2 s without a cancel */
+    for (long i = 0; i < (w->forever ? 5000 : 200); i++) { /* "forever": 5 s */
         if (job_cancelled(j)) {
             atomic_store(&w->saw_cancel, 1);
             return;
