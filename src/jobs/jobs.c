@@ -28,6 +28,7 @@ struct jobs {
     pthread_cond_t work; /* a job was queued, or quit */
     job *head, *tail;    /* queued, not started */
     job *running;        /* started, not returned: jobs_destroy cancels them */
+    int queued;          /* jobs in the queue */
     int workers, idle, max_workers, quit;
     pthread_t threads[16];
     void (*wake)(void *);
@@ -63,6 +64,7 @@ static void *worker(void *arg) {
         if (r->quit) break; /* jobs_destroy drops what is still queued */
         job *j = r->head;
         r->head = j->next;
+        r->queued--;
         if (!r->head) r->tail = NULL;
         j->running = r->running;
         r->running = j;
@@ -110,6 +112,7 @@ void jobs_destroy(jobs *r) {
     r->quit = 1;
     job *queued = r->head;
     r->head = r->tail = NULL;
+    r->queued = 0;
     pthread_cond_broadcast(&r->work);
     for (job *j = r->running; j; j = j->running) atomic_store(&j->cancel, 1);
     const int n = r->workers;
@@ -136,7 +139,10 @@ job *jobs_submit(jobs *r, job_fn fn, void *ctx) {
     pthread_mutex_init(&j->lock, NULL);
     pthread_cond_init(&j->done, NULL);
     pthread_mutex_lock(&r->lock);
-    if (r->idle == 0 && r->workers < r->max_workers &&
+    /* a thread more when the idle ones are fewer than the jobs that wait (an idle
+       one already signalled may not have taken its job yet): a job never waits
+       behind a long one while a worker could still be started */
+    if (r->queued + 1 > r->idle && r->workers < r->max_workers &&
         pthread_create(&r->threads[r->workers], NULL, worker, r) == 0)
         r->workers++;
     if (r->workers == 0 || r->quit) { /* no thread at all: nothing can run it */
@@ -151,6 +157,7 @@ job *jobs_submit(jobs *r, job_fn fn, void *ctx) {
     else
         r->head = j;
     r->tail = j;
+    r->queued++;
     pthread_cond_signal(&r->work);
     pthread_mutex_unlock(&r->lock);
     return j;
