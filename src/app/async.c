@@ -1,41 +1,48 @@
-/* async.c: the worker behind async.h. The UI thread owns the model shown
- * (s->m) and its text; the worker owns a second model while it computes into
- * it, from a job whose configuration and text are its own copies. A job is
- * handed over and handed back under the lock, and the finished model is
+/* async.c: the background recompute behind async.h, a job of the app's runner
+ * (src/jobs). The UI thread owns the model shown (s->m) and its text; the job
+ * owns a second model while it computes into it, from a configuration and
+ * text that are its own copies. The job's context is handed to the runner at
+ * submit and handed back when job_poll says done, and the finished model is
  * swapped in on the UI thread, so the picture (and the hover over it) never
  * reads a model being written. Which recompute is large enough to come here is
  * model.c's estimate; the coalesced request and the keys that wait are kept
- * here too. */
+ * here too. The runner is the app's one: the pinned view and the trainer run on
+ * it as well (app_jobs). */
 #define _POSIX_C_SOURCE 200809L
 #include "async.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "jobs.h"
 #include "state_internal.h"
 
 #define QUEUE_MAX 64 /* keys that wait for the model being computed */
+#define WORKERS 4    /* the runner's threads: a recompute, a pin, the trainer, one spare */
 
 typedef struct {
     mha_config cfg; /* resolved */
     tok_list toks;  /* the text, the job's own copy */
     int sample;     /* the state's sample for this text (0 custom), shown with it */
-    mha_model *m;   /* computed into: the worker's from hand-over to hand-back */
+    mha_model *m;   /* computed into: the job's from submit until it is done */
     int failed;
     char err[MHA_ERR_LEN];
     double ms;
 } async_job;
 
 struct app_async {
-    /* the UI thread's */
+    /* all of it the UI thread's; the job's context (job) is the worker's while
+       handle is not done */
+    jobs *runner;
     int enabled;
     double threshold_ms;
     void (*notify)(void *);
     void *ud;
-    int running;      /* the job is with the worker (until app_async_poll takes it back) */
+    int running;      /* the job is handed over (until app_async_poll takes it back) */
+    int held;         /* app_async_hold: a job handed over waits to be submitted */
+    job *handle;      /* the runner's job while running and not held */
     int pending;      /* s->cfg, s->sample and want ask for more than the running job */
     tok_list want;    /* the text asked for, while busy */
     int shown_sample; /* the sample of the text shown, while busy */
@@ -43,14 +50,7 @@ struct app_async {
     app_action queue[QUEUE_MAX];
     int queued, replaying;
     unsigned long recomputes;
-    char line[512]; /* the progress sign */
-
-    /* shared with the worker, under lock */
-    pthread_t thread;
-    int thread_ok;
-    pthread_mutex_t lock;
-    pthread_cond_t wake, done;
-    int quit, hold, job_ready, job_done;
+    char line[512]; /* the progress sign, made by app_refresh */
     async_job job;
 };
 
@@ -60,53 +60,36 @@ static double clock_ms(void) {
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-static void *worker(void *arg) {
-    app_async *a = arg;
-    pthread_mutex_lock(&a->lock);
-    while (!a->quit) {
-        if (!a->job_ready || a->hold) {
-            pthread_cond_wait(&a->wake, &a->lock);
-            continue;
-        }
-        a->job_ready = 0;
-        pthread_mutex_unlock(&a->lock);
-        /* the job is this thread's until job_done: the UI thread does not touch it */
-        async_job *j = &a->job;
-        double t0 = clock_ms();
-        j->failed = mha_model_compute(j->m, &j->cfg, &j->toks, j->err, sizeof j->err) != 0;
-        j->ms = clock_ms() - t0;
-        pthread_mutex_lock(&a->lock);
-        a->job_done = 1;
-        pthread_cond_broadcast(&a->done);
-        pthread_mutex_unlock(&a->lock);
-        if (a->notify) a->notify(a->ud); /* set before the thread started; read only */
-        pthread_mutex_lock(&a->lock);
-    }
-    pthread_mutex_unlock(&a->lock);
-    return NULL;
+static void recompute(job *handle, void *ctx) {
+    (void)handle; /* a recompute cannot be cut short: it ignores job_cancelled */
+    async_job *j = ctx;
+    double t0 = clock_ms();
+    j->failed = mha_model_compute(j->m, &j->cfg, &j->toks, j->err, sizeof j->err) != 0;
+    j->ms = clock_ms() - t0;
 }
 
 app_async *app_async_create(void) {
-    return calloc(1, sizeof(app_async));
+    app_async *a = calloc(1, sizeof(app_async));
+    if (a && !(a->runner = jobs_create(WORKERS))) {
+        free(a);
+        return NULL;
+    }
+    return a;
 }
 
 void app_async_free(app_async *a) {
     if (!a) return;
-    if (a->thread_ok) { /* a recompute under way is finished first: it cannot be cut short */
-        pthread_mutex_lock(&a->lock);
-        a->quit = 1;
-        pthread_cond_signal(&a->wake);
-        pthread_mutex_unlock(&a->lock);
-        pthread_join(a->thread, NULL);
-        pthread_mutex_destroy(&a->lock);
-        pthread_cond_destroy(&a->wake);
-        pthread_cond_destroy(&a->done);
-    }
+    job_free(a->handle);     /* a recompute under way is finished first */
+    jobs_destroy(a->runner); /* and the pin's and the trainer's jobs are stopped */
     mha_model_destroy(a->job.m);
     tok_free(&a->job.toks);
     mha_model_destroy(a->spare);
     tok_free(&a->want);
     free(a);
+}
+
+jobs *app_jobs(const app_state *s) {
+    return s->async ? s->async->runner : NULL;
 }
 
 int app_async_enable(app_state *s, void (*notify)(void *), void *ud, double threshold_ms) {
@@ -116,16 +99,7 @@ int app_async_enable(app_state *s, void (*notify)(void *), void *ud, double thre
     if (a->enabled) return 0;
     a->notify = notify;
     a->ud = ud;
-    pthread_mutex_init(&a->lock, NULL);
-    pthread_cond_init(&a->wake, NULL);
-    pthread_cond_init(&a->done, NULL);
-    if (pthread_create(&a->thread, NULL, worker, a) != 0) {
-        pthread_mutex_destroy(&a->lock);
-        pthread_cond_destroy(&a->wake);
-        pthread_cond_destroy(&a->done);
-        return -1;
-    }
-    a->thread_ok = 1;
+    jobs_set_wake(a->runner, notify, ud);
     a->enabled = 1;
     return 0;
 }
@@ -181,6 +155,13 @@ int app_async_request(app_state *s, const mha_config *cfg, tok_list *toks) {
     return 0;
 }
 
+/* Gives the job to the runner; when it cannot take it, computes it here. */
+static void hand_over(app_state *s) {
+    app_async *a = s->async;
+    a->handle = jobs_submit(a->runner, recompute, &a->job);
+    if (!a->handle) recompute(NULL, &a->job); /* no thread: done at once, in the foreground */
+}
+
 void app_async_submit(app_state *s) {
     app_async *a = s->async;
     if (!a || !a->pending || a->running) return;
@@ -201,16 +182,14 @@ void app_async_submit(app_state *s) {
     }
     a->pending = 0;
     a->running = 1;
-    pthread_mutex_lock(&a->lock);
-    a->job_ready = 1;
-    pthread_cond_signal(&a->wake);
-    pthread_mutex_unlock(&a->lock);
+    if (!a->held) hand_over(s);
 }
 
 void app_async_after(app_state *s, const app_action *act) {
     if (act->kind == ACT_ABLATE && app_async_busy(s))
         s->status[0] = '\0'; /* its number would be the old model's: the sign says instead */
     app_async_submit(s);
+    app_refresh(s);
 }
 
 /* Keys that need the model being computed: a head of it, its pages, its
@@ -255,6 +234,7 @@ int app_async_defer(app_state *s, const app_action *act) {
         a->queue[a->queued++] = keep;
     }
     s->dirty = 1; /* the progress sign counts the keys that wait */
+    app_refresh(s);
     return 1;
 }
 
@@ -282,21 +262,15 @@ static int same_request(const app_state *s, const async_job *j) {
     return 1;
 }
 
-void app_async_notifier(const app_state *s, void (**notify)(void *), void **ud) {
-    const app_async *a = s->async;
-    *notify = a && a->enabled ? a->notify : NULL;
-    *ud = a ? a->ud : NULL;
-}
-
 int app_async_poll(app_state *s) {
     app_async *a = s->async;
     const int pinned = app_compare_poll(s); /* a pinned view computed in the background */
-    if (!a || !a->running) return pinned;
-    pthread_mutex_lock(&a->lock);
-    const int done = a->job_done;
-    a->job_done = 0;
-    pthread_mutex_unlock(&a->lock);
-    if (!done) return 0;
+    if (!a || !a->running || a->held || (a->handle && !job_poll(a->handle, NULL))) {
+        app_refresh(s);
+        return pinned;
+    }
+    job_free(a->handle); /* done: the job's context is this thread's again */
+    a->handle = NULL;
     a->running = 0;
     async_job *j = &a->job;
     if (!j->failed) { /* show it: the model, its text and its sample together */
@@ -331,6 +305,7 @@ int app_async_poll(app_state *s) {
         replay(s);
     }
     app_derive(s);
+    app_refresh(s);
     return 1;
 }
 
@@ -340,9 +315,7 @@ void app_async_wait(app_state *s) {
     app_async_hold(s, 0);
     while (app_async_busy(s)) {
         if (!a->running) app_async_submit(s); /* cannot stay pending with the worker free */
-        pthread_mutex_lock(&a->lock);
-        while (a->running && !a->job_done) pthread_cond_wait(&a->done, &a->lock);
-        pthread_mutex_unlock(&a->lock);
+        if (a->handle) job_wait(a->handle);
         app_async_poll(s);
     }
     app_compare_wait(s); /* and a pinned view being computed */
@@ -351,16 +324,13 @@ void app_async_wait(app_state *s) {
 void app_async_hold(app_state *s, int hold) {
     app_async *a = s->async;
     if (!a || !a->enabled) return;
-    pthread_mutex_lock(&a->lock);
-    a->hold = hold;
-    pthread_cond_signal(&a->wake);
-    pthread_mutex_unlock(&a->lock);
+    a->held = hold;
+    if (!hold && a->running && !a->handle) hand_over(s); /* the job that waited */
 }
 
-/* "computing h = 16, d_model = 4096, n = 7 …" with what is shown meanwhile. */
-const char *app_async_status(const app_state *s) {
-    app_async *a = s->async; /* the line is a cache of the state's, written here */
-    if (!app_async_busy(s)) return NULL;
+/* Makes the progress sign, "computing h = 16, d_model = 4096, n = 7 …" with
+   what is shown meanwhile, into a->line. */
+static void make_line(const app_state *s, app_async *a) {
     const mha_config *c = a->running ? &a->job.cfg : &s->cfg;
     const int n = c->pad ? c->pad : (a->running ? a->job.toks.count : a->want.count);
     int len = snprintf(a->line, sizeof a->line,
@@ -375,5 +345,14 @@ const char *app_async_status(const app_state *s) {
                         a->queued, a->queued == 1 ? "" : "s", a->queued == 1 ? "s" : "");
     if (s->status[0] && len > 0 && (size_t)len < sizeof a->line)
         snprintf(a->line + len, sizeof a->line - (size_t)len, "   \xC2\xB7   %s", s->status);
-    return a->line;
+}
+
+void app_refresh(app_state *s) {
+    if (s->async && app_async_busy(s)) make_line(s, s->async);
+    app_training_refresh(s);
+    app_compare_refresh(s);
+}
+
+const char *app_async_status(const app_state *s) {
+    return app_async_busy(s) ? s->async->line : NULL; /* made by app_refresh */
 }

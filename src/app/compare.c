@@ -1,15 +1,15 @@
 /* compare.c: the compare view. B pins what is on screen: the configuration and
- * the text are copied and their model computed once more, on its own (on a
- * thread of its own in the window when that takes longer than a recompute may
+ * the text are copied and their model computed once more, on its own (as a job
+ * of the app's runner in the window when that takes longer than a recompute may
  * keep the window waiting); the live view goes on changing beside it. The banner names the settings
  * in which the two differ. The pinned view follows the live one's look (theme, colormap, contrast,
  * zoom), so that only the model differs. */
 #define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs.h"
 #include "samples.h"
 #include "state_internal.h"
 #include "stats.h"
@@ -23,17 +23,16 @@ struct app_pin {
     attn_layer layer;      /* m with toks, as the pinned pane draws it */
     mha_layer_text text;   /* the layer's texts and notes */
     unsigned long version; /* the pinned model's data version: never a live one's */
-    view_state vs;
+    view_state vs;         /* the pinned pane's state, made by app_compare_refresh */
     view_layout *L;
     char what[VIEW_COMPARE_MAX][2][48];
-    /* computed in the background: the thread owns m, layer and entropy until ready */
-    pthread_t thread;
-    int thread_on, shown; /* shown: the UI thread has taken the model */
-    pthread_mutex_t lock;
-    int ready, failed;
+    int count; /* of what */
+    /* computed in the background: while handle is not done, m, layer, entropy, failed
+       and err are the job's; the UI thread takes them when job_poll says done */
+    job *handle;
+    int shown; /* the UI thread has taken the model */
+    int failed;
     char err[MHA_ERR_LEN];
-    void (*notify)(void *);
-    void *ud;
 };
 
 /* The pinned model as a layer, and its heads' entropy. */
@@ -42,26 +41,16 @@ static void pin_derive(app_pin *p) {
     if (p->entropy) attn_head_entropy(p->entropy, &p->layer);
 }
 
-static void *pin_worker(void *arg) {
-    app_pin *p = arg;
-    char err[MHA_ERR_LEN];
-    int failed = mha_model_compute(p->m, &p->cfg, &p->toks, err, sizeof err) != 0;
-    if (!failed) pin_derive(p);
-    pthread_mutex_lock(&p->lock);
-    p->failed = failed;
-    if (failed) snprintf(p->err, sizeof p->err, "%s", err);
-    p->ready = 1;
-    pthread_mutex_unlock(&p->lock);
-    if (p->notify) p->notify(p->ud);
-    return NULL;
+static void pin_job(job *handle, void *ctx) {
+    (void)handle; /* the compute cannot be cut short */
+    app_pin *p = ctx;
+    p->failed = mha_model_compute(p->m, &p->cfg, &p->toks, p->err, sizeof p->err) != 0;
+    if (!p->failed) pin_derive(p);
 }
 
 void app_pin_free(app_pin *p) {
     if (!p) return;
-    if (p->thread_on) { /* unpinned while computing: it ends first */
-        pthread_join(p->thread, NULL);
-        pthread_mutex_destroy(&p->lock);
-    }
+    job_free(p->handle); /* unpinned while computing: it ends first */
     mha_model_destroy(p->m);
     tok_free(&p->toks);
     free(p->entropy);
@@ -95,16 +84,11 @@ static app_pin *pin_create(const app_state *s, const mha_config *cfg, char *err,
         return NULL;
     }
     p->entropy = malloc((size_t)p->cfg.h * sizeof *p->entropy);
-    /* as long as a recompute that goes to the background: on a thread of its own */
-    app_async_notifier(s, &p->notify, &p->ud);
+    /* as long as a recompute that goes to the background: a job of the runner */
     if (app_async_active(s) && app_cost_ms(&p->cfg, p->cfg.pad ? p->cfg.pad : p->toks.count, 0, 1) >
                                    app_async_threshold(s)) {
-        pthread_mutex_init(&p->lock, NULL);
-        if (pthread_create(&p->thread, NULL, pin_worker, p) == 0) {
-            p->thread_on = 1;
-            return p;
-        }
-        pthread_mutex_destroy(&p->lock);
+        p->handle = jobs_submit(app_jobs(s), pin_job, p);
+        if (p->handle) return p;
     }
     if (mha_model_compute(p->m, &p->cfg, &p->toks, err, errlen) != 0) {
         app_pin_free(p);
@@ -117,14 +101,11 @@ static app_pin *pin_create(const app_state *s, const mha_config *cfg, char *err,
 
 static int take(app_state *s, int block) {
     app_pin *p = s->pin;
-    if (!p || p->shown || !p->thread_on) return 0;
-    pthread_mutex_lock(&p->lock);
-    const int ready = p->ready;
-    pthread_mutex_unlock(&p->lock);
-    if (!ready && !block) return 0;
-    pthread_join(p->thread, NULL);
-    pthread_mutex_destroy(&p->lock);
-    p->thread_on = 0;
+    if (!p || p->shown || !p->handle) return 0;
+    if (!block && !job_poll(p->handle, NULL)) return 0;
+    job_wait(p->handle); /* done: the model is this thread's */
+    job_free(p->handle);
+    p->handle = NULL;
     if (p->failed) { /* out of memory: nothing to compare with */
         char why[MHA_ERR_LEN + 32];
         snprintf(why, sizeof why, "cannot pin the view: %s", p->err);
@@ -145,6 +126,7 @@ int app_compare_poll(app_state *s) {
 
 void app_compare_wait(app_state *s) {
     take(s, 1);
+    app_refresh(s);
 }
 
 int app_compare_toggle(app_state *s) {
@@ -187,6 +169,7 @@ int app_compare_start(app_state *s, const cli_options *o, char *err, size_t errl
         return -1;
     }
     s->layout_valid = 0;
+    app_refresh(s);
     return 0;
 }
 
@@ -278,11 +261,13 @@ static int differences(app_pin *p, const app_state *s) {
     return i;
 }
 
-void app_compare_view(const app_state *s, view_state *vs) {
+void app_compare_refresh(app_state *s) {
     app_pin *p = s->pin;
-    if (!p) return;
+    if (!p || s->train_mode) return;
+    view_state live;
+    app_view(s, &live);
     view_state *pv = &p->vs;
-    *pv = *vs; /* the live view's look; the model, text and numbers are the pin's */
+    *pv = live; /* the live view's look; the model, text and numbers are the pin's */
     pv->pinned = NULL;
     pv->pinned_layout = NULL;
     pv->layer = p->shown ? &p->layer : NULL; /* none yet: the pane says it is being computed */
@@ -298,10 +283,16 @@ void app_compare_view(const app_state *s, view_state *vs) {
     pv->train = NULL;
     pv->lesson = 0;
     pv->data_version = p->version; /* the colour cache keeps the two models apart */
-    vs->lesson = 0;                /* two panes have no room for the lesson's panels */
-    vs->pinned = pv;
+    p->count = differences(p, s);
+}
+
+void app_compare_view(const app_state *s, view_state *vs) {
+    const app_pin *p = s->pin;
+    if (!p) return;
+    vs->lesson = 0; /* two panes have no room for the lesson's panels */
+    vs->pinned = &p->vs;
     vs->pinned_layout = p->L;
-    vs->compare_count = differences(p, s);
+    vs->compare_count = p->count;
     for (int i = 0; i < vs->compare_count; i++) {
         vs->compare_what[i][0] = p->what[i][0];
         vs->compare_what[i][1] = p->what[i][1];

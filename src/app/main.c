@@ -165,9 +165,9 @@ int main(int argc, char **argv) {
     case CLI_VERSION:
     case CLI_LIST_SAMPLES: return print_info(&o);
     case CLI_TRAIN: {
-        int rc =
-            app_train(&o.train, o.cfg.h, o.cfg.d_model, o.cfg.seed, o.dump_dir, err, sizeof err);
-        if (rc == 0 && o.export_path) rc = app_train_export(&o, err, sizeof err);
+        int rc = o.export_path ? app_train_export(&o, err, sizeof err) /* trains once, then draws */
+                               : app_train(&o.train, o.cfg.h, o.cfg.d_model, o.cfg.seed, o.dump_dir,
+                                           err, sizeof err);
         if (rc == 0) return finish_stdout(0); /* its progress lines */
         return fail(rc, err);
     }

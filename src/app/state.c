@@ -420,6 +420,7 @@ int app_tick(app_state *s, double now_ms) {
         s->layout_valid = 0;
         changed = 1;
     }
+    app_refresh(s); /* what the const getters hand out, made now */
     if (changed) s->dirty = 1;
     return changed;
 }
@@ -449,6 +450,7 @@ void app_notify(app_state *s, const char *msg, int error) {
 
 const view_layout *app_layout(app_state *s) {
     app_derive(s); /* the derived numbers follow the model (out of memory: shown less) */
+    app_refresh(s);
     if (s->layout_valid) return s->L;
     view_state vs;
     app_view(s, &vs);

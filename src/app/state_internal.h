@@ -5,6 +5,7 @@
 #include "async.h"
 #include "learn.h"
 #include "state.h"
+#include "train_loop.h"
 
 /* Opens the text field with the current text, all of it selected. */
 void app_edit_start(app_state *s);
@@ -47,13 +48,17 @@ int app_training_tick(app_state *s);
 /* 1 while training mode is shown and steps are taken (the window then redraws
  * ten times a second). */
 int app_training_running(const app_state *s);
-/* Points the view at the trained heads and the curves (training mode only). */
+/* Points the view at the trained heads and the curves (training mode only),
+ * as app_training_refresh last made them. */
 void app_training_view(const app_state *s, view_state *vs);
+/* Makes what app_training_view points at from the latest snapshot. */
+void app_training_refresh(app_state *s);
 void app_training_free(app_training *t);
-/* Trains cfg for `steps` steps in training mode and waits until the run has
- * paused with its pruning bars measured (for figures of a trained model).
- * Returns 0, or 1 / 2 with a message. */
-int app_training_run(app_state *s, const learn_config *cfg, long steps, char *err, size_t errlen);
+/* Shows the learner l, trained by --train's loop (its curve of `points`
+ * points), in training mode, paused, with its pruning bars measured: the figure
+ * of --train --export. Takes l. Returns 0, or 1 / 2 with a message. */
+int app_training_adopt(app_state *s, learn_model *l, const train_point *curve, int points,
+                       float steps_per_s, char *err, size_t errlen);
 
 /* compare.c: B pins the view (or unpins it); 1 if the picture changed. */
 int app_compare_toggle(app_state *s);
@@ -68,9 +73,9 @@ int app_compare_start(app_state *s, const cli_options *o, char *err, size_t errl
 int app_compare_poll(app_state *s);
 /* Waits for the pinned view's model, if it is being computed, and takes it. */
 void app_compare_wait(app_state *s);
-/* The window's wake-up for background results (NULL when recomputes are not
- * in the background): a thread calls notify(ud) when it has one. */
-void app_async_notifier(const app_state *s, void (**notify)(void *), void **ud);
+/* Brings the pinned view's own view state and the settings that differ up to
+ * date with the state (app_refresh calls it); app_compare_view only points at them. */
+void app_compare_refresh(app_state *s);
 
 /* async.c: the background recompute (async.h), as the state machine sees it.
  * app_async_create/free make and end it (free waits for a recompute under way).
@@ -97,7 +102,16 @@ void app_async_after(app_state *s, const app_action *a);
 /* 1 if the action must wait for the model being computed (it is kept and
  * applied once that model is shown). */
 int app_async_defer(app_state *s, const app_action *a);
-/* The progress sign while busy ("computing h = 16, ..."), else NULL. */
+/* The progress sign while busy ("computing h = 16, ..."), as app_refresh last
+ * made it, else NULL. */
 const char *app_async_status(const app_state *s);
+/* The app's one job runner (src/jobs): the recompute, the pinned view and the
+ * trainer run on it. NULL only when the state has no async part. */
+struct jobs *app_jobs(const app_state *s);
+/* The update step behind the const getters: makes the progress sign, the
+ * training view and the pinned view's state from the state as it is now. Called
+ * after every action, poll, tick and before a layout: app_view, app_async_status,
+ * app_training_view and app_compare_view then only read. */
+void app_refresh(app_state *s);
 
 #endif

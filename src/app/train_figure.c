@@ -1,10 +1,12 @@
-/* train_figure.c: --train TASK --export FILE: trains through the window's
- * training mode (trainer.c, training.c) to the steps asked for, then writes what
- * that mode shows: the trained heads of layer 1, the accuracy and loss curves
- * and the pruning bars, as PNG, SVG or PDF (export.c). No display needed. */
+/* train_figure.c: --train TASK --export FILE: trains once, as --train does
+ * (train_mode.c: its summary and --dump too), then shows that very model in the
+ * window's training mode (training.c) and writes what that mode shows: the
+ * trained heads of layer 1, the accuracy and loss curves and the pruning bars,
+ * as PNG, SVG or PDF (export.c). No display needed. */
 #include <SDL.h>
 #include <SDL_ttf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
@@ -14,25 +16,20 @@
 #include "samples.h"
 #include "state_internal.h"
 #include "train_figure.h"
+#include "train_mode.h"
 
 int app_train_export(const cli_options *o, char *err, size_t errlen) {
-    learn_config cfg = {0};
-    cfg.task = (learn_task_id)(o->train.task - 1);
-    cfg.layers = o->train.layers;
-    cfg.h = o->cfg.h;
-    cfg.d_model = o->cfg.d_model;
-    cfg.mlp = o->train.mlp;
-    cfg.batch = o->train.batch;
-    cfg.lr = o->train.lr;
-    cfg.seed = o->cfg.seed;
-    learn_config_resolve(&cfg);
-    if (learn_config_check(&cfg, err, errlen) != 0) return 2;
-    const long steps = o->train.steps ? o->train.steps : learn_task(cfg.task)->default_steps;
+    train_outcome run = {0};
+    int rc = app_train_keep(&o->train, o->cfg.h, o->cfg.d_model, o->cfg.seed, o->dump_dir, &run,
+                            err, errlen);
+    if (rc != 0) return rc;
     if (TTF_Init() != 0) {
         snprintf(err, errlen, "cannot start SDL_ttf: %s", TTF_GetError());
+        learn_destroy(run.l);
+        free(run.curve);
         return 1;
     }
-    int rc = 1;
+    rc = 1;
     app_state *s = NULL;
     tok_list toks = {0};
     font_set *fonts = font_set_open(o->font, err, errlen);
@@ -49,7 +46,8 @@ int app_train_export(const cli_options *o, char *err, size_t errlen) {
     view.text = NULL;
     view.sample = 0;
     if (app_state_init(s, &view, &toks, &mcfg, err, errlen) != 0) goto done;
-    rc = app_training_run(s, &cfg, steps, err, errlen);
+    rc = app_training_adopt(s, run.l, run.curve, run.points, run.steps_per_s, err, errlen);
+    run.l = NULL; /* the state's now */
     if (rc != 0) goto done;
     view_state vs;
     app_figure_view(s, APP_SAVE_EXPORT, &vs);
@@ -59,6 +57,8 @@ int app_train_export(const cli_options *o, char *err, size_t errlen) {
     else
         rc = export_vector(o->export_path, &vs, fonts, err, errlen) ? 1 : 0;
 done:
+    learn_destroy(run.l);
+    free(run.curve);
     tok_free(&toks);
     app_state_destroy(s);
     font_set_close(fonts);

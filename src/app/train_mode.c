@@ -20,16 +20,12 @@
 #include "dump.h"
 #include "learn.h"
 #include "npy.h"
+#include "train_loop.h"
 
-#define CURVE_EVERY 25 /* steps between held-out evaluations (rows of the curve) */
-#define LOG_EVERY 250  /* steps between progress lines when stderr is not a terminal */
+#define LOG_EVERY 250 /* steps between progress lines when stderr is not a terminal */
 #define BAR_WIDTH 30
 
-typedef struct {
-    int step;
-    float loss; /* mean training loss over the steps since the previous row */
-    float acc;  /* held-out accuracy */
-} curve_row;
+typedef train_point curve_row; /* a point every TRAIN_CURVE_EVERY steps (train_loop.h) */
 
 static double now_s(void) {
     struct timespec ts;
@@ -37,18 +33,18 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void progress(int tty, const char *task, int step, int steps, const curve_row *last,
+static void progress(int tty, const char *task, long step, long steps, const curve_row *last,
                      double rate) {
     if (tty) {
         int fill = (int)((long)BAR_WIDTH * step / steps);
         char bar[BAR_WIDTH + 1];
         for (int i = 0; i < BAR_WIDTH; i++) bar[i] = i < fill ? '#' : '.';
         bar[BAR_WIDTH] = '\0';
-        fprintf(stderr, "\r%s [%s] %d/%d  loss %.4f  held-out %5.1f%%  %.0f steps/s ", task, bar,
+        fprintf(stderr, "\r%s [%s] %ld/%ld  loss %.4f  held-out %5.1f%%  %.0f steps/s ", task, bar,
                 step, steps, (double)last->loss, 100.0 * last->acc, rate);
         if (step == steps) fputc('\n', stderr);
     } else {
-        fprintf(stderr, "%s: step %d/%d  loss %.4f  held-out %.1f%%  %.0f steps/s\n", task, step,
+        fprintf(stderr, "%s: step %ld/%ld  loss %.4f  held-out %.1f%%  %.0f steps/s\n", task, step,
                 steps, (double)last->loss, 100.0 * last->acc, rate);
     }
     fflush(stderr);
@@ -97,7 +93,7 @@ static int write_json(const char *dir, const train_result *r, char *err, size_t 
     fprintf(f, "  \"steps\": %d,\n  \"seed\": %llu,\n  \"curve\": [", r->steps,
             (unsigned long long)c->seed);
     for (int i = 0; i < r->rows; i++) {
-        fprintf(f, "%s\n    [%d, ", i ? "," : "", r->curve[i].step);
+        fprintf(f, "%s\n    [%ld, ", i ? "," : "", r->curve[i].step);
         json_num(f, r->curve[i].loss);
         fputs(", ", f);
         json_num(f, r->curve[i].acc);
@@ -243,8 +239,53 @@ static int check_dump_path(const char *dir, char *err, size_t errlen) {
     }
 }
 
+/* The loop of train_loop.h with progress on stderr: fills curve (room for
+   steps / TRAIN_CURVE_EVERY + 1 points) and returns its points; *rate the
+   steps a second. */
+static int train_steps(learn_model *l, long steps, const char *task, curve_row *curve,
+                       double *rate) {
+    const int tty = isatty(STDERR_FILENO);
+    int rows = 0;
+    double t0 = now_s(), t_draw = 0.0;
+    curve_row last = {0, NAN, 0.0f};
+    train_loop tl;
+    train_loop_begin(&tl, l, steps, NULL);
+    for (long s = 1; s <= steps; s++) {
+        if (train_loop_step(&tl, &last)) curve[rows++] = last;
+        double t = now_s(); /* a bar redrawn 10 times a second, or a line per LOG_EVERY */
+        int draw = s == steps || (tty ? t - t_draw > 0.1 && rows > 0 : s % LOG_EVERY == 0);
+        if (draw) {
+            progress(tty, task, s, steps, &last, s / fmax(t - t0, 1e-9));
+            t_draw = t;
+        }
+    }
+    *rate = steps / fmax(now_s() - t0, 1e-9);
+    return rows;
+}
+
+/* The summary on stdout. */
+static void print_summary(const learn_config *cfg, const train_result *r) {
+    const learn_task_info *ti = learn_task(cfg->task);
+    const int nh = cfg->layers * cfg->h;
+    printf("%s: held-out accuracy %.1f%% after %d steps (h=%d, d_model=%d, %d layer%s%s, "
+           "seed %llu)\n",
+           ti->name, 100.0 * r->acc, r->steps, cfg->h, cfg->d_model, cfg->layers,
+           cfg->layers > 1 ? "s" : "", cfg->mlp ? ", MLP" : "", (unsigned long long)cfg->seed);
+    printf("layer head  on i-1  on 0  induction  accuracy without it\n");
+    for (int k = 0; k < nh; k++)
+        printf("%5d %4d  %6.2f %5.2f  %9.2f  %6.1f%%\n", k / cfg->h + 1, k % cfg->h + 1,
+               (double)r->mass_prev[k], (double)r->mass_first[k], (double)r->mass_induction[k],
+               100.0 * r->ablated[k]);
+    fflush(stdout);
+}
+
 int app_train(const train_options *o, int h, int d_model, uint64_t seed, const char *dump_dir,
               char *err, size_t errlen) {
+    return app_train_keep(o, h, d_model, seed, dump_dir, NULL, err, errlen);
+}
+
+int app_train_keep(const train_options *o, int h, int d_model, uint64_t seed, const char *dump_dir,
+                   train_outcome *keep, char *err, size_t errlen) {
     learn_config cfg = {0};
     cfg.task = (learn_task_id)(o->task - 1);
     cfg.layers = o->layers;
@@ -261,72 +302,42 @@ int app_train(const train_options *o, int h, int d_model, uint64_t seed, const c
     /* the dump folder is made only when training is done, so an interrupted run
        leaves nothing behind; what can be known now is checked now */
     if (dump_dir && check_dump_path(dump_dir, err, errlen) != 0) return 1;
-    /* The products of training are small: one OpenBLAS thread is faster than two
-     * here (0.40 against 0.54 ms a step at d_model 32) and makes a run the same
-     * on every machine. OPENBLAS_NUM_THREADS, when set, still decides. */
+
+    /* The products of training are small: one thread is faster than two here
+     * (0.40 against 0.54 ms a step at d_model 32) and makes a run the same on
+     * every machine. OPENBLAS_NUM_THREADS, when set, still decides. */
     if (!getenv("OPENBLAS_NUM_THREADS")) mm_set_threads(1);
 
     learn_model *l = learn_create(&cfg, err, errlen);
-    const int max_rows = steps / CURVE_EVERY + 2;
-    curve_row *curve = malloc(sizeof(curve_row) * (size_t)max_rows);
+    /* curve[0]: the point before training, for the figure only; train.json has the rest */
+    curve_row *curve = malloc(sizeof(curve_row) * (size_t)(steps / TRAIN_CURVE_EVERY + 3));
     const int nh = cfg.layers * cfg.h;
     float *stats = malloc(sizeof(float) * 4 * (size_t)nh);
-    unsigned char *ablate = calloc((size_t)nh, 1);
-    if (!l || !curve || !stats || !ablate) {
+    if (!l || !curve || !stats) {
         if (l) snprintf(err, errlen, "out of memory");
         learn_destroy(l);
-        free(curve), free(stats), free(ablate);
+        free(curve), free(stats);
         return 1;
     }
+    if (keep) learn_eval(l, NULL, &curve[0].acc, &curve[0].loss), curve[0].step = 0;
+    double rate = 0.0;
+    const int rows = train_steps(l, steps, ti->name, curve + 1, &rate);
 
-    const int tty = isatty(STDERR_FILENO);
-    int rows = 0, since = 0;
-    double loss_sum = 0.0, t0 = now_s(), t_draw = 0.0;
-    curve_row last = {0, NAN, 0.0f};
-    for (int s = 1; s <= steps; s++) {
-        loss_sum += learn_step(l);
-        since++;
-        if (s % CURVE_EVERY == 0 || s == steps) {
-            last.step = s;
-            last.loss = (float)(loss_sum / since);
-            learn_eval(l, NULL, &last.acc, NULL);
-            curve[rows++] = last;
-            loss_sum = 0.0;
-            since = 0;
-        }
-        double t = now_s(); /* a bar redrawn 10 times a second, or a line per LOG_EVERY */
-        int draw = s == steps || (tty ? t - t_draw > 0.1 && rows > 0 : s % LOG_EVERY == 0);
-        if (draw) {
-            progress(tty, ti->name, s, steps, &last, s / fmax(t - t0, 1e-9));
-            t_draw = t;
-        }
-    }
-
-    train_result r = {learn_get_config(l), steps,          curve,         rows, 0.0f, stats,
+    train_result r = {learn_get_config(l), steps,          curve + 1,     rows, 0.0f, stats,
                       stats + nh,          stats + 2 * nh, stats + 3 * nh};
-    learn_eval(l, NULL, &r.acc, NULL);
+    int rc = train_ablate(l, &r.acc, stats + 3 * nh, NULL, NULL, NULL, NULL) != 0;
+    if (rc) snprintf(err, errlen, "out of memory");
     learn_head_masses(l, stats, stats + nh, stats + 2 * nh);
-    for (int k = 0; k < nh; k++) {
-        ablate[k] = 1;
-        learn_eval(l, ablate, &stats[3 * nh + k], NULL);
-        ablate[k] = 0;
-    }
-    printf("%s: held-out accuracy %.1f%% after %d steps (h=%d, d_model=%d, %d layer%s%s, "
-           "seed %llu)\n",
-           ti->name, 100.0 * r.acc, steps, cfg.h, cfg.d_model, cfg.layers,
-           cfg.layers > 1 ? "s" : "", cfg.mlp ? ", MLP" : "", (unsigned long long)cfg.seed);
-    printf("layer head  on i-1  on 0  induction  accuracy without it\n");
-    for (int k = 0; k < nh; k++)
-        printf("%5d %4d  %6.2f %5.2f  %9.2f  %6.1f%%\n", k / cfg.h + 1, k % cfg.h + 1,
-               (double)r.mass_prev[k], (double)r.mass_first[k], (double)r.mass_induction[k],
-               100.0 * r.ablated[k]);
-    fflush(stdout);
-
-    int rc = 0;
-    if (dump_dir &&
+    if (!rc) print_summary(&cfg, &r);
+    if (!rc && dump_dir &&
         (dump_mkdirs(dump_dir, err, errlen) != 0 || write_dump(dump_dir, l, &r, err, errlen) != 0))
         rc = 1;
+    if (!rc && keep) { /* the figure is made from this very model */
+        *keep = (train_outcome){l, curve, rows + 1, (float)rate};
+        free(stats);
+        return 0;
+    }
     learn_destroy(l);
-    free(curve), free(stats), free(ablate);
+    free(curve), free(stats);
     return rc;
 }

@@ -1,14 +1,17 @@
-/* trainer.h: training in the background for the window. A worker thread runs
- * the learner (src/learn) while the window keeps answering; after every burst of
- * about 50 ms it publishes a snapshot (the held-out example's attention maps,
- * the step, the loss and held-out accuracy curves of this run and earlier runs,
- * and, every second and when paused, the accuracy with each head removed).
- * Taking a snapshot only copies under a lock: the UI never waits on training.
- * No SDL: POSIX threads. */
+/* trainer.h: training in the background for the window. A job of the app's
+ * runner (src/jobs) runs the learner (src/learn) through train_loop.h while the
+ * window keeps answering; after every burst of about 50 ms it publishes a
+ * snapshot (the held-out example's attention maps, the step, the loss and
+ * held-out accuracy curves of this run and earlier runs, and, every second and
+ * when paused, the accuracy with each head removed) and wakes the loop.
+ * Taking a snapshot swaps two pointers under a lock: the UI never waits on
+ * training and nothing large is copied. No SDL. */
 #ifndef MHAVIZ_TRAINER_H
 #define MHAVIZ_TRAINER_H
 
+#include "jobs.h"
 #include "learn.h"
+#include "train_loop.h"
 
 #define TRAIN_MAX_RUNS 8      /* curves kept on the plot (the oldest go) */
 #define TRAIN_MAX_POINTS 1024 /* points a curve keeps (thinned by two when full) */
@@ -22,7 +25,7 @@ typedef struct {
     float step[TRAIN_MAX_POINTS], loss[TRAIN_MAX_POINTS], acc[TRAIN_MAX_POINTS];
 } train_run;
 
-/* What the window draws, copied out by trainer_snapshot. */
+/* What the window draws: trainer_snapshot hands the newest over. */
 typedef struct {
     int active;        /* a learner exists (training started at least once) */
     int running;       /* steps are being taken */
@@ -46,9 +49,11 @@ typedef struct {
 
 typedef struct app_trainer app_trainer;
 
-/* Starts the worker (idle until trainer_start). NULL when out of resources. */
-app_trainer *trainer_create(void);
-/* Stops the worker and frees everything; NULL is fine. */
+/* A trainer whose jobs run on runner (idle until trainer_start). NULL when out
+ * of resources. */
+app_trainer *trainer_create(jobs *runner);
+/* Stops its job (after the step under way) and frees everything; NULL is fine.
+ * The runner must still exist or its jobs must be done. */
 void trainer_destroy(app_trainer *t);
 
 /* A new run with cfg (its curve joins the plot; earlier runs' curves stay),
@@ -58,8 +63,14 @@ void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at);
 /* Pauses (1) or resumes (0) the current run. */
 void trainer_pause(app_trainer *t, int paused);
 
-/* Copies the latest publication into v when it is newer than v->seq; returns 1
- * if it copied. */
-int trainer_snapshot(app_trainer *t, train_view *v);
+/* Points *v at the newest publication (the UI's until the next call; all zero
+ * before the first) and returns 1 if it is newer than the last call's. */
+int trainer_snapshot(app_trainer *t, const train_view **v);
+
+/* Takes a learner trained elsewhere (--train's loop, with its curve of `points`
+ * points) as the current run, paused, measures its bars and publishes it, on
+ * the calling thread: the figure of --train --export is made from it. */
+void trainer_adopt(app_trainer *t, learn_model *l, const train_point *curve, int points,
+                   float steps_per_s);
 
 #endif

@@ -19,10 +19,10 @@
 
 struct app_training {
     app_trainer *trainer;
-    train_view tv;    /* the latest snapshot */
-    learn_config cfg; /* what the next start uses */
-    int layer;        /* shown, 0-based */
-    attn_layer heads; /* the shown layer's heads, for the view */
+    const train_view *tv; /* the latest snapshot: the trainer's front buffer */
+    learn_config cfg;     /* what the next start uses */
+    int layer;            /* shown, 0-based */
+    attn_layer heads;     /* the shown layer's heads, for the view */
     float mask[TRAIN_MAX_HEADS * TRAIN_MAX_T * TRAIN_MAX_T]; /* (h, T, T): 0, or -inf above */
     const char *labels[TRAIN_MAX_T];
     char run_label[TRAIN_MAX_RUNS][48];
@@ -42,8 +42,10 @@ static app_training *get(app_state *s) {
         if (!s->training) return NULL;
         s->training->cfg = (learn_config){.task = LEARN_PAIR, .h = 2, .d_model = 32};
     }
-    if (!s->training->trainer) s->training->trainer = trainer_create();
-    return s->training->trainer ? s->training : NULL;
+    app_training *t = s->training;
+    if (!t->trainer && (t->trainer = trainer_create(app_jobs(s))))
+        trainer_snapshot(t->trainer, &t->tv); /* all zero: nothing trained yet */
+    return t->trainer ? t : NULL;
 }
 
 static void start(app_state *s, app_training *t) {
@@ -87,17 +89,18 @@ int app_training_apply(app_state *s, const app_action *a) {
         if (!s->train_mode) {
             s->train_mode = 1;
             s->focus = 0;
-            if (!t->tv.active)
+            if (!t->tv->active)
                 start(s, t);
             else
                 trainer_pause(t->trainer, 0);
         } else {
-            trainer_pause(t->trainer, t->tv.running);
+            trainer_pause(t->trainer, t->tv->running);
             snprintf(s->status, sizeof s->status, "%s",
-                     t->tv.running ? "paused: the pruning bars are for these weights"
-                                   : "training again");
+                     t->tv->running ? "paused: the pruning bars are for these weights"
+                                    : "training again");
         }
         trainer_snapshot(t->trainer, &t->tv);
+        app_refresh(s);
         return 1;
     }
     if (!s->train_mode || !s->training) return -1; /* not training's: the state applies it */
@@ -109,7 +112,7 @@ int app_training_apply(app_state *s, const app_action *a) {
         snprintf(s->status, sizeof s->status, "training paused; L returns to it");
         return 1;
     case ACT_TRAIN_LAYER:
-        t->layer = (t->layer + 1) % (t->tv.cfg.layers > 0 ? t->tv.cfg.layers : 1);
+        t->layer = (t->layer + 1) % (t->tv->cfg.layers > 0 ? t->tv->cfg.layers : 1);
         return 1;
     case ACT_SAMPLE_NEXT:
     case ACT_SAMPLE_PREV: {
@@ -134,34 +137,26 @@ int app_training_apply(app_state *s, const app_action *a) {
     }
 }
 
-int app_training_run(app_state *s, const learn_config *cfg, long steps, char *err, size_t errlen) {
+int app_training_adopt(app_state *s, learn_model *l, const train_point *curve, int points,
+                       float steps_per_s, char *err, size_t errlen) {
     app_training *t = get(s);
     if (!t) {
-        snprintf(err, errlen, "cannot start training: out of resources");
+        learn_destroy(l);
+        snprintf(err, errlen, "cannot show training: out of resources");
         return 1;
     }
-    t->cfg = *cfg;
+    t->cfg = *learn_get_config(l);
     s->train_mode = 1;
-    trainer_start(t->trainer, cfg, steps);
     t->layer = 0;
-    /* wait for the run to end and its pruning bars (the worker pauses itself) */
-    for (long waited = 0;; waited += 10) {
-        trainer_snapshot(t->trainer, &t->tv);
-        const train_view *tv = &t->tv;
-        if (tv->error[0]) {
-            snprintf(err, errlen, "%s", tv->error);
-            return 2;
-        }
-        if (tv->active && !tv->running && tv->step >= steps && tv->pruning_valid &&
-            tv->pruning_step == tv->step)
-            return 0;
-        if (waited > 30L * 60 * 1000) { /* never in practice: a run is seconds */
-            snprintf(err, errlen, "training did not finish in 30 minutes");
-            return 1;
-        }
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+    trainer_adopt(t->trainer, l, curve, points, steps_per_s);
+    trainer_snapshot(t->trainer, &t->tv);
+    if (t->tv->error[0]) {
+        snprintf(err, errlen, "%s", t->tv->error);
+        return 2;
     }
+    s->layout_valid = 0;
+    app_refresh(s);
+    return 0;
 }
 
 int app_training_tick(app_state *s) {
@@ -172,21 +167,22 @@ int app_training_tick(app_state *s) {
 
 int app_training_running(const app_state *s) {
     if (!s->train_mode || !s->training) return 0;
-    const train_view *tv = &s->training->tv;
+    const train_view *tv = s->training->tv;
     /* poll while steps are taken, and after a pause until its bars have come */
     return tv->running || !tv->active ||
            (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
 }
 
 const train_view *app_training_snapshot(const app_state *s) {
-    return s->training ? &s->training->tv : NULL;
+    return s->training ? s->training->tv : NULL;
 }
 
-/* Points the view at the shown layer's heads and the curves. */
-void app_training_view(const app_state *s, view_state *vs) {
+/* Makes the shown layer's heads and the curves from the latest snapshot, for
+   app_training_view to point at. */
+void app_training_refresh(app_state *s) {
     app_training *t = s->training;
-    if (!s->train_mode || !t || !t->tv.active) return;
-    const train_view *tv = &t->tv;
+    if (!s->train_mode || !t || !t->tv || !t->tv->active) return;
+    const train_view *tv = t->tv;
     const learn_task_info *info = learn_task(tv->cfg.task);
     const int T = tv->T, h = tv->cfg.h, layer = t->layer < tv->cfg.layers ? t->layer : 0;
     /* the heads of one layer as an attn_layer: causal, T tokens of the task's symbols;
@@ -239,15 +235,21 @@ void app_training_view(const app_state *s, view_state *vs) {
     vt->ablated_acc = tv->ablated_acc;
     vt->pruned = tv->pruned;
     vt->pruned_acc = tv->pruned_acc;
-    vs->layer = L;
+    snprintf(t->status, sizeof t->status, /* the status line follows the run */
+             "training %s: step %ld \xC2\xB7 %.0f steps/s \xC2\xB7 held-out %.1f %%", info->name,
+             tv->step, (double)tv->steps_per_s, 100.0 * tv->acc);
+}
+
+/* Points the view at the shown layer's heads and the curves. */
+void app_training_view(const app_state *s, view_state *vs) {
+    const app_training *t = s->training;
+    if (!s->train_mode || !t || !t->tv || !t->tv->active) return;
+    const train_view *tv = t->tv;
+    const int layer = t->layer < tv->cfg.layers ? t->layer : 0;
+    vs->layer = &t->heads;
     vs->text_replaced = 0;
-    vs->train = vt;
-    if (!s->status[0]) { /* the status line follows the run */
-        snprintf(t->status, sizeof t->status,
-                 "training %s: step %ld \xC2\xB7 %.0f steps/s \xC2\xB7 held-out %.1f %%",
-                 info->name, tv->step, (double)tv->steps_per_s, 100.0 * tv->acc);
-        vs->status = t->status;
-    }
+    vs->train = &t->vt;
+    if (!s->status[0]) vs->status = t->status;
     vs->sample_index = (int)tv->cfg.task + 1;
     vs->sample_count = LEARN_TASK_COUNT;
     vs->head_entropy = NULL;

@@ -1,7 +1,17 @@
 /* blas.c: thin wrapper over cblas_sgemm (row-major), so the rest of the core
- * never spells out CBLAS enums; the one place that picks OpenBLAS's threads by
- * the size of each product; and mm_parallel's pool of helper threads (see
- * blas.h). */
+ * never spells out CBLAS enums; mm_parallel's pool of helper threads (see
+ * blas.h); and the one place that decides how many threads a product uses.
+ *
+ * OpenBLAS's thread count is process-wide, and openblas_set_num_threads while
+ * another thread is inside cblas_sgemm is a race. So it is set once: the first
+ * call into this file (pthread_once, before any product can run, since every
+ * product goes through here) sets OpenBLAS to one thread, and from then on all
+ * parallel work is mhaviz's own: mm_parallel's tasks, and a large product split
+ * into bands of rows run as tasks. When the environment fixes the count
+ * (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS, OMP_NUM_THREADS) it is never set at
+ * all, and OpenBLAS alone parallelises products: concurrent cblas_sgemm calls
+ * from several threads are safe in OpenBLAS, only a concurrent setter is not.
+ * MHAVIZ_THREADS=N starts as mm_threads_force(N) would (the tests run with 2). */
 #define _POSIX_C_SOURCE 200809L
 #include "blas.h"
 
@@ -15,83 +25,93 @@
 
 #include <cblas.h> /* OpenBLAS: also declares openblas_get_corename and the thread calls */
 
-/* max_threads_: what OpenBLAS started with; current_: what it was last set to;
-   fixed_: 1 when the environment decides, -1 not looked up yet; forced_: the
-   count mm_threads_force set, 0 for the choice by size. All under lock_: the
-   window's trainer multiplies on its own thread while the forward runs. */
-static pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
-static int max_threads_ = 0, current_ = 0, fixed_ = -1, forced_ = 0;
+/* Written once in threads_init (pthread_once orders it before every read):
+   max_threads_ what OpenBLAS started with, fixed_ 1 when the environment decides.
+   forced_: mm_threads_force's count, 0 for the choice by size. */
+static pthread_once_t threads_once_ = PTHREAD_ONCE_INIT;
+static int max_threads_ = 1, fixed_ = 0;
+static _Atomic int forced_ = 0;
 
-/* with lock_ held */
-static void threads_init(void) {
-    if (fixed_ >= 0) return;
+static void threads_init_once(void) {
     fixed_ =
         getenv("OPENBLAS_NUM_THREADS") || getenv("GOTO_NUM_THREADS") || getenv("OMP_NUM_THREADS");
+    const char *t = getenv("MHAVIZ_THREADS"); /* the tests' second run: this many workers */
+    if (t && atoi(t) > 0) atomic_store(&forced_, atoi(t));
     max_threads_ = openblas_get_num_threads();
     if (max_threads_ < 1) max_threads_ = 1;
-    current_ = max_threads_;
+    if (!fixed_) openblas_set_num_threads(1); /* the only call: no product runs yet */
 }
 
-/* with lock_ held */
-static void set_threads(int t) {
-    if (t != current_) {
-        openblas_set_num_threads(t);
-        current_ = t;
-    }
+static void threads_init(void) {
+    pthread_once(&threads_once_, threads_init_once);
 }
 
 int mm_threads_max(void) {
-    pthread_mutex_lock(&lock_);
     threads_init();
-    const int t = max_threads_;
-    pthread_mutex_unlock(&lock_);
-    return t;
+    return fixed_ ? max_threads_ : mm_workers_max();
 }
 
 int mm_threads_fixed(void) {
-    pthread_mutex_lock(&lock_);
     threads_init();
-    const int f = fixed_;
-    pthread_mutex_unlock(&lock_);
-    return f;
+    return fixed_;
 }
 
 void mm_threads_force(int t) {
-    pthread_mutex_lock(&lock_);
     threads_init();
-    forced_ = t > 0 ? t : 0;
-    if (forced_) set_threads(forced_ > max_threads_ ? max_threads_ : forced_);
-    pthread_mutex_unlock(&lock_);
+    atomic_store(&forced_, t > 0 ? t : 0);
 }
 
 int mm_threads_for(double flops) {
-    pthread_mutex_lock(&lock_);
     threads_init();
-    if (forced_) /* again: mm_parallel may have set one thread since */
-        set_threads(forced_ > max_threads_ ? max_threads_ : forced_);
-    else if (!fixed_)
-        set_threads(flops < MM_THREADS_MIN_FLOPS ? 1 : max_threads_);
-    const int t = current_;
-    pthread_mutex_unlock(&lock_);
-    return t;
+    if (fixed_) return max_threads_; /* OpenBLAS's own threads, as the environment says */
+    const int forced = atomic_load(&forced_), max = mm_workers_max();
+    if (forced) return forced < max ? forced : max;
+    return flops < MM_THREADS_MIN_FLOPS ? 1 : max;
 }
 
 /* 1 on a thread while it runs a task of mm_parallel: its products stay on one
-   OpenBLAS thread (mm_parallel set it so) and it cannot start a job itself. */
+   thread and it cannot start a job itself. */
 static _Thread_local int in_task_ = 0;
+
+typedef struct {
+    float *c;
+    const float *a, *b;
+    int ldc, lda, ldb, m, n, k, trans_a, trans_b, bands;
+    float alpha, beta;
+} band_job;
+
+/* Band `task` of the rows of C: the same product on rows [r0, r1) of op(A). */
+static void band_task(void *ctx, int task) {
+    const band_job *j = ctx;
+    const int r0 = (int)((long)j->m * task / j->bands),
+              r1 = (int)((long)j->m * (task + 1) / j->bands);
+    if (r1 <= r0) return;
+    const float *a = j->trans_a ? j->a + r0 : j->a + (size_t)r0 * j->lda;
+    cblas_sgemm(CblasRowMajor, j->trans_a ? CblasTrans : CblasNoTrans,
+                j->trans_b ? CblasTrans : CblasNoTrans, r1 - r0, j->n, j->k, j->alpha, a, j->lda,
+                j->b, j->ldb, j->beta, j->c + (size_t)r0 * j->ldc, j->ldc);
+}
+
+static void sgemm(float *c, int ldc, const float *a, int lda, int trans_a, const float *b, int ldb,
+                  int trans_b, int m, int n, int k, float alpha, float beta) {
+    const int threads = in_task_ ? 1 : mm_threads_for(2.0 * m * n * k);
+    if (!fixed_ && threads > 1 && m >= 8 * threads) { /* bands of rows on mhaviz's pool */
+        band_job j = {c, a, b, ldc, lda, ldb, m, n, k, trans_a, trans_b, threads, alpha, beta};
+        mm_parallel(threads, threads, band_task, &j);
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
 
 void mm_sgemm(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m, int n,
               int k, int trans_b, float alpha, float beta) {
-    if (!in_task_) mm_threads_for(2.0 * m * n * k);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a,
-                lda, b, ldb, beta, c, ldc);
+    sgemm(c, ldc, a, lda, 0, b, ldb, trans_b, m, n, k, alpha, beta);
 }
 
 void mm_sgemm_t(float *c, int ldc, const float *a, int lda, int trans_a, const float *b, int ldb,
                 int trans_b, int m, int n, int k, float alpha, float beta) {
-    if (!in_task_) mm_threads_for(2.0 * m * n * k);
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    sgemm(c, ldc, a, lda, trans_a, b, ldb, trans_b, m, n, k, alpha, beta);
 }
 
 void mm_set_threads(int n) {
@@ -231,13 +251,11 @@ int mm_workers_max(void) {
 
 int mm_workers_for(double flops) {
     const int max = mm_workers_max();
-    pthread_mutex_lock(&lock_);
     threads_init();
-    const int w = forced_                                   ? (forced_ < max ? forced_ : max)
-                  : fixed_ || flops < MM_PARALLEL_MIN_FLOPS ? 1
-                                                            : max;
-    pthread_mutex_unlock(&lock_);
-    return w;
+    const int forced = atomic_load(&forced_);
+    return forced                                    ? (forced < max ? forced : max)
+           : fixed_ || flops < MM_PARALLEL_MIN_FLOPS ? 1
+                                                     : max;
 }
 
 static void run_inline(int count, mm_task_fn fn, void *ctx) {
@@ -267,9 +285,7 @@ void mm_parallel(int count, int workers, mm_task_fn fn, void *ctx) {
         run_inline(count, fn, ctx);
         return;
     }
-    pthread_mutex_lock(&lock_);
-    set_threads(1); /* every product of a task on one OpenBLAS thread */
-    pthread_mutex_unlock(&lock_);
+    threads_init(); /* OpenBLAS on one thread (unless the environment decides) */
 
     /* post the job: fn_ and ctx_ first, then the claim word that makes it live */
     atomic_store_explicit(&fn_, fn, memory_order_relaxed);

@@ -1,6 +1,7 @@
-/* blas.h: the one place that calls cblas_sgemm and sets OpenBLAS's threads, and
- * the small worker pool (mm_parallel) that runs independent products side by
- * side. Every matrix product of the core goes through mm_sgemm; the naive
+/* blas.h: the one place that calls cblas_sgemm and sets OpenBLAS's threads
+ * (once, to one, before any product: see blas.c), and the small worker pool
+ * (mm_parallel) that runs independent products side by side and splits a large
+ * product into bands of rows. Every matrix product of the core goes through mm_sgemm; the naive
  * reference lives in the tests. */
 #ifndef MHAVIZ_BLAS_H
 #define MHAVIZ_BLAS_H
@@ -9,35 +10,36 @@
  * op(B) is B (k, n) when trans_b is 0, or B^T with B stored (n, k) when 1.
  * lda, ldb, ldc are the row strides in floats, so column slices of wider
  * matrices (one head's columns of Q) can be used in place. Runs on the threads
- * mm_threads_for(2 m n k) chooses; inside a task of mm_parallel, on one thread. */
+ * mm_threads_for(2 m n k) chooses (as bands of rows of C on mm_parallel's pool);
+ * inside a task of mm_parallel, on one thread. */
 void mm_sgemm(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m, int n,
               int k, int trans_b, float alpha, float beta);
 
-/* A product of fewer FLOPs (2 m n k) than this runs on one OpenBLAS thread; a
- * larger one on all of them. Measured on a 2-core machine shared with other
- * work (1 against 2 threads, interleaved in one process): 2 threads made the
- * forward 2.7-3.3x slower at (n, d_model, h) = (128, 512, 8), whose products are
+/* A product of fewer FLOPs (2 m n k) than this runs on one thread; a larger one
+ * on all of mm_parallel's workers (measured when OpenBLAS's own threads did it). Measured on a
+ * 2-core machine shared with other work (1 against 2 threads, interleaved in one process): 2
+ * threads made the forward 2.7-3.3x slower at (n, d_model, h) = (128, 512, 8), whose products are
  * 6.7e7 FLOPs, and 1.2-1.4x slower at (256, 512, 16) (1.3e8); they won only at
  * (512, 1024, 16) (1.1e9), by 10-15 %. A second thread that must wait for a
  * busy core stalls the whole product, so the bar is set high. */
 #define MM_THREADS_MIN_FLOPS 5.0e8
 
-/* Chooses OpenBLAS's threads for a product of this many FLOPs (1 or
- * mm_threads_max()) and returns the number. When the environment fixes the
- * number (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS), or
- * mm_threads_force did, changes nothing and returns that number. Safe to call
- * from several threads (the window's trainer and the forward pass). */
+/* The threads a product of this many FLOPs runs on (1 or mm_workers_max(), or
+ * what mm_threads_force set); when the environment fixes the number
+ * (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS), OpenBLAS's own
+ * count. Sets nothing; safe from any thread. */
 int mm_threads_for(double flops);
 
-/* The threads OpenBLAS started with: its own choice, or the environment's. */
+/* The most threads a product may use: the environment's count for OpenBLAS
+ * when it fixes one, else mm_workers_max(). */
 int mm_threads_max(void);
 
 /* 1 when the environment fixes OpenBLAS's threads (see mm_threads_for). */
 int mm_threads_fixed(void);
 
-/* Sets OpenBLAS's threads to t (1..mm_threads_max()) and mm_parallel's workers
- * to t (1..mm_workers_max()), and turns the choice by size off (t > 0) or back
- * on (t = 0), for --bench's measurements and for tests. */
+/* Uses t threads (1..mm_workers_max()) for every product and mm_parallel job
+ * from now on (t > 0), or the choice by size again (t = 0), for --bench's
+ * measurements and for tests. OpenBLAS's own count is never changed here. */
 void mm_threads_force(int t);
 
 /* C (m, n) = alpha * op(A) * op(B) + beta * C, all row-major, for the backward
@@ -47,8 +49,7 @@ void mm_threads_force(int t);
 void mm_sgemm_t(float *c, int ldc, const float *a, int lda, int trans_a, const float *b, int ldb,
                 int trans_b, int m, int n, int k, float alpha, float beta);
 
-/* Sets the number of threads OpenBLAS uses from now on, process-wide: the same
- * as mm_threads_force(n) (the choice by size is off from then on). */
+/* The same as mm_threads_force(n). */
 void mm_set_threads(int n);
 
 /* ---- running independent tasks side by side ----
@@ -81,7 +82,9 @@ void mm_parallel(int count, int workers, mm_task_fn fn, void *ctx);
  * else mm_workers_max(). */
 int mm_workers_for(double flops);
 
-/* The processors online (at most 8): mm_parallel's largest number of workers. */
+/* The processors online (at most 8): mm_parallel's largest number of workers.
+ * (A count forced by mm_threads_force or MHAVIZ_THREADS may be higher than
+ * this; mm_parallel then uses this many.) */
 int mm_workers_max(void);
 
 /* Name of the OpenBLAS kernel set in use (e.g. "Haswell"), for --bench. */

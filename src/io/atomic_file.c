@@ -1,17 +1,44 @@
 /* atomic_file.c: temporary-name-then-rename file writing (see atomic_file.h). The
- * temporary file is made with mkstemp in the target's folder (so the rename never
- * crosses a filesystem) and registered with cleanup.h while it exists. */
+ * temporary file is made in the target's folder (so the rename never crosses a
+ * filesystem) under a new name, like mkstemp, but with open(O_CREAT | O_EXCL, 0666):
+ * the kernel then gives it 0666 & ~umask as for any other new file, so the umask
+ * is never read by flipping it (process-wide, and racy with other threads). It is
+ * registered with cleanup.h while it exists. */
 #define _POSIX_C_SOURCE 200809L
 #include "atomic_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+
+/* Replaces the trailing XXXXXX of tmpl with a name no file has and creates the
+   file, 0666 & ~umask, opened for writing: mkstemp with the usual mode. Returns
+   the descriptor, or -1 with errno. */
+static int make_temp(char *tmpl) {
+    static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static _Atomic uint64_t counter = 0;
+    char *x = tmpl + strlen(tmpl) - 6;
+    for (int attempt = 0; attempt < 1000; attempt++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t v = ((uint64_t)ts.tv_nsec << 16) ^ ((uint64_t)getpid() << 40) ^
+                     (atomic_fetch_add(&counter, 1) * UINT64_C(0x9E3779B97F4A7C15));
+        for (int i = 0; i < 6; i++, v /= 62) x[i] = chars[v % 62];
+        int fd = open(tmpl, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
 
 int atomic_open(atomic_file *af, const char *path, char *err, size_t errlen) {
     memset(af, 0, sizeof *af);
@@ -24,7 +51,7 @@ int atomic_open(atomic_file *af, const char *path, char *err, size_t errlen) {
     strcpy(af->path, path);
     /* create and register as one step: a signal between them would leave the file */
     cleanup_hold();
-    int fd = mkstemp(af->tmp);
+    int fd = make_temp(af->tmp);
     int saved = errno;
     if (fd >= 0) {
         af->created = 1;
@@ -35,11 +62,6 @@ int atomic_open(atomic_file *af, const char *path, char *err, size_t errlen) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
         return -1;
     }
-    /* mkstemp makes 0600; give the final file the usual 0666 & ~umask. A filesystem
-       without Unix modes (FAT on a USB stick) may refuse: the file is still fine */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
     if (!(af->fp = fdopen(fd, "wb"))) {
         saved = errno;
         close(fd);
