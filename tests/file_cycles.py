@@ -31,28 +31,20 @@ LAYERS = [
     ("io, learn, view", ["src/io/", "src/learn/", "src/view/"]),
     ("backend", ["src/backend/"]),
     ("options (plain data)", ["src/app/options.h"]),
-    ("state machine", ["src/app/state.h", "src/app/state_internal.h", "src/app/async.h",
-                       "src/app/trainer.h"]),
-    ("modes", ["src/app/app.h", "src/app/export.h", "src/app/wm.h", "src/app/bench_internal.h",
-               "src/app/train_mode.h", "src/app/train_figure.h"]),
-    ("command line", ["src/app/cli.h", "src/app/cli_internal.h", "src/app/main.c"]),
+    ("state machine", ["src/app/state/"]),
+    ("jobs", ["src/app/jobs/"]),
+    ("modes", ["src/app/modes/"]),
+    ("command line", ["src/app/cli.h", "src/app/cli_internal.h", "src/app/cli", "src/app/main.c"]),
 ]
-# .c files of src/app whose header has another name than foo.h, foo_internal.h or,
-# for foo_bar.c, foo_internal.h or foo.h
-C_HOME = {
-    "src/app/edit.c": "src/app/state.h", "src/app/keymap.c": "src/app/state.h",
-    "src/app/lesson.c": "src/app/state.h", "src/app/derive.c": "src/app/state.h",
-    "src/app/model.c": "src/app/state.h", "src/app/compare.c": "src/app/state.h",
-    "src/app/training.c": "src/app/state.h", "src/app/window.c": "src/app/app.h",
-    "src/app/bench.c": "src/app/app.h",
-}
+# every file is placed by its folder (or, for the command line, its name)
+C_HOME = {}
 
 
 def layer_of(path):
     """The layer index of a file (relative to the project), or None when unplaced."""
     for i, (_, members) in enumerate(LAYERS):
         for m in members:
-            if path == m or (m.endswith("/") and path.startswith(m)):
+            if path == m or ((m.endswith("/") or m.endswith("/cli")) and path.startswith(m)):
                 return i
     if path.startswith("src/app/"):
         if path in C_HOME:

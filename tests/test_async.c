@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-/* test_async.c: the window's background recompute (src/app/async.c) on the
+/* test_async.c: the window's background recompute (src/app/jobs/async.c) on the
  * SDL-free state machine. A state with app_async_enable computes large changes
  * on a worker thread; these tests press real keys and check what the picture
  * shows meanwhile (the old model with its own labels and a true progress sign),

@@ -1,4 +1,4 @@
-/* test_jobs.c: the job runner (src/jobs): submit, poll and wait; cancel stops a
+/* test_jobs.c: the job runner (src/app/jobs/jobs.c): submit, poll and wait; cancel stops a
  * long job; the wake-up is called when a job ends and when it has news; the
  * swap hands over the newest publication; destroying the runner while a job
  * runs is safe; jobs queue in order on one worker. */

@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 /* test_state.c: every key and button of the README's table as an action on the
- * SDL-free state machine (src/app/state.c). Each test presses the real key (the
+ * SDL-free state machine (src/app/state/state.c). Each test presses the real key (the
  * key-to-action map is part of what is tested), then asserts the state change
  * against an independent expectation and the message the status line shows. */
 #include <math.h>
