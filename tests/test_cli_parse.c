@@ -204,7 +204,7 @@ static void test_groups_claim(void **state) {
     (void)state;
     int ids[64], n = 0;
     for (const char *c = "Hdst"; *c; c++) ids[n++] = *c;
-    for (int id = OPT_SAMPLE; id <= OPT_BATCH; id++) ids[n++] = id;
+    for (int id = OPT_SAMPLE; id <= OPT_LAYER; id++) ids[n++] = id;
     for (int i = 0; i < n; i++) {
         int takers = 0;
         for (size_t g = 0; g < NGROUPS; g++) {
@@ -221,7 +221,7 @@ static void test_groups_claim(void **state) {
         snprintf(what, sizeof what, "groups taking option %d", ids[i]);
         CHECK_INT(what, 1, takers);
     }
-    static const int others[] = {'h', 'V', ':', '?', 0, OPT_BATCH + 1};
+    static const int others[] = {'h', 'V', ':', '?', 0, OPT_LAYER + 1};
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
         for (size_t g = 0; g < NGROUPS; g++) {
             cli_options o = {.theme = -1, .colormap = -1}, before = o;
@@ -308,6 +308,7 @@ static void test_group_values(void **state) {
         {cli_learning_option, OPT_BATCH, "0",
          "--batch '0': must be a whole number between 1 and 1024"},
         {cli_learning_option, OPT_BATCH, "1024", NULL},
+        {cli_learning_option, OPT_LAYER, "0", "--layer '0': must be a layer's number, 1 or more"},
     };
     for (size_t i = 0; i < sizeof V / sizeof V[0]; i++) {
         cli_options o = {.theme = -1, .colormap = -1};
@@ -435,6 +436,15 @@ static void test_learning_check(void **state) {
     mha_config_set_ablated(&o.cfg, 200, 1);
     CHECK_INT("--train --ablate 201", 2, cli_learning_check(&o, err, sizeof err));
     CHECK_STR("--train --ablate 201", "--train: takes no --ablate (it ablates every head)", err);
+    cli_options g = {.theme = -1, .colormap = -1, .mode = CLI_EXPORT}; /* --layer */
+    g.train.task = 5, g.train.layer = 3;                               /* induction: 2 layers */
+    CHECK_INT("induction --layer 3", 2, cli_learning_check(&g, err, sizeof err));
+    CHECK_STR("induction --layer 3", "--layer 3: the model trained has 2 layers", err);
+    g.train.layer = 2;
+    CHECK_INT("induction --layer 2 --export", 0, cli_learning_check(&g, err, sizeof err));
+    g.mode = CLI_DUMP;
+    CHECK_INT("--layer 2 --dump", 2, cli_learning_check(&g, err, sizeof err));
+    CHECK_STR("--layer 2 --dump", "--layer 2: only with --train TASK --export FILE", err);
 }
 
 /* cli_parse over each group, and the checks after the loop in their order: the

@@ -1082,8 +1082,8 @@ static void test_training_mode(void **st) {
     CHECK_INT("12 tokens", 12, tl->n);
     CHECK_INT("the trained heads are causal", ATTN_MASK_CAUSAL, tl->mask);
     CHECK_TRUE("token labels are the task's symbols", strlen(attn_layer_token(tl, 0)) == 1);
-    CHECK_TRUE("no Q, K, V, Concat, W^O yet",
-               !tl->q && !tl->k && !tl->v && !tl->concat && !tl->w_o);
+    CHECK_TRUE("the real Q, K, V, Concat and W^O",
+               tl->q && tl->k && tl->v && tl->concat && tl->w_o);
     for (int r = 0; r < tl->n; r++) { /* its attention rows are distributions */
         double sum = 0.0;
         for (int c = 0; c < tl->n; c++) sum += tl->attn[(size_t)r * tl->n + c];

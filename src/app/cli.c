@@ -62,6 +62,7 @@ const char *cli_usage(void) {
            "      --mlp             an MLP block (4 d_model wide, GELU) after each attention\n"
            "      --lr R            AdamW learning rate, 0.00001..1 (default 0.003)\n"
            "      --batch N         examples per step, 1..1024 (default 32)\n"
+           "      --layer L         with --export, the trained model's layer L (default 1)\n"
            "\n"
            "  -h, --help            this text\n"
            "  -V, --version         the version\n"
@@ -111,6 +112,7 @@ static const struct option long_opts[] = {
     {"mlp", no_argument, NULL, OPT_MLP},
     {"lr", required_argument, NULL, OPT_LR},
     {"batch", required_argument, NULL, OPT_BATCH},
+    {"layer", required_argument, NULL, OPT_LAYER},
     /* cli_parse's own */
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},

@@ -46,6 +46,7 @@ enum {
     OPT_MLP,
     OPT_LR,
     OPT_BATCH,
+    OPT_LAYER,
 };
 
 /* What a parse has seen that is not a field of cli_options: the modes that are

@@ -1,5 +1,5 @@
 /* cli_learn.c: the options of the headless training (--help's "Learning"): --train
- * TASK and its --steps, --layers, --mlp, --lr, --batch, and which of the other
+ * TASK and its --steps, --layers, --mlp, --lr, --batch, --layer, and which of the other
  * options may go with them. The training itself is train_mode.c's. */
 #include <stdio.h>
 
@@ -44,12 +44,26 @@ int cli_learning_option(cli_options *o, cli_flags *f, int opt, const char *arg, 
                             arg, LEARN_MAX_BATCH);
         o->train.batch = (int)v;
         return 0;
+    case OPT_LAYER: /* which of the run's layers is checked once --layers is known */
+        if (cli_parse_int(arg, 1, 1000000, &v) != 0)
+            return cli_fail(err, errlen, "--layer '%s': must be a layer's number, 1 or more", arg);
+        o->train.layer = (int)v;
+        return 0;
     default: return CLI_NOT_MINE;
     }
 }
 
 int cli_learning_check(cli_options *o, char *err, size_t errlen) {
     const train_options *t = &o->train;
+    if (t->layer && (!t->task || o->mode != CLI_EXPORT))
+        return cli_fail(err, errlen, "--layer %d: only with --train TASK --export FILE", t->layer);
+    if (t->layer) { /* the run's layers: --layers, else the task's own */
+        const int layers =
+            t->layers ? t->layers : learn_task((learn_task_id)(t->task - 1))->default_layers;
+        if (t->layer > layers)
+            return cli_fail(err, errlen, "--layer %d: the model trained has %d layer%s", t->layer,
+                            layers, layers > 1 ? "s" : "");
+    }
     if (!t->task) {
         if (t->steps || t->layers || t->mlp || t->lr != 0.0f || t->batch)
             return cli_fail(err, errlen,

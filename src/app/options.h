@@ -27,6 +27,7 @@ typedef struct {
     int mlp;    /* --mlp */
     float lr;   /* --lr; 0: 3e-3 */
     int batch;  /* --batch; 0: 32 */
+    int layer;  /* --layer L: the layer --export draws, 1-based; 0: the first */
 } train_options;
 
 typedef struct {
@@ -52,7 +53,7 @@ typedef struct {
     int transparent;         /* --background transparent */
     int bench_json;          /* --bench-json: one JSON object a line */
     int bench_quick;         /* --bench-quick: every case once (checks the output) */
-    train_options train;     /* --train and --steps, --layers, --mlp, --lr, --batch */
+    train_options train;     /* --train and --steps, --layers, --mlp, --lr, --batch, --layer */
     int compare;             /* --compare SPEC: a view pinned beside this one */
     unsigned compare_set;    /* CLI_CMP_* bits: the settings SPEC names */
     mha_config compare_cfg;  /* their values (the others are this view's) */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "layer.h"
+#include "source.h"
 #include "tok.h"
 
 #define MHA_MAX_N 512
@@ -200,6 +201,16 @@ typedef struct {
  * head_note. L stays valid while m, toks and text do and m is not computed
  * again. A model not yet computed gives a layer of n = 0 and no tensors. */
 void mha_layer_fill(attn_layer *L, mha_layer_text *text, const mha_model *m, const tok_list *toks);
+
+/* The random or designed model as a model source (source.h) of one layer:
+ * layer(0) is mha_layer_fill of ctx's model, tokens and text; describe says
+ * "random weights, seed 1" or "designed heads". ctx must outlive the source. */
+typedef struct {
+    const mha_model *m;
+    const tok_list *toks;
+    mha_layer_text *text; /* written by layer(0) */
+} mha_source_ctx;
+model_source mha_source(const mha_source_ctx *ctx);
 
 /* Row-wise softmax in place over a (rows, cols) matrix: the row max is
  * subtracted first; -inf entries become exactly 0. A row that is all -inf

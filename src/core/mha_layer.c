@@ -1,6 +1,8 @@
 /* mha_layer.c: the random or designed model (mha.c) as a source: one function
  * that describes a computed mha_model as the attn_layer the view, the stats and
- * --dump read. It points into the model and copies nothing of its tensors. */
+ * --dump read, and the model_source of one layer around it. It points into the
+ * model and copies nothing of its tensors. */
+#include <stdio.h>
 #include <string.h>
 
 #include "mha.h"
@@ -38,4 +40,29 @@ void mha_layer_fill(attn_layer *L, mha_layer_text *text, const mha_model *m, con
     L->out = m->out, L->out_full = m->out_full;
     for (int i = 0; i < cfg->h; i++)
         if (mha_config_is_ablated(cfg, i)) L->off[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+static int mha_source_layers(const void *self) {
+    (void)self;
+    return 1;
+}
+
+static int mha_source_layer(const void *self, int i, attn_layer *L) {
+    const mha_source_ctx *c = self;
+    if (i != 0) return -1;
+    mha_layer_fill(L, c->text, c->m, c->toks);
+    return 0;
+}
+
+static void mha_source_describe(const void *self, char *buf, size_t len) {
+    const mha_config *cfg = &((const mha_source_ctx *)self)->m->cfg;
+    if (cfg->weights == MHA_WEIGHTS_PATTERNS)
+        snprintf(buf, len, "designed heads, h = %d, d_model = %d", cfg->h, cfg->d_model);
+    else
+        snprintf(buf, len, "random weights, seed %llu, h = %d, d_model = %d",
+                 (unsigned long long)cfg->seed, cfg->h, cfg->d_model);
+}
+
+model_source mha_source(const mha_source_ctx *ctx) {
+    return (model_source){mha_source_layers, mha_source_layer, mha_source_describe, ctx};
 }

@@ -295,6 +295,7 @@ void learn_example_tensors(learn_model *l, learn_layer_tensors *layers, const fl
         t->attn = la->attn;
         t->concat = la->concat;
         t->out = la->attproj;
+        t->w_o = l->tf->p.layer[i].w_o;
         t->resid = tf_layer_out(&l->tf->cfg, a, i);
     }
     if (logits) *logits = a->logits;

@@ -144,6 +144,7 @@ typedef struct {
     const float *attn;   /* (h, T, T) row-wise softmax */
     const float *concat; /* (T, d) Concat(head_1 .. head_h) */
     const float *out;    /* (T, d) Concat W^O */
+    const float *w_o;    /* (d, d) the block's W^O (a parameter, not a copy) */
     const float *resid;  /* (T, d) residual stream after the block (and its MLP) */
 } learn_layer_tensors;
 

@@ -29,7 +29,7 @@ struct app_trainer {
     learn_config start_cfg; /* what the next job starts (fresh) */
     long start_stop;
     int fresh;
-    train_view *rec; /* the run's record: what is published (attn unused) */
+    train_view *rec; /* the run's record: what is published (its layers unused) */
     /* either side's */
     atomic_int pause; /* the UI asks the job to stop stepping and measure the bars */
     jobs_swap sw;
@@ -77,8 +77,47 @@ static int prune(app_trainer *t, job *handle) {
     return 0;
 }
 
+/* Copies the held-out example's tensors of every layer of l into b's own block
+   (grown to the run's shape when it is too small): the UI reads them after the
+   swap while the learner trains on. Without memory the layers are NULL. */
+static void copy_tensors(train_view *b, learn_model *l) {
+    memset(b->layer, 0, sizeof b->layer);
+    if (!l) return;
+    const learn_config *c = learn_get_config(l);
+    const size_t T = (size_t)learn_task(c->task)->seq_len, d = (size_t)c->d_model;
+    const size_t td = T * d, htt = (size_t)c->h * T * T, per = 6 * td + 2 * htt + d * d;
+    const size_t want = per * (size_t)c->layers;
+    if (want > b->mem_cap) {
+        float *m = realloc(b->mem_, want * sizeof *m);
+        if (!m) {
+            snprintf(b->error, sizeof b->error, "out of memory for the trained tensors");
+            return;
+        }
+        b->mem_ = m;
+        b->mem_cap = want;
+    }
+    learn_layer_tensors lt[LEARN_MAX_LAYERS];
+    learn_example_tensors(l, lt, NULL);
+    float *p = b->mem_;
+#define TAKE(field, src, count)                                                                    \
+    (memcpy(p, (src), (count) * sizeof(float)), o->field = p, p += (count))
+    for (int i = 0; i < c->layers; i++) {
+        train_layer *o = &b->layer[i];
+        TAKE(x, lt[i].ln1, td);
+        TAKE(q, lt[i].q, td);
+        TAKE(k, lt[i].k, td);
+        TAKE(v, lt[i].v, td);
+        TAKE(scores, lt[i].scores, htt);
+        TAKE(attn, lt[i].attn, htt);
+        TAKE(concat, lt[i].concat, td);
+        TAKE(w_o, lt[i].w_o, d * d);
+        TAKE(out, lt[i].out, td);
+    }
+#undef TAKE
+}
+
 /* Fills b with the record as it is now, what is in use of it, and the
-   held-out example's attention from the learner. */
+   held-out example's tensors from the learner. */
 static void fill(train_view *b, const train_view *w, learn_model *l, int running) {
     memcpy(b, w, offsetof(train_view, tokens)); /* the scalars up to the example */
     b->running = running;
@@ -99,7 +138,7 @@ static void fill(train_view *b, const train_view *w, learn_model *l, int running
     b->pruned = w->pruned;
     b->pruned_acc = w->pruned_acc;
     memcpy(b->error, w->error, sizeof b->error);
-    if (l) learn_snapshot(l, b->attn);
+    copy_tensors(b, l);
 }
 
 /* Hands the record over to the UI (the writer's side of the swap). */
@@ -237,7 +276,10 @@ void trainer_destroy(app_trainer *t) {
     job_free(t->handle); /* cancelled: it stops after its step */
     learn_destroy(t->l);
     jobs_swap_destroy(&t->sw);
-    for (int i = 0; i < 3; i++) free(t->buf[i]);
+    for (int i = 0; i < 3; i++) {
+        free(t->buf[i]->mem_);
+        free(t->buf[i]);
+    }
     free(t->rec);
     free(t);
 }

@@ -1,11 +1,12 @@
 /* trainer.h: training in the background for the window. A job of the app's
  * runner (src/jobs) runs the learner (src/learn) through train_loop.h while the
  * window keeps answering; after every burst of about 50 ms it publishes a
- * snapshot (the held-out example's attention maps, the step, the loss and
+ * snapshot (the held-out example's tensors in every layer, the step, the loss and
  * held-out accuracy curves of this run and earlier runs, and, every second and
  * when paused, the accuracy with each head removed) and wakes the loop.
  * Taking a snapshot swaps two pointers under a lock: the UI never waits on
- * training and nothing large is copied. No SDL. */
+ * training and nothing large is copied (the job copies the example's tensors
+ * into its own buffer before it swaps). No SDL. */
 #ifndef MHAVIZ_TRAINER_H
 #define MHAVIZ_TRAINER_H
 
@@ -25,6 +26,20 @@ typedef struct {
     float step[TRAIN_MAX_POINTS], loss[TRAIN_MAX_POINTS], acc[TRAIN_MAX_POINTS];
 } train_run;
 
+/* One layer of the held-out example, as its heads saw it: pointers into the
+   snapshot's own block, NULL when there is none. */
+typedef struct {
+    const float *x;      /* (T, d) the block's LayerNorm: the X the heads see */
+    const float *q;      /* (T, d) X W^Q */
+    const float *k;      /* (T, d) X W^K */
+    const float *v;      /* (T, d) X W^V */
+    const float *scores; /* (h, T, T) Q_i K_i^T / sqrt(d_k), -inf above the diagonal */
+    const float *attn;   /* (h, T, T) row-wise softmax */
+    const float *concat; /* (T, d) Concat(head_1 .. head_h) */
+    const float *w_o;    /* (d, d) W^O */
+    const float *out;    /* (T, d) Concat W^O */
+} train_layer;
+
 /* What the window draws: trainer_snapshot hands the newest over. */
 typedef struct {
     int active;        /* a learner exists (training started at least once) */
@@ -36,7 +51,6 @@ typedef struct {
     float loss, acc; /* last training loss, held-out accuracy (0..1) */
     float steps_per_s;
     int tokens[TRAIN_MAX_T];
-    float attn[LEARN_MAX_LAYERS * TRAIN_MAX_HEADS * TRAIN_MAX_T * TRAIN_MAX_T]; /* (L,h,T,T) */
     int runs;
     train_run run[TRAIN_MAX_RUNS]; /* the last is the current run */
     int pruning_valid;             /* the two below are for the current weights */
@@ -45,6 +59,11 @@ typedef struct {
     int pruned;                                            /* heads costing < 1 point */
     float pruned_acc; /* accuracy with all of those removed at once */
     char error[160];  /* why the last start failed, or "" */
+    /* the held-out example's tensors, layers [0, cfg.layers) (all NULL before the
+       first run, and when there was no memory for them) */
+    train_layer layer[LEARN_MAX_LAYERS];
+    float *mem_;    /* the block they point into, sized by the run's shape */
+    size_t mem_cap; /* its floats */
 } train_view;
 
 typedef struct app_trainer app_trainer;

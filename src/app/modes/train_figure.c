@@ -1,7 +1,7 @@
 /* train_figure.c: --train TASK --export FILE: trains once, as --train does
  * (train_mode.c: its summary and --dump too), then shows that very model in the
  * window's training mode (training.c) and writes what that mode shows: the
- * trained heads of layer 1, the accuracy and loss curves and the pruning bars,
+ * trained heads of layer 1 (or --layer's), the accuracy and loss curves and the pruning bars,
  * as PNG, SVG or PDF (export.c). No display needed. */
 #include <SDL.h>
 #include <SDL_ttf.h>
@@ -46,7 +46,8 @@ int app_train_export(const cli_options *o, char *err, size_t errlen) {
     view.text = NULL;
     view.sample = 0;
     if (app_state_init(s, &view, &toks, &mcfg, err, errlen) != 0) goto done;
-    rc = app_training_adopt(s, run.l, run.curve, run.points, run.steps_per_s, err, errlen);
+    const int layer = o->train.layer ? o->train.layer - 1 : 0; /* --layer is 1-based */
+    rc = app_training_adopt(s, run.l, run.curve, run.points, run.steps_per_s, layer, err, errlen);
     run.l = NULL; /* the state's now */
     if (rc != 0) goto done;
     view_state vs;

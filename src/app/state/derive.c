@@ -1,4 +1,4 @@
-/* derive.c: the model shown as the attn_layer the view draws (mha_layer_fill),
+/* derive.c: the model shown as the attn_layer the view draws (its source, mha_source),
  * and the numbers the view draws that the core does not keep: each head's
  * entropy, how alike the heads are, the ablation's difference from the full
  * MultiHead, and the focused head's intermediate products for its step-through.
@@ -52,7 +52,9 @@ int app_derive(app_state *s) {
     app_derived *d = s->derived;
     if (!d) return -1;
     const attn_layer *L = &d->layer;
-    mha_layer_fill(&d->layer, &d->text, s->m, &s->toks); /* pointers: cheap */
+    const mha_source_ctx ctx = {s->m, &s->toks, &d->text};
+    const model_source src = mha_source(&ctx);
+    model_source_layer(&src, 0, &d->layer); /* pointers: cheap */
     d->of = s->m;
     const int focus = s->focus > 0 && s->focus <= L->h ? s->focus : 0;
     if (d->version == s->data_version && d->head == focus) return 0;

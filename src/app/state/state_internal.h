@@ -55,10 +55,11 @@ void app_training_view(const app_state *s, view_state *vs);
 void app_training_refresh(app_state *s);
 void app_training_free(app_training *t);
 /* Shows the learner l, trained by --train's loop (its curve of `points`
- * points), in training mode, paused, with its pruning bars measured: the figure
- * of --train --export. Takes l. Returns 0, or 1 / 2 with a message. */
+ * points), in training mode, paused, with its pruning bars measured, at its
+ * layer `layer` (0-based; one out of range shows the first): the figure of
+ * --train --export. Takes l. Returns 0, or 1 / 2 with a message. */
 int app_training_adopt(app_state *s, learn_model *l, const train_point *curve, int points,
-                       float steps_per_s, char *err, size_t errlen);
+                       float steps_per_s, int layer, char *err, size_t errlen);
 
 /* compare.c: B pins the view (or unpins it); 1 if the picture changed. */
 int app_compare_toggle(app_state *s);

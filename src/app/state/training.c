@@ -2,10 +2,9 @@
  * pauses, or resumes) training on a worker (trainer.c); in it, Tab picks the
  * task, Up/Down and Right/Left restart at a new h or d_model with the earlier
  * runs' curves kept, Y picks the layer, Escape leaves it (paused). Each tick
- * takes the latest snapshot, and the view draws the trained heads through a
- * small mha_model that points into it. No SDL. */
+ * takes the latest snapshot, and the view draws the shown layer as the trained
+ * model's source (train_source.c) fills it from the snapshot. No SDL. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 #include "controls.h"
 #include "state_internal.h"
+#include "train_source.h"
 #include "trainer.h"
 
 #define TRAIN_MAX_D 256 /* d_model the window trains at, at most */
@@ -22,9 +22,10 @@ struct app_training {
     const train_view *tv; /* the latest snapshot: the trainer's front buffer */
     learn_config cfg;     /* what the next start uses */
     int layer;            /* shown, 0-based */
-    attn_layer heads;     /* the shown layer's heads, for the view */
-    float mask[TRAIN_MAX_HEADS * TRAIN_MAX_T * TRAIN_MAX_T]; /* (h, T, T): 0, or -inf above */
-    const char *labels[TRAIN_MAX_T];
+    model_source src;     /* the trained model, over tv (train_source.c) */
+    train_source ts;
+    attn_layer heads; /* the shown layer, for the view */
+    int shown;        /* heads holds it (the source could fill it) */
     char run_label[TRAIN_MAX_RUNS][48];
     char status[160]; /* the status line in training mode */
     view_train vt;
@@ -111,9 +112,12 @@ int app_training_apply(app_state *s, const app_action *a) {
         trainer_pause(t->trainer, 1);
         snprintf(s->status, sizeof s->status, "training paused; L returns to it");
         return 1;
-    case ACT_TRAIN_LAYER:
-        t->layer = (t->layer + 1) % (t->tv->cfg.layers > 0 ? t->tv->cfg.layers : 1);
+    case ACT_TRAIN_LAYER: { /* every layer of the source in turn */
+        train_source_init(&t->src, &t->ts, t->tv);
+        const int layers = model_source_layers(&t->src);
+        t->layer = (t->layer + 1) % (layers > 0 ? layers : 1);
         return 1;
+    }
     case ACT_SAMPLE_NEXT:
     case ACT_SAMPLE_PREV: {
         int n = LEARN_TASK_COUNT, k = (int)t->cfg.task + (a->kind == ACT_SAMPLE_NEXT ? 1 : n - 1);
@@ -138,7 +142,7 @@ int app_training_apply(app_state *s, const app_action *a) {
 }
 
 int app_training_adopt(app_state *s, learn_model *l, const train_point *curve, int points,
-                       float steps_per_s, char *err, size_t errlen) {
+                       float steps_per_s, int layer, char *err, size_t errlen) {
     app_training *t = get(s);
     if (!t) {
         learn_destroy(l);
@@ -147,7 +151,7 @@ int app_training_adopt(app_state *s, learn_model *l, const train_point *curve, i
     }
     t->cfg = *learn_get_config(l);
     s->train_mode = 1;
-    t->layer = 0;
+    t->layer = layer >= 0 && layer < t->cfg.layers ? layer : 0;
     trainer_adopt(t->trainer, l, curve, points, steps_per_s);
     trainer_snapshot(t->trainer, &t->tv);
     if (t->tv->error[0]) {
@@ -177,38 +181,17 @@ const train_view *app_training_snapshot(const app_state *s) {
     return s->training ? s->training->tv : NULL;
 }
 
-/* Makes the shown layer's heads and the curves from the latest snapshot, for
+/* Makes the shown layer and the curves from the latest snapshot, for
    app_training_view to point at. */
 void app_training_refresh(app_state *s) {
     app_training *t = s->training;
     if (!s->train_mode || !t || !t->tv || !t->tv->active) return;
     const train_view *tv = t->tv;
     const learn_task_info *info = learn_task(tv->cfg.task);
-    const int T = tv->T, h = tv->cfg.h, layer = t->layer < tv->cfg.layers ? t->layer : 0;
-    /* the heads of one layer as an attn_layer: causal, T tokens of the task's symbols;
-       only the weights for now, the scores the causal mask (0 or -inf), no Q, K, V,
-       Concat or W^O */
-    attn_layer *L = &t->heads;
-    memset(L, 0, sizeof *L);
-    L->n = L->n_real = T;
-    L->h = h;
-    L->d_model = tv->cfg.d_model;
-    L->d_k = tv->cfg.d_model / h;
-    L->layer = layer;
-    L->layers = tv->cfg.layers;
-    L->mask = ATTN_MASK_CAUSAL;
-    L->scaled = 1;
-    L->temperature = 1.0f;
-    L->scale = attn_scale(L->d_k, L->scaled, L->temperature);
-    L->seed = tv->cfg.seed;
-    L->attn = tv->attn + (size_t)layer * h * T * T;
-    for (int i = 0; i < h; i++)
-        for (int r = 0; r < T; r++)
-            for (int c = 0; c < T; c++)
-                t->mask[((size_t)i * T + r) * T + c] = c > r ? -INFINITY : 0.0f;
-    L->scores = t->mask;
-    for (int i = 0; i < T; i++) t->labels[i] = info->symbols[tv->tokens[i]];
-    L->tokens = t->labels;
+    const int h = tv->cfg.h, layer = t->layer < tv->cfg.layers ? t->layer : 0;
+    /* the shown layer as the trained model's source fills it: the real tensors */
+    train_source_init(&t->src, &t->ts, tv);
+    t->shown = model_source_layer(&t->src, layer, &t->heads) == 0;
     /* the curves, each labelled by its shape */
     view_train *vt = &t->vt;
     memset(vt, 0, sizeof *vt);
@@ -246,6 +229,7 @@ void app_training_view(const app_state *s, view_state *vs) {
     if (!s->train_mode || !t || !t->tv || !t->tv->active) return;
     const train_view *tv = t->tv;
     const int layer = t->layer < tv->cfg.layers ? t->layer : 0;
+    if (!t->shown) return; /* no tensors (out of memory): the MHA view stays */
     vs->layer = &t->heads;
     vs->text_replaced = 0;
     vs->train = &t->vt;
