@@ -1,7 +1,8 @@
 /* source.h: a model source, whatever made the model: how many layers it has, layer
  * i on the current sequence as an attn_layer, and one line that says what it is.
- * The random/designed model is a source of one layer (mha.c), a trained model one
- * of L layers (the window's trainer); a loaded checkpoint will be another. The view
+ * The random/designed model is a source of one layer (mha_source, mha_layer.c), a
+ * trained model one of L layers (train_source.c, from the window's trainer's
+ * snapshot); a loaded checkpoint will be another. The view
  * sees only the attn_layer a source fills. */
 #ifndef MHAVIZ_SOURCE_H
 #define MHAVIZ_SOURCE_H
