@@ -871,6 +871,48 @@ static void test_dump_all_or_nothing(void **state) {
     remove_tree(base);
 }
 
+/* The dump's folder gets 0777 & ~umask and its files 0666 & ~umask, as a folder
+ * and files made by mkdir and open would: the folder it makes, the missing parents
+ * it makes, and the folder that replaces an earlier dump. Under umask 022 and 077. */
+static void test_dump_modes(void **state) {
+    (void)state;
+    static const mode_t masks[] = {022, 077};
+    char *base = make_tmpdir();
+    tok_list t = {0};
+    mha_model *m = small_model(&t, 16, 4);
+    const mode_t saved = umask(022);
+    for (size_t mi = 0; mi < sizeof masks / sizeof masks[0]; mi++) {
+        const mode_t mask = masks[mi];
+        char parent[800], dir[900], path[1000], err[512] = "", what[1200];
+        snprintf(parent, sizeof parent, "%s/p%03o", base, (unsigned)mask);
+        snprintf(dir, sizeof dir, "%s/out", parent);
+        umask(mask);
+        for (int pass = 0; pass < 2; pass++) { /* a new folder, then over that dump */
+            int rc = dump_model(dir, m, &t, err, sizeof err);
+            if (rc != 0)
+                fail_msg("dump_write under umask %03o: expected 0, got %d (%s)", (unsigned)mask, rc,
+                         err);
+            struct stat st;
+            CHECK_INT("stat the dump", 0, stat(dir, &st));
+            snprintf(what, sizeof what, "mode of %s (umask %03o, pass %d)", dir, (unsigned)mask,
+                     pass);
+            CHECK_INT(what, (int)(0777 & ~mask), (int)(st.st_mode & 07777));
+            CHECK_INT("stat the parent", 0, stat(parent, &st));
+            snprintf(what, sizeof what, "mode of the parent it made %s (umask %03o)", parent,
+                     (unsigned)mask);
+            CHECK_INT(what, (int)(0777 & ~mask), (int)(st.st_mode & 07777));
+            snprintf(path, sizeof path, "%s/attn.npy", dir);
+            CHECK_INT("stat attn.npy", 0, stat(path, &st));
+            snprintf(what, sizeof what, "mode of %s (umask %03o)", path, (unsigned)mask);
+            CHECK_INT(what, (int)(0666 & ~mask), (int)(st.st_mode & 07777));
+        }
+    }
+    umask(saved);
+    mha_model_destroy(m);
+    tok_free(&t);
+    remove_tree(base);
+}
+
 static void test_dump_replaces(void **state) {
     (void)state;
     char *base = make_tmpdir();
@@ -942,6 +984,7 @@ int main(void) {
         cmocka_unit_test(test_dump_files),          cmocka_unit_test(test_dump_onto_file),
         cmocka_unit_test(test_dump_missing_tensor), cmocka_unit_test(test_npy_write_full),
         cmocka_unit_test(test_dump_all_or_nothing), cmocka_unit_test(test_dump_replaces),
+        cmocka_unit_test(test_dump_modes),
     };
     return cmocka_run_group_tests_name("npy_dump", tests, group_setup, group_teardown);
 }

@@ -15,11 +15,6 @@
 #include "layer.h"
 #include "softmax.h"
 
-void mha_fatal(const char *file, int line, const char *what) {
-    fprintf(stderr, "mhaviz: internal error at %s:%d: %s\n", file, line, what);
-    abort();
-}
-
 void mha_config_resolve(mha_config *cfg) {
     if (cfg->h == 0) cfg->h = MHA_DEFAULT_H;
     if (cfg->d_model == 0) cfg->d_model = MHA_DEFAULT_D_MODEL;
@@ -451,14 +446,10 @@ void mha_update(mha_model *m) {
 }
 
 double mha_ablation_delta(const mha_model *m) {
-    const size_t count = (size_t)m->n * m->cfg.d_model;
-    double diff = 0.0, full = 0.0;
-    for (size_t i = 0; i < count; i++) {
-        double o = m->out[i], f = m->out_full[i];
-        diff += (o - f) * (o - f);
-        full += f * f;
-    }
-    return full > 0.0 ? sqrt(diff / full) : 0.0;
+    /* the arithmetic is the layer's: only the two tensors and their shape matter */
+    const attn_layer L = {
+        .n = m->n, .d_model = m->cfg.d_model, .out = m->out, .out_full = m->out_full};
+    return attn_layer_off_delta(&L);
 }
 
 int mha_model_compute(mha_model *m, const mha_config *cfg, const tok_list *toks, char *err,

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "expect.h" /* MHA_EXPECT */
 #include "layer.h"
 #include "source.h"
 #include "tok.h"
@@ -20,13 +21,6 @@
 
 /* Size of the error buffers the core fills. */
 #define MHA_ERR_LEN 256
-
-/* Invariant check: a shape that cannot happen is a bug, not a runtime error. */
-#define MHA_EXPECT(cond)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) mha_fatal(__FILE__, __LINE__, #cond);                                         \
-    } while (0)
-void mha_fatal(const char *file, int line, const char *what);
 
 typedef enum { MHA_MASK_NONE = 0, MHA_MASK_CAUSAL = 1 } mha_mask;
 

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "mha.h"
+#include "expect.h"
 
 extern const unsigned char mhaviz_samples_tsv[];
 extern const unsigned long mhaviz_samples_tsv_len;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "blas.h"
-#include "mha.h" /* MHA_EXPECT */
+#include "expect.h"
 
 /* -sum p log2 p over one row (0 log 0 = 0). */
 static double row_entropy(const float *p, int n) {

@@ -3,7 +3,8 @@
  * filesystem) under a new name, like mkstemp, but with open(O_CREAT | O_EXCL, 0666):
  * the kernel then gives it 0666 & ~umask as for any other new file, so the umask
  * is never read by flipping it (process-wide, and racy with other threads). It is
- * registered with cleanup.h while it exists. */
+ * registered with cleanup.h while it exists. atomic_mkdtemp makes a temporary
+ * folder the same way (mkdir 0777), for --dump. */
 #define _POSIX_C_SOURCE 200809L
 #include "atomic_file.h"
 
@@ -20,10 +21,10 @@
 
 #include "cleanup.h"
 
-/* Replaces the trailing XXXXXX of tmpl with a name no file has and creates the
-   file, 0666 & ~umask, opened for writing: mkstemp with the usual mode. Returns
-   the descriptor, or -1 with errno. */
-static int make_temp(char *tmpl) {
+/* Replaces the trailing XXXXXX of tmpl with a name nothing has and creates it:
+   a folder (mkdir, 0777 & ~umask) when folder, else a file (0666 & ~umask) opened
+   for writing. Returns the descriptor (0 for a folder), or -1 with errno. */
+static int make_unique(char *tmpl, int folder) {
     static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     static _Atomic uint64_t counter = 0;
     char *x = tmpl + strlen(tmpl) - 6;
@@ -33,11 +34,16 @@ static int make_temp(char *tmpl) {
         uint64_t v = ((uint64_t)ts.tv_nsec << 16) ^ ((uint64_t)getpid() << 40) ^
                      (atomic_fetch_add(&counter, 1) * UINT64_C(0x9E3779B97F4A7C15));
         for (int i = 0; i < 6; i++, v /= 62) x[i] = chars[v % 62];
-        int fd = open(tmpl, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        int fd =
+            folder ? mkdir(tmpl, 0777) : open(tmpl, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST) return fd;
     }
     errno = EEXIST;
     return -1;
+}
+
+int atomic_mkdtemp(char *tmpl) {
+    return make_unique(tmpl, 1) == 0 ? 0 : -1;
 }
 
 int atomic_open(atomic_file *af, const char *path, char *err, size_t errlen) {
@@ -51,7 +57,7 @@ int atomic_open(atomic_file *af, const char *path, char *err, size_t errlen) {
     strcpy(af->path, path);
     /* create and register as one step: a signal between them would leave the file */
     cleanup_hold();
-    int fd = make_temp(af->tmp);
+    int fd = make_unique(af->tmp, 0);
     int saved = errno;
     if (fd >= 0) {
         af->created = 1;

@@ -38,4 +38,11 @@ int atomic_commit(atomic_file *af, char *err, size_t errlen);
 /* Closes and removes the temporary file (after a failure elsewhere). */
 void atomic_abort(atomic_file *af);
 
+/* mkdtemp with the usual mode: replaces the trailing XXXXXX of tmpl with a name
+ * nothing has and makes that folder with mkdir(0777), so the kernel gives it
+ * 0777 & ~umask like any new folder (mkdtemp's is 0700, and reading the umask
+ * means flipping it for the whole process). Returns 0, or -1 with errno. Not
+ * registered with cleanup.h: the caller does that. */
+int atomic_mkdtemp(char *tmpl);
+
 #endif

@@ -345,12 +345,11 @@ static int dump_commit(dump_run *r, int exists, char *err, size_t errlen) {
     return rc;
 }
 
-static int dump_write_run(dump_run *r, const char *dir, const attn_layer *L, char *err,
-                          size_t errlen) {
-    r->shown = dir;
-    r->tmp_handle = CLEANUP_NONE;
-    for (int i = 0; i < DUMP_FILES; i++) r->file_handles[i] = CLEANUP_NONE;
-
+/* Sets r->target from dir (without trailing slashes; a link to a folder: the
+ * folder) and its parent folder into parent (4096 bytes). Returns 0, or -1 with a
+ * message when dir names no folder of its own ("", "/", "." or ".."). */
+static int dump_target(dump_run *r, const char *dir, char *parent, size_t parent_len, char *err,
+                       size_t errlen) {
     /* the target without trailing slashes; "." and ".." name no folder of its own */
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/') len--;
@@ -375,14 +374,24 @@ static int dump_write_run(dump_run *r, const char *dir, const attn_layer *L, cha
                  dir);
         return -1;
     }
-    char parent[4096];
     if (!slash)
-        snprintf(parent, sizeof parent, ".");
+        snprintf(parent, parent_len, ".");
     else if (slash == r->target)
-        snprintf(parent, sizeof parent, "/");
+        snprintf(parent, parent_len, "/");
     else
-        snprintf(parent, sizeof parent, "%.*s", (int)(slash - r->target), r->target);
+        snprintf(parent, parent_len, "%.*s", (int)(slash - r->target), r->target);
+    return 0;
+}
 
+static int dump_write_run(dump_run *r, const char *dir, const attn_layer *L, char *err,
+                          size_t errlen) {
+    r->shown = dir;
+    r->tmp_handle = CLEANUP_NONE;
+    for (int i = 0; i < DUMP_FILES; i++) r->file_handles[i] = CLEANUP_NONE;
+    char parent[4096];
+    if (dump_target(r, dir, parent, sizeof parent, err, errlen) != 0) return -1;
+
+    struct stat st;
     int exists = 0;
     if (stat(r->target, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
@@ -404,7 +413,7 @@ static int dump_write_run(dump_run *r, const char *dir, const attn_layer *L, cha
     memcpy(r->tmp, r->target, strlen(r->target) + 1);
     memcpy(r->tmp + strlen(r->tmp), ".tmp-XXXXXX", 12);
     cleanup_hold();
-    int made = mkdtemp(r->tmp) != NULL, saved = errno;
+    int made = atomic_mkdtemp(r->tmp) == 0, saved = errno; /* 0777 & ~umask */
     if (made) r->tmp_handle = cleanup_add(r->tmp, 1);
     cleanup_release();
     if (!made) {
@@ -413,9 +422,6 @@ static int dump_write_run(dump_run *r, const char *dir, const attn_layer *L, cha
         dump_rollback(r);
         return -1;
     }
-    mode_t mask = umask(0); /* mkdtemp makes 0700; a folder is 0777 & ~umask */
-    umask(mask);
-    chmod(r->tmp, 0777 & ~mask);
 
     for (int i = 0; i < DUMP_FILES; i++)
         if (write_one(r, i, L, err, errlen) != 0) {

@@ -246,52 +246,41 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
     view_lesson_layout(L, s, cx->measure, cx->ud);
 }
 
-/* Everything at one zoom; target as lay_heads. */
-static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int target) {
-    view_measure_fn measure = cx->measure;
-    void *ud = cx->ud;
-    memset(L, 0, sizeof *L);
-    const float ui = s->ui_scale > 0 ? s->ui_scale : 1.0f;
-    const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
-    const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
-    data_sizes(L, ui * zoom, measure, ud);
-
-    const int W = s->width, H = s->height;
-    const int margin = imax(2, iround(12.0f * ui * zoom));
-    view_rect inner = {margin, margin, imax(1, W - 2 * margin), imax(1, H - 2 * margin)};
-
+/* A single panel (--panel head, steps or equation) fills the inner rectangle at
+ * scale k; returns 0 for the whole picture (VIEW_PANEL_ALL), which it leaves alone. */
+static int layout_panel(view_layout *L, const view_state *s, lay_ctx *cx, float k, float zoom,
+                        view_rect inner) {
+    if (s->panel != VIEW_PANEL_HEAD && s->panel != VIEW_PANEL_STEPS &&
+        s->panel != VIEW_PANEL_EQUATION)
+        return 0;
+    ui_sizes(L, k, cx->measure, cx->ud);
+    L->ui_zoom = zoom;
     if (s->panel == VIEW_PANEL_HEAD) {
-        ui_sizes(L, ui * zoom, measure, ud);
-        L->ui_zoom = zoom;
         lay_heads(L, cx, inner, 1, 0);
         L->focus = s->panel_head;
-        return;
-    }
-    if (s->panel == VIEW_PANEL_STEPS) {
-        ui_sizes(L, ui * zoom, measure, ud);
-        L->ui_zoom = zoom;
+    } else if (s->panel == VIEW_PANEL_STEPS) {
         L->focus = s->panel_head;
         view_steps_layout(&L->steps, L, s, inner);
-        return;
-    }
-    if (s->panel == VIEW_PANEL_EQUATION) { /* alone: one row or one column, no empty corner */
-        ui_sizes(L, ui * zoom, measure, ud);
-        L->ui_zoom = zoom;
+    } else { /* the equation alone: one row or one column, no empty corner */
         cx->eq_allow = 1 << VIEW_EQ_ROW | 1 << VIEW_EQ_COLUMN;
         lay_equation(L, cx, inner);
         cx->eq_allow = 0;
-        return;
     }
+    return 1;
+}
 
-    /* the controls follow the zoom while they take at most a third of the window
-       (or what they take at 100 %) and each formula item fits its width; past
-       that they stay smaller */
+/* The controls follow the zoom while they take at most a third of the window (or
+ * what they take at 100 %) and each formula item fits its width; past that they
+ * stay smaller. Lays them out at the zoom found (set as L->ui_zoom) and returns
+ * the first row below them. */
+static int fit_chrome(view_layout *L, const view_state *s, lay_ctx *cx, float ui, float zoom,
+                      float base, view_rect inner) {
     float zc = zoom;
     const float floor_z = fminf(zoom, fminf(base, 1.0f));
-    int main_top = layout_chrome(L, s, measure, ud, ui * floor_z, inner);
-    int limit = imax(H / 3, main_top + (L->status.h ? L->status.h + L->ui_pad : 0));
+    int main_top = layout_chrome(L, s, cx->measure, cx->ud, ui * floor_z, inner);
+    int limit = lay_imax(s->height / 3, main_top + (L->status.h ? L->status.h + L->ui_pad : 0));
     for (;;) {
-        main_top = layout_chrome(L, s, measure, ud, ui * zc, inner);
+        main_top = layout_chrome(L, s, cx->measure, cx->ud, ui * zc, inner);
         int chrome = main_top + (L->status.h ? L->status.h + L->ui_pad : 0);
         int wide = 0; /* a formula item wider than the window */
         for (int i = 0; i < L->run_count; i++)
@@ -300,51 +289,74 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
         zc = fmaxf(floor_z, zc * 0.92f);
     }
     L->ui_zoom = zc;
+    return main_top;
+}
+
+/* A figure (or the presentation) has no controls: its captions and formula move
+ * into the room the equation leaves, as large as fits there (up to 1.375 times
+ * the controls' scale k), and the data grows into the rows they free. L is kept
+ * when no such layout fits. */
+static void bare_figure(view_layout *L, const view_state *s, lay_ctx *cx, int target, float k,
+                        view_rect inner) {
+    static view_layout bare; /* large; the layout is computed on one thread */
+    /* wrapped, the block goes under Concat; else under the whole equation (where
+       the lesson's panels go when they are on: then wrapped only) */
+    static const int allow[2] = {1 << VIEW_EQ_WRAP, 0};
+    const int fits = cx->fits;
+    for (int a = 0; a < (s->lesson ? 1 : 2); a++) {
+        bare = *L;
+        bare.main = (view_rect){inner.x, inner.y, inner.w, inner.h};
+        cx->eq_allow = allow[a];
+        cx->fits = 1;
+        layout_body(&bare, s, cx, target);
+        cx->eq_allow = 0;
+        if (cx->fits && (bare.lesson_shown || !L->lesson_shown) && fit_block(&bare, s, cx, k)) {
+            *L = bare;
+            return;
+        }
+        cx->fits = fits;
+    }
+}
+
+/* A paged figure says which heads it holds, in its header (when there is room). */
+static void page_in_header(view_layout *L, const view_state *s, const lay_ctx *cx) {
+    if (!(s->figure || s->present) || L->pages <= 1 || L->hdr_count >= VIEW_MAX_HDR ||
+        L->hdr_count <= 0)
+        return;
+    view_run *last = &L->hdr_runs[L->hdr_count - 1], *r = &L->hdr_runs[L->hdr_count];
+    if (L->shown_heads == 1)
+        snprintf(r->text, sizeof r->text, "head %d of %d", L->first_head + 1,
+                 s->layer ? s->layer->h : 0);
+    else
+        snprintf(r->text, sizeof r->text, "heads %d\xE2\x80\x93%d of %d", L->first_head + 1,
+                 L->first_head + L->shown_heads, s->layer ? s->layer->h : 0);
+    r->size = last->size;
+    r->w = view_text_width(cx->measure, cx->ud, r->text, r->size, 1);
+    r->x = last->x + last->w + L->ui_pad * 3;
+    r->y = last->y;
+    if (r->x + r->w <= L->header.x + L->header.w) L->hdr_count++;
+}
+
+/* Everything at one zoom; target as lay_heads. */
+static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int target) {
+    memset(L, 0, sizeof *L);
+    const float ui = s->ui_scale > 0 ? s->ui_scale : 1.0f;
+    const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
+    const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
+    data_sizes(L, ui * zoom, cx->measure, cx->ud);
+
+    const int W = s->width, H = s->height;
+    const int margin = imax(2, iround(12.0f * ui * zoom));
+    view_rect inner = {margin, margin, imax(1, W - 2 * margin), imax(1, H - 2 * margin)};
+    if (layout_panel(L, s, cx, ui * zoom, zoom, inner)) return;
+
+    const int main_top = fit_chrome(L, s, cx, ui, zoom, base, inner);
     int bottom = L->status.h ? L->status.y - L->ui_pad : inner.y + inner.h;
     L->main = (view_rect){inner.x, main_top, inner.w, imax(1, bottom - main_top)};
     layout_body(L, s, cx, target);
-
-    /* a figure (or the presentation) has no controls: its captions and formula
-       move into the room the equation leaves, as large as fits there (up to 1.375
-       times), and the data grows into the rows they free */
-    if ((s->figure || s->present) && !s->focus && !s->train) {
-        static view_layout bare; /* large; the layout is computed on one thread */
-        /* wrapped, the block goes under Concat; else under the whole equation (where
-           the lesson's panels go when they are on: then wrapped only) */
-        static const int allow[2] = {1 << VIEW_EQ_WRAP, 0};
-        const int fits = cx->fits;
-        for (int a = 0; a < (s->lesson ? 1 : 2); a++) {
-            bare = *L;
-            bare.main = (view_rect){inner.x, inner.y, inner.w, inner.h};
-            cx->eq_allow = allow[a];
-            cx->fits = 1;
-            layout_body(&bare, s, cx, target);
-            cx->eq_allow = 0;
-            if (cx->fits && (bare.lesson_shown || !L->lesson_shown) &&
-                fit_block(&bare, s, cx, ui * zc)) {
-                *L = bare;
-                break;
-            }
-            cx->fits = fits;
-        }
-    }
-
-    /* a paged figure says which heads it holds, in its header */
-    if ((s->figure || s->present) && L->pages > 1 && L->hdr_count < VIEW_MAX_HDR &&
-        L->hdr_count > 0) {
-        view_run *last = &L->hdr_runs[L->hdr_count - 1], *r = &L->hdr_runs[L->hdr_count];
-        if (L->shown_heads == 1)
-            snprintf(r->text, sizeof r->text, "head %d of %d", L->first_head + 1,
-                     s->layer ? s->layer->h : 0);
-        else
-            snprintf(r->text, sizeof r->text, "heads %d\xE2\x80\x93%d of %d", L->first_head + 1,
-                     L->first_head + L->shown_heads, s->layer ? s->layer->h : 0);
-        r->size = last->size;
-        r->w = view_text_width(measure, ud, r->text, r->size, 1);
-        r->x = last->x + last->w + L->ui_pad * 3;
-        r->y = last->y;
-        if (r->x + r->w <= L->header.x + L->header.w) L->hdr_count++;
-    }
+    if ((s->figure || s->present) && !s->focus && !s->train)
+        bare_figure(L, s, cx, target, ui * L->ui_zoom, inner);
+    page_in_header(L, s, cx);
 }
 
 /* The side of one heatmap at zoom z when the heads get all the room they can. */
@@ -364,31 +376,7 @@ float view_zoom_for_size(int width, int height) {
     return z;
 }
 
-/* The state the layout promises to handle: sizes 1..65536, scales 0.05..16 (0 is
-   1), and a layer view_layer_ok accepts (else none). A public function meets
-   any input: outside these, the nearest that holds. */
-static view_state within_range(const view_state *s) {
-    view_state v = *s;
-    if (v.width < 1) v.width = 1;
-    if (v.width > 65536) v.width = 65536;
-    if (v.height < 1) v.height = 1;
-    if (v.height > 65536) v.height = 65536;
-    if (!(v.zoom == 0.0f || (v.zoom >= 0.05f && v.zoom <= 16.0f)))
-        v.zoom = isfinite(v.zoom) && v.zoom > 16.0f ? 16.0f : 1.0f;
-    if (!(v.zoom_base == 0.0f || (v.zoom_base >= 0.05f && v.zoom_base <= 16.0f)))
-        v.zoom_base = 1.0f;
-    if (!(v.ui_scale == 0.0f || (v.ui_scale >= 0.05f && v.ui_scale <= 16.0f))) v.ui_scale = 1.0f;
-    if (!view_layer_ok(v.layer)) v.layer = NULL;
-    return v;
-}
-
-void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn measure,
-                         void *ud) {
-    const view_state safe = within_range(s_in), *s = &safe;
-    if (s->pinned) { /* compare: the live view in its pane beside the pinned one */
-        view_compare_layout(L, s, measure, ud);
-        return;
-    }
+void lay_pane(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
     lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1};
     const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;

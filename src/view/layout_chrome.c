@@ -62,9 +62,9 @@ typedef struct {
     int group_end; /* extra gap after this item */
 } hdr_item;
 
-void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, void *ud, int x0,
-                int y0, int width) {
-    hdr_item items[32];
+/* The header's items in reading order: a figure's captions (what it shows), or the
+ * window's buttons with their captions between them. Returns how many (at most 32). */
+static int header_items(hdr_item items[32], const view_layout *L, const view_state *s) {
     int count = 0;
     const attn_layer *layer = s->layer;
     char cap[64];
@@ -83,7 +83,6 @@ void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, vo
         items[count++].group_end = end;                                                            \
     } while (0)
 
-    L->hdr_count = 0;
     if (s->figure || s->present) { /* a figure's header: what it shows, no buttons */
         snprintf(cap, sizeof cap, "h = %d", layer ? layer->h : 0);
         CAP(1);
@@ -132,7 +131,14 @@ void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, vo
     }
 #undef BTN
 #undef CAP
+    return count;
+}
 
+void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, void *ud, int x0,
+                int y0, int width) {
+    hdr_item items[32];
+    L->hdr_count = 0;
+    const int count = header_items(items, L, s);
     const int pad = L->ui_pad, gap = L->ui_pad * 3 / 2;
     const int bh = s->figure || s->present ? L->ui_line : L->ui_line + pad; /* button height */
     const int bpad = pad; /* inner horizontal padding */

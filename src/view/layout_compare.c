@@ -112,42 +112,34 @@ void view_compare_pinned(const view_state *s, view_rect pane, view_state *p) {
     p->status = p->toast = NULL;
 }
 
-void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
-    const float ui = s->ui_scale > 0 ? s->ui_scale : 1.0f;
-    const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
-    const int W = s->width, H = s->height;
-    /* the banner follows the zoom, smaller when its chips would not fit a row */
-    const float k = ui * zoom;
-    const int margin = lay_imax(2, (int)lroundf(12.0f * ui * zoom));
-    const int row_w = H > W ? W - 2 * margin : W / 2 - 2 * margin;
-    int size = lay_imax(1, (int)lroundf(16.0f * k)), pad = 0;
+/* The banner's text size: the zoom's, smaller when a side's chips would not fit a
+ * row of width row_w (down to 8 pixels); pad is the space around its chips. */
+static int banner_size(const view_state *s, float k, int row_w, int *pad, view_measure_fn measure,
+                       void *ud) {
+    int size = lay_imax(1, (int)lroundf(16.0f * k));
     for (;;) {
-        pad = lay_imax(2, size * 3 / 8);
-        int need = lay_imax(side_width(s, 0, size, pad, measure, ud),
-                            side_width(s, 1, size, pad, measure, ud));
+        *pad = lay_imax(2, size * 3 / 8);
+        int need = lay_imax(side_width(s, 0, size, *pad, measure, ud),
+                            side_width(s, 1, size, *pad, measure, ud));
         if (need <= row_w || size <= 8) break;
         size = lay_imax(8, size * row_w / need);
     }
-    int tw = 0, line = 0;
-    measure(ud, "Ag", size, 1, &tw, &line);
-    if (line < size) line = size + size / 4;
-    const int stacked = H > W;
-    const int row_h = line + pad;
-    /* landscape: one banner row over both panes; portrait: each pane under its own row */
-    view_rect banner = {margin, margin, lay_imax(1, W - 2 * margin), row_h};
-    view_rect row[2] = {banner, banner};
-    const int top = banner.y + banner.h;
-    /* in the window both panes are drawn alike, without buttons (the keys act on the
-       live one), over one status line across the window */
-    const int window = !s->figure && !s->present;
-    const int status_h = window ? line : 0;
-    const int bottom = H - (window ? status_h + margin : 0);
-    view_rect pane[2];
-    if (stacked) {
+    return size;
+}
+
+/* The two panes (0 pinned, 1 live) between top and bottom of a W x H window, each
+ * under its banner row (row[0] and row[1], both the banner on entry), and the line
+ * between them, t thick: side by side under one banner row, or stacked in portrait. */
+static void split_panes(view_rect pane[2], view_rect row[2], view_rect *line_r, int W, int H,
+                        int top, int bottom, int margin, int t) {
+    const view_rect banner = row[0];
+    const int row_h = banner.h;
+    if (H > W) {
         int h = (bottom - top - row_h - margin) / 2;
         pane[0] = (view_rect){0, top, W, h};
         row[1].y = top + h + margin;
         pane[1] = (view_rect){0, row[1].y + row_h, W, bottom - row[1].y - row_h};
+        *line_r = (view_rect){0, row[1].y - margin / 2 - t / 2, W, t};
     } else {
         int w = W / 2;
         pane[0] = (view_rect){0, top, w, bottom - top};
@@ -155,34 +147,65 @@ void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn me
         row[0].w = pane[1].x - margin - banner.x;
         row[1].x = pane[1].x + margin;
         row[1].w = banner.x + banner.w - row[1].x;
+        *line_r = (view_rect){pane[1].x - t / 2, pane[1].y, t, pane[1].h};
     }
-    const int t = lay_imax(1, pad / 3); /* the line between the panes */
-    view_rect line_r = stacked ? (view_rect){0, row[1].y - margin / 2 - t / 2, W, t}
-                               : (view_rect){pane[1].x - t / 2, pane[1].y, t, pane[1].h};
     for (int i = 0; i < 2; i++) {
         pane[i].w = lay_imax(1, pane[i].w);
         pane[i].h = lay_imax(1, pane[i].h);
     }
+}
 
+/* Both panes' layouts: the live one as a window of its pane's size (presented in
+ * the window), moved into place; the pinned one into s->pinned_layout, in its own
+ * coordinates, once its model is there. */
+static void lay_panes(view_layout *L, const view_state *s, const view_rect pane[2], int window,
+                      view_measure_fn measure, void *ud) {
     view_state live = *s;
     live.pinned = NULL;
     live.width = pane[1].w;
     live.height = pane[1].h;
     live.present |= window;
-    view_layout_compute(L, &live, measure, ud);
+    lay_pane(L, &live, measure, ud);
     view_layout_translate(L, pane[1].x, pane[1].y);
-    if (s->pinned_layout &&
-        view_layer_ok(s->pinned->layer)) { /* the pinned pane, once its model is there */
+    if (s->pinned_layout && view_layer_ok(s->pinned->layer)) {
         view_state p;
         view_compare_pinned(s, pane[0], &p);
-        view_layout_compute(s->pinned_layout, &p, measure, ud);
+        lay_pane(s->pinned_layout, &p, measure, ud);
     }
+}
+
+void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
+    const float ui = s->ui_scale > 0 ? s->ui_scale : 1.0f;
+    const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
+    const int W = s->width, H = s->height;
+    /* the banner follows the zoom, smaller when its chips would not fit a row */
+    const int margin = lay_imax(2, (int)lroundf(12.0f * ui * zoom));
+    const int row_w = H > W ? W - 2 * margin : W / 2 - 2 * margin;
+    int pad = 0;
+    const int size = banner_size(s, ui * zoom, row_w, &pad, measure, ud);
+    int tw = 0, line = 0;
+    measure(ud, "Ag", size, 1, &tw, &line);
+    if (line < size) line = size + size / 4;
+    const int row_h = line + pad;
+    /* landscape: one banner row over both panes; portrait: each pane under its own row */
+    view_rect banner = {margin, margin, lay_imax(1, W - 2 * margin), row_h};
+    view_rect row[2] = {banner, banner};
+    /* in the window both panes are drawn alike, without buttons (the keys act on the
+       live one), over one status line across the window */
+    const int window = !s->figure && !s->present;
+    const int status_h = window ? line : 0;
+    const int bottom = H - (window ? status_h + margin : 0);
+    view_rect pane[2], line_r;
+    split_panes(pane, row, &line_r, W, H, banner.y + banner.h, bottom, margin,
+                lay_imax(1, pad / 3));
+
+    lay_panes(L, s, pane, window, measure, ud);
     if (window)
         L->status =
             (view_rect){margin, H - margin - status_h, lay_imax(1, W - 2 * margin), status_h};
 
     L->compare = 1;
-    L->compare_stacked = stacked;
+    L->compare_stacked = H > W;
     L->compare_banner = banner;
     L->compare_pane[0] = pane[0];
     L->compare_pane[1] = pane[1];

@@ -86,24 +86,28 @@ static eq_fit fit(int arrange, int w, int h, int n, int d, const view_layout *L,
     return f;
 }
 
-long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
-    const view_state *s = cx->s;
-    const int n = s->layer ? s->layer->n : 1;
-    const int d = s->layer ? s->layer->d_model : 1;
-    const int h = s->layer ? s->layer->h : 1;
-    L->eq_area = area;
+/* The fixed heights and widths around the equation's maps (see fit), and the
+ * width of a symbol alone (eq_w). */
+typedef struct {
+    int title_h, band_t, band_w, sym_w, sym_h, foot, min_s, eq_w;
+} eq_sizes;
+
+/* Measures them for an (n, d) layer of h heads; sets the title's place in area. */
+static eq_sizes eq_measure(view_layout *L, lay_ctx *cx, view_rect area, int n, int d, int h) {
+    eq_sizes z;
     /* the title's superscript (W^O) rises above its line: room for it above */
     const int sup = iround((float)L->font * 0.30f);
-    const int title_h = L->line + L->pad + sup;
+    z.title_h = L->line + L->pad + sup;
     L->eq_title = (view_rect){area.x, area.y + sup, area.w, L->line + L->pad};
     /* the bands hold head numbers: a line of small text tall, "64" wide */
     char num[16];
     snprintf(num, sizeof num, "%d", h);
-    const int band_t = lay_line_h(cx, L->font_small) + 2;
-    const int band_w = lay_text_w(cx, num, L->font_small, 0) + L->pad / 2 + 2;
-    const int sym_w = lay_text_w(cx, "=", L->font_title, 1) + 2 * L->gap + band_w;
-    const int sym_h = lay_line_h(cx, L->font_title);
-    const int foot = matrix_foot(L);
+    z.band_t = lay_line_h(cx, L->font_small) + 2;
+    z.band_w = lay_text_w(cx, num, L->font_small, 0) + L->pad / 2 + 2;
+    z.eq_w = lay_text_w(cx, "=", L->font_title, 1) + 2 * L->gap; /* a symbol alone */
+    z.sym_w = z.eq_w + z.band_w;
+    z.sym_h = lay_line_h(cx, L->font_title);
+    z.foot = matrix_foot(L);
 
     /* a matrix is at least as wide as its shape label and colorbar numbers */
     char lab[48];
@@ -111,30 +115,39 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
     int min_s = lay_text_w(cx, lab, L->font_small, 0);
     view_shape_label(lab, sizeof lab, n, d);
     min_s = lay_imax(min_s, lay_text_w(cx, lab, L->font_small, 0));
-    min_s = lay_imax(min_s, lay_text_w(cx,
-                                       "\xE2\x88\x92"
-                                       "0.000",
-                                       L->font_small, 0)) +
-            2;
+    z.min_s = lay_imax(min_s, lay_text_w(cx,
+                                         "\xE2\x88\x92"
+                                         "0.000",
+                                         L->font_small, 0)) +
+              2;
+    return z;
+}
+
+/* The arrangement cx allows that gives the largest heatmaps in area (ties in
+ * reading order), with the height to spare given to Concat and MultiHead; *fits
+ * is 0 when none fits (then one row as small as it must be). */
+static eq_fit choose_fit(const view_layout *L, const lay_ctx *cx, view_rect area, int n, int d,
+                         const eq_sizes *z, int *fits) {
     eq_fit best = {VIEW_EQ_ROW, 0, 0, 0};
     for (int a = VIEW_EQ_ROW; a <= VIEW_EQ_COLUMN; a++) {
         if (cx->eq_allow && !(cx->eq_allow & (1 << a))) continue;
-        eq_fit f =
-            fit(a, area.w, area.h, n, d, L, title_h, band_t, band_w, foot, sym_w, sym_h, min_s);
+        eq_fit f = fit(a, area.w, area.h, n, d, L, z->title_h, z->band_t, z->band_w, z->foot,
+                       z->sym_w, z->sym_h, z->min_s);
         if (f.area > best.area * 21 / 20 || best.s == 0) best = f; /* ties: reading order */
     }
-    const int fits = best.s > 0;
-    if (!fits) /* nothing fits: one row as small as it must be (the caller knows) */
-        best = fit(VIEW_EQ_ROW, area.w, area.h, n, d, L, title_h, band_t, band_w, foot, sym_w,
-                   sym_h, 1);
+    *fits = best.s > 0;
+    if (!*fits) /* nothing fits: one row as small as it must be (the caller knows) */
+        best = fit(VIEW_EQ_ROW, area.w, area.h, n, d, L, z->title_h, z->band_t, z->band_w, z->foot,
+                   z->sym_w, z->sym_h, 1);
     if (best.s < 1) best.s = 1;
     if (best.ch < 1) best.ch = 1;
     if (best.arrange != VIEW_EQ_ROW) {
         /* height to spare goes to Concat and MultiHead (taller rows, at most three
            text lines each, never taller than W^O) */
+        const int title_h = z->title_h, band_t = z->band_t, foot = z->foot;
         int used = best.arrange == VIEW_EQ_WRAP
                        ? title_h + band_t + lay_imax(best.s, best.ch) + 2 * foot + L->gap + best.ch
-                       : title_h + band_t + 2 * best.ch + best.s + 3 * foot + 2 * sym_h;
+                       : title_h + band_t + 2 * best.ch + best.s + 3 * foot + 2 * z->sym_h;
         int spare = area.h - used;
         if (best.arrange == VIEW_EQ_COLUMN) spare /= 2;
         int most = lay_imin(best.s, iround((float)n * (float)L->font_small * 3.3f));
@@ -142,13 +155,19 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
             most = lay_imin(most, best.s); /* row 1 stays W^O's height */
         if (spare > 0 && best.ch < most) best.ch = lay_imin(most, best.ch + spare);
     }
-    L->eq_arrange = best.arrange;
-    const int sz = best.s, ch = best.ch;
-    const int top = area.y + title_h + band_t;
-    const int eq_w = lay_text_w(cx, "=", L->font_title, 1) + 2 * L->gap; /* a symbol alone */
+    return best;
+}
+
+/* Concat, W^O, MultiHead and the two symbols in the arrangement best, from the
+ * top-left of area; then the head bands beside Concat and W^O. */
+static void place_equation(view_layout *L, view_rect area, const eq_fit *best, int n, int d,
+                           const eq_sizes *z) {
+    const int sz = best->s, ch = best->ch, foot = z->foot, sym_w = z->sym_w, sym_h = z->sym_h;
+    const int band_t = z->band_t, band_w = z->band_w, eq_w = z->eq_w;
+    const int top = area.y + z->title_h + band_t;
     int x = area.x;
 
-    if (best.arrange == VIEW_EQ_COLUMN) {
+    if (best->arrange == VIEW_EQ_COLUMN) {
         x += band_w;
         int y = top;
         matrix_box(&L->concat, L, x, y, sz, ch, n, d);
@@ -168,7 +187,7 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
         L->times_sym = (view_rect){x, sym_y, eq_w, sym_h};
         x += sym_w;
         matrix_box(&L->w_o, L, x, top, sz, sz, d, d);
-        if (best.arrange == VIEW_EQ_ROW) {
+        if (best->arrange == VIEW_EQ_ROW) {
             x += sz;
             L->equals_sym = (view_rect){x, sym_y, eq_w, sym_h};
             x += eq_w;
@@ -183,6 +202,19 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
     L->concat_band =
         (view_rect){L->concat.map.x, L->concat.map.y - band_t, L->concat.map.w, band_t - 2};
     L->wo_band = (view_rect){L->w_o.map.x - band_w, L->w_o.map.y, band_w - 2, L->w_o.map.h};
+}
+
+long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
+    const view_state *s = cx->s;
+    const int n = s->layer ? s->layer->n : 1;
+    const int d = s->layer ? s->layer->d_model : 1;
+    const int h = s->layer ? s->layer->h : 1;
+    L->eq_area = area;
+    const eq_sizes z = eq_measure(L, cx, area, n, d, h);
+    int fits = 0;
+    const eq_fit best = choose_fit(L, cx, area, n, d, &z, &fits);
+    L->eq_arrange = best.arrange;
+    place_equation(L, area, &best, n, d, &z);
     if (!fits) return -1;
     return (long)L->concat.map.w * L->concat.map.h + (long)L->w_o.map.w * L->w_o.map.h +
            (long)L->out.map.w * L->out.map.h;

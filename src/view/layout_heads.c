@@ -72,65 +72,62 @@ static int cbar_block(const view_layout *L) {
     return cbar_height(L) + 2 * L->line + L->pad * 2;
 }
 
-void lay_heads(view_layout *L, lay_ctx *cx, view_rect area, int single_head, int target) {
-    const view_state *s = cx->s;
-    const int n = s->layer ? s->layer->n : 1;
-    const int h = s->layer ? s->layer->h : 1;
-    L->heads_area = area;
-    L->page_note = (view_rect){0, 0, 0, 0};
-    L->buttons[BTN_PAGE_PREV].present = L->buttons[BTN_PAGE_NEXT].present = 0;
-    L->label_size = L->font_small;
-    const int title_h = L->line + L->pad / 2;
-    const int gap = L->gap;
-    view_rect g = {area.x, area.y, area.w, area.h - cbar_block(L)};
+/* The room of one grid: where its heatmaps go and what they share. */
+typedef struct {
+    view_rect g;      /* the grid (and the page note's line, when paged) */
+    int k;            /* heads to lay out: 1 for a lone head */
+    int n;            /* positions: each heatmap is n x n */
+    int title_h, gap; /* a head's title line, the space between heads */
+    int note_h;       /* the page note's line when paged (0 in figures) */
+    int label_w;      /* the widest token label and its padding */
+    int label_fits_w; /* labels leave the maps room across the area */
+    int label_line;   /* a label's line height */
+} grid_room;
 
-    int label_w = lay_label_width(cx, L->label_size) + L->pad;
-    int label_fits_w = label_w * 3 <= area.w; /* else labels would crowd the maps: drop them */
-    const int label_line = lay_line_h(cx, L->label_size);
-    L->label_line = label_line;
-    const int k = single_head ? 1 : h;
-    /* a paged grid gives a line to the page note (not in figures) */
-    const int note_h = s->figure ? 0 : L->line + L->pad;
+/* The side of c heads a page with labels lw wide (the page note counted when the
+ * heads do not all fit one page). */
+static int room_side(const grid_room *R, int c, int lw) {
     int cols = 1;
-#define SIDE(c, lw) best_grid(c, g.w, g.h - ((c) < k ? note_h : 0), lw, lw, title_h, gap, &cols)
+    return best_grid(c, R->g.w, R->g.h - (c < R->k ? R->note_h : 0), lw, lw, R->title_h, R->gap,
+                     &cols);
+}
 
-    /* heads on a page: at least 1 px a cell, and with a target as many as reach it
-       (a side is counted with labels when they would be shown at it) */
-    int per_page = lay_imin(k, VIEW_MAX_VISIBLE);
+/* Heads on a page: at least 1 px a cell, and with a target as many as reach it (a
+ * side is counted with labels when they would be shown at it). */
+static int heads_per_page(const grid_room *R, int single_head, int target) {
+    int per_page = lay_imin(R->k, VIEW_MAX_VISIBLE);
     if (target > 0 && !single_head) {
-        int want = lay_imax(lay_imin(target, SIDE(1, 0)), lay_imin(n, SIDE(1, 0)));
+        int want =
+            lay_imax(lay_imin(target, room_side(R, 1, 0)), lay_imin(R->n, room_side(R, 1, 0)));
         while (per_page > 1) {
-            int side = label_fits_w ? SIDE(per_page, label_w) : 0;
-            if (!(side >= n && view_label_stride(side, n, label_line) > 0))
-                side = SIDE(per_page, 0);
+            int side = R->label_fits_w ? room_side(R, per_page, R->label_w) : 0;
+            if (!(side >= R->n && view_label_stride(side, R->n, R->label_line) > 0))
+                side = room_side(R, per_page, 0);
             if (side >= want) break;
             per_page--;
         }
     }
-    while (per_page > 1 && SIDE(per_page, 0) < n) per_page--;
-    int pages = (k + per_page - 1) / per_page;
-    int page = single_head ? 0 : lay_imax(0, lay_imin(s->page, pages - 1));
-    if (pages > 1 && note_h) {
-        L->page_note = (view_rect){g.x, g.y, g.w, L->line + L->pad};
-        g.y += note_h;
-        g.h -= note_h;
-    }
-#undef SIDE
-    int first = page * per_page;
-    int shown = lay_imin(per_page, k - first);
+    while (per_page > 1 && room_side(R, per_page, 0) < R->n) per_page--;
+    return per_page;
+}
 
-    /* the side: filling, or the target; cells never absurdly large for a short
-       sentence (a lone head may fill its area) */
-    int max_cell = L->font * 8;
-    int cap = single_head ? 1 << 30 : n * max_cell;
-    if (target > 0 && !single_head) cap = lay_imin(cap, lay_imax(target, n));
-    /* every page is laid out for a full page, so pages look alike */
-    int lw = label_w;
-    int side = lay_imin(cap, best_grid(per_page, g.w, g.h, lw, lw, title_h, gap, &cols));
-    int stride = view_label_stride(side, n, label_line);
-    int labels = label_fits_w && n > 0 && stride > 0 && side >= n;
-    if (labels && stride > 1) {
-        /* every token labelled in a smaller type (down to 80 %), rather than every k-th */
+/* How a full page of heads is drawn: the heatmaps' side, the labels' width (0:
+ * none), the columns and every stride-th token labelled. */
+typedef struct {
+    int side, lw, cols, labels, stride;
+} grid_fit;
+
+/* The side of per_page heads in the room, at most cap, with the token labels when
+ * they fit: every token in a smaller type (down to 80 %, set in L) rather than
+ * every k-th, and none when they would cost the maps more than 30 % of their side. */
+static grid_fit fit_labels(view_layout *L, lay_ctx *cx, const grid_room *R, int per_page, int cap) {
+    const view_rect g = R->g;
+    const int n = R->n, title_h = R->title_h, gap = R->gap;
+    grid_fit f = {0, R->label_w, 1, 0, 0};
+    f.side = lay_imin(cap, best_grid(per_page, g.w, g.h, f.lw, f.lw, title_h, gap, &f.cols));
+    f.stride = view_label_stride(f.side, n, R->label_line);
+    f.labels = R->label_fits_w && n > 0 && f.stride > 0 && f.side >= n;
+    if (f.labels && f.stride > 1) {
         int size2 = lay_imax(1, (L->font_small * 4 + 2) / 5);
         int lw2 = lay_label_width(cx, size2) + L->pad, line2 = lay_line_h(cx, size2);
         int cols2 = 1;
@@ -138,56 +135,43 @@ void lay_heads(view_layout *L, lay_ctx *cx, view_rect area, int single_head, int
         if (side2 >= n && view_label_stride(side2, n, line2) == 1) {
             L->label_size = size2;
             L->label_line = line2;
-            lw = lw2, side = side2, cols = cols2, stride = 1;
+            f.lw = lw2, f.side = side2, f.cols = cols2, f.stride = 1;
         }
     }
-    if (labels) { /* labels that would cost the maps more than 30 % of their side go */
+    if (f.labels) {
         int c0 = 1, bare = lay_imin(cap, best_grid(per_page, g.w, g.h, 0, 0, title_h, gap, &c0));
-        if ((long)side * 10 < (long)bare * 7) labels = 0;
+        if ((long)f.side * 10 < (long)bare * 7) f.labels = 0;
     }
-    if (!labels) {
-        lw = 0;
-        side = lay_imin(cap, best_grid(per_page, g.w, g.h, 0, 0, title_h, gap, &cols));
+    if (!f.labels) {
+        f.lw = 0;
+        f.side = lay_imin(cap, best_grid(per_page, g.w, g.h, 0, 0, title_h, gap, &f.cols));
     }
-    if (side < 1) side = 1;
-    L->label_stride = labels ? stride : 0;
-    int rows = (per_page + cols - 1) / cols;
+    if (f.side < 1) f.side = 1;
+    return f;
+}
 
-    L->first_head = single_head ? s->panel_head - 1 : first;
-    if (single_head && s->focus) L->first_head = s->focus - 1;
-    if (L->first_head < 0) L->first_head = 0;
-    L->shown_heads = shown;
-    L->per_page = per_page;
-    L->pages = pages;
-    L->page = page;
-    L->grid_cols = cols;
-    L->grid_rows = rows;
-    L->show_row_labels = labels;
-    L->show_col_labels = labels;
-    L->row_label_w = lw;
-    L->col_label_h = lw;
-
-    /* titles in one size: "head 12" when the widest fits, else the number alone */
-    char title[32];
-    snprintf(title, sizeof title, "head %d", L->first_head + shown);
-    L->title_short = lay_text_w(cx, title, L->font, 1) > side;
-
-    /* a head exported alone is centred in its figure */
+/* The shown heads' titles and heatmaps on the grid g (a lone exported head centred
+ * in it), the attention colorbar under the grid and, when paged in the window, the
+ * page buttons on the note's line. */
+static void place_grid(view_layout *L, const view_state *s, const grid_room *R, view_rect area,
+                       int single_head, const grid_fit *f) {
+    const view_rect g = R->g;
+    const int side = f->side, lw = f->lw, cols = f->cols, gap = R->gap, title_h = R->title_h;
     int dx = 0;
     if (single_head && !s->focus) dx = lay_imax(0, (g.w - lw - side) / 2);
-    for (int i = 0; i < shown; i++) {
+    for (int i = 0; i < L->shown_heads; i++) {
         int c = i % cols, r = i / cols;
         int x = g.x + dx + lw + c * (side + gap);
         int y = g.y + r * (title_h + side + gap) + title_h;
         L->heads[i].title = (view_rect){x, y - title_h, side, title_h};
         L->heads[i].map = (view_rect){x, y, side, side};
     }
-    int grid_bottom = g.y + rows * (title_h + side + gap) - gap + lw;
+    int grid_bottom = g.y + L->grid_rows * (title_h + side + gap) - gap + lw;
     int cw = lay_imin(area.w - lw, lay_imax(L->font * 12, cols * side));
     L->attn_cbar = (view_rect){g.x + dx + lw, grid_bottom + L->pad + L->line,
                                lay_imin(cw, g.w - lw), cbar_height(L)};
 
-    if (pages > 1 && note_h && !s->present) {
+    if (L->pages > 1 && R->note_h && !s->present) {
         int bw = L->line + L->pad;
         L->buttons[BTN_PAGE_PREV].r = (view_rect){g.x, L->page_note.y, bw, L->line};
         L->buttons[BTN_PAGE_PREV].present = 1;
@@ -197,6 +181,69 @@ void lay_heads(view_layout *L, lay_ctx *cx, view_rect area, int single_head, int
         snprintf(L->buttons[BTN_PAGE_PREV].label, sizeof L->buttons[0].label, "\xE2\x97\x80");
         snprintf(L->buttons[BTN_PAGE_NEXT].label, sizeof L->buttons[0].label, "\xE2\x96\xB6");
     }
+}
+
+void lay_heads(view_layout *L, lay_ctx *cx, view_rect area, int single_head, int target) {
+    const view_state *s = cx->s;
+    const int n = s->layer ? s->layer->n : 1;
+    const int h = s->layer ? s->layer->h : 1;
+    L->heads_area = area;
+    L->page_note = (view_rect){0, 0, 0, 0};
+    L->buttons[BTN_PAGE_PREV].present = L->buttons[BTN_PAGE_NEXT].present = 0;
+    L->label_size = L->font_small;
+    const int label_w = lay_label_width(cx, L->label_size) + L->pad;
+    const int label_line = lay_line_h(cx, L->label_size);
+    grid_room R = {
+        .g = {area.x, area.y, area.w, area.h - cbar_block(L)},
+        .k = single_head ? 1 : h,
+        .n = n,
+        .title_h = L->line + L->pad / 2,
+        .gap = L->gap,
+        .note_h = s->figure ? 0 : L->line + L->pad, /* a paged grid's note (not in figures) */
+        .label_w = label_w,
+        .label_line = label_line,
+    };
+    R.label_fits_w = R.label_w * 3 <= area.w; /* else labels would crowd the maps: drop them */
+    L->label_line = R.label_line;
+
+    const int per_page = heads_per_page(&R, single_head, target);
+    const int pages = (R.k + per_page - 1) / per_page;
+    const int page = single_head ? 0 : lay_imax(0, lay_imin(s->page, pages - 1));
+    if (pages > 1 && R.note_h) {
+        L->page_note = (view_rect){R.g.x, R.g.y, R.g.w, L->line + L->pad};
+        R.g.y += R.note_h;
+        R.g.h -= R.note_h;
+    }
+    const int first = page * per_page;
+    const int shown = lay_imin(per_page, R.k - first);
+
+    /* the side: filling, or the target; cells never absurdly large for a short
+       sentence (a lone head may fill its area); every page is laid out for a full
+       page, so pages look alike */
+    int cap = single_head ? 1 << 30 : n * (L->font * 8);
+    if (target > 0 && !single_head) cap = lay_imin(cap, lay_imax(target, n));
+    const grid_fit f = fit_labels(L, cx, &R, per_page, cap);
+    L->label_stride = f.labels ? f.stride : 0;
+
+    L->first_head = single_head ? s->panel_head - 1 : first;
+    if (single_head && s->focus) L->first_head = s->focus - 1;
+    if (L->first_head < 0) L->first_head = 0;
+    L->shown_heads = shown;
+    L->per_page = per_page;
+    L->pages = pages;
+    L->page = page;
+    L->grid_cols = f.cols;
+    L->grid_rows = (per_page + f.cols - 1) / f.cols;
+    L->show_row_labels = f.labels;
+    L->show_col_labels = f.labels;
+    L->row_label_w = f.lw;
+    L->col_label_h = f.lw;
+
+    /* titles in one size: "head 12" when the widest fits, else the number alone */
+    char title[32];
+    snprintf(title, sizeof title, "head %d", L->first_head + shown);
+    L->title_short = lay_text_w(cx, title, L->font, 1) > f.side;
+    place_grid(L, s, &R, area, single_head, &f);
 }
 
 view_rect lay_heads_used(const view_layout *L, lay_ctx *cx) {

@@ -1,6 +1,7 @@
-/* layout_internal.h: what the layout's files share (layout.c places the panels and
- * splits the window between them, layout_heads.c lays out the heads grid,
- * layout_eq.c the equation and the focus view). Not used outside view_layout_compute. */
+/* layout_internal.h: what the layout's files share (layout_compute.c is the entry,
+ * layout.c places the panels and splits the window between them, layout_heads.c
+ * lays out the heads grid, layout_eq.c the equation and the focus view,
+ * layout_compare.c the compare view). Not used outside view_layout_compute. */
 #ifndef MHAVIZ_LAYOUT_INTERNAL_H
 #define MHAVIZ_LAYOUT_INTERNAL_H
 
@@ -51,6 +52,10 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area);
 
 /* The focus view in area: the head large, Q_i, K_i, V_i and head_i beside it. */
 void lay_focus(view_layout *L, lay_ctx *cx, view_rect area);
+
+/* layout.c: one pane's layout (no compare) of a state already within range
+ * (layout_compute.c): the zoom search, then every rectangle at the zoom found. */
+void lay_pane(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
 
 /* layout_chrome.c: the header's buttons and captions, and the formula strip,
  * flowed into width from (x0, y0); they set L->header and L->formula. */

@@ -43,6 +43,94 @@ static void matrix(jbuf *j, const char *kind, const char *name, const view_matri
     item(j, "ticks", nm, (view_rect){b->cbar.x, b->cbar.y + b->cbar.h, b->cbar.w, tick_h});
 }
 
+/* The buttons, the header's captions, the formula strip's runs and the page note. */
+static void json_chrome(jbuf *j, const view_layout *L) {
+    char nm[64];
+    for (int b = 0; b < BTN_COUNT; b++)
+        if (L->buttons[b].present) {
+            snprintf(nm, sizeof nm, "button %d", b);
+            item(j, "button", nm, L->buttons[b].r);
+        }
+    for (int i = 0; i < L->hdr_count; i++) {
+        const view_run *r = &L->hdr_runs[i];
+        snprintf(nm, sizeof nm, "caption %d", i);
+        item(j, "caption", nm, (view_rect){r->x, r->y, r->w, L->ui_line});
+    }
+    for (int i = 0; i < L->run_count; i++) {
+        const view_run *r = &L->runs[i];
+        snprintf(nm, sizeof nm, "formula run %d", i);
+        item(j, "run", nm, (view_rect){r->x, r->y, r->w, L->ui_line * r->size / L->ui_font});
+    }
+    if (L->run_count) item(j, "formula", "formula strip", L->formula);
+    if (L->page_note.w > 0) item(j, "note", "page note", L->page_note);
+}
+
+/* The shown heads: titles, maps, the labels of the first column and the last row,
+ * and the attention colorbar. */
+static void json_heads(jbuf *j, const view_layout *L, int tick_h) {
+    char nm[64];
+    const int cols = L->grid_cols > 0 ? L->grid_cols : 1;
+    for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
+        view_rect m = L->heads[i].map;
+        int head = L->first_head + i + 1;
+        snprintf(nm, sizeof nm, "head %d title", head);
+        item(j, "title", nm, L->heads[i].title);
+        snprintf(nm, sizeof nm, "head %d map", head);
+        item(j, "map", nm, m);
+        if (L->show_row_labels && i % cols == 0) {
+            snprintf(nm, sizeof nm, "head %d row labels", head);
+            item(j, "rowlab", nm, (view_rect){m.x - L->row_label_w, m.y, L->row_label_w, m.h});
+        }
+        if (L->show_col_labels && i + cols >= L->shown_heads) {
+            snprintf(nm, sizeof nm, "head %d column labels", head);
+            item(j, "collab", nm, (view_rect){m.x, m.y + m.h, m.w, L->col_label_h});
+        }
+    }
+    if (L->shown_heads > 0) {
+        item(j, "cbar", "attention colorbar", L->attn_cbar);
+        view_rect t = {L->attn_cbar.x, L->attn_cbar.y + L->attn_cbar.h, L->attn_cbar.w, tick_h};
+        item(j, "ticks", "attention colorbar numbers", t);
+    }
+}
+
+/* The equation, and the focus view's Q_i, K_i, V_i and head_i. */
+static void json_equation(jbuf *j, const view_layout *L, const view_state *s, int tick_h) {
+    if (L->concat.map.w > 0) {
+        item(j, "eq", "equation title", L->eq_title);
+        matrix(j, "eq", "Concat", &L->concat, tick_h);
+        matrix(j, "eq", "W^O", &L->w_o, tick_h);
+        matrix(j, "eq", "MultiHead", &L->out, tick_h);
+        item(j, "sym", "times sign", L->times_sym);
+        item(j, "sym", "equals sign", L->equals_sym);
+        item(j, "band", "Concat bands", L->concat_band);
+        item(j, "band", "W^O bands", L->wo_band);
+    }
+    if (L->focus && s->panel == VIEW_PANEL_ALL) {
+        static const char *nmq[4] = {"Q_i", "K_i", "V_i", "head_i"};
+        for (int i = 0; i < 4; i++) matrix(j, "qkv", nmq[i], &L->qkv[i], tick_h);
+    }
+}
+
+/* The compare view: both panes, the line between them and the banner's chips (the
+ * pinned pane's own layout is a figure's, drawn in pane 0). */
+static void json_compare(jbuf *j, const view_layout *L) {
+    static const char *side[2] = {"pinned", "live"};
+    char nm[64];
+    item(j, "compare", "pinned pane", L->compare_pane[0]);
+    item(j, "compare", "live pane", L->compare_pane[1]);
+    item(j, "compare", "line between the panes", L->compare_line);
+    for (int k = 0; k < 2; k++) {
+        const view_compare_side *S = &L->compare_side[k];
+        snprintf(nm, sizeof nm, "%s name", side[k]);
+        item(j, "chip", nm, S->name);
+        for (int i = 0; i < S->chips; i++) {
+            snprintf(nm, sizeof nm, "%s chip %d", side[k], i);
+            item(j, "chip", nm, S->chip[i]);
+        }
+    }
+    item(j, "chip", "same settings note", L->compare_same);
+}
+
 int view_layout_json(char *buf, size_t len, const view_layout *L, const view_state *s) {
     jbuf j = {buf, len, 0, 1};
     const int tick_h = L->pad / 2 + L->line;
@@ -60,77 +148,11 @@ int view_layout_json(char *buf, size_t len, const view_layout *L, const view_sta
         L->shown_heads, L->label_stride, L->show_row_labels, L->title_short, L->eq_arrange,
         L->shown_heads > 0 ? L->heads[0].map.w : 0, L->grid_cols, L->grid_rows, L->gap, L->pad,
         L->line, L->heads_area.x, L->heads_area.y, L->heads_area.w, L->heads_area.h);
-    char nm[64];
-    for (int b = 0; b < BTN_COUNT; b++)
-        if (L->buttons[b].present) {
-            snprintf(nm, sizeof nm, "button %d", b);
-            item(&j, "button", nm, L->buttons[b].r);
-        }
-    for (int i = 0; i < L->hdr_count; i++) {
-        const view_run *r = &L->hdr_runs[i];
-        snprintf(nm, sizeof nm, "caption %d", i);
-        item(&j, "caption", nm, (view_rect){r->x, r->y, r->w, L->ui_line});
-    }
-    for (int i = 0; i < L->run_count; i++) {
-        const view_run *r = &L->runs[i];
-        snprintf(nm, sizeof nm, "formula run %d", i);
-        item(&j, "run", nm, (view_rect){r->x, r->y, r->w, L->ui_line * r->size / L->ui_font});
-    }
-    if (L->run_count) item(&j, "formula", "formula strip", L->formula);
-    if (L->page_note.w > 0) item(&j, "note", "page note", L->page_note);
-    const int cols = L->grid_cols > 0 ? L->grid_cols : 1;
-    for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
-        view_rect m = L->heads[i].map;
-        int head = L->first_head + i + 1;
-        snprintf(nm, sizeof nm, "head %d title", head);
-        item(&j, "title", nm, L->heads[i].title);
-        snprintf(nm, sizeof nm, "head %d map", head);
-        item(&j, "map", nm, m);
-        if (L->show_row_labels && i % cols == 0) {
-            snprintf(nm, sizeof nm, "head %d row labels", head);
-            item(&j, "rowlab", nm, (view_rect){m.x - L->row_label_w, m.y, L->row_label_w, m.h});
-        }
-        if (L->show_col_labels && i + cols >= L->shown_heads) {
-            snprintf(nm, sizeof nm, "head %d column labels", head);
-            item(&j, "collab", nm, (view_rect){m.x, m.y + m.h, m.w, L->col_label_h});
-        }
-    }
-    if (L->shown_heads > 0) {
-        item(&j, "cbar", "attention colorbar", L->attn_cbar);
-        view_rect t = {L->attn_cbar.x, L->attn_cbar.y + L->attn_cbar.h, L->attn_cbar.w, tick_h};
-        item(&j, "ticks", "attention colorbar numbers", t);
-    }
-    if (L->concat.map.w > 0) {
-        item(&j, "eq", "equation title", L->eq_title);
-        matrix(&j, "eq", "Concat", &L->concat, tick_h);
-        matrix(&j, "eq", "W^O", &L->w_o, tick_h);
-        matrix(&j, "eq", "MultiHead", &L->out, tick_h);
-        item(&j, "sym", "times sign", L->times_sym);
-        item(&j, "sym", "equals sign", L->equals_sym);
-        item(&j, "band", "Concat bands", L->concat_band);
-        item(&j, "band", "W^O bands", L->wo_band);
-    }
-    if (L->focus && s->panel == VIEW_PANEL_ALL) {
-        static const char *nmq[4] = {"Q_i", "K_i", "V_i", "head_i"};
-        for (int i = 0; i < 4; i++) matrix(&j, "qkv", nmq[i], &L->qkv[i], tick_h);
-    }
+    json_chrome(&j, L);
+    json_heads(&j, L, tick_h);
+    json_equation(&j, L, s, tick_h);
     if (L->status.w > 0) item(&j, "status", "status line", L->status);
-    if (L->compare) { /* the pinned pane's own layout is a figure's, drawn in pane 0 */
-        static const char *side[2] = {"pinned", "live"};
-        item(&j, "compare", "pinned pane", L->compare_pane[0]);
-        item(&j, "compare", "live pane", L->compare_pane[1]);
-        item(&j, "compare", "line between the panes", L->compare_line);
-        for (int k = 0; k < 2; k++) {
-            const view_compare_side *S = &L->compare_side[k];
-            snprintf(nm, sizeof nm, "%s name", side[k]);
-            item(&j, "chip", nm, S->name);
-            for (int i = 0; i < S->chips; i++) {
-                snprintf(nm, sizeof nm, "%s chip %d", side[k], i);
-                item(&j, "chip", nm, S->chip[i]);
-            }
-        }
-        item(&j, "chip", "same settings note", L->compare_same);
-    }
+    if (L->compare) json_compare(&j, L);
     put(&j, "]}");
     return j.o < len ? (int)j.o : -1;
 }

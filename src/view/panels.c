@@ -90,22 +90,13 @@ static int title_variant(const view_ctx *c) {
     return v;
 }
 
-static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, int hover_col,
-                      int variant) {
+/* The head's title says what the head is: its number, its designed rule, how
+ * spread its attention is (mean row entropy against log2 n, the uniform maximum),
+ * and whether it is off; every head of the grid uses the same, longest variant
+ * that fits them all. Then its off box and the bar in its colour. */
+static void draw_head_title(const view_ctx *c, int slot, int head, int variant, rgba accent) {
     const view_layout *L = c->L;
-    const attn_layer *layer = c->s->layer;
-    const int n = layer->n;
-    view_rect map = L->heads[slot].map;
-    rgba accent = view_head_color(head, c->s->theme);
-    char name[32];
-    snprintf(name, sizeof name, "head-%d", head + 1);
-    draw_group_begin(c->dl, head + 1, name);
-
-    /* the title says what the head is: its number, its designed rule, how spread
-       its attention is (mean row entropy against log2 n, the uniform maximum), and
-       whether it is off; every head of the grid uses the same, longest variant
-       that fits them all */
-    const int off = attn_layer_is_off(layer, head);
+    const int off = attn_layer_is_off(c->s->layer, head);
     view_rect tr = L->heads[slot].title;
     view_rect xbox = view_head_off_box(L, c->s, slot);
     char title[160];
@@ -118,7 +109,15 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
     }
     int bar = tr.h >= 6 ? 3 : 1;
     draw_fill(c->dl, (view_rect){tr.x, tr.y + tr.h - bar - 1, tr.w, bar}, accent);
+}
 
+/* The head's attention heatmap with its masks and numbers, veiled when the head is
+ * off, framed in its colour; the hovered query row (and key cell) outlined. */
+static void draw_head_map(const view_ctx *c, view_rect map, int head, int highlight_row,
+                          int hover_col, rgba accent) {
+    const view_layout *L = c->L;
+    const attn_layer *layer = c->s->layer;
+    const int n = layer->n;
     int iw = 0, ih = 0;
     uint64_t key = view_key_mix(view_key_mix(0xA77E000000ull, (uint64_t)head), c->s->data_version);
     const size_t at = (size_t)head * n * n;
@@ -127,7 +126,7 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
     draw_image_cmd(c->dl, map, iw, ih, px, key);
     view_draw_masks(c, map);
     view_draw_weight_values(c, map, attn, n, scores, px, iw, ih);
-    if (off) { /* switched off: veiled, and said so */
+    if (attn_layer_is_off(layer, head)) { /* switched off: veiled, and said so */
         rgba veil = c->th.bg;
         veil.a = 170;
         draw_fill(c->dl, map, veil);
@@ -146,9 +145,16 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
             draw_frame(c->dl, (view_rect){x0 - 1, y0 - 1, x1 - x0 + 2, y1 - y0 + 2}, hl, 2);
         }
     }
+}
 
-    /* row labels: left of the first column of the grid; column labels: under the
-       last head of each grid column, rotated to read upwards */
+/* Row labels: left of the first column of the grid; column labels: under the last
+ * head of each grid column, rotated to read upwards; the axis titles in the
+ * corners the labels leave free. */
+static void draw_head_labels(const view_ctx *c, int slot, view_rect map, int highlight_row,
+                             int hover_col) {
+    const view_layout *L = c->L;
+    const attn_layer *layer = c->s->layer;
+    const int n = layer->n;
     char lab[64];
     int cols = L->grid_cols > 0 ? L->grid_cols : 1;
     const int lh = L->label_line;
@@ -165,8 +171,8 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
         }
     }
     int last_in_col = slot + cols >= L->shown_heads;
-    /* axis titles in the corners the labels leave free: rows are queries (top
-       left, on the first title line), columns keys (bottom left, under the labels) */
+    /* rows are queries (top left, on the first title line), columns keys (bottom
+       left, under the labels) */
     if (L->show_row_labels && L->show_col_labels && slot % cols == 0) {
         const int fs = L->font_small;
         if (slot == 0) {
@@ -195,6 +201,18 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
                       k == hover_col, 1);
         }
     }
+}
+
+static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, int hover_col,
+                      int variant) {
+    const view_rect map = c->L->heads[slot].map;
+    const rgba accent = view_head_color(head, c->s->theme);
+    char name[32];
+    snprintf(name, sizeof name, "head-%d", head + 1);
+    draw_group_begin(c->dl, head + 1, name);
+    draw_head_title(c, slot, head, variant, accent);
+    draw_head_map(c, map, head, highlight_row, hover_col, accent);
+    draw_head_labels(c, slot, map, highlight_row, hover_col);
     draw_group_end(c->dl);
 }
 

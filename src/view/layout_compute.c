@@ -1,0 +1,35 @@
+/* layout_compute.c: the layout's entry point. It brings any state within the ranges
+ * the layout handles, then hands it to the compare view (layout_compare.c) when a
+ * view is pinned, else to the single pane's zoom search (layout.c). Both call only
+ * downwards; nothing calls back up here. No drawing. */
+#include <math.h>
+
+#include "layout_internal.h"
+
+/* The state the layout promises to handle: sizes 1..65536, scales 0.05..16 (0 is
+   1), and a layer view_layer_ok accepts (else none). A public function meets
+   any input: outside these, the nearest that holds. */
+static view_state within_range(const view_state *s) {
+    view_state v = *s;
+    if (v.width < 1) v.width = 1;
+    if (v.width > 65536) v.width = 65536;
+    if (v.height < 1) v.height = 1;
+    if (v.height > 65536) v.height = 65536;
+    if (!(v.zoom == 0.0f || (v.zoom >= 0.05f && v.zoom <= 16.0f)))
+        v.zoom = isfinite(v.zoom) && v.zoom > 16.0f ? 16.0f : 1.0f;
+    if (!(v.zoom_base == 0.0f || (v.zoom_base >= 0.05f && v.zoom_base <= 16.0f)))
+        v.zoom_base = 1.0f;
+    if (!(v.ui_scale == 0.0f || (v.ui_scale >= 0.05f && v.ui_scale <= 16.0f))) v.ui_scale = 1.0f;
+    if (!view_layer_ok(v.layer)) v.layer = NULL;
+    return v;
+}
+
+void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn measure,
+                         void *ud) {
+    const view_state safe = within_range(s_in), *s = &safe;
+    if (s->pinned) { /* compare: the live view in its pane beside the pinned one */
+        view_compare_layout(L, s, measure, ud);
+        return;
+    }
+    lay_pane(L, s, measure, ud);
+}
