@@ -65,8 +65,11 @@ static void pin_job(job *handle, void *ctx) {
 }
 
 int app_async_enable(app_state *s, void (*notify)(void *), void *ud, double threshold_ms) {
-    s->req.threshold_ms = threshold_ms < 0.0 ? APP_ASYNC_DEFAULT_MS : threshold_ms;
-    if (s->async) return 0;
+    const double ms = threshold_ms < 0.0 ? APP_ASYNC_DEFAULT_MS : threshold_ms;
+    if (s->async) {
+        app_request_attach(s, ms);
+        return 0;
+    }
     app_async *a = calloc(1, sizeof *a);
     if (!a || !(a->runner = jobs_create(WORKERS))) {
         free(a);
@@ -74,7 +77,7 @@ int app_async_enable(app_state *s, void (*notify)(void *), void *ud, double thre
     }
     jobs_set_wake(a->runner, notify, ud);
     s->async = a;
-    s->req.attached = 1;
+    app_request_attach(s, ms);
     return 0;
 }
 

@@ -71,6 +71,11 @@ void app_request_drop(app_state *s) {
     app_notify(s, "out of memory: the picture is the one before", 1);
 }
 
+void app_request_attach(app_state *s, double threshold_ms) {
+    s->req.attached = 1;
+    s->req.threshold_ms = threshold_ms;
+}
+
 void app_request_cancel(app_state *s) {
     if (app_request_busy(s)) forget(s);
     s->req.queued = 0;

@@ -20,6 +20,9 @@ int app_request_take(app_state *s, mha_config *cfg, tok_list *toks, int *sample)
 /* A request the jobs layer cannot compute (out of memory): the state goes back
  * to the model shown and status says so. */
 void app_request_drop(app_state *s);
+/* A jobs layer is attached: a recompute estimated above threshold_ms becomes a
+ * request (and so does any while one is under way). */
+void app_request_attach(app_state *s, double threshold_ms);
 /* The jobs layer goes away: every request is forgotten, the state is the model
  * shown. */
 void app_request_cancel(app_state *s);
