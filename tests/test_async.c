@@ -50,9 +50,18 @@ static app_state *make_async(int h, int d, int sample, double threshold_ms) {
     return s;
 }
 
+/* A key as the window applies it: the action, then the jobs layer's step, which
+   hands what the state asked for to the worker (app_async_poll). */
 static void press(app_state *s, int key, int mods) {
     app_action a = app_key_action(s, key, mods);
     app_apply(s, &a);
+    app_async_poll(s);
+}
+
+/* The jobs layer first (it waits for what it computes), then the state. */
+static void destroy(app_state *s) {
+    app_async_disable(s);
+    app_state_destroy(s);
 }
 
 static int has(const char *hay, const char *needle) {
@@ -116,7 +125,7 @@ static void test_small_stays_synchronous(void **st) {
     CHECK_INT("a 0.1 ms recompute is not sent away", 0, app_async_busy(s));
     CHECK_INT("h at once", 8, s->m->cfg.h);
     CHECK_INT("one recompute", r0 + 1, app_async_recomputes(s));
-    app_state_destroy(s);
+    destroy(s);
 }
 
 static void test_large_goes_to_the_worker(void **st) {
@@ -139,7 +148,7 @@ static void test_large_goes_to_the_worker(void **st) {
     app_view(s, &vs);
     CHECK_TRUE("no progress sign after", !has(vs.status, "computing"));
     CHECK_TRUE("state and model agree", memcmp(&s->cfg, &s->m->cfg, sizeof s->cfg) == 0);
-    app_state_destroy(s);
+    destroy(s);
 }
 
 /* --- coalescing --------------------------------------------------------------------- */
@@ -167,8 +176,8 @@ static void test_keys_coalesce(void **st) {
     /* the first key's job was handed over before the others came: two recomputes */
     CHECK_INT("7 keys, 2 recomputes", r0 + 2, app_async_recomputes(s));
     check_labels(s, "after");
-    app_state_destroy(s);
-    app_state_destroy(ref);
+    destroy(s);
+    destroy(ref);
 }
 
 static void test_text_and_sample_coalesce(void **st) {
@@ -194,8 +203,8 @@ static void test_text_and_sample_coalesce(void **st) {
     check_same_model(s, ref);
     CHECK_INT("padded as the synchronous state", ref->m->n, s->m->n);
     check_labels(s, "sample 3 shown with its name");
-    app_state_destroy(s);
-    app_state_destroy(ref);
+    destroy(s);
+    destroy(ref);
 }
 
 /* Up then Down while Up's recompute runs: the request is what that job computed,
@@ -211,7 +220,7 @@ static void test_back_and_forth_is_one_recompute(void **st) {
     app_async_wait(s);
     CHECK_INT("h", 8, s->m->cfg.h);
     CHECK_INT("one recompute", r0 + 1, app_async_recomputes(s));
-    app_state_destroy(s);
+    destroy(s);
 }
 
 /* A focused head that the configuration asked for does not have is let go at
@@ -229,8 +238,8 @@ static void test_focus_follows_the_request(void **st) {
     CHECK_INT("focus let go with h = 2", 0, s->focus);
     app_async_wait(s);
     check_same_model(s, ref);
-    app_state_destroy(s);
-    app_state_destroy(ref);
+    destroy(s);
+    destroy(ref);
 }
 
 /* --- keys that need the new model wait, in order ---------------------------------- */
@@ -259,8 +268,8 @@ static void test_keys_wait_in_order(void **st) {
     CHECK_INT("head 2 off", 1, mha_config_is_ablated(&s->m->cfg, 1));
     CHECK_INT("head 7 on again", 0, mha_config_is_ablated(&s->m->cfg, 6));
     check_same_model(s, ref);
-    app_state_destroy(s);
-    app_state_destroy(ref);
+    destroy(s);
+    destroy(ref);
 }
 
 /* --- the picture stays consistent while the worker really runs -------------------- */
@@ -290,8 +299,8 @@ static void test_labels_consistent_while_running(void **st) {
     }
     app_async_wait(s);
     check_same_model(s, ref);
-    app_state_destroy(s);
-    app_state_destroy(ref);
+    destroy(s);
+    destroy(ref);
 }
 
 /* --- errors ------------------------------------------------------------------------- */
@@ -302,6 +311,7 @@ static void set_text(app_state *s, const char *text) {
     app_action ins = {.kind = ACT_EDIT_INSERT, .text = text};
     app_apply(s, &ins);
     app_do(s, ACT_EDIT_APPLY);
+    app_async_poll(s);
 }
 
 static void test_over_the_bound_in_the_status(void **st) {
@@ -333,7 +343,7 @@ static void test_over_the_bound_in_the_status(void **st) {
     CHECK_INT("with the text before it", n0, s->m->n);
     CHECK_INT("one recompute per job: h = 384, then 768", r0 + 2, app_async_recomputes(s));
     free(text);
-    app_state_destroy(s);
+    destroy(s);
 }
 
 /* --- the end ------------------------------------------------------------------------ */
@@ -344,7 +354,7 @@ static void test_destroy_while_computing(void **st) {
     app_state *s = make_async(8, 3072, 1, 0.0);
     press(s, APP_KEY_RIGHT, 0);
     CHECK_INT("busy", 1, app_async_busy(s));
-    app_state_destroy(s); /* waits for it, frees both models (ASan: no leak) */
+    destroy(s); /* waits for it, frees both models (ASan: no leak) */
 
     /* a job handed over but held, a pending request and keys waiting */
     s = make_async(4, 64, 1, 0.0);
@@ -353,19 +363,19 @@ static void test_destroy_while_computing(void **st) {
     press(s, APP_KEY_TAB, 0);
     press(s, '2', 0);
     CHECK_INT("busy", 1, app_async_busy(s));
-    app_state_destroy(s); /* the held job is dropped: no hang */
+    destroy(s); /* the held job is dropped: no hang */
 
     /* a finished result never taken */
     s = make_async(4, 64, 1, 0.0);
     press(s, APP_KEY_UP, 0);
-    app_state_destroy(s);
+    destroy(s);
 
     /* without the worker, wait and poll do nothing */
     s = make_state(4, 64, 1);
     app_async_wait(s);
     CHECK_INT("no poll result", 0, app_async_poll(s));
     CHECK_INT("never busy", 0, app_async_busy(s));
-    app_state_destroy(s);
+    destroy(s);
 }
 
 /* B at a large size pins in the background: the pinned pane waits for its own
@@ -401,13 +411,13 @@ static void test_pin_in_the_background(void **st) {
     press(s, 'b', 0);
     CHECK_TRUE("unpinned while computing", s->pin == NULL);
     press(s, 'b', 0);
-    app_state_destroy(s);
+    destroy(s);
     /* small: pinned at once, on the UI thread */
     s = make_async(4, 64, 1, -1.0);
     press(s, 'b', 0);
     app_view(s, &vs);
     CHECK_TRUE("a small pin is there at once", vs.pinned && vs.pinned->layer != NULL);
-    app_state_destroy(s);
+    destroy(s);
 }
 
 int main(void) {

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "async.h"
 #include "check.h"
 #include "cli.h"
 #include "samples.h"
@@ -1025,6 +1026,7 @@ static int wait_for(app_state *s, int (*pred)(const app_state *), double *clock)
     for (int i = 0; i < 6000; i++) {
         *clock += 10.0;
         app_tick(s, *clock);
+        app_async_poll(s); /* the jobs layer hands the trainer's newest snapshot down */
         if (pred(s)) return 1;
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -1066,6 +1068,7 @@ static int induction_runs(const app_state *s) {
 static void test_training_mode(void **st) {
     (void)st;
     app_state *s = make_state(4, 64, 1, NULL);
+    CHECK_INT("the jobs layer: the trainer's runner", 0, app_async_enable(s, NULL, NULL, -1.0));
     double clock = 0.0;
     CHECK_INT("not training", 0, s->train_mode);
     CHECK_INT("no redraws are due", -1, app_next_timeout_ms(s));
@@ -1129,7 +1132,8 @@ static void test_training_mode(void **st) {
     CHECK_TRUE("the MHA view is back", vs.train == NULL && vs.layer &&
                                            vs.layer->attn == s->m->attn &&
                                            vs.layer->h == s->m->cfg.h);
-    app_state_destroy(s); /* stops the worker */
+    app_async_disable(s); /* stops the worker */
+    app_state_destroy(s);
 }
 
 /* --- compare (B) -------------------------------------------------------------------- */

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "async.h"
 #include "check.h"
 #include "learn.h"
 #include "samples.h"
@@ -42,12 +43,14 @@ static app_state *make_state(void) {
     assert_int_equal(tok_split(&toks, samples_get(0)->text, MHA_MAX_N, &total, err, sizeof err), 0);
     mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
     if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
+    assert_int_equal(app_async_enable(s, NULL, NULL, -1.0), 0); /* the trainer's runner */
     return s;
 }
 
 static void press(app_state *s, int key) {
     app_action a = app_key_action(s, key, 0);
     app_apply(s, &a);
+    app_async_poll(s); /* as the window does after every event */
 }
 
 /* Polls the state like the window does until pred holds or about 60 s pass. */
@@ -55,6 +58,7 @@ static int wait_for(app_state *s, int (*pred)(const app_state *), double *clock)
     for (int i = 0; i < 6000; i++) {
         *clock += 10.0;
         app_tick(s, *clock);
+        app_async_poll(s); /* the jobs layer hands the trainer's newest snapshot down */
         if (pred(s)) return 1;
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -174,6 +178,7 @@ static void test_y_shows_each_layer(void **st) {
     app_view(tr.s, &vs);
     CHECK_INT("Y again: back to layer index 0", 0, vs.layer->layer);
     learn_destroy(tr.ref);
+    app_async_disable(tr.s); /* stops the trainer */
     app_state_destroy(tr.s);
 }
 
@@ -225,6 +230,7 @@ static void test_tooltip_shows_the_real_score(void **st) {
     draw_list_free(&dl);
     view_cache_destroy(cache);
     learn_destroy(tr.ref);
+    app_async_disable(tr.s); /* stops the trainer */
     app_state_destroy(tr.s);
 }
 

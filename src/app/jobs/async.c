@@ -1,13 +1,12 @@
-/* async.c: the background recompute behind async.h, a job of the app's runner
- * (src/jobs). The UI thread owns the model shown (s->m) and its text; the job
- * owns a second model while it computes into it, from a configuration and
- * text that are its own copies. The job's context is handed to the runner at
- * submit and handed back when job_poll says done, and the finished model is
- * swapped in on the UI thread, so the picture (and the hover over it) never
- * reads a model being written. Which recompute is large enough to come here is
- * model.c's estimate; the coalesced request and the keys that wait are kept
- * here too. The runner is the app's one: the pinned view and the trainer run on
- * it as well (app_jobs). */
+/* async.c: the jobs layer's driver behind async.h. The state machine records
+ * what it wants computed as plain data (a recompute request in s->req, a pin
+ * waiting for its model, a training command); app_async_poll, called by the
+ * window's frame loop (and app_async_wait by the headless callers), takes those
+ * requests, runs them as jobs of the app's one runner (src/app/jobs/jobs.c) and
+ * hands the results back down (app_model_adopt, app_compare_adopt,
+ * app_training_show). A job's context is the worker's from submit until
+ * job_poll says done; the finished model is swapped in on the UI thread, so the
+ * picture (and the hover over it) never reads a model being written. */
 #define _POSIX_C_SOURCE 200809L
 #include "async.h"
 
@@ -17,10 +16,10 @@
 #include <time.h>
 
 #include "jobs.h"
-#include "state_internal.h"
+#include "request.h"
+#include "trainer.h"
 
-#define QUEUE_MAX 64 /* keys that wait for the model being computed */
-#define WORKERS 4    /* the runner's threads: a recompute, a pin, the trainer, one spare */
+#define WORKERS 4 /* the runner's threads: a recompute, a pin, the trainer, one spare */
 
 typedef struct {
     mha_config cfg; /* resolved */
@@ -33,25 +32,17 @@ typedef struct {
 } async_job;
 
 struct app_async {
-    /* all of it the UI thread's; the job's context (job) is the worker's while
+    /* all of it the UI thread's; a job's context is the worker's while its
        handle is not done */
     jobs *runner;
-    int enabled;
-    double threshold_ms;
-    void (*notify)(void *);
-    void *ud;
-    int running;      /* the job is handed over (until app_async_poll takes it back) */
-    int held;         /* app_async_hold: a job handed over waits to be submitted */
+    int running;      /* the recompute is taken from the state (until it is adopted) */
+    int held;         /* app_async_hold: a job taken waits to be submitted */
     job *handle;      /* the runner's job while running and not held */
-    int pending;      /* s->cfg, s->sample and want ask for more than the running job */
-    tok_list want;    /* the text asked for, while busy */
-    int shown_sample; /* the sample of the text shown, while busy */
     mha_model *spare; /* the second model while no job has it (its weights often still hold) */
-    app_action queue[QUEUE_MAX];
-    int queued, replaying;
-    unsigned long recomputes;
-    char line[512]; /* the progress sign, made by app_refresh */
     async_job job;
+    job *pin_handle; /* the pinned view's compute, of pin */
+    app_pin *pin;
+    app_trainer *trainer; /* made at the first training command */
 };
 
 static double clock_ms(void) {
@@ -68,291 +59,174 @@ static void recompute(job *handle, void *ctx) {
     j->ms = clock_ms() - t0;
 }
 
-app_async *app_async_create(void) {
-    app_async *a = calloc(1, sizeof(app_async));
-    if (a && !(a->runner = jobs_create(WORKERS))) {
-        free(a);
-        return NULL;
-    }
-    return a;
-}
-
-void app_async_free(app_async *a) {
-    if (!a) return;
-    job_free(a->handle);     /* a recompute under way is finished first */
-    jobs_destroy(a->runner); /* and the pin's and the trainer's jobs are stopped */
-    mha_model_destroy(a->job.m);
-    tok_free(&a->job.toks);
-    mha_model_destroy(a->spare);
-    tok_free(&a->want);
-    free(a);
-}
-
-jobs *app_jobs(const app_state *s) {
-    return s->async ? s->async->runner : NULL;
+static void pin_job(job *handle, void *ctx) {
+    (void)handle; /* the compute cannot be cut short */
+    app_pin_compute(ctx);
 }
 
 int app_async_enable(app_state *s, void (*notify)(void *), void *ud, double threshold_ms) {
-    app_async *a = s->async;
-    if (!a) return -1;
-    a->threshold_ms = threshold_ms < 0.0 ? APP_ASYNC_DEFAULT_MS : threshold_ms;
-    if (a->enabled) return 0;
-    a->notify = notify;
-    a->ud = ud;
-    jobs_set_wake(a->runner, notify, ud);
-    a->enabled = 1;
-    return 0;
-}
-
-int app_async_active(const app_state *s) {
-    return s->async && s->async->enabled;
-}
-
-double app_async_threshold(const app_state *s) {
-    return s->async ? s->async->threshold_ms : APP_ASYNC_DEFAULT_MS;
-}
-
-int app_async_busy(const app_state *s) {
-    return s->async && (s->async->running || s->async->pending);
-}
-
-unsigned long app_async_recomputes(const app_state *s) {
-    return s->async ? s->async->recomputes : 0;
-}
-
-void app_async_count(app_state *s) {
-    if (s->async) s->async->recomputes++;
-}
-
-int app_async_shown_sample(const app_state *s) {
-    return app_async_busy(s) ? s->async->shown_sample : s->sample;
-}
-
-tok_list *app_async_want(app_state *s) {
-    return app_async_busy(s) ? &s->async->want : &s->toks;
-}
-
-int app_async_request(app_state *s, const mha_config *cfg, tok_list *toks) {
-    app_async *a = s->async;
-    if (!app_async_busy(s)) a->shown_sample = s->sample; /* the action may change it after */
-    if (toks != &a->want) {
-        tok_list copy;
-        if (toks == &s->toks) {
-            if (tok_copy(&copy, toks) != 0) {
-                snprintf(s->status, sizeof s->status, "out of memory");
-                return -1;
-            }
-        } else { /* a new text: the request takes it */
-            copy = *toks;
-            memset(toks, 0, sizeof *toks);
-        }
-        tok_free(&a->want);
-        a->want = copy;
+    const double ms = threshold_ms < 0.0 ? APP_ASYNC_DEFAULT_MS : threshold_ms;
+    if (s->async) {
+        app_request_attach(s, ms);
+        return 0;
     }
-    s->cfg = *cfg;
-    if (s->focus > cfg->h) s->focus = 0; /* as a recompute in the foreground would (model.c) */
-    a->pending = 1;
+    app_async *a = calloc(1, sizeof *a);
+    if (!a || !(a->runner = jobs_create(WORKERS))) {
+        free(a);
+        return -1;
+    }
+    jobs_set_wake(a->runner, notify, ud);
+    s->async = a;
+    app_request_attach(s, ms);
     return 0;
 }
 
-/* Gives the job to the runner; when it cannot take it, computes it here. */
-static void hand_over(app_state *s) {
-    app_async *a = s->async;
+/* Gives the recompute to the runner; when it cannot take it, computes it here. */
+static void hand_over(app_async *a) {
     a->handle = jobs_submit(a->runner, recompute, &a->job);
     if (!a->handle) recompute(NULL, &a->job); /* no thread: done at once, in the foreground */
 }
 
-void app_async_submit(app_state *s) {
-    app_async *a = s->async;
-    if (!a || !a->pending || a->running) return;
+/* Takes the state's pending recompute, if the worker is free. */
+static void submit(app_state *s, app_async *a) {
+    if (a->running || !s->req.pending) return;
     async_job *j = &a->job;
-    j->cfg = s->cfg;
-    j->sample = s->sample;
     j->m = a->spare ? a->spare : mha_model_create();
     a->spare = NULL;
-    if (!j->m || tok_copy(&j->toks, &a->want) != 0) {
+    if (!j->m || app_request_take(s, &j->cfg, &j->toks, &j->sample) != 0) {
         a->spare = j->m; /* nothing was computed: the state stays as it is shown */
         j->m = NULL;
-        a->pending = 0;
-        s->cfg = s->m->cfg;
-        s->sample = a->shown_sample;
-        tok_free(&a->want);
-        app_notify(s, "out of memory: the picture is the one before", 1);
+        app_request_drop(s);
         return;
     }
-    a->pending = 0;
     a->running = 1;
-    if (!a->held) hand_over(s);
+    if (!a->held) hand_over(a);
 }
 
-void app_async_after(app_state *s, const app_action *act) {
-    if (act->kind == ACT_ABLATE && app_async_busy(s))
-        s->status[0] = '\0'; /* its number would be the old model's: the sign says instead */
-    app_async_submit(s);
-    app_refresh(s);
-}
-
-/* Keys that need the model being computed: a head of it, its pages, its
-   steps, the padding (its length follows the model's text), and pinning it. */
-static int needs_model(app_action_kind k) {
-    return k == ACT_FOCUS || k == ACT_ABLATE || k == ACT_STEP_NEXT || k == ACT_STEP_PREV ||
-           k == ACT_PAGE_PREV || k == ACT_PAGE_NEXT || k == ACT_PAD || k == ACT_COMPARE;
-}
-
-/* Keys that change what is computed: while busy they update the request. */
-static int changes_model(app_action_kind k) {
-    switch (k) {
-    case ACT_H_UP:
-    case ACT_H_DOWN:
-    case ACT_D_UP:
-    case ACT_D_DOWN:
-    case ACT_SAMPLE_NEXT:
-    case ACT_SAMPLE_PREV:
-    case ACT_SEED:
-    case ACT_MASK:
-    case ACT_SCALE:
-    case ACT_TEMP_UP:
-    case ACT_TEMP_DOWN:
-    case ACT_WEIGHTS:
-    case ACT_ABLATE_CLEAR: return 1;
-    default: return 0;
-    }
-}
-
-int app_async_defer(app_state *s, const app_action *act) {
-    app_async *a = s->async;
-    if (!a || a->replaying || s->train_mode || !app_async_busy(s)) return 0;
-    /* once a key waits, the keys after it that change the model wait too: they
-       are then applied in the order they came */
-    if (!needs_model(act->kind) && !(a->queued && changes_model(act->kind))) return 0;
-    if (a->queued == QUEUE_MAX) {
-        snprintf(s->status, sizeof s->status, "still computing: key ignored");
-        s->status_until = s->now_ms + APP_NOTICE_MS;
-    } else {
-        app_action keep = *act;
-        keep.text = NULL; /* none of these carries text */
-        a->queue[a->queued++] = keep;
-    }
-    s->dirty = 1; /* the progress sign counts the keys that wait */
-    app_refresh(s);
+/* The recompute, once done: the state shows it. 1 if it was done. */
+static int take(app_state *s, app_async *a, int block) {
+    if (!a->running || a->held || (a->handle && !block && !job_poll(a->handle, NULL))) return 0;
+    if (a->handle) job_wait(a->handle); /* done: the job's context is this thread's again */
+    job_free(a->handle);
+    a->handle = NULL;
+    a->running = 0;
+    async_job *j = &a->job;
+    a->spare = app_model_adopt(s, j->m, &j->toks, j->sample, j->ms, j->failed ? j->err : NULL);
+    j->m = NULL;
+    memset(&j->toks, 0, sizeof j->toks);
     return 1;
 }
 
-/* Applies the keys that waited, in order, until one of them starts a
-   recompute in the background again. */
-static void replay(app_state *s) {
-    app_async *a = s->async;
-    a->replaying = 1;
-    while (a->queued && !app_async_busy(s)) {
-        app_action act = a->queue[0];
-        memmove(a->queue, a->queue + 1, sizeof a->queue[0] * (size_t)(a->queued - 1));
-        a->queued--;
-        app_apply(s, &act);
+/* The pinned view's compute: a pin the state wants computed goes to the runner
+   (one at a time); a finished one goes back. 1 if the picture changed. */
+static int pins(app_state *s, app_async *a, int block) {
+    int changed = 0;
+    if (a->pin_handle && (block || job_poll(a->pin_handle, NULL))) {
+        job_wait(a->pin_handle); /* job_free alone would cancel one not yet started */
+        job_free(a->pin_handle);
+        a->pin_handle = NULL;
+        changed = app_compare_adopt(s, a->pin);
+        a->pin = NULL;
     }
-    a->replaying = 0;
+    if (!a->pin_handle && (a->pin = app_compare_request(s))) {
+        a->pin_handle = jobs_submit(a->runner, pin_job, a->pin);
+        if (!a->pin_handle) { /* no thread: here and now */
+            app_pin_compute(a->pin);
+            changed |= app_compare_adopt(s, a->pin);
+            a->pin = NULL;
+        }
+    }
+    return changed;
 }
 
-/* 1 if what is asked for now is what the job just computed (and now shows). */
-static int same_request(const app_state *s, const async_job *j) {
-    if (memcmp(&s->cfg, &j->cfg, sizeof s->cfg) != 0 || s->sample != j->sample ||
-        s->async->want.count != s->toks.count)
-        return 0;
-    for (int i = 0; i < s->toks.count; i++)
-        if (strcmp(s->async->want.tokens[i], s->toks.tokens[i]) != 0) return 0;
-    return 1;
+/* Carries out the state's training command and hands the newest snapshot down. */
+static int training(app_state *s, app_async *a) {
+    app_train_cmd cmd;
+    if (app_training_command(s, &cmd) && (a->trainer || (a->trainer = trainer_create(a->runner)))) {
+        if (cmd.start) trainer_start(a->trainer, &cmd.cfg, cmd.stop_at);
+        if (cmd.pause >= 0) trainer_pause(a->trainer, cmd.pause);
+    }
+    if (!a->trainer) return 0;
+    const train_view *tv;
+    const int fresh = trainer_snapshot(a->trainer, &tv);
+    return app_training_show(s, tv, fresh);
 }
 
 int app_async_poll(app_state *s) {
     app_async *a = s->async;
-    const int pinned = app_compare_poll(s); /* a pinned view computed in the background */
-    if (!a || !a->running || a->held || (a->handle && !job_poll(a->handle, NULL))) {
-        app_refresh(s);
-        return pinned;
-    }
-    job_free(a->handle); /* done: the job's context is this thread's again */
-    a->handle = NULL;
-    a->running = 0;
-    async_job *j = &a->job;
-    if (!j->failed) { /* show it: the model, its text and its sample together */
-        mha_model *old = s->m;
-        s->m = j->m;
-        a->spare = old;
-        tok_free(&s->toks);
-        s->toks = j->toks;
-        a->shown_sample = j->sample;
-        s->compute_ms = j->ms;
-        s->data_version++;
-        a->recomputes++;
-        if (s->focus > s->m->cfg.h) s->focus = 0;
-    } else { /* out of memory: the model shown stays */
-        a->spare = j->m;
-        tok_free(&j->toks);
-        snprintf(s->status, sizeof s->status, "%s", j->err);
-        s->status_until = s->now_ms + APP_NOTICE_MS;
-        s->notice[0] = '\0';
-    }
-    j->m = NULL;
-    memset(&j->toks, 0, sizeof j->toks);
-    s->layout_valid = 0;
-    s->dirty = 1;
-    if (a->pending && !j->failed && same_request(s, j)) a->pending = 0; /* Up, Down: done */
-    if (a->pending) {
-        app_async_submit(s);
-    } else { /* what was asked for is what is shown */
-        s->cfg = s->m->cfg;
-        s->sample = a->shown_sample;
-        tok_free(&a->want);
-        replay(s);
-    }
-    app_derive(s);
+    if (!a) return 0;
+    int changed = pins(s, a, 0);
+    changed |= training(s, a);
+    changed |= take(s, a, 0);
+    submit(s, a); /* the next request (a coalesced one, or a key that waited asked) */
     app_refresh(s);
-    return 1;
+    return changed;
 }
 
 void app_async_wait(app_state *s) {
     app_async *a = s->async;
-    if (!a || !a->enabled) return;
+    if (!a) return;
     app_async_hold(s, 0);
-    while (app_async_busy(s)) {
-        if (!a->running) app_async_submit(s); /* cannot stay pending with the worker free */
-        if (a->handle) job_wait(a->handle);
-        app_async_poll(s);
+    while (app_request_busy(s)) {
+        submit(s, a); /* cannot stay pending with the worker free */
+        take(s, a, 1);
     }
-    app_compare_wait(s); /* and a pinned view being computed */
+    submit(s, a);
+    pins(s, a, 1); /* and a pinned view being computed */
+    pins(s, a, 1);
+    app_refresh(s);
 }
 
 void app_async_hold(app_state *s, int hold) {
     app_async *a = s->async;
-    if (!a || !a->enabled) return;
+    if (!a) return;
     a->held = hold;
-    if (!hold && a->running && !a->handle) hand_over(s); /* the job that waited */
+    if (!hold && a->running && !a->handle) hand_over(a); /* the job that waited */
 }
 
-/* Makes the progress sign, "computing h = 16, d_model = 4096, n = 7 …" with
-   what is shown meanwhile, into a->line. */
-static void make_line(const app_state *s, app_async *a) {
-    const mha_config *c = a->running ? &a->job.cfg : &s->cfg;
-    const int n = c->pad ? c->pad : (a->running ? a->job.toks.count : a->want.count);
-    int len = snprintf(a->line, sizeof a->line,
-                       "computing h = %d, d_model = %d, n = %d \xE2\x80\xA6 (shown: h = %d, "
-                       "d_model = %d, n = %d)",
-                       c->h, c->d_model, n, s->m->cfg.h, s->m->cfg.d_model, s->m->n);
-    if (a->running && a->pending && len > 0 && (size_t)len < sizeof a->line)
-        len += snprintf(a->line + len, sizeof a->line - (size_t)len, ", then h = %d, d_model = %d",
-                        s->cfg.h, s->cfg.d_model);
-    if (a->queued && len > 0 && (size_t)len < sizeof a->line)
-        len += snprintf(a->line + len, sizeof a->line - (size_t)len, ", %d key%s wait%s for it",
-                        a->queued, a->queued == 1 ? "" : "s", a->queued == 1 ? "s" : "");
-    if (s->status[0] && len > 0 && (size_t)len < sizeof a->line)
-        snprintf(a->line + len, sizeof a->line - (size_t)len, "   \xC2\xB7   %s", s->status);
+void app_async_disable(app_state *s) {
+    app_async *a = s->async;
+    if (!a) return;
+    app_async_hold(s, 0);
+    job_free(a->handle);                      /* a recompute under way is finished first */
+    job_free(a->pin_handle);                  /* and a pin's */
+    trainer_destroy(a->trainer);              /* the trainer's job is stopped */
+    jobs_destroy(a->runner);                  /* every thread ends */
+    if (a->pin) app_compare_adopt(s, a->pin); /* the pin's model is this thread's again */
+    app_training_show(s, NULL, 0);            /* its snapshots were the trainer's */
+    app_request_cancel(s);
+    mha_model_destroy(a->job.m);
+    tok_free(&a->job.toks);
+    mha_model_destroy(a->spare);
+    free(a);
+    s->async = NULL;
 }
 
-void app_refresh(app_state *s) {
-    if (s->async && app_async_busy(s)) make_line(s, s->async);
-    app_training_refresh(s);
-    app_compare_refresh(s);
+int app_async_busy(const app_state *s) {
+    return app_request_busy(s);
 }
 
-const char *app_async_status(const app_state *s) {
-    return app_async_busy(s) ? s->async->line : NULL; /* made by app_refresh */
+unsigned long app_async_recomputes(const app_state *s) {
+    return s->req.recomputes;
+}
+
+int app_async_training_adopt(app_state *s, learn_model *l, const train_point *curve, int points,
+                             float steps_per_s, int layer, char *err, size_t errlen) {
+    app_async *a = s->async;
+    if (!a || (!a->trainer && !(a->trainer = trainer_create(a->runner))) ||
+        app_training_adopted(s, learn_get_config(l), layer) != 0) {
+        learn_destroy(l);
+        snprintf(err, errlen, "cannot show training: out of resources");
+        return 1;
+    }
+    trainer_adopt(a->trainer, l, curve, points, steps_per_s);
+    const train_view *tv;
+    trainer_snapshot(a->trainer, &tv);
+    app_training_show(s, tv, 1);
+    if (tv->error[0]) {
+        snprintf(err, errlen, "%s", tv->error);
+        return 2;
+    }
+    app_refresh(s);
+    return 0;
 }

@@ -106,6 +106,7 @@ static int frame_open(bench *b, frame_case *f, int heads, int n, int d, int w, i
 static void frame_close(frame_case *f) {
     draw_list_free(&f->dl);
     view_cache_destroy(f->cache);
+    if (f->s) app_async_disable(f->s);
     app_state_destroy(f->s);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "async.h"
 #include "export.h"
 #include "font.h"
 #include "learn.h"
@@ -46,8 +47,13 @@ int app_train_export(const cli_options *o, char *err, size_t errlen) {
     view.text = NULL;
     view.sample = 0;
     if (app_state_init(s, &view, &toks, &mcfg, err, errlen) != 0) goto done;
+    if (app_async_enable(s, NULL, NULL, -1.0) != 0) { /* the trainer measures the bars */
+        snprintf(err, errlen, "cannot show training: out of resources");
+        goto done;
+    }
     const int layer = o->train.layer ? o->train.layer - 1 : 0; /* --layer is 1-based */
-    rc = app_training_adopt(s, run.l, run.curve, run.points, run.steps_per_s, layer, err, errlen);
+    rc = app_async_training_adopt(s, run.l, run.curve, run.points, run.steps_per_s, layer, err,
+                                  errlen);
     run.l = NULL; /* the state's now */
     if (rc != 0) goto done;
     view_state vs;
@@ -61,6 +67,7 @@ done:
     learn_destroy(run.l);
     free(run.curve);
     tok_free(&toks);
+    if (s) app_async_disable(s);
     app_state_destroy(s);
     font_set_close(fonts);
     TTF_Quit();

@@ -361,8 +361,10 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         stats.wakeups++;
         app_tick(s, now_ms());
         if (!got) continue;
-        do handle_event(s, &e);
-        while (!s->quit && SDL_PollEvent(&e));
+        do { /* each key's request goes to the jobs layer at once, as it comes */
+            handle_event(s, &e);
+            app_async_poll(s);
+        } while (!s->quit && SDL_PollEvent(&e));
     }
     rc = 0;
     stats_say(&stats, s, "exit");
@@ -372,6 +374,7 @@ done:
     sdl_draw_destroy(drawer);
     if (ren) SDL_DestroyRenderer(ren);
     if (win) SDL_DestroyWindow(win);
+    if (s) app_async_disable(s); /* first: it waits for a recompute under way */
     app_state_destroy(s);
     font_set_close(fonts);
     TTF_Quit();

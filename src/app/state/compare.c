@@ -1,15 +1,14 @@
 /* compare.c: the compare view. B pins what is on screen: the configuration and
- * the text are copied and their model computed once more, on its own (as a job
- * of the app's runner in the window when that takes longer than a recompute may
- * keep the window waiting); the live view goes on changing beside it. The banner names the settings
- * in which the two differ. The pinned view follows the live one's look (theme, colormap, contrast,
- * zoom), so that only the model differs. */
+ * the text are copied and their model computed once more, on its own (asked of
+ * the jobs layer, which computes it on its runner, when that takes longer than a
+ * recompute may keep the window waiting); the live view goes on changing beside it. The banner
+ * names the settings in which the two differ. The pinned view follows the live one's look (theme,
+ * colormap, contrast, zoom), so that only the model differs. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobs.h"
 #include "samples.h"
 #include "state_internal.h"
 #include "stats.h"
@@ -27,10 +26,11 @@ struct app_pin {
     view_layout *L;
     char what[VIEW_COMPARE_MAX][2][48];
     int count; /* of what */
-    /* computed in the background: while handle is not done, m, layer, entropy, failed
-       and err are the job's; the UI thread takes them when job_poll says done */
-    job *handle;
-    int shown; /* the UI thread has taken the model */
+    /* computed in the background: once handed over (app_compare_request) m, layer,
+       text, entropy, failed and err are the jobs layer's until app_compare_adopt */
+    int wanted, handed;
+    app_pin *next_dropped; /* in s->pins_dropped */
+    int shown;             /* the UI thread has taken the model */
     int failed;
     char err[MHA_ERR_LEN];
 };
@@ -41,16 +41,13 @@ static void pin_derive(app_pin *p) {
     if (p->entropy) attn_head_entropy(p->entropy, &p->layer);
 }
 
-static void pin_job(job *handle, void *ctx) {
-    (void)handle; /* the compute cannot be cut short */
-    app_pin *p = ctx;
+void app_pin_compute(app_pin *p) {
     p->failed = mha_model_compute(p->m, &p->cfg, &p->toks, p->err, sizeof p->err) != 0;
     if (!p->failed) pin_derive(p);
 }
 
 void app_pin_free(app_pin *p) {
     if (!p) return;
-    job_free(p->handle); /* unpinned while computing: it ends first */
     mha_model_destroy(p->m);
     tok_free(&p->toks);
     free(p->entropy);
@@ -84,11 +81,11 @@ static app_pin *pin_create(const app_state *s, const mha_config *cfg, char *err,
         return NULL;
     }
     p->entropy = malloc((size_t)p->cfg.h * sizeof *p->entropy);
-    /* as long as a recompute that goes to the background: a job of the runner */
-    if (app_async_active(s) && app_cost_ms(&p->cfg, p->cfg.pad ? p->cfg.pad : p->toks.count, 0, 1) >
-                                   app_async_threshold(s)) {
-        p->handle = jobs_submit(app_jobs(s), pin_job, p);
-        if (p->handle) return p;
+    /* as long as a recompute that goes to the background: asked of the jobs layer */
+    if (s->req.attached &&
+        app_cost_ms(&p->cfg, p->cfg.pad ? p->cfg.pad : p->toks.count, 0, 1) > s->req.threshold_ms) {
+        p->wanted = 1;
+        return p;
     }
     if (mha_model_compute(p->m, &p->cfg, &p->toks, err, errlen) != 0) {
         app_pin_free(p);
@@ -99,14 +96,43 @@ static app_pin *pin_create(const app_state *s, const mha_config *cfg, char *err,
     return p;
 }
 
-static int take(app_state *s, int block) {
+/* Unpins p: freed now, or once the jobs layer that computes it hands it back. */
+static void unpin(app_state *s, app_pin *p) {
+    if (p && p->handed) {
+        p->next_dropped = s->pins_dropped;
+        s->pins_dropped = p;
+    } else {
+        app_pin_free(p);
+    }
+}
+
+void app_pins_dropped_free(app_state *s) {
+    while (s->pins_dropped) {
+        app_pin *p = s->pins_dropped;
+        s->pins_dropped = p->next_dropped;
+        app_pin_free(p);
+    }
+}
+
+app_pin *app_compare_request(app_state *s) {
     app_pin *p = s->pin;
-    if (!p || p->shown || !p->handle) return 0;
-    if (!block && !job_poll(p->handle, NULL)) return 0;
-    job_wait(p->handle); /* done: the model is this thread's */
-    job_free(p->handle);
-    p->handle = NULL;
-    if (p->failed) { /* out of memory: nothing to compare with */
+    if (!p || !p->wanted || p->handed) return NULL;
+    p->handed = 1;
+    return p;
+}
+
+int app_compare_adopt(app_state *s, app_pin *p) {
+    if (p != s->pin) { /* unpinned meanwhile */
+        for (app_pin **q = &s->pins_dropped; *q; q = &(*q)->next_dropped)
+            if (*q == p) {
+                *q = p->next_dropped;
+                break;
+            }
+        app_pin_free(p);
+        return 0;
+    }
+    p->handed = p->wanted = 0; /* done: the model is this thread's */
+    if (p->failed) {           /* out of memory: nothing to compare with */
         char why[MHA_ERR_LEN + 32];
         snprintf(why, sizeof why, "cannot pin the view: %s", p->err);
         app_pin_free(p);
@@ -120,18 +146,9 @@ static int take(app_state *s, int block) {
     return 1;
 }
 
-int app_compare_poll(app_state *s) {
-    return take(s, 0);
-}
-
-void app_compare_wait(app_state *s) {
-    take(s, 1);
-    app_refresh(s);
-}
-
 int app_compare_toggle(app_state *s) {
     if (s->pin) {
-        app_pin_free(s->pin);
+        unpin(s, s->pin);
         s->pin = NULL;
         snprintf(s->status, sizeof s->status, "compare off: the pinned view is gone");
     } else {
@@ -162,14 +179,13 @@ int app_compare_start(app_state *s, const cli_options *o, char *err, size_t errl
     if (set & CLI_CMP_WEIGHTS) c.weights = w->weights;
     if (set & CLI_CMP_PAD) c.pad = w->pad;
     char why[MHA_ERR_LEN];
-    app_pin_free(s->pin);
+    unpin(s, s->pin);
     s->pin = pin_create(s, &c, why, sizeof why);
     if (!s->pin) {
         snprintf(err, errlen, "--compare: %s", why);
         return -1;
     }
     s->layout_valid = 0;
-    app_refresh(s);
     return 0;
 }
 
@@ -201,7 +217,7 @@ static int put(app_pin *p, int i, const char *pinned, const char *live) {
 static int differences(app_pin *p, const app_state *s) {
     /* the live side as drawn: while a recompute runs, the model shown */
     const mha_config *a = &p->cfg, *b = &s->m->cfg;
-    const int live_sample = app_async_shown_sample(s);
+    const int live_sample = app_request_shown_sample(s);
     char x[48], y[48];
     int i = 0;
 #define DIFF_INT(field, fmt)                                                                       \
@@ -261,13 +277,11 @@ static int differences(app_pin *p, const app_state *s) {
     return i;
 }
 
-void app_compare_refresh(app_state *s) {
+void app_compare_refresh(app_state *s, const view_state *live) {
     app_pin *p = s->pin;
     if (!p || s->train_mode) return;
-    view_state live;
-    app_view(s, &live);
     view_state *pv = &p->vs;
-    *pv = live; /* the live view's look; the model, text and numbers are the pin's */
+    *pv = *live; /* the live view's look; the model, text and numbers are the pin's */
     pv->pinned = NULL;
     pv->pinned_layout = NULL;
     pv->layer = p->shown ? &p->layer : NULL; /* none yet: the pane says it is being computed */

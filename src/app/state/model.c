@@ -1,7 +1,7 @@
 /* model.c: recomputing the state's model through the core when the
  * configuration or the text changes: padding that follows the text, the
  * timing, the derived numbers, and the estimate of a recompute's cost that
- * sends a large one to the background (async.c) once the window allows it. On
+ * records a large one as a request (request.c) once a jobs layer is attached. On
  * failure nothing changes and the status says why. Below state.c and lesson.c,
  * which both call it. */
 #define _POSIX_C_SOURCE 200809L
@@ -61,14 +61,14 @@ int app_recompute(app_state *s, const mha_config *cfg_in, tok_list *toks) {
     mha_config cfg_pad = *cfg_in, *cfg = &cfg_pad;
     if (cfg->pad && cfg->pad < toks->count) /* the text outgrew the padding: pad it anew */
         cfg->pad = app_pad_length(toks->count);
-    if (app_async_active(s)) { /* a large recompute, or any while one runs: in the background */
+    if (s->req.attached) { /* a large recompute, or any while one runs: in the background */
         mha_config_resolve(cfg);
         if (mha_config_check(cfg, toks->count, err, sizeof err) != 0) {
             snprintf(s->status, sizeof s->status, "%s", err); /* refused up front */
             return -1;
         }
-        if (app_async_busy(s) || cost_ms(s, cfg, toks) > app_async_threshold(s))
-            return app_async_request(s, cfg, toks);
+        if (app_request_busy(s) || cost_ms(s, cfg, toks) > s->req.threshold_ms)
+            return app_request_ask(s, cfg, toks);
     }
     double t0 = clock_ms();
     if (mha_model_compute(s->m, cfg, toks, err, sizeof err) != 0) {
@@ -76,7 +76,7 @@ int app_recompute(app_state *s, const mha_config *cfg_in, tok_list *toks) {
         return -1;
     }
     s->compute_ms = clock_ms() - t0;
-    app_async_count(s);
+    s->req.recomputes++;
     s->cfg = s->m->cfg;
     if (toks != &s->toks) {
         tok_free(&s->toks);
@@ -91,5 +91,5 @@ int app_recompute(app_state *s, const mha_config *cfg_in, tok_list *toks) {
 
 void app_change_cfg(app_state *s, mha_config next) {
     s->status[0] = '\0';
-    if (app_recompute(s, &next, app_async_want(s)) == 0) s->page = 0; /* the text asked for */
+    if (app_recompute(s, &next, app_request_want(s)) == 0) s->page = 0; /* the text asked for */
 }

@@ -1,7 +1,9 @@
 /* picture.c: the state as the view sees it: app_view fills a view_state from the
  * app's state (the layer drawn and its derived numbers from derive.c, training's
  * and the pinned view's from training.c and compare.c), app_figure_view the same
- * for a saved figure. Reads the state; changes nothing. */
+ * for a saved figure; both only read. app_refresh makes what they point at
+ * (the progress sign, the training view, the pinned pane), app_layout lays the
+ * state out. */
 #include <string.h>
 
 #include "samples.h"
@@ -15,7 +17,7 @@ void app_view(const app_state *s, view_state *vs) {
     vs->zoom = s->zoom;
     vs->zoom_base = s->zoom_base;
     vs->present = s->present;
-    const int shown = app_async_shown_sample(s); /* the text's, as s->m and s->toks */
+    const int shown = app_request_shown_sample(s); /* the text's, as s->m and s->toks */
     const sample *smp = shown ? samples_get(shown - 1) : NULL;
     vs->sample_name = smp ? smp->name : "custom";
     vs->sample_index = shown;
@@ -44,7 +46,7 @@ void app_view(const app_state *s, view_state *vs) {
     vs->frame_ms = s->frame_ms;
     vs->data_version = s->data_version;
     vs->png_scale = s->png_scale;
-    const char *computing = app_async_status(s); /* the old picture, and the sign of the new */
+    const char *computing = app_request_status(s); /* the old picture, and the sign of the new */
     if (computing && s->present)
         vs->toast = computing; /* no status line in presentation mode */
     else if (computing)
@@ -71,4 +73,30 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
         vs->panel_head = s->export_panel_head;
         vs->transparent = s->transparent;
     }
+}
+
+void app_refresh(app_state *s) {
+    app_request_line(s);
+    app_training_refresh(s);
+    if (s->pin && !s->train_mode) {
+        view_state live;
+        app_view(s, &live);
+        app_compare_refresh(s, &live);
+    }
+}
+
+const view_layout *app_layout(app_state *s) {
+    app_derive(s); /* the derived numbers follow the model (out of memory: shown less) */
+    app_refresh(s);
+    if (s->layout_valid) return s->L;
+    view_state vs;
+    app_view(s, &vs);
+    view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
+    if (s->L->pages > 0 && s->page >= s->L->pages) {
+        s->page = s->L->pages - 1;
+        app_view(s, &vs);
+        view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
+    }
+    s->layout_valid = 1;
+    return s->L;
 }

@@ -126,6 +126,27 @@ typedef struct app_pin app_pin;
 typedef struct app_training app_training;
 typedef struct app_async app_async;
 
+#define APP_QUEUE_MAX 64 /* keys that wait for the model being computed */
+
+/* The recompute the state asks for, as plain data (request.c): the state
+ * decides what to compute; the jobs layer above it (async.c), once attached,
+ * takes the request, computes it on a worker and hands the model back
+ * (app_model_adopt). With no jobs layer attached every recompute is done at once. */
+typedef struct {
+    int attached;        /* a jobs layer computes the large recomputes (async.h) */
+    double threshold_ms; /* a recompute estimated above this goes to it */
+    int pending;         /* s->cfg, s->sample and want ask for more than what runs */
+    int running;         /* the jobs layer computes running_cfg with running_n tokens */
+    mha_config running_cfg;
+    int running_n;
+    tok_list want;                   /* the text asked for, while busy */
+    int shown_sample;                /* the sample of the text shown, while busy */
+    app_action queue[APP_QUEUE_MAX]; /* keys that wait for the model, in order */
+    int queued, replaying;
+    unsigned long recomputes; /* in the foreground or the background */
+    char line[512];           /* the progress sign, made by app_refresh */
+} app_request;
+
 typedef struct {
     /* what is computed */
     mha_config cfg; /* resolved: the model's (while a recompute runs: the one asked for) */
@@ -184,9 +205,14 @@ typedef struct {
 
     /* compare (compare.c): the pinned view shown beside the live one; NULL none */
     app_pin *pin;
+    app_pin *pins_dropped; /* unpinned while the jobs layer computes them: freed when done */
 
     /* large recomputes on a worker thread, once the window turns it on (async.h):
-       while one runs, cfg and sample are what was asked for, m and toks what is shown */
+       while one runs, cfg and sample are what was asked for, m and toks what is shown.
+       req is what the state asks for; async is the jobs layer that computes it while
+       attached (its owner's, app_async_enable / app_async_disable: the state never
+       calls it) */
+    app_request req;
     app_async *async;
 
     /* training mode (training.c): a small model trained on a worker thread */

@@ -2,8 +2,8 @@
 #ifndef MHAVIZ_STATE_INTERNAL_H
 #define MHAVIZ_STATE_INTERNAL_H
 
-#include "async.h"
 #include "learn.h"
+#include "request.h"
 #include "state.h"
 #include "train_loop.h"
 
@@ -43,8 +43,6 @@ void app_derived_view(const app_state *s, view_state *vs);
 /* Training mode (training.c). app_training_apply returns -1 for an action that
  * is not training's in the current mode, else whether the picture changed. */
 int app_training_apply(app_state *s, const app_action *a);
-/* Takes the latest training snapshot; 1 if there was a new one. */
-int app_training_tick(app_state *s);
 /* 1 while training mode is shown and steps are taken (the window then redraws
  * ten times a second). */
 int app_training_running(const app_state *s);
@@ -54,12 +52,6 @@ void app_training_view(const app_state *s, view_state *vs);
 /* Makes what app_training_view points at from the latest snapshot. */
 void app_training_refresh(app_state *s);
 void app_training_free(app_training *t);
-/* Shows the learner l, trained by --train's loop (its curve of `points`
- * points), in training mode, paused, with its pruning bars measured, at its
- * layer `layer` (0-based; one out of range shows the first): the figure of
- * --train --export. Takes l. Returns 0, or 1 / 2 with a message. */
-int app_training_adopt(app_state *s, learn_model *l, const train_point *curve, int points,
-                       float steps_per_s, int layer, char *err, size_t errlen);
 
 /* compare.c: B pins the view (or unpins it); 1 if the picture changed. */
 int app_compare_toggle(app_state *s);
@@ -69,50 +61,48 @@ void app_pin_free(app_pin *p);
 /* Pins the view --compare describes: this one with the settings it names.
  * Returns 0, or -1 with "--compare: why" in err. */
 int app_compare_start(app_state *s, const cli_options *o, char *err, size_t errlen);
-/* Takes the pinned view's model when its background compute has finished: 1 if
- * the picture changed. app_async_poll calls it. */
-int app_compare_poll(app_state *s);
-/* Waits for the pinned view's model, if it is being computed, and takes it. */
-void app_compare_wait(app_state *s);
-/* Brings the pinned view's own view state and the settings that differ up to
- * date with the state (app_refresh calls it); app_compare_view only points at them. */
-void app_compare_refresh(app_state *s);
+/* Brings the pinned view's own view state (from live, the live view) and the
+ * settings that differ up to date with the state (app_refresh calls it);
+ * app_compare_view only points at them. */
+void app_compare_refresh(app_state *s, const view_state *live);
+/* Frees the pins unpinned while their model was being computed (destroy). */
+void app_pins_dropped_free(app_state *s);
 
-/* async.c: the background recompute (async.h), as the state machine sees it.
- * app_async_create/free make and end it (free waits for a recompute under way).
- * While busy, s->cfg and s->sample are what was asked for and s->m, s->toks
- * the model shown with its text; app_async_want is the text asked for (s->toks
- * when not busy) and app_async_shown_sample the sample shown. */
-app_async *app_async_create(void);
-void app_async_free(app_async *a);
-int app_async_active(const app_state *s);
-double app_async_threshold(const app_state *s);
-void app_async_count(app_state *s); /* a recompute done in the foreground */
-int app_async_shown_sample(const app_state *s);
-tok_list *app_async_want(app_state *s);
+/* request.c: the recompute the state asks for (s->req), as the state machine
+ * sees it. While busy, s->cfg and s->sample are what was asked for and s->m,
+ * s->toks the model shown with its text; app_request_want is the text asked for
+ * (s->toks when not busy) and app_request_shown_sample the sample shown. */
+int app_request_shown_sample(const app_state *s);
+tok_list *app_request_want(app_state *s);
 /* Asks for cfg (resolved and checked) with toks: s->toks or the text asked for
  * is copied, another list is taken (left empty). Sets s->cfg; 0, or -1 out of
  * memory (status says so). */
-int app_async_request(app_state *s, const mha_config *cfg, tok_list *toks);
-/* Hands the request to the worker when it is free. */
-void app_async_submit(app_state *s);
-/* After each action: app_async_submit, and a message that measured the model
- * shown (X's "MultiHead changes by ...") is dropped when the model it is about
- * is still being computed. */
-void app_async_after(app_state *s, const app_action *a);
+int app_request_ask(app_state *s, const mha_config *cfg, tok_list *toks);
+/* After each action: a message that measured the model shown (X's "MultiHead
+ * changes by ...") is dropped when the model it is about is still being computed. */
+void app_request_after(app_state *s, const app_action *a);
 /* 1 if the action must wait for the model being computed (it is kept and
- * applied once that model is shown). */
-int app_async_defer(app_state *s, const app_action *a);
+ * applied once that model is shown: adopt.c). */
+int app_request_defer(app_state *s, const app_action *a);
+/* Makes the progress sign into s->req.line (app_refresh calls it). */
+void app_request_line(app_state *s);
 /* The progress sign while busy ("computing h = 16, ..."), as app_refresh last
  * made it, else NULL. */
-const char *app_async_status(const app_state *s);
-/* The app's one job runner (src/jobs): the recompute, the pinned view and the
- * trainer run on it. NULL only when the state has no async part. */
-struct jobs *app_jobs(const app_state *s);
-/* The update step behind the const getters: makes the progress sign, the
- * training view and the pinned view's state from the state as it is now. Called
- * after every action, poll, tick and before a layout: app_view, app_async_status,
- * app_training_view and app_compare_view then only read. */
-void app_refresh(app_state *s);
+const char *app_request_status(const app_state *s);
+
+/* actions.c: the actions grouped by what they change; each returns 1 if the
+ * picture changed (the caller then lays it out anew), 0 if not, -1 for an
+ * action not of its group. */
+int app_apply_model(app_state *s, const app_action *a);  /* h, d_model, sample, seed, ... */
+int app_apply_look(app_state *s, const app_action *a);   /* theme, zoom, pages, focus, ... */
+int app_apply_text(app_state *s, const app_action *a);   /* the text field */
+int app_apply_lesson(app_state *s, const app_action *a); /* the lesson, compare, resize */
+/* The pointer moved to x, y (-1, -1: it left): 1 if what is under it changed. */
+int app_hover(app_state *s, int x, int y);
+/* A click at x, y: the action it means in *then (ACT_NONE for none, to be
+ * applied by the caller); returns 1 if the click itself changed the picture. */
+int app_click(app_state *s, int x, int y, app_action *then);
+/* Tokenises text and recomputes; sample is 1-based, 0 for custom text. */
+int app_load_text(app_state *s, const char *text, int sample);
 
 #endif

@@ -6,7 +6,7 @@
 #define MHAVIZ_TRAIN_SOURCE_H
 
 #include "source.h"
-#include "trainer.h"
+#include "train_view.h"
 
 typedef struct {
     const train_view *tv;            /* the snapshot shown */

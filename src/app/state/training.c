@@ -1,9 +1,11 @@
 /* training.c: training mode in the state machine. L enters it and starts (or
- * pauses, or resumes) training on a worker (trainer.c); in it, Tab picks the
+ * pauses, or resumes) training, as a command the jobs layer carries out on its
+ * trainer (src/app/jobs/trainer.c); in it, Tab picks the
  * task, Up/Down and Right/Left restart at a new h or d_model with the earlier
- * runs' curves kept, Y picks the layer, Escape leaves it (paused). Each tick
- * takes the latest snapshot, and the view draws the shown layer as the trained
- * model's source (train_source.c) fills it from the snapshot. No SDL. */
+ * runs' curves kept, Y picks the layer, Escape leaves it (paused). The jobs layer
+ * hands the latest snapshot down (app_training_show), and the view draws the shown
+ * layer as the trained model's source (train_source.c) fills it from the snapshot.
+ * No SDL. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,13 +15,13 @@
 #include "controls.h"
 #include "state_internal.h"
 #include "train_source.h"
-#include "trainer.h"
+#include "train_view.h"
 
 #define TRAIN_MAX_D 256 /* d_model the window trains at, at most */
 
 struct app_training {
-    app_trainer *trainer;
-    const train_view *tv; /* the latest snapshot: the trainer's front buffer */
+    app_train_cmd cmd;    /* what the trainer is to do next (cmd.start or cmd.pause >= 0) */
+    const train_view *tv; /* the latest snapshot: the trainer's front buffer, or none */
     learn_config cfg;     /* what the next start uses */
     int layer;            /* shown, 0-based */
     model_source src;     /* the trained model, over tv (train_source.c) */
@@ -31,9 +33,9 @@ struct app_training {
     view_train vt;
 };
 
+static const train_view no_snapshot; /* all zero: nothing trained yet */
+
 void app_training_free(app_training *t) {
-    if (!t) return;
-    trainer_destroy(t->trainer);
     free(t);
 }
 
@@ -42,17 +44,26 @@ static app_training *get(app_state *s) {
         s->training = calloc(1, sizeof *s->training);
         if (!s->training) return NULL;
         s->training->cfg = (learn_config){.task = LEARN_PAIR, .h = 2, .d_model = 32};
+        s->training->tv = &no_snapshot;
+        s->training->cmd.pause = -1;
     }
-    app_training *t = s->training;
-    if (!t->trainer && (t->trainer = trainer_create(app_jobs(s))))
-        trainer_snapshot(t->trainer, &t->tv); /* all zero: nothing trained yet */
-    return t->trainer ? t : NULL;
+    return s->training;
+}
+
+/* Asks the trainer to pause (1) or resume (0), after a start asked for. */
+static void pause_training(app_training *t, int paused) {
+    t->cmd.pause = paused || !t->cmd.start ? paused : -1; /* a start asked for runs anyway */
+}
+
+/* 1 if training runs once the commands asked for are carried out. */
+static int will_run(const app_training *t) {
+    return t->cmd.pause >= 0 ? !t->cmd.pause : (t->cmd.start || t->tv->running);
 }
 
 static void start(app_state *s, app_training *t) {
     learn_config c = t->cfg;
     c.layers = 0; /* the task's own: 2 for induction */
-    trainer_start(t->trainer, &c, 0);
+    t->cmd = (app_train_cmd){.start = 1, .cfg = c, .stop_at = 0, .pause = -1};
     t->layer = 0;
     snprintf(s->status, sizeof s->status, "training %s at h = %d, d_model = %d",
              learn_task(c.task)->name, c.h, c.d_model);
@@ -90,18 +101,16 @@ int app_training_apply(app_state *s, const app_action *a) {
         if (!s->train_mode) {
             s->train_mode = 1;
             s->focus = 0;
-            if (!t->tv->active)
+            if (!t->tv->active && !t->cmd.start)
                 start(s, t);
             else
-                trainer_pause(t->trainer, 0);
+                pause_training(t, 0);
         } else {
-            trainer_pause(t->trainer, t->tv->running);
+            const int running = will_run(t);
+            pause_training(t, running);
             snprintf(s->status, sizeof s->status, "%s",
-                     t->tv->running ? "paused: the pruning bars are for these weights"
-                                    : "training again");
+                     running ? "paused: the pruning bars are for these weights" : "training again");
         }
-        trainer_snapshot(t->trainer, &t->tv);
-        app_refresh(s);
         return 1;
     }
     if (!s->train_mode || !s->training) return -1; /* not training's: the state applies it */
@@ -109,7 +118,7 @@ int app_training_apply(app_state *s, const app_action *a) {
     switch (a->kind) {
     case ACT_ESCAPE:
         s->train_mode = 0;
-        trainer_pause(t->trainer, 1);
+        pause_training(t, 1);
         snprintf(s->status, sizeof s->status, "training paused; L returns to it");
         return 1;
     case ACT_TRAIN_LAYER: { /* every layer of the source in turn */
@@ -141,32 +150,33 @@ int app_training_apply(app_state *s, const app_action *a) {
     }
 }
 
-int app_training_adopt(app_state *s, learn_model *l, const train_point *curve, int points,
-                       float steps_per_s, int layer, char *err, size_t errlen) {
+int app_training_adopted(app_state *s, const learn_config *cfg, int layer) {
     app_training *t = get(s);
-    if (!t) {
-        learn_destroy(l);
-        snprintf(err, errlen, "cannot show training: out of resources");
-        return 1;
-    }
-    t->cfg = *learn_get_config(l);
+    if (!t) return -1;
+    t->cfg = *cfg;
+    t->cmd = (app_train_cmd){.pause = -1}; /* the learner is the trainer's already */
     s->train_mode = 1;
     t->layer = layer >= 0 && layer < t->cfg.layers ? layer : 0;
-    trainer_adopt(t->trainer, l, curve, points, steps_per_s);
-    trainer_snapshot(t->trainer, &t->tv);
-    if (t->tv->error[0]) {
-        snprintf(err, errlen, "%s", t->tv->error);
-        return 2;
-    }
     s->layout_valid = 0;
-    app_refresh(s);
     return 0;
 }
 
-int app_training_tick(app_state *s) {
+int app_training_command(app_state *s, app_train_cmd *cmd) {
     app_training *t = s->training;
-    if (!t || !t->trainer) return 0;
-    return trainer_snapshot(t->trainer, &t->tv);
+    if (!t || (!t->cmd.start && t->cmd.pause < 0)) return 0;
+    *cmd = t->cmd;
+    t->cmd = (app_train_cmd){.pause = -1};
+    return 1;
+}
+
+int app_training_show(app_state *s, const train_view *tv, int fresh) {
+    app_training *t = s->training;
+    if (!t) return 0;
+    t->tv = tv ? tv : &no_snapshot;
+    if (!fresh) return 0;
+    s->layout_valid = 0; /* a new snapshot from the trainer */
+    s->dirty = 1;
+    return 1;
 }
 
 int app_training_running(const app_state *s) {

@@ -1,0 +1,287 @@
+/* actions.c: what each action does to the state, grouped by what it changes:
+ * the model (h, d_model, the text, seed, mask, scale), the look (theme, zoom,
+ * pages, focus, overlays, saves, the window's size), the text field, and the
+ * lesson with compare. state.c's app_apply picks the group and keeps the rest
+ * (waiting keys, messages, the derived numbers); a click only says which action
+ * it means, for app_apply to apply. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+
+#include "controls.h"
+#include "samples.h"
+#include "state_internal.h"
+
+/* Tokenises text and recomputes; sample is 1-based, 0 for custom text. */
+int app_load_text(app_state *s, const char *text, int sample) {
+    tok_list t = {0};
+    int total = 0;
+    char err[MHA_ERR_LEN];
+    if (tok_split(&t, text, MHA_MAX_N, &total, err, sizeof err) != 0) {
+        snprintf(s->status, sizeof s->status, "%s", err);
+        return -1;
+    }
+    if (app_recompute(s, &s->cfg, &t) != 0) {
+        tok_free(&t);
+        return -1;
+    }
+    s->sample = sample;
+    if (!sample) snprintf(s->custom, sizeof s->custom, "%s", text);
+    s->page = 0;
+    if (total > MHA_MAX_N)
+        snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
+                 MHA_MAX_N, total);
+    return 0;
+}
+
+/* Steps h (which = 0) or d_model (which = 1); h always divides d_model after. */
+static void step_dim(app_state *s, int which, int dir) {
+    char why[160];
+    int v = which ? controls_step_d(s->cfg.h, s->cfg.d_model, dir, why, sizeof why)
+                  : controls_step_h(s->cfg.h, s->cfg.d_model, dir, why, sizeof why);
+    if (!v) {
+        snprintf(s->status, sizeof s->status, "%s", why);
+        return;
+    }
+    mha_config c = s->cfg;
+    if (which)
+        c.d_model = v;
+    else
+        c.h = v;
+    int ablated = mha_config_ablated_count(&c);
+    memset(c.ablate, 0, sizeof c.ablate); /* the heads are split anew: none is ablated */
+    app_change_cfg(s, c);
+    if (ablated && s->cfg.h == c.h && s->cfg.d_model == c.d_model)
+        snprintf(s->status, sizeof s->status, "every head on again: h = %d splits d_model anew",
+                 s->cfg.h);
+}
+
+static void step_sample(app_state *s, int dir) {
+    int count = samples_count();
+    int next = s->sample ? s->sample + dir : (dir > 0 ? 1 : count);
+    if (next < 1) next = count;
+    if (next > count) next = 1;
+    s->status[0] = '\0';
+    app_load_text(s, samples_get(next - 1)->text, next);
+}
+
+static void zoom_by(app_state *s, int dir) {
+    static const float steps[] = VIEW_ZOOM_STEPS;
+    int n = (int)(sizeof steps / sizeof steps[0]), cur = 2;
+    for (int i = 0; i < n; i++)
+        if (steps[i] <= s->zoom + 1e-3f) cur = i;
+    if (dir == 0)
+        s->zoom = s->zoom_base > 0.0f ? s->zoom_base : 1.0f;
+    else
+        s->zoom = steps[cur + dir < 0 ? 0 : (cur + dir >= n ? n - 1 : cur + dir)];
+    snprintf(s->status, sizeof s->status, "zoom %d%%", (int)(s->zoom * 100.0f + 0.5f));
+    s->layout_valid = 0; /* say so when the window holds the data at a smaller zoom */
+    const view_layout *L = app_layout(s);
+    if (L->data_zoom > 0.0f && L->data_zoom < s->zoom - 1e-3f)
+        snprintf(s->status, sizeof s->status, "zoom %d%%: this window shows the data at %d%%",
+                 (int)(s->zoom * 100.0f + 0.5f), (int)(L->data_zoom * 100.0f + 0.5f));
+}
+
+static app_action_kind button_action(int b) {
+    switch (b) {
+    case BTN_H_DOWN: return ACT_H_DOWN;
+    case BTN_H_UP: return ACT_H_UP;
+    case BTN_D_DOWN: return ACT_D_DOWN;
+    case BTN_D_UP: return ACT_D_UP;
+    case BTN_SAMPLE_PREV: return ACT_SAMPLE_PREV;
+    case BTN_SAMPLE_NEXT: return ACT_SAMPLE_NEXT;
+    case BTN_TEXT: return ACT_EDIT_START;
+    case BTN_SEED: return ACT_SEED;
+    case BTN_MASK: return ACT_MASK;
+    case BTN_SCALE: return ACT_SCALE;
+    case BTN_CMAP: return ACT_CMAP;
+    case BTN_THEME: return ACT_THEME;
+    case BTN_ZOOM_OUT: return ACT_ZOOM_OUT;
+    case BTN_ZOOM_IN: return ACT_ZOOM_IN;
+    case BTN_SAVE: return ACT_SAVE;
+    case BTN_PNG_SCALE: return ACT_PNG_SCALE;
+    case BTN_HELP: return ACT_HELP;
+    case BTN_PAGE_PREV: return ACT_PAGE_PREV;
+    case BTN_PAGE_NEXT: return ACT_PAGE_NEXT;
+    default: return ACT_NONE;
+    }
+}
+
+static int same_hit(view_hit x, view_hit y) {
+    return x.kind == y.kind && x.button == y.button && x.head == y.head && x.row == y.row &&
+           x.col == y.col && x.which == y.which;
+}
+
+static view_hit hit_at(app_state *s, int x, int y) {
+    const view_layout *L = app_layout(s);
+    view_state vs;
+    app_view(s, &vs);
+    return view_hit_test(L, &vs, x, y);
+}
+
+int app_click(app_state *s, int x, int y, app_action *then) {
+    *then = (app_action){.kind = ACT_NONE};
+    if (s->help) { /* a click anywhere closes the help overlay */
+        s->help = 0;
+        return 1;
+    }
+    if (s->editing) { /* a click in the text puts the cursor there */
+        view_state vs;
+        view_editor E;
+        const view_layout *L = app_layout(s);
+        app_view(s, &vs);
+        view_editor_layout(&E, &vs, L, s->measure, s->measure_ud);
+        int at = view_editor_offset(&E, &vs, x, y, s->measure, s->measure_ud);
+        if (at >= 0) *then = (app_action){.kind = ACT_EDIT_CURSOR, .arg = at};
+        return 0;
+    }
+    view_hit hit = hit_at(s, x, y);
+    if (hit.kind == HIT_BUTTON)
+        *then = (app_action){.kind = button_action(hit.button)};
+    else if (hit.kind == HIT_HEAD_OFF)
+        *then = (app_action){.kind = ACT_ABLATE, .arg = hit.head + 1};
+    else if ((hit.kind == HIT_HEAD_CELL || hit.kind == HIT_HEAD_TITLE) && !s->focus)
+        *then = (app_action){.kind = ACT_FOCUS, .arg = hit.head + 1};
+    return 0;
+}
+
+int app_hover(app_state *s, int x, int y) {
+    s->hover_x = x;
+    s->hover_y = y;
+    view_hit hit = {HIT_NONE, -1, -1, -1, -1, -1};
+    if (x >= 0 && y >= 0) hit = hit_at(s, x, y);
+    int changed = !same_hit(hit, s->hover);
+    s->hover = hit;
+    if (changed) s->dirty = 1; /* the window redraws on dirty, not on the return value */
+    return changed;
+}
+
+int app_apply_model(app_state *s, const app_action *a) {
+    mha_config c = s->cfg;
+    switch (a->kind) {
+    case ACT_H_UP: step_dim(s, 0, +1); return 1;
+    case ACT_H_DOWN: step_dim(s, 0, -1); return 1;
+    case ACT_D_UP: step_dim(s, 1, +1); return 1;
+    case ACT_D_DOWN: step_dim(s, 1, -1); return 1;
+    case ACT_SAMPLE_NEXT: step_sample(s, +1); return 1;
+    case ACT_SAMPLE_PREV: step_sample(s, -1); return 1;
+    case ACT_SEED: c.seed = s->cfg.seed + 1; break;
+    case ACT_MASK: c.mask = s->cfg.mask == MHA_MASK_CAUSAL ? MHA_MASK_NONE : MHA_MASK_CAUSAL; break;
+    case ACT_SCALE: c.no_scale = !s->cfg.no_scale; break;
+    default: return -1;
+    }
+    app_change_cfg(s, c);
+    return 1;
+}
+
+/* Escape closes what is open, the innermost first; it never quits. */
+static void escape(app_state *s) {
+    if (s->editing) {
+        s->editing = 0;
+        s->preedit[0] = '\0';
+    } else if (s->help)
+        s->help = 0;
+    else if (s->focus)
+        s->focus = 0;
+    else if (s->present)
+        s->present = 0;
+    else if (s->pin)
+        app_compare_toggle(s);
+    else
+        snprintf(s->status, sizeof s->status, "nothing to close (Ctrl+Q quits)");
+}
+
+int app_apply_look(app_state *s, const app_action *a) {
+    switch (a->kind) {
+    case ACT_CMAP: s->cmap = (s->cmap + 1) % CMAP_COUNT; return 1;
+    case ACT_THEME: s->theme = !s->theme; return 1;
+    case ACT_ZOOM_IN: zoom_by(s, +1); return 1;
+    case ACT_ZOOM_OUT: zoom_by(s, -1); return 1;
+    case ACT_ZOOM_RESET: zoom_by(s, 0); return 1;
+    case ACT_PAGE_PREV:
+        if (s->page > 0) s->page--;
+        return 1;
+    case ACT_PAGE_NEXT: s->page++; return 1; /* app_layout clamps it to the pages there are */
+    case ACT_FOCUS:
+        if (a->arg >= 1 && a->arg <= s->cfg.h) {
+            s->focus = a->arg;
+            s->status[0] = '\0';
+        } else {
+            snprintf(s->status, sizeof s->status, "there is no head %d: h = %d", a->arg, s->cfg.h);
+        }
+        return 1;
+    case ACT_HELP: s->help = !s->help; return 1;
+    case ACT_FULLSCREEN: s->fullscreen = !s->fullscreen; return 1;
+    case ACT_PRESENT:
+        s->present = !s->present;
+        if (s->present) snprintf(s->status, sizeof s->status, "presentation: P or Esc leaves");
+        return 1;
+    case ACT_ESCAPE: escape(s); return 1;
+    case ACT_QUIT: s->quit = 1; return 1;
+    case ACT_SAVE: s->save_request = APP_SAVE_VIEW; return 0;
+    case ACT_SAVE_PANEL: s->save_request = APP_SAVE_PANEL; return 0;
+    case ACT_PNG_SCALE:
+        s->png_scale = s->png_scale % 4 + 1; /* 1, 2, 3, 4, 1, ... */
+        snprintf(s->status, sizeof s->status, "Ctrl+S saves PNGs at %d\xC3\x97 the window's pixels",
+                 s->png_scale);
+        return 1;
+    case ACT_RESIZE:
+        if (a->x < 1 || a->y < 1) return 0;
+        s->width = a->x;
+        s->height = a->y;
+        s->ui_scale = a->f > 0.0f ? a->f : 1.0f;
+        s->zoom_base = view_zoom_for_size((int)((float)s->width / s->ui_scale),
+                                          (int)((float)s->height / s->ui_scale));
+        return 1;
+    default: return -1;
+    }
+}
+
+int app_apply_text(app_state *s, const app_action *a) {
+    switch (a->kind) {
+    case ACT_EDIT_START: app_edit_start(s); return 1;
+    case ACT_EDIT_APPLY:
+        if (!s->editing) return 0;
+        s->editing = 0;
+        s->preedit[0] = '\0';
+        s->status[0] = '\0';
+        app_load_text(s, s->edit, 0);
+        return 1;
+    case ACT_EDIT_CANCEL:
+    case ACT_EDIT_INSERT:
+    case ACT_EDIT_PREEDIT:
+    case ACT_EDIT_BACKSPACE:
+    case ACT_EDIT_DELETE:
+    case ACT_EDIT_CLEAR:
+    case ACT_EDIT_LEFT:
+    case ACT_EDIT_RIGHT:
+    case ACT_EDIT_HOME:
+    case ACT_EDIT_END:
+    case ACT_EDIT_CURSOR: return app_edit_apply(s, a) ? 1 : 0;
+    default: return -1;
+    }
+}
+
+int app_apply_lesson(app_state *s, const app_action *a) {
+    switch (a->kind) {
+    case ACT_PAD:
+    case ACT_TEMP_UP:
+    case ACT_TEMP_DOWN:
+    case ACT_WEIGHTS:
+    case ACT_ABLATE:
+    case ACT_ABLATE_CLEAR:
+    case ACT_DIFF:
+    case ACT_VALUES:
+    case ACT_CONTRAST:
+    case ACT_STEP_NEXT:
+    case ACT_STEP_PREV:
+    case ACT_LESSON:
+        if (!app_lesson_apply(s, a)) return 0;
+        if (a->kind == ACT_LESSON && s->pin)
+            snprintf(s->status, sizeof s->status,
+                     "the lesson's panels show when compare is off (B unpins)");
+        return 1;
+    case ACT_COMPARE: return app_compare_toggle(s) ? 1 : 0;
+    default: return -1;
+    }
+}
