@@ -4,13 +4,18 @@
  * after each, and checks the invariants: h divides d_model, 1 <= n <= 512, every
  * tensor finite, attention rows sum to 1 with exactly 0 on masked keys, and the
  * layout inside the window. Fails with the step, the action and the broken
- * invariant. Usage: soak [--seed N] [--count N] (defaults 1 and 20000). */
+ * invariant. Usage: soak [--seed N] [--count N] [--jobs MS] (defaults 1, 20000 and
+ * none). With --jobs the jobs layer is attached as the window attaches it
+ * (recomputes estimated above MS ms, 0 for every one, go to a worker; the pin and
+ * training run on the runner) and polled after every action, so the recompute, pin
+ * and training paths run on their threads (the run to take under TSan). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "async.h"
 #include "samples.h"
 #include "state.h"
 #include "view_fixture.h"
@@ -192,11 +197,14 @@ static void check_layout(const view_layout *L, const app_state *s) {
 int main(int argc, char **argv) {
     uint64_t seed = 1;
     long count = 20000;
+    double jobs_ms = -2.0; /* no jobs layer */
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--seed") == 0)
             seed = strtoull(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "--count") == 0)
             count = strtol(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--jobs") == 0)
+            jobs_ms = strtod(argv[i + 1], NULL);
     }
     rng_state = seed;
     app_state *s = app_state_create(fx_measure, NULL);
@@ -213,6 +221,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "soak: %s\n", err);
         return 1;
     }
+    if (jobs_ms >= 0.0 && app_async_enable(s, NULL, NULL, jobs_ms) != 0) {
+        fprintf(stderr, "soak: cannot attach the jobs layer\n");
+        return 1;
+    }
     soak_state = s;
     view_cache *cache = view_cache_create();
     draw_list dl;
@@ -221,6 +233,7 @@ int main(int argc, char **argv) {
     double now = 0.0;
     for (step_no = 1; step_no <= count; step_no++) {
         random_action(s, text, sizeof text);
+        if (jobs_ms >= 0.0) app_async_poll(s); /* as the window does after every event */
         now += rnd_below(3000);
         app_tick(s, now);
         INVARIANT(!s->quit, "the app quit");
@@ -244,6 +257,10 @@ int main(int argc, char **argv) {
     printf(
         "soak: %ld actions from seed %llu, every invariant held (n = %d, h = %d, d_model = %d)\n",
         count, (unsigned long long)seed, s->m->n, s->cfg.h, s->cfg.d_model);
+    if (jobs_ms >= 0.0) {
+        printf("soak: the jobs layer ran %lu recomputes\n", app_async_recomputes(s));
+        app_async_disable(s); /* waits for what runs */
+    }
     app_state_destroy(s);
     return 0;
 }
