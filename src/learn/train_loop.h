@@ -34,6 +34,15 @@ int train_loop_step(train_loop *tl, train_point *pt);
 /* 1 once stop_at steps are done. */
 int train_loop_done(const train_loop *tl);
 
+/* What one ablation pass found (train_ablate's outputs), to hand on instead of
+ * measuring again: ablated_acc is (layers, h). */
+typedef struct {
+    float full;               /* held-out accuracy with every head */
+    const float *ablated_acc; /* (layers, h) with each head removed alone */
+    int pruned;               /* heads that cost less than a point */
+    float pruned_acc;         /* accuracy with all of those removed at once */
+} train_pruning;
+
 /* The ablation pass over the learner's current weights: *full the held-out
  * accuracy, ablated_acc (layers, h) the accuracy with each head removed alone,
  * *pruned the heads that cost less than a point and *pruned_acc the accuracy

@@ -211,7 +211,8 @@ unsigned long app_async_recomputes(const app_state *s) {
 }
 
 int app_async_training_adopt(app_state *s, learn_model *l, const train_point *curve, int points,
-                             float steps_per_s, int layer, char *err, size_t errlen) {
+                             float steps_per_s, const train_pruning *measured, int layer, char *err,
+                             size_t errlen) {
     app_async *a = s->async;
     if (!a || (!a->trainer && !(a->trainer = trainer_create(a->runner))) ||
         app_training_adopted(s, learn_get_config(l), layer) != 0) {
@@ -219,7 +220,7 @@ int app_async_training_adopt(app_state *s, learn_model *l, const train_point *cu
         snprintf(err, errlen, "cannot show training: out of resources");
         return 1;
     }
-    trainer_adopt(a->trainer, l, curve, points, steps_per_s);
+    trainer_adopt(a->trainer, l, curve, points, measured, steps_per_s);
     const train_view *tv;
     trainer_snapshot(a->trainer, &tv);
     app_training_show(s, tv, 1);

@@ -60,10 +60,11 @@ void app_async_hold(app_state *s, int hold);
 
 /* Shows the learner l, trained by --train's loop (its curve of `points`
  * points), in training mode, paused, with its pruning bars measured on this
- * thread, at its layer `layer` (0-based; one out of range shows the first): the
- * figure of --train --export. Takes l. Needs app_async_enable.
- * Returns 0, or 1 / 2 with a message. */
+ * thread unless `measured` holds --train's own pass, at its layer `layer` (0-based; one out of
+ * range shows the first): the figure of --train --export. Takes l. Needs app_async_enable. Returns
+ * 0, or 1 / 2 with a message. */
 int app_async_training_adopt(app_state *s, learn_model *l, const train_point *curve, int points,
-                             float steps_per_s, int layer, char *err, size_t errlen);
+                             float steps_per_s, const train_pruning *measured, int layer, char *err,
+                             size_t errlen);
 
 #endif

@@ -341,7 +341,7 @@ int trainer_snapshot(app_trainer *t, const train_view **v) {
 }
 
 void trainer_adopt(app_trainer *t, learn_model *l, const train_point *curve, int points,
-                   float steps_per_s) {
+                   const train_pruning *measured, float steps_per_s) {
     stop_job(t);
     t->fresh = 0;
     train_view *w = t->rec;
@@ -363,6 +363,16 @@ void trainer_adopt(app_trainer *t, learn_model *l, const train_point *curve, int
     if (points) w->loss = curve[points - 1].loss, w->acc = curve[points - 1].acc;
     train_loop_begin(&t->loop, l, w->step, NULL);
     t->paused = 1;
-    prune(t, NULL);
+    if (measured && measured->ablated_acc) { /* the pass --train already made */
+        const size_t nh = (size_t)c->layers * (size_t)c->h;
+        w->acc = measured->full;
+        memcpy(w->ablated_acc, measured->ablated_acc, nh * sizeof(float));
+        w->pruned = measured->pruned;
+        w->pruned_acc = measured->pruned_acc;
+        w->pruning_valid = 1;
+        w->pruning_step = learn_steps_done(l);
+    } else {
+        prune(t, NULL);
+    }
     publish(t, NULL, 0); /* no job runs: this thread is the writer */
 }

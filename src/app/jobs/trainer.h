@@ -36,9 +36,10 @@ void trainer_pause(app_trainer *t, int paused);
 int trainer_snapshot(app_trainer *t, const train_view **v);
 
 /* Takes a learner trained elsewhere (--train's loop, with its curve of `points`
- * points) as the current run, paused, measures its bars and publishes it, on
+ * points) as the current run, paused, with its bars from `measured` (--train's own
+ * ablation pass; NULL: measured here) and publishes it, on
  * the calling thread: the figure of --train --export is made from it. */
 void trainer_adopt(app_trainer *t, learn_model *l, const train_point *curve, int points,
-                   float steps_per_s);
+                   const train_pruning *measured, float steps_per_s);
 
 #endif

@@ -28,6 +28,7 @@ int app_train_export(const cli_options *o, char *err, size_t errlen) {
         snprintf(err, errlen, "cannot start SDL_ttf: %s", TTF_GetError());
         learn_destroy(run.l);
         free(run.curve);
+        free(run.ablated);
         return 1;
     }
     rc = 1;
@@ -52,8 +53,8 @@ int app_train_export(const cli_options *o, char *err, size_t errlen) {
         goto done;
     }
     const int layer = o->train.layer ? o->train.layer - 1 : 0; /* --layer is 1-based */
-    rc = app_async_training_adopt(s, run.l, run.curve, run.points, run.steps_per_s, layer, err,
-                                  errlen);
+    rc = app_async_training_adopt(s, run.l, run.curve, run.points, run.steps_per_s, &run.pruning,
+                                  layer, err, errlen);
     run.l = NULL; /* the state's now */
     if (rc != 0) goto done;
     view_state vs;
@@ -66,6 +67,7 @@ int app_train_export(const cli_options *o, char *err, size_t errlen) {
 done:
     learn_destroy(run.l);
     free(run.curve);
+    free(run.ablated);
     tok_free(&toks);
     if (s) app_async_disable(s);
     app_state_destroy(s);

@@ -325,7 +325,9 @@ int app_train_keep(const train_options *o, int h, int d_model, uint64_t seed, co
 
     train_result r = {learn_get_config(l), steps,          curve + 1,     rows, 0.0f, stats,
                       stats + nh,          stats + 2 * nh, stats + 3 * nh};
-    int rc = train_ablate(l, &r.acc, stats + 3 * nh, NULL, NULL, NULL, NULL) != 0;
+    train_pruning pr = {0}; /* with keep, the pruned set too: the figure's bars use this pass */
+    int rc = train_ablate(l, &r.acc, stats + 3 * nh, keep ? &pr.pruned : NULL,
+                          keep ? &pr.pruned_acc : NULL, NULL, NULL) != 0;
     if (rc) snprintf(err, errlen, "out of memory");
     learn_head_masses(l, stats, stats + nh, stats + 2 * nh);
     if (!rc) print_summary(&cfg, &r);
@@ -333,7 +335,13 @@ int app_train_keep(const train_options *o, int h, int d_model, uint64_t seed, co
         (dump_mkdirs(dump_dir, err, errlen) != 0 || write_dump(dump_dir, l, &r, err, errlen) != 0))
         rc = 1;
     if (!rc && keep) { /* the figure is made from this very model */
-        *keep = (train_outcome){l, curve, rows + 1, (float)rate};
+        pr.full = r.acc;
+        float *ablated = malloc(sizeof(float) * (size_t)nh);
+        if (ablated) {
+            memcpy(ablated, stats + 3 * nh, sizeof(float) * (size_t)nh);
+            pr.ablated_acc = ablated;
+        }
+        *keep = (train_outcome){l, curve, rows + 1, (float)rate, ablated, pr};
         free(stats);
         return 0;
     }

@@ -24,6 +24,8 @@ typedef struct {
     train_point *curve;
     int points;
     float steps_per_s;
+    float *ablated;        /* (layers, h): pruning.ablated_acc points here; free it */
+    train_pruning pruning; /* the ablation pass the summary printed, for the figure's bars */
 } train_outcome;
 
 /* app_train, and on success with keep != NULL the learner and its curve kept
