@@ -4,11 +4,27 @@
 #include "layer.h"
 
 #include <math.h>
+#include <string.h>
 
 float attn_scale(int d_k, int scaled, float temperature) {
     const double root = scaled ? sqrt((double)d_k) : 1.0;
     const double t = temperature > 0.0f ? (double)temperature : 1.0;
     return (float)(1.0 / (root * t));
+}
+
+void attn_layer_init(attn_layer *L, int n, int n_real, int h, int d_model, attn_mask mask,
+                     int scaled, float temperature) {
+    memset(L, 0, sizeof *L);
+    L->n = n;
+    L->n_real = n_real;
+    L->h = h;
+    L->d_model = d_model;
+    L->d_k = h > 0 ? d_model / h : 0;
+    L->layers = 1;
+    L->mask = mask;
+    L->scaled = scaled;
+    L->temperature = temperature > 0.0f ? temperature : 1.0f;
+    L->scale = L->d_k > 0 ? attn_scale(L->d_k, scaled, L->temperature) : 0.0f;
 }
 
 int attn_layer_is_off(const attn_layer *L, int head) {

@@ -59,6 +59,13 @@ typedef struct attn_layer {
  * 1 / T (T = 0 counts as 1). The one place the scale is computed. */
 float attn_scale(int d_k, int scaled, float temperature);
 
+/* Zeroes L and sets its shape and how its scores were made, the part every source
+ * fills alike: d_k = d_model / h, a temperature of 0 counts as 1, scale =
+ * attn_scale(d_k, scaled, temperature) (0 while there are no heads), one layer
+ * of one. The source then sets the rest (tensors, tokens, layer of layers, ...). */
+void attn_layer_init(attn_layer *L, int n, int n_real, int h, int d_model, attn_mask mask,
+                     int scaled, float temperature);
+
 /* Head i (0-based) switched off? Any index; out of range is "on". */
 int attn_layer_is_off(const attn_layer *L, int head);
 /* Heads switched off. */

@@ -11,23 +11,19 @@ _Static_assert(MHA_MAX_D_MODEL <= ATTN_LAYER_MAX_HEADS, "every head fits in the 
 
 void mha_layer_fill(attn_layer *L, mha_layer_text *text, const mha_model *m, const tok_list *toks) {
     const mha_config *cfg = &m->cfg;
-    memset(L, 0, sizeof *L);
-    L->layers = 1;
-    L->mask = cfg->mask == MHA_MASK_CAUSAL ? ATTN_MASK_CAUSAL : ATTN_MASK_NONE;
-    L->scaled = !cfg->no_scale;
-    L->temperature = cfg->temperature > 0.0f ? cfg->temperature : 1.0f;
+    const attn_mask mask = cfg->mask == MHA_MASK_CAUSAL ? ATTN_MASK_CAUSAL : ATTN_MASK_NONE;
+    if (m->n < 1) { /* not computed yet: nothing to describe but the settings */
+        attn_layer_init(L, 0, 0, 0, 0, mask, !cfg->no_scale, cfg->temperature);
+    } else {
+        MHA_EXPECT(m->n <= MHA_MAX_N && m->n_real <= m->n && toks->count >= m->n_real);
+        MHA_EXPECT(cfg->h >= 1 && cfg->h <= MHA_MAX_D_MODEL && m->d_k * cfg->h == cfg->d_model);
+        attn_layer_init(L, m->n, m->n_real, cfg->h, cfg->d_model, mask, !cfg->no_scale,
+                        cfg->temperature);
+    }
     L->seed = cfg->seed;
     L->pad = cfg->pad;
     L->designed = cfg->weights == MHA_WEIGHTS_PATTERNS;
-    if (m->n < 1) return; /* not computed yet: nothing to describe */
-    MHA_EXPECT(m->n <= MHA_MAX_N && m->n_real <= m->n && toks->count >= m->n_real);
-    MHA_EXPECT(cfg->h >= 1 && cfg->h <= MHA_MAX_D_MODEL && m->d_k * cfg->h == cfg->d_model);
-    L->n = m->n;
-    L->n_real = m->n_real;
-    L->h = cfg->h;
-    L->d_model = cfg->d_model;
-    L->d_k = m->d_k;
-    L->scale = attn_scale(m->d_k, L->scaled, L->temperature);
+    if (m->n < 1) return;
     for (int i = 0; i < m->n; i++) text->tokens[i] = mha_token(m, toks, i);
     L->tokens = text->tokens;
     if (L->designed) {

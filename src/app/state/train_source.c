@@ -16,17 +16,10 @@ static int layer(const void *self, int i, attn_layer *L) {
     const train_view *tv = ts->tv;
     if (i < 0 || i >= layer_count(self) || !tv->layer[i].attn) return -1;
     const train_layer *t = &tv->layer[i];
-    memset(L, 0, sizeof *L);
-    L->n = L->n_real = tv->T;
-    L->h = tv->cfg.h;
-    L->d_model = tv->cfg.d_model;
-    L->d_k = tv->cfg.d_model / tv->cfg.h;
+    /* as the learner trains: causal, scaled */
+    attn_layer_init(L, tv->T, tv->T, tv->cfg.h, tv->cfg.d_model, ATTN_MASK_CAUSAL, 1, 1.0f);
     L->layer = i;
     L->layers = tv->cfg.layers;
-    L->mask = ATTN_MASK_CAUSAL; /* as the learner trains: causal, scaled */
-    L->scaled = 1;
-    L->temperature = 1.0f;
-    L->scale = attn_scale(L->d_k, L->scaled, L->temperature);
     L->seed = tv->cfg.seed;
     L->tokens = ts->labels;
     L->x = t->x;

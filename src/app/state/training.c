@@ -187,10 +187,6 @@ int app_training_running(const app_state *s) {
            (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
 }
 
-const train_view *app_training_snapshot(const app_state *s) {
-    return s->training ? s->training->tv : NULL;
-}
-
 /* Makes the shown layer and the curves from the latest snapshot, for
    app_training_view to point at. */
 void app_training_refresh(app_state *s) {
