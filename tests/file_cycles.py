@@ -28,7 +28,7 @@ import sys
 # src/app's headers are placed one by one: a new one must be added here.
 LAYERS = [
     ("core", ["src/core/"]),
-    ("io, learn, view", ["src/io/", "src/learn/", "src/view/"]),
+    ("io, learn, model, view", ["src/io/", "src/learn/", "src/model/", "src/view/"]),
     ("backend", ["src/backend/"]),
     ("options (plain data)", ["src/app/options.h"]),
     ("state machine", ["src/app/state/"]),

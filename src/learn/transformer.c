@@ -197,6 +197,8 @@ transformer *tf_create(const tf_config *cfg_in, int batch, int seq, char *err, s
     tf_config_resolve(&cfg);
     if (tf_config_check(&cfg, err, errlen) != 0) return NULL;
     if (seq == 0) seq = cfg.ctx;
+    const int params_only = batch == 0;
+    if (params_only) batch = 1, seq = 1;
     if (batch < 1 || seq < 1 || seq > cfg.ctx || (size_t)batch * seq > INT_MAX / 4) {
         snprintf(err, errlen, "transformer: batch %d of %d tokens: must be >= 1 and <= ctx %d",
                  batch, seq, cfg.ctx);
@@ -210,8 +212,15 @@ transformer *tf_create(const tf_config *cfg_in, int batch, int seq, char *err, s
     tf->names_ = calloc((size_t)count, sizeof *tf->names_);
     tf->n_params = params_point(tf, &tf->p, NULL, 0);
     tf->params = calloc(tf->n_params, sizeof(float));
+    if (!tf->tensors || !tf->names_ || !tf->params) goto oom;
+    if (params_only) {
+        params_point(tf, &tf->p, tf->params, 1);
+        for (int t = 0; t < tf->n_tensors; t++) tf->tensors[t].grad = NULL;
+        MHA_EXPECT(tf->n_tensors == count);
+        return tf;
+    }
     tf->grads = calloc(tf->n_params, sizeof(float));
-    if (!tf->tensors || !tf->names_ || !tf->params || !tf->grads) goto oom;
+    if (!tf->grads) goto oom;
     if (tf_acts_alloc(&tf->a, &cfg, batch, seq) != 0) goto oom;
     if (tf_acts_alloc(&tf->da, &cfg, batch, seq) != 0) goto oom;
     params_point(tf, &tf->g, tf->grads, 1); /* record the gradient pointers first ... */

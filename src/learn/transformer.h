@@ -116,7 +116,8 @@ typedef struct {
 
 /* Allocates the parameters, their gradients and activations (with gradients) for
  * up to batch sequences of seq tokens (1..ctx; 0: ctx); parameters zero (see
- * tf_init). Returns NULL with a message in err on a bad config or out of memory. */
+ * tf_init). batch 0: the parameters alone (a loaded model's inference: no
+ * gradients, no activations; g, grads, a and da stay zero, tensors' grad NULL). Returns NULL with a message in err on a bad config or out of memory. */
 transformer *tf_create(const tf_config *cfg, int batch, int seq, char *err, size_t errlen);
 void tf_destroy(transformer *tf); /* NULL is fine */
 

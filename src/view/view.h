@@ -20,7 +20,9 @@ typedef enum {
     VIEW_PANEL_ALL = 0,
     VIEW_PANEL_HEAD,
     VIEW_PANEL_EQUATION,
-    VIEW_PANEL_STEPS /* one head's computation, stage by stage (panel_head) */
+    VIEW_PANEL_STEPS, /* one head's computation, stage by stage (panel_head) */
+    VIEW_PANEL_MODEL, /* a loaded model's overview: every layer x head (s->overview) */
+    VIEW_PANEL_NEXT   /* a loaded model's next-token panel alone (s->next) */
 } view_panel;
 
 typedef enum {
@@ -70,6 +72,28 @@ typedef struct {
     float pruned_acc;         /* accuracy with all of those removed together */
 } view_train;
 
+/* A loaded model, as the view draws it (src/app fills it from src/model). */
+typedef struct {
+    const char *name;          /* "gpt2" */
+    int layers, h, n;          /* the model's own heads per layer; positions */
+    const float *const *attn;  /* (layers) each (h, n, n), the trained heads */
+    const char *const *tokens; /* (n) labels */
+    int layer;                 /* the layer open in the layer view, 0-based */
+    const unsigned char *off;  /* (layers, h) 1: that head is removed; may be NULL */
+} view_overview;
+
+/* The next-token panel: the model's most likely next tokens after the text. */
+#define VIEW_NEXT_MAX 10
+typedef struct {
+    int k;                              /* shown, <= VIEW_NEXT_MAX */
+    const char *token[VIEW_NEXT_MAX];   /* labels */
+    float p[VIEW_NEXT_MAX];             /* probabilities, descending */
+    float p_full[VIEW_NEXT_MAX];        /* the same tokens with every head on; < 0: no heads
+                                           are removed (nothing to compare) */
+    const char *after;                  /* the last token's label ("after ␣the") */
+    int cut;                            /* the text was cut to n tokens */
+} view_next;
+
 /* Settings a compare banner names at most. */
 #define VIEW_COMPARE_MAX 8
 
@@ -102,6 +126,11 @@ typedef struct view_state {
     const float *step_scaled;     /* (n, n) that times the layer's scale, before the mask */
     const float *step_share;      /* (n, d_model) head_i W^O_i */
     const view_train *train;      /* training mode: layer holds the trained heads of one layer */
+    const view_overview *overview; /* a loaded model; NULL: none */
+    int overview_open;            /* the overview fills the main area (every layer x head) */
+    const view_next *next;        /* the next-token panel beside the layer view; NULL: none */
+    int resplit;                  /* the layer's heads are a re-split: trained with
+                                     overview->h heads, shown as layer->h */
     int page;                     /* page of the heads grid, 0-based */
     int focus;                    /* focused head, 1-based; 0 none */
     view_panel panel;             /* export: all, one head (focus), or the equation */
@@ -309,6 +338,8 @@ typedef enum {
     HIT_OUT,       /* row, col */
     HIT_QKV,       /* which (0 Q, 1 K, 2 V, 3 head), row, col */
     HIT_HEAD_OFF,  /* the x in a head's title that switches it off / on: head */
+    HIT_OVERVIEW,  /* a small heatmap of the model overview: row = layer, head */
+    HIT_NEXT,      /* a row of the next-token panel: row */
 } view_hit_kind;
 
 typedef struct {

@@ -1,0 +1,43 @@
+/* bpe.h: GPT-2's tokenizer, exactly: byte-level BPE. The text (UTF-8) is split by
+ * GPT-2's pre-tokenizer pattern
+ *   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+ * (PCRE2, UTF and Unicode-property mode); each piece's bytes are mapped through
+ * the byte-to-unicode table, merged by merges.txt's ranks (lowest first) and
+ * looked up in vocab.json. No BOS is added. Invalid UTF-8 in the text: see
+ * bpe_encode. No SDL, no globals. */
+#ifndef MHAVIZ_BPE_H
+#define MHAVIZ_BPE_H
+
+#include <stddef.h>
+
+typedef struct bpe bpe;
+
+/* Reads vocab.json (token string -> id, ids 0..n-1 each once) and merges.txt
+ * ("#version" line optional, then "a b" per line, each a pair whose merge is in
+ * the vocabulary). 0, or 1 (cannot read) / 2 (not a tokenizer we can use) with
+ * one line "PATH: what is wrong" in err. */
+int bpe_load(bpe **out, const char *vocab_path, const char *merges_path, char *err,
+             size_t errlen);
+/* The same from bytes in memory (the fuzzer's way in); the paths only name them. */
+int bpe_parse(bpe **out, const char *vocab, size_t vocab_len, const char *merges,
+              size_t merges_len, const char *vocab_path, const char *merges_path, char *err,
+              size_t errlen);
+void bpe_free(bpe *b); /* NULL is fine */
+
+int bpe_vocab_size(const bpe *b);
+
+/* Encodes len bytes of text: writes up to max ids and returns how many the whole
+ * text has (so a return > max means it was cut). Invalid UTF-8 bytes are each
+ * replaced by U+FFFD before splitting (*replaced set to 1 then, may be NULL). */
+int bpe_encode(const bpe *b, const char *text, size_t len, int *ids, int max, int *replaced);
+
+/* Token id's bytes (the byte-to-unicode table undone): *len bytes, not
+ * NUL-terminated, or NULL for an id out of range. */
+const unsigned char *bpe_token_bytes(const bpe *b, int id, size_t *len);
+
+/* Token id as a label: its text with a leading space shown as "␣" and other
+ * whitespace as "\n", "\t", "·" (documented in the README); bytes that are not
+ * whole UTF-8 characters as "<e2>" hex. Always NUL-terminated. */
+void bpe_token_label(const bpe *b, int id, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,65 @@
+/* safetensors.h: a reader of Hugging Face's safetensors files, our own. The file
+ * is mapped (mmap), never read whole: an 8-byte little-endian header length N
+ * (at most SAFETENSORS_MAX_HEADER), N bytes of JSON (parsed with jansson:
+ * length-bounded, duplicate keys rejected, 64-bit integers), then the data. The
+ * header maps each tensor's name to {"dtype", "shape", "data_offsets": [begin,
+ * end]} (offsets into the data, after the header); "__metadata__" is a map of
+ * strings and is skipped. Accepted dtypes: F32, F16, BF16 (converted to float32);
+ * every size is computed with overflow checks; the tensors' offsets must tile the
+ * data exactly (no gap, no overlap, nothing after the last). Errors: 0, or
+ * SAFETENSORS_CANNOT_READ (1: missing, unreadable, short) / SAFETENSORS_UNUSABLE
+ * (2: read, but not a file we can use), with one line in err that does not name
+ * the file (the caller puts "PATH: " before it). */
+#ifndef MHAVIZ_SAFETENSORS_H
+#define MHAVIZ_SAFETENSORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SAFETENSORS_MAX_HEADER (100u << 20) /* 100 MiB of JSON header */
+#define SAFETENSORS_MAX_DIMS 8
+#define SAFETENSORS_CANNOT_READ 1
+#define SAFETENSORS_UNUSABLE 2
+
+typedef enum { ST_F32 = 0, ST_F16 = 1, ST_BF16 = 2 } st_dtype;
+
+typedef struct {
+    char *name; /* as in the header */
+    st_dtype dtype;
+    int ndim;
+    int64_t shape[SAFETENSORS_MAX_DIMS];
+    uint64_t elems;         /* product of shape (1 for a scalar) */
+    uint64_t begin, end;    /* data_offsets: bytes into the data section */
+} st_tensor;
+
+typedef struct {
+    int fd;
+    const unsigned char *map; /* the whole file, PROT_READ */
+    size_t map_len;
+    size_t data_off; /* 8 + N */
+    st_tensor *t;    /* sorted by name */
+    int n;
+} st_file;
+
+/* Opens and checks the file: 0, 1 or 2 (above), err filled on failure; *f is
+ * then empty (st_close is still fine). */
+int st_open(st_file *f, const char *path, char *err, size_t errlen);
+
+/* The checks of st_open on bytes in memory (the header length, the JSON and the
+ * tiling against file_len = len): what the fuzzer drives. f->map points into buf;
+ * free with st_close (which does not unmap a buffer it did not map). */
+int st_parse(st_file *f, const unsigned char *buf, size_t len, char *err, size_t errlen);
+
+/* The tensor called name, or NULL. */
+const st_tensor *st_find(const st_file *f, const char *name);
+
+/* Converts tensor t (elems values) to float32 into dst. */
+void st_read_f32(const st_file *f, const st_tensor *t, float *dst);
+
+/* Tells the kernel the pages of tensor t are no longer needed (madvise), so a
+ * large file's pages do not all stay resident while it is converted. */
+void st_release(const st_file *f, const st_tensor *t);
+
+void st_close(st_file *f);
+
+#endif
