@@ -7,67 +7,84 @@
 
 #include "cli_internal.h"
 
+/* in two parts: C11 promises string literals of 4095 characters only */
+static const char usage_a[] =
+    "usage: mhaviz [options]\n"
+    "Multi-head attention, computed and drawn: every head, Concat and W^O.\n"
+    "\n"
+    "Computation:\n"
+    "  -H, --heads N         number of heads h, divides d_model (default 4)\n"
+    "  -d, --d-model N       model width d_model, 1..4096 (default 64)\n"
+    "  -s, --seed N          seed for weights and embeddings, 1..2^63-1 (default 1)\n"
+    "  -t, --text TEXT       your own sentence (UTF-8, at most 512 tokens)\n"
+    "      --sample K        built-in sample K (1-based; see --list-samples)\n"
+    "      --list-samples    list the built-in samples and exit\n"
+    "      --mask none|causal   causal: a token sees only itself and earlier ones\n"
+    "      --no-scale        scores are Q K^T without dividing by sqrt(d_k)\n"
+    "      --temperature T   scores are also divided by T, 0.05..20 (default 1)\n"
+    "      --pad N           pad the text to N positions with [PAD] tokens, masked\n"
+    "                        as keys; N from the number of tokens to 512\n"
+    "      --ablate LIST     zero these heads' bands of Concat, e.g. 1,3 (1-based)\n"
+    "      --weights W       random | patterns: designed heads (previous, next,\n"
+    "                        first, self, same-word, broad) (default random)\n"
+    "      --compare SPEC    pin a view beside this one that differs in SPEC:\n"
+    "                        h=N, d_model=N, seed=N, mask=none|causal,\n"
+    "                        scale=on|off, temperature=T, weights=random|patterns,\n"
+    "                        pad=N|off, comma-separated (e.g. h=1 or scale=off)\n"
+    "\n"
+    "Output (without these, the visualizer window opens):\n"
+    "      --dump DIR        write every tensor as .npy, tokens.txt, meta.json; exit\n"
+    "      --export FILE     render the view to FILE (.png, .svg or .pdf); exit\n"
+    "      --size WxH        view size in layout pixels, 200..8192 (default 1600x900)\n"
+    "      --scale F         PNG pixel multiplier, 1..4 (default 1)\n"
+    "      --panel P         all | head:K | equation | steps:K (head K step by step);\n"
+    "                        one panel is cropped to its content\n"
+    "      --page K          export page K of the heads grid when it pages (default 1)\n"
+    "      --values          numbers in the cells where they fit\n"
+    "      --contrast C      attention scale: fixed | row | log (default fixed)\n"
+    "      --diff            MultiHead drawn as its change from the unablated one\n"
+    "      --theme T         light | dark (default light)\n"
+    "      --colormap NAME   viridis | magma | cividis | greys (default viridis)\n"
+    "      --background B    opaque | transparent (default opaque)\n"
+    "      --export-dir DIR  where Ctrl+S in the window saves (default: current folder)\n"
+    "      --font PATH       TrueType font to use instead of the fontconfig match\n"
+    "      --bench           time the forward pass and the drawing; print; exit\n"
+    "      --bench-json      the same, one JSON object a line\n"
+    "      --bench-quick     every case once: checks the output, measures nothing\n"
+    "\n"
+    "Learning (in the window: the L key):\n"
+    "      --train TASK      train a small attention model on prev, first, pair, sort\n"
+    "                        or induction, with -H, -d (default 32 here) and -s; print\n"
+    "                        each head's attention and the accuracy without it; with\n"
+    "                        --dump DIR also write weights, tensors and train.json,\n"
+    "                        with --export FILE a figure of the trained model\n"
+    "      --steps N         training steps, 1..1000000 (default: the task's, 500..3000)\n"
+    "      --layers N        1 or 2 (default 1; 2 for induction)\n"
+    "      --mlp             an MLP block (4 d_model wide, GELU) after each attention\n"
+    "      --lr R            AdamW learning rate, 0.00001..1 (default 0.003)\n"
+    "      --batch N         examples per step, 1..1024 (default 32)\n"
+    "      --layer L         with --export, the trained model's layer L (default 1);\n"
+    "                        with --model, the layer shown (default 1)\n";
+static const char usage_b[] =
+    "\nReal models:\n"
+    "      --model PATH      a GPT-2-family checkpoint: a folder with config.json,\n"
+    "                        model.safetensors, vocab.json, merges.txt (README)\n"
+    "                        -H K re-splits its layers into K heads; --ablate L:H,...\n"
+    "                        removes heads; --panel model | next; --dump writes\n"
+    "                        every layer\n"
+    "\n"
+    "  -h, --help            this text\n"
+    "  -V, --version         the version\n"
+    "\n"
+    "Exit status: 0 ok, 2 bad usage or value, 1 runtime failure.\n";
+
 const char *cli_usage(void) {
-    return "usage: mhaviz [options]\n"
-           "Multi-head attention, computed and drawn: every head, Concat and W^O.\n"
-           "\n"
-           "Computation:\n"
-           "  -H, --heads N         number of heads h, divides d_model (default 4)\n"
-           "  -d, --d-model N       model width d_model, 1..4096 (default 64)\n"
-           "  -s, --seed N          seed for weights and embeddings, 1..2^63-1 (default 1)\n"
-           "  -t, --text TEXT       your own sentence (UTF-8, at most 512 tokens)\n"
-           "      --sample K        built-in sample K (1-based; see --list-samples)\n"
-           "      --list-samples    list the built-in samples and exit\n"
-           "      --mask none|causal   causal: a token sees only itself and earlier ones\n"
-           "      --no-scale        scores are Q K^T without dividing by sqrt(d_k)\n"
-           "      --temperature T   scores are also divided by T, 0.05..20 (default 1)\n"
-           "      --pad N           pad the text to N positions with [PAD] tokens, masked\n"
-           "                        as keys; N from the number of tokens to 512\n"
-           "      --ablate LIST     zero these heads' bands of Concat, e.g. 1,3 (1-based)\n"
-           "      --weights W       random | patterns: designed heads (previous, next,\n"
-           "                        first, self, same-word, broad) (default random)\n"
-           "      --compare SPEC    pin a view beside this one that differs in SPEC:\n"
-           "                        h=N, d_model=N, seed=N, mask=none|causal,\n"
-           "                        scale=on|off, temperature=T, weights=random|patterns,\n"
-           "                        pad=N|off, comma-separated (e.g. h=1 or scale=off)\n"
-           "\n"
-           "Output (without these, the visualizer window opens):\n"
-           "      --dump DIR        write every tensor as .npy, tokens.txt, meta.json; exit\n"
-           "      --export FILE     render the view to FILE (.png, .svg or .pdf); exit\n"
-           "      --size WxH        view size in layout pixels, 200..8192 (default 1600x900)\n"
-           "      --scale F         PNG pixel multiplier, 1..4 (default 1)\n"
-           "      --panel P         all | head:K | equation | steps:K (head K step by step);\n"
-           "                        one panel is cropped to its content\n"
-           "      --page K          export page K of the heads grid when it pages (default 1)\n"
-           "      --values          numbers in the cells where they fit\n"
-           "      --contrast C      attention scale: fixed | row | log (default fixed)\n"
-           "      --diff            MultiHead drawn as its change from the unablated one\n"
-           "      --theme T         light | dark (default light)\n"
-           "      --colormap NAME   viridis | magma | cividis | greys (default viridis)\n"
-           "      --background B    opaque | transparent (default opaque)\n"
-           "      --export-dir DIR  where Ctrl+S in the window saves (default: current folder)\n"
-           "      --font PATH       TrueType font to use instead of the fontconfig match\n"
-           "      --bench           time the forward pass and the drawing; print; exit\n"
-           "      --bench-json      the same, one JSON object a line\n"
-           "      --bench-quick     every case once: checks the output, measures nothing\n"
-           "\n"
-           "Learning (in the window: the L key):\n"
-           "      --train TASK      train a small attention model on prev, first, pair, sort\n"
-           "                        or induction, with -H, -d (default 32 here) and -s; print\n"
-           "                        each head's attention and the accuracy without it; with\n"
-           "                        --dump DIR also write weights, tensors and train.json,\n"
-           "                        with --export FILE a figure of the trained model\n"
-           "      --steps N         training steps, 1..1000000 (default: the task's, 500..3000)\n"
-           "      --layers N        1 or 2 (default 1; 2 for induction)\n"
-           "      --mlp             an MLP block (4 d_model wide, GELU) after each attention\n"
-           "      --lr R            AdamW learning rate, 0.00001..1 (default 0.003)\n"
-           "      --batch N         examples per step, 1..1024 (default 32)\n"
-           "      --layer L         with --export, the trained model's layer L (default 1)\n"
-           "\n"
-           "  -h, --help            this text\n"
-           "  -V, --version         the version\n"
-           "\n"
-           "Exit status: 0 ok, 2 bad usage or value, 1 runtime failure.\n";
+    static char text[sizeof usage_a + sizeof usage_b];
+    if (!text[0]) {
+        memcpy(text, usage_a, sizeof usage_a - 1);
+        memcpy(text + sizeof usage_a - 1, usage_b, sizeof usage_b);
+    }
+    return text;
 }
 
 /* Every option, by group as --help lists them. The order does not matter to
@@ -113,6 +130,7 @@ static const struct option long_opts[] = {
     {"lr", required_argument, NULL, OPT_LR},
     {"batch", required_argument, NULL, OPT_BATCH},
     {"layer", required_argument, NULL, OPT_LAYER},
+    {"model", required_argument, NULL, OPT_MODEL},
     /* cli_parse's own */
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -122,7 +140,7 @@ static const struct option long_opts[] = {
 
 /* The parsers of the groups, asked in turn until one takes the option. */
 static const cli_group_fn groups[] = {cli_computation_option, cli_output_option,
-                                      cli_learning_option};
+                                      cli_learning_option, cli_model_option};
 
 /* The option's name for messages: "--mask" for a long option, "-H" for a short one. */
 static const char *option_name(int opt, const char *arg) {
@@ -163,14 +181,16 @@ static int check_combinations(cli_options *o, const cli_flags *f, char *err, siz
         return cli_fail(err, errlen, "--text and --sample: give one or the other");
     if (f->list && cli_set_mode(o, CLI_LIST_SAMPLES, "--list-samples", err, errlen) != 0) return 2;
     if (f->bench && cli_set_mode(o, CLI_BENCH, "--bench", err, errlen) != 0) return 2;
-    if (cli_learning_check(o, err, errlen) != 0) return 2;
+    if (cli_model_check(o, err, errlen) != 0) return 2;
+    if (!o->model_path && cli_learning_check(o, err, errlen) != 0) return 2;
     if (o->compare && o->mode != CLI_WINDOW && o->mode != CLI_EXPORT)
         return cli_fail(err, errlen, "--compare: only with the window or --export");
     if (o->compare && o->panel != CLI_PANEL_ALL)
         return cli_fail(err, errlen,
                         "--compare: the compare view is one figure: only with --panel all");
     int h = o->cfg.h ? o->cfg.h : MHA_DEFAULT_H;
-    if ((o->panel == CLI_PANEL_HEAD || o->panel == CLI_PANEL_STEPS) && o->panel_head > h)
+    if (!o->model_path && (o->panel == CLI_PANEL_HEAD || o->panel == CLI_PANEL_STEPS) &&
+        o->panel_head > h)
         return cli_fail(err, errlen, "--panel %s:%d: there are only %d heads",
                         o->panel == CLI_PANEL_HEAD ? "head" : "steps", o->panel_head, h);
     return 0;

@@ -206,7 +206,12 @@ int cli_computation_option(cli_options *o, cli_flags *f, int opt, const char *ar
                             arg, MHA_MAX_N);
         o->cfg.pad = (int)v;
         return 0;
-    case OPT_ABLATE: return parse_ablate(arg, &o->cfg, err, errlen);
+    case OPT_ABLATE:
+        if (strchr(arg, ':')) { /* LAYER:HEAD items: a loaded model's (cli_model.c) */
+            o->model_ablate = arg;
+            return 0;
+        }
+        return parse_ablate(arg, &o->cfg, err, errlen);
     case OPT_WEIGHTS:
         if (cli_parse_word(arg, weights_words, &w) != 0)
             return cli_fail(err, errlen, "--weights '%s': must be random or patterns", arg);

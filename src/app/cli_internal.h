@@ -47,6 +47,8 @@ enum {
     OPT_LR,
     OPT_BATCH,
     OPT_LAYER,
+    /* a loaded model */
+    OPT_MODEL,
 };
 
 /* What a parse has seen that is not a field of cli_options: the modes that are
@@ -72,6 +74,10 @@ int cli_learning_option(cli_options *o, cli_flags *f, int opt, const char *arg, 
 /* Once every option is read: --train alone or with --dump / --export, the other
  * learning options only with it; sets CLI_TRAIN. Returns 0, or 2 with a message. */
 int cli_learning_check(cli_options *o, char *err, size_t errlen);
+int cli_model_option(cli_options *o, cli_flags *f, int opt, const char *arg, char *err,
+                     size_t errlen);
+/* --model's company (cli_model.c): 0, or 2 with a message. */
+int cli_model_check(cli_options *o, char *err, size_t errlen);
 
 /* ---- shared by the groups (cli_values.c) ---- */
 

@@ -28,6 +28,10 @@ static int parse_panel(const char *s, cli_options *o) {
         o->panel = CLI_PANEL_ALL;
     } else if (strcmp(s, "equation") == 0) {
         o->panel = CLI_PANEL_EQUATION;
+    } else if (strcmp(s, "model") == 0) {
+        o->panel = CLI_PANEL_MODEL;
+    } else if (strcmp(s, "next") == 0) {
+        o->panel = CLI_PANEL_NEXT;
     } else if (strncmp(s, "head:", 5) == 0 && cli_parse_int(s + 5, 1, MHA_MAX_D_MODEL, &v) == 0) {
         o->panel = CLI_PANEL_HEAD;
         o->panel_head = (int)v;
@@ -57,9 +61,10 @@ static int figure_option(cli_options *o, int opt, const char *arg, char *err, si
         return 0;
     case OPT_PANEL:
         if (parse_panel(arg, o) != 0)
-            return cli_fail(
-                err, errlen,
-                "--panel '%s': must be all, equation, head:K or steps:K with K from 1 to h", arg);
+            return cli_fail(err, errlen,
+                            "--panel '%s': must be all, equation, head:K, steps:K (K from 1 to h), "
+                            "model or next",
+                            arg);
         return 0;
     case OPT_PAGE:
         if (cli_parse_int(arg, 1, MHA_MAX_D_MODEL, &v) != 0)

@@ -174,9 +174,23 @@ int main(int argc, char **argv) {
     default: break;
     }
 
+    if (o.model_path && o.mode == CLI_DUMP) {
+        int rc = app_model_dump(&o, err, sizeof err);
+        return rc ? fail(rc, err) : 0;
+    }
     tok_list toks = {0};
     mha_config cfg;
-    int rc = resolve_input(&o, &toks, &cfg, err, sizeof err);
+    int rc;
+    if (o.model_path) { /* the random model under it: the default sample, h = 4 */
+        cli_options base = o;
+        base.text = NULL;
+        base.sample = 0;
+        memset(&base.cfg, 0, sizeof base.cfg);
+        base.panel = CLI_PANEL_ALL;
+        rc = resolve_input(&base, &toks, &cfg, err, sizeof err);
+    } else {
+        rc = resolve_input(&o, &toks, &cfg, err, sizeof err);
+    }
     if (rc != 0) return fail(rc, err);
 
     switch (o.mode) {

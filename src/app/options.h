@@ -17,7 +17,14 @@ typedef enum {
     CLI_TRAIN, /* --train TASK: headless training (train_mode.c) */
 } cli_mode;
 
-typedef enum { CLI_PANEL_ALL = 0, CLI_PANEL_HEAD, CLI_PANEL_EQUATION, CLI_PANEL_STEPS } cli_panel;
+typedef enum {
+    CLI_PANEL_ALL = 0,
+    CLI_PANEL_HEAD,
+    CLI_PANEL_EQUATION,
+    CLI_PANEL_STEPS,
+    CLI_PANEL_MODEL, /* --model: every layer x head */
+    CLI_PANEL_NEXT,  /* --model: the next-token panel */
+} cli_panel;
 
 /* The training options of the command line; zero means "default". */
 typedef struct {
@@ -32,31 +39,33 @@ typedef struct {
 
 typedef struct {
     cli_mode mode;
-    mha_config cfg;          /* h, d_model, seed, mask, no_scale, pad, temperature,
-                                weights, ablate; zero = default */
-    int sample;              /* 1-based; 0: not given */
-    const char *text;        /* --text, or NULL */
-    const char *dump_dir;    /* --dump */
-    const char *export_path; /* --export */
-    const char *export_dir;  /* --export-dir (window Ctrl+S) */
-    const char *font;        /* --font */
-    int size_w, size_h;      /* --size, layout pixels; 0: default 1600x900 */
-    int scale;               /* --scale 1..4; 0: default */
-    cli_panel panel;         /* --panel */
-    int panel_head;          /* 1-based with CLI_PANEL_HEAD and CLI_PANEL_STEPS */
-    int page;                /* --page K: page K of the heads grid, 1-based; 0: first */
-    int values;              /* --values: numbers in the cells */
-    int contrast;            /* --contrast: 0 fixed, 1 row, 2 log */
-    int diff;                /* --diff: MultiHead minus the unablated MultiHead */
-    int theme;               /* 0 light (default), 1 dark; -1 not given */
-    int colormap;            /* index into view colormaps; -1 not given */
-    int transparent;         /* --background transparent */
-    int bench_json;          /* --bench-json: one JSON object a line */
-    int bench_quick;         /* --bench-quick: every case once (checks the output) */
-    train_options train;     /* --train and --steps, --layers, --mlp, --lr, --batch, --layer */
-    int compare;             /* --compare SPEC: a view pinned beside this one */
-    unsigned compare_set;    /* CLI_CMP_* bits: the settings SPEC names */
-    mha_config compare_cfg;  /* their values (the others are this view's) */
+    mha_config cfg;           /* h, d_model, seed, mask, no_scale, pad, temperature,
+                                 weights, ablate; zero = default */
+    int sample;               /* 1-based; 0: not given */
+    const char *text;         /* --text, or NULL */
+    const char *dump_dir;     /* --dump */
+    const char *export_path;  /* --export */
+    const char *export_dir;   /* --export-dir (window Ctrl+S) */
+    const char *font;         /* --font */
+    int size_w, size_h;       /* --size, layout pixels; 0: default 1600x900 */
+    int scale;                /* --scale 1..4; 0: default */
+    cli_panel panel;          /* --panel */
+    int panel_head;           /* 1-based with CLI_PANEL_HEAD and CLI_PANEL_STEPS */
+    int page;                 /* --page K: page K of the heads grid, 1-based; 0: first */
+    int values;               /* --values: numbers in the cells */
+    int contrast;             /* --contrast: 0 fixed, 1 row, 2 log */
+    int diff;                 /* --diff: MultiHead minus the unablated MultiHead */
+    int theme;                /* 0 light (default), 1 dark; -1 not given */
+    int colormap;             /* index into view colormaps; -1 not given */
+    int transparent;          /* --background transparent */
+    int bench_json;           /* --bench-json: one JSON object a line */
+    int bench_quick;          /* --bench-quick: every case once (checks the output) */
+    train_options train;      /* --train and --steps, --layers, --mlp, --lr, --batch, --layer */
+    const char *model_path;   /* --model PATH: a GPT-2-family checkpoint, or NULL */
+    const char *model_ablate; /* --ablate LAYER:HEAD,... with --model */
+    int compare;              /* --compare SPEC: a view pinned beside this one */
+    unsigned compare_set;     /* CLI_CMP_* bits: the settings SPEC names */
+    mha_config compare_cfg;   /* their values (the others are this view's) */
 } cli_options;
 
 enum {

@@ -18,6 +18,7 @@
 
 #include "atomic_file.h"
 #include "cleanup.h"
+#include "mha.h"
 #include "npy.h"
 
 #define DUMP_FILES 16
@@ -26,6 +27,10 @@ static const char *const dump_names[DUMP_FILES] = {
     "K.npy",   "V.npy",        "scores.npy", "attn.npy",  "heads.npy", "concat.npy",
     "out.npy", "out_full.npy", "tokens.txt", "meta.json",
 };
+/* what a loaded model's dump writes besides (dump_write_files): at the top, and in
+   each layer_L folder */
+static const char *const model_names[] = {"tokens.json", "final.npy", "next.json", NULL};
+static const char *const layer_names[] = {"attn.npy", "out.npy", NULL};
 
 int dump_mkdirs(const char *dir, char *err, size_t errlen) {
     char path[4096];
@@ -60,16 +65,17 @@ int dump_mkdirs(const char *dir, char *err, size_t errlen) {
 
 #define DUMP_MAX_PARENTS 32
 
-typedef struct {
+struct dump_run {
     const char *shown; /* the folder as the user named it, for messages */
     char target[4096]; /* the folder, no trailing slash (symbolic links resolved) */
     char tmp[4200];    /* the temporary folder beside it */
     int tmp_handle;
-    int file_handles[DUMP_FILES];
+    int *handles; /* the files and folders it made in the temporary folder */
+    int handle_count, handle_cap;
     char parents[DUMP_MAX_PARENTS][4096]; /* folders created for the target, outermost first */
     int parent_handles[DUMP_MAX_PARENTS];
     int parent_count;
-} dump_run;
+};
 
 /* Creates the missing folders of path (mkdir -p), registering each made one so a
  * failure or a signal removes it again. Returns 0, or -1 with a message. */
@@ -109,15 +115,46 @@ static int make_parents(dump_run *r, const char *path, char *err, size_t errlen)
     }
 }
 
-/* Name of a file a dump writes, or a temporary one it left ("X.npy.tmp-AbC123"). */
-static int is_dump_name(const char *name) {
-    for (int i = 0; i < DUMP_FILES; i++) {
-        size_t len = strlen(dump_names[i]);
-        if (strncmp(name, dump_names[i], len) != 0) continue;
+/* name is one of names, or a temporary one it left ("X.npy.tmp-AbC123"). */
+static int is_one_of(const char *name, const char *const *names, int count) {
+    for (int i = 0; i < count && names[i]; i++) {
+        size_t len = strlen(names[i]);
+        if (strncmp(name, names[i], len) != 0) continue;
         if (name[len] == '\0') return 1;
         if (strncmp(name + len, ".tmp-", 5) == 0 && strlen(name + len + 5) == 6) return 1;
     }
     return 0;
+}
+
+/* Name of a file a dump writes at its top, or a temporary one it left. */
+static int is_dump_name(const char *name) {
+    return is_one_of(name, dump_names, DUMP_FILES) || is_one_of(name, model_names, 8);
+}
+
+/* "layer_12": a loaded model's layer folder (no zero padding, 1 or more). */
+static int is_layer_folder(const char *name) {
+    if (strncmp(name, "layer_", 6) != 0 || name[6] < '1' || name[6] > '9') return 0;
+    for (const char *c = name + 7; *c; c++)
+        if (*c < '0' || *c > '9') return 0;
+    return strlen(name) < 16;
+}
+
+/* A layer folder holding only what a dump writes into one (a foreign file found is
+   copied into name). */
+static int layer_folder_clean(const char *path, char *name, size_t len) {
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    struct dirent *e;
+    int clean = 1;
+    while (clean && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (!is_one_of(e->d_name, layer_names, 8)) {
+            clean = 0;
+            snprintf(name, len, "%s", e->d_name);
+        }
+    }
+    closedir(d);
+    return clean;
 }
 
 /* Removes the files of a dump from folder dir and then dir itself: only names a
@@ -131,6 +168,18 @@ static void remove_dump_folder(const char *dir) {
             if (is_dump_name(e->d_name)) {
                 snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
                 unlink(path);
+            } else if (is_layer_folder(e->d_name)) { /* its own files, then itself */
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                DIR *ld = opendir(path);
+                struct dirent *le;
+                char file[4200 + 512];
+                while (ld && (le = readdir(ld)) != NULL)
+                    if (is_one_of(le->d_name, layer_names, 8)) {
+                        snprintf(file, sizeof file, "%s/%s", path, le->d_name);
+                        unlink(file);
+                    }
+                if (ld) closedir(ld);
+                rmdir(path);
             }
         closedir(d);
     }
@@ -151,9 +200,16 @@ static int check_replaceable(const dump_run *r, const char *parent, char *err, s
     char name[256] = "";
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        if (!is_dump_name(e->d_name)) {
+        char sub[4200 + 256], inner[256] = "";
+        snprintf(sub, sizeof sub, "%s/%s", r->target, e->d_name);
+        if (is_layer_folder(e->d_name) && !layer_folder_clean(sub, inner, sizeof inner)) {
+            foreign = 1;
+            snprintf(name, sizeof name, "%.15s/%.200s", e->d_name, inner);
+        } else if (!is_dump_name(e->d_name) && !is_layer_folder(e->d_name)) {
             foreign = 1;
             snprintf(name, sizeof name, "%s", e->d_name);
+        }
+        if (foreign) {
             for (char *c = name; *c; c++)
                 if ((unsigned char)*c < 0x20) *c = '?'; /* the message stays one line */
             break;
@@ -196,7 +252,8 @@ static int check_replaceable(const dump_run *r, const char *parent, char *err, s
 static void dump_rollback(dump_run *r) {
     cleanup_hold();
     if (r->tmp[0]) remove_dump_folder(r->tmp);
-    for (int i = 0; i < DUMP_FILES; i++) cleanup_forget(r->file_handles[i]);
+    for (int i = 0; i < r->handle_count; i++) cleanup_forget(r->handles[i]);
+    r->handle_count = 0;
     cleanup_forget(r->tmp_handle);
     for (int i = r->parent_count - 1; i >= 0; i--) {
         rmdir(r->parents[i]);
@@ -271,6 +328,20 @@ static int write_meta(atomic_file *af, const attn_layer *L) {
                  : "");
 }
 
+/* Registers a path made in the temporary folder (before it exists: a signal
+   removes it). Returns 0, or -1 out of memory. */
+static int track(dump_run *r, const char *path, int is_dir) {
+    if (r->handle_count == r->handle_cap) {
+        int cap = r->handle_cap ? 2 * r->handle_cap : 32;
+        int *h = realloc(r->handles, (size_t)cap * sizeof *h);
+        if (!h) return -1;
+        r->handles = h;
+        r->handle_cap = cap;
+    }
+    r->handles[r->handle_count++] = cleanup_add(path, is_dir);
+    return 0;
+}
+
 /* Writes file i of dump_names into the temporary folder. */
 static int write_one(dump_run *r, int i, const attn_layer *L, char *err, size_t errlen) {
     const int n = L->n, d = L->d_model, h = L->h, dk = L->d_k;
@@ -281,7 +352,10 @@ static int write_one(dump_run *r, int i, const attn_layer *L, char *err, size_t 
                                {h, n, dk}, {n, d, 0}, {n, d, 0}, {n, d, 0}};
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", r->tmp, dump_names[i]);
-    r->file_handles[i] = cleanup_add(path, 0); /* before it exists: a signal removes it */
+    if (track(r, path, 0) != 0) {
+        snprintf(err, errlen, "cannot write %s: out of memory", r->shown);
+        return -1;
+    }
     int rc;
     if (i < 14) {
         rc = npy_write_f32(path, data[i], shapes[i], shapes[i][2] > 0 ? 3 : 2, err, errlen);
@@ -334,7 +408,8 @@ static int dump_commit(dump_run *r, int exists, char *err, size_t errlen) {
     }
     if (rc == 0) {
         if (old[0]) remove_dump_folder(old);
-        for (int i = 0; i < DUMP_FILES; i++) cleanup_forget(r->file_handles[i]);
+        for (int i = 0; i < r->handle_count; i++) cleanup_forget(r->handles[i]);
+        r->handle_count = 0;
         cleanup_forget(r->tmp_handle);
         for (int i = 0; i < r->parent_count; i++) cleanup_forget(r->parent_handles[i]);
         r->tmp[0] = '\0';
@@ -383,11 +458,10 @@ static int dump_target(dump_run *r, const char *dir, char *parent, size_t parent
     return 0;
 }
 
-static int dump_write_run(dump_run *r, const char *dir, const attn_layer *L, char *err,
+static int dump_write_run(dump_run *r, const char *dir, dump_fill_fn fill, void *ud, char *err,
                           size_t errlen) {
     r->shown = dir;
     r->tmp_handle = CLEANUP_NONE;
-    for (int i = 0; i < DUMP_FILES; i++) r->file_handles[i] = CLEANUP_NONE;
     char parent[4096];
     if (dump_target(r, dir, parent, sizeof parent, err, errlen) != 0) return -1;
 
@@ -423,16 +497,33 @@ static int dump_write_run(dump_run *r, const char *dir, const attn_layer *L, cha
         return -1;
     }
 
-    for (int i = 0; i < DUMP_FILES; i++)
-        if (write_one(r, i, L, err, errlen) != 0) {
-            dump_rollback(r);
-            return -1;
-        }
+    if (fill(r, ud, err, errlen) != 0) {
+        dump_rollback(r);
+        return -1;
+    }
     if (dump_commit(r, exists, err, errlen) != 0) {
         dump_rollback(r);
         return -1;
     }
     return 0;
+}
+
+static int fill_layer(dump_run *r, void *ud, char *err, size_t errlen) {
+    for (int i = 0; i < DUMP_FILES; i++)
+        if (write_one(r, i, ud, err, errlen) != 0) return -1;
+    return 0;
+}
+
+int dump_write_files(const char *dir, dump_fill_fn fill, void *ud, char *err, size_t errlen) {
+    dump_run *r = calloc(1, sizeof *r); /* 150 KB of paths: not on the stack */
+    if (!r) {
+        snprintf(err, errlen, "cannot write %s: out of memory", dir);
+        return -1;
+    }
+    int rc = dump_write_run(r, dir, fill, ud, err, errlen);
+    free(r->handles);
+    free(r);
+    return rc;
 }
 
 int dump_write(const char *dir, const attn_layer *L, char *err, size_t errlen) {
@@ -444,12 +535,64 @@ int dump_write(const char *dir, const attn_layer *L, char *err, size_t errlen) {
                      (int)(strlen(dump_names[i]) - 4), dump_names[i]);
             return -1;
         }
-    dump_run *r = calloc(1, sizeof *r); /* 150 KB of paths: not on the stack */
-    if (!r) {
-        snprintf(err, errlen, "cannot write %s: out of memory", dir);
+    return dump_write_files(dir, fill_layer, (void *)L, err, errlen);
+}
+
+/* rel as the target names it, for messages; 0 when it is not a name a dump may
+   write (a folder layer_L, a file of its lists) */
+static int rel_ok(const char *rel) {
+    const char *slash = strchr(rel, '/');
+    if (!slash) return is_dump_name(rel) || is_layer_folder(rel);
+    char folder[32];
+    if ((size_t)(slash - rel) >= sizeof folder) return 0;
+    memcpy(folder, rel, (size_t)(slash - rel));
+    folder[slash - rel] = '\0';
+    return is_layer_folder(folder) && !strchr(slash + 1, '/') &&
+           is_one_of(slash + 1, layer_names, 8);
+}
+
+int dump_put_folder(dump_run *r, const char *rel, char *err, size_t errlen) {
+    MHA_EXPECT(rel_ok(rel) && !strchr(rel, '/'));
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", r->tmp, rel);
+    if (track(r, path, 1) != 0 || mkdir(path, 0777) != 0) {
+        snprintf(err, errlen, "cannot write %s/%s: %s", r->shown, rel, strerror(errno));
         return -1;
     }
-    int rc = dump_write_run(r, dir, L, err, errlen);
-    free(r);
+    return 0;
+}
+
+int dump_put_npy(dump_run *r, const char *rel, const float *data, const int *shape, int ndim,
+                 char *err, size_t errlen) {
+    MHA_EXPECT(rel_ok(rel));
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", r->tmp, rel);
+    if (track(r, path, 0) != 0) {
+        snprintf(err, errlen, "cannot write %s: out of memory", r->shown);
+        return -1;
+    }
+    if (npy_write_f32(path, data, shape, ndim, err, errlen) != 0) {
+        retarget(err, errlen, r, path, rel);
+        return -1;
+    }
+    return 0;
+}
+
+int dump_put_text(dump_run *r, const char *rel, const char *text, size_t len, char *err,
+                  size_t errlen) {
+    MHA_EXPECT(rel_ok(rel));
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", r->tmp, rel);
+    if (track(r, path, 0) != 0) {
+        snprintf(err, errlen, "cannot write %s: out of memory", r->shown);
+        return -1;
+    }
+    atomic_file af;
+    int rc = atomic_open(&af, path, err, errlen);
+    if (rc == 0) {
+        atomic_write(&af, text, len); /* a failure shows at the commit */
+        rc = atomic_commit(&af, err, errlen);
+    }
+    if (rc != 0) retarget(err, errlen, r, path, rel);
     return rc;
 }

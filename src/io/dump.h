@@ -17,6 +17,21 @@
  * anything is written). Returns 0, or -1 with a one-line message in err. */
 int dump_write(const char *dir, const attn_layer *L, char *err, size_t errlen);
 
+/* The same all-or-nothing writing for files the caller names: fill writes them
+ * with dump_put_* into the temporary folder (the top, or a layer_L folder made
+ * with dump_put_folder). The names a dump may write are the layer's above and a
+ * loaded model's: tokens.json, meta.json, final.npy, next.json, layer_L/attn.npy,
+ * layer_L/out.npy (README); an earlier dump of either kind may be replaced. fill
+ * returns 0, or -1 with the message in err. */
+typedef struct dump_run dump_run;
+typedef int (*dump_fill_fn)(dump_run *r, void *ud, char *err, size_t errlen);
+int dump_write_files(const char *dir, dump_fill_fn fill, void *ud, char *err, size_t errlen);
+int dump_put_folder(dump_run *r, const char *rel, char *err, size_t errlen);
+int dump_put_npy(dump_run *r, const char *rel, const float *data, const int *shape, int ndim,
+                 char *err, size_t errlen);
+int dump_put_text(dump_run *r, const char *rel, const char *text, size_t len, char *err,
+                  size_t errlen);
+
 /* mkdir -p; fails with a message when a component exists and is not a folder. */
 int dump_mkdirs(const char *dir, char *err, size_t errlen);
 

@@ -117,7 +117,8 @@ typedef struct {
 /* Allocates the parameters, their gradients and activations (with gradients) for
  * up to batch sequences of seq tokens (1..ctx; 0: ctx); parameters zero (see
  * tf_init). batch 0: the parameters alone (a loaded model's inference: no
- * gradients, no activations; g, grads, a and da stay zero, tensors' grad NULL). Returns NULL with a message in err on a bad config or out of memory. */
+ * gradients, no activations; g, grads, a and da stay zero, tensors' grad NULL). Returns NULL with a
+ * message in err on a bad config or out of memory. */
 transformer *tf_create(const tf_config *cfg, int batch, int seq, char *err, size_t errlen);
 void tf_destroy(transformer *tf); /* NULL is fine */
 
@@ -178,5 +179,56 @@ void tf_trace_run(tf_trace *t, const int *tokens, const unsigned char *off);
  * the model, valid until either next changes; mask causal, scale attn_scale(d_k, 1,
  * 1), tokens the caller's labels (n strings or NULL), heads NULL. */
 void tf_trace_layer(attn_layer *L, const tf_trace *t, int layer, const char *const *tokens);
+
+/* ---- inference: a loaded model's forward on one sequence, kept lean ----------
+ * What the view and --dump need of every layer, and no more: the residual stream
+ * into each layer, ln_1's output (the X the heads see), Q, K, V (biases in),
+ * the attention (h, n, n), Concat, the sublayer output c_proj(Concat) + b_O and,
+ * for a layer with heads removed, that output with every head on. The MLP's
+ * activations and the scores are scratch shared by all layers (the scores of one
+ * layer come back from tf_infer_split). Per layer 9 n d + h n^2 floats. */
+typedef struct {
+    const transformer *tf;
+    int cap;       /* the most tokens it holds */
+    int n;         /* tokens of the last run */
+    int split_cap; /* the most heads tf_infer_split lays out at cap tokens */
+    float *resid;  /* (layers + 1, cap, d): into layer i; [layers]: out of the last */
+    float *ln1, *q, *k, *v, *concat, *out, *out_full; /* (layers, cap, d) each */
+    float *attn;                                      /* (layers, h, cap, cap) */
+    float *lnf;                                       /* (cap, d): after ln_f */
+    float *logits, *probs;                            /* (vocab): the last position */
+    unsigned char *off;                               /* (layers, h): removed in the last run */
+    /* scratch */
+    float *res1, *ln2, *fc, *fc_act, *proj, *mean, *rstd; /* (cap, d | d_ff), (cap) */
+    float *scores;                                        /* (split_cap, cap, cap) */
+    float *mem_;
+} tf_infer;
+
+/* Bytes tf_infer_create(tf, n, split) allocates. */
+size_t tf_infer_bytes(const tf_config *cfg, int n, int split);
+/* For up to n tokens (1..ctx) and re-splits of up to `split` heads (>= h); NULL
+ * on out of memory or bad sizes. */
+tf_infer *tf_infer_create(const transformer *tf, int n, int split);
+void tf_infer_destroy(tf_infer *t); /* NULL is fine */
+
+/* The forward on tokens (n <= cap) from layer `from` on (0: the whole model; a
+ * later one reuses the layers before it from the last run of the same tokens).
+ * off (layers, h) or NULL: 1 removes that head (its band of Concat zeroed before
+ * c_proj; the layers after see the changed stream). Ends with ln_f on every row
+ * and the logits and softmax of the last row. */
+void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *off, int from);
+
+/* Layer i's attention of the last run split into h2 heads (h2 divides d_model,
+ * any h2) from the same Q, K, V: scale 1 / sqrt(d_model / h2), causal.
+ * Writes scores and attn (h2, n, n) (scores -inf where masked; t->scores may be
+ * passed), concat (n, d) and, when not NULL, out (n, d) = concat W^O + b_O. */
+void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn, float *concat,
+                    float *out);
+
+/* Fills L for layer i (0-based) of the last run, the model's own heads: pointers
+ * into t, valid until it next runs; scores may be NULL (not kept) or the caller's
+ * (h, n, n); tokens the caller's labels. */
+void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores,
+                    const char *const *tokens);
 
 #endif

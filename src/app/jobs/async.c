@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "async.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "jobs.h"
 #include "request.h"
+#include "state_internal.h"
 #include "trainer.h"
 
 #define WORKERS 4 /* the runner's threads: a recompute, a pin, the trainer, one spare */
@@ -31,6 +33,16 @@ typedef struct {
     double ms;
 } async_job;
 
+/* A model being loaded: the worker's from submit until done, but permille, which
+   the worker writes and the UI thread reads. */
+typedef struct {
+    app_gpt_request q;
+    app_gpt *g;
+    int rc;
+    char err[512];
+    _Atomic int permille;
+} load_job;
+
 struct app_async {
     /* all of it the UI thread's; a job's context is the worker's while its
        handle is not done */
@@ -43,6 +55,8 @@ struct app_async {
     job *pin_handle; /* the pinned view's compute, of pin */
     app_pin *pin;
     app_trainer *trainer; /* made at the first training command */
+    job *load_handle;     /* a model being loaded, into load */
+    load_job load;
 };
 
 static double clock_ms(void) {
@@ -57,6 +71,53 @@ static void recompute(job *handle, void *ctx) {
     double t0 = clock_ms();
     j->failed = mha_model_compute(j->m, &j->cfg, &j->toks, j->err, sizeof j->err) != 0;
     j->ms = clock_ms() - t0;
+}
+
+static int load_progress(void *ud, double fraction) {
+    load_job *l = ud;
+    atomic_store(&l->permille, (int)(fraction * 1000.0));
+    return 0;
+}
+
+static void load_model(job *handle, void *ctx) {
+    (void)handle;
+    load_job *l = ctx;
+    l->g = app_gpt_load(&l->q, load_progress, l, &l->rc, l->err, sizeof l->err);
+}
+
+/* A model the state wants loaded goes to the runner; a loaded one is shown (or its
+   error said). 1 if the picture changed. */
+static int loads(app_state *s, app_async *a, int block) {
+    int changed = 0;
+    if (a->load_handle) {
+        s->gpt_permille = atomic_load(&a->load.permille);
+        if (!block && !job_poll(a->load_handle, NULL)) return 0;
+        job_wait(a->load_handle);
+        job_free(a->load_handle);
+        a->load_handle = NULL;
+        s->gpt_loading = 0;
+        app_gpt_adopt(s, a->load.g, a->load.err);
+        a->load.g = NULL;
+        return 1;
+    }
+    if (s->gpt_wanted) {
+        s->gpt_wanted = 0;
+        a->load.q = s->gpt_want;
+        a->load.g = NULL;
+        a->load.err[0] = '\0';
+        atomic_store(&a->load.permille, 0);
+        s->gpt_loading = 1;
+        s->gpt_permille = 0;
+        a->load_handle = jobs_submit(a->runner, load_model, &a->load);
+        if (!a->load_handle) { /* no thread: here and now */
+            load_model(NULL, &a->load);
+            s->gpt_loading = 0;
+            app_gpt_adopt(s, a->load.g, a->load.err);
+            a->load.g = NULL;
+        }
+        changed = 1;
+    }
+    return changed;
 }
 
 static void pin_job(job *handle, void *ctx) {
@@ -156,6 +217,7 @@ int app_async_poll(app_state *s) {
     app_async *a = s->async;
     if (!a) return 0;
     int changed = pins(s, a, 0);
+    changed |= loads(s, a, 0);
     changed |= training(s, a);
     changed |= take(s, a, 0);
     submit(s, a); /* the next request (a coalesced one, or a key that waited asked) */
@@ -174,6 +236,8 @@ void app_async_wait(app_state *s) {
     submit(s, a);
     pins(s, a, 1); /* and a pinned view being computed */
     pins(s, a, 1);
+    loads(s, a, 1); /* and a model: taken, then shown */
+    loads(s, a, 1);
     app_refresh(s);
 }
 
@@ -188,8 +252,11 @@ void app_async_disable(app_state *s) {
     app_async *a = s->async;
     if (!a) return;
     app_async_hold(s, 0);
-    job_free(a->handle);                      /* a recompute under way is finished first */
-    job_free(a->pin_handle);                  /* and a pin's */
+    job_free(a->handle);                          /* a recompute under way is finished first */
+    job_free(a->pin_handle);                      /* and a pin's */
+    if (a->load_handle) job_wait(a->load_handle); /* a load cannot be cut short */
+    job_free(a->load_handle);
+    app_gpt_free(a->load.g);
     trainer_destroy(a->trainer);              /* the trainer's job is stopped */
     jobs_destroy(a->runner);                  /* every thread ends */
     if (a->pin) app_compare_adopt(s, a->pin); /* the pin's model is this thread's again */

@@ -267,7 +267,7 @@ static int bench_train_step(bench *b) {
 
 int app_bench(const cli_options *o, char *err, size_t errlen) {
     bench b = {.quick = o->bench_quick, .json = o->bench_json, .err = err, .errlen = errlen};
-    const pid_t rss_pid = rss_start();
+    const pid_t rss_pid = o->model_path ? -1 : rss_start();
     b.samples = malloc(BENCH_MAX_RUNS * sizeof(double));
     if (!b.samples) {
         snprintf(err, errlen, "out of memory");
@@ -281,6 +281,12 @@ int app_bench(const cli_options *o, char *err, size_t errlen) {
     double sgemm_gflops = 0.0;
     timing top;
     int rc = bench_limit(&b, &sgemm_gflops, &top);
+    if (o->model_path) { /* a checkpoint's cases only, beside sgemm */
+        if (rc == 0) rc = bench_model(&b, o->model_path);
+        free(b.samples);
+        fflush(stdout);
+        return rc == 0 ? 0 : 1;
+    }
     if (rc == 0) rc = bench_forward(&b, sgemm_gflops, &top);
     int ttf = 0;
     if (rc == 0) {

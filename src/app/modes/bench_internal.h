@@ -44,6 +44,10 @@ int time_runs(bench *b, timing *t, int (*fn)(bench *, void *), void *ud);
 /* n tokens cycling through a short sentence. */
 int make_tokens(tok_list *t, int n);
 
+/* bench_model.c: a checkpoint's load, forward at n = 64 and 256, a re-split and
+ * the peak memory, in a child process. 0, or -1 with the reason in b->err. */
+int bench_model(bench *b, const char *path);
+
 /* bench_view.c: a frame of the view at three shapes; the h step (name
  * "update" or "h_step") from the key to a finished frame; the exports. */
 int bench_frames(bench *b);

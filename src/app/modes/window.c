@@ -157,6 +157,10 @@ static void handle_event(app_state *s, const SDL_Event *e) {
         a.kind = ACT_EDIT_PREEDIT;
         a.text = e->edit.text;
         break;
+    case SDL_DROPFILE: /* a model's folder or .safetensors dropped on the window */
+        app_open_model(s, e->drop.file);
+        SDL_free(e->drop.file);
+        return;
     case SDL_MOUSEMOTION:
         a.kind = ACT_HOVER;
         a.x = (int)((float)e->motion.x * s->ui_scale);

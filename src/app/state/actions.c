@@ -14,6 +14,7 @@
 
 /* Tokenises text and recomputes; sample is 1-based, 0 for custom text. */
 int app_load_text(app_state *s, const char *text, int sample) {
+    if (s->gpt) return app_gpt_text(s, text, sample); /* GPT-2's own tokenizer */
     tok_list t = {0};
     int total = 0;
     char err[MHA_ERR_LEN];

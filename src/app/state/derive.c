@@ -52,9 +52,13 @@ int app_derive(app_state *s) {
     app_derived *d = s->derived;
     if (!d) return -1;
     const attn_layer *L = &d->layer;
-    const mha_source_ctx ctx = {s->m, &s->toks, &d->text};
-    const model_source src = mha_source(&ctx);
-    model_source_layer(&src, 0, &d->layer); /* pointers: cheap */
+    if (s->gpt) { /* a loaded model: its layer shown */
+        app_gpt_layer(s, &d->layer);
+    } else {
+        const mha_source_ctx ctx = {s->m, &s->toks, &d->text};
+        const model_source src = mha_source(&ctx);
+        model_source_layer(&src, 0, &d->layer); /* pointers: cheap */
+    }
     d->of = s->m;
     const int focus = s->focus > 0 && s->focus <= L->h ? s->focus : 0;
     if (d->version == s->data_version && d->head == focus) return 0;

@@ -135,7 +135,8 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case '.': a.kind = ACT_STEP_NEXT; break;
     case 'i': a.kind = ACT_LESSON; break;
     case 'l': a.kind = ACT_TRAIN; break;
-    case 'y': a.kind = ACT_TRAIN_LAYER; break;
+    case 'y': a.kind = ACT_TRAIN_LAYER, a.arg = shift ? -1 : 1; break;
+    case 'o': a.kind = ACT_OVERVIEW; break;
     case 'b': a.kind = ACT_COMPARE; break;
     default:
         if (key >= '1' && key <= '9') {

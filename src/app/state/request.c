@@ -135,6 +135,13 @@ int app_request_defer(app_state *s, const app_action *act) {
 /* "computing h = 16, d_model = 4096, n = 7 …" with what is shown meanwhile. */
 void app_request_line(app_state *s) {
     app_request *r = &s->req;
+    if (s->gpt_loading || s->gpt_wanted) { /* a model being read: how much of it */
+        const char *slash = strrchr(s->gpt_want.path, '/');
+        const char *name = slash && slash[1] ? slash + 1 : s->gpt_want.path;
+        snprintf(r->line, sizeof r->line, "loading %.200s \xE2\x80\xA6 %d %% read%s%.200s", name,
+                 s->gpt_permille / 10, s->status[0] ? "   \xC2\xB7   " : "", s->status);
+        return;
+    }
     if (!app_request_busy(s)) return;
     const mha_config *c = r->running ? &r->running_cfg : &s->cfg;
     const int n = c->pad ? c->pad : (r->running ? r->running_n : r->want.count);
@@ -153,5 +160,6 @@ void app_request_line(app_state *s) {
 }
 
 const char *app_request_status(const app_state *s) {
+    if (s->gpt_loading || s->gpt_wanted) return s->req.line;
     return app_request_busy(s) ? s->req.line : NULL; /* made by app_refresh */
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "samples.h"
 #include "state_internal.h"
 
 _Static_assert(MHA_MAX_N == VIEW_MAX_N, "the view lays out every position the core computes");
@@ -40,6 +41,7 @@ void app_state_destroy(app_state *s) {
     app_training_free(s->training);
     app_pin_free(s->pin);
     app_pins_dropped_free(s);
+    app_gpt_free(s->gpt);
     tok_free(&s->toks);
     free(s->L);
     free(s);
@@ -60,6 +62,8 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     s->export_panel = o->panel == CLI_PANEL_HEAD       ? VIEW_PANEL_HEAD
                       : o->panel == CLI_PANEL_EQUATION ? VIEW_PANEL_EQUATION
                       : o->panel == CLI_PANEL_STEPS    ? VIEW_PANEL_STEPS
+                      : o->panel == CLI_PANEL_MODEL    ? VIEW_PANEL_MODEL
+                      : o->panel == CLI_PANEL_NEXT     ? VIEW_PANEL_NEXT
                                                        : VIEW_PANEL_ALL;
     s->values = o->values;
     s->contrast = o->contrast;
@@ -73,9 +77,25 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         snprintf(err, errlen, "%s", s->status);
         return 1;
     }
+    if (o->model_path) {
+        const sample *smp = samples_get((o->sample ? o->sample : 1) - 1);
+        app_gpt_request *q = &s->gpt_want;
+        snprintf(q->path, sizeof q->path, "%s", o->model_path);
+        snprintf(q->text, sizeof q->text, "%s", o->text ? o->text : smp ? smp->text : "");
+        q->layer = o->train.layer > 0 ? o->train.layer - 1 : 0;
+        q->h = o->cfg.h;
+        snprintf(q->ablate, sizeof q->ablate, "%s", o->model_ablate ? o->model_ablate : "");
+        if (o->mode == CLI_WINDOW) { /* the window loads it on the jobs layer */
+            s->gpt_wanted = 1;
+        } else {
+            int rc = app_gpt_open(s, q, err, errlen);
+            if (rc != 0) return rc;
+            if (o->panel == CLI_PANEL_MODEL) app_gpt_export_panel(s, 1);
+        }
+    }
     if (o->compare && app_compare_start(s, o, err, errlen) != 0) return 2;
     app_refresh(s);
-    if (o->panel == CLI_PANEL_STEPS && o->panel_head <= s->cfg.h) {
+    if (o->panel == CLI_PANEL_STEPS && (s->gpt || o->panel_head <= s->cfg.h)) {
         s->focus = o->panel_head; /* its intermediate products are derived for the figure */
         app_derive(s);
     }
@@ -111,8 +131,12 @@ static int apply(app_state *s, const app_action *a) {
     switch (a->kind) {
     case ACT_NONE:
     case ACT_TRAIN: /* training.c took these above */
-    case ACT_TRAIN_LAYER:
     case ACT_COUNT: return 0;
+    case ACT_TRAIN_LAYER:
+    case ACT_LAYER:
+    case ACT_OVERVIEW:
+        if (!s->gpt) return 0;
+        break;
     case ACT_HOVER: return app_hover(s, a->x, a->y);
     case ACT_LEAVE: return app_hover(s, -1, -1);
     case ACT_CLICK: {
@@ -122,7 +146,8 @@ static int apply(app_state *s, const app_action *a) {
     }
     default: break;
     }
-    int r = app_apply_model(s, a);
+    int r = s->gpt ? app_gpt_apply(s, a) : -1;
+    if (r < 0) r = app_apply_model(s, a);
     if (r < 0) r = app_apply_look(s, a);
     if (r < 0) r = app_apply_text(s, a);
     if (r < 0) r = app_apply_lesson(s, a);

@@ -82,6 +82,8 @@ typedef enum {
     ACT_TRAIN,       /* training mode: start, pause, resume (training.c) */
     ACT_TRAIN_LAYER, /* training mode: the next layer's heads */
     ACT_COMPARE,     /* pins the view to compare it with the live one; unpins */
+    ACT_LAYER,       /* a loaded model: open layer arg (0-based) */
+    ACT_OVERVIEW,    /* a loaded model: the overview of every layer x head on / off */
     ACT_COUNT
 } app_action_kind;
 
@@ -125,6 +127,16 @@ typedef struct app_derived app_derived;
 typedef struct app_pin app_pin;
 typedef struct app_training app_training;
 typedef struct app_async app_async;
+typedef struct app_gpt app_gpt;
+
+/* A model to open (gpt.c): the path, the text, the layer shown (0-based), the
+   heads (0: its own), the heads to remove ("LAYER:HEAD,..." or ""). */
+typedef struct {
+    char path[4096];
+    char text[APP_EDIT_MAX];
+    int layer, h;
+    char ablate[256];
+} app_gpt_request;
 
 #define APP_QUEUE_MAX 64 /* keys that wait for the model being computed */
 
@@ -215,6 +227,13 @@ typedef struct {
     app_request req;
     app_async *async;
 
+    /* a loaded GPT-2-family model (gpt.c): the view shows its layers; NULL none.
+       gpt_want asks the jobs layer to load one (gpt_wanted set; taken: gpt_loading,
+       with gpt_permille of it read, written by the jobs layer on this thread) */
+    app_gpt *gpt;
+    app_gpt_request gpt_want;
+    int gpt_wanted, gpt_loading, gpt_permille;
+
     /* training mode (training.c): a small model trained on a worker thread */
     app_training *training;
     int train_mode;
@@ -240,6 +259,11 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
 /* Applies one action. Returns 1 when the picture must be redrawn. When the
  * action cannot be taken the state is unchanged and status says why. */
 int app_apply(app_state *s, const app_action *a);
+
+/* Asks for the model at path (a checkpoint's folder or .safetensors) on the
+ * current text, loaded by the jobs layer (the window: dropped on it); the model
+ * shown stays until it is read, and stays when it cannot be. */
+void app_open_model(app_state *s, const char *path);
 
 /* Shorthand for app_apply with a bare action of this kind. */
 int app_do(app_state *s, app_action_kind kind);

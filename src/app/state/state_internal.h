@@ -2,6 +2,7 @@
 #ifndef MHAVIZ_STATE_INTERNAL_H
 #define MHAVIZ_STATE_INTERNAL_H
 
+#include "checkpoint.h"
 #include "learn.h"
 #include "request.h"
 #include "state.h"
@@ -52,6 +53,22 @@ void app_training_view(const app_state *s, view_state *vs);
 /* Makes what app_training_view points at from the latest snapshot. */
 void app_training_refresh(app_state *s);
 void app_training_free(app_training *t);
+
+/* gpt.c: a loaded model. app_gpt_load reads q's model and runs its text (any
+ * thread: it touches no state); NULL with *rc 1 / 2 and a message. app_gpt_adopt
+ * shows it (NULL: the model shown stays and the status says err); app_gpt_open
+ * is the two at once. app_gpt_apply returns -1 for an action not the model's. */
+app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void *ud, int *rc,
+                      char *err, size_t errlen);
+void app_gpt_adopt(app_state *s, app_gpt *g, const char *err);
+int app_gpt_open(app_state *s, const app_gpt_request *q, char *err, size_t errlen);
+int app_gpt_active(const app_state *s);
+int app_gpt_apply(app_state *s, const app_action *a);
+int app_gpt_text(app_state *s, const char *text, int sample);
+int app_gpt_layer(const app_state *s, attn_layer *L);
+void app_gpt_view(const app_state *s, view_state *vs);
+void app_gpt_export_panel(app_state *s, int overview);
+void app_gpt_free(app_gpt *g);
 
 /* compare.c: B pins the view (or unpins it); 1 if the picture changed. */
 int app_compare_toggle(app_state *s);

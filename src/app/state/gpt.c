@@ -1,0 +1,352 @@
+/* gpt.c: a loaded GPT-2-family model in the state (src/model/gpt2.h): the layer
+ * shown is one of its layers, at its own heads or re-split; the overview of every
+ * layer x head; the next-token panel. The keys that change a random model's
+ * construction (d_model, seed, mask, scaling, temperature, weights, padding) say
+ * why they do not apply; h re-splits the shown layer; X removes a head and the
+ * layers after it are recomputed, so the next-token panel shows what it costs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpt2.h"
+#include "samples.h"
+#include "state_internal.h"
+
+struct app_gpt {
+    gpt2_model *m;
+    gpt2_run run;
+    int layer; /* shown, 0-based */
+    int h;     /* heads shown: the model's own, or a re-split */
+    int overview_open;
+    view_overview ov;
+    const float *attn[TF_MAX_LAYERS];
+    view_next next;
+    char next_label[VIEW_NEXT_MAX][GPT2_LABEL];
+    char after[GPT2_LABEL];
+    model_source src;
+};
+
+void app_gpt_free(app_gpt *g) {
+    if (!g) return;
+    gpt2_run_free(&g->run);
+    gpt2_free(g->m);
+    free(g);
+}
+
+int app_gpt_active(const app_state *s) {
+    return s->gpt != NULL;
+}
+
+/* The overview's and the next-token panel's data from the run. */
+static void rebuild(app_state *s) {
+    app_gpt *g = s->gpt;
+    const tf_config *c = &g->m->tf->cfg;
+    const gpt2_run *r = &g->run;
+    for (int i = 0; i < c->layers; i++) {
+        attn_layer L;
+        tf_infer_layer(&L, r->inf, i, NULL, NULL);
+        g->attn[i] = L.attn;
+    }
+    g->ov = (view_overview){.name = g->m->paths.name,
+                            .layers = c->layers,
+                            .h = c->h,
+                            .n = r->n,
+                            .attn = g->attn,
+                            .tokens = r->label,
+                            .layer = g->layer,
+                            .off = r->off};
+    const float *p = gpt2_run_probs(r);
+    g->next.k = 5;
+    for (int k = 0; k < GPT2_TOP && k < VIEW_NEXT_MAX; k++) {
+        bpe_token_label(g->m->tok, r->top[k], g->next_label[k], GPT2_LABEL);
+        g->next.token[k] = g->next_label[k];
+        g->next.p[k] = p[r->top[k]];
+        g->next.p_full[k] = r->any_off ? r->probs_full[r->top[k]] : -1.0f;
+    }
+    snprintf(g->after, sizeof g->after, "%s", r->n ? r->labels[r->n - 1] : "");
+    g->next.after = g->after;
+    g->next.cut = r->n < r->n_text;
+    gpt2_run_show(&g->run, g->layer, g->h);
+    s->data_version++;
+    s->layout_valid = 0;
+    s->dirty = 1;
+}
+
+/* Runs text through the model; the status says when it was cut. */
+static int run_text(app_state *s, const char *text) {
+    app_gpt *g = s->gpt;
+    char err[256];
+    if (gpt2_run_text(&g->run, text, strlen(text), err, sizeof err) != 0) {
+        snprintf(s->status, sizeof s->status, "%s", err);
+        return -1;
+    }
+    rebuild(s);
+    const gpt2_run *r = &g->run;
+    if (r->n < r->n_text)
+        snprintf(s->status, sizeof s->status,
+                 "text cut to its first %d of %d tokens (%.40s holds %d positions here)", r->n,
+                 r->n_text, g->m->paths.name, r->inf->cap);
+    return 0;
+}
+
+app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void *ud, int *rc,
+                      char *err, size_t errlen) {
+    app_gpt *g = calloc(1, sizeof *g);
+    *rc = 1;
+    if (!g) {
+        snprintf(err, errlen, "%s: out of memory", q->path);
+        return NULL;
+    }
+    *rc = gpt2_load(&g->m, q->path, progress, ud, err, errlen);
+    if (*rc == 0 && gpt2_run_init(&g->run, g->m) != 0) {
+        snprintf(err, errlen, "%s: out of memory for its trace", q->path);
+        *rc = 1;
+    }
+    if (*rc != 0) {
+        app_gpt_free(g);
+        return NULL;
+    }
+    const tf_config *c = &g->m->tf->cfg;
+    *rc = 2;
+    char why[256];
+    if (q->layer < 0 || q->layer >= c->layers)
+        snprintf(err, errlen, "--layer %d: %s has %d layers", q->layer + 1, g->m->paths.name,
+                 c->layers);
+    else if (q->h && (c->d_model % q->h != 0 || q->h > ATTN_LAYER_MAX_HEADS))
+        snprintf(err, errlen, "-H %d: must divide %s's d_model (%d)", q->h, g->m->paths.name,
+                 c->d_model);
+    else if (gpt2_run_text(&g->run, q->text, strlen(q->text), why, sizeof why) != 0)
+        snprintf(err, errlen, "--text: %s", why);
+    else if (q->ablate[0] && gpt2_run_ablate(&g->run, q->ablate, err, errlen) != 0)
+        ;
+    else
+        *rc = 0;
+    if (*rc != 0) {
+        app_gpt_free(g);
+        return NULL;
+    }
+    g->layer = q->layer;
+    g->h = q->h ? q->h : c->h;
+    return g;
+}
+
+/* err as the status: a message longer than the line loses the start of its path,
+   never its reason (which comes last) */
+static void say(app_state *s, const char *err) {
+    const size_t len = strlen(err), room = sizeof s->status - 1;
+    if (len <= room) {
+        memcpy(s->status, err, len + 1);
+        return;
+    }
+    size_t from = len - (room - 3); /* "…" is three bytes */
+    while (from < len && ((unsigned char)err[from] & 0xC0) == 0x80) from++; /* a whole character */
+    snprintf(s->status, sizeof s->status, "\xE2\x80\xA6%s", err + from);
+}
+
+void app_gpt_adopt(app_state *s, app_gpt *g, const char *err) {
+    if (!g) { /* the model shown stays; the status says why */
+        say(s, err);
+        return;
+    }
+    const int overview = s->gpt ? s->gpt->overview_open : 0;
+    app_gpt_free(s->gpt);
+    s->gpt = g;
+    g->overview_open = overview;
+    s->focus = 0;
+    s->page = 0;
+    rebuild(s);
+    const gpt2_run *r = &g->run;
+    if (r->n < r->n_text)
+        snprintf(s->status, sizeof s->status,
+                 "text cut to its first %d of %d tokens (%.40s holds %d positions here)", r->n,
+                 r->n_text, g->m->paths.name, r->inf->cap);
+    else
+        snprintf(s->status, sizeof s->status, "%.60s: %d layers × %d heads, d_model %d",
+                 g->m->paths.name, g->m->tf->cfg.layers, g->m->tf->cfg.h, g->m->tf->cfg.d_model);
+    app_derive(s);
+}
+
+int app_gpt_open(app_state *s, const app_gpt_request *q, char *err, size_t errlen) {
+    int rc = 0;
+    app_gpt *g = app_gpt_load(q, NULL, NULL, &rc, err, errlen);
+    if (!g) return rc;
+    app_gpt_adopt(s, g, NULL);
+    s->status[0] = '\0';
+    return 0;
+}
+
+/* The next divisor of d_model above (dir 1) or below (-1) h whose re-split fits:
+   0 when there is none. */
+static int next_split(const app_gpt *g, int h, int dir) {
+    const int d = g->m->tf->cfg.d_model, n = g->run.n > 0 ? g->run.n : 1;
+    for (int k = h + dir; k >= 1 && k <= d && k <= ATTN_LAYER_MAX_HEADS; k += dir)
+        if (d % k == 0) {
+            /* scores and weights of one layer: at most 512 MB */
+            if ((double)k * n * n * 8.0 > 512.0 * (1 << 20)) return 0;
+            return k;
+        }
+    return 0;
+}
+
+static void say_split(app_state *s) {
+    const app_gpt *g = s->gpt;
+    const int own = g->m->tf->cfg.h;
+    if (g->h == own)
+        snprintf(s->status, sizeof s->status, "layer %d at its own %d heads", g->layer + 1, own);
+    else
+        snprintf(s->status, sizeof s->status,
+                 "re-split: trained with %d heads, shown as %d (d_k = %d, scale 1/√%d)", own, g->h,
+                 g->m->tf->cfg.d_model / g->h, g->m->tf->cfg.d_model / g->h);
+}
+
+static int set_layer(app_state *s, int layer) {
+    app_gpt *g = s->gpt;
+    const int layers = g->m->tf->cfg.layers;
+    layer = ((layer % layers) + layers) % layers;
+    g->layer = layer;
+    g->ov.layer = layer;
+    if (s->focus > g->h) s->focus = 0;
+    gpt2_run_show(&g->run, g->layer, g->h);
+    s->data_version++;
+    snprintf(s->status, sizeof s->status, "layer %d of %d", layer + 1, layers);
+    return 1;
+}
+
+int app_gpt_apply(app_state *s, const app_action *a) {
+    app_gpt *g = s->gpt;
+    if (!g) return -1;
+    const tf_config *c = &g->m->tf->cfg;
+    char name[41]; /* the status line is one line */
+    snprintf(name, sizeof name, "%.40s", g->m->paths.name);
+    switch (a->kind) {
+    case ACT_H_UP:
+    case ACT_H_DOWN: {
+        const int k = next_split(g, g->h, a->kind == ACT_H_UP ? 1 : -1);
+        if (!k) {
+            snprintf(s->status, sizeof s->status,
+                     a->kind == ACT_H_UP
+                         ? "no more heads: %d is the most d_model = %d splits into here"
+                         : "no fewer heads: %d is the fewest that divides d_model = %d",
+                     g->h, c->d_model);
+            return 1;
+        }
+        if (gpt2_run_show(&g->run, g->layer, k) != 0) {
+            snprintf(s->status, sizeof s->status, "out of memory for %d heads", k);
+            return 1;
+        }
+        g->h = k;
+        if (s->focus > k) s->focus = 0;
+        s->page = 0;
+        s->data_version++;
+        say_split(s);
+        return 1;
+    }
+    case ACT_D_UP:
+    case ACT_D_DOWN:
+        snprintf(s->status, sizeof s->status,
+                 "d_model is %s's own (%d): its weights fix it; Up/Down re-split the heads", name,
+                 c->d_model);
+        return 1;
+    case ACT_SEED:
+    case ACT_WEIGHTS:
+        snprintf(s->status, sizeof s->status,
+                 "%s's weights are its own, trained: R and W change the random model only", name);
+        return 1;
+    case ACT_MASK:
+        snprintf(s->status, sizeof s->status,
+                 "the causal mask is %s's own: it was trained never to see later tokens", name);
+        return 1;
+    case ACT_SCALE:
+    case ACT_TEMP_UP:
+    case ACT_TEMP_DOWN:
+        snprintf(s->status, sizeof s->status,
+                 "%s was trained with scores scaled by 1/√d_k: N and [ ] change the random model "
+                 "only",
+                 name);
+        return 1;
+    case ACT_PAD:
+        snprintf(s->status, sizeof s->status,
+                 "padding is for batches of texts; %s reads one text here", name);
+        return 1;
+    case ACT_TRAIN_LAYER: return set_layer(s, g->layer + (a->arg < 0 ? -1 : 1));
+    case ACT_LAYER: return set_layer(s, a->arg);
+    case ACT_OVERVIEW: g->overview_open = !g->overview_open; return 1;
+    case ACT_ABLATE:
+    case ACT_ABLATE_CLEAR: {
+        if (g->h != c->h) {
+            snprintf(s->status, sizeof s->status,
+                     "X removes %s's own heads: back to h = %d (Up/Down) first", name, c->h);
+            return 1;
+        }
+        if (a->kind == ACT_ABLATE_CLEAR) {
+            gpt2_run_clear_off(&g->run);
+            rebuild(s);
+            snprintf(s->status, sizeof s->status, "every head on again");
+            return 1;
+        }
+        const int head = a->arg ? a->arg : s->focus;
+        if (head < 1 || head > c->h) {
+            snprintf(s->status, sizeof s->status, "X: focus a head first (1-9, or click it)");
+            return 1;
+        }
+        const int off = !gpt2_run_is_off(&g->run, g->layer, head - 1);
+        const int top = g->run.top[0];
+        const double before = gpt2_run_probs(&g->run)[top];
+        gpt2_run_set_off(&g->run, g->layer, head - 1, off);
+        rebuild(s);
+        char label[GPT2_LABEL];
+        bpe_token_label(g->m->tok, top, label, sizeof label);
+        snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s) %.1f %% → %.1f %%",
+                 head, g->layer + 1, off ? "removed" : "back", label, 100.0 * before,
+                 100.0 * gpt2_run_probs(&g->run)[top]);
+        return 1;
+    }
+    default: return -1;
+    }
+}
+
+int app_gpt_text(app_state *s, const char *text, int sample) {
+    if (run_text(s, text) != 0) return -1;
+    s->sample = sample;
+    if (!sample) snprintf(s->custom, sizeof s->custom, "%s", text);
+    s->page = 0;
+    return 0;
+}
+
+void app_open_model(app_state *s, const char *path) {
+    app_gpt_request *q = &s->gpt_want;
+    snprintf(q->path, sizeof q->path, "%s", path);
+    const sample *smp = s->sample ? samples_get(s->sample - 1) : NULL;
+    snprintf(q->text, sizeof q->text, "%s", smp ? smp->text : s->custom);
+    q->layer = 0;
+    q->h = 0;
+    q->ablate[0] = '\0';
+    s->dirty = 1;
+    if (s->req.attached) { /* the jobs layer reads it; the picture stays meanwhile */
+        s->gpt_wanted = 1;
+        return;
+    }
+    char err[512];
+    if (app_gpt_open(s, q, err, sizeof err) != 0) say(s, err);
+}
+
+int app_gpt_layer(const app_state *s, attn_layer *L) {
+    const app_gpt *g = s->gpt;
+    if (!g || g->run.n < 1) return -1;
+    model_source src;
+    gpt2_run_source(&src, &g->run);
+    return model_source_layer(&src, g->layer, L);
+}
+
+void app_gpt_view(const app_state *s, view_state *vs) {
+    const app_gpt *g = s->gpt;
+    if (!g) return;
+    vs->overview = &g->ov;
+    vs->overview_open = g->overview_open;
+    vs->next = &g->next;
+    vs->resplit = g->h != g->m->tf->cfg.h;
+}
+
+void app_gpt_export_panel(app_state *s, int overview) {
+    if (s->gpt) s->gpt->overview_open = overview;
+}

@@ -1,0 +1,255 @@
+/* gpt2.c: a checkpoint opened and a text run through it (gpt2.h). */
+#include "gpt2.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, void *ud, char *err,
+              size_t errlen) {
+    *out = NULL;
+    gpt2_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return 1;
+    }
+    int rc = ckpt_resolve(path, &m->paths, err, errlen);
+    if (rc == 0) rc = ckpt_config_read(&m->cfg, m->paths.config, err, errlen);
+    /* the tokenizer before the weights: a broken vocab.json is found in a moment */
+    if (rc == 0) rc = bpe_load(&m->tok, m->paths.vocab, m->paths.merges, err, errlen);
+    if (rc == 0 && bpe_vocab_size(m->tok) != m->cfg.vocab_size) {
+        snprintf(err, errlen, "%s: %d tokens, but config.json's vocab_size is %d", m->paths.vocab,
+                 bpe_vocab_size(m->tok), m->cfg.vocab_size);
+        rc = 2;
+    }
+    if (rc == 0) rc = ckpt_load(&m->paths, &m->tf, progress, ud, err, errlen);
+    if (rc != 0) {
+        gpt2_free(m);
+        return rc;
+    }
+    *out = m;
+    return 0;
+}
+
+void gpt2_free(gpt2_model *m) {
+    if (!m) return;
+    tf_destroy(m->tf);
+    bpe_free(m->tok);
+    free(m);
+}
+
+int gpt2_max_tokens(const gpt2_model *m) {
+    const tf_config *c = &m->tf->cfg;
+    int n = c->ctx < GPT2_MAX_N ? c->ctx : GPT2_MAX_N;
+    while (n > 1 && tf_infer_bytes(c, n, c->h) > GPT2_TRACE_BYTES) n--;
+    return n;
+}
+
+int gpt2_run_init(gpt2_run *r, const gpt2_model *m) {
+    memset(r, 0, sizeof *r);
+    r->m = m;
+    r->shown = r->shown_h = -1;
+    const tf_config *c = &m->tf->cfg;
+    r->inf = tf_infer_create(m->tf, gpt2_max_tokens(m), c->h);
+    r->off = calloc((size_t)c->layers * c->h, 1);
+    r->probs_full = malloc((size_t)c->vocab * sizeof(float));
+    if (!r->inf || !r->off || !r->probs_full) {
+        gpt2_run_free(r);
+        return -1;
+    }
+    return 0;
+}
+
+void gpt2_run_free(gpt2_run *r) {
+    tf_infer_destroy(r->inf);
+    free(r->off);
+    free(r->probs_full);
+    free(r->s_scores);
+    free(r->s_attn);
+    free(r->s_concat);
+    free(r->s_out);
+    memset(r, 0, sizeof *r);
+    r->shown = r->shown_h = -1;
+}
+
+/* The ten most likely ids of probs, most likely first (ties: the lower id). */
+static void top_ids(int *top, const float *p, int vocab) {
+    int k = 0;
+    for (int id = 0; id < vocab; id++) {
+        if (k == GPT2_TOP && !(p[id] > p[top[GPT2_TOP - 1]])) continue;
+        int at = k < GPT2_TOP ? k : GPT2_TOP - 1; /* full: the last one drops out */
+        while (at > 0 && p[id] > p[top[at - 1]]) {
+            top[at] = top[at - 1];
+            at--;
+        }
+        top[at] = id;
+        if (k < GPT2_TOP) k++;
+    }
+}
+
+static int first_off_layer(const gpt2_run *r) {
+    const tf_config *c = &r->m->tf->cfg;
+    for (size_t i = 0; i < (size_t)c->layers * c->h; i++)
+        if (r->off[i]) return (int)(i / c->h);
+    return -1;
+}
+
+/* Runs from layer `from`; with heads removed, the distribution with every head on
+   is kept first (from the start when the text changed). */
+static void run_from(gpt2_run *r, int from, int text_changed) {
+    const tf_config *c = &r->m->tf->cfg;
+    const int first = first_off_layer(r);
+    r->any_off = first >= 0;
+    if (text_changed || !r->any_off) {
+        /* every head on: the reference the panel compares against */
+        tf_infer_run(r->inf, r->ids, r->n, NULL, text_changed ? 0 : from);
+        memcpy(r->probs_full, r->inf->probs, (size_t)c->vocab * sizeof(float));
+        if (r->any_off) tf_infer_run(r->inf, r->ids, r->n, r->off, first);
+    } else {
+        tf_infer_run(r->inf, r->ids, r->n, r->off, from < first ? from : first);
+    }
+    top_ids(r->top, r->inf->probs, c->vocab);
+    if (r->shown >= 0) {
+        const int layer = r->shown, h = r->shown_h;
+        r->shown = -1;
+        gpt2_run_show(r, layer, h);
+    }
+}
+
+int gpt2_run_text(gpt2_run *r, const char *text, size_t len, char *err, size_t errlen) {
+    int ids[GPT2_MAX_N];
+    const int cap = r->inf->cap;
+    int replaced = 0;
+    const int total = bpe_encode(r->m->tok, text, len, ids, cap, &replaced);
+    if (total < 1) {
+        snprintf(err, errlen, "the text has no token");
+        return -1;
+    }
+    r->n_text = total;
+    r->n = total < cap ? total : cap;
+    r->replaced = replaced;
+    memcpy(r->ids, ids, (size_t)r->n * sizeof(int));
+    for (int i = 0; i < r->n; i++) {
+        bpe_token_label(r->m->tok, r->ids[i], r->labels[i], GPT2_LABEL);
+        r->label[i] = r->labels[i];
+    }
+    run_from(r, 0, 1);
+    return 0;
+}
+
+void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off) {
+    const tf_config *c = &r->m->tf->cfg;
+    if (layer < 0 || layer >= c->layers || head < 0 || head >= c->h || r->n < 1) return;
+    unsigned char *o = &r->off[(size_t)layer * c->h + head];
+    if (*o == (off != 0)) return;
+    *o = off != 0;
+    run_from(r, layer, 0);
+}
+
+int gpt2_run_is_off(const gpt2_run *r, int layer, int head) {
+    const tf_config *c = &r->m->tf->cfg;
+    if (layer < 0 || layer >= c->layers || head < 0 || head >= c->h) return 0;
+    return r->off[(size_t)layer * c->h + head];
+}
+
+int gpt2_run_ablate(gpt2_run *r, const char *spec, char *err, size_t errlen) {
+    const tf_config *c = &r->m->tf->cfg;
+    for (const char *p = spec; *p;) {
+        int l = 0, hd = 0, used = 0;
+        if (sscanf(p, "%d:%d%n", &l, &hd, &used) != 2 || l < 1 || l > c->layers || hd < 1 ||
+            hd > c->h || (p[used] != ',' && p[used] != '\0')) {
+            snprintf(err, errlen, "--ablate '%s': items are LAYER:HEAD, layers 1..%d, heads 1..%d",
+                     spec, c->layers, c->h);
+            return -1;
+        }
+        if (gpt2_run_is_off(r, l - 1, hd - 1)) {
+            snprintf(err, errlen, "--ablate '%s': %d:%d is listed twice", spec, l, hd);
+            return -1;
+        }
+        gpt2_run_set_off(r, l - 1, hd - 1, 1);
+        p += used;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
+void gpt2_run_clear_off(gpt2_run *r) {
+    const int first = first_off_layer(r);
+    if (first < 0) return;
+    memset(r->off, 0, (size_t)r->m->tf->cfg.layers * r->m->tf->cfg.h);
+    if (r->n >= 1) run_from(r, first, 0);
+}
+
+int gpt2_run_show(gpt2_run *r, int layer, int h) {
+    const tf_config *c = &r->m->tf->cfg;
+    if (layer < 0 || layer >= c->layers || h < 1 || c->d_model % h != 0 || r->n < 1) return -1;
+    const size_t nn = (size_t)r->n * r->n, need = (size_t)h * nn;
+    const size_t nd = (size_t)r->inf->cap * c->d_model;
+    if (need > r->s_cap) {
+        float *s = malloc(need * sizeof(float)), *a = malloc(need * sizeof(float));
+        if (!s || !a) {
+            free(s);
+            free(a);
+            return -1;
+        }
+        free(r->s_scores);
+        free(r->s_attn);
+        r->s_scores = s;
+        r->s_attn = a;
+        r->s_cap = need;
+    }
+    if (!r->s_concat) r->s_concat = malloc(nd * sizeof(float));
+    if (!r->s_out) r->s_out = malloc(nd * sizeof(float));
+    if (!r->s_concat || !r->s_out) return -1;
+    tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat,
+                   h == c->h ? NULL : r->s_out);
+    r->shown = layer;
+    r->shown_h = h;
+    return 0;
+}
+
+const float *gpt2_run_probs(const gpt2_run *r) {
+    return r->inf->probs;
+}
+
+/* ---- the model source --------------------------------------------------------- */
+
+static int layer_count(const void *self) {
+    const gpt2_run *r = self;
+    return r->n >= 1 ? r->m->tf->cfg.layers : 0;
+}
+
+static int fill_layer(const void *self, int i, attn_layer *L) {
+    const gpt2_run *r = self;
+    const tf_config *c = &r->m->tf->cfg;
+    if (i < 0 || i >= layer_count(self)) return -1;
+    const int shown = i == r->shown;
+    tf_infer_layer(L, r->inf, i, shown ? r->s_scores : NULL, r->label);
+    if (!shown || r->shown_h == c->h) return 0;
+    /* re-split: the same X, W^Q, W^K, W^V, Q, K, V and W^O, other heads */
+    attn_layer split;
+    attn_layer_init(&split, r->n, r->n, r->shown_h, c->d_model, ATTN_MASK_CAUSAL, 1, 1.0f);
+    split.layer = L->layer;
+    split.layers = L->layers;
+    split.tokens = L->tokens;
+    split.x = L->x;
+    split.w_q = L->w_q, split.w_k = L->w_k, split.w_v = L->w_v, split.w_o = L->w_o;
+    split.q = L->q, split.k = L->k, split.v = L->v;
+    split.scores = r->s_scores;
+    split.attn = r->s_attn;
+    split.concat = r->s_concat;
+    split.out = split.out_full = r->s_out;
+    *L = split;
+    return 0;
+}
+
+static void describe(const void *self, char *buf, size_t len) {
+    const gpt2_run *r = self;
+    const tf_config *c = &r->m->tf->cfg;
+    snprintf(buf, len, "%s · %d layers · h = %d · d_model = %d", r->m->paths.name, c->layers, c->h,
+             c->d_model);
+}
+
+void gpt2_run_source(model_source *src, const gpt2_run *r) {
+    *src = (model_source){layer_count, fill_layer, describe, r};
+}

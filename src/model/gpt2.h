@@ -1,0 +1,89 @@
+/* gpt2.h: a GPT-2-family checkpoint, opened (checkpoint.h and bpe.h), and a text
+ * run through it: every layer's heads kept for the view (tf_infer), heads removed
+ * with the layers after them recomputed, one layer re-split into another number of
+ * heads, the next-token distribution. A model source (source.h) over the run. No
+ * SDL, no files beyond the checkpoint's. */
+#ifndef MHAVIZ_GPT2_H
+#define MHAVIZ_GPT2_H
+
+#include <stddef.h>
+
+#include "bpe.h"
+#include "checkpoint.h"
+#include "source.h"
+#include "transformer.h"
+
+/* The most tokens a run holds: the view's limit (VIEW_MAX_N), below any GPT-2's
+ * n_positions (1024). */
+#define GPT2_MAX_N 512
+/* The memory a run's trace may take (every layer's heads and tensors): a text is
+ * cut to the tokens that fit. GPT-2 small, medium: 512 tokens; large ~370, xl ~260. */
+#define GPT2_TRACE_BYTES ((size_t)1 << 30)
+#define GPT2_TOP 10
+#define GPT2_LABEL 48
+
+typedef struct {
+    ckpt_paths paths;
+    ckpt_config cfg;
+    transformer *tf; /* parameters only */
+    bpe *tok;
+} gpt2_model;
+
+/* Opens PATH (checkpoint.h): 0, or 1 / 2 with "PATH: what is wrong" in err. */
+int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, void *ud, char *err,
+              size_t errlen);
+void gpt2_free(gpt2_model *m); /* NULL is fine */
+
+/* The most tokens a run of m holds: min(n_positions, GPT2_MAX_N, what fits in
+ * GPT2_TRACE_BYTES). */
+int gpt2_max_tokens(const gpt2_model *m);
+
+typedef struct {
+    const gpt2_model *m;
+    int n;        /* tokens run */
+    int n_text;   /* tokens the whole text has (> n: cut) */
+    int replaced; /* invalid UTF-8 replaced by U+FFFD */
+    int ids[GPT2_MAX_N];
+    char labels[GPT2_MAX_N][GPT2_LABEL];
+    const char *label[GPT2_MAX_N];
+    tf_infer *inf;
+    unsigned char *off; /* (layers, h): heads removed */
+    float *probs_full;  /* (vocab) the next-token distribution with every head on */
+    int any_off;
+    int top[GPT2_TOP]; /* ids, most likely first, with the heads removed */
+    /* the shown layer: its scores (and, re-split, its heads) */
+    int shown, shown_h; /* layer, heads (the model's own or a re-split); -1: none */
+    float *s_scores, *s_attn, *s_concat, *s_out;
+    size_t s_cap; /* floats in s_scores and s_attn */
+} gpt2_run;
+
+/* A run for m (no text yet). 0, or -1 on out of memory. */
+int gpt2_run_init(gpt2_run *r, const gpt2_model *m);
+void gpt2_run_free(gpt2_run *r);
+
+/* Tokenizes len bytes of text and runs it (cut to gpt2_max_tokens); the heads
+ * removed stay removed. 0, or -1 with a message when the text has no token. */
+int gpt2_run_text(gpt2_run *r, const char *text, size_t len, char *err, size_t errlen);
+/* Removes (1) or restores (0) head `head` of layer `layer` and recomputes from
+ * that layer on. */
+void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off);
+int gpt2_run_is_off(const gpt2_run *r, int layer, int head);
+/* Removes the heads of spec, "LAYER:HEAD,..." (1-based, each once); 0, or -1
+ * with a message (the heads before the bad item stay removed). */
+int gpt2_run_ablate(gpt2_run *r, const char *spec, char *err, size_t errlen);
+/* Every head back. */
+void gpt2_run_clear_off(gpt2_run *r);
+
+/* Makes layer `layer` the shown one at h heads (the model's own h, or a re-split:
+ * a divisor of d_model): its scores, and re-split its heads, Concat and output.
+ * 0, or -1 (h does not divide d_model, or out of memory; nothing changes). */
+int gpt2_run_show(gpt2_run *r, int layer, int h);
+
+/* The next-token probabilities with the heads removed (vocab floats). */
+const float *gpt2_run_probs(const gpt2_run *r);
+
+/* The run as a model source: layer i is the model's own heads, with scores and
+ * re-split when i is the shown layer. describe says "gpt2 · 12 layers · h = 12". */
+void gpt2_run_source(model_source *src, const gpt2_run *r);
+
+#endif
