@@ -435,7 +435,7 @@ int ckpt_load(const ckpt_paths *p, transformer **out, ckpt_progress_fn progress,
     }
     const char *pre = with ? PREFIX : "";
     /* the same tensor under both names is a duplicate (said first, as it is the
-     * more telling), any other mixture a file we will not guess about */
+     * more telling); any other mixture is a file we will not guess about */
     for (int i = 0; i < f.n; i++) {
         const char *nm = f.t[i].name;
         if (strncmp(nm, PREFIX, strlen(PREFIX)) == 0 && st_find(&f, nm + strlen(PREFIX))) {
@@ -443,12 +443,6 @@ int ckpt_load(const ckpt_paths *p, transformer **out, ckpt_progress_fn progress,
                       nm + strlen(PREFIX), nm, nm + strlen(PREFIX));
             goto out;
         }
-    }
-    if (with && without) {
-        rc = fail(err, errlen, 2, W,
-                  "tensor names mix the \"" PREFIX "\" prefix (%d tensors) and none (%d)", with,
-                  without);
-        goto out;
     }
     for (int i = 0; i < f.n; i++) {
         const st_tensor *t = &f.t[i];
@@ -476,6 +470,13 @@ int ckpt_load(const ckpt_paths *p, transformer **out, ckpt_progress_fn progress,
         }
         s[j].t = t;
         which[i] = j;
+    }
+    /* after the names: an unknown one is said as such, not as a mixture */
+    if (with && without) {
+        rc = fail(err, errlen, 2, W,
+                  "tensor names mix the \"" PREFIX "\" prefix (%d tensors) and none (%d)", with,
+                  without);
+        goto out;
     }
     for (int j = 0; j < ns; j++) {
         if (!s[j].t) {
