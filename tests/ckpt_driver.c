@@ -1,15 +1,19 @@
 /* ckpt_driver.c: loads a checkpoint with ckpt_resolve and ckpt_load, as mhaviz
- * --model does, and prints one line of JSON: the config, n_params, the progress
- * calls and, per tensor of the transformer, its shape, sum, a position-weighted
- * sum (weights 1 + i % 13, so that a transposed or shuffled copy of the right
- * values is caught) and its first values. ckpt_hostile.py recomputes these with
- * NumPy from the arrays it wrote. On failure: "mhaviz: <err>" on stderr and the
- * loader's exit code (1 or 2).
+ * --model does, and prints one line of JSON: the config, n_params, load_ms (the
+ * time ckpt_load took), the progress calls and, per tensor of the transformer,
+ * its shape, sum, a position-weighted sum (weights 1 + i % 13, so that a
+ * transposed or shuffled copy of the right values is caught) and its first
+ * values. ckpt_hostile.py recomputes these with NumPy from the arrays it wrote.
+ * On failure: "mhaviz: <err>" on stderr and the loader's exit code (1 or 2).
+ *
  *   ckpt_driver PATH [--cancel-at FRACTION]
+ *
  * --cancel-at: the progress callback stops the load at the first fraction >= it. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "checkpoint.h"
 
@@ -39,7 +43,10 @@ int main(int argc, char **argv) {
     ckpt_paths paths;
     int rc = ckpt_resolve(argv[1], &paths, err, sizeof err);
     transformer *tf = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (rc == 0) rc = ckpt_load(&paths, &tf, on_progress, &ps, err, sizeof err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc != 0) {
         fprintf(stderr, "mhaviz: %s\n", err);
         return rc;
@@ -48,9 +55,12 @@ int main(int argc, char **argv) {
     printf("{\"name\":\"%s\",\"config\":{\"n_layer\":%d,\"n_head\":%d,\"n_embd\":%d,"
            "\"n_positions\":%d,\"vocab_size\":%d,\"layer_norm_epsilon\":%.9g,\"d_ff\":%d,"
            "\"tied\":%d,\"attn_bias\":%d,\"act\":%d},\"n_params\":%zu,"
-           "\"progress\":{\"calls\":%d,\"last\":%.17g,\"backwards\":%d},\"tensors\":[",
+           "\"load_ms\":%.3f,\"progress\":{\"calls\":%d,\"last\":%.17g,\"backwards\":%d},"
+           "\"tensors\":[",
            paths.name, c->layers, c->h, c->d_model, c->ctx, c->vocab, (double)c->ln_eps, c->d_ff,
-           c->tied, c->attn_bias, (int)c->act, tf->n_params, ps.calls, ps.last, ps.backwards);
+           c->tied, c->attn_bias, (int)c->act, tf->n_params,
+           (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6,
+           ps.calls, ps.last, ps.backwards);
     for (int i = 0; i < tf->n_tensors; i++) {
         const tf_tensor *t = &tf->tensors[i];
         size_t n = (size_t)t->shape[0] * (t->ndim == 2 ? (size_t)t->shape[1] : 1);
