@@ -32,6 +32,21 @@ static int on_progress(void *ud, double fr) {
     return fr >= p->cancel_at;
 }
 
+/* A JSON string: the folder's name may hold quotes or control characters. */
+static void put_json_string(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
 int main(int argc, char **argv) {
     if (argc != 2 && !(argc == 4 && strcmp(argv[2], "--cancel-at") == 0)) {
         fprintf(stderr, "usage: ckpt_driver PATH [--cancel-at FRACTION]\n");
@@ -52,13 +67,15 @@ int main(int argc, char **argv) {
         return rc;
     }
     const tf_config *c = &tf->cfg;
-    printf("{\"name\":\"%s\",\"config\":{\"n_layer\":%d,\"n_head\":%d,\"n_embd\":%d,"
+    printf("{\"name\":");
+    put_json_string(paths.name);
+    printf(",\"config\":{\"n_layer\":%d,\"n_head\":%d,\"n_embd\":%d,"
            "\"n_positions\":%d,\"vocab_size\":%d,\"layer_norm_epsilon\":%.9g,\"d_ff\":%d,"
            "\"tied\":%d,\"attn_bias\":%d,\"act\":%d},\"n_params\":%zu,"
            "\"load_ms\":%.3f,\"progress\":{\"calls\":%d,\"last\":%.17g,\"backwards\":%d},"
            "\"tensors\":[",
-           paths.name, c->layers, c->h, c->d_model, c->ctx, c->vocab, (double)c->ln_eps, c->d_ff,
-           c->tied, c->attn_bias, (int)c->act, tf->n_params,
+           c->layers, c->h, c->d_model, c->ctx, c->vocab, (double)c->ln_eps, c->d_ff, c->tied,
+           c->attn_bias, (int)c->act, tf->n_params,
            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6,
            ps.calls, ps.last, ps.backwards);
     for (int i = 0; i < tf->n_tensors; i++) {
