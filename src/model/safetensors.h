@@ -8,11 +8,16 @@
  * other dtypes safetensors defines (BOOL, U8, I64, F64, ...) are listed as
  * ST_OTHER so that their bytes still count in the tiling, and are never converted
  * (the checkpoint refuses them unless the tensor is one it ignores); a dtype
- * outside that list is an error. Every size is computed with overflow checks; the tensors' offsets
- * must tile the data exactly (no gap, no overlap, nothing after the last). Errors: 0, or
- * SAFETENSORS_CANNOT_READ (1: missing, unreadable, short) / SAFETENSORS_UNUSABLE
- * (2: read, but not a file we can use), with one line in err that does not name
- * the file (the caller puts "PATH: " before it). */
+ * outside that list is an error. Every size is computed with overflow checks;
+ * the tensors' offsets must tile the data exactly (no gap, no overlap, nothing
+ * after the last). Errors: 0, or SAFETENSORS_CANNOT_READ (1: missing,
+ * unreadable, not a regular file, short: under 8 bytes, the header or the last
+ * tensor running past the end, as a cut download does) / SAFETENSORS_UNUSABLE
+ * (2: read, but not a file we can use; also a header length over
+ * SAFETENSORS_MAX_HEADER, checked first so that 8 + N never wraps), with one line
+ * in err that does not name the file (the caller puts "PATH: " before it). The
+ * mapping is only read: a file cut short by another process while it is mapped
+ * raises SIGBUS, which is not handled. */
 #ifndef MHAVIZ_SAFETENSORS_H
 #define MHAVIZ_SAFETENSORS_H
 
