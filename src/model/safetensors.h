@@ -4,12 +4,20 @@
  * length-bounded, duplicate keys rejected, 64-bit integers), then the data. The
  * header maps each tensor's name to {"dtype", "shape", "data_offsets": [begin,
  * end]} (offsets into the data, after the header); "__metadata__" is a map of
- * strings and is skipped. Accepted dtypes: F32, F16, BF16 (converted to float32);
- * every size is computed with overflow checks; the tensors' offsets must tile the
- * data exactly (no gap, no overlap, nothing after the last). Errors: 0, or
- * SAFETENSORS_CANNOT_READ (1: missing, unreadable, short) / SAFETENSORS_UNUSABLE
- * (2: read, but not a file we can use), with one line in err that does not name
- * the file (the caller puts "PATH: " before it). */
+ * strings and is skipped. Converted dtypes: F32, F16, BF16 (to float32); the
+ * other dtypes safetensors defines (BOOL, U8, I64, F64, ...) are listed as
+ * ST_OTHER so that their bytes still count in the tiling, and are never converted
+ * (the checkpoint refuses them unless the tensor is one it ignores); a dtype
+ * outside that list is an error. Every size is computed with overflow checks;
+ * the tensors' offsets must tile the data exactly (no gap, no overlap, nothing
+ * after the last). Errors: 0, or SAFETENSORS_CANNOT_READ (1: missing,
+ * unreadable, not a regular file, short: under 8 bytes, the header or the last
+ * tensor running past the end, as a cut download does) / SAFETENSORS_UNUSABLE
+ * (2: read, but not a file we can use; also a header length over
+ * SAFETENSORS_MAX_HEADER, checked first so that 8 + N never wraps), with one line
+ * in err that does not name the file (the caller puts "PATH: " before it). The
+ * mapping is only read: a file cut short by another process while it is mapped
+ * raises SIGBUS, which is not handled. */
 #ifndef MHAVIZ_SAFETENSORS_H
 #define MHAVIZ_SAFETENSORS_H
 
@@ -21,15 +29,17 @@
 #define SAFETENSORS_CANNOT_READ 1
 #define SAFETENSORS_UNUSABLE 2
 
-typedef enum { ST_F32 = 0, ST_F16 = 1, ST_BF16 = 2 } st_dtype;
+typedef enum { ST_F32 = 0, ST_F16 = 1, ST_BF16 = 2, ST_OTHER = 3 } st_dtype;
 
 typedef struct {
     char *name; /* as in the header */
     st_dtype dtype;
+    char dtype_name[12]; /* as in the header ("F32", "BOOL", ...) */
+    unsigned elem_size;  /* bytes per element */
     int ndim;
     int64_t shape[SAFETENSORS_MAX_DIMS];
-    uint64_t elems;         /* product of shape (1 for a scalar) */
-    uint64_t begin, end;    /* data_offsets: bytes into the data section */
+    uint64_t elems;      /* product of shape (1 for a scalar) */
+    uint64_t begin, end; /* data_offsets: bytes into the data section */
 } st_tensor;
 
 typedef struct {
@@ -53,8 +63,14 @@ int st_parse(st_file *f, const unsigned char *buf, size_t len, char *err, size_t
 /* The tensor called name, or NULL. */
 const st_tensor *st_find(const st_file *f, const char *name);
 
-/* Converts tensor t (elems values) to float32 into dst. */
+/* Converts tensor t (elems values) to float32 into dst. t must be F32, F16 or
+ * BF16 (ST_OTHER: nothing is written). */
 void st_read_f32(const st_file *f, const st_tensor *t, float *dst);
+
+/* The same for elements [first, first + count) of t (first + count <= elems): the
+ * strided copies, such as c_attn's split into W_Q | W_K | W_V by columns. */
+void st_read_f32_range(const st_file *f, const st_tensor *t, uint64_t first, uint64_t count,
+                       float *dst);
 
 /* Tells the kernel the pages of tensor t are no longer needed (madvise), so a
  * large file's pages do not all stay resident while it is converted. */
