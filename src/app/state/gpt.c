@@ -18,6 +18,7 @@ struct app_gpt {
     int layer; /* shown, 0-based */
     int h;     /* heads shown: the model's own, or a re-split */
     int overview_open;
+    int next_k; /* tokens the panel shows: 5 in the window, 10 in --panel next */
     view_overview ov;
     const float *attn[TF_MAX_LAYERS];
     view_next next;
@@ -56,7 +57,7 @@ static void rebuild(app_state *s) {
                             .layer = g->layer,
                             .off = r->off};
     const float *p = gpt2_run_probs(r);
-    g->next.k = 5;
+    g->next.k = g->next_k ? g->next_k : 5;
     for (int k = 0; k < GPT2_TOP && k < VIEW_NEXT_MAX; k++) {
         bpe_token_label(g->m->tok, r->top[k], g->next_label[k], GPT2_LABEL);
         g->next.token[k] = g->next_label[k];
@@ -347,6 +348,9 @@ void app_gpt_view(const app_state *s, view_state *vs) {
     vs->resplit = g->h != g->m->tf->cfg.h;
 }
 
-void app_gpt_export_panel(app_state *s, int overview) {
-    if (s->gpt) s->gpt->overview_open = overview;
+void app_gpt_export_panel(app_state *s, view_panel panel) {
+    if (!s->gpt) return;
+    s->gpt->overview_open = panel == VIEW_PANEL_MODEL;
+    s->gpt->next_k = panel == VIEW_PANEL_NEXT ? VIEW_NEXT_MAX : 5;
+    rebuild(s);
 }

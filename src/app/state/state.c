@@ -90,7 +90,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         } else {
             int rc = app_gpt_open(s, q, err, errlen);
             if (rc != 0) return rc;
-            if (o->panel == CLI_PANEL_MODEL) app_gpt_export_panel(s, 1);
+            app_gpt_export_panel(s, s->export_panel);
         }
     }
     if (o->compare && app_compare_start(s, o, err, errlen) != 0) return 2;

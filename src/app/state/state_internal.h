@@ -67,7 +67,7 @@ int app_gpt_apply(app_state *s, const app_action *a);
 int app_gpt_text(app_state *s, const char *text, int sample);
 int app_gpt_layer(const app_state *s, attn_layer *L);
 void app_gpt_view(const app_state *s, view_state *vs);
-void app_gpt_export_panel(app_state *s, int overview);
+void app_gpt_export_panel(app_state *s, view_panel panel);
 void app_gpt_free(app_gpt *g);
 
 /* compare.c: B pins the view (or unpins it); 1 if the picture changed. */
