@@ -86,7 +86,8 @@ BYTE_ENC = dict(bytes_to_unicode())
 
 def _pretokenize(text):
     import regex
-    pat = regex.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
+    pat = regex.compile(
+        r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
     return ["".join(BYTE_ENC[b] for b in p.encode("utf-8")) for p in pat.findall(text)]
 
 
@@ -313,6 +314,13 @@ def gen(outdir, n_layer=2, n_head=3, n_embd=48, n_positions=64, vocab=None, dtyp
     return w
 
 
+def gen_small_shape(outdir, prefix=False, mask_buffers=False, lm_head=False, eps=1e-5, seed=0,
+                    std=1.0):
+    """GPT-2 small's shapes: 12 layers, 12 heads, 768, ctx 1024, vocab 50257, F32."""
+    return gen(outdir, 12, 12, 768, 1024, filler_tokenizer(50257), "F32", prefix, mask_buffers,
+               lm_head, eps, seed, std)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="write a random GPT-2 checkpoint folder")
     ap.add_argument("outdir")
@@ -332,9 +340,7 @@ def main(argv=None):
                     help="GPT-2 small's shapes: 12 x 12 heads, 768, ctx 1024, vocab 50257, F32")
     a = ap.parse_args(argv)
     if a.small_shape:
-        voc = filler_tokenizer(50257)
-        gen(a.outdir, 12, 12, 768, 1024, voc, "F32", a.prefix, a.mask_buffers, a.lm_head,
-            a.eps, a.seed, a.std)
+        gen_small_shape(a.outdir, a.prefix, a.mask_buffers, a.lm_head, a.eps, a.seed, a.std)
     else:
         if a.embd % a.heads:
             ap.error("--heads must divide --embd")

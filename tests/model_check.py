@@ -27,9 +27,9 @@ semantics) on bpe_ref's ids:
     the reference's top 10 unless the two ids' reference probabilities tie (within
     1e-6); each p within 1e-4 (absolute) of the reference's probability of that id.
 
-Removed heads: LIST names (layer, head) pairs, 1-based; the item format is
-MODEL_CHECK_ABLATE_ITEM (default "{l}.{h}", so "1.2,2.1") after the option
-MODEL_CHECK_ABLATE_OPT (default "--ablate"). --skip resplit,ablate (or the
+Removed heads: LIST names (layer, head) pairs, 1-based, in the format
+MODEL_CHECK_ABLATE_ITEM (default "{l}:{h}", so "1:2,2:1", as mhaviz's usage has it),
+after the option MODEL_CHECK_ABLATE_OPT (default "--ablate"). --skip resplit,ablate (or the
 environment's MODEL_CHECK_SKIP, same list) leaves out what the binary does not
 offer yet; the skipped kinds are printed.
 
@@ -58,7 +58,7 @@ except ImportError:
     print("FAIL: tests/bpe_ref.py is needed (the reference tokenizer)", file=sys.stderr)
     sys.exit(1)
 try:
-    import torch  # noqa: E402,F401
+    import torch  # noqa: E402
 except ImportError:
     print("FAIL: PyTorch is needed (Debian: apt-get install python3-torch)", file=sys.stderr)
     sys.exit(1)
@@ -157,7 +157,8 @@ def compare(where, dump, cfg, ids, ref, h):
         if tj.get("ids") != ids:
             fail(where, f"expected tokens.json ids {ids}, got {tj.get('ids')}")
         toks = tj.get("tokens")
-        if not (isinstance(toks, list) and len(toks) == n and all(isinstance(t, str) for t in toks)):
+        if not (isinstance(toks, list) and len(toks) == n
+                and all(isinstance(t, str) for t in toks)):
             fail(where, f"expected tokens.json tokens: {n} strings, got {toks!r}")
     meta = load_json(where, os.path.join(dump, "meta.json"))
     if meta is not None:
@@ -219,7 +220,6 @@ def compare(where, dump, cfg, ids, ref, h):
 
 def fake_dump(out, ckpt, cfg, tok, text, h, off, resplit):
     """The dump a correct float32 implementation would write (the reference in float32)."""
-    import torch
     ids = tok.encode(text)[:cfg["n_positions"]]
     r = gpt2_ref.forward(ckpt, ids, off=off, resplit=resplit, dtype=torch.float32)
     os.makedirs(out, exist_ok=True)
@@ -282,7 +282,7 @@ SPOILS = ["attn", "out", "final", "id", "p", "order", "meta-h", "layer"]
 
 def ablate_args(off):
     opt = os.environ.get("MODEL_CHECK_ABLATE_OPT", "--ablate")
-    item = os.environ.get("MODEL_CHECK_ABLATE_ITEM", "{l}.{h}")
+    item = os.environ.get("MODEL_CHECK_ABLATE_ITEM", "{l}:{h}")
     return [opt, ",".join(item.format(l=l + 1, h=h + 1) for l, h in sorted(off))]
 
 
