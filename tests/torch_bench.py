@@ -11,8 +11,9 @@ machine has 2 cores). The ids are fixed pseudo-random ids (seed 0) in 0..V-1.
 Threads: Debian's torch does its matrix products in the system BLAS (OpenBLAS, its
 own pthread pool, OPENBLAS_NUM_THREADS or one thread per core) and the rest in its
 OpenMP pool; OpenMP threads that spin after each op steal the two cores from
-OpenBLAS: with OMP_WAIT_POLICY=ACTIVE (GNU OpenMP's spinning) the median was 2.5-3x
-slower in our quietest runs and up to 10-30x when other jobs shared the cores. So this
+OpenBLAS: with OMP_WAIT_POLICY unset (GNU OpenMP spins a while before sleeping) or
+ACTIVE the median was 2.5-4x slower in our quietest runs and up to 10-30x when other
+jobs shared the cores. So this
 script sets OMP_WAIT_POLICY=PASSIVE unless the environment already sets it; both
 settings are printed in the JSON ("omp_wait_policy", "openblas_threads").
 
