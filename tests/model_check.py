@@ -65,6 +65,8 @@ except ImportError:
 import gpt2_gen  # noqa: E402
 import gpt2_ref  # noqa: E402
 
+torch.set_num_threads(1)  # small models; the cores are shared with the other tests
+
 ATTN_ATOL = 1e-4
 REL_TOL = 1e-3
 EL_RTOL, EL_ATOL = 1e-3, 1e-4
