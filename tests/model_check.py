@@ -18,7 +18,8 @@ semantics) on bpe_ref's ids:
   - tokens.json: "ids" equal to bpe_ref's encoding cut to n_positions (a text longer
     than n_positions gives exactly n_positions tokens); "tokens" one string per id;
   - meta.json: "model" {"n_layer", "n_head", "d_model", "n_vocab"} as config.json,
-    "h" the heads in use (n_head, or K with -H K);
+    "h" the heads in use (n_head, or K with -H K); where the dump has them, also
+    "n" (tokens), "n_text" (before the cut), "resplit" and "ablated" ([[l, h]], 1-based);
   - layer_l/attn.npy (l = 1..n_layer; float32, (h, n, n)): max |C - ref| <= 1e-4;
   - layer_l/out.npy and final.npy (float32, (n, d_model)):
         ||C - ref|| / ||ref|| <= 1e-3 (Euclidean norm over the array) and every
@@ -149,10 +150,12 @@ def close_rel(where, got, ref):
     return rel
 
 
-def compare(where, dump, cfg, ids, ref, h):
-    """Checks dump folder against the reference result ref for ids; h heads shown."""
+def compare(where, dump, cfg, ids, ref, h, off=frozenset(), n_text=None):
+    """Checks dump folder against the reference result ref for ids; h heads shown,
+    off the removed heads (0-based), n_text the text's token count before the cut."""
     L, d, V = cfg["n_layer"], cfg["n_embd"], cfg["vocab_size"]
     n = len(ids)
+    n_text = n if n_text is None else n_text
     worst = {"attn": 0.0, "out": 0.0, "final": 0.0, "p": 0.0}
     tj = load_json(where, os.path.join(dump, "tokens.json"))
     if tj is not None:
@@ -170,6 +173,12 @@ def compare(where, dump, cfg, ids, ref, h):
             fail(where, f"expected meta.json model {want}, got {got}")
         if meta.get("h") != h:
             fail(where, f"expected meta.json h {h}, got {meta.get('h')}")
+        # fields beyond the issue's spec, checked when the dump has them
+        extra = {"n": n, "n_text": n_text, "resplit": h != cfg["n_head"],
+                 "ablated": [[l + 1, j + 1] for l, j in sorted(off)]}
+        for k, v in extra.items():
+            if k in meta and meta[k] != v:
+                fail(where, f"expected meta.json {k} {v}, got {meta[k]}")
     for l in range(L):
         lw = f"{where} layer_{l + 1}"
         a = load_npy(lw + " attn.npy", os.path.join(dump, f"layer_{l + 1}", "attn.npy"), (h, n, n))
@@ -353,6 +362,7 @@ def main(argv):
             for ji, (tag, text, extra, h, o, rs) in enumerate(jobs):
                 where = f"{name} {tag}"
                 ids = tok.encode(text)
+                n_text = len(ids)
                 cut = len(ids) > ctx
                 cuts += cut
                 ids = ids[:ctx]
@@ -367,10 +377,10 @@ def main(argv):
                     kind = SPOILS[(runs + ji) % len(SPOILS)]
                     spoil(out, kind, cfg)
                     before = len(FAILURES)
-                    compare(where + f" [spoiled: {kind}]", out, cfg, ids, ref, h)
+                    compare(where + f" [spoiled: {kind}]", out, cfg, ids, ref, h, o, n_text)
                     caught.append((where, kind, len(FAILURES) > before))
                 else:
-                    w = compare(where, out, cfg, ids, ref, h)
+                    w = compare(where, out, cfg, ids, ref, h, o, n_text)
                     for k in worst:
                         worst[k] = max(worst[k], w[k])
                 runs += 1
