@@ -2,7 +2,9 @@
  *   bpe_driver VOCAB MERGES [-l] [-b]     texts on stdin, each as "LEN\n" then LEN
  *                                         bytes; per text one line
  *                                           "REPLACED COUNT ID ID ..."
- *                                         then with -l "L\tLABEL\tLABEL..." and with
+ *                                         then with -l "L\tLABEL\tLABEL..." (labels
+ *                                         cut to 256 bytes with the NUL, or N with
+ *                                         --label-size N, 1..4096) and with
  *                                         -b "B HEX" (the tokens' bytes, joined)
  *   bpe_driver VOCAB MERGES --bench N     stdin is one text: encodes it N times and
  *                                         prints "TOKENS tokens, MS ms per encode"
@@ -39,6 +41,7 @@ static char *read_all(FILE *f, size_t *len) {
 }
 
 static int encode_one(const bpe *b, const char *text, size_t len, int labels, int bytes) {
+    static char buf[4096];
     int replaced = -1, r2 = -1;
     int total = bpe_encode(b, text, len, NULL, 0, &replaced);
     if (total < 0) {
@@ -61,8 +64,7 @@ static int encode_one(const bpe *b, const char *text, size_t len, int labels, in
     if (labels) {
         printf("L");
         for (int i = 0; i < total; i++) {
-            char buf[256];
-            bpe_token_label(b, ids[i], buf, sizeof buf);
+            bpe_token_label(b, ids[i], buf, (size_t)labels);
             printf("\t%s", buf);
         }
         printf("\n");
@@ -89,8 +91,11 @@ int main(int argc, char **argv) {
     int labels = 0, bytes = 0, bench = 0;
     for (int i = 3; i < argc; i++) {
         if (!strcmp(argv[i], "-l"))
-            labels = 1;
-        else if (!strcmp(argv[i], "-b"))
+            labels = 256;
+        else if (!strcmp(argv[i], "--label-size") && i + 1 < argc) {
+            labels = atoi(argv[++i]);
+            labels = labels < 1 ? 1 : labels > 4096 ? 4096 : labels;
+        } else if (!strcmp(argv[i], "-b"))
             bytes = 1;
         else if (!strcmp(argv[i], "--bench") && i + 1 < argc)
             bench = atoi(argv[++i]);
