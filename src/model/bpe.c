@@ -182,6 +182,9 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(err, errlen, fmt, ap);
         va_end(ap);
+        /* one line, whatever a key or a line of the file held */
+        for (char *c = err; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     }
     return rc;
 }
