@@ -382,8 +382,28 @@ def main():
             compare(tok, vp, mp, fixed + rtexts[:300], "labels in %d bytes" % size, size)
         rbytes = [random_bytes(rng) for _ in range(2000)]
         compare(tok, vp, mp, rbytes, "random damaged UTF-8")
+        # long pieces (no spaces: one letter, digit or punctuation run each) take
+        # bpe.c's heap path, BPE_HEAP_MIN bytes and up
+        longs = []
+        for _ in range(300):
+            alphabet = rng.choice(["abcdefghijklmnopqrstuvwxyz", "aab", "a", "0123456789",
+                                   "".join(WORDS_ACC + WORDS_CJK), "!?.,-", " ", "\n ",
+                                   "thecatsat", "".join(WORDS_EN)])
+            longs.append("".join(rng.choice(alphabet) for _ in range(rng.randint(60, 3000))))
+        compare(tok, vp, mp, [t.encode("utf-8") for t in longs], "long pieces")
         long_text = "\n".join(corpus(rng, 300)).encode("utf-8")
         compare(tok, vp, mp, [long_text], "a long text")
+        # merges out of training order: a merge's result may rank before its parts'
+        # merges, so a round's new pairs can outrank what is left (encoder.py still
+        # finishes the round first)
+        shuffled = merges[:]
+        rng.shuffle(shuffled)
+        sdir = os.path.join(tmp, "shuffled")
+        bpe_ref.write(sdir, vocab, shuffled)
+        svp, smp = os.path.join(sdir, "vocab.json"), os.path.join(sdir, "merges.txt")
+        compare(bpe_ref.load(svp, smp), svp, smp,
+                fixed + rtexts[:500] + [t.encode("utf-8") for t in longs[:100]],
+                "shuffled merges")
         hostile(tmp, vp, mp)
     if failures:
         print("%d failures" % len(failures))

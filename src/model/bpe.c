@@ -493,6 +493,96 @@ static int merge_piece(const bpe *b, const unsigned char *p, int n, int *sym) {
     return n;
 }
 
+#ifndef BPE_HEAP_MIN
+#define BPE_HEAP_MIN 64 /* pieces this long or longer go to merge_piece_heap */
+#endif
+
+/* The merge table's entry for the pair (left, right): its rank and result, or 0. */
+static int merge_find(const bpe *b, int left, int right, int32_t *rank, int32_t *result) {
+    uint64_t key;
+    size_t s = merge_slot(b, left, right, &key);
+    if (!b->mkey[s]) return 0;
+    *rank = b->mrank[s], *result = b->mresult[s];
+    return 1;
+}
+
+typedef struct {
+    int32_t rank, pos; /* a pair's rank and its left symbol's node */
+} hent;
+
+static int hent_less(hent a, hent b) {
+    return a.rank < b.rank || (a.rank == b.rank && a.pos < b.pos);
+}
+static void heap_push(hent *h, size_t *n, hent e) {
+    size_t i = (*n)++;
+    while (i > 0 && hent_less(e, h[(i - 1) / 2])) h[i] = h[(i - 1) / 2], i = (i - 1) / 2;
+    h[i] = e;
+}
+static hent heap_pop(hent *h, size_t *n) {
+    hent top = h[0], last = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && hent_less(h[c + 1], h[c])) c++;
+        if (!hent_less(h[c], last)) break;
+        h[i] = h[c], i = c;
+    }
+    if (*n) h[i] = last;
+    return top;
+}
+
+/* merge_piece for long pieces (a pasted blob without spaces, a long number): the same
+ * result in O(n log n) instead of O(n^2). Symbols form a linked list of nodes (a node
+ * keeps its first byte's index, so node order is text order); a heap holds every
+ * adjacent pair that has a rank, by (rank, node), plus stale entries, which are
+ * checked on the way out. One round is encoder.py's: take every entry of the lowest
+ * rank, left to right, merge where the pair is still there, and only then push the
+ * pairs the merges made (their rank may be lower, but encoder.py finishes the round
+ * first too). -1 when out of memory. */
+static int merge_piece_heap(const bpe *b, const unsigned char *p, int n, int *sym) {
+    int *nx = malloc((size_t)n * sizeof *nx), *pv = malloc((size_t)n * sizeof *pv);
+    int *merged = malloc((size_t)n * sizeof *merged);
+    hent *h = malloc(3 * (size_t)n * sizeof *h); /* n - 1 pairs, then 2 per merge */
+    int k = -1;
+    if (!nx || !pv || !merged || !h) goto out;
+    size_t hn = 0;
+    for (int i = 0; i < n; i++) sym[i] = b->byte_id[p[i]], nx[i] = i + 1, pv[i] = i - 1;
+    int32_t rank, result;
+    for (int i = 0; i + 1 < n; i++)
+        if (merge_find(b, sym[i], sym[i + 1], &rank, &result)) heap_push(h, &hn, (hent){rank, i});
+    while (hn > 0) {
+        int32_t r = h[0].rank;
+        int nm = 0;
+        while (hn > 0 && h[0].rank == r) {
+            int pos = heap_pop(h, &hn).pos, q = nx[pos];
+            /* a rank names one pair, so the rank found is the check */
+            if (sym[pos] < 0 || q >= n || !merge_find(b, sym[pos], sym[q], &rank, &result) ||
+                rank != r)
+                continue;
+            sym[pos] = result, sym[q] = -1; /* q's node is gone */
+            nx[pos] = nx[q];
+            if (nx[q] < n) pv[nx[q]] = pos;
+            merged[nm++] = pos;
+        }
+        for (int i = 0; i < nm; i++) {
+            int m = merged[i];
+            if (pv[m] >= 0 && merge_find(b, sym[pv[m]], sym[m], &rank, &result))
+                heap_push(h, &hn, (hent){rank, pv[m]});
+            if (nx[m] < n && merge_find(b, sym[m], sym[nx[m]], &rank, &result))
+                heap_push(h, &hn, (hent){rank, m});
+        }
+    }
+    k = 0;
+    for (int i = 0; i < n; i = nx[i]) sym[k++] = sym[i]; /* node 0 is never merged away */
+out:
+    free(nx);
+    free(pv);
+    free(merged);
+    free(h);
+    return k;
+}
+
 /* text with every ill-formed subsequence replaced by U+FFFD (EF BF BD), into a new
  * buffer; NULL when the text is valid UTF-8 already (or out of memory: *oom). */
 static unsigned char *sanitize(const unsigned char *t, size_t len, size_t *out_len, int *oom) {
@@ -560,7 +650,12 @@ int bpe_encode(const bpe *b, const char *text, size_t len, int *ids, int max, in
             if (sym != stack_sym) free(sym);
             sym = ns, cap = pl;
         }
-        int k = merge_piece(b, s + start, pl, sym);
+        int k = pl >= BPE_HEAP_MIN ? merge_piece_heap(b, s + start, pl, sym)
+                                   : merge_piece(b, s + start, pl, sym);
+        if (k < 0) {
+            rc = -1;
+            break;
+        }
         for (int i = 0; i < k; i++, count++)
             if (count < max && ids) ids[count] = sym[i];
         at = end;
