@@ -18,12 +18,10 @@ typedef struct bpe bpe;
  * ("#version" line optional, then "a b" per line, each a pair whose merge is in
  * the vocabulary). 0, or 1 (cannot read) / 2 (not a tokenizer we can use) with
  * one line "PATH: what is wrong" in err. */
-int bpe_load(bpe **out, const char *vocab_path, const char *merges_path, char *err,
-             size_t errlen);
+int bpe_load(bpe **out, const char *vocab_path, const char *merges_path, char *err, size_t errlen);
 /* The same from bytes in memory (the fuzzer's way in); the paths only name them. */
-int bpe_parse(bpe **out, const char *vocab, size_t vocab_len, const char *merges,
-              size_t merges_len, const char *vocab_path, const char *merges_path, char *err,
-              size_t errlen);
+int bpe_parse(bpe **out, const char *vocab, size_t vocab_len, const char *merges, size_t merges_len,
+              const char *vocab_path, const char *merges_path, char *err, size_t errlen);
 void bpe_free(bpe *b); /* NULL is fine */
 
 int bpe_vocab_size(const bpe *b);
