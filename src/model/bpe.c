@@ -63,22 +63,20 @@ struct bpe {
 static int printable(unsigned b) {
     return (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae);
 }
+/* The 68 others in closed form (no table to fill, so nothing shared between
+ * threads): 0x00..0x20 -> U+0100..U+0120, 0x7F..0xA0 -> U+0121..U+0142, 0xAD -> U+0143. */
 static unsigned byte_to_cp(unsigned b) {
     if (printable(b)) return b;
-    unsigned k = 0;
-    for (unsigned i = 0; i < b; i++) k += !printable(i);
-    return 256 + k;
+    if (b <= 0x20) return 256 + b;
+    if (b <= 0xa0) return b + 162;
+    return 323; /* 0xAD */
 }
 /* The byte a table code point stands for, or -1. */
 static int cp_to_byte(unsigned cp) {
-    static int table[324];
-    static int ready; /* filled once; the same values every time, so a race is benign */
-    if (!ready) {
-        for (unsigned i = 0; i < 324; i++) table[i] = -1;
-        for (unsigned b = 0; b < 256; b++) table[byte_to_cp(b)] = (int)b;
-        ready = 1;
-    }
-    return cp < 324 ? table[cp] : -1;
+    if (cp < 256) return printable(cp) ? (int)cp : -1;
+    if (cp <= 288) return (int)cp - 256;
+    if (cp <= 322) return (int)cp - 162;
+    return cp == 323 ? 0xad : -1;
 }
 
 /* ---- UTF-8 ------------------------------------------------------------------------- */
