@@ -174,6 +174,27 @@ static size_t merge_slot(const bpe *b, int left, int right, uint64_t *key) {
 
 /* ---- loading ----------------------------------------------------------------------- */
 
+/* How many of the first n bytes of s end on a character boundary: n, less a last
+ * character that was cut short (the bytes of the text, as they are). */
+static size_t utf8_whole(const char *s, size_t n) {
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = n;
+    while (i > 0 && (u[i - 1] & 0xc0) == 0x80 && n - i < 3) i--; /* continuation bytes */
+    if (i == 0 || u[i - 1] < 0xc0) return n;                     /* none cut: ASCII or stray */
+    unsigned c = u[i - 1];
+    size_t want = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    return n - (i - 1) >= want ? n : i - 1;
+}
+
+/* A vocab key for a message: at most 40 bytes, cut between characters. */
+static const char *key_shown(const char *key, size_t klen, char out[48]) {
+    size_t n = klen < 40 ? klen : 40;
+    memcpy(out, key, n);
+    n = utf8_whole(out, n);
+    out[n] = '\0'; /* a NUL inside the key ends it here, which is fine for a message */
+    return out;
+}
+
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...) {
     if (err && errlen) {
         va_list ap;
@@ -181,8 +202,11 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...) {
         vsnprintf(err, errlen, fmt, ap);
         va_end(ap);
         /* one line, whatever a key or a line of the file held */
-        for (char *c = err; *c; c++)
+        size_t n = 0;
+        for (char *c = err; *c; c++, n++)
             if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+        /* and no character cut in two where vsnprintf ran out of room */
+        if (n == errlen - 1) err[utf8_whole(err, n)] = '\0';
     }
     return rc;
 }
@@ -241,23 +265,24 @@ static int parse_vocab(bpe *b, const char *vocab, size_t vocab_len, const char *
         goto done;
     }
     size_t at = 0;
+    char shown[48];
     json_object_keylen_foreach(root, key, klen, val) {
         long nb = klen ? table_decode(key, klen, tmp + at) : -1;
         if (nb < 0) {
-            /* show the key as far as it is printable text */
-            rc = fail(err, errlen, 2,
-                      "%s: token \"%.40s\" is not made of byte-to-unicode characters", path, key);
+            rc = fail(err, errlen, 2, "%s: token \"%s\" is not made of byte-to-unicode characters",
+                      path, key_shown(key, klen, shown));
             goto done;
         }
         if (!json_is_integer(val) || json_integer_value(val) < 0 ||
             json_integer_value(val) >= (json_int_t)n) {
-            rc = fail(err, errlen, 2, "%s: token \"%.40s\": id must be an integer 0..%zu", path,
-                      key, n - 1);
+            rc = fail(err, errlen, 2, "%s: token \"%s\": id must be an integer 0..%zu", path,
+                      key_shown(key, klen, shown), n - 1);
             goto done;
         }
         int id = (int)json_integer_value(val);
         if (len_of[id]) {
-            rc = fail(err, errlen, 2, "%s: id %d given to two tokens (\"%.40s\")", path, id, key);
+            rc = fail(err, errlen, 2, "%s: id %d given to two tokens (\"%s\")", path, id,
+                      key_shown(key, klen, shown));
             goto done;
         }
         len_of[id] = (int32_t)nb + 1;
