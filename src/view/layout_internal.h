@@ -53,6 +53,14 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area);
 /* The focus view in area: the head large, Q_i, K_i, V_i and head_i beside it. */
 void lay_focus(view_layout *L, lay_ctx *cx, view_rect area);
 
+/* layout.c: the split of main between the heads grid and the equation that gives
+ * both the largest heatmaps (with the lesson's share when it is on). */
+void lay_main(view_layout *L, lay_ctx *cx, view_rect main, int target);
+
+/* layout_place.c: lay_main and the lesson's panels in L->main, with the next-token
+ * panel (s->next) where it leaves the heads the largest. */
+void lay_grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int target);
+
 /* layout.c: one pane's layout (no compare) of a state already within range
  * (layout_compute.c): the zoom search, then every rectangle at the zoom found. */
 void lay_pane(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
