@@ -71,7 +71,8 @@ view_rect view_overview_head_label(const view_layout *L, int head) {
     if (!O->shown || head < 0 || head >= O->heads || !labelled(head, O->head_stride))
         return (view_rect){0, 0, 0, 0};
     const int cx = O->x0 + head * O->step + O->cell / 2, w = O->head_label_w;
-    return (view_rect){cx - w / 2, O->y0 - O->frame_thick - 2 - O->label_line, w, O->label_line};
+    return (view_rect){cx - w / 2, O->y0 - O->over - O->frame_thick - 2 - O->label_line, w,
+                       O->label_line};
 }
 
 /* Variant v (0 longest) of the title; it claims only what is drawn. */
@@ -126,10 +127,17 @@ void view_overview_layout(view_layout *L, const view_state *s, view_measure_fn m
         if (step >= lh || ls == fs) break;
         ls = fs;
     }
-    /* between cells: a gap that shows where one head ends (none below 4 px) */
-    const int gap = step >= 24 ? imax(2, step / 12) : (step >= 4 ? 1 : 0);
-    const int cell = step - gap;
-    if (cell < 1) return; /* not even a pixel a head */
+    /* between cells: a gap that shows where one head ends (none below 4 px); rows
+       shorter than a label need half a label more above the first and below the
+       last, where the first and last layers' labels reach */
+    int gap = 0, cell = 0, over = 0;
+    for (; step > 0; step--) {
+        gap = step >= 24 ? imax(2, step / 12) : (step >= 4 ? 1 : 0);
+        cell = step - gap;
+        over = imax(0, (lh - cell + 1) / 2);
+        if (title_h + pad + lh + 5 + 2 * over + o->layers * step + below <= area.h) break;
+    }
+    if (step <= 0 || cell < 1) return; /* not even a pixel a head */
     O->shown = 1;
     O->layers = o->layers;
     O->heads = o->h;
@@ -155,7 +163,8 @@ void view_overview_layout(view_layout *L, const view_state *s, view_measure_fn m
     const int tx = imax(area.x, imin(bx, area.x + area.w - tw));
     O->title = (view_rect){tx, area.y, area.x + area.w - tx, title_h};
     O->x0 = bx + row_w;
-    O->y0 = area.y + title_h + pad + lh + O->frame_thick + 2;
+    O->over = over;
+    O->y0 = area.y + title_h + pad + lh + O->frame_thick + 2 + over;
     O->grid = (view_rect){O->x0, O->y0, grid_w, grid_h};
     O->open = o->layer >= 0 && o->layer < o->layers ? o->layer : -1;
     if (O->open >= 0) {
@@ -165,7 +174,7 @@ void view_overview_layout(view_layout *L, const view_state *s, view_measure_fn m
         O->open_frame =
             (view_rect){O->x0 - left, O->y0 + O->open * step - t, left + grid_w + t, cell + 2 * t};
     }
-    const int cy = O->y0 + grid_h + pad + small_h + 2;
+    const int cy = O->y0 + grid_h + over + pad + small_h + 2;
     const int cw = imin(area.x + area.w - O->x0, imax(grid_w, L->font * 16));
     O->cbar = (view_rect){O->x0, cy, imin(cw, L->font * 24), cbar_h};
     O->note = (view_rect){bx, cy + cbar_h + pad / 2 + small_h + pad, area.x + area.w - bx, small_h};

@@ -226,6 +226,8 @@ typedef struct {
     int label_size;       /* layer and head labels, pixel size */
     int label_line;       /* their line height */
     int head_label_w;     /* the widest head number's width */
+    int over;             /* how far the first and last layers' labels reach past the grid
+                             (rows shorter than a label) */
     int row_label_w;      /* room left of the grid for "layer 12" */
     int layer_stride;     /* every k-th layer is labelled (and the open one) */
     int head_stride;      /* every k-th head number is drawn (and the first) */
