@@ -112,11 +112,16 @@ static void check_overview(const view_layout *L, const view_state *s, view_rect 
             EXPECT(inside(area, c), "cell L%d H%d " FX_RFMT " outside the area " FX_RFMT, l + 1,
                    k + 1, FX_R(c), FX_R(area));
             EXPECT(inside(O->grid, c), "cell L%d H%d outside the grid", l + 1, k + 1);
+            if (l + O->rows < O->layers) { /* the next block right of this one */
+                view_rect r = view_overview_cell(L, l + O->rows, 0);
+                EXPECT(r.x > c.x + (O->heads - 1 - k) * O->step + c.w && r.y == c.y,
+                       "block of layer %d not right of layer %d's", l + O->rows + 1, l + 1);
+            }
             if (k + 1 < O->heads) { /* a regular grid: right neighbour and lower one clear */
                 view_rect r = view_overview_cell(L, l, k + 1);
                 EXPECT(c.x + c.w <= r.x && c.y == r.y, "L%d H%d overlaps H%d", l + 1, k + 1, k + 2);
             }
-            if (l + 1 < O->layers) { /* rows in layer order, top to bottom */
+            if (l + 1 < O->layers && (l + 1) % O->rows) { /* rows in layer order, downwards */
                 view_rect d = view_overview_cell(L, l + 1, k);
                 EXPECT(c.y + c.h <= d.y && c.x == d.x, "layer %d not above layer %d", l + 1, l + 2);
             }
@@ -135,18 +140,19 @@ static void check_overview(const view_layout *L, const view_state *s, view_rect 
         for (int k = 0; k < O->heads; k++)
             EXPECT(inside(O->open_frame, view_overview_cell(L, o->layer, k)),
                    "open frame " FX_RFMT " misses head %d", FX_R(O->open_frame), k + 1);
-        for (int l = 0; l < O->layers; l++) {
-            view_rect c = view_overview_cell(L, l, 0);
-            int mid = c.y + c.h / 2;
-            if (l != o->layer)
-                EXPECT(mid < O->open_frame.y || mid >= O->open_frame.y + O->open_frame.h,
-                       "open frame covers layer %d", l + 1);
-        }
+        const view_rect f = O->open_frame;
+        for (int l = 0; l < O->layers; l++)
+            for (int k = 0; k < O->heads && l != o->layer; k++) {
+                view_rect c = view_overview_cell(L, l, k);
+                int mx = c.x + c.w / 2, my = c.y + c.h / 2;
+                EXPECT(mx < f.x || mx >= f.x + f.w || my < f.y || my >= f.y + f.h,
+                       "open frame covers layer %d head %d", l + 1, k + 1);
+            }
         EXPECT(!empty(view_overview_layer_label(L, o->layer)), "the open layer is unlabelled");
         EXPECT(inside(area, O->open_frame), "open frame outside the area");
     }
     /* labels: wide enough, inside, never over each other or a cell */
-    view_rect labs[MAXL + MAXH];
+    view_rect labs[MAXL + 4 * MAXH];
     int nl = 0;
     char t[32];
     for (int l = 0; l < O->layers; l++) {
@@ -158,18 +164,26 @@ static void check_overview(const view_layout *L, const view_state *s, view_rect 
         labs[nl++] = r;
     }
     EXPECT(!empty(view_overview_layer_label(L, 0)), "layer 1 unlabelled");
-    EXPECT(!empty(view_overview_head_label(L, 0)), "head 1 unnumbered");
-    for (int k = 0; k < O->heads; k++) {
-        view_rect r = view_overview_head_label(L, k);
-        if (empty(r)) continue;
-        snprintf(t, sizeof t, "%d", k + 1);
-        EXPECT(r.w >= fx_text_w(t, O->label_size), "head number %s too narrow", t);
-        labs[nl++] = r;
+    EXPECT(O->blocks >= 1 && O->blocks <= 4 && O->rows * O->blocks >= O->layers &&
+               (O->rows - 1) * O->blocks < O->layers,
+           "%d blocks of %d rows for %d layers", O->blocks, O->rows, O->layers);
+    for (int b = 0; b < O->blocks; b++) {
+        EXPECT(!empty(view_overview_head_label(L, b, 0)), "head 1 unnumbered in block %d", b);
+        for (int k = 0; k < O->heads; k++) {
+            view_rect r = view_overview_head_label(L, b, k);
+            if (empty(r)) continue;
+            snprintf(t, sizeof t, "%d", k + 1);
+            EXPECT(r.w >= fx_text_w(t, O->label_size), "head number %s too narrow", t);
+            labs[nl++] = r;
+        }
     }
     for (int i = 0; i < nl; i++) {
         EXPECT(inside(area, labs[i]), "label " FX_RFMT " outside", FX_R(labs[i]));
-        EXPECT(!fx_rect_overlap(labs[i], O->grid), "label " FX_RFMT " over the grid",
-               FX_R(labs[i]));
+        int over = 0;
+        for (int l = 0; l < O->layers; l++)
+            for (int k = 0; k < O->heads; k++)
+                over += fx_rect_overlap(labs[i], view_overview_cell(L, l, k));
+        EXPECT(over == 0, "label " FX_RFMT " over %d cells", FX_R(labs[i]), over);
         EXPECT(!fx_rect_overlap(labs[i], O->title), "label under the title");
         for (int j = i + 1; j < nl; j++)
             EXPECT(!fx_rect_overlap(labs[i], labs[j]), "labels " FX_RFMT " and " FX_RFMT " overlap",

@@ -35,8 +35,10 @@ view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y) 
     /* a loaded model's overview: the cell under the pointer (not the gaps) */
     const view_overview_box *O = &L->overview;
     if (O->shown && O->step > 0 && inside(O->grid, x, y)) {
-        const int head = (x - O->x0) / O->step, layer = (y - O->y0) / O->step;
-        if (inside(view_overview_cell(L, layer, head), x, y)) {
+        const int dx = x - O->x0, block = O->block_dx > 0 ? dx / O->block_dx : 0;
+        const int head = (dx - block * O->block_dx) / O->step;
+        const int layer = block * O->rows + (y - O->y0) / O->step;
+        if (head < O->heads && inside(view_overview_cell(L, layer, head), x, y)) {
             hit.kind = HIT_OVERVIEW;
             hit.row = layer;
             hit.head = head;

@@ -146,10 +146,11 @@ static void json_model(jbuf *j, const view_layout *L) {
             snprintf(nm, sizeof nm, "layer %d label", l + 1);
             item(j, "ovlab", nm, view_overview_layer_label(L, l));
         }
-        for (int k = 0; k < O->heads; k++) {
-            snprintf(nm, sizeof nm, "head %d number", k + 1);
-            item(j, "ovlab", nm, view_overview_head_label(L, k));
-        }
+        for (int b = 0; b < O->blocks; b++)
+            for (int k = 0; k < O->heads; k++) {
+                snprintf(nm, sizeof nm, "block %d head %d number", b + 1, k + 1);
+                item(j, "ovlab", nm, view_overview_head_label(L, b, k));
+            }
         for (int l = 0; l < O->layers; l++)
             for (int k = 0; k < O->heads; k++) {
                 snprintf(nm, sizeof nm, "L%d H%d", l + 1, k + 1);

@@ -36,19 +36,23 @@ static void draw_labels(const view_ctx *c) {
         draw_text(c->dl, r.x + r.w - w, r.y, buf, ls, open ? c->th.accent_text : c->th.text, open,
                   0);
     }
-    int first = -1;
-    for (int k = 0; k < O->heads; k++) {
-        view_rect r = view_overview_head_label(c->L, k);
-        if (r.w <= 0) continue;
-        if (first < 0) first = r.y;
-        snprintf(buf, sizeof buf, "%d", k + 1);
-        const int w = view_tw(c, buf, ls, 0);
-        draw_text(c->dl, r.x + (r.w - w) / 2, r.y, buf, ls, c->th.muted, 0, 0);
-    }
     const char *axis = "head \xE2\x86\x92";
     const int aw = view_tw(c, axis, ls, 0);
-    if (first >= 0 && aw <= O->row_label_w - O->frame_thick - 2)
-        draw_text(c->dl, O->x0 - O->frame_thick - 2 - aw, first, axis, ls, c->th.muted, 0, 0);
+    for (int b = 0; b < O->blocks; b++) {
+        int first = -1, left = 0;
+        for (int k = 0; k < O->heads; k++) {
+            view_rect r = view_overview_head_label(c->L, b, k);
+            if (r.w <= 0) continue;
+            if (first < 0) first = r.y, left = r.x;
+            snprintf(buf, sizeof buf, "%d", k + 1);
+            const int w = view_tw(c, buf, ls, 0);
+            draw_text(c->dl, r.x + (r.w - w) / 2, r.y, buf, ls, c->th.muted, 0, 0);
+        }
+        /* "head →" over the block's layer labels, clear of its first number */
+        const int x = view_overview_cell(c->L, b * O->rows, 0).x - O->frame_thick - 2 - aw;
+        if (first >= 0 && aw <= O->row_label_w - O->frame_thick - 2 && x + aw <= left)
+            draw_text(c->dl, x, first, axis, ls, c->th.muted, 0, 0);
+    }
 }
 
 /* One head's map; a removed head is veiled and crossed out corner to corner. */

@@ -213,12 +213,17 @@ typedef struct {
 } view_compare_side;
 
 /* A loaded model's overview (s->overview_open, or VIEW_PANEL_MODEL): every layer x
- * head as a small attention map on one regular grid. Cell (layer l, head k) is
- * view_overview_cell; the labels are view_overview_layer_label and
- * view_overview_head_label (empty when dropped so that none overlap). */
+ * head as a small attention map on a regular grid, rows = layers, columns = heads;
+ * a tall model's layers wrap into blocks side by side, each with its own labels.
+ * Cell (layer l, head k) is view_overview_cell; the labels are
+ * view_overview_layer_label and view_overview_head_label (empty when dropped so
+ * that none overlap). */
 typedef struct {
     int shown;            /* 0: no overview in this layout */
     int layers, heads;    /* the grid's rows and columns */
+    int blocks, rows;     /* the layers wrap into blocks side by side, rows layers each:
+                             layer l is row l % rows of block l / rows */
+    int block_dx;         /* from one block's first cell to the next one's */
     view_rect title;      /* "gpt2 · 12 layers × 12 heads · ..." */
     view_rect grid;       /* the cells, from the first to the last */
     int x0, y0;           /* top-left of cell (0, 0) */
@@ -332,9 +337,9 @@ typedef struct view_layout {
 /* Cell (layer, head) of the overview; empty outside the grid or when not shown. */
 view_rect view_overview_cell(const view_layout *L, int layer, int head);
 /* Where "layer l" (1-based in the text) is written left of its row, and head k's
-   number above its column; empty when that label is dropped (no room). */
+   number above its column in block b; empty when that label is dropped (no room). */
 view_rect view_overview_layer_label(const view_layout *L, int layer);
-view_rect view_overview_head_label(const view_layout *L, int head);
+view_rect view_overview_head_label(const view_layout *L, int block, int head);
 
 enum { VIEW_EQ_ROW = 0, VIEW_EQ_WRAP, VIEW_EQ_COLUMN };
 
