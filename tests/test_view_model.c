@@ -238,6 +238,10 @@ static void test_overview_layout(void **st) {
                 snprintf(want, sizeof want, "\"L%d H%d\"", shapes[sh][0], shapes[sh][1]);
                 EXPECT(len > 0 && strstr(json, want) && strstr(json, "\"overview grid\""),
                        "JSON names no %s", want);
+                snprintf(want, sizeof want, "\"overview\":{\"layers\":%d,\"heads\":%d,",
+                         shapes[sh][0], shapes[sh][1]);
+                EXPECT(len > 0 && strstr(json, want) && json[len - 1] == '}',
+                       "JSON has no %s or is not closed", want);
             }
     /* the grid fills the room: at 1920x1080 a 12 x 12 model's cells are at least 48 px */
     fake_make(&f, 12, 12);

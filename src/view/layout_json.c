@@ -201,6 +201,16 @@ int view_layout_json(char *buf, size_t len, const view_layout *L, const view_sta
     json_model(&j, L);
     if (L->status.w > 0) item(&j, "status", "status line", L->status);
     if (L->compare) json_compare(&j, L);
-    put(&j, "]}");
+    put(&j, "]");
+    if (L->overview.shown) {
+        const view_overview_box *O = &L->overview;
+        put(&j,
+            ",\"overview\":{\"layers\":%d,\"heads\":%d,\"blocks\":%d,\"rows\":%d,\"cell\":%d,"
+            "\"step\":%d,\"open\":%d,\"layer_stride\":%d,\"head_stride\":%d}",
+            O->layers, O->heads, O->blocks, O->rows, O->cell, O->step, O->open, O->layer_stride,
+            O->head_stride);
+    }
+    if (L->next.shown) put(&j, ",\"next\":{\"rows\":%d}", L->next.k);
+    put(&j, "}");
     return j.o < len ? (int)j.o : -1;
 }
