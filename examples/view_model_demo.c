@@ -192,12 +192,31 @@ int main(int argc, char **argv) {
     render("overview_48x25_1024x768", &s);
     s.width = 1920, s.height = 1080;
     render("overview_48x25_1920x1080", &s);
+    /* 4K at 200 %, as the window starts there */
     s.overview = &ov;
+    s.width = 3840, s.height = 2160;
+    s.zoom = s.zoom_base = view_zoom_for_size(s.width, s.height);
+    render("overview_3840x2160", &s);
+    s.zoom = s.zoom_base = 1.0f;
+    s.width = 1920, s.height = 1080;
     s.overview_open = 0;
-    s.resplit = 1; /* 12 heads shown as 12 here: the caption names both numbers */
+    /* a re-split: the model's 12 heads of layer 3 shown as 4, as a figure */
+    static attn_layer layer4;
+    static mha_layer_text text4;
+    mha_model *m4 = mha_model_create();
+    mha_config cfg4 = cfg;
+    cfg4.h = 4;
+    if (!m4 || mha_model_compute(m4, &cfg4, &toks, err, sizeof err) != 0) {
+        fprintf(stderr, "compute: %s\n", err);
+        return 1;
+    }
+    mha_layer_fill(&layer4, &text4, m4, &toks);
+    s.layer = &layer4;
+    s.resplit = 1;
     s.figure = 1;
-    render("layer_next_figure_1920x1080", &s);
+    render("layer_next_resplit_figure_1920x1080", &s);
     s.resplit = 0;
+    s.layer = &layer;
     /* the export panels */
     s.panel = VIEW_PANEL_MODEL;
     render("panel_model", &s);
@@ -206,6 +225,7 @@ int main(int argc, char **argv) {
     next.cut = 1;
     render("panel_next", &s);
     mha_model_destroy(m);
+    mha_model_destroy(m4);
     font_set_close(fonts);
     TTF_Quit();
     return 0;

@@ -70,7 +70,7 @@ void view_draw_next(const view_ctx *c) {
     }
     char fitted[160];
     if (N->caption.w > 0) {
-        view_fit_text(fitted, sizeof fitted, "pale bar and (\xE2\x80\xA6 %): every head on",
+        view_fit_text(fitted, sizeof fitted, "thin bar and (\xE2\x80\xA6 %): every head on",
                       N->caption.w, fs, 0, c->measure, c->ud);
         draw_text(c->dl, N->caption.x, N->caption.y, fitted, fs, c->th.muted, 0, 0);
     }

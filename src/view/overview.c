@@ -76,7 +76,7 @@ static void draw_cell(const view_ctx *c, int layer, int head, view_rect r) {
         rgba veil = c->th.bg;
         veil.a = 190;
         draw_fill(c->dl, r, veil);
-        const int t = r.w >= 24 ? 3 : (r.w >= 8 ? 2 : 1);
+        const int t = r.w >= 40 ? (r.w / 20 < 6 ? r.w / 20 : 6) : (r.w >= 8 ? 2 : 1);
         draw_line(c->dl, r.x, r.y, r.x + r.w - 1, r.y + r.h - 1, c->th.text, t);
         draw_line(c->dl, r.x + r.w - 1, r.y, r.x, r.y + r.h - 1, c->th.text, t);
     }

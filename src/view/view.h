@@ -247,17 +247,17 @@ typedef struct {
  * its probability on a 0 to 100 % track, the percentage), notes under them. */
 typedef struct {
     int shown;
-    int k;                            /* rows */
-    view_rect area;                   /* the whole panel */
-    view_rect title;                  /* "What comes next after ␣the" */
-    view_rect row[VIEW_NEXT_MAX];     /* a token's whole row (hit test) */
-    view_rect label[VIEW_NEXT_MAX];   /* its label, right-aligned in it */
-    view_rect track[VIEW_NEXT_MAX];   /* 0 to 100 % */
-    view_rect bar[VIEW_NEXT_MAX];     /* p: track.w * p wide */
-    view_rect full[VIEW_NEXT_MAX];    /* p_full, pale, under the bar; empty when < 0 */
-    view_rect pct[VIEW_NEXT_MAX];     /* "23.4 %" */
-    view_rect caption;                /* "pale: every head on"; empty when no p_full */
-    view_rect cut_note;               /* "text cut to n tokens"; empty unless cut */
+    int k;                          /* rows */
+    view_rect area;                 /* the whole panel */
+    view_rect title;                /* "What comes next after ␣the" */
+    view_rect row[VIEW_NEXT_MAX];   /* a token's whole row (hit test) */
+    view_rect label[VIEW_NEXT_MAX]; /* its label, right-aligned in it */
+    view_rect track[VIEW_NEXT_MAX]; /* 0 to 100 % */
+    view_rect bar[VIEW_NEXT_MAX];   /* p: track.w * p wide */
+    view_rect full[VIEW_NEXT_MAX];  /* p_full, thin and pale, under the bar; empty when < 0 */
+    view_rect pct[VIEW_NEXT_MAX];   /* "23.4 %" */
+    view_rect caption;  /* "thin bar and (… %): every head on"; empty when no p_full */
+    view_rect cut_note; /* "text cut to n tokens"; empty unless cut */
     int size, title_size, small_size; /* rows, title, the pale numbers and the notes */
 } view_next_box;
 
