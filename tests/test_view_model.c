@@ -305,6 +305,15 @@ static void test_overview_render(void **st) {
         EXPECT_INT("title with the counts", 1, title);
         EXPECT_INT("the title says a click opens a layer", 1, click);
         EXPECT_INT("downsampling note", L.overview.cell < NTOK, note);
+        /* the pointer on the removed head: its tooltip names it */
+        s.hover_x = off.x + off.w / 2, s.hover_y = off.y + off.h / 2;
+        view_render(&dl, cache, &L, &s, fx_measure, NULL);
+        int tip = 0;
+        for (int i = 0; i < dl.count; i++)
+            if (dl.cmds[i].kind == DC_TEXT)
+                tip += strcmp(draw_cmd_text(&dl, &dl.cmds[i]), "layer 2, head 3 (removed)") == 0;
+        EXPECT_INT("tooltip of the removed head", 1, tip);
+        s.hover_x = s.hover_y = -1;
         /* as a figure: no click */
         s.panel = VIEW_PANEL_MODEL;
         s.figure = 1;
