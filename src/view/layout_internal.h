@@ -1,7 +1,9 @@
 /* layout_internal.h: what the layout's files share (layout_compute.c is the entry,
  * layout.c places the panels and splits the window between them, layout_heads.c
  * lays out the heads grid, layout_eq.c the equation and the focus view,
- * layout_compare.c the compare view). Not used outside view_layout_compute. */
+ * layout_compare.c the compare view, layout_place.c where the next-token panel
+ * goes; a loaded model's overview and next panel are layout_overview.c's and
+ * layout_next.c's). Not used outside view_layout_compute. */
 #ifndef MHAVIZ_LAYOUT_INTERNAL_H
 #define MHAVIZ_LAYOUT_INTERNAL_H
 
