@@ -69,11 +69,12 @@ static view_rect right_of_equation(const view_layout *L) {
 }
 
 /* How large the heads came out: their side, three quarters of it when their
-   tokens are not all labelled. */
-static long heads_size(const view_layout *L) {
+   tokens are not all labelled, half that when the lesson's panels found no room. */
+static long heads_size(const view_layout *L, const view_state *s) {
     if (L->shown_heads < 1) return 0;
     const long side = L->heads[0].map.w;
-    return L->label_stride == 1 && L->show_row_labels ? side * 4 : side * 3;
+    const long size = L->label_stride == 1 && L->show_row_labels ? side * 4 : side * 3;
+    return s->lesson && !L->lesson_shown ? size / 2 : size; /* the lesson lost costs half */
 }
 
 /* The heads and the equation in main, and the next-token panel where the window
@@ -102,7 +103,7 @@ void lay_grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int target)
         if (!carve_next(L, s, cx, column)) continue;
         lay_main(L, cx, L->main, target);
         view_lesson_layout(L, s, cx->measure, cx->ud);
-        const long size = heads_size(L);
+        const long size = heads_size(L, s);
         if (size > best_size) best = *L, best_size = size;
     }
     if (best_size >= 0) {
