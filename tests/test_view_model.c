@@ -25,57 +25,82 @@
 
 #define MAXL 48
 #define MAXH 25
-#define NTOK 6
+#define NTOK 6  /* the fake's tokens, unless asked for more */
+#define MAXN 16 /* the most a fake has */
 
 /* A fake model: head (l, k) attends to token i - (l + k) % 3 (itself, one back, two
    back), causal, so every head's map differs from its neighbours'. */
 typedef struct {
-    float maps[MAXL][MAXH * NTOK * NTOK];
+    float maps[MAXL * MAXH * MAXN * MAXN];
     const float *attn[MAXL];
     unsigned char off[MAXL * MAXH];
     view_overview ov;
     view_next next;
 } fake;
 
-static const char *const TOKS[NTOK] = {"The",
-                                       "\xE2\x90\xA3quick",
-                                       "\xE2\x90\xA3"
-                                       "brown",
-                                       "\xE2\x90\xA3"
-                                       "fox",
-                                       "\xE2\x90\xA3jumps",
-                                       "."};
+#define SP "\xE2\x90\xA3" /* ␣, GPT-2's leading space as the lead labels it */
+static const char *const TOKS[MAXN] = {"The", SP "quick", SP "brown", SP "fox", SP "jumps", ".",
+                                       "a",   "b",        "c",        "d",      "e",        "f",
+                                       "g",   "h",        "i",        "j"};
 
-static void fake_make(fake *f, int layers, int heads) {
+static void fake_make(fake *f, int layers, int heads, int n) {
     memset(f, 0, sizeof *f);
     for (int l = 0; l < layers; l++) {
+        f->attn[l] = f->maps + (size_t)l * heads * n * n;
         for (int k = 0; k < heads; k++)
-            for (int i = 0; i < NTOK; i++) {
+            for (int i = 0; i < n; i++) {
                 int j = i - (l + k) % 3;
-                f->maps[l][((size_t)k * NTOK + i) * NTOK + (j < 0 ? 0 : j)] = 1.0f;
+                f->maps[(((size_t)l * heads + k) * n + i) * n + (j < 0 ? 0 : j)] = 1.0f;
             }
-        f->attn[l] = f->maps[l];
     }
     f->off[1 * heads + 2] = 1; /* layer 2 head 3 removed */
-    f->ov = (view_overview){"gpt2", layers, heads, NTOK, f->attn, TOKS, layers > 2 ? 2 : 0, f->off};
+    f->ov = (view_overview){"gpt2", layers, heads, n, f->attn, TOKS, layers > 2 ? 2 : 0, f->off};
     static const float p[5] = {0.234f, 0.121f, 0.058f, 0.031f, 0.004f};
     static const float pf[5] = {0.312f, 0.098f, 0.061f, 0.027f, 0.009f};
     f->next.k = 5;
-    static const char *const words[5] = {"\xE2\x90\xA3"
-                                         "dog",
-                                         "\xE2\x90\xA3"
-                                         "cat",
-                                         "\xE2\x90\xA3"
-                                         "man",
-                                         "\xE2\x90\xA3"
-                                         "first",
-                                         "\xE2\x90\xA3same"};
+    static const char *const words[5] = {SP "dog", SP "cat", SP "man", SP "first", SP "same"};
     for (int i = 0; i < 5; i++) {
         f->next.token[i] = words[i];
         f->next.p[i] = p[i];
         f->next.p_full[i] = pf[i];
     }
-    f->next.after = "\xE2\x90\xA3the";
+    f->next.after = SP "the";
+}
+
+/* The drawing list and cache every test renders into (the group's setup makes them). */
+static draw_list dl;
+static view_cache *cache;
+
+static int setup(void **st) {
+    (void)st;
+    draw_list_init(&dl);
+    cache = view_cache_create();
+    return cache ? 0 : -1;
+}
+
+static int teardown(void **st) {
+    (void)st;
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    return 0;
+}
+
+/* A state of fm's layer at w x h with the fake's overview (open when open). */
+static void model_state(view_state *s, const fx_model *fm, const fake *f, int w, int h, int open) {
+    fx_state(s, fm, w, h);
+    s->overview = &f->ov;
+    s->overview_open = open;
+}
+
+/* Text runs of dl that hold needle (exact: that are it). */
+static int count_text(const char *needle, int exact) {
+    int n = 0;
+    for (int i = 0; i < dl.count; i++)
+        if (dl.cmds[i].kind == DC_TEXT) {
+            const char *t = draw_cmd_text(&dl, &dl.cmds[i]);
+            n += exact ? strcmp(t, needle) == 0 : strstr(t, needle) != NULL;
+        }
+    return n;
 }
 
 static int inside(view_rect in, view_rect r) {
@@ -209,12 +234,10 @@ static void test_overview_layout(void **st) {
     for (int sh = 0; sh < 3; sh++)
         for (int sz = 0; sz < 3; sz++)
             for (int mode = 0; mode < 3; mode++) { /* window, presenting, --panel model */
-                fake_make(&f, shapes[sh][0], shapes[sh][1]);
+                fake_make(&f, shapes[sh][0], shapes[sh][1], NTOK);
                 view_state s;
-                fx_state(&s, &fm, 0, 0);
+                model_state(&s, &fm, &f, 0, 0, 1);
                 size_state(&s, sz);
-                s.overview = &f.ov;
-                s.overview_open = 1;
                 s.present = mode == 1;
                 if (mode == 2) s.panel = VIEW_PANEL_MODEL, s.figure = 1;
                 snprintf(fx_where, sizeof fx_where, "%d x %d heads, %dx%d, mode %d", shapes[sh][0],
@@ -244,11 +267,9 @@ static void test_overview_layout(void **st) {
                        "JSON has no %s or is not closed", want);
             }
     /* the grid fills the room: at 1920x1080 a 12 x 12 model's cells are at least 48 px */
-    fake_make(&f, 12, 12);
+    fake_make(&f, 12, 12, NTOK);
     view_state s;
-    fx_state(&s, &fm, 1920, 1080);
-    s.overview = &f.ov;
-    s.overview_open = 1;
+    model_state(&s, &fm, &f, 1920, 1080, 1);
     static view_layout L;
     view_layout_compute(&L, &s, fx_measure, NULL);
     snprintf(fx_where, sizeof fx_where, "12 x 12 at 1920x1080");
@@ -265,26 +286,21 @@ static void test_overview_render(void **st) {
     static fake f;
     static fx_model fm;
     fx_model_make(&fm, 12, 96, 4, MHA_MASK_CAUSAL);
-    for (int sh = 0; sh < 2; sh++) {
-        const int layers = sh ? 48 : 3, heads = sh ? 25 : 4;
-        fake_make(&f, layers, heads);
+    for (int sh = 0; sh < 3; sh++) {
+        const int layers = sh ? 48 : 3, heads = sh ? 25 : 4, n = sh == 2 ? MAXN : NTOK;
+        fake_make(&f, layers, heads, n);
         view_state s;
-        fx_state(&s, &fm, 1024, 768);
-        s.overview = &f.ov;
-        s.overview_open = 1;
+        model_state(&s, &fm, &f, 1024, 768, 1);
         s.theme = sh;
         snprintf(fx_where, sizeof fx_where, "%d x %d at 1024x768", layers, heads);
         static view_layout L;
         view_layout_compute(&L, &s, fx_measure, NULL);
-        view_cache *cache = view_cache_create();
-        draw_list dl;
-        draw_list_init(&dl);
         view_render(&dl, cache, &L, &s, fx_measure, NULL);
         int cells = 0, crossed = 0, title = 0, note = 0, click = 0;
         const view_rect off = view_overview_cell(&L, 1, 2);
         char want[96];
-        snprintf(want, sizeof want, "gpt2 \xC2\xB7 %d layers \xC3\x97 %d heads \xC2\xB7 6 tokens",
-                 layers, heads);
+        snprintf(want, sizeof want, "gpt2 \xC2\xB7 %d layers \xC3\x97 %d heads \xC2\xB7 %d tokens",
+                 layers, heads, n);
         for (int i = 0; i < dl.count; i++) {
             const draw_cmd *c = &dl.cmds[i];
             const view_rect r = {c->x, c->y, c->w, c->h};
@@ -293,39 +309,28 @@ static void test_overview_render(void **st) {
             if (c->kind == DC_LINE && c->x >= off.x && c->x < off.x + off.w && c->y >= off.y &&
                 c->y < off.y + off.h && abs(c->w) >= off.w - 2)
                 crossed++;
-            if (c->kind == DC_TEXT) {
-                const char *t = draw_cmd_text(&dl, c);
-                title += strncmp(t, want, strlen(want)) == 0;
-                click += strstr(t, "click a head to open its layer") != NULL;
-                note += strstr(t, "mean of the weights it covers") != NULL;
-            }
         }
+        title = count_text(want, 0);
+        click = count_text("click a head to open its layer", 0);
+        note = count_text("mean of the weights it covers", 0);
         EXPECT_INT("one image per head", layers * heads, cells);
         EXPECT_INT("lines crossing the removed head", 2, crossed);
         EXPECT_INT("title with the counts", 1, title);
         EXPECT_INT("the title says a click opens a layer", 1, click);
-        EXPECT_INT("downsampling note", L.overview.cell < NTOK, note);
+        EXPECT_INT("downsampling note", L.overview.cell < n, note);
+        EXPECT(sh < 2 || L.overview.cell < n, "no downsampling to test: %d px cells",
+               L.overview.cell);
         /* the pointer on the removed head: its tooltip names it */
         s.hover_x = off.x + off.w / 2, s.hover_y = off.y + off.h / 2;
         view_render(&dl, cache, &L, &s, fx_measure, NULL);
-        int tip = 0;
-        for (int i = 0; i < dl.count; i++)
-            if (dl.cmds[i].kind == DC_TEXT)
-                tip += strcmp(draw_cmd_text(&dl, &dl.cmds[i]), "layer 2, head 3 (removed)") == 0;
-        EXPECT_INT("tooltip of the removed head", 1, tip);
+        EXPECT_INT("tooltip of the removed head", 1, count_text("layer 2, head 3 (removed)", 1));
         s.hover_x = s.hover_y = -1;
         /* as a figure: no click */
         s.panel = VIEW_PANEL_MODEL;
         s.figure = 1;
         view_layout_compute(&L, &s, fx_measure, NULL);
         view_render(&dl, cache, &L, &s, fx_measure, NULL);
-        click = 0;
-        for (int i = 0; i < dl.count; i++)
-            if (dl.cmds[i].kind == DC_TEXT)
-                click += strstr(draw_cmd_text(&dl, &dl.cmds[i]), "click") != NULL;
-        EXPECT_INT("a figure says no click", 0, click);
-        draw_list_free(&dl);
-        view_cache_destroy(cache);
+        EXPECT_INT("a figure says no click", 0, count_text("click", 0));
     }
     fx_model_free(&fm);
     fx_finish("test_overview_render");
@@ -404,14 +409,13 @@ static void test_next_panel(void **st) {
     fx_model_make(&fm, 12, 96, 4, MHA_MASK_CAUSAL);
     for (int sz = 0; sz < 3; sz++)
         for (int v = 0; v < 4; v++) { /* pale bars or not, cut or not, lesson, figure */
-            fake_make(&f, 3, 4);
+            fake_make(&f, 3, 4, NTOK);
             if (v & 1)
                 for (int i = 0; i < 5; i++) f.next.p_full[i] = -1.0f;
             f.next.cut = v >= 2;
             view_state s;
-            fx_state(&s, &fm, 0, 0);
+            model_state(&s, &fm, &f, 0, 0, 0);
             size_state(&s, sz);
-            s.overview = &f.ov;
             s.lesson = v == 2;
             s.figure = v == 3;
             static view_layout without, L;
@@ -447,13 +451,12 @@ static void test_panels_alone(void **st) {
     static fake f;
     static fx_model fm;
     fx_model_make(&fm, 12, 96, 4, MHA_MASK_CAUSAL);
-    fake_make(&f, 3, 4);
+    fake_make(&f, 3, 4, NTOK);
     f.next.cut = 1;
     for (int with_layer = 0; with_layer < 2; with_layer++) {
         view_state s;
-        fx_state(&s, &fm, 1920, 1080);
+        model_state(&s, &fm, &f, 1920, 1080, 0);
         if (!with_layer) s.layer = NULL;
-        s.overview = &f.ov;
         s.next = &f.next;
         s.panel = VIEW_PANEL_NEXT;
         s.figure = 1;
@@ -464,23 +467,11 @@ static void test_panels_alone(void **st) {
         EXPECT(!L.overview.shown && L.shown_heads == 0 && L.concat.map.w == 0,
                "more than the next panel");
         for (int b = 0; b < BTN_COUNT; b++) EXPECT(!L.buttons[b].present, "button %d", b);
-        draw_list dl;
-        draw_list_init(&dl);
-        view_cache *cache = view_cache_create();
         view_render(&dl, cache, &L, &s, fx_measure, NULL);
-        int title = 0, cut = 0, pct = 0;
-        for (int i = 0; i < dl.count; i++)
-            if (dl.cmds[i].kind == DC_TEXT) {
-                const char *t = draw_cmd_text(&dl, &dl.cmds[i]);
-                title += strcmp(t, "What comes next after \xE2\x90\xA3the") == 0;
-                cut += strcmp(t, "text cut to 6 tokens") == 0;
-                pct += strcmp(t, "23.4 %") == 0 || strcmp(t, "(31.2 %)") == 0;
-            }
-        EXPECT_INT("title", 1, title);
-        EXPECT_INT("cut note", 1, cut);
-        EXPECT_INT("23.4 % and (31.2 %)", 2, pct);
-        draw_list_free(&dl);
-        view_cache_destroy(cache);
+        EXPECT_INT("title", 1, count_text("What comes next after " SP "the", 1));
+        EXPECT_INT("cut note", 1, count_text("text cut to 6 tokens", 1));
+        EXPECT_INT("23.4 %", 1, count_text("23.4 %", 1));
+        EXPECT_INT("(31.2 %)", 1, count_text("(31.2 %)", 1));
     }
     /* inputs the view cannot show: nothing laid out, nothing hit, no crash */
     static const int bad[6][4] = {{0, 4, 6, 1},   {3, 0, 6, 1}, {3, 4, 0, 1},
@@ -515,12 +506,11 @@ static void test_header_captions(void **st) {
     static fake f;
     static fx_model fm;
     fx_model_make(&fm, 12, 96, 2, MHA_MASK_CAUSAL); /* shown as 2 heads */
-    fake_make(&f, 3, 4);                            /* trained with 4 */
+    fake_make(&f, 3, 4, NTOK);                      /* trained with 4 */
     for (int fig = 0; fig < 2; fig++)
         for (int re = 0; re < 2; re++) {
             view_state s;
-            fx_state(&s, &fm, 1920, 1080);
-            s.overview = &f.ov;
+            model_state(&s, &fm, &f, 1920, 1080, 0);
             s.figure = fig;
             s.resplit = re;
             snprintf(fx_where, sizeof fx_where, "figure %d resplit %d", fig, re);
@@ -549,5 +539,5 @@ int main(void) {
         cmocka_unit_test(test_next_panel),      cmocka_unit_test(test_panels_alone),
         cmocka_unit_test(test_header_captions),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }
