@@ -8,6 +8,16 @@
 void view_draw_body(const view_ctx *c, const view_hit *hit) {
     const view_state *s = c->s;
     const view_layout *L = c->L;
+    if (view_overview_mode(s) || s->panel == VIEW_PANEL_NEXT) { /* a loaded model's panels */
+        if (s->panel == VIEW_PANEL_ALL) {
+            view_draw_header(c);
+            view_draw_formula(c);
+        }
+        view_draw_overview(c, hit);
+        view_draw_next(c);
+        if (s->panel == VIEW_PANEL_ALL && view_layer_ok(s->layer)) view_draw_status(c);
+        return;
+    }
     if (s->panel == VIEW_PANEL_ALL) {
         view_draw_header(c);
         view_draw_formula(c);
@@ -25,6 +35,7 @@ void view_draw_body(const view_ctx *c, const view_hit *hit) {
             view_draw_focus(c);
         if (s->panel != VIEW_PANEL_HEAD) view_draw_equation(c);
         view_draw_lesson(c);
+        view_draw_next(c);
     }
     if (s->panel == VIEW_PANEL_ALL) view_draw_status(c);
 }

@@ -32,6 +32,25 @@ view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y) 
             hit.button = b;
             return hit;
         }
+    /* a loaded model's overview: the cell under the pointer (not the gaps) */
+    const view_overview_box *O = &L->overview;
+    if (O->shown && O->step > 0 && inside(O->grid, x, y)) {
+        const int dx = x - O->x0, block = O->block_dx > 0 ? dx / O->block_dx : 0;
+        const int head = (dx - block * O->block_dx) / O->step;
+        const int layer = block * O->rows + (y - O->y0) / O->step;
+        if (head < O->heads && inside(view_overview_cell(L, layer, head), x, y)) {
+            hit.kind = HIT_OVERVIEW;
+            hit.row = layer;
+            hit.head = head;
+        }
+        return hit;
+    }
+    for (int i = 0; L->next.shown && i < L->next.k && i < VIEW_NEXT_MAX; i++)
+        if (inside(L->next.row[i], x, y)) {
+            hit.kind = HIT_NEXT;
+            hit.row = i;
+            return hit;
+        }
     /* a layer with no cells (the layout drew none of its data): nothing else to hit */
     if (!view_layer_ok(s->layer)) return hit;
     for (int i = 0; i < L->shown_heads; i++) {

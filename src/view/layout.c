@@ -130,7 +130,7 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     return split_score(heads, eq);
 }
 
-static void layout_main(view_layout *L, lay_ctx *cx, view_rect main, int target) {
+void lay_main(view_layout *L, lay_ctx *cx, view_rect main, int target) {
     static const int fracs[] = {30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80};
     static const int lessons[] = {22, 28, 35, -1}; /* under: % of the height; -1 beside */
     enum { NF = (int)(sizeof fracs / sizeof fracs[0]), NL = 4 };
@@ -204,6 +204,10 @@ static int fit_block(view_layout *L, const view_state *s, lay_ctx *cx, float k) 
  * step-through in place of Q_i, K_i, V_i, head_i and the equation), or training
  * mode's heads beside its curves; the lesson's panels under the equation. */
 static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int target) {
+    if (view_overview_mode(s)) { /* every layer x head in place of the layer view */
+        view_overview_layout(L, s, cx->measure, cx->ud, L->main);
+        return;
+    }
     if (s->train) { /* training mode: the trained heads, then curves and bars */
         view_rect left = L->main, right = L->main;
         left.w = L->main.w * 56 / 100;
@@ -242,8 +246,7 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
         view_lesson_layout(L, s, cx->measure, cx->ud);
         return;
     }
-    layout_main(L, cx, L->main, target);
-    view_lesson_layout(L, s, cx->measure, cx->ud);
+    lay_grid_next(L, s, cx, target);
 }
 
 /* A single panel (--panel head, steps or equation) fills the inner rectangle at
@@ -251,11 +254,18 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
 static int layout_panel(view_layout *L, const view_state *s, lay_ctx *cx, float k, float zoom,
                         view_rect inner) {
     if (s->panel != VIEW_PANEL_HEAD && s->panel != VIEW_PANEL_STEPS &&
-        s->panel != VIEW_PANEL_EQUATION)
+        s->panel != VIEW_PANEL_EQUATION && s->panel != VIEW_PANEL_MODEL &&
+        s->panel != VIEW_PANEL_NEXT)
         return 0;
     ui_sizes(L, k, cx->measure, cx->ud);
     L->ui_zoom = zoom;
-    if (s->panel == VIEW_PANEL_HEAD) {
+    if (s->panel == VIEW_PANEL_MODEL) { /* the overview alone, as a figure */
+        view_overview_layout(L, s, cx->measure, cx->ud, inner);
+    } else if (s->panel == VIEW_PANEL_NEXT) { /* the next-token panel alone */
+        const int w = view_next_width(L, s, cx->measure, cx->ud, 0) + 10 * L->font;
+        view_next_layout(L, s, cx->measure, cx->ud,
+                         (view_rect){inner.x, inner.y, imin(inner.w, w), inner.h}, 0);
+    } else if (s->panel == VIEW_PANEL_HEAD) {
         lay_heads(L, cx, inner, 1, 0);
         L->focus = s->panel_head;
     } else if (s->panel == VIEW_PANEL_STEPS) {
@@ -354,7 +364,7 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
     int bottom = L->status.h ? L->status.y - L->ui_pad : inner.y + inner.h;
     L->main = (view_rect){inner.x, main_top, inner.w, imax(1, bottom - main_top)};
     layout_body(L, s, cx, target);
-    if ((s->figure || s->present) && !s->focus && !s->train)
+    if ((s->figure || s->present) && !s->focus && !s->train && !view_overview_mode(s))
         bare_figure(L, s, cx, target, ui * L->ui_zoom, inner);
     page_in_header(L, s, cx);
 }
@@ -382,7 +392,7 @@ void lay_pane(view_layout *L, const view_state *s, view_measure_fn measure, void
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
     static const float steps[] = VIEW_ZOOM_STEPS;
     const int ns = (int)(sizeof steps / sizeof steps[0]);
-    if (s->panel != VIEW_PANEL_ALL || s->focus || s->train || !s->layer) {
+    if (s->panel != VIEW_PANEL_ALL || s->focus || s->train || !s->layer || view_overview_mode(s)) {
         compute_at(L, s, &cx, 0);
         L->data_zoom = zoom;
         return;

@@ -83,9 +83,29 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
         items[count++].group_end = end;                                                            \
     } while (0)
 
+    /* a loaded model: its name and the layer shown ("gpt2 · layer 3 of 12"), and
+       when its heads are re-split, how many it was trained with */
+    const view_overview *ov = view_overview_ok(s->overview) ? s->overview : NULL;
+    char model[64] = "", resplit[64] = "";
+    if (ov && ov->layer >= 0 && ov->layer < ov->layers)
+        snprintf(model, sizeof model, "%.24s \xC2\xB7 layer %d of %d",
+                 ov->name ? ov->name : "model", ov->layer + 1, ov->layers);
+    else if (ov)
+        snprintf(model, sizeof model, "%.24s \xC2\xB7 %d layers", ov->name ? ov->name : "model",
+                 ov->layers);
+    if (ov && s->resplit && layer && !view_overview_mode(s))
+        snprintf(resplit, sizeof resplit, "re-split: trained with %d heads, shown as %d", ov->h,
+                 layer->h);
     if (s->figure || s->present) { /* a figure's header: what it shows, no buttons */
-        snprintf(cap, sizeof cap, "h = %d", layer ? layer->h : 0);
+        if (model[0])
+            snprintf(cap, sizeof cap, "%s \xC2\xB7 h = %d", model, layer ? layer->h : 0);
+        else
+            snprintf(cap, sizeof cap, "h = %d", layer ? layer->h : 0);
         CAP(1);
+        if (resplit[0]) {
+            snprintf(cap, sizeof cap, "%s", resplit);
+            CAP(1);
+        }
         snprintf(cap, sizeof cap, "d_model = %d", layer ? layer->d_model : 0);
         CAP(1);
         if (s->train)
@@ -95,9 +115,19 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
         else
             snprintf(cap, sizeof cap, "custom text");
         CAP(1);
-        snprintf(cap, sizeof cap, "seed %llu", layer ? (unsigned long long)layer->seed : 0ull);
-        CAP(1);
+        if (!ov) { /* a checkpoint's weights come from no seed */
+            snprintf(cap, sizeof cap, "seed %llu", layer ? (unsigned long long)layer->seed : 0ull);
+            CAP(1);
+        }
     } else {
+        if (model[0]) {
+            snprintf(cap, sizeof cap, "%s", model);
+            CAP(1);
+        }
+        if (resplit[0]) {
+            snprintf(cap, sizeof cap, "%s", resplit);
+            CAP(1);
+        }
         BTN(BTN_H_DOWN, 0);
         snprintf(cap, sizeof cap, "h = %d", layer ? layer->h : 0);
         CAP(0);

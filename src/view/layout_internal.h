@@ -1,7 +1,9 @@
 /* layout_internal.h: what the layout's files share (layout_compute.c is the entry,
  * layout.c places the panels and splits the window between them, layout_heads.c
  * lays out the heads grid, layout_eq.c the equation and the focus view,
- * layout_compare.c the compare view). Not used outside view_layout_compute. */
+ * layout_compare.c the compare view, layout_place.c where the next-token panel
+ * goes; a loaded model's overview and next panel are layout_overview.c's and
+ * layout_next.c's). Not used outside view_layout_compute. */
 #ifndef MHAVIZ_LAYOUT_INTERNAL_H
 #define MHAVIZ_LAYOUT_INTERNAL_H
 
@@ -52,6 +54,14 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area);
 
 /* The focus view in area: the head large, Q_i, K_i, V_i and head_i beside it. */
 void lay_focus(view_layout *L, lay_ctx *cx, view_rect area);
+
+/* layout.c: the split of main between the heads grid and the equation that gives
+ * both the largest heatmaps (with the lesson's share when it is on). */
+void lay_main(view_layout *L, lay_ctx *cx, view_rect main, int target);
+
+/* layout_place.c: lay_main and the lesson's panels in L->main, with the next-token
+ * panel (s->next) where it leaves the heads the largest. */
+void lay_grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int target);
 
 /* layout.c: one pane's layout (no compare) of a state already within range
  * (layout_compute.c): the zoom search, then every rectangle at the zoom found. */

@@ -131,6 +131,53 @@ static void json_compare(jbuf *j, const view_layout *L) {
     item(j, "chip", "same settings note", L->compare_same);
 }
 
+/* A loaded model's overview (every cell "layer L head H", 1-based, and the labels
+ * drawn) and the next-token panel (its rows' parts). */
+static void json_model(jbuf *j, const view_layout *L) {
+    char nm[64];
+    const view_overview_box *O = &L->overview;
+    if (O->shown) {
+        item(j, "overview", "overview title", O->title);
+        item(j, "overview", "overview grid", O->grid);
+        item(j, "overview", "open layer frame", O->open_frame);
+        item(j, "cbar", "overview colorbar", O->cbar);
+        item(j, "note", "overview note", O->note);
+        for (int l = 0; l < O->layers; l++) {
+            snprintf(nm, sizeof nm, "layer %d label", l + 1);
+            item(j, "ovlab", nm, view_overview_layer_label(L, l));
+        }
+        for (int b = 0; b < O->blocks; b++)
+            for (int k = 0; k < O->heads; k++) {
+                snprintf(nm, sizeof nm, "block %d head %d number", b + 1, k + 1);
+                item(j, "ovlab", nm, view_overview_head_label(L, b, k));
+            }
+        for (int l = 0; l < O->layers; l++)
+            for (int k = 0; k < O->heads; k++) {
+                snprintf(nm, sizeof nm, "L%d H%d", l + 1, k + 1);
+                item(j, "ovcell", nm, view_overview_cell(L, l, k));
+            }
+    }
+    const view_next_box *N = &L->next;
+    if (N->shown) {
+        item(j, "next", "next panel", N->area);
+        item(j, "next", "next title", N->title);
+        for (int i = 0; i < N->k && i < VIEW_NEXT_MAX; i++) {
+            snprintf(nm, sizeof nm, "next %d label", i + 1);
+            item(j, "next", nm, N->label[i]);
+            snprintf(nm, sizeof nm, "next %d track", i + 1);
+            item(j, "next", nm, N->track[i]);
+            snprintf(nm, sizeof nm, "next %d bar", i + 1);
+            item(j, "nextbar", nm, N->bar[i]);
+            snprintf(nm, sizeof nm, "next %d bar every head on", i + 1);
+            item(j, "nextbar", nm, N->full[i]);
+            snprintf(nm, sizeof nm, "next %d percent", i + 1);
+            item(j, "next", nm, N->pct[i]);
+        }
+        item(j, "next", "next caption", N->caption);
+        item(j, "next", "next cut note", N->cut_note);
+    }
+}
+
 int view_layout_json(char *buf, size_t len, const view_layout *L, const view_state *s) {
     jbuf j = {buf, len, 0, 1};
     const int tick_h = L->pad / 2 + L->line;
@@ -151,8 +198,19 @@ int view_layout_json(char *buf, size_t len, const view_layout *L, const view_sta
     json_chrome(&j, L);
     json_heads(&j, L, tick_h);
     json_equation(&j, L, s, tick_h);
+    json_model(&j, L);
     if (L->status.w > 0) item(&j, "status", "status line", L->status);
     if (L->compare) json_compare(&j, L);
-    put(&j, "]}");
+    put(&j, "]");
+    if (L->overview.shown) {
+        const view_overview_box *O = &L->overview;
+        put(&j,
+            ",\"overview\":{\"layers\":%d,\"heads\":%d,\"blocks\":%d,\"rows\":%d,\"cell\":%d,"
+            "\"step\":%d,\"open\":%d,\"layer_stride\":%d,\"head_stride\":%d}",
+            O->layers, O->heads, O->blocks, O->rows, O->cell, O->step, O->open, O->layer_stride,
+            O->head_stride);
+    }
+    if (L->next.shown) put(&j, ",\"next\":{\"rows\":%d}", L->next.k);
+    put(&j, "}");
     return j.o < len ? (int)j.o : -1;
 }

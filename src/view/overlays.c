@@ -203,6 +203,26 @@ void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
         snprintf(lines[count++], 160, "token \xE2\x80\x9C%s\xE2\x80\x9D", tok_at(s, hit->row));
         break;
     }
+    case HIT_OVERVIEW: { /* a head of the loaded model */
+        const view_overview *o = s->overview;
+        if (!view_overview_ok(o) || hit->row < 0 || hit->row >= o->layers || hit->head < 0 ||
+            hit->head >= o->h)
+            break;
+        snprintf(lines[count++], 160, "layer %d, head %d%s", hit->row + 1, hit->head + 1,
+                 view_overview_off(o, hit->row, hit->head) ? " (removed)" : "");
+        snprintf(lines[count++], 160, "click: open layer %d", hit->row + 1);
+        break;
+    }
+    case HIT_NEXT: { /* a row of the next-token panel */
+        const view_next *x = s->next;
+        if (!view_next_ok(x) || hit->row < 0 || hit->row >= x->k) break;
+        snprintf(lines[count++], 160, "next token \xE2\x80\x9C%s\xE2\x80\x9D: %.1f %%",
+                 x->token[hit->row] ? x->token[hit->row] : "", 100.0 * (double)x->p[hit->row]);
+        if (x->p_full[hit->row] >= 0.0f)
+            snprintf(lines[count++], 160, "with every head on: %.1f %%",
+                     100.0 * (double)x->p_full[hit->row]);
+        break;
+    }
     default: return;
     }
     if (count == 0) return; /* the layer has no tensor to tell of here */

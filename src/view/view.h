@@ -85,13 +85,13 @@ typedef struct {
 /* The next-token panel: the model's most likely next tokens after the text. */
 #define VIEW_NEXT_MAX 10
 typedef struct {
-    int k;                              /* shown, <= VIEW_NEXT_MAX */
-    const char *token[VIEW_NEXT_MAX];   /* labels */
-    float p[VIEW_NEXT_MAX];             /* probabilities, descending */
-    float p_full[VIEW_NEXT_MAX];        /* the same tokens with every head on; < 0: no heads
-                                           are removed (nothing to compare) */
-    const char *after;                  /* the last token's label ("after ␣the") */
-    int cut;                            /* the text was cut to n tokens */
+    int k;                            /* shown, <= VIEW_NEXT_MAX */
+    const char *token[VIEW_NEXT_MAX]; /* labels */
+    float p[VIEW_NEXT_MAX];           /* probabilities, descending */
+    float p_full[VIEW_NEXT_MAX];      /* the same tokens with every head on; < 0: no heads
+                                         are removed (nothing to compare) */
+    const char *after;                /* the last token's label ("after ␣the") */
+    int cut;                          /* the text was cut to n tokens */
 } view_next;
 
 /* Settings a compare banner names at most. */
@@ -118,33 +118,33 @@ typedef struct view_state {
     int step;                       /* focus view: stage of the step-through, 0 none */
     int lesson;                     /* redundancy and cost panels */
     /* numbers derived from the layer for the lesson (may be NULL: not shown) */
-    const float *head_entropy;    /* (h) mean row entropy in bits */
-    const float *head_divergence; /* (h, h) mean Jensen-Shannon divergence in bits */
-    int divergence_step;          /* it averages every divergence_step-th query row */
-    const float *out_diff;        /* (n, d_model) MultiHead - unablated MultiHead */
-    const float *step_raw;        /* (n, n) Q_i K_i^T of the focused head */
-    const float *step_scaled;     /* (n, n) that times the layer's scale, before the mask */
-    const float *step_share;      /* (n, d_model) head_i W^O_i */
-    const view_train *train;      /* training mode: layer holds the trained heads of one layer */
+    const float *head_entropy;     /* (h) mean row entropy in bits */
+    const float *head_divergence;  /* (h, h) mean Jensen-Shannon divergence in bits */
+    int divergence_step;           /* it averages every divergence_step-th query row */
+    const float *out_diff;         /* (n, d_model) MultiHead - unablated MultiHead */
+    const float *step_raw;         /* (n, n) Q_i K_i^T of the focused head */
+    const float *step_scaled;      /* (n, n) that times the layer's scale, before the mask */
+    const float *step_share;       /* (n, d_model) head_i W^O_i */
+    const view_train *train;       /* training mode: layer holds the trained heads of one layer */
     const view_overview *overview; /* a loaded model; NULL: none */
-    int overview_open;            /* the overview fills the main area (every layer x head) */
-    const view_next *next;        /* the next-token panel beside the layer view; NULL: none */
-    int resplit;                  /* the layer's heads are a re-split: trained with
-                                     overview->h heads, shown as layer->h */
-    int page;                     /* page of the heads grid, 0-based */
-    int focus;                    /* focused head, 1-based; 0 none */
-    view_panel panel;             /* export: all, one head (focus), or the equation */
-    int panel_head;               /* 1-based head for VIEW_PANEL_HEAD */
-    int hover_x, hover_y;         /* pointer, output pixels; negative: outside */
-    int editing;                  /* text field open */
-    const char *edit_text;        /* its contents (UTF-8) */
-    const char *edit_preedit;     /* IME composition, may be NULL */
-    int edit_cursor;              /* byte offset of the cursor in edit_text */
-    int edit_selected;            /* the whole text is selected */
-    int edit_tokens;              /* tokens the text has now */
-    int help;                     /* help overlay open */
-    const char *status;           /* message for the status line, may be NULL */
-    const char *toast;            /* transient notice (e.g. saved file path), may be NULL */
+    int overview_open;             /* the overview fills the main area (every layer x head) */
+    const view_next *next;         /* the next-token panel beside the layer view; NULL: none */
+    int resplit;                   /* the layer's heads are a re-split: trained with
+                                      overview->h heads, shown as layer->h */
+    int page;                      /* page of the heads grid, 0-based */
+    int focus;                     /* focused head, 1-based; 0 none */
+    view_panel panel;              /* export: all, one head (focus), or the equation */
+    int panel_head;                /* 1-based head for VIEW_PANEL_HEAD */
+    int hover_x, hover_y;          /* pointer, output pixels; negative: outside */
+    int editing;                   /* text field open */
+    const char *edit_text;         /* its contents (UTF-8) */
+    const char *edit_preedit;      /* IME composition, may be NULL */
+    int edit_cursor;               /* byte offset of the cursor in edit_text */
+    int edit_selected;             /* the whole text is selected */
+    int edit_tokens;               /* tokens the text has now */
+    int help;                      /* help overlay open */
+    const char *status;            /* message for the status line, may be NULL */
+    const char *toast;             /* transient notice (e.g. saved file path), may be NULL */
     double compute_ms, frame_ms;
     int transparent;            /* export: no background fill */
     int figure;                 /* export: no buttons, no timings (labels stay true) */
@@ -212,6 +212,55 @@ typedef struct {
     int chips;                        /* shown (those that fit) */
 } view_compare_side;
 
+/* A loaded model's overview (s->overview_open, or VIEW_PANEL_MODEL): every layer x
+ * head as a small attention map on a regular grid, rows = layers, columns = heads;
+ * a tall model's layers wrap into blocks side by side, each with its own labels.
+ * Cell (layer l, head k) is view_overview_cell; the labels are
+ * view_overview_layer_label and view_overview_head_label (empty when dropped so
+ * that none overlap). */
+typedef struct {
+    int shown;            /* 0: no overview in this layout */
+    int layers, heads;    /* the grid's rows and columns */
+    int blocks, rows;     /* the layers wrap into blocks side by side, rows layers each:
+                             layer l is row l % rows of block l / rows */
+    int block_dx;         /* from one block's first cell to the next one's */
+    view_rect title;      /* "gpt2 · 12 layers × 12 heads · ..." */
+    view_rect grid;       /* the cells, from the first to the last */
+    int x0, y0;           /* top-left of cell (0, 0) */
+    int cell, step;       /* a cell's side; from one cell to the next (cell + gap) */
+    int label_size;       /* layer and head labels, pixel size */
+    int label_line;       /* their line height */
+    int head_label_w;     /* the widest head number's width */
+    int over;             /* how far the first and last layers' labels reach past the grid
+                             (rows shorter than a label) */
+    int row_label_w;      /* room left of the grid for "layer 12" */
+    int layer_stride;     /* every k-th layer is labelled (and the open one) */
+    int head_stride;      /* every k-th head number is drawn (and the first) */
+    int open;             /* the open layer, 0-based; -1 none */
+    view_rect open_frame; /* the accent frame around the open layer's row and label */
+    int frame_thick;
+    view_rect cbar; /* attention colorbar */
+    view_rect note; /* the removed heads' legend and the downsampling note */
+} view_overview_box;
+
+/* The next-token panel: a title, one row per token (its label, a bar as long as
+ * its probability on a 0 to 100 % track, the percentage), notes under them. */
+typedef struct {
+    int shown;
+    int k;                          /* rows */
+    view_rect area;                 /* the whole panel */
+    view_rect title;                /* "What comes next after ␣the" */
+    view_rect row[VIEW_NEXT_MAX];   /* a token's whole row (hit test) */
+    view_rect label[VIEW_NEXT_MAX]; /* its label, right-aligned in it */
+    view_rect track[VIEW_NEXT_MAX]; /* 0 to 100 % */
+    view_rect bar[VIEW_NEXT_MAX];   /* p: track.w * p wide */
+    view_rect full[VIEW_NEXT_MAX];  /* p_full, thin and pale, under the bar; empty when < 0 */
+    view_rect pct[VIEW_NEXT_MAX];   /* "23.4 %" */
+    view_rect caption;  /* "thin bar and (… %): every head on"; empty when no p_full */
+    view_rect cut_note; /* "text cut to n tokens"; empty unless cut */
+    int size, title_size, small_size; /* rows, title, the pale numbers and the notes */
+} view_next_box;
+
 typedef struct view_layout {
     /* sizes in output pixels: the data (titles, labels, the equation) at the zoom, and
        the controls (header buttons, status line, help) at ui_zoom, which stays below
@@ -278,7 +327,19 @@ typedef struct view_layout {
     view_compare_side compare_side[2];
     int compare_font;       /* banner text size */
     view_rect compare_same; /* "nothing differs yet ..." when compare_count is 0 */
+
+    /* a loaded model: its overview (in place of the heads and the equation) and the
+       next-token panel (beside them, or alone for VIEW_PANEL_NEXT) */
+    view_overview_box overview;
+    view_next_box next;
 } view_layout;
+
+/* Cell (layer, head) of the overview; empty outside the grid or when not shown. */
+view_rect view_overview_cell(const view_layout *L, int layer, int head);
+/* Where "layer l" (1-based in the text) is written left of its row, and head k's
+   number above its column in block b; empty when that label is dropped (no room). */
+view_rect view_overview_layer_label(const view_layout *L, int layer);
+view_rect view_overview_head_label(const view_layout *L, int block, int head);
 
 enum { VIEW_EQ_ROW = 0, VIEW_EQ_WRAP, VIEW_EQ_COLUMN };
 

@@ -1,8 +1,10 @@
 /* view_internal.h: what the files of src/view share with each other but not with
  * the program (its API is view.h), grouped by the defining file. Calls only go down:
- * render.c -> panels.c, overlays.c -> heatmap.c, colorbar.c -> labels.c, theme.c
+ * render.c -> panels.c, overlays.c, overview.c, next_panel.c -> heatmap.c,
+ * colorbar.c -> labels.c, theme.c
  * (render.c also calls hit.c); layout.c -> labels.c; hit.c calls none of them (it
- * only uses the inline view_layer_ok). */
+ * only uses the inline view_layer_ok and the overview's cells, view_overview_cell
+ * of layout_overview.c, which calls nothing). */
 #ifndef MHAVIZ_VIEW_INTERNAL_H
 #define MHAVIZ_VIEW_INTERNAL_H
 
@@ -248,6 +250,55 @@ void view_compare_pinned(const view_state *s, view_rect pane, view_state *p);
 /* Draws the banner and the pinned pane (laid out by view_compare_layout); hit is
  * what the pointer is over in the live pane. */
 void view_draw_compare(const view_ctx *c, const view_hit *hit);
+
+/* --- a loaded model: layout_overview.c, layout_next.c, overview.c, next_panel.c -- */
+
+/* The most layers and heads per layer the overview lays out (gpt2-xl: 48 x 25). */
+#define VIEW_OV_MAX_LAYERS 256
+#define VIEW_OV_MAX_HEADS 256
+
+/* 1 if the view can lay out and draw o: 1..VIEW_OV_MAX_LAYERS layers of 1..
+ * VIEW_OV_MAX_HEADS heads, 1 <= n <= VIEW_MAX_N, attn given (a layer's maps may be
+ * NULL: not drawn). */
+static inline int view_overview_ok(const view_overview *o) {
+    return o && o->attn && o->layers >= 1 && o->layers <= VIEW_OV_MAX_LAYERS && o->h >= 1 &&
+           o->h <= VIEW_OV_MAX_HEADS && o->n >= 1 && o->n <= VIEW_MAX_N;
+}
+
+/* 1 if the next-token panel has rows to show: 1 <= k <= VIEW_NEXT_MAX. */
+static inline int view_next_ok(const view_next *x) {
+    return x && x->k >= 1 && x->k <= VIEW_NEXT_MAX;
+}
+
+/* The overview takes the place of the layer view: exported alone (VIEW_PANEL_MODEL)
+ * or opened in the window (overview_open). */
+static inline int view_overview_mode(const view_state *s) {
+    return view_overview_ok(s->overview) &&
+           (s->panel == VIEW_PANEL_MODEL || (s->panel == VIEW_PANEL_ALL && s->overview_open));
+}
+
+/* 1 if head (layer, head) of o is removed. */
+static inline int view_overview_off(const view_overview *o, int layer, int head) {
+    return o->off && o->off[(size_t)layer * o->h + head];
+}
+
+/* Variant v (0 longest, 2 shortest) of the overview's title: the model's name, its
+ * layers x heads, the tokens, and (not in figures) that a click opens a layer. */
+void view_overview_title(char *buf, size_t len, const view_state *s, int v);
+/* Lays the overview out in area (title, labels, grid, colorbar, notes). */
+void view_overview_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
+                          view_rect area);
+/* The next-token panel in area's width, its rows from the top as many as fit in
+ * area's height (L->next.k of them; shown when at least one does), its height what
+ * they need. compact: at the data's text size, else a size up. */
+void view_next_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
+                      view_rect area, int compact);
+/* The width the next-token panel asks for at the layout's sizes. */
+int view_next_width(const view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
+                    int compact);
+/* The overview; hit outlines the hovered cell (may be NULL). */
+void view_draw_overview(const view_ctx *c, const view_hit *hit);
+void view_draw_next(const view_ctx *c);
 
 /* --- body.c ------------------------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 /* fuzz_layout.c: view_layout_compute and view_hit_test over any output size,
- * zoom, ui scale, h, d_model and n, panel, focus, step and page, with a fake
+ * zoom, ui scale, h, d_model and n, panel, focus, step and page, a loaded model's
+ * overview and next-token panel (hits inside their grid and rows), with a fake
  * text measurer (as tests/view_fixture.h). Built twice:
  * - fuzz_layout: every value in the range the app can give the layout (sizes
  *   1..32768, zoom 0.8..3, ui scale 0.5..8, h dividing d_model 1..4096, n 1..512):
@@ -98,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s.help = (flags >> 4) & 1;
     s.lesson = (flags >> 5) & 1;
     s.values = (flags >> 6) & 1;
-    s.panel = (view_panel)(fuzz_byte(&p, &left) % 4);
+    s.panel = (view_panel)(fuzz_byte(&p, &left) % 6);
     s.focus = h ? (int)(fuzz_u16(&p, &left) % (unsigned)(h + 1)) : 0;
     s.panel_head = h ? 1 + (int)(fuzz_byte(&p, &left) % (unsigned)h) : 1;
     s.step = (int)(fuzz_byte(&p, &left) % (VIEW_STEPS + 1));
@@ -116,6 +117,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         s.compare_count = (int)(fuzz_byte(&p, &left) % (VIEW_COMPARE_MAX + 1));
         for (int i = 0; i < s.compare_count; i++)
             for (int k = 0; k < 2; k++) s.compare_what[i][k] = what[fuzz_byte(&p, &left) % 5];
+    }
+
+    /* a loaded model: the overview (open, or --panel model) of up to 64 x 32 heads
+       and the next-token panel of 0..11 rows (11: one more than it shows); the
+       layout reads their shapes and the probabilities only */
+    static const float *maps[300];
+    static view_overview ov;
+    static view_next next;
+    unsigned mflags = fuzz_byte(&p, &left);
+    if (mflags & 1) {
+        ov = (view_overview){"gpt2",
+                             1 + fuzz_byte(&p, &left) % 64,
+                             1 + fuzz_byte(&p, &left) % 32,
+                             n,
+                             maps,
+                             words,
+                             (int)fuzz_byte(&p, &left) % 70 - 2,
+                             NULL};
+#ifdef FUZZ_EDGES
+        if (mflags & 8) ov.layers = (mflags & 16) ? 0 : 257;
+        if (mflags & 32) ov.h = (mflags & 64) ? -1 : 300;
+#endif
+        s.overview = &ov;
+        s.overview_open = (mflags >> 1) & 1;
+        s.resplit = (mflags >> 7) & 1;
+    }
+    if (mflags & 4) {
+        memset(&next, 0, sizeof next);
+        next.k = (int)(fuzz_byte(&p, &left) % 12);
+        for (int i = 0; i < VIEW_NEXT_MAX; i++) {
+            next.token[i] = words[i];
+            next.p[i] = (float)fuzz_byte(&p, &left) / 255.0f;
+            next.p_full[i] = (float)fuzz_byte(&p, &left) / 127.0f - 1.0f;
+#ifdef FUZZ_EDGES
+            if (next.p[i] > 0.99f) next.p[i] = NAN;
+            if (next.p_full[i] > 0.99f) next.p_full[i] = INFINITY;
+#endif
+        }
+        next.after = words[0];
+        next.cut = (int)(mflags >> 6) & 1;
+        s.next = &next;
     }
 
     static int verbose = -1;
@@ -137,6 +179,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (hit.kind == HIT_HEAD_CELL)
             FUZZ_EXPECT(hit.row >= 0 && hit.row < n && hit.col >= 0 && hit.col < n,
                         "cell (%d, %d) of %d", hit.row, hit.col, n);
+        if (hit.kind == HIT_OVERVIEW)
+            FUZZ_EXPECT(s.overview && hit.row >= 0 && hit.row < ov.layers && hit.head >= 0 &&
+                            hit.head < ov.h,
+                        "overview cell (layer %d, head %d) of %d x %d", hit.row, hit.head,
+                        ov.layers, ov.h);
+        if (hit.kind == HIT_NEXT)
+            FUZZ_EXPECT(s.next && hit.row >= 0 && hit.row < next.k, "next row %d of %d", hit.row,
+                        next.k);
     }
 #ifndef FUZZ_EDGES
     const int w = s.width, ht = s.height;

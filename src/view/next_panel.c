@@ -1,0 +1,85 @@
+/* next_panel.c: draws the next-token panel into the rectangles of layout_next.c:
+ * "What comes next after ␣the", each token's label, its probability as a bar on a
+ * 0 to 100 % track and as "23.4 %", and, when heads are removed, the same token's
+ * probability with every head on as a pale bar under it and "(31.0 %)", with a
+ * caption saying so; "text cut to n tokens" when the text was cut. */
+#include <stdio.h>
+#include <string.h>
+
+#include "view.h"
+#include "view_internal.h"
+
+/* "23.4 %"; "< 0.1 %" for a probability above 0 that would print as 0.0. */
+static void percent(char *buf, size_t len, float p, const char *open, const char *close) {
+    if (!(p > 0.0f))
+        snprintf(buf, len, "%s0.0 %%%s", open, close);
+    else if (p < 0.0005f)
+        snprintf(buf, len, "%s< 0.1 %%%s", open, close);
+    else
+        snprintf(buf, len, "%s%.1f %%%s", open, 100.0 * (double)(p < 1.0f ? p : 1.0f), close);
+}
+
+static void draw_title(const view_ctx *c) {
+    const view_next_box *N = &c->L->next;
+    const view_next *x = c->s->next;
+    char t[160], fitted[160];
+    const char *after = x->after && *x->after ? x->after : NULL;
+    if (after)
+        snprintf(t, sizeof t, "What comes next after %s", after);
+    else
+        snprintf(t, sizeof t, "What comes next");
+    if (after && view_tw(c, t, N->title_size, 1) > N->title.w)
+        snprintf(t, sizeof t, "Next after %s", after);
+    view_fit_text(fitted, sizeof fitted, t, N->title.w, N->title_size, 1, c->measure, c->ud);
+    draw_text(c->dl, N->title.x, N->title.y, fitted, N->title_size, c->th.text, 1, 0);
+}
+
+void view_draw_next(const view_ctx *c) {
+    const view_next_box *N = &c->L->next;
+    const view_next *x = c->s->next;
+    if (!N->shown || !view_next_ok(x)) return;
+    draw_title(c);
+    rgba pale = c->th.accent_text;
+    pale.a = 80;
+    const int fs = N->small_size; /* the pale numbers and the notes */
+    char buf[96];
+    for (int i = 0; i < N->k && i < x->k; i++) {
+        view_rect lab = N->label[i];
+        view_fit_text(buf, sizeof buf, x->token[i] ? x->token[i] : "", lab.w, N->size, 0,
+                      c->measure, c->ud);
+        draw_text(c->dl, lab.x + lab.w - view_tw(c, buf, N->size, 0), lab.y, buf, N->size,
+                  c->th.text, 0, 0);
+        draw_fill(c->dl, N->track[i], c->th.panel);
+        if (N->full[i].w > 0) draw_fill(c->dl, N->full[i], pale);
+        if (N->bar[i].w > 0) draw_fill(c->dl, N->bar[i], c->th.accent_text);
+        /* the track's 100 % end, so a short bar reads as a share of the whole */
+        view_rect t = N->track[i];
+        draw_line(c->dl, t.x + t.w - 1, t.y, t.x + t.w - 1, t.y + t.h - 1, c->th.grid, 1);
+        percent(buf, sizeof buf, x->p[i], "", "");
+        draw_text(c->dl, N->pct[i].x, N->pct[i].y, buf, N->size, c->th.text, 1, 0);
+        if (x->p_full[i] >= 0.0f) {
+            const int w = view_tw(c, buf, N->size, 1);
+            percent(buf, sizeof buf, x->p_full[i], "(", ")");
+            int lh = 0, tw = 0;
+            c->measure(c->ud, "Ag", N->size, 0, &tw, &lh);
+            int sh = 0;
+            c->measure(c->ud, "Ag", fs, 0, &tw, &sh);
+            draw_text(c->dl, N->pct[i].x + w + c->L->pad / 2, N->pct[i].y + lh - sh, buf, fs,
+                      c->th.muted, 0, 0);
+        }
+    }
+    char fitted[160];
+    if (N->caption.w > 0) {
+        view_fit_text(fitted, sizeof fitted, "thin bar and (\xE2\x80\xA6 %): every head on",
+                      N->caption.w, fs, 0, c->measure, c->ud);
+        draw_text(c->dl, N->caption.x, N->caption.y, fitted, fs, c->th.muted, 0, 0);
+    }
+    if (N->cut_note.w > 0) {
+        const int n = view_overview_ok(c->s->overview)
+                          ? c->s->overview->n
+                          : (view_layer_ok(c->s->layer) ? c->s->layer->n : 0);
+        snprintf(buf, sizeof buf, "text cut to %d tokens", n);
+        view_fit_text(fitted, sizeof fitted, buf, N->cut_note.w, fs, 0, c->measure, c->ud);
+        draw_text(c->dl, N->cut_note.x, N->cut_note.y, fitted, fs, c->th.text, 0, 0);
+    }
+}
