@@ -536,20 +536,23 @@ typedef struct {
 static int hent_less(hent a, hent b) {
     return a.rank < b.rank || (a.rank == b.rank && a.pos < b.pos);
 }
+/* A 4-ary heap: a node's children share a cache line, and a long piece's heap is
+ * many megabytes, so the misses are most of the cost. */
 static void heap_push(hent *h, size_t *n, hent e) {
     size_t i = (*n)++;
-    while (i > 0 && hent_less(e, h[(i - 1) / 2])) h[i] = h[(i - 1) / 2], i = (i - 1) / 2;
+    while (i > 0 && hent_less(e, h[(i - 1) / 4])) h[i] = h[(i - 1) / 4], i = (i - 1) / 4;
     h[i] = e;
 }
 static hent heap_pop(hent *h, size_t *n) {
     hent top = h[0], last = h[--*n];
     size_t i = 0;
     for (;;) {
-        size_t c = 2 * i + 1;
+        size_t c = 4 * i + 1, best = c;
         if (c >= *n) break;
-        if (c + 1 < *n && hent_less(h[c + 1], h[c])) c++;
-        if (!hent_less(h[c], last)) break;
-        h[i] = h[c], i = c;
+        for (size_t k = c + 1; k < c + 4 && k < *n; k++)
+            if (hent_less(h[k], h[best])) best = k;
+        if (!hent_less(h[best], last)) break;
+        h[i] = h[best], i = best;
     }
     if (*n) h[i] = last;
     return top;
