@@ -1,9 +1,11 @@
 /* gpt2.c: a checkpoint opened and a text run through it (gpt2.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "gpt2.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, void *ud, char *err,
               size_t errlen) {
@@ -96,8 +98,16 @@ static int first_off_layer(const gpt2_run *r) {
 
 /* Runs from layer `from`; with heads removed, the distribution with every head on
    is kept first (from the start when the text changed). */
+static double clock_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
 static void run_from(gpt2_run *r, int from, int text_changed) {
     const tf_config *c = &r->m->tf->cfg;
+    const double t0 = clock_ms();
+    r->ms_from = text_changed ? 0 : from;
     const int first = first_off_layer(r);
     r->any_off = first >= 0;
     if (text_changed || !r->any_off) {
@@ -109,6 +119,7 @@ static void run_from(gpt2_run *r, int from, int text_changed) {
         tf_infer_run(r->inf, r->ids, r->n, r->off, from < first ? from : first);
     }
     top_ids(r->top, r->inf->probs, c->vocab);
+    r->ms = clock_ms() - t0;
     if (r->shown >= 0) {
         const int layer = r->shown, h = r->shown_h;
         r->shown = -1;

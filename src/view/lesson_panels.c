@@ -107,7 +107,10 @@ static void draw_cost(const view_ctx *c) {
              "%s dominate: n %s 2\xC2\xB7"
              "d_model",
              proj ? "projections" : "scores", proj ? "\xE2\x89\xA4" : ">");
-    if (!c->s->figure && !c->s->present)
+    if (!c->s->figure && !c->s->present && c->s->overview)
+        snprintf(lines[k++], 160, "layers %d\xE2\x80\x93%d computed in %.1f ms",
+                 c->s->overview->computed_from + 1, c->s->overview->layers, c->s->compute_ms);
+    else if (!c->s->figure && !c->s->present)
         snprintf(lines[k++], 160, "forward: %.2f ms", c->s->compute_ms);
     for (int i = 0; i < k; i++) {
         char fitted[160];

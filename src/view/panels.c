@@ -409,14 +409,19 @@ void view_draw_status(const view_ctx *c) {
     const view_layout *L = c->L;
     const view_state *s = c->s;
     if (L->status.w <= 0) return;
-    char buf[512], times[96] = "";
-    if (!s->figure)
+    char buf[512], times[96] = "", seed[40] = "";
+    if (!s->figure && s->overview) /* a loaded model: its whole forward, every layer */
+        snprintf(times, sizeof times,
+                 "layers %d\xE2\x80\x93%d computed in %.1f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ",
+                 s->overview->computed_from + 1, s->overview->layers, s->compute_ms, s->frame_ms);
+    else if (!s->figure)
         snprintf(times, sizeof times, "compute %.2f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ",
                  s->compute_ms, s->frame_ms);
-    snprintf(buf, sizeof buf, "%s%s%s%sseed %llu \xC2\xB7 %s%s",
+    if (!s->overview) /* a checkpoint's weights come from no seed */
+        snprintf(seed, sizeof seed, "seed %llu \xC2\xB7 ", (unsigned long long)s->layer->seed);
+    snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s",
              s->status && *s->status ? "\xE2\x96\xB6 " : "", s->status ? s->status : "",
-             s->status && *s->status ? "   \xC2\xB7   " : "", times,
-             (unsigned long long)s->layer->seed,
+             s->status && *s->status ? "   \xC2\xB7   " : "", times, seed,
              !s->layer->scaled ? "unscaled"
                                : "scaled by 1/\xE2\x88\x9A"
                                  "d_k",

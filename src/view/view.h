@@ -80,6 +80,8 @@ typedef struct {
     const char *const *tokens; /* (n) labels */
     int layer;                 /* the layer open in the layer view, 0-based */
     const unsigned char *off;  /* (layers, h) 1: that head is removed; may be NULL */
+    int computed_from;         /* the last change computed layers [computed_from, layers), in
+                                  the state's compute_ms */
 } view_overview;
 
 /* The next-token panel: the model's most likely next tokens after the text. */

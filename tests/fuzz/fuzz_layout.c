@@ -134,7 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                              maps,
                              words,
                              (int)fuzz_byte(&p, &left) % 70 - 2,
-                             NULL};
+                             NULL,
+                             0};
 #ifdef FUZZ_EDGES
         if (mflags & 8) ov.layers = (mflags & 16) ? 0 : 257;
         if (mflags & 32) ov.h = (mflags & 64) ? -1 : 300;

@@ -139,6 +139,8 @@ int app_click(app_state *s, int x, int y, app_action *then) {
     view_hit hit = hit_at(s, x, y);
     if (hit.kind == HIT_BUTTON)
         *then = (app_action){.kind = button_action(hit.button)};
+    else if (hit.kind == HIT_OVERVIEW) /* a loaded model's head: its layer, that head focused */
+        *then = (app_action){.kind = ACT_LAYER, .arg = hit.row, .x = hit.head + 1};
     else if (hit.kind == HIT_HEAD_OFF)
         *then = (app_action){.kind = ACT_ABLATE, .arg = hit.head + 1};
     else if ((hit.kind == HIT_HEAD_CELL || hit.kind == HIT_HEAD_TITLE) && !s->focus)

@@ -68,6 +68,8 @@ static void rebuild(app_state *s) {
     g->next.after = g->after;
     g->next.cut = r->n < r->n_text;
     gpt2_run_show(&g->run, g->layer, g->h);
+    g->ov.computed_from = r->ms_from;
+    s->compute_ms = r->ms;
     s->data_version++;
     s->layout_valid = 0;
     s->dirty = 1;
@@ -270,7 +272,11 @@ int app_gpt_apply(app_state *s, const app_action *a) {
                  "padding is for batches of texts; %s reads one text here", name);
         return 1;
     case ACT_TRAIN_LAYER: return set_layer(s, g->layer + (a->arg < 0 ? -1 : 1));
-    case ACT_LAYER: return set_layer(s, a->arg);
+    case ACT_LAYER: /* from the overview: the layer, and the head clicked focused */
+        g->overview_open = 0;
+        set_layer(s, a->arg);
+        if (a->x >= 1 && a->x <= g->h) s->focus = a->x;
+        return 1;
     case ACT_OVERVIEW: g->overview_open = !g->overview_open; return 1;
     case ACT_ABLATE:
     case ACT_ABLATE_CLEAR: {
@@ -353,4 +359,5 @@ void app_gpt_export_panel(app_state *s, view_panel panel) {
     s->gpt->overview_open = panel == VIEW_PANEL_MODEL;
     s->gpt->next_k = panel == VIEW_PANEL_NEXT ? VIEW_NEXT_MAX : 5;
     rebuild(s);
+    app_derive(s);
 }

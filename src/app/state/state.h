@@ -82,7 +82,7 @@ typedef enum {
     ACT_TRAIN,       /* training mode: start, pause, resume (training.c) */
     ACT_TRAIN_LAYER, /* training mode: the next layer's heads */
     ACT_COMPARE,     /* pins the view to compare it with the live one; unpins */
-    ACT_LAYER,       /* a loaded model: open layer arg (0-based) */
+    ACT_LAYER,       /* a loaded model: open layer arg (0-based), head x (1-based) focused */
     ACT_OVERVIEW,    /* a loaded model: the overview of every layer x head on / off */
     ACT_COUNT
 } app_action_kind;
