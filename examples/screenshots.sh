@@ -34,6 +34,7 @@ shot() {
     xdotool windowmove "$win" 0 0
     xdotool mousemove 3839 2159 # off the window
     sleep 0.5
+    [ -n "${MHAVIZ_SHOT_WAIT:-}" ] && sleep 3 # a model read by the window's worker
     for k in $keys; do
         case $k in
         move:*) xy=${k#move:}; xdotool mousemove "${xy%,*}" "${xy#*,}" ;;
@@ -65,3 +66,13 @@ tmp=$(mktemp -d)
 for f in masks designed ablated values steps; do cp "$tmp/$f.png" "$out/lesson-$f.png"; done
 rm -r "$tmp"
 echo "$out/lesson-*.png"
+
+# A loaded model, when MHAVIZ_SHOT_MODEL names a checkpoint folder (the README's were
+# made on tests/gpt2_gen.py --small-shape, random weights, with GPT-2's own vocab.json
+# and merges.txt copied in). The window loads it on a worker: wait for it.
+if [ -n "${MHAVIZ_SHOT_MODEL:-}" ]; then
+    mary="When Mary and John went to the store, John gave a drink to"
+    MHAVIZ_SHOT_WAIT=1 shot model-layer 1600x900 -- --model "$MHAVIZ_SHOT_MODEL" --text "$mary" --layer 10
+    MHAVIZ_SHOT_WAIT=1 shot model-overview 1600x900 o -- --model "$MHAVIZ_SHOT_MODEL" --text "$mary"
+    MHAVIZ_SHOT_WAIT=1 shot model-resplit 1600x900 Down Down Down -- --model "$MHAVIZ_SHOT_MODEL" --text "$mary" --layer 10
+fi

@@ -1,13 +1,120 @@
-/* layout_place.c: where the next-token panel goes in the layer view: in the room
+/* layout_place.c: how the layer view shares the main area: the heads grid beside
+ * or above the equation at the split that balances them best (lay_main), and
+ * where the next-token panel goes: in the room
  * the heads and the equation leave as they are (right of the equation), else in a
  * column or a strip of its own that they give up, whichever leaves the heads the
  * larger. The panel's own rectangles are layout_next.c's. No drawing. */
+#include <math.h>
 #include <string.h>
 
 #include "layout_internal.h"
 
 #define imax lay_imax
 #define imin lay_imin
+
+/* How well a split uses the room: the heads' and the equation's heatmap areas,
+ * weighted 3 : 2 (geometric), so neither is starved. Heads labelled every k-th
+ * token, or not at all, count three quarters of their area. */
+static double split_score(long heads, long eq) {
+    if (heads <= 0 || eq <= 0) return -1e300;
+    return 0.6 * log((double)heads) + 0.4 * log((double)eq);
+}
+
+/* Heads grid in one part of main, the equation in what the grid leaves unused.
+ * stacked: heads above, else heads left; frac: the heads' share in percent;
+ * lesson: the share of the equation's part left under it for the lesson's panels
+ * (the how-alike matrix then counts with the equation's heatmaps). */
+static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked, int frac,
+                        int lesson, int target) {
+    view_rect a = main;
+    if (stacked)
+        a.h = main.h * frac / 100;
+    else
+        a.w = main.w * frac / 100;
+    lay_heads(L, cx, a, 0, target);
+    view_rect used = lay_heads_used(L, cx);
+    view_rect b = main;
+    if (stacked) {
+        int y = used.y + used.h + L->gap;
+        b.h = main.y + main.h - y;
+        b.y = y;
+    } else {
+        int x = used.x + used.w + L->gap * 2;
+        b.w = main.x + main.w - x;
+        b.x = x;
+    }
+    if (b.w < L->font * 4 || b.h < L->line * 4 || used.h > main.h || used.w > main.w) return -1e300;
+    /* heatmaps too small to read do not count as fitting */
+    const int n = cx->s->layer ? cx->s->layer->n : 1;
+    if (L->shown_heads < 1 || L->heads[0].map.w < imin(n, L->font * 3)) return -1e300;
+    L->lesson_area = (view_rect){0, 0, 0, 0};
+    if (lesson > 0) b.h -= imax(10 * L->line + L->gap, b.h * lesson / 100);
+    if (lesson < 0) { /* a column beside the equation, as wide as its panels need: the
+                         matrix at most a head's side, the widest line of the cost */
+        const int cost_w = lay_text_w(cx,
+                                      "projections 8\xC2\xB7n\xC2\xB7"
+                                      "d\xC2\xB2 = 000,000 FLOPs",
+                                      L->font_small, 0);
+        int w = imin(b.w * 40 / 100, imax(cost_w, L->heads[0].map.w + L->line + L->pad));
+        if (b.w - w - L->gap * 2 < L->font * 8) return -1e300;
+        b.w -= w + L->gap * 2;
+        L->lesson_area = (view_rect){b.x + b.w + L->gap * 2, b.y, w, b.h};
+    }
+    long eq = lay_equation(L, cx, b);
+    if (eq < 0) return -1e300;
+    if (lesson < 0) { /* the column starts where the equation ends */
+        const view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
+        int right = 0;
+        for (int i = 0; i < 3; i++)
+            right = imax(right, imax(imax(m[i]->map.x + m[i]->map.w, m[i]->cbar.x + m[i]->cbar.w),
+                                     m[i]->shape.x + m[i]->shape.w));
+        L->eq_title.w = imax(1, right - L->eq_title.x); /* its shorter form when narrower */
+        const int x = right + L->gap * 2;
+        L->lesson_area.w = main.x + main.w - x;
+        L->lesson_area.x = x;
+    }
+    if (lesson) { /* the panels where they go; not shown, or a how-alike matrix too
+                     small to read its numbers (under 8 lines), costs three quarters */
+        view_lesson_layout(L, cx->s, cx->measure, cx->ud);
+        if (L->lesson_shown && L->redund_map.w >= 8 * L->line)
+            eq += (long)L->redund_map.w * L->redund_map.h;
+        else
+            eq = eq / 4;
+    }
+    long heads = (long)L->per_page * L->heads[0].map.w * L->heads[0].map.h; /* any page */
+    if (L->label_stride != 1) heads = heads * 3 / 4; /* every token labelled is worth room */
+    return split_score(heads, eq);
+}
+
+void lay_main(view_layout *L, lay_ctx *cx, view_rect main, int target) {
+    static const int fracs[] = {30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80};
+    static const int lessons[] = {22, 28, 35, -1}; /* under: % of the height; -1 beside */
+    enum { NF = (int)(sizeof fracs / sizeof fracs[0]), NL = 4 };
+    const int nl = cx->s->lesson ? NL : 1;
+    double score[NL][2][NF];
+    int side[NL][2][NF], best_side = 0;
+    for (int l = 0; l < nl; l++)
+        for (int st = 0; st < 2; st++)
+            for (int i = 0; i < NF; i++) {
+                int ls = cx->s->lesson ? lessons[l] : 0;
+                score[l][st][i] = split_try(L, cx, main, st, fracs[i], ls, target);
+                side[l][st][i] = score[l][st][i] > -1e299 ? L->heads[0].map.w : 0;
+                best_side = imax(best_side, side[l][st][i]);
+            }
+    /* away from the base zoom the heads come first: the split that brings them
+       nearest their target, then the best balance among those within 3 % of it */
+    double best = -1e301;
+    int best_l = 0, best_st = 0, best_f = 0;
+    cx->fits = best_side > 0;
+    for (int l = 0; l < nl; l++)
+        for (int st = 0; st < 2; st++)
+            for (int i = 0; i < NF; i++) {
+                if (target > 0 && (long)side[l][st][i] * 100 < (long)best_side * 97) continue;
+                if (score[l][st][i] > best + 1e-9)
+                    best = score[l][st][i], best_l = l, best_st = st, best_f = i;
+            }
+    split_try(L, cx, main, best_st, fracs[best_f], cx->s->lesson ? lessons[best_l] : 0, target);
+}
 
 /* The next-token panel in r at one size; 1 when every row fits. */
 static int next_fits(view_layout *L, const view_state *s, lay_ctx *cx, view_rect r, int compact) {

@@ -281,7 +281,30 @@ void view_draw_editor(const view_ctx *c) {
 void view_draw_help(const view_ctx *c) {
     const view_layout *L = c->L;
     const view_state *s = c->s;
-    static const char *rows[][2] = {
+    /* a loaded model: its own keys; those of the random model's construction say
+       why they do not apply (the state), so they are not listed */
+    static const char *model_rows[][2] = {
+        {"Y / Shift+Y", "next / previous layer"},
+        {"O, click a head there", "overview of every layer \xC3\x97 head; open that layer"},
+        {"Up / Down", "re-split this layer's trained weights into more / fewer heads"},
+        {"X, Shift+X", "remove the focused head (the next token shows the cost); all back"},
+        {"Tab / Shift+Tab", "next / previous built-in sample, GPT-2's tokenizer"},
+        {"Enter", "type your own text (Enter applies, Esc cancels)"},
+        {"1 \xE2\x80\xA6 9, click a head", "focus on one head with Q, K, V; Esc returns"},
+        {",  .", "focus view: step through the head"},
+        {"PgUp / PgDn", "previous / next page of heads"},
+        {"D  V  K", "difference view; numbers; contrast"},
+        {"C, T", "next colormap; light / dark theme"},
+        {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
+        {"Ctrl+S, Ctrl+Shift+S", "save the view / the focused head as PNG"},
+        {"I", "how-alike and cost panels on / off"},
+        {"P, F11", "presentation; fullscreen"},
+        {"drop a folder", "open another checkpoint (the one shown stays if it fails)"},
+        {"F1 or ?", "this help (any key closes it)"},
+        {"Esc", "close what is open: help, text field, focus, presentation"},
+        {"Ctrl+Q", "quit"},
+    };
+    static const char *random_rows[][2] = {
         {"Up / Down", "h: next / previous divisor of d_model"},
         {"Right / Left", "d_model: next / previous size that h divides"},
         {"Tab / Shift+Tab", "next / previous built-in sample"},
@@ -312,7 +335,9 @@ void view_draw_help(const view_ctx *c) {
         {"Esc", "close what is open: help, text field, focus, presentation, compare"},
         {"Ctrl+Q", "quit"},
     };
-    const int count = (int)(sizeof rows / sizeof rows[0]);
+    const char *(*rows)[2] = s->overview ? model_rows : random_rows;
+    const int count = s->overview ? (int)(sizeof model_rows / sizeof model_rows[0])
+                                  : (int)(sizeof random_rows / sizeof random_rows[0]);
     /* at the controls' size, in one column or two (whichever keeps the text larger:
        two at a large zoom), smaller when the window cannot hold the whole list */
     const int base = L->ui_font > L->font ? L->ui_font : L->font; /* follows the zoom */

@@ -166,7 +166,6 @@ void app_gpt_adopt(app_state *s, app_gpt *g, const char *err) {
     else
         snprintf(s->status, sizeof s->status, "%.60s: %d layers × %d heads, d_model %d",
                  g->m->paths.name, g->m->tf->cfg.layers, g->m->tf->cfg.h, g->m->tf->cfg.d_model);
-    app_derive(s);
 }
 
 int app_gpt_open(app_state *s, const app_gpt_request *q, char *err, size_t errlen) {
@@ -359,5 +358,4 @@ void app_gpt_export_panel(app_state *s, view_panel panel) {
     s->gpt->overview_open = panel == VIEW_PANEL_MODEL;
     s->gpt->next_k = panel == VIEW_PANEL_NEXT ? VIEW_NEXT_MAX : 5;
     rebuild(s);
-    app_derive(s);
 }

@@ -91,6 +91,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
             int rc = app_gpt_open(s, q, err, errlen);
             if (rc != 0) return rc;
             app_gpt_export_panel(s, s->export_panel);
+            app_derive(s); /* the figure's layer and numbers: the model's */
         }
     }
     if (o->compare && app_compare_start(s, o, err, errlen) != 0) return 2;
