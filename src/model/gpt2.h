@@ -50,8 +50,8 @@ typedef struct {
     unsigned char *off; /* (layers, h): heads removed */
     float *probs_full;  /* (vocab) the next-token distribution with every head on */
     int any_off;
-    double ms;       /* the last change's forward, in ms: layers [from, layers) ... */
-    int ms_from;     /* ... twice when heads are removed and the text changed */
+    double ms;         /* the last change's forward, in ms: layers [from, layers) ... */
+    int ms_from;       /* ... twice when heads are removed and the text changed */
     int top[GPT2_TOP]; /* ids, most likely first, with the heads removed */
     /* the shown layer: its scores (and, re-split, its heads) */
     int shown, shown_h; /* layer, heads (the model's own or a re-split); -1: none */

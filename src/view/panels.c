@@ -419,9 +419,9 @@ void view_draw_status(const view_ctx *c) {
                  s->compute_ms, s->frame_ms);
     if (!s->overview) /* a checkpoint's weights come from no seed */
         snprintf(seed, sizeof seed, "seed %llu \xC2\xB7 ", (unsigned long long)s->layer->seed);
-    snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s",
-             s->status && *s->status ? "\xE2\x96\xB6 " : "", s->status ? s->status : "",
-             s->status && *s->status ? "   \xC2\xB7   " : "", times, seed,
+    snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s", s->status && *s->status ? "\xE2\x96\xB6 " : "",
+             s->status ? s->status : "", s->status && *s->status ? "   \xC2\xB7   " : "", times,
+             seed,
              !s->layer->scaled ? "unscaled"
                                : "scaled by 1/\xE2\x88\x9A"
                                  "d_k",

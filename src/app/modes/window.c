@@ -68,9 +68,9 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
                  vs.train->task, vs.layer->h, vs.layer->d_model, vs.train->step);
     else if (vs.overview && vs.layer) /* a loaded model: its name, the layer and heads shown */
         snprintf(title, sizeof title,
-                 "mhaviz \xE2\x80\x94 %.60s layer %d of %d h=%d d_model=%d n=%d%s", vs.overview->name,
-                 vs.layer->layer + 1, vs.overview->layers, vs.layer->h, vs.layer->d_model,
-                 vs.layer->n, s->gpt_loading ? " (loading\xE2\x80\xA6)" : "");
+                 "mhaviz \xE2\x80\x94 %.60s layer %d of %d h=%d d_model=%d n=%d%s",
+                 vs.overview->name, vs.layer->layer + 1, vs.overview->layers, vs.layer->h,
+                 vs.layer->d_model, vs.layer->n, s->gpt_loading ? " (loading\xE2\x80\xA6)" : "");
     else
         snprintf(title, sizeof title, "mhaviz \xE2\x80\x94 h=%d d_model=%d n=%d \xE2\x80\x94 %s%s",
                  s->m->cfg.h, s->m->cfg.d_model, s->m->n, vs.sample_name,
