@@ -61,12 +61,17 @@ void mm_threads_force(int t) {
     atomic_store(&forced_, t > 0 ? t : 0);
 }
 
+/* this thread's bar for a product on every worker (0: MM_THREADS_MIN_FLOPS) */
+static _Thread_local double min_flops_ = 0.0;
+
+void mm_threads_min_flops(double flops) { min_flops_ = flops > 0.0 ? flops : 0.0; }
+
 int mm_threads_for(double flops) {
     threads_init();
     if (fixed_) return max_threads_; /* OpenBLAS's own threads, as the environment says */
     const int forced = atomic_load(&forced_), max = mm_workers_max();
     if (forced) return forced < max ? forced : max;
-    return flops < MM_THREADS_MIN_FLOPS ? 1 : max;
+    return flops < (min_flops_ > 0.0 ? min_flops_ : MM_THREADS_MIN_FLOPS) ? 1 : max;
 }
 
 /* 1 on a thread while it runs a task of mm_parallel: its products stay on one
@@ -77,12 +82,31 @@ typedef struct {
     float *c;
     const float *a, *b;
     int ldc, lda, ldb, m, n, k, trans_a, trans_b, bands;
+    int cols; /* 1: bands of columns (a wide C: each thread packs only its part of B) */
     float alpha, beta;
 } band_job;
+
+/* Band `task` of the columns of C, [c0, c1) in multiples of 16 (the kernels' width):
+   the same product on those columns of op(B). */
+static void col_task(const band_job *j, int task) {
+    const int blocks = (j->n + 15) / 16;
+    const int c0 = 16 * (int)((long)blocks * task / j->bands),
+              c1x = 16 * (int)((long)blocks * (task + 1) / j->bands),
+              c1 = c1x < j->n ? c1x : j->n;
+    if (c1 <= c0) return;
+    const float *b = j->trans_b ? j->b + (size_t)c0 * j->ldb : j->b + c0;
+    cblas_sgemm(CblasRowMajor, j->trans_a ? CblasTrans : CblasNoTrans,
+                j->trans_b ? CblasTrans : CblasNoTrans, j->m, c1 - c0, j->k, j->alpha, j->a,
+                j->lda, b, j->ldb, j->beta, j->c + c0, j->ldc);
+}
 
 /* Band `task` of the rows of C: the same product on rows [r0, r1) of op(A). */
 static void band_task(void *ctx, int task) {
     const band_job *j = ctx;
+    if (j->cols) {
+        col_task(j, task);
+        return;
+    }
     const int r0 = (int)((long)j->m * task / j->bands),
               r1 = (int)((long)j->m * (task + 1) / j->bands);
     if (r1 <= r0) return;
@@ -95,8 +119,12 @@ static void band_task(void *ctx, int task) {
 static void sgemm(float *c, int ldc, const float *a, int lda, int trans_a, const float *b, int ldb,
                   int trans_b, int m, int n, int k, float alpha, float beta) {
     const int threads = in_task_ ? 1 : mm_threads_for(2.0 * m * n * k);
-    if (!fixed_ && threads > 1 && m >= 8 * threads) { /* bands of rows on mhaviz's pool */
-        band_job j = {c, a, b, ldc, lda, ldb, m, n, k, trans_a, trans_b, threads, alpha, beta};
+    /* a C much wider than tall (a loaded model's few rows by 3072 or 50257 columns):
+       bands of columns, so that each thread packs its own part of B only */
+    const int cols = n >= 4 * m && n >= 64 * threads;
+    if (!fixed_ && threads > 1 && (m >= 8 * threads || cols)) { /* bands on mhaviz's pool */
+        band_job j = {c,       a,       b,       ldc,  lda,   ldb,  m,   n,
+                      k,       trans_a, trans_b, threads, cols, alpha, beta};
         mm_parallel(threads, threads, band_task, &j);
         return;
     }

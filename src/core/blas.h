@@ -30,6 +30,12 @@ void mm_sgemm(float *c, int ldc, const float *a, int lda, const float *b, int ld
  * count. Sets nothing; safe from any thread. */
 int mm_threads_for(double flops);
 
+/* Sets the calling thread's bar for a product on every worker (in place of
+ * MM_THREADS_MIN_FLOPS; 0 restores it). A loaded model's forward (src/learn/infer.c)
+ * lowers it to MM_THREADS_MODEL_FLOPS: its products at n = 64 (7.5e7 to 3e8 FLOPs,
+ * each ~2 ms) run 1.4x faster on two workers of an idle 2-core machine. */
+void mm_threads_min_flops(double flops);
+#define MM_THREADS_MODEL_FLOPS 5.0e7
 /* The most threads a product may use: the environment's count for OpenBLAS
  * when it fixes one, else mm_workers_max(). */
 int mm_threads_max(void);

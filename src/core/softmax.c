@@ -14,40 +14,18 @@
 #define SOFTMAX_X86 0
 #endif
 
-/* exp(x) for x <= 0 in float (Cephes' expf): x = n ln2 + r with |r| <= ln2 / 2,
- * exp(r) by a degree-7 polynomial (relative error about 1e-7 on that interval)
- * and 2^n put into the exponent bits. Below EXP_LO the true value is under the
- * smallest normal float (1.2e-38) and the result is 0, which also makes -inf
- * (a masked score) and NaN exactly 0. */
-#define EXP_LO (-87.3365447f) /* ln(2^-126) */
-#define LOG2E 1.44269504088896341f
-#define LN2_HI 0.693359375f /* ln 2 = LN2_HI + LN2_LO, LN2_HI with few bits */
-#define LN2_LO (-2.12194440e-4f)
-#define P0 1.9875691500e-4f
-#define P1 1.3981999507e-3f
-#define P2 8.3334519073e-3f
-#define P3 4.1665795894e-2f
-#define P4 1.6666665459e-1f
-#define P5 5.0000001201e-1f
-
-static inline float exp_nonpos(float x) {
-    const float keep = isgreaterequal(x, EXP_LO) ? 1.0f : 0.0f; /* 0: -inf, NaN, underflow */
-    x = isgreater(x, EXP_LO) ? x : EXP_LO;  /* NaN too becomes EXP_LO: y stays finite */
-    const int ni = (int)(x * LOG2E - 0.5f); /* x <= 0: truncation rounds to nearest */
-    const float n = (float)ni;
-    const float r = x - n * LN2_HI - n * LN2_LO;
-    float p = P0;
-    p = p * r + P1;
-    p = p * r + P2;
-    p = p * r + P3;
-    p = p * r + P4;
-    p = p * r + P5;
-    const float y = p * r * r + r + 1.0f;
-    const uint32_t bits = (uint32_t)(ni + 127) << 23; /* 2^n, n in [-126, 0] */
-    float scale;
-    memcpy(&scale, &bits, sizeof scale);
-    return y * scale * keep; /* no branch, so that the loops vectorise */
-}
+/* the softmax's exp: mha_exp_nonpos (softmax.h) */
+#define exp_nonpos mha_exp_nonpos
+#define EXP_LO MHA_EXP_LO
+#define LOG2E MHA_LOG2E
+#define LN2_HI MHA_LN2_HI
+#define LN2_LO MHA_LN2_LO
+#define P0 MHA_EXP_P0
+#define P1 MHA_EXP_P1
+#define P2 MHA_EXP_P2
+#define P3 MHA_EXP_P3
+#define P4 MHA_EXP_P4
+#define P5 MHA_EXP_P5
 
 /* Eight lanes side by side, so that the compiler can keep each in a vector
    register (and so that the sums add in eight partial sums, as AVX2 does). */

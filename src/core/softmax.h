@@ -1,8 +1,47 @@
 /* softmax.h: the float row-softmax kernels behind mha_softmax_rows and the
- * forward pass. Private to the core and its tests; the scalar double-sum
- * reference they are checked against lives in tests/test_mha.c. */
+ * forward pass, and their exp (also GELU's, src/learn). Private to the core and its tests; the
+ * scalar double-sum reference they are checked against lives in tests/test_mha.c. */
 #ifndef MHAVIZ_SOFTMAX_H
 #define MHAVIZ_SOFTMAX_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* exp(x) for x <= 0 in float (Cephes' expf): x = n ln2 + r with |r| <= ln2 / 2,
+ * exp(r) by a degree-7 polynomial (relative error about 1e-7 on that interval)
+ * and 2^n put into the exponent bits. Below MHA_EXP_LO the true value is under the
+ * smallest normal float (1.2e-38) and the result is 0, which also makes -inf
+ * (a masked score) and NaN exactly 0. */
+#define MHA_EXP_LO (-87.3365447f) /* ln(2^-126) */
+#define MHA_LOG2E 1.44269504088896341f
+#define MHA_LN2_HI 0.693359375f /* ln 2 = MHA_LN2_HI + MHA_LN2_LO, MHA_LN2_HI with few bits */
+#define MHA_LN2_LO (-2.12194440e-4f)
+#define MHA_EXP_P0 1.9875691500e-4f
+#define MHA_EXP_P1 1.3981999507e-3f
+#define MHA_EXP_P2 8.3334519073e-3f
+#define MHA_EXP_P3 4.1665795894e-2f
+#define MHA_EXP_P4 1.6666665459e-1f
+#define MHA_EXP_P5 5.0000001201e-1f
+
+static inline float mha_exp_nonpos(float x) {
+    const float keep = isgreaterequal(x, MHA_EXP_LO) ? 1.0f : 0.0f; /* 0: -inf, NaN, underflow */
+    x = isgreater(x, MHA_EXP_LO) ? x : MHA_EXP_LO; /* NaN too becomes MHA_EXP_LO: y stays finite */
+    const int ni = (int)(x * MHA_LOG2E - 0.5f);    /* x <= 0: truncation rounds to nearest */
+    const float n = (float)ni;
+    const float r = x - n * MHA_LN2_HI - n * MHA_LN2_LO;
+    float p = MHA_EXP_P0;
+    p = p * r + MHA_EXP_P1;
+    p = p * r + MHA_EXP_P2;
+    p = p * r + MHA_EXP_P3;
+    p = p * r + MHA_EXP_P4;
+    p = p * r + MHA_EXP_P5;
+    const float y = p * r * r + r + 1.0f;
+    const uint32_t bits = (uint32_t)(ni + 127) << 23; /* 2^n, n in [-126, 0] */
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return y * scale * keep; /* no branch, so that the loops vectorise */
+}
 
 typedef enum {
     SOFTMAX_AUTO = 0, /* the fastest the processor runs */

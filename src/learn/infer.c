@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas.h"
 #include "layers.h"
 #include "mha.h"
 #include "transformer.h"
@@ -149,6 +150,7 @@ void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *of
         t->n = n;
         encoder_forward(t->resid, tokens, tf->p.wte, tf->p.wpe, 1, n, c->d_model);
     }
+    mm_threads_min_flops(MM_THREADS_MODEL_FLOPS); /* products of a few ms: both cores */
     for (int i = from; i < c->layers; i++) layer_forward(t, i, off ? off + (size_t)i * c->h : NULL);
     const int d = c->d_model;
     layernorm_forward(t->lnf, t->mean, t->rstd, at(t, t->resid, c->layers), tf->p.lnf_g,
@@ -158,6 +160,7 @@ void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *of
         unembed_tied_forward(t->logits, last, tf->p.wte, 1, d, c->vocab);
     else
         matmul_forward(t->logits, last, tf->p.w_u, tf->p.b_u, 1, d, c->classes);
+    mm_threads_min_flops(0.0);
     int none = -1;
     crossentropy_forward(t->probs, t->logits, &none, 1, c->classes, &none);
 }
