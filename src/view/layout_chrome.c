@@ -86,13 +86,22 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
     /* a loaded model: its name and the layer shown ("gpt2 · layer 3 of 12"), and
        when its heads are re-split, how many it was trained with */
     const view_overview *ov = view_overview_ok(s->overview) ? s->overview : NULL;
-    char model[64] = "", resplit[64] = "";
+    char model[64] = "", resplit[64] = "", name[40] = "model";
+    if (ov && ov->name) { /* a long folder name ends in "…", never cut silently */
+        const size_t len = strlen(ov->name);
+        if (len <= 32) {
+            snprintf(name, sizeof name, "%s", ov->name);
+        } else {
+            size_t keep = 30;
+            while (keep > 0 && ((unsigned char)ov->name[keep] & 0xC0) == 0x80) keep--;
+            snprintf(name, sizeof name, "%.*s\xE2\x80\xA6", (int)keep, ov->name);
+        }
+    }
     if (ov && ov->layer >= 0 && ov->layer < ov->layers)
-        snprintf(model, sizeof model, "%.24s \xC2\xB7 layer %d of %d",
-                 ov->name ? ov->name : "model", ov->layer + 1, ov->layers);
-    else if (ov)
-        snprintf(model, sizeof model, "%.24s \xC2\xB7 %d layers", ov->name ? ov->name : "model",
+        snprintf(model, sizeof model, "%s \xC2\xB7 layer %d of %d", name, ov->layer + 1,
                  ov->layers);
+    else if (ov)
+        snprintf(model, sizeof model, "%s \xC2\xB7 %d layers", name, ov->layers);
     if (ov && s->resplit && layer && !view_overview_mode(s))
         snprintf(resplit, sizeof resplit, "re-split: trained with %d heads, shown as %d", ov->h,
                  layer->h);
