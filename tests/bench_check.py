@@ -125,6 +125,48 @@ def check_table(mhaviz):
             fail(f"--bench table mentions {word!r}", "present", "absent")
 
 
+def check_model(mhaviz):
+    """--bench-json --bench-quick --model DIR on a small generated checkpoint: sgemm
+    and the model's cases (model_load, model_forward at n 64 and 256, or the most the
+    model holds, model_resplit, model_rss) with their fields, and a missing folder
+    one mhaviz: line, exit 1."""
+    import os
+    import tempfile
+    here = os.path.dirname(os.path.abspath(__file__))
+    with tempfile.TemporaryDirectory() as tmp:
+        ckpt = os.path.join(tmp, "tiny")
+        subprocess.run([sys.executable, os.path.join(here, "gpt2_gen.py"), ckpt, "--layers", "2",
+                        "--heads", "4", "--embd", "32", "--positions", "300", "--merges", "100"],
+                       check=True, capture_output=True, timeout=300)
+        r = subprocess.run([mhaviz, "--bench-json", "--bench-quick", "--model", ckpt],
+                           capture_output=True, text=True, timeout=600)
+        if r.returncode != 0 or r.stderr:
+            fail("--bench --model exit status and stderr", "0 and nothing",
+                 f"{r.returncode} ({r.stderr[:300]!r})")
+            return
+        lines = [json.loads(x) for x in r.stdout.splitlines()]
+        want = [("sgemm", {}, ["gflops"]),
+                ("model_load", {"n_layer": 2, "d_model": 32}, ["median_ms", "file_mb"]),
+                ("model_forward", {"n": 64, "n_layer": 2, "h": 4}, ["median_ms", "p95_ms"]),
+                ("model_forward", {"n": 256, "n_layer": 2, "h": 4}, ["median_ms", "p95_ms"]),
+                ("model_resplit", {"h": 4, "h2": 2, "n": 64}, ["median_ms"]),
+                ("model_rss", {}, ["peak_mb", "file_mb"])]
+        for case, pick, nums in want:
+            got = [x for x in lines if x.get("case") == case and
+                   all(x.get(k) == v for k, v in pick.items())]
+            if len(got) != 1:
+                fail(f"--bench --model case {case} {pick}", "one line", len(got))
+                continue
+            positive_numbers(f"{case} {pick}", {k: got[0].get(k) for k in nums})
+        r = subprocess.run([mhaviz, "--bench-json", "--bench-quick", "--model",
+                            os.path.join(tmp, "missing")], capture_output=True, text=True,
+                           timeout=60)
+        err = r.stderr.splitlines()
+        if r.returncode != 1 or len(err) != 1 or not err[0].startswith("mhaviz: "):
+            fail("--bench --model on a missing folder", "exit 1, one mhaviz: line",
+                 f"{r.returncode} {err!r}")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -132,6 +174,7 @@ def main():
     count, jsonl = check_json(sys.argv[1])
     check_plot(sys.argv[2], jsonl)
     check_table(sys.argv[1])
+    check_model(sys.argv[1])
     if FAILURES:
         return 1
     print(f"bench_check: {count} JSON lines, every case and field present; plot and table OK")
