@@ -152,6 +152,7 @@ void app_gpt_adopt(app_state *s, app_gpt *g, const char *err) {
         return;
     }
     const int overview = s->gpt ? s->gpt->overview_open : 0;
+    if (s->pin) app_compare_toggle(s); /* a random model's pin does not compare with it */
     app_gpt_free(s->gpt);
     s->gpt = g;
     g->overview_open = overview;
@@ -269,6 +270,11 @@ int app_gpt_apply(app_state *s, const app_action *a) {
     case ACT_PAD:
         snprintf(s->status, sizeof s->status,
                  "padding is for batches of texts; %s reads one text here", name);
+        return 1;
+    case ACT_COMPARE:
+        snprintf(s->status, sizeof s->status,
+                 "compare pins a random model's view: not yet with a loaded model (re-split with "
+                 "Up/Down to compare splits)");
         return 1;
     case ACT_TRAIN_LAYER: return set_layer(s, g->layer + (a->arg < 0 ? -1 : 1));
     case ACT_LAYER: /* from the overview: the layer, and the head clicked focused */

@@ -147,6 +147,10 @@ static int apply(app_state *s, const app_action *a) {
     }
     default: break;
     }
+    if (a->kind == ACT_COMPARE && (s->gpt_wanted || s->gpt_loading)) {
+        snprintf(s->status, sizeof s->status, "a model is loading: compare waits for it");
+        return 1;
+    }
     int r = s->gpt ? app_gpt_apply(s, a) : -1;
     if (r < 0) r = app_apply_model(s, a);
     if (r < 0) r = app_apply_look(s, a);
