@@ -33,6 +33,9 @@ static void header_button_label(const view_state *s, int b, char *out, size_t le
         [BTN_HELP] = "Help (F1)",
         [BTN_PAGE_PREV] = "\xE2\x97\x80",
         [BTN_PAGE_NEXT] = "\xE2\x96\xB6",
+        [BTN_LAYER_PREV] = "\xE2\x97\x80",
+        [BTN_LAYER_NEXT] = "\xE2\x96\xB6",
+        [BTN_OVERVIEW] = "All layers (O)",
     };
     const attn_layer *layer = s->layer;
     switch (b) {
@@ -129,7 +132,13 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
             CAP(1);
         }
     } else {
-        if (model[0]) {
+        if (model[0] && ov) { /* a loaded model: its layers step with the buttons beside */
+            BTN(BTN_LAYER_PREV, 0);
+            snprintf(cap, sizeof cap, "%s", model);
+            CAP(0);
+            BTN(BTN_LAYER_NEXT, 1);
+            BTN(BTN_OVERVIEW, 1);
+        } else if (model[0]) {
             snprintf(cap, sizeof cap, "%s", model);
             CAP(1);
         }
@@ -141,10 +150,10 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
         snprintf(cap, sizeof cap, "h = %d", layer ? layer->h : 0);
         CAP(0);
         BTN(BTN_H_UP, 1);
-        BTN(BTN_D_DOWN, 0);
+        if (!ov) BTN(BTN_D_DOWN, 0);
         snprintf(cap, sizeof cap, "d_model = %d", layer ? layer->d_model : 0);
-        CAP(0);
-        BTN(BTN_D_UP, 1);
+        CAP(ov ? 1 : 0); /* a loaded model's d_model is its own: no buttons */
+        if (!ov) BTN(BTN_D_UP, 1);
         BTN(BTN_SAMPLE_PREV, 0);
         if (s->train)
             snprintf(cap, sizeof cap, "task %d/%d: %s", s->sample_index, s->sample_count,
@@ -157,9 +166,11 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
         CAP(0);
         BTN(BTN_SAMPLE_NEXT, 1);
         BTN(BTN_TEXT, 0);
-        BTN(BTN_SEED, 0);
-        BTN(BTN_MASK, 0);
-        BTN(BTN_SCALE, 0);
+        if (!ov) { /* a checkpoint's weights, mask and scaling are its own */
+            BTN(BTN_SEED, 0);
+            BTN(BTN_MASK, 0);
+            BTN(BTN_SCALE, 0);
+        }
         BTN(BTN_CMAP, 0);
         BTN(BTN_THEME, 1);
         BTN(BTN_ZOOM_OUT, 0);

@@ -45,6 +45,9 @@ typedef enum {
     BTN_HELP,
     BTN_PAGE_PREV,
     BTN_PAGE_NEXT,
+    BTN_LAYER_PREV, /* a loaded model: the previous / next layer, the overview */
+    BTN_LAYER_NEXT,
+    BTN_OVERVIEW,
     BTN_COUNT
 } view_button;
 

@@ -104,6 +104,7 @@ static app_action_kind button_action(int b) {
     case BTN_HELP: return ACT_HELP;
     case BTN_PAGE_PREV: return ACT_PAGE_PREV;
     case BTN_PAGE_NEXT: return ACT_PAGE_NEXT;
+    case BTN_OVERVIEW: return ACT_OVERVIEW;
     default: return ACT_NONE;
     }
 }
@@ -137,7 +138,9 @@ int app_click(app_state *s, int x, int y, app_action *then) {
         return 0;
     }
     view_hit hit = hit_at(s, x, y);
-    if (hit.kind == HIT_BUTTON)
+    if (hit.kind == HIT_BUTTON && (hit.button == BTN_LAYER_PREV || hit.button == BTN_LAYER_NEXT))
+        *then = (app_action){.kind = ACT_TRAIN_LAYER, .arg = hit.button == BTN_LAYER_PREV ? -1 : 1};
+    else if (hit.kind == HIT_BUTTON)
         *then = (app_action){.kind = button_action(hit.button)};
     else if (hit.kind == HIT_OVERVIEW) /* a loaded model's head: its layer, that head focused */
         *then = (app_action){.kind = ACT_LAYER, .arg = hit.row, .x = hit.head + 1};
