@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""state_model_check.py TEST_STATE_MODEL [ARG ...]: runs the state machine's tests of a loaded
+"""state_model_check.py TEST_STATE_MODEL [ARG ...]: the state machine's tests of a loaded
 GPT-2 model (tests/test_state_model.c) on random checkpoints made here.
 
-Writes two checkpoint folders into a temporary directory with gpt2_gen.py (seed 1):
+Writes three checkpoint folders into a temporary directory with gpt2_gen.py (seed 1):
     big:   3 layers, 4 heads, n_embd 32, n_positions 64, 200 merges
     short: the same with n_positions 16 (long texts are cut)
+    wide:  the same as big with 8 heads (more than the random model's 4)
 and, when PyTorch is importable, the float64 reference of tests/gpt2_ref.py on
 bpe_ref's ids of TEXT (the same text as test_state_model.c's REF_TEXT):
     ref/ids.txt            n, then the n ids
@@ -13,10 +14,10 @@ bpe_ref's ids of TEXT (the same text as test_state_model.c's REF_TEXT):
     ref/off_l1h2.txt       the vocabulary's probabilities with head 2 of layer 1
                            removed: V, then V values
     ref/probs.txt          the same with every head on
-Then runs TEST_STATE_MODEL with the ARGs (--only / --skip PATTERN: cmocka's filters)
-and MHAVIZ_TEST_MODEL, MHAVIZ_TEST_MODEL_SHORT, MHAVIZ_TEST_TMP and (with the
-reference) MHAVIZ_TEST_REF set, and exits with its code (timeout 240 s). The
-temporary directory is removed afterwards (MHAVIZ_TEST_KEEP=DIR writes into DIR
+Then runs TEST_STATE_MODEL with the ARGs (--only / --skip NAMES, comma-separated)
+and MHAVIZ_TEST_MODEL, MHAVIZ_TEST_MODEL_SHORT, MHAVIZ_TEST_MODEL_WIDE, MHAVIZ_TEST_TMP
+and (with the reference) MHAVIZ_TEST_REF set, and exits with its code (timeout 240 s).
+The temporary directory is removed afterwards (MHAVIZ_TEST_KEEP=DIR writes into DIR
 instead and keeps it)."""
 import os
 import shutil
@@ -32,9 +33,9 @@ sys.path.insert(0, HERE)
 TEXT = "The quick brown fox jumps over the lazy dog. The dog sleeps; the fox runs away."
 
 
-def gen(outdir, positions):
+def gen(outdir, positions, heads=4):
     cmd = [sys.executable, os.path.join(HERE, "gpt2_gen.py"), outdir, "--layers", "3",
-           "--heads", "4", "--embd", "32", "--positions", str(positions), "--merges", "200",
+           "--heads", str(heads), "--embd", "32", "--positions", str(positions), "--merges", "200",
            "--seed", "1"]
     subprocess.run(cmd, check=True, timeout=120, stdout=subprocess.DEVNULL)
 
@@ -75,11 +76,12 @@ def main(argv):
     keep = os.environ.get("MHAVIZ_TEST_KEEP")
     tmp = keep if keep else tempfile.mkdtemp(prefix="mhaviz-state-model-")
     try:
-        big, short, ref = (os.path.join(tmp, x) for x in ("big", "short", "ref"))
+        big, short, wide, ref = (os.path.join(tmp, x) for x in ("big", "short", "wide", "ref"))
         gen(big, 64)
         gen(short, 16)
+        gen(wide, 64, heads=8)
         env = dict(os.environ, MHAVIZ_TEST_MODEL=big, MHAVIZ_TEST_MODEL_SHORT=short,
-                   MHAVIZ_TEST_TMP=tmp)
+                   MHAVIZ_TEST_MODEL_WIDE=wide, MHAVIZ_TEST_TMP=tmp)
         if write_reference(big, ref):
             env["MHAVIZ_TEST_REF"] = ref
         try:

@@ -840,25 +840,78 @@ static void test_focus(void **st) {
     check_share("head 7 of the re-split", &vs, 6);
     press(s, APP_KEY_DOWN, 0);
     CHECK_INT("no head 7 of 4: focus gone", 0, s->focus);
+    s->status[0] = '\0';
+    press(s, '5', 0);
+    CHECK_INT("no head 5 of 4: refused", 0, s->focus);
+    CHECK_TRUE("status says why", has(s->status, "no head 5"));
     snap_free(&z);
+    app_state_destroy(s);
+
+    /* a model with more heads than the random model's 4 (the window's default h, as
+       GPT-2 small's 12): every one of them can be focused */
+    const char *wide = getenv("MHAVIZ_TEST_MODEL_WIDE");
+    if (!wide || !*wide) return;
+    s = make_state(wide, REF_TEXT);
+    L = layer_of(s, &vs);
+    CHECK_INT("8 heads", 8, L->h);
+    press(s, '6', 0);
+    CHECK_INT("head 6 of 8 focused", 6, s->focus);
+    L = layer_of(s, &vs);
+    check_share("head 6 of 8", &vs, 5);
+    app_action x = {.kind = ACT_ABLATE, .arg = 0};
+    app_apply(s, &x);
+    L = layer_of(s, &vs);
+    CHECK_INT("X removes the focused head 6", 1u << 5, (int)L->off[0]);
     app_state_destroy(s);
 }
 
-/* test_state_model [--only PATTERN | --skip PATTERN]: cmocka's test filters. */
-int main(int argc, char **argv) {
-    if (argc == 3 && strcmp(argv[1], "--only") == 0)
-        cmocka_set_test_filter(argv[2]);
-    else if (argc == 3 && strcmp(argv[1], "--skip") == 0)
-        cmocka_set_skip_filter(argv[2]);
-    else if (argc != 1) {
-        fprintf(stderr, "usage: test_state_model [--only PATTERN | --skip PATTERN]\n");
-        return 2;
+/* --- the text field's count: the model's own tokens --------------------------------------- */
+
+static void test_field_count(void **st) {
+    (void)st;
+    const char *dir = model_dir();
+    app_state *s = make_state(dir, REF_TEXT);
+    press(s, APP_KEY_RETURN, 0);
+    CHECK_INT("editing", 1, s->editing);
+    CHECK_INT("the field counts the text's BPE tokens", bpe_count(dir, REF_TEXT), s->edit_tokens);
+    app_action a = {.kind = ACT_EDIT_INSERT, .text = "naïve café, Übergröße"};
+    app_apply(s, &a);
+    CHECK_INT("the new text's BPE tokens", bpe_count(dir, "naïve café, Übergröße"), s->edit_tokens);
+    press(s, APP_KEY_ESCAPE, 0);
+    app_state_destroy(s);
+}
+
+/* test_state_model [--only NAMES | --skip NAMES]: NAMES a comma-separated list. */
+static int listed(const char *names, const char *name) {
+    const size_t len = strlen(name);
+    for (const char *p = names; *p;) {
+        const char *end = strchr(p, ',');
+        const size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && strncmp(p, name, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
     }
-    const struct CMUnitTest tests[] = {
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const struct CMUnitTest all[] = {
         cmocka_unit_test(test_load),         cmocka_unit_test(test_layer_keys),
         cmocka_unit_test(test_resplit),      cmocka_unit_test(test_ablate),
         cmocka_unit_test(test_refused_keys), cmocka_unit_test(test_text),
         cmocka_unit_test(test_open_bad),     cmocka_unit_test(test_focus),
+        cmocka_unit_test(test_field_count),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const size_t count = sizeof all / sizeof all[0];
+    const int only = argc == 3 && strcmp(argv[1], "--only") == 0;
+    const int skip = argc == 3 && strcmp(argv[1], "--skip") == 0;
+    if (argc != 1 && !only && !skip) {
+        fprintf(stderr, "usage: test_state_model [--only NAMES | --skip NAMES]\n");
+        return 2;
+    }
+    struct CMUnitTest tests[sizeof all / sizeof all[0]];
+    size_t k = 0;
+    for (size_t i = 0; i < count; i++)
+        if (argc == 1 || listed(argv[2], all[i].name) == only) tests[k++] = all[i];
+    return _cmocka_run_group_tests("test_state_model", tests, k, NULL, NULL);
 }
