@@ -55,8 +55,12 @@ static const char *ref_dir(void) {
     return p && *p ? p : NULL;
 }
 
-/* A state as `mhaviz --model PATH --text TEXT --export` makes it: loaded at once. */
-static app_state *make_state(const char *path, const char *text) {
+/* The options of `mhaviz --model PATH --text TEXT [--layer L] [-H H] [--ablate SPEC]
+   [--panel P] --export`: a state loaded at once. *rc is app_state_init's return,
+   err its message. */
+static app_state *make_state_with(const char *path, const char *text, int layer, int h,
+                                  const char *ablate, cli_panel panel, int *rc, char *err,
+                                  size_t errlen) {
     app_state *s = app_state_create(fx_measure, NULL);
     assert_non_null(s);
     cli_options o;
@@ -66,12 +70,24 @@ static app_state *make_state(const char *path, const char *text) {
     o.colormap = -1;
     o.text = text;
     o.model_path = path;
+    o.train.layer = layer;
+    o.cfg.h = h;
+    o.model_ablate = ablate;
+    o.panel = panel;
     tok_list toks = {0};
     int total = 0;
-    char err[512];
-    assert_int_equal(tok_split(&toks, text, MHA_MAX_N, &total, err, sizeof err), 0);
+    assert_int_equal(tok_split(&toks, text, MHA_MAX_N, &total, err, errlen), 0);
     mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
-    if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
+    *rc = app_state_init(s, &o, &toks, &cfg, err, errlen);
+    tok_free(&toks);
+    return s;
+}
+
+static app_state *make_state(const char *path, const char *text) {
+    char err[512];
+    int rc;
+    app_state *s = make_state_with(path, text, 0, 0, NULL, CLI_PANEL_ALL, &rc, err, sizeof err);
+    if (rc != 0) fail_msg("init: %s", err);
     CHECK_TRUE("a model is loaded", app_gpt_active(s));
     return s;
 }
@@ -462,6 +478,8 @@ static void check_p_full(const app_state *s, const snapshot *z) {
     }
 }
 
+static void edit_to(app_state *s, const char *text);
+
 static void test_ablate(void **st) {
     (void)st;
     app_state *s = make_state(model_dir(), REF_TEXT);
@@ -550,6 +568,28 @@ static void test_ablate(void **st) {
     press(s, APP_KEY_DOWN, 0);
     press(s, 'x', APP_MOD_SHIFT);
     CHECK_TRUE("Shift+X at h = 4", p_same(s, &z));
+
+    /* a new text: the removed heads stay removed, a re-split stays */
+    a.arg = 1; /* head 1 of layer 2 */
+    app_apply(s, &a);
+    const char *text = "the fox runs";
+    edit_to(s, text);
+    L = layer_of(s, &vs);
+    CHECK_INT("the new text's tokens", bpe_count(model_dir(), text), L->n);
+    CHECK_INT("head 1 of layer 2 still off", 1, (int)L->off[0]);
+    CHECK_INT("the overview still marks it", 1, vs.overview->off[1 * N_HEAD + 0]);
+    for (int k = 0; k < vs.next->k; k++) CHECK_TRUE("p_full given", vs.next->p_full[k] >= 0);
+    press(s, APP_KEY_UP, 0);
+    edit_to(s, REF_TEXT);
+    L = layer_of(s, &vs);
+    CHECK_INT("the re-split stays", 8, L->h);
+    CHECK_INT("re-split", 1, vs.resplit);
+    CHECK_INT("n", z.n, L->n);
+    check_causal_rows("re-split on a new text", L);
+    press(s, APP_KEY_DOWN, 0);
+    press(s, 'x', APP_MOD_SHIFT);
+    CHECK_TRUE("the first numbers again", p_same(s, &z));
+    for (int l = 0; l < N_LAYER; l++) CHECK_TRUE("every layer as at first", layer_same(s, &z, l));
     snap_free(&y);
     snap_free(&z);
     app_state_destroy(s);
@@ -777,6 +817,89 @@ static void test_open_bad(void **st) {
     app_state_destroy(s);
 }
 
+/* --- the command line's --layer, -H, --ablate and --panel with --model ------------------- */
+
+static void test_init_options(void **st) {
+    (void)st;
+    const char *dir = model_dir();
+    char err[512];
+    int rc;
+    view_state vs;
+    app_state *s =
+        make_state_with(dir, REF_TEXT, 3, 8, "1:2,3:4", CLI_PANEL_ALL, &rc, err, sizeof err);
+    if (rc != 0) fail_msg("init: %s", err);
+    const attn_layer *L = layer_of(s, &vs);
+    CHECK_INT("--layer 3", 2, L->layer);
+    CHECK_INT("-H 8: re-split", 8, L->h);
+    CHECK_INT("re-split", 1, vs.resplit);
+    check_causal_rows("--layer 3 -H 8", L);
+    for (int k = 0; k < N_LAYER * N_HEAD; k++)
+        CHECK_INT("--ablate 1:2,3:4", k == 0 * N_HEAD + 1 || k == 2 * N_HEAD + 3,
+                  vs.overview->off[k]);
+    for (int k = 0; k < vs.next->k; k++) CHECK_TRUE("p_full given", vs.next->p_full[k] >= 0);
+    app_state_destroy(s);
+
+    /* --ablate 1:2 as in test_ablate's X: the same probabilities */
+    s = make_state_with(dir, REF_TEXT, 0, 0, "1:2", CLI_PANEL_ALL, &rc, err, sizeof err);
+    if (rc != 0) fail_msg("init: %s", err);
+    app_view(s, &vs);
+    check_next_ref("--ablate 1:2", vs.next, "off_l1h2.txt");
+    float p[VIEW_NEXT_MAX];
+    memcpy(p, vs.next->p, sizeof p);
+    app_state *t = make_state(dir, REF_TEXT);
+    app_action a = {.kind = ACT_ABLATE, .arg = 2};
+    app_apply(t, &a);
+    view_state vt;
+    app_view(t, &vt);
+    CHECK_NEAR("--ablate 1:2 = X on head 2 of layer 1", 0,
+               max_diff(p, vt.next->p, (size_t)vt.next->k), 0);
+    app_state_destroy(t);
+    app_state_destroy(s);
+
+    /* the panels of --export: the overview, ten next tokens */
+    s = make_state_with(dir, REF_TEXT, 0, 0, NULL, CLI_PANEL_MODEL, &rc, err, sizeof err);
+    if (rc != 0) fail_msg("init: %s", err);
+    app_view(s, &vs);
+    CHECK_INT("--panel model: the overview open", 1, vs.overview_open);
+    CHECK_INT("five next tokens", 5, vs.next->k);
+    app_state_destroy(s);
+    s = make_state_with(dir, REF_TEXT, 0, 0, NULL, CLI_PANEL_NEXT, &rc, err, sizeof err);
+    if (rc != 0) fail_msg("init: %s", err);
+    app_view(s, &vs);
+    CHECK_INT("--panel next: ten tokens", VIEW_NEXT_MAX, vs.next->k);
+    double sum = 0;
+    for (int k = 0; k < vs.next->k; k++) {
+        if (k) CHECK_TRUE("descending", vs.next->p[k] <= vs.next->p[k - 1]);
+        sum += vs.next->p[k];
+    }
+    CHECK_TRUE("sum <= 1", sum <= 1.0 + 1e-6);
+    check_next_ref("ten next tokens", vs.next, "probs.txt");
+    app_state_destroy(s);
+
+    /* bad values: rc 2 and the option named */
+    static const struct {
+        int layer, h;
+        const char *ablate, *want;
+    } bad[] = {{4, 0, NULL, "--layer 4"}, {0, 5, NULL, "-H 5"},      {0, 64, NULL, "-H 64"},
+               {0, 0, "4:1", "--ablate"}, {0, 0, "1:5", "--ablate"}, {0, 0, "x", "--ablate"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        s = make_state_with(dir, REF_TEXT, bad[i].layer, bad[i].h, bad[i].ablate, CLI_PANEL_ALL,
+                            &rc, err, sizeof err);
+        if (rc != 2) fail_msg("bad option %zu: rc %d (%s)", i, rc, err);
+        if (!has(err, bad[i].want))
+            fail_msg("bad option %zu: \"%s\" lacks %s", i, err, bad[i].want);
+        CHECK_TRUE("no model", !app_gpt_active(s));
+        app_state_destroy(s);
+    }
+    /* a folder that is not a model: rc 1, the file named */
+    s = make_state_with("/nonexistent-model", REF_TEXT, 0, 0, NULL, CLI_PANEL_ALL, &rc, err,
+                        sizeof err);
+    CHECK_INT("a missing folder: rc 1", 1, rc);
+    CHECK_TRUE("the path named", has(err, "/nonexistent-model"));
+    app_state_destroy(s);
+}
+
 /* --- a head focused: 1-9, a click in the overview, X on the focused head ------------------ */
 
 /* The derived share of head `head` (0-based) in the output, against Concat's band of
@@ -900,7 +1023,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_resplit),      cmocka_unit_test(test_ablate),
         cmocka_unit_test(test_refused_keys), cmocka_unit_test(test_text),
         cmocka_unit_test(test_open_bad),     cmocka_unit_test(test_focus),
-        cmocka_unit_test(test_field_count),
+        cmocka_unit_test(test_field_count),  cmocka_unit_test(test_init_options),
     };
     const size_t count = sizeof all / sizeof all[0];
     const int only = argc == 3 && strcmp(argv[1], "--only") == 0;
