@@ -689,6 +689,23 @@ static void test_text(void **st) {
     CHECK_INT("the overview's n", L->n, vs.overview->n);
     check_causal_rows("the sample", L);
 
+    /* every sample in turn, and back to the first: cut where it is over 64 tokens */
+    for (int i = 1; i <= samples_count(); i++) {
+        s->status[0] = '\0';
+        press(s, APP_KEY_TAB, 0);
+        L = layer_of(s, &vs);
+        const int total = bpe_count(dir, samples_get(s->sample - 1)->text);
+        char where[64];
+        snprintf(where, sizeof where, "sample %d", s->sample);
+        if (L->n != (total < 64 ? total : 64))
+            fail_msg("%s: n %d, its BPE tokens %d (n_positions 64)", where, L->n, total);
+        CHECK_INT("cut when over 64", total > 64, vs.next->cut);
+        if (total > 64 && !has(s->status, "text cut to its first 64"))
+            fail_msg("%s: cut, status \"%s\"", where, s->status);
+        check_causal_rows(where, L);
+    }
+    CHECK_TRUE("a sample", s->sample >= 1);
+
     /* the text field */
     press(s, 'y', 0); /* the layer shown stays across a new text */
     const char *text = "Heads attend to previous tokens, and to tokens that repeat.";
