@@ -34,6 +34,8 @@ typedef struct attn_layer {
     int designed;      /* 1: designed heads (head_note names each one's rule) */
 
     const char *const *tokens;    /* (n) each position's text, "[PAD]" from n_real on */
+    const char *x_what;           /* what x is ("ln_1 of the residual stream"); NULL: the
+                                     token embedding + position, as the random model's */
     const char *const *head_note; /* (h) what head i is (e.g. "previous"), or NULL */
 
     /* tensors; a NULL one is not shown */

@@ -187,6 +187,7 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
     L->layer = i;
     L->layers = c->layers;
     L->tokens = tokens;
+    L->x_what = i == 0 ? "ln_1 of embedding + position" : "ln_1 of the residual stream";
     L->x = at(t, t->ln1, i);
     L->w_q = lp->w_q;
     L->w_k = lp->w_k;

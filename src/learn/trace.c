@@ -74,6 +74,7 @@ void tf_trace_layer(attn_layer *L, const tf_trace *t, int layer, const char *con
     L->layers = c->layers;
     L->tokens = tokens;
     L->x = la->ln1;
+    L->x_what = layer == 0 ? "ln_1 of embedding + position" : "ln_1 of the residual stream";
     L->w_q = lp->w_q;
     L->w_k = lp->w_k;
     L->w_v = lp->w_v;

@@ -70,6 +70,7 @@ void gpt2_run_free(gpt2_run *r) {
     free(r->s_attn);
     free(r->s_concat);
     free(r->s_out);
+    free(r->s_heads);
     memset(r, 0, sizeof *r);
     r->shown = r->shown_h = -1;
 }
@@ -211,9 +212,17 @@ int gpt2_run_show(gpt2_run *r, int layer, int h) {
     }
     if (!r->s_concat) r->s_concat = malloc(nd * sizeof(float));
     if (!r->s_out) r->s_out = malloc(nd * sizeof(float));
-    if (!r->s_concat || !r->s_out) return -1;
+    if (!r->s_heads) r->s_heads = malloc(nd * sizeof(float));
+    if (!r->s_concat || !r->s_out || !r->s_heads) return -1;
     tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat,
                    h == c->h ? NULL : r->s_out);
+    /* every head_i from the Concat with every head on: (h, n, d_k), as the view and
+       the step-through read them (a removed head's too) */
+    const int n = r->n, d = c->d_model, dk = d / h;
+    for (int i = 0; i < h; i++)
+        for (int row = 0; row < n; row++)
+            memcpy(r->s_heads + ((size_t)i * n + row) * dk,
+                   r->s_concat + (size_t)row * d + (size_t)i * dk, (size_t)dk * sizeof(float));
     r->shown = layer;
     r->shown_h = h;
     return 0;
@@ -236,6 +245,7 @@ static int fill_layer(const void *self, int i, attn_layer *L) {
     if (i < 0 || i >= layer_count(self)) return -1;
     const int shown = i == r->shown;
     tf_infer_layer(L, r->inf, i, shown ? r->s_scores : NULL, r->label);
+    if (shown) L->heads = r->s_heads;
     if (!shown || r->shown_h == c->h) return 0;
     /* re-split: the same X, W^Q, W^K, W^V, Q, K, V and W^O, other heads */
     attn_layer split;
@@ -249,6 +259,7 @@ static int fill_layer(const void *self, int i, attn_layer *L) {
     split.scores = r->s_scores;
     split.attn = r->s_attn;
     split.concat = r->s_concat;
+    split.heads = r->s_heads;
     split.out = split.out_full = r->s_out;
     *L = split;
     return 0;

@@ -56,7 +56,8 @@ typedef struct {
     /* the shown layer: its scores (and, re-split, its heads) */
     int shown, shown_h; /* layer, heads (the model's own or a re-split); -1: none */
     float *s_scores, *s_attn, *s_concat, *s_out;
-    size_t s_cap; /* floats in s_scores and s_attn */
+    float *s_heads; /* (h, n, d_k): head_i = A_i V_i, removed heads too */
+    size_t s_cap;   /* floats in s_scores and s_attn */
 } gpt2_run;
 
 /* A run for m (no text yet). 0, or -1 on out of memory. */

@@ -265,17 +265,18 @@ void view_draw_editor(const view_ctx *c) {
 
     char count[160];
     int n = s->edit_tokens;
-    if (n > VIEW_MAX_N)
-        snprintf(count, sizeof count, "%d tokens: the first %d are kept", n, VIEW_MAX_N);
+    const int limit = s->edit_limit > 0 ? s->edit_limit : VIEW_MAX_N;
+    if (n > limit)
+        snprintf(count, sizeof count, "%d tokens: the first %d are kept", n, limit);
     else
-        snprintf(count, sizeof count, "%d / %d tokens", n, VIEW_MAX_N);
+        snprintf(count, sizeof count, "%d / %d tokens", n, limit);
     if (E.total_lines > E.shown) {
         size_t o = strlen(count);
         snprintf(count + o, sizeof count - o, "   \xC2\xB7   lines %d\xE2\x80\x93%d of %d",
                  E.first_line + 1, E.first_line + E.shown, E.total_lines);
     }
     draw_text(c->dl, E.count_x, E.count_y, count, L->font_small,
-              n > VIEW_MAX_N ? c->th.accent_text : c->th.muted, 0, 0);
+              n > limit ? c->th.accent_text : c->th.muted, 0, 0);
 }
 
 void view_draw_help(const view_ctx *c) {

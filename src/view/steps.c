@@ -24,7 +24,9 @@ static void stage_title(char *buf, size_t len, int k, const attn_layer *layer, i
         snprintf(div, sizeof div, "%g", (double)t);
     const int masked = layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
     switch (k) {
-    case 1: snprintf(buf, len, "1  X: embedding + position"); break;
+    case 1:
+        snprintf(buf, len, "1  X: %s", layer->x_what ? layer->x_what : "embedding + position");
+        break;
     case 2: snprintf(buf, len, "2  Q%s, K%s, V%s = X W%s", i, i, i, i); break;
     case 3: snprintf(buf, len, "3  S%s = Q%s K%s\xE1\xB5\x80", i, i, i); break;
     case 4: snprintf(buf, len, "4  S%s / %s", i, div); break;

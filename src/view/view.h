@@ -147,6 +147,7 @@ typedef struct view_state {
     int edit_cursor;               /* byte offset of the cursor in edit_text */
     int edit_selected;             /* the whole text is selected */
     int edit_tokens;               /* tokens the text has now */
+    int edit_limit;                /* tokens kept (a loaded model's positions); 0: VIEW_MAX_N */
     int help;                      /* help overlay open */
     const char *status;            /* message for the status line, may be NULL */
     const char *toast;             /* transient notice (e.g. saved file path), may be NULL */

@@ -96,7 +96,9 @@ static int loads(app_state *s, app_async *a, int block) {
         job_free(a->load_handle);
         a->load_handle = NULL;
         s->gpt_loading = 0;
+        if (a->load.g && s->pin) app_compare_toggle(s); /* a random model's pin: dropped */
         app_gpt_adopt(s, a->load.g, a->load.err);
+        app_derive(s); /* the layer drawn: the new model's, before anything reads it */
         a->load.g = NULL;
         return 1;
     }
@@ -113,6 +115,7 @@ static int loads(app_state *s, app_async *a, int block) {
             load_model(NULL, &a->load);
             s->gpt_loading = 0;
             app_gpt_adopt(s, a->load.g, a->load.err);
+            app_derive(s);
             a->load.g = NULL;
         }
         changed = 1;

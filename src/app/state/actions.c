@@ -208,14 +208,16 @@ int app_apply_look(app_state *s, const app_action *a) {
         if (s->page > 0) s->page--;
         return 1;
     case ACT_PAGE_NEXT: s->page++; return 1; /* app_layout clamps it to the pages there are */
-    case ACT_FOCUS:
-        if (a->arg >= 1 && a->arg <= s->cfg.h) {
+    case ACT_FOCUS: { /* the heads shown: a loaded model's (or its re-split) */
+        const int h = s->gpt ? app_gpt_heads(s) : s->cfg.h;
+        if (a->arg >= 1 && a->arg <= h) {
             s->focus = a->arg;
             s->status[0] = '\0';
         } else {
-            snprintf(s->status, sizeof s->status, "there is no head %d: h = %d", a->arg, s->cfg.h);
+            snprintf(s->status, sizeof s->status, "there is no head %d: h = %d", a->arg, h);
         }
         return 1;
+    }
     case ACT_HELP: s->help = !s->help; return 1;
     case ACT_FULLSCREEN: s->fullscreen = !s->fullscreen; return 1;
     case ACT_PRESENT:

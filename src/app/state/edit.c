@@ -11,6 +11,10 @@
    selection that the first key replaces ----------------------------------------- */
 
 static void count_tokens(app_state *s) {
+    if (s->gpt) { /* a loaded model: its own tokenizer */
+        s->edit_tokens = app_gpt_count(s, s->edit, NULL);
+        return;
+    }
     tok_list t = {0};
     int total = 0;
     char err[MHA_ERR_LEN];

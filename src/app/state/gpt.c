@@ -135,7 +135,7 @@ app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void 
 
 /* err as the status: a message longer than the line loses the start of its path,
    never its reason (which comes last) */
-static void say(app_state *s, const char *err) {
+void app_gpt_say(app_state *s, const char *err) {
     const size_t len = strlen(err), room = sizeof s->status - 1;
     if (len <= room) {
         memcpy(s->status, err, len + 1);
@@ -148,11 +148,10 @@ static void say(app_state *s, const char *err) {
 
 void app_gpt_adopt(app_state *s, app_gpt *g, const char *err) {
     if (!g) { /* the model shown stays; the status says why */
-        say(s, err);
+        app_gpt_say(s, err);
         return;
     }
     const int overview = s->gpt ? s->gpt->overview_open : 0;
-    if (s->pin) app_compare_toggle(s); /* a random model's pin does not compare with it */
     app_gpt_free(s->gpt);
     s->gpt = g;
     g->overview_open = overview;
@@ -325,21 +324,16 @@ int app_gpt_text(app_state *s, const char *text, int sample) {
     return 0;
 }
 
-void app_open_model(app_state *s, const char *path) {
-    app_gpt_request *q = &s->gpt_want;
-    snprintf(q->path, sizeof q->path, "%s", path);
-    const sample *smp = s->sample ? samples_get(s->sample - 1) : NULL;
-    snprintf(q->text, sizeof q->text, "%s", smp ? smp->text : s->custom);
-    q->layer = 0;
-    q->h = 0;
-    q->ablate[0] = '\0';
-    s->dirty = 1;
-    if (s->req.attached) { /* the jobs layer reads it; the picture stays meanwhile */
-        s->gpt_wanted = 1;
-        return;
-    }
-    char err[512];
-    if (app_gpt_open(s, q, err, sizeof err) != 0) say(s, err);
+int app_gpt_heads(const app_state *s) {
+    return s->gpt ? s->gpt->h : 0;
+}
+
+int app_gpt_count(const app_state *s, const char *text, int *limit) {
+    const app_gpt *g = s->gpt;
+    if (limit) *limit = g ? g->run.inf->cap : 0;
+    if (!g) return 0;
+    const int n = bpe_encode(g->m->tok, text, strlen(text), NULL, 0, NULL);
+    return n > 0 ? n : 0;
 }
 
 int app_gpt_layer(const app_state *s, attn_layer *L) {

@@ -183,6 +183,28 @@ int app_apply(app_state *s, const app_action *a) {
     return changed;
 }
 
+void app_open_model(app_state *s, const char *path) {
+    app_gpt_request *q = &s->gpt_want;
+    snprintf(q->path, sizeof q->path, "%s", path);
+    const sample *smp = s->sample ? samples_get(s->sample - 1) : NULL;
+    snprintf(q->text, sizeof q->text, "%s", smp ? smp->text : s->custom);
+    q->layer = 0;
+    q->h = 0;
+    q->ablate[0] = '\0';
+    s->dirty = 1;
+    if (s->req.attached) { /* the jobs layer reads it; the picture stays meanwhile */
+        s->gpt_wanted = 1;
+        return;
+    }
+    char err[512];
+    app_gpt *g = NULL;
+    int rc = 0;
+    g = app_gpt_load(q, NULL, NULL, &rc, err, sizeof err);
+    if (g && s->pin) app_compare_toggle(s); /* a random model's pin does not compare with it */
+    app_gpt_adopt(s, g, err);
+    app_derive(s); /* the layer drawn: the new model's from now on */
+}
+
 int app_do(app_state *s, app_action_kind kind) {
     app_action a = {.kind = kind};
     return app_apply(s, &a);

@@ -61,8 +61,16 @@ void app_training_free(app_training *t);
 app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void *ud, int *rc,
                       char *err, size_t errlen);
 void app_gpt_adopt(app_state *s, app_gpt *g, const char *err);
+/* err as the status line: a message too long loses the start of its path, never
+   its reason. */
+void app_gpt_say(app_state *s, const char *err);
 int app_gpt_open(app_state *s, const app_gpt_request *q, char *err, size_t errlen);
 int app_gpt_active(const app_state *s);
+/* The heads shown (the model's own or a re-split), 0 without a model. */
+int app_gpt_heads(const app_state *s);
+/* Tokens text has for the model's tokenizer, and in *limit (may be NULL) the most
+   a run keeps; 0 and 0 without a model. */
+int app_gpt_count(const app_state *s, const char *text, int *limit);
 int app_gpt_apply(app_state *s, const app_action *a);
 int app_gpt_text(app_state *s, const char *text, int sample);
 int app_gpt_layer(const app_state *s, attn_layer *L);

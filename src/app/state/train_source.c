@@ -22,7 +22,8 @@ static int layer(const void *self, int i, attn_layer *L) {
     L->layers = tv->cfg.layers;
     L->seed = tv->cfg.seed;
     L->tokens = ts->labels;
-    L->x = t->x;
+    L->x = t->x; /* the block's LayerNorm of its input */
+    L->x_what = i == 0 ? "LayerNorm of embedding + position" : "LayerNorm of layer 1's output";
     L->w_o = t->w_o;
     L->q = t->q, L->k = t->k, L->v = t->v;
     L->scores = t->scores;
