@@ -75,6 +75,17 @@ static void rebuild(app_state *s) {
     s->dirty = 1;
 }
 
+/* The status says so when the run's text was cut; 1 then. */
+static int say_cut(app_state *s) {
+    const app_gpt *g = s->gpt;
+    const gpt2_run *r = &g->run;
+    if (r->n >= r->n_text) return 0;
+    snprintf(s->status, sizeof s->status,
+             "text cut to its first %d of %d tokens (%.40s holds %d positions here)", r->n,
+             r->n_text, g->m->paths.name, r->inf->cap);
+    return 1;
+}
+
 /* Runs text through the model; the status says when it was cut. */
 static int run_text(app_state *s, const char *text) {
     app_gpt *g = s->gpt;
@@ -84,11 +95,7 @@ static int run_text(app_state *s, const char *text) {
         return -1;
     }
     rebuild(s);
-    const gpt2_run *r = &g->run;
-    if (r->n < r->n_text)
-        snprintf(s->status, sizeof s->status,
-                 "text cut to its first %d of %d tokens (%.40s holds %d positions here)", r->n,
-                 r->n_text, g->m->paths.name, r->inf->cap);
+    say_cut(s);
     return 0;
 }
 
@@ -158,12 +165,7 @@ void app_gpt_adopt(app_state *s, app_gpt *g, const char *err) {
     s->focus = 0;
     s->page = 0;
     rebuild(s);
-    const gpt2_run *r = &g->run;
-    if (r->n < r->n_text)
-        snprintf(s->status, sizeof s->status,
-                 "text cut to its first %d of %d tokens (%.40s holds %d positions here)", r->n,
-                 r->n_text, g->m->paths.name, r->inf->cap);
-    else
+    if (!say_cut(s))
         snprintf(s->status, sizeof s->status, "%.60s: %d layers × %d heads, d_model %d",
                  g->m->paths.name, g->m->tf->cfg.layers, g->m->tf->cfg.h, g->m->tf->cfg.d_model);
 }
