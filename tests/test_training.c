@@ -234,8 +234,58 @@ static void test_tooltip_shows_the_real_score(void **st) {
     app_state_destroy(tr.s);
 }
 
+/* The text of the draw list that starts with prefix, or NULL. */
+static const char *text_starting(const draw_list *dl, const char *prefix) {
+    for (int i = 0; i < dl->count; i++) {
+        if (dl->cmds[i].kind != DC_TEXT) continue;
+        const char *t = draw_cmd_text(dl, &dl->cmds[i]);
+        if (strncmp(t, prefix, strlen(prefix)) == 0) return t;
+    }
+    return NULL;
+}
+
+/* Training mode's title: a rate while running, none once paused (no step is being
+   taken: "268/s · paused" was seen). */
+static void test_paused_title_has_no_rate(void **st) {
+    (void)st;
+    trained tr;
+    train_both(&tr); /* paused */
+    view_state vs;
+    app_view(tr.s, &vs);
+    static view_layout L;
+    view_layout_compute(&L, &vs, fx_measure, NULL);
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    view_render(&dl, cache, &L, &vs, fx_measure, NULL);
+    const char *title = text_starting(&dl, "Training induction");
+    assert_non_null(title);
+    if (!strstr(title, "paused") || strstr(title, "/s"))
+        fail_msg("paused: expected a title with 'paused' and no rate, got \"%s\"", title);
+    draw_list_free(&dl);
+    press(tr.s, 'l'); /* running again: the rate is back */
+    double clock = 0.0;
+    CHECK_TRUE("running again", wait_for(tr.s, induction_going, &clock));
+    app_view(tr.s, &vs);
+    if (vs.train && vs.train->running) {
+        view_layout_compute(&L, &vs, fx_measure, NULL);
+        draw_list_init(&dl);
+        view_render(&dl, cache, &L, &vs, fx_measure, NULL);
+        title = text_starting(&dl, "Training induction");
+        assert_non_null(title);
+        if (!strstr(title, "/s") || !strstr(title, "running"))
+            fail_msg("running: expected a rate and 'running', got \"%s\"", title);
+        draw_list_free(&dl);
+    }
+    view_cache_destroy(cache);
+    learn_destroy(tr.ref);
+    app_async_disable(tr.s);
+    app_state_destroy(tr.s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_paused_title_has_no_rate),
         cmocka_unit_test(test_y_shows_each_layer),
         cmocka_unit_test(test_tooltip_shows_the_real_score),
     };

@@ -129,9 +129,12 @@ void view_draw_train(const view_ctx *c) {
         snprintf(buf, sizeof buf, "Training %s: %s", t->task, t->error);
     else if (c->s->figure) /* a figure: what was trained, no state of the app */
         snprintf(buf, sizeof buf, "Trained on %s \xC2\xB7 %ld steps", t->task, t->step);
-    else
-        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 %.0f/s \xC2\xB7 %s",
-                 t->task, t->step, (double)t->steps_per_s, t->running ? "running" : "paused");
+    else if (t->running)
+        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 %.0f/s \xC2\xB7 running",
+                 t->task, t->step, (double)t->steps_per_s);
+    else /* paused: no rate, since no step is being taken */
+        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 paused", t->task,
+                 t->step);
     view_fit_text(fitted, sizeof fitted, buf, L->train_title.w, L->font_title, 1, c->measure,
                   c->ud);
     draw_text(c->dl, L->train_title.x, L->train_title.y, fitted, L->font_title, c->th.text, 1, 0);
