@@ -138,6 +138,12 @@ static void test_step_d_ladder(void **state) {
                     EXPECT(why[0] != '\0',
                            "step d %s returned 0: expected a non-empty message, got \"\"",
                            dir > 0 ? "up" : "down");
+                    /* at the top of the ladder the reason is the top, not h (issue 20) */
+                    const int top = controls_ladder_value(nl - 1);
+                    if (dir > 0)
+                        EXPECT((d >= top) == (strstr(why, "is the largest") != NULL),
+                               "step d up from %d (h %d): expected %s, got \"%s\"", d, h,
+                               d >= top ? "'is the largest'" : "the h reason", why);
                 }
             }
         }

@@ -33,8 +33,11 @@ int controls_step_d(int h, int d, int dir, char *why, size_t len) {
     if (dir > 0) {
         for (int i = 0; i < count; i++)
             if (ladder[i] > d && ladder[i] % h == 0) return ladder[i];
-        snprintf(why, len, "no larger d_model (up to %d) is divisible by h = %d", ladder[count - 1],
-                 h);
+        if (d >= ladder[count - 1]) /* the top of the ladder: nothing to do with h */
+            snprintf(why, len, "d_model = %d is the largest this app computes", ladder[count - 1]);
+        else
+            snprintf(why, len, "no larger d_model (up to %d) is divisible by h = %d",
+                     ladder[count - 1], h);
     } else {
         for (int i = count - 1; i >= 0; i--)
             if (ladder[i] < d && ladder[i] % h == 0 && ladder[i] >= h) return ladder[i];
