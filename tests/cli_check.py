@@ -146,12 +146,45 @@ LONG = [
 ]
 
 
-def check_bad(mhaviz, args, names):
+# Given twice, or doing nothing with the others: run as they are (no --dump out in
+# front), each in an empty folder that must stay empty. The message names the option
+# and says which of the two it is.
+ALONE = [
+    (["--export", "x.png", "--export", "y.png"], ["--export: given twice ('x.png', then 'y.png')"]),
+    (["--dump", "a", "--dump", "b"], ["--dump: given twice ('a', then 'b')"]),
+    (["--compare", "h=1", "--compare", "h=2"], ["--compare: given twice ('h=1', then 'h=2')"]),
+    (["-H", "2", "-H", "4", "--export", "x.png"], ["--heads: given twice ('2', then '4')"]),
+    (["--ablate", "1", "--ablate", "2", "--dump", "a"], ["--ablate: given twice"]),
+    (["--values", "--values", "--export", "x.png"], ["--values: given twice"]),
+    (["--train", "pair", "--page", "2"], ["--page: does nothing with --train"]),
+    (["--dump", "a", "--page", "2"], ["--page: does nothing with --dump"]),
+    (["--dump", "a", "--panel", "all"], ["--panel: does nothing with --dump"]),
+    (["--panel", "equation"], ["--panel: does nothing in the window"]),
+    (["--dump", "a", "--size", "800x600"], ["--size: does nothing with --dump"]),
+    (["--dump", "a", "--scale", "2"], ["--scale: does nothing with --dump"]),
+    (["--dump", "a", "--background", "transparent"], ["--background: does nothing with --dump"]),
+    (["--dump", "a", "--values"], ["--values: does nothing with --dump"]),
+    (["--dump", "a", "--contrast", "row"], ["--contrast: does nothing with --dump"]),
+    (["--dump", "a", "--diff"], ["--diff: does nothing with --dump"]),
+    (["--dump", "a", "--theme", "dark"], ["--theme: does nothing with --dump"]),
+    (["--dump", "a", "--colormap", "magma"], ["--colormap: does nothing with --dump"]),
+    (["--bench", "--values"], ["--values: does nothing with --bench"]),
+    (["--bench", "--contrast", "log"], ["--contrast: does nothing with --bench"]),
+    (["--bench", "--diff"], ["--diff: does nothing with --bench"]),
+    (["--bench", "--theme", "dark"], ["--theme: does nothing with --bench"]),
+    (["--bench", "--colormap", "greys"], ["--colormap: does nothing with --bench"]),
+    (["--export", "x.png", "--export-dir", "e"], ["--export-dir: does nothing with --export"]),
+    (["--dump", "a", "--export-dir", "e"], ["--export-dir: does nothing with --dump"]),
+    (["--dump", "a", "--font", "f.ttf"], ["--font: does nothing with --dump"]),
+]
+
+
+def check_bad(mhaviz, args, names, prefix=("--dump", "out")):
     where = "mhaviz " + " ".join(repr(a) if (" " in a or not a) else a for a in args)
     if len(where) > 90:
         where = where[:90] + "..."
     with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
-        full = ["--dump", "out"] + args
+        full = list(prefix) + args
         p = run(mhaviz, full, d)
         err = p.stderr.decode("utf-8", errors="replace")
         if p.returncode != 2:
@@ -320,6 +353,8 @@ def main():
     for a, names in cases:
         check_bad(mhaviz, a, names)
     if not long_only:
+        for a, names in ALONE:
+            check_bad(mhaviz, a, names, prefix=())
         check_good(mhaviz)
         check_pad_export(mhaviz)
         check_good_values(mhaviz)

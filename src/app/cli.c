@@ -158,6 +158,29 @@ static const char *option_name(int opt, const char *arg) {
     return buf;
 }
 
+/* The option's long name without its dashes: "heads" for 'H', "page" for OPT_PAGE. */
+static const char *option_long_name(int opt) {
+    for (const struct option *o = long_opts; o->name; o++)
+        if (o->val == opt) return o->name;
+    return "?";
+}
+
+/* An option given a second time: refused, whatever the values (none accumulates:
+ * --ablate takes one list, --compare one SPEC). -h and -V may repeat. Returns 0,
+ * or 2 with "--export: given twice ('x.png', then 'y.png')". */
+static int once(cli_flags *f, int c, const char *arg, char *err, size_t errlen) {
+    if (c <= 0 || c >= OPT_END || c == 'h' || c == 'V' || c == '?' || c == ':') return 0;
+    if (!f->seen[c]) {
+        f->seen[c] = 1;
+        f->first[c] = arg;
+        return 0;
+    }
+    if (arg)
+        return cli_fail(err, errlen, "--%s: given twice ('%s', then '%s'); give it once",
+                        option_long_name(c), f->first[c], arg);
+    return cli_fail(err, errlen, "--%s: given twice; give it once", option_long_name(c));
+}
+
 /* -h and -V, and what getopt could not take: a missing value (':'), an unknown
  * option or a value where none goes ('?'). arg is the argument getopt read last. */
 static int other_option(cli_flags *f, int opt, const char *arg, char *err, size_t errlen) {
@@ -193,6 +216,9 @@ static int check_combinations(cli_options *o, const cli_flags *f, char *err, siz
         o->panel_head > h)
         return cli_fail(err, errlen, "--panel %s:%d: there are only %d heads",
                         o->panel == CLI_PANEL_HEAD ? "head" : "steps", o->panel_head, h);
+    char why[256];
+    const int idle = cli_idle_option(o, f, why, sizeof why);
+    if (idle) return cli_fail(err, errlen, "--%s: %s", option_long_name(idle), why);
     return 0;
 }
 
@@ -209,6 +235,7 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, SHORT_OPTS, long_opts, NULL)) != -1) {
+        if (once(&f, c, optarg, err, errlen) != 0) return 2;
         int rc = CLI_NOT_MINE;
         for (size_t g = 0; rc == CLI_NOT_MINE && g < sizeof groups / sizeof groups[0]; g++)
             rc = groups[g](o, &f, c, optarg, err, errlen);

@@ -130,8 +130,8 @@ static int compare_item(cli_options *o, const char *spec, char *item, char *err,
     return 0;
 }
 
-/* --compare SPEC: key=value items separated by commas, each key once; the last
- * --compare replaces the ones before it. */
+/* --compare SPEC: key=value items separated by commas, each key once (a second
+ * --compare is refused in cli_parse). */
 static int parse_compare(cli_options *o, const char *s, char *err, size_t errlen) {
     memset(&o->compare_cfg, 0, sizeof o->compare_cfg);
     o->compare_set = 0;
