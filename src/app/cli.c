@@ -17,6 +17,8 @@ static const char usage_a[] =
     "  -d, --d-model N       model width d_model, 1..4096 (default 64)\n"
     "  -s, --seed N          seed for weights and embeddings, 1..2^63-1 (default 1)\n"
     "  -t, --text TEXT       your own sentence (UTF-8, at most 512 tokens)\n"
+    "      --text-file FILE  the text of FILE (- for standard input): UTF-8, at most\n"
+    "                        1 MiB, cut to its first 512 tokens\n"
     "      --sample K        built-in sample K (1-based; see --list-samples)\n"
     "      --list-samples    list the built-in samples and exit\n"
     "      --mask none|causal   causal: a token sees only itself and earlier ones\n"
@@ -95,6 +97,7 @@ static const struct option long_opts[] = {
     {"d-model", required_argument, NULL, 'd'},
     {"seed", required_argument, NULL, 's'},
     {"text", required_argument, NULL, 't'},
+    {"text-file", required_argument, NULL, OPT_TEXT_FILE},
     {"sample", required_argument, NULL, OPT_SAMPLE},
     {"list-samples", no_argument, NULL, OPT_LIST},
     {"mask", required_argument, NULL, OPT_MASK},
@@ -202,6 +205,9 @@ static int other_option(cli_flags *f, int opt, const char *arg, char *err, size_
 static int check_combinations(cli_options *o, const cli_flags *f, char *err, size_t errlen) {
     if (o->text && o->sample)
         return cli_fail(err, errlen, "--text and --sample: give one or the other");
+    if (o->text_file && (o->text || o->sample))
+        return cli_fail(err, errlen, "--text-file and %s: give one or the other",
+                        o->text ? "--text" : "--sample");
     if (f->list && cli_set_mode(o, CLI_LIST_SAMPLES, "--list-samples", err, errlen) != 0) return 2;
     if (f->bench && cli_set_mode(o, CLI_BENCH, "--bench", err, errlen) != 0) return 2;
     if (cli_model_check(o, err, errlen) != 0) return 2;

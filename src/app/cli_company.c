@@ -45,6 +45,7 @@ static const struct {
     {'s', W | E | D | T_ALL},
     {'t', W | E | D | MW | ME | MD},
     {OPT_SAMPLE, W | E | D | MW | ME | MD},
+    {OPT_TEXT_FILE, W | E | D | MW | ME | MD},
     {OPT_LIST, L},
     {OPT_MASK, W | E | D},
     {OPT_NO_SCALE, W | E | D},

@@ -178,6 +178,12 @@ int cli_computation_option(cli_options *o, cli_flags *f, int opt, const char *ar
         o->cfg.seed = (uint64_t)v;
         return 0;
     case 't': o->text = arg; return 0;
+    case OPT_TEXT_FILE: /* read by main, before any mode starts */
+        if (!*arg)
+            return cli_fail(err, errlen,
+                            "--text-file: needs a file name (or - for standard input)");
+        o->text_file = arg;
+        return 0;
     case OPT_SAMPLE:
         if (cli_parse_int(arg, 1, INT_MAX, &v) != 0)
             return cli_fail(err, errlen,

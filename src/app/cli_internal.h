@@ -13,6 +13,7 @@
 enum {
     /* computation */
     OPT_SAMPLE = 256,
+    OPT_TEXT_FILE,
     OPT_LIST,
     OPT_MASK,
     OPT_NO_SCALE,

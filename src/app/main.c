@@ -15,6 +15,7 @@
 #include "dump.h"
 #include "mha.h"
 #include "samples.h"
+#include "text_file.h"
 #include "tok.h"
 #include "train_figure.h"
 #include "train_mode.h"
@@ -89,11 +90,13 @@ static int print_info(const cli_options *o) {
     return finish_stdout(bad ? (out_errno ? out_errno : EIO) : 0);
 }
 
-/* Resolves --text / --sample into tokens and checks the whole configuration.
- * Returns 0, or 2 with a message: every usage error is found before anything
- * is written. */
-static int resolve_input(const cli_options *o, tok_list *toks, mha_config *cfg, char *err,
-                         size_t errlen) {
+/* Resolves --text / --text-file / --sample into tokens and checks the whole
+ * configuration. A typed --text over 512 tokens is refused; a file's text is cut
+ * to its first 512, and *cut_total says how many it held (0: not cut). Returns 0,
+ * or 2 with a message: every usage error is found before anything is written. */
+static int resolve_input(const cli_options *o, tok_list *toks, mha_config *cfg, int *cut_total,
+                         char *err, size_t errlen) {
+    *cut_total = 0;
     const char *text = NULL;
     if (o->text) {
         text = o->text;
@@ -109,11 +112,14 @@ static int resolve_input(const cli_options *o, tok_list *toks, mha_config *cfg, 
     }
     int total = 0;
     char terr[MHA_ERR_LEN];
+    const char *what = o->text_file ? text_file_name(o->text_file) : "--text";
     if (tok_split(toks, text, MHA_MAX_N, &total, terr, sizeof terr) != 0) {
-        snprintf(err, errlen, "--text: %s", terr);
+        snprintf(err, errlen, "%s: %s", what, terr);
         return 2;
     }
-    if (total > MHA_MAX_N) {
+    if (total > MHA_MAX_N && o->text_file) {
+        *cut_total = total; /* its first MHA_MAX_N tokens, kept by tok_split */
+    } else if (total > MHA_MAX_N) {
         tok_free(toks);
         snprintf(err, errlen, "--text: %d tokens; at most %d are allowed", total, MHA_MAX_N);
         return 2;
@@ -150,6 +156,57 @@ static int run_dump(const cli_options *o, const tok_list *toks, const mha_config
     return 0;
 }
 
+/* The modes that compute: a loaded model's dump, or the random model's tokens
+ * and configuration, then the dump, --bench, --export or the window. */
+static int main_modes(const cli_options *op, char *err, size_t errlen) {
+    const cli_options o = *op;
+    int cut = 0; /* --text-file: the tokens it held when cut to MHA_MAX_N */
+    if (o.model_path && o.mode == CLI_DUMP) {
+        int rc = app_model_dump(&o, err, errlen);
+        return rc ? fail(rc, err) : 0;
+    }
+    tok_list toks = {0};
+    mha_config cfg;
+    int rc;
+    if (o.model_path) { /* the random model under it: the default sample, h = 4 */
+        cli_options base = o;
+        base.text = base.text_file = NULL;
+        base.sample = 0;
+        memset(&base.cfg, 0, sizeof base.cfg);
+        base.panel = CLI_PANEL_ALL;
+        rc = resolve_input(&base, &toks, &cfg, &cut, err, errlen);
+    } else {
+        rc = resolve_input(&o, &toks, &cfg, &cut, err, errlen);
+    }
+    if (rc != 0) return fail(rc, err);
+    if (cut && o.mode != CLI_WINDOW) /* the window's status line says it */
+    {
+        char note[1024]; /* a note, not an error: the run goes on (exit 0) */
+        snprintf(note, sizeof note, "%s: text cut to the first %d of its %d tokens",
+                 text_file_name(o.text_file), MHA_MAX_N, cut);
+        fail(0, note);
+    }
+
+    switch (o.mode) {
+    case CLI_DUMP: rc = run_dump(&o, &toks, &cfg); break;
+    case CLI_BENCH:
+        rc = app_bench(&o, err, errlen);
+        if (rc != 0) fail(rc, err);
+        break;
+    case CLI_EXPORT:
+        rc = app_export(&o, &toks, &cfg, err, errlen);
+        if (rc != 0) fail(rc, err);
+        break;
+    default:
+        rc = app_window(&o, &toks, &cfg, err, errlen);
+        if (rc != 0) fail(rc, err);
+        break;
+    }
+    tok_free(&toks);
+    if (rc == 0 && o.mode == CLI_BENCH) rc = finish_stdout(0); /* its table */
+    return rc;
+}
+
 int main(int argc, char **argv) {
     cli_options o;
     char err[512];
@@ -174,41 +231,13 @@ int main(int argc, char **argv) {
     default: break;
     }
 
-    if (o.model_path && o.mode == CLI_DUMP) {
-        int rc = app_model_dump(&o, err, sizeof err);
-        return rc ? fail(rc, err) : 0;
+    char *file_text = NULL; /* --text-file: read whole and checked before any mode starts */
+    if (o.text_file) {
+        int frc = text_file_read(o.text_file, &file_text, err, sizeof err);
+        if (frc != 0) return fail(frc, err);
+        o.text = file_text;
     }
-    tok_list toks = {0};
-    mha_config cfg;
-    int rc;
-    if (o.model_path) { /* the random model under it: the default sample, h = 4 */
-        cli_options base = o;
-        base.text = NULL;
-        base.sample = 0;
-        memset(&base.cfg, 0, sizeof base.cfg);
-        base.panel = CLI_PANEL_ALL;
-        rc = resolve_input(&base, &toks, &cfg, err, sizeof err);
-    } else {
-        rc = resolve_input(&o, &toks, &cfg, err, sizeof err);
-    }
-    if (rc != 0) return fail(rc, err);
-
-    switch (o.mode) {
-    case CLI_DUMP: rc = run_dump(&o, &toks, &cfg); break;
-    case CLI_BENCH:
-        rc = app_bench(&o, err, sizeof err);
-        if (rc != 0) fail(rc, err);
-        break;
-    case CLI_EXPORT:
-        rc = app_export(&o, &toks, &cfg, err, sizeof err);
-        if (rc != 0) fail(rc, err);
-        break;
-    default:
-        rc = app_window(&o, &toks, &cfg, err, sizeof err);
-        if (rc != 0) fail(rc, err);
-        break;
-    }
-    tok_free(&toks);
-    if (rc == 0 && o.mode == CLI_BENCH) rc = finish_stdout(0); /* its table */
+    int rc = main_modes(&o, err, sizeof err);
+    free(file_text);
     return rc;
 }

@@ -42,7 +42,8 @@ typedef struct {
     mha_config cfg;           /* h, d_model, seed, mask, no_scale, pad, temperature,
                                  weights, ablate; zero = default */
     int sample;               /* 1-based; 0: not given */
-    const char *text;         /* --text, or NULL */
+    const char *text;         /* --text, or NULL; main sets it to --text-file's text */
+    const char *text_file;    /* --text-file FILE ("-": standard input), or NULL */
     const char *dump_dir;     /* --dump */
     const char *export_path;  /* --export */
     const char *export_dir;   /* --export-dir (window Ctrl+S) */

@@ -77,6 +77,14 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         snprintf(err, errlen, "%s", s->status);
         return 1;
     }
+    int total = 0;
+    tok_list all = {0};
+    char terr[MHA_ERR_LEN];
+    if (o->text && !o->model_path && toks->count == MHA_MAX_N &&
+        tok_split(&all, o->text, 1, &total, terr, sizeof terr) == 0 && total > MHA_MAX_N)
+        snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
+                 MHA_MAX_N, total); /* --text-file's: a typed --text that long is refused */
+    tok_free(&all);
     if (o->model_path) {
         const sample *smp = samples_get((o->sample ? o->sample : 1) - 1);
         app_gpt_request *q = &s->gpt_want;
