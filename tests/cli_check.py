@@ -244,6 +244,42 @@ def check_good_values(mhaviz):
                 fail(where, "out/meta.json written", os.listdir(d))
 
 
+def check_long_paths(mhaviz):
+    """A long path in an error is shortened in its middle: the line stays one line
+    of at most 200 characters, keeps the path's start and file name (around an
+    ellipsis) and ends with the whole reason."""
+    with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
+        deep = os.path.join(d, "/".join(c * 200 for c in "abc"))  # missing folders
+        open(os.path.join(d, "taken"), "w").close()
+        cases = [
+            (["--export", deep + "/x.png"], 1, "/x.png: No such file or directory"),
+            (["--export", deep + "/x.txt"], 2, "/x.txt': the file name must end in .png, .svg or .pdf"),
+            (["--text-file", deep + "/notes.txt", "--dump", "out"], 1,
+             "/notes.txt: cannot open: No such file or directory"),
+            (["--export", "y.png", "--export", deep + "/x.png"], 2,
+             "/x.png'); give it once"),
+            (["--dump", os.path.join(d, "taken", "q" * 300)], 1, ""),
+        ]
+        for args, status, tail in cases:
+            where = f"mhaviz {args[0]} <{len(args[1 if len(args) < 4 else 3])}-character path>"
+            p = run(mhaviz, args, d)
+            err = p.stderr.decode("utf-8", errors="replace")
+            line = err.rstrip("\n")
+            if p.returncode != status:
+                fail(where, f"exit {status}", f"{p.returncode} ({line[:200]!r})")
+            if not (err.endswith("\n") and err.count("\n") == 1 and line.startswith("mhaviz: ")):
+                fail(where, "one line starting 'mhaviz: '", repr(err[:300]))
+            if len(line) > 200 or "\u2026" not in line:
+                fail(where, "at most 200 characters with the path shortened by an ellipsis",
+                     f"{len(line)}: {line!r}")
+            if tail and not line.endswith(tail):
+                fail(where, f"a line ending {tail!r}", repr(line[-120:]))
+            if not tail and not line.rstrip().endswith(("Not a directory", "not a folder")):
+                fail(where, "the reason at the end", repr(line[-120:]))
+            if os.path.exists(os.path.join(d, "out")) or os.path.exists(os.path.join(d, "y.png")):
+                fail(where, "nothing written", os.listdir(d))
+
+
 def check_good(mhaviz):
     with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
         p = run(mhaviz, ["--help"], d)
@@ -356,6 +392,7 @@ def main():
         for a, names in ALONE:
             check_bad(mhaviz, a, names, prefix=())
         check_good(mhaviz)
+        check_long_paths(mhaviz)
         check_pad_export(mhaviz)
         check_good_values(mhaviz)
     if FAILURES:

@@ -24,11 +24,45 @@
 #define MHAVIZ_VERSION "0.0.0"
 #endif
 
+/* The messages' buffer: room for any argument (the kernel's limit on one is
+ * 128 KiB) and its reason, so no message is cut before fail shortens it. */
+#define MSG_LEN (1u << 18)
+
+/* A word (a run without spaces) longer than WORD_MAX bytes is shortened in its
+ * middle to its first WORD_HEAD and last WORD_TAIL bytes around an ellipsis:
+ * a long path keeps its start and its file name, and the reason after it. */
+#define WORD_MAX 100
+#define WORD_HEAD 40
+#define WORD_TAIL 50
+
 /* Prints "mhaviz: msg" as one line (a control character in a file name or a
- * value shows as '?') and returns status. */
+ * value shows as '?'), every long word shortened in the middle, and returns
+ * status. */
 static int fail(int status, const char *msg) {
-    char line[1024];
-    snprintf(line, sizeof line, "%s", msg);
+    static char line[MSG_LEN];
+    size_t o = 0;
+    for (size_t i = 0; msg[i] && o + 4 < sizeof line;) {
+        if (msg[i] == ' ') {
+            line[o++] = msg[i++];
+            continue;
+        }
+        size_t len = strcspn(msg + i, " ");
+        size_t head = len, tail = 0;
+        if (len > WORD_MAX) { /* cut between UTF-8 characters, never inside one */
+            head = WORD_HEAD;
+            while (head > 0 && ((unsigned char)msg[i + head] & 0xC0) == 0x80) head--;
+            tail = WORD_TAIL;
+            while (tail > 0 && ((unsigned char)msg[i + len - tail] & 0xC0) == 0x80) tail--;
+        }
+        for (size_t k = 0; k < head && o + 4 < sizeof line; k++) line[o++] = msg[i + k];
+        if (tail) {
+            memcpy(line + o, "\xE2\x80\xA6", 3); /* ... */
+            o += 3;
+            for (size_t k = len - tail; k < len && o + 4 < sizeof line; k++) line[o++] = msg[i + k];
+        }
+        i += len;
+    }
+    line[o] = '\0';
     for (char *c = line; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7F) *c = '?';
     fprintf(stderr, "mhaviz: %s\n", line);
@@ -139,18 +173,18 @@ static int resolve_input(const cli_options *o, tok_list *toks, mha_config *cfg, 
     return 0;
 }
 
-static int run_dump(const cli_options *o, const tok_list *toks, const mha_config *cfg) {
-    char err[512];
+static int run_dump(const cli_options *o, const tok_list *toks, const mha_config *cfg, char *err,
+                    size_t errlen) {
     mha_model *m = mha_model_create();
     if (!m) return fail(1, "out of memory");
-    if (mha_model_compute(m, cfg, toks, err, sizeof err) != 0) {
+    if (mha_model_compute(m, cfg, toks, err, errlen) != 0) {
         mha_model_destroy(m);
         return fail(1, err);
     }
     attn_layer layer;
     mha_layer_text text;
     mha_layer_fill(&layer, &text, m, toks);
-    int rc = dump_write(o->dump_dir, &layer, err, sizeof err);
+    int rc = dump_write(o->dump_dir, &layer, err, errlen);
     mha_model_destroy(m);
     if (rc != 0) return fail(1, err);
     return 0;
@@ -181,14 +215,14 @@ static int main_modes(const cli_options *op, char *err, size_t errlen) {
     if (rc != 0) return fail(rc, err);
     if (cut && o.mode != CLI_WINDOW) /* the window's status line says it */
     {
-        char note[1024]; /* a note, not an error: the run goes on (exit 0) */
+        static char note[MSG_LEN]; /* a note, not an error: the run goes on (exit 0) */
         snprintf(note, sizeof note, "%s: text cut to the first %d of its %d tokens",
                  text_file_name(o.text_file), MHA_MAX_N, cut);
         fail(0, note);
     }
 
     switch (o.mode) {
-    case CLI_DUMP: rc = run_dump(&o, &toks, &cfg); break;
+    case CLI_DUMP: rc = run_dump(&o, &toks, &cfg, err, errlen); break;
     case CLI_BENCH:
         rc = app_bench(&o, err, errlen);
         if (rc != 0) fail(rc, err);
@@ -209,7 +243,7 @@ static int main_modes(const cli_options *op, char *err, size_t errlen) {
 
 int main(int argc, char **argv) {
     cli_options o;
-    char err[512];
+    static char err[MSG_LEN];
     if (cli_parse(&o, argc, argv, err, sizeof err) != 0) return fail(2, err);
 
     /* headless modes: a signal removes temporary files and exits 130 or 143; the
