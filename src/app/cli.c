@@ -42,6 +42,7 @@ static const char usage_a[] =
     "      --panel P         all | head:K | equation | steps:K (head K step by step);\n"
     "                        one panel is cropped to its content\n"
     "      --page K          export page K of the heads grid when it pages (default 1)\n"
+    "      --pinned-page K   with --compare, page K of the pinned view's heads\n"
     "      --values          numbers in the cells where they fit\n"
     "      --contrast C      attention scale: fixed | row | log (default fixed)\n"
     "      --diff            MultiHead drawn as its change from the unablated one\n"
@@ -114,6 +115,7 @@ static const struct option long_opts[] = {
     {"scale", required_argument, NULL, OPT_SCALE},
     {"panel", required_argument, NULL, OPT_PANEL},
     {"page", required_argument, NULL, OPT_PAGE},
+    {"pinned-page", required_argument, NULL, OPT_PINNED_PAGE},
     {"values", no_argument, NULL, OPT_VALUES},
     {"contrast", required_argument, NULL, OPT_CONTRAST},
     {"diff", no_argument, NULL, OPT_DIFF},
@@ -214,6 +216,10 @@ static int check_combinations(cli_options *o, const cli_flags *f, char *err, siz
     if (!o->model_path && cli_learning_check(o, err, errlen) != 0) return 2;
     if (o->compare && o->mode != CLI_WINDOW && o->mode != CLI_EXPORT)
         return cli_fail(err, errlen, "--compare: only with the window or --export");
+    if (o->pinned_page && !o->compare)
+        return cli_fail(err, errlen,
+                        "--pinned-page %d: only with --compare (the pinned view's page)",
+                        o->pinned_page);
     if (o->compare && o->panel != CLI_PANEL_ALL)
         return cli_fail(err, errlen,
                         "--compare: the compare view is one figure: only with --panel all");

@@ -60,6 +60,7 @@ static const struct {
     {OPT_SCALE, W | E | TE | MW | ME},
     {OPT_PANEL, E | ME},
     {OPT_PAGE, W | E | MW | ME},
+    {OPT_PINNED_PAGE, W | E},
     {OPT_VALUES, W | E | MW | ME},
     {OPT_CONTRAST, W | E | MW | ME},
     {OPT_DIFF, W | E | MW | ME},

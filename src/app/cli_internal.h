@@ -29,6 +29,7 @@ enum {
     OPT_SCALE,
     OPT_PANEL,
     OPT_PAGE,
+    OPT_PINNED_PAGE,
     OPT_VALUES,
     OPT_CONTRAST,
     OPT_DIFF,

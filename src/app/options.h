@@ -53,6 +53,7 @@ typedef struct {
     cli_panel panel;          /* --panel */
     int panel_head;           /* 1-based with CLI_PANEL_HEAD and CLI_PANEL_STEPS */
     int page;                 /* --page K: page K of the heads grid, 1-based; 0: first */
+    int pinned_page;          /* --pinned-page K: the pinned pane's page, 1-based; 0: first */
     int values;               /* --values: numbers in the cells */
     int contrast;             /* --contrast: 0 fixed, 1 row, 2 log */
     int diff;                 /* --diff: MultiHead minus the unablated MultiHead */

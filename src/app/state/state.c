@@ -103,10 +103,25 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         }
     }
     if (o->compare && app_compare_start(s, o, err, errlen) != 0) return 2;
+    s->pinned_page = o->pinned_page > 0 ? o->pinned_page - 1 : 0; /* app_layout clamps it */
     app_refresh(s);
     if (o->panel == CLI_PANEL_STEPS && (s->gpt || o->panel_head <= s->cfg.h)) {
         s->focus = o->panel_head; /* its intermediate products are derived for the figure */
         app_derive(s);
+    }
+    if (o->pinned_page > 0 && o->mode == CLI_EXPORT) { /* a page the pinned view has */
+        view_state vs;
+        app_figure_view(s, APP_SAVE_EXPORT, &vs);
+        vs.page = 0;
+        view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
+        int ph = 0;
+        const int pages = app_compare_pages(s, &ph);
+        if (o->pinned_page > pages) {
+            snprintf(err, errlen,
+                     "--pinned-page %d: at %dx%d the pinned view has %d page%s of heads (h = %d)",
+                     o->pinned_page, s->width, s->height, pages, pages == 1 ? "" : "s", ph);
+            return 2;
+        }
     }
     if (o->page > 0 && o->mode == CLI_EXPORT) { /* --page K names a page the figure has */
         view_state vs;
