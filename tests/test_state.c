@@ -491,6 +491,25 @@ static void test_pages(void **st) {
     app_state_destroy(s);
 }
 
+/* A long text (a --text-file's): the figure has its first 512 tokens, the status
+ * says it was cut, and the text field holds as much as fits, never half a
+ * character. */
+static void test_long_text(void **st) {
+    (void)st;
+    static char text[3000 * 7 + 1];
+    for (int i = 0; i < 3000; i++)
+        memcpy(text + 7 * i, "\xC3\xA9\xC3\xA9\xC3\xA9 ", 7); /* "ééé " */
+    app_state *s = make_state(4, 64, 0, text);
+    CHECK_INT("512 tokens", MHA_MAX_N, s->toks.count);
+    CHECK_TRUE("the status says it was cut",
+               has(s->status, "text cut to the first 512 of its 3000 tokens"));
+    const size_t n = strlen(s->custom);
+    CHECK_TRUE("the field holds what fits", n > APP_EDIT_MAX - 8 && n < APP_EDIT_MAX);
+    CHECK_TRUE("and ends between characters",
+               memcmp(s->custom, text, n) == 0 && ((unsigned char)text[n] & 0xC0) != 0x80);
+    app_state_destroy(s);
+}
+
 /* Compare: the pinned pane pages on its own, with Shift+PgUp/PgDn; the live page
  * stays. Pinned h = 64 beside a live h = 1 at 800x600: the pinned heads page. */
 static void test_pinned_pages(void **st) {
@@ -1418,6 +1437,7 @@ int main(void) {
         cmocka_unit_test(test_view_keys),
         cmocka_unit_test(test_pages),
         cmocka_unit_test(test_pinned_pages),
+        cmocka_unit_test(test_long_text),
         cmocka_unit_test(test_focus_help_escape_quit),
         cmocka_unit_test(test_save_keys),
         cmocka_unit_test(test_notices),
