@@ -146,12 +146,45 @@ LONG = [
 ]
 
 
-def check_bad(mhaviz, args, names):
+# Given twice, or doing nothing with the others: run as they are (no --dump out in
+# front), each in an empty folder that must stay empty. The message names the option
+# and says which of the two it is.
+ALONE = [
+    (["--export", "x.png", "--export", "y.png"], ["--export: given twice ('x.png', then 'y.png')"]),
+    (["--dump", "a", "--dump", "b"], ["--dump: given twice ('a', then 'b')"]),
+    (["--compare", "h=1", "--compare", "h=2"], ["--compare: given twice ('h=1', then 'h=2')"]),
+    (["-H", "2", "-H", "4", "--export", "x.png"], ["--heads: given twice ('2', then '4')"]),
+    (["--ablate", "1", "--ablate", "2", "--dump", "a"], ["--ablate: given twice"]),
+    (["--values", "--values", "--export", "x.png"], ["--values: given twice"]),
+    (["--train", "pair", "--page", "2"], ["--page: does nothing with --train"]),
+    (["--dump", "a", "--page", "2"], ["--page: does nothing with --dump"]),
+    (["--dump", "a", "--panel", "all"], ["--panel: does nothing with --dump"]),
+    (["--panel", "equation"], ["--panel: does nothing in the window"]),
+    (["--dump", "a", "--size", "800x600"], ["--size: does nothing with --dump"]),
+    (["--dump", "a", "--scale", "2"], ["--scale: does nothing with --dump"]),
+    (["--dump", "a", "--background", "transparent"], ["--background: does nothing with --dump"]),
+    (["--dump", "a", "--values"], ["--values: does nothing with --dump"]),
+    (["--dump", "a", "--contrast", "row"], ["--contrast: does nothing with --dump"]),
+    (["--dump", "a", "--diff"], ["--diff: does nothing with --dump"]),
+    (["--dump", "a", "--theme", "dark"], ["--theme: does nothing with --dump"]),
+    (["--dump", "a", "--colormap", "magma"], ["--colormap: does nothing with --dump"]),
+    (["--bench", "--values"], ["--values: does nothing with --bench"]),
+    (["--bench", "--contrast", "log"], ["--contrast: does nothing with --bench"]),
+    (["--bench", "--diff"], ["--diff: does nothing with --bench"]),
+    (["--bench", "--theme", "dark"], ["--theme: does nothing with --bench"]),
+    (["--bench", "--colormap", "greys"], ["--colormap: does nothing with --bench"]),
+    (["--export", "x.png", "--export-dir", "e"], ["--export-dir: does nothing with --export"]),
+    (["--dump", "a", "--export-dir", "e"], ["--export-dir: does nothing with --dump"]),
+    (["--dump", "a", "--font", "f.ttf"], ["--font: does nothing with --dump"]),
+]
+
+
+def check_bad(mhaviz, args, names, prefix=("--dump", "out")):
     where = "mhaviz " + " ".join(repr(a) if (" " in a or not a) else a for a in args)
     if len(where) > 90:
         where = where[:90] + "..."
     with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
-        full = ["--dump", "out"] + args
+        full = list(prefix) + args
         p = run(mhaviz, full, d)
         err = p.stderr.decode("utf-8", errors="replace")
         if p.returncode != 2:
@@ -209,6 +242,42 @@ def check_good_values(mhaviz):
                 fail(where, "exit 0 and nothing on stderr", f"{p.returncode} {p.stderr[:200]!r}")
             elif not os.path.isfile(os.path.join(d, "out", "meta.json")):
                 fail(where, "out/meta.json written", os.listdir(d))
+
+
+def check_long_paths(mhaviz):
+    """A long path in an error is shortened in its middle: the line stays one line
+    of at most 200 characters, keeps the path's start and file name (around an
+    ellipsis) and ends with the whole reason."""
+    with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
+        deep = os.path.join(d, "/".join(c * 200 for c in "abc"))  # missing folders
+        open(os.path.join(d, "taken"), "w").close()
+        cases = [
+            (["--export", deep + "/x.png"], 1, "/x.png: No such file or directory"),
+            (["--export", deep + "/x.txt"], 2, "/x.txt': the file name must end in .png, .svg or .pdf"),
+            (["--text-file", deep + "/notes.txt", "--dump", "out"], 1,
+             "/notes.txt: cannot open: No such file or directory"),
+            (["--export", "y.png", "--export", deep + "/x.png"], 2,
+             "/x.png'); give it once"),
+            (["--dump", os.path.join(d, "taken", "q" * 300)], 1, ""),
+        ]
+        for args, status, tail in cases:
+            where = f"mhaviz {args[0]} <{len(args[1 if len(args) < 4 else 3])}-character path>"
+            p = run(mhaviz, args, d)
+            err = p.stderr.decode("utf-8", errors="replace")
+            line = err.rstrip("\n")
+            if p.returncode != status:
+                fail(where, f"exit {status}", f"{p.returncode} ({line[:200]!r})")
+            if not (err.endswith("\n") and err.count("\n") == 1 and line.startswith("mhaviz: ")):
+                fail(where, "one line starting 'mhaviz: '", repr(err[:300]))
+            if len(line) > 200 or "\u2026" not in line:
+                fail(where, "at most 200 characters with the path shortened by an ellipsis",
+                     f"{len(line)}: {line!r}")
+            if tail and not line.endswith(tail):
+                fail(where, f"a line ending {tail!r}", repr(line[-120:]))
+            if not tail and not line.rstrip().endswith(("Not a directory", "not a folder")):
+                fail(where, "the reason at the end", repr(line[-120:]))
+            if os.path.exists(os.path.join(d, "out")) or os.path.exists(os.path.join(d, "y.png")):
+                fail(where, "nothing written", os.listdir(d))
 
 
 def check_good(mhaviz):
@@ -320,7 +389,10 @@ def main():
     for a, names in cases:
         check_bad(mhaviz, a, names)
     if not long_only:
+        for a, names in ALONE:
+            check_bad(mhaviz, a, names, prefix=())
         check_good(mhaviz)
+        check_long_paths(mhaviz)
         check_pad_export(mhaviz)
         check_good_values(mhaviz)
     if FAILURES:

@@ -180,11 +180,195 @@ static void test_new_options(void **state) {
     static const char *const NOPAGE[] = {"mhaviz", "--export", "a.svg", NULL};
     CHECK_INT("no --page", 0, parse(&o, err, sizeof err, NOPAGE));
     CHECK_INT("no --page: 0 (the first)", 0, o.page);
-    /* the last ablate list wins, not the union */
+    /* one list: a second --ablate is refused, neither the last nor the union */
     static const char *const TWO[] = {"mhaviz", "--ablate", "1,2", "--ablate", "3", NULL};
-    CHECK_INT("two --ablate", 0, parse(&o, err, sizeof err, TWO));
-    CHECK_INT("two --ablate: count", 1, mha_config_ablated_count(&o.cfg));
-    CHECK_INT("two --ablate: head 3", 1, mha_config_is_ablated(&o.cfg, 2));
+    CHECK_INT("two --ablate", 2, parse(&o, err, sizeof err, TWO));
+    CHECK_STR("two --ablate", "--ablate: given twice ('1,2', then '3'); give it once", err);
+}
+
+/* Every option given twice is refused naming it, with both values; the same
+ * option under its short and long name is the same option. */
+static void test_given_twice(void **state) {
+    (void)state;
+    static const struct {
+        const char *args[6];
+        const char *err;
+    } P[] = {
+        {{"mhaviz", "--export", "x.png", "--export", "y.png", NULL},
+         "--export: given twice ('x.png', then 'y.png'); give it once"},
+        {{"mhaviz", "--dump", "a", "--dump", "b", NULL},
+         "--dump: given twice ('a', then 'b'); give it once"},
+        {{"mhaviz", "--compare", "h=1", "--compare", "h=2", NULL},
+         "--compare: given twice ('h=1', then 'h=2'); give it once"},
+        {{"mhaviz", "-H", "2", "-H", "4", NULL},
+         "--heads: given twice ('2', then '4'); give it once"},
+        {{"mhaviz", "-H", "2", "--heads=2", NULL},
+         "--heads: given twice ('2', then '2'); give it once"},
+        {{"mhaviz", "--values", "--values", NULL}, "--values: given twice; give it once"},
+        {{"mhaviz", "--page", "1", "--page", "2", NULL},
+         "--page: given twice ('1', then '2'); give it once"},
+        {{"mhaviz", "--text", "a b", "-t", "c", NULL},
+         "--text: given twice ('a b', then 'c'); give it once"},
+        {{"mhaviz", "--bench", "--bench", NULL}, "--bench: given twice; give it once"},
+        {{"mhaviz", "--train", "prev", "--train", "sort", NULL},
+         "--train: given twice ('prev', then 'sort'); give it once"},
+        {{"mhaviz", "--model", "m", "--model", "n", NULL},
+         "--model: given twice ('m', then 'n'); give it once"},
+        {{"mhaviz", "-h", "-h", NULL}, NULL}, /* help and version may repeat */
+    };
+    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
+        cli_options o;
+        char err[256] = "";
+        CHECK_INT(P[i].args[1], P[i].err ? 2 : 0, parse(&o, err, sizeof err, P[i].args));
+        CHECK_STR(P[i].args[1], P[i].err ? P[i].err : "", err);
+    }
+    /* every option of the table: twice is 2, naming it (values that parse) */
+    static const struct {
+        const char *opt, *val;
+    } ALL[] = {
+        {"--heads", "2"},
+        {"--d-model", "8"},
+        {"--seed", "3"},
+        {"--text", "a"},
+        {"--sample", "1"},
+        {"--list-samples", NULL},
+        {"--mask", "causal"},
+        {"--no-scale", NULL},
+        {"--temperature", "2"},
+        {"--pad", "20"},
+        {"--ablate", "1"},
+        {"--weights", "random"},
+        {"--compare", "h=1"},
+        {"--dump", "d"},
+        {"--export", "a.png"},
+        {"--size", "400x400"},
+        {"--scale", "2"},
+        {"--panel", "all"},
+        {"--page", "1"},
+        {"--values", NULL},
+        {"--contrast", "row"},
+        {"--diff", NULL},
+        {"--theme", "dark"},
+        {"--colormap", "magma"},
+        {"--background", "opaque"},
+        {"--export-dir", "x"},
+        {"--font", "f.ttf"},
+        {"--bench", NULL},
+        {"--bench-json", NULL},
+        {"--bench-quick", NULL},
+        {"--train", "prev"},
+        {"--steps", "2"},
+        {"--layers", "1"},
+        {"--mlp", NULL},
+        {"--lr", "0.1"},
+        {"--batch", "2"},
+        {"--layer", "1"},
+        {"--model", "m"},
+    };
+    for (size_t i = 0; i < sizeof ALL / sizeof ALL[0]; i++) {
+        const char *args[6] = {"mhaviz", ALL[i].opt, ALL[i].val, ALL[i].opt, ALL[i].val, NULL};
+        if (!ALL[i].val) args[2] = ALL[i].opt, args[3] = NULL;
+        cli_options o;
+        char err[256] = "", want[64];
+        snprintf(want, sizeof want, "%s: given twice", ALL[i].opt);
+        CHECK_INT(ALL[i].opt, 2, parse(&o, err, sizeof err, args));
+        CHECK_TRUE(want, strncmp(err, want, strlen(want)) == 0);
+    }
+}
+
+/* An option that nothing reads in the mode given is refused, naming the option
+ * and the modes it works with: every refused pair of option and mode. */
+static void test_idle_options(void **state) {
+    (void)state;
+    static const struct {
+        const char *args[10];
+        const char *err; /* NULL: accepted */
+    } P[] = {
+        {{"mhaviz", "--train", "pair", "--page", "2", NULL},
+         "--page: does nothing with --train (only with the window or --export)"},
+        {{"mhaviz", "--dump", "d", "--page", "2", NULL},
+         "--page: does nothing with --dump (only with the window or --export)"},
+        {{"mhaviz", "--dump", "d", "--panel", "all", NULL},
+         "--panel: does nothing with --dump (only with --export)"},
+        {{"mhaviz", "--panel", "equation", NULL},
+         "--panel: does nothing in the window (only with --export)"},
+        {{"mhaviz", "--background", "transparent", NULL},
+         "--background: does nothing in the window (only with --export or --train --export)"},
+        {{"mhaviz", "--dump", "d", "--size", "400x400", NULL},
+         "--size: does nothing with --dump (only with the window, --export or --train --export)"},
+        {{"mhaviz", "--dump", "d", "--scale", "2", NULL},
+         "--scale: does nothing with --dump (only with the window, --export or --train --export)"},
+        {{"mhaviz", "--dump", "d", "--background", "opaque", NULL},
+         "--background: does nothing with --dump (only with --export or --train --export)"},
+        {{"mhaviz", "--dump", "d", "--values", NULL},
+         "--values: does nothing with --dump (only with the window or --export)"},
+        {{"mhaviz", "--dump", "d", "--contrast", "row", NULL},
+         "--contrast: does nothing with --dump (only with the window or --export)"},
+        {{"mhaviz", "--dump", "d", "--diff", NULL},
+         "--diff: does nothing with --dump (only with the window or --export)"},
+        {{"mhaviz", "--dump", "d", "--theme", "dark", NULL},
+         "--theme: does nothing with --dump (only with the window, --export or --train --export)"},
+        {{"mhaviz", "--dump", "d", "--colormap", "magma", NULL},
+         "--colormap: does nothing with --dump (only with the window, --export or --train "
+         "--export)"},
+        {{"mhaviz", "--bench", "--values", NULL},
+         "--values: does nothing with --bench (only with the window or --export)"},
+        {{"mhaviz", "--bench", "--contrast", "log", NULL},
+         "--contrast: does nothing with --bench (only with the window or --export)"},
+        {{"mhaviz", "--bench", "--diff", NULL},
+         "--diff: does nothing with --bench (only with the window or --export)"},
+        {{"mhaviz", "--bench", "--theme", "dark", NULL},
+         "--theme: does nothing with --bench (only with the window, --export or --train --export)"},
+        {{"mhaviz", "--bench", "--colormap", "greys", NULL},
+         "--colormap: does nothing with --bench (only with the window, --export or --train "
+         "--export)"},
+        {{"mhaviz", "--bench", "-H", "2", NULL},
+         "--heads: does nothing with --bench (only with the window, --export, --dump or --train)"},
+        {{"mhaviz", "--bench", "--size", "400x400", NULL},
+         "--size: does nothing with --bench (only with the window, --export or --train --export)"},
+        {{"mhaviz", "--export-dir", "x", "--export", "a.png", NULL},
+         "--export-dir: does nothing with --export (only with the window)"},
+        {{"mhaviz", "--export-dir", "x", "--dump", "d", NULL},
+         "--export-dir: does nothing with --dump (only with the window)"},
+        {{"mhaviz", "--dump", "d", "--font", "f.ttf", NULL},
+         "--font: does nothing with --dump (only with the window, --export, --bench or --train "
+         "--export)"},
+        {{"mhaviz", "--train", "prev", "--size", "400x400", NULL},
+         "--size: does nothing with --train (only with the window, --export or --train --export)"},
+        {{"mhaviz", "--train", "prev", "--dump", "d", "--theme", "dark", NULL},
+         "--theme: does nothing with --train --dump (only with the window, --export or --train "
+         "--export)"},
+        {{"mhaviz", "--list-samples", "-H", "2", NULL},
+         "--heads: does nothing with --list-samples (only with the window, --export, --dump or "
+         "--train)"},
+        {{"mhaviz", "--export", "a.svg", "--scale", "2", NULL},
+         "--scale: does nothing with a .svg export (only with .png)"},
+        {{"mhaviz", "--model", "m", "--dump", "d", "--layer", "2", NULL},
+         "--layer: does nothing with --model --dump (only with the window or --export)"},
+        {{"mhaviz", "--model", "m", "--bench", "-t", "a", NULL},
+         "--text: does nothing with --model --bench (only with the window, --export or --dump)"},
+        {{"mhaviz", "--model", "m", "--bench", "--font", "f.ttf", NULL},
+         "--font: does nothing with --model --bench (only with the window or --export)"},
+        /* what each mode takes */
+        {{"mhaviz", "--export", "a.png", "--scale", "2", "--panel", "equation", NULL}, NULL},
+        {{"mhaviz", "--page", "2", "--values", "--export-dir", "x", "--font", "f.ttf", NULL}, NULL},
+        {{"mhaviz", "--train", "prev", "--export", "a.png", "--scale", "2", "--theme", NULL},
+         "--theme: needs a value (see --help)"},
+        {{"mhaviz", "--train", "prev", "--export", "a.png", "--background", "transparent", NULL},
+         NULL},
+        {{"mhaviz", "--bench", "--font", "f.ttf", "--bench-json", NULL}, NULL},
+        {{"mhaviz", "--dump", "d", "-H", "2", "--mask", "causal", "--no-scale", NULL}, NULL},
+        {{"mhaviz", "--model", "m", "--layer", "2", "--size", "400x400", NULL}, NULL},
+        {{"mhaviz", "--help", "--dump", "d", "--page", "2", NULL}, NULL},
+    };
+    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
+        cli_options o;
+        char err[256] = "";
+        char what[96];
+        snprintf(what, sizeof what, "idle #%zu (%s %s)", i, P[i].args[1], P[i].args[3]);
+        CHECK_INT(what, P[i].err ? 2 : 0, parse(&o, err, sizeof err, P[i].args));
+        CHECK_STR(what, P[i].err ? P[i].err : "", err);
+    }
 }
 
 static const struct {
@@ -482,7 +666,7 @@ static void test_parse_groups(void **state) {
         {{"mhaviz", "--compare", "h=1", "--panel", "head:9", NULL},
          "--compare: the compare view is one figure: only with --panel all"},
         {{"mhaviz", "--panel", "steps:5", NULL}, "--panel steps:5: there are only 4 heads"},
-        {{"mhaviz", "-H", "8", "--panel", "head:8", NULL}, NULL},
+        {{"mhaviz", "-H", "8", "--panel", "head:8", "--export", "a.png", NULL}, NULL},
     };
     for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
         cli_options o;
@@ -509,6 +693,7 @@ int main(void) {
         cmocka_unit_test(test_new_options),    cmocka_unit_test(test_groups_claim),
         cmocka_unit_test(test_group_values),   cmocka_unit_test(test_shared_values),
         cmocka_unit_test(test_learning_check), cmocka_unit_test(test_parse_groups),
+        cmocka_unit_test(test_given_twice),    cmocka_unit_test(test_idle_options),
     };
     return cmocka_run_group_tests_name("cli_parse", tests, NULL, NULL);
 }

@@ -491,6 +491,59 @@ static void test_pages(void **st) {
     app_state_destroy(s);
 }
 
+/* A long text (a --text-file's): the figure has its first 512 tokens, the status
+ * says it was cut, and the text field holds as much as fits, never half a
+ * character. */
+static void test_long_text(void **st) {
+    (void)st;
+    static char text[3000 * 7 + 1];
+    for (int i = 0; i < 3000; i++)
+        memcpy(text + 7 * i, "\xC3\xA9\xC3\xA9\xC3\xA9 ", 7); /* "ééé " */
+    app_state *s = make_state(4, 64, 0, text);
+    CHECK_INT("512 tokens", MHA_MAX_N, s->toks.count);
+    CHECK_TRUE("the status says it was cut",
+               has(s->status, "text cut to the first 512 of its 3000 tokens"));
+    const size_t n = strlen(s->custom);
+    CHECK_TRUE("the field holds what fits", n > APP_EDIT_MAX - 8 && n < APP_EDIT_MAX);
+    CHECK_TRUE("and ends between characters",
+               memcmp(s->custom, text, n) == 0 && ((unsigned char)text[n] & 0xC0) != 0x80);
+    app_state_destroy(s);
+}
+
+/* Compare: the pinned pane pages on its own, with Shift+PgUp/PgDn; the live page
+ * stays. Pinned h = 64 beside a live h = 1 at 800x600: the pinned heads page. */
+static void test_pinned_pages(void **st) {
+    (void)st;
+    app_state *s = make_state(64, 64, 7, NULL);
+    app_action rs = {.kind = ACT_RESIZE, .x = 800, .y = 600, .f = 1.0f};
+    app_apply(s, &rs);
+    press(s, 'b', 0);
+    CHECK_TRUE("B pins h = 64", s->pin != NULL);
+    while (s->cfg.h > 1) press(s, APP_KEY_DOWN, 0);
+    app_layout(s);
+    const int pages = app_compare_pages(s, NULL);
+    CHECK_TRUE("the pinned heads page", pages > 1);
+    view_state vs;
+    app_view(s, &vs);
+    const int first0 = vs.pinned_layout->first_head;
+    press(s, APP_KEY_PAGEDOWN, APP_MOD_SHIFT);
+    app_layout(s);
+    CHECK_INT("Shift+PgDn: the pinned page 2", 1, s->pinned_page);
+    CHECK_INT("the live page stays", 0, s->page);
+    app_view(s, &vs);
+    CHECK_TRUE("other pinned heads shown", vs.pinned_layout->first_head > first0);
+    for (int i = 0; i < pages + 3; i++) press(s, APP_KEY_PAGEDOWN, APP_MOD_SHIFT);
+    app_layout(s);
+    CHECK_INT("clamped at the pinned view's last page", pages - 1, s->pinned_page);
+    for (int i = 0; i < pages + 3; i++) press(s, APP_KEY_PAGEUP, APP_MOD_SHIFT);
+    CHECK_INT("Shift+PgUp stops at page 1", 0, s->pinned_page);
+    press(s, 'b', 0); /* unpinned: Shift+PgDn pages the live view (h = 1: one page) */
+    press(s, APP_KEY_PAGEDOWN, APP_MOD_SHIFT);
+    app_layout(s);
+    CHECK_INT("no pin: the live page, clamped", 0, s->page);
+    app_state_destroy(s);
+}
+
 /* P: presentation mode. The view has no controls and no status line; Escape
  * closes what is inside it first (help, focus), then leaves it, and never quits. */
 static void test_presentation(void **st) {
@@ -1383,6 +1436,8 @@ int main(void) {
         cmocka_unit_test(test_scale_key),
         cmocka_unit_test(test_view_keys),
         cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_pinned_pages),
+        cmocka_unit_test(test_long_text),
         cmocka_unit_test(test_focus_help_escape_quit),
         cmocka_unit_test(test_save_keys),
         cmocka_unit_test(test_notices),

@@ -17,6 +17,8 @@ static const char usage_a[] =
     "  -d, --d-model N       model width d_model, 1..4096 (default 64)\n"
     "  -s, --seed N          seed for weights and embeddings, 1..2^63-1 (default 1)\n"
     "  -t, --text TEXT       your own sentence (UTF-8, at most 512 tokens)\n"
+    "      --text-file FILE  the text of FILE (- for standard input): UTF-8, at most\n"
+    "                        1 MiB, cut to its first 512 tokens\n"
     "      --sample K        built-in sample K (1-based; see --list-samples)\n"
     "      --list-samples    list the built-in samples and exit\n"
     "      --mask none|causal   causal: a token sees only itself and earlier ones\n"
@@ -40,6 +42,7 @@ static const char usage_a[] =
     "      --panel P         all | head:K | equation | steps:K (head K step by step);\n"
     "                        one panel is cropped to its content\n"
     "      --page K          export page K of the heads grid when it pages (default 1)\n"
+    "      --pinned-page K   with --compare, page K of the pinned view's heads\n"
     "      --values          numbers in the cells where they fit\n"
     "      --contrast C      attention scale: fixed | row | log (default fixed)\n"
     "      --diff            MultiHead drawn as its change from the unablated one\n"
@@ -95,6 +98,7 @@ static const struct option long_opts[] = {
     {"d-model", required_argument, NULL, 'd'},
     {"seed", required_argument, NULL, 's'},
     {"text", required_argument, NULL, 't'},
+    {"text-file", required_argument, NULL, OPT_TEXT_FILE},
     {"sample", required_argument, NULL, OPT_SAMPLE},
     {"list-samples", no_argument, NULL, OPT_LIST},
     {"mask", required_argument, NULL, OPT_MASK},
@@ -111,6 +115,7 @@ static const struct option long_opts[] = {
     {"scale", required_argument, NULL, OPT_SCALE},
     {"panel", required_argument, NULL, OPT_PANEL},
     {"page", required_argument, NULL, OPT_PAGE},
+    {"pinned-page", required_argument, NULL, OPT_PINNED_PAGE},
     {"values", no_argument, NULL, OPT_VALUES},
     {"contrast", required_argument, NULL, OPT_CONTRAST},
     {"diff", no_argument, NULL, OPT_DIFF},
@@ -158,6 +163,29 @@ static const char *option_name(int opt, const char *arg) {
     return buf;
 }
 
+/* The option's long name without its dashes: "heads" for 'H', "page" for OPT_PAGE. */
+static const char *option_long_name(int opt) {
+    for (const struct option *o = long_opts; o->name; o++)
+        if (o->val == opt) return o->name;
+    return "?";
+}
+
+/* An option given a second time: refused, whatever the values (none accumulates:
+ * --ablate takes one list, --compare one SPEC). -h and -V may repeat. Returns 0,
+ * or 2 with "--export: given twice ('x.png', then 'y.png')". */
+static int once(cli_flags *f, int c, const char *arg, char *err, size_t errlen) {
+    if (c <= 0 || c >= OPT_END || c == 'h' || c == 'V' || c == '?' || c == ':') return 0;
+    if (!f->seen[c]) {
+        f->seen[c] = 1;
+        f->first[c] = arg;
+        return 0;
+    }
+    if (arg)
+        return cli_fail(err, errlen, "--%s: given twice ('%s', then '%s'); give it once",
+                        option_long_name(c), f->first[c], arg);
+    return cli_fail(err, errlen, "--%s: given twice; give it once", option_long_name(c));
+}
+
 /* -h and -V, and what getopt could not take: a missing value (':'), an unknown
  * option or a value where none goes ('?'). arg is the argument getopt read last. */
 static int other_option(cli_flags *f, int opt, const char *arg, char *err, size_t errlen) {
@@ -179,12 +207,19 @@ static int other_option(cli_flags *f, int opt, const char *arg, char *err, size_
 static int check_combinations(cli_options *o, const cli_flags *f, char *err, size_t errlen) {
     if (o->text && o->sample)
         return cli_fail(err, errlen, "--text and --sample: give one or the other");
+    if (o->text_file && (o->text || o->sample))
+        return cli_fail(err, errlen, "--text-file and %s: give one or the other",
+                        o->text ? "--text" : "--sample");
     if (f->list && cli_set_mode(o, CLI_LIST_SAMPLES, "--list-samples", err, errlen) != 0) return 2;
     if (f->bench && cli_set_mode(o, CLI_BENCH, "--bench", err, errlen) != 0) return 2;
     if (cli_model_check(o, err, errlen) != 0) return 2;
     if (!o->model_path && cli_learning_check(o, err, errlen) != 0) return 2;
     if (o->compare && o->mode != CLI_WINDOW && o->mode != CLI_EXPORT)
         return cli_fail(err, errlen, "--compare: only with the window or --export");
+    if (o->pinned_page && !o->compare)
+        return cli_fail(err, errlen,
+                        "--pinned-page %d: only with --compare (the pinned view's page)",
+                        o->pinned_page);
     if (o->compare && o->panel != CLI_PANEL_ALL)
         return cli_fail(err, errlen,
                         "--compare: the compare view is one figure: only with --panel all");
@@ -193,6 +228,9 @@ static int check_combinations(cli_options *o, const cli_flags *f, char *err, siz
         o->panel_head > h)
         return cli_fail(err, errlen, "--panel %s:%d: there are only %d heads",
                         o->panel == CLI_PANEL_HEAD ? "head" : "steps", o->panel_head, h);
+    char why[256];
+    const int idle = cli_idle_option(o, f, why, sizeof why);
+    if (idle) return cli_fail(err, errlen, "--%s: %s", option_long_name(idle), why);
     return 0;
 }
 
@@ -209,6 +247,7 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, SHORT_OPTS, long_opts, NULL)) != -1) {
+        if (once(&f, c, optarg, err, errlen) != 0) return 2;
         int rc = CLI_NOT_MINE;
         for (size_t g = 0; rc == CLI_NOT_MINE && g < sizeof groups / sizeof groups[0]; g++)
             rc = groups[g](o, &f, c, optarg, err, errlen);

@@ -130,8 +130,8 @@ static int compare_item(cli_options *o, const char *spec, char *item, char *err,
     return 0;
 }
 
-/* --compare SPEC: key=value items separated by commas, each key once; the last
- * --compare replaces the ones before it. */
+/* --compare SPEC: key=value items separated by commas, each key once (a second
+ * --compare is refused in cli_parse). */
 static int parse_compare(cli_options *o, const char *s, char *err, size_t errlen) {
     memset(&o->compare_cfg, 0, sizeof o->compare_cfg);
     o->compare_set = 0;
@@ -178,6 +178,12 @@ int cli_computation_option(cli_options *o, cli_flags *f, int opt, const char *ar
         o->cfg.seed = (uint64_t)v;
         return 0;
     case 't': o->text = arg; return 0;
+    case OPT_TEXT_FILE: /* read by main, before any mode starts */
+        if (!*arg)
+            return cli_fail(err, errlen,
+                            "--text-file: needs a file name (or - for standard input)");
+        o->text_file = arg;
+        return 0;
     case OPT_SAMPLE:
         if (cli_parse_int(arg, 1, INT_MAX, &v) != 0)
             return cli_fail(err, errlen,

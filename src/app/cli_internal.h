@@ -13,6 +13,7 @@
 enum {
     /* computation */
     OPT_SAMPLE = 256,
+    OPT_TEXT_FILE,
     OPT_LIST,
     OPT_MASK,
     OPT_NO_SCALE,
@@ -28,6 +29,7 @@ enum {
     OPT_SCALE,
     OPT_PANEL,
     OPT_PAGE,
+    OPT_PINNED_PAGE,
     OPT_VALUES,
     OPT_CONTRAST,
     OPT_DIFF,
@@ -49,12 +51,15 @@ enum {
     OPT_LAYER,
     /* a loaded model */
     OPT_MODEL,
+    OPT_END /* one past the last: the size of cli_flags' tables */
 };
 
 /* What a parse has seen that is not a field of cli_options: the modes that are
  * decided once every option is read. */
 typedef struct {
     int help, version, list, bench;
+    unsigned char seen[OPT_END]; /* by getopt's answer: the option was given */
+    const char *first[OPT_END];  /* and its value then (NULL: an option without one) */
 } cli_flags;
 
 /* A group's parser of one option: opt is getopt's answer, arg its value (NULL
@@ -78,6 +83,12 @@ int cli_model_option(cli_options *o, cli_flags *f, int opt, const char *arg, cha
                      size_t errlen);
 /* --model's company (cli_model.c): 0, or 2 with a message. */
 int cli_model_check(cli_options *o, char *err, size_t errlen);
+
+/* Once every option is read and the mode is known (cli_company.c): the option
+ * that nothing reads in that mode (--page with --dump, --panel in the window ...),
+ * 0 for none. why gets the reason, naming the modes it works with: "does nothing
+ * with --dump (only with the window or --export)". */
+int cli_idle_option(const cli_options *o, const cli_flags *f, char *why, size_t whylen);
 
 /* ---- shared by the groups (cli_values.c) ---- */
 

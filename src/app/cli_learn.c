@@ -73,7 +73,7 @@ int cli_learning_check(cli_options *o, char *err, size_t errlen) {
     /* --train: alone, or with --dump for its files, --export for its figure */
     if (o->mode != CLI_WINDOW && o->mode != CLI_DUMP && o->mode != CLI_EXPORT)
         return cli_fail(err, errlen, "--train: cannot be combined with another output option");
-    if (o->text || o->sample || o->cfg.mask || o->cfg.no_scale || o->cfg.pad ||
+    if (o->text || o->text_file || o->sample || o->cfg.mask || o->cfg.no_scale || o->cfg.pad ||
         o->cfg.temperature != 0.0f || o->cfg.weights || o->panel || o->export_dir || o->values ||
         o->contrast || o->diff)
         return cli_fail(err, errlen,

@@ -73,6 +73,14 @@ static int figure_option(cli_options *o, int opt, const char *arg, char *err, si
                             arg);
         o->page = (int)v;
         return 0;
+    case OPT_PINNED_PAGE:
+        if (cli_parse_int(arg, 1, MHA_MAX_D_MODEL, &v) != 0)
+            return cli_fail(err, errlen,
+                            "--pinned-page '%s': must be a whole number from 1 to the pinned "
+                            "view's pages",
+                            arg);
+        o->pinned_page = (int)v;
+        return 0;
     case OPT_VALUES: o->values = 1; return 0;
     case OPT_CONTRAST:
         if (cli_parse_word(arg, contrast_words, &o->contrast) != 0)

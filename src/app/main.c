@@ -15,6 +15,7 @@
 #include "dump.h"
 #include "mha.h"
 #include "samples.h"
+#include "text_file.h"
 #include "tok.h"
 #include "train_figure.h"
 #include "train_mode.h"
@@ -23,11 +24,45 @@
 #define MHAVIZ_VERSION "0.0.0"
 #endif
 
+/* The messages' buffer: room for any argument (the kernel's limit on one is
+ * 128 KiB) and its reason, so no message is cut before fail shortens it. */
+#define MSG_LEN (1u << 18)
+
+/* A word (a run without spaces) longer than WORD_MAX bytes is shortened in its
+ * middle to its first WORD_HEAD and last WORD_TAIL bytes around an ellipsis:
+ * a long path keeps its start and its file name, and the reason after it. */
+#define WORD_MAX 100
+#define WORD_HEAD 40
+#define WORD_TAIL 50
+
 /* Prints "mhaviz: msg" as one line (a control character in a file name or a
- * value shows as '?') and returns status. */
+ * value shows as '?'), every long word shortened in the middle, and returns
+ * status. */
 static int fail(int status, const char *msg) {
-    char line[1024];
-    snprintf(line, sizeof line, "%s", msg);
+    static char line[MSG_LEN];
+    size_t o = 0;
+    for (size_t i = 0; msg[i] && o + 4 < sizeof line;) {
+        if (msg[i] == ' ') {
+            line[o++] = msg[i++];
+            continue;
+        }
+        size_t len = strcspn(msg + i, " ");
+        size_t head = len, tail = 0;
+        if (len > WORD_MAX) { /* cut between UTF-8 characters, never inside one */
+            head = WORD_HEAD;
+            while (head > 0 && ((unsigned char)msg[i + head] & 0xC0) == 0x80) head--;
+            tail = WORD_TAIL;
+            while (tail > 0 && ((unsigned char)msg[i + len - tail] & 0xC0) == 0x80) tail--;
+        }
+        for (size_t k = 0; k < head && o + 4 < sizeof line; k++) line[o++] = msg[i + k];
+        if (tail) {
+            memcpy(line + o, "\xE2\x80\xA6", 3); /* ... */
+            o += 3;
+            for (size_t k = len - tail; k < len && o + 4 < sizeof line; k++) line[o++] = msg[i + k];
+        }
+        i += len;
+    }
+    line[o] = '\0';
     for (char *c = line; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7F) *c = '?';
     fprintf(stderr, "mhaviz: %s\n", line);
@@ -89,11 +124,13 @@ static int print_info(const cli_options *o) {
     return finish_stdout(bad ? (out_errno ? out_errno : EIO) : 0);
 }
 
-/* Resolves --text / --sample into tokens and checks the whole configuration.
- * Returns 0, or 2 with a message: every usage error is found before anything
- * is written. */
-static int resolve_input(const cli_options *o, tok_list *toks, mha_config *cfg, char *err,
-                         size_t errlen) {
+/* Resolves --text / --text-file / --sample into tokens and checks the whole
+ * configuration. A typed --text over 512 tokens is refused; a file's text is cut
+ * to its first 512, and *cut_total says how many it held (0: not cut). Returns 0,
+ * or 2 with a message: every usage error is found before anything is written. */
+static int resolve_input(const cli_options *o, tok_list *toks, mha_config *cfg, int *cut_total,
+                         char *err, size_t errlen) {
+    *cut_total = 0;
     const char *text = NULL;
     if (o->text) {
         text = o->text;
@@ -109,11 +146,14 @@ static int resolve_input(const cli_options *o, tok_list *toks, mha_config *cfg, 
     }
     int total = 0;
     char terr[MHA_ERR_LEN];
+    const char *what = o->text_file ? text_file_name(o->text_file) : "--text";
     if (tok_split(toks, text, MHA_MAX_N, &total, terr, sizeof terr) != 0) {
-        snprintf(err, errlen, "--text: %s", terr);
+        snprintf(err, errlen, "%s: %s", what, terr);
         return 2;
     }
-    if (total > MHA_MAX_N) {
+    if (total > MHA_MAX_N && o->text_file) {
+        *cut_total = total; /* its first MHA_MAX_N tokens, kept by tok_split */
+    } else if (total > MHA_MAX_N) {
         tok_free(toks);
         snprintf(err, errlen, "--text: %d tokens; at most %d are allowed", total, MHA_MAX_N);
         return 2;
@@ -133,26 +173,77 @@ static int resolve_input(const cli_options *o, tok_list *toks, mha_config *cfg, 
     return 0;
 }
 
-static int run_dump(const cli_options *o, const tok_list *toks, const mha_config *cfg) {
-    char err[512];
+static int run_dump(const cli_options *o, const tok_list *toks, const mha_config *cfg, char *err,
+                    size_t errlen) {
     mha_model *m = mha_model_create();
     if (!m) return fail(1, "out of memory");
-    if (mha_model_compute(m, cfg, toks, err, sizeof err) != 0) {
+    if (mha_model_compute(m, cfg, toks, err, errlen) != 0) {
         mha_model_destroy(m);
         return fail(1, err);
     }
     attn_layer layer;
     mha_layer_text text;
     mha_layer_fill(&layer, &text, m, toks);
-    int rc = dump_write(o->dump_dir, &layer, err, sizeof err);
+    int rc = dump_write(o->dump_dir, &layer, err, errlen);
     mha_model_destroy(m);
     if (rc != 0) return fail(1, err);
     return 0;
 }
 
+/* The modes that compute: a loaded model's dump, or the random model's tokens
+ * and configuration, then the dump, --bench, --export or the window. */
+static int main_modes(const cli_options *op, char *err, size_t errlen) {
+    const cli_options o = *op;
+    int cut = 0; /* --text-file: the tokens it held when cut to MHA_MAX_N */
+    if (o.model_path && o.mode == CLI_DUMP) {
+        int rc = app_model_dump(&o, err, errlen);
+        return rc ? fail(rc, err) : 0;
+    }
+    tok_list toks = {0};
+    mha_config cfg;
+    int rc;
+    if (o.model_path) { /* the random model under it: the default sample, h = 4 */
+        cli_options base = o;
+        base.text = base.text_file = NULL;
+        base.sample = 0;
+        memset(&base.cfg, 0, sizeof base.cfg);
+        base.panel = CLI_PANEL_ALL;
+        rc = resolve_input(&base, &toks, &cfg, &cut, err, errlen);
+    } else {
+        rc = resolve_input(&o, &toks, &cfg, &cut, err, errlen);
+    }
+    if (rc != 0) return fail(rc, err);
+    if (cut && o.mode != CLI_WINDOW) /* the window's status line says it */
+    {
+        static char note[MSG_LEN]; /* a note, not an error: the run goes on (exit 0) */
+        snprintf(note, sizeof note, "%s: text cut to the first %d of its %d tokens",
+                 text_file_name(o.text_file), MHA_MAX_N, cut);
+        fail(0, note);
+    }
+
+    switch (o.mode) {
+    case CLI_DUMP: rc = run_dump(&o, &toks, &cfg, err, errlen); break;
+    case CLI_BENCH:
+        rc = app_bench(&o, err, errlen);
+        if (rc != 0) fail(rc, err);
+        break;
+    case CLI_EXPORT:
+        rc = app_export(&o, &toks, &cfg, err, errlen);
+        if (rc != 0) fail(rc, err);
+        break;
+    default:
+        rc = app_window(&o, &toks, &cfg, err, errlen);
+        if (rc != 0) fail(rc, err);
+        break;
+    }
+    tok_free(&toks);
+    if (rc == 0 && o.mode == CLI_BENCH) rc = finish_stdout(0); /* its table */
+    return rc;
+}
+
 int main(int argc, char **argv) {
     cli_options o;
-    char err[512];
+    static char err[MSG_LEN];
     if (cli_parse(&o, argc, argv, err, sizeof err) != 0) return fail(2, err);
 
     /* headless modes: a signal removes temporary files and exits 130 or 143; the
@@ -174,41 +265,13 @@ int main(int argc, char **argv) {
     default: break;
     }
 
-    if (o.model_path && o.mode == CLI_DUMP) {
-        int rc = app_model_dump(&o, err, sizeof err);
-        return rc ? fail(rc, err) : 0;
+    char *file_text = NULL; /* --text-file: read whole and checked before any mode starts */
+    if (o.text_file) {
+        int frc = text_file_read(o.text_file, &file_text, err, sizeof err);
+        if (frc != 0) return fail(frc, err);
+        o.text = file_text;
     }
-    tok_list toks = {0};
-    mha_config cfg;
-    int rc;
-    if (o.model_path) { /* the random model under it: the default sample, h = 4 */
-        cli_options base = o;
-        base.text = NULL;
-        base.sample = 0;
-        memset(&base.cfg, 0, sizeof base.cfg);
-        base.panel = CLI_PANEL_ALL;
-        rc = resolve_input(&base, &toks, &cfg, err, sizeof err);
-    } else {
-        rc = resolve_input(&o, &toks, &cfg, err, sizeof err);
-    }
-    if (rc != 0) return fail(rc, err);
-
-    switch (o.mode) {
-    case CLI_DUMP: rc = run_dump(&o, &toks, &cfg); break;
-    case CLI_BENCH:
-        rc = app_bench(&o, err, sizeof err);
-        if (rc != 0) fail(rc, err);
-        break;
-    case CLI_EXPORT:
-        rc = app_export(&o, &toks, &cfg, err, sizeof err);
-        if (rc != 0) fail(rc, err);
-        break;
-    default:
-        rc = app_window(&o, &toks, &cfg, err, sizeof err);
-        if (rc != 0) fail(rc, err);
-        break;
-    }
-    tok_free(&toks);
-    if (rc == 0 && o.mode == CLI_BENCH) rc = finish_stdout(0); /* its table */
+    int rc = main_modes(&o, err, sizeof err);
+    free(file_text);
     return rc;
 }

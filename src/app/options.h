@@ -42,7 +42,8 @@ typedef struct {
     mha_config cfg;           /* h, d_model, seed, mask, no_scale, pad, temperature,
                                  weights, ablate; zero = default */
     int sample;               /* 1-based; 0: not given */
-    const char *text;         /* --text, or NULL */
+    const char *text;         /* --text, or NULL; main sets it to --text-file's text */
+    const char *text_file;    /* --text-file FILE ("-": standard input), or NULL */
     const char *dump_dir;     /* --dump */
     const char *export_path;  /* --export */
     const char *export_dir;   /* --export-dir (window Ctrl+S) */
@@ -52,6 +53,7 @@ typedef struct {
     cli_panel panel;          /* --panel */
     int panel_head;           /* 1-based with CLI_PANEL_HEAD and CLI_PANEL_STEPS */
     int page;                 /* --page K: page K of the heads grid, 1-based; 0: first */
+    int pinned_page;          /* --pinned-page K: the pinned pane's page, 1-based; 0: first */
     int values;               /* --values: numbers in the cells */
     int contrast;             /* --contrast: 0 fixed, 1 row, 2 log */
     int diff;                 /* --diff: MultiHead minus the unablated MultiHead */

@@ -106,6 +106,7 @@ void view_compare_pinned(const view_state *s, view_rect pane, view_state *p) {
     p->present = !s->figure;
     p->transparent = s->transparent;
     p->panel = VIEW_PANEL_ALL;
+    p->pinned_pane = 1; /* its page note, in figures too: the banner has no room for it */
     p->focus = p->step = 0;
     p->hover_x = p->hover_y = -1;
     p->editing = p->help = 0;

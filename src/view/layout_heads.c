@@ -171,7 +171,7 @@ static void place_grid(view_layout *L, const view_state *s, const grid_room *R, 
     L->attn_cbar = (view_rect){g.x + dx + lw, grid_bottom + L->pad + L->line,
                                lay_imin(cw, g.w - lw), cbar_height(L)};
 
-    if (L->pages > 1 && R->note_h && !s->present) {
+    if (L->pages > 1 && R->note_h && !s->present && !s->figure) { /* a figure has no buttons */
         int bw = L->line + L->pad;
         L->buttons[BTN_PAGE_PREV].r = (view_rect){g.x, L->page_note.y, bw, L->line};
         L->buttons[BTN_PAGE_PREV].present = 1;
@@ -199,7 +199,8 @@ void lay_heads(view_layout *L, lay_ctx *cx, view_rect area, int single_head, int
         .n = n,
         .title_h = L->line + L->pad / 2,
         .gap = L->gap,
-        .note_h = s->figure ? 0 : L->line + L->pad, /* a paged grid's note (not in figures) */
+        /* a paged grid's note: not in figures but the pinned pane's (its header is narrow) */
+        .note_h = s->figure && !s->pinned_pane ? 0 : L->line + L->pad,
         .label_w = label_w,
         .label_line = label_line,
     };

@@ -311,7 +311,7 @@ void view_draw_help(const view_ctx *c) {
         {"Tab / Shift+Tab", "next / previous built-in sample"},
         {"Enter", "type your own sentence (Enter applies, Esc cancels)"},
         {"1 \xE2\x80\xA6 9, click a head", "focus on one head with Q, K, V; Esc returns"},
-        {"PgUp / PgDn", "previous / next page of heads"},
+        {"PgUp / PgDn", "previous / next page of heads (Shift: the pinned view's)"},
         {"R", "new seed (new weights and embeddings)"},
         {"M", "causal mask on / off"},
         {"N", "scaling by 1/\xE2\x88\x9A"

@@ -251,7 +251,7 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         draw_text(c->dl, r.x, y, cap, fs, c->th.muted, 0, 0);
         if (legend) view_draw_mask_legend(c, r.x + view_tw(c, cap, fs, 0) + L->gap, y, fs);
     }
-    if (L->pages > 1 && L->page_note.w > 0) { /* figures have none */
+    if (L->pages > 1 && L->page_note.w > 0) { /* figures have none but a pinned pane */
         char note[200];
         int last = L->first_head + L->shown_heads;
         char range[40];
@@ -259,19 +259,32 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
             snprintf(range, sizeof range, "head %d", last);
         else
             snprintf(range, sizeof range, "heads %d\xE2\x80\x93%d", L->first_head + 1, last);
+        const char *keys = s->figure ? "" : s->pinned_pane ? ", Shift+PgUp/PgDn" : ", PgUp/PgDn";
         snprintf(note, sizeof note,
-                 "%s of %d (page %d/%d, PgUp/PgDn): %d heads of %d\xC3\x97%d do not fit at once",
-                 range, s->layer->h, L->page + 1, L->pages, s->layer->h, s->layer->n, s->layer->n);
+                 "%s of %d (page %d/%d%s): %d heads of %d\xC3\x97%d do not fit at once", range,
+                 s->layer->h, L->page + 1, L->pages, keys, s->layer->h, s->layer->n, s->layer->n);
         int x = L->buttons[BTN_PAGE_NEXT].present
                     ? L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad
                     : L->page_note.x;
         int maxw = L->page_note.x + L->page_note.w - x;
+        /* shorter and shorter until one fits: the heads shown are what must stay */
+        char shorter[3][120];
+        if (s->figure)
+            snprintf(shorter[0], sizeof shorter[0], "%s of %d (page %d/%d)", range, s->layer->h,
+                     L->page + 1, L->pages);
+        else
+            snprintf(shorter[0], sizeof shorter[0], "%s of %d (%s)", range, s->layer->h,
+                     s->pinned_pane ? "Shift+PgUp/PgDn" : "PgUp/PgDn");
+        snprintf(shorter[1], sizeof shorter[1], "%s of %d", range, s->layer->h);
+        snprintf(shorter[2], sizeof shorter[2], "%s/%d", range + (L->shown_heads == 1 ? 5 : 6),
+                 s->layer->h);
         char fitted[210];
         view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
-        if (view_tw(c, fitted, L->font_small, 0) < view_tw(c, note, L->font_small, 0)) {
-            snprintf(note, sizeof note, "%s of %d (PgUp/PgDn)", range, s->layer->h);
-            view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
-        }
+        for (int k = 0; k < 3 && view_tw(c, fitted, L->font_small, 0) <
+                                     view_tw(c, k ? shorter[k - 1] : note, L->font_small, 0);
+             k++)
+            view_fit_text(fitted, sizeof fitted, shorter[k], maxw, L->font_small, 0, c->measure,
+                          c->ud);
         draw_text(c->dl, x, L->page_note.y, fitted, L->font_small, c->th.text, 0, 0);
     }
 }

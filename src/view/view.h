@@ -137,6 +137,8 @@ typedef struct view_state {
     int resplit;                   /* the layer's heads are a re-split: trained with
                                       overview->h heads, shown as layer->h */
     int page;                      /* page of the heads grid, 0-based */
+    int pinned_pane;               /* the pinned pane of compare: a paged grid's note says
+                                      Shift+PgUp/PgDn, and figures keep it */
     int focus;                     /* focused head, 1-based; 0 none */
     view_panel panel;              /* export: all, one head (focus), or the equation */
     int panel_head;                /* 1-based head for VIEW_PANEL_HEAD */

@@ -208,6 +208,12 @@ int app_apply_look(app_state *s, const app_action *a) {
         if (s->page > 0) s->page--;
         return 1;
     case ACT_PAGE_NEXT: s->page++; return 1; /* app_layout clamps it to the pages there are */
+    case ACT_PINNED_PAGE_PREV: {             /* without a pinned view, the live one's */
+        int *page = s->pin ? &s->pinned_page : &s->page;
+        if (*page > 0) (*page)--;
+        return 1;
+    }
+    case ACT_PINNED_PAGE_NEXT: (*(s->pin ? &s->pinned_page : &s->page))++; return 1;
     case ACT_FOCUS: { /* the heads shown: a loaded model's (or its re-split) */
         const int h = s->gpt ? app_gpt_heads(s) : s->cfg.h;
         if (a->arg >= 1 && a->arg <= h) {

@@ -158,6 +158,7 @@ int app_compare_toggle(app_state *s) {
             snprintf(s->status, sizeof s->status, "%s", err);
             return 0;
         }
+        s->pinned_page = 0;
         snprintf(s->status, sizeof s->status,
                  "pinned: change a setting to compare it with the pinned view (B unpins)");
     }
@@ -297,7 +298,13 @@ void app_compare_refresh(app_state *s, const view_state *live) {
     pv->train = NULL;
     pv->lesson = 0;
     pv->data_version = p->version; /* the colour cache keeps the two models apart */
+    pv->page = s->pinned_page;     /* its own page: its heads are not the live ones */
     p->count = differences(p, s);
+}
+
+int app_compare_pages(const app_state *s, int *h) {
+    if (h) *h = s->pin ? s->pin->cfg.h : 0;
+    return s->pin && s->pin->L && s->pin->shown ? s->pin->L->pages : 0;
 }
 
 void app_compare_view(const app_state *s, view_state *vs) {

@@ -109,8 +109,8 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case APP_KEY_LEFT: a.kind = ACT_D_DOWN; break;
     case APP_KEY_TAB: a.kind = shift ? ACT_SAMPLE_PREV : ACT_SAMPLE_NEXT; break;
     case APP_KEY_RETURN: a.kind = ACT_EDIT_START; break;
-    case APP_KEY_PAGEUP: a.kind = ACT_PAGE_PREV; break;
-    case APP_KEY_PAGEDOWN: a.kind = ACT_PAGE_NEXT; break;
+    case APP_KEY_PAGEUP: a.kind = shift ? ACT_PINNED_PAGE_PREV : ACT_PAGE_PREV; break;
+    case APP_KEY_PAGEDOWN: a.kind = shift ? ACT_PINNED_PAGE_NEXT : ACT_PAGE_NEXT; break;
     case APP_KEY_F1:
     case '?': a.kind = ACT_HELP; break;
     case '/':

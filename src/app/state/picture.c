@@ -94,8 +94,10 @@ const view_layout *app_layout(app_state *s) {
     view_state vs;
     app_view(s, &vs);
     view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
-    if (s->L->pages > 0 && s->page >= s->L->pages) {
-        s->page = s->L->pages - 1;
+    const int pinned = app_compare_pages(s, NULL);
+    if ((s->L->pages > 0 && s->page >= s->L->pages) || (pinned > 0 && s->pinned_page >= pinned)) {
+        if (s->L->pages > 0 && s->page >= s->L->pages) s->page = s->L->pages - 1;
+        if (pinned > 0 && s->pinned_page >= pinned) s->pinned_page = pinned - 1;
         app_view(s, &vs);
         view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
     }

@@ -47,6 +47,19 @@ void app_state_destroy(app_state *s) {
     free(s);
 }
 
+/* Copies text into buf (len bytes) whole, or cut before the character that would
+ * not fit: a --text-file of a MiB fills the text field with its first 8 KiB,
+ * never half a UTF-8 character. */
+static void copy_text(char *buf, size_t len, const char *text) {
+    size_t n = strlen(text);
+    if (n >= len) {
+        n = len - 1;
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--; /* text[n] starts one */
+    }
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+}
+
 int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha_config *cfg,
                    char *err, size_t errlen) {
     s->width = o->size_w ? o->size_w : APP_DEFAULT_W;
@@ -71,17 +84,25 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     s->export_panel_head = o->panel_head;
     s->transparent = o->transparent;
     s->sample = o->text ? 0 : (o->sample ? o->sample : 1);
-    if (o->text) snprintf(s->custom, sizeof s->custom, "%s", o->text);
+    if (o->text) copy_text(s->custom, sizeof s->custom, o->text);
     s->dirty = 1;
     if (app_recompute(s, cfg, toks) != 0) {
         snprintf(err, errlen, "%s", s->status);
         return 1;
     }
+    int total = 0;
+    tok_list all = {0};
+    char terr[MHA_ERR_LEN];
+    if (o->text && !o->model_path && s->toks.count == MHA_MAX_N &&
+        tok_split(&all, o->text, 1, &total, terr, sizeof terr) == 0 && total > MHA_MAX_N)
+        snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
+                 MHA_MAX_N, total); /* --text-file's: a typed --text that long is refused */
+    tok_free(&all);
     if (o->model_path) {
         const sample *smp = samples_get((o->sample ? o->sample : 1) - 1);
         app_gpt_request *q = &s->gpt_want;
         snprintf(q->path, sizeof q->path, "%s", o->model_path);
-        snprintf(q->text, sizeof q->text, "%s", o->text ? o->text : smp ? smp->text : "");
+        copy_text(q->text, sizeof q->text, o->text ? o->text : smp ? smp->text : "");
         q->layer = o->train.layer > 0 ? o->train.layer - 1 : 0;
         q->h = o->cfg.h;
         snprintf(q->ablate, sizeof q->ablate, "%s", o->model_ablate ? o->model_ablate : "");
@@ -95,10 +116,25 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         }
     }
     if (o->compare && app_compare_start(s, o, err, errlen) != 0) return 2;
+    s->pinned_page = o->pinned_page > 0 ? o->pinned_page - 1 : 0; /* app_layout clamps it */
     app_refresh(s);
     if (o->panel == CLI_PANEL_STEPS && (s->gpt || o->panel_head <= s->cfg.h)) {
         s->focus = o->panel_head; /* its intermediate products are derived for the figure */
         app_derive(s);
+    }
+    if (o->pinned_page > 0 && o->mode == CLI_EXPORT) { /* a page the pinned view has */
+        view_state vs;
+        app_figure_view(s, APP_SAVE_EXPORT, &vs);
+        vs.page = 0;
+        view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
+        int ph = 0;
+        const int pages = app_compare_pages(s, &ph);
+        if (o->pinned_page > pages) {
+            snprintf(err, errlen,
+                     "--pinned-page %d: at %dx%d the pinned view has %d page%s of heads (h = %d)",
+                     o->pinned_page, s->width, s->height, pages, pages == 1 ? "" : "s", ph);
+            return 2;
+        }
     }
     if (o->page > 0 && o->mode == CLI_EXPORT) { /* --page K names a page the figure has */
         view_state vs;

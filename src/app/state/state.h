@@ -40,6 +40,8 @@ typedef enum {
     ACT_ZOOM_RESET,
     ACT_PAGE_PREV,
     ACT_PAGE_NEXT,
+    ACT_PINNED_PAGE_PREV, /* Shift+PgUp / PgDn: the pinned pane's page (compare) */
+    ACT_PINNED_PAGE_NEXT,
     ACT_FOCUS, /* arg: 1-based head */
     ACT_HELP,
     ACT_FULLSCREEN,
@@ -175,7 +177,8 @@ typedef struct {
     float zoom;
     float zoom_base; /* the zoom this window size starts at, and Ctrl+0 returns to */
     int theme, cmap, page, focus, help, fullscreen;
-    int present; /* presentation mode */
+    int pinned_page; /* the pinned pane's page of heads, 0-based (Shift+PgUp/PgDn) */
+    int present;     /* presentation mode */
     int png_scale;
     int diff;                /* MultiHead drawn as its difference from the unablated one */
     int values;              /* numbers in the cells */

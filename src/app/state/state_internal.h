@@ -90,6 +90,9 @@ int app_compare_start(app_state *s, const cli_options *o, char *err, size_t errl
  * settings that differ up to date with the state (app_refresh calls it);
  * app_compare_view only points at them. */
 void app_compare_refresh(app_state *s, const view_state *live);
+/* The pages of heads the pinned pane's last layout has (0: none laid out), and
+ * its h in *h when h is not NULL. */
+int app_compare_pages(const app_state *s, int *h);
 /* Frees the pins unpinned while their model was being computed (destroy). */
 void app_pins_dropped_free(app_state *s);
 
