@@ -64,7 +64,9 @@ void mm_threads_force(int t) {
 /* this thread's bar for a product on every worker (0: MM_THREADS_MIN_FLOPS) */
 static _Thread_local double min_flops_ = 0.0;
 
-void mm_threads_min_flops(double flops) { min_flops_ = flops > 0.0 ? flops : 0.0; }
+void mm_threads_min_flops(double flops) {
+    min_flops_ = flops > 0.0 ? flops : 0.0;
+}
 
 int mm_threads_for(double flops) {
     threads_init();
@@ -91,13 +93,12 @@ typedef struct {
 static void col_task(const band_job *j, int task) {
     const int blocks = (j->n + 15) / 16;
     const int c0 = 16 * (int)((long)blocks * task / j->bands),
-              c1x = 16 * (int)((long)blocks * (task + 1) / j->bands),
-              c1 = c1x < j->n ? c1x : j->n;
+              c1x = 16 * (int)((long)blocks * (task + 1) / j->bands), c1 = c1x < j->n ? c1x : j->n;
     if (c1 <= c0) return;
     const float *b = j->trans_b ? j->b + (size_t)c0 * j->ldb : j->b + c0;
     cblas_sgemm(CblasRowMajor, j->trans_a ? CblasTrans : CblasNoTrans,
-                j->trans_b ? CblasTrans : CblasNoTrans, j->m, c1 - c0, j->k, j->alpha, j->a,
-                j->lda, b, j->ldb, j->beta, j->c + c0, j->ldc);
+                j->trans_b ? CblasTrans : CblasNoTrans, j->m, c1 - c0, j->k, j->alpha, j->a, j->lda,
+                b, j->ldb, j->beta, j->c + c0, j->ldc);
 }
 
 /* Band `task` of the rows of C: the same product on rows [r0, r1) of op(A). */
@@ -123,8 +124,8 @@ static void sgemm(float *c, int ldc, const float *a, int lda, int trans_a, const
        bands of columns, so that each thread packs its own part of B only */
     const int cols = n >= 4 * m && n >= 64 * threads;
     if (!fixed_ && threads > 1 && (m >= 8 * threads || cols)) { /* bands on mhaviz's pool */
-        band_job j = {c,       a,       b,       ldc,  lda,   ldb,  m,   n,
-                      k,       trans_a, trans_b, threads, cols, alpha, beta};
+        band_job j = {c, a,       b,       ldc,     lda,  ldb,   m,   n,
+                      k, trans_a, trans_b, threads, cols, alpha, beta};
         mm_parallel(threads, threads, band_task, &j);
         return;
     }
