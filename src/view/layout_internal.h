@@ -29,6 +29,15 @@ static inline int lay_imin(int a, int b) {
     return a < b ? a : b;
 }
 
+/* Line height of text at `size` as measure gives it, or size + size / 4 where a
+   measurer reports less than the size (a stub, in tests): the overview's and the
+   next-token panel's rows. */
+static inline int lay_measured_line(view_measure_fn measure, void *ud, int size) {
+    int w = 0, h = 0;
+    measure(ud, "Ag", size, 0, &w, &h);
+    return h >= size ? h : size + size / 4;
+}
+
 /* Widest token label at pixel size `size`, measured once per size. */
 int lay_label_width(lay_ctx *cx, int size);
 

@@ -7,22 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "layout_internal.h"
 #include "view.h"
 #include "view_internal.h"
 
-static int imax(int a, int b) {
-    return a > b ? a : b;
-}
-
-static int imin(int a, int b) {
-    return a < b ? a : b;
-}
-
-static int line_h(view_measure_fn measure, void *ud, int size) {
-    int w = 0, h = 0;
-    measure(ud, "Ag", size, 0, &w, &h);
-    return h >= size ? h : size + size / 4;
-}
+#define imax lay_imax
+#define imin lay_imin
+#define line_h lay_measured_line
 
 /* The strides labels may take: the first label and every k-th (k, 2k, ...), so
    the numbers read 1, 5, 10, 15 ... when not all fit. */

@@ -12,7 +12,7 @@
 
 static void count_tokens(app_state *s) {
     if (s->gpt) { /* a loaded model: its own tokenizer */
-        s->edit_tokens = app_gpt_count(s, s->edit, NULL);
+        s->edit_tokens = app_gpt_count(s, s->edit);
         return;
     }
     tok_list t = {0};

@@ -67,7 +67,8 @@ static void rebuild(app_state *s) {
     snprintf(g->after, sizeof g->after, "%s", r->n ? r->labels[r->n - 1] : "");
     g->next.after = g->after;
     g->next.cut = r->n < r->n_text;
-    gpt2_run_show(&g->run, g->layer, g->h);
+    if (r->shown != g->layer || r->shown_h != g->h) /* a run re-shows the layer it had */
+        gpt2_run_show(&g->run, g->layer, g->h);
     g->ov.computed_from = r->ms_from;
     s->compute_ms = r->ms;
     s->data_version++;
@@ -330,9 +331,12 @@ int app_gpt_heads(const app_state *s) {
     return s->gpt ? s->gpt->h : 0;
 }
 
-int app_gpt_count(const app_state *s, const char *text, int *limit) {
+int app_gpt_limit(const app_state *s) {
+    return s->gpt ? s->gpt->run.inf->cap : 0;
+}
+
+int app_gpt_count(const app_state *s, const char *text) {
     const app_gpt *g = s->gpt;
-    if (limit) *limit = g ? g->run.inf->cap : 0;
     if (!g) return 0;
     const int n = bpe_encode(g->m->tok, text, strlen(text), NULL, 0, NULL);
     return n > 0 ? n : 0;

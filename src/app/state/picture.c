@@ -39,7 +39,7 @@ void app_view(const app_state *s, view_state *vs) {
     vs->edit_cursor = s->edit_cursor;
     vs->edit_selected = s->edit_selected;
     vs->edit_tokens = s->edit_tokens;
-    app_gpt_count(s, "", &vs->edit_limit); /* a loaded model keeps its positions' worth */
+    vs->edit_limit = app_gpt_limit(s); /* a loaded model keeps its positions' worth */
     vs->help = s->help;
     vs->status = s->status;
     vs->toast = s->notice[0] ? s->notice : NULL;

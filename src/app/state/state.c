@@ -233,9 +233,8 @@ void app_open_model(app_state *s, const char *path) {
         return;
     }
     char err[512];
-    app_gpt *g = NULL;
     int rc = 0;
-    g = app_gpt_load(q, NULL, NULL, &rc, err, sizeof err);
+    app_gpt *g = app_gpt_load(q, NULL, NULL, &rc, err, sizeof err);
     if (g && s->pin) app_compare_toggle(s); /* a random model's pin does not compare with it */
     app_gpt_adopt(s, g, err);
     app_derive(s); /* the layer drawn: the new model's from now on */

@@ -68,9 +68,9 @@ int app_gpt_open(app_state *s, const app_gpt_request *q, char *err, size_t errle
 int app_gpt_active(const app_state *s);
 /* The heads shown (the model's own or a re-split), 0 without a model. */
 int app_gpt_heads(const app_state *s);
-/* Tokens text has for the model's tokenizer, and in *limit (may be NULL) the most
-   a run keeps; 0 and 0 without a model. */
-int app_gpt_count(const app_state *s, const char *text, int *limit);
+/* Tokens text has for the model's tokenizer; the most a run keeps. 0 without a model. */
+int app_gpt_count(const app_state *s, const char *text);
+int app_gpt_limit(const app_state *s);
 int app_gpt_apply(app_state *s, const app_action *a);
 int app_gpt_text(app_state *s, const char *text, int sample);
 int app_gpt_layer(const app_state *s, attn_layer *L);
