@@ -240,8 +240,8 @@ void view_draw_editor(const view_ctx *c) {
     draw_frame(c->dl, E.box, c->th.accent_text, 2);
     char prompt[200];
     view_fit_text(prompt, sizeof prompt,
-                  "Type a sentence (UTF-8). Enter applies, Escape cancels, Ctrl+U clears, "
-                  "Ctrl+V pastes",
+                  "Type a sentence, or a file's path and Ctrl+O. Enter applies, Escape "
+                  "cancels, Ctrl+U clears, Ctrl+V pastes",
                   E.box.w - 2 * L->pad, L->font, 1, c->measure, c->ud);
     draw_text(c->dl, E.prompt_x, E.prompt_y, prompt, L->font, c->th.text, 1, 0);
 

@@ -19,6 +19,7 @@
 #include "font.h"
 #include "sdl_draw.h"
 #include "state.h"
+#include "text_file.h"
 #include "view.h"
 #include "wm.h"
 
@@ -131,6 +132,20 @@ static void save_png(app_state *s, app_save_kind kind, font_set *fonts) {
     app_notify(s, msg, 0);
 }
 
+/* A file dropped on the window: a folder or a .safetensors is a model to load,
+ * any other file a text to show (text_file_read's rules). */
+static void open_dropped(app_state *s, const char *path) {
+    struct stat st;
+    size_t n = strlen(path);
+    const char *ext = ".safetensors";
+    const size_t el = strlen(ext);
+    if ((stat(path, &st) == 0 && S_ISDIR(st.st_mode)) ||
+        (n >= el && strcmp(path + n - el, ext) == 0))
+        app_open_model(s, path);
+    else
+        app_open_text_file(s, path);
+}
+
 /* Turns one SDL event into actions. */
 static void handle_event(app_state *s, const SDL_Event *e) {
     app_action a = {.kind = ACT_NONE};
@@ -162,8 +177,8 @@ static void handle_event(app_state *s, const SDL_Event *e) {
         a.kind = ACT_EDIT_PREEDIT;
         a.text = e->edit.text;
         break;
-    case SDL_DROPFILE: /* a model's folder or .safetensors dropped on the window */
-        app_open_model(s, e->drop.file);
+    case SDL_DROPFILE: /* a model's folder or .safetensors, or a text file */
+        open_dropped(s, e->drop.file);
         SDL_free(e->drop.file);
         return;
     case SDL_MOUSEMOTION:
@@ -279,6 +294,7 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         goto done;
     }
     if (app_state_init(s, o, toks, cfg, err, errlen) != 0) goto done;
+    s->read_text = text_file_read; /* Ctrl+O in the text field, a dropped text file */
 
     /* the starting size follows the display: on a screen larger than 1920x1080 the
        window starts at 5/6 of it (3200x1800 on a 4K screen), and the zoom at the

@@ -6,6 +6,7 @@
  * it means, for app_apply to apply. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "controls.h"
@@ -27,7 +28,15 @@ int app_load_text(app_state *s, const char *text, int sample) {
         return -1;
     }
     s->sample = sample;
-    if (!sample) snprintf(s->custom, sizeof s->custom, "%s", text);
+    if (!sample) { /* whole, or cut before the character that would not fit */
+        size_t n = strlen(text);
+        if (n >= sizeof s->custom) {
+            n = sizeof s->custom - 1;
+            while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--; /* text[n] starts one */
+        }
+        memmove(s->custom, text, n);
+        s->custom[n] = '\0';
+    }
     s->page = 0;
     if (total > MHA_MAX_N)
         snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
@@ -251,6 +260,58 @@ int app_apply_look(app_state *s, const app_action *a) {
     }
 }
 
+int app_open_text_file(app_state *s, const char *path) {
+    char err[600], *text = NULL;
+    const char *slash = strrchr(path, '/');
+    const char *name = slash && slash[1] ? slash + 1 : path;
+    if (!s->read_text) {
+        snprintf(s->status, sizeof s->status, "no file can be opened here");
+        return -1;
+    }
+    if (s->read_text(path, &text, err, sizeof err) != 0) {
+        app_gpt_say(s, err); /* a long path loses its middle, never the reason */
+        return -1;
+    }
+    tok_list t = {0};
+    int total = 0;
+    char terr[MHA_ERR_LEN];
+    const int counted = tok_split(&t, text, 1, &total, terr, sizeof terr) == 0;
+    tok_free(&t);
+    s->status[0] = '\0';
+    int rc = app_load_text(s, text, 0);
+    free(text);
+    if (rc != 0) return -1;
+    s->editing = 0;
+    s->preedit[0] = '\0';
+    if (!s->status[0]) { /* app_load_text says when the text was cut */
+        if (s->gpt || !counted)
+            snprintf(s->status, sizeof s->status, "opened %.200s", name);
+        else
+            snprintf(s->status, sizeof s->status, "opened %.200s: %d token%s", name, total,
+                     total == 1 ? "" : "s");
+    }
+    return 0;
+}
+
+/* Ctrl+O in the text field: the field holds a file's path (spaces around it dropped). */
+static int open_named_file(app_state *s) {
+    if (!s->editing) return 0;
+    char path[APP_EDIT_MAX];
+    const char *p = s->edit;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    snprintf(path, sizeof path, "%s", p);
+    size_t n = strlen(path);
+    while (n > 0 && (path[n - 1] == ' ' || path[n - 1] == '\t' || path[n - 1] == '\n' ||
+                     path[n - 1] == '\r'))
+        path[--n] = '\0';
+    if (!n) {
+        snprintf(s->status, sizeof s->status, "type a text file's path in the field, then Ctrl+O");
+        return 1;
+    }
+    app_open_text_file(s, path);
+    return 1;
+}
+
 int app_apply_text(app_state *s, const app_action *a) {
     switch (a->kind) {
     case ACT_EDIT_START: app_edit_start(s); return 1;
@@ -261,6 +322,7 @@ int app_apply_text(app_state *s, const app_action *a) {
         s->status[0] = '\0';
         app_load_text(s, s->edit, 0);
         return 1;
+    case ACT_EDIT_OPEN: return open_named_file(s);
     case ACT_EDIT_CANCEL:
     case ACT_EDIT_INSERT:
     case ACT_EDIT_PREEDIT:

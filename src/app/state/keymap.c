@@ -81,6 +81,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
         case APP_KEY_HOME: a.kind = ACT_EDIT_HOME; break;
         case APP_KEY_END: a.kind = ACT_EDIT_END; break;
         case 'u': a.kind = ctrl ? ACT_EDIT_CLEAR : ACT_NONE; break;
+        case 'o': a.kind = ctrl ? ACT_EDIT_OPEN : ACT_NONE; break;
         case 'v': a.kind = ctrl ? ACT_EDIT_INSERT : ACT_NONE; break; /* the window pastes */
         }
         return a; /* other keys arrive as typed text */

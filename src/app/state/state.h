@@ -64,6 +64,7 @@ typedef enum {
     ACT_EDIT_HOME,
     ACT_EDIT_END,
     ACT_EDIT_CURSOR, /* arg: byte offset to put the cursor at (a click in the text) */
+    ACT_EDIT_OPEN,   /* Ctrl+O in the field: the text of the file the field names */
     ACT_HOVER,       /* x, y: pointer in output pixels */
     ACT_LEAVE,       /* pointer left the window */
     ACT_CLICK,       /* x, y: left button in output pixels */
@@ -197,6 +198,9 @@ typedef struct {
     int edit_cursor;   /* byte offset in edit, always at a character boundary */
     int edit_selected; /* the whole text is selected: typing replaces it */
     int edit_tokens;   /* tokens the text has now (the field shows n / 512) */
+    /* reads a text file for Ctrl+O and a dropped file (the window's: text_file_read,
+       0 / 1 / 2 with "FILE: why"); NULL: the state cannot open files */
+    int (*read_text)(const char *path, char **out, char *err, size_t errlen);
 
     /* messages: status is the state's answer to the last action (why it could not
        be taken, or what changed); notice is a success such as a saved file's path.
@@ -267,6 +271,11 @@ int app_apply(app_state *s, const app_action *a);
  * current text, loaded by the jobs layer (the window: dropped on it); the model
  * shown stays until it is read, and stays when it cannot be. */
 void app_open_model(app_state *s, const char *path);
+
+/* Shows the text of the file at path (s->read_text reads it) as the custom text,
+ * closing the text field; when it cannot be read or is not text the view stays
+ * and the status line says why. Returns 0 or -1. */
+int app_open_text_file(app_state *s, const char *path);
 
 /* Shorthand for app_apply with a bare action of this kind. */
 int app_do(app_state *s, app_action_kind kind);
