@@ -96,6 +96,40 @@ static void test_entropy_and_divergence(void **st) {
     }
 }
 
+/* The title's "of X bits": the most the mean row entropy can be. A broad designed
+   head (W^Q = W^K = 0) is uniform over the keys each row may see, so it reads
+   exactly that most; the reference counts each row's unmasked keys in the scores. */
+static void test_entropy_max_under_masks(void **st) {
+    (void)st;
+    static const int cases[][2] = {{0, 0}, {1, 0}, {0, 20}, {1, 20}, {1, 16}};
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        mha_model *m = mha_model_create();
+        tok_list t = {0};
+        model(m, &t, TEXT, 6, 96, cases[ci][0], cases[ci][1], 1);
+        const int n = m->n, rows = m->n_real;
+        const attn_layer L = layer_of(m, &t);
+        double want = 0.0;
+        for (int r = 0; r < rows; r++) {
+            int seen = 0;
+            for (int k = 0; k < n; k++) seen += isfinite(m->scores[(size_t)r * n + k]) != 0;
+            want += log2((double)seen);
+        }
+        want /= rows;
+        const double most = attn_entropy_max(&L);
+        CHECK_NEAR("the most: mean log2 of the keys each row sees (tol 1e-9)", want, most, 1e-9);
+        float ent[6];
+        attn_head_entropy(ent, &L);
+        CHECK_TRUE("head 6 is broad", mha_head_pattern(&m->cfg, 5) == MHA_PATTERN_BROAD);
+        CHECK_NEAR("a uniform head reads the most (bits, tol 1e-4)", most, ent[5], 1e-4);
+        for (int i = 0; i < 6; i++) CHECK_TRUE("no head above the most", ent[i] <= most + 1e-4);
+        if (cases[ci][0])
+            CHECK_TRUE("under the causal mask the most is below log2 n_real",
+                       most < log2((double)rows) - 0.5);
+        tok_free(&t);
+        mha_model_destroy(m);
+    }
+}
+
 static void test_designed_heads_read_as_designed(void **st) {
     (void)st;
     /* designed heads: one-key heads are sharp (low entropy), broad is near log2 n,
@@ -163,6 +197,7 @@ static void test_head_products(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entropy_and_divergence),
+        cmocka_unit_test(test_entropy_max_under_masks),
         cmocka_unit_test(test_designed_heads_read_as_designed),
         cmocka_unit_test(test_head_products),
     };

@@ -27,6 +27,15 @@ void attn_head_entropy(float *out, const attn_layer *L) {
     }
 }
 
+double attn_entropy_max(const attn_layer *L) {
+    const int rows = L->n_real > 0 ? L->n_real : L->n;
+    if (rows <= 0) return 0.0;
+    if (L->mask != ATTN_MASK_CAUSAL) return log2((double)rows);
+    double sum = 0.0; /* row r sees keys 0 .. r, all of the text's (r < rows) */
+    for (int r = 0; r < rows; r++) sum += log2((double)(r + 1));
+    return sum / rows;
+}
+
 /* sum p log2 p over one row (0 log 0 = 0): minus the row's entropy */
 static double row_plogp(const float *p, int n) {
     double s = 0.0;

@@ -13,6 +13,11 @@
  * attn_head_divergence. */
 void attn_head_entropy(float *out, const attn_layer *L);
 
+/* The most attn_head_entropy can read: the mean over the same rows of log2 of the
+ * keys each row may see (uniform rows over them). log2 n_real without the causal
+ * mask; under it row r sees min(r + 1, n_real) keys, so the most is lower. */
+double attn_entropy_max(const attn_layer *L);
+
 /* out (h, h): the mean over the text's query rows r = 0, row_step, 2 row_step ...
  * of the Jensen-Shannon divergence in bits between the rows of heads i and j: 0
  * for identical attention, 1 for rows on disjoint keys. Symmetric, zero

@@ -26,7 +26,7 @@ static void draw_redundancy(const view_ctx *c) {
     const attn_layer *layer = c->s->layer;
     const int h = layer->h, fs = L->font_small;
     char buf[160];
-    view_fit_text(buf, sizeof buf, "How alike are the heads?", L->redund_title.w, L->font, 1,
+    view_fit_text(buf, sizeof buf, "Where do heads look alike?", L->redund_title.w, L->font, 1,
                   c->measure, c->ud);
     draw_text(c->dl, L->redund_title.x, L->redund_title.y, buf, L->font, c->th.text, 1, 0);
     if (!c->s->head_divergence || h > 16) {
@@ -64,10 +64,10 @@ static void draw_redundancy(const view_ctx *c) {
     char note[120];
     const int st = c->s->divergence_step;
     if (st > 1) /* a long text: the mean over evenly spaced rows */
-        snprintf(note, sizeof note, "1 \xE2\x88\x92 JS divergence, every %d%s row: 1 = alike", st,
-                 st == 2 ? "nd" : (st == 3 ? "rd" : "th"));
-    else
-        snprintf(note, sizeof note, "1 \xE2\x88\x92 JS divergence: 1 = alike, one could go");
+        snprintf(note, sizeof note, "1 \xE2\x88\x92 JS divergence, every %d%s row: 1 = same keys",
+                 st, st == 2 ? "nd" : (st == 3 ? "rd" : "th"));
+    else /* where the heads look, not what they pass on: X measures that */
+        snprintf(note, sizeof note, "1 \xE2\x88\x92 JS divergence: 1 = the same keys");
     view_fit_text(buf, sizeof buf, note, L->redund_note.w, fs, 0, c->measure, c->ud);
     draw_text(c->dl, L->redund_note.x, L->redund_note.y, buf, fs, c->th.muted, 0, 0);
 }
@@ -111,7 +111,8 @@ static void draw_cost(const view_ctx *c) {
         snprintf(lines[k++], 160, "layers %d\xE2\x80\x93%d computed in %.1f ms",
                  c->s->overview->computed_from + 1, c->s->overview->layers, c->s->compute_ms);
     else if (!c->s->figure && !c->s->present)
-        snprintf(lines[k++], 160, "forward: %.2f ms", c->s->compute_ms);
+        snprintf(lines[k++], 160, "last recompute: %.2f ms", /* only what changed, not a */
+                 c->s->compute_ms);                          /* whole forward */
     for (int i = 0; i < k; i++) {
         char fitted[160];
         view_fit_text(fitted, sizeof fitted, lines[i], L->cost.w, i ? fs : ft, i == 0, c->measure,

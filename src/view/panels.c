@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stats.h"
 #include "view.h"
 #include "view_internal.h"
 
@@ -55,7 +56,7 @@ static void head_title(const view_ctx *c, int head, int v, char *buf, size_t len
     char ent[48] = "", pat[48] = "";
     if (c->s->head_entropy)
         snprintf(ent, sizeof ent, "%.1f of %.1f bits", (double)c->s->head_entropy[head],
-                 log2((double)(layer->n_real > 0 ? layer->n_real : layer->n)));
+                 attn_entropy_max(layer)); /* the most its rows can have: under the mask, less */
     const char *note = attn_layer_head_note(layer, head);
     if (note) snprintf(pat, sizeof pat, "%s", note);
     switch (v) {
@@ -91,7 +92,8 @@ static int title_variant(const view_ctx *c) {
 }
 
 /* The head's title says what the head is: its number, its designed rule, how
- * spread its attention is (mean row entropy against log2 n, the uniform maximum),
+ * spread its attention is (mean row entropy against the most its rows can have:
+ * uniform over the keys each may see, log2 n without a mask),
  * and whether it is off; every head of the grid uses the same, longest variant
  * that fits them all. Then its off box and the bar in its colour. */
 static void draw_head_title(const view_ctx *c, int slot, int head, int variant, rgba accent) {
