@@ -238,7 +238,7 @@ void learn_head_masses(learn_model *l, float *mass_prev, float *mass_first, floa
     double sp[LEARN_MAX_LAYERS * LEARN_MAX_D_MODEL] = {0};
     double sf[LEARN_MAX_LAYERS * LEARN_MAX_D_MODEL] = {0};
     double si[LEARN_MAX_LAYERS * LEARN_MAX_D_MODEL] = {0};
-    long rows = 0, ind_rows = 0;
+    long rows = 0, ind_rows = 0; /* rows: i >= 2, where keys i-1 and 0 differ */
     for (int e0 = 0; e0 < l->n_held; e0 += l->B) {
         int B = l->n_held - e0 < l->B ? l->n_held - e0 : l->B;
         const int *tok = l->held_tok + (size_t)e0 * T, *tgt = l->held_tgt + (size_t)e0 * T;
@@ -249,14 +249,13 @@ void learn_head_masses(learn_model *l, float *mass_prev, float *mass_first, floa
                 int prev_occ = -1; /* the previous occurrence of the current token */
                 for (int j = r - 1; j >= 0 && prev_occ < 0; j--)
                     if (tok[b * T + j] == tok[b * T + r]) prev_occ = j;
-                rows++;
+                rows += r >= 2;
                 ind_rows += prev_occ >= 0;
                 for (int i = 0; i < L; i++)
                     for (int hd = 0; hd < h; hd++) {
                         const float *ar =
                             l->tf->a.layer[i].attn + (((size_t)b * h + hd) * T + r) * (size_t)T;
-                        sp[i * h + hd] += r >= 1 ? ar[r - 1] : 0.0;
-                        sf[i * h + hd] += ar[0];
+                        if (r >= 2) sp[i * h + hd] += ar[r - 1], sf[i * h + hd] += ar[0];
                         if (prev_occ >= 0) si[i * h + hd] += ar[prev_occ + 1];
                     }
             }

@@ -119,9 +119,10 @@ void learn_update(learn_model *l);
 void learn_eval(learn_model *l, const unsigned char *ablate, float *acc, float *loss);
 
 /* Per-head attention masses over the held-out target rows, each (layers, h):
- * mass_prev the mean weight on key i-1; mass_first on key 0; mass_induction on
- * the key after the previous occurrence of the current token, over the rows
- * where there is one (0 if there is none anywhere). */
+ * mass_prev the mean weight on key i-1 and mass_first on key 0, both over the
+ * rows i >= 2 (in row 1 the two are one key, which would count for both);
+ * mass_induction on the key after the previous occurrence of the current token,
+ * over the rows where there is one (0 if there is none anywhere). */
 void learn_head_masses(learn_model *l, float *mass_prev, float *mass_first, float *mass_induction);
 
 /* The held-out example shown in the window: the first of the held-out set.
