@@ -1423,6 +1423,31 @@ static void test_compare_option(void **st) {
     }
 }
 
+/* Tab through every sample and to custom text: the buttons after the sample's
+   caption keep their place (the caption is as wide as the widest one), and the theme
+   button names the theme shown, as the mask and colormap buttons name theirs. */
+static void test_header_stays_put(void **st) {
+    (void)st;
+    app_state *s = make_state(4, 64, 1, NULL);
+    const view_layout *L = app_layout(s);
+    const int x_text = L->buttons[BTN_TEXT].r.x, x_theme = L->buttons[BTN_THEME].r.x;
+    CHECK_TRUE("the theme button names the light theme", has(L->buttons[BTN_THEME].label, "Light"));
+    for (int k = 1; k < samples_count(); k++) {
+        press(s, APP_KEY_TAB, 0);
+        L = app_layout(s);
+        CHECK_INT("sample shown", k + 1, s->sample);
+        CHECK_INT("Text button's x", x_text, L->buttons[BTN_TEXT].r.x);
+        CHECK_INT("theme button's x", x_theme, L->buttons[BTN_THEME].r.x);
+    }
+    app_load_text(s, "a much longer custom sentence than any sample name", 0);
+    L = app_layout(s);
+    CHECK_INT("custom text: Text button's x", x_text, L->buttons[BTN_TEXT].r.x);
+    press(s, 't', 0);
+    L = app_layout(s);
+    CHECK_TRUE("the theme button names the dark theme", has(L->buttons[BTN_THEME].label, "Dark"));
+    app_state_destroy(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_defaults),
@@ -1452,6 +1477,7 @@ int main(void) {
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_key_list),
         cmocka_unit_test(test_compare_option),
+        cmocka_unit_test(test_header_stays_put),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

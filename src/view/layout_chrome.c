@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "layout_internal.h"
+#include "samples.h"
 
 static int iround(float v) {
     return (int)lroundf(v);
@@ -52,7 +53,9 @@ static void header_button_label(const view_state *s, int b, char *out, size_t le
     case BTN_CMAP:
         snprintf(out, len, "%s (C)", cmap_name(s->cmap) ? cmap_name(s->cmap) : "?");
         break;
-    case BTN_THEME: snprintf(out, len, "%s (T)", s->theme ? "Light" : "Dark"); break;
+    case BTN_THEME: /* names the state, as Mask, Scale and the colormap do */
+        snprintf(out, len, "%s (T)", s->theme ? "Dark" : "Light");
+        break;
     default: snprintf(out, len, "%s", fixed[b] ? fixed[b] : "");
     }
 }
@@ -63,6 +66,7 @@ typedef struct {
     char text[64];
     int w;
     int group_end; /* extra gap after this item */
+    int min_w;     /* -1: the sample's caption, as wide as the widest one; 0: its text's */
 } hdr_item;
 
 /* The header's items in reading order: a figure's captions (what it shows), or the
@@ -74,6 +78,7 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
 #define BTN(id_, end)                                                                              \
     do {                                                                                           \
         items[count].kind = 1;                                                                     \
+        items[count].min_w = 0;                                                                    \
         items[count].id = id_;                                                                     \
         header_button_label(s, id_, items[count].text, sizeof items[count].text);                  \
         items[count++].group_end = end;                                                            \
@@ -81,6 +86,7 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
 #define CAP(end)                                                                                   \
     do {                                                                                           \
         items[count].kind = 0;                                                                     \
+        items[count].min_w = 0;                                                                    \
         items[count].id = L->hdr_count;                                                            \
         snprintf(items[count].text, sizeof items[count].text, "%s", cap);                          \
         items[count++].group_end = end;                                                            \
@@ -164,6 +170,7 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
         else
             snprintf(cap, sizeof cap, "custom text");
         CAP(0);
+        if (!s->train) items[count - 1].min_w = -1;
         BTN(BTN_SAMPLE_NEXT, 1);
         BTN(BTN_TEXT, 0);
         if (!ov) { /* a checkpoint's weights, mask and scaling are its own */
@@ -196,6 +203,16 @@ void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, vo
     for (int i = 0; i < count; i++) {
         hdr_item *it = &items[i];
         int tw = view_text_width(measure, ud, it->text, L->ui_font, it->kind == 0);
+        if (it->min_w < 0) { /* the buttons after it stay where they are as Tab steps
+                                through samples of longer and shorter names */
+            const int ns = samples_count();
+            for (int k = 0; k < ns; k++) {
+                char c[64];
+                snprintf(c, sizeof c, "sample %d/%d: %s", k + 1, ns, samples_get(k)->name);
+                tw = imax(tw, view_text_width(measure, ud, c, L->ui_font, 1));
+            }
+            tw = imax(tw, view_text_width(measure, ud, "custom text", L->ui_font, 1));
+        }
         it->w = it->kind ? tw + 2 * bpad : tw + pad;
         if (it->kind == 1 && it->w < bh) it->w = bh; /* square at least */
         if (x + it->w > x0 + width && x > x0) {
