@@ -1,6 +1,7 @@
-/* lesson_panels.c: the two panels under the equation. "How alike": the h x h
- * matrix of 1 - the mean Jensen-Shannon divergence between the heads' attention
- * rows (bright: two heads look at the same keys, one could be pruned). "Cost":
+/* lesson_panels.c: the two panels under the equation. "Where heads look alike":
+ * the h x h matrix of 1 - the mean Jensen-Shannon divergence between the heads'
+ * attention rows (bright: two heads look at the same keys; what they pass on may
+ * still differ, which X and D measure). "Cost":
  * parameters 4 d^2 whatever h is, the h n^2 attention weights, the projections'
  * 8 n d^2 FLOPs beside the attention's 4 n^2 d, which dominates, the time taken.
  * Where they go is layout_lesson.c's. */
@@ -21,13 +22,25 @@ static void thousands(char *buf, size_t len, double v) {
     buf[n] = '\0';
 }
 
+/* The first of the variants (longest first) that fits w pixels, else the last cut. */
+static void fit_variant(const view_ctx *c, char *buf, size_t len, const char *const *v, int count,
+                        int w, int size, int bold) {
+    for (int i = 0; i < count - 1; i++)
+        if (view_tw(c, v[i], size, bold) <= w) {
+            snprintf(buf, len, "%s", v[i]);
+            return;
+        }
+    view_fit_text(buf, len, v[count - 1], w, size, bold, c->measure, c->ud);
+}
+
 static void draw_redundancy(const view_ctx *c) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
     const int h = layer->h, fs = L->font_small;
     char buf[160];
-    view_fit_text(buf, sizeof buf, "Where do heads look alike?", L->redund_title.w, L->font, 1,
-                  c->measure, c->ud);
+    static const char *const titles[] = {"Where do heads look alike?", "Where heads look alike",
+                                         "Heads alike?"};
+    fit_variant(c, buf, sizeof buf, titles, 3, L->redund_title.w, L->font, 1);
     draw_text(c->dl, L->redund_title.x, L->redund_title.y, buf, L->font, c->th.text, 1, 0);
     if (!c->s->head_divergence || h > 16) {
         draw_text(c->dl, L->redund_map.x, L->redund_map.y,
@@ -68,7 +81,8 @@ static void draw_redundancy(const view_ctx *c) {
                  st, st == 2 ? "nd" : (st == 3 ? "rd" : "th"));
     else /* where the heads look, not what they pass on: X measures that */
         snprintf(note, sizeof note, "1 \xE2\x88\x92 JS divergence: 1 = the same keys");
-    view_fit_text(buf, sizeof buf, note, L->redund_note.w, fs, 0, c->measure, c->ud);
+    const char *const notes[] = {note, "1 \xE2\x88\x92 JS: 1 = the same keys", "1 = the same keys"};
+    fit_variant(c, buf, sizeof buf, notes, 3, L->redund_note.w, fs, 0);
     draw_text(c->dl, L->redund_note.x, L->redund_note.y, buf, fs, c->th.muted, 0, 0);
 }
 

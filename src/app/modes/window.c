@@ -132,6 +132,40 @@ static void save_png(app_state *s, app_save_kind kind, font_set *fonts) {
     app_notify(s, msg, 0);
 }
 
+/* The window with its title bar and frame inside the usable screen: on a 1024 x 768
+ * screen a window of the full height would put its bottom (the status line) off the
+ * screen by the title bar's height. The frame is known once the window manager has
+ * framed the window (a few event rounds); without one the size stays. */
+static void fit_decorations(SDL_Window *win, const SDL_Rect *usable, int ww, int wh) {
+    if (ww + 64 <= usable->w && wh + 96 <= usable->h) return; /* room for any frame */
+    int top = 0, left = 0, bottom = 0, right = 0;
+    for (int i = 0; i < 20; i++) { /* up to 200 ms for the frame to be known */
+        SDL_PumpEvents();
+        if (SDL_GetWindowBordersSize(win, &top, &left, &bottom, &right) == 0 && top + bottom > 0)
+            break;
+        SDL_Delay(10);
+    }
+    if (top + bottom <= 0 && left + right <= 0) return;
+    int w = ww, h = wh;
+    if (w + left + right > usable->w) w = usable->w - left - right;
+    if (h + top + bottom > usable->h) h = usable->h - top - bottom;
+    if (w == ww && h == wh) return;
+    SDL_SetWindowSize(win, w, h);
+    /* where the client lands for a position differs between window managers (the
+       frame's corner or the client's): ask for the client's, look, and correct */
+    const int want_x = usable->x + left + (usable->w - left - right - w) / 2,
+              want_y = usable->y + top + (usable->h - top - bottom - h) / 2;
+    SDL_SetWindowPosition(win, want_x, want_y);
+    for (int i = 0; i < 20; i++) {
+        SDL_PumpEvents();
+        SDL_Delay(10);
+    }
+    int x = want_x, y = want_y;
+    SDL_GetWindowPosition(win, &x, &y);
+    if (x != want_x || y != want_y)
+        SDL_SetWindowPosition(win, want_x - (x - want_x), want_y - (y - want_y));
+}
+
 /* A file dropped on the window: a folder or a .safetensors is a model to load,
  * any other file a text to show (text_file_read's rules). */
 static void open_dropped(app_state *s, const char *path) {
@@ -306,8 +340,10 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         s->zoom = s->zoom_base = view_zoom_for_size(s->width, s->height);
     }
     int ww = s->width, wh = s->height;
-    SDL_Rect usable;
-    if (SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0) {
+    SDL_Rect usable = {0, 0, 0, 0};
+    const int have_usable =
+        SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0;
+    if (have_usable) {
         if (ww > usable.w) ww = usable.w;
         if (wh > usable.h) wh = usable.h;
     }
@@ -325,6 +361,8 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         snprintf(err, errlen, "cannot create a renderer: %s", SDL_GetError());
         goto done;
     }
+    /* after the renderer, which may make the window anew (an OpenGL visual) */
+    if (have_usable) fit_decorations(win, &usable, ww, wh);
     drawer = sdl_draw_create(ren, fonts);
     if (!drawer) {
         snprintf(err, errlen, "out of memory");
