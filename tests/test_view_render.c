@@ -414,6 +414,40 @@ static void test_box_average(void **state) {
 /* ------------------------------------------------------------------------------ */
 /* hit testing                                                                    */
 
+/* Designed heads at h = 8 of d_model 64: head 5's rule has no room ("none (d_k too
+   small)" is too long for its title), and the other heads keep their names. */
+static void test_head_names_kept(void **state) {
+    (void)state;
+    fx_reset();
+    scene sc;
+    scene_make(&sc, 11, 64, 8, MHA_MASK_NONE, 1600, 900);
+    static const char *const notes[8] = {
+        "previous", "next", "first", "self", "none (d_k too small)", "broad", "previous", "next"};
+    sc.fm.layer.head_note = notes;
+    sc.s.head_entropy = NULL; /* the titles: number, name, off */
+    scene_render(&sc);
+    const char *dot = " \xC2\xB7 ";
+    for (int i = 0; i < sc.L.shown_heads; i++) {
+        const int head = sc.L.first_head + i;
+        char named[96], bare[32];
+        snprintf(named, sizeof named, "head %d%s%s", head + 1, dot, notes[head]);
+        snprintf(bare, sizeof bare, "head %d", head + 1);
+        const draw_cmd *c = find_text(&sc.dl, named, 0);
+        const int w = fx_text_w(named, sc.L.font);
+        if (w + sc.L.font * 2 <= sc.L.heads[i].title.w) /* room for it and the off box */
+            EXPECT(c != NULL, "head %d: expected its title \"%s\" (room %d px, it takes %d)",
+                   head + 1, named, sc.L.heads[i].title.w, w);
+        else
+            EXPECT(c == NULL && find_text(&sc.dl, bare, 0) != NULL,
+                   "head %d: expected \"%s\" alone (\"%s\" is %d px in %d)", head + 1, bare, named,
+                   w, sc.L.heads[i].title.w);
+    }
+    EXPECT(find_text(&sc.dl, "head 1 \xC2\xB7 previous", 0) != NULL,
+           "test premise: head 1's name has room at 1600x900, got none");
+    scene_free(&sc);
+    fx_finish("head names kept");
+}
+
 static void test_hit_test(void **state) {
     (void)state;
     fx_reset();
@@ -556,9 +590,10 @@ static void test_hit_test(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_groups),      cmocka_unit_test(test_formula_and_labels),
-        cmocka_unit_test(test_token_label), cmocka_unit_test(test_attention_pixels),
-        cmocka_unit_test(test_box_average), cmocka_unit_test(test_hit_test),
+        cmocka_unit_test(test_groups),          cmocka_unit_test(test_formula_and_labels),
+        cmocka_unit_test(test_token_label),     cmocka_unit_test(test_attention_pixels),
+        cmocka_unit_test(test_box_average),     cmocka_unit_test(test_hit_test),
+        cmocka_unit_test(test_head_names_kept),
     };
     return cmocka_run_group_tests_name("view_render", tests, NULL, NULL);
 }

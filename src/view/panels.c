@@ -95,7 +95,8 @@ static int title_variant(const view_ctx *c) {
  * spread its attention is (mean row entropy against the most its rows can have:
  * uniform over the keys each may see, log2 n without a mask),
  * and whether it is off; every head of the grid uses the same, longest variant
- * that fits them all. Then its off box and the bar in its colour. */
+ * that fits them all, except that a head keeps its designed rule's name when that
+ * fits its own room. Then its off box and the bar in its colour. */
 static void draw_head_title(const view_ctx *c, int slot, int head, int variant, rgba accent) {
     const view_layout *L = c->L;
     const int off = attn_layer_is_off(c->s->layer, head);
@@ -103,6 +104,14 @@ static void draw_head_title(const view_ctx *c, int slot, int head, int variant, 
     view_rect xbox = view_head_off_box(L, c->s, slot);
     char title[160];
     head_title(c, head, variant, title, sizeof title);
+    if (variant == 2 || variant == 3) { /* another head's name is too long for its room
+                                           ("none (d_k too small)"): this one keeps its
+                                           own when it fits */
+        char named[160];
+        head_title(c, head, 1, named, sizeof named);
+        const int room = tr.w - (xbox.w ? xbox.w + L->pad / 2 : 0);
+        if (view_tw(c, named, L->font, 1) <= room) snprintf(title, sizeof title, "%s", named);
+    }
     draw_text(c->dl, tr.x, tr.y, title, L->font, accent, 1, 0);
     if (xbox.w) {
         draw_frame(c->dl, xbox, off ? accent : c->th.grid, 1);
