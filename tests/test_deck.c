@@ -393,6 +393,14 @@ static void test_real_layout(void **st) {
         s.zoom_base = s.zoom = view_zoom_for_size(s.width, s.height);
         snprintf(path, sizeof path, "%s/window.png", keep);
         if (export_png(path, &s, 1, fonts, err, sizeof err)) fail_msg("%s", err);
+        s.width = 2560, s.height = 1080, s.theme = 0, s.present = s.figure = 1;
+        s.zoom_base = s.zoom = view_zoom_for_size(s.width, s.height);
+        snprintf(path, sizeof path, "%s/wide.png", keep);
+        if (export_png(path, &s, 1, fonts, err, sizeof err)) fail_msg("%s", err);
+        s.width = 1280, s.height = 720;
+        s.zoom_base = s.zoom = view_zoom_for_size(s.width, s.height);
+        snprintf(path, sizeof path, "%s/small.png", keep);
+        if (export_png(path, &s, 1, fonts, err, sizeof err)) fail_msg("%s", err);
     }
     printf("real fonts: %d captions laid out at 1920x1080 and 1600x900, %d at the floor\n", n,
            floor_hits);
