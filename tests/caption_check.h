@@ -88,6 +88,12 @@ typedef struct {
     char text[4096];
 } cc_step;
 
+/* The lessons' folder: MHAVIZ_LESSONS_DIR when set, else def. */
+static inline const char *cc_lessons_dir(const char *def) {
+    const char *e = getenv("MHAVIZ_LESSONS_DIR");
+    return e && *e ? e : def;
+}
+
 static inline int cc_lessons(const char *dir, cc_step *out, int max) {
     DIR *d = opendir(dir);
     if (!d) return 0;

@@ -228,7 +228,7 @@ static void test_layout_cases(void **st) {
             }
     /* every caption of the built-in lessons */
     static cc_step steps[512];
-    const int n = cc_lessons(MHAVIZ_SOURCE_DIR "/examples/lessons", steps, 512);
+    const int n = cc_lessons(cc_lessons_dir(MHAVIZ_SOURCE_DIR "/examples/lessons"), steps, 512);
     for (int i = 0; i < n; i++) {
         view_caption cap = {steps[i].title, steps[i].heading, steps[i].text, i + 1, n, 0, 0};
         char err[160];

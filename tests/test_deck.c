@@ -330,7 +330,7 @@ static int font_line(int size) {
 static void test_real_layout(void **st) {
     (void)st;
     static cc_step steps[512];
-    int n = cc_lessons(MHAVIZ_SOURCE_DIR "/examples/lessons", steps, 500);
+    int n = cc_lessons(cc_lessons_dir(MHAVIZ_SOURCE_DIR "/examples/lessons"), steps, 500);
     static const char *const extra[][2] = {
         {"Scores \xC3\xB7 \xE2\x88\x9A"
          "d_k: why scaling keeps the softmax from saturating as "
