@@ -378,6 +378,17 @@ static void test_draw(void **st) {
                 fx_rect_eq((view_rect){dl.cmds[k].x, dl.cmds[k].y, dl.cmds[k].w, dl.cmds[k].h},
                            L.caption.band);
     assert_true(band);
+    /* a notice goes above the band, not over it */
+    s.toast = "saved /tmp/some-file.png";
+    view_render(&dl, cache, &L, &s, fx_measure, NULL);
+    int toast = 0;
+    for (int k = 0; k < dl.count; k++) {
+        const draw_cmd *c = &dl.cmds[k];
+        if (c->kind != DC_TEXT || strcmp(draw_cmd_text(&dl, c), s.toast)) continue;
+        toast = 1;
+        CHECK_TRUE("the notice above the band", c->y + fx_line_h(c->size) <= L.caption.band.y);
+    }
+    CHECK_TRUE("the notice is drawn", toast);
     view_cache_destroy(cache);
     draw_list_free(&dl);
     fx_model_free(&model);
