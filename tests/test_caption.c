@@ -143,6 +143,7 @@ static void test_markup_errors(void **st) {
     expect_error("x^{a}}", 6, "'}' closes no group");
     expect_error("*bold", 1, "'*' is never closed");
     expect_error("a *b* *c", 7, "'*' is never closed");
+    expect_error("x^{*a}", 4, "'*' is never closed");
     expect_error("ab\\", 3, "'\\' at the end");
     expect_error("\\q", 1, "unknown escape");
     expect_error("x_{a\nb}", 3, "never closed on its line");
