@@ -7,7 +7,8 @@
  * 1280x720 pass caption_check (inside the window and the band, sizes above the
  * floor, the rest of the view above the band); the preferred sizes are 44 / 32 px
  * at 1920x1080 and scale with the window; the figure shrinks; the window's hints
- * never show in a figure; a very wide window puts the band beside the figure; the
+ * never show in a figure; a very wide window puts the band beside the figure; compare
+ * puts both panes above the band; a notice goes above the band; the
  * drawing list holds every run at its place and size. */
 #include <math.h>
 #include <setjmp.h>
@@ -339,6 +340,22 @@ static void test_layout_sizes(void **st) {
     CHECK_INT("wide: beside", 1, L.caption.side);
     if (caption_check(&L, &s, fake_line, why, sizeof why)) fail_msg("wide: %s", why);
     CHECK_TRUE("wide: right of the figure", L.caption.band.x >= L.caption.figure.w);
+    /* compare: both panes in the room the band leaves */
+    static view_layout pinned_layout;
+    view_state pinned;
+    lay(&L, &s, 1920, 1080, NULL, 0);
+    pinned = s;
+    s.pinned = &pinned;
+    s.pinned_layout = &pinned_layout;
+    s.caption = &cap;
+    view_layout_compute(&L, &s, fx_measure, NULL);
+    if (caption_check(&L, &s, fake_line, why, sizeof why)) fail_msg("compare: %s", why);
+    CHECK_INT("compare laid out", 1, L.compare);
+    for (int i = 0; i < 2; i++)
+        CHECK_TRUE("compare pane above the band",
+                   L.compare_pane[i].y + L.compare_pane[i].h <= L.caption.band.y);
+    CHECK_TRUE("compare banner above the band",
+               L.compare_banner.y + L.compare_banner.h <= L.caption.band.y);
     fx_model_free(&model);
     fx_finish("test_layout_sizes");
 }
