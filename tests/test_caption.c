@@ -345,6 +345,7 @@ static void test_layout_sizes(void **st) {
     view_state pinned;
     lay(&L, &s, 1920, 1080, NULL, 0);
     pinned = s;
+    pinned.caption = &cap; /* a pinned view's own caption is never drawn in its pane */
     s.pinned = &pinned;
     s.pinned_layout = &pinned_layout;
     s.caption = &cap;
@@ -356,6 +357,7 @@ static void test_layout_sizes(void **st) {
                    L.compare_pane[i].y + L.compare_pane[i].h <= L.caption.band.y);
     CHECK_TRUE("compare banner above the band",
                L.compare_banner.y + L.compare_banner.h <= L.caption.band.y);
+    CHECK_INT("no caption in the pinned pane", 0, pinned_layout.caption.shown);
     fx_model_free(&model);
     fx_finish("test_layout_sizes");
 }
