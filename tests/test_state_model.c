@@ -603,18 +603,10 @@ static void test_refused_keys(void **st) {
     static const struct {
         int key;
         const char *why;
-    } keys[] = {{APP_KEY_RIGHT, "d_model"},
-                {APP_KEY_LEFT, "d_model"},
-                {'r', "weights"},
-                {'w', "weights"},
-                {'m', "causal mask"},
-                {'n', "1/\xE2\x88\x9A"
-                      "d_k"},
-                {'[', "1/\xE2\x88\x9A"
-                      "d_k"},
-                {']', "1/\xE2\x88\x9A"
-                      "d_k"},
-                {'e', "padding"}};
+    } keys[] = {
+        {APP_KEY_RIGHT, "d_model"}, {APP_KEY_LEFT, "d_model"}, {'r', "weights"},
+        {'w', "weights"},           {'m', "causal mask"},      {'n', "scaled by 1/\xE2\x88\x9A"},
+        {'[', "at temperature 1"},  {']', "at temperature 1"}, {'e', "padding"}};
     view_state vs;
     const attn_layer *L = layer_of(s, &vs);
     const int n = L->n;

@@ -477,7 +477,7 @@ void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const 
     else
         snprintf(buf, sizeof buf, "%s%s", shape_prefix, shape);
     if (view_tw(c, buf, c->L->font_small, 0) > b->shape.w)
-        snprintf(buf, sizeof buf, "%s%s", shape, reduced ? " (max |v| px)" : "");
+        snprintf(buf, sizeof buf, "%s%s", shape, reduced ? " (reduced)" : "");
     if (view_tw(c, buf, c->L->font_small, 0) > b->shape.w) snprintf(buf, sizeof buf, "%s", shape);
     draw_text(c->dl, b->shape.x, b->shape.y, buf, c->L->font_small, c->th.text, 0, 0);
     view_colorbar(c, b->cbar, VIEW_MAP_DIV, m);

@@ -114,6 +114,36 @@ int view_script_runs_width(const view_ctx *c, const char *const *parts, const in
     return w;
 }
 
+#define MARKUP_LINE_RUNS 48
+
+int view_markup_width(const view_ctx *c, const char *markup, int size) {
+    view_markup_run runs[MARKUP_LINE_RUNS];
+    char err[80];
+    const int n = view_markup_runs(markup, runs, MARKUP_LINE_RUNS, err, sizeof err);
+    if (n < 0) return -1;
+    int w = 0;
+    for (int i = 0; i < n; i++)
+        w += view_tw(c, runs[i].text, runs[i].level ? size * 72 / 100 : size, runs[i].bold);
+    return w;
+}
+
+void view_draw_markup(const view_ctx *c, int x, int y, const char *markup, int size, rgba col) {
+    view_markup_run runs[MARKUP_LINE_RUNS];
+    char err[80];
+    const int n = view_markup_runs(markup, runs, MARKUP_LINE_RUNS, err, sizeof err);
+    if (n < 0) {
+        draw_text(c->dl, x, y, markup, size, col, 0, 0);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const int sz = runs[i].level ? size * 72 / 100 : size;
+        const int dy =
+            runs[i].level > 0 ? -size * 30 / 100 : (runs[i].level < 0 ? size * 42 / 100 : 0);
+        draw_text(c->dl, x, y + dy, runs[i].text, sz, col, runs[i].bold, 0);
+        x += view_tw(c, runs[i].text, sz, runs[i].bold);
+    }
+}
+
 void view_draw_script_runs(const view_ctx *c, int x, int y, const char *const *parts,
                            const int *lvl, int count, int size, rgba col) {
     for (int i = 0; i < count; i++) {

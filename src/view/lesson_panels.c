@@ -103,6 +103,7 @@ static void draw_cost(const view_ctx *c) {
              "parameters 4\xC2\xB7"
              "d\xC2\xB2 = %s (any h)",
              a);
+    const int dk_line = k; /* drawn with its subscripts, as the formula strip writes them */
     snprintf(lines[k++], 160, "d_k = d_model / h = %d", layer->d_k);
     thousands(a, sizeof a, h * n * n);
     snprintf(lines[k++], 160, "attention weights h\xC2\xB7n\xC2\xB2 = %s", a);
@@ -133,6 +134,10 @@ static void draw_cost(const view_ctx *c) {
                       c->ud);
         int y = L->cost.y + (i ? line + L->pad / 2 + (i - 1) * (line * fs / ft + 2) : 0);
         if (y + line > L->cost.y + L->cost.h) break;
+        if (i == dk_line && view_markup_width(c, lines[i], fs) <= L->cost.w) {
+            view_draw_markup(c, L->cost.x, y, lines[i], fs, c->th.muted);
+            continue;
+        }
         draw_text(c->dl, L->cost.x, y, fitted, i ? fs : ft, i == 0 ? c->th.text : c->th.muted,
                   i == 0, 0);
     }

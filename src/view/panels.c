@@ -443,13 +443,12 @@ void view_draw_status(const view_ctx *c) {
                  s->compute_ms, s->frame_ms);
     if (!s->overview) /* a checkpoint's weights come from no seed */
         snprintf(seed, sizeof seed, "seed %llu \xC2\xB7 ", (unsigned long long)s->layer->seed);
+    char scaled[48] = "unscaled"; /* the number, not d_k written as markup */
+    if (s->layer->scaled)
+        snprintf(scaled, sizeof scaled, "scaled by 1/\xE2\x88\x9A%d", s->layer->d_k);
     snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s", s->status && *s->status ? "\xE2\x96\xB6 " : "",
              s->status ? s->status : "", s->status && *s->status ? "   \xC2\xB7   " : "", times,
-             seed,
-             !s->layer->scaled ? "unscaled"
-                               : "scaled by 1/\xE2\x88\x9A"
-                                 "d_k",
-             s->text_replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "");
+             seed, scaled, s->text_replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "");
     if (!L->show_row_labels && L->shown_heads > 0) {
         size_t len = strlen(buf);
         snprintf(buf + len, sizeof buf - len,

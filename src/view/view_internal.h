@@ -84,6 +84,12 @@ int view_script_runs_width(const view_ctx *c, const char *const *parts, const in
 void view_draw_script_runs(const view_ctx *c, int x, int y, const char *const *parts,
                            const int *lvl, int count, int size, rgba col);
 
+/* One line of caption markup (view_markup_runs: "d_k = d_model/h") in the same
+ * proportions, normal weight unless *bold*: its width (-1 when it is not well
+ * formed), and drawing it with its top-left at (x, y) (plain when not well formed). */
+int view_markup_width(const view_ctx *c, const char *markup, int size);
+void view_draw_markup(const view_ctx *c, int x, int y, const char *markup, int size, rgba col);
+
 /* --- layout_heads.c ------------------------------------------------------------ */
 
 /* Which tokens are labelled along a heatmap side of `extent` pixels holding n cells,

@@ -265,9 +265,9 @@ int app_gpt_apply(app_state *s, const app_action *a) {
     case ACT_TEMP_UP:
     case ACT_TEMP_DOWN:
         snprintf(s->status, sizeof s->status,
-                 "%s was trained with scores scaled by 1/√d_k: N and [ ] change the random model "
-                 "only",
-                 name);
+                 "%s was trained with its scores scaled by 1/\xE2\x88\x9A%d (d_model / its %d "
+                 "heads), at temperature 1: N and [ ] change the random model only",
+                 name, c->d_model / g->m->tf->cfg.h, g->m->tf->cfg.h);
         return 1;
     case ACT_PAD:
         snprintf(s->status, sizeof s->status,

@@ -64,8 +64,8 @@ static void toggle_weights(app_state *s) {
     if (s->cfg.weights != c.weights) return;
     if (c.weights == MHA_WEIGHTS_PATTERNS)
         snprintf(s->status, sizeof s->status,
-                 "designed heads: W_i^Q and W_i^K built so each head attends by one rule "
-                 "(its title names it)");
+                 "designed heads: each head's query and key weights built so it attends by "
+                 "one rule (its title names it)");
     else
         snprintf(s->status, sizeof s->status, "random weights (Glorot), seed %llu",
                  (unsigned long long)s->cfg.seed);
