@@ -137,8 +137,10 @@ void view_draw_markup(const view_ctx *c, int x, int y, const char *markup, int s
     }
     for (int i = 0; i < n; i++) {
         const int sz = runs[i].level ? size * 72 / 100 : size;
+        /* inline in a block of lines: scripts shifted less than the formula strip's,
+           so a subscript stays inside its own line */
         const int dy =
-            runs[i].level > 0 ? -size * 30 / 100 : (runs[i].level < 0 ? size * 42 / 100 : 0);
+            runs[i].level > 0 ? -size * 22 / 100 : (runs[i].level < 0 ? size * 22 / 100 : 0);
         draw_text(c->dl, x, y + dy, runs[i].text, sz, col, runs[i].bold, 0);
         x += view_tw(c, runs[i].text, sz, runs[i].bold);
     }

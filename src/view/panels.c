@@ -312,9 +312,15 @@ void view_draw_focus(const view_ctx *c) {
     if (c->s->figure) /* a figure says no keys */
         snprintf(buf, sizeof buf, "head %d in focus", head + 1);
     else
-        snprintf(buf, sizeof buf, "head %d in focus: Esc returns to all heads", head + 1);
+        snprintf(buf, sizeof buf,
+                 "head %d in focus: . and , step through it \xC2\xB7 Esc returns to all heads",
+                 head + 1);
     view_rect r = L->focus_caption;
     view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
+    if (!c->s->figure && view_tw(c, fitted, L->font, 1) < view_tw(c, buf, L->font, 1)) {
+        snprintf(buf, sizeof buf, "head %d: . , step \xC2\xB7 Esc returns", head + 1);
+        view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
+    }
     if (view_tw(c, fitted, L->font, 1) < view_tw(c, buf, L->font, 1)) {
         snprintf(buf, sizeof buf, c->s->figure ? "head %d" : "head %d (Esc returns)", head + 1);
         view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
