@@ -395,6 +395,17 @@ void view_draw_toast(const view_ctx *c) {
     const int fw = L->caption.shown && L->caption.side ? L->caption.figure.w : s->width;
     if (w > fw) w = fw;
     view_rect r = {(fw - w) / 2, bottom - L->line * 3 - L->pad * 3, w, L->line + L->pad * 2};
+    if (!L->caption.shown && L->status.h > 0) { /* the status line's row: over no data
+                                                   (the colorbar under the heads) */
+        r.x = L->status.x;
+        r.h = L->line + L->pad * 2;
+        const int foot = L->status.y + L->status.h;
+        r.y = (foot < s->height ? foot : s->height) - r.h;
+        if (r.x + r.w > s->width) r.w = s->width - r.x;
+    } else if (!L->caption.shown) { /* presentation: the top right corner, by the captions */
+        r.x = s->width - w - L->pad;
+        r.y = L->pad;
+    }
     draw_fill(c->dl, r, c->th.tooltip_bg);
     draw_text(c->dl, r.x + L->pad, r.y + L->pad, s->toast, L->font, c->th.bg, 0, 0);
 }
