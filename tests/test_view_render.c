@@ -448,6 +448,52 @@ static void test_head_names_kept(void **state) {
     fx_finish("head names kept");
 }
 
+/* A long text on the fixed scale: the field is dark, and the colorbar's caption says
+   how large a row's largest weight is on average (computed here from the heads shown);
+   a short text keeps the plain caption. */
+static void test_dark_field_caption(void **state) {
+    (void)state;
+    fx_reset();
+    static const int ns[] = {7, 300};
+    for (int t = 0; t < 2; t++) {
+        scene sc;
+        scene_make(&sc, ns[t], 64, 4, MHA_MASK_NONE, 1600, 900);
+        scene_render(&sc);
+        const attn_layer *l = sc.s.layer;
+        double sum = 0.0;
+        long rows = 0;
+        for (int i = 0; i < sc.L.shown_heads; i++)
+            for (int r = 0; r < l->n_real; r++, rows++) {
+                float m = 0.0f;
+                for (int j = 0; j < l->n; j++) {
+                    float v = l->attn[((size_t)(sc.L.first_head + i) * l->n + r) * l->n + j];
+                    if (v > m) m = v;
+                }
+                sum += m;
+            }
+        const double mean = sum / (double)rows;
+        char want[64];
+        snprintf(want, sizeof want, "%.2g", mean);
+        int found = 0;
+        for (int i = 0; i < sc.dl.count; i++) {
+            const draw_cmd *c = &sc.dl.cmds[i];
+            if (c->kind != DC_TEXT) continue;
+            const char *txt = draw_cmd_text(&sc.dl, c);
+            if (strstr(txt, "on average") && strstr(txt, want)) found = 1;
+        }
+        if (mean < 0.25)
+            EXPECT(found, "n = %d: expected the caption to give the row maxima's mean %s", ns[t],
+                   want);
+        else
+            EXPECT(!found && find_text(&sc.dl, VIEW_ATTN_CAPTION, 0),
+                   "n = %d (row maxima %.2f): expected the plain caption", ns[t], mean);
+        if (t == 1)
+            EXPECT(mean < 0.25, "test premise: n = 300 has row maxima under 0.25, got %.3f", mean);
+        scene_free(&sc);
+    }
+    fx_finish("dark field caption");
+}
+
 static void test_hit_test(void **state) {
     (void)state;
     fx_reset();
@@ -593,7 +639,7 @@ int main(void) {
         cmocka_unit_test(test_groups),          cmocka_unit_test(test_formula_and_labels),
         cmocka_unit_test(test_token_label),     cmocka_unit_test(test_attention_pixels),
         cmocka_unit_test(test_box_average),     cmocka_unit_test(test_hit_test),
-        cmocka_unit_test(test_head_names_kept),
+        cmocka_unit_test(test_head_names_kept), cmocka_unit_test(test_dark_field_caption),
     };
     return cmocka_run_group_tests_name("view_render", tests, NULL, NULL);
 }

@@ -254,10 +254,33 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         int maxw = L->focus ? r.w : L->heads_area.x + L->heads_area.w - r.x;
         int legend = masked ? view_mask_legend_width(c, fs) + L->gap : 0;
         if (legend > maxw / 2) legend = 0;
-        char cap[160];
-        view_fit_text(cap, sizeof cap, caps[k][0], maxw - legend, fs, 0, c->measure, c->ud);
-        if (view_tw(c, cap, fs, 0) < view_tw(c, caps[k][0], fs, 0))
-            view_fit_text(cap, sizeof cap, caps[k][1], maxw - legend, fs, 0, c->measure, c->ud);
+        char cap[160], dim[2][160];
+        const char *full = caps[k][0], *brief = caps[k][1];
+        /* a row's largest weight, on average over the shown heads' text rows: under a
+           quarter, the fixed scale draws a dark field, and the caption says why */
+        double top = 0.0;
+        long rows = 0;
+        const int nr = layer->n_real > 0 ? layer->n_real : layer->n;
+        for (int i = 0; k == VIEW_CONTRAST_FIXED && layer->attn && i < L->shown_heads; i++)
+            for (int r = 0; r < nr; r++, rows++) {
+                const float *a =
+                    layer->attn + ((size_t)(L->first_head + i) * layer->n + r) * layer->n;
+                float m = 0.0f;
+                for (int j = 0; j < layer->n; j++) m = a[j] > m ? a[j] : m;
+                top += m;
+            }
+        if (rows && top / rows < 0.25) {
+            top /= rows;
+            snprintf(dim[0], sizeof dim[0],
+                     "attention weight, fixed scale 0 to 1: a row's largest is %.2g on average%s",
+                     top, c->s->figure ? "" : " (K: each row to its maximum)");
+            snprintf(dim[1], sizeof dim[1], "weight 0 to 1; row maxima %.2g on average%s", top,
+                     c->s->figure ? "" : " (K)");
+            full = dim[0], brief = dim[1];
+        }
+        view_fit_text(cap, sizeof cap, full, maxw - legend, fs, 0, c->measure, c->ud);
+        if (view_tw(c, cap, fs, 0) < view_tw(c, full, fs, 0))
+            view_fit_text(cap, sizeof cap, brief, maxw - legend, fs, 0, c->measure, c->ud);
         int y = r.y - L->line * fs / L->font - 2;
         draw_text(c->dl, r.x, y, cap, fs, c->th.muted, 0, 0);
         if (legend) view_draw_mask_legend(c, r.x + view_tw(c, cap, fs, 0) + L->gap, y, fs);
