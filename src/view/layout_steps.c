@@ -84,7 +84,9 @@ void view_steps_title(char *buf, size_t len, const attn_layer *layer, int head, 
             snprintf(buf, len, "8  Concat");
         break;
     default:
-        snprintf(buf, len, lng ? "9  head_{%s} W^{O}_{%s}: its share of MultiHead" : "9  head_{%s} W^{O}_{%s}",
+        snprintf(buf, len,
+                 lng ? "9  head_{%s} W^{O}_{%s}: its share of MultiHead"
+                     : "9  head_{%s} W^{O}_{%s}",
                  i, i);
         break;
     }
@@ -147,16 +149,20 @@ static void stage_note(char *buf, size_t len, const attn_layer *layer, int head,
         if (view_steps_same(layer, 4))
             snprintf(buf, len, "Not scaled: S%s / 1 is stage 3 unchanged.", i);
         else if (!layer->scaled)
-            snprintf(buf, len, "Divided by the temperature T = %g alone (no \xE2\x88\x9A" "d\xE2\x82\x96).",
+            snprintf(buf, len,
+                     "Divided by the temperature T = %g alone (no \xE2\x88\x9A"
+                     "d\xE2\x82\x96).",
                      (double)t);
         else if (fabsf(t - 1.0f) > 1e-6f)
             snprintf(buf, len,
-                     "Divided by \xE2\x88\x9A" "d\xE2\x82\x96 = %.3g and by the temperature T = %g: T above 1 "
+                     "Divided by \xE2\x88\x9A"
+                     "d\xE2\x82\x96 = %.3g and by the temperature T = %g: T above 1 "
                      "flattens the softmax, below 1 sharpens it.",
                      sqrt((double)dk), (double)t);
         else
             snprintf(buf, len,
-                     "Divided by \xE2\x88\x9A" "d\xE2\x82\x96 = %.3g, so that the scores do not grow with "
+                     "Divided by \xE2\x88\x9A"
+                     "d\xE2\x82\x96 = %.3g, so that the scores do not grow with "
                      "d\xE2\x82\x96 and the softmax does not saturate.",
                      sqrt((double)dk));
         break;
@@ -175,8 +181,8 @@ static void stage_note(char *buf, size_t len, const attn_layer *layer, int head,
         break;
     case 6:
         snprintf(buf, len,
-                 "Each row of S%s / %s + M through e^s / \xCE\xA3 e^s: weights from 0 to 1 that sum "
-                 "to 1, where query i looks.",
+                 "Each row of S%s / %s + M becomes e\xCB\xA2 / \xCE\xA3 e\xCB\xA2: weights from 0 "
+                 "to 1 that sum to 1, where query i looks.",
                  i, div);
         break;
     case 7:
@@ -202,8 +208,8 @@ static void stage_note(char *buf, size_t len, const attn_layer *layer, int head,
 /* The chip of stage k (1-based) in the strip: variant 0 with a name, 1 the number. */
 static void chip_label(char *buf, size_t len, int k, int variant) {
     static const char *const names[VIEW_STEPS] = {
-        "X",      "Q K V", "S = QK\xE1\xB5\x80", "\xC3\xB7 scale", "+ M",
-        "softmax", "A V",  "Concat",            "\xC2\xB7 W\xE1\xB4\xBC"};
+        "X",   "Q K V",  "S = QK\xE1\xB5\x80",    "\xC3\xB7 scale", "+ M", "softmax",
+        "A V", "Concat", "\xC2\xB7 W\xE1\xB4\xBC"};
     if (variant == 0)
         snprintf(buf, len, "%d  %s", k, names[k - 1]);
     else
@@ -392,7 +398,8 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
     S->title_variant[k - 1] = 1;
     S->caption_size = L->font;
     for (int v = 0, done = 0; v < 2 && !done; v++)
-        for (int size = L->font_title * 3 / 2; size >= L->font && !done; size -= imax(1, size / 8)) {
+        for (int size = L->font_title * 3 / 2; size >= L->font && !done;
+             size -= imax(1, size / 8)) {
             view_steps_title(t, sizeof t, layer, S->head, k, v);
             if (markup_width(measure, ud, t, size) <= a.w)
                 S->title_variant[k - 1] = v, S->caption_size = size, done = 1;

@@ -33,8 +33,8 @@ static void draw_grid_caption(const view_ctx *c, const view_steps *S, rgba accen
     view_fit_text(fitted, sizeof fitted, cap, S->caption.w, c->L->font_title, 1, c->measure, c->ud);
     if (view_tw(c, fitted, c->L->font_title, 1) < view_tw(c, cap, c->L->font_title, 1))
         snprintf(cap, sizeof cap, "head %d, step by step", S->head + 1),
-            view_fit_text(fitted, sizeof fitted, cap, S->caption.w, c->L->font_title, 1,
-                          c->measure, c->ud);
+            view_fit_text(fitted, sizeof fitted, cap, S->caption.w, c->L->font_title, 1, c->measure,
+                          c->ud);
     draw_text(c->dl, S->caption.x, S->caption.y, fitted, c->L->font_title, accent, 1, 0);
 }
 
@@ -125,8 +125,9 @@ static void draw_labels(const view_ctx *c, const view_steps *S) {
     for (int k = 0; S->col_labels && k < n; k += stride) {
         view_token_label(lab, sizeof lab, attn_layer_token(layer, k));
         int w = view_tw(c, lab, S->label_size, 0);
-        draw_text(c->dl, view_label_pos(map.x, map.w, n, lh, k), map.y + map.h + c->L->pad / 2 + 2 + w,
-                  lab, S->label_size, k >= layer->n_real ? c->th.muted : c->th.text, 0, 1);
+        draw_text(c->dl, view_label_pos(map.x, map.w, n, lh, k),
+                  map.y + map.h + c->L->pad / 2 + 2 + w, lab, S->label_size,
+                  k >= layer->n_real ? c->th.muted : c->th.text, 0, 1);
     }
 }
 

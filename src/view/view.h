@@ -218,12 +218,12 @@ typedef struct {
     view_rect chip[VIEW_STEPS]; /* the strip of stages, one chip each */
     char chip_text[VIEW_STEPS][40];
     int chip_size;
-    view_rect hint;            /* ", and . step" (on screen only, else empty) */
-    view_rect note[4];         /* what the stage does, wrapped */
+    view_rect hint;    /* ", and . step" (on screen only, else empty) */
+    view_rect note[4]; /* what the stage does, wrapped */
     char note_text[4][200];
     int notes, note_size;
-    view_rect legend;          /* the mask legend (a masked stage) */
-    view_matrix_box big[3];    /* the stage's matrices, large */
+    view_rect legend;       /* the mask legend (a masked stage) */
+    view_matrix_box big[3]; /* the stage's matrices, large */
     int bigs;
     int label_size, label_line, label_stride; /* token labels; stride 0: none */
     int row_labels, col_labels, row_label_w;

@@ -188,8 +188,7 @@ void view_steps_layout(view_steps *S, const view_layout *L, const view_state *s,
 void view_steps_translate(view_steps *S, int dx, int dy);
 /* Stage k's (1-based) title for head (0-based), variant 0 long or 1 short, as markup:
  * "_{1}" a subscript, "^{T}" a superscript (view_steps_runs splits it). */
-void view_steps_title(char *buf, size_t len, const attn_layer *layer, int head, int k,
-                      int variant);
+void view_steps_title(char *buf, size_t len, const attn_layer *layer, int head, int k, int variant);
 /* Splits markup into at most max runs of at most 47 bytes, lvl[i] 0 normal, 1 raised,
  * -1 lowered (view_draw_script_runs' levels); returns how many. */
 int view_steps_runs(const char *markup, char parts[][48], int *lvl, int max);
