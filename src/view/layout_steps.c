@@ -121,8 +121,7 @@ static int markup_width(view_measure_fn measure, void *ud, const char *markup, i
     return w;
 }
 
-/* What stage k does, in a sentence or two a student reads (plain text). */
-static void stage_note(char *buf, size_t len, const attn_layer *layer, int head, int k) {
+void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, int k) {
     char i[16], div[48];
     view_subscript(i, sizeof i, head + 1);
     divisor(div, sizeof div, layer);
@@ -163,7 +162,8 @@ static void stage_note(char *buf, size_t len, const attn_layer *layer, int head,
             snprintf(buf, len,
                      "Divided by \xE2\x88\x9A"
                      "d\xE2\x82\x96 = %.3g, so that the scores do not grow with "
-                     "d\xE2\x82\x96 and the softmax does not saturate.",
+                     "d\xE2\x82\x96 and the softmax does not saturate. Drawn on stage 3's "
+                     "colour scale, it looks paler.",
                      sqrt((double)dk));
         break;
     case 5:
@@ -324,17 +324,18 @@ static int wrap(view_steps *S, const char *text, int w, int size, int max, view_
 }
 
 /* The note in lines at the largest size (the title's when `large`, the text size,
-   then a size down) that holds it in four lines of width w from (x, y); returns the
-   height used. */
+   then a size down) that holds it in four lines of width w from (x, y), else in six
+   at the smallest; returns the height used. */
 static int lay_note(view_steps *S, const view_layout *L, const char *text, int x, int y, int w,
                     int large, view_measure_fn measure, void *ud) {
     const int sizes[3] = {L->font_title, L->font, L->font_small};
     S->notes = 0;
-    for (int z = large ? 0 : 1; z < 3; z++) {
-        int lines = wrap(S, text, w, sizes[z], 4, measure, ud);
+    for (int z = large ? 0 : 1; z < 4; z++) {
+        const int size = sizes[z < 3 ? z : 2];
+        int lines = wrap(S, text, w, size, z < 3 ? 4 : VIEW_STEP_NOTES, measure, ud);
         if (lines < 0) continue;
-        const int lh = lay_measured_line(measure, ud, sizes[z]);
-        S->notes = lines, S->note_size = sizes[z];
+        const int lh = lay_measured_line(measure, ud, size);
+        S->notes = lines, S->note_size = size;
         for (int i = 0; i < lines; i++) S->note[i] = (view_rect){x, y + i * lh, w, lh};
         return lines * lh;
     }
@@ -346,21 +347,57 @@ static int legend_w(const view_layout *L, int size, view_measure_fn measure, voi
     return size * 2 + L->pad / 2 + view_text_width(measure, ud, VIEW_MASK_LEGEND, size, 0);
 }
 
+/* 1 if labels every `stride` cells, lh tall, along extent px of n cells, placed as
+   view_label_pos places them (the first and last moved inside), never touch. */
+static int labels_apart(int extent, int n, int lh, int stride) {
+    int prev = -1000000;
+    for (int i = 0; i < n; i += stride) {
+        int p = view_label_pos(0, extent, n, lh, i);
+        if (p < prev + lh) return 0;
+        prev = p;
+    }
+    return 1;
+}
+
 /* Token labels along a side of `extent` px for n cells: the size (the text size, else a
    size down) at which they fit, with their stride and width; 0 when none fits. */
 static int label_fit(view_steps *S, const view_layout *L, const view_state *s, int extent, int n,
                      view_measure_fn measure, void *ud) {
-    const int sizes[2] = {L->font, L->font_small};
-    for (int z = 0; z < 2; z++) {
+    const int sizes[3] = {L->font, L->font_small, imax(9, L->font_small * 3 / 4)};
+    for (int z = 0; z < 3; z++) {
         const int lh = lay_measured_line(measure, ud, sizes[z]);
         const int stride = view_label_stride(extent, n, lh);
-        if (stride > 0) {
+        if (stride > 0 && labels_apart(extent, n, lh, stride)) {
             S->label_size = sizes[z], S->label_line = lh, S->label_stride = stride;
             return view_label_max_width(s, sizes[z], measure, ud) + L->pad;
         }
     }
     S->label_stride = 0;
     return 0;
+}
+
+/* The largest square for n x n cells in w x h with token labels on its left and
+   under it (rotated), taking the largest label size at which labels fit the side
+   without taking more than half of it; none when no size does. Sets S's label
+   fields and *lw (the labels' room); returns the side. */
+static int fit_square(view_steps *S, const view_layout *L, const view_state *s, int w, int h, int n,
+                      int *lw, view_measure_fn measure, void *ud) {
+    const int sizes[4] = {L->font, L->font_small, imax(10, L->font_small * 3 / 4),
+                          imax(10, L->font_small * 3 / 5)};
+    for (int z = 0; z < 4; z++) {
+        const int lh = lay_measured_line(measure, ud, sizes[z]);
+        const int room = view_label_max_width(s, sizes[z], measure, ud) + L->pad;
+        const int side = imin(w, h) - room;
+        const int stride = side > 0 ? view_label_stride(side, n, lh) : 0;
+        if (stride > 0 && room * 2 <= side && labels_apart(side, n, lh, stride)) {
+            S->label_size = sizes[z], S->label_line = lh, S->label_stride = stride;
+            *lw = room;
+            return side;
+        }
+    }
+    S->label_stride = 0;
+    *lw = 0;
+    return imax(1, imin(w, h));
 }
 
 static void lay_one(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
@@ -408,44 +445,38 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
     S->caption = (view_rect){a.x, y, a.w, cap_h};
     y += cap_h + L->pad;
     char note[400];
-    stage_note(note, sizeof note, layer, S->head, k);
+    view_steps_note(note, sizeof note, layer, S->head, k);
     const int masked_stage = (k == 5 || k == 6) && is_masked(layer);
     const int leg_w = legend_w(L, L->font_small, measure, ud);
     const int leg_h = lay_measured_line(measure, ud, L->font_small) + L->pad / 2;
     const int foot = foot_h(L);
-    if (k >= 3 && k <= 6) { /* n x n: labels on both sides, the note beside it if room */
-        int lw = label_fit(S, L, s, imax(1, bottom - y - foot), n, measure, ud);
-        int side = imax(1, imin(bottom - y - lw - foot, a.w - lw));
-        const int note_min = 16 * L->font;
-        int nx = a.x + lw + side + 2 * L->gap, nw = a.x + a.w - nx;
-        if (nw < note_min) { /* shrink the square for a note column, or put it on top */
-            int shrunk = a.w - lw - 2 * L->gap - note_min;
-            if (shrunk >= side * 3 / 4) {
-                side = shrunk;
-                nx = a.x + lw + side + 2 * L->gap, nw = a.x + a.w - nx;
-            }
+    if (k >= 3 && k <= 6) { /* n x n: labels on both sides, the note beside or on top */
+        const int avail = bottom - y - foot, note_min = 16 * L->font;
+        /* on top: the note's lines over the whole width, the square under them */
+        int lw_top = 0, top_y = y + lay_note(S, L, note, a.x, y, a.w, 0, measure, ud) + L->pad;
+        if (masked_stage) top_y += leg_h + L->pad;
+        const int side_top =
+            fit_square(S, L, s, a.w, bottom - top_y - foot, n, &lw_top, measure, ud);
+        /* beside: a column right of the square, as wide as a reader's eye follows */
+        int lw = 0,
+            side = fit_square(S, L, s, a.w - 2 * L->gap - note_min, avail, n, &lw, measure, ud);
+        int nx = a.x + lw + side + 2 * L->gap;
+        int nw = imin(a.x + a.w - nx, 28 * L->font);
+        int beside = 0, h = 0;
+        if (nw >= note_min && side > side_top) {
+            h = lay_note(S, L, note, nx, y, nw, 1, measure, ud);
+            beside = S->notes > 0 && y + h + (masked_stage ? L->pad + leg_h : 0) <= bottom;
         }
         int my = y;
-        if (nw >= note_min) {
-            nw = imin(nw, 28 * L->font); /* lines a reader's eye can follow */
-            int h = lay_note(S, L, note, nx, my, nw, 1, measure, ud);
+        if (beside) {
             if (masked_stage && leg_w <= nw)
-                S->legend = (view_rect){nx, my + h + L->pad, leg_w, leg_h};
-        } else {
-            int h = lay_note(S, L, note, a.x, y, a.w, 0, measure, ud);
-            y += h + L->pad;
-            if (masked_stage && leg_w <= a.w) {
-                S->legend = (view_rect){a.x, y, leg_w, leg_h};
-                y += leg_h + L->pad;
-            }
-            my = y;
-            lw = label_fit(S, L, s, imax(1, bottom - my - foot), n, measure, ud);
-            side = imax(1, imin(bottom - my - lw - foot, a.w - lw));
-        }
-        /* the labels are sized for the side found */
-        const int lw2 = label_fit(S, L, s, side, n, measure, ud);
-        if (lw2 != lw) { /* fewer or smaller labels at this side: keep the side */
-            lw = lw2;
+                S->legend = (view_rect){nx, y + h + L->pad, leg_w, leg_h};
+        } else { /* the note on top, the square under it */
+            lay_note(S, L, note, a.x, y, a.w, 0, measure, ud);
+            my = top_y;
+            if (masked_stage && leg_w <= a.w)
+                S->legend = (view_rect){a.x, top_y - leg_h - L->pad, leg_w, leg_h};
+            side = fit_square(S, L, s, a.w, bottom - my - foot, n, &lw, measure, ud);
         }
         S->row_labels = S->col_labels = S->label_stride > 0;
         S->row_label_w = lw;
@@ -455,8 +486,15 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
         b->map = (view_rect){a.x + lw, my, side, side};
         const int ly = my + side + lw; /* under the rotated key labels */
         b->shape = (view_rect){a.x + lw, ly + L->pad / 2, side, L->line};
-        b->cbar = (view_rect){a.x + lw, b->shape.y + L->line + L->pad / 2,
-                              cbar_w(L, side, a.w - lw), imax(6, L->font_small / 2)};
+        b->cbar =
+            (view_rect){a.x + lw, b->shape.y + L->line + L->pad / 2, 0, imax(6, L->font_small / 2)};
+        /* the colorbar may reach under the note where the note ends above it */
+        const int note_end = beside ? S->note[S->notes - 1].y + S->note[S->notes - 1].h +
+                                          (S->legend.w ? L->pad + leg_h : 0)
+                                    : 0;
+        const int room =
+            !beside || note_end + L->pad <= b->shape.y ? a.w - lw : nx - L->gap - (a.x + lw);
+        b->cbar.w = cbar_w(L, side, room);
         return;
     }
     /* n x d, n x d_k, or Q, K, V side by side: the note on top, row labels left */
@@ -465,6 +503,27 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
     const int nb = k == 2 ? 3 : 1;
     const int cols = (k == 1 || k == 8 || k == 9) ? d : dk;
     const int between = 2 * L->gap;
+    if (nb == 3) { /* Q, K, V side by side, or one under another where that gives more */
+        int each = (a.w - (nb - 1) * between) / nb;
+        float px_row = fminf((float)each / (float)cols, (float)(bottom - y - foot) / (float)n);
+        int hbox = (bottom - y - (nb - 1) * L->pad) / nb;
+        float px_col = fminf((float)a.w / (float)cols, (float)(hbox - foot) / (float)n);
+        /* stacked where that gives larger cells, or where side by side is too narrow
+           for a colorbar's three numbers and stacked still has two pixels a cell */
+        S->stacked = hbox - foot >= 2 * n && (px_col > px_row * 1.25f || each < 10 * L->font_small);
+    }
+    if (S->stacked) {
+        const int hbox = (bottom - y - (nb - 1) * L->pad) / nb;
+        int lw = label_fit(S, L, s, imax(1, hbox - foot), n, measure, ud);
+        if (lw >= a.w / 4) lw = 0, S->label_stride = 0;
+        for (int i = 0; i < nb; i++)
+            box_at(&S->big[i], L, a.x + lw, y + i * (hbox + L->pad), a.w - lw, hbox, n, cols);
+        if (S->label_stride) S->label_stride = view_label_stride(S->big[0].map.h, n, S->label_line);
+        S->row_labels = S->label_stride > 0;
+        S->row_label_w = S->row_labels ? lw : 0;
+        S->bigs = nb;
+        return;
+    }
     int lw = 0;
     for (int pass = 0; pass < 2; pass++) { /* the labels fit the rows found, or go */
         int each = imax(1, (a.w - lw - (nb - 1) * between) / nb);
@@ -525,6 +584,6 @@ void view_steps_translate(view_steps *S, int dx, int dy) {
         move(&S->chip[k], dx, dy);
         for (int j = 0; j < 3; j++) move_box(&S->box[k][j], dx, dy);
     }
-    for (int i = 0; i < 4; i++) move(&S->note[i], dx, dy);
+    for (int i = 0; i < VIEW_STEP_NOTES; i++) move(&S->note[i], dx, dy);
     for (int i = 0; i < 3; i++) move_box(&S->big[i], dx, dy);
 }

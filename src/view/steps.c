@@ -79,15 +79,20 @@ static void draw_stage(const view_ctx *c, const view_matrix_box *b, int k, int h
         }
         break;
     case 2:
-        if (c->s->step_raw) view_draw_matrix(c, &b[0], c->s->step_raw, n, key, "S ");
-        break;
     case 3:
-        if (c->s->step_scaled) view_draw_matrix(c, &b[0], c->s->step_scaled, n, key, "");
+    case 4: { /* S, scaled and masked on one colour scale: dividing shows as paler */
+        const float *m[3] = {c->s->step_raw, c->s->step_scaled, view_at(layer->scores, at)};
+        if (!m[k - 2]) break;
+        float scale = 0.0f;
+        for (int i = 0; i < 2; i++)
+            if (m[i])
+                scale = fmaxf(scale, view_matrix_max_abs(
+                                         c, 0x57E9A00000ull + (uint64_t)i * 64 + (uint64_t)head,
+                                         m[i], n, n, n));
+        view_draw_matrix_scaled(c, &b[0], m[k - 2], n, key, k == 2 ? "S " : "", scale);
+        if (k == 4) view_draw_masks(c, b[0].map);
         break;
-    case 4:
-        view_draw_matrix(c, &b[0], view_at(layer->scores, at), n, key, "");
-        view_draw_masks(c, b[0].map);
-        break;
+    }
     case 5: draw_attn_stage(c, &b[0], head, key, accent); break;
     case 6:
         view_draw_matrix(c, &b[0], view_at(layer->heads, (size_t)head * n * dk), dk, key, "");
@@ -116,11 +121,14 @@ static void draw_labels(const view_ctx *c, const view_steps *S) {
     const view_rect map = S->big[0].map;
     char lab[64];
     if (stride <= 0) return;
-    for (int r = 0; S->row_labels && r < n; r += stride) {
-        view_token_label(lab, sizeof lab, attn_layer_token(layer, r));
-        int w = view_tw(c, lab, S->label_size, 0);
-        draw_text(c->dl, map.x - c->L->pad / 2 - 2 - w, view_label_pos(map.y, map.h, n, lh, r), lab,
-                  S->label_size, r >= layer->n_real ? c->th.muted : c->th.text, 0, 0);
+    for (int b = 0; b < (S->stacked ? S->bigs : 1); b++) {
+        const view_rect m = S->big[b].map;
+        for (int r = 0; S->row_labels && r < n; r += stride) {
+            view_token_label(lab, sizeof lab, attn_layer_token(layer, r));
+            int w = view_tw(c, lab, S->label_size, 0);
+            draw_text(c->dl, m.x - c->L->pad / 2 - 2 - w, view_label_pos(m.y, m.h, n, lh, r), lab,
+                      S->label_size, r >= layer->n_real ? c->th.muted : c->th.text, 0, 0);
+        }
     }
     for (int k = 0; S->col_labels && k < n; k += stride) {
         view_token_label(lab, sizeof lab, attn_layer_token(layer, k));

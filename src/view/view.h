@@ -218,15 +218,17 @@ typedef struct {
     view_rect chip[VIEW_STEPS]; /* the strip of stages, one chip each */
     char chip_text[VIEW_STEPS][40];
     int chip_size;
-    view_rect hint;    /* ", and . step" (on screen only, else empty) */
-    view_rect note[4]; /* what the stage does, wrapped */
-    char note_text[4][200];
+    view_rect hint; /* ", and . step" (on screen only, else empty) */
+#define VIEW_STEP_NOTES 6
+    view_rect note[VIEW_STEP_NOTES]; /* what the stage does, wrapped */
+    char note_text[VIEW_STEP_NOTES][200];
     int notes, note_size;
     view_rect legend;       /* the mask legend (a masked stage) */
     view_matrix_box big[3]; /* the stage's matrices, large */
     int bigs;
     int label_size, label_line, label_stride; /* token labels; stride 0: none */
     int row_labels, col_labels, row_label_w;
+    int stacked; /* Q, K, V one under another (each with its row labels) */
 } view_steps;
 
 /* The compare banner: one side's name and the settings it differs in, as chips. */

@@ -189,6 +189,8 @@ void view_steps_translate(view_steps *S, int dx, int dy);
 /* Stage k's (1-based) title for head (0-based), variant 0 long or 1 short, as markup:
  * "_{1}" a subscript, "^{T}" a superscript (view_steps_runs splits it). */
 void view_steps_title(char *buf, size_t len, const attn_layer *layer, int head, int k, int variant);
+/* What stage k does for head, in a sentence or two a student reads (plain text). */
+void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, int k);
 /* Splits markup into at most max runs of at most 47 bytes, lvl[i] 0 normal, 1 raised,
  * -1 lowered (view_draw_script_runs' levels); returns how many. */
 int view_steps_runs(const char *markup, char parts[][48], int *lvl, int max);
