@@ -235,21 +235,29 @@ static int cbar_w(const view_layout *L, int mw, int w) {
     return imax(8, imin(w, imax(mw, 12 * L->font_small)));
 }
 
-/* A matrix of rows x cols in at most w x h, cells square, at least a pixel a cell
-   when it fits, with the shape label and colorbar under it. */
-static void box_at(view_matrix_box *b, const view_layout *L, int x, int y, int w, int h, int rows,
-                   int cols) {
+/* A matrix of rows x cols in at most w x h, cells square (or up to `tall` times as
+   tall as wide where the height allows: a few rows of many columns), at least a
+   pixel a cell when it fits, with the shape label and colorbar under it. */
+static void box_tall(view_matrix_box *b, const view_layout *L, int x, int y, int w, int h, int rows,
+                     int cols, float tall) {
     int avail = imax(1, h - foot_h(L));
     float px = (float)w / (float)cols;
     if ((float)avail / (float)rows < px) px = (float)avail / (float)rows;
+    float py = fminf(px * tall, (float)avail / (float)rows);
+    if (py < px) py = px;
     int mw = imax(1, imin(w, (int)(px * (float)cols)));
-    int mh = imax(1, imin(avail, (int)(px * (float)rows)));
+    int mh = imax(1, imin(avail, (int)(py * (float)rows)));
     b->rows = rows;
     b->cols = cols;
     b->map = (view_rect){x, y, mw, mh};
     b->shape = (view_rect){x, y + mh + L->pad / 2, w, L->line};
     b->cbar = (view_rect){x, b->shape.y + L->line + L->pad / 2, cbar_w(L, mw, w),
                           imax(6, L->font_small / 2)};
+}
+
+static void box_at(view_matrix_box *b, const view_layout *L, int x, int y, int w, int h, int rows,
+                   int cols) {
+    box_tall(b, L, x, y, w, h, rows, cols, 1.0f);
 }
 
 static void lay_grid(view_steps *S, const view_layout *L, const view_state *s, view_rect area,
@@ -517,7 +525,8 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
         int lw = label_fit(S, L, s, imax(1, hbox - foot), n, measure, ud);
         if (lw >= a.w / 4) lw = 0, S->label_stride = 0;
         for (int i = 0; i < nb; i++)
-            box_at(&S->big[i], L, a.x + lw, y + i * (hbox + L->pad), a.w - lw, hbox, n, cols);
+            box_tall(&S->big[i], L, a.x + lw, y + i * (hbox + L->pad), a.w - lw, hbox, n, cols,
+                     2.0f);
         if (S->label_stride) S->label_stride = view_label_stride(S->big[0].map.h, n, S->label_line);
         S->row_labels = S->label_stride > 0;
         S->row_label_w = S->row_labels ? lw : 0;
@@ -544,7 +553,8 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
     S->bigs = nb;
     const int each = imax(1, (a.w - lw - (nb - 1) * between) / nb);
     for (int i = 0; i < nb; i++)
-        box_at(&S->big[i], L, a.x + lw + i * (each + between), y, each, bottom - y, n, cols);
+        box_tall(&S->big[i], L, a.x + lw + i * (each + between), y, each, bottom - y, n, cols,
+                 2.0f);
     if (S->row_labels && S->label_stride != view_label_stride(S->big[0].map.h, n, S->label_line))
         S->label_stride = view_label_stride(S->big[0].map.h, n, S->label_line);
     S->row_labels = S->label_stride > 0;
