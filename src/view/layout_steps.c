@@ -67,10 +67,11 @@ void view_steps_title(char *buf, size_t len, const attn_layer *layer, int head, 
             snprintf(buf, len, "4  S_{%s} / %s", i, div);
         break;
     case 5:
-        if (!is_masked(layer))
-            snprintf(buf, len, lng ? "5  + M: no mask, M = 0" : "5  + M = 0");
+        if (lng)
+            snprintf(buf, len, "5  S_{%s} / %s + M: %s", i, div,
+                     is_masked(layer) ? "\xE2\x88\x92\xE2\x88\x9E where masked" : "no mask, M = 0");
         else
-            snprintf(buf, len, lng ? "5  + M: \xE2\x88\x92\xE2\x88\x9E where masked" : "5  + M");
+            snprintf(buf, len, is_masked(layer) ? "5  + M" : "5  + M = 0");
         break;
     case 6:
         snprintf(buf, len, lng ? "6  A_{%s} = softmax of each row" : "6  A_{%s} = softmax", i);
