@@ -167,6 +167,9 @@ static void draw_one(const view_ctx *c, const view_steps *S, rgba accent) {
     char name[32];
     snprintf(name, sizeof name, "stage-%d", k);
     draw_group_begin(c->dl, k, name);
+    const float *derived = k == 3 ? c->s->step_raw : k == 4 ? c->s->step_scaled : c->s->step_share;
+    if ((k == 3 || k == 4 || k == 9) && !derived) /* (the pinned pane derives none) */
+        view_text_center(c, S->big[0].map, "not computed for this view", L->font, c->th.muted, 0);
     draw_stage(c, S->big, k - 1, S->head, accent);
     draw_labels(c, S);
     draw_group_end(c->dl);
