@@ -219,7 +219,7 @@ typedef struct {
 
 static const model_case MODELS[] = {
     {12, 64, 4, MHA_MASK_NONE},  {7, 64, 4, MHA_MASK_CAUSAL}, {16, 96, 6, MHA_MASK_CAUSAL},
-    {40, 128, 8, MHA_MASK_NONE}, {1, 8, 1, MHA_MASK_NONE},
+    {40, 128, 8, MHA_MASK_NONE}, {1, 8, 1, MHA_MASK_NONE},    {300, 512, 64, MHA_MASK_CAUSAL},
 };
 
 static const int WINDOWS[][2] = {{1024, 768},  {1280, 800}, {1600, 900}, {1920, 1080},
@@ -296,12 +296,32 @@ static void test_grid_figure(void **state) {
             const view_steps *S = &L.steps;
             EXPECT(S->shown && S->current == 0, "expected the grid, got shown %d current %d",
                    S->shown, S->current);
+            static tbox tb[4096];
+            static view_rect img[64];
+            int nt = 0, ni = 0;
             for (int i = 0; i < dl.count; i++) {
                 const draw_cmd *c = &dl.cmds[i];
-                if (c->kind != DC_TEXT) continue;
+                if (c->kind == DC_IMAGE && ni < 64) img[ni++] = (view_rect){c->x, c->y, c->w, c->h};
+                if (c->kind != DC_TEXT || nt >= 4096) continue;
                 const char *t = draw_cmd_text(&dl, c);
                 EXPECT(!strstr(t, "(M, E)") && !strstr(t, ", and .") && !strstr(t, "Esc"),
                        "expected no key hint in the figure, got \"%s\"", t);
+                int w = fx_text_w(t, c->size), lh = fx_line_h(c->size);
+                tb[nt].t = t;
+                tb[nt++].r =
+                    c->rot ? (view_rect){c->x, c->y - w, lh, w} : (view_rect){c->x, c->y, w, lh};
+            }
+            for (int i = 0; i < nt; i++) { /* inside, off the heatmaps, apart */
+                EXPECT(inside_window(tb[i].r, &s), "text \"%.40s\" " FX_RFMT ": expected inside",
+                       tb[i].t, FX_R(tb[i].r));
+                for (int j = 0; j < ni; j++)
+                    EXPECT(!fx_rect_overlap(tb[i].r, img[j]),
+                           "text \"%.40s\" " FX_RFMT ": expected off the image " FX_RFMT, tb[i].t,
+                           FX_R(tb[i].r), FX_R(img[j]));
+                for (int j = i + 1; j < nt; j++)
+                    EXPECT(!fx_rect_overlap(tb[i].r, tb[j].r),
+                           "text \"%.40s\" " FX_RFMT " over \"%.40s\" " FX_RFMT, tb[i].t,
+                           FX_R(tb[i].r), tb[j].t, FX_R(tb[j].r));
             }
             for (int k = 0; k < VIEW_STEPS; k++) {
                 char markup[200], full[200], drawn[400] = "";

@@ -261,6 +261,9 @@ static void box_at(view_matrix_box *b, const view_layout *L, int x, int y, int w
     box_tall(b, L, x, y, w, h, rows, cols, 1.0f);
 }
 
+static int fit_square(view_steps *S, const view_layout *L, const view_state *s, int w, int h, int n,
+                      int sizes_tried, int *lw, view_measure_fn measure, void *ud);
+
 static void lay_grid(view_steps *S, const view_layout *L, const view_state *s, view_rect area,
                      view_measure_fn measure, void *ud) {
     const attn_layer *layer = s->layer;
@@ -290,7 +293,20 @@ static void lay_grid(view_steps *S, const view_layout *L, const view_state *s, v
         int each = (bw - (S->boxes[k] - 1) * L->pad) / S->boxes[k];
         for (int i = 0; i < S->boxes[k]; i++)
             box_at(&S->box[k][i], L, bx + i * (each + L->pad), by, imax(1, each), bh, rows, cols);
+        if (k >= 2 && k <= 5) { /* n x n: token labels on both sides where they fit */
+            int lw = 0;
+            const int side = fit_square(S, L, s, bw, bh - foot_h(L), n, 2, &lw, measure, ud);
+            if (S->label_stride > 0) {
+                view_matrix_box *b = &S->box[k][0];
+                S->grid_label_stride[k] = S->label_stride, S->grid_label_w[k] = lw;
+                b->map = (view_rect){bx + lw, by, side, side};
+                b->shape = (view_rect){bx + lw, by + side + lw + L->pad / 2, bw - lw, L->line};
+                b->cbar = (view_rect){bx + lw, b->shape.y + L->line + L->pad / 2,
+                                      cbar_w(L, side, bw - lw), imax(6, L->font_small / 2)};
+            }
+        }
     }
+    S->label_stride = 0; /* (the large stage's; the grid's are per cell) */
 }
 
 /* --- one stage, large --------------------------------------------------------- */
@@ -386,14 +402,14 @@ static int label_fit(view_steps *S, const view_layout *L, const view_state *s, i
 }
 
 /* The largest square for n x n cells in w x h with token labels on its left and
-   under it (rotated), taking the largest label size at which labels fit the side
-   without taking more than half of it; none when no size does. Sets S's label
-   fields and *lw (the labels' room); returns the side. */
+   under it (rotated), taking the largest of the first sizes_tried label sizes at which labels fit
+   the side without taking more than half of it; none when no size does. Sets S's label fields and
+   *lw (the labels' room); returns the side. */
 static int fit_square(view_steps *S, const view_layout *L, const view_state *s, int w, int h, int n,
-                      int *lw, view_measure_fn measure, void *ud) {
+                      int sizes_tried, int *lw, view_measure_fn measure, void *ud) {
     const int sizes[4] = {L->font, L->font_small, imax(10, L->font_small * 3 / 4),
                           imax(10, L->font_small * 3 / 5)};
-    for (int z = 0; z < 4; z++) {
+    for (int z = 0; z < sizes_tried && z < 4; z++) {
         const int lh = lay_measured_line(measure, ud, sizes[z]);
         const int room = view_label_max_width(s, sizes[z], measure, ud) + L->pad;
         const int side = imin(w, h) - room;
@@ -465,10 +481,10 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
         int lw_top = 0, top_y = y + lay_note(S, L, note, a.x, y, a.w, 0, measure, ud) + L->pad;
         if (masked_stage) top_y += leg_h + L->pad;
         const int side_top =
-            fit_square(S, L, s, a.w, bottom - top_y - foot, n, &lw_top, measure, ud);
+            fit_square(S, L, s, a.w, bottom - top_y - foot, n, 4, &lw_top, measure, ud);
         /* beside: a column right of the square, as wide as a reader's eye follows */
         int lw = 0,
-            side = fit_square(S, L, s, a.w - 2 * L->gap - note_min, avail, n, &lw, measure, ud);
+            side = fit_square(S, L, s, a.w - 2 * L->gap - note_min, avail, n, 4, &lw, measure, ud);
         int nx = a.x + lw + side + 2 * L->gap;
         int nw = imin(a.x + a.w - nx, 28 * L->font);
         int beside = 0, h = 0;
@@ -485,7 +501,7 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
             my = top_y;
             if (masked_stage && leg_w <= a.w)
                 S->legend = (view_rect){a.x, top_y - leg_h - L->pad, leg_w, leg_h};
-            side = fit_square(S, L, s, a.w, bottom - my - foot, n, &lw, measure, ud);
+            side = fit_square(S, L, s, a.w, bottom - my - foot, n, 4, &lw, measure, ud);
         }
         S->row_labels = S->col_labels = S->label_stride > 0;
         S->row_label_w = lw;

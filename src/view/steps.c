@@ -112,6 +112,22 @@ static void draw_stage(const view_ctx *c, const view_matrix_box *b, int k, int h
     }
 }
 
+/* Token labels on both sides of an n x n map, every stride-th, at size (line lh). */
+static void draw_square_labels(const view_ctx *c, view_rect map, int stride, int size, int lh) {
+    const attn_layer *layer = c->s->layer;
+    const int n = layer->n;
+    char lab[64];
+    for (int r = 0; r < n; r += stride) {
+        view_token_label(lab, sizeof lab, attn_layer_token(layer, r));
+        rgba col = r >= layer->n_real ? c->th.muted : c->th.text;
+        int w = view_tw(c, lab, size, 0);
+        draw_text(c->dl, map.x - c->L->pad / 2 - 2 - w, view_label_pos(map.y, map.h, n, lh, r), lab,
+                  size, col, 0, 0);
+        draw_text(c->dl, view_label_pos(map.x, map.w, n, lh, r),
+                  map.y + map.h + c->L->pad / 2 + 2 + w, lab, size, col, 0, 1);
+    }
+}
+
 /* Token labels of the large stage: rows left of its first matrix (queries), and
  * under an n x n one its columns (keys), rotated to read upwards, as the heads
  * grid writes them. */
@@ -190,5 +206,8 @@ void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int curre
         view_steps_title(title, sizeof title, layer, S->head, k + 1, S->title_variant[k]);
         draw_markup(c, S->title[k].x, S->title[k].y, title, S->title_size[k], c->th.text);
         draw_stage(c, S->box[k], k, S->head, accent);
+        if (S->grid_label_stride[k] > 0)
+            draw_square_labels(c, S->box[k][0].map, S->grid_label_stride[k], S->label_size,
+                               S->label_line);
     }
 }

@@ -229,6 +229,8 @@ typedef struct {
     int label_size, label_line, label_stride; /* token labels; stride 0: none */
     int row_labels, col_labels, row_label_w;
     int stacked; /* Q, K, V one under another (each with its row labels) */
+    int grid_label_stride[VIEW_STEPS], grid_label_w[VIEW_STEPS]; /* the grid's n x n cells'
+                                                                    labels (label_size) */
 } view_steps;
 
 /* The compare banner: one side's name and the settings it differs in, as chips. */
