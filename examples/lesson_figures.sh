@@ -12,6 +12,6 @@ fig masks --sample 1 -H 4 --mask causal --pad 10
 fig designed --sample 2 -H 6 -d 96 --weights patterns
 fig ablated --sample 2 -H 4 --ablate 2 --diff
 fig values --sample 1 -H 2 --mask causal --values
-fig steps --sample 2 -H 4 --mask causal --panel steps:2
+fig steps --sample 2 -H 4 --mask causal --panel steps:2:5
 fig sharp --sample 1 -H 4 --temperature 0.25
 fig flat --sample 1 -H 4 --temperature 5

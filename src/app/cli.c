@@ -40,6 +40,7 @@ static const char usage_a[] =
     "      --size WxH        view size in layout pixels, 200..8192 (default 1600x900)\n"
     "      --scale F         PNG pixel multiplier, 1..4 (default 1)\n"
     "      --panel P         all | head:K | equation | steps:K (head K step by step);\n"
+    "                        steps:K:S (its stage S, 1..9, large);\n"
     "                        one panel is cropped to its content\n"
     "      --page K          export page K of the heads grid when it pages (default 1)\n"
     "      --pinned-page K   with --compare, page K of the pinned view's heads\n"

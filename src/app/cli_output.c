@@ -20,7 +20,7 @@ static int export_name_ok(const char *s) {
     return strcmp(dot, ".png") == 0 || strcmp(dot, ".svg") == 0 || strcmp(dot, ".pdf") == 0;
 }
 
-/* --panel P: all | equation | head:K | steps:K, K from 1 to 4096 (h is checked
+/* --panel P: all | equation | head:K | steps:K[:S], K from 1 to 4096 (h is checked
  * later). Returns 0, or -1 with o untouched. */
 static int parse_panel(const char *s, cli_options *o) {
     long v = 0;
@@ -35,9 +35,20 @@ static int parse_panel(const char *s, cli_options *o) {
     } else if (strncmp(s, "head:", 5) == 0 && cli_parse_int(s + 5, 1, MHA_MAX_D_MODEL, &v) == 0) {
         o->panel = CLI_PANEL_HEAD;
         o->panel_head = (int)v;
-    } else if (strncmp(s, "steps:", 6) == 0 && cli_parse_int(s + 6, 1, MHA_MAX_D_MODEL, &v) == 0) {
+    } else if (strncmp(s, "steps:", 6) == 0) { /* steps:K, or steps:K:S for stage S large */
+        char head[16];
+        const char *colon = strchr(s + 6, ':');
+        const size_t hl = colon ? (size_t)(colon - (s + 6)) : strlen(s + 6);
+        long stage = 0;
+        if (hl == 0 || hl >= sizeof head) return -1;
+        memcpy(head, s + 6, hl);
+        head[hl] = '\0';
+        if (cli_parse_int(head, 1, MHA_MAX_D_MODEL, &v) != 0 ||
+            (colon && cli_parse_int(colon + 1, 1, 9, &stage) != 0))
+            return -1;
         o->panel = CLI_PANEL_STEPS;
         o->panel_head = (int)v;
+        o->panel_step = (int)stage;
     } else {
         return -1;
     }

@@ -52,6 +52,7 @@ typedef struct {
     int scale;                /* --scale 1..4; 0: default */
     cli_panel panel;          /* --panel */
     int panel_head;           /* 1-based with CLI_PANEL_HEAD and CLI_PANEL_STEPS */
+    int panel_step;           /* steps:K:S, the stage S drawn large (1..9); 0: all nine */
     int page;                 /* --page K: page K of the heads grid, 1-based; 0: first */
     int pinned_page;          /* --pinned-page K: the pinned pane's page, 1-based; 0: first */
     int values;               /* --values: numbers in the cells */

@@ -128,16 +128,12 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
             b.x = a.x + a.w + L->gap * 2;
             b.w = L->main.x + L->main.w - b.x;
         }
-        lay_focus(L, cx, a);
-        if (s->step > 0) { /* the step-through takes the place of Q_i, K_i, V_i, head_i,
-                              and of the equation, whose Concat and W^O are two of its stages */
-            view_rect r = L->focus_caption;
-            view_steps_layout(
-                &L->steps, L, s,
-                (view_rect){r.x, r.y, L->main.x + L->main.w - r.x, L->main.y + L->main.h - r.y});
-            memset(L->qkv, 0, sizeof L->qkv);
+        if (s->step > 0) { /* the step-through, one stage large, takes the whole area */
+            L->focus = s->focus;
+            view_steps_layout(&L->steps, L, s, L->main, cx->measure, cx->ud);
             return;
         }
+        lay_focus(L, cx, a);
         lay_equation(L, cx, b);
         view_lesson_layout(L, s, cx->measure, cx->ud);
         return;
@@ -166,7 +162,7 @@ static int layout_panel(view_layout *L, const view_state *s, lay_ctx *cx, float 
         L->focus = s->panel_head;
     } else if (s->panel == VIEW_PANEL_STEPS) {
         L->focus = s->panel_head;
-        view_steps_layout(&L->steps, L, s, inner);
+        view_steps_layout(&L->steps, L, s, inner, cx->measure, cx->ud);
     } else { /* the equation alone: one row or one column, no empty corner */
         cx->eq_allow = 1 << VIEW_EQ_ROW | 1 << VIEW_EQ_COLUMN;
         lay_equation(L, cx, inner);

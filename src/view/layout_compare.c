@@ -38,12 +38,7 @@ void view_layout_translate(view_layout *L, int dx, int dy) {
     move(&L->page_note, dx, dy);
     move(&L->focus_caption, dx, dy);
     for (int i = 0; i < 4; i++) move_box(&L->qkv[i], dx, dy);
-    move(&L->steps.caption, dx, dy);
-    for (int k = 0; k < VIEW_STEPS; k++) {
-        move(&L->steps.cell[k], dx, dy);
-        move(&L->steps.title[k], dx, dy);
-        for (int j = 0; j < 3; j++) move_box(&L->steps.box[k][j], dx, dy);
-    }
+    view_steps_translate(&L->steps, dx, dy);
     view_rect *train[] = {&L->train_title,  &L->train_acc,  &L->train_loss,
                           &L->train_legend, &L->train_bars, &L->train_note};
     for (size_t i = 0; i < sizeof train / sizeof train[0]; i++) move(train[i], dx, dy);

@@ -1,17 +1,223 @@
-/* layout_steps.c: where the step-through of one head goes: a caption for the
- * current stage, then nine cells in a 3 x 3 grid (X; Q_i, K_i, V_i; S_i; scaled;
- * masked; softmax; head_i; its band of Concat; its share of MultiHead), each with
- * a title line and its matrix boxes sized to keep cells square where room allows.
- * Drawing them is steps.c's. */
-#include "view_internal.h"
+/* layout_steps.c: where the step-through of one head goes, and what its text says.
+ * On screen (and in the panel Ctrl+Shift+S saves) one stage at a time: a strip of
+ * nine numbered chips (the current one filled), the stage's formula large, a note
+ * saying what it does, and the stage's own matrices as large as fit, with token
+ * labels on the query and key sides where they fit. The --panel steps:K figure
+ * shows all nine in a 3 x 3 grid instead. Drawing them is steps.c's. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 
-static int imin(int a, int b) {
-    return a < b ? a : b;
+#include "layout_internal.h"
+
+#define imax lay_imax
+#define imin lay_imin
+
+/* --- what the stages say ------------------------------------------------------- */
+
+/* The divisor of stage 4: "√16", "√16 · 2", or the temperature alone. */
+static void divisor(char *buf, size_t len, const attn_layer *layer) {
+    const float t = layer->temperature > 0.0f ? layer->temperature : 1.0f;
+    if (layer->scaled && fabsf(t - 1.0f) > 1e-6f)
+        snprintf(buf, len, "\xE2\x88\x9A%d \xC2\xB7 %g", layer->d_k, (double)t);
+    else if (layer->scaled)
+        snprintf(buf, len, "\xE2\x88\x9A%d", layer->d_k);
+    else
+        snprintf(buf, len, "%g", (double)t);
 }
 
-static int imax(int a, int b) {
-    return a > b ? a : b;
+static int is_masked(const attn_layer *layer) {
+    return layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
 }
+
+int view_steps_same(const attn_layer *layer, int k) {
+    if (!layer) return 0;
+    const float t = layer->temperature > 0.0f ? layer->temperature : 1.0f;
+    if (k == 4) return !layer->scaled && fabsf(t - 1.0f) <= 1e-6f;
+    if (k == 5) return !is_masked(layer);
+    return 0;
+}
+
+void view_steps_title(char *buf, size_t len, const attn_layer *layer, int head, int k,
+                      int variant) {
+    char i[16], div[48];
+    snprintf(i, sizeof i, "%d", head + 1);
+    divisor(div, sizeof div, layer);
+    const int lng = variant == 0;
+    switch (k) {
+    case 1:
+        if (lng)
+            snprintf(buf, len, "1  X: %s", layer->x_what ? layer->x_what : "embedding + position");
+        else
+            snprintf(buf, len, "1  X");
+        break;
+    case 2:
+        if (lng)
+            snprintf(buf, len,
+                     "2  Q_{%s} = X W^{Q}_{%s},  K_{%s} = X W^{K}_{%s},  V_{%s} = X W^{V}_{%s}", i,
+                     i, i, i, i, i);
+        else
+            snprintf(buf, len, "2  Q_{%s}, K_{%s}, V_{%s} = X W_{%s}", i, i, i, i);
+        break;
+    case 3: snprintf(buf, len, "3  S_{%s} = Q_{%s} K_{%s}^{T}", i, i, i); break;
+    case 4:
+        if (lng && view_steps_same(layer, 4))
+            snprintf(buf, len, "4  S_{%s} / 1: not scaled", i);
+        else
+            snprintf(buf, len, "4  S_{%s} / %s", i, div);
+        break;
+    case 5:
+        if (lng)
+            snprintf(buf, len, "5  S_{%s} / %s + M: %s", i, div,
+                     is_masked(layer) ? "\xE2\x88\x92\xE2\x88\x9E where masked" : "no mask, M = 0");
+        else
+            snprintf(buf, len, is_masked(layer) ? "5  + M" : "5  + M = 0");
+        break;
+    case 6:
+        snprintf(buf, len, lng ? "6  A_{%s} = softmax of each row" : "6  A_{%s} = softmax", i);
+        break;
+    case 7: snprintf(buf, len, "7  head_{%s} = A_{%s} V_{%s}", i, i, i); break;
+    case 8:
+        if (lng)
+            snprintf(buf, len, "8  Concat: head_{%s} is columns %d\xE2\x80\x93%d", i,
+                     head * layer->d_k + 1, (head + 1) * layer->d_k);
+        else
+            snprintf(buf, len, "8  Concat");
+        break;
+    default:
+        snprintf(buf, len,
+                 lng ? "9  head_{%s} W^{O}_{%s}: its share of MultiHead"
+                     : "9  head_{%s} W^{O}_{%s}",
+                 i, i);
+        break;
+    }
+}
+
+int view_steps_runs(const char *markup, char parts[][48], int *lvl, int max) {
+    int count = 0, level = 0;
+    size_t o = 0;
+    for (const char *p = markup; *p && count < max; p++) {
+        int close = *p == '}' && level != 0;
+        int open = (*p == '_' || *p == '^') && p[1] == '{';
+        if (open || close || o + 1 >= 48) {
+            if (o) parts[count][o] = '\0', lvl[count++] = level, o = 0;
+            if (count >= max) break;
+            if (open) level = *p == '_' ? -1 : 1, p++;
+            if (close) level = 0;
+            if (open || close) continue;
+        }
+        parts[count][o++] = *p;
+    }
+    if (o && count < max) parts[count][o] = '\0', lvl[count++] = level;
+    return count;
+}
+
+/* Width of markup at size (scripts at 72 %, the rest bold) as view_draw_script_runs draws it. */
+static int markup_width(view_measure_fn measure, void *ud, const char *markup, int size) {
+    char parts[24][48];
+    int lvl[24], w = 0;
+    const int n = view_steps_runs(markup, parts, lvl, 24);
+    for (int i = 0; i < n; i++)
+        w += view_text_width(measure, ud, parts[i], lvl[i] ? size * 72 / 100 : size, lvl[i] == 0);
+    return w;
+}
+
+void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, int k) {
+    char i[16], div[48];
+    view_subscript(i, sizeof i, head + 1);
+    divisor(div, sizeof div, layer);
+    const int n = layer->n, d = layer->d_model, dk = layer->d_k;
+    const float t = layer->temperature > 0.0f ? layer->temperature : 1.0f;
+    switch (k) {
+    case 1:
+        snprintf(buf, len, "One row per token: %s, %d numbers each.",
+                 layer->x_what ? layer->x_what : "its embedding plus its position", d);
+        break;
+    case 2:
+        snprintf(buf, len,
+                 "Each token's row of X times head %d's own %d \xC3\x97 %d matrices: its query, "
+                 "key and value, %d numbers each.",
+                 head + 1, d, dk, dk);
+        break;
+    case 3:
+        snprintf(buf, len,
+                 "Row i, column j: query i \xC2\xB7 key j, %d products summed: how well token i's "
+                 "query matches token j's key. Rows are queries, columns keys.",
+                 dk);
+        break;
+    case 4:
+        if (view_steps_same(layer, 4))
+            snprintf(buf, len, "Not scaled: S%s / 1 is stage 3 unchanged.", i);
+        else if (!layer->scaled)
+            snprintf(buf, len,
+                     "Divided by the temperature T = %g alone (no \xE2\x88\x9A"
+                     "d\xE2\x82\x96).",
+                     (double)t);
+        else if (fabsf(t - 1.0f) > 1e-6f)
+            snprintf(buf, len,
+                     "Divided by \xE2\x88\x9A"
+                     "d\xE2\x82\x96 = %.3g and by the temperature T = %g: T above 1 "
+                     "flattens the softmax, below 1 sharpens it.",
+                     sqrt((double)dk), (double)t);
+        else
+            snprintf(buf, len,
+                     "Divided by \xE2\x88\x9A"
+                     "d\xE2\x82\x96 = %.3g, so that the scores do not grow with "
+                     "d\xE2\x82\x96 and the softmax does not saturate. Drawn on stage 3's "
+                     "colour scale, it looks paler.",
+                     sqrt((double)dk));
+        break;
+    case 5:
+        if (!is_masked(layer))
+            snprintf(buf, len, "No mask: M = 0 everywhere, so this is stage 4 unchanged.");
+        else if (layer->mask == ATTN_MASK_CAUSAL)
+            snprintf(buf, len,
+                     "Causal mask: a query sees only itself and the keys before it. M is "
+                     "\xE2\x88\x92\xE2\x88\x9E on the hatched cells, so the softmax gives them 0.");
+        else
+            snprintf(buf, len,
+                     "Padding mask: the %d [PAD] keys get M = \xE2\x88\x92\xE2\x88\x9E (hatched), "
+                     "so the softmax gives them 0.",
+                     n - layer->n_real);
+        break;
+    case 6:
+        snprintf(buf, len,
+                 "Each row of S%s / %s + M becomes e\xCB\xA2 / \xCE\xA3 e\xCB\xA2: weights from 0 "
+                 "to 1 that sum to 1, where query i looks.",
+                 i, div);
+        break;
+    case 7:
+        snprintf(buf, len,
+                 "Row i: the value rows of V%s mixed by the weights in row i of A%s: what token i "
+                 "takes from the others (%d \xC3\x97 %d).",
+                 i, i, n, dk);
+        break;
+    case 8:
+        snprintf(buf, len,
+                 "The %d heads side by side, %d \xC3\x97 %d: head %d's %d columns are framed.",
+                 layer->h, n, d, head + 1, dk);
+        break;
+    default:
+        snprintf(buf, len,
+                 "head%s times its %d rows of W\xE1\xB4\xBC: %d \xC3\x97 %d. The %d heads' shares "
+                 "add up to MultiHead.",
+                 i, dk, n, d, layer->h);
+        break;
+    }
+}
+
+/* The chip of stage k (1-based) in the strip: variant 0 with a name, 1 the number. */
+static void chip_label(char *buf, size_t len, int k, int variant) {
+    static const char *const names[VIEW_STEPS] = {
+        "X",   "Q K V",  "S = QK\xE1\xB5\x80",    "\xC3\xB7 scale", "+ M", "softmax",
+        "A V", "Concat", "\xC2\xB7 W\xE1\xB4\xBC"};
+    if (variant == 0)
+        snprintf(buf, len, "%d  %s", k, names[k - 1]);
+    else
+        snprintf(buf, len, "%d", k);
+}
+
+/* --- the nine in a grid (the figure) ------------------------------------------- */
 
 /* Shape (rows, cols) of stage k's matrices for n tokens, d_model d, d_k dk. */
 static void stage_shape(int k, int n, int d, int dk, int *rows, int *cols) {
@@ -20,37 +226,66 @@ static void stage_shape(int k, int n, int d, int dk, int *rows, int *cols) {
     *cols = kind[k] == 0 ? n : (kind[k] == 1 ? d : dk);
 }
 
-/* A matrix of rows x cols in at most w x h, cells square, at least a pixel a cell
-   when it fits, with the shape label and colorbar under it. */
-static void box_at(view_matrix_box *b, const view_layout *L, int x, int y, int w, int h, int rows,
-                   int cols) {
-    const int foot = L->pad / 2 + L->line + L->pad / 2 + imax(6, L->font_small / 2) + L->line;
-    int avail = imax(1, h - foot);
+/* Room under a matrix: its shape label, the colorbar and its numbers. */
+static int foot_h(const view_layout *L) {
+    return L->pad / 2 + L->line + L->pad / 2 + imax(6, L->font_small / 2) + L->pad / 2 + L->line;
+}
+
+/* Wide enough for a colorbar's three numbers ("−3.99  0  +3.99") in w. */
+static int cbar_w(const view_layout *L, int mw, int w) {
+    return imax(8, imin(w, imax(mw, 12 * L->font_small)));
+}
+
+/* A matrix of rows x cols in at most w x h, cells square (or up to `tall` times as
+   tall as wide where the height allows: a few rows of many columns), at least a
+   pixel a cell when it fits, with the shape label and colorbar under it. */
+static void box_tall(view_matrix_box *b, const view_layout *L, int x, int y, int w, int h, int rows,
+                     int cols, float tall) {
+    int avail = imax(1, h - foot_h(L));
     float px = (float)w / (float)cols;
     if ((float)avail / (float)rows < px) px = (float)avail / (float)rows;
+    float py = fminf(px * tall, (float)avail / (float)rows);
+    if (py < px) py = px;
     int mw = imax(1, imin(w, (int)(px * (float)cols)));
-    int mh = imax(1, imin(avail, (int)(px * (float)rows)));
+    int mh = imax(1, imin(avail, (int)(py * (float)rows)));
     b->rows = rows;
     b->cols = cols;
     b->map = (view_rect){x, y, mw, mh};
     b->shape = (view_rect){x, y + mh + L->pad / 2, w, L->line};
-    b->cbar = (view_rect){x, b->shape.y + L->line + L->pad / 2,
-                          imax(8, imin(w, mw < w / 2 ? w : mw)), imax(6, L->font_small / 2)};
+    b->cbar = (view_rect){x, b->shape.y + L->line + L->pad / 2, cbar_w(L, mw, w),
+                          imax(6, L->font_small / 2)};
 }
 
-void view_steps_layout(view_steps *S, const view_layout *L, const view_state *s, view_rect area) {
+static void box_at(view_matrix_box *b, const view_layout *L, int x, int y, int w, int h, int rows,
+                   int cols) {
+    box_tall(b, L, x, y, w, h, rows, cols, 1.0f);
+}
+
+static int fit_square(view_steps *S, const view_layout *L, const view_state *s, int w, int h, int n,
+                      int sizes_tried, int *lw, view_measure_fn measure, void *ud);
+
+static void lay_grid(view_steps *S, const view_layout *L, const view_state *s, view_rect area,
+                     view_measure_fn measure, void *ud) {
     const attn_layer *layer = s->layer;
-    *S = (view_steps){0};
-    if (!layer || area.w < 60 || area.h < 60) return;
     const int n = layer->n, d = layer->d_model, dk = layer->d_k, gap = L->gap;
-    S->shown = 1;
     S->caption = (view_rect){area.x, area.y, area.w, L->line + L->pad};
+    S->caption_size = L->font_title;
     int top = area.y + S->caption.h + L->pad;
     int cw = imax(1, (area.w - 2 * gap) / 3), ch = imax(1, (area.y + area.h - top - 2 * gap) / 3);
     for (int k = 0; k < VIEW_STEPS; k++) {
         int x = area.x + (k % 3) * (cw + gap), y = top + (k / 3) * (ch + gap);
         S->cell[k] = (view_rect){x, y, cw, ch};
         S->title[k] = (view_rect){x + L->pad / 2, y + L->pad / 2, cw - L->pad, L->line};
+        /* the longest title that fits, at the text size or a size down */
+        char t[200];
+        const int sizes[2] = {L->font, L->font_small};
+        S->title_variant[k] = 1, S->title_size[k] = L->font_small;
+        for (int v = 0, done = 0; v < 2 && !done; v++)
+            for (int z = 0; z < 2 && !done; z++) {
+                view_steps_title(t, sizeof t, layer, S->head, k + 1, v);
+                if (markup_width(measure, ud, t, sizes[z]) <= S->title[k].w)
+                    S->title_variant[k] = v, S->title_size[k] = sizes[z], done = 1;
+            }
         int rows, cols, bx = x + L->pad / 2, by = y + L->pad / 2 + L->line + L->pad / 2;
         int bw = cw - L->pad, bh = y + ch - by - L->pad / 2;
         stage_shape(k, n, d, dk, &rows, &cols);
@@ -58,5 +293,324 @@ void view_steps_layout(view_steps *S, const view_layout *L, const view_state *s,
         int each = (bw - (S->boxes[k] - 1) * L->pad) / S->boxes[k];
         for (int i = 0; i < S->boxes[k]; i++)
             box_at(&S->box[k][i], L, bx + i * (each + L->pad), by, imax(1, each), bh, rows, cols);
+        if (k >= 2 && k <= 5) { /* n x n: token labels on both sides where they fit */
+            int lw = 0;
+            const int side = fit_square(S, L, s, bw, bh - foot_h(L), n, 2, &lw, measure, ud);
+            if (S->label_stride > 0) {
+                view_matrix_box *b = &S->box[k][0];
+                S->grid_label_stride[k] = S->label_stride, S->grid_label_w[k] = lw;
+                b->map = (view_rect){bx + lw, by, side, side};
+                b->shape = (view_rect){bx + lw, by + side + lw + L->pad / 2, bw - lw, L->line};
+                b->cbar = (view_rect){bx + lw, b->shape.y + L->line + L->pad / 2,
+                                      cbar_w(L, side, bw - lw), imax(6, L->font_small / 2)};
+            }
+        }
     }
+    S->label_stride = 0; /* (the large stage's; the grid's are per cell) */
+}
+
+/* --- one stage, large --------------------------------------------------------- */
+
+/* Wraps text into the note's lines at size, each at most w wide; returns the lines
+   used, or -1 when more than fit in `max` lines (or a word is wider than w). */
+static int wrap(view_steps *S, const char *text, int w, int size, int max, view_measure_fn measure,
+                void *ud) {
+    int lines = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ') p++;
+        if (!*p) break;
+        if (lines >= max) return -1;
+        char *line = S->note_text[lines];
+        size_t best = 0, o = 0;
+        const char *q = p, *after = p;
+        for (;;) { /* take words while they fit */
+            const char *e = q;
+            while (*e && *e != ' ') e++;
+            size_t add = (size_t)(e - q) + (o ? 1 : 0);
+            if (o + add + 1 > sizeof S->note_text[0]) break;
+            char trial[200];
+            memcpy(trial, line, o);
+            if (o) trial[o] = ' ';
+            memcpy(trial + o + (o ? 1 : 0), q, (size_t)(e - q));
+            trial[o + add] = '\0';
+            if (view_text_width(measure, ud, trial, size, 0) > w) break;
+            memcpy(line, trial, o + add + 1);
+            o += add, best = o, after = e;
+            while (*e == ' ') e++;
+            if (!*e) break;
+            q = e;
+        }
+        if (!best) return -1; /* a word wider than the line */
+        p = after;
+        lines++;
+    }
+    return lines;
+}
+
+/* The note in lines at the largest size (the title's when `large`, the text size,
+   then a size down) that holds it in four lines of width w from (x, y), else in six
+   at the smallest; returns the height used. */
+static int lay_note(view_steps *S, const view_layout *L, const char *text, int x, int y, int w,
+                    int large, view_measure_fn measure, void *ud) {
+    const int sizes[3] = {L->font_title, L->font, L->font_small};
+    S->notes = 0;
+    for (int z = large ? 0 : 1; z < 4; z++) {
+        const int size = sizes[z < 3 ? z : 2];
+        int lines = wrap(S, text, w, size, z < 3 ? 4 : VIEW_STEP_NOTES, measure, ud);
+        if (lines < 0) continue;
+        const int lh = lay_measured_line(measure, ud, size);
+        S->notes = lines, S->note_size = size;
+        for (int i = 0; i < lines; i++) S->note[i] = (view_rect){x, y + i * lh, w, lh};
+        return lines * lh;
+    }
+    return 0; /* (a width no word fits: no note) */
+}
+
+/* The mask legend's width at size (masks.c draws it: a swatch and its words). */
+static int legend_w(const view_layout *L, int size, view_measure_fn measure, void *ud) {
+    return size * 2 + L->pad / 2 + view_text_width(measure, ud, VIEW_MASK_LEGEND, size, 0);
+}
+
+/* 1 if labels every `stride` cells, lh tall, along extent px of n cells, placed as
+   view_label_pos places them (the first and last moved inside), never touch. */
+static int labels_apart(int extent, int n, int lh, int stride) {
+    int prev = -1000000;
+    for (int i = 0; i < n; i += stride) {
+        int p = view_label_pos(0, extent, n, lh, i);
+        if (p < prev + lh) return 0;
+        prev = p;
+    }
+    return 1;
+}
+
+/* Token labels along a side of `extent` px for n cells: the size (the text size, else a
+   size down) at which they fit, with their stride and width; 0 when none fits. */
+static int label_fit(view_steps *S, const view_layout *L, const view_state *s, int extent, int n,
+                     view_measure_fn measure, void *ud) {
+    const int sizes[3] = {L->font, L->font_small, imax(9, L->font_small * 3 / 4)};
+    for (int z = 0; z < 3; z++) {
+        const int lh = lay_measured_line(measure, ud, sizes[z]);
+        const int stride = view_label_stride(extent, n, lh);
+        if (stride > 0 && labels_apart(extent, n, lh, stride)) {
+            S->label_size = sizes[z], S->label_line = lh, S->label_stride = stride;
+            return view_label_max_width(s, sizes[z], measure, ud) + L->pad;
+        }
+    }
+    S->label_stride = 0;
+    return 0;
+}
+
+/* The largest square for n x n cells in w x h with token labels on its left and
+   under it (rotated), taking the largest of the first sizes_tried label sizes at which labels fit
+   the side without taking more than half of it; none when no size does. Sets S's label fields and
+   *lw (the labels' room); returns the side. */
+static int fit_square(view_steps *S, const view_layout *L, const view_state *s, int w, int h, int n,
+                      int sizes_tried, int *lw, view_measure_fn measure, void *ud) {
+    const int sizes[4] = {L->font, L->font_small, imax(10, L->font_small * 3 / 4),
+                          imax(10, L->font_small * 3 / 5)};
+    for (int z = 0; z < sizes_tried && z < 4; z++) {
+        const int lh = lay_measured_line(measure, ud, sizes[z]);
+        const int room = view_label_max_width(s, sizes[z], measure, ud) + L->pad;
+        const int side = imin(w, h) - room;
+        const int stride = side > 0 ? view_label_stride(side, n, lh) : 0;
+        if (stride > 0 && room * 2 <= side && labels_apart(side, n, lh, stride)) {
+            S->label_size = sizes[z], S->label_line = lh, S->label_stride = stride;
+            *lw = room;
+            return side;
+        }
+    }
+    S->label_stride = 0;
+    *lw = 0;
+    return imax(1, imin(w, h));
+}
+
+static void lay_one(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
+                    view_measure_fn measure, void *ud) {
+    const attn_layer *layer = s->layer;
+    const int n = layer->n, d = layer->d_model, dk = layer->d_k, k = S->current;
+    const int bottom = a.y + a.h;
+    /* the strip: chips with names, or numbers alone where they do not fit */
+    const int hint = !s->figure && !s->present;
+    const char *hint_text = ", and . step \xC2\xB7 Esc: all heads";
+    S->chip_size = L->font;
+    const int chip_h = L->line + L->pad;
+    for (int v = 0; v < 2; v++) {
+        int x = a.x, w[VIEW_STEPS];
+        for (int j = 0; j < VIEW_STEPS; j++) {
+            chip_label(S->chip_text[j], sizeof S->chip_text[j], j + 1, v);
+            w[j] = view_text_width(measure, ud, S->chip_text[j], S->chip_size, 1) + 2 * L->pad;
+            x += w[j] + (j ? L->pad : 0);
+        }
+        if (x > a.x + a.w && v == 0) continue;
+        x = a.x;
+        for (int j = 0; j < VIEW_STEPS; j++) {
+            S->chip[j] = (view_rect){x, a.y, w[j], chip_h};
+            x += w[j] + L->pad;
+        }
+        const int hw = view_text_width(measure, ud, hint_text, L->font_small, 0);
+        const int hl = lay_measured_line(measure, ud, L->font_small);
+        if (hint && x + L->gap + hw <= a.x + a.w)
+            S->hint = (view_rect){a.x + a.w - hw, a.y + (chip_h - hl) / 2, hw, hl};
+        break;
+    }
+    /* the stage's formula, as large as fits (the long title, else the short one) */
+    int y = a.y + chip_h + L->pad;
+    char t[200];
+    S->title_variant[k - 1] = 1;
+    S->caption_size = L->font;
+    for (int v = 0, done = 0; v < 2 && !done; v++)
+        for (int size = L->font_title * 3 / 2; size >= L->font && !done;
+             size -= imax(1, size / 8)) {
+            view_steps_title(t, sizeof t, layer, S->head, k, v);
+            if (markup_width(measure, ud, t, size) <= a.w)
+                S->title_variant[k - 1] = v, S->caption_size = size, done = 1;
+        }
+    const int cap_h = lay_measured_line(measure, ud, S->caption_size) + S->caption_size / 4;
+    S->caption = (view_rect){a.x, y, a.w, cap_h};
+    y += cap_h + L->pad;
+    char note[400];
+    view_steps_note(note, sizeof note, layer, S->head, k);
+    const int masked_stage = (k == 5 || k == 6) && is_masked(layer);
+    const int leg_w = legend_w(L, L->font_small, measure, ud);
+    const int leg_h = lay_measured_line(measure, ud, L->font_small) + L->pad / 2;
+    const int foot = foot_h(L);
+    if (k >= 3 && k <= 6) { /* n x n: labels on both sides, the note beside or on top */
+        const int avail = bottom - y - foot, note_min = 16 * L->font;
+        /* on top: the note's lines over the whole width, the square under them */
+        int lw_top = 0, top_y = y + lay_note(S, L, note, a.x, y, a.w, 0, measure, ud) + L->pad;
+        if (masked_stage) top_y += leg_h + L->pad;
+        const int side_top =
+            fit_square(S, L, s, a.w, bottom - top_y - foot, n, 4, &lw_top, measure, ud);
+        /* beside: a column right of the square, as wide as a reader's eye follows */
+        int lw = 0,
+            side = fit_square(S, L, s, a.w - 2 * L->gap - note_min, avail, n, 4, &lw, measure, ud);
+        int nx = a.x + lw + side + 2 * L->gap;
+        int nw = imin(a.x + a.w - nx, 28 * L->font);
+        int beside = 0, h = 0;
+        if (nw >= note_min && side > side_top) {
+            h = lay_note(S, L, note, nx, y, nw, 1, measure, ud);
+            beside = S->notes > 0 && y + h + (masked_stage ? L->pad + leg_h : 0) <= bottom;
+        }
+        int my = y;
+        if (beside) {
+            if (masked_stage && leg_w <= nw)
+                S->legend = (view_rect){nx, y + h + L->pad, leg_w, leg_h};
+        } else { /* the note on top, the square under it */
+            lay_note(S, L, note, a.x, y, a.w, 0, measure, ud);
+            my = top_y;
+            if (masked_stage && leg_w <= a.w)
+                S->legend = (view_rect){a.x, top_y - leg_h - L->pad, leg_w, leg_h};
+            side = fit_square(S, L, s, a.w, bottom - my - foot, n, 4, &lw, measure, ud);
+        }
+        S->row_labels = S->col_labels = S->label_stride > 0;
+        S->row_label_w = lw;
+        S->bigs = 1;
+        view_matrix_box *b = &S->big[0];
+        b->rows = b->cols = n;
+        b->map = (view_rect){a.x + lw, my, side, side};
+        const int ly = my + side + lw; /* under the rotated key labels */
+        b->shape = (view_rect){a.x + lw, ly + L->pad / 2, side, L->line};
+        b->cbar =
+            (view_rect){a.x + lw, b->shape.y + L->line + L->pad / 2, 0, imax(6, L->font_small / 2)};
+        /* the colorbar may reach under the note where the note ends above it */
+        const int note_end = beside ? S->note[S->notes - 1].y + S->note[S->notes - 1].h +
+                                          (S->legend.w ? L->pad + leg_h : 0)
+                                    : 0;
+        const int room =
+            !beside || note_end + L->pad <= b->shape.y ? a.w - lw : nx - L->gap - (a.x + lw);
+        b->cbar.w = cbar_w(L, side, room);
+        return;
+    }
+    /* n x d, n x d_k, or Q, K, V side by side: the note on top, row labels left */
+    int h = lay_note(S, L, note, a.x, y, a.w, 0, measure, ud);
+    y += h + L->pad;
+    const int nb = k == 2 ? 3 : 1;
+    const int cols = (k == 1 || k == 8 || k == 9) ? d : dk;
+    const int between = 2 * L->gap;
+    if (nb == 3) { /* Q, K, V side by side, or one under another where that gives more */
+        int each = (a.w - (nb - 1) * between) / nb;
+        float px_row = fminf((float)each / (float)cols, (float)(bottom - y - foot) / (float)n);
+        int hbox = (bottom - y - (nb - 1) * L->pad) / nb;
+        float px_col = fminf((float)a.w / (float)cols, (float)(hbox - foot) / (float)n);
+        /* stacked where that gives larger cells, or where side by side is too narrow
+           for a colorbar's three numbers and stacked still has two pixels a cell */
+        S->stacked = hbox - foot >= 2 * n && (px_col > px_row * 1.25f || each < 10 * L->font_small);
+    }
+    if (S->stacked) {
+        const int hbox = (bottom - y - (nb - 1) * L->pad) / nb;
+        int lw = label_fit(S, L, s, imax(1, hbox - foot), n, measure, ud);
+        if (lw >= a.w / 4) lw = 0, S->label_stride = 0;
+        for (int i = 0; i < nb; i++)
+            box_tall(&S->big[i], L, a.x + lw, y + i * (hbox + L->pad), a.w - lw, hbox, n, cols,
+                     2.0f);
+        if (S->label_stride) S->label_stride = view_label_stride(S->big[0].map.h, n, S->label_line);
+        S->row_labels = S->label_stride > 0;
+        S->row_label_w = S->row_labels ? lw : 0;
+        S->bigs = nb;
+        return;
+    }
+    int lw = 0;
+    for (int pass = 0; pass < 2; pass++) { /* the labels fit the rows found, or go */
+        int each = imax(1, (a.w - lw - (nb - 1) * between) / nb);
+        int avail = imax(1, bottom - y - foot);
+        float px = fminf((float)each / (float)cols, (float)avail / (float)n);
+        int mh = imax(1, (int)(px * (float)n));
+        int want = label_fit(S, L, s, mh, n, measure, ud);
+        if (pass == 0 && want > 0 && want < a.w / 4) {
+            lw = want;
+            continue;
+        }
+        if (pass == 1 && want == 0) lw = 0;
+        break;
+    }
+    if (lw == 0) S->label_stride = 0;
+    S->row_labels = S->label_stride > 0;
+    S->row_label_w = lw;
+    S->bigs = nb;
+    const int each = imax(1, (a.w - lw - (nb - 1) * between) / nb);
+    for (int i = 0; i < nb; i++)
+        box_tall(&S->big[i], L, a.x + lw + i * (each + between), y, each, bottom - y, n, cols,
+                 2.0f);
+    if (S->row_labels && S->label_stride != view_label_stride(S->big[0].map.h, n, S->label_line))
+        S->label_stride = view_label_stride(S->big[0].map.h, n, S->label_line);
+    S->row_labels = S->label_stride > 0;
+}
+
+void view_steps_layout(view_steps *S, const view_layout *L, const view_state *s, view_rect area,
+                       view_measure_fn measure, void *ud) {
+    const attn_layer *layer = s->layer;
+    *S = (view_steps){0};
+    if (!layer || area.w < 60 || area.h < 60) return;
+    const int head = (s->panel == VIEW_PANEL_STEPS ? s->panel_head : s->focus) - 1;
+    if (head < 0 || head >= layer->h) return;
+    S->shown = 1;
+    S->head = head;
+    S->current = s->focus > 0 && s->step >= 1 && s->step <= VIEW_STEPS ? s->step : 0;
+    if (S->current)
+        lay_one(S, L, s, area, measure, ud);
+    else
+        lay_grid(S, L, s, area, measure, ud);
+}
+
+static void move(view_rect *r, int dx, int dy) {
+    r->x += dx, r->y += dy;
+}
+
+static void move_box(view_matrix_box *b, int dx, int dy) {
+    move(&b->map, dx, dy), move(&b->shape, dx, dy), move(&b->cbar, dx, dy);
+}
+
+void view_steps_translate(view_steps *S, int dx, int dy) {
+    move(&S->caption, dx, dy);
+    move(&S->hint, dx, dy);
+    move(&S->legend, dx, dy);
+    for (int k = 0; k < VIEW_STEPS; k++) {
+        move(&S->cell[k], dx, dy);
+        move(&S->title[k], dx, dy);
+        move(&S->chip[k], dx, dy);
+        for (int j = 0; j < 3; j++) move_box(&S->box[k][j], dx, dy);
+    }
+    for (int i = 0; i < VIEW_STEP_NOTES; i++) move(&S->note[i], dx, dy);
+    for (int i = 0; i < 3; i++) move_box(&S->big[i], dx, dy);
 }

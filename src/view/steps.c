@@ -1,66 +1,40 @@
-/* steps.c: draws the step-through of one head, stage by stage, from X to its
- * share of MultiHead: each stage's formula with the head's number, its matrices
- * on their own scales (signed ones diverging, the weights sequential, masked
- * cells hatched), the current stage framed and its formula written large.
- * Where the cells go is layout_steps.c's; the numbers are the layer's (a stage
- * whose tensor the layer lacks is left empty) and the state's derived ones. */
+/* steps.c: draws the step-through of one head, from X to its share of MultiHead.
+ * One stage at a time (the window and its saved panel): the strip of nine chips,
+ * the current one filled; the stage's formula large; a note on what it does; its
+ * own matrices large on their own scales (signed ones diverging, the weights
+ * sequential, masked cells hatched as the heads draw them) with token labels.
+ * The --panel steps:K figure: all nine stages in a grid. Where everything goes
+ * (and what the text says) is layout_steps.c's; the numbers are the layer's (a
+ * stage whose tensor the layer lacks is left empty) and the state's derived ones. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "view_internal.h"
 
-/* Stage k's title (1-based k) for head i and what is in effect. */
-static void stage_title(char *buf, size_t len, int k, const attn_layer *layer, int head) {
-    char i[16];
-    view_subscript(i, sizeof i, head + 1);
-    const float t = layer->temperature > 0.0f ? layer->temperature : 1.0f;
-    char div[48] = "";
-    if (layer->scaled && fabsf(t - 1.0f) > 1e-6f)
-        snprintf(div, sizeof div, "\xE2\x88\x9A%d \xC2\xB7 %g", layer->d_k, (double)t);
-    else if (layer->scaled)
-        snprintf(div, sizeof div, "\xE2\x88\x9A%d", layer->d_k);
-    else
-        snprintf(div, sizeof div, "%g", (double)t);
-    const int masked = layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
-    switch (k) {
-    case 1:
-        snprintf(buf, len, "1  X: %s", layer->x_what ? layer->x_what : "embedding + position");
-        break;
-    case 2: snprintf(buf, len, "2  Q%s, K%s, V%s = X W%s", i, i, i, i); break;
-    case 3: snprintf(buf, len, "3  S%s = Q%s K%s\xE1\xB5\x80", i, i, i); break;
-    case 4: snprintf(buf, len, "4  S%s / %s", i, div); break;
-    case 5:
-        snprintf(buf, len, "5  + mask: %s",
-                 masked ? "\xE2\x88\x92\xE2\x88\x9E where masked" : "none (M, E)");
-        break;
-    case 6: snprintf(buf, len, "6  A%s = softmax of each row", i); break;
-    case 7: snprintf(buf, len, "7  head%s = A%s V%s", i, i, i); break;
-    case 8:
-        snprintf(buf, len, "8  Concat: columns %d\xE2\x80\x93%d", head * layer->d_k + 1,
-                 (head + 1) * layer->d_k);
-        break;
-    default: snprintf(buf, len, "9  head%s W\xE1\xB4\xBC%s: its share of MultiHead", i, i); break;
-    }
+/* Markup (layout_steps.c's titles) at size, its top-left at (x, y). */
+static void draw_markup(const view_ctx *c, int x, int y, const char *markup, int size, rgba col) {
+    char parts[24][48];
+    int lvl[24];
+    const char *p[24];
+    const int n = view_steps_runs(markup, parts, lvl, 24);
+    for (int i = 0; i < n; i++) p[i] = parts[i];
+    view_draw_script_runs(c, x, y, p, lvl, n, size, col);
 }
 
-/* The caption over the stages: the current stage's formula, large, or (none
- * current) the whole way from X to MultiHead. */
-static void draw_caption(const view_ctx *c, const view_steps *S, int head, int current,
-                         rgba accent) {
+/* The grid's caption: the whole way from X to MultiHead. */
+static void draw_grid_caption(const view_ctx *c, const view_steps *S, rgba accent) {
     char cap[200], fitted[200];
-    if (current >= 1 && current <= VIEW_STEPS) {
-        stage_title(cap, sizeof cap, current, c->s->layer, head);
-        size_t o = strlen(cap);
-        snprintf(cap + o, sizeof cap - o, "   (stage %d of %d: , and . step)", current, VIEW_STEPS);
-    } else {
-        snprintf(cap, sizeof cap,
-                 "head %d, step by step: X \xE2\x86\x92 Q, K, V \xE2\x86\x92 S "
-                 "\xE2\x86\x92 scaled \xE2\x86\x92 masked \xE2\x86\x92 softmax "
-                 "\xE2\x86\x92 head \xE2\x86\x92 Concat \xE2\x86\x92 \xC2\xB7 W\xE1\xB4\xBC",
-                 head + 1);
-    }
+    snprintf(cap, sizeof cap,
+             "head %d, step by step: X \xE2\x86\x92 Q, K, V \xE2\x86\x92 S "
+             "\xE2\x86\x92 scaled \xE2\x86\x92 masked \xE2\x86\x92 softmax "
+             "\xE2\x86\x92 head \xE2\x86\x92 Concat \xE2\x86\x92 \xC2\xB7 W\xE1\xB4\xBC",
+             S->head + 1);
     view_fit_text(fitted, sizeof fitted, cap, S->caption.w, c->L->font_title, 1, c->measure, c->ud);
+    if (view_tw(c, fitted, c->L->font_title, 1) < view_tw(c, cap, c->L->font_title, 1))
+        snprintf(cap, sizeof cap, "head %d, step by step", S->head + 1),
+            view_fit_text(fitted, sizeof fitted, cap, S->caption.w, c->L->font_title, 1, c->measure,
+                          c->ud);
     draw_text(c->dl, S->caption.x, S->caption.y, fitted, c->L->font_title, accent, 1, 0);
 }
 
@@ -105,15 +79,20 @@ static void draw_stage(const view_ctx *c, const view_matrix_box *b, int k, int h
         }
         break;
     case 2:
-        if (c->s->step_raw) view_draw_matrix(c, &b[0], c->s->step_raw, n, key, "S ");
-        break;
     case 3:
-        if (c->s->step_scaled) view_draw_matrix(c, &b[0], c->s->step_scaled, n, key, "");
+    case 4: { /* S, scaled and masked on one colour scale: dividing shows as paler */
+        const float *m[3] = {c->s->step_raw, c->s->step_scaled, view_at(layer->scores, at)};
+        if (!m[k - 2]) break;
+        float scale = 0.0f;
+        for (int i = 0; i < 2; i++)
+            if (m[i])
+                scale = fmaxf(scale, view_matrix_max_abs(
+                                         c, 0x57E9A00000ull + (uint64_t)i * 64 + (uint64_t)head,
+                                         m[i], n, n, n));
+        view_draw_matrix_scaled(c, &b[0], m[k - 2], n, key, k == 2 ? "S " : "", scale);
+        if (k == 4) view_draw_masks(c, b[0].map);
         break;
-    case 4:
-        view_draw_matrix(c, &b[0], view_at(layer->scores, at), n, key, "");
-        view_draw_masks(c, b[0].map);
-        break;
+    }
     case 5: draw_attn_stage(c, &b[0], head, key, accent); break;
     case 6:
         view_draw_matrix(c, &b[0], view_at(layer->heads, (size_t)head * n * dk), dk, key, "");
@@ -133,20 +112,102 @@ static void draw_stage(const view_ctx *c, const view_matrix_box *b, int k, int h
     }
 }
 
-void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int current) {
+/* Token labels on both sides of an n x n map, every stride-th, at size (line lh). */
+static void draw_square_labels(const view_ctx *c, view_rect map, int stride, int size, int lh) {
     const attn_layer *layer = c->s->layer;
+    const int n = layer->n;
+    char lab[64];
+    for (int r = 0; r < n; r += stride) {
+        view_token_label(lab, sizeof lab, attn_layer_token(layer, r));
+        rgba col = r >= layer->n_real ? c->th.muted : c->th.text;
+        int w = view_tw(c, lab, size, 0);
+        draw_text(c->dl, map.x - c->L->pad / 2 - 2 - w, view_label_pos(map.y, map.h, n, lh, r), lab,
+                  size, col, 0, 0);
+        draw_text(c->dl, view_label_pos(map.x, map.w, n, lh, r),
+                  map.y + map.h + c->L->pad / 2 + 2 + w, lab, size, col, 0, 1);
+    }
+}
+
+/* Token labels of the large stage: rows left of its first matrix (queries), and
+ * under an n x n one its columns (keys), rotated to read upwards, as the heads
+ * grid writes them. */
+static void draw_labels(const view_ctx *c, const view_steps *S) {
+    const attn_layer *layer = c->s->layer;
+    const int n = layer->n, stride = S->label_stride, lh = S->label_line;
+    const view_rect map = S->big[0].map;
+    char lab[64];
+    if (stride <= 0) return;
+    for (int b = 0; b < (S->stacked ? S->bigs : 1); b++) {
+        const view_rect m = S->big[b].map;
+        for (int r = 0; S->row_labels && r < n; r += stride) {
+            view_token_label(lab, sizeof lab, attn_layer_token(layer, r));
+            int w = view_tw(c, lab, S->label_size, 0);
+            draw_text(c->dl, m.x - c->L->pad / 2 - 2 - w, view_label_pos(m.y, m.h, n, lh, r), lab,
+                      S->label_size, r >= layer->n_real ? c->th.muted : c->th.text, 0, 0);
+        }
+    }
+    for (int k = 0; S->col_labels && k < n; k += stride) {
+        view_token_label(lab, sizeof lab, attn_layer_token(layer, k));
+        int w = view_tw(c, lab, S->label_size, 0);
+        draw_text(c->dl, view_label_pos(map.x, map.w, n, lh, k),
+                  map.y + map.h + c->L->pad / 2 + 2 + w, lab, S->label_size,
+                  k >= layer->n_real ? c->th.muted : c->th.text, 0, 1);
+    }
+}
+
+/* One stage large: the strip, the formula, the note, the matrices. */
+static void draw_one(const view_ctx *c, const view_steps *S, rgba accent) {
     const view_layout *L = c->L;
-    if (!S->shown || !layer || head < 0 || head >= layer->h) return;
-    const rgba accent = view_head_color(head, c->s->theme);
-    draw_caption(c, S, head, current, accent);
+    const attn_layer *layer = c->s->layer;
+    const int k = S->current;
+    for (int j = 0; j < VIEW_STEPS; j++) {
+        const view_rect r = S->chip[j];
+        if (r.w <= 0) continue;
+        const int cur = j + 1 == k;
+        draw_fill(c->dl, r, cur ? accent : c->th.panel);
+        draw_frame(c->dl, r, cur ? accent : c->th.grid, 1);
+        /* a stage that changes nothing at this setting is written muted */
+        rgba col = cur ? c->th.bg : (view_steps_same(layer, j + 1) ? c->th.muted : c->th.text);
+        view_text_center(c, r, S->chip_text[j], S->chip_size, col, 1);
+    }
+    if (S->hint.w > 0)
+        draw_text(c->dl, S->hint.x, S->hint.y, ", and . step \xC2\xB7 Esc: all heads",
+                  L->font_small, c->th.muted, 0, 0);
+    char t[200];
+    view_steps_title(t, sizeof t, layer, S->head, k, S->title_variant[k - 1]);
+    draw_markup(c, S->caption.x, S->caption.y, t, S->caption_size, accent);
+    for (int i = 0; i < S->notes; i++)
+        draw_text(c->dl, S->note[i].x, S->note[i].y, S->note_text[i], S->note_size, c->th.text, 0,
+                  0);
+    if (S->legend.w > 0) view_draw_mask_legend(c, S->legend.x, S->legend.y, L->font_small);
+    char name[32];
+    snprintf(name, sizeof name, "stage-%d", k);
+    draw_group_begin(c->dl, k, name);
+    const float *derived = k == 3 ? c->s->step_raw : k == 4 ? c->s->step_scaled : c->s->step_share;
+    if ((k == 3 || k == 4 || k == 9) && !derived) /* (the pinned pane derives none) */
+        view_text_center(c, S->big[0].map, "not computed for this view", L->font, c->th.muted, 0);
+    draw_stage(c, S->big, k - 1, S->head, accent);
+    draw_labels(c, S);
+    draw_group_end(c->dl);
+}
+
+void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int current) {
+    (void)head, (void)current;
+    const attn_layer *layer = c->s->layer;
+    if (!S->shown || !layer || S->head < 0 || S->head >= layer->h) return;
+    const rgba accent = view_head_color(S->head, c->s->theme);
+    if (S->current >= 1 && S->current <= VIEW_STEPS) {
+        draw_one(c, S, accent);
+        return;
+    }
+    draw_grid_caption(c, S, accent);
     for (int k = 0; k < VIEW_STEPS; k++) {
-        char title[120], fitted[200];
-        stage_title(title, sizeof title, k + 1, layer, head);
-        view_fit_text(fitted, sizeof fitted, title, S->title[k].w, L->font, k + 1 == current,
-                      c->measure, c->ud);
-        draw_text(c->dl, S->title[k].x, S->title[k].y, fitted, L->font,
-                  k + 1 == current ? accent : c->th.text, k + 1 == current, 0);
-        if (k + 1 == current) draw_frame(c->dl, S->cell[k], accent, 3);
-        draw_stage(c, S->box[k], k, head, accent);
+        char title[200];
+        view_steps_title(title, sizeof title, layer, S->head, k + 1, S->title_variant[k]);
+        draw_markup(c, S->title[k].x, S->title[k].y, title, S->title_size[k], c->th.text);
+        draw_stage(c, S->box[k], k, S->head, accent);
+        if (S->grid_label_stride[k] > 0)
+            draw_square_labels(c, S->box[k][0].map, S->grid_label_stride[k], S->label_size,
+                               S->label_line);
     }
 }

@@ -245,6 +245,26 @@ typedef struct {
     view_rect title[VIEW_STEPS];
     view_matrix_box box[VIEW_STEPS][3];
     int boxes[VIEW_STEPS];
+    /* (layout_steps.c) the titles' variant and size; the stage drawn large, 1-based
+       (the window's step-through and its saved panel; 0: the nine in a grid) */
+    int title_variant[VIEW_STEPS], title_size[VIEW_STEPS], caption_size;
+    int head, current;
+    view_rect chip[VIEW_STEPS]; /* the strip of stages, one chip each */
+    char chip_text[VIEW_STEPS][40];
+    int chip_size;
+    view_rect hint; /* ", and . step" (on screen only, else empty) */
+#define VIEW_STEP_NOTES 6
+    view_rect note[VIEW_STEP_NOTES]; /* what the stage does, wrapped */
+    char note_text[VIEW_STEP_NOTES][200];
+    int notes, note_size;
+    view_rect legend;       /* the mask legend (a masked stage) */
+    view_matrix_box big[3]; /* the stage's matrices, large */
+    int bigs;
+    int label_size, label_line, label_stride; /* token labels; stride 0: none */
+    int row_labels, col_labels, row_label_w;
+    int stacked; /* Q, K, V one under another (each with its row labels) */
+    int grid_label_stride[VIEW_STEPS], grid_label_w[VIEW_STEPS]; /* the grid's n x n cells'
+                                                                    labels (label_size) */
 } view_steps;
 
 /* The compare banner: one side's name and the settings it differs in, as chips. */

@@ -186,9 +186,25 @@ void view_draw_weight_values(const view_ctx *c, view_rect map, const float *attn
 
 /* --- layout_steps.c, steps.c ------------------------------------------------------ */
 
-/* Lays the step-through of s's head out in area. */
-void view_steps_layout(view_steps *S, const view_layout *L, const view_state *s, view_rect area);
-/* Draws it for head (0-based); stage `current` (1-based, 0 none) is highlighted. */
+/* Lays the step-through of s's head out in area: one stage large when s->step is
+ * one (s->focus set), else all nine in a grid (the --panel steps:K figure). */
+void view_steps_layout(view_steps *S, const view_layout *L, const view_state *s, view_rect area,
+                       view_measure_fn measure, void *ud);
+/* Moves every rectangle of S by (dx, dy). */
+void view_steps_translate(view_steps *S, int dx, int dy);
+/* Stage k's (1-based) title for head (0-based), variant 0 long or 1 short, as markup:
+ * "_{1}" a subscript, "^{T}" a superscript (view_steps_runs splits it). */
+void view_steps_title(char *buf, size_t len, const attn_layer *layer, int head, int k, int variant);
+/* What stage k does for head, in a sentence or two a student reads (plain text). */
+void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, int k);
+/* Splits markup into at most max runs of at most 47 bytes, lvl[i] 0 normal, 1 raised,
+ * -1 lowered (view_draw_script_runs' levels); returns how many. */
+int view_steps_runs(const char *markup, char parts[][48], int *lvl, int max);
+/* 1 when stage k shows the same numbers as stage k - 1 at this setting: 4 unscaled
+ * at temperature 1, 5 with no mask. */
+int view_steps_same(const attn_layer *layer, int k);
+/* Draws it for head (0-based); S->current (1-based, 0: the grid) is drawn large.
+ * `current` is ignored (the layout knows it). */
 void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int current);
 
 /* --- layout_lesson.c, lesson_panels.c ---------------------------------------------- */

@@ -120,6 +120,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     app_refresh(s);
     if (o->panel == CLI_PANEL_STEPS && (s->gpt || o->panel_head <= s->cfg.h)) {
         s->focus = o->panel_head; /* its intermediate products are derived for the figure */
+        s->step = o->panel_step;  /* steps:K:S: stage S large; 0 all nine */
         app_derive(s);
     }
     if (o->pinned_page > 0 && o->mode == CLI_EXPORT) { /* a page the pinned view has */

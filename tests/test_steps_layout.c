@@ -1,0 +1,463 @@
+/* test_steps_layout.c: the step-through of one head, one stage at a time, laid out
+ * and drawn (view_layout_compute, view_render) with the fake text measurer for
+ * every stage 1..9 at windows from 1024x768 to 3840x2160 (landscape and portrait)
+ * and zooms 100..200 %, in the window, in presentation mode, as the saved panel
+ * (Ctrl+Shift+S, --panel steps:K:S) and as the --panel steps:K grid figure.
+ * Properties: every drawn text and rectangle inside the window; no text over a
+ * heatmap or over other text; the stage's title drawn whole (the runs drawn in
+ * the caption spell the chosen title, and at 1600x900 and 1920x1080 it is the
+ * long one) and its note drawn whole; token labels on the query and key sides of
+ * the n x n stages (S, scaled, masked, A) where n is small enough to label; every
+ * colorbar under a large stage shows its minimum, 0 and maximum; no key hints in
+ * figures or presentations; and the large panel shows the stage: its pixels
+ * differ between stages 3, 4 and 6 and match a plain-loop reference image's
+ * ordering (stage 4 = stage 3 / sqrt(d_k) on one scale, so every cell paler). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "view_fixture.h"
+#include "view_internal.h"
+
+/* The focused head's derived products as the app's derive.c makes them, by plain
+ * loops: raw = Q_i K_i^T, scaled = raw * scale, share = head_i W^O_i. */
+typedef struct {
+    float *raw, *scaled, *share;
+} derived;
+
+static void derive(derived *D, const attn_layer *l, int head) {
+    const int n = l->n, d = l->d_model, dk = l->d_k;
+    D->raw = calloc((size_t)n * n, sizeof(float));
+    D->scaled = calloc((size_t)n * n, sizeof(float));
+    D->share = calloc((size_t)n * d, sizeof(float));
+    assert_true(D->raw && D->scaled && D->share);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double acc = 0.0;
+            for (int c = 0; c < dk; c++)
+                acc += (double)l->q[(size_t)i * d + head * dk + c] *
+                       (double)l->k[(size_t)j * d + head * dk + c];
+            D->raw[(size_t)i * n + j] = (float)acc;
+            D->scaled[(size_t)i * n + j] = (float)(acc * l->scale);
+        }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < d; j++) {
+            double acc = 0.0;
+            for (int c = 0; c < dk; c++)
+                acc += (double)l->heads[((size_t)head * n + i) * dk + c] *
+                       (double)l->w_o[(size_t)(head * dk + c) * d + j];
+            D->share[(size_t)i * d + j] = (float)acc;
+        }
+}
+
+static void derived_free(derived *D) {
+    free(D->raw), free(D->scaled), free(D->share);
+}
+
+/* The text of markup as drawn: its runs one after another. */
+static void plain(char *out, size_t len, const char *markup) {
+    char parts[24][48];
+    int lvl[24];
+    const int n = view_steps_runs(markup, parts, lvl, 24);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) strncat(out, parts[i], len - strlen(out) - 1);
+}
+
+typedef struct {
+    view_rect r;
+    const char *t;
+    int rot, size;
+} tbox;
+
+static int in_rect(view_rect r, int x, int y) {
+    return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
+}
+
+static int inside_window(view_rect r, const view_state *s) {
+    return r.x >= 0 && r.y >= 0 && r.x + r.w <= s->width && r.y + r.h <= s->height;
+}
+
+/* The image drawn into exactly r, or NULL. */
+static const draw_image *image_in(const draw_list *dl, view_rect r) {
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_IMAGE && c->x == r.x && c->y == r.y && c->w == r.w && c->h == r.h)
+            return &dl->images[c->img];
+    }
+    return NULL;
+}
+
+/* Room for token labels and every colorbar number: up to 150 % on a 1280x800 screen
+ * or larger, 100 % on 1024x768, 200 % from 1920x1080 (at 200 % on a 1024-wide
+ * screen the labels and numbers are too large for the room; the layout drops some). */
+static int roomy(const view_state *s) {
+    const int w = s->width < s->height ? s->height : s->width;
+    const int h = s->width < s->height ? s->width : s->height;
+    if (s->zoom <= 1.01f) return w >= 1024 && h >= 768;
+    if (s->zoom <= 1.51f) return w >= 1280 && h >= 800;
+    return w >= 1920 && h >= 1080;
+}
+
+/* Every property of one stage's drawing (figure: saved panel or --export). */
+static void check_stage(const view_layout *L, const view_state *s, const draw_list *dl) {
+    const view_steps *S = &L->steps;
+    const attn_layer *layer = s->layer;
+    const int k = S->current, n = layer->n;
+    EXPECT(S->shown && k == s->step, "expected stage %d shown large, got shown %d current %d",
+           s->step, S->shown, k);
+    if (!S->shown || k < 1) return;
+    static tbox tb[4096];
+    static view_rect img[64];
+    int nt = 0, ni = 0;
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_IMAGE && ni < 64) img[ni++] = (view_rect){c->x, c->y, c->w, c->h};
+        if (c->kind != DC_TEXT || nt >= 4096) continue;
+        const char *t = draw_cmd_text(dl, c);
+        int w = fx_text_w(t, c->size), lh = fx_line_h(c->size);
+        tb[nt].t = t, tb[nt].rot = c->rot, tb[nt].size = c->size;
+        tb[nt++].r = c->rot ? (view_rect){c->x, c->y - w, lh, w} : (view_rect){c->x, c->y, w, lh};
+    }
+    /* inside the window, off the heatmaps, apart from each other */
+    for (int i = 0; i < nt; i++) {
+        EXPECT(inside_window(tb[i].r, s), "text \"%.40s\" " FX_RFMT ": expected inside %dx%d",
+               tb[i].t, FX_R(tb[i].r), s->width, s->height);
+        for (int j = 0; j < ni; j++)
+            EXPECT(!fx_rect_overlap(tb[i].r, img[j]),
+                   "text \"%.40s\" " FX_RFMT ": expected off the image " FX_RFMT, tb[i].t,
+                   FX_R(tb[i].r), FX_R(img[j]));
+        for (int j = i + 1; j < nt; j++)
+            EXPECT(!fx_rect_overlap(tb[i].r, tb[j].r),
+                   "text \"%.40s\" " FX_RFMT " over \"%.40s\" " FX_RFMT, tb[i].t, FX_R(tb[i].r),
+                   tb[j].t, FX_R(tb[j].r));
+        if (s->figure || s->present) {
+            static const char *const hints[] = {", and .", "(M, E)", "Esc", "Ctrl",
+                                                "step \xC2\xB7"};
+            for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++)
+                EXPECT(!strstr(tb[i].t, hints[h]), "%s: expected no key hint, got \"%.60s\"",
+                       s->figure ? "figure" : "presentation", tb[i].t);
+        }
+    }
+    for (int j = 0; j < VIEW_STEPS; j++)
+        EXPECT(S->chip[j].w > 0 && inside_window(S->chip[j], s),
+               "chip %d " FX_RFMT ": expected inside the window", j + 1, FX_R(S->chip[j]));
+    for (int b = 0; b < S->bigs; b++) {
+        EXPECT(inside_window(S->big[b].map, s) && S->big[b].map.w > 0,
+               "large matrix %d " FX_RFMT ": expected inside the window", b, FX_R(S->big[b].map));
+        view_rect cb = S->big[b].cbar;
+        EXPECT(inside_window(
+                   (view_rect){cb.x, cb.y, cb.w, cb.h + L->pad / 2 + fx_line_h(L->font_small)}, s),
+               "colorbar %d " FX_RFMT " and its numbers: expected inside the window", b, FX_R(cb));
+        /* its numbers: minimum, 0 and maximum (diverging), 0 .. 1 in five (weights) */
+        int numbers = 0;
+        for (int i = 0; i < nt; i++)
+            numbers += tb[i].r.y == cb.y + cb.h + L->pad / 2 && tb[i].r.x >= cb.x &&
+                       tb[i].r.x + tb[i].r.w <= cb.x + cb.w && !tb[i].rot;
+        const int want = k == 6 ? (s->contrast == VIEW_CONTRAST_LOG ? 4 : 5) : 3;
+        if (roomy(s)) EXPECT_INT("colorbar numbers under the large stage", want, numbers);
+    }
+    /* the title, whole: the runs in the caption spell the chosen title */
+    char markup[200], full[200], drawn[400] = "";
+    view_steps_title(markup, sizeof markup, layer, S->head, k, S->title_variant[k - 1]);
+    plain(full, sizeof full, markup);
+    for (int i = 0; i < nt; i++)
+        if (!tb[i].rot && in_rect(S->caption, tb[i].r.x, tb[i].r.y + tb[i].r.h / 2))
+            strncat(drawn, tb[i].t, sizeof drawn - strlen(drawn) - 1);
+    EXPECT(strcmp(drawn, full) == 0, "stage %d title: expected \"%s\", drawn \"%s\"", k, full,
+           drawn);
+    int w = 0;
+    for (int i = 0; i < nt; i++)
+        if (!tb[i].rot && in_rect(S->caption, tb[i].r.x, tb[i].r.y + tb[i].r.h / 2))
+            w = tb[i].r.x + tb[i].r.w - S->caption.x;
+    EXPECT(w <= S->caption.w, "stage %d title %d px: expected within its %d px", k, w,
+           S->caption.w);
+    if ((s->width == 1600 && s->height == 900) || (s->width == 1920 && s->height == 1080))
+        EXPECT_INT("title variant at 1600x900 / 1920x1080 (0: the long one)", 0,
+                   S->title_variant[k - 1]);
+    /* the note, whole */
+    char note[400], joined[900] = "";
+    view_steps_note(note, sizeof note, layer, S->head, k);
+    for (int i = 0; i < S->notes; i++) {
+        if (i) strncat(joined, " ", sizeof joined - strlen(joined) - 1);
+        strncat(joined, S->note_text[i], sizeof joined - strlen(joined) - 1);
+    }
+    EXPECT(strcmp(joined, note) == 0, "stage %d note: expected \"%s\", laid out \"%s\"", k, note,
+           joined);
+    /* token labels on the query and key sides of the n x n stages */
+    if (k >= 3 && k <= 6 && n <= 16 && roomy(s)) {
+        char first[64];
+        view_token_label(first, sizeof first, layer->tokens[0]);
+        const view_rect m = S->big[0].map;
+        int row = 0, col = 0;
+        for (int i = 0; i < nt; i++) {
+            if (strcmp(tb[i].t, first) != 0) continue;
+            if (!tb[i].rot && tb[i].r.x + tb[i].r.w <= m.x && tb[i].r.y >= m.y - 1 &&
+                tb[i].r.y < m.y + m.h)
+                row = 1;
+            if (tb[i].rot && tb[i].r.y >= m.y + m.h && tb[i].r.x >= m.x - 1 &&
+                tb[i].r.x < m.x + m.w)
+                col = 1;
+        }
+        EXPECT(row && col,
+               "stage %d, n %d: expected \"%s\" labelled as a query and a key, got "
+               "row %d column %d",
+               k, n, first, row, col);
+    }
+}
+
+typedef struct {
+    int n, d, h;
+    mha_mask mask;
+} model_case;
+
+static const model_case MODELS[] = {
+    {12, 64, 4, MHA_MASK_NONE},  {7, 64, 4, MHA_MASK_CAUSAL}, {16, 96, 6, MHA_MASK_CAUSAL},
+    {40, 128, 8, MHA_MASK_NONE}, {1, 8, 1, MHA_MASK_NONE},    {300, 512, 64, MHA_MASK_CAUSAL},
+};
+
+static const int WINDOWS[][2] = {{1024, 768},  {1280, 800}, {1600, 900}, {1920, 1080},
+                                 {3840, 2160}, {900, 1600}, {768, 1024}};
+static const float ZOOMS[] = {1.0f, 1.5f, 2.0f};
+
+static void test_stage_sweep(void **state) {
+    (void)state;
+    fx_reset();
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    for (size_t mi = 0; mi < sizeof MODELS / sizeof MODELS[0]; mi++) {
+        const model_case *mc = &MODELS[mi];
+        fx_model fm;
+        fx_model_make(&fm, mc->n, mc->d, mc->h, mc->mask);
+        derived D;
+        derive(&D, &fm.layer, 0);
+        for (size_t wi = 0; wi < sizeof WINDOWS / sizeof WINDOWS[0]; wi++)
+            for (size_t zi = 0; zi < sizeof ZOOMS / sizeof ZOOMS[0]; zi++)
+                for (int mode = 0; mode < 3; mode++) /* window, presentation, saved panel */
+                    for (int k = 1; k <= VIEW_STEPS; k++) {
+                        view_state s;
+                        fx_state(&s, &fm, WINDOWS[wi][0], WINDOWS[wi][1]);
+                        s.zoom = ZOOMS[zi];
+                        s.focus = 1, s.step = k;
+                        s.step_raw = D.raw, s.step_scaled = D.scaled, s.step_share = D.share;
+                        if (mode == 1) s.present = 1;
+                        if (mode == 2) s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1;
+                        snprintf(fx_where, sizeof fx_where,
+                                 "n %d d %d h %d mask %d, %dx%d, zoom %.1f, %s, stage %d", mc->n,
+                                 mc->d, mc->h, mc->mask, s.width, s.height, (double)s.zoom,
+                                 mode == 0   ? "window"
+                                 : mode == 1 ? "presentation"
+                                             : "panel",
+                                 k);
+                        view_layout_compute(&L, &s, fx_measure, NULL);
+                        view_render(&dl, cache, &L, &s, fx_measure, NULL);
+                        check_stage(&L, &s, &dl);
+                    }
+        derived_free(&D);
+        fx_model_free(&fm);
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("stage sweep");
+}
+
+/* The --panel steps:K figure: nine titled cells, none of their titles cut, no
+ * key hints, every text inside the window. */
+static void test_grid_figure(void **state) {
+    (void)state;
+    fx_reset();
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    for (size_t mi = 0; mi < sizeof MODELS / sizeof MODELS[0]; mi++) {
+        fx_model fm;
+        fx_model_make(&fm, MODELS[mi].n, MODELS[mi].d, MODELS[mi].h, MODELS[mi].mask);
+        derived D;
+        derive(&D, &fm.layer, 0);
+        for (size_t wi = 0; wi < sizeof WINDOWS / sizeof WINDOWS[0]; wi++) {
+            view_state s;
+            fx_state(&s, &fm, WINDOWS[wi][0], WINDOWS[wi][1]);
+            s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1, s.focus = 1;
+            s.step_raw = D.raw, s.step_scaled = D.scaled, s.step_share = D.share;
+            snprintf(fx_where, sizeof fx_where, "grid, n %d, %dx%d", MODELS[mi].n, s.width,
+                     s.height);
+            view_layout_compute(&L, &s, fx_measure, NULL);
+            view_render(&dl, cache, &L, &s, fx_measure, NULL);
+            const view_steps *S = &L.steps;
+            EXPECT(S->shown && S->current == 0, "expected the grid, got shown %d current %d",
+                   S->shown, S->current);
+            static tbox tb[4096];
+            static view_rect img[64];
+            int nt = 0, ni = 0;
+            for (int i = 0; i < dl.count; i++) {
+                const draw_cmd *c = &dl.cmds[i];
+                if (c->kind == DC_IMAGE && ni < 64) img[ni++] = (view_rect){c->x, c->y, c->w, c->h};
+                if (c->kind != DC_TEXT || nt >= 4096) continue;
+                const char *t = draw_cmd_text(&dl, c);
+                EXPECT(!strstr(t, "(M, E)") && !strstr(t, ", and .") && !strstr(t, "Esc"),
+                       "expected no key hint in the figure, got \"%s\"", t);
+                int w = fx_text_w(t, c->size), lh = fx_line_h(c->size);
+                tb[nt].t = t;
+                tb[nt++].r =
+                    c->rot ? (view_rect){c->x, c->y - w, lh, w} : (view_rect){c->x, c->y, w, lh};
+            }
+            for (int i = 0; i < nt; i++) { /* inside, off the heatmaps, apart */
+                EXPECT(inside_window(tb[i].r, &s), "text \"%.40s\" " FX_RFMT ": expected inside",
+                       tb[i].t, FX_R(tb[i].r));
+                for (int j = 0; j < ni; j++)
+                    EXPECT(!fx_rect_overlap(tb[i].r, img[j]),
+                           "text \"%.40s\" " FX_RFMT ": expected off the image " FX_RFMT, tb[i].t,
+                           FX_R(tb[i].r), FX_R(img[j]));
+                for (int j = i + 1; j < nt; j++)
+                    EXPECT(!fx_rect_overlap(tb[i].r, tb[j].r),
+                           "text \"%.40s\" " FX_RFMT " over \"%.40s\" " FX_RFMT, tb[i].t,
+                           FX_R(tb[i].r), tb[j].t, FX_R(tb[j].r));
+            }
+            for (int k = 0; k < VIEW_STEPS; k++) {
+                char markup[200], full[200], drawn[400] = "";
+                view_steps_title(markup, sizeof markup, &fm.layer, 0, k + 1, S->title_variant[k]);
+                plain(full, sizeof full, markup);
+                int right = 0;
+                for (int i = 0; i < dl.count; i++) {
+                    const draw_cmd *c = &dl.cmds[i];
+                    if (c->kind != DC_TEXT || c->rot) continue;
+                    const char *t = draw_cmd_text(&dl, c);
+                    if (!in_rect(S->title[k], c->x, c->y + fx_line_h(c->size) / 2)) continue;
+                    strncat(drawn, t, sizeof drawn - strlen(drawn) - 1);
+                    right = c->x + fx_text_w(t, c->size);
+                }
+                if (S->title[k].w >= 20 * L.font_small)
+                    EXPECT(strcmp(drawn, full) == 0 && right <= S->title[k].x + S->title[k].w,
+                           "cell %d title: expected \"%s\" within %d px, drawn \"%s\" to %d", k + 1,
+                           full, S->title[k].x + S->title[k].w, drawn, right);
+            }
+        }
+        derived_free(&D);
+        fx_model_free(&fm);
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("grid figure");
+}
+
+/* The large panel shows the stage: its image at stages 3 (S), 4 (S / sqrt(d_k)) and
+ * 6 (A) differs, and stages 3 and 4 share one colour scale, so every cell of stage
+ * 4 is at most as far from the scale's middle as the same cell of stage 3 (a
+ * sixteenth as far for d_k = 16), as the reference numbers say. */
+static void test_large_panel_shows_stage(void **state) {
+    (void)state;
+    fx_reset();
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    fx_model fm;
+    fx_model_make(&fm, 12, 64, 4, MHA_MASK_NONE);
+    derived D;
+    derive(&D, &fm.layer, 0);
+    const int stages[3] = {3, 4, 6};
+    rgba *px[3] = {NULL, NULL, NULL};
+    int pw[3] = {0}, ph[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        view_state s;
+        fx_state(&s, &fm, 1600, 900);
+        s.focus = 1, s.step = stages[i];
+        s.step_raw = D.raw, s.step_scaled = D.scaled, s.step_share = D.share;
+        view_layout_compute(&L, &s, fx_measure, NULL);
+        view_render(&dl, cache, &L, &s, fx_measure, NULL);
+        const draw_image *im = image_in(&dl, L.steps.big[0].map);
+        EXPECT(im && im->px, "stage %d: expected an image in the large panel " FX_RFMT, stages[i],
+               FX_R(L.steps.big[0].map));
+        if (!im || !im->px) continue;
+        pw[i] = im->w, ph[i] = im->h;
+        px[i] = malloc(sizeof(rgba) * (size_t)im->w * im->h);
+        memcpy(px[i], im->px, sizeof(rgba) * (size_t)im->w * im->h);
+        EXPECT(L.steps.big[0].map.w >= 400, "stage %d: expected a large panel, got %d px wide",
+               stages[i], L.steps.big[0].map.w);
+    }
+    for (int a = 0; a < 3; a++)
+        for (int b = a + 1; b < 3; b++) {
+            if (!px[a] || !px[b]) continue;
+            int same = pw[a] == pw[b] && ph[a] == ph[b] &&
+                       memcmp(px[a], px[b], sizeof(rgba) * (size_t)pw[a] * ph[a]) == 0;
+            EXPECT(!same, "stages %d and %d: expected different pictures in the large panel",
+                   stages[a], stages[b]);
+        }
+    /* one scale for S and S / 4: the scaled cell's colour is nearer the middle (white) */
+    if (px[0] && px[1] && pw[0] == 12 && pw[1] == 12) {
+        int paler = 0;
+        const rgba mid = cmap_signed(0, 0.0f);
+        for (int c = 0; c < 144; c++) {
+            int d0 = abs(px[0][c].r - mid.r) + abs(px[0][c].g - mid.g) + abs(px[0][c].b - mid.b);
+            int d1 = abs(px[1][c].r - mid.r) + abs(px[1][c].g - mid.g) + abs(px[1][c].b - mid.b);
+            paler += d1 <= d0 + 6;
+        }
+        EXPECT_INT("cells of stage 4 no further from the middle than stage 3's", 144, paler);
+    }
+    for (int i = 0; i < 3; i++) free(px[i]);
+    derived_free(&D);
+    fx_model_free(&fm);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("large panel shows the stage");
+}
+
+/* The checks catch what they look for: a cut title and a hint in a figure. */
+static void test_checkers_catch_faults(void **state) {
+    (void)state;
+    fx_reset();
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    fx_model fm;
+    fx_model_make(&fm, 12, 64, 4, MHA_MASK_NONE);
+    derived D;
+    derive(&D, &fm.layer, 0);
+    view_state s;
+    fx_state(&s, &fm, 1600, 900);
+    s.focus = 1, s.step = 3, s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1;
+    s.step_raw = D.raw, s.step_scaled = D.scaled, s.step_share = D.share;
+    view_layout_compute(&L, &s, fx_measure, NULL);
+    view_render(&dl, cache, &L, &s, fx_measure, NULL);
+    long before = fx_sandbox_begin();
+    check_stage(&L, &s, &dl);
+    EXPECT_INT("failures on a good stage", 0, fx_sandbox_end(before));
+    /* a hint planted in the figure, and the title cut */
+    draw_text(&dl, 10, 880, ", and . step", L.font_small, (rgba){0, 0, 0, 255}, 0, 0);
+    for (int i = 0; i < dl.count; i++) {
+        draw_cmd *c = &dl.cmds[i];
+        if (c->kind == DC_TEXT && in_rect(L.steps.caption, c->x, c->y + 2)) {
+            draw_rename(&dl, i, "3  S\xE2\x80\xA6");
+            break;
+        }
+    }
+    before = fx_sandbox_begin();
+    check_stage(&L, &s, &dl);
+    EXPECT(fx_sandbox_end(before) >= 2, "expected the planted hint and cut title caught");
+    derived_free(&D);
+    fx_model_free(&fm);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("checkers catch faults");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stage_sweep),
+        cmocka_unit_test(test_grid_figure),
+        cmocka_unit_test(test_large_panel_shows_stage),
+        cmocka_unit_test(test_checkers_catch_faults),
+    };
+    return cmocka_run_group_tests_name("steps layout", tests, NULL, NULL);
+}
