@@ -86,6 +86,8 @@ typedef enum {
     ACT_COMPARE,     /* pins the view to compare it with the live one; unpins */
     ACT_LAYER,       /* a loaded model: open layer arg (0-based), head x (1-based) focused */
     ACT_OVERVIEW,    /* a loaded model: the overview of every layer x head on / off */
+    /* Ctrl+Shift+V: the view as a view file in the export folder (view_file.c) */
+    ACT_SAVE_VIEW_FILE,
     ACT_COUNT
 } app_action_kind;
 
