@@ -49,6 +49,8 @@ typedef enum {
     ST_PANELS,
     ST_DIFF,
     ST_COMPARE,
+    ST_PIN_TEXT, /* pinned-sample | pinned-text: the pinned view's own text */
+    ST_PIN_ABLATE,
     ST_PINNED_PAGE,
     ST_TRAIN,
     ST_TRAIN_H,
@@ -66,13 +68,13 @@ typedef enum {
 } st_id;
 
 static const char *const st_names[ST_COUNT] = {
-    "sample",        "h",          "d_model",     "seed",         "mask",
-    "pad",           "scale",      "temperature", "weights",      "ablate",
-    "focus",         "stage",      "values",      "contrast",     "colormap",
-    "theme",         "zoom",       "present",     "page",         "panels",
-    "diff",          "compare",    "pinned-page", "train",        "train-h",
-    "train-d_model", "train-seed", "train-steps", "train-layers", "train-mlp",
-    "train-layer",   "model",      "layer",       "model-h",      "overview"};
+    "sample",       "h",           "d_model",     "seed",          "mask",          "pad",
+    "scale",        "temperature", "weights",     "ablate",        "focus",         "stage",
+    "values",       "contrast",    "colormap",    "theme",         "zoom",          "present",
+    "page",         "panels",      "diff",        "compare",       "pinned-sample", "pinned-ablate",
+    "pinned-page",  "train",       "train-h",     "train-d_model", "train-seed",    "train-steps",
+    "train-layers", "train-mlp",   "train-layer", "model",         "layer",         "model-h",
+    "overview"};
 
 enum { SRC_SAMPLE = 1, SRC_TEXT, SRC_TEXT_FILE };
 
@@ -100,6 +102,10 @@ struct app_settings {
     int compare;
     unsigned compare_set;
     mha_config compare_cfg;
+    int pin_src; /* 0: the live text; SRC_SAMPLE pin_sample; SRC_TEXT pin_text */
+    int pin_sample;
+    char *pin_text;
+    uint64_t pin_ablate[MHA_ABLATE_WORDS];
     int pinned_page;
     /* training mode: train 0 off, else 1 + the task */
     int train, train_h, train_d, train_layers, train_mlp, train_layer;
@@ -116,6 +122,7 @@ static const char *const contrast_words[] = {"fixed", "row", "log"};
 
 static int find_name(const char *name) {
     if (strcmp(name, "text") == 0 || strcmp(name, "text-file") == 0) return ST_TEXT;
+    if (strcmp(name, "pinned-text") == 0) return ST_PIN_TEXT;
     for (int i = 0; i < ST_COUNT; i++)
         if (strcmp(name, st_names[i]) == 0) return i;
     return -1;
@@ -170,8 +177,7 @@ static char *unescape_text(const char *v, const char **why) {
 }
 
 /* ablate = none | 2,5 (1-based heads, each once). */
-static int parse_heads(const char *v, uint64_t *bits, char *err, size_t errlen) {
-    memset(bits, 0, sizeof(uint64_t) * MHA_ABLATE_WORDS);
+static int parse_heads_into(const char *v, uint64_t *bits, char *err, size_t errlen) {
     if (strcmp(v, "none") == 0) return 0;
     for (const char *p = v;;) {
         size_t len = strcspn(p, ",");
@@ -195,6 +201,13 @@ static int parse_heads(const char *v, uint64_t *bits, char *err, size_t errlen) 
         if (!p[len]) return 0;
         p += len + 1;
     }
+}
+
+static int parse_heads(const char *v, uint64_t *bits, char *err, size_t errlen) {
+    uint64_t got[MHA_ABLATE_WORDS] = {0};
+    if (parse_heads_into(v, got, err, errlen) != 0) return -1;
+    memcpy(bits, got, sizeof got);
+    return 0;
 }
 
 /* The keys of --compare SPEC, in the order the writer writes them (cli_compute.c's). */
@@ -393,6 +406,37 @@ int app_settings_set(app_settings *st, const char *name, const char *v, const ch
     case ST_COMPARE:
         if (parse_compare(st, v, err, errlen) != 0) return -1;
         break;
+    case ST_PIN_TEXT:
+        if (strcmp(name, "pinned-sample") == 0) {
+            if (strcmp(v, "live") == 0) {
+                st->pin_src = 0;
+            } else if (parse_int(v, 1, samples_count(), &k) == 0) {
+                st->pin_src = SRC_SAMPLE;
+                st->pin_sample = (int)k;
+            } else {
+                BAD("pinned-sample = %s: must be live (the live view's text) or a sample from 1 "
+                    "to %d",
+                    v, samples_count());
+            }
+            free(st->pin_text);
+            st->pin_text = NULL;
+        } else {
+            const char *why = NULL;
+            char *t = unescape_text(v, &why);
+            if (!t) BAD("pinned-text: %s", why);
+            if (!t[0]) {
+                free(t);
+                BAD("pinned-text is empty (pinned-sample = live pins the live text)");
+            }
+            free(st->pin_text);
+            st->pin_text = t;
+            st->pin_src = SRC_TEXT;
+            st->pin_sample = 0;
+        }
+        break;
+    case ST_PIN_ABLATE:
+        if (parse_heads(v, st->pin_ablate, err, errlen) != 0) return -1;
+        break;
     case ST_TRAIN:
         if (strcmp(v, "off") == 0) {
             st->train = 0;
@@ -469,6 +513,7 @@ app_settings *app_settings_create(void) {
 void app_settings_free(app_settings *st) {
     if (!st) return;
     free(st->text);
+    free(st->pin_text);
     free(st);
 }
 
@@ -476,9 +521,10 @@ app_settings *app_settings_clone(const app_settings *st) {
     app_settings *c = app_settings_create();
     if (!c) return NULL;
     *c = *st;
-    c->text = NULL;
-    if (st->text && !(c->text = strdup(st->text))) {
-        free(c);
+    c->text = c->pin_text = NULL;
+    if ((st->text && !(c->text = strdup(st->text))) ||
+        (st->pin_text && !(c->pin_text = strdup(st->pin_text)))) {
+        app_settings_free(c);
         return NULL;
     }
     return c;
@@ -519,6 +565,13 @@ static void copy_one(app_settings *dst, const app_settings *src, int id) {
         dst->compare_set = src->compare_set;
         dst->compare_cfg = src->compare_cfg;
         break;
+    case ST_PIN_TEXT:
+        free(dst->pin_text);
+        dst->pin_text = src->pin_text ? strdup(src->pin_text) : NULL;
+        dst->pin_src = src->pin_src;
+        dst->pin_sample = src->pin_sample;
+        break;
+    case ST_PIN_ABLATE: memcpy(dst->pin_ablate, src->pin_ablate, sizeof dst->pin_ablate); break;
     case ST_PINNED_PAGE: dst->pinned_page = src->pinned_page; break;
     case ST_TRAIN: dst->train = src->train; break;
     case ST_TRAIN_H: dst->train_h = src->train_h; break;
@@ -590,6 +643,13 @@ static int same_one(const app_settings *a, const app_settings *b, int id) {
                (!(s & CLI_CMP_WEIGHTS) || x->weights == y->weights) &&
                (!(s & CLI_CMP_PAD) || x->pad == y->pad);
     }
+    case ST_PIN_TEXT:
+        if (a->pin_src != b->pin_src) return 0;
+        if (a->pin_src == SRC_SAMPLE) return a->pin_sample == b->pin_sample;
+        if (a->pin_src == SRC_TEXT)
+            return a->pin_text && b->pin_text && strcmp(a->pin_text, b->pin_text) == 0;
+        return 1;
+    case ST_PIN_ABLATE: return memcmp(a->pin_ablate, b->pin_ablate, sizeof a->pin_ablate) == 0;
     case ST_PINNED_PAGE: return a->pinned_page == b->pinned_page;
     case ST_TRAIN: return a->train == b->train;
     case ST_TRAIN_H: return a->train_h == b->train_h;
@@ -634,6 +694,7 @@ void app_settings_unset(app_settings *st, const char *name) {
 
 void app_settings_defaults(app_settings *st) {
     free(st->text);
+    free(st->pin_text);
     memset(st, 0, sizeof *st);
     mha_config c = {0};
     mha_config_resolve(&c);
@@ -696,7 +757,32 @@ void app_settings_capture(const app_state *s, app_settings *st) {
     st->panels = s->lesson;
     st->diff = s->diff;
     mha_config pc;
-    if (app_compare_pinned(s, &pc)) {
+    const tok_list *ptoks = NULL;
+    int psample = 0;
+    if (app_compare_pinned(s, &pc, &ptoks, &psample)) {
+        memcpy(st->pin_ablate, pc.ablate, sizeof st->pin_ablate);
+        const tok_list *live = app_request_want((app_state *)s);
+        int same = ptoks->count == live->count && psample == s->sample;
+        for (int i = 0; same && i < live->count; i++)
+            same = strcmp(ptoks->tokens[i], live->tokens[i]) == 0;
+        if (same) {
+            st->pin_src = 0;
+        } else if (psample > 0) {
+            st->pin_src = SRC_SAMPLE;
+            st->pin_sample = psample;
+        } else { /* its tokens, one space between: they split into the same tokens */
+            size_t len = 1;
+            for (int i = 0; i < ptoks->count; i++) len += strlen(ptoks->tokens[i]) + 1;
+            st->pin_text = malloc(len);
+            if (st->pin_text) {
+                st->pin_text[0] = '\0';
+                for (int i = 0; i < ptoks->count; i++) {
+                    if (i) strcat(st->pin_text, " ");
+                    strcat(st->pin_text, ptoks->tokens[i]);
+                }
+            }
+            st->pin_src = SRC_TEXT;
+        }
         st->compare = 1;
         st->compare_set = 0;
         mha_config *w = &st->compare_cfg;
@@ -711,7 +797,7 @@ void app_settings_capture(const app_state *s, app_settings *st) {
         if (pc.weights != c.weights) st->compare_set |= CLI_CMP_WEIGHTS, w->weights = pc.weights;
         if (pc.pad != c.pad) st->compare_set |= CLI_CMP_PAD, w->pad = pc.pad;
     }
-    st->pinned_page = s->pinned_page + 1;
+    st->pinned_page = s->pin ? s->pinned_page + 1 : 1; /* B pins at its first page */
     capture_more(s, st);
 }
 
@@ -743,8 +829,8 @@ static void put_char(out_buf *o, char c) {
 /* The shortest decimal that reads back as the same float. */
 static void put_float(out_buf *o, float v) {
     char b[32];
-    for (int p = 1; p <= 9; p++) {
-        snprintf(b, sizeof b, "%.*g", p, (double)v);
+    for (int p = 0; p <= 9; p++) { /* fixed point: the reader takes no exponent */
+        snprintf(b, sizeof b, "%.*f", p, (double)v);
         if ((float)strtod(b, NULL) == v) break;
     }
     put(o, "%s", b);
@@ -767,8 +853,25 @@ static void put_text(out_buf *o, const char *t) {
     if (quote) put_char(o, '"');
 }
 
+static void put_heads(out_buf *o, const uint64_t *bits) {
+    int any = 0;
+    for (int k = 0; k < MHA_ABLATE_WORDS * 64; k++)
+        if (bits[k / 64] >> (k % 64) & 1) put(o, "%s%d", any++ ? "," : "", k + 1);
+    if (!any) put(o, "none");
+}
+
 static void put_value(out_buf *o, const app_settings *st, int id) {
     switch (id) {
+    case ST_PIN_TEXT:
+        if (st->pin_src == SRC_TEXT) {
+            put(o, "pinned-text = ");
+            put_text(o, st->pin_text ? st->pin_text : "");
+        } else if (st->pin_src == SRC_SAMPLE) {
+            put(o, "pinned-sample = %d", st->pin_sample);
+        } else {
+            put(o, "pinned-sample = live");
+        }
+        return;
     case ST_TEXT:
         if (st->src == SRC_SAMPLE)
             put(o, "sample = %d", st->sample);
@@ -798,13 +901,7 @@ static void put_value(out_buf *o, const app_settings *st, int id) {
     case ST_WEIGHTS:
         put(o, "%s", st->weights == MHA_WEIGHTS_PATTERNS ? "designed" : "random");
         break;
-    case ST_ABLATE: {
-        int any = 0;
-        for (int k = 0; k < MHA_ABLATE_WORDS * 64; k++)
-            if (st->ablate[k / 64] >> (k % 64) & 1) put(o, "%s%d", any++ ? "," : "", k + 1);
-        if (!any) put(o, "none");
-        break;
-    }
+    case ST_ABLATE: put_heads(o, st->ablate); break;
     case ST_FOCUS:
         if (st->focus)
             put(o, "%d", st->focus);
@@ -855,6 +952,7 @@ static void put_value(out_buf *o, const app_settings *st, int id) {
         }
         break;
     }
+    case ST_PIN_ABLATE: put_heads(o, st->pin_ablate); break;
     case ST_PINNED_PAGE: put(o, "%d", st->pinned_page); break;
     case ST_TRAIN:
         put(o, "%s", st->train ? learn_task((learn_task_id)(st->train - 1))->name : "off");
@@ -989,6 +1087,8 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
     }
     const int want_pin = st->set[ST_COMPARE] ? st->compare : s->pin != NULL;
     mha_config pc = c;
+    tok_list pt = {0}; /* the pinned view's own text, when it has one */
+    int pin_n = n, pin_own = 0;
     if (st->set[ST_COMPARE] && st->compare) { /* the pinned view's configuration */
         const mha_config *w = &st->compare_cfg;
         const unsigned set = st->compare_set;
@@ -1001,20 +1101,56 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
         if (set & CLI_CMP_TEMPERATURE) pc.temperature = w->temperature;
         if (set & CLI_CMP_WEIGHTS) pc.weights = w->weights;
         if (set & CLI_CMP_PAD) pc.pad = w->pad;
+        if (st->set[ST_PIN_ABLATE]) memcpy(pc.ablate, st->pin_ablate, sizeof pc.ablate);
         mha_config_resolve(&pc);
-        if (mha_config_check(&pc, n, why, sizeof why) != 0) {
+        if (st->set[ST_PIN_TEXT] && st->pin_src) { /* the pinned view's own text */
+            const char *ptext =
+                st->pin_src == SRC_SAMPLE ? samples_get(st->pin_sample - 1)->text : st->pin_text;
+            int ptotal = 0;
+            if (tok_split(&pt, ptext, MHA_MAX_N, &ptotal, why, sizeof why) != 0) {
+                tok_free(&t);
+                return fail(st, ST_PIN_TEXT, err, errlen, "%s", why);
+            }
+            pin_n = pt.count;
+            pin_own = 1;
+            if (pc.pad && pc.pad < pin_n && !(st->compare_set & CLI_CMP_PAD))
+                pc.pad =
+                    app_pad_length(pin_n); /* the padding follows its text, as the live one's */
+        }
+        for (int k = pc.h; k < MHA_ABLATE_WORDS * 64; k++)
+            if (mha_config_is_ablated(&pc, k)) {
+                tok_free(&t);
+                tok_free(&pt);
+                return fail(st, ST_PIN_ABLATE, err, errlen,
+                            "pinned-ablate: the pinned view has no head %d (h = %d)", k + 1, pc.h);
+            }
+        if (mha_config_check(&pc, pin_n, why, sizeof why) != 0) {
             tok_free(&t);
+            tok_free(&pt);
             return fail(st, ST_COMPARE, err, errlen, "compare: %s", why);
+        }
+    } else {
+        int any_off = 0;
+        for (int k = 0; k < MHA_ABLATE_WORDS; k++) any_off |= st->pin_ablate[k] != 0;
+        const int id = st->set[ST_PIN_TEXT] && st->pin_src ? ST_PIN_TEXT
+                       : st->set[ST_PIN_ABLATE] && any_off ? ST_PIN_ABLATE
+                                                           : -1;
+        if (id >= 0) {
+            tok_free(&t);
+            return fail(st, id, err, errlen, "%s: only with compare (the pinned view's)",
+                        id == ST_PIN_TEXT ? "pinned-sample / pinned-text" : "pinned-ablate");
         }
     }
     if (st->set[ST_PINNED_PAGE] && st->pinned_page > 1 && !want_pin) {
         tok_free(&t);
+        tok_free(&pt);
         return fail(st, ST_PINNED_PAGE, err, errlen,
                     "pinned-page = %d: only with compare (the pinned view's page)",
                     st->pinned_page);
     }
     if (check_more(s, st, err, errlen) != 0) {
         tok_free(&t);
+        tok_free(&pt);
         return -1;
     }
 
@@ -1068,15 +1204,13 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
         if (!st->compare && s->pin) {
             app_compare_toggle(s);
         } else if (st->compare) {
-            cli_options o;
-            memset(&o, 0, sizeof o);
-            o.compare = 1;
-            o.compare_set = st->compare_set;
-            o.compare_cfg = st->compare_cfg;
-            if (app_compare_start(s, &o, why, sizeof why) != 0)
+            const int live_sample = s->sample;
+            if (app_compare_pin(s, &pc, pin_own ? &pt : app_request_want(s),
+                                pin_own ? st->pin_sample : live_sample, why, sizeof why) != 0)
                 snprintf(s->status, sizeof s->status, "%s", why);
         }
     }
+    tok_free(&pt);
     if (st->set[ST_PINNED_PAGE]) s->pinned_page = st->pinned_page - 1;
     apply_more(s, st);
     if (!s->status[0]) memcpy(s->status, before, sizeof before);
@@ -1134,7 +1268,12 @@ int app_view_file_parse(const char *text, size_t len, const char *file, const ch
         *ve = '\0';
         const int id = find_name(nb);
         if (id >= 0 && got->set[id]) {
-            if (id == ST_TEXT)
+            if (id == ST_PIN_TEXT)
+                snprintf(err, errlen,
+                         "%s:%d: %s: the pinned text is set already on line %d (one of "
+                         "pinned-sample, pinned-text)",
+                         file, lineno, nb, got->line[id]);
+            else if (id == ST_TEXT)
                 snprintf(err, errlen,
                          "%s:%d: %s: the text is set already on line %d (one of sample, text, "
                          "text-file)",

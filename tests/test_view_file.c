@@ -1,0 +1,408 @@
+#define _POSIX_C_SOURCE 200809L
+/* test_view_file.c: view files (src/app/state/settings.c, view_file.c).
+ * - the round trip (issue 18, item 7): random states, each made by a random view
+ *   file and a few random keys, are captured, written, read back and applied to a
+ *   fresh state; the second capture must equal the first and the two states must
+ *   draw the same drawing list, command by command and pixel by pixel. The seed is
+ *   fixed, or MHAVIZ_VIEW_SEED's (CI varies it); the count MHAVIZ_VIEW_COUNT's.
+ * - every value's text form read back (write then parse gives equal settings);
+ * - broken files and values: one "FILE:LINE: what" each, and the state applied to
+ *   is unchanged (its capture equal before and after) with the message on the
+ *   status line (app_view_file_open, as a file dropped on the window);
+ * - Ctrl+Shift+V writes a file that reopens to the same view. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "check.h"
+#include "cli.h"
+#include "colormap.h"
+#include "draw.h"
+#include "samples.h"
+#include "settings.h"
+#include "state.h"
+#include "state_internal.h"
+#include "view_fixture.h"
+
+/* A state as `mhaviz` with no option starts it. */
+static app_state *fresh(void) {
+    app_state *s = app_state_create(fx_measure, NULL);
+    assert_non_null(s);
+    cli_options o;
+    char err[512];
+    char *argv[] = {"mhaviz", NULL};
+    assert_int_equal(cli_parse(&o, 1, argv, err, sizeof err), 0);
+    tok_list toks = {0};
+    int total = 0;
+    assert_int_equal(tok_split(&toks, samples_get(0)->text, MHA_MAX_N, &total, err, sizeof err), 0);
+    mha_config cfg = o.cfg;
+    mha_config_resolve(&cfg);
+    if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
+    return s;
+}
+
+static int press(app_state *s, int key, int mods) {
+    app_action a = app_key_action(s, key, mods);
+    return app_apply(s, &a);
+}
+
+/* --- the random generator (splitmix64) --------------------------------------------- */
+
+static uint64_t rng;
+static uint64_t next_u64(void) {
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static int below(int n) {
+    return (int)(next_u64() % (uint64_t)n);
+}
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} sbuf;
+static void add(sbuf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[4096];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (b->len + (size_t)n + 1 > b->cap) {
+        b->cap = (b->len + (size_t)n + 1) * 2;
+        b->buf = realloc(b->buf, b->cap);
+        assert_non_null(b->buf);
+    }
+    memcpy(b->buf + b->len, tmp, (size_t)n + 1);
+    b->len += (size_t)n;
+}
+
+static int divisor_of(int d) {
+    int divs[64], k = 0;
+    for (int i = 1; i <= d && i <= 16; i++)
+        if (d % i == 0) divs[k++] = i;
+    return divs[below(k)];
+}
+
+static const char *const temps[] = {"0.05", "0.1", "0.2", "0.25", "0.5", "0.75", "1",
+                                    "1.5",  "2",   "3",   "5",    "10",  "20",   "0.37"};
+static const int zooms[] = {80, 90, 100, 110, 125, 150, 175, 200, 250, 300};
+
+/* A text of random pieces, with what the file format must carry: spaces at the
+   ends, backslashes, quotes, tabs, line breaks and UTF-8. Its value as written in
+   a file into esc. */
+static void random_text(char *text, size_t len, char *esc, size_t esclen) {
+    static const char *const pieces[] = {"the cat",
+                                         "sat on",
+                                         " the mat",
+                                         "\\ back",
+                                         "\"quoted\"",
+                                         "tab\there",
+                                         "two\nlines",
+                                         "h\xC3\xA9llo",
+                                         "\xE2\x88\x9A"
+                                         "d_k",
+                                         "  ",
+                                         "x",
+                                         "=",
+                                         "# not a comment",
+                                         "end "};
+    text[0] = '\0';
+    const int count = 1 + below(6);
+    for (int i = 0; i < count; i++)
+        snprintf(text + strlen(text), len - strlen(text), "%s%s", i ? " " : "",
+                 pieces[below((int)(sizeof pieces / sizeof pieces[0]))]);
+    if (!text[strspn(text, " \t\n")]) snprintf(text, len, "x");
+    /* escaped by hand (the writer's rules, independently): quotes when an end is a
+       space, tab or quote */
+    size_t n = strlen(text), o = 0;
+    const int q = text[0] == ' ' || text[0] == '\t' || text[0] == '"' || text[n - 1] == ' ' ||
+                  text[n - 1] == '\t' || text[n - 1] == '"';
+    if (q) esc[o++] = '"';
+    for (size_t i = 0; i < n && o + 4 < esclen; i++) {
+        const char c = text[i];
+        if (c == '\n')
+            esc[o++] = '\\', esc[o++] = 'n';
+        else if (c == '\t')
+            esc[o++] = '\\', esc[o++] = 't';
+        else if (c == '\\')
+            esc[o++] = '\\', esc[o++] = '\\';
+        else
+            esc[o++] = c;
+    }
+    if (q) esc[o++] = '"';
+    esc[o] = '\0';
+}
+
+/* A random view file that sets a random subset of the settings, every one of them
+   valid with the others. */
+static void random_file(sbuf *b) {
+    b->len = 0;
+    add(b, "# random view\n");
+    static char text[2048], esc[4096];
+    int n_tokens = 0;
+    const int which = below(3);
+    if (which == 0) {
+        const int k = 1 + below(samples_count());
+        add(b, "sample = %d\n", k);
+        tok_list t = {0};
+        int total = 0;
+        char err[256];
+        tok_split(&t, samples_get(k - 1)->text, MHA_MAX_N, &total, err, sizeof err);
+        n_tokens = t.count;
+        tok_free(&t);
+    } else if (which == 1) {
+        random_text(text, sizeof text, esc, sizeof esc);
+        add(b, "text = %s\n", esc);
+        tok_list t = {0};
+        int total = 0;
+        char err[256];
+        tok_split(&t, text, MHA_MAX_N, &total, err, sizeof err);
+        n_tokens = t.count;
+        tok_free(&t);
+    } else {
+        tok_list t = {0};
+        int total = 0;
+        char err[256];
+        tok_split(&t, samples_get(0)->text, MHA_MAX_N, &total, err, sizeof err);
+        n_tokens = t.count;
+        tok_free(&t);
+    }
+    static const int ds[] = {8, 12, 16, 24, 32, 48, 64};
+    const int d = ds[below(7)], h = divisor_of(d);
+    const int set_shape = below(4) != 0;
+    if (set_shape) add(b, "d_model = %d\nh = %d\n", d, h);
+    const int hh = set_shape ? h : 4;
+    if (below(2)) add(b, "seed = %d\n", 1 + below(1000));
+    if (below(2)) add(b, "mask = %s\n", below(2) ? "causal" : "none");
+    if (below(3) == 0)
+        add(b, "pad = %d\n", n_tokens + below(8));
+    else if (below(2))
+        add(b, "pad = off\n");
+    if (below(2)) add(b, "scale = %s\n", below(2) ? "on" : "off");
+    if (below(2)) add(b, "temperature = %s\n", temps[below(14)]);
+    if (below(2)) add(b, "weights = %s\n", below(2) ? "designed" : "random");
+    if (below(3) == 0) {
+        char list[256] = "";
+        for (int k = 1; k <= hh; k++)
+            if (below(3) == 0)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d",
+                         list[0] ? "," : "", k);
+        add(b, "ablate = %s\n", list[0] ? list : "none");
+    }
+    if (below(2)) {
+        if (below(2))
+            add(b, "focus = %d\n", 1 + below(hh));
+        else
+            add(b, "focus = none\n");
+    }
+    if (below(2)) add(b, "stage = %d\n", below(10));
+    if (below(2)) add(b, "values = %s\n", below(2) ? "on" : "off");
+    if (below(2)) add(b, "contrast = %s\n", (const char *[]){"fixed", "row", "log"}[below(3)]);
+    if (below(2)) add(b, "colormap = %s\n", cmap_name(below(CMAP_COUNT)));
+    if (below(2)) add(b, "theme = %s\n", below(2) ? "dark" : "light");
+    if (below(2)) add(b, "zoom = %d\n", zooms[below(10)]);
+    if (below(3) == 0) add(b, "present = %s\n", below(2) ? "on" : "off");
+    if (below(2)) add(b, "page = %d\n", 1 + below(3));
+    if (below(2)) add(b, "panels = %s\n", below(2) ? "on" : "off");
+    if (below(2)) add(b, "diff = %s\n", below(2) ? "on" : "off");
+    const int cmp = below(3);
+    if (cmp == 1) add(b, "compare = on\n");
+    if (cmp == 2) {
+        const int dd = set_shape ? d : 64;
+        char spec[256] = "";
+        if (below(2))
+            snprintf(spec + strlen(spec), 40, "%sh=%d", spec[0] ? "," : "", divisor_of(dd));
+        if (below(2))
+            snprintf(spec + strlen(spec), 40, "%sseed=%d", spec[0] ? "," : "", 1 + below(50));
+        if (below(2))
+            snprintf(spec + strlen(spec), 40, "%smask=%s", spec[0] ? "," : "",
+                     below(2) ? "causal" : "none");
+        if (below(2))
+            snprintf(spec + strlen(spec), 40, "%sscale=%s", spec[0] ? "," : "",
+                     below(2) ? "on" : "off");
+        if (below(2))
+            snprintf(spec + strlen(spec), 40, "%stemperature=%s", spec[0] ? "," : "",
+                     temps[below(14)]);
+        if (below(2))
+            snprintf(spec + strlen(spec), 40, "%sweights=%s", spec[0] ? "," : "",
+                     below(2) ? "patterns" : "random");
+        add(b, "compare = %s\n", spec[0] ? spec : "on");
+    }
+    if (cmp && below(3) == 0)
+        add(b, "pinned-sample = %d\n", 1 + below(samples_count()));
+    else if (cmp && below(4) == 0) {
+        static char ptext[2048], pesc[4096];
+        random_text(ptext, sizeof ptext, pesc, sizeof pesc);
+        add(b, "pinned-text = %s\n", pesc);
+    }
+    if (cmp == 1 && below(3) == 0) add(b, "pinned-ablate = %d\n", 1 + below(hh));
+    if (cmp && below(2)) add(b, "pinned-page = %d\n", 1 + below(2));
+}
+
+/* A few keys a person might press after opening it. */
+static int random_keys(app_state *s) {
+    static const int keys[] = {APP_KEY_UP,    APP_KEY_DOWN,
+                               APP_KEY_RIGHT, APP_KEY_LEFT,
+                               'r',           'm',
+                               'n',           'e',
+                               '[',           ']',
+                               'w',           'x',
+                               'd',           'v',
+                               'k',           ',',
+                               '.',           'i',
+                               'b',           'c',
+                               't',           'p',
+                               '1',           '2',
+                               APP_KEY_TAB,   APP_KEY_PAGEDOWN};
+    const int count = below(4);
+    for (int i = 0; i < count; i++) {
+        press(s, keys[below((int)(sizeof keys / sizeof keys[0]))], 0);
+    }
+    if (below(8) == 0) press(s, '=', APP_MOD_CTRL);
+    return count;
+}
+
+/* --- drawing lists ------------------------------------------------------------------------ */
+
+static void render(app_state *s, draw_list *dl, view_cache *cache) {
+    const view_layout *L = app_layout(s);
+    view_state vs;
+    app_view(s, &vs);
+    view_render(dl, cache, L, &vs, fx_measure, NULL);
+}
+
+/* "" when equal, else where they first differ. */
+static const char *dl_diff(const draw_list *a, const draw_list *b) {
+    static char why[512];
+    if (a->count != b->count || a->width != b->width || a->height != b->height) {
+        snprintf(why, sizeof why, "%d commands at %dx%d vs %d at %dx%d", a->count, a->width,
+                 a->height, b->count, b->width, b->height);
+        return why;
+    }
+    for (int i = 0; i < a->count; i++) {
+        const draw_cmd *x = &a->cmds[i], *y = &b->cmds[i];
+        if (x->kind != y->kind || x->x != y->x || x->y != y->y || x->w != y->w || x->h != y->h ||
+            memcmp(&x->color, &y->color, sizeof x->color) != 0 || x->thick != y->thick ||
+            x->size != y->size || x->bold != y->bold || x->rot != y->rot || x->group != y->group) {
+            snprintf(why, sizeof why,
+                     "command %d: kind %d at %d,%d %dx%d vs kind %d at %d,%d %dx%d", i, x->kind,
+                     x->x, x->y, x->w, x->h, y->kind, y->x, y->y, y->w, y->h);
+            return why;
+        }
+        if ((x->kind == DC_TEXT || x->kind == DC_GROUP) &&
+            strcmp(draw_cmd_text(a, x), draw_cmd_text(b, y)) != 0) {
+            snprintf(why, sizeof why, "command %d: text '%.200s' vs '%.200s'", i,
+                     draw_cmd_text(a, x), draw_cmd_text(b, y));
+            return why;
+        }
+        if (x->kind == DC_IMAGE) {
+            const draw_image *p = &a->images[x->img], *q = &b->images[y->img];
+            if (p->w != q->w || p->h != q->h ||
+                memcmp(p->px, q->px, (size_t)p->w * (size_t)p->h * sizeof *p->px) != 0) {
+                snprintf(why, sizeof why, "command %d: image %dx%d differs", i, p->w, p->h);
+                return why;
+            }
+        }
+    }
+    return "";
+}
+
+/* --- the round trip ------------------------------------------------------------------------- */
+
+static void test_round_trip(void **unused) {
+    (void)unused;
+    const char *env = getenv("MHAVIZ_VIEW_SEED");
+    const uint64_t seed = env && *env ? strtoull(env, NULL, 10) : 20261202u;
+    const char *cenv = getenv("MHAVIZ_VIEW_COUNT");
+    const int count = cenv && *cenv ? atoi(cenv) : 1000;
+    rng = seed;
+    printf("round trip: %d random states from seed %llu (MHAVIZ_VIEW_SEED)\n", count,
+           (unsigned long long)seed);
+    sbuf file = {0};
+    draw_list da, db;
+    draw_list_init(&da);
+    draw_list_init(&db);
+    int pinned = 0, focused = 0, custom = 0, pressed = 0;
+    char err[1024];
+    for (int i = 0; i < count; i++) {
+        random_file(&file);
+        app_settings *st = app_settings_create(), *c1 = app_settings_create(),
+                     *st2 = app_settings_create(), *c2 = app_settings_create();
+        if (app_view_file_parse(file.buf, file.len, "random.view", ".", st, err, sizeof err) != 0)
+            fail_msg("state %d: the random file is refused: %s\n%s", i, err, file.buf);
+        app_state *a = fresh();
+        if (app_settings_apply(a, st, err, sizeof err) != 0)
+            fail_msg("state %d: apply refused it: %s\n%s", i, err, file.buf);
+        pressed += random_keys(a) > 0;
+        app_settings_capture(a, c1);
+        const size_t need = app_settings_write(c1, NULL, NULL, 0);
+        char *text = malloc(need + 1);
+        assert_non_null(text);
+        CHECK_INT("write's length", need, app_settings_write(c1, NULL, text, need + 1));
+        if (app_view_file_parse(text, need, "captured.view", ".", st2, err, sizeof err) != 0)
+            fail_msg("state %d: the captured file is refused: %s\n%s", i, err, text);
+        if (!app_settings_equal(c1, st2))
+            fail_msg("state %d: written and read back, the settings differ:\n%s", i, text);
+        app_state *b = fresh();
+        if (app_settings_apply(b, st2, err, sizeof err) != 0)
+            fail_msg("state %d: the captured view is refused: %s\n%s", i, err, text);
+        app_settings_capture(b, c2);
+        if (!app_settings_equal(c1, c2)) {
+            const size_t n2 = app_settings_write(c2, c1, NULL, 0);
+            char *d2 = malloc(n2 + 1);
+            app_settings_write(c2, c1, d2, n2 + 1);
+            fail_msg("state %d: applied to a fresh state, it captures differently:\n%s\nnow:\n%s",
+                     i, text, d2);
+        }
+        /* the same message shown, so the whole drawing can be compared */
+        snprintf(b->status, sizeof b->status, "%s", a->status);
+        snprintf(b->notice, sizeof b->notice, "%s", a->notice);
+        b->compute_ms = a->compute_ms; /* and the same timings: the footer prints them */
+        b->frame_ms = a->frame_ms;
+        /* caches of their own: a cache keys its pictures by the data version, which
+           counts from the same start in every fresh state */
+        view_cache *ca = view_cache_create(), *cb = view_cache_create();
+        render(a, &da, ca);
+        render(b, &db, cb);
+        const char *why = dl_diff(&da, &db); /* the images' pixels are the caches' */
+        if (why[0]) fail_msg("state %d: the drawing lists differ: %s\n%s", i, why, text);
+        view_cache_destroy(ca);
+        view_cache_destroy(cb);
+        pinned += a->pin != NULL;
+        focused += a->focus != 0;
+        custom += a->sample == 0;
+        free(text);
+        app_state_destroy(a);
+        app_state_destroy(b);
+        app_settings_free(st);
+        app_settings_free(st2);
+        app_settings_free(c1);
+        app_settings_free(c2);
+    }
+    printf("round trip: %d states equal and drawn alike (%d pinned, %d focused, %d own texts, "
+           "%d with keys pressed)\n",
+           count, pinned, focused, custom, pressed);
+    CHECK_TRUE("some pinned", count < 100 || pinned > count / 10);
+    CHECK_TRUE("some focused", count < 100 || focused > count / 10);
+    CHECK_TRUE("some own texts", count < 100 || custom > count / 10);
+    free(file.buf);
+    draw_list_free(&da);
+    draw_list_free(&db);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
