@@ -1299,7 +1299,12 @@ int app_view_file_parse(const char *text, size_t len, const char *file, const ch
     if (!rc) {
         /* checks that need two settings: a head against h given in the same file */
         const int h = got->set[ST_H] ? got->h : 0;
-        if (h && got->set[ST_FOCUS] && got->focus > h) {
+        if (h && got->set[ST_D] && (h > got->d_model || got->d_model % h != 0)) {
+            snprintf(err, errlen, "%s:%d: h = %d does not divide d_model = %d (line %d)", file,
+                     got->line[ST_H], h, got->d_model, got->line[ST_D]);
+            rc = 2;
+        }
+        if (!rc && h && got->set[ST_FOCUS] && got->focus > h) {
             snprintf(err, errlen, "%s:%d: focus = %d: there is no head %d (h = %d)", file,
                      got->line[ST_FOCUS], got->focus, got->focus, h);
             rc = 2;
@@ -1338,4 +1343,18 @@ static int check_more(const app_state *s, const app_settings *st, char *err, siz
 static void apply_more(app_state *s, const app_settings *st) {
     (void)s;
     (void)st;
+}
+
+char *app_settings_where(const app_settings *st, const char *name, char *buf, size_t len) {
+    const int id = find_name(name);
+    if (id >= 0 && st->origin[0] && st->line[id] > 0)
+        snprintf(buf, len, "%s:%d: %s = ", st->origin, st->line[id], name);
+    else
+        snprintf(buf, len, "%s = ", name);
+    return buf;
+}
+
+void app_settings_shape(const app_settings *st, int *h, int *d_model) {
+    if (!*h && st->set[ST_H]) *h = st->h;
+    if (!*d_model && st->set[ST_D]) *d_model = st->d_model;
 }
