@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "colormap.h"
 #include "draw.h"
+#include "learn.h"
 #include "samples.h"
 #include "settings.h"
 #include "state.h"
@@ -247,6 +248,16 @@ static void random_file(sbuf *b) {
     }
     if (cmp == 1 && below(3) == 0) add(b, "pinned-ablate = %d\n", 1 + below(hh));
     if (cmp && below(2)) add(b, "pinned-page = %d\n", 1 + below(2));
+    if (below(6) == 0) { /* training mode, or its settings for a later L */
+        static const int tds[] = {8, 16, 32, 64};
+        const int td = tds[below(4)];
+        add(b, "train = %s\n",
+            below(4) ? learn_task((learn_task_id)below(LEARN_TASK_COUNT))->name : "off");
+        if (below(2)) add(b, "train-d_model = %d\ntrain-h = %d\n", td, divisor_of(td));
+        if (below(2)) add(b, "train-seed = %d\n", 1 + below(9));
+        if (below(2)) add(b, "train-steps = %d\n", below(3) * 100);
+        if (below(2)) add(b, "train-mlp = %s\n", below(2) ? "on" : "off");
+    }
 }
 
 /* A few keys a person might press after opening it. */
@@ -332,7 +343,7 @@ static void test_round_trip(void **unused) {
     draw_list da, db;
     draw_list_init(&da);
     draw_list_init(&db);
-    int pinned = 0, focused = 0, custom = 0, pressed = 0;
+    int pinned = 0, focused = 0, custom = 0, pressed = 0, training = 0;
     char err[1024];
     for (int i = 0; i < count; i++) {
         random_file(&file);
@@ -379,6 +390,7 @@ static void test_round_trip(void **unused) {
         view_cache_destroy(ca);
         view_cache_destroy(cb);
         pinned += a->pin != NULL;
+        training += a->train_mode;
         focused += a->focus != 0;
         custom += a->sample == 0;
         free(text);
@@ -390,8 +402,8 @@ static void test_round_trip(void **unused) {
         app_settings_free(c2);
     }
     printf("round trip: %d states equal and drawn alike (%d pinned, %d focused, %d own texts, "
-           "%d with keys pressed)\n",
-           count, pinned, focused, custom, pressed);
+           "%d training, %d with keys pressed)\n",
+           count, pinned, focused, custom, training, pressed);
     CHECK_TRUE("some pinned", count < 100 || pinned > count / 10);
     CHECK_TRUE("some focused", count < 100 || focused > count / 10);
     CHECK_TRUE("some own texts", count < 100 || custom > count / 10);

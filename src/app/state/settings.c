@@ -1197,6 +1197,7 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
     if (st->set[ST_PRESENT]) s->present = st->present;
     if (st->set[ST_PANELS]) s->lesson = st->panels;
     if (st->set[ST_DIFF]) s->diff = st->diff;
+    apply_more(s, st); /* training mode first: entering it unfocuses, as L does */
     s->focus = focus;
     if (st->set[ST_STAGE]) s->step = st->stage;
     if (st->set[ST_PAGE]) s->page = st->page - 1; /* app_layout clamps it to the pages there are */
@@ -1212,7 +1213,6 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
     }
     tok_free(&pt);
     if (st->set[ST_PINNED_PAGE]) s->pinned_page = st->pinned_page - 1;
-    apply_more(s, st);
     if (!s->status[0]) memcpy(s->status, before, sizeof before);
     s->layout_valid = 0;
     s->dirty = 1;
@@ -1328,21 +1328,85 @@ int app_view_file_parse(const char *text, size_t len, const char *file, const ch
 /* ---- training mode and a loaded model ------------------------------------------------------ */
 
 static void capture_more(const app_state *s, app_settings *st) {
-    (void)s;
-    (void)st;
+    learn_config lc;
+    long steps = 0;
+    int layer = 0;
+    const int on = app_training_get(s, &lc, &steps, &layer);
+    st->train = on ? (int)lc.task + 1 : 0;
+    st->train_h = lc.h ? lc.h : 4; /* learn_config_resolve's */
+    st->train_d = lc.d_model ? lc.d_model : 32;
+    st->train_seed = lc.seed ? lc.seed : 1;
+    st->train_layers = lc.layers ? lc.layers : learn_task(lc.task)->default_layers;
+    st->train_mlp = lc.mlp;
+    st->train_steps = steps;
+    st->train_layer = layer + 1;
+}
+
+static int any_train(const app_settings *st) {
+    for (int i = ST_TRAIN; i <= ST_TRAIN_LAYER; i++)
+        if (st->set[i]) return 1;
+    return 0;
+}
+
+/* The training settings st asks for, over what s has: *on, the configuration, the
+   steps and the layer (0-based). */
+static void train_wanted(const app_state *s, const app_settings *st, int *on, learn_config *lc,
+                         long *steps, int *layer) {
+    *on = app_training_get(s, lc, steps, layer);
+    if (st->set[ST_TRAIN]) {
+        *on = st->train != 0;
+        if (st->train) lc->task = (learn_task_id)(st->train - 1);
+    }
+    if (st->set[ST_TRAIN_H]) lc->h = st->train_h;
+    if (st->set[ST_TRAIN_D]) lc->d_model = st->train_d;
+    if (st->set[ST_TRAIN_SEED]) lc->seed = st->train_seed;
+    if (st->set[ST_TRAIN_LAYERS]) lc->layers = st->train_layers;
+    if (st->set[ST_TRAIN_MLP]) lc->mlp = st->train_mlp;
+    if (st->set[ST_TRAIN_STEPS]) *steps = st->train_steps;
+    if (st->set[ST_TRAIN_LAYER]) *layer = st->train_layer - 1;
 }
 
 static int check_more(const app_state *s, const app_settings *st, char *err, size_t errlen) {
-    (void)s;
-    (void)st;
-    (void)err;
-    (void)errlen;
+    if (!any_train(st)) return 0;
+    int on, layer;
+    long steps;
+    learn_config lc;
+    train_wanted(s, st, &on, &lc, &steps, &layer);
+    learn_config r = lc;
+    learn_config_resolve(&r);
+    char why[256];
+    if (learn_config_check(&r, why, sizeof why) != 0) {
+        const int id = st->set[ST_TRAIN_H]        ? ST_TRAIN_H
+                       : st->set[ST_TRAIN_D]      ? ST_TRAIN_D
+                       : st->set[ST_TRAIN_LAYERS] ? ST_TRAIN_LAYERS
+                                                  : ST_TRAIN;
+        return fail(st, id, err, errlen, "training: %s", why);
+    }
+    if (r.h > 64 || r.d_model > 256)
+        return fail(st, r.h > 64 ? ST_TRAIN_H : ST_TRAIN_D, err, errlen,
+                    "training in the window goes up to h = 64, d_model = 256");
+    if (layer >= r.layers)
+        return fail(st, ST_TRAIN_LAYER, err, errlen,
+                    "train-layer = %d: the trained model has %d layer%s", layer + 1, r.layers,
+                    r.layers == 1 ? "" : "s");
     return 0;
 }
 
 static void apply_more(app_state *s, const app_settings *st) {
-    (void)s;
-    (void)st;
+    if (!any_train(st)) return;
+    int on, layer;
+    long steps;
+    learn_config lc;
+    train_wanted(s, st, &on, &lc, &steps, &layer);
+    const learn_config first = {.task = LEARN_PAIR, .h = 2, .d_model = 32};
+    learn_config r = lc, f = first;
+    learn_config_resolve(&r);
+    learn_config_resolve(&f);
+    if (!on && !s->training && memcmp(&r, &f, sizeof r) == 0 && !steps && !layer)
+        return; /* nothing to keep for a later L */
+    if (lc.layers == 0) lc.layers = r.layers;
+    if (lc.seed == 0) lc.seed = r.seed;
+    app_training_set(s, on, &lc, steps, layer);
 }
 
 char *app_settings_where(const app_settings *st, const char *name, char *buf, size_t len) {

@@ -47,6 +47,12 @@ int app_training_apply(app_state *s, const app_action *a);
 /* 1 while training mode is shown and steps are taken (the window then redraws
  * ten times a second). */
 int app_training_running(const app_state *s);
+/* A view file's training settings: the configuration the next start uses, the
+   steps its run stops at (0 never) and the layer shown (0-based); 1 in training
+   mode. app_training_set enters training mode with them (on: a new run unless the
+   same one is shown already) or leaves it (paused); 0, or -1 out of memory. */
+int app_training_get(const app_state *s, learn_config *cfg, long *steps, int *layer);
+int app_training_set(app_state *s, int on, const learn_config *cfg, long steps, int layer);
 /* Points the view at the trained heads and the curves (training mode only),
  * as app_training_refresh last made them. */
 void app_training_view(const app_state *s, view_state *vs);
