@@ -4,7 +4,7 @@
  * will be applied to before it changes anything, then changes the state through
  * the same paths the keys take (app_change_cfg, app_recompute, app_compare_start),
  * so a recompute that goes to the jobs layer goes there as a key's would. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "settings.h"
 
 #include <limits.h>
@@ -24,6 +24,16 @@
 static void capture_more(const app_state *s, app_settings *st);
 static int check_more(const app_state *s, const app_settings *st, char *err, size_t errlen);
 static void apply_more(app_state *s, const app_settings *st);
+/* a loaded model: what apply will do, decided (and the model read) before anything changes */
+typedef struct {
+    int act; /* 0 nothing, 1 show g, 2 ask the jobs layer, 3 close it, 4 another layer or split */
+    app_gpt *g;
+    int layer, h, overview;
+} model_plan;
+static int model_is_new(const app_state *s, const app_settings *st);
+static int model_check(const app_state *s, const app_settings *st, const char *text, model_plan *mp,
+                       char *err, size_t errlen);
+static void model_apply(app_state *s, const app_settings *st, model_plan *mp, const char *text);
 
 /* The settings, in the order the writer writes them. */
 typedef enum {
@@ -112,7 +122,7 @@ struct app_settings {
     uint64_t train_seed;
     long train_steps;
     /* a loaded model: "" off */
-    char model[1024];
+    char model[4096];
     int layer, model_h, overview;
 };
 
@@ -1079,8 +1089,9 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
         return fail(st, st->set[ST_D] ? ST_D : ST_H, err, errlen, "%s", why);
     }
     const int heads = s->gpt ? app_gpt_heads(s) : c.h; /* a loaded model's are its own */
+    const int new_model = model_is_new(s, st);
     const int focus = st->set[ST_FOCUS] ? st->focus : (s->focus <= heads ? s->focus : 0);
-    if (focus > heads) {
+    if (focus > heads && !new_model) { /* a model still to be read: checked once it is */
         tok_free(&t);
         return fail(st, ST_FOCUS, err, errlen, "focus = %d: there is no head %d (h = %d)", focus,
                     focus, heads);
@@ -1153,6 +1164,12 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
         tok_free(&pt);
         return -1;
     }
+    model_plan mp; /* last: it may read a model */
+    if (model_check(s, st, text, &mp, err, errlen) != 0) {
+        tok_free(&t);
+        tok_free(&pt);
+        return -1;
+    }
 
     /* ---- then change the state, through the keys' own paths ---- */
     char before[sizeof s->status];
@@ -1168,6 +1185,7 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
         } else {
             if (app_recompute(s, &c, &t) != 0) {
                 tok_free(&t);
+                app_gpt_free(mp.g);
                 return fail(st, ST_TEXT, err, errlen, "%s", s->status);
             }
             tok_free(&t);
@@ -1198,7 +1216,8 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
     if (st->set[ST_PANELS]) s->lesson = st->panels;
     if (st->set[ST_DIFF]) s->diff = st->diff;
     apply_more(s, st); /* training mode first: entering it unfocuses, as L does */
-    s->focus = focus;
+    model_apply(s, st, &mp, text);
+    s->focus = !s->gpt || focus <= app_gpt_heads(s) ? focus : 0;
     if (st->set[ST_STAGE]) s->step = st->stage;
     if (st->set[ST_PAGE]) s->page = st->page - 1; /* app_layout clamps it to the pages there are */
     if (st->set[ST_COMPARE]) {
@@ -1328,6 +1347,15 @@ int app_view_file_parse(const char *text, size_t len, const char *file, const ch
 /* ---- training mode and a loaded model ------------------------------------------------------ */
 
 static void capture_more(const app_state *s, app_settings *st) {
+    const char *path = NULL;
+    int mlayer = 0, mh = 0, mov = 0;
+    if (app_gpt_settings(s, &path, &mlayer, &mh, &mov)) {
+        char real[4096];
+        snprintf(st->model, sizeof st->model, "%s", realpath(path, real) ? real : path);
+        st->layer = mlayer + 1;
+        st->model_h = mh;
+        st->overview = mov;
+    }
     learn_config lc;
     long steps = 0;
     int layer = 0;
@@ -1407,6 +1435,80 @@ static void apply_more(app_state *s, const app_settings *st) {
     if (lc.layers == 0) lc.layers = r.layers;
     if (lc.seed == 0) lc.seed = r.seed;
     app_training_set(s, on, &lc, steps, layer);
+}
+
+/* ---- a loaded model ---------------------------------------------------------------------- */
+
+static int model_is_new(const app_state *s, const app_settings *st) {
+    if (!st->set[ST_MODEL] || !st->model[0]) return 0;
+    const char *path = NULL;
+    int layer, h, ov;
+    return !app_gpt_settings(s, &path, &layer, &h, &ov) || strcmp(path, st->model) != 0;
+}
+
+static int model_check(const app_state *s, const app_settings *st, const char *text, model_plan *mp,
+                       char *err, size_t errlen) {
+    memset(mp, 0, sizeof *mp);
+    const char *path = NULL;
+    int layer = 0, h = 0, ov = 0;
+    const int shown = app_gpt_settings(s, &path, &layer, &h, &ov);
+    if (st->set[ST_LAYER]) layer = st->layer - 1;
+    if (st->set[ST_MODEL_H]) h = st->model_h;
+    if (st->set[ST_OVERVIEW]) ov = st->overview;
+    mp->layer = layer;
+    mp->h = h;
+    mp->overview = ov;
+    if (st->set[ST_MODEL] && !st->model[0]) {
+        mp->act = shown ? 3 : 0;
+        return 0;
+    }
+    char why[1200];
+    if (model_is_new(s, st)) {
+        if (s->req.attached) { /* the jobs layer reads it, as a folder dropped on the window */
+            mp->act = 2;
+            return 0;
+        }
+        app_gpt_request *q = calloc(1, sizeof *q);
+        if (!q) return fail(st, ST_MODEL, err, errlen, "out of memory");
+        snprintf(q->path, sizeof q->path, "%s", st->model);
+        snprintf(q->text, sizeof q->text, "%s", text);
+        q->layer = layer;
+        q->h = h;
+        int rc = 0;
+        mp->g = app_gpt_load(q, NULL, NULL, &rc, why, sizeof why);
+        free(q);
+        if (!mp->g) return fail(st, ST_MODEL, err, errlen, "model: %s", why);
+        mp->act = 1;
+        return 0;
+    }
+    if (!shown || !(st->set[ST_LAYER] || st->set[ST_MODEL_H] || st->set[ST_OVERVIEW])) return 0;
+    if (s->gpt && app_gpt_check_view(s, layer, h, why, sizeof why) != 0)
+        return fail(st, st->set[ST_LAYER] ? ST_LAYER : ST_MODEL_H, err, errlen, "%s", why);
+    mp->act = s->gpt ? 4 : 0;
+    return 0;
+}
+
+static void model_apply(app_state *s, const app_settings *st, model_plan *mp, const char *text) {
+    switch (mp->act) {
+    case 1:
+        if (s->pin) app_compare_toggle(s); /* a random model's pin does not compare with it */
+        app_gpt_adopt(s, mp->g, NULL);
+        app_gpt_set_view(s, mp->layer, mp->h, mp->overview);
+        break;
+    case 2: {
+        app_gpt_request *q = &s->gpt_want;
+        snprintf(q->path, sizeof q->path, "%s", st->model);
+        snprintf(q->text, sizeof q->text, "%s", text);
+        q->layer = mp->layer;
+        q->h = mp->h;
+        q->ablate[0] = '\0';
+        s->gpt_wanted = 1;
+        break;
+    }
+    case 3: app_gpt_close(s); break;
+    case 4: app_gpt_set_view(s, mp->layer, mp->h, mp->overview); break;
+    default: break;
+    }
 }
 
 char *app_settings_where(const app_settings *st, const char *name, char *buf, size_t len) {

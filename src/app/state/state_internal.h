@@ -83,6 +83,15 @@ int app_gpt_layer(const app_state *s, attn_layer *L);
 void app_gpt_view(const app_state *s, view_state *vs);
 void app_gpt_export_panel(app_state *s, view_panel panel);
 void app_gpt_free(app_gpt *g);
+/* A view file's model settings: the path opened (or asked for), the layer shown
+   (0-based), the heads (0: its own) and the overview; 0 without a model. */
+int app_gpt_settings(const app_state *s, const char **path, int *layer, int *h, int *overview);
+/* Checks a layer and a re-split against the model shown: 0, or -1 with why. */
+int app_gpt_check_view(const app_state *s, int layer, int h, char *err, size_t errlen);
+/* Shows layer at h heads (0: its own), with the overview open or not (checked first). */
+void app_gpt_set_view(app_state *s, int layer, int h, int overview);
+/* Closes the model shown: the random model's view again. */
+void app_gpt_close(app_state *s);
 
 /* compare.c: B pins the view (or unpins it); 1 if the picture changed. */
 int app_compare_toggle(app_state *s);
