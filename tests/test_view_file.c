@@ -412,8 +412,303 @@ static void test_round_trip(void **unused) {
     draw_list_free(&db);
 }
 
+/* --- broken files: one message, the view kept -------------------------------------------- */
+
+static char tmpdir[256];
+
+static void make_tmpdir(void) {
+    if (tmpdir[0]) return;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/mhaviz-view-test-XXXXXX");
+    assert_non_null(mkdtemp(tmpdir));
+}
+
+static const char *write_file(const char *name, const void *data, size_t len) {
+    static char path[512];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    if (len) assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+    return path;
+}
+
+static char *captured_text(const app_state *s) {
+    app_settings *st = app_settings_create();
+    app_settings_capture(s, st);
+    const size_t n = app_settings_write(st, NULL, NULL, 0);
+    char *t = malloc(n + 1);
+    app_settings_write(st, NULL, t, n + 1);
+    app_settings_free(st);
+    return t;
+}
+
+static void test_broken_files_keep_the_view(void **unused) {
+    (void)unused;
+    app_state *s = fresh();
+    char err[2048];
+    app_settings *st = app_settings_create();
+    const char *good = "h = 8\ntheme = dark\nfocus = 2\nsample = 3\ncompare = h=2\n";
+    assert_int_equal(app_view_file_parse(good, strlen(good), "good.view", ".", st, err, sizeof err),
+                     0);
+    assert_int_equal(app_settings_apply(s, st, err, sizeof err), 0);
+    app_settings_free(st);
+    char *before = captured_text(s);
+    static const struct {
+        const char *name, *text, *want; /* want: what the message must hold after FILE */
+    } cases[] = {
+        {"unknown.view", "# a view\nh = 4\nheads = 4\n", ":3: unknown setting 'heads'"},
+        {"bad.view", "mask = sideways\n", ":1: mask = sideways: must be none or causal"},
+        {"twice.view", "h = 4\ntheme = dark\nh = 2\n", ":3: h is given twice (first on line 1)"},
+        {"texts.view", "sample = 2\ntext = hello\n", ":2: text: the text is set already on line 1"},
+        {"nohead.view", "focus = 9\n", ":1: focus = 9: there is no head 9 (h = 8)"},
+        {"noablate.view", "h = 4\nablate = 2,7\n", ":2: ablate: there is no head 7 (h = 4)"},
+        {"divide.view", "theme = light\nd_model = 60\nh = 8\n", ":3: h = 8 does not divide"},
+        {"late.view", "theme = light\nd_model = 60\n", ":2: h = 8 does not divide d_model = 60"},
+        {"nosample.view", "sample = 99\n", ":1: sample = 99: must be a built-in sample"},
+        {"noequals.view", "dark theme\n", ":1: 'dark theme' is not 'name = value'"},
+        {"comments.view", "# only a comment\n\n", ": sets nothing"},
+        {"empty.view", "", ": "},
+        {"utf8.view", "text = caf\xC3\n", ": "},
+        {"nul.view", "h = 4\n\0\n", ": "},
+        {"pinned.view", "compare = off\npinned-page = 2\n", ":2: pinned-page = 2: only with"},
+        {"cmp.view", "compare = h=3\n", ":1: compare: "},
+        {"cmpkey.view", "compare = heads=3\n", ":1: compare = heads=3: --compare: unknown"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const size_t len = strcmp(cases[i].name, "nul.view") == 0 ? 8 : strlen(cases[i].text);
+        const char *path = write_file(cases[i].name, cases[i].text, len);
+        char want[1024];
+        snprintf(want, sizeof want, "%s%s", path, cases[i].want);
+        CHECK_INT(cases[i].name, -1, app_view_file_open(s, path));
+        if (strncmp(s->status, want, strlen(want)) != 0)
+            fail_msg("%s: status '%s', want it to start '%s'", cases[i].name, s->status, want);
+        CHECK_STR("no notice beside it", "", s->notice);
+        char *after = captured_text(s);
+        if (strcmp(before, after) != 0) fail_msg("%s changed the view:\n%s", cases[i].name, after);
+        free(after);
+        app_settings *r = app_settings_create(); /* the reader's rc: 2 unusable, or 0 when */
+        const int rc = app_view_file_read(path, r, err, sizeof err); /* only the state can say */
+        const int late =
+            strstr("nohead.view late.view pinned.view cmp.view", cases[i].name) != NULL;
+        CHECK_INT(cases[i].name, late ? 0 : 2, rc);
+        app_settings_free(r);
+    }
+    /* a 50 MB file (sparse), a binary file, a folder, a missing file */
+    char big[600];
+    snprintf(big, sizeof big, "%s/big.view", tmpdir);
+    FILE *f = fopen(big, "wb");
+    assert_non_null(f);
+    fputs("h = 4\n", f);
+    assert_int_equal(fseek(f, 50l << 20, SEEK_SET), 0);
+    fputc('\n', f);
+    fclose(f);
+    unsigned char bin[256];
+    for (int i = 0; i < 256; i++) bin[i] = (unsigned char)(i * 37 + 11);
+    const char *binp = write_file("binary.view", bin, sizeof bin);
+    char binpath[600], missing[600], folder[600];
+    snprintf(binpath, sizeof binpath, "%s", binp);
+    snprintf(missing, sizeof missing, "%s/missing.view", tmpdir);
+    snprintf(folder, sizeof folder, "%s", tmpdir);
+    const struct {
+        const char *path;
+        int rc;
+    } files[] = {{big, 2}, {binpath, 2}, {missing, 1}, {folder, 1}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        app_settings *r = app_settings_create();
+        CHECK_INT(files[i].path, files[i].rc,
+                  app_view_file_read(files[i].path, r, err, sizeof err));
+        CHECK_INT("nothing set", 0, app_settings_count(r));
+        app_settings_free(r);
+        char want[700];
+        snprintf(want, sizeof want, "%s: ", files[i].path);
+        if (strncmp(err, want, strlen(want)) != 0 || strchr(err, '\n'))
+            fail_msg("%s: '%s' is not one line starting with '%s'", files[i].path, err, want);
+        CHECK_INT(files[i].path, -1, app_view_file_open(s, files[i].path));
+        CHECK_TRUE("the status says it", strncmp(s->status, want, strlen(want)) == 0);
+        char *after = captured_text(s);
+        if (strcmp(before, after) != 0) fail_msg("%s changed the view", files[i].path);
+        free(after);
+    }
+    remove(big);
+    /* and a good file after all that: opened, a notice says so */
+    const char *ok = write_file("ok.view", "h = 2\ntheme = light\n", 20);
+    CHECK_INT("a good file opens", 0, app_view_file_open(s, ok));
+    CHECK_INT("h", 2, s->cfg.h);
+    CHECK_INT("light", 0, s->theme);
+    CHECK_TRUE("a notice", strstr(s->notice, "opened the view") != NULL);
+    free(before);
+    app_state_destroy(s);
+}
+
+/* --- Ctrl+Shift+V -------------------------------------------------------------------------- */
+
+static void test_save_key(void **unused) {
+    (void)unused;
+    make_tmpdir();
+    app_state *s = fresh();
+    s->export_dir = tmpdir;
+    press(s, APP_KEY_UP, 0); /* h = 8 */
+    press(s, 'm', 0);        /* causal */
+    press(s, '3', 0);        /* head 3 */
+    press(s, '.', 0);        /* stage 1 */
+    press(s, 't', 0);        /* dark */
+    app_action a = app_key_action(s, 'v', APP_MOD_CTRL | APP_MOD_SHIFT);
+    CHECK_INT("Ctrl+Shift+V", ACT_SAVE_VIEW_FILE, a.kind);
+    app_action plain = app_key_action(s, 'v', 0);
+    CHECK_INT("V alone is still the numbers", ACT_VALUES, plain.kind);
+    app_apply(s, &a);
+    const char *at = strstr(s->notice, tmpdir);
+    if (!at) fail_msg("the notice '%s' names no file in %s", s->notice, tmpdir);
+    char path[1024];
+    snprintf(path, sizeof path, "%.*s", (int)strcspn(at, " "), at);
+    CHECK_TRUE("named .view", strstr(path, ".view") != NULL);
+    CHECK_TRUE("named by h and d_model", strstr(path, "/mhaviz-h8-d64-") != NULL);
+    FILE *f = fopen(path, "r");
+    if (!f) fail_msg("no file %s", path);
+    char head[64] = "";
+    CHECK_TRUE("a first line", fgets(head, sizeof head, f) != NULL);
+    fclose(f);
+    CHECK_STR("the first line", "# mhaviz view 1\n", head);
+    app_state *b = fresh();
+    CHECK_INT("it reopens", 0, app_view_file_open(b, path));
+    char *x = captured_text(s), *y = captured_text(b);
+    CHECK_STR("the same view", x, y);
+    CHECK_INT("h", 8, b->cfg.h);
+    CHECK_INT("focus", 3, b->focus);
+    CHECK_INT("stage", 1, b->step);
+    free(x);
+    free(y);
+    remove(path);
+    /* a folder that is not there: the status line says why, nothing written */
+    s->export_dir = "/nonexistent-folder";
+    app_apply(s, &a);
+    CHECK_TRUE("a failure is a status message", strstr(s->status, "cannot write") != NULL);
+    CHECK_STR("and no notice", "", s->notice);
+    app_state_destroy(s);
+    app_state_destroy(b);
+}
+
+/* --- every value's canonical form; text-file next to the file -------------------------------- */
+
+static void test_values(void **unused) {
+    (void)unused;
+    static const char *const cases[][2] = {
+        {"weights = patterns", "weights = designed"},
+        {"weights = designed", "weights = designed"},
+        {"temperature = 0.50", "temperature = 0.5"},
+        {"temperature = 20", "temperature = 20"},
+        {"pad = off", "pad = off"},
+        {"pad = 12", "pad = 12"},
+        {"ablate = 3,1", "ablate = 1,3"},
+        {"scale = off", "scale = off"},
+        {"compare = temperature=2,h=2", "compare = h=2,temperature=2"},
+        {"compare = on", "compare = on"},
+        {"text = \"  two spaces  \"", "text = \"  two spaces  \""},
+        {"text = a\\tb\\nc\\\\d", "text = a\\tb\\nc\\\\d"},
+        {"pinned-text = x y", "pinned-text = x y"},
+        {"model-h = own", "model-h = own"},
+        {"train = prev", "train = prev"},
+        {"zoom = 125", "zoom = 125"},
+        {"contrast = log", "contrast = log"},
+        {"focus = none", "focus = none"},
+    };
+    char err[512], out[512];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        app_settings *st = app_settings_create();
+        char line[256];
+        snprintf(line, sizeof line, "%s\n", cases[i][0]);
+        if (app_view_file_parse(line, strlen(line), "v.view", ".", st, err, sizeof err) != 0)
+            fail_msg("%s: %s", cases[i][0], err);
+        CHECK_INT("one setting", 1, app_settings_count(st));
+        app_settings_write(st, NULL, out, sizeof out);
+        char want[300];
+        snprintf(want, sizeof want, "%s\n", cases[i][1]);
+        CHECK_STR(cases[i][0], want, out);
+        app_settings_free(st);
+    }
+    /* bad values, each refused with the name and value */
+    static const char *const bad[] = {
+        "h = 0",        "h = four",        "seed = -1",   "temperature = 30", "temperature = 1e1",
+        "zoom = 50",    "stage = 10",      "pad = 513",   "colormap = jet",   "theme = blue",
+        "ablate = 1,1", "train = nothing", "text = a\\q", "values = yes",     "train-layers = 3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        app_settings *st = app_settings_create();
+        char line[256];
+        snprintf(line, sizeof line, "%s\n", bad[i]);
+        CHECK_INT(bad[i], 2,
+                  app_view_file_parse(line, strlen(line), "v.view", ".", st, err, sizeof err));
+        CHECK_TRUE("FILE:LINE:", strncmp(err, "v.view:1: ", 10) == 0);
+        CHECK_INT("nothing set", 0, app_settings_count(st));
+        app_settings_free(st);
+    }
+    /* text-file: relative to the view file's folder, read with --text-file's rules */
+    make_tmpdir();
+    write_file("words.txt", "alpha beta gamma\n", 17);
+    const char *vp = write_file("tf.view", "text-file = words.txt\n", 22);
+    char vpath[600];
+    snprintf(vpath, sizeof vpath, "%s", vp);
+    app_settings *st = app_settings_create();
+    CHECK_INT("text-file reads", 0, app_view_file_read(vpath, st, err, sizeof err));
+    app_state *s = fresh();
+    CHECK_INT("and applies", 0, app_settings_apply(s, st, err, sizeof err));
+    CHECK_INT("its tokens", 3, s->toks.count);
+    CHECK_INT("custom text", 0, s->sample);
+    app_settings_write(st, NULL, out, sizeof out);
+    CHECK_STR("written as it was named", "text-file = words.txt\n", out);
+    app_settings_free(st);
+    app_state_destroy(s);
+    const char *bp = write_file("tf2.view", "\ntext-file = nothing.txt\n", 24);
+    snprintf(vpath, sizeof vpath, "%s", bp);
+    st = app_settings_create();
+    CHECK_INT("a missing text file", 2, app_view_file_read(vpath, st, err, sizeof err));
+    char want[1200];
+    snprintf(want, sizeof want, "%s:2: text-file: %s/nothing.txt", vpath, tmpdir);
+    if (strncmp(err, want, strlen(want)) != 0) fail_msg("'%s' does not start '%s'", err, want);
+    app_settings_free(st);
+}
+
+/* --- merge, defaults, equal (what lessons build on) ---------------------------------------- */
+
+static void test_merge_defaults(void **unused) {
+    (void)unused;
+    app_settings *d = app_settings_create(), *c = app_settings_create();
+    app_settings_defaults(d);
+    app_state *s = fresh();
+    app_settings_capture(s, c);
+    char out[8192];
+    const size_t n = app_settings_write(c, d, out, sizeof out);
+    if (n) fail_msg("`mhaviz` with no option differs from the defaults in:\n%s", out);
+    CHECK_TRUE("equal", app_settings_equal(c, d));
+    app_settings *a = app_settings_create(), *b = app_settings_create();
+    char err[256];
+    CHECK_INT("set", 0, app_settings_set(a, "h", "8", NULL, err, sizeof err));
+    CHECK_INT("set", 0, app_settings_set(a, "theme", "dark", NULL, err, sizeof err));
+    CHECK_INT("set", 0, app_settings_set(b, "h", "2", NULL, err, sizeof err));
+    CHECK_INT("bad", -1, app_settings_set(b, "h", "x", NULL, err, sizeof err));
+    CHECK_INT("still 1", 1, app_settings_count(b));
+    app_settings_merge(a, b);
+    CHECK_INT("two set", 2, app_settings_count(a));
+    app_settings_write(a, NULL, out, sizeof out);
+    CHECK_STR("b's h wins, a's theme stays", "h = 2\ntheme = dark\n", out);
+    app_settings *k = app_settings_clone(a);
+    CHECK_TRUE("a clone is equal", app_settings_equal(a, k));
+    app_settings_unset(k, "theme");
+    CHECK_TRUE("not after an unset", !app_settings_equal(a, k));
+    app_settings_free(a);
+    app_settings_free(b);
+    app_settings_free(k);
+    app_settings_free(c);
+    app_settings_free(d);
+    app_state_destroy(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_merge_defaults),
+        cmocka_unit_test(test_broken_files_keep_the_view),
+        cmocka_unit_test(test_save_key),
         cmocka_unit_test(test_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
