@@ -298,7 +298,8 @@ int app_settings_set(app_settings *st, const char *name, const char *v, const ch
         } else { /* text-file */
             if (!v[0]) BAD("text-file: needs a file name");
             char path[2048];
-            if (v[0] == '/' || !base_dir || !base_dir[0] || strcmp(v, "-") == 0)
+            if (v[0] == '/' || !base_dir || !base_dir[0] || strcmp(base_dir, ".") == 0 ||
+                strcmp(v, "-") == 0)
                 snprintf(path, sizeof path, "%s", v);
             else
                 snprintf(path, sizeof path, "%s/%s", base_dir, v);
@@ -492,7 +493,7 @@ int app_settings_set(app_settings *st, const char *name, const char *v, const ch
         if (strcmp(v, "off") == 0) {
             st->model[0] = '\0';
         } else {
-            if (v[0] == '/' || !base_dir || !base_dir[0])
+            if (v[0] == '/' || !base_dir || !base_dir[0] || strcmp(base_dir, ".") == 0)
                 snprintf(st->model, sizeof st->model, "%s", v);
             else
                 snprintf(st->model, sizeof st->model, "%s/%s", base_dir, v);
@@ -1523,4 +1524,17 @@ char *app_settings_where(const app_settings *st, const char *name, char *buf, si
 void app_settings_shape(const app_settings *st, int *h, int *d_model) {
     if (!*h && st->set[ST_H]) *h = st->h;
     if (!*d_model && st->set[ST_D]) *d_model = st->d_model;
+}
+
+char *app_settings_get(const app_settings *st, const char *name, char *buf, size_t len) {
+    if (len) buf[0] = '\0';
+    if (!app_settings_has(st, name)) return buf;
+    const int id = find_name(name);
+    char line[4200];
+    out_buf o = {line, sizeof line, 0};
+    line[0] = '\0';
+    put_value(&o, st, id);
+    const char *eq = strstr(line, " = ");
+    snprintf(buf, len, "%s", eq ? eq + 3 : "");
+    return buf;
 }

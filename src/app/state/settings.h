@@ -42,6 +42,9 @@ int app_view_file_write(const char *path, const app_settings *st, char *err, siz
 /* Additions (beyond the shared contract). */
 /* 1 if the setting called name is set in st (name as in the file). */
 int app_settings_has(const app_settings *st, const char *name);
+/* The canonical value of the setting called name into buf ("" when it is not set
+   or not a name); returns buf. */
+char *app_settings_get(const app_settings *st, const char *name, char *buf, size_t len);
 /* Unsets the setting called name (nothing if it is not set or not a name). */
 void app_settings_unset(app_settings *st, const char *name);
 /* The file's h and d_model into *h and *d_model where those are 0 (not given as
