@@ -283,7 +283,8 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         snprintf(err, errlen, "out of memory");
         goto done;
     }
-    if (app_state_init(s, o, toks, cfg, err, errlen) != 0) goto done;
+    if ((rc = app_state_init(s, o, toks, cfg, err, errlen)) != 0) goto done; /* 2: a bad view */
+    rc = 1;
 
     /* the starting size follows the display: on a screen larger than 1920x1080 the
        window starts at 5/6 of it (3200x1800 on a 4K screen), and the zoom at the

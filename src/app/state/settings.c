@@ -1522,6 +1522,7 @@ char *app_settings_where(const app_settings *st, const char *name, char *buf, si
 }
 
 void app_settings_shape(const app_settings *st, int *h, int *d_model) {
+    if (!*h && !*d_model) return; /* the file's own pair: apply checks it, naming its line */
     if (!*h && st->set[ST_H]) *h = st->h;
     if (!*d_model && st->set[ST_D]) *d_model = st->d_model;
 }

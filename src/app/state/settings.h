@@ -47,8 +47,8 @@ int app_settings_has(const app_settings *st, const char *name);
 char *app_settings_get(const app_settings *st, const char *name, char *buf, size_t len);
 /* Unsets the setting called name (nothing if it is not set or not a name). */
 void app_settings_unset(app_settings *st, const char *name);
-/* The file's h and d_model into *h and *d_model where those are 0 (not given as
-   options), so the two are checked together before the view opens. */
+/* With one of -H and -d given (nonzero), the file's other one into the one that is
+   0, so the two are checked together before the view opens. */
 void app_settings_shape(const app_settings *st, int *h, int *d_model);
 /* "FILE:LINE: name = " for the setting called name as read from a file (just
    "name = " when it was not), into buf; returns buf. */
