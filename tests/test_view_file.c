@@ -692,6 +692,23 @@ static void test_merge_defaults(void **unused) {
     CHECK_INT("two set", 2, app_settings_count(a));
     app_settings_write(a, NULL, out, sizeof out);
     CHECK_STR("b's h wins, a's theme stays", "h = 2\ntheme = dark\n", out);
+    /* where a setting was read: apply's message starts FILE:LINE: */
+    app_settings *f = app_settings_create();
+    CHECK_INT("set", 0, app_settings_set(f, "focus", "7", NULL, err, sizeof err));
+    app_settings_origin(f, "steps.lesson");
+    app_settings_line(f, "focus", 12);
+    CHECK_INT("no head 7", -1, app_settings_apply(s, f, err, sizeof err));
+    CHECK_STR("FILE:LINE:", "steps.lesson:12: focus = 7: there is no head 7 (h = 4)", err);
+    app_settings_free(f);
+    /* an option beside --state: the settings it gives are named */
+    cli_options o;
+    char *argv[] = {"mhaviz", "--state", "x.view", "-H", "2", "--theme", "dark", NULL};
+    CHECK_INT("parses", 0, cli_parse(&o, 7, argv, err, sizeof err));
+    CHECK_STR("--state", "x.view", o.state_file);
+    char given[256] = "";
+    for (int i = 0; i < o.state_given_count; i++)
+        snprintf(given + strlen(given), sizeof given - strlen(given), "%s ", o.state_given[i]);
+    CHECK_STR("what -H and --theme give", "h train-h model-h theme ", given);
     app_settings *k = app_settings_clone(a);
     CHECK_TRUE("a clone is equal", app_settings_equal(a, k));
     app_settings_unset(k, "theme");

@@ -1539,3 +1539,12 @@ char *app_settings_get(const app_settings *st, const char *name, char *buf, size
     snprintf(buf, len, "%s", eq ? eq + 3 : "");
     return buf;
 }
+
+void app_settings_origin(app_settings *st, const char *file) {
+    snprintf(st->origin, sizeof st->origin, "%s", file ? file : "");
+}
+
+void app_settings_line(app_settings *st, const char *name, int line) {
+    const int id = find_name(name);
+    if (id >= 0) st->line[id] = line;
+}

@@ -42,6 +42,11 @@ int app_view_file_write(const char *path, const app_settings *st, char *err, siz
 /* Additions (beyond the shared contract). */
 /* 1 if the setting called name is set in st (name as in the file). */
 int app_settings_has(const app_settings *st, const char *name);
+/* Where the settings were read, for apply's messages: file names them all, and
+   the setting called name was on line (apply's error then starts "FILE:LINE: "; a
+   lesson reader calls these after each app_settings_set). */
+void app_settings_origin(app_settings *st, const char *file);
+void app_settings_line(app_settings *st, const char *name, int line);
 /* The canonical value of the setting called name into buf ("" when it is not set
    or not a name); returns buf. */
 char *app_settings_get(const app_settings *st, const char *name, char *buf, size_t len);
