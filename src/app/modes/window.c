@@ -293,7 +293,9 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     if (!o->size_w && SDL_GetDisplayBounds(0, &screen) == 0 && screen.w > 1920 && screen.h > 1080) {
         s->width = screen.w * 5 / 6;
         s->height = screen.h * 5 / 6;
-        s->zoom = s->zoom_base = view_zoom_for_size(s->width, s->height);
+        s->zoom_base = view_zoom_for_size(s->width, s->height);
+        if (!o->state || !app_settings_has(o->state, "zoom"))
+            s->zoom = s->zoom_base; /* --state's */
     }
     int ww = s->width, wh = s->height;
     SDL_Rect usable;
