@@ -81,6 +81,47 @@ def one_line(where, r, prefix, rc):
         fail(where, f"one line starting {prefix!r}", repr(err))
 
 
+# a file as Ctrl+Shift+V writes it: every setting, the defaults but a pinned h = 2, dark
+FULL = """# mhaviz view 1
+sample = 1
+h = 4
+d_model = 64
+seed = 1
+mask = none
+pad = off
+scale = on
+temperature = 1
+weights = random
+ablate = none
+focus = none
+stage = 0
+values = off
+contrast = fixed
+colormap = viridis
+theme = dark
+zoom = 100
+present = off
+page = 1
+panels = on
+diff = off
+compare = h=2
+pinned-sample = live
+pinned-ablate = none
+pinned-page = 1
+train = off
+train-h = 2
+train-d_model = 32
+train-seed = 1
+train-steps = 0
+train-layers = 1
+train-mlp = off
+train-layer = 1
+model = off
+layer = 1
+model-h = own
+overview = off
+"""
+
 BROKEN = [  # name, contents, what the line says after "mhaviz: FILE", exit
     ("unknown.view", b"# a view\nh = 4\nheads = 4\n", ":3: unknown setting 'heads'", 2),
     ("bad.view", b"mask = sideways\n", ":1: mask = sideways: must be none or causal", 2),
@@ -135,6 +176,15 @@ def main():
                         os.rmdir(p) if os.path.isdir(p) else os.remove(p)
         print(f"view files: {len(cases)} broken files, each one line and exit 1 or 2, nothing written")
 
+        # a pinned view and a panel: refused, as --compare with --panel is
+        with open(os.path.join(d, "full.view"), "w") as f:
+            f.write(FULL)
+        r = run(mhaviz, ["--state", "full.view", "--panel", "head:2", "--export", "p.png"], d)
+        one_line("full.view --panel head:2", r,
+                 "mhaviz: full.view:23: compare = h=2: the compare view is one figure", 2)
+        if os.path.exists(os.path.join(d, "p.png")):
+            fail("full.view --panel head:2", "nothing written", "p.png")
+
         # the same figure from a view file and from the options that say the same
         same = [
             ("h = 8\nd_model = 32\nseed = 3\nmask = causal\ntheme = dark\ncolormap = magma\n"
@@ -149,6 +199,9 @@ def main():
             ("h = 64\nd_model = 64\nsample = 7\npage = 2\n", ["--size", "800x600"],
              ["-H", "64", "-d", "64", "--sample", "7", "--page", "2", "--size", "800x600"]),
             ("h = 8\ntheme = dark\n", ["-H", "2"], ["-H", "2", "--theme", "dark"]),  # -H wins
+            (FULL, [], ["--compare", "h=2", "--theme", "dark"]),  # every setting, as the app writes
+            (FULL.replace("compare = h=2", "compare = off"), ["--panel", "head:2"],
+             ["--theme", "dark", "--panel", "head:2"]),
         ]
         for i, (text, beside, options) in enumerate(same):
             vf = os.path.join(d, f"same{i}.view")

@@ -321,6 +321,11 @@ int main(int argc, char **argv) {
                      "%s%s: training runs in the window (a figure: --train %s "
                      "--export FILE)",
                      app_settings_where(view, "train", where, sizeof where), v, v);
+        if (o.panel != CLI_PANEL_ALL &&
+            strcmp(app_settings_get(view, "compare", v, sizeof v), "off") &&
+            v[0]) /* as --compare: the compare view is one figure */
+            snprintf(err, sizeof err, "%s%s: the compare view is one figure: only with --panel all",
+                     app_settings_where(view, "compare", where, sizeof where), v);
         if (o.mode == CLI_DUMP && strcmp(app_settings_get(view, "model", v, sizeof v), "off") &&
             v[0])
             snprintf(err, sizeof err,
