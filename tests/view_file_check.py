@@ -219,6 +219,30 @@ def main():
                 fail(f"same {i}: --state {vf} {' '.join(beside)}", f"the pixels of {' '.join(options)}",
                      f"{pa[:2]} vs {pb[:2]}, {diff} bytes differ")
         print(f"view files: {len(same)} exports from --state equal the options' pixel for pixel")
+        # a model named by the file (relative to its folder) as --model shows it
+        sub = os.path.join(d, "lesson")
+        os.mkdir(sub)
+        gen = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                           "gpt2_gen.py"), os.path.join(sub, "ck"),
+                              "--layers", "2", "--heads", "3", "--embd", "48"], capture_output=True)
+        if gen.returncode != 0:
+            fail("gpt2_gen.py", "a checkpoint", gen.stderr.decode()[-300:])
+        else:
+            with open(os.path.join(sub, "m.view"), "w") as f:
+                f.write("model = ck\nlayer = 2\nmodel-h = 6\nsample = 3\n")
+            a, b = os.path.join(d, "ma.png"), os.path.join(d, "mb.png")
+            ra = run(mhaviz, ["--state", os.path.join("lesson", "m.view"), "--export", a], d)
+            rb = run(mhaviz, ["--model", os.path.join(sub, "ck"), "--layer", "2", "-H", "6",
+                              "--sample", "3", "--export", b], d)
+            if ra.returncode or rb.returncode:
+                fail("model", "both exit 0", f"{ra.returncode} {ra.stderr} / {rb.returncode} {rb.stderr}")
+            elif png_pixels(a) != png_pixels(b):
+                fail("model", "the pixels of --model --layer 2 -H 6", "different")
+            with open(os.path.join(sub, "m3.view"), "w") as f:
+                f.write("model = ck\nlayer = 3\n")
+            r = run(mhaviz, ["--state", os.path.join("lesson", "m3.view"), "--export", "m3.png"], d)
+            one_line("model layer 3", r, "mhaviz: lesson/m3.view:2: layer = 3: ck has 2 layers", 2)
+            print("view files: a model named by the file exports as --model does")
         vf = os.path.join(d, "dump.view")
         with open(vf, "w") as f:
             f.write("h = 2\nd_model = 16\nseed = 9\nmask = causal\nsample = 3\n")

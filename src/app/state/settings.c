@@ -1473,12 +1473,16 @@ static int model_check(const app_state *s, const app_settings *st, const char *t
         if (!q) return fail(st, ST_MODEL, err, errlen, "out of memory");
         snprintf(q->path, sizeof q->path, "%s", st->model);
         snprintf(q->text, sizeof q->text, "%s", text);
-        q->layer = layer;
-        q->h = h;
-        int rc = 0;
+        int rc = 0; /* its own layer 1 and heads first: the file's are checked with its lines */
         mp->g = app_gpt_load(q, NULL, NULL, &rc, why, sizeof why);
         free(q);
         if (!mp->g) return fail(st, ST_MODEL, err, errlen, "model: %s", why);
+        if (app_gpt_check(mp->g, layer, h, why, sizeof why) != 0) {
+            app_gpt_free(mp->g);
+            mp->g = NULL;
+            return fail(st, strncmp(why, "layer", 5) == 0 ? ST_LAYER : ST_MODEL_H, err, errlen,
+                        "%s", why);
+        }
         mp->act = 1;
         return 0;
     }
