@@ -1098,6 +1098,12 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
                     focus, heads);
     }
     const int want_pin = st->set[ST_COMPARE] ? st->compare : s->pin != NULL;
+    const int model_after = st->set[ST_MODEL] ? st->model[0] != '\0' : s->gpt != NULL;
+    if (st->set[ST_COMPARE] && st->compare && model_after) {
+        tok_free(&t);
+        return fail(st, ST_COMPARE, err, errlen,
+                    "compare pins a random model's view: not with a loaded model (model = off)");
+    }
     mha_config pc = c;
     tok_list pt = {0}; /* the pinned view's own text, when it has one */
     int pin_n = n, pin_own = 0;
