@@ -559,6 +559,9 @@ static void test_save_key(void **unused) {
     app_action plain = app_key_action(s, 'v', 0);
     CHECK_INT("V alone is still the numbers", ACT_VALUES, plain.kind);
     app_apply(s, &a);
+    CHECK_INT("a save request, as Ctrl+S's", APP_SAVE_VIEW_FILE, app_take_save(s));
+    char saved[4200];
+    CHECK_INT("the window saves it", 0, app_view_file_save(s, saved, sizeof saved));
     const char *at = strstr(s->notice, tmpdir);
     if (!at) fail_msg("the notice '%s' names no file in %s", s->notice, tmpdir);
     char path[1024];
@@ -584,6 +587,7 @@ static void test_save_key(void **unused) {
     /* a folder that is not there: the status line says why, nothing written */
     s->export_dir = "/nonexistent-folder";
     app_apply(s, &a);
+    CHECK_INT("failing: -1", -1, app_view_file_save(s, saved, sizeof saved));
     CHECK_TRUE("a failure is a status message", strstr(s->status, "cannot write") != NULL);
     CHECK_STR("and no notice", "", s->notice);
     app_state_destroy(s);

@@ -357,6 +357,11 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         stats_say(&stats, s, NULL);
         /* side effects the state asked for; a save waits for the model being computed */
         app_save_kind save = app_async_busy(s) ? APP_SAVE_NONE : app_take_save(s);
+        if (save == APP_SAVE_VIEW_FILE) { /* settings.h: written from the state alone */
+            char path[4200];
+            app_view_file_save(s, path, sizeof path);
+            continue;
+        }
         if (save != APP_SAVE_NONE) {
             save_png(s, save, fonts);
             continue;
