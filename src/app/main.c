@@ -15,6 +15,7 @@
 #include "dump.h"
 #include "mha.h"
 #include "samples.h"
+#include "settings.h"
 #include "text_file.h"
 #include "tok.h"
 #include "train_figure.h"
@@ -190,6 +191,33 @@ static int run_dump(const cli_options *o, const tok_list *toks, const mha_config
     return 0;
 }
 
+/* Text widths for a state that is never drawn (--dump with --state). */
+static void no_measure(void *ud, const char *text, int size, int bold, int *w, int *h) {
+    (void)ud;
+    (void)bold;
+    *w = (int)strlen(text) * size / 2;
+    *h = size;
+}
+
+/* --dump with --state: the model of the view the file describes (options beside it
+   win), made as the window makes it, written as run_dump writes it. */
+static int run_dump_state(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
+                          size_t errlen) {
+    app_state *s = app_state_create(no_measure, NULL);
+    if (!s) return fail(1, "out of memory");
+    int rc = app_state_init(s, o, toks, cfg, err, errlen);
+    if (rc != 0) {
+        app_state_destroy(s);
+        return fail(rc, err);
+    }
+    attn_layer layer;
+    mha_layer_text text;
+    mha_layer_fill(&layer, &text, s->m, &s->toks);
+    rc = dump_write(o->dump_dir, &layer, err, errlen);
+    app_state_destroy(s);
+    return rc ? fail(1, err) : 0;
+}
+
 /* The modes that compute: a loaded model's dump, or the random model's tokens
  * and configuration, then the dump, --bench, --export or the window. */
 static int main_modes(const cli_options *op, char *err, size_t errlen) {
@@ -222,7 +250,10 @@ static int main_modes(const cli_options *op, char *err, size_t errlen) {
     }
 
     switch (o.mode) {
-    case CLI_DUMP: rc = run_dump(&o, &toks, &cfg, err, errlen); break;
+    case CLI_DUMP:
+        rc = o.state ? run_dump_state(&o, &toks, &cfg, err, errlen)
+                     : run_dump(&o, &toks, &cfg, err, errlen);
+        break;
     case CLI_BENCH:
         rc = app_bench(&o, err, errlen);
         if (rc != 0) fail(rc, err);
@@ -271,7 +302,46 @@ int main(int argc, char **argv) {
         if (frc != 0) return fail(frc, err);
         o.text = file_text;
     }
+    app_settings *view = NULL; /* --state FILE: read and checked before any mode starts */
+    if (o.state_file) {
+        view = app_settings_create();
+        int vrc = view ? app_view_file_read(o.state_file, view, err, sizeof err) : 1;
+        if (vrc != 0) {
+            if (!view) snprintf(err, sizeof err, "--state: out of memory");
+            app_settings_free(view);
+            free(file_text);
+            return fail(vrc, err);
+        }
+        for (int i = 0; i < o.state_given_count; i++) app_settings_unset(view, o.state_given[i]);
+        char v[64], where[1200];
+        err[0] = '\0';
+        if (o.mode != CLI_WINDOW && strcmp(app_settings_get(view, "train", v, sizeof v), "off") &&
+            v[0]) /* the window's trainer; a figure of a trained model is --train's */
+            snprintf(err, sizeof err,
+                     "%s%s: training runs in the window (a figure: --train %s "
+                     "--export FILE)",
+                     app_settings_where(view, "train", where, sizeof where), v, v);
+        if (o.panel != CLI_PANEL_ALL &&
+            strcmp(app_settings_get(view, "compare", v, sizeof v), "off") &&
+            v[0]) /* as --compare: the compare view is one figure */
+            snprintf(err, sizeof err, "%s%s: the compare view is one figure: only with --panel all",
+                     app_settings_where(view, "compare", where, sizeof where), v);
+        if (o.mode == CLI_DUMP && strcmp(app_settings_get(view, "model", v, sizeof v), "off") &&
+            v[0])
+            snprintf(err, sizeof err,
+                     "%s%s: --dump writes the random model (a checkpoint's: "
+                     "--model PATH --dump DIR)",
+                     app_settings_where(view, "model", where, sizeof where), v);
+        if (err[0]) {
+            app_settings_free(view);
+            free(file_text);
+            return fail(2, err);
+        }
+        app_settings_shape(view, &o.cfg.h, &o.cfg.d_model); /* checked together below */
+        o.state = view;
+    }
     int rc = main_modes(&o, err, sizeof err);
+    app_settings_free(view);
     free(file_text);
     return rc;
 }

@@ -69,6 +69,12 @@ typedef struct {
     int compare;              /* --compare SPEC: a view pinned beside this one */
     unsigned compare_set;     /* CLI_CMP_* bits: the settings SPEC names */
     mha_config compare_cfg;   /* their values (the others are this view's) */
+    /* --state FILE (a view file, or NULL); the view-file settings the options given
+       set (they win over the file's); main: the file's settings less those */
+    const char *state_file;
+    const char *state_given[32];
+    int state_given_count;
+    const struct app_settings *state;
 } cli_options;
 
 enum {

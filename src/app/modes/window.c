@@ -18,6 +18,7 @@
 #include "export.h"
 #include "font.h"
 #include "sdl_draw.h"
+#include "settings.h"
 #include "state.h"
 #include "text_file.h"
 #include "view.h"
@@ -170,8 +171,8 @@ static void fit_decorations(SDL_Window *win, const SDL_Rect *usable, int ww, int
         SDL_SetWindowPosition(win, want_x - (x - want_x), want_y - (y - want_y));
 }
 
-/* A file dropped on the window: a folder or a .safetensors is a model to load,
- * any other file a text to show (text_file_read's rules). */
+/* A file dropped on the window: a folder or a .safetensors is a model to load, a
+ * .view file a view to show, any other file a text to show (text_file_read's rules). */
 static void open_dropped(app_state *s, const char *path) {
     struct stat st;
     size_t n = strlen(path);
@@ -180,6 +181,8 @@ static void open_dropped(app_state *s, const char *path) {
     if ((stat(path, &st) == 0 && S_ISDIR(st.st_mode)) ||
         (n >= el && strcmp(path + n - el, ext) == 0))
         app_open_model(s, path);
+    else if (n > 5 && strcmp(path + n - 5, ".view") == 0)
+        app_view_file_open(s, path);
     else
         app_open_text_file(s, path);
 }
@@ -215,7 +218,7 @@ static void handle_event(app_state *s, const SDL_Event *e) {
         a.kind = ACT_EDIT_PREEDIT;
         a.text = e->edit.text;
         break;
-    case SDL_DROPFILE: /* a model's folder or .safetensors, or a text file */
+    case SDL_DROPFILE: /* a model's folder or .safetensors, a view file, or a text file */
         open_dropped(s, e->drop.file);
         SDL_free(e->drop.file);
         return;
@@ -331,7 +334,8 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         snprintf(err, errlen, "out of memory");
         goto done;
     }
-    if (app_state_init(s, o, toks, cfg, err, errlen) != 0) goto done;
+    if ((rc = app_state_init(s, o, toks, cfg, err, errlen)) != 0) goto done; /* 2: a bad view */
+    rc = 1;
     s->read_text = text_file_read; /* Ctrl+O in the text field, a dropped text file */
 
     /* the starting size follows the display: on a screen larger than 1920x1080 the
@@ -341,7 +345,9 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     if (!o->size_w && SDL_GetDisplayBounds(0, &screen) == 0 && screen.w > 1920 && screen.h > 1080) {
         s->width = screen.w * 5 / 6;
         s->height = screen.h * 5 / 6;
-        s->zoom = s->zoom_base = view_zoom_for_size(s->width, s->height);
+        s->zoom_base = view_zoom_for_size(s->width, s->height);
+        if (!o->state || !app_settings_has(o->state, "zoom"))
+            s->zoom = s->zoom_base; /* --state's */
     }
     int ww = s->width, wh = s->height;
     SDL_Rect usable = {0, 0, 0, 0};
@@ -407,6 +413,11 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         stats_say(&stats, s, NULL);
         /* side effects the state asked for; a save waits for the model being computed */
         app_save_kind save = app_async_busy(s) ? APP_SAVE_NONE : app_take_save(s);
+        if (save == APP_SAVE_VIEW_FILE) { /* settings.h: written from the state alone */
+            char path[4200];
+            app_view_file_save(s, path, sizeof path);
+            continue;
+        }
         if (save != APP_SAVE_NONE) {
             save_png(s, save, fonts);
             continue;

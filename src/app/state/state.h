@@ -87,6 +87,8 @@ typedef enum {
     ACT_COMPARE,     /* pins the view to compare it with the live one; unpins */
     ACT_LAYER,       /* a loaded model: open layer arg (0-based), head x (1-based) focused */
     ACT_OVERVIEW,    /* a loaded model: the overview of every layer x head on / off */
+    /* Ctrl+Shift+V: the view as a view file in the export folder (view_file.c) */
+    ACT_SAVE_VIEW_FILE,
     ACT_COUNT
 } app_action_kind;
 
@@ -121,9 +123,11 @@ enum { APP_MOD_SHIFT = 1, APP_MOD_CTRL = 2 };
 
 typedef enum {
     APP_SAVE_NONE = 0,
-    APP_SAVE_VIEW,  /* the whole view */
-    APP_SAVE_PANEL, /* the focused head, or the equation with no head focused */
-    APP_SAVE_EXPORT /* as --panel and --background say */
+    APP_SAVE_VIEW,   /* the whole view */
+    APP_SAVE_PANEL,  /* the focused head, or the equation with no head focused */
+    APP_SAVE_EXPORT, /* as --panel and --background say */
+    /* Ctrl+Shift+V: the view as a view file (the window calls app_view_file_save) */
+    APP_SAVE_VIEW_FILE,
 } app_save_kind;
 
 typedef struct app_derived app_derived;
