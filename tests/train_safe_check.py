@@ -298,6 +298,16 @@ def check_export_targets():
         unchanged(d, before, name)
         CK.check(os.listdir(ro) == [], f"{name}: the folder", "empty", os.listdir(ro))
 
+    name = "--train --dump --export, the figure onto a full disk"
+    with tmpfs("size=64k") as full, tempfile.TemporaryDirectory() as d:
+        expect(run(TRAIN + ["--dump", "out"], d), f"{name}: the earlier dump", 0)
+        before = snapshot(d)
+        r = run(TRAIN + ["-s", "7", "--dump", "out", "--export", os.path.join(full, "fig.png"),
+                         "--size", "1920x1080"], d)
+        expect(r, name, 1, "No space left on device")
+        unchanged(d, before, f"{name}: the dump's folder")
+        CK.check(os.listdir(full) == [], f"{name}: the full disk", "empty", os.listdir(full))
+
 
 # --- divergence -----------------------------------------------------------------------
 
