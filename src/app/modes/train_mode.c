@@ -341,8 +341,10 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
         print_summary(&cfg, &r);
         rc = flush_stdout(err, errlen);
     }
-    pr.full = r.acc;
-    memcpy(ablated, stats + 3 * nh, sizeof(float) * (size_t)nh);
+    if (!rc) {
+        pr.full = r.acc;
+        memcpy(ablated, stats + 3 * nh, sizeof(float) * (size_t)nh);
+    }
     pr.ablated_acc = ablated;
     train_outcome run = {l, curve, rows + 1, (float)rate, ablated, pr};
     if (!rc && dump_dir) { /* the figure is written inside the dump, before its rename */
