@@ -478,15 +478,13 @@ static int dump_target(dump_run *r, const char *dir, char *parent, size_t parent
         return -1;
     }
     /* room for the longest path a dump makes inside its temporary folder
-       (".tmp-XXXXXX/weights/layer2_ln1_gain.npy.tmp-XXXXXX", 51 bytes), and for
-       every name along the way */
+       (".tmp-XXXXXX/weights/layer2_ln1_gain.npy.tmp-XXXXXX", 51 bytes) */
     if (len + DUMP_PATH_ROOM >= sizeof r->target) {
         snprintf(err, errlen,
                  "cannot write %s: the folder name is too long (%zu bytes; at most %d)", dir, len,
                  (int)sizeof r->target - 1 - DUMP_PATH_ROOM);
         return -1;
     }
-
     memcpy(r->target, dir, len);
     r->target[len] = '\0';
     struct stat st;
