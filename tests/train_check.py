@@ -209,7 +209,6 @@ def main():
         (["--train", "pair", "-d", "1024"], "--d-model"),
         (["--steps", "10"], "--steps"),
         (["--mlp"], "--mlp"),
-        (["--train", "pair", "--export", "x.png"], "cannot be combined"),
         (["--train", "pair", "--text", "hello"], "--train"),
         (["--train", "pair", "--mask", "causal"], "--train"),
         (["--train"], "--train"),

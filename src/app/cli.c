@@ -218,6 +218,8 @@ static int check_combinations(cli_options *o, const cli_flags *f, char *err, siz
                         o->text ? "--text" : "--sample");
     if (f->list && cli_set_mode(o, CLI_LIST_SAMPLES, "--list-samples", err, errlen) != 0) return 2;
     if (f->bench && cli_set_mode(o, CLI_BENCH, "--bench", err, errlen) != 0) return 2;
+    if (o->dump_dir && o->export_path && !o->train.task)
+        return cli_fail(err, errlen, "--dump and --export: together only with --train");
     if (cli_model_check(o, err, errlen) != 0) return 2;
     if (!o->model_path && cli_learning_check(o, err, errlen) != 0) return 2;
     if (o->compare && o->mode != CLI_WINDOW && o->mode != CLI_EXPORT)

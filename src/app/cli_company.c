@@ -93,7 +93,9 @@ static unsigned mode_bit(const cli_options *o) {
     case CLI_DUMP: m = D; break;
     case CLI_BENCH: m = B; break;
     case CLI_LIST_SAMPLES: return L;
-    case CLI_TRAIN: return o->dump_dir ? TD : o->export_path ? TE : TW;
+    case CLI_TRAIN: /* with --dump and --export, what either takes */
+        return o->dump_dir || o->export_path ? (o->dump_dir ? TD : 0u) | (o->export_path ? TE : 0u)
+                                             : TW;
     default: return 0;
     }
     return o->model_path ? m << 8 : m;

@@ -80,6 +80,11 @@ int cli_fail(char *err, size_t errlen, const char *fmt, ...) {
 }
 
 int cli_set_mode(cli_options *o, cli_mode m, const char *opt, char *err, size_t errlen) {
+    /* --dump with --export: both only with --train, which check_combinations asks */
+    if ((o->mode == CLI_DUMP && m == CLI_EXPORT) || (o->mode == CLI_EXPORT && m == CLI_DUMP)) {
+        o->mode = CLI_EXPORT;
+        return 0;
+    }
     if (o->mode != CLI_WINDOW && o->mode != m)
         return cli_fail(err, errlen, "%s: cannot be combined with another output option", opt);
     o->mode = m;

@@ -31,6 +31,12 @@ static const char *const dump_names[DUMP_FILES] = {
    each layer_L folder */
 static const char *const model_names[] = {"tokens.json", "final.npy", "next.json", NULL};
 static const char *const layer_names[] = {"attn.npy", "out.npy", NULL};
+/* what --train's dump writes besides tokens.txt: at the top, in each layerN folder
+   (no underscore: N is a trained block), and weights/ holds one NAME.npy a parameter */
+static const char *const train_names[] = {"logits.npy", "targets.txt", "train.json", NULL};
+static const char *const train_layer_names[] = {
+    "resid_in.npy", "X.npy",     "Q.npy",      "K.npy",   "V.npy",         "scores.npy",
+    "attn.npy",     "heads.npy", "concat.npy", "out.npy", "resid_out.npy", NULL};
 
 int dump_mkdirs(const char *dir, char *err, size_t errlen) {
     char path[4096];
@@ -64,6 +70,7 @@ int dump_mkdirs(const char *dir, char *err, size_t errlen) {
 /* --- what a run made, to undo on failure -------------------------------------- */
 
 #define DUMP_MAX_PARENTS 32
+#define DUMP_PATH_ROOM 64 /* bytes a dump adds to its folder's name, at most */
 
 struct dump_run {
     const char *shown; /* the folder as the user named it, for messages */
@@ -128,27 +135,64 @@ static int is_one_of(const char *name, const char *const *names, int count) {
 
 /* Name of a file a dump writes at its top, or a temporary one it left. */
 static int is_dump_name(const char *name) {
-    return is_one_of(name, dump_names, DUMP_FILES) || is_one_of(name, model_names, 8);
+    return is_one_of(name, dump_names, DUMP_FILES) || is_one_of(name, model_names, 8) ||
+           is_one_of(name, train_names, 8);
 }
 
-/* "layer_12": a loaded model's layer folder (no zero padding, 1 or more). */
-static int is_layer_folder(const char *name) {
-    if (strncmp(name, "layer_", 6) != 0 || name[6] < '1' || name[6] > '9') return 0;
-    for (const char *c = name + 7; *c; c++)
+/* prefix followed by a number without zero padding, 1 or more */
+static int is_numbered(const char *name, const char *prefix) {
+    size_t len = strlen(prefix);
+    if (strncmp(name, prefix, len) != 0 || name[len] < '1' || name[len] > '9') return 0;
+    for (const char *c = name + len + 1; *c; c++)
         if (*c < '0' || *c > '9') return 0;
     return strlen(name) < 16;
 }
 
-/* A layer folder holding only what a dump writes into one (a foreign file found is
-   copied into name). */
-static int layer_folder_clean(const char *path, char *name, size_t len) {
+/* A parameter file of weights/ ("layer1_W_Q.npy"), or a temporary one it left. */
+static int is_weight_file(const char *name) {
+    const char *ext = strstr(name, ".npy");
+    if (!ext || ext == name) return 0;
+    for (const char *c = name; c < ext; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '_'))
+            return 0;
+    return ext[4] == '\0' || (strncmp(ext + 4, ".tmp-", 5) == 0 && strlen(ext + 9) == 6);
+}
+
+/* The kinds of folder a dump writes: a loaded model's "layer_12", --train's
+   "layer2" and "weights". 0 for any other name. */
+enum { FOLDER_NONE, FOLDER_MODEL_LAYER, FOLDER_TRAIN_LAYER, FOLDER_WEIGHTS };
+static int folder_kind(const char *name) {
+    if (is_numbered(name, "layer_")) return FOLDER_MODEL_LAYER;
+    if (is_numbered(name, "layer")) return FOLDER_TRAIN_LAYER;
+    if (strcmp(name, "weights") == 0) return FOLDER_WEIGHTS;
+    return FOLDER_NONE;
+}
+
+static int is_layer_folder(const char *name) {
+    return folder_kind(name) != FOLDER_NONE;
+}
+
+/* A file a dump writes into a folder of that kind (or a temporary one it left). */
+static int in_folder(int kind, const char *name) {
+    switch (kind) {
+    case FOLDER_MODEL_LAYER: return is_one_of(name, layer_names, 8);
+    case FOLDER_TRAIN_LAYER: return is_one_of(name, train_layer_names, 16);
+    case FOLDER_WEIGHTS: return is_weight_file(name);
+    default: return 0;
+    }
+}
+
+/* A folder of that kind holding only what a dump writes into one (a foreign file
+   found is copied into name). */
+static int layer_folder_clean(const char *path, int kind, char *name, size_t len) {
     DIR *d = opendir(path);
     if (!d) return 0;
     struct dirent *e;
     int clean = 1;
     while (clean && (e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        if (!is_one_of(e->d_name, layer_names, 8)) {
+        if (!in_folder(kind, e->d_name)) {
             clean = 0;
             snprintf(name, len, "%s", e->d_name);
         }
@@ -174,7 +218,7 @@ static void remove_dump_folder(const char *dir) {
                 struct dirent *le;
                 char file[4200 + 512];
                 while (ld && (le = readdir(ld)) != NULL)
-                    if (is_one_of(le->d_name, layer_names, 8)) {
+                    if (in_folder(folder_kind(e->d_name), le->d_name)) {
                         snprintf(file, sizeof file, "%s/%s", path, le->d_name);
                         unlink(file);
                     }
@@ -202,7 +246,8 @@ static int check_replaceable(const dump_run *r, const char *parent, char *err, s
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
         char sub[4200 + 256], inner[256] = "";
         snprintf(sub, sizeof sub, "%s/%s", r->target, e->d_name);
-        if (is_layer_folder(e->d_name) && !layer_folder_clean(sub, inner, sizeof inner)) {
+        if (is_layer_folder(e->d_name) &&
+            !layer_folder_clean(sub, folder_kind(e->d_name), inner, sizeof inner)) {
             foreign = 1;
             snprintf(name, sizeof name, "%.15s/%.200s", e->d_name, inner);
         } else if (!is_dump_name(e->d_name) && !is_layer_folder(e->d_name)) {
@@ -428,8 +473,16 @@ static int dump_target(dump_run *r, const char *dir, char *parent, size_t parent
     /* the target without trailing slashes; "." and ".." name no folder of its own */
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/') len--;
-    if (len == 0 || len + 32 >= sizeof r->target) {
+    if (len == 0) {
         snprintf(err, errlen, "--dump: bad folder name");
+        return -1;
+    }
+    /* room for the longest path a dump makes inside its temporary folder
+       (".tmp-XXXXXX/weights/layer2_ln1_gain.npy.tmp-XXXXXX", 51 bytes) */
+    if (len + DUMP_PATH_ROOM >= sizeof r->target) {
+        snprintf(err, errlen,
+                 "cannot write %s: the folder name is too long (%zu bytes; at most %d)", dir, len,
+                 (int)sizeof r->target - 1 - DUMP_PATH_ROOM);
         return -1;
     }
     memcpy(r->target, dir, len);
@@ -458,26 +511,112 @@ static int dump_target(dump_run *r, const char *dir, char *parent, size_t parent
     return 0;
 }
 
-static int dump_write_run(dump_run *r, const char *dir, dump_fill_fn fill, void *ud, char *err,
-                          size_t errlen) {
+/* Every name along dir must leave room for ".tmp-XXXXXX" (the temporary folder
+   beside the last). Returns 0, or -1 with the reason. */
+static int check_name_lengths(const char *dir, char *err, size_t errlen) {
+    const size_t len = strlen(dir);
+    for (size_t i = 0, start = 0; i <= len; i++) {
+        if (i < len && dir[i] != '/') continue;
+        if (i - start + 11 > NAME_MAX) {
+            snprintf(err, errlen,
+                     "cannot write %s: a name in it is too long (%zu bytes; at most %d)", dir,
+                     i - start, NAME_MAX - 11);
+            return -1;
+        }
+        start = i + 1;
+    }
+    return 0;
+}
+
+/* What can be known before writing: the target's name, and when it exists,
+ * that it may be replaced. *exists 1 when it does. Returns 0, or -1 with the
+ * reason. Changes nothing on disk. */
+static int dump_prepare(dump_run *r, const char *dir, char *parent, size_t parent_len, int *exists,
+                        char *err, size_t errlen) {
     r->shown = dir;
     r->tmp_handle = CLEANUP_NONE;
-    char parent[4096];
-    if (dump_target(r, dir, parent, sizeof parent, err, errlen) != 0) return -1;
-
+    *exists = 0;
+    if (dump_target(r, dir, parent, parent_len, err, errlen) != 0) return -1;
     struct stat st;
-    int exists = 0;
     if (stat(r->target, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             snprintf(err, errlen, "cannot write %s: %s exists and is not a folder", dir, r->target);
             return -1;
         }
-        exists = 1;
-        if (check_replaceable(r, parent, err, errlen) != 0) return -1;
-    } else if (errno != ENOENT && errno != ENOTDIR) {
+        *exists = 1;
+        if (check_name_lengths(r->target, err, errlen) != 0) return -1;
+        return check_replaceable(r, parent, err, errlen);
+    }
+    if ((errno == ENOENT || errno == ENAMETOOLONG) &&
+        check_name_lengths(r->target, err, errlen) != 0)
+        return -1;
+    if (errno != ENOENT && errno != ENOTDIR) {
         snprintf(err, errlen, "cannot write %s: %s", dir, strerror(errno));
         return -1;
-    } else if (make_parents(r, parent, err, errlen) != 0) {
+    }
+    return 0;
+}
+
+/* The deepest folder of path that exists must be a folder we may write in (the
+ * temporary folder and any missing parents go there); nothing above it may be a
+ * file. Returns 0, or -1 with the reason. */
+static int check_writable_above(const dump_run *r, const char *path, char *err, size_t errlen) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    for (;;) {
+        struct stat st;
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) {
+                snprintf(err, errlen, "cannot write %s: %s exists and is not a folder", r->shown,
+                         p);
+                return -1;
+            }
+            if (access(p, W_OK | X_OK) != 0) {
+                snprintf(err, errlen, "cannot write %s: %s", r->shown, strerror(errno));
+                return -1;
+            }
+            return 0;
+        }
+        if (errno == ENOTDIR) { /* a file above: say which */
+            char *slash = strrchr(p, '/');
+            if (slash && slash != p) {
+                *slash = '\0';
+                continue;
+            }
+        } else if (errno != ENOENT) {
+            snprintf(err, errlen, "cannot write %s: %s", r->shown, strerror(errno));
+            return -1;
+        }
+        char *slash = strrchr(p, '/');
+        if (!slash)
+            snprintf(p, sizeof p, ".");
+        else if (slash == p)
+            p[1] = '\0';
+        else
+            *slash = '\0';
+    }
+}
+
+int dump_check(const char *dir, char *err, size_t errlen) {
+    dump_run *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "cannot write %s: out of memory", dir);
+        return -1;
+    }
+    char parent[4096];
+    int exists = 0;
+    int rc = dump_prepare(r, dir, parent, sizeof parent, &exists, err, errlen);
+    if (rc == 0) rc = check_writable_above(r, parent, err, errlen);
+    free(r);
+    return rc;
+}
+
+static int dump_write_run(dump_run *r, const char *dir, dump_fill_fn fill, void *ud, char *err,
+                          size_t errlen) {
+    char parent[4096];
+    int exists = 0;
+    if (dump_prepare(r, dir, parent, sizeof parent, &exists, err, errlen) != 0) return -1;
+    if (!exists && make_parents(r, parent, err, errlen) != 0) {
         dump_rollback(r);
         return -1;
     }
@@ -547,8 +686,7 @@ static int rel_ok(const char *rel) {
     if ((size_t)(slash - rel) >= sizeof folder) return 0;
     memcpy(folder, rel, (size_t)(slash - rel));
     folder[slash - rel] = '\0';
-    return is_layer_folder(folder) && !strchr(slash + 1, '/') &&
-           is_one_of(slash + 1, layer_names, 8);
+    return !strchr(slash + 1, '/') && in_folder(folder_kind(folder), slash + 1);
 }
 
 int dump_put_folder(dump_run *r, const char *rel, char *err, size_t errlen) {

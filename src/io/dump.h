@@ -21,7 +21,9 @@ int dump_write(const char *dir, const attn_layer *L, char *err, size_t errlen);
  * with dump_put_* into the temporary folder (the top, or a layer_L folder made
  * with dump_put_folder). The names a dump may write are the layer's above and a
  * loaded model's: tokens.json, meta.json, final.npy, next.json, layer_L/attn.npy,
- * layer_L/out.npy (README); an earlier dump of either kind may be replaced. fill
+ * layer_L/out.npy, and --train's: logits.npy, targets.txt, train.json, layerN/ (its
+ * tensors, README) and weights/NAME.npy (README); an earlier dump of any kind may be
+ * replaced. fill
  * returns 0, or -1 with the message in err. */
 typedef struct dump_run dump_run;
 typedef int (*dump_fill_fn)(dump_run *r, void *ud, char *err, size_t errlen);
@@ -31,6 +33,13 @@ int dump_put_npy(dump_run *r, const char *rel, const float *data, const int *sha
                  char *err, size_t errlen);
 int dump_put_text(dump_run *r, const char *rel, const char *text, size_t len, char *err,
                   size_t errlen);
+
+/* What dump_write / dump_write_files would refuse before writing, found without
+ * writing anything: a name of no folder of its own, too long a name, an existing
+ * folder that is not empty nor an earlier dump, a file where a folder must be, or
+ * a place it may not write. For a run that computes for long before it writes.
+ * Returns 0, or -1 with the same message the writing would give. */
+int dump_check(const char *dir, char *err, size_t errlen);
 
 /* mkdir -p; fails with a message when a component exists and is not a folder. */
 int dump_mkdirs(const char *dir, char *err, size_t errlen);

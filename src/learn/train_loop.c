@@ -19,7 +19,8 @@ int train_loop_done(const train_loop *tl) {
 }
 
 int train_loop_step(train_loop *tl, train_point *pt) {
-    tl->loss_sum += learn_step(tl->l);
+    tl->last_loss = learn_step(tl->l);
+    tl->loss_sum += tl->last_loss;
     tl->since++;
     const long done = learn_steps_done(tl->l);
     if (done % TRAIN_CURVE_EVERY != 0 && !(tl->stop_at && done >= tl->stop_at)) return 0;

@@ -20,7 +20,8 @@ typedef struct {
     learn_model *l; /* not owned */
     long stop_at;   /* the last step; 0: never */
     double loss_sum;
-    int since; /* steps since the last point */
+    int since;       /* steps since the last point */
+    float last_loss; /* the last step's training loss (for diverge.h) */
 } train_loop;
 
 /* A loop over l that ends at stop_at (0: never). With first != NULL, the point

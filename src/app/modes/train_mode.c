@@ -11,15 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
 #include "blas.h"
+#include "budget.h"
+#include "diverge.h"
 #include "dump.h"
 #include "learn.h"
-#include "npy.h"
 #include "train_loop.h"
 
 #define LOG_EVERY 250 /* steps between progress lines when stderr is not a terminal */
@@ -50,17 +49,6 @@ static void progress(int tty, const char *task, long step, long steps, const cur
     fflush(stderr);
 }
 
-/* path = dir/name; -1 with a message when it does not fit */
-static int join(char *path, size_t len, const char *dir, const char *name, char *err,
-                size_t errlen) {
-    int n = snprintf(path, len, "%s/%s", dir, name);
-    if (n < 0 || (size_t)n >= len) {
-        snprintf(err, errlen, "--dump: folder name too long");
-        return -1;
-    }
-    return 0;
-}
-
 /* a JSON number, or null for what JSON cannot hold */
 static void json_num(FILE *f, double v) {
     if (!isfinite(v)) {
@@ -81,12 +69,35 @@ typedef struct {
     const float *mass_prev, *mass_first, *mass_induction, *ablated; /* (layers, h) */
 } train_result;
 
-static int write_json(const char *dir, const train_result *r, char *err, size_t errlen) {
-    char path[4200];
-    if (join(path, sizeof path, dir, "train.json", err, errlen) != 0) return -1;
-    atomic_file af;
-    if (atomic_open(&af, path, err, errlen) != 0) return -1;
-    FILE *f = af.fp;
+/* Text built in memory (open_memstream), then handed to the dump whole. */
+typedef struct {
+    char *buf;
+    size_t len;
+    FILE *f;
+} mem_text;
+
+static int mem_open(mem_text *m, const char *what, char *err, size_t errlen) {
+    m->buf = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->buf, &m->len);
+    if (!m->f) snprintf(err, errlen, "cannot write %s: out of memory", what);
+    return m->f ? 0 : -1;
+}
+
+/* Closes m and puts its text into the dump as rel. */
+static int mem_put(mem_text *m, dump_run *d, const char *rel, char *err, size_t errlen) {
+    int bad = ferror(m->f);
+    bad |= fclose(m->f) != 0;
+    int rc = bad ? -1 : dump_put_text(d, rel, m->buf, m->len, err, errlen);
+    if (bad) snprintf(err, errlen, "cannot write %s: out of memory", rel);
+    free(m->buf);
+    return rc;
+}
+
+static int put_json(dump_run *d, const train_result *r, char *err, size_t errlen) {
+    mem_text m;
+    if (mem_open(&m, "train.json", err, errlen) != 0) return -1;
+    FILE *f = m.f;
     const learn_config *c = r->cfg;
     fprintf(f, "{\n  \"task\": \"%s\",\n  \"layers\": %d,\n  \"h\": %d,\n  \"d_model\": %d,\n",
             learn_task(c->task)->name, c->layers, c->h, c->d_model);
@@ -115,42 +126,48 @@ static int write_json(const char *dir, const train_result *r, char *err, size_t 
         fputc('}', f);
     }
     fputs("\n  ]\n}\n", f);
-    return atomic_commit(&af, err, errlen);
+    return mem_put(&m, d, "train.json", err, errlen);
 }
 
-static int write_npy(const char *dir, const char *name, const float *data, int a, int b, int c,
-                     char *err, size_t errlen) {
-    char path[4200], file[80];
-    snprintf(file, sizeof file, "%s.npy", name);
-    if (join(path, sizeof path, dir, file, err, errlen) != 0) return -1;
+static int put_npy(dump_run *d, const char *folder, const char *name, const float *data, int a,
+                   int b, int c, char *err, size_t errlen) {
+    char rel[96];
+    snprintf(rel, sizeof rel, "%s%s%s.npy", folder ? folder : "", folder ? "/" : "", name);
     int shape[3] = {a, b, c};
     int ndim = c > 0 ? 3 : b > 0 ? 2 : 1;
-    return npy_write_f32(path, data, shape, ndim, err, errlen);
+    return dump_put_npy(d, rel, data, shape, ndim, err, errlen);
 }
 
 /* one string a line: the example's tokens, or its targets ("-" where none) */
-static int write_lines(const char *dir, const char *name, const int *ids, int n,
-                       const char *const *strings, char *err, size_t errlen) {
-    char path[4200];
-    if (join(path, sizeof path, dir, name, err, errlen) != 0) return -1;
-    atomic_file af;
-    if (atomic_open(&af, path, err, errlen) != 0) return -1;
-    for (int i = 0; i < n; i++) fprintf(af.fp, "%s\n", ids[i] >= 0 ? strings[ids[i]] : "-");
-    return atomic_commit(&af, err, errlen);
+static int put_lines(dump_run *d, const char *rel, const int *ids, int n,
+                     const char *const *strings, char *err, size_t errlen) {
+    mem_text m;
+    if (mem_open(&m, rel, err, errlen) != 0) return -1;
+    for (int i = 0; i < n; i++) fprintf(m.f, "%s\n", ids[i] >= 0 ? strings[ids[i]] : "-");
+    return mem_put(&m, d, rel, err, errlen);
 }
 
-/* DIR/weights/<name>.npy for every parameter ("layer1.W_Q" becomes layer1_W_Q.npy);
- * DIR/layerN/ the held-out example's tensors with the names of the app's --dump;
- * DIR/logits.npy, tokens.txt, targets.txt; DIR/train.json. */
-static int write_dump(const char *dir, learn_model *l, const train_result *r, char *err,
-                      size_t errlen) {
+/* What the dump's fill needs, and what the run makes besides (the figure): it
+   is written last, inside the dump, so a failure there leaves no new dump. */
+typedef struct {
+    learn_model *l;
+    const train_result *r;
+    train_finish_fn finish;
+    void *ud;
+    train_outcome *run;
+    int finish_rc; /* finish's status when it failed (1 or 2) */
+} train_dump;
+
+/* weights/<name>.npy for every parameter ("layer1.W_Q" becomes layer1_W_Q.npy);
+ * layerN/ the held-out example's tensors with the names of the app's --dump;
+ * logits.npy, tokens.txt, targets.txt; train.json. Then the finish. */
+static int fill_dump(dump_run *d, void *ud, char *err, size_t errlen) {
+    train_dump *td = ud;
+    learn_model *l = td->l;
     const learn_config *c = learn_get_config(l);
     const learn_task_info *ti = learn_task(c->task);
-    const int T = ti->seq_len, d = c->d_model, h = c->h, dk = d / h;
-    char sub[4200];
-    if (join(sub, sizeof sub, dir, "weights", err, errlen) != 0 ||
-        dump_mkdirs(sub, err, errlen) != 0)
-        return -1;
+    const int T = ti->seq_len, dm = c->d_model, h = c->h, dk = dm / h;
+    if (dump_put_folder(d, "weights", err, errlen) != 0) return -1;
     for (int i = 0; i < learn_param_count(l); i++) {
         learn_tensor t;
         learn_param(l, i, &t);
@@ -158,14 +175,14 @@ static int write_dump(const char *dir, learn_model *l, const train_result *r, ch
         snprintf(name, sizeof name, "%s", t.name);
         for (char *p = name; *p; p++)
             if (*p == '.') *p = '_';
-        if (write_npy(sub, name, t.data, t.shape[0], t.ndim == 2 ? t.shape[1] : 0, 0, err,
-                      errlen) != 0)
+        if (put_npy(d, "weights", name, t.data, t.shape[0], t.ndim == 2 ? t.shape[1] : 0, 0, err,
+                    errlen) != 0)
             return -1;
     }
     learn_layer_tensors lt[LEARN_MAX_LAYERS];
     const float *logits = NULL;
     learn_example_tensors(l, lt, &logits);
-    float *heads = malloc(sizeof(float) * (size_t)T * d);
+    float *heads = malloc(sizeof(float) * (size_t)T * dm);
     if (!heads) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -174,93 +191,71 @@ static int write_dump(const char *dir, learn_model *l, const train_result *r, ch
     for (int i = 0; i < c->layers && rc == 0; i++) {
         char layer[16];
         snprintf(layer, sizeof layer, "layer%d", i + 1);
-        rc = join(sub, sizeof sub, dir, layer, err, errlen) != 0;
-        if (rc) break;
         for (int hd = 0; hd < h; hd++) /* head_i: its band of Concat, (T, d_k) */
             for (int t = 0; t < T; t++)
-                memcpy(heads + ((size_t)hd * T + t) * dk, lt[i].concat + (size_t)t * d + hd * dk,
+                memcpy(heads + ((size_t)hd * T + t) * dk, lt[i].concat + (size_t)t * dm + hd * dk,
                        sizeof(float) * (size_t)dk);
-        rc = dump_mkdirs(sub, err, errlen) != 0 ||
-             write_npy(sub, "resid_in", lt[i].x, T, d, 0, err, errlen) != 0 ||
-             write_npy(sub, "X", lt[i].ln1, T, d, 0, err, errlen) != 0 ||
-             write_npy(sub, "Q", lt[i].q, T, d, 0, err, errlen) != 0 ||
-             write_npy(sub, "K", lt[i].k, T, d, 0, err, errlen) != 0 ||
-             write_npy(sub, "V", lt[i].v, T, d, 0, err, errlen) != 0 ||
-             write_npy(sub, "scores", lt[i].scores, h, T, T, err, errlen) != 0 ||
-             write_npy(sub, "attn", lt[i].attn, h, T, T, err, errlen) != 0 ||
-             write_npy(sub, "heads", heads, h, T, dk, err, errlen) != 0 ||
-             write_npy(sub, "concat", lt[i].concat, T, d, 0, err, errlen) != 0 ||
-             write_npy(sub, "out", lt[i].out, T, d, 0, err, errlen) != 0 ||
-             write_npy(sub, "resid_out", lt[i].resid, T, d, 0, err, errlen) != 0;
+        rc = dump_put_folder(d, layer, err, errlen) != 0 ||
+             put_npy(d, layer, "resid_in", lt[i].x, T, dm, 0, err, errlen) != 0 ||
+             put_npy(d, layer, "X", lt[i].ln1, T, dm, 0, err, errlen) != 0 ||
+             put_npy(d, layer, "Q", lt[i].q, T, dm, 0, err, errlen) != 0 ||
+             put_npy(d, layer, "K", lt[i].k, T, dm, 0, err, errlen) != 0 ||
+             put_npy(d, layer, "V", lt[i].v, T, dm, 0, err, errlen) != 0 ||
+             put_npy(d, layer, "scores", lt[i].scores, h, T, T, err, errlen) != 0 ||
+             put_npy(d, layer, "attn", lt[i].attn, h, T, T, err, errlen) != 0 ||
+             put_npy(d, layer, "heads", heads, h, T, dk, err, errlen) != 0 ||
+             put_npy(d, layer, "concat", lt[i].concat, T, dm, 0, err, errlen) != 0 ||
+             put_npy(d, layer, "out", lt[i].out, T, dm, 0, err, errlen) != 0 ||
+             put_npy(d, layer, "resid_out", lt[i].resid, T, dm, 0, err, errlen) != 0;
     }
     free(heads);
     if (rc) return -1;
     const int *tok, *tgt;
     learn_example(l, &tok, &tgt);
-    if (write_npy(dir, "logits", logits, T, ti->classes, 0, err, errlen) != 0 ||
-        write_lines(dir, "tokens.txt", tok, T, ti->symbols, err, errlen) != 0 ||
-        write_lines(dir, "targets.txt", tgt, T, ti->class_name, err, errlen) != 0)
+    if (put_npy(d, NULL, "logits", logits, T, ti->classes, 0, err, errlen) != 0 ||
+        put_lines(d, "tokens.txt", tok, T, ti->symbols, err, errlen) != 0 ||
+        put_lines(d, "targets.txt", tgt, T, ti->class_name, err, errlen) != 0 ||
+        put_json(d, td->r, err, errlen) != 0)
         return -1;
-    return write_json(dir, r, err, errlen);
-}
-
-/* Fails with a message when dir or a folder above it exists and is not a folder,
-   or when the deepest existing folder cannot be written: what dump_mkdirs would
-   meet, found before training (nothing is created). */
-static int check_dump_path(const char *dir, char *err, size_t errlen) {
-    char p[4200];
-    snprintf(p, sizeof p, "%s", dir);
-    size_t len = strlen(p);
-    while (len > 1 && p[len - 1] == '/') p[--len] = '\0';
-    for (;;) {
-        struct stat st;
-        if (stat(p, &st) == 0) {
-            if (!S_ISDIR(st.st_mode)) {
-                snprintf(err, errlen, "cannot write %s: %s exists and is not a folder", dir, p);
-                return -1;
-            }
-            if (access(p, W_OK) != 0) {
-                snprintf(err, errlen, "cannot write %s: %s", dir, strerror(errno));
-                return -1;
-            }
-            return 0;
-        }
-        char *slash = strrchr(p, '/');
-        if (!slash) { /* a name in the current folder */
-            if (access(".", W_OK) == 0) return 0;
-            snprintf(err, errlen, "cannot write %s: %s", dir, strerror(errno));
-            return -1;
-        }
-        if (slash == p) {
-            p[1] = '\0';
-            continue;
-        }
-        *slash = '\0';
-    }
+    if (td->finish && (td->finish_rc = td->finish(td->run, td->ud, err, errlen)) != 0) return -1;
+    return 0;
 }
 
 /* The loop of train_loop.h with progress on stderr: fills curve (room for
-   steps / TRAIN_CURVE_EVERY + 1 points) and returns its points; *rate the
-   steps a second. */
-static int train_steps(learn_model *l, long steps, const char *task, curve_row *curve,
-                       double *rate) {
+   steps / TRAIN_CURVE_EVERY + 1 points), *rows its points and *rate the steps a
+   second. Returns 0, or 1 with the message when the run diverged (diverge.h). */
+static int train_steps(learn_model *l, long steps, const char *task, curve_row *curve, int *rows,
+                       double *rate, char *err, size_t errlen) {
     const int tty = isatty(STDERR_FILENO);
-    int rows = 0;
+    int n = 0, drawn = 0;
     double t0 = now_s(), t_draw = 0.0;
     curve_row last = {0, NAN, 0.0f};
     train_loop tl;
     train_loop_begin(&tl, l, steps, NULL);
+    learn_diverge dv;
+    learn_diverge_begin(&dv, 0.0f); /* from the first step's loss */
     for (long s = 1; s <= steps; s++) {
-        if (train_loop_step(&tl, &last)) curve[rows++] = last;
+        const int point = train_loop_step(&tl, &last);
+        if (point) curve[n++] = last;
+        float why = 0.0f;
+        if (learn_diverge_feed(&dv, tl.last_loss, &why)) {
+            if (tty && drawn) fputc('\n', stderr); /* the message on a line of its own */
+            snprintf(err, errlen, "training diverged at step %ld (loss %.4g); try a smaller --lr",
+                     s, (double)why);
+            *rows = n;
+            return 1;
+        }
         double t = now_s(); /* a bar redrawn 10 times a second, or a line per LOG_EVERY */
-        int draw = s == steps || (tty ? t - t_draw > 0.1 && rows > 0 : s % LOG_EVERY == 0);
+        int draw = s == steps || (tty ? t - t_draw > 0.1 && n > 0 : s % LOG_EVERY == 0);
         if (draw) {
             progress(tty, task, s, steps, &last, s / fmax(t - t0, 1e-9));
             t_draw = t;
+            drawn = 1;
         }
     }
     *rate = steps / fmax(now_s() - t0, 1e-9);
-    return rows;
+    *rows = n;
+    return 0;
 }
 
 /* The summary on stdout. */
@@ -276,16 +271,24 @@ static void print_summary(const learn_config *cfg, const train_result *r) {
         printf("%5d %4d  %6.2f %5.2f  %9.2f  %6.1f%%\n", k / cfg->h + 1, k % cfg->h + 1,
                (double)r->mass_prev[k], (double)r->mass_first[k], (double)r->mass_induction[k],
                100.0 * r->ablated[k]);
-    fflush(stdout);
 }
 
 int app_train(const train_options *o, int h, int d_model, uint64_t seed, const char *dump_dir,
               char *err, size_t errlen) {
-    return app_train_keep(o, h, d_model, seed, dump_dir, NULL, err, errlen);
+    return app_train_run(o, h, d_model, seed, dump_dir, NULL, NULL, err, errlen);
 }
 
-int app_train_keep(const train_options *o, int h, int d_model, uint64_t seed, const char *dump_dir,
-                   train_outcome *keep, char *err, size_t errlen) {
+/* The summary must have reached standard output before the dump takes its
+   place: a full disk or a closed pipe there fails the run with nothing written. */
+static int flush_stdout(char *err, size_t errlen) {
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    snprintf(err, errlen, "cannot write standard output: %s", strerror(errno ? errno : EIO));
+    return 1;
+}
+
+int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, const char *dump_dir,
+                  train_finish_fn finish, void *ud, char *err, size_t errlen) {
     learn_config cfg = {0};
     cfg.task = (learn_task_id)(o->task - 1);
     cfg.layers = o->layers;
@@ -297,11 +300,12 @@ int app_train_keep(const train_options *o, int h, int d_model, uint64_t seed, co
     cfg.seed = seed;
     learn_config_resolve(&cfg);
     if (learn_config_check(&cfg, err, errlen) != 0) return 2;
+    /* everything that can be known before training is checked now: the memory
+       the learner takes, and the dump's folder (the caller checked the figure's) */
+    if (learn_config_check_memory(&cfg, err, errlen) != 0) return 2;
     const learn_task_info *ti = learn_task(cfg.task);
     const int steps = o->steps ? o->steps : ti->default_steps;
-    /* the dump folder is made only when training is done, so an interrupted run
-       leaves nothing behind; what can be known now is checked now */
-    if (dump_dir && check_dump_path(dump_dir, err, errlen) != 0) return 1;
+    if (dump_dir && dump_check(dump_dir, err, errlen) != 0) return 1;
 
     /* The products of training are small: one thread is faster than two here
      * (0.40 against 0.54 ms a step at d_model 32) and makes a run the same on
@@ -313,39 +317,46 @@ int app_train_keep(const train_options *o, int h, int d_model, uint64_t seed, co
     curve_row *curve = malloc(sizeof(curve_row) * (size_t)(steps / TRAIN_CURVE_EVERY + 3));
     const int nh = cfg.layers * cfg.h;
     float *stats = malloc(sizeof(float) * 4 * (size_t)nh);
-    if (!l || !curve || !stats) {
+    float *ablated = malloc(sizeof(float) * (size_t)nh); /* the figure's copy */
+    if (!l || !curve || !stats || !ablated) {
         if (l) snprintf(err, errlen, "out of memory");
         learn_destroy(l);
-        free(curve), free(stats);
+        free(curve), free(stats), free(ablated);
         return 1;
     }
-    if (keep) learn_eval(l, NULL, &curve[0].acc, &curve[0].loss), curve[0].step = 0;
+    if (finish) learn_eval(l, NULL, &curve[0].acc, &curve[0].loss), curve[0].step = 0;
     double rate = 0.0;
-    const int rows = train_steps(l, steps, ti->name, curve + 1, &rate);
+    int rows = 0;
+    int rc = train_steps(l, steps, ti->name, curve + 1, &rows, &rate, err, errlen);
 
     train_result r = {learn_get_config(l), steps,          curve + 1,     rows, 0.0f, stats,
                       stats + nh,          stats + 2 * nh, stats + 3 * nh};
-    train_pruning pr = {0}; /* with keep, the pruned set too: the figure's bars use this pass */
-    int rc = train_ablate(l, &r.acc, stats + 3 * nh, keep ? &pr.pruned : NULL,
-                          keep ? &pr.pruned_acc : NULL, NULL, NULL) != 0;
-    if (rc) snprintf(err, errlen, "out of memory");
-    learn_head_masses(l, stats, stats + nh, stats + 2 * nh);
-    if (!rc) print_summary(&cfg, &r);
-    if (!rc && dump_dir &&
-        (dump_mkdirs(dump_dir, err, errlen) != 0 || write_dump(dump_dir, l, &r, err, errlen) != 0))
+    train_pruning pr = {0}; /* the figure's bars use this very pass */
+    if (!rc && train_ablate(l, &r.acc, stats + 3 * nh, &pr.pruned, &pr.pruned_acc, NULL, NULL)) {
+        snprintf(err, errlen, "out of memory");
         rc = 1;
-    if (!rc && keep) { /* the figure is made from this very model */
-        pr.full = r.acc;
-        float *ablated = malloc(sizeof(float) * (size_t)nh);
-        if (ablated) {
-            memcpy(ablated, stats + 3 * nh, sizeof(float) * (size_t)nh);
-            pr.ablated_acc = ablated;
-        }
-        *keep = (train_outcome){l, curve, rows + 1, (float)rate, ablated, pr};
-        free(stats);
-        return 0;
     }
-    learn_destroy(l);
-    free(curve), free(stats);
+    if (!rc) {
+        learn_head_masses(l, stats, stats + nh, stats + 2 * nh);
+        print_summary(&cfg, &r);
+        rc = flush_stdout(err, errlen);
+    }
+    if (!rc) {
+        pr.full = r.acc;
+        memcpy(ablated, stats + 3 * nh, sizeof(float) * (size_t)nh);
+    }
+    pr.ablated_acc = ablated;
+    train_outcome run = {l, curve, rows + 1, (float)rate, ablated, pr};
+    if (!rc && dump_dir) { /* the figure is written inside the dump, before its rename */
+        train_dump td = {l, &r, finish, ud, &run, 0};
+        if (dump_write_files(dump_dir, fill_dump, &td, err, errlen) != 0)
+            rc = td.finish_rc ? td.finish_rc : 1;
+    } else if (!rc && finish) {
+        rc = finish(&run, ud, err, errlen);
+    }
+    learn_destroy(run.l); /* what finish did not take */
+    free(run.curve);
+    free(run.ablated);
+    free(stats);
     return rc;
 }

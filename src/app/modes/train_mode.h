@@ -1,6 +1,7 @@
 /* train_mode.h: --train TASK, the headless "learn live": trains the learner of
  * src/learn, shows progress on stderr, prints a summary and, with --dump DIR,
- * writes the trained weights, the held-out example's tensors and train.json. */
+ * writes the trained weights, the held-out example's tensors and train.json, all
+ * or nothing (dump.h's dump_write_files). */
 #ifndef MHAVIZ_TRAIN_MODE_H
 #define MHAVIZ_TRAIN_MODE_H
 
@@ -28,9 +29,18 @@ typedef struct {
     train_pruning pruning; /* the ablation pass the summary printed, for the figure's bars */
 } train_outcome;
 
-/* app_train, and on success with keep != NULL the learner and its curve kept
- * in *keep instead of freed. */
-int app_train_keep(const train_options *t, int h, int d_model, uint64_t seed, const char *dump_dir,
-                   train_outcome *keep, char *err, size_t errlen);
+/* What a run makes besides its summary and dump (the figure): called once the
+ * run is trained and its summary has reached standard output, and with --dump
+ * inside the dump, after its files and before it takes its folder's place, so a
+ * failure here leaves no new dump. It may take run->l (and set it to NULL);
+ * what it leaves is freed. Returns 0, or 1 / 2 with a message. */
+typedef int (*train_finish_fn)(train_outcome *run, void *ud, char *err, size_t errlen);
+
+/* app_train, then finish (may be NULL). Every target is checked before training:
+ * the configuration's memory (budget.h, 2), the dump's folder (dump_check, 1);
+ * the caller checks its own. A run that diverges (diverge.h) stops with 1 and
+ * writes nothing. */
+int app_train_run(const train_options *t, int h, int d_model, uint64_t seed, const char *dump_dir,
+                  train_finish_fn finish, void *ud, char *err, size_t errlen);
 
 #endif

@@ -124,8 +124,9 @@ static void save_png(app_state *s, app_save_kind kind, font_set *fonts) {
     view_state vs;
     app_figure_view(s, kind, &vs);
     char path[4200], err[600];
-    if (export_default_name(path, sizeof path, s->export_dir, s->cfg.h, s->cfg.d_model, "png", err,
-                            sizeof err) != 0 ||
+    int h = s->cfg.h, d = s->cfg.d_model;
+    if (vs.train && vs.layer) h = vs.layer->h, d = vs.layer->d_model; /* the trained model shown */
+    if (export_default_name(path, sizeof path, s->export_dir, h, d, "png", err, sizeof err) != 0 ||
         name_panel(path, sizeof path, &vs) != 0 ||
         export_png(path, &vs, s->png_scale, fonts, err, sizeof err) != 0) {
         app_notify(s, err, 1);
