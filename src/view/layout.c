@@ -104,12 +104,13 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
         view_overview_layout(L, s, cx->measure, cx->ud, L->main);
         return;
     }
-    if (s->train) { /* training mode: the trained heads, then curves and bars */
+    if (s->train) { /* training mode: the trained heads and their Concat x W^O =
+                       MultiHead, as in the attention view; then curves and bars */
         view_rect left = L->main, right = L->main;
-        left.w = L->main.w * 56 / 100;
+        left.w = L->main.w * 60 / 100;
         right.x = left.x + left.w + L->gap * 2;
         right.w = L->main.x + L->main.w - right.x;
-        lay_heads(L, cx, left, 0, 0);
+        lay_main(L, cx, left, 0);
         view_train_layout(L, s, right);
         return;
     }

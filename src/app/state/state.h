@@ -86,6 +86,7 @@ typedef enum {
     ACT_COMPARE,     /* pins the view to compare it with the live one; unpins */
     ACT_LAYER,       /* a loaded model: open layer arg (0-based), head x (1-based) focused */
     ACT_OVERVIEW,    /* a loaded model: the overview of every layer x head on / off */
+    ACT_TRAIN_SPEED, /* training mode: full speed, slow motion, paused, in turn (S) */
     ACT_COUNT
 } app_action_kind;
 
