@@ -137,18 +137,15 @@ int train_plateau_add(train_plateau *p, long step, float acc) {
     if (!p->started) {
         p->started = 1;
         p->base = p->best = acc;
-        p->from = step;
-        return 0;
     }
-    if (acc > p->best + TRAIN_STOP_TOL) { /* a new best: the streak begins here */
-        p->best = acc;
+    p->best = fmaxf(p->best, acc);
+    const float lo = fminf(p->lo, acc), hi = fmaxf(p->hi, acc);
+    if (p->from >= 0 && hi - lo <= TRAIN_STOP_TOL) { /* the streak holds its band */
+        p->lo = lo, p->hi = hi;
+    } else { /* out of the band (or none yet): a streak begins here */
         p->from = step;
-    } else if (acc < p->best - TRAIN_STOP_TOL) { /* fell away from its best */
-        p->from = -1;
-    } else { /* within tol of the best (a small rise does not start it again) */
-        if (acc > p->best) p->best = acc;
-        if (p->from < 0) p->from = step;
+        p->lo = p->hi = acc;
     }
-    return p->from >= 0 && step - p->from >= TRAIN_STOP_PATIENCE &&
+    return step - p->from >= TRAIN_STOP_PATIENCE && p->hi >= p->best - TRAIN_STOP_TOL &&
            p->best >= p->base + TRAIN_STOP_LEARNED;
 }

@@ -86,8 +86,9 @@ double train_curve_u(double step);
 void train_curve_add(train_curve *c, const train_point *pt);
 
 /* --- the stop rule ----------------------------------------------------------------
- * A run has converged when its held-out accuracy has stayed within TRAIN_STOP_TOL
- * of its best for the last TRAIN_STOP_PATIENCE steps and that best is at least
+ * A run has converged when its held-out accuracy has stayed in a band
+ * TRAIN_STOP_TOL wide at its best (the band's top within TRAIN_STOP_TOL of the
+ * best so far) for the last TRAIN_STOP_PATIENCE steps, and that best is at least
  * TRAIN_STOP_LEARNED above the accuracy before training (a flat start, before
  * anything is learned, is not convergence). The window also stops a run at the
  * task's step budget (learn_task_info.default_steps). */
@@ -97,9 +98,10 @@ void train_curve_add(train_curve *c, const train_point *pt);
 
 typedef struct {
     int started;
-    float base; /* accuracy at the first point */
-    float best; /* best accuracy so far */
-    long from;  /* the step the accuracy came within tol of best and stayed; -1: not now */
+    float base;   /* accuracy at the first point */
+    float best;   /* best accuracy so far */
+    long from;    /* the step the current streak began; -1: none */
+    float lo, hi; /* the streak's lowest and highest accuracy */
 } train_plateau;
 
 /* Forgets everything: the next point is the base. */

@@ -74,6 +74,8 @@ static void stopped(app_trainer *t, train_stop_why why) {
     w->stop = why;
     w->stop_step = learn_steps_done(t->l);
     w->stop_acc = w->acc;
+    w->stop_lo = t->plateau.lo;
+    w->stop_hi = t->plateau.hi;
 }
 
 static int stop_asked(void *ud) {
@@ -270,7 +272,7 @@ static int burst(app_trainer *t, job *handle) {
         steps++;
         t1 = now_ms();
     } while (t1 - t0 < BURST_MS && !converged && !train_loop_done(&t->loop) &&
-             !stop_now(t, handle));
+             !stop_now(t, handle) && atomic_load(&t->rate) == 0); /* slow motion: at once */
     t->last_step_ms = t1;
     w->step = learn_steps_done(t->l);
     w->steps_per_s = (float)(steps * 1000.0 / (t1 - t0 > 1e-3 ? t1 - t0 : 1e-3));
@@ -385,6 +387,9 @@ void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at) {
     t->fresh = 1;
     t->single = 0;
     submit(t);
+    train_view *front = jobs_swap_front(&t->sw);
+    front->running = t->handle != NULL; /* shown running at once: a key now sees it so */
+    front->seq = ++t->seq;
 }
 
 void trainer_set_rate(app_trainer *t, int rate) {

@@ -52,11 +52,12 @@ typedef struct {
     long step;
     float loss, acc; /* last training loss, held-out accuracy (0..1) */
     float steps_per_s;
-    int rate;            /* steps a second asked for: 0 full speed, else slow motion */
-    train_stop_why stop; /* why the run stopped by itself (running == 0) */
-    long stop_step;      /* the step it stopped at */
-    float stop_acc;      /* its held-out accuracy then */
-    long budget;         /* the step this stretch of the run stops at, at the latest */
+    int rate;               /* steps a second asked for: 0 full speed, else slow motion */
+    train_stop_why stop;    /* why the run stopped by itself (running == 0) */
+    long stop_step;         /* the step it stopped at */
+    float stop_acc;         /* its held-out accuracy then */
+    float stop_lo, stop_hi; /* converged: the band it held for the last patience steps */
+    long budget;            /* the step this stretch of the run stops at, at the latest */
     int tokens[TRAIN_MAX_T];
     int runs;
     train_run run[TRAIN_MAX_RUNS]; /* the last is the current run */

@@ -277,11 +277,17 @@ void app_training_refresh(app_state *s) {
     vt->ablated_acc = tv->ablated_acc;
     vt->pruned = tv->pruned;
     vt->pruned_acc = tv->pruned_acc;
+    char band[40]; /* "100.0 %", or "99.6-100.0 %" when it moved within its band */
+    snprintf(band, sizeof band, "%.1f", 100.0 * tv->stop_lo);
+    char hi[16];
+    snprintf(hi, sizeof hi, "%.1f", 100.0 * tv->stop_hi);
+    if (strcmp(band, hi) != 0)
+        snprintf(band + strlen(band), sizeof band - strlen(band), "\xE2\x80\x93%s", hi);
     if (!tv->running && tv->stop == TRAIN_CONVERGED) /* the status line follows the run */
         snprintf(t->status, sizeof t->status,
-                 "stopped at step %ld: held-out accuracy %.1f %% for the last %d steps "
+                 "stopped at step %ld: held-out accuracy %s %% for the last %d steps "
                  "\xC2\xB7 L for more",
-                 tv->stop_step, 100.0 * tv->stop_acc, TRAIN_STOP_PATIENCE);
+                 tv->stop_step, band, TRAIN_STOP_PATIENCE);
     else if (!tv->running && tv->stop == TRAIN_BUDGET)
         snprintf(t->status, sizeof t->status,
                  "stopped at step %ld: the budget of %d steps for %s, held-out %.1f %% "
