@@ -22,12 +22,14 @@
 
 #include "async.h"
 #include "check.h"
+#include "jobs.h"
 #include "learn.h"
 #include "samples.h"
 #include "state.h"
 #include "state_internal.h"
 #include "train_loop.h"
 #include "train_view.h"
+#include "trainer.h"
 #include "view_fixture.h"
 
 /* --- the curve buffer ------------------------------------------------------------ */
@@ -421,7 +423,8 @@ static void test_runs_keep_colour_and_label(void **st) {
 }
 
 /* The plot draws a long run from its first step: the current run's curve (the
-   thick lines) starts at the accuracy plot's left edge and ends at its right. */
+   thickest lines, at least 3 pixels) starts at the accuracy plot's left edge and ends at its right.
+ */
 static void test_plot_starts_at_the_first_step(void **st) {
     (void)st;
     app_state *s = make_state();
@@ -451,10 +454,14 @@ static void test_plot_starts_at_the_first_step(void **st) {
     draw_list_init(&dl);
     view_render(&dl, cache, &L, &vs, fx_measure, NULL);
     const view_rect r = L.train_acc;
-    int xmin = 1 << 30, xmax = -1, segs = 0;
+    int xmin = 1 << 30, xmax = -1, segs = 0, thickest = 0;
+    for (int i = 0; i < dl.count; i++) /* the current run's lines are the thickest */
+        if (dl.cmds[i].kind == DC_LINE && dl.cmds[i].y >= r.y && dl.cmds[i].y <= r.y + r.h &&
+            dl.cmds[i].thick > thickest)
+            thickest = dl.cmds[i].thick;
     for (int i = 0; i < dl.count; i++) {
         const draw_cmd *c = &dl.cmds[i];
-        if (c->kind != DC_LINE || c->thick != 3) continue;
+        if (c->kind != DC_LINE || c->thick != thickest || thickest < 3) continue;
         if (c->y < r.y || c->y > r.y + r.h) continue; /* the accuracy plot's */
         xmin = c->x < xmin ? c->x : xmin;
         xmax = c->x + c->w > xmax ? c->x + c->w : xmax;
@@ -470,10 +477,48 @@ static void test_plot_starts_at_the_first_step(void **st) {
     done_with(s);
 }
 
+/* The budget: a run that cannot converge within stop_at steps (the rule needs
+   200 steps in its band) stops at exactly stop_at, saying so; resumed, it goes
+   on for another stop_at at most. */
+static void test_budget_stops_a_run(void **st) {
+    (void)st;
+    jobs *runner = jobs_create(1);
+    assert_non_null(runner);
+    app_trainer *tr = trainer_create(runner);
+    assert_non_null(tr);
+    learn_config cfg = {.task = LEARN_PAIR, .h = 2, .d_model = 32};
+    trainer_start(tr, &cfg, 60);
+    const train_view *v = NULL;
+    for (int i = 0; i < 6000; i++) {
+        trainer_snapshot(tr, &v);
+        if (v->active && !v->running && v->stop != TRAIN_GOING && v->pruning_valid) break;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK_INT("stopped by the budget", TRAIN_BUDGET, v->stop);
+    CHECK_INT("at the budget's step", 60, v->stop_step);
+    CHECK_INT("the record's step", 60, v->step);
+    const train_curve *c = &v->run[v->runs - 1].curve;
+    CHECK_INT("the last point is the budget's step", 60, (long)c->step[c->n - 1]);
+    trainer_pause(tr, 0); /* L: for more */
+    for (int i = 0; i < 6000; i++) {
+        trainer_snapshot(tr, &v);
+        if (v->step > 60 && !v->running && v->stop != TRAIN_GOING && v->pruning_valid) break;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK_TRUE("stopped again", v->stop == TRAIN_BUDGET || v->stop == TRAIN_CONVERGED);
+    if (v->stop == TRAIN_BUDGET) CHECK_INT("another 60 steps", 120, v->stop_step);
+    CHECK_TRUE("at most another 60", v->stop_step <= 120);
+    trainer_destroy(tr);
+    jobs_destroy(runner);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_curve_keeps_a_long_run),
         cmocka_unit_test(test_stop_rule),
+        cmocka_unit_test(test_budget_stops_a_run),
         cmocka_unit_test(test_pair_stops_by_itself),
         cmocka_unit_test(test_speed_keys),
         cmocka_unit_test(test_runs_keep_colour_and_label),

@@ -80,7 +80,11 @@ static void plot(const view_ctx *c, view_rect r, const view_train *t, int acc, f
             if (!isfinite(v)) continue;
             int x = step_x(r, run->step[p], xmax);
             int y = r.y + r.h - (int)lroundf((float)r.h * fminf(v, ymax) / ymax);
-            if (have) draw_line(c->dl, px, py, x, y, col, i == t->runs - 1 ? 3 : 2);
+            /* legible from the back of a room: 3 and 4 pixels at 100 %, the current run
+               thicker */
+            const int cur = L->pad / 2 > 3 ? L->pad / 2 : 3,
+                      other = L->pad * 3 / 8 > 2 ? L->pad * 3 / 8 : 2;
+            if (have) draw_line(c->dl, px, py, x, y, col, i == t->runs - 1 ? cur : other);
             px = x, py = y, have = 1;
         }
     }

@@ -27,6 +27,8 @@ struct app_training {
     learn_config cfg;     /* what the next start uses */
     int layer;            /* shown, 0-based */
     int rate;             /* the speed asked for: 0 full, TRAIN_SLOW_RATE slow motion */
+    long stop_told;       /* the last stop the status line was cleared for: its step, */
+    int stop_run;         /* and its run's number */
     model_source src;     /* the trained model, over tv (train_source.c) */
     train_source ts;
     attn_layer heads; /* the shown layer, for the view */
@@ -208,6 +210,13 @@ int app_training_show(app_state *s, const train_view *tv, int fresh) {
     if (!t) return 0;
     t->tv = tv ? tv : &no_snapshot;
     if (!fresh) return 0;
+    const int run = t->tv->runs > 0 ? t->tv->run[t->tv->runs - 1].number : 0;
+    if (s->train_mode && !t->tv->running && t->tv->stop != TRAIN_GOING &&
+        (t->tv->stop_step != t->stop_told || run != t->stop_run)) { /* stopped: say why now */
+        t->stop_told = t->tv->stop_step;
+        t->stop_run = run;
+        s->status[0] = '\0';
+    }
     s->layout_valid = 0; /* a new snapshot from the trainer */
     s->dirty = 1;
     return 1;
