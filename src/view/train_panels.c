@@ -14,6 +14,18 @@ static rgba run_color(const view_ctx *c, const view_train_run *run) {
     return view_head_color(run->number - 1, c->s->theme);
 }
 
+/* A curve's segment `thick` pixels thick in every backend: a backend may draw a
+   slanted line one pixel wide whatever its thickness (SDL's does), so thin copies
+   one pixel apart above and below fill it out; under a thick line they vanish. */
+static void curve_line(const view_ctx *c, int x0, int y0, int x1, int y1, rgba col, int thick) {
+    draw_line(c->dl, x0, y0, x1, y1, col, thick);
+    if (x0 == x1 || y0 == y1) return; /* axis-aligned: drawn as thick as asked */
+    for (int k = 1; k < thick; k++) {
+        const int off = (k + 1) / 2 * (k % 2 ? 1 : -1);
+        draw_line(c->dl, x0, y0 + off, x1, y1 + off, col, 1);
+    }
+}
+
 /* Where step lies on the logarithmic step axis: ln(1 + step) over ln(1 + xmax). */
 static int step_x(view_rect r, double step, double xmax) {
     return r.x + (int)lround((double)r.w * log1p(fmax(step, 0.0)) / log1p(xmax));
@@ -84,7 +96,7 @@ static void plot(const view_ctx *c, view_rect r, const view_train *t, int acc, f
                thicker */
             const int cur = L->pad / 2 > 3 ? L->pad / 2 : 3,
                       other = L->pad * 3 / 8 > 2 ? L->pad * 3 / 8 : 2;
-            if (have) draw_line(c->dl, px, py, x, y, col, i == t->runs - 1 ? cur : other);
+            if (have) curve_line(c, px, py, x, y, col, i == t->runs - 1 ? cur : other);
             px = x, py = y, have = 1;
         }
     }

@@ -35,6 +35,8 @@ struct app_trainer {
     train_plateau plateau; /* the stop rule over the current run's points */
     int runs_started;      /* the session's runs, numbered from 1 */
     double last_step_ms;   /* slow motion: when the last step was taken */
+    double slow_ms[8];     /* and the last 8 steps' times, for the rate shown */
+    long slow_n;           /* steps in slow motion since it began */
     train_view *rec;       /* the run's record: what is published (its layers unused) */
     /* either side's */
     atomic_int pause; /* the UI asks the job to stop stepping and measure the bars */
@@ -254,13 +256,18 @@ static int burst(app_trainer *t, job *handle) {
     if (rate > 0) {
         wait_turn(t, handle, rate);
         if (stop_now(t, handle)) return 0;
-        const double t0 = now_ms(), since = t0 - t->last_step_ms;
+        const double t0 = now_ms();
         train_point pt;
         if (train_loop_step(&t->loop, &pt)) converged = take_point(t, &pt);
         t->last_step_ms = t0;
         w->step = learn_steps_done(t->l);
-        /* the rate as it is: one step over the time since the one before */
-        w->steps_per_s = since > 0.0 && since < 5000.0 ? (float)(1000.0 / since) : (float)rate;
+        /* the rate as it is: the last (up to) 8 steps over the time they took; the
+           rate asked for until there are two */
+        const long k = t->slow_n < 8 ? t->slow_n : 8;
+        const double oldest = t->slow_n < 8 ? t->slow_ms[0] : t->slow_ms[t->slow_n % 8];
+        t->slow_ms[t->slow_n % 8] = t0;
+        t->slow_n++;
+        w->steps_per_s = k > 0 && t0 > oldest ? (float)(k * 1000.0 / (t0 - oldest)) : (float)rate;
         w->rate = rate;
         return converged;
     }
@@ -274,6 +281,7 @@ static int burst(app_trainer *t, job *handle) {
     } while (t1 - t0 < BURST_MS && !converged && !train_loop_done(&t->loop) &&
              !stop_now(t, handle) && atomic_load(&t->rate) == 0); /* slow motion: at once */
     t->last_step_ms = t1;
+    t->slow_n = 0; /* slow motion measures its rate afresh */
     w->step = learn_steps_done(t->l);
     w->steps_per_s = (float)(steps * 1000.0 / (t1 - t0 > 1e-3 ? t1 - t0 : 1e-3));
     w->rate = 0;
