@@ -514,6 +514,94 @@ static void test_budget_stops_a_run(void **st) {
     jobs_destroy(runner);
 }
 
+/* The number after prefix ("MultiHead[3, 5] = ") in the draw list's text (a
+   typographic minus read as '-'), or NAN. */
+static double tooltip_value(const draw_list *dl, const char *prefix) {
+    for (int i = 0; i < dl->count; i++) {
+        if (dl->cmds[i].kind != DC_TEXT) continue;
+        const char *t = draw_cmd_text(dl, &dl->cmds[i]);
+        if (strncmp(t, prefix, strlen(prefix)) != 0) continue;
+        t += strlen(prefix);
+        double sign = 1.0;
+        if (strncmp(t, "\xE2\x88\x92", 3) == 0) sign = -1.0, t += 3;
+        double v = 0.0;
+        if (sscanf(t, "%lf", &v) == 1) return sign * v;
+    }
+    return NAN;
+}
+
+static int overlap(view_rect a, view_rect b) {
+    return a.w > 0 && b.w > 0 && a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h &&
+           b.y < a.y + a.h;
+}
+
+/* The card's picture in training mode: Concat x W^O = MultiHead beside the
+   trained heads, apart from the curves, and its tooltips give the trained
+   values: a MultiHead cell is Concat . W^O and a Concat cell head_i's attention
+   times its V, both recomputed here in double from the layer's own tensors. */
+static void test_equation_beside_the_heads(void **st) {
+    (void)st;
+    app_state *s = make_state();
+    double clock = 0.0;
+    press(s, 'l');
+    CHECK_TRUE("trained and stopped", wait_for(s, stopped_itself, &clock));
+    view_state vs;
+    app_view(s, &vs);
+    const attn_layer *La = vs.layer;
+    assert_non_null(La);
+    static view_layout L;
+    view_layout_compute(&L, &vs, fx_measure, NULL);
+    const view_rect eq[3] = {L.concat.map, L.w_o.map, L.out.map};
+    const view_rect panels[3] = {L.train_acc, L.train_loss, L.train_bars};
+    for (int i = 0; i < 3; i++) {
+        CHECK_TRUE("Concat, W^O and MultiHead are laid out", eq[i].w > 0 && eq[i].h > 0);
+        for (int h = 0; h < L.shown_heads; h++)
+            CHECK_TRUE("apart from the heads", !overlap(eq[i], L.heads[h].map));
+        for (int p = 0; p < 3; p++) CHECK_TRUE("apart from the curves", !overlap(eq[i], panels[p]));
+    }
+    const int n = La->n, d = La->d_model, dk = La->d_k;
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    int checked = 0;
+    for (int r = 1; r < n; r += 3)
+        for (int col = 0; col < d; col += 5) {
+            /* MultiHead[r, col] */
+            view_rect m = L.out.map;
+            vs.hover_x = m.x + (int)((2L * col + 1) * m.w / (2 * d));
+            vs.hover_y = m.y + (int)((2L * r + 1) * m.h / (2 * n));
+            view_render(&dl, cache, &L, &vs, fx_measure, NULL);
+            double want = 0.0;
+            for (int k = 0; k < d; k++)
+                want +=
+                    (double)La->concat[(size_t)r * d + k] * (double)La->w_o[(size_t)k * d + col];
+            char prefix[48];
+            snprintf(prefix, sizeof prefix, "MultiHead[%d, %d] = ", r + 1, col + 1);
+            double got = tooltip_value(&dl, prefix);
+            if (!(fabs(got - want) <= 0.006 * fabs(want) + 1e-3))
+                fail_msg("%s expected %.4f (Concat . W^O), got %.4f", prefix, want, got);
+            /* Concat[r, col]: head i's attention row times its V */
+            m = L.concat.map;
+            vs.hover_x = m.x + (int)((2L * col + 1) * m.w / (2 * d));
+            vs.hover_y = m.y + (int)((2L * r + 1) * m.h / (2 * n));
+            view_render(&dl, cache, &L, &vs, fx_measure, NULL);
+            const int head = col / dk;
+            want = 0.0;
+            for (int k = 0; k < n; k++)
+                want += (double)La->attn[((size_t)head * n + r) * n + k] *
+                        (double)La->v[(size_t)k * d + col];
+            snprintf(prefix, sizeof prefix, "Concat[%d, %d] = ", r + 1, col + 1);
+            got = tooltip_value(&dl, prefix);
+            if (!(fabs(got - want) <= 0.006 * fabs(want) + 1e-3))
+                fail_msg("%s expected %.4f (softmax row . V), got %.4f", prefix, want, got);
+            checked++;
+        }
+    CHECK_TRUE("cells checked", checked >= 20);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    done_with(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_curve_keeps_a_long_run),
@@ -523,6 +611,7 @@ int main(void) {
         cmocka_unit_test(test_speed_keys),
         cmocka_unit_test(test_runs_keep_colour_and_label),
         cmocka_unit_test(test_plot_starts_at_the_first_step),
+        cmocka_unit_test(test_equation_beside_the_heads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
