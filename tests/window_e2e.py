@@ -626,7 +626,9 @@ def keys_train(app):
         return (m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))) if m else None
 
     before_title = title_now()
-    app.xvfb.run(["xdotool", "key", "--window", str(app.win), "l"])
+    # L, then S: slow motion, so the step still climbs a second later (at full speed
+    # pair stops by itself within a second; window_train_e2e.py checks that)
+    app.xvfb.run(["xdotool", "key", "--window", str(app.win), "l", "s"])
     deadline, got = time.monotonic() + 20, None
     while time.monotonic() < deadline:
         got = step_of(title_now())

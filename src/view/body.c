@@ -25,6 +25,7 @@ void view_draw_body(const view_ctx *c, const view_hit *hit) {
     }
     if (s->train) {
         view_draw_heads(c, hit);
+        view_draw_equation(c);
         view_draw_train(c);
     } else if (s->panel == VIEW_PANEL_STEPS) {
         view_draw_steps(c, &L->steps, s->panel_head - 1, 0);

@@ -104,12 +104,25 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
         view_overview_layout(L, s, cx->measure, cx->ud, L->main);
         return;
     }
-    if (s->train) { /* training mode: the trained heads, then curves and bars */
+    if (s->train) { /* training mode: the trained heads and their Concat x W^O =
+                       MultiHead, as in the attention view; then curves and bars */
         view_rect left = L->main, right = L->main;
-        left.w = L->main.w * 56 / 100;
+        left.w = L->main.w * 60 / 100;
         right.x = left.x + left.w + L->gap * 2;
         right.w = L->main.x + L->main.w - right.x;
-        lay_heads(L, cx, left, 0, 0);
+        lay_main(L, cx, left, 0);
+        /* the curves start where the heads and the equation end */
+        view_rect used = lay_heads_used(L, cx);
+        int end = used.x + used.w;
+        const view_rect eq[] = {L->eq_title,  L->concat.map, L->concat.cbar, L->w_o.map,
+                                L->w_o.cbar,  L->out.map,    L->out.cbar,    L->concat.shape,
+                                L->w_o.shape, L->out.shape};
+        for (size_t i = 0; i < sizeof eq / sizeof eq[0]; i++)
+            if (eq[i].w > 0) end = imax(end, eq[i].x + eq[i].w);
+        if (end + L->gap * 3 < right.x) {
+            right.x = end + L->gap * 3;
+            right.w = L->main.x + L->main.w - right.x;
+        }
         view_train_layout(L, s, right);
         return;
     }

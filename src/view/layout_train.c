@@ -1,6 +1,6 @@
 /* layout_train.c: where training mode puts its panels beside the trained heads:
  * a title, the held-out accuracy and loss curves against steps (every run of
- * this session, so they can be compared), their legend, and the bars of
+ * the task this session, so they can be compared), their legend, and the bars of
  * accuracy with each head removed. Drawing them is train_panels.c's. */
 #include "view_internal.h"
 
@@ -20,8 +20,8 @@ void view_train_layout(view_layout *L, const view_state *s, view_rect a) {
     y += plot_h + pad;
     L->train_loss = (view_rect){a.x + axis_w, y + line, a.w - axis_w - pad, plot_h - 2 * line};
     y += plot_h + pad;
-    L->train_legend = (view_rect){a.x, y, a.w, line};
-    y += line + pad;
+    L->train_legend = (view_rect){a.x, y, a.w, 2 * line}; /* two lines of runs */
+    y += 2 * line + pad;
     int bottom = a.y + a.h;
     L->train_note = (view_rect){a.x, bottom - line, a.w, line};
     /* a title line, then a line for the numbers over the tallest bars */

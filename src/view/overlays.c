@@ -331,6 +331,7 @@ void view_draw_help(const view_ctx *c) {
         {",  .", "focus view: step through the head"},
         {"I", "how-alike and cost panels on / off"},
         {"L, Y", "learn live: train, pause; the other layer"},
+        {"S, .", "training: full speed / slow motion / paused; one step"},
         {"F11", "fullscreen"},
         {"P", "presentation: no controls, the data as large as it goes (Esc leaves)"},
         {"B", "compare: pin this view, change a setting, see both (B unpins)"},

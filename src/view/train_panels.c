@@ -1,6 +1,7 @@
 /* train_panels.c: draws training mode's panels: the title (task, step, speed,
- * state), the held-out accuracy and the loss against steps for every run (the
- * current one thick, each labelled h=, d=), and one bar per head: held-out
+ * state), the held-out accuracy and the loss against steps (log scale) for every
+ * run of the task (the current one thick, each in its session colour, labelled
+ * h=, d=), and one bar per head: held-out
  * accuracy with that head removed, against the full model's. What is measured
  * is src/learn's; where it goes is layout_train.c's. */
 #include <math.h>
@@ -8,21 +9,50 @@
 
 #include "view_internal.h"
 
-static rgba run_color(const view_ctx *c, int i, int runs) {
-    /* the current run in the accent, earlier runs in head colours */
-    return i == runs - 1 ? c->th.accent_text : view_head_color(i + 1, c->s->theme);
+/* A run's colour is its session number's, so it keeps it when runs come and go. */
+static rgba run_color(const view_ctx *c, const view_train_run *run) {
+    return view_head_color(run->number - 1, c->s->theme);
 }
 
-/* A plot of y(step) for every run in r, y from 0 to ymax; ticks as percent or plain. */
+/* A curve's segment `thick` pixels thick in every backend: a backend may draw a
+   slanted line one pixel wide whatever its thickness (SDL's does), so thin copies
+   one pixel apart above and below fill it out; under a thick line they vanish. */
+static void curve_line(const view_ctx *c, int x0, int y0, int x1, int y1, rgba col, int thick) {
+    draw_line(c->dl, x0, y0, x1, y1, col, thick);
+    if (x0 == x1 || y0 == y1) return; /* axis-aligned: drawn as thick as asked */
+    for (int k = 1; k < thick; k++) {
+        const int off = (k + 1) / 2 * (k % 2 ? 1 : -1);
+        draw_line(c->dl, x0, y0 + off, x1, y1 + off, col, 1);
+    }
+}
+
+/* Where step lies on the logarithmic step axis: ln(1 + step) over ln(1 + xmax). */
+static int step_x(view_rect r, double step, double xmax) {
+    return r.x + (int)lround((double)r.w * log1p(fmax(step, 0.0)) / log1p(xmax));
+}
+
+/* "0", "10", "100", "1k", "10k", "100k", "1M" */
+static void step_label(char *buf, size_t len, double v) {
+    if (v >= 1e6)
+        snprintf(buf, len, "%.0fM", v / 1e6);
+    else if (v >= 1e3)
+        snprintf(buf, len, "%.0fk", v / 1e3);
+    else
+        snprintf(buf, len, "%.0f", v);
+}
+
+/* A plot of y(step) for every run in r, y from 0 to ymax; ticks as percent or
+   plain; the step axis logarithmic (ticks at 0, 10, 100, ...), so the learning
+   phase keeps its room however long the run. */
 static void plot(const view_ctx *c, view_rect r, const view_train *t, int acc, float ymax,
                  const char *title) {
     const view_layout *L = c->L;
     const int fs = L->font_small;
     draw_text(c->dl, r.x, r.y - L->line, title, L->font, c->th.text, 1, 0);
     draw_frame(c->dl, (view_rect){r.x - 1, r.y - 1, r.w + 2, r.h + 2}, c->th.grid, 1);
-    float xmax = 1.0f;
+    double xmax = 10.0;
     for (int i = 0; i < t->runs; i++)
-        if (t->run[i].points > 0) xmax = fmaxf(xmax, t->run[i].step[t->run[i].points - 1]);
+        if (t->run[i].points > 0) xmax = fmax(xmax, t->run[i].step[t->run[i].points - 1]);
     char buf[48];
     for (int k = 0; k <= 2; k++) { /* y ticks: 0, half, max */
         float v = ymax * (float)k / 2.0f;
@@ -36,38 +66,72 @@ static void plot(const view_ctx *c, view_rect r, const view_train *t, int acc, f
                   0, 0);
         draw_line(c->dl, r.x, y, r.x + r.w, y, c->th.grid, 1);
     }
-    snprintf(buf, sizeof buf, "%.0f steps", (double)xmax);
-    int w = view_tw(c, buf, fs, 0);
-    draw_text(c->dl, r.x + r.w - w, r.y + r.h + 2, buf, fs, c->th.muted, 0, 0);
+    /* x ticks at 0 and the powers of ten, labels where they do not overlap; the
+       axis names its scale at the right */
+    const char *caption = "steps (log scale)";
+    const int cap_w = view_tw(c, caption, fs, 0), ty = r.y + r.h + 2;
+    int right_free = r.x + r.w, last_end = r.x - L->pad;
+    for (double v = 0.0; v <= xmax; v = v < 1.0 ? 10.0 : v * 10.0) {
+        const int x = step_x(r, v, xmax);
+        draw_line(c->dl, x, r.y, x, r.y + r.h, c->th.grid, 1);
+        step_label(buf, sizeof buf, v);
+        const int w = view_tw(c, buf, fs, 0), lx = v == 0.0 ? x : x - w / 2;
+        if (lx > last_end + L->pad / 2 && lx + w < right_free) {
+            draw_text(c->dl, lx, ty, buf, fs, c->th.muted, 0, 0);
+            last_end = lx + w;
+        }
+    }
+    draw_text(c->dl, r.x + r.w - cap_w, r.y - L->line + (L->font - fs), caption, fs, c->th.muted, 0,
+              0); /* on the title's line, at the right */
     for (int i = 0; i < t->runs; i++) {
         const view_train_run *run = &t->run[i];
-        rgba col = run_color(c, i, t->runs);
-        int px = 0, py = 0;
+        rgba col = run_color(c, run);
+        int px = 0, py = 0, have = 0;
         for (int p = 0; p < run->points; p++) {
             float v = acc ? run->acc[p] : run->loss[p];
             if (!isfinite(v)) continue;
-            int x = r.x + (int)lroundf((float)r.w * run->step[p] / xmax);
+            int x = step_x(r, run->step[p], xmax);
             int y = r.y + r.h - (int)lroundf((float)r.h * fminf(v, ymax) / ymax);
-            if (p > 0) draw_line(c->dl, px, py, x, y, col, i == t->runs - 1 ? 3 : 2);
-            px = x, py = y;
+            /* legible from the back of a room: 3 and 4 pixels at 100 %, the current run
+               thicker */
+            const int cur = L->pad / 2 > 3 ? L->pad / 2 : 3,
+                      other = L->pad * 3 / 8 > 2 ? L->pad * 3 / 8 : 2;
+            if (have) curve_line(c, px, py, x, y, col, i == t->runs - 1 ? cur : other);
+            px = x, py = y, have = 1;
         }
     }
 }
 
-/* The runs' names in their curves' colours, newest first. */
+/* The task's runs in their curves' colours, oldest first, flowed over the
+   legend's lines (the current one bold); the runs of other tasks counted. */
 static void legend(const view_ctx *c, const view_train *t) {
     const view_layout *L = c->L;
     const view_rect r = L->train_legend;
     const int fs = L->font_small;
-    int x = r.x;
-    for (int i = t->runs - 1; i >= 0; i--) {
+    int x = r.x, y = r.y, shown = 0;
+    char more[96];
+    for (int i = 0; i < t->runs; i++) {
         const char *label = t->run[i].label;
-        int w = view_tw(c, label, fs, i == t->runs - 1);
-        if (x + 3 * L->pad + w > r.x + r.w) break;
-        rgba col = run_color(c, i, t->runs);
-        draw_fill(c->dl, (view_rect){x, r.y + L->line / 2 - 1, 2 * L->pad, 3}, col);
-        draw_text(c->dl, x + 2 * L->pad + L->pad / 2, r.y, label, fs, col, i == t->runs - 1, 0);
+        const int cur = i == t->runs - 1;
+        int w = view_tw(c, label, fs, cur);
+        if (x > r.x && x + 3 * L->pad + w > r.x + r.w) x = r.x, y += L->line; /* next line */
+        if (y + L->line > r.y + r.h) break;
+        rgba col = run_color(c, &t->run[i]);
+        draw_fill(c->dl, (view_rect){x, y + L->line / 2 - 1, 2 * L->pad, cur ? 4 : 3}, col);
+        draw_text(c->dl, x + 2 * L->pad + L->pad / 2, y, label, fs, col, cur, 0);
         x += 3 * L->pad + w + L->gap;
+        shown++;
+    }
+    more[0] = '\0';
+    if (shown < t->runs)
+        snprintf(more, sizeof more, "+%d more of this task", t->runs - shown);
+    else if (t->other_runs > 0)
+        snprintf(more, sizeof more, "(+%d run%s of other tasks: Tab)", t->other_runs,
+                 t->other_runs == 1 ? "" : "s");
+    if (more[0]) {
+        const int w = view_tw(c, more, fs, 0);
+        if (x > r.x && x + w > r.x + r.w) x = r.x, y += L->line;
+        if (y + L->line <= r.y + r.h + L->line) draw_text(c->dl, x, y, more, fs, c->th.muted, 0, 0);
     }
 }
 
@@ -129,19 +193,31 @@ void view_draw_train(const view_ctx *c) {
         snprintf(buf, sizeof buf, "Training %s: %s", t->task, t->error);
     else if (c->s->figure) /* a figure: what was trained, no state of the app */
         snprintf(buf, sizeof buf, "Trained on %s \xC2\xB7 %ld steps", t->task, t->step);
+    else if (t->running && t->rate > 0) /* the rate measured, not the one asked for */
+        snprintf(buf, sizeof buf,
+                 "Training %s \xC2\xB7 step %ld \xC2\xB7 slow motion, %.0f steps/s", t->task,
+                 t->step, (double)t->steps_per_s);
     else if (t->running)
-        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 %.0f/s \xC2\xB7 running",
+        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 full speed, %.0f steps/s",
                  t->task, t->step, (double)t->steps_per_s);
-    else /* paused: no rate, since no step is being taken */
-        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 paused", t->task,
-                 t->step);
+    else if (t->stop == 1) /* stopped by itself: no rate, since no step is being taken */
+        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 stopped at step %ld: converged", t->task,
+                 t->stop_step);
+    else if (t->stop == 2)
+        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 stopped at step %ld: its budget", t->task,
+                 t->stop_step);
+    else
+        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 paused%s", t->task,
+                 t->step, t->rate > 0 ? " (slow motion on)" : "");
     view_fit_text(fitted, sizeof fitted, buf, L->train_title.w, L->font_title, 1, c->measure,
                   c->ud);
     draw_text(c->dl, L->train_title.x, L->train_title.y, fitted, L->font_title, c->th.text, 1, 0);
     if (c->s->figure)
         snprintf(buf, sizeof buf, "layer %d of %d \xC2\xB7 %s", t->layer + 1, t->layers, t->what);
     else
-        snprintf(buf, sizeof buf, "L pauses / resumes \xC2\xB7 layer %d of %d (Y) \xC2\xB7 %s",
+        snprintf(buf, sizeof buf,
+                 "L pauses / goes on \xC2\xB7 S speed \xC2\xB7 . one step \xC2\xB7 layer %d of %d "
+                 "(Y) \xC2\xB7 %s",
                  t->layer + 1, t->layers, t->what);
     view_fit_text(fitted, sizeof fitted, buf, L->train_title.w, L->font_small, 0, c->measure,
                   c->ud);

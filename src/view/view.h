@@ -52,11 +52,12 @@ typedef enum {
 } view_button;
 
 /* Training, as the view draws it (the window's trainer fills it; src/learn trains). */
-#define VIEW_TRAIN_RUNS 8
+#define VIEW_TRAIN_RUNS 32
 typedef struct {
-    const char *label; /* "pair h=2 d=32" */
+    const char *label; /* "pair h=2 d=32", "pair h=2 d=32 #3" when the settings repeat */
     int points;
     const float *step, *loss, *acc; /* (points) */
+    int number;                     /* the session's run number: its colour for the session */
 } view_train_run;
 
 typedef struct {
@@ -66,8 +67,13 @@ typedef struct {
     long step;
     float steps_per_s, loss, acc;
     int layers, layer, h; /* layer shown, 0-based */
-    int runs;             /* the last is the current run */
+    int runs;             /* this task's runs; the last is the current run */
     view_train_run run[VIEW_TRAIN_RUNS];
+    int other_runs; /* runs of other tasks the session keeps (Tab shows them) */
+    int rate;       /* steps a second asked for: 0 full speed, else slow motion */
+    int stop;       /* why it stopped by itself: 0 not, 1 converged, 2 the budget */
+    long stop_step, budget, patience;
+    float stop_acc;
     int pruning_valid;
     long pruning_step;
     const float *ablated_acc; /* (layers, h) held-out accuracy without that head */

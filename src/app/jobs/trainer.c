@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trainer.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -29,9 +30,17 @@ struct app_trainer {
     learn_config start_cfg; /* what the next job starts (fresh) */
     long start_stop;
     int fresh;
-    train_view *rec; /* the run's record: what is published (its layers unused) */
+    int single;            /* the next job takes one step and pauses */
+    long stretch;          /* steps a stretch of the run goes on for (0: no end) */
+    train_plateau plateau; /* the stop rule over the current run's points */
+    int runs_started;      /* the session's runs, numbered from 1 */
+    double last_step_ms;   /* slow motion: when the last step was taken */
+    double slow_ms[8];     /* and the last 8 steps' times, for the rate shown */
+    long slow_n;           /* steps in slow motion since it began */
+    train_view *rec;       /* the run's record: what is published (its layers unused) */
     /* either side's */
     atomic_int pause; /* the UI asks the job to stop stepping and measure the bars */
+    atomic_int rate;  /* steps a second: 0 full speed, else slow motion */
     jobs_swap sw;
     train_view *buf[3];
     /* the UI thread's */
@@ -45,21 +54,30 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Appends a point to the current run's curve, halving it when full. */
+/* Adds a point to the current run's curve (thinned evenly when full, its first
+   point kept: train_curve_add). */
 static void curve_add(train_view *w, const train_point *pt) {
-    train_run *r = &w->run[w->runs - 1];
-    if (r->points == TRAIN_MAX_POINTS) {
-        for (int i = 0; i < TRAIN_MAX_POINTS / 2; i++) {
-            r->step[i] = r->step[2 * i + 1];
-            r->loss[i] = r->loss[2 * i + 1];
-            r->acc[i] = r->acc[2 * i + 1];
-        }
-        r->points = TRAIN_MAX_POINTS / 2;
-    }
-    r->step[r->points] = (float)pt->step;
-    r->loss[r->points] = pt->loss;
-    r->acc[r->points] = pt->acc;
-    r->points++;
+    train_curve_add(&w->run[w->runs - 1].curve, pt);
+}
+
+/* Takes a point of the curve: the record's numbers, and the stop rule. 1 when
+   the run has converged. */
+static int take_point(app_trainer *t, const train_point *pt) {
+    train_view *w = t->rec;
+    w->loss = isfinite(pt->loss) ? pt->loss : w->loss;
+    w->acc = pt->acc;
+    curve_add(w, pt);
+    return train_plateau_add(&t->plateau, pt->step, pt->acc);
+}
+
+/* The run stopped by itself at its current step, for why. */
+static void stopped(app_trainer *t, train_stop_why why) {
+    train_view *w = t->rec;
+    w->stop = why;
+    w->stop_step = learn_steps_done(t->l);
+    w->stop_acc = w->acc;
+    w->stop_lo = t->plateau.lo;
+    w->stop_hi = t->plateau.hi;
 }
 
 static int stop_asked(void *ud) {
@@ -127,10 +145,12 @@ static void fill(train_view *b, const train_view *w, learn_model *l, int running
         const train_run *r = &w->run[i];
         train_run *o = &b->run[i];
         o->h = r->h, o->d_model = r->d_model, o->layers = r->layers, o->task = r->task;
-        o->points = r->points;
-        memcpy(o->step, r->step, sizeof(float) * (size_t)r->points);
-        memcpy(o->loss, r->loss, sizeof(float) * (size_t)r->points);
-        memcpy(o->acc, r->acc, sizeof(float) * (size_t)r->points);
+        o->seed = r->seed, o->number = r->number;
+        const size_t n = (size_t)r->curve.n;
+        o->curve.n = r->curve.n, o->curve.gap = r->curve.gap;
+        memcpy(o->curve.step, r->curve.step, sizeof(float) * n);
+        memcpy(o->curve.loss, r->curve.loss, sizeof(float) * n);
+        memcpy(o->curve.acc, r->curve.acc, sizeof(float) * n);
     }
     b->pruning_valid = w->pruning_valid;
     b->pruning_step = w->pruning_step;
@@ -143,12 +163,14 @@ static void fill(train_view *b, const train_view *w, learn_model *l, int running
 
 /* Hands the record over to the UI (the writer's side of the swap). */
 static void publish(app_trainer *t, job *handle, int running) {
-    fill(jobs_swap_back(&t->sw), t->rec, t->l, running);
+    train_view *b = jobs_swap_back(&t->sw);
+    fill(b, t->rec, t->l, running);
+    b->rate = atomic_load(&t->rate); /* the speed asked for now */
     jobs_swap_publish(&t->sw);
     if (handle) job_news(handle);
 }
 
-static void record_run(train_view *w, learn_model *l);
+static void record_run(app_trainer *t, learn_model *l);
 
 /* Makes the learner for cfg; a new curve joins the plot. 0, or -1 with the
    record's error set. */
@@ -175,13 +197,17 @@ static int begin_run(app_trainer *t, learn_config cfg) {
         t->l = NULL;
         return -1;
     }
-    record_run(w, t->l);
+    record_run(t, t->l);
     return 0;
 }
 
-/* A new run of l in the record: its shape, its example, an empty curve. */
-static void record_run(train_view *w, learn_model *l) {
+/* A new run of l in the record: its shape, its example, an empty curve, the
+   session's next number; the stop rule starts over. */
+static void record_run(app_trainer *t, learn_model *l) {
+    train_view *w = t->rec;
     w->active = 1;
+    w->stop = TRAIN_GOING;
+    train_plateau_begin(&t->plateau);
     w->cfg = *learn_get_config(l);
     w->T = learn_task(w->cfg.task)->seq_len;
     w->step = 0;
@@ -199,31 +225,72 @@ static void record_run(train_view *w, learn_model *l) {
     r->d_model = w->cfg.d_model;
     r->layers = w->cfg.layers;
     r->task = w->cfg.task;
-    r->points = 0;
+    r->seed = (unsigned long long)w->cfg.seed;
+    r->number = ++t->runs_started;
+    r->curve.n = 0;
+    r->curve.gap = 0.0f;
 }
 
-/* A burst of steps of about BURST_MS; a point joins the curve every
-   TRAIN_CURVE_EVERY steps. */
-static void burst(app_trainer *t, job *handle) {
+static int stop_now(app_trainer *t, job *handle) {
+    return job_cancelled(handle) || atomic_load(&t->pause);
+}
+
+/* Slow motion: waits (in slices of at most 10 ms, so a pause or a new run is
+   not kept waiting) until the next step is due at rate steps a second. */
+static void wait_turn(app_trainer *t, job *handle, int rate) {
+    const double due = t->last_step_ms + 1000.0 / rate;
+    for (double now = now_ms(); now < due && !stop_now(t, handle); now = now_ms()) {
+        double ms = due - now < 10.0 ? due - now : 10.0;
+        struct timespec ts = {0, (long)(ms * 1e6)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* A burst of steps of about BURST_MS at full speed, or one step in slow motion;
+   points join the curve on the dense schedule (train_loop.h). 1 when the run
+   has converged. */
+static int burst(app_trainer *t, job *handle) {
     train_view *w = t->rec;
+    const int rate = atomic_load(&t->rate);
+    int converged = 0;
+    if (rate > 0) {
+        wait_turn(t, handle, rate);
+        if (stop_now(t, handle)) return 0;
+        const double t0 = now_ms();
+        train_point pt;
+        if (train_loop_step(&t->loop, &pt)) converged = take_point(t, &pt);
+        t->last_step_ms = t0;
+        w->step = learn_steps_done(t->l);
+        /* the rate as it is: the last (up to) 8 steps over the time they took; the
+           rate asked for until there are two */
+        const long k = t->slow_n < 8 ? t->slow_n : 8;
+        const double oldest = t->slow_n < 8 ? t->slow_ms[0] : t->slow_ms[t->slow_n % 8];
+        t->slow_ms[t->slow_n % 8] = t0;
+        t->slow_n++;
+        w->steps_per_s = k > 0 && t0 > oldest ? (float)(k * 1000.0 / (t0 - oldest)) : (float)rate;
+        w->rate = rate;
+        return converged;
+    }
     double t0 = now_ms(), t1 = t0;
     int steps = 0;
     do {
         train_point pt;
-        if (train_loop_step(&t->loop, &pt)) {
-            w->loss = pt.loss;
-            w->acc = pt.acc;
-            curve_add(w, &pt);
-        }
+        if (train_loop_step(&t->loop, &pt)) converged = take_point(t, &pt);
         steps++;
         t1 = now_ms();
-    } while (t1 - t0 < BURST_MS && !train_loop_done(&t->loop) && !job_cancelled(handle) &&
-             !atomic_load(&t->pause));
+    } while (t1 - t0 < BURST_MS && !converged && !train_loop_done(&t->loop) &&
+             !stop_now(t, handle) && atomic_load(&t->rate) == 0); /* slow motion: at once */
+    t->last_step_ms = t1;
+    t->slow_n = 0; /* slow motion measures its rate afresh */
     w->step = learn_steps_done(t->l);
     w->steps_per_s = (float)(steps * 1000.0 / (t1 - t0 > 1e-3 ? t1 - t0 : 1e-3));
+    w->rate = 0;
+    return converged;
 }
 
-/* The job: (a new run,) bursts until done, paused or cancelled, then the bars. */
+/* The job: (a new run,) bursts until the run stops by itself (converged, or at
+   its budget), is paused or cancelled, then the bars. A single step: one step
+   and its point, then the bars. */
 static void run_job(job *handle, void *ctx) {
     app_trainer *t = ctx;
     if (t->fresh) {
@@ -234,18 +301,38 @@ static void run_job(job *handle, void *ctx) {
         }
         train_point first;
         train_loop_begin(&t->loop, t->l, t->start_stop, &first);
-        t->rec->loss = first.loss, t->rec->acc = first.acc;
-        curve_add(t->rec, &first);
-        publish(t, handle, 1);
+        t->loop.dense = 1;
+        t->rec->budget = t->start_stop;
+        take_point(t, &first);
+        t->last_step_ms = now_ms();
+        publish(t, handle, !t->single);
+    }
+    if (t->single) { /* one step by hand: a point of its own, whatever the schedule */
+        t->single = 0;
+        learn_step(t->l);
+        train_point pt;
+        train_loop_point(&t->loop, &pt);
+        pt.loss = NAN; /* one batch's loss is noise beside the curve's means */
+        take_point(t, &pt);
+        t->rec->step = learn_steps_done(t->l);
+        t->rec->steps_per_s = 0.0f;
+        if (prune(t, handle) != 0) return;
+        publish(t, handle, 0);
+        return;
     }
     double last_prune = now_ms();
-    while (!train_loop_done(&t->loop) && !job_cancelled(handle) && !atomic_load(&t->pause)) {
-        burst(t, handle);
+    int converged = 0;
+    while (!converged && !train_loop_done(&t->loop) && !stop_now(t, handle)) {
+        converged = burst(t, handle);
+        if (converged)
+            stopped(t, TRAIN_CONVERGED);
+        else if (train_loop_done(&t->loop))
+            stopped(t, TRAIN_BUDGET);
         if (now_ms() - last_prune > PRUNE_EVERY) {
             if (prune(t, handle) != 0) return;
             last_prune = now_ms();
         }
-        publish(t, handle, !train_loop_done(&t->loop) && !atomic_load(&t->pause));
+        publish(t, handle, !converged && !train_loop_done(&t->loop) && !stop_now(t, handle));
     }
     if (job_cancelled(handle)) return; /* a new start, or the end: no bars wanted */
     /* paused or done: the bars for these very weights */
@@ -304,8 +391,28 @@ void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at) {
     stop_job(t);
     t->start_cfg = *cfg;
     t->start_stop = stop_at;
+    t->stretch = stop_at;
     t->fresh = 1;
+    t->single = 0;
     submit(t);
+    train_view *front = jobs_swap_front(&t->sw);
+    front->running = t->handle != NULL; /* shown running at once: a key now sees it so */
+    front->seq = ++t->seq;
+}
+
+void trainer_set_rate(app_trainer *t, int rate) {
+    atomic_store(&t->rate, rate > 0 ? rate : 0);
+    train_view *front = jobs_swap_front(&t->sw);
+    front->rate = rate > 0 ? rate : 0; /* the UI's own buffer: the title follows at once */
+    front->seq = ++t->seq;
+}
+
+void trainer_step(app_trainer *t) {
+    stop_job(t); /* a run or a pause under way ends after its step: the learner is ours */
+    if (!t->l && !t->fresh) return; /* nothing to step */
+    t->single = 1;
+    submit(t);
+    t->paused = 1; /* shown paused once the step is taken */
 }
 
 void trainer_pause(app_trainer *t, int paused) {
@@ -323,7 +430,13 @@ void trainer_pause(app_trainer *t, int paused) {
         submit(t);
         return;
     }
-    t->loop.stop_at = 0; /* on without an end */
+    /* on for another stretch: the stop rule must hold for another patience steps */
+    const long done = learn_steps_done(t->l);
+    t->loop.stop_at = t->stretch > 0 ? done + t->stretch : 0;
+    t->loop.dense = 1;
+    t->rec->budget = t->loop.stop_at;
+    t->rec->stop = TRAIN_GOING;
+    train_plateau_restart(&t->plateau);
     submit(t);
     front->running = t->handle != NULL;
     front->seq = ++t->seq;
@@ -356,8 +469,9 @@ void trainer_adopt(app_trainer *t, learn_model *l, const train_point *curve, int
         publish(t, NULL, 0);
         return;
     }
-    record_run(w, l);
+    record_run(t, l);
     for (int i = 0; i < points; i++) curve_add(w, &curve[i]);
+    t->stretch = learn_task(c->task)->default_steps;
     w->step = learn_steps_done(l);
     w->steps_per_s = steps_per_s;
     if (points) w->loss = curve[points - 1].loss, w->acc = curve[points - 1].acc;

@@ -25,11 +25,20 @@ app_trainer *trainer_create(jobs *runner);
 void trainer_destroy(app_trainer *t);
 
 /* A new run with cfg (its curve joins the plot; earlier runs' curves stay),
- * running; it pauses by itself after stop_at steps (0: never). The learner is
- * made on the worker, so this returns at once. */
+ * running; it stops by itself once it has converged (train_loop.h's stop rule)
+ * or after stop_at steps (0: never), and says which in the snapshot. The learner
+ * is made on the worker, so this returns at once. */
 void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at);
-/* Pauses (1) or resumes (0) the current run. */
+/* Pauses (1) or resumes (0) the current run; a resumed run (after it stopped by
+ * itself, too) goes on for another stop_at steps at most, and the stop rule
+ * must hold again. */
 void trainer_pause(app_trainer *t, int paused);
+/* The speed: rate steps a second, each published (slow motion), or 0 for full
+ * speed (bursts of about 50 ms). Applies at once, running or not. */
+void trainer_set_rate(app_trainer *t, int rate);
+/* One step of the current run, then paused with its bars measured (a run under
+ * way is paused first). */
+void trainer_step(app_trainer *t);
 
 /* Points *v at the newest publication (the UI's until the next call; all zero
  * before the first) and returns 1 if it is newer than the last call's. */

@@ -141,6 +141,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case 'l': a.kind = ACT_TRAIN; break;
     case 'y': a.kind = ACT_TRAIN_LAYER, a.arg = shift ? -1 : 1; break;
     case 'o': a.kind = ACT_OVERVIEW; break;
+    case 's': a.kind = ACT_TRAIN_SPEED; break; /* Ctrl+S saves (above) */
     case 'b': a.kind = ACT_COMPARE; break;
     default:
         if (key >= '1' && key <= '9') {

@@ -47,13 +47,17 @@ void app_pin_compute(app_pin *p);
 int app_compare_adopt(app_state *s, app_pin *p);
 
 /* training.c: the command the state wants the trainer to carry out, taken (and
- * cleared): start (with cfg, stopping after stop_at steps, 0 never), then pause
- * (1), resume (0) or neither (-1). 0 when there is none. */
+ * cleared): start (with cfg, stopping after stop_at steps, 0 never, or once
+ * converged), then the speed (rate steps a second, 0 full speed, -1 unchanged),
+ * then pause (1), resume (0) or neither (-1), then one step by hand (single).
+ * 0 when there is none. */
 typedef struct {
     int start;
     learn_config cfg;
     long stop_at;
     int pause;
+    int rate;
+    int single;
 } app_train_cmd;
 int app_training_command(app_state *s, app_train_cmd *cmd);
 /* The trainer's newest snapshot (NULL: none, the trainer is gone); fresh when it

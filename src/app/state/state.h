@@ -89,6 +89,7 @@ typedef enum {
     ACT_OVERVIEW,    /* a loaded model: the overview of every layer x head on / off */
     /* Ctrl+Shift+V: the view as a view file in the export folder (view_file.c) */
     ACT_SAVE_VIEW_FILE,
+    ACT_TRAIN_SPEED, /* training mode: full speed, slow motion, paused, in turn (S) */
     ACT_COUNT
 } app_action_kind;
 

@@ -6,18 +6,27 @@
 #include <stddef.h>
 
 #include "learn.h"
+#include "train_loop.h"
 
-#define TRAIN_MAX_RUNS 8      /* curves kept on the plot (the oldest go) */
-#define TRAIN_MAX_POINTS 1024 /* points a curve keeps (thinned by two when full) */
-#define TRAIN_MAX_T 32        /* tokens per example of any task */
-#define TRAIN_MAX_HEADS 64    /* heads the window trains (h <= 64) */
+#define TRAIN_MAX_RUNS 32  /* runs kept for the session (past that the oldest go) */
+#define TRAIN_SLOW_RATE 10 /* slow motion: steps a second, the heads redrawn at each */
+#define TRAIN_MAX_T 32     /* tokens per example of any task */
+#define TRAIN_MAX_HEADS 64 /* heads the window trains (h <= 64) */
 
 typedef struct {
     int h, d_model, layers;
     learn_task_id task;
-    int points;
-    float step[TRAIN_MAX_POINTS], loss[TRAIN_MAX_POINTS], acc[TRAIN_MAX_POINTS];
+    unsigned long long seed;
+    int number;        /* 1, 2, ... in the order the session started them */
+    train_curve curve; /* the whole run, thinned (train_loop.h) */
 } train_run;
+
+/* Why a run is not stepping on its own. */
+typedef enum {
+    TRAIN_GOING = 0, /* running, or paused by hand */
+    TRAIN_CONVERGED, /* the stop rule (train_loop.h's train_plateau) */
+    TRAIN_BUDGET,    /* the task's step budget */
+} train_stop_why;
 
 /* One layer of the held-out example, as its heads saw it: pointers into the
    snapshot's own block, NULL when there is none. */
@@ -43,6 +52,12 @@ typedef struct {
     long step;
     float loss, acc; /* last training loss, held-out accuracy (0..1) */
     float steps_per_s;
+    int rate;               /* steps a second asked for: 0 full speed, else slow motion */
+    train_stop_why stop;    /* why the run stopped by itself (running == 0) */
+    long stop_step;         /* the step it stopped at */
+    float stop_acc;         /* its held-out accuracy then */
+    float stop_lo, stop_hi; /* converged: the band it held for the last patience steps */
+    long budget;            /* the step this stretch of the run stops at, at the latest */
     int tokens[TRAIN_MAX_T];
     int runs;
     train_run run[TRAIN_MAX_RUNS]; /* the last is the current run */

@@ -2,7 +2,9 @@
  * pauses, or resumes) training, as a command the jobs layer carries out on its
  * trainer (src/app/jobs/trainer.c); in it, Tab picks the
  * task, Up/Down and Right/Left restart at a new h or d_model with the earlier
- * runs' curves kept, Y picks the layer, Escape leaves it (paused). The jobs layer
+ * runs' curves kept, Y picks the layer, S the speed (full, slow motion, paused),
+ * . one step, Escape leaves it (paused). A run stops by itself (the trainer's
+ * stop rule, or the task's budget) and L takes it on. The jobs layer
  * hands the latest snapshot down (app_training_show), and the view draws the shown
  * layer as the trained model's source (train_source.c) fills it from the snapshot.
  * No SDL. */
@@ -24,6 +26,9 @@ struct app_training {
     const train_view *tv; /* the latest snapshot: the trainer's front buffer, or none */
     learn_config cfg;     /* what the next start uses */
     int layer;            /* shown, 0-based */
+    int rate;             /* the speed asked for: 0 full, TRAIN_SLOW_RATE slow motion */
+    long stop_told;       /* the last stop the status line was cleared for: its step, */
+    int stop_run;         /* and its run's number */
     model_source src;     /* the trained model, over tv (train_source.c) */
     train_source ts;
     attn_layer heads; /* the shown layer, for the view */
@@ -47,9 +52,12 @@ static app_training *get(app_state *s) {
         s->training->cfg = (learn_config){.task = LEARN_PAIR, .h = 2, .d_model = 32};
         s->training->tv = &no_snapshot;
         s->training->cmd.pause = -1;
+        s->training->cmd.rate = -1;
     }
     return s->training;
 }
+
+static const app_train_cmd no_cmd = {.pause = -1, .rate = -1};
 
 /* Asks the trainer to pause (1) or resume (0), after a start asked for. */
 static void pause_training(app_training *t, int paused) {
@@ -64,7 +72,12 @@ static int will_run(const app_training *t) {
 static void start(app_state *s, app_training *t) {
     learn_config c = t->cfg;
     c.layers = 0; /* the task's own: 2 for induction */
-    t->cmd = (app_train_cmd){.start = 1, .cfg = c, .stop_at = 0, .pause = -1};
+    /* it stops by itself once converged, or at the task's budget */
+    t->cmd = (app_train_cmd){.start = 1,
+                             .cfg = c,
+                             .stop_at = learn_task(c.task)->default_steps,
+                             .pause = -1,
+                             .rate = t->rate};
     t->layer = 0;
     snprintf(s->status, sizeof s->status, "training %s at h = %d, d_model = %d",
              learn_task(c.task)->name, c.h, c.d_model);
@@ -122,6 +135,29 @@ int app_training_apply(app_state *s, const app_action *a) {
         pause_training(t, 1);
         snprintf(s->status, sizeof s->status, "training paused; L returns to it");
         return 1;
+    case ACT_TRAIN_SPEED: { /* full speed -> slow motion -> paused -> full speed */
+        const int running = will_run(t);
+        if (running && t->rate == 0) {
+            t->rate = t->cmd.rate = TRAIN_SLOW_RATE;
+            snprintf(s->status, sizeof s->status,
+                     "slow motion: %d steps a second, the heads redrawn at each; S pauses",
+                     TRAIN_SLOW_RATE);
+        } else if (running) {
+            pause_training(t, 1);
+            snprintf(s->status, sizeof s->status,
+                     "paused: . takes one step, S goes on at full speed");
+        } else {
+            t->rate = t->cmd.rate = 0;
+            pause_training(t, 0);
+            snprintf(s->status, sizeof s->status, "full speed; S slows it down");
+        }
+        return 1;
+    }
+    case ACT_STEP_NEXT: /* one step by hand, then paused */
+        pause_training(t, 1);
+        t->cmd.single = 1;
+        s->status[0] = '\0'; /* the status line follows the run: its step */
+        return 1;
     case ACT_TRAIN_LAYER: { /* every layer of the source in turn */
         train_source_init(&t->src, &t->ts, t->tv);
         const int layers = model_source_layers(&t->src);
@@ -155,7 +191,7 @@ int app_training_adopted(app_state *s, const learn_config *cfg, int layer) {
     app_training *t = get(s);
     if (!t) return -1;
     t->cfg = *cfg;
-    t->cmd = (app_train_cmd){.pause = -1}; /* the learner is the trainer's already */
+    t->cmd = no_cmd; /* the learner is the trainer's already */
     s->train_mode = 1;
     t->layer = layer >= 0 && layer < t->cfg.layers ? layer : 0;
     s->layout_valid = 0;
@@ -164,9 +200,9 @@ int app_training_adopted(app_state *s, const learn_config *cfg, int layer) {
 
 int app_training_command(app_state *s, app_train_cmd *cmd) {
     app_training *t = s->training;
-    if (!t || (!t->cmd.start && t->cmd.pause < 0)) return 0;
+    if (!t || (!t->cmd.start && t->cmd.pause < 0 && t->cmd.rate < 0 && !t->cmd.single)) return 0;
     *cmd = t->cmd;
-    t->cmd = (app_train_cmd){.pause = -1};
+    t->cmd = no_cmd;
     return 1;
 }
 
@@ -175,6 +211,13 @@ int app_training_show(app_state *s, const train_view *tv, int fresh) {
     if (!t) return 0;
     t->tv = tv ? tv : &no_snapshot;
     if (!fresh) return 0;
+    const int run = t->tv->runs > 0 ? t->tv->run[t->tv->runs - 1].number : 0;
+    if (s->train_mode && !t->tv->running && t->tv->stop != TRAIN_GOING &&
+        (t->tv->stop_step != t->stop_told || run != t->stop_run)) { /* stopped: say why now */
+        t->stop_told = t->tv->stop_step;
+        t->stop_run = run;
+        s->status[0] = '\0';
+    }
     s->layout_valid = 0; /* a new snapshot from the trainer */
     s->dirty = 1;
     return 1;
@@ -213,21 +256,64 @@ void app_training_refresh(app_state *s) {
     vt->layers = tv->cfg.layers;
     vt->layer = layer;
     vt->h = h;
-    vt->runs = tv->runs < VIEW_TRAIN_RUNS ? tv->runs : VIEW_TRAIN_RUNS;
-    for (int i = 0; i < vt->runs; i++) {
-        const train_run *r = &tv->run[tv->runs - vt->runs + i];
-        snprintf(t->run_label[i], sizeof t->run_label[i], "%s h=%d d=%d", learn_task(r->task)->name,
-                 r->h, r->d_model);
-        vt->run[i] = (view_train_run){t->run_label[i], r->points, r->step, r->loss, r->acc};
+    /* this task's runs, on its own loss axis; each labelled by its shape, and by
+       its number when another kept run has the same */
+    for (int i = 0; i < tv->runs; i++) {
+        const train_run *r = &tv->run[i];
+        if (r->task != tv->cfg.task) {
+            vt->other_runs++;
+            continue;
+        }
+        int repeats = 0;
+        for (int j = 0; j < tv->runs; j++)
+            repeats += tv->run[j].task == r->task && tv->run[j].h == r->h &&
+                       tv->run[j].d_model == r->d_model && tv->run[j].layers == r->layers;
+        char *label = t->run_label[vt->runs];
+        const int n = snprintf(label, sizeof t->run_label[0], "%s h=%d d=%d",
+                               learn_task(r->task)->name, r->h, r->d_model);
+        if (repeats > 1 && n > 0 && (size_t)n < sizeof t->run_label[0])
+            snprintf(label + n, sizeof t->run_label[0] - (size_t)n, " #%d", r->number);
+        vt->run[vt->runs++] = (view_train_run){label,         r->curve.n,   r->curve.step,
+                                               r->curve.loss, r->curve.acc, r->number};
     }
+    vt->rate = tv->rate;
+    vt->stop = (int)tv->stop;
+    vt->stop_step = tv->stop_step;
+    vt->stop_acc = tv->stop_acc;
+    vt->budget = tv->budget;
+    vt->patience = TRAIN_STOP_PATIENCE;
     vt->pruning_valid = tv->pruning_valid;
     vt->pruning_step = tv->pruning_step;
     vt->ablated_acc = tv->ablated_acc;
     vt->pruned = tv->pruned;
     vt->pruned_acc = tv->pruned_acc;
-    snprintf(t->status, sizeof t->status, /* the status line follows the run */
-             "training %s: step %ld \xC2\xB7 %.0f steps/s \xC2\xB7 held-out %.1f %%", info->name,
-             tv->step, (double)tv->steps_per_s, 100.0 * tv->acc);
+    char band[40]; /* "100.0 %", or "99.6-100.0 %" when it moved within its band */
+    snprintf(band, sizeof band, "%.1f", 100.0 * tv->stop_lo);
+    char hi[16];
+    snprintf(hi, sizeof hi, "%.1f", 100.0 * tv->stop_hi);
+    if (strcmp(band, hi) != 0)
+        snprintf(band + strlen(band), sizeof band - strlen(band), "\xE2\x80\x93%s", hi);
+    if (!tv->running && tv->stop == TRAIN_CONVERGED) /* the status line follows the run */
+        snprintf(t->status, sizeof t->status,
+                 "stopped at step %ld: held-out accuracy %s %% for the last %d steps "
+                 "\xC2\xB7 L for more",
+                 tv->stop_step, band, TRAIN_STOP_PATIENCE);
+    else if (!tv->running && tv->stop == TRAIN_BUDGET)
+        snprintf(t->status, sizeof t->status,
+                 "stopped at step %ld: the budget of %d steps for %s, held-out %.1f %% "
+                 "\xC2\xB7 L for %d more",
+                 tv->stop_step, info->default_steps, info->name, 100.0 * tv->stop_acc,
+                 info->default_steps);
+    else if (!tv->running)
+        snprintf(t->status, sizeof t->status,
+                 "training %s: step %ld, paused \xC2\xB7 held-out %.1f %% \xC2\xB7 "
+                 ". one step \xC2\xB7 L or S goes on",
+                 info->name, tv->step, 100.0 * tv->acc);
+    else
+        snprintf(t->status, sizeof t->status,
+                 "training %s: step %ld \xC2\xB7 %.0f steps/s%s \xC2\xB7 held-out %.1f %%",
+                 info->name, tv->step, (double)tv->steps_per_s,
+                 tv->rate > 0 ? " (slow motion)" : "", 100.0 * tv->acc);
 }
 
 /* Points the view at the shown layer's heads and the curves. */
