@@ -483,7 +483,7 @@ static void test_group_values(void **state) {
         {cli_output_option, OPT_EXPORT_DIR, "", "--export-dir: needs a folder name"},
         {cli_output_option, OPT_FONT, "", "--font: needs a file name"},
         {cli_learning_option, OPT_TRAIN, "copy",
-         "--train 'copy': must be prev, first, pair, sort or induction"},
+         "--train 'copy': must be prev, first, pair, sort, induction or cards"},
         {cli_learning_option, OPT_STEPS, "1000001",
          "--steps '1000001': must be a whole number between 1 and 1000000"},
         {cli_learning_option, OPT_LAYERS, "3", "--layers '3': must be 1 or 2"},

@@ -16,7 +16,7 @@ int cli_learning_option(cli_options *o, cli_flags *f, int opt, const char *arg, 
         int id = learn_task_find(arg);
         if (id < 0)
             return cli_fail(err, errlen,
-                            "--train '%s': must be prev, first, pair, sort or induction", arg);
+                            "--train '%s': must be prev, first, pair, sort, induction or cards", arg);
         o->train.task = id + 1;
         return 0;
     }
