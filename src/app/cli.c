@@ -69,6 +69,10 @@ static const char usage_a[] =
     "      --layer L         with --export, the trained model's layer L (default 1);\n"
     "                        with --model, the layer shown (default 1)\n";
 static const char usage_b[] =
+    "      --sweep h         one run per divisor h of d_model at the same budget and\n"
+    "                        seeds: a table; sweep.json with --dump, a plot with --export\n"
+    "      --seeds K         with --sweep, seeds -s, -s + 1, ... (K of them, 1..64;\n"
+    "                        default 3)\n"
     "\nReal models:\n"
     "      --model PATH      a GPT-2-family checkpoint: a folder with config.json,\n"
     "                        model.safetensors, vocab.json, merges.txt (README)\n"
@@ -135,6 +139,8 @@ static const struct option long_opts[] = {
     {"lr", required_argument, NULL, OPT_LR},
     {"batch", required_argument, NULL, OPT_BATCH},
     {"layer", required_argument, NULL, OPT_LAYER},
+    {"sweep", required_argument, NULL, OPT_SWEEP},
+    {"seeds", required_argument, NULL, OPT_SEEDS},
     {"model", required_argument, NULL, OPT_MODEL},
     /* cli_parse's own */
     {"help", no_argument, NULL, 'h'},

@@ -15,6 +15,7 @@
 #include "dump.h"
 #include "mha.h"
 #include "samples.h"
+#include "sweep.h"
 #include "text_file.h"
 #include "tok.h"
 #include "train_figure.h"
@@ -256,9 +257,11 @@ int main(int argc, char **argv) {
     case CLI_VERSION:
     case CLI_LIST_SAMPLES: return print_info(&o);
     case CLI_TRAIN: {
-        int rc = o.export_path ? app_train_export(&o, err, sizeof err) /* trains once, then draws */
-                               : app_train(&o.train, o.cfg.h, o.cfg.d_model, o.cfg.seed, o.dump_dir,
-                                           err, sizeof err);
+        int rc = o.train.sweep ? app_sweep(&o, err, sizeof err) /* one run per h */
+                 : o.export_path
+                     ? app_train_export(&o, err, sizeof err) /* trains once, then draws */
+                     : app_train(&o.train, o.cfg.h, o.cfg.d_model, o.cfg.seed, o.dump_dir, err,
+                                 sizeof err);
         if (rc == 0) return finish_stdout(0); /* its progress lines */
         return fail(rc, err);
     }
