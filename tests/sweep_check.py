@@ -8,12 +8,14 @@
    (value of the asked card, value of the card at 0), and has no target at the cards.
 3. The trade-off of h (issue 19's must-show), on seeds the test does not name: they come
    from MHAVIZ_CARDS_SEED when set, else from the clock (printed, so a failure can be
-   rerun with MHAVIZ_CARDS_SEED=S); `cards` at d_model 16 after 1000 steps scores, for
-   each of 3 seeds, at least 30 points higher at h = 4 than at h = 1 and at least 20
-   points higher than at h = 16. The independent reference is tests/cards_ref.py
-   (PyTorch, the same task and trainer from their published semantics), which measured
-   29 / 63 / 99 / 87 / 57 % at h = 1 / 2 / 4 / 8 / 16 over 5 seeds; our C trainer
-   measured the same ordering (README, Learn live).
+   rerun with MHAVIZ_CARDS_SEED=S). A seed passes when `cards` at d_model 16 after 1000
+   steps scores at least 30 points higher at h = 4 than at h = 1 and at least 20 points
+   higher than at h = 16. Not every seed can: in about 1 run in 10 the h = 4 model is
+   still on the plateau near 30 % at step 1000 (it leaves it between steps 1025 and 1600),
+   in our trainer (4 of 58 seeds measured) as in the independent PyTorch reference
+   tests/cards_ref.py (the same task and trainer written from their published semantics:
+   3 of 20 seeds at h = 4). So 5 seeds are drawn and at least 3 must pass (a false
+   failure about 1 run in 300 at 0.93 a seed); each seed's result is printed.
 4. sweep.json agrees with single `--train cards -H K` runs of the same seed: every
    run's accuracy and loss equal train.json's to the printed precision (%.6g), and the
    printed table agrees with sweep.json to its 0.1 %.
@@ -123,13 +125,14 @@ def main(tmp):
     # 3. the trade-off, on seeds from the clock
     env_seed = os.environ.get("MHAVIZ_CARDS_SEED")
     s0 = int(env_seed) if env_seed else 1000 + int(time.time()) % 100000
-    print(f"seeds {s0}, {s0 + 1}, {s0 + 2} ({'MHAVIZ_CARDS_SEED' if env_seed else 'the clock'};"
+    seeds = 5
+    print(f"seeds {s0} to {s0 + seeds - 1} ({'MHAVIZ_CARDS_SEED' if env_seed else 'the clock'};"
           f" rerun with MHAVIZ_CARDS_SEED={s0})")
     d = tempfile.mkdtemp(dir=tmp)
     t0 = time.monotonic()
-    p = run(["--train", "cards", "-d", "16", "--sweep", "h", "--seeds", "3", "-s", str(s0),
-             "--dump", "sw"], d)
-    print(f"the sweep (5 h x 3 seeds x 1000 steps) took {time.monotonic() - t0:.1f} s")
+    p = run(["--train", "cards", "-d", "16", "--sweep", "h", "--seeds", str(seeds), "-s",
+             str(s0), "--dump", "sw"], d)
+    print(f"the sweep (5 h x {seeds} seeds x 1000 steps) took {time.monotonic() - t0:.1f} s")
     print(p.stdout, end="")
     check("the sweep runs", p.returncode == 0, p.stderr[-500:])
     if p.returncode != 0:
@@ -140,23 +143,27 @@ def main(tmp):
     runs = sw["runs"]
     check("sweep.json: one run per (h, seed), d_k = 16 / h",
           sorted((r["h"], r["seed"]) for r in runs)
-          == sorted((h, s0 + i) for h in (1, 2, 4, 8, 16) for i in range(3))
+          == sorted((h, s0 + i) for h in (1, 2, 4, 8, 16) for i in range(seeds))
           and all(r["d_k"] * r["h"] == 16 and set(r) == {"h", "d_k", "seed", "acc", "loss"}
                   for r in runs), str(runs)[:300])
     acc = {(r["h"], r["seed"]): r["acc"] for r in runs}
-    for i in range(3):
+    passed = 0
+    for i in range(seeds):
         s = s0 + i
         a1, a4, a16 = acc.get((1, s), 0), acc.get((4, s), 0), acc.get((16, s), 1)
-        check(f"seed {s}: h=4 {100 * a4:.1f}% >= h=1 {100 * a1:.1f}% + 30 points",
-              a4 - a1 >= 0.30)
-        check(f"seed {s}: h=4 {100 * a4:.1f}% >= h=16 {100 * a16:.1f}% + 20 points",
-              a4 - a16 >= 0.20)
+        ok = a4 - a1 >= 0.30 and a4 - a16 >= 0.20
+        passed += ok
+        print(f"     seed {s}: h=4 {100 * a4:.1f}%, h=1 {100 * a1:.1f}% (+30 points: "
+              f"{'yes' if a4 - a1 >= 0.30 else 'no'}), h=16 {100 * a16:.1f}% (+20 points: "
+              f"{'yes' if a4 - a16 >= 0.20 else 'no'})")
+    check(f"h=4 beats h=1 by 30 points and h=16 by 20 on {passed} of {seeds} seeds (>= 3)",
+          passed >= 3)
     rows = {int(m.group(1)): [float(x) for x in re.findall(r"([\d.]+)%", m.group(0))]
             for m in re.finditer(r"^ +(\d+) +\d+ .*$", p.stdout, re.M)}
     check("the table agrees with sweep.json to 0.1 %",
           sorted(rows) == [1, 2, 4, 8, 16] and all(
               abs(rows[h][i] - 100 * acc[(h, s0 + i)]) <= 0.05 + 1e-9 for h in rows
-              for i in range(3)), str(rows))
+              for i in range(seeds)), str(rows))
 
     # 4. single runs of the first seed agree
     procs = []

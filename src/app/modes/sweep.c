@@ -202,8 +202,17 @@ static void text_at(const pen *p, int x, int y, const char *s, int size, rgba c,
     draw_text(p->dl, x * p->sc, y * p->sc, s, size * p->sc, c, bold, 0);
 }
 
+/* a slanted line is drawn 1 pixel wide by the PNG backend: its thickness is made of
+   copies a pixel apart, one above the other */
 static void line(const pen *p, int x0, int y0, int x1, int y1, rgba c, int thick) {
-    draw_line(p->dl, x0 * p->sc, y0 * p->sc, x1 * p->sc, y1 * p->sc, c, thick * p->sc);
+    const int t = thick * p->sc;
+    if (x0 == x1 || y0 == y1) {
+        draw_line(p->dl, x0 * p->sc, y0 * p->sc, x1 * p->sc, y1 * p->sc, c, t);
+        return;
+    }
+    for (int k = 0; k < t; k++)
+        draw_line(p->dl, x0 * p->sc, y0 * p->sc + k - t / 2, x1 * p->sc, y1 * p->sc + k - t / 2, c,
+                  1);
 }
 
 static void box(const pen *p, int cx, int cy, int half, rgba c, int fill) {
@@ -265,7 +274,7 @@ static void draw_plot(draw_list *dl, font_set *fonts, const cli_options *o, cons
     int px[SWEEP_MAX_H];
     for (int a = 0; a < nh; a++) px[a] = left + (int)((a + 0.5) * pw / nh);
     for (int a = 0; a + 1 < nh; a++) /* the means joined */
-        line(&p, px[a], Y_OF(pt[a].mean), px[a + 1], Y_OF(pt[a + 1].mean), acc, 2);
+        line(&p, px[a], Y_OF(pt[a].mean), px[a + 1], Y_OF(pt[a + 1].mean), acc, 3);
     for (int a = 0; a < nh; a++) {
         const int x = px[a];
         line(&p, x, Y_OF(pt[a].lo), x, Y_OF(pt[a].hi), acc, 3);
