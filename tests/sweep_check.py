@@ -12,9 +12,10 @@
    steps scores at least 30 points higher at h = 4 than at h = 1 and at least 20 points
    higher than at h = 16. Not every seed can: in about 1 run in 10 the h = 4 model is
    still on the plateau near 30 % at step 1000 (it leaves it between steps 1025 and 1600),
-   in our trainer (4 of 58 seeds measured) as in the independent PyTorch reference
+   in our trainer (the rule failed on 3 of the 33 seeds of full sweeps measured, and 1 of
+   30 more seeds was stuck at h = 4) as in the independent PyTorch reference
    tests/cards_ref.py (the same task and trainer written from their published semantics:
-   3 of 20 seeds at h = 4). So 5 seeds are drawn and at least 3 must pass (a false
+   3 of 20 seeds stuck at h = 4). So 5 seeds are drawn and at least 3 must pass (a false
    failure about 1 run in 300 at 0.93 a seed); each seed's result is printed.
 4. sweep.json agrees with single `--train cards -H K` runs of the same seed: every
    run's accuracy and loss equal train.json's to the printed precision (%.6g), and the
