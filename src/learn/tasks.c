@@ -60,9 +60,7 @@ static const learn_task_info TASKS[LEARN_TASK_COUNT] = {
      "a block of 8-10 distinct symbols repeated: in the second copy, predict the token after "
      "the previous occurrence (needs 2 layers)",
      16, 16, IND_T, 2, 3000, LETTERS, LETTERS},
-    {"cards",
-     "16 cards key=value (32 keys, 4 values), then 8 questions key?: answer (value of the "
-     "asked card, value of the card at 0), one of 16: a head per relation, none too small",
+    {"cards", "16 cards key=value, 8 questions key?: asked card's value, card 0's",
      CARD_KEYS *CARD_VALUES + CARD_KEYS, CARD_VALUES *CARD_VALUES, CARD_SHOWN + CARD_ASKED, 1, 1000,
      CARD_SYMBOLS, CARD_CLASSES},
 };
