@@ -249,8 +249,8 @@ static void draw_plot(draw_list *dl, font_set *fonts, const cli_options *o, cons
     const learn_task_info *ti = learn_task(c->task);
     char buf[256];
 
-    snprintf(buf, sizeof buf, "%s: held-out accuracy after %ld steps, by the number of heads h",
-             ti->name, j->steps);
+    snprintf(buf, sizeof buf, "%s: held-out accuracy after %ld step%s, by the number of heads h",
+             ti->name, j->steps, j->steps == 1 ? "" : "s");
     text_at(&p, 40, 18, buf, 24, th.text, 1);
     snprintf(buf, sizeof buf,
              "d_model %d, %d layer%s%s; %d seed%s from %llu: bar the range, filled square the "
@@ -273,7 +273,7 @@ static void draw_plot(draw_list *dl, font_set *fonts, const cli_options *o, cons
     for (int x = left; x < right; x += 16)
         line(&p, x, Y_OF(chance), x + 8, Y_OF(chance), th.muted, 1);
     snprintf(buf, sizeof buf, "chance (1 in %d)", ti->classes);
-    text_at(&p, right - 4 - text_w(&p, buf, 14, 0) / sc, Y_OF(chance) - 20, buf, 14, th.muted, 0);
+    text_at(&p, left + 8, Y_OF(chance) - 20, buf, 14, th.muted, 0);
     line(&p, left, top, left, bottom, th.text, 1);
     line(&p, left, bottom, right, bottom, th.text, 1);
     draw_text(dl, 30 * sc, (top + ph / 2 + text_w(&p, "held-out accuracy", 16, 0) / sc / 2) * sc,
