@@ -105,6 +105,16 @@ def main(tmp):
           and sorted(os.listdir(os.path.join(d, "out"))) == ["notes.txt"]
           and sorted(os.listdir(d)) == ["out"], f"rc {p.returncode} {p.stderr!r}")
 
+    d = tempfile.mkdtemp(dir=tmp)  # the table cannot be printed: no sweep.json either
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([MHAVIZ] + small + ["--sweep", "h", "--dump", "out"], cwd=d,
+                           stdout=full, stderr=subprocess.PIPE, text=True, timeout=600)
+    last = p.stderr.strip().split("\n")[-1]
+    check("stdout into /dev/full: exit 1, nothing written",
+          p.returncode == 1 and last.startswith("mhaviz: cannot write standard output")
+          and p.stderr.count("mhaviz: ") == 1 and not os.listdir(d),
+          f"rc {p.returncode} {p.stderr!r} left {os.listdir(d)}")
+
     # 2. the task's rule on the example --train cards --dump writes
     d = tempfile.mkdtemp(dir=tmp)
     p = run(["--train", "cards", "-d", "16", "-H", "4", "--steps", "2", "--dump", "one"], d)

@@ -426,6 +426,11 @@ int app_sweep(const cli_options *o, char *err, size_t errlen) {
         }
     summarise(&j, nh, seeds, pt);
     print_table(&j, nh, seeds, pt);
+    if (fflush(stdout) != 0 || ferror(stdout)) { /* before any file is put in place */
+        snprintf(err, errlen, "cannot write standard output: %s",
+                 errno ? strerror(errno) : "write error");
+        goto done;
+    }
     if (o->dump_dir && write_json(o->dump_dir, &j, nh, seeds, err, errlen) != 0) goto done;
     if (o->export_path) {
         draw_plot(&dl, fonts, o, &j, nh, seeds, pt);
