@@ -388,7 +388,7 @@ static void test_groups_claim(void **state) {
     (void)state;
     int ids[64], n = 0;
     for (const char *c = "Hdst"; *c; c++) ids[n++] = *c;
-    for (int id = OPT_SAMPLE; id <= OPT_LAYER; id++) ids[n++] = id;
+    for (int id = OPT_SAMPLE; id <= OPT_SEEDS; id++) ids[n++] = id;
     for (int i = 0; i < n; i++) {
         int takers = 0;
         for (size_t g = 0; g < NGROUPS; g++) {
@@ -405,7 +405,7 @@ static void test_groups_claim(void **state) {
         snprintf(what, sizeof what, "groups taking option %d", ids[i]);
         CHECK_INT(what, 1, takers);
     }
-    static const int others[] = {'h', 'V', ':', '?', 0, OPT_LAYER + 1};
+    static const int others[] = {'h', 'V', ':', '?', 0, OPT_SEEDS + 1};
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
         for (size_t g = 0; g < NGROUPS; g++) {
             cli_options o = {.theme = -1, .colormap = -1}, before = o;
@@ -483,7 +483,7 @@ static void test_group_values(void **state) {
         {cli_output_option, OPT_EXPORT_DIR, "", "--export-dir: needs a folder name"},
         {cli_output_option, OPT_FONT, "", "--font: needs a file name"},
         {cli_learning_option, OPT_TRAIN, "copy",
-         "--train 'copy': must be prev, first, pair, sort or induction"},
+         "--train 'copy': must be prev, first, pair, sort, induction or cards"},
         {cli_learning_option, OPT_STEPS, "1000001",
          "--steps '1000001': must be a whole number between 1 and 1000000"},
         {cli_learning_option, OPT_LAYERS, "3", "--layers '3': must be 1 or 2"},

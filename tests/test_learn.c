@@ -440,6 +440,35 @@ static void test_tasks_follow_their_rules(void **state) {
                 }
                 break;
             }
+            case LEARN_CARDS: { /* 16 cards with distinct keys, then 8 questions */
+                CHECK_INT("cards length", 24, T);
+                CHECK_INT("cards vocabulary: 128 cards, 32 questions", 160, ti->vocab);
+                CHECK_INT("cards classes", 16, ti->classes);
+                int seen[32] = {0};
+                for (int i = 0; i < 16; i++) {
+                    CHECK_TRUE("a card", tok[i] < 128);
+                    CHECK_INT("no target at a card", -1, tgt[i]);
+                    CHECK_INT("keys distinct", 0, seen[tok[i] / 4]);
+                    seen[tok[i] / 4] = 1;
+                    char want[32];
+                    snprintf(want, sizeof want, "%d=%d", tok[i] / 4, tok[i] % 4);
+                    CHECK_STR("card label key=value", want, ti->symbols[tok[i]]);
+                }
+                for (int i = 16; i < 24; i++) {
+                    CHECK_TRUE("a question", tok[i] >= 128);
+                    const int key = tok[i] - 128;
+                    int c = -1;
+                    for (int k = 0; k < 16; k++)
+                        if (tok[k] / 4 == key) c = k;
+                    CHECK_TRUE("the asked key is on a card", c >= 0);
+                    if (c < 0) continue;
+                    CHECK_INT("cards target", 4 * (tok[c] % 4) + tok[0] % 4, tgt[i]);
+                    char want[32];
+                    snprintf(want, sizeof want, "%d,%d", tok[c] % 4, tok[0] % 4);
+                    CHECK_STR("cards class name", want, ti->class_name[tgt[i]]);
+                }
+                break;
+            }
             default: { /* a target at i is the token after the previous occurrence */
                 int first_t = -1, last_t = -1;
                 for (int i = 0; i < T; i++) {

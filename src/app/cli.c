@@ -57,11 +57,12 @@ static const char usage_a[] =
     "      --bench-quick     every case once: checks the output, measures nothing\n"
     "\n"
     "Learning (in the window: the L key):\n"
-    "      --train TASK      train a small attention model on prev, first, pair, sort\n"
-    "                        or induction, with -H, -d (default 32 here) and -s; print\n"
-    "                        each head's attention and the accuracy without it; with\n"
-    "                        --dump DIR also write weights, tensors and train.json,\n"
-    "                        with --export FILE a figure of the trained model\n"
+    "      --train TASK      train a small attention model on prev, first, pair, sort,\n"
+    "                        induction or cards, with -H, -d (default 32 here) and\n"
+    "                        -s; print each head's attention and the accuracy\n"
+    "                        without it; with --dump DIR also write weights, tensors\n"
+    "                        and train.json, with --export FILE a figure of the\n"
+    "                        trained model\n"
     "      --steps N         training steps, 1..1000000 (default: the task's, 500..3000)\n"
     "      --layers N        1 or 2 (default 1; 2 for induction)\n"
     "      --mlp             an MLP block (4 d_model wide, GELU) after each attention\n"
@@ -70,6 +71,10 @@ static const char usage_a[] =
     "      --layer L         with --export, the trained model's layer L (default 1);\n"
     "                        with --model, the layer shown (default 1)\n";
 static const char usage_b[] =
+    "      --sweep h         one run per divisor h of d_model at the same budget and\n"
+    "                        seeds: a table; sweep.json with --dump, a plot with --export\n"
+    "      --seeds K         with --sweep, seeds -s, -s + 1, ... (K of them, 1..64;\n"
+    "                        default 3)\n"
     "\nView files:\n"
     "      --state FILE      open a view file (README \"View files\"; Ctrl+Shift+V in\n"
     "                        the window saves one); with the window, --export or\n"
@@ -141,6 +146,8 @@ static const struct option long_opts[] = {
     {"lr", required_argument, NULL, OPT_LR},
     {"batch", required_argument, NULL, OPT_BATCH},
     {"layer", required_argument, NULL, OPT_LAYER},
+    {"sweep", required_argument, NULL, OPT_SWEEP},
+    {"seeds", required_argument, NULL, OPT_SEEDS},
     {"model", required_argument, NULL, OPT_MODEL},
     /* cli_parse's own */
     {"help", no_argument, NULL, 'h'},

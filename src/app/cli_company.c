@@ -80,6 +80,8 @@ static const struct {
     {OPT_LR, T_ALL},
     {OPT_BATCH, T_ALL},
     {OPT_LAYER, TE | MW | ME},
+    {OPT_SWEEP, T_ALL},
+    {OPT_SEEDS, T_ALL},
     {OPT_MODEL, MW | ME | MD | MB},
 };
 

@@ -50,6 +50,8 @@ enum {
     OPT_LR,
     OPT_BATCH,
     OPT_LAYER,
+    OPT_SWEEP, /* --sweep h and --seeds K: sweep.c */
+    OPT_SEEDS,
     /* a loaded model */
     OPT_MODEL,
     OPT_END /* one past the last: the size of cli_flags' tables */

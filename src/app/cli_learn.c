@@ -2,6 +2,7 @@
  * TASK and its --steps, --layers, --mlp, --lr, --batch, --layer, and which of the other
  * options may go with them. The training itself is train_mode.c's. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli_internal.h"
 #include "learn.h"
@@ -16,7 +17,8 @@ int cli_learning_option(cli_options *o, cli_flags *f, int opt, const char *arg, 
         int id = learn_task_find(arg);
         if (id < 0)
             return cli_fail(err, errlen,
-                            "--train '%s': must be prev, first, pair, sort or induction", arg);
+                            "--train '%s': must be prev, first, pair, sort, induction or cards",
+                            arg);
         o->train.task = id + 1;
         return 0;
     }
@@ -49,6 +51,17 @@ int cli_learning_option(cli_options *o, cli_flags *f, int opt, const char *arg, 
             return cli_fail(err, errlen, "--layer '%s': must be a layer's number, 1 or more", arg);
         o->train.layer = (int)v;
         return 0;
+    case OPT_SWEEP: /* the one setting swept so far */
+        if (strcmp(arg, "h") != 0)
+            return cli_fail(err, errlen, "--sweep '%s': must be h (the number of heads)", arg);
+        o->train.sweep = 1;
+        return 0;
+    case OPT_SEEDS:
+        if (cli_parse_int(arg, 1, 64, &v) != 0)
+            return cli_fail(err, errlen, "--seeds '%s': must be a whole number between 1 and 64",
+                            arg);
+        o->train.seeds = (int)v;
+        return 0;
     default: return CLI_NOT_MINE;
     }
 }
@@ -64,6 +77,13 @@ int cli_learning_check(cli_options *o, char *err, size_t errlen) {
             return cli_fail(err, errlen, "--layer %d: the model trained has %d layer%s", t->layer,
                             layers, layers > 1 ? "s" : "");
     }
+    if (t->seeds && !t->sweep) return cli_fail(err, errlen, "--seeds: only with --sweep h");
+    if (t->sweep && !t->task) return cli_fail(err, errlen, "--sweep: only with --train TASK");
+    if (t->sweep && (o->cfg.h || t->layer || o->colormap >= 0))
+        return cli_fail(err, errlen, "--sweep h: takes no %s",
+                        o->cfg.h   ? "-H (it trains every divisor of d_model)"
+                        : t->layer ? "--layer (the plot shows accuracy against h)"
+                                   : "--colormap (the plot has no heatmap)");
     if (!t->task) {
         if (t->steps || t->layers || t->mlp || t->lr != 0.0f || t->batch)
             return cli_fail(err, errlen,

@@ -16,6 +16,7 @@
 #include "mha.h"
 #include "samples.h"
 #include "settings.h"
+#include "sweep.h"
 #include "text_file.h"
 #include "tok.h"
 #include "train_figure.h"
@@ -287,6 +288,10 @@ int main(int argc, char **argv) {
     case CLI_VERSION:
     case CLI_LIST_SAMPLES: return print_info(&o);
     case CLI_TRAIN: {
+        if (o.train.sweep) { /* --sweep h: one run per h (sweep.c) */
+            int rc = app_sweep(&o, err, sizeof err);
+            return rc == 0 ? finish_stdout(0) : fail(rc, err);
+        }
         int rc = o.export_path ? app_train_export(&o, err, sizeof err) /* trains once, then draws */
                                : app_train(&o.train, o.cfg.h, o.cfg.d_model, o.cfg.seed, o.dump_dir,
                                            err, sizeof err);

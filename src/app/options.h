@@ -35,6 +35,8 @@ typedef struct {
     float lr;   /* --lr; 0: 3e-3 */
     int batch;  /* --batch; 0: 32 */
     int layer;  /* --layer L: the layer --export draws, 1-based; 0: the first */
+    int sweep;  /* --sweep h: 1 (sweep.c); 0: one run */
+    int seeds;  /* --seeds K with --sweep; 0: 3 */
 } train_options;
 
 typedef struct {

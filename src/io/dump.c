@@ -29,7 +29,8 @@ static const char *const dump_names[DUMP_FILES] = {
 };
 /* what a loaded model's dump writes besides (dump_write_files): at the top, and in
    each layer_L folder */
-static const char *const model_names[] = {"tokens.json", "final.npy", "next.json", NULL};
+static const char *const model_names[] = {"tokens.json", "final.npy", "next.json", "sweep.json",
+                                          /* --train --sweep */ NULL};
 static const char *const layer_names[] = {"attn.npy", "out.npy", NULL};
 /* what --train's dump writes besides tokens.txt: at the top, in each layerN folder
    (no underscore: N is a trained block), and weights/ holds one NAME.npy a parameter */

@@ -31,6 +31,7 @@ typedef enum {
     LEARN_PAIR,      /* target at i: (token at 0, token at i-1), one of 25 classes */
     LEARN_SORT,      /* 6 digits from {0,1,2}, then the same sorted (minGPT's demo) */
     LEARN_INDUCTION, /* a block of distinct symbols repeated: copy from the first copy */
+    LEARN_CARDS,     /* 16 cards key=value, 8 questions: (asked card's value, card 0's value) */
     LEARN_TASK_COUNT
 } learn_task_id;
 
@@ -49,7 +50,7 @@ typedef struct {
 /* The task's description, or NULL for an id out of range. */
 const learn_task_info *learn_task(learn_task_id id);
 
-/* The id named name ("prev", "first", "pair", "sort", "induction"), or -1. */
+/* The id named name ("prev", "first", "pair", "sort", "induction", "cards"), or -1. */
 int learn_task_find(const char *name);
 
 /* Draws one example: tokens (T) in [0, vocab), targets (T) in [0, classes) at the

@@ -229,6 +229,47 @@ done:
     return rc;
 }
 
+int export_draw_list(const char *path, const draw_list *dl, int alpha, font_set *fonts, char *err,
+                     size_t errlen) {
+    const char *dot = strrchr(path, '.');
+    atomic_file af;
+    if (!(dot && strcmp(dot, ".png") == 0)) { /* SVG or PDF */
+        if (atomic_open(&af, path, err, errlen) != 0) return -1;
+        char why[256];
+        if (cairo_draw_stream(dl, af.fp, dot && strcmp(dot, ".pdf") == 0, fonts, why, sizeof why) !=
+            0) {
+            snprintf(err, errlen, "cannot write %s: %s", path, why);
+            atomic_abort(&af);
+            return -1;
+        }
+        return atomic_commit(&af, err, errlen);
+    }
+    int rows = (int)(EXPORT_BAND_BYTES / (4 * (size_t)dl->width)), rc = -1;
+    if (rows < 1) rows = 1;
+    if (rows > dl->height) rows = dl->height;
+    sdl_band *band = sdl_band_create(dl->width, rows, fonts, err, errlen);
+    unsigned char *row = malloc(4 * (size_t)dl->width);
+    if (!band || !row) {
+        if (band) snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    if (atomic_open(&af, path, err, errlen) != 0) goto done;
+    png_io io = {&af, ""};
+    if (png_encode(&io, band, rows, dl, alpha, row) != 0) {
+        if (af.err)
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(af.err));
+        else
+            snprintf(err, errlen, "cannot write %s: %s", path, io.msg[0] ? io.msg : "PNG error");
+        atomic_abort(&af);
+        goto done;
+    }
+    rc = atomic_commit(&af, err, errlen);
+done:
+    free(row);
+    sdl_band_destroy(band);
+    return rc;
+}
+
 int app_export(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
                size_t errlen) {
     /* check the target folder first: nothing is computed for an unwritable path */

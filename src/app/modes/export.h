@@ -29,4 +29,10 @@ int export_png(const char *path, const view_state *vs, int scale, font_set *font
 int export_vector(const char *path, const view_state *vs, font_set *fonts, char *err,
                   size_t errlen);
 
+/* Writes a drawing list made by the caller (a figure of its own, such as the sweep's
+ * plot) as PNG (alpha: with its transparency), SVG or PDF by the path's extension,
+ * every write checked. Returns 0, or -1 with "cannot write PATH: reason". */
+int export_draw_list(const char *path, const draw_list *dl, int alpha, font_set *fonts, char *err,
+                     size_t errlen);
+
 #endif
