@@ -99,6 +99,40 @@ typedef struct {
     int cut;                          /* the text was cut to n tokens */
 } view_next;
 
+/* A lesson's caption (presenting a lesson in the window, or a deck page): the
+ * heading and the text lines in the caption markup (view_markup_check), "step k of
+ * N" and a progress strip. Laid out as a band the figure leaves room for. */
+typedef struct {
+    const char *title;   /* the lesson's title (plain text); NULL or "": none */
+    const char *heading; /* the step's heading (markup); NULL or "": none */
+    const char *text;    /* the caption's lines (markup), separated by '\n'; may be NULL */
+    int step, steps;     /* step k of N, 1-based; steps 0: no "step k of N", no strip */
+    int recording;       /* the window is recording a lesson ("recording" in the band) */
+    int explored;        /* the view differs from the step as written: the band says
+                            "F5: back to step k" (window only: never in a figure/deck) */
+} view_caption;
+
+/* The caption markup: X_ident subscript (letters and digits), X^ident superscript
+ * (or ^-1), _{...} and ^{...} groups (one level: inside, _ ^ are literal), *bold*,
+ * and the escapes \_ \^ \{ \} \* \\. 0 when markup is well formed, else -1 with
+ * "column C: what is wrong" in err (C 1-based, in characters). */
+int view_markup_check(const char *markup, char *err, size_t errlen);
+
+/* One run of the markup: text at a level (0 normal, 1 superscript, -1 subscript),
+ * bold or not. Plain text is split at spaces: every space is a run of its own
+ * (where lines wrap); scripts never split. */
+#define VIEW_MARKUP_RUN_TEXT 96
+typedef struct {
+    char text[VIEW_MARKUP_RUN_TEXT]; /* UTF-8, escapes resolved */
+    int level, bold;
+} view_markup_run;
+
+/* The runs of markup (at most max; a longer plain stretch continues in the next
+ * run). Returns how many, or -1 with err as view_markup_check (broken markup, or
+ * more than max runs). */
+int view_markup_runs(const char *markup, view_markup_run *runs, int max, char *err,
+                     size_t errlen);
+
 /* Settings a compare banner names at most. */
 #define VIEW_COMPARE_MAX 8
 
@@ -167,6 +201,7 @@ typedef struct view_state {
     struct view_layout *pinned_layout;
     int compare_count;
     const char *compare_what[VIEW_COMPARE_MAX][2];
+    const view_caption *caption; /* a lesson's caption band; NULL: none (nothing changes) */
 } view_state;
 
 #define VIEW_MAX_VISIBLE 64 /* heads on one page of the grid */
