@@ -80,6 +80,8 @@ static const struct {
     {OPT_BATCH, T_ALL},
     {OPT_LAYER, TE | MW | ME},
     {OPT_MODEL, MW | ME | MD | MB},
+    {OPT_LESSON, W | E | D},
+    {OPT_STEP, E | D},
 };
 
 /* The mode of o as one of the bits, or 0 for --help and --version (which take

@@ -68,6 +68,8 @@ typedef struct {
     int compare;              /* --compare SPEC: a view pinned beside this one */
     unsigned compare_set;     /* CLI_CMP_* bits: the settings SPEC names */
     mha_config compare_cfg;   /* their values (the others are this view's) */
+    const char *lesson_path;  /* --lesson FILE, or NULL */
+    int lesson_step;          /* --step K (1-based); 0: not given */
 } cli_options;
 
 enum {

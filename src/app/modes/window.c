@@ -45,6 +45,8 @@ static int app_key(SDL_Keycode k) {
     case SDLK_HOME: return APP_KEY_HOME;
     case SDLK_END: return APP_KEY_END;
     case SDLK_DELETE: return APP_KEY_DELETE;
+    case SDLK_F5: return APP_KEY_F5;
+    case SDLK_SPACE: return ' ';
     case SDLK_KP_PLUS: return '+';
     case SDLK_KP_MINUS: return '-';
     case SDLK_KP_0: return '0';
