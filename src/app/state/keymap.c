@@ -61,10 +61,8 @@ static const int mapped[] = {APP_KEY_UP,
                              '7',
                              '8',
                              '9',
-                             ' ', /* a lesson's keys (teach.c) */
-                             APP_KEY_F5,
-                             'g',
-                             'a'};
+                             'g'}; /* Space, F5 and A mean something only while a lesson runs
+                                      or records (teach.c's app_teach_key) */
 
 const int *app_keys(int *count) {
     *count = (int)(sizeof mapped / sizeof mapped[0]);

@@ -591,11 +591,17 @@ const char *app_teach_recording(const app_state *s, int *steps) {
 
 /* 1 if s shows something else than step k as written. */
 static int explored(const app_state *s, const app_teach *t) {
-    app_settings *now = app_settings_create();
-    if (!now) return 0;
-    app_settings_capture(s, now);
-    const int same = app_settings_equal(now, t->L.steps[t->k].view);
+    app_settings *now = app_settings_create(), *step = app_settings_clone(t->L.steps[t->k].view);
+    int same = 1;
+    if (now && step) {
+        app_settings_capture(s, now);
+        if (t->stage_s > 0.0) /* what the step's own animation changes is not exploring */
+            app_settings_unset(now, "stage"), app_settings_unset(step, "stage");
+        if (t->sweep_n) app_settings_unset(now, "h"), app_settings_unset(step, "h");
+        same = app_settings_equal(now, step);
+    }
     app_settings_free(now);
+    app_settings_free(step);
     return !same;
 }
 
@@ -612,7 +618,7 @@ void app_teach_view(const app_state *s, view_state *vs) {
         c->text = st->text;
         c->step = t->k + 1;
         c->steps = t->L.count;
-        c->explored = !t->stage_s && !t->sweep_n && explored(s, t);
+        c->explored = explored(s, t);
     } else {
         snprintf(t->rec_heading, sizeof t->rec_heading,
                  "Recording: %d step%s (A adds the view, Ctrl+R stops)", t->rec.count,
