@@ -250,7 +250,7 @@ int lesson_parse(const char *text, size_t len, const char *file, const char *bas
     buf[len] = '\0';
     int line = 0, title_line = 0;
     char *save = NULL;
-    for (char *p = buf; p && (size_t)(p - buf) <= len;) {
+    for (char *p = buf; p && (size_t)(p - buf) < len;) {
         char *nl = strchr(p, '\n');
         if (nl) *nl = '\0';
         line++;
