@@ -321,6 +321,7 @@ void view_draw_help(const view_ctx *c) {
         {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
         {"Ctrl+S", "save the view as PNG (\xC3\x97N: the PNG button sets N, 1 to 4)"},
         {"Ctrl+Shift+S", "save the focused head (or the equation) alone"},
+        {"Ctrl+Shift+V", "save the view as a view file (--state opens it)"},
         {"E", "padding with [PAD] on / off"},
         {"[  ]", "temperature down / up"},
         {"W", "random weights / designed heads"},

@@ -319,3 +319,9 @@ void app_compare_view(const app_state *s, view_state *vs) {
         vs->compare_what[i][1] = p->what[i][1];
     }
 }
+
+int app_compare_pinned(const app_state *s, mha_config *cfg) {
+    if (!s->pin) return 0;
+    *cfg = s->pin->cfg;
+    return 1;
+}

@@ -104,6 +104,8 @@ app_action app_key_action(const app_state *s, int key, int mods) {
             a.kind = ACT_ZOOM_RESET;
         else if (key == 's')
             a.kind = shift ? ACT_SAVE_PANEL : ACT_SAVE;
+        else if (key == 'v' && shift)
+            a.kind = ACT_SAVE_VIEW_FILE;
         return a;
     }
     switch (key) {

@@ -48,5 +48,12 @@ void app_settings_unset(app_settings *st, const char *name);
    err ("FILE:LINE: what"); base_dir resolves text-file. 0, or 2 with err. */
 int app_view_file_parse(const char *text, size_t len, const char *file, const char *base_dir,
                         app_settings *st, char *err, size_t errlen);
+/* The window's Ctrl+Shift+V: the view shown, captured, written atomically into the
+   export folder as mhaviz-hH-dD-YYYYmmdd-HHMMSS.view (its name in path); the notice
+   says where, a failure is the status line's. 0, or -1. */
+int app_view_file_save(app_state *s, char *path, size_t pathlen);
+/* Opens a view file in s (a file dropped on the window): applied whole, or not at
+   all with the reason ("FILE:LINE: what") on the status line and the view kept. 0, or -1. */
+int app_view_file_open(app_state *s, const char *path);
 
 #endif

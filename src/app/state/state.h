@@ -98,6 +98,8 @@ typedef enum {
     ACT_LESSON_LIST,  /* G: the built-in lessons (arg > 0 with the list open: open lesson arg) */
     ACT_RECORD,       /* Ctrl+R: recording a lesson on / off */
     ACT_RECORD_STEP,  /* A while recording: the view as a step, then its caption */
+    /* Ctrl+Shift+V: the view as a view file in the export folder (view_file.c) */
+    ACT_SAVE_VIEW_FILE,
     ACT_COUNT
 } app_action_kind;
 

@@ -93,6 +93,8 @@ void app_compare_refresh(app_state *s, const view_state *live);
 /* The pages of heads the pinned pane's last layout has (0: none laid out), and
  * its h in *h when h is not NULL. */
 int app_compare_pages(const app_state *s, int *h);
+/* 1 and the pinned view's configuration in *cfg when a view is pinned, else 0. */
+int app_compare_pinned(const app_state *s, mha_config *cfg);
 /* Frees the pins unpinned while their model was being computed (destroy). */
 void app_pins_dropped_free(app_state *s);
 

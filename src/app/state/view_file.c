@@ -1,0 +1,135 @@
+/* view_file.c: a view file (".view", the README's "View files") read and
+ * written whole: read with the --text-file reader's bound and checks (1 MiB,
+ * no NUL or binary, UTF-8, a regular file), parsed line by line into settings
+ * (settings.c); written atomically. The window's Ctrl+Shift+V saves the view
+ * shown, and a view file dropped on the window (or named by --state) opens. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "settings.h"
+#include "state_internal.h"
+#include "text_file.h"
+
+#define VIEW_FILE_HEAD "# mhaviz view 1\n"
+
+int app_view_file_read(const char *path, app_settings *st, char *err, size_t errlen) {
+    char *text = NULL;
+    int rc = text_file_read(path, &text, err, errlen); /* "FILE: reason", 1 or 2 */
+    if (rc != 0) return rc;
+    char dir[2048];
+    snprintf(dir, sizeof dir, "%s", strcmp(path, "-") == 0 ? "." : path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    rc = app_view_file_parse(text, strlen(text), text_file_name(path), dir, st, err, errlen);
+    free(text);
+    return rc;
+}
+
+int app_view_file_write(const char *path, const app_settings *st, char *err, size_t errlen) {
+    const size_t need = app_settings_write(st, NULL, NULL, 0);
+    char *buf = malloc(need + 1);
+    if (!buf) {
+        snprintf(err, errlen, "cannot write %s: out of memory", path);
+        return -1;
+    }
+    app_settings_write(st, NULL, buf, need + 1);
+    atomic_file af;
+    if (atomic_open(&af, path, err, errlen) != 0) {
+        free(buf);
+        return -1;
+    }
+    atomic_write(&af, VIEW_FILE_HEAD, strlen(VIEW_FILE_HEAD));
+    atomic_write(&af, buf, need);
+    free(buf);
+    return atomic_commit(&af, err, errlen);
+}
+
+/* The name of a saved view: FOLDER/mhaviz-h4-d64-YYYYmmdd-HHMMSS.view ("-2", "-3" ...
+   for a second save within the second). 0, or -1 with err. */
+static int save_name(char *out, size_t len, const char *dir, int h, int d, char *err,
+                     size_t errlen) {
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    const char *base = dir ? dir : ".";
+    char cwd[2048];
+    if (base[0] != '/' && getcwd(cwd, sizeof cwd))
+        snprintf(out, len, "%s/%s/mhaviz-h%d-d%d-%s.view", cwd, base, h, d, stamp);
+    else
+        snprintf(out, len, "%s/mhaviz-h%d-d%d-%s.view", base, h, d, stamp);
+    char *p;
+    while ((p = strstr(out, "/./")) != NULL) memmove(p, p + 2, strlen(p + 2) + 1);
+    struct stat sb;
+    if (stat(base, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        snprintf(err, errlen, "cannot write %s: folder %s does not exist", out, base);
+        return -1;
+    }
+    const size_t stem = strlen(out) - strlen(".view");
+    for (int k = 2; stat(out, &sb) == 0 && k < 1000; k++) {
+        char tail[32];
+        snprintf(tail, sizeof tail, "-%d.view", k);
+        if (stem + strlen(tail) + 1 > len) break;
+        memcpy(out + stem, tail, strlen(tail) + 1);
+    }
+    return 0;
+}
+
+/* err on the status line: a long one loses the start of its path, never its reason. */
+static void say_error(app_state *s, const char *err) {
+    app_notify(s, "", 1);
+    app_gpt_say(s, err);
+}
+
+int app_view_file_save(app_state *s, char *path, size_t pathlen) {
+    char err[APP_MSG_LEN / 2];
+    app_settings *st = app_settings_create();
+    if (!st) {
+        app_notify(s, "cannot save the view: out of memory", 1);
+        return -1;
+    }
+    app_settings_capture(s, st);
+    int rc = save_name(path, pathlen, s->export_dir, s->cfg.h, s->cfg.d_model, err, sizeof err);
+    if (rc == 0) rc = app_view_file_write(path, st, err, sizeof err);
+    app_settings_free(st);
+    if (rc != 0) {
+        say_error(s, err);
+        return -1;
+    }
+    char msg[APP_MSG_LEN];
+    snprintf(msg, sizeof msg, "saved the view as %.4300s (--state opens it)", path);
+    app_notify(s, msg, 0);
+    return 0;
+}
+
+int app_view_file_open(app_state *s, const char *path) {
+    char err[APP_MSG_LEN / 2];
+    app_settings *st = app_settings_create();
+    if (!st) {
+        app_notify(s, "cannot open the view: out of memory", 1);
+        return -1;
+    }
+    int rc = app_view_file_read(path, st, err, sizeof err);
+    if (rc == 0 && app_settings_apply(s, st, err, sizeof err) != 0) rc = 2;
+    app_settings_free(st);
+    if (rc != 0) {
+        say_error(s, err);
+        return -1;
+    }
+    char msg[APP_MSG_LEN];
+    snprintf(msg, sizeof msg, "opened the view %.4300s", path);
+    app_notify(s, msg, 0);
+    return 0;
+}
