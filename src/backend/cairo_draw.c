@@ -197,20 +197,8 @@ static cairo_status_t pdf_write(void *closure, const unsigned char *data, unsign
     return CAIRO_STATUS_SUCCESS;
 }
 
-static int write_pdf(const draw_list *dl, out_file *o, font_set *fonts, char *why, size_t whylen) {
-    cairo_surface_t *surf =
-        cairo_pdf_surface_create_for_stream(pdf_write, o, dl->width, dl->height);
-    if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
-        snprintf(why, whylen, "%s", cairo_status_to_string(cairo_surface_status(surf)));
-        cairo_surface_destroy(surf);
-        return -1;
-    }
-    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_CREATOR, "mhaviz");
-    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_TITLE, "multi-head attention");
-    cairo_t *cr = cairo_create(surf);
-    face_cache fc;
-    memset(&fc, 0, sizeof fc);
-    FT_Init_FreeType(&fc.ft);
+/* Replays dl onto cr (one page). */
+static void pdf_replay(cairo_t *cr, face_cache *fc, const draw_list *dl, font_set *fonts) {
     if (dl->background.a) {
         set_rgba(cr, dl->background);
         cairo_paint(cr);
@@ -247,7 +235,7 @@ static int write_pdf(const draw_list *dl, out_file *o, font_set *fonts, char *wh
             if (!s) break;
             int asc = font_ascent(fonts, c->size, c->bold);
             set_rgba(cr, c->color);
-            pdf_text_acc a = {cr, &fc, c->size, 0, asc};
+            pdf_text_acc a = {cr, fc, c->size, 0, asc};
             cairo_save(cr);
             cairo_translate(cr, c->x, c->y);
             if (c->rot) cairo_rotate(cr, -M_PI_2_MHAVIZ);
@@ -260,6 +248,23 @@ static int write_pdf(const draw_list *dl, out_file *o, font_set *fonts, char *wh
         case DC_GROUP: break;
         }
     }
+}
+
+static int write_pdf(const draw_list *dl, out_file *o, font_set *fonts, char *why, size_t whylen) {
+    cairo_surface_t *surf =
+        cairo_pdf_surface_create_for_stream(pdf_write, o, dl->width, dl->height);
+    if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
+        snprintf(why, whylen, "%s", cairo_status_to_string(cairo_surface_status(surf)));
+        cairo_surface_destroy(surf);
+        return -1;
+    }
+    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_CREATOR, "mhaviz");
+    cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_TITLE, "multi-head attention");
+    cairo_t *cr = cairo_create(surf);
+    face_cache fc;
+    memset(&fc, 0, sizeof fc);
+    FT_Init_FreeType(&fc.ft);
+    pdf_replay(cr, &fc, dl, fonts);
     /* a drawing error stops all drawing after it: the page would be incomplete */
     cairo_status_t st = cairo_status(cr);
     cairo_destroy(cr);
@@ -273,6 +278,82 @@ static int write_pdf(const draw_list *dl, out_file *o, font_set *fonts, char *wh
     }
     if (st != CAIRO_STATUS_SUCCESS) {
         snprintf(why, whylen, "%s", cairo_status_to_string(st));
+        return -1;
+    }
+    return 0;
+}
+
+/* --- a PDF of many pages (a slide deck) ------------------------------------------ */
+
+struct cairo_pdf_doc {
+    out_file o;
+    cairo_surface_t *surf;
+    cairo_t *cr;
+    face_cache fc;
+    double w, h;
+};
+
+cairo_pdf_doc *cairo_pdf_doc_open(FILE *f, int width, int height, const char *title, char *why,
+                                  size_t whylen) {
+    cairo_pdf_doc *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(why, whylen, "out of memory");
+        return NULL;
+    }
+    d->o.f = f;
+    d->w = width;
+    d->h = height;
+    d->surf = cairo_pdf_surface_create_for_stream(pdf_write, &d->o, width, height);
+    if (cairo_surface_status(d->surf) != CAIRO_STATUS_SUCCESS) {
+        snprintf(why, whylen, "%s", cairo_status_to_string(cairo_surface_status(d->surf)));
+        cairo_surface_destroy(d->surf);
+        free(d);
+        return NULL;
+    }
+    cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_CREATOR, "mhaviz");
+    cairo_pdf_surface_set_metadata(d->surf, CAIRO_PDF_METADATA_TITLE,
+                                   title && title[0] ? title : "multi-head attention");
+    d->cr = cairo_create(d->surf);
+    FT_Init_FreeType(&d->fc.ft);
+    return d;
+}
+
+int cairo_pdf_doc_page(cairo_pdf_doc *d, const draw_list *dl, font_set *fonts, char *why,
+                       size_t whylen) {
+    if (dl->width != (int)d->w || dl->height != (int)d->h)
+        cairo_pdf_surface_set_size(d->surf, dl->width, dl->height);
+    cairo_save(d->cr);
+    pdf_replay(d->cr, &d->fc, dl, fonts);
+    cairo_restore(d->cr);
+    cairo_show_page(d->cr);
+    cairo_status_t st = cairo_status(d->cr);
+    if (d->o.err) {
+        snprintf(why, whylen, "%s", strerror(d->o.err));
+        return -1;
+    }
+    if (st != CAIRO_STATUS_SUCCESS) {
+        snprintf(why, whylen, "%s", cairo_status_to_string(st));
+        return -1;
+    }
+    return 0;
+}
+
+int cairo_pdf_doc_close(cairo_pdf_doc *d, char *why, size_t whylen) {
+    if (!d) return 0;
+    cairo_status_t st = cairo_status(d->cr);
+    cairo_destroy(d->cr);
+    cairo_surface_finish(d->surf);
+    if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(d->surf);
+    cairo_surface_destroy(d->surf);
+    face_cache_free(&d->fc);
+    const int err = d->o.err;
+    free(d);
+    if (err) {
+        if (why) snprintf(why, whylen, "%s", strerror(err));
+        return -1;
+    }
+    if (st != CAIRO_STATUS_SUCCESS) {
+        if (why) snprintf(why, whylen, "%s", cairo_status_to_string(st));
         return -1;
     }
     return 0;

@@ -18,4 +18,16 @@
 int cairo_draw_stream(const draw_list *dl, FILE *f, int pdf, font_set *fonts, char *why,
                       size_t whylen);
 
+/* A PDF of many pages written to f (a slide deck): open it, add pages, close it.
+ * Each page is width x height points (a page whose list has another size takes
+ * its own), every write checked as cairo_draw_stream's. open returns NULL and
+ * page / close -1 with the reason in why; close finishes the file (without
+ * closing f) and frees d, also after a failure. */
+typedef struct cairo_pdf_doc cairo_pdf_doc;
+cairo_pdf_doc *cairo_pdf_doc_open(FILE *f, int width, int height, const char *title, char *why,
+                                  size_t whylen);
+int cairo_pdf_doc_page(cairo_pdf_doc *d, const draw_list *dl, font_set *fonts, char *why,
+                       size_t whylen);
+int cairo_pdf_doc_close(cairo_pdf_doc *d, char *why, size_t whylen);
+
 #endif

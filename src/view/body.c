@@ -16,6 +16,7 @@ void view_draw_body(const view_ctx *c, const view_hit *hit) {
         view_draw_overview(c, hit);
         view_draw_next(c);
         if (s->panel == VIEW_PANEL_ALL && view_layer_ok(s->layer)) view_draw_status(c);
+        view_draw_caption(c);
         return;
     }
     if (s->panel == VIEW_PANEL_ALL) {
@@ -38,4 +39,5 @@ void view_draw_body(const view_ctx *c, const view_hit *hit) {
         view_draw_next(c);
     }
     if (s->panel == VIEW_PANEL_ALL) view_draw_status(c);
+    view_draw_caption(c);
 }

@@ -27,6 +27,17 @@ static view_state within_range(const view_state *s) {
 void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn measure,
                          void *ud) {
     const view_state safe = within_range(s_in), *s = &safe;
+    if (s->caption && s->panel == VIEW_PANEL_ALL) { /* a lesson's caption band: the view */
+        static view_caption_box cap;                /* in the room it leaves (one thread) */
+        view_caption_layout(&cap, s, measure, ud);
+        view_state rest = *s;
+        rest.caption = NULL;
+        rest.width = cap.figure.w;
+        rest.height = cap.figure.h;
+        view_layout_compute(L, &rest, measure, ud);
+        L->caption = cap;
+        return;
+    }
     if (s->pinned) { /* compare: the live view in its pane beside the pinned one */
         view_compare_layout(L, s, measure, ud);
         return;

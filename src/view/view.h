@@ -130,8 +130,7 @@ typedef struct {
 /* The runs of markup (at most max; a longer plain stretch continues in the next
  * run). Returns how many, or -1 with err as view_markup_check (broken markup, or
  * more than max runs). */
-int view_markup_runs(const char *markup, view_markup_run *runs, int max, char *err,
-                     size_t errlen);
+int view_markup_runs(const char *markup, view_markup_run *runs, int max, char *err, size_t errlen);
 
 /* Settings a compare banner names at most. */
 #define VIEW_COMPARE_MAX 8
@@ -304,6 +303,52 @@ typedef struct {
     int size, title_size, small_size; /* rows, title, the pale numbers and the notes */
 } view_next_box;
 
+/* The caption band (s->caption): the progress strip (steps segments, step filled),
+ * a line of "step k of N" with the lesson's title (and, in the window only, the
+ * recording mark and "F5: back to step k"), the heading large and bold, the
+ * caption's lines wrapped at word boundaries. Every run has its own place. */
+#define VIEW_CAPTION_RUNS 256
+typedef struct {
+    int x, y;    /* top-left of the run's line box */
+    int size, w; /* pixel size (scripts at 72 %), measured width */
+    int level, bold;
+    int heading; /* 1: the heading's, 0: the text's */
+    int line;    /* the line it is on (heading and text counted together), 0-based */
+    char text[VIEW_MARKUP_RUN_TEXT];
+} view_caption_run;
+
+typedef struct {
+    int shown;
+    int side;         /* beside the figure (a wide window); 0: under it */
+    view_rect band;   /* the caption's panel */
+    view_rect figure; /* what the rest of the view was laid out in */
+    view_rect strip;  /* the progress strip, step of steps segments filled */
+    int step, steps, seg_gap;
+    view_rect meta; /* the line of "step k of N", the title and the hints */
+    view_rect step_label, title, hint, rec;
+    char step_text[48], title_text[160], hint_text[48], rec_text[24];
+    int heading_size, text_size, meta_size;
+    int at_floor; /* the sizes were lowered to the floor (and no further) */
+    int cut;      /* something did not fit (runs past VIEW_CAPTION_RUNS, or no room) */
+    int broken;   /* the markup was broken: drawn as plain text */
+    int lines, run_count;
+    view_caption_run run[VIEW_CAPTION_RUNS];
+} view_caption_box;
+
+/* Segment i (0-based) of the caption's progress strip. */
+static inline view_rect view_caption_segment(const view_caption_box *C, int i) {
+    const int n = C->steps > 0 ? C->steps : 1;
+    const int x0 = C->strip.x + (int)((long)(C->strip.w + C->seg_gap) * i / n);
+    const int x1 = C->strip.x + (int)((long)(C->strip.w + C->seg_gap) * (i + 1) / n) - C->seg_gap;
+    return (view_rect){x0, C->strip.y, x1 > x0 ? x1 - x0 : 1, C->strip.h};
+}
+
+/* The caption's sizes at a window of (width, height) output pixels: the heading
+ * and the text at their preferred size and their floor (36 and 28 px at 1920 x
+ * 1080, in proportion to min(width / 1920, height / 1080)). */
+void view_caption_sizes(int width, int height, int *heading, int *text, int *heading_floor,
+                        int *text_floor);
+
 typedef struct view_layout {
     /* sizes in output pixels: the data (titles, labels, the equation) at the zoom, and
        the controls (header buttons, status line, help) at ui_zoom, which stays below
@@ -375,6 +420,9 @@ typedef struct view_layout {
        next-token panel (beside them, or alone for VIEW_PANEL_NEXT) */
     view_overview_box overview;
     view_next_box next;
+
+    /* a lesson's caption (s->caption): its band; the rest is laid out in caption.figure */
+    view_caption_box caption;
 } view_layout;
 
 /* Cell (layer, head) of the overview; empty outside the grid or when not shown. */

@@ -192,6 +192,16 @@ void view_lesson_layout(view_layout *L, const view_state *s, view_measure_fn mea
 /* Draws them. */
 void view_draw_lesson(const view_ctx *c);
 
+/* --- layout_caption.c, caption.c: a lesson's caption band ------------------------ */
+
+/* Lays out the caption band of s (s->caption, the whole picture only) into C and
+ * where the rest of the view goes (C->figure); C->shown 0 and the whole window
+ * when there is none. */
+void view_caption_layout(view_caption_box *C, const view_state *s, view_measure_fn measure,
+                         void *ud);
+/* Draws it. */
+void view_draw_caption(const view_ctx *c);
+
 /* --- layout_train.c, train_panels.c ------------------------------------------------ */
 
 /* Training mode's panels in area a (beside the heads). */

@@ -13,7 +13,8 @@
 #include "font.h"
 #include "view.h"
 
-#define DECK_MAX_PAGES 99 /* PATH-01 ... PATH-99 */
+#define DECK_MAX_PAGES                                                                             \
+    60 /* PATH-01 ... PATH-60: each page is registered with cleanup.h, which holds 64 */
 
 typedef struct deck deck;
 

@@ -1,0 +1,278 @@
+/* deck.c: a slide deck of view states (deck.h), all or nothing. A PDF is one
+ * atomic file (atomic_file.h) holding one page per deck_page. SVG and PNG pages are
+ * written into a temporary folder beside the target, each registered for removal
+ * on a signal (cleanup.h), and renamed into place together at deck_close. */
+#define _POSIX_C_SOURCE 200809L
+#include "deck.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "cairo_draw.h"
+#include "cleanup.h"
+#include "export.h"
+
+enum { DECK_PDF, DECK_SVG, DECK_PNG };
+
+struct deck {
+    int kind, w, h, scale;
+    font_set *fonts;
+    char path[4096];
+    char stem[4096]; /* the target without its extension */
+    const char *ext; /* ".svg" / ".png" */
+    int pages, failed;
+    /* PDF */
+    atomic_file af;
+    cairo_pdf_doc *pdf;
+    view_layout *L;
+    view_cache *cache;
+    draw_list dl;
+    /* SVG, PNG */
+    char dir[4096 + 32]; /* the temporary folder */
+    int dir_handle;
+    int page_handle[DECK_MAX_PAGES];
+};
+
+static void tmp_page(const deck *d, int k, char *out, size_t len) {
+    snprintf(out, len, "%s/page-%02d%s", d->dir, k, d->ext);
+}
+
+void deck_page_path(const deck *d, int k, char *out, size_t len) {
+    if (d->kind == DECK_PDF)
+        snprintf(out, len, "%s", d->path);
+    else
+        snprintf(out, len, "%s-%02d%s", d->stem, k, d->ext);
+}
+
+int deck_pages(const deck *d) {
+    return d ? d->pages : 0;
+}
+
+/* Removes every temporary file and the folder (SVG, PNG) or the PDF's. */
+static void discard(deck *d) {
+    if (d->kind == DECK_PDF) {
+        if (d->pdf) cairo_pdf_doc_close(d->pdf, NULL, 0);
+        d->pdf = NULL;
+        if (d->af.created) atomic_abort(&d->af);
+        return;
+    }
+    char p[4096 + 64];
+    for (int k = 1; k <= d->pages; k++) {
+        tmp_page(d, k, p, sizeof p);
+        cleanup_hold();
+        unlink(p);
+        cleanup_forget(d->page_handle[k - 1]);
+        cleanup_release();
+    }
+    if (d->dir[0]) {
+        cleanup_hold();
+        rmdir(d->dir);
+        cleanup_forget(d->dir_handle);
+        cleanup_release();
+    }
+}
+
+static void deck_free(deck *d) {
+    draw_list_free(&d->dl);
+    view_cache_destroy(d->cache);
+    free(d->L);
+    free(d);
+}
+
+deck *deck_open(const char *path, int w, int h, int scale, font_set *fonts, char *err,
+                size_t errlen) {
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    if (!path || !dot || (slash && dot < slash) ||
+        (strcmp(dot, ".pdf") && strcmp(dot, ".svg") && strcmp(dot, ".png"))) {
+        snprintf(err, errlen, "cannot write %s: a deck is a .pdf, .svg or .png file",
+                 path ? path : "(none)");
+        return NULL;
+    }
+    if (strlen(path) >= 4000) {
+        snprintf(err, errlen, "cannot write %s: the path is too long", path);
+        return NULL;
+    }
+    if (w < 1 || h < 1) {
+        snprintf(err, errlen, "cannot write %s: pages of %dx%d pixels", path, w, h);
+        return NULL;
+    }
+    deck *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    draw_list_init(&d->dl);
+    d->kind = !strcmp(dot, ".pdf") ? DECK_PDF : !strcmp(dot, ".svg") ? DECK_SVG : DECK_PNG;
+    d->w = w, d->h = h, d->scale = scale < 1 ? 1 : scale;
+    d->fonts = fonts;
+    d->ext = dot;
+    snprintf(d->path, sizeof d->path, "%s", path);
+    snprintf(d->stem, sizeof d->stem, "%.*s", (int)(dot - path), path);
+    d->ext = d->path + (dot - path);
+    d->dir_handle = CLEANUP_NONE;
+    if (d->kind == DECK_PDF) {
+        d->L = calloc(1, sizeof *d->L);
+        d->cache = view_cache_create();
+        if (!d->L || !d->cache) {
+            snprintf(err, errlen, "out of memory");
+            deck_free(d);
+            return NULL;
+        }
+        if (atomic_open(&d->af, path, err, errlen) != 0) {
+            deck_free(d);
+            return NULL;
+        }
+        char why[256];
+        d->pdf = cairo_pdf_doc_open(d->af.fp, w, h, NULL, why, sizeof why);
+        if (!d->pdf) {
+            snprintf(err, errlen, "cannot write %s: %s", path, why);
+            atomic_abort(&d->af);
+            deck_free(d);
+            return NULL;
+        }
+        return d;
+    }
+    /* the pages' folder beside the target: ".NAME.deck-XXXXXX" */
+    const char *base = slash ? slash + 1 : path;
+    snprintf(d->dir, sizeof d->dir, "%.*s.%.*s.deck-XXXXXX", slash ? (int)(base - path) : 0, path,
+             (int)(dot - base), base);
+    cleanup_hold();
+    int rc = atomic_mkdtemp(d->dir);
+    const int e = errno;
+    if (rc == 0) d->dir_handle = cleanup_add(d->dir, 1);
+    cleanup_release();
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
+        d->dir[0] = '\0';
+        deck_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+int deck_page(deck *d, const view_state *vs_in, char *err, size_t errlen) {
+    if (d->failed) {
+        snprintf(err, errlen, "cannot write %s: an earlier page failed", d->path);
+        return -1;
+    }
+    if (d->pages >= DECK_MAX_PAGES) {
+        snprintf(err, errlen, "cannot write %s: a deck has at most %d pages", d->path,
+                 DECK_MAX_PAGES);
+        d->failed = 1;
+        return -1;
+    }
+    view_state vs = *vs_in;
+    view_caption cap;
+    vs.width = d->w;
+    vs.height = d->h;
+    vs.present = 1;
+    vs.figure = 1;
+    vs.panel = VIEW_PANEL_ALL;
+    vs.hover_x = vs.hover_y = -1;
+    vs.editing = vs.help = 0;
+    vs.status = vs.toast = NULL;
+    if (vs.caption) { /* a page shows the step as written: no window hints */
+        cap = *vs.caption;
+        cap.explored = cap.recording = 0;
+        vs.caption = &cap;
+    }
+    const int k = d->pages + 1;
+    if (d->kind == DECK_PDF) {
+        view_layout_compute(d->L, &vs, font_measure, d->fonts);
+        view_render(&d->dl, d->cache, d->L, &vs, font_measure, d->fonts);
+        char why[256];
+        if (cairo_pdf_doc_page(d->pdf, &d->dl, d->fonts, why, sizeof why) != 0) {
+            snprintf(err, errlen, "cannot write %s: %s", d->path, why);
+            d->failed = 1;
+            return -1;
+        }
+        d->pages = k;
+        return 0;
+    }
+    char p[4096 + 64];
+    tmp_page(d, k, p, sizeof p);
+    const int rc = d->kind == DECK_PNG ? export_png(p, &vs, d->scale, d->fonts, err, errlen)
+                                       : export_vector(p, &vs, d->fonts, err, errlen);
+    if (rc != 0) {
+        d->failed = 1;
+        return -1;
+    }
+    /* the page is in the folder: registered before anything can interrupt */
+    cleanup_hold();
+    d->page_handle[k - 1] = cleanup_add(p, 0);
+    d->pages = k;
+    cleanup_release();
+    return 0;
+}
+
+int deck_close(deck *d, int ok, char *err, size_t errlen) {
+    if (!d) return 0;
+    int rc = 0;
+    if (ok && (d->failed || d->pages == 0)) {
+        snprintf(err, errlen, "cannot write %s: %s", d->path,
+                 d->failed ? "a page failed" : "a deck of no page");
+        ok = 0;
+        rc = -1;
+    }
+    if (!ok) {
+        discard(d);
+        deck_free(d);
+        return rc;
+    }
+    if (d->kind == DECK_PDF) {
+        char why[256];
+        const int bad = cairo_pdf_doc_close(d->pdf, why, sizeof why);
+        d->pdf = NULL;
+        if (bad) {
+            snprintf(err, errlen, "cannot write %s: %s", d->path, why);
+            atomic_abort(&d->af);
+            deck_free(d);
+            return -1;
+        }
+        rc = atomic_commit(&d->af, err, errlen);
+        deck_free(d);
+        return rc;
+    }
+    /* every page into place at once; a failed rename takes back the ones before */
+    char from[4096 + 64], to[4096 + 16];
+    int moved = 0, e = 0;
+    cleanup_hold();
+    for (int k = 1; k <= d->pages; k++) {
+        tmp_page(d, k, from, sizeof from);
+        deck_page_path(d, k, to, sizeof to);
+        if (rename(from, to) != 0) {
+            e = errno;
+            break;
+        }
+        moved = k;
+    }
+    if (e) { /* take back the pages moved, remove the rest */
+        for (int k = 1; k <= moved; k++) {
+            deck_page_path(d, k, to, sizeof to);
+            unlink(to);
+        }
+        for (int k = moved + 1; k <= d->pages; k++) {
+            tmp_page(d, k, from, sizeof from);
+            unlink(from);
+        }
+    }
+    for (int k = 1; k <= d->pages; k++) cleanup_forget(d->page_handle[k - 1]);
+    cleanup_release();
+    if (e) {
+        deck_page_path(d, moved + 1, to, sizeof to);
+        snprintf(err, errlen, "cannot write %s: %s", to, strerror(e));
+        rc = -1;
+    }
+    cleanup_hold();
+    rmdir(d->dir);
+    cleanup_forget(d->dir_handle);
+    cleanup_release();
+    deck_free(d);
+    return rc;
+}

@@ -1,0 +1,323 @@
+/* test_deck: the slide-deck writer (src/app/modes/deck.c) with the real fonts.
+ * A 3-page PDF from three view states with captions: pdfinfo says 3 pages of
+ * 1920 x 1080 points, pdftotext finds each page's own heading and caption (and not
+ * another page's) and no window hint. SVG and PNG decks: deck-01 ... deck-03 and
+ * nothing else in the folder, each PNG 1920 x 1080 (x --scale). Failures leave
+ * nothing: a missing folder, a read-only folder (when not root), a page that
+ * cannot be written in the middle of a deck, deck_close(ok = 0), and SIGTERM in the
+ * middle of a deck (the cleanup handler removes every page written so far).
+ * MHAVIZ_DECK_KEEP=DIR keeps a copy of the PNG deck's first page there. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cleanup.h"
+#include "deck.h"
+#include "font.h"
+#include "view_fixture.h"
+
+static font_set *fonts;
+static fx_model models[3];
+static view_state states[3];
+static view_caption caps[3];
+static char root[256];
+
+static const char *const HEADINGS[3] = {"X: the input, n \xC3\x97 d_model",
+                                        "Q_i, K_i, V_i: one head's view",
+                                        "Scores \xC3\xB7 \xE2\x88\x9A"
+                                        "d_k, then softmax"};
+static const char *const TEXTS[3] = {
+    "Each token is a row of X \xE2\x88\x88 \xE2\x84\x9D^{n\xC3\x97"
+    "d_model}.\nThe model computes "
+    "every head from the same alpha input.",
+    "Each head projects X with its own W_i^Q, W_i^K and W_i^V.\nThe bravo projections differ "
+    "per head.",
+    "Dividing by \xE2\x88\x9A"
+    "d_k keeps the charlie scores from growing with d_k.\n*Softmax* "
+    "turns each row into weights that sum to 1."};
+static const char *const MARK[3] = {"alpha", "bravo", "charlie"}; /* one per page */
+
+static int setup(void **st) {
+    (void)st;
+    if (TTF_Init() != 0) return -1;
+    char err[256];
+    fonts = font_set_open(NULL, err, sizeof err);
+    if (!fonts) {
+        fprintf(stderr, "fonts: %s\n", err);
+        return -1;
+    }
+    const int hs[3] = {1, 2, 4};
+    for (int i = 0; i < 3; i++) {
+        fx_model_make(&models[i], 12, 32, hs[i], MHA_MASK_NONE);
+        fx_state(&states[i], &models[i], 1920, 1080);
+        caps[i] = (view_caption){
+            "Multi-head attention, step by step", HEADINGS[i], TEXTS[i], i + 1, 3, 0, 1};
+        states[i].caption = &caps[i];
+    }
+    snprintf(root, sizeof root, "/tmp/mhaviz-deck-XXXXXX");
+    if (!mkdtemp(root)) return -1;
+    return 0;
+}
+
+static int teardown(void **st) {
+    (void)st;
+    for (int i = 0; i < 3; i++) fx_model_free(&models[i]);
+    font_set_close(fonts);
+    TTF_Quit();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "chmod -R u+w %s; rm -rf %s", root, root);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A fresh empty folder under root. */
+static void fresh(char *dir, size_t len, const char *name) {
+    snprintf(dir, len, "%s/%s", root, name);
+    assert_int_equal(mkdir(dir, 0777), 0);
+}
+
+/* Names in dir (sorted, joined by ' '), and how many. */
+static int listing(const char *dir, char *out, size_t len) {
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort), count = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, "..")) {
+            size_t l = strlen(out);
+            snprintf(out + l, len - l, "%s%s", count ? " " : "", names[i]->d_name);
+            count++;
+        }
+        free(names[i]);
+    }
+    if (n >= 0) free(names);
+    return count;
+}
+
+/* The output of a command (at most len bytes). */
+static void run(char *out, size_t len, const char *fmt, ...) {
+    char cmd[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+}
+
+static int write_deck(const char *path, int scale, char *err, size_t errlen) {
+    deck *d = deck_open(path, 1920, 1080, scale, fonts, err, errlen);
+    if (!d) return -1;
+    for (int i = 0; i < 3; i++)
+        if (deck_page(d, &states[i], err, errlen)) {
+            deck_close(d, 0, NULL, 0);
+            return -1;
+        }
+    return deck_close(d, 1, err, errlen);
+}
+
+static void test_pdf(void **st) {
+    (void)st;
+    char dir[512], path[600], err[512], out[8192];
+    fresh(dir, sizeof dir, "pdf");
+    snprintf(path, sizeof path, "%s/deck.pdf", dir);
+    if (write_deck(path, 1, err, sizeof err)) fail_msg("%s", err);
+    assert_int_equal(listing(dir, out, sizeof out), 1);
+    assert_string_equal(out, "deck.pdf");
+    run(out, sizeof out, "pdfinfo '%s'", path);
+    const char *pages = strstr(out, "Pages:"), *size = strstr(out, "Page size:");
+    int n = 0;
+    double pw = 0, ph = 0;
+    if (!pages || sscanf(pages, "Pages: %d", &n) != 1 || n != 3)
+        fail_msg("pdfinfo: expected 3 pages in:\n%s", out);
+    if (!size || sscanf(size, "Page size: %lf x %lf", &pw, &ph) != 2 || pw != 1920 || ph != 1080)
+        fail_msg("pdfinfo: expected 1920 x 1080 pts (16:9) in:\n%s", out);
+    for (int k = 1; k <= 3; k++) {
+        run(out, sizeof out, "pdftotext -f %d -l %d '%s' -", k, k, path);
+        char want[64];
+        snprintf(want, sizeof want, "step %d of 3", k);
+        if (!strstr(out, want)) fail_msg("page %d: no \"%s\" in:\n%s", k, want, out);
+        for (int j = 0; j < 3; j++) {
+            const int has = strstr(out, MARK[j]) != NULL;
+            if (has != (j == k - 1))
+                fail_msg("page %d: \"%s\" expected %s:\n%s", k, MARK[j], has ? "absent" : "present",
+                         out);
+        }
+        if (strstr(out, "F5")) fail_msg("page %d: a window hint in a deck:\n%s", k, out);
+        if (!strstr(out, "Multi-head attention, step by step"))
+            fail_msg("page %d: no title:\n%s", k, out);
+    }
+}
+
+static void png_size(const char *path, unsigned *w, unsigned *h) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char b[24];
+    assert_int_equal(fread(b, 1, 24, f), 24);
+    fclose(f);
+    assert_memory_equal(b + 1, "PNG", 3);
+    *w = (unsigned)b[16] << 24 | (unsigned)b[17] << 16 | (unsigned)b[18] << 8 | b[19];
+    *h = (unsigned)b[20] << 24 | (unsigned)b[21] << 16 | (unsigned)b[22] << 8 | b[23];
+}
+
+static void test_svg_png(void **st) {
+    (void)st;
+    char dir[512], path[600], err[512], out[8192];
+    fresh(dir, sizeof dir, "svg");
+    snprintf(path, sizeof path, "%s/deck.svg", dir);
+    if (write_deck(path, 1, err, sizeof err)) fail_msg("%s", err);
+    assert_int_equal(listing(dir, out, sizeof out), 3);
+    assert_string_equal(out, "deck-01.svg deck-02.svg deck-03.svg");
+    for (int k = 1; k <= 3; k++) {
+        char p[700], body[1 << 16];
+        snprintf(p, sizeof p, "%s/deck-%02d.svg", dir, k);
+        run(body, sizeof body, "grep -o '%s' '%s' | head -1", MARK[k - 1], p);
+        if (!strstr(body, MARK[k - 1])) fail_msg("%s: no \"%s\"", p, MARK[k - 1]);
+    }
+    fresh(dir, sizeof dir, "png");
+    snprintf(path, sizeof path, "%s/deck.png", dir);
+    if (write_deck(path, 1, err, sizeof err)) fail_msg("%s", err);
+    assert_int_equal(listing(dir, out, sizeof out), 3);
+    assert_string_equal(out, "deck-01.png deck-02.png deck-03.png");
+    for (int k = 1; k <= 3; k++) {
+        char p[700];
+        unsigned w, h;
+        snprintf(p, sizeof p, "%s/deck-%02d.png", dir, k);
+        png_size(p, &w, &h);
+        assert_int_equal(w, 1920);
+        assert_int_equal(h, 1080);
+    }
+    const char *keep = getenv("MHAVIZ_DECK_KEEP");
+    if (keep && *keep) {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "cp %s/deck-0*.png '%s'/", dir, keep);
+        assert_int_equal(system(cmd), 0);
+    }
+    /* --scale 2: twice the pixels, a name without a folder part */
+    fresh(dir, sizeof dir, "png2");
+    snprintf(path, sizeof path, "%s/slides.png", dir);
+    if (write_deck(path, 2, err, sizeof err)) fail_msg("%s", err);
+    assert_int_equal(listing(dir, out, sizeof out), 3);
+    assert_string_equal(out, "slides-01.png slides-02.png slides-03.png");
+    unsigned w, h;
+    snprintf(path, sizeof path, "%s/slides-02.png", dir);
+    png_size(path, &w, &h);
+    assert_int_equal(w, 3840);
+    assert_int_equal(h, 2160);
+}
+
+static void test_failures(void **st) {
+    (void)st;
+    char dir[512], path[600], err[512], out[8192];
+    static const char *const ext[3] = {"pdf", "svg", "png"};
+    /* a folder that does not exist; a name that is not a deck */
+    for (int e = 0; e < 3; e++) {
+        snprintf(path, sizeof path, "%s/missing/deck.%s", root, ext[e]);
+        assert_null(deck_open(path, 1920, 1080, 1, fonts, err, sizeof err));
+        if (!strstr(err, "cannot write")) fail_msg("%s", err);
+    }
+    snprintf(path, sizeof path, "%s/deck.jpg", root);
+    assert_null(deck_open(path, 1920, 1080, 1, fonts, err, sizeof err));
+    /* a read-only folder (root writes anyway: then only the others) */
+    if (geteuid() != 0) {
+        fresh(dir, sizeof dir, "ro");
+        assert_int_equal(chmod(dir, 0555), 0);
+        for (int e = 0; e < 3; e++) {
+            snprintf(path, sizeof path, "%s/deck.%s", dir, ext[e]);
+            assert_int_not_equal(write_deck(path, 1, err, sizeof err), 0);
+            assert_int_equal(listing(dir, out, sizeof out), 0);
+        }
+    }
+    /* closed without ok, after two pages; a deck of no page */
+    for (int e = 0; e < 3; e++) {
+        char name[32];
+        snprintf(name, sizeof name, "abort-%s", ext[e]);
+        fresh(dir, sizeof dir, name);
+        snprintf(path, sizeof path, "%s/deck.%s", dir, ext[e]);
+        deck *d = deck_open(path, 1920, 1080, 1, fonts, err, sizeof err);
+        assert_non_null(d);
+        assert_int_equal(deck_page(d, &states[0], err, sizeof err), 0);
+        assert_int_equal(deck_page(d, &states[1], err, sizeof err), 0);
+        assert_int_equal(deck_pages(d), 2);
+        assert_int_equal(deck_close(d, 0, err, sizeof err), 0);
+        assert_int_equal(listing(dir, out, sizeof out), 0);
+        d = deck_open(path, 1920, 1080, 1, fonts, err, sizeof err);
+        assert_non_null(d);
+        assert_int_not_equal(deck_close(d, 1, err, sizeof err), 0);
+        assert_int_equal(listing(dir, out, sizeof out), 0);
+    }
+    /* page 2 cannot be written (its temporary folder was taken away): the deck fails
+       and nothing stays */
+    for (int e = 1; e < 3; e++) {
+        char name[32], cmd[700];
+        snprintf(name, sizeof name, "midway-%s", ext[e]);
+        fresh(dir, sizeof dir, name);
+        snprintf(path, sizeof path, "%s/deck.%s", dir, ext[e]);
+        deck *d = deck_open(path, 1280, 720, 1, fonts, err, sizeof err);
+        assert_non_null(d);
+        assert_int_equal(deck_page(d, &states[0], err, sizeof err), 0);
+        assert_int_equal(listing(dir, out, sizeof out), 1); /* the pages' temporary folder */
+        if (strncmp(out, ".deck.deck-", 11)) fail_msg("temporary folder: %s", out);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'/.deck.deck-*", dir);
+        assert_int_equal(system(cmd), 0);
+        assert_int_not_equal(deck_page(d, &states[1], err, sizeof err), 0);
+        if (!strstr(err, "cannot write")) fail_msg("%s", err);
+        assert_int_not_equal(deck_page(d, &states[2], err, sizeof err), 0);
+        assert_int_not_equal(deck_close(d, 1, err, sizeof err), 0);
+        assert_int_equal(listing(dir, out, sizeof out), 0);
+    }
+}
+
+/* SIGTERM after two pages of each kind: the child dies with 128 + 15 and leaves
+   nothing (cleanup.h removes the pages, then their folder). */
+static void test_signal(void **st) {
+    (void)st;
+    static const char *const ext[3] = {"pdf", "svg", "png"};
+    for (int e = 0; e < 3; e++) {
+        char dir[512], path[600], out[8192], name[32];
+        snprintf(name, sizeof name, "signal-%s", ext[e]);
+        fresh(dir, sizeof dir, name);
+        snprintf(path, sizeof path, "%s/deck.%s", dir, ext[e]);
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            char err[512];
+            cleanup_install_signals();
+            deck *d = deck_open(path, 1280, 720, 1, fonts, err, sizeof err);
+            if (!d || deck_page(d, &states[0], err, sizeof err) ||
+                deck_page(d, &states[1], err, sizeof err))
+                _exit(3);
+            kill(getpid(), SIGTERM);
+            _exit(4); /* not reached */
+        }
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 128 + SIGTERM);
+        if (listing(dir, out, sizeof out) != 0) fail_msg("%s: left behind: %s", ext[e], out);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pdf),
+        cmocka_unit_test(test_svg_png),
+        cmocka_unit_test(test_failures),
+        cmocka_unit_test(test_signal),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
