@@ -71,14 +71,7 @@ static int add_line(char **text, const char *line) {
 }
 
 int lesson_markup_check(const char *markup, char *err, size_t errlen) {
-#ifdef MHAVIZ_HAVE_MARKUP_CHECK
     return view_markup_check(markup, err, errlen);
-#else
-    (void)markup;
-    (void)err;
-    (void)errlen;
-    return 0;
-#endif
 }
 
 /* The integer value of "name = N" among the "name = value" lines of dump, or

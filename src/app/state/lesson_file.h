@@ -87,8 +87,7 @@ size_t lesson_format(const lesson *L, char *buf, size_t len);
 /* Writes the lesson to path atomically. 0, or -1 with "cannot write PATH: why". */
 int lesson_write(const char *path, const lesson *L, char *err, size_t errlen);
 
-/* Checks a caption's markup; a stand-in answers 0 until the view's checker is
-   there. 0, or -1 with "column C: what" in err. */
+/* Checks a caption's markup (view_markup_check): 0, or -1 with "column C: what". */
 int lesson_markup_check(const char *markup, char *err, size_t errlen);
 
 #endif
