@@ -212,6 +212,52 @@ def check_deck(mhaviz, tmp, lesson):
         fail("deck.png made twice", "byte-identical pages", "different")
 
 
+TRAINS = """title = Training
+step = Untrained
+h = 2
+| Before training.
+step = Trained pair
+| After 150 steps of pair.
+do = train 150
+step = Back
+h = 4
+| Attention again.
+"""
+
+
+def check_training_deck(mhaviz, tmp):
+    """A step that trains runs its training headless to the same steps: the page
+    says 150 steps and shows the trained model; the next step is attention again;
+    two decks are byte-identical."""
+    lesson = os.path.join(tmp, "trains.lesson")
+    with open(lesson, "w") as f:
+        f.write(TRAINS)
+    decks = []
+    for run_no in (1, 2):
+        work = tempfile.mkdtemp(dir=tmp)
+        p = run(mhaviz, ["--lesson", lesson, "--export", "deck.png", "--size", "960x540"], work)
+        if p.returncode != 0:
+            fail("training deck", 0, (p.returncode, p.stderr[-400:]))
+            return
+        decks.append([open(os.path.join(work, f"deck-{k:02d}.png"), "rb").read()
+                      for k in (1, 2, 3)])
+    if decks[0] != decks[1]:
+        fail("training deck made twice", "byte-identical pages", "different")
+    work = tempfile.mkdtemp(dir=tmp)
+    p = run(mhaviz, ["--lesson", lesson, "--export", "deck.pdf"], work)
+    pdf = os.path.join(work, "deck.pdf")
+    if p.returncode != 0 or not os.path.exists(pdf):
+        fail("training deck.pdf", 0, (p.returncode, p.stderr[-400:]))
+        return
+    pages = [subprocess.run(["pdftotext", "-f", str(k), "-l", str(k), pdf, "-"],
+                            capture_output=True, text=True).stdout for k in (1, 2, 3)]
+    if "150 steps" not in pages[1] or "pair" not in pages[1]:
+        fail("training deck page 2", "trained on pair, 150 steps", pages[1][:300])
+    for k in (0, 2):
+        if "Held-out accuracy" in pages[k]:
+            fail(f"training deck page {k + 1}", "attention, not training mode", pages[k][:200])
+
+
 def main():
     mhaviz = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -221,6 +267,7 @@ def main():
         check_broken(mhaviz, tmp)
         check_dump(mhaviz, tmp, lesson)
         check_deck(mhaviz, tmp, lesson)
+        check_training_deck(mhaviz, tmp)
     if FAILURES:
         print(f"{len(FAILURES)} failure(s)", file=sys.stderr)
         return 1

@@ -11,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "async.h"
 #include "deck.h"
 #include "dump.h"
 #include "font.h"
 #include "lesson_file.h"
 #include "state.h"
+#include "state_internal.h"
 #include "teach.h"
 
 #define DECK_W 1920 /* a deck's page without --size: 16:9 */
@@ -67,7 +70,28 @@ static app_state *open_state(const cli_options *o, tok_list *toks, const mha_con
     return s;
 }
 
+/* 1 if a step of the lesson trains (`do = train N`). */
+static int lesson_trains(const app_state *s) {
+    const lesson *L = app_teach_lesson(s, NULL, NULL);
+    for (int k = 0; L && k < L->count; k++)
+        for (int i = 0; i < L->steps[k].nacts; i++)
+            if (L->steps[k].acts[i].kind == LESSON_DO_TRAIN) return 1;
+    return 0;
+}
+
+/* Lets a step's training run to its N steps on the trainer (recomputes stay on
+   this thread) and its pruning bars come: the page then shows that run. */
+static void settle_training(app_state *s) {
+    const struct timespec nap = {0, 5 * 1000 * 1000};
+    for (long i = 0; i < 200L * 600 && app_training_running(s); i++) { /* at most 10 min */
+        app_async_poll(s);
+        nanosleep(&nap, NULL);
+    }
+    app_async_poll(s);
+}
+
 static void close_state(app_state *s, font_set *fonts) {
+    if (s) app_async_disable(s);
     app_state_destroy(s);
     if (fonts) font_set_close(fonts);
     TTF_Quit();
@@ -100,6 +124,12 @@ int app_lesson_deck(const cli_options *o, tok_list *toks, const mha_config *cfg,
     }
     int n = 0;
     app_teach_lesson(s, NULL, &n);
+    const int trains = lesson_trains(s);
+    if (trains && app_async_enable(s, NULL, NULL, 1e12) != 0) { /* the trainer only */
+        snprintf(err, errlen, "cannot train the lesson's steps: out of resources");
+        close_state(s, fonts);
+        return 1;
+    }
     const char *dot = strrchr(o->export_path, '.');
     const int scale = dot && strcmp(dot, ".png") == 0 && o->scale ? o->scale : 1;
     deck *d = deck_open(o->export_path, w, h, scale, fonts, err, errlen);
@@ -111,6 +141,7 @@ int app_lesson_deck(const cli_options *o, tok_list *toks, const mha_config *cfg,
             break;
         }
         app_teach_finish(s); /* stages and sweeps where they end */
+        if (trains) settle_training(s);
         s->status[0] = '\0';
         view_state vs;
         app_figure_view(s, APP_SAVE_VIEW, &vs);

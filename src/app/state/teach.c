@@ -74,22 +74,18 @@ static void start_actions(app_state *s, app_teach *t) {
         char err[512] = "";
         app_settings *one = NULL;
         switch (d->kind) {
+        case LESSON_DO_TRAIN:
+            if (app_training_train_for(s, d->n) != 0)
+                snprintf(s->status, sizeof s->status, "do = train: out of memory");
+            break;
         case LESSON_DO_COMPARE:
-        case LESSON_DO_TRAIN: {
             one = app_settings_create();
-            char v[64];
-            snprintf(v, sizeof v, "%ld", d->n);
-            const char *name = d->kind == LESSON_DO_COMPARE ? "compare" : "train-steps";
-            if (!one ||
-                app_settings_set(one, name, d->kind == LESSON_DO_COMPARE ? d->spec : v, ".", err,
-                                 sizeof err) != 0 ||
+            if (!one || app_settings_set(one, "compare", d->spec, ".", err, sizeof err) != 0 ||
                 app_settings_apply(s, one, err, sizeof err) != 0)
-                snprintf(s->status, sizeof s->status, "do = %s: %.200s",
-                         d->kind == LESSON_DO_COMPARE ? "compare" : "train",
+                snprintf(s->status, sizeof s->status, "do = compare: %.200s",
                          err[0] ? err : "out of memory");
             app_settings_free(one);
             break;
-        }
         case LESSON_DO_STAGES:
             t->stage_s = d->seconds;
             s->step = 1;
@@ -125,6 +121,10 @@ int app_teach_goto(app_state *s, int k) {
         return -1;
     }
     char err[512] = "";
+    if (s->train_mode) { /* a step shows attention unless its view or actions train */
+        const app_action esc = {.kind = ACT_ESCAPE};
+        app_training_apply(s, &esc);
+    }
     if (app_settings_apply(s, t->L.steps[k - 1].view, err, sizeof err) != 0) {
         snprintf(s->status, sizeof s->status, "step %d: %.200s (the view is kept)", k, err);
         return -1;
