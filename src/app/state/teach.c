@@ -406,6 +406,8 @@ int app_teach_key(const app_state *s, int key, int mods, app_action *a) {
         return 1;
     }
     if (!t || !t->open) return 0;
+    if ((key == APP_KEY_PAGEUP || key == APP_KEY_PAGEDOWN) && (mods & APP_MOD_SHIFT))
+        return 0; /* Shift+PgUp / PgDn still page */
     switch (key) {
     case ' ':
     case APP_KEY_PAGEDOWN:
