@@ -113,6 +113,29 @@ def check_broken(mhaviz, tmp):
                 fail(where + ": files written", "none", os.listdir(work))
 
 
+USAGE = [
+    (["--step", "2", "--export", "x.png"], "--step 2: only with --lesson"),
+    (["--lesson", "L", "--step", "2"], "--step 2: only with --export or --dump"),
+    (["--lesson", "L", "--dump", "out"], "give --step K"),
+    (["--lesson", "L", "--step", "0", "--export", "x.png"], "--step '0'"),
+    (["--lesson", "L", "--compare", "h=1"], "--lesson and --compare"),
+    (["--lesson", "L", "--bench"], "--lesson: does nothing with --bench"),
+]
+
+
+def check_usage(mhaviz, tmp, lesson):
+    """--lesson and --step with what they do not go with: exit 2, one line."""
+    for args, want in USAGE:
+        args = [lesson if a == "L" else a for a in args]
+        work = tempfile.mkdtemp(dir=tmp)
+        p = run(mhaviz, args, work)
+        err = p.stderr.decode().splitlines()
+        if p.returncode != 2 or len(err) != 1 or not err[0].startswith("mhaviz: ") or want not in err[0]:
+            fail(f"usage {' '.join(args)}", f"exit 2, one line with '{want}'", (p.returncode, err))
+        if os.listdir(work):
+            fail(f"usage {' '.join(args)}: files", "none", os.listdir(work))
+
+
 def check_dump(mhaviz, tmp, lesson):
     for k in (1, 2, 3):
         out = os.path.join(tmp, f"dump{k}")
@@ -265,6 +288,7 @@ def main():
         with open(lesson, "w") as f:
             f.write(GOOD)
         check_broken(mhaviz, tmp)
+        check_usage(mhaviz, tmp, lesson)
         check_dump(mhaviz, tmp, lesson)
         check_deck(mhaviz, tmp, lesson)
         check_training_deck(mhaviz, tmp)

@@ -230,6 +230,8 @@ static void test_builtin_list(void **st) {
     write_file(p, "title = Alpha lesson\nstep = a\nh = 2\n");
     snprintf(p, sizeof p, "%s/b.lesson", ldir);
     write_file(p, "title = Beta lesson\nstep = b\nh = 16\nstep = c\nh = 8\n");
+    snprintf(p, sizeof p, "%s/c.lesson", ldir);
+    write_file(p, "title = Broken\nstep = c\nh = 4\nfocus = 7\n");
     setenv("MHAVIZ_LESSONS", ldir, 1);
     app_state *s = make_state();
     press(s, 'g', 0);
@@ -244,6 +246,13 @@ static void test_builtin_list(void **st) {
     CHECK_INT("Beta's steps", 2, n);
     CHECK_INT("Beta's step 1: h", 16, s->cfg.h);
     CHECK_INT("the digit did not focus a head", 0, s->focus);
+    press(s, 'g', 0);
+    CHECK_TRUE("G lists the broken one too", strstr(s->notice, "3 c.lesson (broken)") != NULL);
+    press(s, '3', 0);
+    CHECK_TRUE("a broken lesson: FILE:LINE: on the status line",
+               strstr(s->status, "c.lesson:4: focus = 7") != NULL);
+    CHECK_INT("the view stays", 16, s->cfg.h);
+    CHECK_TRUE("Beta stays open", app_teach_lesson(s, &k, &n) != NULL && n == 2);
     app_state_destroy(s);
     unsetenv("MHAVIZ_LESSONS");
 }
