@@ -239,6 +239,13 @@ static void test_builtin_list(void **st) {
     CHECK_TRUE("G lists Beta", strstr(s->notice, "2 Beta lesson") != NULL);
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_STR("Esc closes the list", "", s->notice);
+    const view_layout *L = app_layout(s);
+    CHECK_TRUE("the header has a Lessons button", L->buttons[BTN_LESSONS].present);
+    const view_rect r = L->buttons[BTN_LESSONS].r;
+    app_action click = {.kind = ACT_CLICK, .x = r.x + r.w / 2, .y = r.y + r.h / 2};
+    app_apply(s, &click);
+    CHECK_TRUE("the button lists the lessons", strstr(s->notice, "2 Beta lesson") != NULL);
+    press(s, APP_KEY_ESCAPE, 0);
     press(s, 'g', 0);
     press(s, '2', 0);
     int k = 0, n = 0;

@@ -48,6 +48,7 @@ typedef enum {
     BTN_LAYER_PREV, /* a loaded model: the previous / next layer, the overview */
     BTN_LAYER_NEXT,
     BTN_OVERVIEW,
+    BTN_LESSONS, /* the built-in lessons (G) */
     BTN_COUNT
 } view_button;
 
