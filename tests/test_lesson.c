@@ -281,11 +281,21 @@ static void test_record_round_trip(void **st) {
     char file[4096];
     snprintf(file, sizeof file, "%s", path);
     CHECK_INT("no step yet", 0, steps);
-    app_settings *views[3];
-    /* three views, each with a caption */
-    for (int i = 0; i < 3; i++) {
+    app_settings *views[4];
+    /* four views, each with a caption: h, the mask and a focus, then typed text
+       with "quotes" and a tab, pinned for compare */
+    for (int i = 0; i < 4; i++) {
         if (i == 1) press(s, APP_KEY_UP, 0), press(s, APP_KEY_UP, 0);
         if (i == 2) press(s, 'm', 0), press(s, '2', 0);
+        if (i == 3) {
+            press(s, APP_KEY_ESCAPE, 0);
+            press(s, APP_KEY_RETURN, 0);
+            type(s, "the \"cat\"\tsat  ");
+            press(s, APP_KEY_RETURN, 0);
+            CHECK_INT("custom text", 0, s->sample);
+            press(s, 'b', 0);
+            press(s, APP_KEY_DOWN, 0);
+        }
         views[i] = app_settings_create();
         app_settings_capture(s, views[i]);
         press(s, 'a', 0);
@@ -305,13 +315,13 @@ static void test_record_round_trip(void **st) {
     }
     press(s, 'r', APP_MOD_CTRL);
     CHECK_TRUE("Ctrl+R stops", app_teach_recording(s, NULL) == NULL);
-    CHECK_TRUE("the notice names the file", strstr(s->notice, "recorded 3 steps") != NULL);
+    CHECK_TRUE("the notice names the file", strstr(s->notice, "recorded 4 steps") != NULL);
     /* reopening gives the same views */
     lesson L;
     char err[600];
     if (lesson_read(file, &L, err, sizeof err) != 0) fail_msg("reread: %s", err);
-    CHECK_INT("steps", 3, L.count);
-    for (int i = 0; i < 3; i++) {
+    CHECK_INT("steps", 4, L.count);
+    for (int i = 0; i < 4; i++) {
         char what[64];
         snprintf(what, sizeof what, "step %d's view as recorded", i + 1);
         CHECK_TRUE(what, app_settings_equal(L.steps[i].view, views[i]));
@@ -323,7 +333,7 @@ static void test_record_round_trip(void **st) {
     /* and presenting it shows them */
     app_state *p = make_state();
     if (app_teach_open(p, file, err, sizeof err) != 0) fail_msg("open: %s", err);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         app_settings *now = app_settings_create();
         app_settings_capture(p, now);
         CHECK_TRUE("presented as recorded", app_settings_equal(now, views[i]));
@@ -342,7 +352,7 @@ static void test_record_round_trip(void **st) {
                                          strchr(s2 + 14, '\n')[1] == '|');
     free(txt);
     lesson_free(&L);
-    for (int i = 0; i < 3; i++) app_settings_free(views[i]);
+    for (int i = 0; i < 4; i++) app_settings_free(views[i]);
     app_state_destroy(p);
     app_state_destroy(s);
 }
