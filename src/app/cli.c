@@ -69,6 +69,10 @@ static const char usage_a[] =
     "      --layer L         with --export, the trained model's layer L (default 1);\n"
     "                        with --model, the layer shown (default 1)\n";
 static const char usage_b[] =
+    "\nView files:\n"
+    "      --state FILE      open a view file (README \"View files\"; Ctrl+Shift+V in\n"
+    "                        the window saves one); with the window, --export or\n"
+    "                        --dump; an option given beside it wins over the file\n"
     "\nReal models:\n"
     "      --model PATH      a GPT-2-family checkpoint: a folder with config.json,\n"
     "                        model.safetensors, vocab.json, merges.txt (README)\n"
@@ -131,6 +135,7 @@ static const struct option long_opts[] = {
     {"background", required_argument, NULL, OPT_BACKGROUND},
     {"export-dir", required_argument, NULL, OPT_EXPORT_DIR},
     {"font", required_argument, NULL, OPT_FONT},
+    {"state", required_argument, NULL, OPT_STATE},
     {"bench", no_argument, NULL, OPT_BENCH},
     {"bench-json", no_argument, NULL, OPT_BENCH_JSON},
     {"bench-quick", no_argument, NULL, OPT_BENCH_QUICK},
@@ -275,5 +280,6 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
         o->mode = CLI_VERSION;
         return 0;
     }
+    cli_state_given(o, f.seen); /* what --state FILE's settings give way to */
     return check_combinations(o, &f, err, errlen);
 }

@@ -69,6 +69,7 @@ static const struct {
     {OPT_BACKGROUND, E | TE | ME},
     {OPT_EXPORT_DIR, W | MW},
     {OPT_FONT, W | E | B | TE | MW | ME},
+    {OPT_STATE, W | E | D},
     {OPT_BENCH, B | MB},
     {OPT_BENCH_JSON, B | MB},
     {OPT_BENCH_QUICK, B | MB},

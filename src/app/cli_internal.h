@@ -38,6 +38,7 @@ enum {
     OPT_BACKGROUND,
     OPT_EXPORT_DIR,
     OPT_FONT,
+    OPT_STATE,
     OPT_BENCH,
     OPT_BENCH_JSON,
     OPT_BENCH_QUICK,
@@ -98,6 +99,10 @@ int cli_lesson_check(const cli_options *o, char *err, size_t errlen);
  * 0 for none. why gets the reason, naming the modes it works with: "does nothing
  * with --dump (only with the window or --export)". */
 int cli_idle_option(const cli_options *o, const cli_flags *f, char *why, size_t whylen);
+
+/* --state FILE (cli_state.c): the view-file settings that the options seen (by
+ * getopt's answer) set, into o->state_given: an option beside --state wins. */
+void cli_state_given(cli_options *o, const unsigned char *seen);
 
 /* ---- shared by the groups (cli_values.c) ---- */
 

@@ -34,6 +34,8 @@ int cli_lesson_check(const cli_options *o, char *err, size_t errlen) {
     if (o->model_path) return cli_fail(err, errlen, "--lesson and --model: give one or the other");
     if (o->mode == CLI_TRAIN)
         return cli_fail(err, errlen, "--lesson and --train: a lesson's steps train (train = TASK)");
+    if (o->state_file)
+        return cli_fail(err, errlen, "--lesson and --state: a lesson's steps are views already");
     if (o->compare)
         return cli_fail(err, errlen, "--lesson and --compare: a lesson's steps pin their own");
     if (o->mode == CLI_DUMP && !o->lesson_step)

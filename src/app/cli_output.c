@@ -128,6 +128,10 @@ int cli_output_option(cli_options *o, cli_flags *f, int opt, const char *arg, ch
         if (!*arg) return cli_fail(err, errlen, "--font: needs a file name");
         o->font = arg;
         return 0;
+    case OPT_STATE: /* read by main, before any mode starts */
+        if (!*arg) return cli_fail(err, errlen, "--state: needs a view file's name");
+        o->state_file = arg;
+        return 0;
     case OPT_BENCH: f->bench = 1; return 0;
     case OPT_BENCH_JSON: f->bench = o->bench_json = 1; return 0;
     case OPT_BENCH_QUICK: f->bench = o->bench_quick = 1; return 0;

@@ -16,6 +16,7 @@
 #include "lesson_mode.h"
 #include "mha.h"
 #include "samples.h"
+#include "settings.h"
 #include "text_file.h"
 #include "tok.h"
 #include "train_figure.h"
@@ -191,6 +192,33 @@ static int run_dump(const cli_options *o, const tok_list *toks, const mha_config
     return 0;
 }
 
+/* Text widths for a state that is never drawn (--dump with --state). */
+static void no_measure(void *ud, const char *text, int size, int bold, int *w, int *h) {
+    (void)ud;
+    (void)bold;
+    *w = (int)strlen(text) * size / 2;
+    *h = size;
+}
+
+/* --dump with --state: the model of the view the file describes (options beside it
+   win), made as the window makes it, written as run_dump writes it. */
+static int run_dump_state(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
+                          size_t errlen) {
+    app_state *s = app_state_create(no_measure, NULL);
+    if (!s) return fail(1, "out of memory");
+    int rc = app_state_init(s, o, toks, cfg, err, errlen);
+    if (rc != 0) {
+        app_state_destroy(s);
+        return fail(rc, err);
+    }
+    attn_layer layer;
+    mha_layer_text text;
+    mha_layer_fill(&layer, &text, s->m, &s->toks);
+    rc = dump_write(o->dump_dir, &layer, err, errlen);
+    app_state_destroy(s);
+    return rc ? fail(1, err) : 0;
+}
+
 /* The modes that compute: a loaded model's dump, or the random model's tokens
  * and configuration, then the dump, --bench, --export or the window. */
 static int main_modes(const cli_options *op, char *err, size_t errlen) {
@@ -225,6 +253,7 @@ static int main_modes(const cli_options *op, char *err, size_t errlen) {
     switch (o.mode) {
     case CLI_DUMP:
         rc = o.lesson_path ? app_lesson_dump(&o, &toks, &cfg, err, errlen) /* --step K's */
+             : o.state     ? run_dump_state(&o, &toks, &cfg, err, errlen)
                            : run_dump(&o, &toks, &cfg, err, errlen);
         if (rc != 0 && o.lesson_path) fail(rc, err);
         break;
@@ -284,7 +313,22 @@ int main(int argc, char **argv) {
             return fail(lrc, err);
         }
     }
+    app_settings *view = NULL; /* --state FILE: read and checked before any mode starts */
+    if (o.state_file) {
+        view = app_settings_create();
+        int vrc = view ? app_view_file_read(o.state_file, view, err, sizeof err) : 1;
+        if (vrc != 0) {
+            if (!view) snprintf(err, sizeof err, "--state: out of memory");
+            app_settings_free(view);
+            free(file_text);
+            return fail(vrc, err);
+        }
+        for (int i = 0; i < o.state_given_count; i++) app_settings_unset(view, o.state_given[i]);
+        app_settings_shape(view, &o.cfg.h, &o.cfg.d_model); /* checked together below */
+        o.state = view;
+    }
     int rc = main_modes(&o, err, sizeof err);
+    app_settings_free(view);
     free(file_text);
     return rc;
 }

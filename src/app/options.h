@@ -70,6 +70,12 @@ typedef struct {
     mha_config compare_cfg;   /* their values (the others are this view's) */
     const char *lesson_path;  /* --lesson FILE, or NULL */
     int lesson_step;          /* --step K (1-based); 0: not given */
+    /* --state FILE (a view file, or NULL); the view-file settings the options given
+       set (they win over the file's); main: the file's settings less those */
+    const char *state_file;
+    const char *state_given[32];
+    int state_given_count;
+    const struct app_settings *state;
 } cli_options;
 
 enum {

@@ -166,8 +166,12 @@ static void handle_event(app_state *s, const SDL_Event *e) {
         a.kind = ACT_EDIT_PREEDIT;
         a.text = e->edit.text;
         break;
-    case SDL_DROPFILE: /* a model's folder or .safetensors dropped on the window */
-        app_open_model(s, e->drop.file);
+    case SDL_DROPFILE: /* a model's folder or .safetensors, or a view file, dropped on it */
+        if (strlen(e->drop.file) > 5 &&
+            strcmp(e->drop.file + strlen(e->drop.file) - 5, ".view") == 0)
+            app_view_file_open(s, e->drop.file);
+        else
+            app_open_model(s, e->drop.file);
         SDL_free(e->drop.file);
         return;
     case SDL_MOUSEMOTION:

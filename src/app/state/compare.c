@@ -320,8 +320,25 @@ void app_compare_view(const app_state *s, view_state *vs) {
     }
 }
 
-int app_compare_pinned(const app_state *s, mha_config *cfg) {
+int app_compare_pinned(const app_state *s, mha_config *cfg, const tok_list **toks, int *sample) {
     if (!s->pin) return 0;
     *cfg = s->pin->cfg;
+    if (toks) *toks = &s->pin->toks;
+    if (sample) *sample = s->pin->sample;
     return 1;
+}
+
+int app_compare_pin(app_state *s, const mha_config *cfg, const tok_list *toks, int sample,
+                    char *err, size_t errlen) {
+    app_state view = *s; /* pin_create reads the text and the jobs layer's threshold */
+    if (toks) {
+        view.toks = *toks;
+        view.sample = sample;
+    }
+    app_pin *p = pin_create(&view, cfg, err, errlen);
+    if (!p) return -1;
+    unpin(s, s->pin);
+    s->pin = p;
+    s->layout_valid = 0;
+    return 0;
 }

@@ -18,7 +18,8 @@ struct app_gpt {
     int layer; /* shown, 0-based */
     int h;     /* heads shown: the model's own, or a re-split */
     int overview_open;
-    int next_k; /* tokens the panel shows: 5 in the window, 10 in --panel next */
+    int next_k;      /* tokens the panel shows: 5 in the window, 10 in --panel next */
+    char path[4096]; /* as it was opened (a view file's model = PATH) */
     view_overview ov;
     const float *attn[TF_MAX_LAYERS];
     view_next next;
@@ -138,6 +139,7 @@ app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void 
     }
     g->layer = q->layer;
     g->h = q->h ? q->h : c->h;
+    snprintf(g->path, sizeof g->path, "%s", q->path);
     return g;
 }
 
@@ -364,4 +366,58 @@ void app_gpt_export_panel(app_state *s, view_panel panel) {
     s->gpt->overview_open = panel == VIEW_PANEL_MODEL;
     s->gpt->next_k = panel == VIEW_PANEL_NEXT ? VIEW_NEXT_MAX : 5;
     rebuild(s);
+}
+
+int app_gpt_settings(const app_state *s, const char **path, int *layer, int *h, int *overview) {
+    const app_gpt *g = s->gpt;
+    if (s->gpt_wanted || s->gpt_loading || !g) { /* asked for: what it will show */
+        if (!s->gpt_wanted && !s->gpt_loading) return 0;
+        *path = s->gpt_want.path;
+        *layer = s->gpt_want.layer;
+        *h = s->gpt_want.h;
+        *overview = 0;
+        return 1;
+    }
+    *path = g->path;
+    *layer = g->layer;
+    *h = g->h == g->m->tf->cfg.h ? 0 : g->h;
+    *overview = g->overview_open;
+    return 1;
+}
+
+int app_gpt_check_view(const app_state *s, int layer, int h, char *err, size_t errlen) {
+    const app_gpt *g = s->gpt;
+    const tf_config *c = &g->m->tf->cfg;
+    if (layer < 0 || layer >= c->layers) {
+        snprintf(err, errlen, "layer = %d: %s has %d layers", layer + 1, g->m->paths.name,
+                 c->layers);
+        return -1;
+    }
+    if (h && (c->d_model % h != 0 || h > ATTN_LAYER_MAX_HEADS)) {
+        snprintf(err, errlen, "model-h = %d: must divide %s's d_model (%d)", h, g->m->paths.name,
+                 c->d_model);
+        return -1;
+    }
+    return 0;
+}
+
+void app_gpt_set_view(app_state *s, int layer, int h, int overview) {
+    app_gpt *g = s->gpt;
+    const int k = h ? h : g->m->tf->cfg.h;
+    if (k != g->h && gpt2_run_show(&g->run, g->layer, k) == 0) {
+        g->h = k;
+        s->page = 0;
+    }
+    set_layer(s, layer);
+    g->overview_open = overview;
+    rebuild(s);
+}
+
+void app_gpt_close(app_state *s) {
+    app_gpt_free(s->gpt);
+    s->gpt = NULL;
+    s->gpt_wanted = 0;
+    s->focus = 0;
+    s->data_version++;
+    s->layout_valid = 0;
 }

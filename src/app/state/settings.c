@@ -4,7 +4,7 @@
  * will be applied to before it changes anything, then changes the state through
  * the same paths the keys take (app_change_cfg, app_recompute, app_compare_start),
  * so a recompute that goes to the jobs layer goes there as a key's would. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "settings.h"
 
 #include <limits.h>
@@ -24,6 +24,16 @@
 static void capture_more(const app_state *s, app_settings *st);
 static int check_more(const app_state *s, const app_settings *st, char *err, size_t errlen);
 static void apply_more(app_state *s, const app_settings *st);
+/* a loaded model: what apply will do, decided (and the model read) before anything changes */
+typedef struct {
+    int act; /* 0 nothing, 1 show g, 2 ask the jobs layer, 3 close it, 4 another layer or split */
+    app_gpt *g;
+    int layer, h, overview;
+} model_plan;
+static int model_is_new(const app_state *s, const app_settings *st);
+static int model_check(const app_state *s, const app_settings *st, const char *text, model_plan *mp,
+                       char *err, size_t errlen);
+static void model_apply(app_state *s, const app_settings *st, model_plan *mp, const char *text);
 
 /* The settings, in the order the writer writes them. */
 typedef enum {
@@ -49,6 +59,8 @@ typedef enum {
     ST_PANELS,
     ST_DIFF,
     ST_COMPARE,
+    ST_PIN_TEXT, /* pinned-sample | pinned-text: the pinned view's own text */
+    ST_PIN_ABLATE,
     ST_PINNED_PAGE,
     ST_TRAIN,
     ST_TRAIN_H,
@@ -66,13 +78,13 @@ typedef enum {
 } st_id;
 
 static const char *const st_names[ST_COUNT] = {
-    "sample",        "h",          "d_model",     "seed",         "mask",
-    "pad",           "scale",      "temperature", "weights",      "ablate",
-    "focus",         "stage",      "values",      "contrast",     "colormap",
-    "theme",         "zoom",       "present",     "page",         "panels",
-    "diff",          "compare",    "pinned-page", "train",        "train-h",
-    "train-d_model", "train-seed", "train-steps", "train-layers", "train-mlp",
-    "train-layer",   "model",      "layer",       "model-h",      "overview"};
+    "sample",       "h",           "d_model",     "seed",          "mask",          "pad",
+    "scale",        "temperature", "weights",     "ablate",        "focus",         "stage",
+    "values",       "contrast",    "colormap",    "theme",         "zoom",          "present",
+    "page",         "panels",      "diff",        "compare",       "pinned-sample", "pinned-ablate",
+    "pinned-page",  "train",       "train-h",     "train-d_model", "train-seed",    "train-steps",
+    "train-layers", "train-mlp",   "train-layer", "model",         "layer",         "model-h",
+    "overview"};
 
 enum { SRC_SAMPLE = 1, SRC_TEXT, SRC_TEXT_FILE };
 
@@ -100,13 +112,17 @@ struct app_settings {
     int compare;
     unsigned compare_set;
     mha_config compare_cfg;
+    int pin_src; /* 0: the live text; SRC_SAMPLE pin_sample; SRC_TEXT pin_text */
+    int pin_sample;
+    char *pin_text;
+    uint64_t pin_ablate[MHA_ABLATE_WORDS];
     int pinned_page;
     /* training mode: train 0 off, else 1 + the task */
     int train, train_h, train_d, train_layers, train_mlp, train_layer;
     uint64_t train_seed;
     long train_steps;
     /* a loaded model: "" off */
-    char model[1024];
+    char model[4096];
     int layer, model_h, overview;
 };
 
@@ -116,6 +132,7 @@ static const char *const contrast_words[] = {"fixed", "row", "log"};
 
 static int find_name(const char *name) {
     if (strcmp(name, "text") == 0 || strcmp(name, "text-file") == 0) return ST_TEXT;
+    if (strcmp(name, "pinned-text") == 0) return ST_PIN_TEXT;
     for (int i = 0; i < ST_COUNT; i++)
         if (strcmp(name, st_names[i]) == 0) return i;
     return -1;
@@ -170,8 +187,7 @@ static char *unescape_text(const char *v, const char **why) {
 }
 
 /* ablate = none | 2,5 (1-based heads, each once). */
-static int parse_heads(const char *v, uint64_t *bits, char *err, size_t errlen) {
-    memset(bits, 0, sizeof(uint64_t) * MHA_ABLATE_WORDS);
+static int parse_heads_into(const char *v, uint64_t *bits, char *err, size_t errlen) {
     if (strcmp(v, "none") == 0) return 0;
     for (const char *p = v;;) {
         size_t len = strcspn(p, ",");
@@ -195,6 +211,13 @@ static int parse_heads(const char *v, uint64_t *bits, char *err, size_t errlen) 
         if (!p[len]) return 0;
         p += len + 1;
     }
+}
+
+static int parse_heads(const char *v, uint64_t *bits, char *err, size_t errlen) {
+    uint64_t got[MHA_ABLATE_WORDS] = {0};
+    if (parse_heads_into(v, got, err, errlen) != 0) return -1;
+    memcpy(bits, got, sizeof got);
+    return 0;
 }
 
 /* The keys of --compare SPEC, in the order the writer writes them (cli_compute.c's). */
@@ -393,6 +416,37 @@ int app_settings_set(app_settings *st, const char *name, const char *v, const ch
     case ST_COMPARE:
         if (parse_compare(st, v, err, errlen) != 0) return -1;
         break;
+    case ST_PIN_TEXT:
+        if (strcmp(name, "pinned-sample") == 0) {
+            if (strcmp(v, "live") == 0) {
+                st->pin_src = 0;
+            } else if (parse_int(v, 1, samples_count(), &k) == 0) {
+                st->pin_src = SRC_SAMPLE;
+                st->pin_sample = (int)k;
+            } else {
+                BAD("pinned-sample = %s: must be live (the live view's text) or a sample from 1 "
+                    "to %d",
+                    v, samples_count());
+            }
+            free(st->pin_text);
+            st->pin_text = NULL;
+        } else {
+            const char *why = NULL;
+            char *t = unescape_text(v, &why);
+            if (!t) BAD("pinned-text: %s", why);
+            if (!t[0]) {
+                free(t);
+                BAD("pinned-text is empty (pinned-sample = live pins the live text)");
+            }
+            free(st->pin_text);
+            st->pin_text = t;
+            st->pin_src = SRC_TEXT;
+            st->pin_sample = 0;
+        }
+        break;
+    case ST_PIN_ABLATE:
+        if (parse_heads(v, st->pin_ablate, err, errlen) != 0) return -1;
+        break;
     case ST_TRAIN:
         if (strcmp(v, "off") == 0) {
             st->train = 0;
@@ -469,6 +523,7 @@ app_settings *app_settings_create(void) {
 void app_settings_free(app_settings *st) {
     if (!st) return;
     free(st->text);
+    free(st->pin_text);
     free(st);
 }
 
@@ -476,9 +531,10 @@ app_settings *app_settings_clone(const app_settings *st) {
     app_settings *c = app_settings_create();
     if (!c) return NULL;
     *c = *st;
-    c->text = NULL;
-    if (st->text && !(c->text = strdup(st->text))) {
-        free(c);
+    c->text = c->pin_text = NULL;
+    if ((st->text && !(c->text = strdup(st->text))) ||
+        (st->pin_text && !(c->pin_text = strdup(st->pin_text)))) {
+        app_settings_free(c);
         return NULL;
     }
     return c;
@@ -519,6 +575,13 @@ static void copy_one(app_settings *dst, const app_settings *src, int id) {
         dst->compare_set = src->compare_set;
         dst->compare_cfg = src->compare_cfg;
         break;
+    case ST_PIN_TEXT:
+        free(dst->pin_text);
+        dst->pin_text = src->pin_text ? strdup(src->pin_text) : NULL;
+        dst->pin_src = src->pin_src;
+        dst->pin_sample = src->pin_sample;
+        break;
+    case ST_PIN_ABLATE: memcpy(dst->pin_ablate, src->pin_ablate, sizeof dst->pin_ablate); break;
     case ST_PINNED_PAGE: dst->pinned_page = src->pinned_page; break;
     case ST_TRAIN: dst->train = src->train; break;
     case ST_TRAIN_H: dst->train_h = src->train_h; break;
@@ -590,6 +653,13 @@ static int same_one(const app_settings *a, const app_settings *b, int id) {
                (!(s & CLI_CMP_WEIGHTS) || x->weights == y->weights) &&
                (!(s & CLI_CMP_PAD) || x->pad == y->pad);
     }
+    case ST_PIN_TEXT:
+        if (a->pin_src != b->pin_src) return 0;
+        if (a->pin_src == SRC_SAMPLE) return a->pin_sample == b->pin_sample;
+        if (a->pin_src == SRC_TEXT)
+            return a->pin_text && b->pin_text && strcmp(a->pin_text, b->pin_text) == 0;
+        return 1;
+    case ST_PIN_ABLATE: return memcmp(a->pin_ablate, b->pin_ablate, sizeof a->pin_ablate) == 0;
     case ST_PINNED_PAGE: return a->pinned_page == b->pinned_page;
     case ST_TRAIN: return a->train == b->train;
     case ST_TRAIN_H: return a->train_h == b->train_h;
@@ -634,6 +704,7 @@ void app_settings_unset(app_settings *st, const char *name) {
 
 void app_settings_defaults(app_settings *st) {
     free(st->text);
+    free(st->pin_text);
     memset(st, 0, sizeof *st);
     mha_config c = {0};
     mha_config_resolve(&c);
@@ -696,7 +767,32 @@ void app_settings_capture(const app_state *s, app_settings *st) {
     st->panels = s->lesson;
     st->diff = s->diff;
     mha_config pc;
-    if (app_compare_pinned(s, &pc)) {
+    const tok_list *ptoks = NULL;
+    int psample = 0;
+    if (app_compare_pinned(s, &pc, &ptoks, &psample)) {
+        memcpy(st->pin_ablate, pc.ablate, sizeof st->pin_ablate);
+        const tok_list *live = app_request_want((app_state *)s);
+        int same = ptoks->count == live->count && psample == s->sample;
+        for (int i = 0; same && i < live->count; i++)
+            same = strcmp(ptoks->tokens[i], live->tokens[i]) == 0;
+        if (same) {
+            st->pin_src = 0;
+        } else if (psample > 0) {
+            st->pin_src = SRC_SAMPLE;
+            st->pin_sample = psample;
+        } else { /* its tokens, one space between: they split into the same tokens */
+            size_t len = 1;
+            for (int i = 0; i < ptoks->count; i++) len += strlen(ptoks->tokens[i]) + 1;
+            st->pin_text = malloc(len);
+            if (st->pin_text) {
+                st->pin_text[0] = '\0';
+                for (int i = 0; i < ptoks->count; i++) {
+                    if (i) strcat(st->pin_text, " ");
+                    strcat(st->pin_text, ptoks->tokens[i]);
+                }
+            }
+            st->pin_src = SRC_TEXT;
+        }
         st->compare = 1;
         st->compare_set = 0;
         mha_config *w = &st->compare_cfg;
@@ -711,7 +807,7 @@ void app_settings_capture(const app_state *s, app_settings *st) {
         if (pc.weights != c.weights) st->compare_set |= CLI_CMP_WEIGHTS, w->weights = pc.weights;
         if (pc.pad != c.pad) st->compare_set |= CLI_CMP_PAD, w->pad = pc.pad;
     }
-    st->pinned_page = s->pinned_page + 1;
+    st->pinned_page = s->pin ? s->pinned_page + 1 : 1; /* B pins at its first page */
     capture_more(s, st);
 }
 
@@ -743,8 +839,8 @@ static void put_char(out_buf *o, char c) {
 /* The shortest decimal that reads back as the same float. */
 static void put_float(out_buf *o, float v) {
     char b[32];
-    for (int p = 1; p <= 9; p++) {
-        snprintf(b, sizeof b, "%.*g", p, (double)v);
+    for (int p = 0; p <= 9; p++) { /* fixed point: the reader takes no exponent */
+        snprintf(b, sizeof b, "%.*f", p, (double)v);
         if ((float)strtod(b, NULL) == v) break;
     }
     put(o, "%s", b);
@@ -767,8 +863,25 @@ static void put_text(out_buf *o, const char *t) {
     if (quote) put_char(o, '"');
 }
 
+static void put_heads(out_buf *o, const uint64_t *bits) {
+    int any = 0;
+    for (int k = 0; k < MHA_ABLATE_WORDS * 64; k++)
+        if (bits[k / 64] >> (k % 64) & 1) put(o, "%s%d", any++ ? "," : "", k + 1);
+    if (!any) put(o, "none");
+}
+
 static void put_value(out_buf *o, const app_settings *st, int id) {
     switch (id) {
+    case ST_PIN_TEXT:
+        if (st->pin_src == SRC_TEXT) {
+            put(o, "pinned-text = ");
+            put_text(o, st->pin_text ? st->pin_text : "");
+        } else if (st->pin_src == SRC_SAMPLE) {
+            put(o, "pinned-sample = %d", st->pin_sample);
+        } else {
+            put(o, "pinned-sample = live");
+        }
+        return;
     case ST_TEXT:
         if (st->src == SRC_SAMPLE)
             put(o, "sample = %d", st->sample);
@@ -798,13 +911,7 @@ static void put_value(out_buf *o, const app_settings *st, int id) {
     case ST_WEIGHTS:
         put(o, "%s", st->weights == MHA_WEIGHTS_PATTERNS ? "designed" : "random");
         break;
-    case ST_ABLATE: {
-        int any = 0;
-        for (int k = 0; k < MHA_ABLATE_WORDS * 64; k++)
-            if (st->ablate[k / 64] >> (k % 64) & 1) put(o, "%s%d", any++ ? "," : "", k + 1);
-        if (!any) put(o, "none");
-        break;
-    }
+    case ST_ABLATE: put_heads(o, st->ablate); break;
     case ST_FOCUS:
         if (st->focus)
             put(o, "%d", st->focus);
@@ -855,6 +962,7 @@ static void put_value(out_buf *o, const app_settings *st, int id) {
         }
         break;
     }
+    case ST_PIN_ABLATE: put_heads(o, st->pin_ablate); break;
     case ST_PINNED_PAGE: put(o, "%d", st->pinned_page); break;
     case ST_TRAIN:
         put(o, "%s", st->train ? learn_task((learn_task_id)(st->train - 1))->name : "off");
@@ -981,14 +1089,17 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
         return fail(st, st->set[ST_D] ? ST_D : ST_H, err, errlen, "%s", why);
     }
     const int heads = s->gpt ? app_gpt_heads(s) : c.h; /* a loaded model's are its own */
+    const int new_model = model_is_new(s, st);
     const int focus = st->set[ST_FOCUS] ? st->focus : (s->focus <= heads ? s->focus : 0);
-    if (focus > heads) {
+    if (focus > heads && !new_model) { /* a model still to be read: checked once it is */
         tok_free(&t);
         return fail(st, ST_FOCUS, err, errlen, "focus = %d: there is no head %d (h = %d)", focus,
                     focus, heads);
     }
     const int want_pin = st->set[ST_COMPARE] ? st->compare : s->pin != NULL;
     mha_config pc = c;
+    tok_list pt = {0}; /* the pinned view's own text, when it has one */
+    int pin_n = n, pin_own = 0;
     if (st->set[ST_COMPARE] && st->compare) { /* the pinned view's configuration */
         const mha_config *w = &st->compare_cfg;
         const unsigned set = st->compare_set;
@@ -1001,20 +1112,62 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
         if (set & CLI_CMP_TEMPERATURE) pc.temperature = w->temperature;
         if (set & CLI_CMP_WEIGHTS) pc.weights = w->weights;
         if (set & CLI_CMP_PAD) pc.pad = w->pad;
+        if (st->set[ST_PIN_ABLATE]) memcpy(pc.ablate, st->pin_ablate, sizeof pc.ablate);
         mha_config_resolve(&pc);
-        if (mha_config_check(&pc, n, why, sizeof why) != 0) {
+        if (st->set[ST_PIN_TEXT] && st->pin_src) { /* the pinned view's own text */
+            const char *ptext =
+                st->pin_src == SRC_SAMPLE ? samples_get(st->pin_sample - 1)->text : st->pin_text;
+            int ptotal = 0;
+            if (tok_split(&pt, ptext, MHA_MAX_N, &ptotal, why, sizeof why) != 0) {
+                tok_free(&t);
+                return fail(st, ST_PIN_TEXT, err, errlen, "%s", why);
+            }
+            pin_n = pt.count;
+            pin_own = 1;
+            if (pc.pad && pc.pad < pin_n && !(st->compare_set & CLI_CMP_PAD))
+                pc.pad =
+                    app_pad_length(pin_n); /* the padding follows its text, as the live one's */
+        }
+        for (int k = pc.h; k < MHA_ABLATE_WORDS * 64; k++)
+            if (mha_config_is_ablated(&pc, k)) {
+                tok_free(&t);
+                tok_free(&pt);
+                return fail(st, ST_PIN_ABLATE, err, errlen,
+                            "pinned-ablate: the pinned view has no head %d (h = %d)", k + 1, pc.h);
+            }
+        if (mha_config_check(&pc, pin_n, why, sizeof why) != 0) {
             tok_free(&t);
+            tok_free(&pt);
             return fail(st, ST_COMPARE, err, errlen, "compare: %s", why);
+        }
+    } else {
+        int any_off = 0;
+        for (int k = 0; k < MHA_ABLATE_WORDS; k++) any_off |= st->pin_ablate[k] != 0;
+        const int id = st->set[ST_PIN_TEXT] && st->pin_src ? ST_PIN_TEXT
+                       : st->set[ST_PIN_ABLATE] && any_off ? ST_PIN_ABLATE
+                                                           : -1;
+        if (id >= 0) {
+            tok_free(&t);
+            return fail(st, id, err, errlen, "%s: only with compare (the pinned view's)",
+                        id == ST_PIN_TEXT ? "pinned-sample / pinned-text" : "pinned-ablate");
         }
     }
     if (st->set[ST_PINNED_PAGE] && st->pinned_page > 1 && !want_pin) {
         tok_free(&t);
+        tok_free(&pt);
         return fail(st, ST_PINNED_PAGE, err, errlen,
                     "pinned-page = %d: only with compare (the pinned view's page)",
                     st->pinned_page);
     }
     if (check_more(s, st, err, errlen) != 0) {
         tok_free(&t);
+        tok_free(&pt);
+        return -1;
+    }
+    model_plan mp; /* last: it may read a model */
+    if (model_check(s, st, text, &mp, err, errlen) != 0) {
+        tok_free(&t);
+        tok_free(&pt);
         return -1;
     }
 
@@ -1032,6 +1185,7 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
         } else {
             if (app_recompute(s, &c, &t) != 0) {
                 tok_free(&t);
+                app_gpt_free(mp.g);
                 return fail(st, ST_TEXT, err, errlen, "%s", s->status);
             }
             tok_free(&t);
@@ -1061,24 +1215,23 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
     if (st->set[ST_PRESENT]) s->present = st->present;
     if (st->set[ST_PANELS]) s->lesson = st->panels;
     if (st->set[ST_DIFF]) s->diff = st->diff;
-    s->focus = focus;
+    apply_more(s, st); /* training mode first: entering it unfocuses, as L does */
+    model_apply(s, st, &mp, text);
+    s->focus = !s->gpt || focus <= app_gpt_heads(s) ? focus : 0;
     if (st->set[ST_STAGE]) s->step = st->stage;
     if (st->set[ST_PAGE]) s->page = st->page - 1; /* app_layout clamps it to the pages there are */
     if (st->set[ST_COMPARE]) {
         if (!st->compare && s->pin) {
             app_compare_toggle(s);
         } else if (st->compare) {
-            cli_options o;
-            memset(&o, 0, sizeof o);
-            o.compare = 1;
-            o.compare_set = st->compare_set;
-            o.compare_cfg = st->compare_cfg;
-            if (app_compare_start(s, &o, why, sizeof why) != 0)
+            const int live_sample = s->sample;
+            if (app_compare_pin(s, &pc, pin_own ? &pt : app_request_want(s),
+                                pin_own ? st->pin_sample : live_sample, why, sizeof why) != 0)
                 snprintf(s->status, sizeof s->status, "%s", why);
         }
     }
+    tok_free(&pt);
     if (st->set[ST_PINNED_PAGE]) s->pinned_page = st->pinned_page - 1;
-    apply_more(s, st);
     if (!s->status[0]) memcpy(s->status, before, sizeof before);
     s->layout_valid = 0;
     s->dirty = 1;
@@ -1134,7 +1287,12 @@ int app_view_file_parse(const char *text, size_t len, const char *file, const ch
         *ve = '\0';
         const int id = find_name(nb);
         if (id >= 0 && got->set[id]) {
-            if (id == ST_TEXT)
+            if (id == ST_PIN_TEXT)
+                snprintf(err, errlen,
+                         "%s:%d: %s: the pinned text is set already on line %d (one of "
+                         "pinned-sample, pinned-text)",
+                         file, lineno, nb, got->line[id]);
+            else if (id == ST_TEXT)
                 snprintf(err, errlen,
                          "%s:%d: %s: the text is set already on line %d (one of sample, text, "
                          "text-file)",
@@ -1160,7 +1318,12 @@ int app_view_file_parse(const char *text, size_t len, const char *file, const ch
     if (!rc) {
         /* checks that need two settings: a head against h given in the same file */
         const int h = got->set[ST_H] ? got->h : 0;
-        if (h && got->set[ST_FOCUS] && got->focus > h) {
+        if (h && got->set[ST_D] && (h > got->d_model || got->d_model % h != 0)) {
+            snprintf(err, errlen, "%s:%d: h = %d does not divide d_model = %d (line %d)", file,
+                     got->line[ST_H], h, got->d_model, got->line[ST_D]);
+            rc = 2;
+        }
+        if (!rc && h && got->set[ST_FOCUS] && got->focus > h) {
             snprintf(err, errlen, "%s:%d: focus = %d: there is no head %d (h = %d)", file,
                      got->line[ST_FOCUS], got->focus, got->focus, h);
             rc = 2;
@@ -1184,19 +1347,180 @@ int app_view_file_parse(const char *text, size_t len, const char *file, const ch
 /* ---- training mode and a loaded model ------------------------------------------------------ */
 
 static void capture_more(const app_state *s, app_settings *st) {
-    (void)s;
-    (void)st;
+    const char *path = NULL;
+    int mlayer = 0, mh = 0, mov = 0;
+    if (app_gpt_settings(s, &path, &mlayer, &mh, &mov)) {
+        char real[4096];
+        snprintf(st->model, sizeof st->model, "%s", realpath(path, real) ? real : path);
+        st->layer = mlayer + 1;
+        st->model_h = mh;
+        st->overview = mov;
+    }
+    learn_config lc;
+    long steps = 0;
+    int layer = 0;
+    const int on = app_training_get(s, &lc, &steps, &layer);
+    st->train = on ? (int)lc.task + 1 : 0;
+    st->train_h = lc.h ? lc.h : 4; /* learn_config_resolve's */
+    st->train_d = lc.d_model ? lc.d_model : 32;
+    st->train_seed = lc.seed ? lc.seed : 1;
+    st->train_layers = lc.layers ? lc.layers : learn_task(lc.task)->default_layers;
+    st->train_mlp = lc.mlp;
+    st->train_steps = steps;
+    st->train_layer = layer + 1;
+}
+
+static int any_train(const app_settings *st) {
+    for (int i = ST_TRAIN; i <= ST_TRAIN_LAYER; i++)
+        if (st->set[i]) return 1;
+    return 0;
+}
+
+/* The training settings st asks for, over what s has: *on, the configuration, the
+   steps and the layer (0-based). */
+static void train_wanted(const app_state *s, const app_settings *st, int *on, learn_config *lc,
+                         long *steps, int *layer) {
+    *on = app_training_get(s, lc, steps, layer);
+    if (st->set[ST_TRAIN]) {
+        *on = st->train != 0;
+        if (st->train) lc->task = (learn_task_id)(st->train - 1);
+    }
+    if (st->set[ST_TRAIN_H]) lc->h = st->train_h;
+    if (st->set[ST_TRAIN_D]) lc->d_model = st->train_d;
+    if (st->set[ST_TRAIN_SEED]) lc->seed = st->train_seed;
+    if (st->set[ST_TRAIN_LAYERS]) lc->layers = st->train_layers;
+    if (st->set[ST_TRAIN_MLP]) lc->mlp = st->train_mlp;
+    if (st->set[ST_TRAIN_STEPS]) *steps = st->train_steps;
+    if (st->set[ST_TRAIN_LAYER]) *layer = st->train_layer - 1;
 }
 
 static int check_more(const app_state *s, const app_settings *st, char *err, size_t errlen) {
-    (void)s;
-    (void)st;
-    (void)err;
-    (void)errlen;
+    if (!any_train(st)) return 0;
+    int on, layer;
+    long steps;
+    learn_config lc;
+    train_wanted(s, st, &on, &lc, &steps, &layer);
+    learn_config r = lc;
+    learn_config_resolve(&r);
+    char why[256];
+    if (learn_config_check(&r, why, sizeof why) != 0) {
+        const int id = st->set[ST_TRAIN_H]        ? ST_TRAIN_H
+                       : st->set[ST_TRAIN_D]      ? ST_TRAIN_D
+                       : st->set[ST_TRAIN_LAYERS] ? ST_TRAIN_LAYERS
+                                                  : ST_TRAIN;
+        return fail(st, id, err, errlen, "training: %s", why);
+    }
+    if (r.h > 64 || r.d_model > 256)
+        return fail(st, r.h > 64 ? ST_TRAIN_H : ST_TRAIN_D, err, errlen,
+                    "training in the window goes up to h = 64, d_model = 256");
+    if (layer >= r.layers)
+        return fail(st, ST_TRAIN_LAYER, err, errlen,
+                    "train-layer = %d: the trained model has %d layer%s", layer + 1, r.layers,
+                    r.layers == 1 ? "" : "s");
     return 0;
 }
 
 static void apply_more(app_state *s, const app_settings *st) {
-    (void)s;
-    (void)st;
+    if (!any_train(st)) return;
+    int on, layer;
+    long steps;
+    learn_config lc;
+    train_wanted(s, st, &on, &lc, &steps, &layer);
+    const learn_config first = {.task = LEARN_PAIR, .h = 2, .d_model = 32};
+    learn_config r = lc, f = first;
+    learn_config_resolve(&r);
+    learn_config_resolve(&f);
+    if (!on && !s->training && memcmp(&r, &f, sizeof r) == 0 && !steps && !layer)
+        return; /* nothing to keep for a later L */
+    if (lc.layers == 0) lc.layers = r.layers;
+    if (lc.seed == 0) lc.seed = r.seed;
+    app_training_set(s, on, &lc, steps, layer);
+}
+
+/* ---- a loaded model ---------------------------------------------------------------------- */
+
+static int model_is_new(const app_state *s, const app_settings *st) {
+    if (!st->set[ST_MODEL] || !st->model[0]) return 0;
+    const char *path = NULL;
+    int layer, h, ov;
+    return !app_gpt_settings(s, &path, &layer, &h, &ov) || strcmp(path, st->model) != 0;
+}
+
+static int model_check(const app_state *s, const app_settings *st, const char *text, model_plan *mp,
+                       char *err, size_t errlen) {
+    memset(mp, 0, sizeof *mp);
+    const char *path = NULL;
+    int layer = 0, h = 0, ov = 0;
+    const int shown = app_gpt_settings(s, &path, &layer, &h, &ov);
+    if (st->set[ST_LAYER]) layer = st->layer - 1;
+    if (st->set[ST_MODEL_H]) h = st->model_h;
+    if (st->set[ST_OVERVIEW]) ov = st->overview;
+    mp->layer = layer;
+    mp->h = h;
+    mp->overview = ov;
+    if (st->set[ST_MODEL] && !st->model[0]) {
+        mp->act = shown ? 3 : 0;
+        return 0;
+    }
+    char why[1200];
+    if (model_is_new(s, st)) {
+        if (s->req.attached) { /* the jobs layer reads it, as a folder dropped on the window */
+            mp->act = 2;
+            return 0;
+        }
+        app_gpt_request *q = calloc(1, sizeof *q);
+        if (!q) return fail(st, ST_MODEL, err, errlen, "out of memory");
+        snprintf(q->path, sizeof q->path, "%s", st->model);
+        snprintf(q->text, sizeof q->text, "%s", text);
+        q->layer = layer;
+        q->h = h;
+        int rc = 0;
+        mp->g = app_gpt_load(q, NULL, NULL, &rc, why, sizeof why);
+        free(q);
+        if (!mp->g) return fail(st, ST_MODEL, err, errlen, "model: %s", why);
+        mp->act = 1;
+        return 0;
+    }
+    if (!shown || !(st->set[ST_LAYER] || st->set[ST_MODEL_H] || st->set[ST_OVERVIEW])) return 0;
+    if (s->gpt && app_gpt_check_view(s, layer, h, why, sizeof why) != 0)
+        return fail(st, st->set[ST_LAYER] ? ST_LAYER : ST_MODEL_H, err, errlen, "%s", why);
+    mp->act = s->gpt ? 4 : 0;
+    return 0;
+}
+
+static void model_apply(app_state *s, const app_settings *st, model_plan *mp, const char *text) {
+    switch (mp->act) {
+    case 1:
+        if (s->pin) app_compare_toggle(s); /* a random model's pin does not compare with it */
+        app_gpt_adopt(s, mp->g, NULL);
+        app_gpt_set_view(s, mp->layer, mp->h, mp->overview);
+        break;
+    case 2: {
+        app_gpt_request *q = &s->gpt_want;
+        snprintf(q->path, sizeof q->path, "%s", st->model);
+        snprintf(q->text, sizeof q->text, "%s", text);
+        q->layer = mp->layer;
+        q->h = mp->h;
+        q->ablate[0] = '\0';
+        s->gpt_wanted = 1;
+        break;
+    }
+    case 3: app_gpt_close(s); break;
+    case 4: app_gpt_set_view(s, mp->layer, mp->h, mp->overview); break;
+    default: break;
+    }
+}
+
+char *app_settings_where(const app_settings *st, const char *name, char *buf, size_t len) {
+    const int id = find_name(name);
+    if (id >= 0 && st->origin[0] && st->line[id] > 0)
+        snprintf(buf, len, "%s:%d: %s = ", st->origin, st->line[id], name);
+    else
+        snprintf(buf, len, "%s = ", name);
+    return buf;
+}
+
+void app_settings_shape(const app_settings *st, int *h, int *d_model) {
+    if (!*h && st->set[ST_H]) *h = st->h;
+    if (!*d_model && st->set[ST_D]) *d_model = st->d_model;
 }

@@ -44,6 +44,12 @@ int app_view_file_write(const char *path, const app_settings *st, char *err, siz
 int app_settings_has(const app_settings *st, const char *name);
 /* Unsets the setting called name (nothing if it is not set or not a name). */
 void app_settings_unset(app_settings *st, const char *name);
+/* The file's h and d_model into *h and *d_model where those are 0 (not given as
+   options), so the two are checked together before the view opens. */
+void app_settings_shape(const app_settings *st, int *h, int *d_model);
+/* "FILE:LINE: name = " for the setting called name as read from a file (just
+   "name = " when it was not), into buf; returns buf. */
+char *app_settings_where(const app_settings *st, const char *name, char *buf, size_t len);
 /* Parses a whole view file's text (len bytes, any content): file names the file in
    err ("FILE:LINE: what"); base_dir resolves text-file. 0, or 2 with err. */
 int app_view_file_parse(const char *text, size_t len, const char *file, const char *base_dir,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "samples.h"
+#include "settings.h"
 #include "state_internal.h"
 #include "teach.h"
 
@@ -119,6 +120,13 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     }
     if (o->compare && app_compare_start(s, o, err, errlen) != 0) return 2;
     s->pinned_page = o->pinned_page > 0 ? o->pinned_page - 1 : 0; /* app_layout clamps it */
+    int page_asked = o->page, pinned_asked = o->pinned_page;      /* the export checks them below */
+    if (o->state) { /* --state FILE: its settings, less those the options gave (settings.c) */
+        if (app_settings_apply(s, o->state, err, errlen) != 0) return 2;
+        if (!page_asked && app_settings_has(o->state, "page")) page_asked = s->page + 1;
+        if (!pinned_asked && app_settings_has(o->state, "pinned-page"))
+            pinned_asked = s->pinned_page + 1;
+    }
     if (o->lesson_path) { /* --lesson FILE [--step K]: that step's view */
         int lrc = app_teach_open(s, o->lesson_path, err, errlen);
         if (lrc != 0) return lrc;
@@ -134,33 +142,37 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         s->focus = o->panel_head; /* its intermediate products are derived for the figure */
         app_derive(s);
     }
-    if (o->pinned_page > 0 && o->mode == CLI_EXPORT) { /* a page the pinned view has */
+    if (pinned_asked > 0 && o->mode == CLI_EXPORT) { /* a page the pinned view has */
         view_state vs;
         app_figure_view(s, APP_SAVE_EXPORT, &vs);
         vs.page = 0;
         view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
         int ph = 0;
         const int pages = app_compare_pages(s, &ph);
-        if (o->pinned_page > pages) {
-            snprintf(err, errlen,
-                     "--pinned-page %d: at %dx%d the pinned view has %d page%s of heads (h = %d)",
-                     o->pinned_page, s->width, s->height, pages, pages == 1 ? "" : "s", ph);
+        if (pinned_asked > pages) {
+            char where[1200] = "--pinned-page ";
+            if (!o->pinned_page) app_settings_where(o->state, "pinned-page", where, sizeof where);
+            snprintf(err, errlen, "%s%d: at %dx%d the pinned view has %d page%s of heads (h = %d)",
+                     where, pinned_asked, s->width, s->height, pages, pages == 1 ? "" : "s", ph);
             return 2;
         }
     }
-    if (o->page > 0 && o->mode == CLI_EXPORT) { /* --page K names a page the figure has */
+    if (page_asked > 0 && o->mode == CLI_EXPORT) { /* --page K names a page the figure has */
         view_state vs;
         app_figure_view(s, APP_SAVE_EXPORT, &vs);
         vs.page = 0;
         view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
-        if (vs.panel != VIEW_PANEL_ALL || o->page > s->L->pages) {
+        char name[1200] = "--page ";
+        if (!o->page) app_settings_where(o->state, "page", name, sizeof name);
+        if ((vs.panel != VIEW_PANEL_ALL && (o->page || page_asked > 1)) ||
+            page_asked > s->L->pages) {
             if (vs.panel != VIEW_PANEL_ALL)
-                snprintf(err, errlen, "--page %d: only the whole view (--panel all) has pages",
-                         o->page);
+                snprintf(err, errlen, "%s%d: only the whole view (--panel all) has pages", name,
+                         page_asked);
             else
-                snprintf(err, errlen,
-                         "--page %d: at %dx%d the figure has %d page%s of heads (h = %d)", o->page,
-                         s->width, s->height, s->L->pages, s->L->pages == 1 ? "" : "s", s->cfg.h);
+                snprintf(err, errlen, "%s%d: at %dx%d the figure has %d page%s of heads (h = %d)",
+                         name, page_asked, s->width, s->height, s->L->pages,
+                         s->L->pages == 1 ? "" : "s", s->cfg.h);
             return 2;
         }
     }

@@ -47,6 +47,12 @@ int app_training_apply(app_state *s, const app_action *a);
 /* 1 while training mode is shown and steps are taken (the window then redraws
  * ten times a second). */
 int app_training_running(const app_state *s);
+/* A view file's training settings: the configuration the next start uses, the
+   steps its run stops at (0 never) and the layer shown (0-based); 1 in training
+   mode. app_training_set enters training mode with them (on: a new run unless the
+   same one is shown already) or leaves it (paused); 0, or -1 out of memory. */
+int app_training_get(const app_state *s, learn_config *cfg, long *steps, int *layer);
+int app_training_set(app_state *s, int on, const learn_config *cfg, long steps, int layer);
 /* Points the view at the trained heads and the curves (training mode only),
  * as app_training_refresh last made them. */
 void app_training_view(const app_state *s, view_state *vs);
@@ -80,6 +86,15 @@ int app_gpt_layer(const app_state *s, attn_layer *L);
 void app_gpt_view(const app_state *s, view_state *vs);
 void app_gpt_export_panel(app_state *s, view_panel panel);
 void app_gpt_free(app_gpt *g);
+/* A view file's model settings: the path opened (or asked for), the layer shown
+   (0-based), the heads (0: its own) and the overview; 0 without a model. */
+int app_gpt_settings(const app_state *s, const char **path, int *layer, int *h, int *overview);
+/* Checks a layer and a re-split against the model shown: 0, or -1 with why. */
+int app_gpt_check_view(const app_state *s, int layer, int h, char *err, size_t errlen);
+/* Shows layer at h heads (0: its own), with the overview open or not (checked first). */
+void app_gpt_set_view(app_state *s, int layer, int h, int overview);
+/* Closes the model shown: the random model's view again. */
+void app_gpt_close(app_state *s);
 
 /* compare.c: B pins the view (or unpins it); 1 if the picture changed. */
 int app_compare_toggle(app_state *s);
@@ -96,8 +111,13 @@ void app_compare_refresh(app_state *s, const view_state *live);
 /* The pages of heads the pinned pane's last layout has (0: none laid out), and
  * its h in *h when h is not NULL. */
 int app_compare_pages(const app_state *s, int *h);
-/* 1 and the pinned view's configuration in *cfg when a view is pinned, else 0. */
-int app_compare_pinned(const app_state *s, mha_config *cfg);
+/* 1 and the pinned view's configuration in *cfg, its text in *toks and its sample
+   in *sample (NULL: not wanted) when a view is pinned, else 0. */
+int app_compare_pinned(const app_state *s, mha_config *cfg, const tok_list **toks, int *sample);
+/* Pins cfg (resolved) with toks and sample (NULL: the live text), replacing any pin:
+   0, or -1 with why in err (then the pin shown stays). */
+int app_compare_pin(app_state *s, const mha_config *cfg, const tok_list *toks, int sample,
+                    char *err, size_t errlen);
 /* Frees the pins unpinned while their model was being computed (destroy). */
 void app_pins_dropped_free(app_state *s);
 

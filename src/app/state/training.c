@@ -30,6 +30,7 @@ struct app_training {
     int shown;        /* heads holds it (the source could fill it) */
     char run_label[TRAIN_MAX_RUNS][48];
     char status[160]; /* the status line in training mode */
+    long steps_asked; /* the stop a view file asked for (0: trains on) */
     view_train vt;
 };
 
@@ -259,4 +260,40 @@ void app_training_view(const app_state *s, view_state *vs) {
     vs->step = 0;
     vs->diff = 0;
     vs->data_version = tv->seq * 7919 + (unsigned long)layer; /* new pixels per snapshot */
+}
+
+int app_training_get(const app_state *s, learn_config *cfg, long *steps, int *layer) {
+    const app_training *t = s->training;
+    *cfg = t ? t->cfg : (learn_config){.task = LEARN_PAIR, .h = 2, .d_model = 32};
+    *steps = t ? t->steps_asked : 0;
+    *layer = t ? t->layer : 0;
+    return s->train_mode && t;
+}
+
+int app_training_set(app_state *s, int on, const learn_config *cfg, long steps, int layer) {
+    app_training *t = get(s);
+    if (!t) {
+        snprintf(s->status, sizeof s->status, "cannot start training: out of resources");
+        return -1;
+    }
+    const int same = memcmp(&t->cfg, cfg, sizeof *cfg) == 0 && t->steps_asked == steps;
+    t->cfg = *cfg;
+    t->steps_asked = steps;
+    if (!on) {
+        if (s->train_mode) { /* as Escape: left, paused */
+            s->train_mode = 0;
+            pause_training(t, 1);
+        }
+        return 0;
+    }
+    if (!s->train_mode || !same || (!t->tv->active && !t->cmd.start)) {
+        t->cmd = (app_train_cmd){.start = 1, .cfg = *cfg, .stop_at = steps, .pause = -1};
+        snprintf(s->status, sizeof s->status, "training %s at h = %d, d_model = %d",
+                 learn_task(cfg->task)->name, cfg->h, cfg->d_model);
+    }
+    s->train_mode = 1;
+    s->focus = 0;
+    t->layer = layer;
+    s->layout_valid = 0;
+    return 0;
 }

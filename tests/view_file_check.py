@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+"""view_file_check.py MHAVIZ: --state FILE through the real binary.
+
+Broken view files (an unknown name, a bad value, a name given twice, a text set
+twice, a head / page / layer that does not exist, an empty file, one that sets
+nothing, a 50 MB file, a binary file, invalid UTF-8, a NUL byte, a missing file, a
+folder): each is exactly one stderr line `mhaviz: FILE:LINE: ...` (`mhaviz: FILE:
+...` where no line applies), exit 2 (1 for missing and unreadable), and nothing
+written: no --export file, no --dump folder, no temporary file left.
+
+Equivalence: `--state F --export x.png` gives the same pixels as the options that
+say the same (the PNG decoded here with zlib and its filters undone, an
+independent reader), and `--state F --dump D` the same files byte for byte; an
+option given beside --state wins over the file.
+Exits 1 with "expected X, got Y" lines on any failure."""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+FAILURES = []
+
+
+def fail(where, expected, got):
+    FAILURES.append(where)
+    print(f"FAIL {where}: expected {expected}, got {got}", file=sys.stderr)
+
+
+def run(mhaviz, args, cwd):
+    return subprocess.run([mhaviz] + args, cwd=cwd, capture_output=True, timeout=120)
+
+
+def png_pixels(path):
+    """(width, height, rows of bytes) of an 8-bit RGB or RGBA PNG, filters undone."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype in (2, 6), f"depth {depth} type {ctype}"
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, rows
+
+
+def one_line(where, r, prefix, rc):
+    err = r.stderr.decode("utf-8", "replace")
+    lines = err.splitlines()
+    if r.returncode != rc:
+        fail(where, f"exit {rc}", f"exit {r.returncode} ({err.strip()})")
+    if len(lines) != 1 or not lines[0].startswith(prefix):
+        fail(where, f"one line starting {prefix!r}", repr(err))
+
+
+BROKEN = [  # name, contents, what the line says after "mhaviz: FILE", exit
+    ("unknown.view", b"# a view\nh = 4\nheads = 4\n", ":3: unknown setting 'heads'", 2),
+    ("bad.view", b"mask = sideways\n", ":1: mask = sideways: must be none or causal", 2),
+    ("twice.view", b"h = 4\ntheme = dark\nh = 2\n", ":3: h is given twice", 2),
+    ("text-twice.view", b"sample = 2\ntext = hello\n", ":2: text: the text is set already", 2),
+    ("nohead.view", b"h = 4\nfocus = 9\n", ":2: focus = 9: there is no head 9 (h = 4)", 2),
+    ("noablate.view", b"ablate = 7\n", ":1: ablate: there is no head 7 (h = 4)", 2),
+    ("nopage.view", b"theme = dark\npage = 3\n", ":2: page = 3: at 1600x900 the figure has 1 page", 2),
+    ("nopinned.view", b"compare = h=1\npinned-page = 2\n", ":2: pinned-page = 2: at 1600x900", 2),
+    ("nolayer.view", b"train = prev\ntrain-layer = 2\n", ":2: train-layer = 2: the trained model", 2),
+    ("divide.view", b"d_model = 60\nh = 8\n", ":2: h = 8 does not divide d_model = 60", 2),
+    ("nothing.view", b"# only comments\n\n", ": sets nothing", 2),
+    ("empty.view", b"", ": ", 2),
+    ("utf8.view", b"text = caf\xc3\n", ": ", 2),
+    ("nul.view", b"h = 4\n\x00\n", ": ", 2),
+    ("binary.view", bytes((i * 37 + 11) & 255 for i in range(512)), ": ", 2),
+    ("badtextfile.view", b"text-file = not-there.txt\n", ":1: text-file: ", 2),
+    ("badmodel.view", b"model = not-a-model\n", ":1: model: ", 2),
+]
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: view_file_check.py MHAVIZ", file=sys.stderr)
+        return 2
+    mhaviz = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="mhaviz-view-") as d:
+        cases = list(BROKEN)
+        with open(os.path.join(d, "big.view"), "wb") as f:  # 50 MB, sparse
+            f.write(b"h = 4\n")
+            f.truncate(50 << 20)
+        cases.append(("big.view", None, ": ", 2))
+        os.mkdir(os.path.join(d, "folder.view"))
+        cases.append(("folder.view", None, ": ", 1))
+        cases.append(("missing.view", None, ": ", 1))
+        for name, body, says, rc in cases:
+            path = os.path.join(d, name)
+            if body is not None:
+                with open(path, "wb") as f:
+                    f.write(body)
+            for mode in (["--export", "out.png"], ["--dump", "outdir"]):
+                if mode[0] == "--dump" and name in ("nopage.view", "nopinned.view", "nolayer.view"):
+                    continue  # pages and training are the figure's: not --dump's
+                r = run(mhaviz, ["--state", name] + mode, d)
+                one_line(f"{name} {mode[0]}", r, f"mhaviz: {name}{says}", rc)
+                left = sorted(set(os.listdir(d)) - {c[0] for c in cases})
+                if left:
+                    fail(f"{name} {mode[0]}: nothing written", "no new file", left)
+                    for x in left:
+                        p = os.path.join(d, x)
+                        os.rmdir(p) if os.path.isdir(p) else os.remove(p)
+        print(f"view files: {len(cases)} broken files, each one line and exit 1 or 2, nothing written")
+
+        # the same figure from a view file and from the options that say the same
+        same = [
+            ("h = 8\nd_model = 32\nseed = 3\nmask = causal\ntheme = dark\ncolormap = magma\n"
+             "values = on\ncontrast = row\n",
+             [], ["-H", "8", "-d", "32", "-s", "3", "--mask", "causal", "--theme", "dark",
+                  "--colormap", "magma", "--values", "--contrast", "row"]),
+            ("sample = 4\nweights = designed\ntemperature = 0.5\npad = 40\n",
+             [], ["--sample", "4", "--weights", "patterns", "--temperature", "0.5", "--pad", "40"]),
+            ("text = the cat sat on the mat\nablate = 2\ndiff = on\nscale = off\n",
+             [], ["--text", "the cat sat on the mat", "--ablate", "2", "--diff", "--no-scale"]),
+            ("compare = h=2,mask=causal\n", [], ["--compare", "h=2,mask=causal"]),
+            ("h = 64\nd_model = 64\nsample = 7\npage = 2\n", ["--size", "800x600"],
+             ["-H", "64", "-d", "64", "--sample", "7", "--page", "2", "--size", "800x600"]),
+            ("h = 8\ntheme = dark\n", ["-H", "2"], ["-H", "2", "--theme", "dark"]),  # -H wins
+        ]
+        for i, (text, beside, options) in enumerate(same):
+            vf = os.path.join(d, f"same{i}.view")
+            with open(vf, "w") as f:
+                f.write(text)
+            a, b = os.path.join(d, f"a{i}.png"), os.path.join(d, f"b{i}.png")
+            ra = run(mhaviz, ["--state", vf] + beside + ["--export", a], d)
+            rb = run(mhaviz, options + ["--export", b], d)
+            if ra.returncode or rb.returncode:
+                fail(f"same {i}", "both exit 0", f"{ra.returncode} {ra.stderr} / {rb.returncode} {rb.stderr}")
+                continue
+            pa, pb = png_pixels(a), png_pixels(b)
+            if pa[:2] != pb[:2] or pa[2] != pb[2]:
+                diff = sum(x != y for ra_, rb_ in zip(pa[2], pb[2]) for x, y in zip(ra_, rb_))
+                fail(f"same {i}: --state {vf} {' '.join(beside)}", f"the pixels of {' '.join(options)}",
+                     f"{pa[:2]} vs {pb[:2]}, {diff} bytes differ")
+        print(f"view files: {len(same)} exports from --state equal the options' pixel for pixel")
+        vf = os.path.join(d, "dump.view")
+        with open(vf, "w") as f:
+            f.write("h = 2\nd_model = 16\nseed = 9\nmask = causal\nsample = 3\n")
+        ra = run(mhaviz, ["--state", vf, "--dump", "da"], d)
+        rb = run(mhaviz, ["-H", "2", "-d", "16", "-s", "9", "--mask", "causal", "--sample", "3",
+                          "--dump", "db"], d)
+        fa, fb = sorted(os.listdir(os.path.join(d, "da"))), sorted(os.listdir(os.path.join(d, "db")))
+        if ra.returncode or rb.returncode or fa != fb or not fa:
+            fail("dump", "the same files", f"{fa} vs {fb} ({ra.stderr} {rb.stderr})")
+        for name in fa:
+            if open(os.path.join(d, "da", name), "rb").read() != open(os.path.join(d, "db", name), "rb").read():
+                fail(f"dump {name}", "the same bytes", "different")
+        print(f"view files: --state --dump wrote the options' {len(fa)} files byte for byte")
+    if FAILURES:
+        print(f"{len(FAILURES)} failure(s)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
