@@ -23,8 +23,10 @@
 
 #include <cmocka.h>
 
+#include "caption_check.h"
 #include "cleanup.h"
 #include "deck.h"
+#include "export.h"
 #include "font.h"
 #include "view_fixture.h"
 
@@ -312,12 +314,103 @@ static void test_signal(void **st) {
     }
 }
 
+#ifndef MHAVIZ_SOURCE_DIR
+#define MHAVIZ_SOURCE_DIR "."
+#endif
+
+static int font_line(int size) {
+    int w = 0, h = 0;
+    font_measure(fonts, "Ag", size, 0, &w, &h);
+    return h >= size ? h : size + size / 4;
+}
+
+/* Long captions and every lesson file's captions laid out with the real fonts at
+   1920x1080 and 1600x900: caption_check holds (inside, above the floor, the view
+   above the band). With MHAVIZ_DECK_KEEP, a PNG deck of them is kept there. */
+static void test_real_layout(void **st) {
+    (void)st;
+    static cc_step steps[512];
+    int n = cc_lessons(cc_lessons_dir(MHAVIZ_SOURCE_DIR "/examples/lessons"), steps, 500);
+    static const char *const extra[][2] = {
+        {"Scores \xC3\xB7 \xE2\x88\x9A"
+         "d_k: why scaling keeps the softmax from saturating as "
+         "heads grow wider",
+         "The scores Q_i K_i^T are divided by \xE2\x88\x9A"
+         "d_k so that their spread does not "
+         "grow with the width of a head.\nWithout it, *softmax* saturates: one key takes almost "
+         "all the weight and the gradients vanish.\nhead_i = softmax(Q_i K_i^T / \xE2\x88\x9A"
+         "d_k) V_i, and MultiHead = Concat W^O brings the heads back to d_model columns.\n"
+         "Each token is a row of X \xE2\x88\x88 \xE2\x84\x9D^{n\xC3\x97"
+         "d_model}, and every "
+         "head sees all of X."},
+        {"Why many heads: one head compromises, two split the job",
+         "Trained on pair at h = 1, the single head must attend to the previous token and "
+         "to the pair's partner at once.\nAt h = 2 each head takes one of the two relations."},
+    };
+    for (size_t i = 0; i < sizeof extra / sizeof extra[0] && n < 512; i++, n++) {
+        memset(&steps[n], 0, sizeof steps[n]);
+        snprintf(steps[n].file, sizeof steps[n].file, "long caption %zu", i + 1);
+        snprintf(steps[n].title, sizeof steps[n].title, "Masks, scaling and cost");
+        snprintf(steps[n].heading, sizeof steps[n].heading, "%s", extra[i][0]);
+        snprintf(steps[n].text, sizeof steps[n].text, "%s", extra[i][1]);
+    }
+    static view_layout L;
+    const int sizes[2][2] = {{1920, 1080}, {1600, 900}};
+    const char *keep = getenv("MHAVIZ_DECK_KEEP");
+    deck *d = NULL;
+    char err[512], why[512];
+    if (keep && *keep) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/captions.png", keep);
+        d = deck_open(path, 1920, 1080, 1, fonts, err, sizeof err);
+        assert_non_null(d);
+    }
+    int floor_hits = 0;
+    for (int i = 0; i < n; i++) {
+        view_caption cap = {steps[i].title, steps[i].heading, steps[i].text, i + 1, n, 0, 0};
+        for (int z = 0; z < 2; z++) {
+            view_state s = states[2];
+            s.width = sizes[z][0];
+            s.height = sizes[z][1];
+            s.zoom_base = s.zoom = view_zoom_for_size(s.width, s.height);
+            s.present = s.figure = 1;
+            s.caption = &cap;
+            view_layout_compute(&L, &s, font_measure, fonts);
+            if (caption_check(&L, &s, font_line, why, sizeof why))
+                fail_msg("%s \"%s\" at %dx%d: %s", steps[i].file, steps[i].heading, s.width,
+                         s.height, why);
+            floor_hits += L.caption.at_floor;
+            if (z == 0 && d && deck_page(d, &s, err, sizeof err)) fail_msg("%s", err);
+        }
+    }
+    if (d) {
+        assert_int_equal(deck_close(d, 1, err, sizeof err), 0);
+        /* the window's look: controls, the status line, the hints (dark theme) */
+        char path[600];
+        view_caption cap = {steps[0].title, steps[0].heading, steps[0].text, 4, 9, 1, 1};
+        view_state s = states[1];
+        s.width = 1600, s.height = 900, s.theme = 1, s.caption = &cap, s.status = "status line";
+        s.zoom_base = s.zoom = view_zoom_for_size(s.width, s.height);
+        snprintf(path, sizeof path, "%s/window.png", keep);
+        if (export_png(path, &s, 1, fonts, err, sizeof err)) fail_msg("%s", err);
+        s.width = 2560, s.height = 1080, s.theme = 0, s.present = s.figure = 1;
+        s.zoom_base = s.zoom = view_zoom_for_size(s.width, s.height);
+        snprintf(path, sizeof path, "%s/wide.png", keep);
+        if (export_png(path, &s, 1, fonts, err, sizeof err)) fail_msg("%s", err);
+        s.width = 1280, s.height = 720;
+        s.zoom_base = s.zoom = view_zoom_for_size(s.width, s.height);
+        snprintf(path, sizeof path, "%s/small.png", keep);
+        if (export_png(path, &s, 1, fonts, err, sizeof err)) fail_msg("%s", err);
+    }
+    printf("real fonts: %d captions laid out at 1920x1080 and 1600x900, %d at the floor\n", n,
+           floor_hits);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pdf),
-        cmocka_unit_test(test_svg_png),
-        cmocka_unit_test(test_failures),
-        cmocka_unit_test(test_signal),
+        cmocka_unit_test(test_pdf),         cmocka_unit_test(test_svg_png),
+        cmocka_unit_test(test_failures),    cmocka_unit_test(test_signal),
+        cmocka_unit_test(test_real_layout),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -93,6 +93,7 @@ void view_compare_pinned(const view_state *s, view_rect pane, view_state *p) {
     *p = *s->pinned; /* a figure of the pane's size, in the live view's style */
     p->pinned = NULL;
     p->pinned_layout = NULL;
+    p->caption = NULL; /* a lesson's caption is the window's, not the pane's */
     p->width = pane.w;
     p->height = pane.h;
     p->ui_scale = s->ui_scale;

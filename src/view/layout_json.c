@@ -178,6 +178,23 @@ static void json_model(jbuf *j, const view_layout *L) {
     }
 }
 
+/* A lesson's caption band: the band, its strip and labels, every run (kind "lesson"). */
+static void json_caption(jbuf *j, const view_layout *L) {
+    const view_caption_box *C = &L->caption;
+    char nm[64];
+    item(j, "lesson", "caption band", C->band);
+    item(j, "lesson", "progress strip", C->strip);
+    item(j, "lesson", "step label", C->step_label);
+    item(j, "lesson", "lesson title", C->title);
+    item(j, "lesson", "back hint", C->hint);
+    item(j, "lesson", "recording", C->rec);
+    for (int i = 0; i < C->run_count; i++) {
+        const view_caption_run *r = &C->run[i];
+        snprintf(nm, sizeof nm, "%s run %d", r->heading ? "heading" : "caption text", i);
+        item(j, "lesson", nm, (view_rect){r->x, r->y, r->w, r->size + r->size / 4});
+    }
+}
+
 int view_layout_json(char *buf, size_t len, const view_layout *L, const view_state *s) {
     jbuf j = {buf, len, 0, 1};
     const int tick_h = L->pad / 2 + L->line;
@@ -201,7 +218,15 @@ int view_layout_json(char *buf, size_t len, const view_layout *L, const view_sta
     json_model(&j, L);
     if (L->status.w > 0) item(&j, "status", "status line", L->status);
     if (L->compare) json_compare(&j, L);
+    if (L->caption.shown) json_caption(&j, L);
     put(&j, "]");
+    if (L->caption.shown)
+        put(&j,
+            ",\"caption\":{\"step\":%d,\"steps\":%d,\"heading_size\":%d,\"text_size\":%d,"
+            "\"lines\":%d,\"side\":%d,\"at_floor\":%d,\"cut\":%d,\"hint\":%d,\"recording\":%d}",
+            L->caption.step, L->caption.steps, L->caption.heading_size, L->caption.text_size,
+            L->caption.lines, L->caption.side, L->caption.at_floor, L->caption.cut,
+            L->caption.hint_text[0] != 0, L->caption.rec_text[0] != 0);
     if (L->overview.shown) {
         const view_overview_box *O = &L->overview;
         put(&j,

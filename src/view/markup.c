@@ -11,8 +11,9 @@ typedef struct {
     view_markup_run *runs;
     int max, count;
     int level, bold;
-    int open;     /* the current run can take more text */
-    int overflow; /* more runs than max */
+    int open;       /* the current run can take more text */
+    int overflow;   /* more runs than max */
+    size_t bold_at; /* where the open '*' is */
     char *err;
     size_t errlen;
 } mk_out;
@@ -115,6 +116,7 @@ static int script(mk_out *o, const char *s, size_t *i) {
                 if (escape(o, s, &p)) return -1;
             } else if (c == '*') {
                 o->bold = !o->bold;
+                if (o->bold) o->bold_at = p;
                 end_run(o);
                 p++;
             } else {
@@ -146,7 +148,7 @@ static int script(mk_out *o, const char *s, size_t *i) {
 
 static int parse(const char *markup, mk_out *o) {
     const char *s = markup ? markup : "";
-    size_t i = 0, bold_at = 0;
+    size_t i = 0;
     while (s[i]) {
         const char c = s[i];
         if (c == '\\') {
@@ -159,7 +161,7 @@ static int parse(const char *markup, mk_out *o) {
             return fail(o, s, i, "'}' closes no group (write \\} for a brace)");
         } else if (c == '*') {
             o->bold = !o->bold;
-            if (o->bold) bold_at = i;
+            if (o->bold) o->bold_at = i;
             end_run(o);
             i++;
         } else if (c == '\n') { /* lines are the caller's: a new run */
@@ -173,20 +175,21 @@ static int parse(const char *markup, mk_out *o) {
             i += n;
         }
     }
-    if (o->bold) return fail(o, s, bold_at, "'*' is never closed (write \\* for a star)");
+    if (o->bold) return fail(o, s, o->bold_at, "'*' is never closed (write \\* for a star)");
     if (o->overflow) return fail(o, s, i, "too long");
     return 0;
 }
 
 int view_markup_runs(const char *markup, view_markup_run *runs, int max, char *err, size_t errlen) {
     static view_markup_run none[1];
-    mk_out o = {runs ? runs : none, runs && max > 0 ? max : 0, 0, 0, 0, 0, 0, err, errlen};
+    mk_out o = {
+        .runs = runs ? runs : none, .max = runs && max > 0 ? max : 0, .err = err, .errlen = errlen};
     if (err && errlen) err[0] = '\0';
     return parse(markup, &o) ? -1 : o.count;
 }
 
 int view_markup_check(const char *markup, char *err, size_t errlen) {
-    mk_out o = {NULL, 0, 0, 0, 0, 0, 0, err, errlen}; /* no runs kept */
+    mk_out o = {.runs = NULL, .err = err, .errlen = errlen}; /* no runs kept */
     if (err && errlen) err[0] = '\0';
     if (parse(markup, &o)) return -1;
     return 0;

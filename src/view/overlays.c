@@ -395,8 +395,12 @@ void view_draw_toast(const view_ctx *c) {
     const view_state *s = c->s;
     int w = view_tw(c, s->toast, L->font, 0) + L->pad * 2;
     if (w > s->width) w = s->width;
-    view_rect r = {(s->width - w) / 2, s->height - L->line * 3 - L->pad * 3, w,
-                   L->line + L->pad * 2};
+    /* above a lesson's caption band, which it would hide */
+    const int bottom =
+        L->caption.shown && !L->caption.side ? L->caption.band.y + L->line * 2 : s->height;
+    const int fw = L->caption.shown && L->caption.side ? L->caption.figure.w : s->width;
+    if (w > fw) w = fw;
+    view_rect r = {(fw - w) / 2, bottom - L->line * 3 - L->pad * 3, w, L->line + L->pad * 2};
     draw_fill(c->dl, r, c->th.tooltip_bg);
     draw_text(c->dl, r.x + L->pad, r.y + L->pad, s->toast, L->font, c->th.bg, 0, 0);
 }
