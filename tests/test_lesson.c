@@ -221,6 +221,36 @@ static void test_sweep(void **st) {
     app_state_destroy(s);
 }
 
+static void test_train_and_compare(void **st) {
+    (void)st;
+    app_state *s = make_state();
+    char path[512], err[600];
+    snprintf(path, sizeof path, "%s/train.lesson", dir);
+    write_file(path, "title = t\nstep = a\nh = 2\n| x\nstep = trained\ndo = train 120\n"
+                     "step = pinned\ndo = compare h=1\nstep = plain\nh = 4\n");
+    if (app_teach_open(s, path, err, sizeof err) != 0) fail_msg("open: %s", err);
+    CHECK_INT("step 1: attention", 0, s->train_mode);
+    press(s, ' ', 0);
+    CHECK_INT("do = train: training mode", 1, s->train_mode);
+    learn_config lc;
+    long steps = 0;
+    int layer = 0;
+    app_training_get(s, &lc, &steps, &layer);
+    CHECK_INT("do = train 120: the run stops at 120", 120, steps);
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_TRUE("training is the step's own: not explored", vs.caption && !vs.caption->explored);
+    press(s, ' ', 0);
+    CHECK_INT("the next step: attention again", 0, s->train_mode);
+    CHECK_TRUE("do = compare h=1 pins", s->pin != NULL);
+    app_view(s, &vs);
+    CHECK_TRUE("compare is the step's own: not explored", vs.caption && !vs.caption->explored);
+    press(s, ' ', 0);
+    CHECK_TRUE("the next step unpins (its view: compare = off)", s->pin == NULL);
+    CHECK_INT("h", 4, s->cfg.h);
+    app_state_destroy(s);
+}
+
 static void test_builtin_list(void **st) {
     (void)st;
     char ldir[300], p[400];
@@ -366,6 +396,7 @@ int main(void) {
         cmocka_unit_test(test_jump_reset_leave),
         cmocka_unit_test(test_stages_on_the_clock),
         cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_train_and_compare),
         cmocka_unit_test(test_builtin_list),
         cmocka_unit_test(test_record_round_trip),
     };

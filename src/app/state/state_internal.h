@@ -59,9 +59,6 @@ void app_training_view(const app_state *s, view_state *vs);
 /* Makes what app_training_view points at from the latest snapshot. */
 void app_training_refresh(app_state *s);
 void app_training_free(app_training *t);
-/* A lesson's `do = train N`: training mode, its run started anew at its settings
-   and paused by the trainer after N steps (the same every time). 0, or -1. */
-int app_training_train_for(app_state *s, long steps);
 
 /* gpt.c: a loaded model. app_gpt_load reads q's model and runs its text (any
  * thread: it touches no state); NULL with *rc 1 / 2 and a message. app_gpt_adopt

@@ -74,10 +74,20 @@ static void start_actions(app_state *s, app_teach *t) {
         char err[512] = "";
         app_settings *one = NULL;
         switch (d->kind) {
-        case LESSON_DO_TRAIN:
-            if (app_training_train_for(s, d->n) != 0)
+        case LESSON_DO_TRAIN: { /* the training settings' run, anew, paused by the trainer after N
+                                   steps */
+            learn_config lc;
+            long steps;
+            int layer;
+            app_training_get(s, &lc, &steps, &layer);
+            if (s->train_mode) { /* a new run, the same every time */
+                const app_action esc = {.kind = ACT_ESCAPE};
+                app_training_apply(s, &esc);
+            }
+            if (app_training_set(s, 1, &lc, d->n, layer) != 0)
                 snprintf(s->status, sizeof s->status, "do = train: out of memory");
             break;
+        }
         case LESSON_DO_COMPARE:
             one = app_settings_create();
             if (!one || app_settings_set(one, "compare", d->spec, ".", err, sizeof err) != 0 ||
@@ -600,6 +610,14 @@ static int explored(const app_state *s, const app_teach *t) {
         if (t->stage_s > 0.0) /* what the step's own animation changes is not exploring */
             app_settings_unset(now, "stage"), app_settings_unset(step, "stage");
         if (t->sweep_n) app_settings_unset(now, "h"), app_settings_unset(step, "h");
+        for (int i = 0; i < t->L.steps[t->k].nacts; i++) /* what `do =` changes neither */
+            if (t->L.steps[t->k].acts[i].kind == LESSON_DO_TRAIN) {
+                static const char *const train[] = {"train", "train-steps", "train-layer"};
+                for (int j = 0; j < 3; j++)
+                    app_settings_unset(now, train[j]), app_settings_unset(step, train[j]);
+            } else if (t->L.steps[t->k].acts[i].kind == LESSON_DO_COMPARE) {
+                app_settings_unset(now, "compare"), app_settings_unset(step, "compare");
+            }
         same = app_settings_equal(now, step);
     }
     app_settings_free(now);

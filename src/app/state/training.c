@@ -151,16 +151,6 @@ int app_training_apply(app_state *s, const app_action *a) {
     }
 }
 
-int app_training_train_for(app_state *s, long steps) {
-    app_training *t = get(s);
-    if (!t) return -1;
-    s->train_mode = 1;
-    s->focus = 0;
-    start(s, t);
-    t->cmd.stop_at = steps; /* the trainer pauses by itself there */
-    return 0;
-}
-
 int app_training_adopted(app_state *s, const learn_config *cfg, int layer) {
     app_training *t = get(s);
     if (!t) return -1;
