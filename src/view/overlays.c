@@ -240,8 +240,9 @@ void view_draw_editor(const view_ctx *c) {
     draw_frame(c->dl, E.box, c->th.accent_text, 2);
     char prompt[200];
     view_fit_text(prompt, sizeof prompt,
-                  "Type a sentence (UTF-8). Enter applies, Escape cancels, Ctrl+U clears, "
-                  "Ctrl+V pastes",
+                  s->edit_prompt ? s->edit_prompt
+                                 : "Type a sentence (UTF-8). Enter applies, Escape cancels, "
+                                   "Ctrl+U clears, Ctrl+V pastes",
                   E.box.w - 2 * L->pad, L->font, 1, c->measure, c->ud);
     draw_text(c->dl, E.prompt_x, E.prompt_y, prompt, L->font, c->th.text, 1, 0);
 
@@ -270,6 +271,7 @@ void view_draw_editor(const view_ctx *c) {
         snprintf(count, sizeof count, "%d tokens: the first %d are kept", n, limit);
     else
         snprintf(count, sizeof count, "%d / %d tokens", n, limit);
+    if (s->edit_prompt) count[0] = '\0'; /* a caption is not tokenized */
     if (E.total_lines > E.shown) {
         size_t o = strlen(count);
         snprintf(count + o, sizeof count - o, "   \xC2\xB7   lines %d\xE2\x80\x93%d of %d",

@@ -184,6 +184,8 @@ typedef struct view_state {
     int edit_selected;             /* the whole text is selected */
     int edit_tokens;               /* tokens the text has now */
     int edit_limit;                /* tokens kept (a loaded model's positions); 0: VIEW_MAX_N */
+    const char *edit_prompt;       /* the field's prompt, no token count (a lesson's caption); NULL:
+                                      the sentence's */
     int help;                      /* help overlay open */
     const char *status;            /* message for the status line, may be NULL */
     const char *toast;             /* transient notice (e.g. saved file path), may be NULL */

@@ -41,7 +41,7 @@ struct app_teach {
     char rec_path[4096];
     app_settings *pending; /* the view A captured, waiting for its caption */
     view_caption cap;      /* what app_teach_view points the view at */
-    char rec_heading[96];
+    char rec_heading[96], prompt[160];
 };
 
 void app_teach_free(app_teach *t) {
@@ -628,6 +628,13 @@ static int explored(const app_state *s, const app_teach *t) {
 void app_teach_view(const app_state *s, view_state *vs) {
     app_teach *t = s->teach;
     if (!t || (!t->open && !t->recording)) return;
+    if (t->captioning && s->editing) {
+        snprintf(t->prompt, sizeof t->prompt,
+                 "Caption of step %d: heading | line | line. Enter stores it, Escape adds the "
+                 "step without one",
+                 t->rec.count + 1);
+        vs->edit_prompt = t->prompt;
+    }
     view_caption *c = &t->cap;
     memset(c, 0, sizeof *c);
     c->recording = t->recording;
