@@ -21,6 +21,7 @@
 #define STAGE_COUNT 9 /* stages of the step-through (lesson.c's STEP_COUNT) */
 #define SWEEP_MAX 64
 #define LIST_SHOWN_MS 600000.0 /* the list stays up until picked or closed */
+#define LIST_HEAD "Lessons (a digit opens one, Esc closes):" /* the list's notice */
 
 struct app_teach {
     /* presenting */
@@ -225,7 +226,7 @@ static void open_list(app_state *s, app_teach *t) {
     closedir(d);
     qsort(names, (size_t)n, sizeof names[0], cmp_str);
     char msg[APP_MSG_LEN];
-    int o = snprintf(msg, sizeof msg, "Lessons (a digit opens one, Esc closes):");
+    int o = snprintf(msg, sizeof msg, "%s", LIST_HEAD);
     t->list_n = 0;
     for (int i = 0; i < n; i++) {
         if (t->list_n < LIST_MAX) {
@@ -397,7 +398,7 @@ int app_teach_key(const app_state *s, int key, int mods, app_action *a) {
         if (key == 'r') a->kind = ACT_RECORD;
         return a->kind != ACT_NONE;
     }
-    if (t && t->list_open) {
+    if (t && t->list_open && strncmp(s->notice, LIST_HEAD, strlen(LIST_HEAD)) == 0) {
         if (key >= '1' && key <= '9') {
             a->kind = ACT_LESSON_LIST;
             a->arg = key - '0';
