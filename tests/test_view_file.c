@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "async.h"
 #include "check.h"
 #include "cli.h"
 #include "colormap.h"
@@ -558,6 +559,9 @@ static void test_save_key(void **unused) {
     app_action plain = app_key_action(s, 'v', 0);
     CHECK_INT("V alone is still the numbers", ACT_VALUES, plain.kind);
     app_apply(s, &a);
+    CHECK_INT("a save request, as Ctrl+S's", APP_SAVE_VIEW_FILE, app_take_save(s));
+    char saved[4200];
+    CHECK_INT("the window saves it", 0, app_view_file_save(s, saved, sizeof saved));
     const char *at = strstr(s->notice, tmpdir);
     if (!at) fail_msg("the notice '%s' names no file in %s", s->notice, tmpdir);
     char path[1024];
@@ -583,6 +587,7 @@ static void test_save_key(void **unused) {
     /* a folder that is not there: the status line says why, nothing written */
     s->export_dir = "/nonexistent-folder";
     app_apply(s, &a);
+    CHECK_INT("failing: -1", -1, app_view_file_save(s, saved, sizeof saved));
     CHECK_TRUE("a failure is a status message", strstr(s->status, "cannot write") != NULL);
     CHECK_STR("and no notice", "", s->notice);
     app_state_destroy(s);
@@ -691,6 +696,23 @@ static void test_merge_defaults(void **unused) {
     CHECK_INT("two set", 2, app_settings_count(a));
     app_settings_write(a, NULL, out, sizeof out);
     CHECK_STR("b's h wins, a's theme stays", "h = 2\ntheme = dark\n", out);
+    /* where a setting was read: apply's message starts FILE:LINE: */
+    app_settings *f = app_settings_create();
+    CHECK_INT("set", 0, app_settings_set(f, "focus", "7", NULL, err, sizeof err));
+    app_settings_origin(f, "steps.lesson");
+    app_settings_line(f, "focus", 12);
+    CHECK_INT("no head 7", -1, app_settings_apply(s, f, err, sizeof err));
+    CHECK_STR("FILE:LINE:", "steps.lesson:12: focus = 7: there is no head 7 (h = 4)", err);
+    app_settings_free(f);
+    /* an option beside --state: the settings it gives are named */
+    cli_options o;
+    char *argv[] = {"mhaviz", "--state", "x.view", "-H", "2", "--theme", "dark", NULL};
+    CHECK_INT("parses", 0, cli_parse(&o, 7, argv, err, sizeof err));
+    CHECK_STR("--state", "x.view", o.state_file);
+    char given[256] = "";
+    for (int i = 0; i < o.state_given_count; i++)
+        snprintf(given + strlen(given), sizeof given - strlen(given), "%s ", o.state_given[i]);
+    CHECK_STR("what -H and --theme give", "h train-h model-h theme ", given);
     app_settings *k = app_settings_clone(a);
     CHECK_TRUE("a clone is equal", app_settings_equal(a, k));
     app_settings_unset(k, "theme");
@@ -703,12 +725,59 @@ static void test_merge_defaults(void **unused) {
     app_state_destroy(s);
 }
 
+/* --- with the jobs layer: the recompute goes to the worker, as a key's ------------------- */
+
+static void test_apply_async(void **unused) {
+    (void)unused;
+    app_state *s = fresh();
+    if (app_async_enable(s, NULL, NULL, 0.0) != 0) skip(); /* every recompute to the worker */
+    app_async_hold(s, 1);
+    const char *text = "sample = 3\nh = 16\nd_model = 256\nfocus = 5\nmask = causal\n";
+    app_settings *st = app_settings_create(), *c = app_settings_create();
+    char err[512];
+    assert_int_equal(app_view_file_parse(text, strlen(text), "a.view", ".", st, err, sizeof err),
+                     0);
+    if (app_settings_apply(s, st, err, sizeof err) != 0) fail_msg("apply: %s", err);
+    CHECK_TRUE("the recompute went to the worker", app_async_busy(s));
+    CHECK_INT("the model shown is still the old one", 4, s->m->cfg.h);
+    CHECK_INT("h asked for", 16, s->cfg.h);
+    app_settings_capture(s, c);
+    app_settings *want = app_settings_clone(c);
+    app_settings_merge(want, st);
+    CHECK_TRUE("captured while busy: what was asked for", app_settings_equal(c, want));
+    app_async_hold(s, 0);
+    app_async_wait(s);
+    CHECK_INT("shown: h", 16, s->m->cfg.h);
+    CHECK_INT("shown: d_model", 256, s->m->cfg.d_model);
+    CHECK_INT("shown: causal", MHA_MASK_CAUSAL, s->m->cfg.mask);
+    CHECK_INT("shown: sample 3", 3, s->sample);
+    CHECK_INT("focus kept", 5, s->focus);
+    /* the same view computed at once has the same numbers */
+    app_state *b = fresh();
+    assert_int_equal(app_settings_apply(b, st, err, sizeof err), 0);
+    CHECK_INT("n", b->m->n, s->m->n);
+    CHECK_TRUE("the same attention",
+               memcmp(b->m->attn, s->m->attn, sizeof(float) * 16 * (size_t)b->m->n * b->m->n) == 0);
+    app_settings_capture(s, c);
+    app_settings *cb = app_settings_create();
+    app_settings_capture(b, cb);
+    CHECK_TRUE("and the same settings", app_settings_equal(c, cb));
+    app_async_disable(s);
+    app_state_destroy(s);
+    app_state_destroy(b);
+    app_settings_free(st);
+    app_settings_free(c);
+    app_settings_free(cb);
+    app_settings_free(want);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_merge_defaults),
         cmocka_unit_test(test_broken_files_keep_the_view),
         cmocka_unit_test(test_save_key),
+        cmocka_unit_test(test_apply_async),
         cmocka_unit_test(test_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

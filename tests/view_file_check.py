@@ -81,6 +81,47 @@ def one_line(where, r, prefix, rc):
         fail(where, f"one line starting {prefix!r}", repr(err))
 
 
+# a file as Ctrl+Shift+V writes it: every setting, the defaults but a pinned h = 2, dark
+FULL = """# mhaviz view 1
+sample = 1
+h = 4
+d_model = 64
+seed = 1
+mask = none
+pad = off
+scale = on
+temperature = 1
+weights = random
+ablate = none
+focus = none
+stage = 0
+values = off
+contrast = fixed
+colormap = viridis
+theme = dark
+zoom = 100
+present = off
+page = 1
+panels = on
+diff = off
+compare = h=2
+pinned-sample = live
+pinned-ablate = none
+pinned-page = 1
+train = off
+train-h = 2
+train-d_model = 32
+train-seed = 1
+train-steps = 0
+train-layers = 1
+train-mlp = off
+train-layer = 1
+model = off
+layer = 1
+model-h = own
+overview = off
+"""
+
 BROKEN = [  # name, contents, what the line says after "mhaviz: FILE", exit
     ("unknown.view", b"# a view\nh = 4\nheads = 4\n", ":3: unknown setting 'heads'", 2),
     ("bad.view", b"mask = sideways\n", ":1: mask = sideways: must be none or causal", 2),
@@ -90,7 +131,8 @@ BROKEN = [  # name, contents, what the line says after "mhaviz: FILE", exit
     ("noablate.view", b"ablate = 7\n", ":1: ablate: there is no head 7 (h = 4)", 2),
     ("nopage.view", b"theme = dark\npage = 3\n", ":2: page = 3: at 1600x900 the figure has 1 page", 2),
     ("nopinned.view", b"compare = h=1\npinned-page = 2\n", ":2: pinned-page = 2: at 1600x900", 2),
-    ("nolayer.view", b"train = prev\ntrain-layer = 2\n", ":2: train-layer = 2: the trained model", 2),
+    ("nolayer.view", b"train = off\ntrain-layer = 3\n", ":2: train-layer = 3: the trained model", 2),
+    ("train.view", b"h = 2\ntrain = pair\n", ":2: train = pair: training runs in the window", 2),
     ("divide.view", b"d_model = 60\nh = 8\n", ":2: h = 8 does not divide d_model = 60", 2),
     ("nothing.view", b"# only comments\n\n", ": sets nothing", 2),
     ("empty.view", b"", ": ", 2),
@@ -98,7 +140,7 @@ BROKEN = [  # name, contents, what the line says after "mhaviz: FILE", exit
     ("nul.view", b"h = 4\n\x00\n", ": ", 2),
     ("binary.view", bytes((i * 37 + 11) & 255 for i in range(512)), ": ", 2),
     ("badtextfile.view", b"text-file = not-there.txt\n", ":1: text-file: ", 2),
-    ("badmodel.view", b"model = not-a-model\n", ":1: model: ", 2),
+    ("badmodel.view", b"model = not-a-model\n", ":1: model", 2),
 ]
 
 
@@ -122,7 +164,7 @@ def main():
                 with open(path, "wb") as f:
                     f.write(body)
             for mode in (["--export", "out.png"], ["--dump", "outdir"]):
-                if mode[0] == "--dump" and name in ("nopage.view", "nopinned.view", "nolayer.view"):
+                if mode[0] == "--dump" and name in ("nopage.view", "nopinned.view"):
                     continue  # pages and training are the figure's: not --dump's
                 r = run(mhaviz, ["--state", name] + mode, d)
                 one_line(f"{name} {mode[0]}", r, f"mhaviz: {name}{says}", rc)
@@ -133,6 +175,15 @@ def main():
                         p = os.path.join(d, x)
                         os.rmdir(p) if os.path.isdir(p) else os.remove(p)
         print(f"view files: {len(cases)} broken files, each one line and exit 1 or 2, nothing written")
+
+        # a pinned view and a panel: refused, as --compare with --panel is
+        with open(os.path.join(d, "full.view"), "w") as f:
+            f.write(FULL)
+        r = run(mhaviz, ["--state", "full.view", "--panel", "head:2", "--export", "p.png"], d)
+        one_line("full.view --panel head:2", r,
+                 "mhaviz: full.view:23: compare = h=2: the compare view is one figure", 2)
+        if os.path.exists(os.path.join(d, "p.png")):
+            fail("full.view --panel head:2", "nothing written", "p.png")
 
         # the same figure from a view file and from the options that say the same
         same = [
@@ -148,6 +199,9 @@ def main():
             ("h = 64\nd_model = 64\nsample = 7\npage = 2\n", ["--size", "800x600"],
              ["-H", "64", "-d", "64", "--sample", "7", "--page", "2", "--size", "800x600"]),
             ("h = 8\ntheme = dark\n", ["-H", "2"], ["-H", "2", "--theme", "dark"]),  # -H wins
+            (FULL, [], ["--compare", "h=2", "--theme", "dark"]),  # every setting, as the app writes
+            (FULL.replace("compare = h=2", "compare = off"), ["--panel", "head:2"],
+             ["--theme", "dark", "--panel", "head:2"]),
         ]
         for i, (text, beside, options) in enumerate(same):
             vf = os.path.join(d, f"same{i}.view")
@@ -165,6 +219,30 @@ def main():
                 fail(f"same {i}: --state {vf} {' '.join(beside)}", f"the pixels of {' '.join(options)}",
                      f"{pa[:2]} vs {pb[:2]}, {diff} bytes differ")
         print(f"view files: {len(same)} exports from --state equal the options' pixel for pixel")
+        # a model named by the file (relative to its folder) as --model shows it
+        sub = os.path.join(d, "lesson")
+        os.mkdir(sub)
+        gen = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                           "gpt2_gen.py"), os.path.join(sub, "ck"),
+                              "--layers", "2", "--heads", "3", "--embd", "48"], capture_output=True)
+        if gen.returncode != 0:
+            fail("gpt2_gen.py", "a checkpoint", gen.stderr.decode()[-300:])
+        else:
+            with open(os.path.join(sub, "m.view"), "w") as f:
+                f.write("model = ck\nlayer = 2\nmodel-h = 6\nsample = 3\n")
+            a, b = os.path.join(d, "ma.png"), os.path.join(d, "mb.png")
+            ra = run(mhaviz, ["--state", os.path.join("lesson", "m.view"), "--export", a], d)
+            rb = run(mhaviz, ["--model", os.path.join(sub, "ck"), "--layer", "2", "-H", "6",
+                              "--sample", "3", "--export", b], d)
+            if ra.returncode or rb.returncode:
+                fail("model", "both exit 0", f"{ra.returncode} {ra.stderr} / {rb.returncode} {rb.stderr}")
+            elif png_pixels(a) != png_pixels(b):
+                fail("model", "the pixels of --model --layer 2 -H 6", "different")
+            with open(os.path.join(sub, "m3.view"), "w") as f:
+                f.write("model = ck\nlayer = 3\n")
+            r = run(mhaviz, ["--state", os.path.join("lesson", "m3.view"), "--export", "m3.png"], d)
+            one_line("model layer 3", r, "mhaviz: lesson/m3.view:2: layer = 3: ck has 2 layers", 2)
+            print("view files: a model named by the file exports as --model does")
         vf = os.path.join(d, "dump.view")
         with open(vf, "w") as f:
             f.write("h = 2\nd_model = 16\nseed = 9\nmask = causal\nsample = 3\n")

@@ -324,6 +324,30 @@ int main(int argc, char **argv) {
             return fail(vrc, err);
         }
         for (int i = 0; i < o.state_given_count; i++) app_settings_unset(view, o.state_given[i]);
+        char v[64], where[1200];
+        err[0] = '\0';
+        if (o.mode != CLI_WINDOW && strcmp(app_settings_get(view, "train", v, sizeof v), "off") &&
+            v[0]) /* the window's trainer; a figure of a trained model is --train's */
+            snprintf(err, sizeof err,
+                     "%s%s: training runs in the window (a figure: --train %s "
+                     "--export FILE)",
+                     app_settings_where(view, "train", where, sizeof where), v, v);
+        if (o.panel != CLI_PANEL_ALL &&
+            strcmp(app_settings_get(view, "compare", v, sizeof v), "off") &&
+            v[0]) /* as --compare: the compare view is one figure */
+            snprintf(err, sizeof err, "%s%s: the compare view is one figure: only with --panel all",
+                     app_settings_where(view, "compare", where, sizeof where), v);
+        if (o.mode == CLI_DUMP && strcmp(app_settings_get(view, "model", v, sizeof v), "off") &&
+            v[0])
+            snprintf(err, sizeof err,
+                     "%s%s: --dump writes the random model (a checkpoint's: "
+                     "--model PATH --dump DIR)",
+                     app_settings_where(view, "model", where, sizeof where), v);
+        if (err[0]) {
+            app_settings_free(view);
+            free(file_text);
+            return fail(2, err);
+        }
         app_settings_shape(view, &o.cfg.h, &o.cfg.d_model); /* checked together below */
         o.state = view;
     }

@@ -300,6 +300,7 @@ void view_draw_help(const view_ctx *c) {
         {"C, T", "next colormap; light / dark theme"},
         {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
         {"Ctrl+S, Ctrl+Shift+S", "save the view / the focused head as PNG"},
+        {"Ctrl+Shift+V", "save the view as a view file (--state opens it)"},
         {"I", "how-alike and cost panels on / off"},
         {"P, F11", "presentation; fullscreen"},
         {"drop a folder", "open another checkpoint (the one shown stays if it fails)"},

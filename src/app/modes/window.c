@@ -308,7 +308,8 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         snprintf(err, errlen, "out of memory");
         goto done;
     }
-    if (app_state_init(s, o, toks, cfg, err, errlen) != 0) goto done;
+    if ((rc = app_state_init(s, o, toks, cfg, err, errlen)) != 0) goto done; /* 2: a bad view */
+    rc = 1;
 
     /* the starting size follows the display: on a screen larger than 1920x1080 the
        window starts at 5/6 of it (3200x1800 on a 4K screen), and the zoom at the
@@ -317,7 +318,9 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     if (!o->size_w && SDL_GetDisplayBounds(0, &screen) == 0 && screen.w > 1920 && screen.h > 1080) {
         s->width = screen.w * 5 / 6;
         s->height = screen.h * 5 / 6;
-        s->zoom = s->zoom_base = view_zoom_for_size(s->width, s->height);
+        s->zoom_base = view_zoom_for_size(s->width, s->height);
+        if (!o->state || !app_settings_has(o->state, "zoom"))
+            s->zoom = s->zoom_base; /* --state's */
     }
     int ww = s->width, wh = s->height;
     SDL_Rect usable;
@@ -382,6 +385,11 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         stats_say(&stats, s, NULL);
         /* side effects the state asked for; a save waits for the model being computed */
         app_save_kind save = app_async_busy(s) ? APP_SAVE_NONE : app_take_save(s);
+        if (save == APP_SAVE_VIEW_FILE) { /* settings.h: written from the state alone */
+            char path[4200];
+            app_view_file_save(s, path, sizeof path);
+            continue;
+        }
         if (save != APP_SAVE_NONE) {
             save_png(s, save, fonts);
             continue;

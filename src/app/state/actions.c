@@ -10,7 +10,6 @@
 
 #include "controls.h"
 #include "samples.h"
-#include "settings.h"
 #include "state_internal.h"
 
 /* Tokenises text and recomputes; sample is 1-based, 0 for custom text. */
@@ -236,11 +235,7 @@ int app_apply_look(app_state *s, const app_action *a) {
     case ACT_QUIT: s->quit = 1; return 1;
     case ACT_SAVE: s->save_request = APP_SAVE_VIEW; return 0;
     case ACT_SAVE_PANEL: s->save_request = APP_SAVE_PANEL; return 0;
-    case ACT_SAVE_VIEW_FILE: { /* view_file.c: written here, the state is all it needs */
-        char path[4200];
-        app_view_file_save(s, path, sizeof path);
-        return 1;
-    }
+    case ACT_SAVE_VIEW_FILE: s->save_request = APP_SAVE_VIEW_FILE; return 0;
     case ACT_PNG_SCALE:
         s->png_scale = s->png_scale % 4 + 1; /* 1, 2, 3, 4, 1, ... */
         snprintf(s->status, sizeof s->status, "Ctrl+S saves PNGs at %d\xC3\x97 the window's pixels",

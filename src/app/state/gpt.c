@@ -386,7 +386,10 @@ int app_gpt_settings(const app_state *s, const char **path, int *layer, int *h, 
 }
 
 int app_gpt_check_view(const app_state *s, int layer, int h, char *err, size_t errlen) {
-    const app_gpt *g = s->gpt;
+    return app_gpt_check(s->gpt, layer, h, err, errlen);
+}
+
+int app_gpt_check(const app_gpt *g, int layer, int h, char *err, size_t errlen) {
     const tf_config *c = &g->m->tf->cfg;
     if (layer < 0 || layer >= c->layers) {
         snprintf(err, errlen, "layer = %d: %s has %d layers", layer + 1, g->m->paths.name,

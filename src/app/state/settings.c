@@ -298,7 +298,8 @@ int app_settings_set(app_settings *st, const char *name, const char *v, const ch
         } else { /* text-file */
             if (!v[0]) BAD("text-file: needs a file name");
             char path[2048];
-            if (v[0] == '/' || !base_dir || !base_dir[0] || strcmp(v, "-") == 0)
+            if (v[0] == '/' || !base_dir || !base_dir[0] || strcmp(base_dir, ".") == 0 ||
+                strcmp(v, "-") == 0)
                 snprintf(path, sizeof path, "%s", v);
             else
                 snprintf(path, sizeof path, "%s/%s", base_dir, v);
@@ -492,7 +493,7 @@ int app_settings_set(app_settings *st, const char *name, const char *v, const ch
         if (strcmp(v, "off") == 0) {
             st->model[0] = '\0';
         } else {
-            if (v[0] == '/' || !base_dir || !base_dir[0])
+            if (v[0] == '/' || !base_dir || !base_dir[0] || strcmp(base_dir, ".") == 0)
                 snprintf(st->model, sizeof st->model, "%s", v);
             else
                 snprintf(st->model, sizeof st->model, "%s/%s", base_dir, v);
@@ -1097,6 +1098,12 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
                     focus, heads);
     }
     const int want_pin = st->set[ST_COMPARE] ? st->compare : s->pin != NULL;
+    const int model_after = st->set[ST_MODEL] ? st->model[0] != '\0' : s->gpt != NULL;
+    if (st->set[ST_COMPARE] && st->compare && model_after) {
+        tok_free(&t);
+        return fail(st, ST_COMPARE, err, errlen,
+                    "compare pins a random model's view: not with a loaded model (model = off)");
+    }
     mha_config pc = c;
     tok_list pt = {0}; /* the pinned view's own text, when it has one */
     int pin_n = n, pin_own = 0;
@@ -1472,12 +1479,16 @@ static int model_check(const app_state *s, const app_settings *st, const char *t
         if (!q) return fail(st, ST_MODEL, err, errlen, "out of memory");
         snprintf(q->path, sizeof q->path, "%s", st->model);
         snprintf(q->text, sizeof q->text, "%s", text);
-        q->layer = layer;
-        q->h = h;
-        int rc = 0;
+        int rc = 0; /* its own layer 1 and heads first: the file's are checked with its lines */
         mp->g = app_gpt_load(q, NULL, NULL, &rc, why, sizeof why);
         free(q);
         if (!mp->g) return fail(st, ST_MODEL, err, errlen, "model: %s", why);
+        if (app_gpt_check(mp->g, layer, h, why, sizeof why) != 0) {
+            app_gpt_free(mp->g);
+            mp->g = NULL;
+            return fail(st, strncmp(why, "layer", 5) == 0 ? ST_LAYER : ST_MODEL_H, err, errlen,
+                        "%s", why);
+        }
         mp->act = 1;
         return 0;
     }
@@ -1521,6 +1532,29 @@ char *app_settings_where(const app_settings *st, const char *name, char *buf, si
 }
 
 void app_settings_shape(const app_settings *st, int *h, int *d_model) {
+    if (!*h && !*d_model) return; /* the file's own pair: apply checks it, naming its line */
     if (!*h && st->set[ST_H]) *h = st->h;
     if (!*d_model && st->set[ST_D]) *d_model = st->d_model;
+}
+
+char *app_settings_get(const app_settings *st, const char *name, char *buf, size_t len) {
+    if (len) buf[0] = '\0';
+    if (!app_settings_has(st, name)) return buf;
+    const int id = find_name(name);
+    char line[4200];
+    out_buf o = {line, sizeof line, 0};
+    line[0] = '\0';
+    put_value(&o, st, id);
+    const char *eq = strstr(line, " = ");
+    snprintf(buf, len, "%s", eq ? eq + 3 : "");
+    return buf;
+}
+
+void app_settings_origin(app_settings *st, const char *file) {
+    snprintf(st->origin, sizeof st->origin, "%s", file ? file : "");
+}
+
+void app_settings_line(app_settings *st, const char *name, int line) {
+    const int id = find_name(name);
+    if (id >= 0) st->line[id] = line;
 }

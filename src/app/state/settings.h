@@ -42,10 +42,18 @@ int app_view_file_write(const char *path, const app_settings *st, char *err, siz
 /* Additions (beyond the shared contract). */
 /* 1 if the setting called name is set in st (name as in the file). */
 int app_settings_has(const app_settings *st, const char *name);
+/* Where the settings were read, for apply's messages: file names them all, and
+   the setting called name was on line (apply's error then starts "FILE:LINE: "; a
+   lesson reader calls these after each app_settings_set). */
+void app_settings_origin(app_settings *st, const char *file);
+void app_settings_line(app_settings *st, const char *name, int line);
+/* The canonical value of the setting called name into buf ("" when it is not set
+   or not a name); returns buf. */
+char *app_settings_get(const app_settings *st, const char *name, char *buf, size_t len);
 /* Unsets the setting called name (nothing if it is not set or not a name). */
 void app_settings_unset(app_settings *st, const char *name);
-/* The file's h and d_model into *h and *d_model where those are 0 (not given as
-   options), so the two are checked together before the view opens. */
+/* With one of -H and -d given (nonzero), the file's other one into the one that is
+   0, so the two are checked together before the view opens. */
 void app_settings_shape(const app_settings *st, int *h, int *d_model);
 /* "FILE:LINE: name = " for the setting called name as read from a file (just
    "name = " when it was not), into buf; returns buf. */

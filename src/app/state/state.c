@@ -124,7 +124,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     if (o->state) { /* --state FILE: its settings, less those the options gave (settings.c) */
         if (app_settings_apply(s, o->state, err, errlen) != 0) return 2;
         if (!page_asked && app_settings_has(o->state, "page")) page_asked = s->page + 1;
-        if (!pinned_asked && app_settings_has(o->state, "pinned-page"))
+        if (!pinned_asked && app_settings_has(o->state, "pinned-page") && s->pin)
             pinned_asked = s->pinned_page + 1;
     }
     if (o->lesson_path) { /* --lesson FILE [--step K]: that step's view */
@@ -164,8 +164,8 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
         char name[1200] = "--page ";
         if (!o->page) app_settings_where(o->state, "page", name, sizeof name);
-        if ((vs.panel != VIEW_PANEL_ALL && (o->page || page_asked > 1)) ||
-            page_asked > s->L->pages) {
+        const int all = vs.panel == VIEW_PANEL_ALL; /* a file's page = 1 fits any panel */
+        if ((!all && (o->page || page_asked > 1)) || (all && page_asked > s->L->pages)) {
             if (vs.panel != VIEW_PANEL_ALL)
                 snprintf(err, errlen, "%s%d: only the whole view (--panel all) has pages", name,
                          page_asked);

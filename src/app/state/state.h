@@ -135,9 +135,11 @@ enum { APP_MOD_SHIFT = 1, APP_MOD_CTRL = 2 };
 
 typedef enum {
     APP_SAVE_NONE = 0,
-    APP_SAVE_VIEW,  /* the whole view */
-    APP_SAVE_PANEL, /* the focused head, or the equation with no head focused */
-    APP_SAVE_EXPORT /* as --panel and --background say */
+    APP_SAVE_VIEW,   /* the whole view */
+    APP_SAVE_PANEL,  /* the focused head, or the equation with no head focused */
+    APP_SAVE_EXPORT, /* as --panel and --background say */
+    /* Ctrl+Shift+V: the view as a view file (the window calls app_view_file_save) */
+    APP_SAVE_VIEW_FILE,
 } app_save_kind;
 
 typedef struct app_derived app_derived;

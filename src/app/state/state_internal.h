@@ -88,6 +88,7 @@ void app_gpt_free(app_gpt *g);
 int app_gpt_settings(const app_state *s, const char **path, int *layer, int *h, int *overview);
 /* Checks a layer and a re-split against the model shown: 0, or -1 with why. */
 int app_gpt_check_view(const app_state *s, int layer, int h, char *err, size_t errlen);
+int app_gpt_check(const app_gpt *g, int layer, int h, char *err, size_t errlen);
 /* Shows layer at h heads (0: its own), with the overview open or not (checked first). */
 void app_gpt_set_view(app_state *s, int layer, int h, int overview);
 /* Closes the model shown: the random model's view again. */
