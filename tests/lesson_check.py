@@ -73,6 +73,8 @@ BROKEN = [
     ("before.lesson", b"title = t\nh = 2\nstep = a\nh = 4\n", 2, 2, "before the first step"),
     ("nostep.lesson", b"# nothing\ntitle = t\n", 2, 2, "no step"),
     ("noteq.lesson", b"title = t\nstep = a\nh 2\n", 3, 2, "not a setting"),
+    # found only when the step is shown: its setting's line, as apply says it
+    ("model.lesson", b"title = t\nstep = a\nh = 2\nmodel = /nonexistent/gpt2\n", 4, 2, "model"),
 ]
 
 

@@ -136,7 +136,7 @@ int app_lesson_deck(const cli_options *o, tok_list *toks, const mha_config *cfg,
     rc = d ? 0 : 1;
     for (int k = 1; d && k <= n && rc == 0; k++) {
         if (app_teach_goto(s, k) != 0) {
-            snprintf(err, errlen, "%s: step %d: %s", o->lesson_path, k, s->status);
+            snprintf(err, errlen, "%s", app_teach_why(s));
             rc = 2;
             break;
         }

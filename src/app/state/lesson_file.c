@@ -359,6 +359,10 @@ int lesson_parse(const char *text, size_t len, const char *file, const char *bas
         }
         app_settings_merge(cur->view, one);
         app_settings_free(one);
+        app_settings_origin(cur->set, file); /* apply's errors then name this line */
+        app_settings_line(cur->set, name, line);
+        app_settings_origin(cur->view, file);
+        app_settings_line(cur->view, name, line);
         char hw[400];
         if (check_heads(cur, hw, sizeof hw) != 0 &&
             (strcmp(name, "focus") == 0 || strcmp(name, "ablate") == 0)) {

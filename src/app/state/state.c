@@ -131,7 +131,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         int lrc = app_teach_open(s, o->lesson_path, err, errlen);
         if (lrc != 0) return lrc;
         if (o->lesson_step > 1 && app_teach_goto(s, o->lesson_step) != 0) {
-            snprintf(err, errlen, "--step %d: %s", o->lesson_step, s->status);
+            snprintf(err, errlen, "%s", app_teach_why(s));
             return 2;
         }
         if (o->mode != CLI_WINDOW) app_teach_finish(s); /* where its timed actions end */

@@ -43,6 +43,7 @@ struct app_teach {
     app_settings *pending; /* the view A captured, waiting for its caption */
     view_caption cap;      /* what app_teach_view points the view at */
     char rec_heading[96], prompt[160];
+    char why[4800]; /* the last step that could not be shown: "FILE:LINE: what" */
 };
 
 void app_teach_free(app_teach *t) {
@@ -137,6 +138,11 @@ int app_teach_goto(app_state *s, int k) {
         app_training_apply(s, &esc);
     }
     if (app_settings_apply(s, t->L.steps[k - 1].view, err, sizeof err) != 0) {
+        if (strncmp(err, t->path, strlen(t->path)) == 0)
+            snprintf(t->why, sizeof t->why, "%s", err);
+        else
+            snprintf(t->why, sizeof t->why, "%.4000s:%d: %.512s", t->path, t->L.steps[k - 1].line,
+                     err);
         snprintf(s->status, sizeof s->status, "step %d: %.200s (the view is kept)", k, err);
         return -1;
     }
@@ -161,7 +167,7 @@ int app_teach_open(app_state *s, const char *path, char *err, size_t errlen) {
     t->list_open = 0;
     snprintf(t->path, sizeof t->path, "%s", path);
     if (app_teach_goto(s, 1) != 0) {
-        snprintf(err, errlen, "%s:%d: %s", path, L.steps[0].line, s->status);
+        snprintf(err, errlen, "%s", t->why);
         t->open = 0;
         lesson_free(&t->L);
         return 2;
@@ -593,6 +599,10 @@ const lesson *app_teach_lesson(const app_state *s, int *k, int *n) {
     if (k) *k = t->k + 1;
     if (n) *n = t->L.count;
     return &t->L;
+}
+
+const char *app_teach_why(const app_state *s) {
+    return s->teach ? s->teach->why : "";
 }
 
 const char *app_teach_recording(const app_state *s, int *steps) {

@@ -40,6 +40,8 @@ void app_teach_finish(app_state *s);
 
 /* The open lesson (NULL none), the step shown (1-based) and how many. */
 const lesson *app_teach_lesson(const app_state *s, int *k, int *n);
+/* Why the last app_teach_goto failed: "FILE:LINE: what". */
+const char *app_teach_why(const app_state *s);
 /* The file being recorded (NULL when not recording), and its steps so far. */
 const char *app_teach_recording(const app_state *s, int *steps);
 
