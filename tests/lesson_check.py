@@ -208,7 +208,7 @@ def check_deck(mhaviz, tmp, lesson):
                         break
             if f"{k}" not in flat or str(len(HEADINGS)) not in flat:
                 fail(f"deck page {k}: step k of N", f"{k} of {len(HEADINGS)}", flat[:200])
-            for hint in ("Ctrl+", "F1", "help"):
+            for hint in ("Ctrl+", "F1", "help", ", and . step", "Esc"):
                 if hint in t:
                     fail(f"deck page {k}: UI hints", "none", hint)
         texts.append(page_text)

@@ -52,7 +52,8 @@ static void draw_caption(const view_ctx *c, const view_steps *S, int head, int c
     if (current >= 1 && current <= VIEW_STEPS) {
         stage_title(cap, sizeof cap, current, c->s->layer, head);
         size_t o = strlen(cap);
-        snprintf(cap + o, sizeof cap - o, "   (stage %d of %d: , and . step)", current, VIEW_STEPS);
+        snprintf(cap + o, sizeof cap - o, "   (stage %d of %d%s)", current, VIEW_STEPS,
+                 c->s->figure ? "" : ": , and . step"); /* no key hint on a figure or deck page */
     } else {
         snprintf(cap, sizeof cap,
                  "head %d, step by step: X \xE2\x86\x92 Q, K, V \xE2\x86\x92 S "
