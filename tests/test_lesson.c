@@ -387,6 +387,38 @@ static void test_record_round_trip(void **st) {
     app_state_destroy(s);
 }
 
+/* A hand-written lesson written back (lesson_format) and read again: the same
+   views, captions and actions; each step writes only what differs. */
+static void test_format_round_trip(void **st) {
+    (void)st;
+    lesson A, B;
+    char err[600];
+    if (lesson_parse(lesson_text, strlen(lesson_text), "four.lesson", ".", &A, err, sizeof err))
+        fail_msg("parse: %s", err);
+    size_t need = lesson_format(&A, NULL, 0);
+    char *txt = malloc(need + 1);
+    CHECK_INT("the length it said", need, lesson_format(&A, txt, need + 1));
+    if (lesson_parse(txt, need, "again.lesson", ".", &B, err, sizeof err))
+        fail_msg("reparse: %s\n%s", err, txt);
+    CHECK_INT("steps", A.count, B.count);
+    CHECK_STR("title", A.title, B.title);
+    for (int k = 0; k < A.count; k++) {
+        CHECK_TRUE("the same view", app_settings_equal(A.steps[k].view, B.steps[k].view));
+        CHECK_STR("heading", A.steps[k].heading, B.steps[k].heading);
+        CHECK_STR("caption", A.steps[k].text, B.steps[k].text);
+        CHECK_INT("actions", A.steps[k].nacts, B.steps[k].nacts);
+        for (int i = 0; i < A.steps[k].nacts; i++) {
+            CHECK_INT("action", A.steps[k].acts[i].kind, B.steps[k].acts[i].kind);
+            CHECK_NEAR("seconds", A.steps[k].acts[i].seconds, B.steps[k].acts[i].seconds, 0);
+        }
+    }
+    CHECK_TRUE("step 2 writes h = 2 alone",
+               strstr(txt, "step = Two heads\nh = 2\n| d_k = d_model / h\n") != NULL);
+    free(txt);
+    lesson_free(&A);
+    lesson_free(&B);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/mhaviz-test-lesson-XXXXXX");
     if (!mkdtemp(dir)) return 1;
@@ -399,6 +431,7 @@ int main(void) {
         cmocka_unit_test(test_train_and_compare),
         cmocka_unit_test(test_builtin_list),
         cmocka_unit_test(test_record_round_trip),
+        cmocka_unit_test(test_format_round_trip),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];
