@@ -294,6 +294,13 @@ def main():
         check_dump(mhaviz, tmp, lesson)
         check_deck(mhaviz, tmp, lesson)
         check_training_deck(mhaviz, tmp)
+        # the README's pictures' lesson: three pages, its headings on them
+        readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lessons", "readme.lesson")
+        work = tempfile.mkdtemp(dir=tmp)
+        p = run(mhaviz, ["--lesson", readme, "--export", "r.pdf"], work)
+        pdf = os.path.join(work, "r.pdf")
+        if p.returncode != 0 or not os.path.exists(pdf) or pdf_pages(pdf)[0] != 3:
+            fail("readme.lesson deck", "3 pages", (p.returncode, p.stderr[-300:]))
     if FAILURES:
         print(f"{len(FAILURES)} failure(s)", file=sys.stderr)
         return 1
