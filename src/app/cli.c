@@ -86,6 +86,13 @@ static const char usage_b[] =
     "                        removes heads; --panel model | next; --dump writes\n"
     "                        every layer\n"
     "\n"
+    "Lessons (README \"Lessons\"):\n"
+    "      --lesson FILE     present a lesson in the window (G lists the built-in\n"
+    "                        ones); with --export deck.pdf|.svg|.png every step as\n"
+    "                        a 16:9 page (default 1920x1080); with --step K and\n"
+    "                        --export or --dump, step K's view\n"
+    "      --step K          the step --export or --dump writes (1-based)\n"
+    "\n"
     "  -h, --help            this text\n"
     "  -V, --version         the version\n"
     "\n"
@@ -149,6 +156,9 @@ static const struct option long_opts[] = {
     {"sweep", required_argument, NULL, OPT_SWEEP},
     {"seeds", required_argument, NULL, OPT_SEEDS},
     {"model", required_argument, NULL, OPT_MODEL},
+    /* a lesson: cli_lesson_option */
+    {"lesson", required_argument, NULL, OPT_LESSON},
+    {"step", required_argument, NULL, OPT_STEP},
     /* cli_parse's own */
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -158,7 +168,7 @@ static const struct option long_opts[] = {
 
 /* The parsers of the groups, asked in turn until one takes the option. */
 static const cli_group_fn groups[] = {cli_computation_option, cli_output_option,
-                                      cli_learning_option, cli_model_option};
+                                      cli_learning_option, cli_model_option, cli_lesson_option};
 
 /* The option's name for messages: "--mask" for a long option, "-H" for a short one. */
 static const char *option_name(int opt, const char *arg) {
@@ -228,6 +238,7 @@ static int check_combinations(cli_options *o, const cli_flags *f, char *err, siz
     if (o->dump_dir && o->export_path && !o->train.task)
         return cli_fail(err, errlen, "--dump and --export: together only with --train");
     if (cli_model_check(o, err, errlen) != 0) return 2;
+    if (cli_lesson_check(o, err, errlen) != 0) return 2;
     if (!o->model_path && cli_learning_check(o, err, errlen) != 0) return 2;
     if (o->compare && o->mode != CLI_WINDOW && o->mode != CLI_EXPORT)
         return cli_fail(err, errlen, "--compare: only with the window or --export");

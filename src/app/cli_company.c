@@ -83,6 +83,8 @@ static const struct {
     {OPT_SWEEP, T_ALL},
     {OPT_SEEDS, T_ALL},
     {OPT_MODEL, MW | ME | MD | MB},
+    {OPT_LESSON, W | E | D},
+    {OPT_STEP, E | D},
 };
 
 /* The mode of o as one of the bits, or 0 for --help and --version (which take

@@ -54,6 +54,9 @@ enum {
     OPT_SEEDS,
     /* a loaded model */
     OPT_MODEL,
+    /* a lesson (cli_lesson.c) */
+    OPT_LESSON,
+    OPT_STEP,
     OPT_END /* one past the last: the size of cli_flags' tables */
 };
 
@@ -86,6 +89,12 @@ int cli_model_option(cli_options *o, cli_flags *f, int opt, const char *arg, cha
                      size_t errlen);
 /* --model's company (cli_model.c): 0, or 2 with a message. */
 int cli_model_check(cli_options *o, char *err, size_t errlen);
+
+/* --lesson FILE and --step K (cli_lesson.c), and what they go with once every
+   option is read: 0, or 2 with a message. */
+int cli_lesson_option(cli_options *o, cli_flags *f, int opt, const char *arg, char *err,
+                      size_t errlen);
+int cli_lesson_check(const cli_options *o, char *err, size_t errlen);
 
 /* Once every option is read and the mode is known (cli_company.c): the option
  * that nothing reads in that mode (--page with --dump, --panel in the window ...),

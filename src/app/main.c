@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "dump.h"
+#include "lesson_mode.h"
 #include "mha.h"
 #include "samples.h"
 #include "settings.h"
@@ -252,15 +253,18 @@ static int main_modes(const cli_options *op, char *err, size_t errlen) {
 
     switch (o.mode) {
     case CLI_DUMP:
-        rc = o.state ? run_dump_state(&o, &toks, &cfg, err, errlen)
-                     : run_dump(&o, &toks, &cfg, err, errlen);
+        rc = o.lesson_path ? app_lesson_dump(&o, &toks, &cfg, err, errlen) /* --step K's */
+             : o.state     ? run_dump_state(&o, &toks, &cfg, err, errlen)
+                           : run_dump(&o, &toks, &cfg, err, errlen);
+        if (rc != 0 && o.lesson_path) fail(rc, err);
         break;
     case CLI_BENCH:
         rc = app_bench(&o, err, errlen);
         if (rc != 0) fail(rc, err);
         break;
     case CLI_EXPORT:
-        rc = app_export(&o, &toks, &cfg, err, errlen);
+        rc = o.lesson_path && !o.lesson_step ? app_lesson_deck(&o, &toks, &cfg, err, errlen)
+                                             : app_export(&o, &toks, &cfg, err, errlen);
         if (rc != 0) fail(rc, err);
         break;
     default:
@@ -306,6 +310,13 @@ int main(int argc, char **argv) {
         int frc = text_file_read(o.text_file, &file_text, err, sizeof err);
         if (frc != 0) return fail(frc, err);
         o.text = file_text;
+    }
+    if (o.lesson_path) { /* the whole lesson checked before anything opens */
+        int lrc = app_lesson_check(&o, err, sizeof err);
+        if (lrc != 0) {
+            free(file_text);
+            return fail(lrc, err);
+        }
     }
     app_settings *view = NULL; /* --state FILE: read and checked before any mode starts */
     if (o.state_file) {

@@ -71,6 +71,8 @@ typedef struct {
     int compare;              /* --compare SPEC: a view pinned beside this one */
     unsigned compare_set;     /* CLI_CMP_* bits: the settings SPEC names */
     mha_config compare_cfg;   /* their values (the others are this view's) */
+    const char *lesson_path;  /* --lesson FILE, or NULL */
+    int lesson_step;          /* --step K (1-based); 0: not given */
     /* --state FILE (a view file, or NULL); the view-file settings the options given
        set (they win over the file's); main: the file's settings less those */
     const char *state_file;

@@ -37,6 +37,7 @@ static void header_button_label(const view_state *s, int b, char *out, size_t le
         [BTN_LAYER_PREV] = "\xE2\x97\x80",
         [BTN_LAYER_NEXT] = "\xE2\x96\xB6",
         [BTN_OVERVIEW] = "All layers (O)",
+        [BTN_LESSONS] = "Lessons (G)",
     };
     const attn_layer *layer = s->layer;
     switch (b) {
@@ -184,6 +185,7 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
         BTN(BTN_ZOOM_IN, 1);
         BTN(BTN_SAVE, 0);
         BTN(BTN_PNG_SCALE, 1);
+        BTN(BTN_LESSONS, 0);
         BTN(BTN_HELP, 0);
     }
 #undef BTN

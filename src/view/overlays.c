@@ -240,8 +240,9 @@ void view_draw_editor(const view_ctx *c) {
     draw_frame(c->dl, E.box, c->th.accent_text, 2);
     char prompt[200];
     view_fit_text(prompt, sizeof prompt,
-                  "Type a sentence, or a file's path and Ctrl+O. Enter applies, Escape "
-                  "cancels, Ctrl+U clears, Ctrl+V pastes",
+                  s->edit_prompt ? s->edit_prompt
+                                 : "Type a sentence, or a file's path and Ctrl+O. Enter applies, "
+                                   "Escape cancels, Ctrl+U clears, Ctrl+V pastes",
                   E.box.w - 2 * L->pad, L->font, 1, c->measure, c->ud);
     draw_text(c->dl, E.prompt_x, E.prompt_y, prompt, L->font, c->th.text, 1, 0);
 
@@ -270,6 +271,7 @@ void view_draw_editor(const view_ctx *c) {
         snprintf(count, sizeof count, "%d tokens: the first %d are kept", n, limit);
     else
         snprintf(count, sizeof count, "%d / %d tokens", n, limit);
+    if (s->edit_prompt) count[0] = '\0'; /* a caption is not tokenized */
     if (E.total_lines > E.shown) {
         size_t o = strlen(count);
         snprintf(count + o, sizeof count - o, "   \xC2\xB7   lines %d\xE2\x80\x93%d of %d",
@@ -335,6 +337,11 @@ void view_draw_help(const view_ctx *c) {
         {"F11", "fullscreen"},
         {"P", "presentation: no controls, the data as large as it goes (Esc leaves)"},
         {"B", "compare: pin this view, change a setting, see both (B unpins)"},
+        {"G", "built-in lessons (a digit opens one, Esc closes the list)"},
+        {"lesson: Space PgDn \xE2\x86\x92 / Bksp PgUp \xE2\x86\x90",
+         "next / previous step (Home, End; digits Enter jumps)"},
+        {"lesson: F5, Esc", "back to the step as written; leave (the view stays)"},
+        {"Ctrl+R, A", "record a lesson on / off; add the view as a step + caption"},
         {"F1 or ?", "this help (any key closes it)"},
         {"Esc", "close what is open: help, text field, focus, presentation, compare"},
         {"Ctrl+Q", "quit"},

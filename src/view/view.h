@@ -48,6 +48,7 @@ typedef enum {
     BTN_LAYER_PREV, /* a loaded model: the previous / next layer, the overview */
     BTN_LAYER_NEXT,
     BTN_OVERVIEW,
+    BTN_LESSONS, /* the built-in lessons (G) */
     BTN_COUNT
 } view_button;
 
@@ -189,6 +190,8 @@ typedef struct view_state {
     int edit_selected;             /* the whole text is selected */
     int edit_tokens;               /* tokens the text has now */
     int edit_limit;                /* tokens kept (a loaded model's positions); 0: VIEW_MAX_N */
+    const char *edit_prompt;       /* the field's prompt, no token count (a lesson's caption); NULL:
+                                      the sentence's */
     int help;                      /* help overlay open */
     const char *status;            /* message for the status line, may be NULL */
     const char *toast;             /* transient notice (e.g. saved file path), may be NULL */

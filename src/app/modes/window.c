@@ -20,6 +20,7 @@
 #include "sdl_draw.h"
 #include "settings.h"
 #include "state.h"
+#include "teach.h"
 #include "text_file.h"
 #include "view.h"
 #include "wm.h"
@@ -47,6 +48,8 @@ static int app_key(SDL_Keycode k) {
     case SDLK_HOME: return APP_KEY_HOME;
     case SDLK_END: return APP_KEY_END;
     case SDLK_DELETE: return APP_KEY_DELETE;
+    case SDLK_F5: return APP_KEY_F5;
+    case SDLK_SPACE: return ' ';
     case SDLK_KP_PLUS: return '+';
     case SDLK_KP_MINUS: return '-';
     case SDLK_KP_0: return '0';
@@ -268,6 +271,28 @@ static void stats_say(loop_stats *st, const app_state *s, const char *when) {
     st->frames_said = st->frames;
 }
 
+/* MHAVIZ_VIEW_LOG: after each frame, when it changed, the view as its settings
+ * on one line of stderr ("view step=K/N recording=R | h = 4; ..."), so tests
+ * can check that a lesson's step shows what its file says. */
+static void view_log(const app_state *s, char *last, size_t len) {
+    app_settings *st = app_settings_create();
+    if (!st) return;
+    app_settings_capture(s, st);
+    char line[8192];
+    int k = 0, n = 0, rec = 0;
+    app_teach_lesson(s, &k, &n);
+    app_teach_recording(s, &rec);
+    int o = snprintf(line, sizeof line, "view step=%d/%d recorded=%d |", k, n, rec);
+    if (o > 0 && (size_t)o < sizeof line)
+        app_settings_write(st, NULL, line + o, sizeof line - (size_t)o);
+    app_settings_free(st);
+    for (char *c = line; *c; c++)
+        if (*c == '\n') *c = ';';
+    if (strcmp(line, last) == 0) return;
+    snprintf(last, len, "%s", line);
+    fprintf(stderr, "%s\n", line);
+}
+
 /* Follows the window's output size; a change is an action like any other. */
 static void sync_size(app_state *s, SDL_Window *win, SDL_Renderer *ren) {
     int win_w = 1, win_h = 1, out_w = 1, out_h = 1;
@@ -386,6 +411,8 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     set_title(win, s, title, sizeof title);
     app_tick(s, now_ms());
     const int layout_log = getenv("MHAVIZ_LAYOUT_LOG") != NULL;
+    static char view_logged[8192];
+    const int view_logging = getenv("MHAVIZ_VIEW_LOG") != NULL;
     loop_stats stats = {.on = getenv("MHAVIZ_STATS") != NULL};
     Uint32 wake_event = SDL_RegisterEvents(1);
     if (wake_event == (Uint32)-1 || app_async_enable(s, wake_loop, &wake_event, -1.0) != 0)
@@ -414,6 +441,7 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
             s->dirty = 0;
             set_title(win, s, title, sizeof title);
             stats.frames++;
+            if (view_logging) view_log(s, view_logged, sizeof view_logged);
         }
         stats_say(&stats, s, NULL);
         /* side effects the state asked for; a save waits for the model being computed */

@@ -2,6 +2,7 @@
  * keys, shared by the window and the tests. Keys are characters or APP_KEY_*
  * (state.h), so no SDL is needed here; window.c maps SDL's keycodes to them. */
 #include "state.h"
+#include "teach.h"
 
 /* Every key the table below gives a meaning, in some state or with some modifier
    (test_state checks that no mapped key is missing here and that each one here is
@@ -59,7 +60,9 @@ static const int mapped[] = {APP_KEY_UP,
                              '6',
                              '7',
                              '8',
-                             '9'};
+                             '9',
+                             'g'}; /* Space, F5 and A mean something only while a lesson runs
+                                      or records (teach.c's app_teach_key) */
 
 const int *app_keys(int *count) {
     *count = (int)(sizeof mapped / sizeof mapped[0]);
@@ -90,6 +93,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
         a.kind = ctrl && key == 'q' ? ACT_QUIT : (key ? ACT_ESCAPE : ACT_NONE);
         return a;
     }
+    if (app_teach_key(s, key, mods, &a)) return a; /* a lesson's keys, while it runs */
     if (ctrl) {
         if (key == 'q')
             a.kind = ACT_QUIT;

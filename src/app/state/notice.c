@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "state_internal.h"
+#include "teach.h"
 
 void app_notify(app_state *s, const char *msg, int error) {
     if (error) {
@@ -23,7 +24,9 @@ int app_next_timeout_ms(const app_state *s) {
     double next = -1.0;
     if (s->notice[0]) next = s->notice_until;
     if (s->status[0] && (next < 0.0 || s->status_until < next)) next = s->status_until;
-    if (next < 0.0) return -1;
+    const int lesson = app_teach_timeout_ms(s); /* a lesson's stages or sweep */
+    if (next < 0.0) return lesson;
     double left = next - s->now_ms;
-    return left > 0.0 ? (int)(left + 0.999) : 0;
+    const int ms = left > 0.0 ? (int)(left + 0.999) : 0;
+    return lesson >= 0 && lesson < ms ? lesson : ms;
 }

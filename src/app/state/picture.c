@@ -8,6 +8,7 @@
 
 #include "samples.h"
 #include "state_internal.h"
+#include "teach.h"
 
 void app_view(const app_state *s, view_state *vs) {
     memset(vs, 0, sizeof *vs);
@@ -56,6 +57,7 @@ void app_view(const app_state *s, view_state *vs) {
     app_gpt_view(s, vs);
     app_training_view(s, vs);
     if (!s->train_mode) app_compare_view(s, vs);
+    app_teach_view(s, vs); /* a lesson's caption band */
 }
 
 void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {

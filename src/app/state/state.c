@@ -13,6 +13,7 @@
 #include "samples.h"
 #include "settings.h"
 #include "state_internal.h"
+#include "teach.h"
 
 _Static_assert(MHA_MAX_N == VIEW_MAX_N, "the view lays out every position the core computes");
 
@@ -43,6 +44,7 @@ void app_state_destroy(app_state *s) {
     app_pin_free(s->pin);
     app_pins_dropped_free(s);
     app_gpt_free(s->gpt);
+    app_teach_free(s->teach);
     tok_free(&s->toks);
     free(s->L);
     free(s);
@@ -125,6 +127,16 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         if (!pinned_asked && app_settings_has(o->state, "pinned-page") && s->pin)
             pinned_asked = s->pinned_page + 1;
     }
+    if (o->lesson_path) { /* --lesson FILE [--step K]: that step's view */
+        int lrc = app_teach_open(s, o->lesson_path, err, errlen);
+        if (lrc != 0) return lrc;
+        if (o->lesson_step > 1 && app_teach_goto(s, o->lesson_step) != 0) {
+            snprintf(err, errlen, "%s", app_teach_why(s));
+            return 2;
+        }
+        if (o->mode != CLI_WINDOW) app_teach_finish(s); /* where its timed actions end */
+        s->status[0] = '\0';
+    }
     app_refresh(s);
     if (o->panel == CLI_PANEL_STEPS && (s->gpt || o->panel_head <= s->cfg.h)) {
         s->focus = o->panel_head; /* its intermediate products are derived for the figure */
@@ -170,6 +182,12 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
 
 /* Applies a by its group (actions.c); training mode takes its own keys first. */
 static int apply(app_state *s, const app_action *a) {
+    const int lesson = app_teach_apply(s, a); /* a lesson's keys and the caption field */
+    if (lesson >= 0) {
+        s->layout_valid = 0;
+        s->dirty = 1;
+        return 1;
+    }
     if (a->kind == ACT_TRAIN || s->train_mode) {
         int r = app_training_apply(s, a);
         if (r >= 0) {
@@ -270,7 +288,8 @@ int app_tick(app_state *s, double now_ms) {
         s->status[0] = '\0';
         changed = 1;
     }
-    app_refresh(s); /* what the const getters hand out, made now */
+    if (app_teach_tick(s, now_ms)) changed = 1; /* a lesson's timed actions */
+    app_refresh(s);                             /* what the const getters hand out, made now */
     if (changed) s->dirty = 1;
     return changed;
 }

@@ -87,6 +87,18 @@ typedef enum {
     ACT_COMPARE,     /* pins the view to compare it with the live one; unpins */
     ACT_LAYER,       /* a loaded model: open layer arg (0-based), head x (1-based) focused */
     ACT_OVERVIEW,    /* a loaded model: the overview of every layer x head on / off */
+    /* a lesson (teach.c): presenting, the built-in list, recording */
+    ACT_LESSON_NEXT,  /* Space, PgDn, Right */
+    ACT_LESSON_PREV,  /* Backspace, PgUp, Left */
+    ACT_LESSON_FIRST, /* Home */
+    ACT_LESSON_LAST,  /* End */
+    ACT_LESSON_DIGIT, /* arg: 0..9, typed for a jump */
+    ACT_LESSON_JUMP,  /* Enter after digits */
+    ACT_LESSON_RESET, /* F5: the step as written again */
+    ACT_LESSON_LEAVE, /* Escape: the lesson ends, its view stays */
+    ACT_LESSON_LIST,  /* G: the built-in lessons (arg > 0 with the list open: open lesson arg) */
+    ACT_RECORD,       /* Ctrl+R: recording a lesson on / off */
+    ACT_RECORD_STEP,  /* A while recording: the view as a step, then its caption */
     /* Ctrl+Shift+V: the view as a view file in the export folder (view_file.c) */
     ACT_SAVE_VIEW_FILE,
     ACT_TRAIN_SPEED, /* training mode: full speed, slow motion, paused, in turn (S) */
@@ -119,6 +131,7 @@ enum {
     APP_KEY_HOME,
     APP_KEY_END,
     APP_KEY_DELETE,
+    APP_KEY_F5,
 };
 enum { APP_MOD_SHIFT = 1, APP_MOD_CTRL = 2 };
 
@@ -249,6 +262,9 @@ typedef struct {
     /* training mode (training.c): a small model trained on a worker thread */
     app_training *training;
     int train_mode;
+
+    /* a lesson presented or recorded (teach.c); NULL none */
+    struct app_teach *teach;
 
     int quit;
     int dirty; /* the picture must be redrawn */

@@ -1,0 +1,164 @@
+/* lesson_mode.c: a lesson without a window: the file checked first (main.c),
+ * one step's tensors (--step K --dump), and the deck: every step shown as the
+ * window shows it in presentation mode, with its caption and no UI hints, one
+ * page each through the deck writer. Timed actions run to their end first, so a
+ * deck is the same every time it is made. */
+#define _POSIX_C_SOURCE 200809L
+#include "lesson_mode.h"
+
+#include <SDL.h>
+#include <SDL_ttf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "async.h"
+#include "deck.h"
+#include "dump.h"
+#include "font.h"
+#include "lesson_file.h"
+#include "state.h"
+#include "state_internal.h"
+#include "teach.h"
+
+#define DECK_W 1920 /* a deck's page without --size: 16:9 */
+#define DECK_H 1080
+
+int app_lesson_check(const cli_options *o, char *err, size_t errlen) {
+    lesson L;
+    int rc = lesson_read(o->lesson_path, &L, err, errlen);
+    if (rc != 0) return rc;
+    if (o->lesson_step > L.count) {
+        snprintf(err, errlen, "--step %d: %s has %d step%s", o->lesson_step, o->lesson_path,
+                 L.count, L.count == 1 ? "" : "s");
+        rc = 2;
+    } else if (o->export_path && !o->lesson_step && L.count > DECK_MAX_PAGES) {
+        snprintf(err, errlen, "%s: %d steps; a deck holds at most %d pages", o->lesson_path,
+                 L.count, DECK_MAX_PAGES);
+        rc = 2;
+    }
+    lesson_free(&L);
+    return rc;
+}
+
+/* A state with fonts at the options' size, the lesson opened at its step. */
+static app_state *open_state(const cli_options *o, tok_list *toks, const mha_config *cfg,
+                             font_set **fonts, int w, int h, char *err, size_t errlen, int *rc) {
+    *rc = 1;
+    if (TTF_Init() != 0) {
+        snprintf(err, errlen, "cannot start SDL_ttf: %s", TTF_GetError());
+        return NULL;
+    }
+    *fonts = font_set_open(o->font, err, errlen);
+    if (!*fonts) return NULL;
+    app_state *s = app_state_create(font_measure, *fonts);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    cli_options so = *o;
+    so.size_w = w;
+    so.size_h = h;
+    int init = app_state_init(s, &so, toks, cfg, err, errlen);
+    if (init != 0) {
+        *rc = init;
+        app_state_destroy(s);
+        return NULL;
+    }
+    *rc = 0;
+    return s;
+}
+
+/* 1 if a step of the lesson trains (`do = train N`). */
+static int lesson_trains(const app_state *s) {
+    const lesson *L = app_teach_lesson(s, NULL, NULL);
+    for (int k = 0; L && k < L->count; k++)
+        for (int i = 0; i < L->steps[k].nacts; i++)
+            if (L->steps[k].acts[i].kind == LESSON_DO_TRAIN) return 1;
+    return 0;
+}
+
+/* Lets a step's training run to its N steps on the trainer (recomputes stay on
+   this thread) and its pruning bars come: the page then shows that run. */
+static void settle_training(app_state *s) {
+    const struct timespec nap = {0, 5 * 1000 * 1000};
+    for (long i = 0; i < 200L * 600 && app_training_running(s); i++) { /* at most 10 min */
+        app_async_poll(s);
+        nanosleep(&nap, NULL);
+    }
+    app_async_poll(s);
+}
+
+static void close_state(app_state *s, font_set *fonts) {
+    if (s) app_async_disable(s);
+    app_state_destroy(s);
+    if (fonts) font_set_close(fonts);
+    TTF_Quit();
+}
+
+int app_lesson_dump(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
+                    size_t errlen) {
+    font_set *fonts = NULL;
+    int rc;
+    app_state *s = open_state(o, toks, cfg, &fonts, o->size_w, o->size_h, err, errlen, &rc);
+    if (s) {
+        attn_layer layer;
+        mha_layer_text text;
+        mha_layer_fill(&layer, &text, s->m, &s->toks);
+        rc = dump_write(o->dump_dir, &layer, err, errlen) != 0 ? 1 : 0;
+    }
+    close_state(s, fonts);
+    return rc;
+}
+
+int app_lesson_deck(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
+                    size_t errlen) {
+    const int w = o->size_w ? o->size_w : DECK_W, h = o->size_h ? o->size_h : DECK_H;
+    font_set *fonts = NULL;
+    int rc;
+    app_state *s = open_state(o, toks, cfg, &fonts, w, h, err, errlen, &rc);
+    if (!s) {
+        close_state(s, fonts);
+        return rc;
+    }
+    int n = 0;
+    app_teach_lesson(s, NULL, &n);
+    const int trains = lesson_trains(s);
+    if (trains && app_async_enable(s, NULL, NULL, 1e12) != 0) { /* the trainer only */
+        snprintf(err, errlen, "cannot train the lesson's steps: out of resources");
+        close_state(s, fonts);
+        return 1;
+    }
+    const char *dot = strrchr(o->export_path, '.');
+    const int scale = dot && strcmp(dot, ".png") == 0 && o->scale ? o->scale : 1;
+    deck *d = deck_open(o->export_path, w, h, scale, fonts, err, errlen);
+    rc = d ? 0 : 1;
+    for (int k = 1; d && k <= n && rc == 0; k++) {
+        if (app_teach_goto(s, k) != 0) {
+            snprintf(err, errlen, "%s", app_teach_why(s));
+            rc = 2;
+            break;
+        }
+        app_teach_finish(s); /* stages and sweeps where they end */
+        if (trains) settle_training(s);
+        s->status[0] = '\0';
+        view_state vs;
+        app_figure_view(s, APP_SAVE_VIEW, &vs);
+        vs.present = 1;
+        if (deck_page(d, &vs, err, errlen) != 0) {
+            rc = 1;
+            break;
+        }
+        char page[4200];
+        deck_page_path(d, k, page, sizeof page);
+        fprintf(stderr, "deck: page %d of %d: %s\n", k, n, page);
+    }
+    char why[600]; /* after a failure err keeps the first reason */
+    if (d && deck_close(d, rc == 0, why, sizeof why) != 0 && rc == 0) {
+        snprintf(err, errlen, "%s", why);
+        rc = 1;
+    }
+    close_state(s, fonts);
+    return rc;
+}
