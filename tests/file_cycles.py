@@ -31,6 +31,7 @@ LAYERS = [
     ("io, learn, model, view", ["src/io/", "src/learn/", "src/model/", "src/view/"]),
     ("backend", ["src/backend/"]),
     ("options (plain data)", ["src/app/options.h"]),
+    ("values (the option values' grammar)", ["src/app/values.h"]),
     ("state machine", ["src/app/state/"]),
     ("jobs", ["src/app/jobs/"]),
     ("modes", ["src/app/modes/"]),

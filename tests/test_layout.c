@@ -275,7 +275,7 @@ typedef struct {
  * notes, notices or timings; head titles are all in one size; when token labels
  * are shown, the first token is among them, as a row and as a column label. */
 static void check_drawn_words(const view_layout *L, const view_state *s, const draw_list *dl) {
-    static const char *const hints[] = {"PgUp",  "PgDn", "hover", "Esc",      "Ctrl", "compute",
+    static const char *const hints[] = {"PgUp",  "PgDn", "hover", "Esc",        "Ctrl", "compute",
                                         "frame", "(F1)", "zoom",  "recompute:", "Enter"};
     char first[64] = "";
     if (s->layer && s->layer->n_real > 0)

@@ -8,20 +8,12 @@
 #include <stddef.h>
 
 #include "options.h"
+#include "values.h"
 
 /* Parses argv into opts. Returns 0 on success, or 2 (usage) with a one-line
  * message in err (without the "mhaviz: " prefix). Can be called any number of
  * times in one process: each call restarts getopt from scratch. */
 int cli_parse(cli_options *opts, int argc, char **argv, char *err, size_t errlen);
-
-/* Parses a whole decimal integer in [lo, hi]: no sign tricks, no trailing junk,
- * no overflow. Returns 0 and *out, or -1. */
-int cli_parse_int(const char *s, long lo, long hi, long *out);
-
-/* Parses a decimal number in [lo, hi]: digits with at most one '.', which must be
- * followed by a digit ("0.5", ".5", "20"); no sign, exponent, spaces, nan or inf.
- * Returns 0 and *out, or -1. */
-int cli_parse_float(const char *s, double lo, double hi, double *out);
 
 /* The --help text. */
 const char *cli_usage(void);

@@ -9,12 +9,6 @@
 
 #include "cli_internal.h"
 
-static const cli_word mask_words[] = {
-    {"none", MHA_MASK_NONE}, {"causal", MHA_MASK_CAUSAL}, {NULL, 0}};
-static const cli_word weights_words[] = {
-    {"random", MHA_WEIGHTS_RANDOM}, {"patterns", MHA_WEIGHTS_PATTERNS}, {NULL, 0}};
-static const cli_word scale_words[] = {{"on", 0}, {"off", 1}, {NULL, 0}}; /* no_scale */
-
 /* --ablate LIST: 1-based heads separated by commas, no empty items, no repeats.
  * Whether each is at most h is checked with the whole configuration. Its messages
  * are not made one line here (main's are, when it prints them). */
@@ -46,106 +40,12 @@ static int parse_ablate(const char *s, mha_config *cfg, char *err, size_t errlen
     }
 }
 
-/* The settings --compare SPEC may name, in the order its messages list them. */
-static const struct {
-    const char *key;
-    unsigned bit;     /* CLI_CMP_* */
-    const char *want; /* what its value must be */
-} compare_keys[] = {
-    {"h", CLI_CMP_H, "a whole number from 1 to 4096"},
-    {"d_model", CLI_CMP_D, "a whole number from 1 to 4096"},
-    {"seed", CLI_CMP_SEED, "a whole number from 1"},
-    {"mask", CLI_CMP_MASK, "none or causal"},
-    {"scale", CLI_CMP_SCALE, "on or off"},
-    {"temperature", CLI_CMP_TEMPERATURE, "a decimal number between 0.05 and 20"},
-    {"weights", CLI_CMP_WEIGHTS, "random or patterns"},
-    {"pad", CLI_CMP_PAD, "off or a whole number up to 512"},
-};
-#define COMPARE_KEYS (sizeof compare_keys / sizeof compare_keys[0])
-
-/* Sets the setting bit (CLI_CMP_*) of c to val. Returns 0, or -1 for a bad value. */
-static int compare_value(unsigned bit, const char *val, mha_config *c) {
-    long v = 0;
-    double fv = 0.0;
-    int w = 0;
-    switch (bit) {
-    case CLI_CMP_H:
-        if (cli_parse_int(val, 1, MHA_MAX_D_MODEL, &v) != 0) return -1;
-        c->h = (int)v;
-        return 0;
-    case CLI_CMP_D:
-        if (cli_parse_int(val, 1, MHA_MAX_D_MODEL, &v) != 0) return -1;
-        c->d_model = (int)v;
-        return 0;
-    case CLI_CMP_SEED:
-        if (cli_parse_int(val, 1, LONG_MAX, &v) != 0) return -1;
-        c->seed = (uint64_t)v;
-        return 0;
-    case CLI_CMP_MASK:
-        if (cli_parse_word(val, mask_words, &w) != 0) return -1;
-        c->mask = (mha_mask)w;
-        return 0;
-    case CLI_CMP_SCALE:
-        if (cli_parse_word(val, scale_words, &w) != 0) return -1;
-        c->no_scale = w;
-        return 0;
-    case CLI_CMP_TEMPERATURE:
-        if (cli_parse_float(val, MHA_MIN_TEMPERATURE, MHA_MAX_TEMPERATURE, &fv) != 0) return -1;
-        c->temperature = (float)fv;
-        return 0;
-    case CLI_CMP_WEIGHTS:
-        if (cli_parse_word(val, weights_words, &w) != 0) return -1;
-        c->weights = (mha_weights)w;
-        return 0;
-    default: /* CLI_CMP_PAD */
-        if (strcmp(val, "off") == 0) {
-            c->pad = 0;
-            return 0;
-        }
-        if (cli_parse_int(val, 1, MHA_MAX_N, &v) != 0) return -1;
-        c->pad = (int)v;
-        return 0;
-    }
-}
-
-/* One key=value item of --compare spec, in a buffer it may cut. Returns 0, or 2. */
-static int compare_item(cli_options *o, const char *spec, char *item, char *err, size_t errlen) {
-    char *val = strchr(item, '=');
-    if (!val)
-        return cli_fail(err, errlen, "--compare '%s': '%s' has no '=' (e.g. h=1)", spec, item);
-    *val++ = '\0';
-    size_t k = 0;
-    while (k < COMPARE_KEYS && strcmp(item, compare_keys[k].key) != 0) k++;
-    if (k == COMPARE_KEYS)
-        return cli_fail(err, errlen,
-                        "--compare: unknown setting '%s' (h, d_model, seed, mask, scale, "
-                        "temperature, weights, pad)",
-                        item);
-    if (o->compare_set & compare_keys[k].bit)
-        return cli_fail(err, errlen, "--compare '%s': %s is given twice", spec, item);
-    if (compare_value(compare_keys[k].bit, val, &o->compare_cfg) != 0)
-        return cli_fail(err, errlen, "--compare: %s='%s' must be %s", item, val,
-                        compare_keys[k].want);
-    o->compare_set |= compare_keys[k].bit;
-    return 0;
-}
-
 /* --compare SPEC: key=value items separated by commas, each key once (a second
- * --compare is refused in cli_parse). */
+ * --compare is refused in cli_parse); values.c parses it, for view files too. */
 static int parse_compare(cli_options *o, const char *s, char *err, size_t errlen) {
-    memset(&o->compare_cfg, 0, sizeof o->compare_cfg);
-    o->compare_set = 0;
-    for (const char *p = s;;) {
-        size_t len = strcspn(p, ",");
-        char item[64];
-        if (len == 0 || len >= sizeof item)
-            return cli_fail(err, errlen,
-                            "--compare '%s': must be key=value items such as h=1,scale=off", s);
-        memcpy(item, p, len);
-        item[len] = '\0';
-        if (compare_item(o, s, item, err, errlen) != 0) return 2;
-        if (p[len] == '\0') break;
-        p += len + 1;
+    if (cli_parse_compare_spec(s, &o->compare_set, &o->compare_cfg, err, errlen) != 0) {
+        cli_one_line(err);
+        return 2;
     }
     o->compare = 1;
     return 0;
@@ -193,7 +93,7 @@ int cli_computation_option(cli_options *o, cli_flags *f, int opt, const char *ar
         return 0;
     case OPT_LIST: f->list = 1; return 0;
     case OPT_MASK:
-        if (cli_parse_word(arg, mask_words, &w) != 0)
+        if (cli_parse_word(arg, cli_mask_words, &w) != 0)
             return cli_fail(err, errlen, "--mask '%s': must be none or causal", arg);
         o->cfg.mask = (mha_mask)w;
         return 0;
@@ -219,7 +119,7 @@ int cli_computation_option(cli_options *o, cli_flags *f, int opt, const char *ar
         }
         return parse_ablate(arg, &o->cfg, err, errlen);
     case OPT_WEIGHTS:
-        if (cli_parse_word(arg, weights_words, &w) != 0)
+        if (cli_parse_word(arg, cli_weights_words, &w) != 0)
             return cli_fail(err, errlen, "--weights '%s': must be random or patterns", arg);
         o->cfg.weights = (mha_weights)w;
         return 0;

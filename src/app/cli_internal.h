@@ -125,16 +125,6 @@ void cli_one_line(char *err);
  * already. Returns 0, or 2 with a message. */
 int cli_set_mode(cli_options *o, cli_mode m, const char *opt, char *err, size_t errlen);
 
-/* One of a fixed set of words and the value it stands for; a list ends with a
- * NULL word. */
-typedef struct {
-    const char *word;
-    int value;
-} cli_word;
-
-/* Finds s among words (exactly, case included). Returns 0 and *out, or -1. */
-int cli_parse_word(const char *s, const cli_word *words, int *out);
-
 /* Parses WxH with each side a whole number in 200..8192. Returns 0 and *w, *h,
  * or -1 (*w and *h untouched). */
 int cli_parse_size(const char *s, int *w, int *h);

@@ -9,39 +9,6 @@
 
 #include "cli_internal.h"
 
-int cli_parse_float(const char *s, double lo, double hi, double *out) {
-    if (!s) return -1;
-    size_t digits = 0, points = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p >= '0' && *p <= '9') {
-            digits++;
-        } else if (*p == '.' && points == 0 && p[1] >= '0' && p[1] <= '9') {
-            points++;
-        } else {
-            return -1; /* sign, exponent, space, letters (nan, inf), a second '.' */
-        }
-    }
-    if (digits == 0) return -1;
-    errno = 0;
-    char *end = NULL;
-    double v = strtod(s, &end); /* the C locale: the program never calls setlocale */
-    if (errno == ERANGE || *end != '\0' || !(v >= lo && v <= hi)) return -1;
-    *out = v;
-    return 0;
-}
-
-int cli_parse_int(const char *s, long lo, long hi, long *out) {
-    if (!s || !*s) return -1;
-    for (const char *p = s; *p; p++)
-        if (*p < '0' || *p > '9') return -1; /* digits only: no sign, space or junk */
-    errno = 0;
-    char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (errno == ERANGE || *end != '\0' || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 int cli_parse_size(const char *s, int *w, int *h) {
     char buf[32];
     const char *x = strchr(s, 'x');
@@ -54,15 +21,6 @@ int cli_parse_size(const char *s, int *w, int *h) {
     *w = (int)a;
     *h = (int)b;
     return 0;
-}
-
-int cli_parse_word(const char *s, const cli_word *words, int *out) {
-    for (const cli_word *w = words; w->word; w++)
-        if (strcmp(s, w->word) == 0) {
-            *out = w->value;
-            return 0;
-        }
-    return -1;
 }
 
 void cli_one_line(char *err) {

@@ -102,7 +102,13 @@ int app_lesson_dump(const cli_options *o, tok_list *toks, const mha_config *cfg,
     font_set *fonts = NULL;
     int rc;
     app_state *s = open_state(o, toks, cfg, &fonts, o->size_w, o->size_h, err, errlen, &rc);
-    if (s) {
+    if (s && s->train_mode) { /* the step shows a training run, which this dump is not */
+        snprintf(err, errlen,
+                 "--step %d shows training mode: --dump writes an attention view; --train with "
+                 "the step's task, -H, -d, -s and --steps dumps its run",
+                 o->lesson_step);
+        rc = 2;
+    } else if (s) {
         attn_layer layer;
         mha_layer_text text;
         mha_layer_fill(&layer, &text, s->m, &s->toks);

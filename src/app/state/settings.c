@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "colormap.h"
 #include "samples.h"
 #include "state_internal.h"
 #include "text_file.h"
+#include "values.h"
 
 /* training mode and a loaded model (below apply) */
 static void capture_more(const app_state *s, app_settings *st);
@@ -234,7 +234,7 @@ static const struct {
                 {"pad", CLI_CMP_PAD}};
 #define CMP_KEYS ((int)(sizeof cmp_keys / sizeof cmp_keys[0]))
 
-/* compare = off | on | SPEC: parsed by the command line's own parser, so the two
+/* compare = off | on | SPEC: SPEC parsed as --compare's (values.h), so the two
    accept exactly the same SPECs. */
 static int parse_compare(app_settings *st, const char *v, char *err, size_t errlen) {
     if (strcmp(v, "off") == 0 || strcmp(v, "on") == 0) {
@@ -243,18 +243,16 @@ static int parse_compare(app_settings *st, const char *v, char *err, size_t errl
         memset(&st->compare_cfg, 0, sizeof st->compare_cfg);
         return 0;
     }
-    char arg[600];
-    snprintf(arg, sizeof arg, "--compare=%s", v);
-    char *argv[] = {"mhaviz", arg, NULL};
-    cli_options o;
+    unsigned set = 0;
+    mha_config cfg;
     char why[512];
-    if (cli_parse(&o, 2, argv, why, sizeof why) != 0) {
+    if (cli_parse_compare_spec(v, &set, &cfg, why, sizeof why) != 0) {
         snprintf(err, errlen, "compare = %s: %s", v, why);
         return -1;
     }
     st->compare = 1;
-    st->compare_set = o.compare_set;
-    st->compare_cfg = o.compare_cfg;
+    st->compare_set = set;
+    st->compare_cfg = cfg;
     return 0;
 }
 
@@ -1241,8 +1239,7 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
     if (st->set[ST_PINNED_PAGE]) s->pinned_page = st->pinned_page - 1;
     if (!s->status[0]) memcpy(s->status, before, sizeof before);
     s->layout_valid = 0;
-    s->dirty = 1;
-    app_refresh(s);
+    s->dirty = 1; /* app_layout refreshes the pinned pane and the progress sign */
     app_derive(s);
     return 0;
 }

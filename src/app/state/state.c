@@ -299,3 +299,15 @@ app_save_kind app_take_save(app_state *s) {
     s->save_request = APP_SAVE_NONE;
     return k;
 }
+
+int app_next_timeout_ms(const app_state *s) {
+    if (app_training_running(s)) return 100; /* new snapshots ten times a second */
+    double next = -1.0;
+    if (s->notice[0]) next = s->notice_until;
+    if (s->status[0] && (next < 0.0 || s->status_until < next)) next = s->status_until;
+    const int lesson = app_teach_timeout_ms(s); /* a lesson's stages or sweep */
+    if (next < 0.0) return lesson;
+    double left = next - s->now_ms;
+    const int ms = left > 0.0 ? (int)(left + 0.999) : 0;
+    return lesson >= 0 && lesson < ms ? lesson : ms;
+}
