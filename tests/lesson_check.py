@@ -89,9 +89,9 @@ def check_broken(mhaviz, tmp):
         with open(os.path.join(tmp, name), "wb") as f:
             f.write(content)
     cases.append(("big.lesson", None, 1, 2, "1 MiB"))
-    cases.append(("missing.lesson", None, 1, 1, "cannot open"))
+    cases.append(("missing.lesson", None, 1, 2, "cannot open"))
     os.mkdir(os.path.join(tmp, "folder.lesson"))
-    cases.append(("folder.lesson", None, 1, 1, "folder"))
+    cases.append(("folder.lesson", None, 1, 2, "folder"))
     for name, _, line, status, word in cases:
         for mode in (["--export", "out.png"], ["--export", "deck.pdf"], ["--step", "1", "--dump", "out"]):
             work = tempfile.mkdtemp(dir=tmp)
@@ -244,6 +244,10 @@ h = 2
 step = Trained pair
 | After 150 steps of pair.
 do = train 150
+step = Trained longer, at h = 4
+train-h = 4
+| pair converges near step 300; the step asks for 600 and gets them.
+do = train 600
 step = Back
 h = 4
 | Attention again.
@@ -252,8 +256,10 @@ h = 4
 
 def check_training_deck(mhaviz, tmp):
     """A step that trains runs its training headless to the same steps: the page
-    says 150 steps and shows the trained model; the next step is attention again;
-    two decks are byte-identical."""
+    says 150 steps and shows the trained model; a second training step shows its own
+    run (h = 4), trained the 600 steps it asks for although pair converges near 300
+    (the window's stop rule does not cut a lesson's run); the next step is attention
+    again; two decks are byte-identical."""
     lesson = os.path.join(tmp, "trains.lesson")
     with open(lesson, "w") as f:
         f.write(TRAINS)
@@ -265,7 +271,7 @@ def check_training_deck(mhaviz, tmp):
             fail("training deck", 0, (p.returncode, p.stderr[-400:]))
             return
         decks.append([open(os.path.join(work, f"deck-{k:02d}.png"), "rb").read()
-                      for k in (1, 2, 3)])
+                      for k in (1, 2, 3, 4)])
     if decks[0] != decks[1]:
         fail("training deck made twice", "byte-identical pages", "different")
     work = tempfile.mkdtemp(dir=tmp)
@@ -275,10 +281,12 @@ def check_training_deck(mhaviz, tmp):
         fail("training deck.pdf", 0, (p.returncode, p.stderr[-400:]))
         return
     pages = [subprocess.run(["pdftotext", "-f", str(k), "-l", str(k), pdf, "-"],
-                            capture_output=True, text=True).stdout for k in (1, 2, 3)]
+                            capture_output=True, text=True).stdout for k in (1, 2, 3, 4)]
     if "150 steps" not in pages[1] or "pair" not in pages[1]:
         fail("training deck page 2", "trained on pair, 150 steps", pages[1][:300])
-    for k in (0, 2):
+    if "600 steps" not in pages[2] or "h = 4" not in pages[2]:
+        fail("training deck page 3", "its own run: h = 4, 600 steps", pages[2][:300])
+    for k in (0, 3):
         if "Held-out accuracy" in pages[k]:
             fail(f"training deck page {k + 1}", "attention, not training mode", pages[k][:200])
 

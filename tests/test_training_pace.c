@@ -487,7 +487,7 @@ static void test_budget_stops_a_run(void **st) {
     app_trainer *tr = trainer_create(runner);
     assert_non_null(tr);
     learn_config cfg = {.task = LEARN_PAIR, .h = 2, .d_model = 32};
-    trainer_start(tr, &cfg, 60);
+    trainer_start(tr, &cfg, 60, 0);
     const train_view *v = NULL;
     for (int i = 0; i < 6000; i++) {
         trainer_snapshot(tr, &v);

@@ -514,7 +514,7 @@ static void test_broken_files_keep_the_view(void **unused) {
     const struct {
         const char *path;
         int rc;
-    } files[] = {{big, 2}, {binpath, 2}, {missing, 1}, {folder, 1}};
+    } files[] = {{big, 2}, {binpath, 2}, {missing, 2}, {folder, 2}}; /* a wrong path: usage */
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         app_settings *r = app_settings_create();
         CHECK_INT(files[i].path, files[i].rc,

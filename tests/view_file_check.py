@@ -5,7 +5,7 @@ Broken view files (an unknown name, a bad value, a name given twice, a text set
 twice, a head / page / layer that does not exist, an empty file, one that sets
 nothing, a 50 MB file, a binary file, invalid UTF-8, a NUL byte, a missing file, a
 folder): each is exactly one stderr line `mhaviz: FILE:LINE: ...` (`mhaviz: FILE:
-...` where no line applies), exit 2 (1 for missing and unreadable), and nothing
+...` where no line applies), exit 2 (1 for a file that exists and cannot be read), and nothing
 written: no --export file, no --dump folder, no temporary file left.
 
 Equivalence: `--state F --export x.png` gives the same pixels as the options that
@@ -156,8 +156,8 @@ def main():
             f.truncate(50 << 20)
         cases.append(("big.view", None, ": ", 2))
         os.mkdir(os.path.join(d, "folder.view"))
-        cases.append(("folder.view", None, ": ", 1))
-        cases.append(("missing.view", None, ": ", 1))
+        cases.append(("folder.view", None, ": ", 2))
+        cases.append(("missing.view", None, ": ", 2))
         for name, body, says, rc in cases:
             path = os.path.join(d, name)
             if body is not None:

@@ -174,7 +174,10 @@ static void bars(const view_ctx *c, const view_train *t) {
         }
     }
     draw_line(c->dl, r.x, full_y, r.x + r.w, full_y, c->th.accent_text, 2);
-    if (t->pruned == 0)
+    if (t->pruned == 0 && t->h * t->layers == 1 && t->ablated_acc) /* one head does it all */
+        snprintf(buf, sizeof buf, "The only head: without it %.0f %% is left",
+                 100.0 * t->ablated_acc[0]);
+    else if (t->pruned == 0)
         snprintf(buf, sizeof buf, "No head can go at under 1 point: each one does part of the job");
     else
         snprintf(buf, sizeof buf,

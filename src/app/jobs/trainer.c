@@ -29,6 +29,7 @@ struct app_trainer {
     train_loop loop;
     learn_config start_cfg; /* what the next job starts (fresh) */
     long start_stop;
+    int start_exact; /* the run stops at start_stop only, not once converged */
     int fresh;
     int single;            /* the next job takes one step and pauses */
     long stretch;          /* steps a stretch of the run goes on for (0: no end) */
@@ -323,7 +324,7 @@ static void run_job(job *handle, void *ctx) {
     double last_prune = now_ms();
     int converged = 0;
     while (!converged && !train_loop_done(&t->loop) && !stop_now(t, handle)) {
-        converged = burst(t, handle);
+        converged = burst(t, handle) && !t->start_exact;
         if (converged)
             stopped(t, TRAIN_CONVERGED);
         else if (train_loop_done(&t->loop))
@@ -387,7 +388,8 @@ static void submit(app_trainer *t) {
     }
 }
 
-void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at) {
+void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at, int exact) {
+    t->start_exact = exact && stop_at > 0;
     stop_job(t);
     t->start_cfg = *cfg;
     t->start_stop = stop_at;

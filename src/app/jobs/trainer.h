@@ -26,9 +26,10 @@ void trainer_destroy(app_trainer *t);
 
 /* A new run with cfg (its curve joins the plot; earlier runs' curves stay),
  * running; it stops by itself once it has converged (train_loop.h's stop rule)
- * or after stop_at steps (0: never), and says which in the snapshot. The learner
+ * or after stop_at steps (0: never), and says which in the snapshot; exact: only
+ * after stop_at steps, converged or not (the same run each time). The learner
  * is made on the worker, so this returns at once. */
-void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at);
+void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at, int exact);
 /* Pauses (1) or resumes (0) the current run; a resumed run (after it stopped by
  * itself, too) goes on for another stop_at steps at most, and the stop rule
  * must hold again. */

@@ -423,15 +423,16 @@ int lesson_read(const char *path, lesson *L, char *err, size_t errlen) {
     memset(L, 0, sizeof *L);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        snprintf(err, errlen, "%s:1: cannot open: %s", path, strerror(errno));
-        return 1;
+        const int e = errno; /* a path that names no file is a usage error, as a bad value */
+        snprintf(err, errlen, "%s:1: cannot open: %s", path, strerror(e));
+        return e == ENOENT || e == ENOTDIR ? 2 : 1;
     }
     struct stat sb;
     if (fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode) || !S_ISREG(sb.st_mode)) {
         snprintf(err, errlen, "%s:1: %s", path,
                  S_ISDIR(sb.st_mode) ? "is a folder, not a lesson file" : "not a regular file");
         close(fd);
-        return 1;
+        return 2;
     }
     if (sb.st_size > (off_t)LESSON_FILE_MAX) {
         snprintf(err, errlen, "%s:1: %lld bytes; a lesson file may hold at most 1 MiB (%u bytes)",

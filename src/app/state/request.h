@@ -58,6 +58,8 @@ typedef struct {
     int pause;
     int rate;
     int single;
+    int exact; /* with start: exactly stop_at steps, no stop once converged (a lesson's
+                  `do = train N`, a view file's train-steps: the same picture each time) */
 } app_train_cmd;
 int app_training_command(app_state *s, app_train_cmd *cmd);
 /* The trainer's newest snapshot (NULL: none, the trainer is gone); fresh when it

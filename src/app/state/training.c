@@ -36,10 +36,16 @@ struct app_training {
     char run_label[TRAIN_MAX_RUNS][48];
     char status[160]; /* the status line in training mode */
     long steps_asked; /* the stop a view file asked for (0: trains on) */
+    long want_run;    /* the run number (train_run.number) the last start will have */
     view_train vt;
 };
 
 static const train_view no_snapshot; /* all zero: nothing trained yet */
+
+/* The number of the snapshot's current run (0: none yet). */
+static long run_number(const train_view *tv) {
+    return tv->runs > 0 ? (long)tv->run[tv->runs - 1].number : 0;
+}
 
 void app_training_free(app_training *t) {
     free(t);
@@ -78,6 +84,7 @@ static void start(app_state *s, app_training *t) {
                              .stop_at = learn_task(c.task)->default_steps,
                              .pause = -1,
                              .rate = t->rate};
+    t->want_run = run_number(t->tv) + 1;
     t->layer = 0;
     snprintf(s->status, sizeof s->status, "training %s at h = %d, d_model = %d",
              learn_task(c.task)->name, c.h, c.d_model);
@@ -226,9 +233,10 @@ int app_training_show(app_state *s, const train_view *tv, int fresh) {
 int app_training_running(const app_state *s) {
     if (!s->train_mode || !s->training) return 0;
     const train_view *tv = s->training->tv;
-    /* poll while steps are taken, and after a pause until its bars have come */
-    return tv->running || !tv->active ||
-           (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
+    /* poll while steps are taken, and after a pause until its bars have come; a
+       start asked for and not yet in the snapshot is running too */
+    return s->training->cmd.start || run_number(tv) < s->training->want_run || tv->running ||
+           !tv->active || (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
 }
 
 /* Makes the shown layer and the curves from the latest snapshot, for
@@ -363,7 +371,9 @@ int app_training_set(app_state *s, int on, const learn_config *cfg, long steps, 
         return 0;
     }
     if (!s->train_mode || !same || (!t->tv->active && !t->cmd.start)) {
-        t->cmd = (app_train_cmd){.start = 1, .cfg = *cfg, .stop_at = steps, .pause = -1};
+        t->cmd = (app_train_cmd){
+            .start = 1, .cfg = *cfg, .stop_at = steps, .pause = -1, .exact = steps > 0};
+        t->want_run = run_number(t->tv) + 1; /* the snapshot that shows it */
         snprintf(s->status, sizeof s->status, "training %s at h = %d, d_model = %d",
                  learn_task(cfg->task)->name, cfg->h, cfg->d_model);
     }

@@ -4,6 +4,7 @@
  * (settings.c); written atomically. The window's Ctrl+Shift+V saves the view
  * shown, and a view file dropped on the window (or named by --state) opens. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,11 @@
 int app_view_file_read(const char *path, app_settings *st, char *err, size_t errlen) {
     char *text = NULL;
     int rc = text_file_read(path, &text, err, errlen); /* "FILE: reason", 1 or 2 */
+    if (rc == 1 && strcmp(path, "-") != 0) { /* no such file, or a folder: a usage error */
+        struct stat sb;
+        const int gone = stat(path, &sb) != 0 && (errno == ENOENT || errno == ENOTDIR);
+        if (gone || (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))) rc = 2;
+    }
     if (rc != 0) return rc;
     char dir[2048];
     snprintf(dir, sizeof dir, "%s", strcmp(path, "-") == 0 ? "." : path);
