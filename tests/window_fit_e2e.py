@@ -34,7 +34,7 @@ def main():
             CK.check(win is not None, f"{size}: the window appears", "a window", None)
             if win is None:
                 continue
-            time.sleep(1.5)  # framed, sized and placed
+            time.sleep(3.0)  # framed, sized and placed (a loaded machine frames late)
             win = window_of_pid(xvfb, app.pid, timeout=10.0)  # (SDL may make it anew)
             x, y, w, h = geometry_of(xvfb, win)
             frame = xvfb.run(["xprop", "-id", str(win), "_NET_FRAME_EXTENTS"]).stdout

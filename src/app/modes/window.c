@@ -148,21 +148,23 @@ static void save_png(app_state *s, app_save_kind kind, font_set *fonts) {
 /* The window with its title bar and frame inside the usable screen: on a 1024 x 768
  * screen a window of the full height would put its bottom (the status line) off the
  * screen by the title bar's height. The frame is known once the window manager has
- * framed the window (a few event rounds); without one the size stays. */
-static void fit_decorations(SDL_Window *win, const SDL_Rect *usable, int ww, int wh) {
-    if (ww + 64 <= usable->w && wh + 96 <= usable->h) return; /* room for any frame */
+ * framed the window, which a loaded machine may take a while to do: waits up to
+ * wait_ms for it and returns 1 when done (fitted, or no fit needed), 0 while the
+ * frame is not known yet (the window's loop asks again for a few seconds). */
+static int fit_decorations(SDL_Window *win, const SDL_Rect *usable, int ww, int wh, int wait_ms) {
+    if (ww + 64 <= usable->w && wh + 96 <= usable->h) return 1; /* room for any frame */
     int top = 0, left = 0, bottom = 0, right = 0;
-    for (int i = 0; i < 20; i++) { /* up to 200 ms for the frame to be known */
+    for (int waited = 0;; waited += 10) {
         SDL_PumpEvents();
         if (SDL_GetWindowBordersSize(win, &top, &left, &bottom, &right) == 0 && top + bottom > 0)
             break;
+        if (waited >= wait_ms) return 0;
         SDL_Delay(10);
     }
-    if (top + bottom <= 0 && left + right <= 0) return;
     int w = ww, h = wh;
     if (w + left + right > usable->w) w = usable->w - left - right;
     if (h + top + bottom > usable->h) h = usable->h - top - bottom;
-    if (w == ww && h == wh) return;
+    if (w == ww && h == wh) return 1;
     SDL_SetWindowSize(win, w, h);
     /* where the client lands for a position differs between window managers (the
        frame's corner or the client's): ask for the client's, look, and correct */
@@ -177,6 +179,7 @@ static void fit_decorations(SDL_Window *win, const SDL_Rect *usable, int ww, int
     SDL_GetWindowPosition(win, &x, &y);
     if (x != want_x || y != want_y)
         SDL_SetWindowPosition(win, want_x - (x - want_x), want_y - (y - want_y));
+    return 1;
 }
 
 /* A file dropped on the window: a folder or a .safetensors is a model to load, a
@@ -402,7 +405,9 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         goto done;
     }
     /* after the renderer, which may make the window anew (an OpenGL visual) */
-    if (have_usable) fit_decorations(win, &usable, ww, wh);
+    /* the frame not known yet: asked again from the loop for 5 s */
+    double fit_until =
+        have_usable && !fit_decorations(win, &usable, ww, wh, 200) ? now_ms() + 5000.0 : 0.0;
     drawer = sdl_draw_create(ren, fonts);
     if (!drawer) {
         snprintf(err, errlen, "out of memory");
@@ -467,7 +472,10 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         }
         /* wait for an event, or for the next notice to expire */
         SDL_Event e;
+        if (fit_until > 0.0 && (fit_decorations(win, &usable, ww, wh, 0) || now_ms() > fit_until))
+            fit_until = 0.0;
         int timeout = app_next_timeout_ms(s);
+        if (fit_until > 0.0 && (timeout < 0 || timeout > 50)) timeout = 50;
         int got = timeout < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, timeout);
         stats.wakeups++;
         app_tick(s, now_ms());
