@@ -291,6 +291,49 @@ def check_training_deck(mhaviz, tmp):
             fail(f"training deck page {k + 1}", "attention, not training mode", pages[k][:200])
 
 
+HINTS = ("F5", "PgUp", "PgDn", "Esc", "Ctrl+", "(M, E)", ", and . step")
+
+
+def check_builtin_decks(mhaviz, tmp):
+    """Every built-in lesson (examples/lessons) as a PDF deck: one 16:9 page per step
+    (the steps counted here from the file's own `step =` lines), each page carrying its
+    step's heading (pdftotext; markup aside, its words) and "step k of N", and no key
+    hint anywhere."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    folder = os.path.join(here, "..", "examples", "lessons")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".lesson"):
+            continue
+        path = os.path.join(folder, name)
+        heads = [ln.split("=", 1)[1].strip() for ln in open(path, encoding="utf-8")
+                 if re.match(r"\s*step\s*=", ln)]
+        work = tempfile.mkdtemp(dir=tmp)
+        p = run(mhaviz, ["--lesson", path, "--export", "deck.pdf"], work)
+        pdf = os.path.join(work, "deck.pdf")
+        if p.returncode != 0 or not os.path.exists(pdf):
+            fail(f"{name} deck", 0, (p.returncode, p.stderr[-300:]))
+            continue
+        pages, size = pdf_pages(pdf)
+        if pages != len(heads):
+            fail(f"{name} deck pages", len(heads), pages)
+        if abs(size[0] / size[1] - 16 / 9) > 0.01:
+            fail(f"{name} deck page shape", "16:9", size)
+        for k in range(1, min(pages, len(heads)) + 1):
+            text = subprocess.run(["pdftotext", "-f", str(k), "-l", str(k), pdf, "-"],
+                                  capture_output=True, text=True).stdout
+            flat = " ".join(text.split())
+            words = [w for w in re.split(r"[\s_^{}*]+", heads[k - 1]) if len(w) > 3 and
+                     w.isalpha()]
+            missing = [w for w in words if w not in flat]
+            if missing:
+                fail(f"{name} page {k}: its heading's words", heads[k - 1], missing)
+            if f"step {k} of {len(heads)}" not in flat:
+                fail(f"{name} page {k}: step k of N", f"step {k} of {len(heads)}", flat[-120:])
+            hints = [h for h in HINTS if h in text]
+            if hints:
+                fail(f"{name} page {k}: no key hints", "none", hints)
+
+
 def main():
     mhaviz = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -302,6 +345,7 @@ def main():
         check_dump(mhaviz, tmp, lesson)
         check_deck(mhaviz, tmp, lesson)
         check_training_deck(mhaviz, tmp)
+        check_builtin_decks(mhaviz, tmp)
         # the README's pictures' lesson: three pages, its headings on them
         readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lessons", "readme.lesson")
         work = tempfile.mkdtemp(dir=tmp)
