@@ -576,19 +576,25 @@ size_t lesson_format(const lesson *L, char *buf, size_t len) {
         const lesson_step *st = &L->steps[k];
         const app_settings *prev = k ? L->steps[k - 1].view : defaults;
         PUT("\nstep = %s\n", st->heading);
-        size_t need = app_settings_write(st->view, prev, NULL, 0);
+        /* a step that changes nothing and says nothing keeps the settings it was
+           written with, so it reads back as a step (not as an empty one) */
+        const int bare =
+            !*st->text && st->nacts == 0 && app_settings_write(st->view, prev, NULL, 0) == 0;
+        const app_settings *from = bare ? st->set : st->view, *base = bare ? NULL : prev;
+        size_t need = app_settings_write(from, base, NULL, 0);
         char *d = malloc(need + 1);
         if (d) {
-            app_settings_write(st->view, prev, d, need + 1);
+            app_settings_write(from, base, d, need + 1);
             d[need] = '\0';
             PUT("%s", d);
             free(d);
         }
-        for (const char *t = st->text; *t;) {
+        for (const char *t = st->text; *st->text;) { /* every line, an empty last one too */
             size_t l = strcspn(t, "\n");
             PUT("| %.*s\n", (int)l, t);
             t += l;
-            if (*t == '\n') t++;
+            if (*t != '\n') break;
+            t++;
         }
         for (int i = 0; i < st->nacts; i++) {
             const lesson_do *a = &st->acts[i];

@@ -65,8 +65,8 @@ int lesson_parse(const char *text, size_t len, const char *file, const char *bas
                  char *err, size_t errlen);
 
 /* Reads and parses path (at most LESSON_FILE_MAX bytes, UTF-8, no NUL): 0, 1
- * when it cannot be read (missing, unreadable, a folder), 2 when it is not a
- * lesson to use; err is "FILE:LINE: what" either way. */
+ * when a file that is there cannot be read, 2 when it is not a lesson to use or
+ * the path names none (missing, a folder); err is "FILE:LINE: what" either way. */
 int lesson_read(const char *path, lesson *L, char *err, size_t errlen);
 
 void lesson_free(lesson *L);
