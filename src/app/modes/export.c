@@ -129,121 +129,24 @@ static int png_encode(png_io *io, sdl_band *band, int rows, const draw_list *dl,
     return 0;
 }
 
-int export_png(const char *path, const view_state *vs_in, int scale, font_set *fonts, char *err,
-               size_t errlen) {
-    view_state vs = *vs_in;
-    if (scale < 1) scale = 1;
-    if (vs.width < 1 || vs.height < 1 || vs.width > EXPORT_PNG_MAX_SIDE / scale ||
-        vs.height > EXPORT_PNG_MAX_SIDE / scale) {
-        snprintf(err, errlen,
-                 "cannot write %s: %dx%d pixels; a PNG is at most %d pixels a side (--size "
-                 "8192x8192 --scale 4)",
-                 path, vs.width * (long long)scale > INT_MAX ? -1 : vs.width * scale,
-                 vs.height * (long long)scale > INT_MAX ? -1 : vs.height * scale,
-                 EXPORT_PNG_MAX_SIDE);
-        return -1;
-    }
-    vs.width *= scale;
-    vs.height *= scale;
-    vs.ui_scale = (vs.ui_scale > 0 ? vs.ui_scale : 1.0f) * (float)scale;
-    view_layout *L = calloc(1, sizeof *L);
-    view_cache *cache = view_cache_create();
-    draw_list dl;
-    draw_list_init(&dl);
-    int rc = -1;
-    sdl_band *band = NULL;
-    unsigned char *row = NULL;
-    if (!L || !cache) {
-        snprintf(err, errlen, "out of memory");
-        goto done;
-    }
-    view_layout_compute(L, &vs, font_measure, fonts);
-    view_render(&dl, cache, L, &vs, font_measure, fonts);
-    /* --- a single panel is cropped to its content --- */
-    if (vs.panel != VIEW_PANEL_ALL)
-        view_figure_crop(&dl, view_figure_bounds(&dl, font_measure, fonts), L->gap);
-    /* --- */
-    /* bands of at most EXPORT_BAND_BYTES: 128 rows at 32768 pixels a row */
-    int rows = (int)(EXPORT_BAND_BYTES / (4 * (size_t)dl.width));
-    if (rows < 1) rows = 1;
-    if (rows > dl.height) rows = dl.height;
-    band = sdl_band_create(dl.width, rows, fonts, err, errlen);
-    row = malloc(4 * (size_t)dl.width);
-    if (!band || !row) {
-        if (band) snprintf(err, errlen, "out of memory");
-        goto done;
-    }
-    atomic_file af;
-    if (atomic_open(&af, path, err, errlen) != 0) goto done;
-    png_io io = {&af, ""};
-    if (png_encode(&io, band, rows, &dl, vs.transparent, row) != 0) {
-        if (af.err)
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(af.err));
-        else
-            snprintf(err, errlen, "cannot write %s: %s", path, io.msg[0] ? io.msg : "PNG error");
-        atomic_abort(&af);
-        goto done;
-    }
-    rc = atomic_commit(&af, err, errlen);
-done:
-    free(row);
-    sdl_band_destroy(band);
-    draw_list_free(&dl);
-    view_cache_destroy(cache);
-    free(L);
-    return rc;
-}
+enum { AS_PNG, AS_SVG, AS_PDF };
 
-int export_vector(const char *path, const view_state *vs, font_set *fonts, char *err,
-                  size_t errlen) {
-    view_layout *L = calloc(1, sizeof *L);
-    view_cache *cache = view_cache_create();
-    draw_list dl;
-    draw_list_init(&dl);
-    int rc = -1;
-    if (!L || !cache) {
-        snprintf(err, errlen, "out of memory");
-        goto done;
-    }
-    view_layout_compute(L, vs, font_measure, fonts);
-    view_render(&dl, cache, L, vs, font_measure, fonts);
-    /* --- a single panel is cropped to its content --- */
-    if (vs->panel != VIEW_PANEL_ALL)
-        view_figure_crop(&dl, view_figure_bounds(&dl, font_measure, fonts), L->gap);
-    /* --- */
-    const char *dot = strrchr(path, '.');
-    int pdf = dot && strcmp(dot, ".pdf") == 0;
+/* Writes dl to path as a PNG (drawn EXPORT_BAND_BYTES at a time; alpha: with its
+   transparency), an SVG or a PDF, every write checked, all or nothing. */
+static int write_list(const char *path, const draw_list *dl, int as, int alpha, font_set *fonts,
+                      char *err, size_t errlen) {
     atomic_file af;
-    if (atomic_open(&af, path, err, errlen) != 0) goto done;
-    char why[256];
-    if (cairo_draw_stream(&dl, af.fp, pdf, fonts, why, sizeof why) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, why);
-        atomic_abort(&af);
-        goto done;
-    }
-    rc = atomic_commit(&af, err, errlen);
-done:
-    draw_list_free(&dl);
-    view_cache_destroy(cache);
-    free(L);
-    return rc;
-}
-
-int export_draw_list(const char *path, const draw_list *dl, int alpha, font_set *fonts, char *err,
-                     size_t errlen) {
-    const char *dot = strrchr(path, '.');
-    atomic_file af;
-    if (!(dot && strcmp(dot, ".png") == 0)) { /* SVG or PDF */
+    if (as != AS_PNG) {
         if (atomic_open(&af, path, err, errlen) != 0) return -1;
         char why[256];
-        if (cairo_draw_stream(dl, af.fp, dot && strcmp(dot, ".pdf") == 0, fonts, why, sizeof why) !=
-            0) {
+        if (cairo_draw_stream(dl, af.fp, as == AS_PDF, fonts, why, sizeof why) != 0) {
             snprintf(err, errlen, "cannot write %s: %s", path, why);
             atomic_abort(&af);
             return -1;
         }
         return atomic_commit(&af, err, errlen);
     }
+    /* bands of at most EXPORT_BAND_BYTES: 128 rows at 32768 pixels a row */
     int rows = (int)(EXPORT_BAND_BYTES / (4 * (size_t)dl->width)), rc = -1;
     if (rows < 1) rows = 1;
     if (rows > dl->height) rows = dl->height;
@@ -268,6 +171,68 @@ done:
     free(row);
     sdl_band_destroy(band);
     return rc;
+}
+
+/* Lays out and renders vs (a single panel cropped to its content) and writes it. */
+static int write_view(const char *path, const view_state *vs, int as, font_set *fonts, char *err,
+                      size_t errlen) {
+    view_layout *L = calloc(1, sizeof *L);
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    int rc = -1;
+    if (!L || !cache) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    view_layout_compute(L, vs, font_measure, fonts);
+    view_render(&dl, cache, L, vs, font_measure, fonts);
+    if (vs->panel != VIEW_PANEL_ALL)
+        view_figure_crop(&dl, view_figure_bounds(&dl, font_measure, fonts), L->gap);
+    rc = write_list(path, &dl, as, vs->transparent, fonts, err, errlen);
+done:
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    free(L);
+    return rc;
+}
+
+/* .pdf is a PDF; any other name an SVG. */
+static int vector_kind(const char *path) {
+    const char *dot = strrchr(path, '.');
+    return dot && strcmp(dot, ".pdf") == 0 ? AS_PDF : AS_SVG;
+}
+
+int export_png(const char *path, const view_state *vs_in, int scale, font_set *fonts, char *err,
+               size_t errlen) {
+    view_state vs = *vs_in;
+    if (scale < 1) scale = 1;
+    if (vs.width < 1 || vs.height < 1 || vs.width > EXPORT_PNG_MAX_SIDE / scale ||
+        vs.height > EXPORT_PNG_MAX_SIDE / scale) {
+        snprintf(err, errlen,
+                 "cannot write %s: %dx%d pixels; a PNG is at most %d pixels a side (--size "
+                 "8192x8192 --scale 4)",
+                 path, vs.width * (long long)scale > INT_MAX ? -1 : vs.width * scale,
+                 vs.height * (long long)scale > INT_MAX ? -1 : vs.height * scale,
+                 EXPORT_PNG_MAX_SIDE);
+        return -1;
+    }
+    vs.width *= scale;
+    vs.height *= scale;
+    vs.ui_scale = (vs.ui_scale > 0 ? vs.ui_scale : 1.0f) * (float)scale;
+    return write_view(path, &vs, AS_PNG, fonts, err, errlen);
+}
+
+int export_vector(const char *path, const view_state *vs, font_set *fonts, char *err,
+                  size_t errlen) {
+    return write_view(path, vs, vector_kind(path), fonts, err, errlen);
+}
+
+int export_draw_list(const char *path, const draw_list *dl, int alpha, font_set *fonts, char *err,
+                     size_t errlen) {
+    const char *dot = strrchr(path, '.');
+    const int as = dot && strcmp(dot, ".png") == 0 ? AS_PNG : vector_kind(path);
+    return write_list(path, dl, as, alpha, fonts, err, errlen);
 }
 
 int app_export(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
