@@ -93,7 +93,7 @@ typedef struct {
     view_layout L;
     view_cache *cache;
     draw_list dl;
-    float entropy[16], divergence[16 * 16];
+    float entropy[16], divergence[16 * 16], pass[16 * 16], change[16];
     float *out_diff, *step[3];
 } scene;
 
@@ -117,6 +117,11 @@ static void scene_make(scene *sc, int n, int d, int h, mha_mask mask) {
     sc->s.head_entropy = h <= 16 ? sc->entropy : NULL;
     sc->s.head_divergence = h <= 16 ? sc->divergence : NULL;
     sc->s.divergence_step = 1;
+    for (int i = 0; i < h * h && i < 256; i++) sc->pass[i] = (float)(i % 5) / 2.5f - 1.0f;
+    for (int i = 0; i < h && i < 16; i++) sc->change[i] = 0.05f * (float)i;
+    sc->s.head_pass_cos = h <= 16 ? sc->pass : NULL;
+    sc->s.head_change = h <= 16 ? sc->change : NULL;
+    sc->s.contrib_step = 1;
     sc->s.step_raw = sc->step[0];
     sc->s.step_scaled = sc->step[1];
     sc->s.step_share = sc->step[2];

@@ -194,12 +194,89 @@ static void test_head_products(void **st) {
     mha_model_destroy(m);
 }
 
+/* What the heads pass on: attn_head_contrib against a plain double loop over the
+   same rows (head_i W^O_i written out), and each head's change against the core's
+   own ablation (head i switched off, mha_ablation_delta) at row step 1. Over
+   several shapes, masks, temperatures and seeds. */
+static void test_head_contributions(void **st) {
+    (void)st;
+    static const struct {
+        int h, d, mask, pad, step;
+        float temp;
+    } cases[] = {{4, 32, 0, 0, 1, 1.0f}, {4, 64, 1, 18, 1, 20.0f}, {8, 64, 0, 20, 1, 1.0f},
+                 {2, 16, 0, 0, 3, 0.5f}, {16, 64, 1, 0, 2, 1.0f},  {1, 32, 0, 0, 1, 1.0f}};
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        mha_model *m = mha_model_create();
+        tok_list t = {0};
+        int total;
+        char err[256];
+        assert_int_equal(tok_split(&t, TEXT, MHA_MAX_N, &total, err, sizeof err), 0);
+        mha_config cfg = {.h = cases[ci].h,
+                          .d_model = cases[ci].d,
+                          .seed = 5 + (uint64_t)ci,
+                          .mask = cases[ci].mask,
+                          .pad = cases[ci].pad,
+                          .temperature = cases[ci].temp};
+        if (mha_model_compute(m, &cfg, &t, err, sizeof err) != 0) fail_msg("%s", err);
+        const int n = m->n, d = m->cfg.d_model, dk = m->d_k, h = m->cfg.h, step = cases[ci].step;
+        const attn_layer L = layer_of(m, &t);
+        float cosv[16 * 16], change[16];
+        assert_int_equal(attn_head_contrib(cosv, change, &L, step), 0);
+        /* the reference: C_i over rows 0, step, ... in double */
+        int used = 0;
+        for (int r = 0; r < n; r += step) used++;
+        double *c = calloc((size_t)h * used * d, sizeof(double));
+        for (int i = 0; i < h; i++)
+            for (int r = 0, u = 0; r < n; r += step, u++)
+                for (int col = 0; col < d; col++) {
+                    double v = 0.0;
+                    for (int k = 0; k < dk; k++)
+                        v += (double)m->heads[((size_t)i * n + r) * dk + k] *
+                             (double)m->w_o[((size_t)i * dk + k) * d + col];
+                    c[((size_t)i * used + u) * d + col] = v;
+                }
+        double full = 0.0;
+        for (int r = 0; r < n; r += step)
+            for (int col = 0; col < d; col++)
+                full += (double)m->out_full[(size_t)r * d + col] * m->out_full[(size_t)r * d + col];
+        for (int i = 0; i < h; i++) {
+            double ni = 0.0;
+            for (size_t k = 0; k < (size_t)used * d; k++)
+                ni += c[(size_t)i * used * d + k] * c[(size_t)i * used * d + k];
+            CHECK_NEAR("change = |C_i| / |MultiHead| (tol 1e-4 rel)", sqrt(ni / full), change[i],
+                       1e-4 * (1.0 + sqrt(ni / full)));
+            for (int j = 0; j < h; j++) {
+                double nj = 0.0, dot = 0.0;
+                for (size_t k = 0; k < (size_t)used * d; k++) {
+                    nj += c[(size_t)j * used * d + k] * c[(size_t)j * used * d + k];
+                    dot += c[(size_t)i * used * d + k] * c[(size_t)j * used * d + k];
+                }
+                CHECK_NEAR("cos of C_i and C_j (tol 1e-4)", dot / sqrt(ni * nj),
+                           cosv[(size_t)i * h + j], 1e-4);
+            }
+            if (step == 1) { /* the same number the ablation measures with head i off */
+                mha_config off = m->cfg;
+                mha_config_set_ablated(&off, i, 1);
+                mha_model *a = mha_model_create();
+                if (mha_model_compute(a, &off, &t, err, sizeof err) != 0) fail_msg("%s", err);
+                CHECK_NEAR("change = the ablation's delta with that head off (tol 1e-4 rel)",
+                           mha_ablation_delta(a), change[i], 1e-4 * (1.0 + change[i]));
+                mha_model_destroy(a);
+            }
+        }
+        free(c);
+        tok_free(&t);
+        mha_model_destroy(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entropy_and_divergence),
         cmocka_unit_test(test_entropy_max_under_masks),
         cmocka_unit_test(test_designed_heads_read_as_designed),
         cmocka_unit_test(test_head_products),
+        cmocka_unit_test(test_head_contributions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,3 +97,52 @@ void attn_head_output(float *out, const attn_layer *L, int head) {
     mm_sgemm(out, d, L->heads + (size_t)head * n * dk, dk, L->w_o + (size_t)head * dk * d, d, n, d,
              dk, 0, 1.0f, 0.0f);
 }
+
+int attn_head_contrib(float *cos, float *change, const attn_layer *L, int row_step) {
+    MHA_EXPECT(L->heads && L->w_o && L->out_full);
+    const int n = L->n, h = L->h, d = L->d_model, dk = L->d_k;
+    const int step = row_step > 0 ? row_step : 1;
+    const int used = (n + step - 1) / step;
+    const size_t band = (size_t)used * d; /* one head's contribution over the rows used */
+    float *c = malloc(sizeof(float) * band * (size_t)h);
+    float *rows = malloc(sizeof(float) * (size_t)used * dk);
+    double *gram = malloc(sizeof(double) * (size_t)h * h);
+    if (!c || !rows || !gram) {
+        free(c), free(rows), free(gram);
+        return -1;
+    }
+    for (int i = 0; i < h; i++) {
+        const float *hi = L->heads + (size_t)i * n * dk; /* head_i, (n, dk) */
+        for (int r = 0, u = 0; r < n; r += step, u++)
+            for (int k = 0; k < dk; k++) rows[(size_t)u * dk + k] = hi[(size_t)r * dk + k];
+        /* (used, d) = head_i's rows (used, dk) W^O rows [i dk, (i + 1) dk) (dk, d) */
+        mm_sgemm(c + (size_t)i * band, d, rows, dk, L->w_o + (size_t)i * dk * d, d, used, d, dk, 0,
+                 1.0f, 0.0f);
+    }
+    /* the Gram matrix of the contributions, in double (h <= 16 is the view's bound,
+       but any h works: h^2 band products) */
+    for (int i = 0; i < h; i++)
+        for (int j = i; j < h; j++) {
+            const float *a = c + (size_t)i * band, *b = c + (size_t)j * band;
+            double s = 0.0;
+            for (size_t k = 0; k < band; k++) s += (double)a[k] * (double)b[k];
+            gram[(size_t)i * h + j] = gram[(size_t)j * h + i] = s;
+        }
+    double full = 0.0;
+    for (int r = 0; r < n; r += step)
+        for (int k = 0; k < d; k++) {
+            const double f = L->out_full[(size_t)r * d + k];
+            full += f * f;
+        }
+    for (int i = 0; i < h; i++) {
+        const double ni = gram[(size_t)i * h + i];
+        change[i] = full > 0.0 ? (float)sqrt(ni / full) : 0.0f;
+        for (int j = 0; j < h; j++) {
+            const double nj = gram[(size_t)j * h + j];
+            cos[(size_t)i * h + j] =
+                ni > 0.0 && nj > 0.0 ? (float)(gram[(size_t)i * h + j] / sqrt(ni * nj)) : 0.0f;
+        }
+    }
+    free(c), free(rows), free(gram);
+    return 0;
+}

@@ -33,4 +33,17 @@ void attn_head_raw_scores(float *out, const attn_layer *L, int head);
  * (not NULL). */
 void attn_head_output(float *out, const attn_layer *L, int head);
 
+/* What each head passes on, over the rows r = 0, row_step, 2 row_step ... of all n
+ * positions: C_i = head_i W^O_i, head i's share of MultiHead (what removing head i
+ * takes away from it, whether or not heads are off now).
+ *   change (h): ||C_i|| / ||MultiHead|| (Frobenius, MultiHead with every head on):
+ *               the relative change of MultiHead when head i alone is removed, the
+ *               number attn_layer_off_delta gives for it (equal at row_step 1);
+ *   cos (h, h): <C_i, C_j> / (||C_i|| ||C_j||), the cosine of two heads'
+ *               contributions: 1 = they pass on the same thing (up to scale), 0 =
+ *               unrelated, -1 = opposite; 0 where a contribution is 0.
+ * Reads heads, w_o and out_full (not NULL). Returns 0, or -1 out of memory (nothing
+ * written). */
+int attn_head_contrib(float *cos, float *change, const attn_layer *L, int row_step);
+
 #endif

@@ -30,7 +30,8 @@ static void lay_column(view_layout *L, const view_state *s, view_rect a, int cos
     const int lines = s->figure || s->present ? 6 : 7; /* the window adds the forward's time */
     const int cost_h =
         2 * L->line + L->pad / 2 + (lines - 1) * (L->line * L->font_small / L->font + 2) + 2;
-    const int fixed = L->line + L->pad + L->pad + cbar_h + L->line + L->pad / 2 + L->line +
+    const int note_h = 3 * (L->line * L->font_small / L->font + 2); /* three lines */
+    const int fixed = L->line + L->pad + L->pad + cbar_h + L->line + L->pad / 2 + note_h +
                       L->gap * 2 + cost_h; /* everything but the matrix */
     int side = imin(a.w - L->line - L->pad, a.h - fixed);
     if (L->shown_heads > 0) /* never larger than a head: it is a side note to them */
@@ -41,7 +42,7 @@ static void lay_column(view_layout *L, const view_state *s, view_rect a, int cos
     L->redund_map = (view_rect){a.x + L->line, a.y + L->line + L->pad, side, side};
     L->redund_cbar = (view_rect){L->redund_map.x, L->redund_map.y + side + L->pad, side, cbar_h};
     L->redund_note =
-        (view_rect){a.x, L->redund_cbar.y + L->redund_cbar.h + L->line + L->pad / 2, a.w, L->line};
+        (view_rect){a.x, L->redund_cbar.y + L->redund_cbar.h + L->line + L->pad / 2, a.w, note_h};
     const int y = L->redund_note.y + L->redund_note.h + L->gap * 2;
     /* the cost's text larger (up to 1.35 times) when the column has the room */
     const float f =
@@ -76,10 +77,11 @@ void view_lesson_layout(view_layout *L, const view_state *s, view_measure_fn mea
                                        "d\xC2\xB2 = 000,000,000 FLOPs",
                                        L->font_small, 0) +
                        L->pad;
-    if (a.h < 9 * L->line || a.w < cost_w + 6 * L->line) return;
+    const int note_h = 3 * (L->line * L->font_small / L->font + 2); /* three lines */
+    if (a.h < 9 * L->line + note_h || a.w < cost_w + 6 * L->line) return;
     L->lesson_shown = 1;
     /* the matrix: square, beside the cost text */
-    int side = imin(a.h - 2 * L->line - 3 * L->pad - imax(6, L->font_small / 2) - 2 * L->line,
+    int side = imin(a.h - 2 * L->line - 3 * L->pad - imax(6, L->font_small / 2) - L->line - note_h,
                     a.w - cost_w - 2 * L->gap - L->line);
     side = imax(L->line, side);
     L->redund_title = (view_rect){a.x, a.y, a.w - cost_w - L->gap, L->line};
@@ -88,6 +90,6 @@ void view_lesson_layout(view_layout *L, const view_state *s, view_measure_fn mea
                                  imax(side, L->font * 8), imax(6, L->font_small / 2)};
     L->redund_cbar.w = imin(L->redund_cbar.w, a.w - cost_w - L->gap - L->line);
     L->redund_note = (view_rect){a.x, L->redund_cbar.y + L->redund_cbar.h + L->line + L->pad / 2,
-                                 a.w - cost_w - L->gap, L->line};
+                                 a.w - cost_w - L->gap, note_h};
     L->cost = (view_rect){a.x + a.w - cost_w, a.y, cost_w, a.h};
 }

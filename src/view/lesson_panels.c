@@ -1,7 +1,9 @@
-/* lesson_panels.c: the two panels under the equation. "Where heads look alike":
- * the h x h matrix of 1 - the mean Jensen-Shannon divergence between the heads'
- * attention rows (bright: two heads look at the same keys; what they pass on may
- * still differ, which X and D measure). "Cost":
+/* lesson_panels.c: the two panels under the equation. "How alike are the heads?":
+ * an h x h matrix, below its diagonal 1 - the mean Jensen-Shannon divergence
+ * between the heads' attention rows (where they look), above it the cosine of
+ * their contributions head_i W^O_i (what they pass on), and on the diagonal how
+ * much MultiHead changes when the head alone is removed; a head "could go alone"
+ * only under VIEW_COULD_GO. "Cost":
  * parameters 4 d^2 whatever h is, the h n^2 attention weights, the projections'
  * 8 n d^2 FLOPs beside the attention's 4 n^2 d, which dominates, the time taken.
  * Where they go is layout_lesson.c's. */
@@ -33,12 +35,152 @@ static void fit_variant(const view_ctx *c, char *buf, size_t len, const char *co
     view_fit_text(buf, len, v[count - 1], w, size, bold, c->measure, c->ud);
 }
 
+static int imin_(int a, int b) {
+    return a < b ? a : b;
+}
+
+/* Luma of a colour, 0..255: numbers in a cell in black or white by it. */
+static int cell_luma(rgba c) {
+    return (299 * c.r + 587 * c.g + 114 * c.b) / 1000;
+}
+
+/* The h x h matrix: below the diagonal where two heads look alike (1 - JS, the
+   sequential map), above it what they pass on alike (the cosine of head_i W^O_i and
+   head_j W^O_j, the signed map), on the diagonal how much MultiHead changes
+   without the head. Its numbers where they fit. */
+/* The text size of the diagonal's percentages: as the cells' numbers, or 0 when
+   "100%" does not fit a cell legibly. */
+static int diagonal_size(const view_ctx *c, view_rect map, int h) {
+    int size = imin_(map.h / h * 45 / 100, c->L->font_small);
+    return size >= 9 && view_tw(c, "100%", size, 1) + 2 <= map.w / h ? size : 0;
+}
+
+static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim, const float *pass,
+                             const float *change, int h) {
+    const view_layout *L = c->L;
+    view_ctx vc = *c;
+    view_state vs = *c->s;
+    vs.values = 1;
+    vc.s = &vs;
+    const int cells = view_cell_values_fit(&vc, map, h, h), diag = diagonal_size(c, map, h);
+    for (int r = 0; r < h; r++)
+        for (int k = 0; k < h; k++) {
+            const int x0 = map.x + (int)((long)k * map.w / h),
+                      x1 = map.x + (int)((long)(k + 1) * map.w / h);
+            const int y0 = map.y + (int)((long)r * map.h / h),
+                      y1 = map.y + (int)((long)(r + 1) * map.h / h);
+            if ((r < k && !pass) || (r == k && !change)) { /* not measured: left empty */
+                draw_fill(c->dl, (view_rect){x0, y0, x1 - x0, y1 - y0}, c->th.panel);
+                continue;
+            }
+            const float v = r > k ? sim[r * h + k] : (r < k ? pass[r * h + k] : change[r]);
+            const rgba bg = r > k   ? cmap_seq(c->s->cmap, v)
+                            : r < k ? cmap_signed(c->s->cmap, v)
+                                    : c->th.panel;
+            draw_fill(c->dl, (view_rect){x0, y0, x1 - x0, y1 - y0}, bg);
+            const int size = r == k ? diag : cells;
+            if (!size) continue;
+            const int line = L->line * size / L->font;
+            char buf[24];
+            if (r == k)
+                snprintf(buf, sizeof buf, "%.0f%%", (double)(100.0f * v));
+            else
+                view_format_number(buf, sizeof buf, v);
+            const int w = view_tw(c, buf, size, r == k);
+            const rgba fg =
+                r == k ? c->th.text
+                       : (cell_luma(bg) > 140 ? (rgba){0, 0, 0, 255} : (rgba){255, 255, 255, 255});
+            draw_text(c->dl, (x0 + x1 - w) / 2, (y0 + y1 - line) / 2, buf, size, fg, r == k, 0);
+        }
+    /* the diagonal framed: it is a different number */
+    for (int r = 0; r < h; r++) {
+        const int x0 = map.x + (int)((long)r * map.w / h),
+                  x1 = map.x + (int)((long)(r + 1) * map.w / h);
+        const int y0 = map.y + (int)((long)r * map.h / h),
+                  y1 = map.y + (int)((long)(r + 1) * map.h / h);
+        draw_frame(c->dl, (view_rect){x0, y0, x1 - x0, y1 - y0}, c->th.grid, 1);
+    }
+    return diag > 0 && change;
+}
+
+/* The lines under the matrix, each the first of its variants that fits: what the
+   two triangles and the diagonal are, and which heads could go alone (the
+   threshold VIEW_COULD_GO). */
+static void draw_alike_notes(const view_ctx *c, const float *change, int h, int diagonal) {
+    const view_layout *L = c->L;
+    const int fs = L->font_small, line = L->line * fs / L->font + 2;
+    char buf[200], note1[160];
+    const int st = c->s->contrib_step;
+    if (st > 1)
+        snprintf(note1, sizeof note1,
+                 "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS) \xC2\xB7 \xE2\x86\x97 what they "
+                 "pass on (cos of head_i W^O_i), every %d%s row",
+                 st, st == 2 ? "nd" : (st == 3 ? "rd" : "th"));
+    else
+        snprintf(note1, sizeof note1,
+                 "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS) \xC2\xB7 \xE2\x86\x97 what they "
+                 "pass on (cos of head_i W^O_i)");
+    int count = 0;
+    for (int i = 0; i < h; i++) count += change[i] < VIEW_COULD_GO;
+    char list[96] = "", go1[200], go2[160], go3[128];
+    for (int i = 0, k = 0, m = 0; i < h && k < (int)sizeof list - 8; i++)
+        if (change[i] < VIEW_COULD_GO)
+            k += snprintf(list + k, sizeof list - (size_t)k, "%s%d", m++ ? ", " : "", i + 1);
+    const double pct = 100.0 * VIEW_COULD_GO;
+    if (h == 1) {
+        snprintf(go1, sizeof go1, "the only head: without it MultiHead is 0");
+        snprintf(go2, sizeof go2, "the only head");
+        snprintf(go3, sizeof go3, "the only head");
+    } else if (!count) {
+        snprintf(go1, sizeof go1, "none could go alone: each changes MultiHead by %.0f %% or more",
+                 pct);
+        snprintf(go2, sizeof go2, "none could go alone (each \xE2\x89\xA5 %.0f %%)", pct);
+        snprintf(go3, sizeof go3, "none could go alone");
+    } else {
+        snprintf(go1, sizeof go1, "could go alone (MultiHead changes under %.0f %%): head%s %s",
+                 pct, count > 1 ? "s" : "", list);
+        snprintf(go2, sizeof go2, "could go alone (< %.0f %%): %s", pct, list);
+        snprintf(go3, sizeof go3, "could go: %s", list);
+    }
+    const char *const v1[] = {
+        note1, "\xE2\x86\x99 where they look \xC2\xB7 \xE2\x86\x97 what they pass on",
+        "\xE2\x86\x99 look \xC2\xB7 \xE2\x86\x97 pass on"};
+    float lo = change[0], hi = change[0];
+    for (int i = 1; i < h; i++)
+        lo = change[i] < lo ? change[i] : lo, hi = change[i] > hi ? change[i] : hi;
+    char range1[120], range2[120], range3[120];
+    snprintf(range1, sizeof range1,
+             "without one head, MultiHead changes by %.0f\xE2\x80\x93%.0f %%",
+             (double)(100.0f * lo), (double)(100.0f * hi));
+    snprintf(range2, sizeof range2, "MultiHead changes %.0f\xE2\x80\x93%.0f %% without one",
+             (double)(100.0f * lo), (double)(100.0f * hi));
+    snprintf(range3, sizeof range3, "without one: %.0f\xE2\x80\x93%.0f %%", (double)(100.0f * lo),
+             (double)(100.0f * hi));
+    const char *const v2d[] = {"diagonal: how much MultiHead changes without the head",
+                               "diagonal: MultiHead's change without it",
+                               "diagonal: change without it"};
+    const char *const v2r[] = {range1, range2, range3};
+    const char *const *v2 = diagonal ? v2d : v2r;
+    const char *const v3[] = {go1, go2, go3};
+    const char *const *v[3] = {v1, v2, v3};
+    for (int i = 0; i < 3; i++) {
+        const int y = L->redund_note.y + i * line;
+        if (y + line > L->redund_note.y + L->redund_note.h + 2) break;
+        fit_variant(c, buf, sizeof buf, v[i], 3, L->redund_note.w, fs, i == 2);
+        if (i == 0 && view_markup_width(c, buf, fs) <= L->redund_note.w)
+            view_draw_markup(c, L->redund_note.x, y, buf, fs, c->th.muted);
+        else
+            draw_text(c->dl, L->redund_note.x, y, buf, fs, i == 2 ? c->th.text : c->th.muted,
+                      i == 2, 0);
+    }
+}
+
 static void draw_redundancy(const view_ctx *c) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
     const int h = layer->h, fs = L->font_small;
     char buf[160];
-    static const char *const titles[] = {"Where do heads look alike?", "Where heads look alike",
+    static const char *const titles[] = {"How alike are the heads?", "How alike are heads?",
                                          "Heads alike?"};
     fit_variant(c, buf, sizeof buf, titles, 3, L->redund_title.w, L->font, 1);
     draw_text(c->dl, L->redund_title.x, L->redund_title.y, buf, L->font, c->th.text, 1, 0);
@@ -49,12 +191,8 @@ static void draw_redundancy(const view_ctx *c) {
     }
     float sim[16 * 16];
     for (int i = 0; i < h * h; i++) sim[i] = 1.0f - c->s->head_divergence[i];
-    view_rect map = L->redund_map;
-    int iw = 0, ih = 0;
-    uint64_t key = view_key_mix(0x5E0D000000ull, c->s->data_version);
-    const rgba *px = view_heat_image(c->cache, key, sim, h, h, h, map.w, map.h, VIEW_MAP_SEQ,
-                                     c->s->cmap, 1.0f, &iw, &ih, &key);
-    draw_image_cmd(c->dl, map, iw, ih, px, key);
+    const view_rect map = L->redund_map;
+    const int diagonal = draw_alike_matrix(c, map, sim, c->s->head_pass_cos, c->s->head_change, h);
     draw_frame(c->dl, (view_rect){map.x - 1, map.y - 1, map.w + 2, map.h + 2}, c->th.grid, 1);
     /* head numbers in their accent colours along both sides, where they fit */
     int cell = map.h / h;
@@ -67,23 +205,17 @@ static void draw_redundancy(const view_ctx *c) {
                       map.y + i * map.h / h + (cell - L->line * fs / L->font) / 2, buf, fs, col, 1,
                       0);
         }
-    /* the values when they fit: the matrix is small */
-    view_ctx vc = *c;
-    view_state vs = *c->s;
-    vs.values = 1;
-    vc.s = &vs;
-    view_draw_cell_values(&vc, map, sim, h, h, h, px, iw, ih);
-    view_colorbar(c, L->redund_cbar, VIEW_MAP_SEQ, 1.0f);
-    char note[120];
-    const int st = c->s->divergence_step;
-    if (st > 1) /* a long text: the mean over evenly spaced rows */
-        snprintf(note, sizeof note, "1 \xE2\x88\x92 JS divergence, every %d%s row: 1 = same keys",
-                 st, st == 2 ? "nd" : (st == 3 ? "rd" : "th"));
-    else /* where the heads look, not what they pass on: X measures that */
-        snprintf(note, sizeof note, "1 \xE2\x88\x92 JS divergence: 1 = the same keys");
-    const char *const notes[] = {note, "1 \xE2\x88\x92 JS: 1 = the same keys", "1 = the same keys"};
-    fit_variant(c, buf, sizeof buf, notes, 3, L->redund_note.w, fs, 0);
-    draw_text(c->dl, L->redund_note.x, L->redund_note.y, buf, fs, c->th.muted, 0, 0);
+    /* two colorbars side by side: where they look 0..1, what they pass on -1..1 */
+    const view_rect cb = L->redund_cbar;
+    const int half = (cb.w - L->gap) / 2;
+    /* (too narrow for either: none; the notes still say what the colours are) */
+    view_colorbar(c, (view_rect){cb.x, cb.y, half, cb.h}, VIEW_MAP_SEQ, 1.0f);
+    view_colorbar(c, (view_rect){cb.x + cb.w - half, cb.y, half, cb.h}, VIEW_MAP_DIV, 1.0f);
+    if (c->s->head_change && c->s->head_pass_cos)
+        draw_alike_notes(c, c->s->head_change, h, diagonal);
+    else /* only where they look was measured */
+        draw_text(c->dl, L->redund_note.x, L->redund_note.y,
+                  "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS)", fs, c->th.muted, 0, 0);
 }
 
 static void draw_cost(const view_ctx *c) {

@@ -166,6 +166,9 @@ typedef struct view_state {
     const float *head_entropy;     /* (h) mean row entropy in bits */
     const float *head_divergence;  /* (h, h) mean Jensen-Shannon divergence in bits */
     int divergence_step;           /* it averages every divergence_step-th query row */
+    const float *head_pass_cos;    /* (h, h) cosine of head_i W^O_i and head_j W^O_j */
+    const float *head_change;      /* (h) ||head_i W^O_i|| / ||MultiHead||: removing head i */
+    int contrib_step;              /* both over every contrib_step-th row */
     const float *out_diff;         /* (n, d_model) MultiHead - unablated MultiHead */
     const float *step_raw;         /* (n, n) Q_i K_i^T of the focused head */
     const float *step_scaled;      /* (n, n) that times the layer's scale, before the mask */

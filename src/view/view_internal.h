@@ -68,6 +68,10 @@ void view_fit_text(char *buf, size_t len, const char *s, int maxw, int size, int
 /* v with three significant digits ("%.3g"), a typographic minus, and 0 for |v| < 1e-9. */
 void view_format_number(char *buf, size_t len, float v);
 
+/* A head "could go alone" when removing it changes MultiHead by less than this
+   (||head_i W^O_i|| / ||MultiHead||): the redundancy panel's words, the README's. */
+#define VIEW_COULD_GO 0.10f
+
 /* view_text_width with the frame's measurer. */
 static inline int view_tw(const view_ctx *c, const char *s, int size, int bold) {
     return view_text_width(c->measure, c->ud, s, size, bold);

@@ -292,6 +292,7 @@ void app_compare_refresh(app_state *s, const view_state *live) {
     pv->sample_index = p->sample;
     pv->head_entropy = p->entropy;
     pv->head_divergence = NULL;
+    pv->head_pass_cos = pv->head_change = NULL;
     pv->out_diff = NULL;
     pv->diff = 0;
     pv->step_raw = pv->step_scaled = pv->step_share = NULL;

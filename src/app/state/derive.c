@@ -27,13 +27,17 @@ struct app_derived {
     float *raw;            /* (n, n) Q_i K_i^T of the focused head */
     float *scaled;         /* (n, n) raw times the layer's scale, before the mask */
     float *share;          /* (n, d_model) head_i W^O_i */
-    size_t cap_entropy, cap_divergence, cap_diff, cap_raw, cap_scaled, cap_share; /* floats */
+    int contrib_step;      /* every how many rows the contributions were compared; 0 none */
+    float *pass_cos;       /* (h, h) cosine of head_i W^O_i and head_j W^O_j; h <= 16 */
+    float *change;         /* (h) ||head_i W^O_i|| / ||MultiHead||; h <= 16 */
+    size_t cap_entropy, cap_divergence, cap_diff, cap_raw, cap_scaled, cap_share, cap_pass,
+        cap_change; /* floats */
 };
 
 void app_derived_free(app_derived *d) {
     if (!d) return;
     free(d->entropy), free(d->divergence), free(d->diff), free(d->raw), free(d->scaled),
-        free(d->share);
+        free(d->share), free(d->pass_cos), free(d->change);
     free(d);
 }
 
@@ -74,6 +78,14 @@ int app_derive(app_state *s) {
     const int rows = L->n_real > 0 ? L->n_real : n;
     d->divergence_step = (rows + DIVERGENCE_ROWS - 1) / DIVERGENCE_ROWS;
     if (h <= DIVERGENCE_MAX_H) attn_head_divergence(d->divergence, L, d->divergence_step);
+    /* what the heads pass on (head_i W^O_i) over about 32 of all n rows: 64 d^2 FLOPs */
+    d->contrib_step = 0;
+    if (h <= DIVERGENCE_MAX_H && L->heads && L->w_o && L->out_full &&
+        reserve(&d->pass_cos, &d->cap_pass, (size_t)h * h) == 0 &&
+        reserve(&d->change, &d->cap_change, (size_t)h) == 0) {
+        const int step = (n + DIVERGENCE_ROWS - 1) / DIVERGENCE_ROWS;
+        if (attn_head_contrib(d->pass_cos, d->change, L, step) == 0) d->contrib_step = step;
+    }
     for (size_t k = 0; k < nd; k++) d->diff[k] = L->out[k] - L->out_full[k];
     d->head = 0;
     if (focus) {
@@ -99,6 +111,11 @@ void app_derived_view(const app_state *s, view_state *vs) {
     vs->head_entropy = d->entropy;
     vs->head_divergence = d->layer.h <= DIVERGENCE_MAX_H ? d->divergence : NULL;
     vs->divergence_step = d->divergence_step;
+    if (d->contrib_step > 0 && d->layer.h <= DIVERGENCE_MAX_H) {
+        vs->head_pass_cos = d->pass_cos;
+        vs->head_change = d->change;
+        vs->contrib_step = d->contrib_step;
+    }
     vs->out_diff = d->diff;
     if (d->head && d->head == s->focus) {
         vs->step_raw = d->raw;

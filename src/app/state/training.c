@@ -339,6 +339,7 @@ void app_training_view(const app_state *s, view_state *vs) {
     vs->sample_count = LEARN_TASK_COUNT;
     vs->head_entropy = NULL;
     vs->head_divergence = NULL;
+    vs->head_pass_cos = vs->head_change = NULL;
     vs->out_diff = NULL;
     vs->focus = 0;
     vs->step = 0;
