@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -420,6 +421,55 @@ static void test_pin_in_the_background(void **st) {
     destroy(s);
 }
 
+/* The cost panel's forward time: the forward's own at the setting shown, whatever
+   change led there. Reached by a d_model step, an h step and a new seed (R), the
+   setting (h 4, d_model 1024) shows one number: timed once, as whole forwards on the
+   worker, and the same number again on each way back (not the recompute's time,
+   which differs by route). A setting never timed says so (forward_ms < 0). */
+static double shown_forward(app_state *s) {
+    view_state vs;
+    for (int i = 0; i < 2000; i++) { /* the timing runs on the worker: up to 10 s */
+        app_async_poll(s);
+        app_view(s, &vs);
+        if (vs.forward_ms > 0.0) return vs.forward_ms;
+        const struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+    }
+    return -1.0;
+}
+
+static void test_forward_time_by_any_route(void **st) {
+    (void)st;
+    app_state *s = make_async(4, 768, 1, 0.0);
+    app_async_wait(s);
+    view_state vs;
+    app_view(s, &vs);
+    const double at768 = shown_forward(s);
+    CHECK_TRUE("the first setting is timed", at768 > 0.0);
+    press(s, APP_KEY_RIGHT, 0); /* d_model 768 -> 1024: new weights */
+    app_async_wait(s);
+    CHECK_INT("d_model step", 1024, s->m->cfg.d_model);
+    app_view(s, &vs);
+    CHECK_TRUE("a new setting is not shown with the old one's time",
+               vs.forward_ms < 0.0 || vs.forward_ms != at768);
+    const double by_d = shown_forward(s);
+    CHECK_TRUE("timed after the d_model step", by_d > 0.0);
+    press(s, APP_KEY_UP, 0); /* h 4 -> 8 */
+    app_async_wait(s);
+    CHECK_INT("h step up", 8, s->m->cfg.h);
+    const double at_h8 = shown_forward(s);
+    CHECK_TRUE("h 8 timed", at_h8 > 0.0);
+    press(s, APP_KEY_DOWN, 0); /* back to h 4: an h step, no projection recomputed */
+    app_async_wait(s);
+    CHECK_INT("h step down", 4, s->m->cfg.h);
+    CHECK_NEAR("after the h step: the same forward time (exact)", by_d, shown_forward(s), 0.0);
+    press(s, 'r', 0); /* a new seed: new weights, the same setting */
+    app_async_wait(s);
+    CHECK_NEAR("after R: the same forward time (exact)", by_d, shown_forward(s), 0.0);
+    CHECK_TRUE("the recompute after R took its own time", s->compute_ms > 0.0);
+    destroy(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_stays_synchronous),
@@ -433,6 +483,7 @@ int main(void) {
         cmocka_unit_test(test_labels_consistent_while_running),
         cmocka_unit_test(test_over_the_bound_in_the_status),
         cmocka_unit_test(test_destroy_while_computing),
+        cmocka_unit_test(test_forward_time_by_any_route),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

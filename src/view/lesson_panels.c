@@ -257,9 +257,11 @@ static void draw_cost(const view_ctx *c) {
     if (!c->s->figure && !c->s->present && c->s->overview)
         snprintf(lines[k++], 160, "layers %d\xE2\x80\x93%d computed in %.1f ms",
                  c->s->overview->computed_from + 1, c->s->overview->layers, c->s->compute_ms);
+    else if (!c->s->figure && !c->s->present && c->s->forward_ms > 0.0)
+        snprintf(lines[k++], 160, "forward at this setting: %.2f ms", /* every row projected, */
+                 c->s->forward_ms); /* timed the same way whatever led here (async.c) */
     else if (!c->s->figure && !c->s->present)
-        snprintf(lines[k++], 160, "last recompute: %.2f ms", /* only what changed, not a */
-                 c->s->compute_ms);                          /* whole forward */
+        snprintf(lines[k++], 160, "forward at this setting: timing\xE2\x80\xA6");
     for (int i = 0; i < k; i++) {
         char fitted[160];
         view_fit_text(fitted, sizeof fitted, lines[i], L->cost.w, i ? fs : ft, i == 0, c->measure,

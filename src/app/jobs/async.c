@@ -43,6 +43,20 @@ typedef struct {
     _Atomic int permille;
 } load_job;
 
+/* The forward's own time at the setting shown (state.h's forward_ms): the model is
+   computed for the shown setting on the spare (untimed: weights, X), then whole
+   forwards (every row projected) are timed, three when one takes under 100 ms,
+   and the median kept. The worker's from submit until done. */
+#define FORWARD_CACHE 16 /* settings whose time is kept: coming back costs nothing */
+#define TIMING_THIRD_MODEL_BYTES (256ull << 20)
+typedef struct {
+    mha_config cfg;
+    tok_list toks;
+    mha_model *m;
+    unsigned long key;
+    double ms; /* < 0: the model could not be computed */
+} timing_job;
+
 struct app_async {
     /* all of it the UI thread's; a job's context is the worker's while its
        handle is not done */
@@ -57,6 +71,11 @@ struct app_async {
     app_trainer *trainer; /* made at the first training command */
     job *load_handle;     /* a model being loaded, into load */
     load_job load;
+    job *time_handle; /* the forward being timed, on timing.m (the spare's while it runs) */
+    timing_job timing;
+    unsigned long cache_key[FORWARD_CACHE];
+    double cache_ms[FORWARD_CACHE];
+    int cache_next;
 };
 
 static double clock_ms(void) {
@@ -71,6 +90,81 @@ static void recompute(job *handle, void *ctx) {
     double t0 = clock_ms();
     j->failed = mha_model_compute(j->m, &j->cfg, &j->toks, j->err, sizeof j->err) != 0;
     j->ms = clock_ms() - t0;
+}
+
+static void time_forward(job *handle, void *ctx) {
+    (void)handle;
+    timing_job *t = ctx;
+    char err[MHA_ERR_LEN];
+    t->ms = -1.0;
+    if (mha_model_compute(t->m, &t->cfg, &t->toks, err, sizeof err) != 0) return;
+    double runs[3];
+    int count = 0;
+    do {
+        const double t0 = clock_ms();
+        mha_forward(t->m);
+        runs[count++] = clock_ms() - t0;
+    } while (count < 3 && runs[0] < 100.0);
+    for (int i = 1; i < count; i++) /* sorted, to take the median */
+        for (int j = i; j > 0 && runs[j] < runs[j - 1]; j--) {
+            const double x = runs[j];
+            runs[j] = runs[j - 1], runs[j - 1] = x;
+        }
+    t->ms = runs[count / 2];
+}
+
+/* The forward's time for the setting shown: from the cache, else timed on the
+   worker while nothing else is asked of it (a recompute waits for it, as a key
+   waits for a recompute). A finished timing goes into the cache and, if it is
+   still the setting shown, into the state. 1 if the picture changed. */
+static int forward_time(app_state *s, app_async *a, int block) {
+    int changed = 0;
+    if (a->time_handle) {
+        if (!block && !job_poll(a->time_handle, NULL)) return 0;
+        job_wait(a->time_handle);
+        job_free(a->time_handle);
+        a->time_handle = NULL;
+        timing_job *t = &a->timing;
+        if (!a->spare)
+            a->spare = t->m; /* it holds the setting timed: a good start for the next */
+        else
+            mha_model_destroy(t->m); /* a recompute took a third model meanwhile */
+        t->m = NULL;
+        tok_free(&t->toks);
+        if (t->ms >= 0.0) {
+            a->cache_key[a->cache_next] = t->key;
+            a->cache_ms[a->cache_next] = t->ms;
+            a->cache_next = (a->cache_next + 1) % FORWARD_CACHE;
+        }
+    }
+    if (!s->m || s->gpt || app_training_running(s) || a->running || s->req.pending || s->m->n < 1)
+        return 0;
+    const unsigned long key = app_forward_key(&s->m->cfg, s->m->n);
+    if (s->forward_key == key) return changed;
+    for (int i = 0; i < FORWARD_CACHE; i++)
+        if (a->cache_key[i] == key) {
+            s->forward_ms = a->cache_ms[i];
+            s->forward_key = key;
+            s->dirty = 1;
+            return 1;
+        }
+    timing_job *t = &a->timing;
+    t->m = a->spare ? a->spare : mha_model_create();
+    a->spare = NULL;
+    if (!t->m || tok_copy(&t->toks, &s->toks) != 0) {
+        a->spare = t->m;
+        t->m = NULL;
+        return changed;
+    }
+    t->cfg = s->m->cfg;
+    t->key = key;
+    a->time_handle = jobs_submit(a->runner, time_forward, t);
+    if (!a->time_handle) { /* no thread: not timed (the panel says it is not measured) */
+        a->spare = t->m;
+        t->m = NULL;
+        tok_free(&t->toks);
+    }
+    return changed;
 }
 
 static int load_progress(void *ud, double fraction) {
@@ -154,6 +248,9 @@ static void hand_over(app_async *a) {
 /* Takes the state's pending recompute, if the worker is free. */
 static void submit(app_state *s, app_async *a) {
     if (a->running || !s->req.pending) return;
+    /* while a forward is timed the spare is the timing's: a third model for the
+       recompute, unless models are large (then the recompute waits for the timing) */
+    if (a->time_handle && mha_model_bytes(&s->m->cfg, s->m->n) > TIMING_THIRD_MODEL_BYTES) return;
     async_job *j = &a->job;
     j->m = a->spare ? a->spare : mha_model_create();
     a->spare = NULL;
@@ -225,7 +322,9 @@ int app_async_poll(app_state *s) {
     changed |= loads(s, a, 0);
     changed |= training(s, a);
     changed |= take(s, a, 0);
+    changed |= forward_time(s, a, 0);
     submit(s, a); /* the next request (a coalesced one, or a key that waited asked) */
+    changed |= forward_time(s, a, 0); /* nothing asked: the setting shown is timed */
     app_refresh(s);
     return changed;
 }
@@ -235,7 +334,8 @@ void app_async_wait(app_state *s) {
     if (!a) return;
     app_async_hold(s, 0);
     while (app_request_busy(s)) {
-        submit(s, a); /* cannot stay pending with the worker free */
+        if (a->time_handle) forward_time(s, a, 1); /* the spare back first */
+        submit(s, a);                              /* cannot stay pending with the worker free */
         take(s, a, 1);
     }
     submit(s, a);
@@ -259,6 +359,10 @@ void app_async_disable(app_state *s) {
     app_async_hold(s, 0);
     job_free(a->handle);                          /* a recompute under way is finished first */
     job_free(a->pin_handle);                      /* and a pin's */
+    if (a->time_handle) job_wait(a->time_handle); /* and a timing's */
+    job_free(a->time_handle);
+    mha_model_destroy(a->timing.m);
+    tok_free(&a->timing.toks);
     if (a->load_handle) job_wait(a->load_handle); /* a load cannot be cut short */
     job_free(a->load_handle);
     app_gpt_free(a->load.g);

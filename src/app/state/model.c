@@ -17,6 +17,15 @@ static double clock_ms(void) {
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
+unsigned long app_forward_key(const mha_config *cfg, int n) {
+    unsigned long k = 1469598103UL;
+    const long parts[] = {n,         cfg->d_model,  cfg->h,
+                          cfg->mask, cfg->no_scale, mha_config_ablated_count(cfg) > 0};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        k = (k ^ (unsigned long)parts[i]) * 1099511628211UL;
+    return k ? k : 1;
+}
+
 int app_pad_length(int n) {
     int extra = n / 4 < 2 ? 2 : n / 4;
     return n + extra > MHA_MAX_N ? MHA_MAX_N : n + extra;

@@ -45,6 +45,9 @@ void app_view(const app_state *s, view_state *vs) {
     vs->status = s->status;
     vs->toast = s->notice[0] ? s->notice : NULL;
     vs->compute_ms = s->compute_ms;
+    vs->forward_ms = s->m && s->forward_key == app_forward_key(&s->m->cfg, s->m->n) && !s->gpt
+                         ? s->forward_ms
+                         : -1.0;
     vs->frame_ms = s->frame_ms;
     vs->data_version = s->data_version;
     vs->png_scale = s->png_scale;

@@ -189,6 +189,12 @@ typedef struct {
     mha_model *m;
     unsigned long data_version; /* changes whenever the model's numbers change */
     double compute_ms, frame_ms;
+    /* The forward's own time at the setting shown, measured on the jobs layer's
+       worker once a setting (async.c): every row projected, the same way whatever
+       change led there. forward_key is the setting it is for (app_forward_key of
+       the model shown); 0: not measured yet. */
+    double forward_ms;
+    unsigned long forward_key;
 
     /* how it is shown */
     int width, height; /* output pixels */
@@ -330,5 +336,9 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs);
 
 /* Takes the pending save request (APP_SAVE_NONE if none), clearing it. */
 app_save_kind app_take_save(app_state *s);
+
+/* The setting a forward's time depends on: n (padding included), d_model, h, the
+   mask, the scaling and whether any head is off (one more product by W^O). Never 0. */
+unsigned long app_forward_key(const mha_config *cfg, int n);
 
 #endif
