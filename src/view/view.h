@@ -199,7 +199,7 @@ typedef struct view_state {
     const char *status;            /* message for the status line, may be NULL */
     const char *toast;             /* transient notice (e.g. saved file path), may be NULL */
     double compute_ms, frame_ms;
-    double forward_ms; /* the forward's own time at this setting; < 0: not measured yet */
+    double forward_ms;          /* the forward's own time at this setting; < 0: not measured yet */
     int transparent;            /* export: no background fill */
     int figure;                 /* export: no buttons, no timings (labels stay true) */
     int png_scale;              /* Ctrl+S pixel multiplier shown on its button; 0 = 2 */
