@@ -218,6 +218,23 @@ static void draw_redundancy(const view_ctx *c) {
                   "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS)", fs, c->th.muted, 0, 0);
 }
 
+/* v as a short number: "68.7 G" (M, G, T from a million on), else with commas. */
+static void compact(char *buf, size_t len, double v) {
+    static const char *const unit[] = {"M", "G", "T", "P"};
+    if (v < 1e6) {
+        thousands(buf, len, v);
+        return;
+    }
+    int u = 0;
+    double x = v / 1e6;
+    while (x >= 1000.0 && u < 3) x /= 1000.0, u++;
+    snprintf(buf, len, "%.*f %s", x < 100.0 ? 1 : 0, x, unit[u]);
+}
+
+/* Each line of the cost panel in three forms, longest first: the exact number, the
+   short one, the short one without the formula. The first that fits is drawn. */
+enum { COST_LINES = 8, COST_FORMS = 3 };
+
 static void draw_cost(const view_ctx *c) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
@@ -227,53 +244,98 @@ static void draw_cost(const view_ctx *c) {
     const int ft = L->cost_font > 0 ? L->cost_font * L->font / L->font_small : L->font;
     const int fs = L->cost_font > 0 ? L->cost_font : L->font_small;
     const int line = L->line * ft / L->font;
-    char a[48], b[48], lines[8][160];
+    char a[48], b[48], lines[COST_LINES][COST_FORMS][160];
     int k = 0;
-    snprintf(lines[k++], 160, "Cost of this layer");
+#define FORMS(f0, f1, f2)                                                                          \
+    (snprintf(lines[k][0], 160, "%s", f0), snprintf(lines[k][1], 160, "%s", f1),                   \
+     snprintf(lines[k][2], 160, "%s", f2), k++)
+    char f0[160], f1[160], f2[160];
+    FORMS("Cost of this layer", "Cost of the layer", "Cost");
     thousands(a, sizeof a, 4 * d * d);
-    snprintf(lines[k++], 160,
+    compact(b, sizeof b, 4 * d * d);
+    snprintf(f0, sizeof f0,
              "parameters 4\xC2\xB7"
              "d\xC2\xB2 = %s (any h)",
              a);
+    snprintf(f1, sizeof f1,
+             "parameters 4\xC2\xB7"
+             "d\xC2\xB2 = %s (any h)",
+             b);
+    snprintf(f2, sizeof f2, "parameters %s", b);
+    FORMS(f0, f1, f2);
     const int dk_line = k; /* drawn with its subscripts, as the formula strip writes them */
-    snprintf(lines[k++], 160, "d_k = d_model / h = %d", layer->d_k);
+    snprintf(f0, sizeof f0, "d_k = d_model / h = %d", layer->d_k);
+    snprintf(f2, sizeof f2, "d_k = %d", layer->d_k);
+    FORMS(f0, f0, f2);
     thousands(a, sizeof a, h * n * n);
-    snprintf(lines[k++], 160, "attention weights h\xC2\xB7n\xC2\xB2 = %s", a);
+    compact(b, sizeof b, h * n * n);
+    snprintf(f0, sizeof f0, "attention weights h\xC2\xB7n\xC2\xB2 = %s", a);
+    snprintf(f1, sizeof f1, "attention weights h\xC2\xB7n\xC2\xB2 = %s", b);
+    snprintf(f2, sizeof f2, "weights h\xC2\xB7n\xC2\xB2 = %s", b);
+    FORMS(f0, f1, f2);
     thousands(a, sizeof a, 8 * n * d * d);
-    thousands(b, sizeof b, 4 * n * n * d);
-    snprintf(lines[k++], 160,
+    compact(b, sizeof b, 8 * n * d * d);
+    snprintf(f0, sizeof f0,
              "projections 8\xC2\xB7n\xC2\xB7"
              "d\xC2\xB2 = %s FLOPs",
              a);
-    snprintf(lines[k++], 160,
+    snprintf(f1, sizeof f1,
+             "projections 8\xC2\xB7n\xC2\xB7"
+             "d\xC2\xB2 = %sFLOPs",
+             b);
+    snprintf(f2, sizeof f2, "projections %sFLOPs", b);
+    FORMS(f0, f1, f2);
+    thousands(a, sizeof a, 4 * n * n * d);
+    compact(b, sizeof b, 4 * n * n * d);
+    snprintf(f0, sizeof f0,
              "attention 4\xC2\xB7n\xC2\xB2\xC2\xB7"
              "d = %s FLOPs",
+             a);
+    snprintf(f1, sizeof f1,
+             "attention 4\xC2\xB7n\xC2\xB2\xC2\xB7"
+             "d = %sFLOPs",
              b);
+    snprintf(f2, sizeof f2, "attention %sFLOPs", b);
+    FORMS(f0, f1, f2);
     const int proj = 8 * n * d * d >= 4 * n * n * d;
-    snprintf(lines[k++], 160,
+    snprintf(f0, sizeof f0,
              "%s dominate: n %s 2\xC2\xB7"
              "d_model",
              proj ? "projections" : "scores", proj ? "\xE2\x89\xA4" : ">");
-    if (!c->s->figure && !c->s->present && c->s->overview)
-        snprintf(lines[k++], 160, "layers %d\xE2\x80\x93%d computed in %.1f ms",
+    snprintf(f2, sizeof f2, "%s dominate", proj ? "projections" : "scores");
+    FORMS(f0, f0, f2);
+    if (!c->s->figure && !c->s->present && c->s->overview) {
+        snprintf(f0, sizeof f0, "layers %d\xE2\x80\x93%d computed in %.1f ms",
                  c->s->overview->computed_from + 1, c->s->overview->layers, c->s->compute_ms);
-    else if (!c->s->figure && !c->s->present && c->s->forward_ms > 0.0)
-        snprintf(lines[k++], 160, "forward at this setting: %.2f ms", /* every row projected, */
-                 c->s->forward_ms); /* timed the same way whatever led here (async.c) */
-    else if (!c->s->figure && !c->s->present)
-        snprintf(lines[k++], 160, "forward at this setting: timing\xE2\x80\xA6");
+        snprintf(f2, sizeof f2, "computed in %.1f ms", c->s->compute_ms);
+        FORMS(f0, f0, f2);
+    } else if (!c->s->figure && !c->s->present && c->s->forward_ms > 0.0) {
+        /* every row projected, timed the same way whatever led here (async.c) */
+        snprintf(f0, sizeof f0, "forward at this setting: %.2f ms", c->s->forward_ms);
+        snprintf(f1, sizeof f1, "forward here: %.2f ms", c->s->forward_ms);
+        snprintf(f2, sizeof f2, "forward %.1f ms", c->s->forward_ms);
+        FORMS(f0, f1, f2);
+    } else if (!c->s->figure && !c->s->present) {
+        FORMS("forward at this setting: timing\xE2\x80\xA6", "forward: timing\xE2\x80\xA6",
+              "timing\xE2\x80\xA6");
+    }
+#undef FORMS
     for (int i = 0; i < k; i++) {
-        char fitted[160];
-        view_fit_text(fitted, sizeof fitted, lines[i], L->cost.w, i ? fs : ft, i == 0, c->measure,
-                      c->ud);
+        const int size = i ? fs : ft;
         int y = L->cost.y + (i ? line + L->pad / 2 + (i - 1) * (line * fs / ft + 2) : 0);
         if (y + line > L->cost.y + L->cost.h) break;
-        if (i == dk_line && view_markup_width(c, lines[i], fs) <= L->cost.w) {
-            view_draw_markup(c, L->cost.x, y, lines[i], fs, c->th.muted);
-            continue;
+        if (i == dk_line) { /* with its subscripts where they fit */
+            const char *m =
+                view_markup_width(c, lines[i][0], fs) <= L->cost.w ? lines[i][0] : lines[i][2];
+            if (view_markup_width(c, m, fs) <= L->cost.w) {
+                view_draw_markup(c, L->cost.x, y, m, fs, c->th.muted);
+                continue;
+            }
         }
-        draw_text(c->dl, L->cost.x, y, fitted, i ? fs : ft, i == 0 ? c->th.text : c->th.muted,
-                  i == 0, 0);
+        const char *const forms[COST_FORMS] = {lines[i][0], lines[i][1], lines[i][2]};
+        char fitted[160];
+        fit_variant(c, fitted, sizeof fitted, forms, COST_FORMS, L->cost.w, size, i == 0);
+        draw_text(c->dl, L->cost.x, y, fitted, size, i == 0 ? c->th.text : c->th.muted, i == 0, 0);
     }
 }
 
