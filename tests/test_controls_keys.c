@@ -162,6 +162,15 @@ static void test_training_refusals(void **st) {
     CHECK_TRUE("the x: the message says so", strstr(s->status, "is for the attention view"));
     CHECK_TRUE("the x: no head switched off",
                memcmp(before->cfg.ablate, s->cfg.ablate, sizeof s->cfg.ablate) == 0);
+    /* Escape closes the innermost first: the panel, the presentation, then training */
+    app_do(s, ACT_MENU);
+    CHECK_INT("the More panel opens", 1, s->menu);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_TRUE("Escape: the panel closed, training stays", !s->menu && s->train_mode);
+    press(s, 'p', 0);
+    CHECK_INT("P in training mode: presentation", 1, s->present);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_TRUE("Escape: the presentation closed, training stays", !s->present && s->train_mode);
     /* the same keys in the attention view do act: W draws designed heads */
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_INT("Escape: the attention view", 0, s->train_mode);

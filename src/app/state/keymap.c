@@ -95,6 +95,10 @@ app_action app_key_action(const app_state *s, int key, int mods) {
         a.kind = ACT_MENU;
         return a;
     }
+    if (s->train_mode && s->present && !s->help && key == APP_KEY_ESCAPE && !ctrl) {
+        a.kind = ACT_PRESENT; /* training's presentation closes before training mode does */
+        return a;
+    }
     if (s->help) { /* keys behind the help overlay only close it (Ctrl+Q still quits) */
         a.kind = ctrl && key == 'q' ? ACT_QUIT : (key ? ACT_ESCAPE : ACT_NONE);
         return a;
