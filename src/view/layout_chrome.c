@@ -238,7 +238,7 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
         BTN(BTN_PNG_SCALE, 1);
         BTN(BTN_LESSONS, 0);
         BTN(BTN_HELP, 0);
-        if (s->menu_count > 0) BTN(BTN_MORE, 0);
+        BTN(BTN_MORE, 0); /* the panel of the other keys (the state lists them) */
     }
 #undef BTN
 #undef CAP

@@ -263,6 +263,7 @@ int app_apply_look(app_state *s, const app_action *a) {
     case ACT_FULLSCREEN: s->fullscreen = !s->fullscreen; return 1;
     case ACT_PRESENT:
         s->present = !s->present;
+        s->menu = 0; /* the panel is the controls': none in presentation */
         if (s->present) snprintf(s->status, sizeof s->status, "presentation: P or Esc leaves");
         return 1;
     case ACT_ESCAPE: escape(s); return 1;
