@@ -167,6 +167,10 @@ static void test_training_refusals(void **st) {
     CHECK_INT("the More panel opens", 1, s->menu);
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_TRUE("Escape: the panel closed, training stays", !s->menu && s->train_mode);
+    press(s, APP_KEY_F1, 0);
+    CHECK_INT("F1 in training mode: help", 1, s->help);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_TRUE("Escape: the help closed, training stays", !s->help && s->train_mode);
     press(s, 'p', 0);
     CHECK_INT("P in training mode: presentation", 1, s->present);
     press(s, APP_KEY_ESCAPE, 0);

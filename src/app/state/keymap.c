@@ -100,7 +100,8 @@ app_action app_key_action(const app_state *s, int key, int mods) {
         return a;
     }
     if (s->help) { /* keys behind the help overlay only close it (Ctrl+Q still quits) */
-        a.kind = ctrl && key == 'q' ? ACT_QUIT : (key ? ACT_ESCAPE : ACT_NONE);
+        a.kind = ctrl && key == 'q' ? ACT_QUIT : (key ? ACT_HELP : ACT_NONE); /* closes it alone:
+                                        Escape would also leave training mode or a lesson */
         return a;
     }
     if (app_teach_key(s, key, mods, &a)) return a; /* a lesson's keys, while it runs */
