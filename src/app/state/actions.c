@@ -188,6 +188,11 @@ int app_hover(app_state *s, int x, int y) {
     s->hover_y = y;
     view_hit hit = {HIT_NONE, -1, -1, -1, -1, -1};
     if (x >= 0 && y >= 0) hit = hit_at(s, x, y);
+    if (s->menu && hit.kind != HIT_BUTTON) { /* nothing under the "More" panel is hovered */
+        const view_rect m = app_layout(s)->menu;
+        if (x >= m.x && y >= m.y && x < m.x + m.w && y < m.y + m.h)
+            hit = (view_hit){HIT_NONE, -1, -1, -1, -1, -1};
+    }
     int changed = !same_hit(hit, s->hover);
     s->hover = hit;
     if (changed) s->dirty = 1; /* the window redraws on dirty, not on the return value */
