@@ -18,7 +18,12 @@ static int iround(float v) {
 
 /* --- header: buttons and value captions, flowed left to right, wrapping ------ */
 
-static void header_button_label(const view_state *s, int b, char *out, size_t len) {
+/* Button labels follow one rule: a button that shows a setting reads "Setting: its
+   value now (key)", one that does something reads what it does "(key)". Variant v of
+   button b's label (v < 0: the one for the state shown); returns how many variants
+   it has, so that its width can be the widest one's and nothing after it moves as
+   the value changes. */
+static int header_button_variant(const view_state *s, int b, int v, char *out, size_t len) {
     static const char *fixed[BTN_COUNT] = {
         [BTN_H_DOWN] = "\xE2\x88\x92", /* − */
         [BTN_H_UP] = "+",
@@ -38,27 +43,63 @@ static void header_button_label(const view_state *s, int b, char *out, size_t le
         [BTN_LAYER_NEXT] = "\xE2\x96\xB6",
         [BTN_OVERVIEW] = "All layers (O)",
         [BTN_LESSONS] = "Lessons (G)",
+        [BTN_MORE] = "More keys\xE2\x80\xA6",
+        [BTN_TRAIN_STEP] = "One step (.)",
+        [BTN_TRAIN_BACK] = "Back (Esc)",
     };
     const attn_layer *layer = s->layer;
+    const view_train *t = s->train;
+    int count = 1, cur = 0;
     switch (b) {
-    case BTN_MASK:
-        snprintf(out, len, "Mask %s (M)",
-                 layer && layer->mask == ATTN_MASK_CAUSAL ? "causal" : "none");
+    case BTN_MASK: {
+        static const char *val[] = {"none", "causal"};
+        count = 2, cur = layer && layer->mask == ATTN_MASK_CAUSAL;
+        snprintf(out, len, "Mask: %s (M)", val[v < 0 ? cur : v]);
         break;
-    case BTN_SCALE:
-        snprintf(out, len, "Scale %s (N)", layer && !layer->scaled ? "off" : "on");
-        break;
-    case BTN_PNG_SCALE:
-        snprintf(out, len, "PNG \xC3\x97%d", s->png_scale > 0 ? s->png_scale : 2);
-        break;
-    case BTN_CMAP:
-        snprintf(out, len, "%s (C)", cmap_name(s->cmap) ? cmap_name(s->cmap) : "?");
-        break;
-    case BTN_THEME: /* names the state, as Mask, Scale and the colormap do */
-        snprintf(out, len, "%s (T)", s->theme ? "Dark" : "Light");
-        break;
-    default: snprintf(out, len, "%s", fixed[b] ? fixed[b] : "");
     }
+    case BTN_SCALE: {
+        static const char *val[] = {"\xC3\xB7\xE2\x88\x9A"
+                                    "d\xE2\x82\x96",
+                                    "off"}; /* ÷√dₖ */
+        count = 2, cur = layer && !layer->scaled;
+        snprintf(out, len, "Scale: %s (N)", val[v < 0 ? cur : v]);
+        break;
+    }
+    case BTN_PNG_SCALE:
+        count = 4, cur = (s->png_scale > 0 && s->png_scale <= 4 ? s->png_scale : 2) - 1;
+        snprintf(out, len, "PNG: \xC3\x97%d", (v < 0 ? cur : v) + 1);
+        break;
+    case BTN_CMAP: {
+        count = CMAP_COUNT, cur = s->cmap >= 0 && s->cmap < CMAP_COUNT ? s->cmap : 0;
+        const char *name = cmap_name(v < 0 ? cur : v);
+        snprintf(out, len, "Colours: %s (C)", name ? name : "?");
+        break;
+    }
+    case BTN_THEME: {
+        static const char *val[] = {"light", "dark"};
+        count = 2, cur = s->theme != 0;
+        snprintf(out, len, "Theme: %s (T)", val[v < 0 ? cur : v]);
+        break;
+    }
+    case BTN_TRAIN_GO: {
+        static const char *val[] = {"Pause (L)", "Go on (L)"};
+        count = 2, cur = t && !t->running;
+        snprintf(out, len, "%s", val[v < 0 ? cur : v]);
+        break;
+    }
+    case BTN_TRAIN_SPEED: {
+        static const char *val[] = {"full", "slow", "paused"};
+        count = 3, cur = t ? (!t->running ? 2 : t->rate > 0) : 0;
+        snprintf(out, len, "Speed: %s (S)", val[v < 0 ? cur : v]);
+        break;
+    }
+    default: snprintf(out, len, "%s", b >= 0 && b < BTN_COUNT && fixed[b] ? fixed[b] : "");
+    }
+    return count;
+}
+
+static void header_button_label(const view_state *s, int b, char *out, size_t len) {
+    header_button_variant(s, b, -1, out, len);
 }
 
 typedef struct {
@@ -68,6 +109,7 @@ typedef struct {
     int w;
     int group_end; /* extra gap after this item */
     int min_w;     /* -1: the sample's caption, as wide as the widest one; 0: its text's */
+    int text_w;    /* its text's width as laid out (the widest value's, for a button) */
 } hdr_item;
 
 /* The header's items in reading order: a figure's captions (what it shows), or the
@@ -173,11 +215,20 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
         CAP(0);
         if (!s->train) items[count - 1].min_w = -1;
         BTN(BTN_SAMPLE_NEXT, 1);
-        BTN(BTN_TEXT, 0);
-        if (!ov) { /* a checkpoint's weights, mask and scaling are its own */
+        if (s->train) { /* training mode: its own buttons; the text, the mask and the
+                           scaling are the attention view's */
+            BTN(BTN_TRAIN_GO, 0);
+            BTN(BTN_TRAIN_SPEED, 0);
+            BTN(BTN_TRAIN_STEP, 0);
             BTN(BTN_SEED, 0);
-            BTN(BTN_MASK, 0);
-            BTN(BTN_SCALE, 0);
+            BTN(BTN_TRAIN_BACK, 1);
+        } else {
+            BTN(BTN_TEXT, 0);
+            if (!ov) { /* a checkpoint's weights, mask and scaling are its own */
+                BTN(BTN_SEED, 0);
+                BTN(BTN_MASK, 0);
+                BTN(BTN_SCALE, 0);
+            }
         }
         BTN(BTN_CMAP, 0);
         BTN(BTN_THEME, 1);
@@ -187,10 +238,64 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
         BTN(BTN_PNG_SCALE, 1);
         BTN(BTN_LESSONS, 0);
         BTN(BTN_HELP, 0);
+        BTN(BTN_MORE, 0); /* the panel of the other keys (the state lists them) */
     }
 #undef BTN
 #undef CAP
     return count;
+}
+
+/* --- the "More" panel: a button for every key the header has none for -------- */
+
+/* Under the header, right-aligned with its More button: a grid of equal cells as
+   wide as the widest label any of them can have, at the controls' size or smaller
+   until the grid fits above the status line. */
+static void lay_menu(view_layout *L, const view_state *s, view_measure_fn measure, void *ud, int x0,
+                     int width) {
+    L->menu = (view_rect){0, 0, 0, 0};
+    L->menu_font = L->ui_font;
+    const int count = imin(s->menu_count, VIEW_MENU_MAX);
+    if (!s->menu || s->figure || s->present || count <= 0 || !L->buttons[BTN_MORE].present) return;
+    const view_rect more = L->buttons[BTN_MORE].r;
+    const int top = L->header.y + L->header.h + L->ui_pad / 2;
+    const int bottom = s->height - 2 * L->ui_line - L->ui_pad; /* above the status line */
+    for (int f = L->ui_font; f >= 6; f--) {
+        const int pad = imax(2, L->ui_pad * f / imax(1, L->ui_font)), gap = pad / 2 + 1;
+        int lw = 0, line = 0;
+        measure(ud, "Ag", f, 0, &lw, &line);
+        if (line < f) line = f + f / 4;
+        int cw = 0;
+        for (int i = 0; i < count; i++)
+            for (int v = 0; v < 4 && s->menu_items[i].label[v]; v++)
+                cw = imax(cw, view_text_width(measure, ud, s->menu_items[i].label[v], f, 0));
+        cw += 2 * pad;
+        const int title_w = view_text_width(measure, ud, VIEW_MENU_TITLE, f, 1);
+        const int avail = width - 2 * pad;
+        if (cw > avail || title_w > avail) continue;
+        const int cols = imin(count, imax(1, (avail + gap) / (cw + gap)));
+        const int rows = (count + cols - 1) / cols, bh = line + pad;
+        const int pw = imax(cols * (cw + gap) - gap, title_w) + 2 * pad;
+        const int ph = pad + line + pad + rows * (bh + gap) - gap + pad;
+        if (top + ph > bottom && f > 6) continue;
+        int px = more.x + more.w - pw;
+        if (px < x0) px = x0;
+        if (px + pw > x0 + width) px = x0 + width - pw;
+        L->menu = (view_rect){px, top, pw, ph};
+        L->menu_font = f;
+        for (int i = 0; i < count; i++) {
+            const view_menu_item *it = &s->menu_items[i];
+            view_button_box *b = &L->buttons[BTN_MENU + i];
+            b->r = (view_rect){px + pad + (i % cols) * (cw + gap),
+                               top + pad + line + pad + (i / cols) * (bh + gap), cw, bh};
+            b->present = 1;
+            b->key = it->key;
+            b->mods = it->mods;
+            const int shown =
+                it->shown >= 0 && it->shown < 4 && it->label[it->shown] ? it->shown : 0;
+            snprintf(b->label, sizeof b->label, "%s", it->label[shown] ? it->label[shown] : "");
+        }
+        return;
+    }
 }
 
 void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, void *ud, int x0,
@@ -215,9 +320,31 @@ void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, vo
             }
             tw = imax(tw, view_text_width(measure, ud, "custom text", L->ui_font, 1));
         }
+        if (it->kind == 1) { /* as wide as its widest value's label */
+            char alt[64];
+            const int nv = header_button_variant(s, it->id, 0, alt, sizeof alt);
+            for (int v = 0; v < nv; v++) {
+                header_button_variant(s, it->id, v, alt, sizeof alt);
+                tw = imax(tw, view_text_width(measure, ud, alt, L->ui_font, 0));
+            }
+        }
         it->w = it->kind ? tw + 2 * bpad : tw + pad;
         if (it->kind == 1 && it->w < bh) it->w = bh; /* square at least */
-        if (x + it->w > x0 + width && x > x0) {
+        it->text_w = tw;
+    }
+    for (int i = 0; i < count; i++) {
+        hdr_item *it = &items[i];
+        const int tw = it->text_w;
+        int need = it->w; /* a short group (A− A+, − h = 4 +) wraps whole */
+        if (i == 0 || items[i - 1].group_end) {
+            int gw = 0;
+            for (int k = i; k < count; k++) {
+                gw += items[k].w + (k > i ? pad / 3 + 1 : 0);
+                if (items[k].group_end) break;
+            }
+            if (gw <= width / 3) need = gw;
+        }
+        if (x + need > x0 + width && x > x0) {
             x = x0;
             y += bh + pad / 2;
         }
@@ -237,6 +364,7 @@ void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, vo
         x += it->w + (it->group_end ? gap + pad / 2 : pad / 3 + 1);
     }
     L->header = (view_rect){x0, y0, width, y + bh - y0};
+    lay_menu(L, s, measure, ud, x0, width);
 }
 
 /* --- formula strip: runs at three levels (normal, superscript, subscript) ---- */

@@ -45,10 +45,10 @@ static void matrix(jbuf *j, const char *kind, const char *name, const view_matri
 
 /* The buttons, the header's captions, the formula strip's runs and the page note. */
 static void json_chrome(jbuf *j, const view_layout *L) {
-    char nm[64];
+    char nm[128];
     for (int b = 0; b < BTN_COUNT; b++)
-        if (L->buttons[b].present) {
-            snprintf(nm, sizeof nm, "button %d", b);
+        if (L->buttons[b].present) { /* its label too: a test clicks the one it names */
+            snprintf(nm, sizeof nm, "button %d %s", b, L->buttons[b].label);
             item(j, "button", nm, L->buttons[b].r);
         }
     for (int i = 0; i < L->hdr_count; i++) {

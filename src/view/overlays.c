@@ -318,7 +318,7 @@ void view_draw_help(const view_ctx *c) {
         {"R", "new seed (new weights and embeddings)"},
         {"M", "causal mask on / off"},
         {"N", "scaling by 1/\xE2\x88\x9A"
-              "d_k on / off"},
+              "d\xE2\x82\x96 on / off"},
         {"C", "next colormap (viridis, magma, cividis, greys)"},
         {"T", "light / dark theme"},
         {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
@@ -332,8 +332,8 @@ void view_draw_help(const view_ctx *c) {
         {"D  V  K", "difference view; numbers; contrast"},
         {",  .", "focus view: step through the head"},
         {"I", "how-alike and cost panels on / off"},
-        {"L, Y", "learn live: train, pause; the other layer"},
-        {"S, .", "training: full speed / slow motion / paused; one step"},
+        {"H", "head view: heatmap / lines, in the grid and the focus view"},
+        {"L", "learn live: train a small model (F1 there lists its keys)"},
         {"F11", "fullscreen"},
         {"P", "presentation: no controls, the data as large as it goes (Esc leaves)"},
         {"B", "compare: pin this view, change a setting, see both (B unpins)"},
@@ -346,9 +346,41 @@ void view_draw_help(const view_ctx *c) {
         {"Esc", "close what is open: help, text field, focus, presentation, compare"},
         {"Ctrl+Q", "quit"},
     };
-    const char *(*rows)[2] = s->overview ? model_rows : random_rows;
-    const int count = s->overview ? (int)(sizeof model_rows / sizeof model_rows[0])
-                                  : (int)(sizeof random_rows / sizeof random_rows[0]);
+    static const char *training_rows[][2] = {
+        /* training mode's keys, all of them */
+        {"L", "pause / go on (after a stop by itself: more steps)"},
+        {"S", "speed: full, slow motion, paused, in turn"},
+        {".", "one step, then paused"},
+        {"Tab / Shift+Tab", "next / previous task: a new run"},
+        {"Up / Down", "h up / down: a new run (the earlier curves stay)"},
+        {"Right / Left", "d_model up / down: a new run"},
+        {"Y", "the next layer's heads (2-layer tasks)"},
+        {"R", "a new seed: a new run"},
+        {"H", "sweep of h: a run per divisor of d_model (H or Esc ends it)"},
+        {"[  ]", "replay: one moment back / forward"},
+        {"End", "back to live"},
+        {"PgUp / PgDn", "previous / next page of heads"},
+        {"V  K", "numbers in the cells; contrast"},
+        {"C, T", "next colormap; light / dark theme"},
+        {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
+        {"Ctrl+S, Ctrl+Shift+V", "save the view as PNG; as a view file"},
+        {"P, F11", "presentation; fullscreen"},
+        {"W E M N X D I B , 1\xE2\x80\xA6"
+         "9 Enter",
+         "the attention view's: the status line says so"},
+        {"F1 or ?", "this help (any key closes it)"},
+        {"Esc", "back to the attention view (training pauses; L returns)"},
+        {"Ctrl+Q", "quit"},
+    };
+    const int training = s->train != NULL;
+    const char *(*rows)[2] = training ? training_rows : s->overview ? model_rows : random_rows;
+    const int count = training      ? (int)(sizeof training_rows / sizeof training_rows[0])
+                      : s->overview ? (int)(sizeof model_rows / sizeof model_rows[0])
+                                    : (int)(sizeof random_rows / sizeof random_rows[0]);
+    const char *title =
+        training
+            ? "Training mode's keys (F1 or Esc closes; More keys\xE2\x80\xA6 has a button for each)"
+            : "Keyboard shortcuts (F1 or Esc closes; More keys\xE2\x80\xA6 has a button for each)";
     /* at the controls' size, in one column or two (whichever keeps the text larger:
        two at a large zoom), smaller when the window cannot hold the whole list */
     const int base = L->ui_font > L->font ? L->ui_font : L->font; /* follows the zoom */
@@ -363,6 +395,8 @@ void view_draw_help(const view_ctx *c) {
         c->measure(c->ud, "Ag", base, 0, &tw, &line);
         int gap = base * 3 / 4, pad = base / 2;
         int w = k * (kw + dw + gap * 3), h = (per + 2) * line + pad * 4;
+        const int title_w = view_tw(c, title, base, 1) + gap * 2;
+        if (w < title_w) w = title_w;
         float f = fminf(
             1.0f, fminf(0.95f * (float)s->width / (float)w, 0.95f * (float)s->height / (float)h));
         int size = (int)((float)base * f);
@@ -379,18 +413,37 @@ void view_draw_help(const view_ctx *c) {
     c->measure(c->ud, "Ag", fs, 0, &tw, &line);
     const int pad = fs / 2, gap = fs * 3 / 4, colw = kw + dw + gap * 3;
     int w = cols * colw, h = (per + 2) * line + pad * 4;
+    if (w < view_tw(c, title, fs, 1) + gap * 2) w = view_tw(c, title, fs, 1) + gap * 2;
     if (w > s->width) w = s->width;
     view_rect box = {(s->width - w) / 2, (s->height - h) / 2, w, h};
     if (box.y < 0) box.y = 0;
     draw_fill(c->dl, (view_rect){0, 0, s->width, s->height}, c->th.overlay);
     draw_fill(c->dl, box, c->th.bg);
     draw_frame(c->dl, box, c->th.accent_text, 2);
-    draw_text(c->dl, box.x + gap, box.y + pad, "Keyboard shortcuts (F1 or Esc closes)", fs,
-              c->th.text, 1, 0);
+    draw_text(c->dl, box.x + gap, box.y + pad, title, fs, c->th.text, 1, 0);
     for (int i = 0; i < count; i++) {
         int x = box.x + (i / per) * colw, y = box.y + pad * 2 + (i % per + 1) * line + pad;
         draw_text(c->dl, x + gap, y, rows[i][0], fs, c->th.accent_text, 1, 0);
         draw_text(c->dl, x + gap * 2 + kw, y, rows[i][1], fs, c->th.text, 0, 0);
+    }
+}
+
+/* The "More" panel: a framed grid of buttons, each naming its key, over the data. */
+void view_draw_menu(const view_ctx *c) {
+    const view_layout *L = c->L;
+    const view_rect m = L->menu;
+    const int f = L->menu_font > 0 ? L->menu_font : L->ui_font;
+    const int pad =
+        L->menu.h > 0 && L->buttons[BTN_MENU].present ? L->buttons[BTN_MENU].r.x - m.x : L->ui_pad;
+    draw_fill(c->dl, m, c->th.bg);
+    draw_frame(c->dl, m, c->th.accent_text, 2);
+    draw_text(c->dl, m.x + pad, m.y + pad, VIEW_MENU_TITLE, f, c->th.text, 1, 0);
+    for (int b = BTN_MENU; b <= BTN_MENU_LAST; b++) {
+        if (!L->buttons[b].present) continue;
+        const view_rect r = L->buttons[b].r;
+        draw_fill(c->dl, r, c->th.button);
+        draw_frame(c->dl, r, c->th.grid, 1);
+        view_text_center(c, r, L->buttons[b].label, f, c->th.button_text, 0);
     }
 }
 

@@ -15,6 +15,7 @@ void view_draw_header(const view_ctx *c) {
     const view_layout *L = c->L;
     for (int b = 0; b < BTN_COUNT && !c->s->figure; b++) {
         if (!L->buttons[b].present || b == BTN_PAGE_PREV || b == BTN_PAGE_NEXT) continue;
+        if (b >= BTN_MENU && b <= BTN_MENU_LAST) continue; /* the "More" panel's: overlays.c */
         view_rect r = L->buttons[b].r;
         draw_fill(c->dl, r, c->th.button);
         draw_frame(c->dl, r, c->th.grid, 1);

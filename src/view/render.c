@@ -26,6 +26,7 @@ void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const v
     if (s->present && layer_ok) view_draw_pointer(&c, &hit);
     if (layer_ok) view_draw_tooltip(&c, &hit);
     if (s->editing) view_draw_editor(&c);
+    if (s->menu && L->menu.w > 0) view_draw_menu(&c);
     if (s->help) view_draw_help(&c);
     if (s->toast && *s->toast) view_draw_toast(&c);
     view_cache_end(cache);

@@ -49,8 +49,30 @@ typedef enum {
     BTN_LAYER_NEXT,
     BTN_OVERVIEW,
     BTN_LESSONS, /* the built-in lessons (G) */
+    /* controls.c's: the "More" panel's opener, training mode's own header buttons,
+       and the panel's buttons (each sends its key: view_button_box.key) */
+    BTN_MORE,
+    BTN_TRAIN_GO,    /* L: pause / go on */
+    BTN_TRAIN_SPEED, /* S */
+    BTN_TRAIN_STEP,  /* . */
+    BTN_TRAIN_BACK,  /* Escape */
+    BTN_MENU,        /* the panel's first button; VIEW_MENU_MAX of them */
+    BTN_MENU_LAST = BTN_MENU + 31,
     BTN_COUNT
 } view_button;
+
+#define VIEW_MENU_MAX 32 /* buttons in the "More" panel */
+#define VIEW_MENU_TITLE "More keys: a click does what the key does \xC2\xB7 Esc closes"
+
+/* One button of the "More" panel: the key press it sends, and its labels, one per
+   value of the setting it names ("Numbers: off (V)", "Numbers: on (V)") or one for
+   an action; shown is the state's now. The panel's cells are as wide as the widest
+   label of all, so they do not move as values change. */
+typedef struct {
+    int key, mods;
+    const char *label[4];
+    int shown;
+} view_menu_item;
 
 /* Training, as the view draws it (the window's trainer fills it; src/learn trains). */
 #define VIEW_TRAIN_RUNS 32
@@ -196,8 +218,11 @@ typedef struct view_state {
     const char *edit_prompt;       /* the field's prompt, no token count (a lesson's caption); NULL:
                                       the sentence's */
     int help;                      /* help overlay open */
-    const char *status;            /* message for the status line, may be NULL */
-    const char *toast;             /* transient notice (e.g. saved file path), may be NULL */
+    int menu;                      /* the "More" panel of every key's button open */
+    view_menu_item menu_items[VIEW_MENU_MAX]; /* its buttons (the state's keymap.c) */
+    int menu_count;
+    const char *status; /* message for the status line, may be NULL */
+    const char *toast;  /* transient notice (e.g. saved file path), may be NULL */
     double compute_ms, frame_ms;
     double forward_ms;          /* the forward's own time at this setting; < 0: not measured yet */
     int transparent;            /* export: no background fill */
@@ -227,6 +252,8 @@ typedef struct {
     view_rect r;
     int present;
     char label[64];
+    int key, mods; /* the key press a click sends (APP_KEY_* or a character; 0: the
+                      button's own action), with its modifiers */
 } view_button_box;
 
 typedef struct {
@@ -393,6 +420,8 @@ typedef struct view_layout {
                         window cannot hold one head at its base-zoom size any larger */
     view_rect header, formula, main, status;
     view_button_box buttons[BTN_COUNT];
+    view_rect menu; /* the "More" panel (its buttons are buttons[BTN_MENU...]) */
+    int menu_font;  /* their text size: the controls', smaller when the panel must */
     view_run hdr_runs[VIEW_MAX_HDR]; /* value captions between buttons ("h = 4") */
     int hdr_count;
 

@@ -266,6 +266,8 @@ void view_draw_tooltip(const view_ctx *c, const view_hit *hit);
 void view_draw_editor(const view_ctx *c);
 /* Every shortcut, in a box over a dimmed frame. */
 void view_draw_help(const view_ctx *c);
+/* The "More" panel: its buttons over what is under them (overlays.c). */
+void view_draw_menu(const view_ctx *c);
 /* The state's toast, near the bottom. */
 void view_draw_toast(const view_ctx *c);
 

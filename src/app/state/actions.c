@@ -115,6 +115,11 @@ static app_action_kind button_action(int b) {
     case BTN_PAGE_NEXT: return ACT_PAGE_NEXT;
     case BTN_OVERVIEW: return ACT_OVERVIEW;
     case BTN_LESSONS: return ACT_LESSON_LIST;
+    case BTN_MORE: return ACT_MENU;
+    case BTN_TRAIN_GO: return ACT_TRAIN;
+    case BTN_TRAIN_SPEED: return ACT_TRAIN_SPEED;
+    case BTN_TRAIN_STEP: return ACT_STEP_NEXT;
+    case BTN_TRAIN_BACK: return ACT_ESCAPE;
     default: return ACT_NONE;
     }
 }
@@ -148,6 +153,23 @@ int app_click(app_state *s, int x, int y, app_action *then) {
         return 0;
     }
     view_hit hit = hit_at(s, x, y);
+    if (s->menu) { /* the "More" panel: a button sends its key; a click elsewhere closes it */
+        const view_layout *L = app_layout(s);
+        const int b = hit.kind == HIT_BUTTON ? hit.button : -1;
+        if (b == BTN_MORE) { /* closes it, as the click's action */
+            *then = (app_action){.kind = ACT_MENU};
+            return 0;
+        }
+        s->menu = 0;
+        s->layout_valid = 0;
+        s->dirty = 1;
+        if (b >= BTN_MENU && b <= BTN_MENU_LAST) {
+            const int key = L->buttons[b].key, mods = L->buttons[b].mods;
+            *then = app_key_action(s, key, mods);
+            return 1;
+        }
+        if (b < 0) return 1; /* not a click on what is under the panel */
+    }
     if (hit.kind == HIT_BUTTON && (hit.button == BTN_LAYER_PREV || hit.button == BTN_LAYER_NEXT))
         *then = (app_action){.kind = ACT_TRAIN_LAYER, .arg = hit.button == BTN_LAYER_PREV ? -1 : 1};
     else if (hit.kind == HIT_BUTTON)
@@ -166,6 +188,11 @@ int app_hover(app_state *s, int x, int y) {
     s->hover_y = y;
     view_hit hit = {HIT_NONE, -1, -1, -1, -1, -1};
     if (x >= 0 && y >= 0) hit = hit_at(s, x, y);
+    if (s->menu && hit.kind != HIT_BUTTON) { /* nothing under the "More" panel is hovered */
+        const view_rect m = app_layout(s)->menu;
+        if (x >= m.x && y >= m.y && x < m.x + m.w && y < m.y + m.h)
+            hit = (view_hit){HIT_NONE, -1, -1, -1, -1, -1};
+    }
     int changed = !same_hit(hit, s->hover);
     s->hover = hit;
     if (changed) s->dirty = 1; /* the window redraws on dirty, not on the return value */
@@ -192,7 +219,9 @@ int app_apply_model(app_state *s, const app_action *a) {
 
 /* Escape closes what is open, the innermost first; it never quits. */
 static void escape(app_state *s) {
-    if (s->editing) {
+    if (s->menu)
+        s->menu = 0;
+    else if (s->editing) {
         s->editing = 0;
         s->preedit[0] = '\0';
     } else if (s->help)
@@ -235,9 +264,11 @@ int app_apply_look(app_state *s, const app_action *a) {
         return 1;
     }
     case ACT_HELP: s->help = !s->help; return 1;
+    case ACT_MENU: s->menu = !s->menu; return 1;
     case ACT_FULLSCREEN: s->fullscreen = !s->fullscreen; return 1;
     case ACT_PRESENT:
         s->present = !s->present;
+        s->menu = 0; /* the panel is the controls': none in presentation */
         if (s->present) snprintf(s->status, sizeof s->status, "presentation: P or Esc leaves");
         return 1;
     case ACT_ESCAPE: escape(s); return 1;
@@ -362,4 +393,45 @@ int app_apply_lesson(app_state *s, const app_action *a) {
     case ACT_COMPARE: return app_compare_toggle(s) ? 1 : 0;
     default: return -1;
     }
+}
+
+/* --- training mode: the attention view's keys say so ----------------------------- */
+
+/* The key (and what it does) of an action that is the attention view's only, or
+   NULL for one that applies in training mode too (the look, zoom, saves, help). */
+static const char *attention_only(const app_action *a, char *buf, size_t len) {
+    switch (a->kind) {
+    case ACT_EDIT_START: return "Enter (your own sentence)";
+    case ACT_MASK: return "M (the causal mask)";
+    case ACT_SCALE:
+        return "N (scaling by 1/\xE2\x88\x9A"
+               "d\xE2\x82\x96)";
+    case ACT_PAD: return "E (padding)";
+    case ACT_TEMP_UP: return "] (temperature up)";
+    case ACT_TEMP_DOWN: return "[ (temperature down)";
+    case ACT_WEIGHTS: return "W (weights)";
+    case ACT_ABLATE:
+        return a->arg > 0 ? "The \xC3\x97 in a head's title (head off)" : "X (focused head off)";
+    case ACT_ABLATE_CLEAR: return "Shift+X (every head on)";
+    case ACT_DIFF: return "D (difference view)";
+    case ACT_STEP_PREV: return ", (the step-through)";
+    case ACT_LESSON: return "I (how-alike and cost panels)";
+    case ACT_COMPARE: return "B (compare)";
+    case ACT_OVERVIEW:
+    case ACT_LAYER: return "O (a model's overview)";
+    case ACT_FOCUS: snprintf(buf, len, "%d (focus on head %d)", a->arg, a->arg); return buf;
+    default: return NULL;
+    }
+}
+
+int app_training_refuse(app_state *s, const app_action *a) {
+    char buf[48];
+    const char *what = attention_only(a, buf, sizeof buf);
+    if (!what) return 0;
+    snprintf(s->status, sizeof s->status, "%s is for the attention view: Esc goes back to it%s",
+             what,
+             a->kind == ACT_ABLATE  ? "; the bars show each head removed"
+             : a->kind == ACT_FOCUS ? "; a cell's tooltip gives its value"
+                                    : "");
+    return 1;
 }

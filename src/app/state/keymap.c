@@ -1,6 +1,8 @@
 /* keymap.c: what a key press means in the current state: the one table of
  * keys, shared by the window and the tests. Keys are characters or APP_KEY_*
  * (state.h), so no SDL is needed here; window.c maps SDL's keycodes to them. */
+#include <string.h>
+
 #include "state.h"
 #include "teach.h"
 
@@ -89,8 +91,17 @@ app_action app_key_action(const app_state *s, int key, int mods) {
         }
         return a; /* other keys arrive as typed text */
     }
+    if (s->menu && key == APP_KEY_ESCAPE && !ctrl) { /* Escape closes the "More" panel first */
+        a.kind = ACT_MENU;
+        return a;
+    }
+    if (s->train_mode && s->present && !s->help && key == APP_KEY_ESCAPE && !ctrl) {
+        a.kind = ACT_PRESENT; /* training's presentation closes before training mode does */
+        return a;
+    }
     if (s->help) { /* keys behind the help overlay only close it (Ctrl+Q still quits) */
-        a.kind = ctrl && key == 'q' ? ACT_QUIT : (key ? ACT_ESCAPE : ACT_NONE);
+        a.kind = ctrl && key == 'q' ? ACT_QUIT : (key ? ACT_HELP : ACT_NONE); /* closes it alone:
+                                        Escape would also leave training mode or a lesson */
         return a;
     }
     if (app_teach_key(s, key, mods, &a)) return a; /* a lesson's keys, while it runs */
@@ -154,4 +165,110 @@ app_action app_key_action(const app_state *s, int key, int mods) {
         }
     }
     return a;
+}
+
+/* --- the "More" panel: a button for every key the header has none for ---------- */
+
+/* One button of the panel: the key press it sends and its labels, one per value of
+   the setting it names ("Numbers: off (V)", "Numbers: on (V)"), or one for an action. */
+typedef struct {
+    int key, mods;
+    const char *label[4];
+} menu_def;
+
+#define SHIFT_ APP_MOD_SHIFT
+#define CTRL_ APP_MOD_CTRL
+static const menu_def attention_menu[] = {
+    {APP_KEY_PAGEUP, 0, {"Page \xE2\x97\x80 (PgUp)"}},
+    {APP_KEY_PAGEDOWN, 0, {"Page \xE2\x96\xB6 (PgDn)"}},
+    {APP_KEY_PAGEUP, SHIFT_, {"Pinned page \xE2\x97\x80 (Shift+PgUp)"}},
+    {APP_KEY_PAGEDOWN, SHIFT_, {"Pinned page \xE2\x96\xB6 (Shift+PgDn)"}},
+    {'h', 0, {"Head view (H)"}},
+    {'e', 0, {"Padding: off (E)", "Padding: on (E)"}},
+    {'[', 0, {"Temperature \xE2\x88\x92 ([)"}},
+    {']', 0, {"Temperature + (])"}},
+    {'w', 0, {"Weights: random (W)", "Weights: designed (W)"}},
+    {'x', 0, {"Focused head off (X)"}},
+    {'x', SHIFT_, {"Every head on (Shift+X)"}},
+    {'d', 0, {"Difference: off (D)", "Difference: on (D)"}},
+    {'v', 0, {"Numbers: off (V)", "Numbers: on (V)"}},
+    {'k', 0, {"Contrast: 0 to 1 (K)", "Contrast: row max (K)", "Contrast: log (K)"}},
+    {',', 0, {"Stage back (,)"}},
+    {'.', 0, {"Stage on (.)"}},
+    {'i', 0, {"Panels: off (I)", "Panels: on (I)"}},
+    {'b', 0, {"Compare: off (B)", "Compare: on (B)"}},
+    {'l', 0, {"Learn live (L)"}},
+    {'p', 0, {"Presentation (P)"}},
+    {APP_KEY_F11, 0, {"Fullscreen (F11)"}},
+    {'0', CTRL_, {"Zoom as at start (Ctrl+0)"}},
+    {'s', CTRL_ | SHIFT_, {"Save the panel (Ctrl+Shift+S)"}},
+    {'v', CTRL_ | SHIFT_, {"Save a view file (Ctrl+Shift+V)"}},
+    {APP_KEY_ESCAPE, 0, {"Close what is open (Esc)"}},
+    {'q', CTRL_, {"Quit (Ctrl+Q)"}},
+};
+static const menu_def training_menu[] = {
+    {'l', 0, {"Pause (L)", "Go on (L)"}},
+    {'s', 0, {"Speed: full (S)", "Speed: slow (S)", "Speed: paused (S)"}},
+    {'.', 0, {"One step (.)"}},
+    {'y', 0, {"Next layer (Y)"}},
+    {'r', 0, {"New seed (R)"}},
+    {'h', 0, {"Sweep of h (H)"}},
+    {'[', 0, {"Moment back ([)"}},
+    {']', 0, {"Moment on (])"}},
+    {APP_KEY_END, 0, {"Live again (End)"}},
+    {APP_KEY_TAB, 0, {"Next task (Tab)"}},
+    {APP_KEY_TAB, SHIFT_, {"Previous task (Shift+Tab)"}},
+    {APP_KEY_UP, 0, {"h up, new run (Up)"}},
+    {APP_KEY_DOWN, 0, {"h down, new run (Down)"}},
+    {APP_KEY_RIGHT, 0, {"d_model up, new run (Right)"}},
+    {APP_KEY_LEFT, 0, {"d_model down, new run (Left)"}},
+    {APP_KEY_PAGEUP, 0, {"Page \xE2\x97\x80 (PgUp)"}},
+    {APP_KEY_PAGEDOWN, 0, {"Page \xE2\x96\xB6 (PgDn)"}},
+    {'v', 0, {"Numbers: off (V)", "Numbers: on (V)"}},
+    {'k', 0, {"Contrast: 0 to 1 (K)", "Contrast: row max (K)", "Contrast: log (K)"}},
+    {'p', 0, {"Presentation (P)"}},
+    {APP_KEY_F11, 0, {"Fullscreen (F11)"}},
+    {'0', CTRL_, {"Zoom as at start (Ctrl+0)"}},
+    {'v', CTRL_ | SHIFT_, {"Save a view file (Ctrl+Shift+V)"}},
+    {APP_KEY_ESCAPE, 0, {"Back to attention (Esc)"}},
+    {'q', CTRL_, {"Quit (Ctrl+Q)"}},
+};
+#undef SHIFT_
+#undef CTRL_
+
+/* Which label of d is the state's now (0 for an action's only one). */
+static int menu_shown(const app_state *s, const view_state *vs, const menu_def *d) {
+    const attn_layer *L = vs->layer;
+    switch (d->mods ? 0 : d->key) {
+    case 'e': return L && L->n_real < L->n;
+    case 'w': return s->cfg.weights == MHA_WEIGHTS_PATTERNS;
+    case 'd': return s->diff != 0;
+    case 'v': return s->values != 0;
+    case 'k': return s->contrast >= 0 && s->contrast <= 2 ? s->contrast : 0;
+    case 'i': return s->lesson != 0;
+    case 'b': return s->pin != NULL;
+    case 'l': return vs->train && !vs->train->running;
+    case 's': return vs->train ? (!vs->train->running ? 2 : vs->train->rate > 0) : 0;
+    default: return 0;
+    }
+}
+
+/* The panel's buttons for the mode shown (a loaded model: without the keys it
+   refuses), into vs->menu_items. */
+void app_menu_view(const app_state *s, view_state *vs) {
+    const int training = vs->train != NULL;
+    const menu_def *defs = training ? training_menu : attention_menu;
+    const int n = training ? (int)(sizeof training_menu / sizeof training_menu[0])
+                           : (int)(sizeof attention_menu / sizeof attention_menu[0]);
+    vs->menu = s->menu;
+    vs->menu_count = 0;
+    for (int i = 0; i < n && vs->menu_count < VIEW_MENU_MAX; i++) {
+        const menu_def *d = &defs[i];
+        if (s->gpt && !d->mods && d->key > 0 && d->key < 128 && strchr("ew[]b", d->key)) continue;
+        view_menu_item *it = &vs->menu_items[vs->menu_count++];
+        it->key = d->key;
+        it->mods = d->mods;
+        for (int k = 0; k < 4; k++) it->label[k] = d->label[k];
+        it->shown = menu_shown(s, vs, d);
+    }
 }

@@ -61,6 +61,7 @@ void app_view(const app_state *s, view_state *vs) {
     app_training_view(s, vs);
     if (!s->train_mode) app_compare_view(s, vs);
     app_teach_view(s, vs); /* a lesson's caption band */
+    app_menu_view(s, vs);  /* the "More" panel's buttons, for the mode shown */
 }
 
 void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
@@ -71,6 +72,7 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     vs->toast = NULL;
     vs->status = NULL; /* a figure carries no messages of the app's */
     vs->help = 0;
+    vs->menu = 0;
     vs->editing = 0;
     if (kind == APP_SAVE_PANEL) {
         vs->panel = s->focus ? (s->step ? VIEW_PANEL_STEPS : VIEW_PANEL_HEAD) : VIEW_PANEL_EQUATION;

@@ -195,6 +195,7 @@ static int apply(app_state *s, const app_action *a) {
             s->dirty = 1;
             return 1;
         }
+        if (s->train_mode && app_training_refuse(s, a)) return 0; /* says why; changes nothing */
     }
     switch (a->kind) {
     case ACT_NONE:

@@ -102,6 +102,7 @@ typedef enum {
     /* Ctrl+Shift+V: the view as a view file in the export folder (view_file.c) */
     ACT_SAVE_VIEW_FILE,
     ACT_TRAIN_SPEED, /* training mode: full speed, slow motion, paused, in turn (S) */
+    ACT_MENU,        /* the "More" panel, a button for every key, open / closed */
     ACT_COUNT
 } app_action_kind;
 
@@ -202,6 +203,7 @@ typedef struct {
     float zoom;
     float zoom_base; /* the zoom this window size starts at, and Ctrl+0 returns to */
     int theme, cmap, page, focus, help, fullscreen;
+    int menu;        /* the "More" panel open: a button for every key (keymap.c's list) */
     int pinned_page; /* the pinned pane's page of heads, 0-based (Shift+PgUp/PgDn) */
     int present;     /* presentation mode */
     int png_scale;

@@ -153,6 +153,11 @@ int app_hover(app_state *s, int x, int y);
 /* A click at x, y: the action it means in *then (ACT_NONE for none, to be
  * applied by the caller); returns 1 if the click itself changed the picture. */
 int app_click(app_state *s, int x, int y, app_action *then);
+/* keymap.c: the "More" panel's buttons for the mode shown, into vs (app_view). */
+void app_menu_view(const app_state *s, view_state *vs);
+/* actions.c: in training mode, an action that is for the attention view changes
+   nothing and the status line says so, naming its key: 1 then, else 0. */
+int app_training_refuse(app_state *s, const app_action *a);
 /* Tokenises text and recomputes; sample is 1-based, 0 for custom text. */
 int app_load_text(app_state *s, const char *text, int sample);
 
