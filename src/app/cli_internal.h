@@ -52,6 +52,7 @@ enum {
     OPT_LAYER,
     OPT_SWEEP, /* --sweep h and --seeds K: sweep.c */
     OPT_SEEDS,
+    OPT_MOMENTS, /* --moments K: the replay's flip-book (train_figure.c) */
     /* a loaded model */
     OPT_MODEL,
     /* a lesson (cli_lesson.c) */

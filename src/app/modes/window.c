@@ -235,6 +235,7 @@ static void handle_event(app_state *s, const SDL_Event *e) {
         return;
     case SDL_MOUSEMOTION:
         a.kind = ACT_HOVER;
+        a.arg = (e->motion.state & SDL_BUTTON_LMASK) != 0; /* a drag (training's replay) */
         a.x = (int)((float)e->motion.x * s->ui_scale);
         a.y = (int)((float)e->motion.y * s->ui_scale);
         break;

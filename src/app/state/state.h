@@ -102,6 +102,7 @@ typedef enum {
     /* Ctrl+Shift+V: the view as a view file in the export folder (view_file.c) */
     ACT_SAVE_VIEW_FILE,
     ACT_TRAIN_SPEED, /* training mode: full speed, slow motion, paused, in turn (S) */
+    ACT_REPLAY_LIVE, /* training mode: from a moment of the replay back to live (End) */
     ACT_COUNT
 } app_action_kind;
 
