@@ -50,9 +50,9 @@ enum {
     OPT_LR,
     OPT_BATCH,
     OPT_LAYER,
+    OPT_MOMENTS, /* --moments K: the replay's flip-book (train_figure.c) */
     OPT_SWEEP, /* --sweep h and --seeds K: sweep.c */
     OPT_SEEDS,
-    OPT_MOMENTS, /* --moments K: the replay's flip-book (train_figure.c) */
     /* a loaded model */
     OPT_MODEL,
     /* a lesson (cli_lesson.c) */
