@@ -42,6 +42,7 @@ struct app_trainer {
     train_view *rec;       /* the run's record: what is published (its layers unused) */
     train_replay *replay;  /* the current run's moments (replay.h) */
     long next_moment;      /* the step of the schedule the next moment is taken at */
+    double last_prune_ms;  /* when the bars were last measured */
     /* either side's */
     atomic_int pause; /* the UI asks the job to stop stepping and measure the bars */
     atomic_int rate;  /* steps a second: 0 full speed, else slow motion */
@@ -127,17 +128,19 @@ static void count_moments(app_trainer *t) {
     if (t->rec->moments > TRAIN_REPLAY_MAX) t->rec->moments = TRAIN_REPLAY_MAX;
 }
 
-/* A moment for the replay when the learner's step is on the schedule (its bars
-   measured now); 0, or -1 when the job was cancelled. */
+static void moment_here(app_trainer *t);
+
+/* A moment for the replay when the learner's step is on the schedule: its bars
+   measured now, which are the record's too (the live view's, and the pass every
+   second need not come yet). 0, or -1 when the job was cancelled. */
 static int scheduled_moment(app_trainer *t, job *handle) {
     const long done = learn_steps_done(t->l);
     while (t->next_moment < done) t->next_moment = replay_next_step(t->next_moment);
     if (done != t->next_moment) return 0;
     t->next_moment = replay_next_step(done);
-    if (replay_take(t->replay, t->l, t->rec->loss, stop_asked, handle) < 0 && handle &&
-        job_cancelled(handle))
-        return -1;
-    count_moments(t);
+    if (prune(t, handle) != 0) return -1;
+    t->last_prune_ms = now_ms();
+    moment_here(t);
     return 0;
 }
 
@@ -344,7 +347,7 @@ static void run_job(job *handle, void *ctx) {
         publish(t, handle, 0);
         return;
     }
-    double last_prune = now_ms();
+    t->last_prune_ms = now_ms();
     int converged = 0;
     while (!converged && !train_loop_done(&t->loop) && !stop_now(t, handle)) {
         converged = burst(t, handle) && !t->start_exact;
@@ -352,9 +355,9 @@ static void run_job(job *handle, void *ctx) {
             stopped(t, TRAIN_CONVERGED);
         else if (train_loop_done(&t->loop))
             stopped(t, TRAIN_BUDGET);
-        if (now_ms() - last_prune > PRUNE_EVERY) {
+        if (now_ms() - t->last_prune_ms > PRUNE_EVERY) {
             if (prune(t, handle) != 0) return;
-            last_prune = now_ms();
+            t->last_prune_ms = now_ms();
         }
         publish(t, handle, !converged && !train_loop_done(&t->loop) && !stop_now(t, handle));
     }
