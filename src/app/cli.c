@@ -75,6 +75,9 @@ static const char usage_b[] =
     "                        seeds: a table; sweep.json with --dump, a plot with --export\n"
     "      --seeds K         with --sweep, seeds -s, -s + 1, ... (K of them, 1..64;\n"
     "                        default 3)\n"
+    "      --moments K       with --export, K moments of the run (2..60, from step 0\n"
+    "                        to the last), one page each: a PDF's pages, or numbered\n"
+    "                        .png/.svg files\n"
     "\nView files:\n"
     "      --state FILE      open a view file (README \"View files\"; Ctrl+Shift+V in\n"
     "                        the window saves one); with the window, --export or\n"
@@ -155,6 +158,7 @@ static const struct option long_opts[] = {
     {"layer", required_argument, NULL, OPT_LAYER},
     {"sweep", required_argument, NULL, OPT_SWEEP},
     {"seeds", required_argument, NULL, OPT_SEEDS},
+    {"moments", required_argument, NULL, OPT_MOMENTS},
     {"model", required_argument, NULL, OPT_MODEL},
     /* a lesson: cli_lesson_option */
     {"lesson", required_argument, NULL, OPT_LESSON},

@@ -82,6 +82,7 @@ static const struct {
     {OPT_LAYER, TE | MW | ME},
     {OPT_SWEEP, T_ALL},
     {OPT_SEEDS, T_ALL},
+    {OPT_MOMENTS, TE},
     {OPT_MODEL, MW | ME | MD | MB},
     {OPT_LESSON, W | E | D},
     {OPT_STEP, E | D},

@@ -50,7 +50,8 @@ enum {
     OPT_LR,
     OPT_BATCH,
     OPT_LAYER,
-    OPT_SWEEP, /* --sweep h and --seeds K: sweep.c */
+    OPT_MOMENTS, /* --moments K: the replay's flip-book (train_figure.c) */
+    OPT_SWEEP,   /* --sweep h and --seeds K: sweep.c */
     OPT_SEEDS,
     /* a loaded model */
     OPT_MODEL,

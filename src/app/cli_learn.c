@@ -56,6 +56,12 @@ int cli_learning_option(cli_options *o, cli_flags *f, int opt, const char *arg, 
             return cli_fail(err, errlen, "--sweep '%s': must be h (the number of heads)", arg);
         o->train.sweep = 1;
         return 0;
+    case OPT_MOMENTS:
+        if (cli_parse_int(arg, 2, 60, &v) != 0)
+            return cli_fail(err, errlen, "--moments '%s': must be a whole number between 2 and 60",
+                            arg);
+        o->train.moments = (int)v;
+        return 0;
     case OPT_SEEDS:
         if (cli_parse_int(arg, 1, 64, &v) != 0)
             return cli_fail(err, errlen, "--seeds '%s': must be a whole number between 1 and 64",
@@ -78,6 +84,9 @@ int cli_learning_check(cli_options *o, char *err, size_t errlen) {
                             layers, layers > 1 ? "s" : "");
     }
     if (t->seeds && !t->sweep) return cli_fail(err, errlen, "--seeds: only with --sweep h");
+    if (t->moments && (!t->task || o->mode != CLI_EXPORT || t->sweep))
+        return cli_fail(err, errlen, "--moments %d: only with --train TASK --export FILE%s",
+                        t->moments, t->sweep ? " (one run, no --sweep)" : "");
     if (t->sweep && !t->task) return cli_fail(err, errlen, "--sweep: only with --train TASK");
     if (t->sweep && (o->cfg.h || t->layer || o->colormap >= 0))
         return cli_fail(err, errlen, "--sweep h: takes no %s",

@@ -28,15 +28,16 @@ typedef enum {
 
 /* The training options of the command line; zero means "default". */
 typedef struct {
-    int task;   /* 1 + the task's id (see learn.h); 0: no --train */
-    int steps;  /* --steps; 0: the task's default */
-    int layers; /* --layers 1|2; 0: the task's default */
-    int mlp;    /* --mlp */
-    float lr;   /* --lr; 0: 3e-3 */
-    int batch;  /* --batch; 0: 32 */
-    int layer;  /* --layer L: the layer --export draws, 1-based; 0: the first */
-    int sweep;  /* --sweep h: 1 (sweep.c); 0: one run */
-    int seeds;  /* --seeds K with --sweep; 0: 3 */
+    int task;    /* 1 + the task's id (see learn.h); 0: no --train */
+    int steps;   /* --steps; 0: the task's default */
+    int layers;  /* --layers 1|2; 0: the task's default */
+    int mlp;     /* --mlp */
+    float lr;    /* --lr; 0: 3e-3 */
+    int batch;   /* --batch; 0: 32 */
+    int layer;   /* --layer L: the layer --export draws, 1-based; 0: the first */
+    int sweep;   /* --sweep h: 1 (sweep.c); 0: one run */
+    int seeds;   /* --seeds K with --sweep; 0: 3 */
+    int moments; /* --moments K with --export: K of the run's moments as pages; 0: none */
 } train_options;
 
 typedef struct {

@@ -1,7 +1,8 @@
 /* layout_train.c: where training mode puts its panels beside the trained heads:
  * a title, the held-out accuracy and loss curves against steps (every run of
- * the task this session, so they can be compared), their legend, and the bars of
- * accuracy with each head removed. Drawing them is train_panels.c's. */
+ * the task this session, so they can be compared), the replay's strip of moments
+ * under them, their legend, and the bars of accuracy with each head removed. Drawing them is
+ * train_panels.c's. */
 #include "view_internal.h"
 
 static int imax(int a, int b) {
@@ -14,12 +15,15 @@ void view_train_layout(view_layout *L, const view_state *s, view_rect a) {
     L->train_title = (view_rect){a.x, a.y, a.w, 2 * line + pad};
     int y = a.y + L->train_title.h + pad;
     int rest = a.y + a.h - y;
-    int plot_h = imax(3 * line, rest * 28 / 100);
+    int plot_h = imax(3 * line, (rest - line) * 28 / 100);
     int axis_w = imax(4 * line, L->font_small * 4); /* y tick numbers */
     L->train_acc = (view_rect){a.x + axis_w, y + line, a.w - axis_w - pad, plot_h - 2 * line};
     y += plot_h + pad;
     L->train_loss = (view_rect){a.x + axis_w, y + line, a.w - axis_w - pad, plot_h - 2 * line};
-    y += plot_h + pad;
+    y += plot_h;
+    /* the replay's strip: a line of moments on the plots' step axis */
+    L->train_strip = (view_rect){a.x + axis_w, y, a.w - axis_w - pad, line};
+    y += line + pad;
     L->train_legend = (view_rect){a.x, y, a.w, 2 * line}; /* two lines of runs */
     y += 2 * line + pad;
     int bottom = a.y + a.h;

@@ -2,7 +2,9 @@
  * state), the held-out accuracy and the loss against steps (log scale) for every
  * run of the task (the current one thick, each in its session colour, labelled
  * h=, d=), and one bar per head: held-out
- * accuracy with that head removed, against the full model's. What is measured
+ * accuracy with that head removed, against the full model's. The replay: a
+ * strip of the run's moments under the plots, and while one is shown a marker
+ * at its step on both plots, its heads, bars and numbers. What is measured
  * is src/learn's; where it goes is layout_train.c's. */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +33,57 @@ static int step_x(view_rect r, double step, double xmax) {
     return r.x + (int)lround((double)r.w * log1p(fmax(step, 0.0)) / log1p(xmax));
 }
 
+double view_train_xmax(const view_train *t) {
+    double xmax = 10.0;
+    for (int i = 0; i < t->runs; i++)
+        if (t->run[i].points > 0) xmax = fmax(xmax, t->run[i].step[t->run[i].points - 1]);
+    return xmax;
+}
+
+double view_train_step_at(view_rect r, int x, double xmax) {
+    const double f = r.w > 0 ? fmin(fmax((double)(x - r.x) / r.w, 0.0), 1.0) : 0.0;
+    return expm1(f * log1p(xmax));
+}
+
+/* The shown moment's step on a plot: a vertical line, "step N" at its top. */
+static void marker(const view_ctx *c, view_rect r, const view_train *t, double xmax, int label) {
+    if (!t->replay || t->moment < 0 || t->moment >= t->moments) return;
+    const view_layout *L = c->L;
+    const int x = step_x(r, (double)t->moment_step[t->moment], xmax);
+    const int w = L->pad / 2 > 3 ? L->pad / 2 : 3;
+    draw_fill(c->dl, (view_rect){x - w / 2, r.y, w, r.h}, c->th.accent_text);
+    if (!label) return;
+    char buf[40];
+    snprintf(buf, sizeof buf, "step %ld", t->moment_step[t->moment]);
+    const int fs = L->font_small, tw = view_tw(c, buf, fs, 1);
+    const int lx = x + L->pad / 2 + tw < r.x + r.w ? x + L->pad / 2 : x - L->pad / 2 - tw;
+    draw_fill(c->dl, (view_rect){lx - 2, r.y + 2, tw + 4, L->line}, c->th.bg);
+    draw_text(c->dl, lx, r.y + 2, buf, fs, c->th.accent_text, 1, 0);
+}
+
+/* The replay's strip: a dot at each moment's step on the plots' axis, the shown
+   one large; "replay" and the keys at its left. */
+static void strip(const view_ctx *c, const view_train *t, double xmax) {
+    const view_layout *L = c->L;
+    const view_rect r = L->train_strip;
+    if (t->moments < 1 || r.w < 1) return;
+    const int fs = L->font_small, cy = r.y + r.h / 2;
+    const char *name = c->s->figure ? "moments" : "replay [ ]";
+    const int nw = view_tw(c, name, fs, 0);
+    draw_text(c->dl, r.x - nw - L->pad / 2, r.y + (r.h - L->line * fs / L->font) / 2, name, fs,
+              c->th.muted, 0, 0);
+    draw_line(c->dl, r.x, cy, r.x + r.w, cy, c->th.grid, 1);
+    const int dot = r.h / 3 > 3 ? r.h / 3 : 3;
+    for (int i = 0; i < t->moments; i++) {
+        const int x = step_x(r, (double)t->moment_step[i], xmax);
+        draw_fill(c->dl, (view_rect){x - dot / 2, cy - dot / 2, dot, dot}, c->th.muted);
+    }
+    if (t->replay && t->moment >= 0 && t->moment < t->moments) {
+        const int x = step_x(r, (double)t->moment_step[t->moment], xmax), big = r.h * 3 / 4;
+        draw_fill(c->dl, (view_rect){x - big / 2, cy - big / 2, big, big}, c->th.accent_text);
+    }
+}
+
 /* "0", "10", "100", "1k", "10k", "100k", "1M" */
 static void step_label(char *buf, size_t len, double v) {
     if (v >= 1e6)
@@ -50,9 +103,7 @@ static void plot(const view_ctx *c, view_rect r, const view_train *t, int acc, f
     const int fs = L->font_small;
     draw_text(c->dl, r.x, r.y - L->line, title, L->font, c->th.text, 1, 0);
     draw_frame(c->dl, (view_rect){r.x - 1, r.y - 1, r.w + 2, r.h + 2}, c->th.grid, 1);
-    double xmax = 10.0;
-    for (int i = 0; i < t->runs; i++)
-        if (t->run[i].points > 0) xmax = fmax(xmax, t->run[i].step[t->run[i].points - 1]);
+    const double xmax = view_train_xmax(t);
     char buf[48];
     for (int k = 0; k <= 2; k++) { /* y ticks: 0, half, max */
         float v = ymax * (float)k / 2.0f;
@@ -100,6 +151,7 @@ static void plot(const view_ctx *c, view_rect r, const view_train *t, int acc, f
             px = x, py = y, have = 1;
         }
     }
+    marker(c, r, t, xmax, acc);
 }
 
 /* The task's runs in their curves' colours, oldest first, flowed over the
@@ -194,6 +246,12 @@ void view_draw_train(const view_ctx *c) {
     char buf[240], fitted[240];
     if (t->error && t->error[0])
         snprintf(buf, sizeof buf, "Training %s: %s", t->task, t->error);
+    else if (t->replay && c->s->figure) /* a page of the flip-book */
+        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld of %ld", t->task, t->step,
+                 t->live_step);
+    else if (t->replay)
+        snprintf(buf, sizeof buf, "Replay of %s \xC2\xB7 step %ld of %ld (moment %d of %d)",
+                 t->task, t->step, t->live_step, t->moment + 1, t->moments);
     else if (c->s->figure) /* a figure: what was trained, no state of the app */
         snprintf(buf, sizeof buf, "Trained on %s \xC2\xB7 %ld steps", t->task, t->step);
     else if (t->running && t->rate > 0) /* the rate measured, not the one asked for */
@@ -217,11 +275,17 @@ void view_draw_train(const view_ctx *c) {
     draw_text(c->dl, L->train_title.x, L->train_title.y, fitted, L->font_title, c->th.text, 1, 0);
     if (c->s->figure)
         snprintf(buf, sizeof buf, "layer %d of %d \xC2\xB7 %s", t->layer + 1, t->layers, t->what);
-    else
+    else if (t->replay)
         snprintf(buf, sizeof buf,
-                 "L pauses / goes on \xC2\xB7 S speed \xC2\xB7 . one step \xC2\xB7 layer %d of %d "
-                 "(Y) \xC2\xB7 %s",
+                 "[ back \xC2\xB7 ] forward \xC2\xB7 End live \xC2\xB7 L goes on \xC2\xB7 "
+                 "layer %d of %d (Y) \xC2\xB7 %s",
                  t->layer + 1, t->layers, t->what);
+    else
+        snprintf(
+            buf, sizeof buf,
+            "L pauses / goes on \xC2\xB7 S speed \xC2\xB7 . one step \xC2\xB7 [ replay \xC2\xB7 "
+            "layer %d of %d (Y) \xC2\xB7 %s",
+            t->layer + 1, t->layers, t->what);
     view_fit_text(fitted, sizeof fitted, buf, L->train_title.w, L->font_small, 0, c->measure,
                   c->ud);
     draw_text(c->dl, L->train_title.x, L->train_title.y + L->line + L->pad / 2, fitted,
@@ -232,6 +296,7 @@ void view_draw_train(const view_ctx *c) {
         for (int p = 0; p < t->run[i].points; p++)
             if (isfinite(t->run[i].loss[p])) lmax = fmaxf(lmax, t->run[i].loss[p]);
     plot(c, L->train_loss, t, 0, lmax, "Training loss (cross-entropy)");
+    strip(c, t, view_train_xmax(t));
     legend(c, t);
     bars(c, t);
 }

@@ -102,7 +102,19 @@ typedef struct {
     const float *ablated_acc; /* (layers, h) held-out accuracy without that head */
     int pruned;               /* heads that each cost under a point */
     float pruned_acc;         /* accuracy with all of those removed together */
+    /* the replay: the moments of the current run (their steps, rising) and, when
+       one is shown, which (step, the numbers and the bars above are its own) */
+    int moments;
+    const long *moment_step;
+    int replay;     /* 1: moment `moment` (0-based) is shown, not the live run */
+    int moment;     /* the moment shown */
+    long live_step; /* the live run's step */
 } view_train;
+
+/* The training plots' step axis: its right end (the furthest step of the
+   task's runs, at least 10), and the step under x in a plot's rect r. */
+double view_train_xmax(const view_train *t);
+double view_train_step_at(view_rect r, int x, double xmax);
 
 /* A loaded model, as the view draws it (src/app fills it from src/model). */
 typedef struct {
@@ -453,6 +465,7 @@ typedef struct view_layout {
 
     /* training mode: the curves and the pruning bars beside the heads */
     view_rect train_title, train_acc, train_loss, train_legend, train_bars, train_note;
+    view_rect train_strip; /* the replay's strip of moments, under the loss plot */
 
     /* under the equation: how alike the heads are, and what the layer costs */
     int lesson_shown;

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "jobs.h"
+#include "replay.h"
 #include "request.h"
 #include "state_internal.h"
 #include "trainer.h"
@@ -312,7 +313,13 @@ static int training(app_state *s, app_async *a) {
     if (!a->trainer) return 0;
     const train_view *tv;
     const int fresh = trainer_snapshot(a->trainer, &tv);
-    return app_training_show(s, tv, fresh);
+    int changed = app_training_show(s, tv, fresh);
+    long step;
+    if (app_training_moment_wanted(s, &step)) { /* a moment of the replay: copied now */
+        app_training_show_moment(s, trainer_moment(a->trainer, step));
+        changed = 1;
+    }
+    return changed;
 }
 
 int app_async_poll(app_state *s) {
@@ -404,6 +411,21 @@ int app_async_training_adopt(app_state *s, learn_model *l, const train_point *cu
         snprintf(err, errlen, "%s", tv->error);
         return 2;
     }
+    app_refresh(s);
+    return 0;
+}
+
+int app_async_training_moments(app_state *s, train_replay *r, char *err, size_t errlen) {
+    app_async *a = s->async;
+    if (!a || !a->trainer) {
+        replay_destroy(r);
+        snprintf(err, errlen, "cannot show training: out of resources");
+        return 1;
+    }
+    trainer_adopt_replay(a->trainer, r);
+    const train_view *tv;
+    trainer_snapshot(a->trainer, &tv);
+    app_training_show(s, tv, 1);
     app_refresh(s);
     return 0;
 }

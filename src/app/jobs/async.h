@@ -67,4 +67,9 @@ int app_async_training_adopt(app_state *s, learn_model *l, const train_point *cu
                              float steps_per_s, const train_pruning *measured, int layer, char *err,
                              size_t errlen);
 
+/* Takes r (the moments --train's loop kept of the learner app_async_training_adopt
+ * showed: replay.h) as its replay. 0, or 1 with a message (r is freed either way). */
+struct train_replay;
+int app_async_training_moments(app_state *s, struct train_replay *r, char *err, size_t errlen);
+
 #endif

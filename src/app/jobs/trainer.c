@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "replay.h"
 #include "train_loop.h"
 
 #define BURST_MS 50.0    /* steps between publications */
@@ -39,6 +40,9 @@ struct app_trainer {
     double slow_ms[8];     /* and the last 8 steps' times, for the rate shown */
     long slow_n;           /* steps in slow motion since it began */
     train_view *rec;       /* the run's record: what is published (its layers unused) */
+    train_replay *replay;  /* the current run's moments (replay.h) */
+    long next_moment;      /* the step of the schedule the next moment is taken at */
+    double last_prune_ms;  /* when the bars were last measured */
     /* either side's */
     atomic_int pause; /* the UI asks the job to stop stepping and measure the bars */
     atomic_int rate;  /* steps a second: 0 full speed, else slow motion */
@@ -47,6 +51,7 @@ struct app_trainer {
     /* the UI thread's */
     unsigned long seq;
     int paused;
+    train_view *moment; /* the moment last asked for (trainer_moment) */
 };
 
 static double now_ms(void) {
@@ -103,9 +108,7 @@ static void copy_tensors(train_view *b, learn_model *l) {
     memset(b->layer, 0, sizeof b->layer);
     if (!l) return;
     const learn_config *c = learn_get_config(l);
-    const size_t T = (size_t)learn_task(c->task)->seq_len, d = (size_t)c->d_model;
-    const size_t td = T * d, htt = (size_t)c->h * T * T, per = 6 * td + 2 * htt + d * d;
-    const size_t want = per * (size_t)c->layers;
+    const size_t want = replay_tensor_floats(c);
     if (want > b->mem_cap) {
         float *m = realloc(b->mem_, want * sizeof *m);
         if (!m) {
@@ -115,24 +118,40 @@ static void copy_tensors(train_view *b, learn_model *l) {
         b->mem_ = m;
         b->mem_cap = want;
     }
-    learn_layer_tensors lt[LEARN_MAX_LAYERS];
-    learn_example_tensors(l, lt, NULL);
-    float *p = b->mem_;
-#define TAKE(field, src, count)                                                                    \
-    (memcpy(p, (src), (count) * sizeof(float)), o->field = p, p += (count))
-    for (int i = 0; i < c->layers; i++) {
-        train_layer *o = &b->layer[i];
-        TAKE(x, lt[i].ln1, td);
-        TAKE(q, lt[i].q, td);
-        TAKE(k, lt[i].k, td);
-        TAKE(v, lt[i].v, td);
-        TAKE(scores, lt[i].scores, htt);
-        TAKE(attn, lt[i].attn, htt);
-        TAKE(concat, lt[i].concat, td);
-        TAKE(w_o, lt[i].w_o, d * d);
-        TAKE(out, lt[i].out, td);
-    }
-#undef TAKE
+    replay_copy_tensors(b->mem_, l);
+    replay_point_layers(b->layer, b->mem_, c);
+}
+
+/* The moments' steps into the record. */
+static void count_moments(app_trainer *t) {
+    t->rec->moments = replay_steps(t->replay, t->rec->moment_step, TRAIN_REPLAY_MAX);
+    if (t->rec->moments > TRAIN_REPLAY_MAX) t->rec->moments = TRAIN_REPLAY_MAX;
+}
+
+static void moment_here(app_trainer *t);
+
+/* A moment for the replay when the learner's step is on the schedule: its bars
+   measured now, which are the record's too (the live view's, and the pass every
+   second need not come yet). 0, or -1 when the job was cancelled. */
+static int scheduled_moment(app_trainer *t, job *handle) {
+    const long done = learn_steps_done(t->l);
+    while (t->next_moment < done) t->next_moment = replay_next_step(t->next_moment);
+    if (done != t->next_moment) return 0;
+    t->next_moment = replay_next_step(done);
+    if (prune(t, handle) != 0) return -1;
+    t->last_prune_ms = now_ms();
+    moment_here(t);
+    return 0;
+}
+
+/* The moment of the step the run stopped at (or was paused at): its bars are
+   the record's, just measured. */
+static void moment_here(app_trainer *t) {
+    const train_view *w = t->rec;
+    if (!w->pruning_valid || w->pruning_step != learn_steps_done(t->l)) return;
+    replay_take_measured(t->replay, t->l, w->loss, w->acc, w->ablated_acc, w->pruned,
+                         w->pruned_acc);
+    count_moments(t);
 }
 
 /* Fills b with the record as it is now, what is in use of it, and the
@@ -230,6 +249,9 @@ static void record_run(app_trainer *t, learn_model *l) {
     r->number = ++t->runs_started;
     r->curve.n = 0;
     r->curve.gap = 0.0f;
+    replay_clear(t->replay, r->number); /* the replay is the current run's */
+    w->moments = 0;
+    t->next_moment = 0;
 }
 
 static int stop_now(app_trainer *t, job *handle) {
@@ -260,6 +282,7 @@ static int burst(app_trainer *t, job *handle) {
         const double t0 = now_ms();
         train_point pt;
         if (train_loop_step(&t->loop, &pt)) converged = take_point(t, &pt);
+        if (scheduled_moment(t, handle) != 0) return 0;
         t->last_step_ms = t0;
         w->step = learn_steps_done(t->l);
         /* the rate as it is: the last (up to) 8 steps over the time they took; the
@@ -277,6 +300,7 @@ static int burst(app_trainer *t, job *handle) {
     do {
         train_point pt;
         if (train_loop_step(&t->loop, &pt)) converged = take_point(t, &pt);
+        if (scheduled_moment(t, handle) != 0) return 0;
         steps++;
         t1 = now_ms();
     } while (t1 - t0 < BURST_MS && !converged && !train_loop_done(&t->loop) &&
@@ -305,6 +329,7 @@ static void run_job(job *handle, void *ctx) {
         t->loop.dense = 1;
         t->rec->budget = t->start_stop;
         take_point(t, &first);
+        if (scheduled_moment(t, handle) != 0) return; /* step 0, before training */
         t->last_step_ms = now_ms();
         publish(t, handle, !t->single);
     }
@@ -318,10 +343,11 @@ static void run_job(job *handle, void *ctx) {
         t->rec->step = learn_steps_done(t->l);
         t->rec->steps_per_s = 0.0f;
         if (prune(t, handle) != 0) return;
+        if (replay_on_schedule(t->rec->step)) moment_here(t);
         publish(t, handle, 0);
         return;
     }
-    double last_prune = now_ms();
+    t->last_prune_ms = now_ms();
     int converged = 0;
     while (!converged && !train_loop_done(&t->loop) && !stop_now(t, handle)) {
         converged = burst(t, handle) && !t->start_exact;
@@ -329,9 +355,9 @@ static void run_job(job *handle, void *ctx) {
             stopped(t, TRAIN_CONVERGED);
         else if (train_loop_done(&t->loop))
             stopped(t, TRAIN_BUDGET);
-        if (now_ms() - last_prune > PRUNE_EVERY) {
+        if (now_ms() - t->last_prune_ms > PRUNE_EVERY) {
             if (prune(t, handle) != 0) return;
-            last_prune = now_ms();
+            t->last_prune_ms = now_ms();
         }
         publish(t, handle, !converged && !train_loop_done(&t->loop) && !stop_now(t, handle));
     }
@@ -340,6 +366,7 @@ static void run_job(job *handle, void *ctx) {
     if ((!t->rec->pruning_valid || t->rec->pruning_step != learn_steps_done(t->l)) &&
         prune(t, handle) != 0)
         return;
+    if (t->rec->stop != TRAIN_GOING) moment_here(t); /* where it stopped by itself */
     publish(t, handle, 0);
 }
 
@@ -348,9 +375,13 @@ app_trainer *trainer_create(jobs *runner) {
     if (!t) return NULL;
     t->runner = runner;
     t->rec = calloc(1, sizeof *t->rec);
+    t->moment = calloc(1, sizeof *t->moment);
+    t->replay = replay_create();
     for (int i = 0; i < 3; i++) t->buf[i] = calloc(1, sizeof *t->buf[i]);
-    if (!runner || !t->rec || !t->buf[0] || !t->buf[1] || !t->buf[2]) {
+    if (!runner || !t->rec || !t->moment || !t->replay || !t->buf[0] || !t->buf[1] || !t->buf[2]) {
         for (int i = 0; i < 3; i++) free(t->buf[i]);
+        replay_destroy(t->replay);
+        free(t->moment);
         free(t->rec);
         free(t);
         return NULL;
@@ -368,6 +399,9 @@ void trainer_destroy(app_trainer *t) {
         free(t->buf[i]->mem_);
         free(t->buf[i]);
     }
+    replay_destroy(t->replay);
+    if (t->moment) free(t->moment->mem_);
+    free(t->moment);
     free(t->rec);
     free(t);
 }
@@ -490,5 +524,18 @@ void trainer_adopt(app_trainer *t, learn_model *l, const train_point *curve, int
     } else {
         prune(t, NULL);
     }
+    publish(t, NULL, 0); /* no job runs: this thread is the writer */
+}
+
+const train_view *trainer_moment(app_trainer *t, long step) {
+    return replay_copy(t->replay, step, t->moment) == 0 ? t->moment : NULL;
+}
+
+void trainer_adopt_replay(app_trainer *t, train_replay *r) {
+    if (!r) return;
+    stop_job(t);
+    replay_destroy(t->replay);
+    t->replay = r;
+    count_moments(t);
     publish(t, NULL, 0); /* no job runs: this thread is the writer */
 }

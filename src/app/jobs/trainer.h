@@ -52,4 +52,14 @@ int trainer_snapshot(app_trainer *t, const train_view **v);
 void trainer_adopt(app_trainer *t, learn_model *l, const train_point *curve, int points,
                    const train_pruning *measured, float steps_per_s);
 
+/* The moment of the current run's replay at `step` (replay.h), copied into
+ * the UI thread's own buffer (valid until the next call), or NULL when there is
+ * none at that step. */
+const train_view *trainer_moment(app_trainer *t, long step);
+
+/* Takes r (moments taken by --train's loop of the run trainer_adopt took) as the
+ * current run's replay, and publishes. */
+struct train_replay;
+void trainer_adopt_replay(app_trainer *t, struct train_replay *r);
+
 #endif

@@ -2,8 +2,11 @@
  * (train_mode.c: its summary and --dump too), then shows that very model in the
  * window's training mode (training.c) and writes what that mode shows: the
  * trained heads of layer 1 (or --layer's), the accuracy and loss curves and the pruning bars,
- * as PNG, SVG or PDF (export.c). No display needed. The folder, the font and the
- * state are made ready before training, so none fails after it. */
+ * as PNG, SVG or PDF (export.c). With --moments K, K of the run's moments
+ * (replay.h) instead, one page each, all or nothing (deck.h): the pages of one
+ * PDF (a flip-book), or PATH-01.png ... No display needed. The folder, the font,
+ * the count of moments and the state are made ready before training, so none
+ * fails after it. */
 #include <SDL.h>
 #include <SDL_ttf.h>
 #include <errno.h>
@@ -14,9 +17,11 @@
 
 #include "app.h"
 #include "async.h"
+#include "deck.h"
 #include "export.h"
 #include "font.h"
 #include "learn.h"
+#include "replay.h"
 #include "samples.h"
 #include "state_internal.h"
 #include "train_figure.h"
@@ -30,6 +35,49 @@ typedef struct {
     font_set *fonts;
 } figure;
 
+/* The pages of --moments K: K of the run's moments, evenly spaced among them
+   (so about evenly on the log step axis), the first (step 0) and the last. */
+static int flip_book(figure *fg, char *err, size_t errlen) {
+    const cli_options *o = fg->o;
+    view_state vs;
+    app_figure_view(fg->s, APP_SAVE_EXPORT, &vs);
+    const view_train *t = vs.train;
+    const int K = o->train.moments, n = t ? t->moments : 0;
+    if (n < K) {
+        snprintf(err, errlen, "cannot write %s: the run kept %d moments, not %d", o->export_path, n,
+                 K);
+        return 1;
+    }
+    long steps[TRAIN_REPLAY_MAX];
+    for (int i = 0; i < n; i++) steps[i] = t->moment_step[i];
+    deck *d = deck_open(o->export_path, o->size_w ? o->size_w : APP_DEFAULT_W,
+                        o->size_h ? o->size_h : APP_DEFAULT_H, o->scale ? o->scale : 1, fg->fonts,
+                        err, errlen);
+    if (!d) return 1;
+    for (int j = 0; j < K; j++) {
+        const int i = (int)((double)j * (n - 1) / (K - 1) + 0.5);
+        if (app_training_replay_at(fg->s, steps[i]) != 0) {
+            snprintf(err, errlen, "cannot write %s: no moment at step %ld", o->export_path,
+                     steps[i]);
+            deck_close(d, 0, NULL, 0);
+            return 1;
+        }
+        app_async_poll(fg->s); /* the moment copied, the view made from it */
+        app_figure_view(fg->s, APP_SAVE_EXPORT, &vs);
+        if (!vs.train || !vs.train->replay || vs.train->step != steps[i]) {
+            snprintf(err, errlen, "cannot write %s: the moment at step %ld is not shown",
+                     o->export_path, steps[i]);
+            deck_close(d, 0, NULL, 0);
+            return 1;
+        }
+        if (deck_page(d, &vs, err, errlen) != 0) {
+            deck_close(d, 0, NULL, 0);
+            return 1;
+        }
+    }
+    return deck_close(d, 1, err, errlen) ? 1 : 0;
+}
+
 /* train_finish_fn: shows the trained model in the state and writes the file. */
 static int draw_figure(train_outcome *run, void *ud, char *err, size_t errlen) {
     figure *fg = ud;
@@ -39,6 +87,11 @@ static int draw_figure(train_outcome *run, void *ud, char *err, size_t errlen) {
                                       &run->pruning, layer, err, errlen);
     run->l = NULL; /* the state's now */
     if (rc != 0) return rc;
+    if (o->train.moments) {
+        rc = app_async_training_moments(fg->s, run->replay, err, errlen);
+        run->replay = NULL; /* the trainer's now */
+        return rc ? rc : flip_book(fg, err, errlen);
+    }
     view_state vs;
     app_figure_view(fg->s, APP_SAVE_EXPORT, &vs);
     const char *dot = strrchr(o->export_path, '.');
@@ -66,6 +119,19 @@ static int check_export_folder(const char *path, char *err, size_t errlen) {
 }
 
 int app_train_export(const cli_options *o, char *err, size_t errlen) {
+    if (o->train.moments) { /* as many moments as the run will keep: known now */
+        const int steps = o->train.steps
+                              ? o->train.steps
+                              : learn_task((learn_task_id)(o->train.task - 1))->default_steps;
+        const int kept = replay_count_for(steps);
+        if (o->train.moments > kept) {
+            snprintf(err, errlen,
+                     "--moments %d: a run of %d steps keeps %d moments (steps 0, 1, 2, 3, 4, 5, "
+                     "7, 9, 12, 16, ..., each about 1.3 times the one before, and its last)",
+                     o->train.moments, steps, kept);
+            return 2;
+        }
+    }
     if (check_export_folder(o->export_path, err, errlen) != 0) return 1;
     if (TTF_Init() != 0) {
         snprintf(err, errlen, "cannot start SDL_ttf: %s", TTF_GetError());

@@ -19,6 +19,7 @@
 #include "diverge.h"
 #include "dump.h"
 #include "learn.h"
+#include "replay.h"
 #include "train_loop.h"
 
 #define LOG_EVERY 250 /* steps between progress lines when stderr is not a terminal */
@@ -223,9 +224,11 @@ static int fill_dump(dump_run *d, void *ud, char *err, size_t errlen) {
 
 /* The loop of train_loop.h with progress on stderr: fills curve (room for
    steps / TRAIN_CURVE_EVERY + 1 points), *rows its points and *rate the steps a
-   second. Returns 0, or 1 with the message when the run diverged (diverge.h). */
+   second; with replay, a moment at every step of its schedule (replay.h), step 0
+   too. Returns 0, or 1 with the message when the run diverged (diverge.h) or
+   there was no memory for a moment. */
 static int train_steps(learn_model *l, long steps, const char *task, curve_row *curve, int *rows,
-                       double *rate, char *err, size_t errlen) {
+                       double *rate, train_replay *replay, char *err, size_t errlen) {
     const int tty = isatty(STDERR_FILENO);
     int n = 0, drawn = 0;
     double t0 = now_s(), t_draw = 0.0;
@@ -234,9 +237,18 @@ static int train_steps(learn_model *l, long steps, const char *task, curve_row *
     train_loop_begin(&tl, l, steps, NULL);
     learn_diverge dv;
     learn_diverge_begin(&dv, 0.0f); /* from the first step's loss */
-    for (long s = 1; s <= steps; s++) {
-        const int point = train_loop_step(&tl, &last);
-        if (point) curve[n++] = last;
+    long next_moment = 0;
+    for (long s = 0; s <= steps; s++) {
+        if (s > 0 && train_loop_step(&tl, &last)) curve[n++] = last;
+        if (replay && s == next_moment) {
+            next_moment = replay_next_step(s);
+            if (replay_take(replay, l, last.loss, NULL, NULL) < 0) {
+                snprintf(err, errlen, "out of memory for the run's moments");
+                *rows = n;
+                return 1;
+            }
+        }
+        if (s == 0) continue;
         float why = 0.0f;
         if (learn_diverge_feed(&dv, tl.last_loss, &why)) {
             if (tty && drawn) fputc('\n', stderr); /* the message on a line of its own */
@@ -327,7 +339,14 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
     if (finish) learn_eval(l, NULL, &curve[0].acc, &curve[0].loss), curve[0].step = 0;
     double rate = 0.0;
     int rows = 0;
-    int rc = train_steps(l, steps, ti->name, curve + 1, &rows, &rate, err, errlen);
+    train_replay *replay = o->moments > 0 ? replay_create() : NULL;
+    if (o->moments > 0 && !replay) {
+        snprintf(err, errlen, "out of memory");
+        learn_destroy(l);
+        free(curve), free(stats), free(ablated);
+        return 1;
+    }
+    int rc = train_steps(l, steps, ti->name, curve + 1, &rows, &rate, replay, err, errlen);
 
     train_result r = {learn_get_config(l), steps,          curve + 1,     rows, 0.0f, stats,
                       stats + nh,          stats + 2 * nh, stats + 3 * nh};
@@ -345,8 +364,14 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
         pr.full = r.acc;
         memcpy(ablated, stats + 3 * nh, sizeof(float) * (size_t)nh);
     }
+    if (!rc && replay && /* the last step is a moment, with the summary's bars */
+        replay_take_measured(replay, l, rows ? curve[rows].loss : NAN, r.acc, ablated, pr.pruned,
+                             pr.pruned_acc) < 0) {
+        snprintf(err, errlen, "out of memory for the run's moments");
+        rc = 1;
+    }
     pr.ablated_acc = ablated;
-    train_outcome run = {l, curve, rows + 1, (float)rate, ablated, pr};
+    train_outcome run = {l, curve, rows + 1, (float)rate, ablated, pr, replay};
     if (!rc && dump_dir) { /* the figure is written inside the dump, before its rename */
         train_dump td = {l, &r, finish, ud, &run, 0};
         if (dump_write_files(dump_dir, fill_dump, &td, err, errlen) != 0)
@@ -355,6 +380,7 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
         rc = finish(&run, ud, err, errlen);
     }
     learn_destroy(run.l); /* what finish did not take */
+    replay_destroy(run.replay);
     free(run.curve);
     free(run.ablated);
     free(stats);

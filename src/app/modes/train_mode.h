@@ -25,8 +25,9 @@ typedef struct {
     train_point *curve;
     int points;
     float steps_per_s;
-    float *ablated;        /* (layers, h): pruning.ablated_acc points here; free it */
-    train_pruning pruning; /* the ablation pass the summary printed, for the figure's bars */
+    float *ablated;              /* (layers, h): pruning.ablated_acc points here; free it */
+    train_pruning pruning;       /* the ablation pass the summary printed, for the figure's bars */
+    struct train_replay *replay; /* with moments asked for, the run's (replay.h); or NULL */
 } train_outcome;
 
 /* What a run makes besides its summary and dump (the figure): called once the

@@ -67,14 +67,19 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
     char title[256];
     view_state vs;
     app_view(s, &vs);
+    char replay[96] = ""; /* training's replay: the moment shown */
+    if (vs.train && vs.train->replay)
+        snprintf(replay, sizeof replay, "replay: step %ld of %ld (] forward, End live)",
+                 vs.train->step, vs.train->live_step);
     if (vs.train) /* training mode: what is being trained, how far, at what pace */
         snprintf(title, sizeof title,
                  "mhaviz \xE2\x80\x94 training %s h=%d d_model=%d \xE2\x80\x94 step %ld "
                  "\xE2\x80\x94 held-out %.1f %% \xE2\x80\x94 %s",
                  vs.train->task, vs.layer->h, vs.layer->d_model, vs.train->step,
                  100.0 * vs.train->acc,
-                 vs.train->running ? (vs.train->rate > 0 ? "slow motion" : "full speed")
-                                   : (vs.train->stop ? "stopped" : "paused"));
+                 replay[0]           ? replay
+                 : vs.train->running ? (vs.train->rate > 0 ? "slow motion" : "full speed")
+                                     : (vs.train->stop ? "stopped" : "paused"));
     else if (vs.overview && vs.layer) /* a loaded model: its name, the layer and heads shown */
         snprintf(title, sizeof title,
                  "mhaviz \xE2\x80\x94 %.60s layer %d of %d h=%d d_model=%d n=%d%s",
@@ -235,6 +240,7 @@ static void handle_event(app_state *s, const SDL_Event *e) {
         return;
     case SDL_MOUSEMOTION:
         a.kind = ACT_HOVER;
+        a.arg = (e->motion.state & SDL_BUTTON_LMASK) != 0; /* a drag (training's replay) */
         a.x = (int)((float)e->motion.x * s->ui_scale);
         a.y = (int)((float)e->motion.y * s->ui_scale);
         break;

@@ -158,6 +158,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case 'o': a.kind = ACT_OVERVIEW; break;
     case 's': a.kind = ACT_TRAIN_SPEED; break; /* Ctrl+S saves (above) */
     case 'b': a.kind = ACT_COMPARE; break;
+    case APP_KEY_END: a.kind = ACT_REPLAY_LIVE; break; /* training mode's replay */
     default:
         if (key >= '1' && key <= '9') {
             a.kind = ACT_FOCUS;

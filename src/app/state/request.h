@@ -68,6 +68,11 @@ int app_training_show(app_state *s, const train_view *tv, int fresh);
 /* Training mode for a learner trained elsewhere with this configuration, paused
  * (the jobs layer hands the learner itself to the trainer). 0, or -1 out of memory. */
 int app_training_adopted(app_state *s, const learn_config *cfg, int layer);
+/* The replay (training.c): 1 with the step of the moment the state wants shown
+ * (taken: asked once); app_training_show_moment hands it down (NULL: there is
+ * none at that step, and the view goes back to live). */
+int app_training_moment_wanted(app_state *s, long *step);
+void app_training_show_moment(app_state *s, const train_view *moment);
 
 /* picture.c: makes the progress sign, the training view and the pinned view's
  * state from the state as it is now; after every action, poll and tick. */

@@ -201,6 +201,7 @@ static int apply(app_state *s, const app_action *a) {
     case ACT_NONE:
     case ACT_TRAIN: /* training.c took these above */
     case ACT_TRAIN_SPEED:
+    case ACT_REPLAY_LIVE:
     case ACT_COUNT: return 0;
     case ACT_TRAIN_LAYER:
     case ACT_LAYER:

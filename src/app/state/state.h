@@ -103,6 +103,7 @@ typedef enum {
     ACT_SAVE_VIEW_FILE,
     ACT_TRAIN_SPEED, /* training mode: full speed, slow motion, paused, in turn (S) */
     ACT_MENU,        /* the "More" panel, a button for every key, open / closed */
+    ACT_REPLAY_LIVE, /* training mode: from a moment of the replay back to live (End) */
     ACT_COUNT
 } app_action_kind;
 

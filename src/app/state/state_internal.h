@@ -59,6 +59,9 @@ void app_training_view(const app_state *s, view_state *vs);
 /* Makes what app_training_view points at from the latest snapshot. */
 void app_training_refresh(app_state *s);
 void app_training_free(app_training *t);
+/* The replay shows the moment at step (the jobs layer copies it at the next poll):
+   a page of --train --export --moments. 0, or -1 when the run has no moment there. */
+int app_training_replay_at(app_state *s, long step);
 
 /* gpt.c: a loaded model. app_gpt_load reads q's model and runs its text (any
  * thread: it touches no state); NULL with *rc 1 / 2 and a message. app_gpt_adopt

@@ -8,10 +8,11 @@
 #include "learn.h"
 #include "train_loop.h"
 
-#define TRAIN_MAX_RUNS 32  /* runs kept for the session (past that the oldest go) */
-#define TRAIN_SLOW_RATE 10 /* slow motion: steps a second, the heads redrawn at each */
-#define TRAIN_MAX_T 32     /* tokens per example of any task */
-#define TRAIN_MAX_HEADS 64 /* heads the window trains (h <= 64) */
+#define TRAIN_MAX_RUNS 32   /* runs kept for the session (past that the oldest go) */
+#define TRAIN_SLOW_RATE 10  /* slow motion: steps a second, the heads redrawn at each */
+#define TRAIN_MAX_T 32      /* tokens per example of any task */
+#define TRAIN_MAX_HEADS 64  /* heads the window trains (h <= 64) */
+#define TRAIN_REPLAY_MAX 64 /* moments of a run kept for the replay (replay.h) */
 
 typedef struct {
     int h, d_model, layers;
@@ -58,6 +59,8 @@ typedef struct {
     float stop_acc;         /* its held-out accuracy then */
     float stop_lo, stop_hi; /* converged: the band it held for the last patience steps */
     long budget;            /* the step this stretch of the run stops at, at the latest */
+    int moments;            /* moments of the current run kept for the replay (replay.h) */
+    long moment_step[TRAIN_REPLAY_MAX]; /* their steps, rising */
     int tokens[TRAIN_MAX_T];
     int runs;
     train_run run[TRAIN_MAX_RUNS]; /* the last is the current run */

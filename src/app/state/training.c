@@ -3,12 +3,16 @@
  * trainer (src/app/jobs/trainer.c); in it, Tab picks the
  * task, Up/Down and Right/Left restart at a new h or d_model with the earlier
  * runs' curves kept, Y picks the layer, S the speed (full, slow motion, paused),
- * . one step, Escape leaves it (paused). A run stops by itself (the trainer's
+ * . one step, [ and ] go back and forth through the run's moments (the replay:
+ * it pauses the run; End, ] past the last or L go back to live, L runs on; a
+ * click or a drag on the plots or the strip picks a moment), Escape leaves it
+ * (paused). A run stops by itself (the trainer's
  * stop rule, or the task's budget) and L takes it on. The jobs layer
  * hands the latest snapshot down (app_training_show), and the view draws the shown
  * layer as the trained model's source (train_source.c) fills it from the snapshot.
  * No SDL. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +42,11 @@ struct app_training {
     long steps_asked; /* the stop a view file asked for (0: trains on) */
     long want_run;    /* the run number (train_run.number) the last start will have */
     view_train vt;
+    /* the replay: the moment shown (its step; -1 live), whether its tensors are
+       still to be asked for, and the copy the jobs layer handed down */
+    long replay_step;
+    int replay_ask;
+    const train_view *mv;
 };
 
 static const train_view no_snapshot; /* all zero: nothing trained yet */
@@ -59,8 +68,146 @@ static app_training *get(app_state *s) {
         s->training->tv = &no_snapshot;
         s->training->cmd.pause = -1;
         s->training->cmd.rate = -1;
+        s->training->replay_step = -1;
     }
     return s->training;
+}
+
+/* --- the replay ----------------------------------------------------------------- */
+
+static void go_live(app_training *t) {
+    t->replay_step = -1;
+    t->replay_ask = 0;
+    t->mv = NULL;
+}
+
+/* The index of the moment at step among the snapshot's, or -1. */
+static int moment_index(const train_view *tv, long step) {
+    for (int i = 0; i < tv->moments; i++)
+        if (tv->moment_step[i] == step) return i;
+    return -1;
+}
+
+static void pause_training(app_training *t, int paused);
+static int will_run(const app_training *t);
+
+/* Shows moment i of the snapshot's; scrubbing pauses the run. */
+static void show_moment(app_state *s, app_training *t, int i) {
+    if (will_run(t)) pause_training(t, 1);
+    t->replay_step = t->tv->moment_step[i];
+    t->replay_ask = 1;
+    s->status[0] = '\0'; /* the status line follows the replay */
+}
+
+/* The moment nearest to `step` on the log axis. */
+static int nearest_moment(const train_view *tv, double step) {
+    int best = 0;
+    double bd = 1e300;
+    for (int i = 0; i < tv->moments; i++) {
+        const double d = fabs(log1p((double)tv->moment_step[i]) - log1p(step));
+        if (d < bd) bd = d, best = i;
+    }
+    return best;
+}
+
+static int inside(view_rect r, int x, int y, int slack) {
+    return x >= r.x - slack && x < r.x + r.w + slack && y >= r.y - slack && y < r.y + r.h + slack;
+}
+
+/* [ ] End, and a click or a drag on the plots or the strip: 1 when taken. */
+static int replay_apply(app_state *s, app_training *t, const app_action *a) {
+    const train_view *tv = t->tv;
+    const int n = tv->active ? tv->moments : 0;
+    const int cur = t->replay_step >= 0 ? moment_index(tv, t->replay_step) : -1;
+    switch (a->kind) {
+    case ACT_TEMP_DOWN: /* [ */
+        if (n == 0) {
+            snprintf(s->status, sizeof s->status, "replay: no moment of this run yet");
+            return 1;
+        }
+        if (t->replay_step >= 0 && cur == 0) {
+            snprintf(s->status, sizeof s->status,
+                     "replay: this is the first moment (step %ld) \xC2\xB7 ] forward, End live",
+                     tv->moment_step[0]);
+            return 1;
+        }
+        if (t->replay_step >= 0 && cur > 0) {
+            show_moment(s, t, cur - 1);
+            return 1;
+        }
+        { /* from live (or a moment thinned away): the last one before */
+            const long from = t->replay_step >= 0 ? t->replay_step : tv->step;
+            int i = 0;
+            while (i + 1 < n && tv->moment_step[i + 1] < from) i++;
+            show_moment(s, t, i);
+        }
+        return 1;
+    case ACT_TEMP_UP: /* ] */
+        if (t->replay_step < 0) {
+            snprintf(s->status, sizeof s->status,
+                     "live already: [ goes back through the run's moments");
+            return 1;
+        }
+        if (cur >= 0 && cur + 1 < n) {
+            show_moment(s, t, cur + 1);
+            return 1;
+        }
+        go_live(t); /* ] past the last moment: live */
+        snprintf(s->status, sizeof s->status, "live: step %ld%s \xC2\xB7 L goes on", tv->step,
+                 will_run(t) ? "" : ", paused");
+        return 1;
+    case ACT_REPLAY_LIVE: /* End */
+        if (t->replay_step < 0) {
+            snprintf(s->status, sizeof s->status, "live already: [ goes back through the run");
+            return 1;
+        }
+        go_live(t);
+        snprintf(s->status, sizeof s->status, "live: step %ld%s \xC2\xB7 L goes on", tv->step,
+                 will_run(t) ? "" : ", paused");
+        return 1;
+    case ACT_CLICK:
+    case ACT_HOVER: { /* a click, or a drag (a->arg: the button held) */
+        const view_layout *L = s->L;
+        if (!L || n == 0 || (a->kind == ACT_HOVER && !a->arg)) return 0;
+        view_rect r = L->train_acc;
+        if (!inside(r, a->x, a->y, 0) && !inside(L->train_loss, a->x, a->y, 0) &&
+            !inside(L->train_strip, a->x, a->y, L->line / 2))
+            return 0;
+        const int i = nearest_moment(tv, view_train_step_at(r, a->x, view_train_xmax(&t->vt)));
+        if (t->replay_step != tv->moment_step[i]) show_moment(s, t, i);
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+int app_training_replay_at(app_state *s, long step) {
+    app_training *t = s->training;
+    if (!t || moment_index(t->tv, step) < 0) return -1;
+    t->replay_step = step;
+    t->replay_ask = 1;
+    s->layout_valid = 0;
+    return 0;
+}
+
+int app_training_moment_wanted(app_state *s, long *step) {
+    app_training *t = s->training;
+    if (!t || !t->replay_ask) return 0;
+    t->replay_ask = 0;
+    *step = t->replay_step;
+    return 1;
+}
+
+void app_training_show_moment(app_state *s, const train_view *moment) {
+    app_training *t = s->training;
+    if (!t) return;
+    t->mv = moment;
+    if (!moment && t->replay_step >= 0) {
+        go_live(t);
+        snprintf(s->status, sizeof s->status, "replay: that moment is no longer kept; live");
+    }
+    s->layout_valid = 0;
+    s->dirty = 1;
 }
 
 static const app_train_cmd no_cmd = {.pause = -1, .rate = -1};
@@ -86,6 +233,7 @@ static void start(app_state *s, app_training *t) {
                              .rate = t->rate};
     t->want_run = run_number(t->tv) + 1;
     t->layer = 0;
+    go_live(t); /* the replay is the current run's */
     snprintf(s->status, sizeof s->status, "training %s at h = %d, d_model = %d",
              learn_task(c.task)->name, c.h, c.d_model);
 }
@@ -119,6 +267,7 @@ int app_training_apply(app_state *s, const app_action *a) {
             snprintf(s->status, sizeof s->status, "cannot start training: out of resources");
             return 1;
         }
+        go_live(t); /* L in the replay: back to live, and on */
         if (!s->train_mode) {
             s->train_mode = 1;
             s->focus = 0;
@@ -136,6 +285,9 @@ int app_training_apply(app_state *s, const app_action *a) {
     }
     if (!s->train_mode || !s->training) return -1; /* not training's: the state applies it */
     app_training *t = s->training;
+    if (replay_apply(s, t, a)) return 1;
+    /* the keys that move the run go back to live first (a new run: start) */
+    if (a->kind == ACT_ESCAPE || a->kind == ACT_TRAIN_SPEED || a->kind == ACT_STEP_NEXT) go_live(t);
     switch (a->kind) {
     case ACT_ESCAPE:
         s->train_mode = 0;
@@ -217,6 +369,7 @@ int app_training_show(app_state *s, const train_view *tv, int fresh) {
     app_training *t = s->training;
     if (!t) return 0;
     t->tv = tv ? tv : &no_snapshot;
+    if (!tv) go_live(t); /* the trainer is gone, and its moments */
     if (!fresh) return 0;
     const int run = t->tv->runs > 0 ? t->tv->run[t->tv->runs - 1].number : 0;
     if (s->train_mode && !t->tv->running && t->tv->stop != TRAIN_GOING &&
@@ -247,8 +400,14 @@ void app_training_refresh(app_state *s) {
     const train_view *tv = t->tv;
     const learn_task_info *info = learn_task(tv->cfg.task);
     const int h = tv->cfg.h, layer = t->layer < tv->cfg.layers ? t->layer : 0;
+    /* a moment of the replay, when one is shown (of this run's shape), else live */
+    const train_view *mv = t->replay_step >= 0 && t->mv && t->mv->cfg.task == tv->cfg.task &&
+                                   t->mv->cfg.h == h && t->mv->cfg.d_model == tv->cfg.d_model &&
+                                   t->mv->cfg.layers == tv->cfg.layers
+                               ? t->mv
+                               : tv;
     /* the shown layer as the trained model's source fills it: the real tensors */
-    train_source_init(&t->src, &t->ts, tv);
+    train_source_init(&t->src, &t->ts, mv);
     t->shown = model_source_layer(&t->src, layer, &t->heads) == 0;
     /* the curves, each labelled by its shape */
     view_train *vt = &t->vt;
@@ -257,10 +416,15 @@ void app_training_refresh(app_state *s) {
     vt->what = info->what;
     vt->error = tv->error;
     vt->running = tv->running;
-    vt->step = tv->step;
+    vt->step = mv->step;
     vt->steps_per_s = tv->steps_per_s;
-    vt->loss = tv->loss;
-    vt->acc = tv->acc;
+    vt->loss = mv->loss;
+    vt->acc = mv->acc;
+    vt->moments = tv->moments;
+    vt->moment_step = tv->moment_step;
+    vt->live_step = tv->step;
+    vt->moment = mv != tv ? moment_index(tv, mv->step) : -1;
+    vt->replay = mv != tv;
     vt->layers = tv->cfg.layers;
     vt->layer = layer;
     vt->h = h;
@@ -290,18 +454,23 @@ void app_training_refresh(app_state *s) {
     vt->stop_acc = tv->stop_acc;
     vt->budget = tv->budget;
     vt->patience = TRAIN_STOP_PATIENCE;
-    vt->pruning_valid = tv->pruning_valid;
-    vt->pruning_step = tv->pruning_step;
-    vt->ablated_acc = tv->ablated_acc;
-    vt->pruned = tv->pruned;
-    vt->pruned_acc = tv->pruned_acc;
+    vt->pruning_valid = mv->pruning_valid;
+    vt->pruning_step = mv->pruning_step;
+    vt->ablated_acc = mv->ablated_acc;
+    vt->pruned = mv->pruned;
+    vt->pruned_acc = mv->pruned_acc;
     char band[40]; /* "100.0 %", or "99.6-100.0 %" when it moved within its band */
     snprintf(band, sizeof band, "%.1f", 100.0 * tv->stop_lo);
     char hi[16];
     snprintf(hi, sizeof hi, "%.1f", 100.0 * tv->stop_hi);
     if (strcmp(band, hi) != 0)
         snprintf(band + strlen(band), sizeof band - strlen(band), "\xE2\x80\x93%s", hi);
-    if (!tv->running && tv->stop == TRAIN_CONVERGED) /* the status line follows the run */
+    if (vt->replay) /* the status line follows the replay */
+        snprintf(t->status, sizeof t->status,
+                 "replay: step %ld of %ld (moment %d of %d), held-out %.1f %% \xC2\xB7 [ back "
+                 "\xC2\xB7 ] forward \xC2\xB7 End live \xC2\xB7 L goes on",
+                 mv->step, tv->step, vt->moment + 1, tv->moments, 100.0 * mv->acc);
+    else if (!tv->running && tv->stop == TRAIN_CONVERGED) /* the status line follows the run */
         snprintf(t->status, sizeof t->status,
                  "stopped at step %ld: held-out accuracy %s %% for the last %d steps "
                  "\xC2\xB7 L for more",
@@ -345,6 +514,8 @@ void app_training_view(const app_state *s, view_state *vs) {
     vs->step = 0;
     vs->diff = 0;
     vs->data_version = tv->seq * 7919 + (unsigned long)layer; /* new pixels per snapshot */
+    if (t->vt.replay)                                         /* and per moment */
+        vs->data_version ^= (unsigned long)(t->replay_step + 1) * 104729UL + 0x5bd1e995UL;
 }
 
 int app_training_get(const app_state *s, learn_config *cfg, long *steps, int *layer) {

@@ -1,0 +1,70 @@
+/* replay.h: the moments of a training run, kept to show again (the replay of
+ * training mode, and --train ... --export --moments K). A moment is what the
+ * training view draws for one step: the held-out example's tensors in every
+ * layer (the heads, Concat, W^O, MultiHead), the pruning bars (held-out
+ * accuracy with each head removed, measured at that step), the step, the
+ * held-out accuracy and the training loss. Moments are taken on a logarithmic
+ * schedule of steps (replay_next_step) and when the run stops by itself; an
+ * archive holds at most TRAIN_REPLAY_MAX of them and at most REPLAY_MAX_BYTES
+ * of tensors (past either, every second moment but the first goes). The worker
+ * appends while the UI copies one moment out; a lock keeps them apart. No SDL. */
+#ifndef MHAVIZ_REPLAY_H
+#define MHAVIZ_REPLAY_H
+
+#include <stddef.h>
+
+#include "learn.h"
+#include "train_view.h"
+
+#define REPLAY_MAX_BYTES (64u << 20) /* tensors of the moments of one run, at most */
+
+typedef struct train_replay train_replay;
+
+/* An empty archive; NULL when out of memory. */
+train_replay *replay_create(void);
+void replay_destroy(train_replay *r); /* NULL is fine */
+
+/* The schedule: the step after `step` that has a moment: 0, 1, 2, 3, 4, 5, 7,
+   9, 12, 16, 21, 27, 35, 46, 60, 78, 101, 131, 170, 221, 287, 373, 485, 631, ...
+   (each 1.3 times the one before, rounded, at least one more): 23 moments up to
+   step 500, 29 up to 3000, 52 up to 10^6. */
+long replay_next_step(long step);
+/* 1 if step is on the schedule. */
+int replay_on_schedule(long step);
+/* The moments a run of `steps` steps keeps: those of the schedule up to steps,
+   and the last step (before the bound of the archive for cfg thins them). */
+int replay_count_for(long steps);
+
+/* Forgets every moment: a new run (its number, for replay_run). */
+void replay_clear(train_replay *r, int run);
+/* The run the moments are of. */
+int replay_run(const train_replay *r);
+
+/* Takes the moment of l's current weights (its steps done): its tensors, the
+   ablation pass (stop(ud), when given, is asked between heads) and `loss` (the
+   training loss shown then). A moment at the same step as the newest replaces
+   nothing: 1 is returned. 0 when taken, -1 when stopped or out of memory. */
+int replay_take(train_replay *r, learn_model *l, float loss, int (*stop)(void *ud), void *ud);
+/* The same, with the ablation pass already made (acc, ablated (layers, h), pruned,
+   pruned_acc) and no stop. */
+int replay_take_measured(train_replay *r, learn_model *l, float loss, float acc,
+                         const float *ablated, int pruned, float pruned_acc);
+
+/* How many moments there are; their steps into steps[0 .. min(n, max)). */
+int replay_steps(train_replay *r, long *steps, int max);
+
+/* Fills out with the moment at `step` (its tensors into out's own block, grown
+   as needed; out->layer points into it): active, cfg, T, tokens, step, loss, acc,
+   the bars (pruning_valid, pruning_step, ablated_acc, pruned, pruned_acc); no
+   runs. 0, or -1 when there is no moment at that step or no memory. */
+int replay_copy(train_replay *r, long step, train_view *out);
+
+/* The tensors of one moment of cfg, in floats; and the pointers of layer[] into
+   a block of them (train_view's layout: per layer x, q, k, v, scores, attn,
+   concat, w_o, out). */
+size_t replay_tensor_floats(const learn_config *cfg);
+void replay_point_layers(train_layer *layer, const float *block, const learn_config *cfg);
+/* Copies the held-out example's tensors of l into block (replay_tensor_floats). */
+void replay_copy_tensors(float *block, learn_model *l);
+
+#endif

@@ -1,0 +1,135 @@
+"""window_replay_e2e.py: the replay of a training run in the real window, under a
+private Xvfb with openbox, driven with xdotool, read from the window title and
+screenshots:
+- L on pair until it stops by itself; the heads area (the left quarter of the window)
+  is pictured live;
+- [ nine times: the title says "replay: step N of M" with N < M (M the live step), and
+  the heads area is another picture than live;
+- ] three times then [ three times: back at that moment, the heads area is the very
+  same picture as before (pixel for pixel); End: live, the live picture again;
+- a drag on the accuracy plot from its right to its left end scrubs: the title shows
+  a moment near step 0.
+MHAVIZ_TEST_SHOTS=DIR keeps a screenshot of the scrubbed moment there. Pictures are
+compared for equality only; nothing is timed beyond generous waits."""
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from e2e_util import Checker, Xvfb, geometry_of, stop_process, title_of, window_of_pid
+
+CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
+STOPPED = re.compile(r"step (\d+) .*held-out ([\d.]+) % .*stopped")
+REPLAY = re.compile(r"replay: step (\d+) of (\d+)")
+
+
+def wait_title(xvfb, win, pattern, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = pattern.search(title_of(xvfb, win))
+        if m:
+            return m
+        time.sleep(0.05)
+    return None
+
+
+def key(xvfb, win, *keys):
+    for k in keys:  # one at a time: each is an action and a frame
+        xvfb.run(["xdotool", "key", "--window", str(win), k])
+        time.sleep(0.15)
+
+
+def heads(xvfb, geo, save=None):
+    """A hash of the left quarter of the window below its controls: the heads."""
+    time.sleep(0.5)  # the frame after the last key
+    shot = xvfb.screenshot(save)
+    x, y, w, h = geo
+    part = shot[y + h // 8:y + h * 7 // 8, x + w // 50:x + w // 4]
+    return hashlib.sha1(part.tobytes()).hexdigest()
+
+
+def main():
+    mhaviz = sys.argv[1]
+    shots = os.environ.get("MHAVIZ_TEST_SHOTS")
+    xvfb = Xvfb()
+    proc = wm = None
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            if shutil.which("openbox"):
+                wm = subprocess.Popen(["openbox"], env=xvfb.env(), stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL)
+                time.sleep(0.5)
+            proc = subprocess.Popen([mhaviz], env=xvfb.env(), cwd=tmp,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            win = window_of_pid(xvfb, proc.pid)
+            if not CK.check(win, "window", "a window", "none"):
+                return 1
+            xvfb.run(["xdotool", "mousemove", "0", "0"])  # no tooltip in the pictures
+            time.sleep(1.0)
+            geo = geometry_of(xvfb, win)
+            key(xvfb, win, "l")
+            stop = wait_title(xvfb, win, STOPPED, 60)
+            if not CK.check(stop, "L on pair: stops by itself", "stopped", title_of(xvfb, win)):
+                return CK.finish("window_replay_e2e")
+            live_step = int(stop.group(1))
+            live = heads(xvfb, geo)
+            # [ nine times: an earlier moment
+            key(xvfb, win, *["bracketleft"] * 9)
+            m = wait_title(xvfb, win, REPLAY, 10)
+            CK.check(m, "[ : the title says the replay", "replay: step N of M",
+                     title_of(xvfb, win))
+            back_step = int(m.group(1)) if m else -1
+            CK.check(m and int(m.group(2)) == live_step, "[ : 'of M' is the live step", live_step,
+                     m and m.group(2))
+            CK.check(m and back_step < live_step, "[ : an earlier step", f"< {live_step}",
+                     back_step)
+            back = heads(xvfb, geo, os.path.join(shots, "replay-scrubbed.png") if shots else None)
+            print(f"live at step {live_step}; 9 x [ shows step {back_step}", flush=True)
+            CK.check(back != live, "[ : the heads are another picture than live", "different",
+                     "the same")
+            # ] three times, [ three times: the same moment, the same picture
+            key(xvfb, win, *["bracketright"] * 3)
+            fwd = wait_title(xvfb, win, REPLAY, 10)
+            CK.check(fwd and int(fwd.group(1)) > back_step, "] : a later moment",
+                     f"> {back_step}", fwd and fwd.group(1))
+            key(xvfb, win, *["bracketleft"] * 3)
+            m = wait_title(xvfb, win, REPLAY, 10)
+            CK.check(m and int(m.group(1)) == back_step, "] ] ] [ [ [ : the same moment",
+                     back_step, m and m.group(1))
+            CK.check(heads(xvfb, geo) == back, "the same moment: the very same picture of the heads",
+                     "equal", "different")
+            # End: live again
+            key(xvfb, win, "End")
+            m = wait_title(xvfb, win, STOPPED, 10)
+            CK.check(m and int(m.group(1)) == live_step and "replay" not in title_of(xvfb, win),
+                     "End: live", f"step {live_step}, stopped", title_of(xvfb, win))
+            CK.check(heads(xvfb, geo) == live, "End: the live picture again", "equal",
+                     "different")
+            # a drag on the accuracy plot, right to left: scrubs back to the start
+            x, y, w, h = geo
+            px, py = x + w * 9 // 10, y + h * 32 // 100
+            xvfb.run(["xdotool", "mousemove", str(px), str(py), "mousedown", "1"])
+            for k in range(1, 11):
+                xvfb.run(["xdotool", "mousemove", str(px - (px - x - w * 41 // 100) * k // 10),
+                          str(py)])
+                time.sleep(0.05)
+            xvfb.run(["xdotool", "mouseup", "1"])
+            m = wait_title(xvfb, win, REPLAY, 10)
+            CK.check(m and int(m.group(1)) <= 2, "a drag to the plot's left end: a moment near "
+                     "step 0", "step <= 2", title_of(xvfb, win))
+            CK.check(proc.poll() is None, "alive", "running", f"exited {proc.poll()}")
+    finally:
+        if proc:
+            stop_process(proc)
+        if wm:
+            stop_process(wm)
+        xvfb.stop()
+    return CK.finish("window_replay_e2e")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
