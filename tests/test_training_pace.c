@@ -477,6 +477,61 @@ static void test_plot_starts_at_the_first_step(void **st) {
     done_with(s);
 }
 
+/* The pruning bars: an axis from the 10 % under the lowest bar, so that 97.5 against
+   100 shows as a quarter of the plot, not 2.5 % of it (issue 20); labels with one
+   decimal (a pale 99.6 and a solid 98.9 differ) and the axis's ends labelled. */
+static void test_pruning_axis(void **st) {
+    (void)st;
+    app_state *s = make_state();
+    double clock = 0.0;
+    press(s, 'l');
+    CHECK_TRUE("a run to draw", wait_for(s, stopped_itself, &clock));
+    view_state vs;
+    app_view(s, &vs);
+    static view_train fake;
+    fake = *vs.train;
+    static float abl[2] = {0.975f, 0.9995f};
+    fake.layers = 1;
+    fake.h = 2;
+    fake.acc = 1.0f;
+    fake.ablated_acc = abl;
+    fake.pruning_valid = 1;
+    vs.train = &fake;
+    static view_layout L;
+    view_layout_compute(&L, &vs, fx_measure, NULL);
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    view_render(&dl, cache, &L, &vs, fx_measure, NULL);
+    const view_rect r = L.train_bars;
+    int hgt[2] = {0, 0}, alpha[2] = {0, 0}, k = 0;
+    int saw975 = 0, saw_pale = 0, saw_axis = 0;
+    for (int i = 0; i < dl.count; i++) {
+        const draw_cmd *c = &dl.cmds[i];
+        if (c->kind == DC_FILL && c->x >= r.x && c->x + c->w <= r.x + r.w && c->y >= r.y &&
+            c->y + c->h <= r.y + r.h + 1 && c->w < r.w && k < 2) {
+            hgt[k] = c->h;
+            alpha[k++] = c->color.a;
+        }
+        if (c->kind == DC_TEXT) {
+            const char *t = draw_cmd_text(&dl, c);
+            saw975 |= strcmp(t, "97.5%") == 0;
+            saw_pale |= strcmp(t, "100.0%") == 0 || strcmp(t, "99.9%") == 0;
+            saw_axis |= strcmp(t, "90%") == 0 && c->x < r.x;
+        }
+    }
+    CHECK_INT("two bars", 2, k);
+    CHECK_TRUE("97.5 against 100 takes at least a fifth of the plot (axis from 90 %)",
+               hgt[1] - hgt[0] >= r.h / 5);
+    CHECK_TRUE("the bar costing 2.5 points solid, the one costing 0.05 pale",
+               alpha[0] == 255 && alpha[1] < 255);
+    CHECK_TRUE("labels with one decimal", saw975 && saw_pale);
+    CHECK_TRUE("the axis's low end labelled left of the bars", saw_axis);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    done_with(s);
+}
+
 /* The budget: a run that cannot converge within stop_at steps (the rule needs
    200 steps in its band) stops at exactly stop_at, saying so; resumed, it goes
    on for another stop_at at most. */
@@ -611,6 +666,7 @@ int main(void) {
         cmocka_unit_test(test_speed_keys),
         cmocka_unit_test(test_runs_keep_colour_and_label),
         cmocka_unit_test(test_plot_starts_at_the_first_step),
+        cmocka_unit_test(test_pruning_axis),
         cmocka_unit_test(test_equation_beside_the_heads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

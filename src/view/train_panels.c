@@ -204,27 +204,50 @@ static void bars(const view_ctx *c, const view_train *t) {
         return;
     }
     draw_frame(c->dl, (view_rect){r.x - 1, r.y - 1, r.w + 2, r.h + 2}, c->th.grid, 1);
-    int full_y = r.y + r.h - (int)lroundf((float)r.h * t->acc);
+    /* the axis: from a multiple of 10 % at least 5 points under the lowest bar (and
+       under the full model) up to 100 %, so 97.5 against 100 shows; its ends labelled */
+    float low = t->acc;
+    for (int i = 0; i < n; i++) low = fminf(low, t->ablated_acc[i]);
+    const float lo = fmaxf(0.0f, floorf((low - 0.05f) * 10.0f) / 10.0f);
+    const float span = 1.0f - lo;
+#define BAR_Y(v) (r.y + r.h - (int)lroundf((float)r.h * fmaxf(0.0f, fminf(1.0f, ((v)-lo) / span))))
+    {
+        char top[16], bottom[16];
+        snprintf(top, sizeof top, "100%%");
+        snprintf(bottom, sizeof bottom, "%.0f%%", 100.0 * lo);
+        const int line_s = L->line * fs / L->font;
+        const int wt = view_tw(c, top, fs, 0), wb = view_tw(c, bottom, fs, 0);
+        if (r.x - L->train_legend.x >= (wt > wb ? wt : wb) + L->pad) {
+            draw_text(c->dl, r.x - wt - L->pad / 2, r.y - line_s / 2, top, fs, c->th.muted, 0, 0);
+            draw_text(c->dl, r.x - wb - L->pad / 2, r.y + r.h - line_s / 2, bottom, fs, c->th.muted,
+                      0, 0);
+        }
+    }
+    int full_y = BAR_Y(t->acc);
     int slot = r.w / n, bw = slot * 7 / 10 > 1 ? slot * 7 / 10 : 1;
     for (int i = 0; i < n; i++) {
         float a = t->ablated_acc[i];
-        int bh = (int)lroundf((float)r.h * fmaxf(0.0f, fminf(1.0f, a)));
+        int bh = r.y + r.h - BAR_Y(a);
         int x = r.x + i * slot + (slot - bw) / 2;
         int head = i % t->h;
         rgba col = view_head_color(head, c->s->theme);
-        if (t->acc - a < 0.01f) col.a = 110; /* costs under a point: could be pruned */
+        const int pale = t->acc - a < 0.01f; /* costs under a point: could be pruned */
+        if (pale) col.a = 110;
         draw_fill(c->dl, (view_rect){x, r.y + r.h - bh, bw, bh}, col);
         if (slot >= view_tw(c, "L2 h8", fs, 0) + 2) {
             snprintf(buf, sizeof buf, t->layers > 1 ? "L%d h%d" : "h%d",
                      t->layers > 1 ? i / t->h + 1 : head + 1, head + 1);
             int w = view_tw(c, buf, fs, 0);
             draw_text(c->dl, x + (bw - w) / 2, r.y + r.h + 2, buf, fs, c->th.text, 0, 0);
-            snprintf(buf, sizeof buf, "%.0f%%", 100.0 * a);
+            /* one decimal where the slot has room: a pale 99.6 and a solid 98.9 differ */
+            snprintf(buf, sizeof buf, "%.1f%%", 100.0 * a);
+            if (view_tw(c, buf, fs, 0) + 2 > slot) snprintf(buf, sizeof buf, "%.0f%%", 100.0 * a);
             w = view_tw(c, buf, fs, 0);
             draw_text(c->dl, x + (bw - w) / 2, r.y + r.h - bh - L->line * fs / L->font - 1, buf, fs,
-                      c->th.text, 0, 0);
+                      pale ? c->th.muted : c->th.text, 0, 0);
         }
     }
+#undef BAR_Y
     draw_line(c->dl, r.x, full_y, r.x + r.w, full_y, c->th.accent_text, 2);
     if (t->pruned == 0 && t->h * t->layers == 1 && t->ablated_acc) /* one head does it all */
         snprintf(buf, sizeof buf, "The only head: without it %.0f %% is left",
@@ -233,7 +256,7 @@ static void bars(const view_ctx *c, const view_train *t) {
         snprintf(buf, sizeof buf, "No head can go at under 1 point: each one does part of the job");
     else
         snprintf(buf, sizeof buf,
-                 "Remove the %d head%s that each cost under 1 point: %.1f %% left (step %ld)",
+                 "Remove the %d pale head%s (each costs under 1 point): %.1f %% left (step %ld)",
                  t->pruned, t->pruned == 1 ? "" : "s", 100.0 * t->pruned_acc, t->pruning_step);
     view_fit_text(fitted, sizeof fitted, buf, L->train_note.w, fs, 1, c->measure, c->ud);
     draw_text(c->dl, L->train_note.x, L->train_note.y, fitted, fs, c->th.accent_text, 1, 0);
