@@ -228,7 +228,8 @@ static int fill_dump(dump_run *d, void *ud, char *err, size_t errlen) {
    too. Returns 0, or 1 with the message when the run diverged (diverge.h) or
    there was no memory for a moment. */
 static int train_steps(learn_model *l, long steps, const char *task, curve_row *curve, int *rows,
-                       double *rate, train_replay *replay, char *err, size_t errlen) {
+                       curve_row *dense, int *dense_rows, double *rate, train_replay *replay,
+                       char *err, size_t errlen) {
     const int tty = isatty(STDERR_FILENO);
     int n = 0, drawn = 0;
     double t0 = now_s(), t_draw = 0.0;
@@ -238,8 +239,21 @@ static int train_steps(learn_model *l, long steps, const char *task, curve_row *
     learn_diverge dv;
     learn_diverge_begin(&dv, 0.0f); /* from the first step's loss */
     long next_moment = 0;
+    double dense_sum = 0.0; /* the figure's curve, on the window's dense schedule */
+    int dense_since = 0, dn = 0;
     for (long s = 0; s <= steps; s++) {
-        if (s > 0 && train_loop_step(&tl, &last)) curve[n++] = last;
+        const int point = s > 0 && train_loop_step(&tl, &last);
+        if (point) curve[n++] = last;
+        if (s > 0) {
+            dense_sum += tl.last_loss, dense_since++;
+            if (train_loop_dense_point(s) || s == steps) {
+                curve_row d = {s, (float)(dense_sum / dense_since), last.acc};
+                if (!point) learn_eval(l, NULL, &d.acc, NULL);
+                dense[dn++] = d;
+                dense_sum = 0.0, dense_since = 0;
+            }
+        }
+        *dense_rows = dn;
         if (replay && s == next_moment) {
             next_moment = replay_next_step(s);
             if (replay_take(replay, l, last.loss, NULL, NULL) < 0) {
@@ -325,28 +339,34 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
     if (!getenv("OPENBLAS_NUM_THREADS")) mm_set_threads(1);
 
     learn_model *l = learn_create(&cfg, err, errlen);
-    /* curve[0]: the point before training, for the figure only; train.json has the rest */
+    /* curve: every TRAIN_CURVE_EVERY steps, train.json's; dense: the figure's, on the
+       window's schedule (every step up to 50 ...), dense[0] the point before training */
     curve_row *curve = malloc(sizeof(curve_row) * (size_t)(steps / TRAIN_CURVE_EVERY + 3));
+    long dense_max = 2;
+    for (long s = 1; s <= steps; s++) dense_max += train_loop_dense_point(s) || s == steps;
+    curve_row *dense = malloc(sizeof(curve_row) * (size_t)dense_max);
     const int nh = cfg.layers * cfg.h;
     float *stats = malloc(sizeof(float) * 4 * (size_t)nh);
     float *ablated = malloc(sizeof(float) * (size_t)nh); /* the figure's copy */
-    if (!l || !curve || !stats || !ablated) {
+    if (!l || !curve || !dense || !stats || !ablated) {
         if (l) snprintf(err, errlen, "out of memory");
         learn_destroy(l);
-        free(curve), free(stats), free(ablated);
+        free(curve), free(dense), free(stats), free(ablated);
         return 1;
     }
-    if (finish) learn_eval(l, NULL, &curve[0].acc, &curve[0].loss), curve[0].step = 0;
+    if (finish) learn_eval(l, NULL, &dense[0].acc, &dense[0].loss), dense[0].step = 0;
     double rate = 0.0;
     int rows = 0;
     train_replay *replay = o->moments > 0 ? replay_create() : NULL;
     if (o->moments > 0 && !replay) {
         snprintf(err, errlen, "out of memory");
         learn_destroy(l);
-        free(curve), free(stats), free(ablated);
+        free(curve), free(dense), free(stats), free(ablated);
         return 1;
     }
-    int rc = train_steps(l, steps, ti->name, curve + 1, &rows, &rate, replay, err, errlen);
+    int dense_rows = 0;
+    int rc = train_steps(l, steps, ti->name, curve + 1, &rows, dense + 1, &dense_rows, &rate,
+                         replay, err, errlen);
 
     train_result r = {learn_get_config(l), steps,          curve + 1,     rows, 0.0f, stats,
                       stats + nh,          stats + 2 * nh, stats + 3 * nh};
@@ -371,7 +391,7 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
         rc = 1;
     }
     pr.ablated_acc = ablated;
-    train_outcome run = {l, curve, rows + 1, (float)rate, ablated, pr, replay};
+    train_outcome run = {l, dense, dense_rows + 1, (float)rate, ablated, pr, replay};
     if (!rc && dump_dir) { /* the figure is written inside the dump, before its rename */
         train_dump td = {l, &r, finish, ud, &run, 0};
         if (dump_write_files(dump_dir, fill_dump, &td, err, errlen) != 0)
@@ -382,6 +402,7 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
     learn_destroy(run.l); /* what finish did not take */
     replay_destroy(run.replay);
     free(run.curve);
+    free(curve);
     free(run.ablated);
     free(stats);
     return rc;
