@@ -5,6 +5,7 @@
  * software surface (sdl_band_*), heatmaps scaled here rather than by SDL. */
 #include "sdl_draw.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,7 +205,32 @@ static void do_text(sdl_draw *d, const draw_list *dl, const draw_cmd *c) {
     }
 }
 
+/* The corners of a slanted line t pixels thick from (x0, y0) by (dx, dy), pixel
+ * centres at + 0.5: the quad both the screen and the bands fill. */
+static void line_quad(const draw_cmd *c, double oy, double qx[4], double qy[4]) {
+    const double x0 = c->x + 0.5, y0 = c->y - oy + 0.5, dx = c->w, dy = c->h;
+    const double len = sqrt(dx * dx + dy * dy), t = (c->thick > 0 ? c->thick : 1) / 2.0;
+    const double nx = -dy / len * t, ny = dx / len * t;
+    qx[0] = x0 + nx, qy[0] = y0 + ny;
+    qx[1] = x0 + dx + nx, qy[1] = y0 + dy + ny;
+    qx[2] = x0 + dx - nx, qy[2] = y0 + dy - ny;
+    qx[3] = x0 - nx, qy[3] = y0 - ny;
+}
+
 static void do_line(SDL_Renderer *r, const draw_cmd *c, int oy) {
+    if (c->thick > 1 && c->w != 0 && c->h != 0) { /* a thick slanted line: two triangles */
+        double qx[4], qy[4];
+        line_quad(c, oy, qx, qy);
+        SDL_Vertex v[4];
+        for (int i = 0; i < 4; i++)
+            v[i] = (SDL_Vertex){{(float)qx[i], (float)qy[i]},
+                                {c->color.r, c->color.g, c->color.b, c->color.a},
+                                {0.0f, 0.0f}};
+        static const int idx[6] = {0, 1, 2, 0, 2, 3};
+        SDL_SetRenderDrawBlendMode(r, c->color.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
+        SDL_RenderGeometry(r, NULL, v, 4, idx, 6);
+        return;
+    }
     set_color(r, c->color);
     const int y = c->y - oy;
     if (c->w == 0 || c->h == 0) { /* axis-aligned: a filled rectangle of the thickness */
@@ -247,6 +273,29 @@ static long long floor_div(long long a, long long b) {
 static void band_line(sdl_draw *d, const draw_cmd *c) {
     SDL_RenderFlush(d->r);
     SDL_Surface *s = d->surf;
+    if (c->thick > 1) { /* thick: the quad's pixels whose centres it covers, row by row */
+        double qx[4], qy[4];
+        line_quad(c, d->oy, qx, qy);
+        for (int y = 0; y < d->rows; y++) {
+            const double yc = y + 0.5;
+            double lo = 1e300, hi = -1e300;
+            for (int e = 0; e < 4; e++) { /* where each edge crosses the row's centre */
+                const double ax = qx[e], ay = qy[e], bx = qx[(e + 1) % 4], by = qy[(e + 1) % 4];
+                if ((ay <= yc && by > yc) || (by <= yc && ay > yc)) {
+                    const double x = ax + (yc - ay) * (bx - ax) / (by - ay);
+                    lo = x < lo ? x : lo;
+                    hi = x > hi ? x : hi;
+                }
+            }
+            if (hi < lo) continue;
+            int x0 = (int)ceil(lo - 0.5), x1 = (int)ceil(hi - 0.5); /* centres in [lo, hi) */
+            if (x0 < 0) x0 = 0;
+            if (x1 > s->w) x1 = s->w;
+            Uint32 *row = (Uint32 *)((Uint8 *)s->pixels + (size_t)y * s->pitch);
+            for (int x = x0; x < x1; x++) band_plot(row + x, c->color);
+        }
+        return;
+    }
     const long long x0 = c->x, y0 = c->y, dx = c->w, dy = c->h;
     const long long n = llabs(dx) > llabs(dy) ? llabs(dx) : llabs(dy);
     /* the steps whose row can be in the band (y is monotonic in i), a row wider */

@@ -42,5 +42,14 @@ void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn
         view_compare_layout(L, s, measure, ud);
         return;
     }
-    lay_pane(L, s, measure, ud);
+    if (s->panel == VIEW_PANEL_LINES) { /* the head view alone: a lone head's tile */
+        view_state one = *s;
+        one.panel = VIEW_PANEL_HEAD;
+        one.panel_head =
+            s->panel_head >= 1 && s->layer && s->panel_head <= s->layer->h ? s->panel_head : 1;
+        lay_pane(L, &one, measure, ud);
+    } else {
+        lay_pane(L, s, measure, ud);
+    }
+    view_lines_layout(L, s, measure, ud); /* the head view in the heads' tiles (H) */
 }

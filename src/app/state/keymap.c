@@ -61,7 +61,8 @@ static const int mapped[] = {APP_KEY_UP,
                              '7',
                              '8',
                              '9',
-                             'g'}; /* Space, F5 and A mean something only while a lesson runs
+                             'g',
+                             'h'}; /* Space, F5 and A mean something only while a lesson runs
                                       or records (teach.c's app_teach_key) */
 
 const int *app_keys(int *count) {
@@ -147,6 +148,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case 'o': a.kind = ACT_OVERVIEW; break;
     case 's': a.kind = ACT_TRAIN_SPEED; break; /* Ctrl+S saves (above) */
     case 'b': a.kind = ACT_COMPARE; break;
+    case 'h': a.kind = ACT_HEAD_VIEW; break;
     default:
         if (key >= '1' && key <= '9') {
             a.kind = ACT_FOCUS;
