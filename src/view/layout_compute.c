@@ -48,6 +48,7 @@ void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn
         one.panel_head =
             s->panel_head >= 1 && s->layer && s->panel_head <= s->layer->h ? s->panel_head : 1;
         lay_pane(L, &one, measure, ud);
+        L->focus = 0; /* a figure of its own, not the focus view */
     } else {
         lay_pane(L, s, measure, ud);
     }

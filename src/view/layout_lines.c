@@ -20,6 +20,14 @@ static int next_stride(int k) {
     return k < 5 ? k + 1 : k == 5 ? 10 : k * 2;
 }
 
+/* 1 when labels lh tall, on every k-th of n rows sharing span, never touch: k rows
+   hold one (and a pixel), and the first and last, moved inside the span, clear the
+   next ones (as view_label_stride counts). */
+static int rows_hold(int lh, int n, int span, int k) {
+    const long need = lh + 1;
+    return (long)k * span >= need * n && (long)(2 * k + 1) * span >= 3 * need * n;
+}
+
 /* One tile: box b for n tokens, label sizes between lo and hi; widest is the widest
    label at size hi (labels are measured once and scaled: lines.c fits each to its
    column, so none is ever wider than the column). */
@@ -32,13 +40,13 @@ static void lines_box(view_lines_box *B, const view_state *s, view_rect b, int l
     B->span = b.h;
     /* the stride: the smallest whose rows hold a label of the smallest size */
     int stride = 1;
-    while (stride < n && (long)(lh_of(measure, ud, lo) + 1) * n > (long)b.h * stride)
+    while (stride < n && !rows_hold(lh_of(measure, ud, lo), n, b.h, stride))
         stride = next_stride(stride);
     /* the size: the largest up to hi whose line fits stride rows, and whose widest
        label leaves the lines at least 40 % of the box */
     int size = lo;
     for (int z = hi; z > lo; z--) {
-        if ((long)(lh_of(measure, ud, z) + 1) * n > (long)b.h * stride) continue;
+        if (!rows_hold(lh_of(measure, ud, z), n, b.h, stride)) continue;
         if (((long)widest * z / hi + pad) * 10 > (long)b.w * 3) continue;
         size = z;
         break;
@@ -77,9 +85,14 @@ static void legend(view_layout *L, const view_state *s, view_measure_fn measure,
     const int masked = layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
     const int size = L->font_small;
     view_rect r = L->attn_cbar;
-    const view_lines_box *B = &L->lines[0];
-    int right = L->heads_area.x + L->heads_area.w;
-    if (L->focus) right = lay_imax(r.x + r.w, B->box.x + B->box.w);
+    /* as far as the heatmaps' caption may reach (lay_heads_used keeps that room) */
+    int right = r.x + r.w;
+    for (int i = 0; i < L->lines_shown; i++)
+        right = lay_imax(right, L->lines[i].box.x + L->lines[i].box.w);
+    if (!L->focus)
+        right = lay_imax(right,
+                         lay_imin(L->heads_area.x + L->heads_area.w,
+                                  r.x + view_text_width(measure, ud, VIEW_ATTN_CAPTION, size, 0)));
     const int w = right - r.x, lh = lh_of(measure, ud, size);
     if (w <= 0 || r.h <= 0) return;
     L->lines_legend_size = size;
@@ -150,5 +163,6 @@ void view_lines_layout(view_layout *L, const view_state *s, view_measure_fn meas
         lines_box(&L->lines[i], s, b, lo, hi, L->pad, widest, measure, ud);
     }
     L->lines_shown = L->shown_heads;
+    L->show_row_labels = L->show_col_labels = 0; /* the heatmaps' labels: not drawn */
     legend(L, s, measure, ud);
 }
