@@ -28,22 +28,24 @@ static int rows_hold(int lh, int n, int span, int k) {
     return (long)k * span >= need * n && (long)(2 * k + 1) * span >= 3 * need * n;
 }
 
-/* One tile: box b for n tokens, label sizes between lo and hi; widest is the widest
+/* One tile: box b for n tokens, label sizes between lo and hi (want at least, where the
+   rows allow); widest is the widest
    label at size hi (labels are measured once and scaled: lines.c fits each to its
    column, so none is ever wider than the column). */
-static void lines_box(view_lines_box *B, const view_state *s, view_rect b, int lo, int hi, int pad,
-                      int widest, view_measure_fn measure, void *ud) {
+static void lines_box(view_lines_box *B, const view_state *s, view_rect b, int lo, int want, int hi,
+                      int pad, int widest, view_measure_fn measure, void *ud) {
     const int n = s->layer->n;
     memset(B, 0, sizeof *B);
     B->box = b;
     B->y0 = b.y;
     B->span = b.h;
-    /* the stride: the smallest whose rows hold a label of the smallest size */
+    /* the stride: the smallest whose rows hold a label of the data's text size (a
+       long text labels fewer tokens rather than smaller ones: read from the back) */
     int stride = 1;
-    while (stride < n && !rows_hold(lh_of(measure, ud, lo), n, b.h, stride))
+    while (stride < n && !rows_hold(lh_of(measure, ud, want), n, b.h, stride))
         stride = next_stride(stride);
     /* the size: the largest up to hi whose line fits stride rows, and whose widest
-       label leaves the lines at least 40 % of the box */
+       label leaves the lines at least 40 % of the box; down to lo in a narrow tile */
     int size = lo;
     for (int z = hi; z > lo; z--) {
         if (!rows_hold(lh_of(measure, ud, z), n, b.h, stride)) continue;
@@ -83,16 +85,23 @@ int view_lines_label_y(const view_lines_box *B, int n, int lh, int i) {
 static void legend(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
     const attn_layer *layer = s->layer;
     const int masked = layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
-    const int size = L->font_small;
+    const int size = L->font; /* the legend as large as the data's text */
     view_rect r = L->attn_cbar;
     /* as far as the heatmaps' caption may reach (lay_heads_used keeps that room) */
-    int right = r.x + r.w;
-    for (int i = 0; i < L->lines_shown; i++)
+    int right = r.x + r.w; /* the focus view: the bar's width (its matrices are beside) */
+    for (int i = 0; i < L->lines_shown && !L->focus; i++)
         right = lay_imax(right, L->lines[i].box.x + L->lines[i].box.w);
     if (!L->focus)
         right = lay_imax(right,
                          lay_imin(L->heads_area.x + L->heads_area.w,
                                   r.x + view_text_width(measure, ud, VIEW_ATTN_CAPTION, size, 0)));
+    for (int q = 0; q < 4 && L->focus; q++) { /* short of Q_i ... beside it, and of the
+                                                 numbers centred under their bars' ends */
+        const view_matrix_box *m = &L->qkv[q];
+        const int top = m->map.y, bottom = m->cbar.y + m->cbar.h + L->line;
+        if (m->map.w > 0 && m->map.x > r.x && top < r.y + L->line && bottom > r.y - L->line)
+            right = lay_imin(right, m->map.x - 2 * L->font);
+    }
     const int w = right - r.x, lh = lh_of(measure, ud, size);
     if (w <= 0 || r.h <= 0) return;
     L->lines_legend_size = size;
@@ -160,7 +169,7 @@ void view_lines_layout(view_layout *L, const view_state *s, view_measure_fn meas
             B->qcol.y += dy, B->kcol.y += dy, B->y0 += dy;
             continue;
         }
-        lines_box(&L->lines[i], s, b, lo, hi, L->pad, widest, measure, ud);
+        lines_box(&L->lines[i], s, b, lo, L->font, hi, L->pad, widest, measure, ud);
     }
     L->lines_shown = L->shown_heads;
     L->show_row_labels = L->show_col_labels = 0; /* the heatmaps' labels: not drawn */
