@@ -484,7 +484,8 @@ void view_draw_status(const view_ctx *c) {
     snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s", s->status && *s->status ? "\xE2\x96\xB6 " : "",
              s->status ? s->status : "", s->status && *s->status ? "   \xC2\xB7   " : "", times,
              seed, scaled, s->text_replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "");
-    if (!L->show_row_labels && L->shown_heads > 0) {
+    if (L->lines_shown) { /* the head view's legend says what it labels */
+    } else if (!L->show_row_labels && L->shown_heads > 0) {
         size_t len = strlen(buf);
         snprintf(buf + len, sizeof buf - len,
                  "   \xC2\xB7   token labels hidden at this size: hover a cell");
