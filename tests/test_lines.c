@@ -10,7 +10,8 @@
  * - a long text (n = 128, 300) labels every k-th token (no two labels overlap),
  *   says so in the legend, and still draws every line;
  * - every head overlaid (VIEW_PANEL_LINES, panel_head 0): each head's lines in its
- *   own group and colour. */
+ *   own group and colour;
+ * - compare: both panes as lines, the pinned one's in its own groups. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -308,12 +309,54 @@ static void test_overlaid_panel(void **state) {
     fx_finish("overlaid panel");
 }
 
+/* Compare: both panes as lines, the pinned pane's in its own groups ("pinned-head-K"). */
+static void test_compare_panes(void **state) {
+    (void)state;
+    fx_reset();
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    fx_model live, pinned;
+    fx_model_make(&live, 7, 64, 4, MHA_MASK_NONE);
+    fx_model_make(&pinned, 7, 64, 2, MHA_MASK_NONE);
+    view_state s, ps;
+    fx_state(&s, &live, 1920, 1080);
+    fx_state(&ps, &pinned, 1920, 1080);
+    static view_layout PL;
+    s.pinned = &ps;
+    s.pinned_layout = &PL;
+    s.head_view = VIEW_HEAD_LINES;
+    snprintf(fx_where, sizeof fx_where, "compare h=2 | h=4");
+    render(&dl, cache, &s);
+    EXPECT_INT("compare", 1, L.compare);
+    EXPECT_INT("live pane: a box per head", L.shown_heads, L.lines_shown);
+    EXPECT_INT("pinned pane: a box per head", PL.shown_heads, PL.lines_shown);
+    for (int h = 0; h < PL.lines_shown; h++) {
+        char want[32];
+        snprintf(want, sizeof want, "pinned-head-%d", h + 1);
+        long lines = 0, weights = 0;
+        int in = 0;
+        for (int c = 0; c < dl.count; c++) {
+            const draw_cmd *d = &dl.cmds[c];
+            if (d->kind == DC_GROUP) in = d->group && strcmp(draw_cmd_text(&dl, d), want) == 0;
+            lines += in && d->kind == DC_LINE && d->thick == PL.lines[h].thick;
+        }
+        for (int i = 0; i < 49; i++) weights += pinned.layer.attn[h * 49 + i] >= 0.02f;
+        EXPECT_INT("pinned head's lines = its weights >= 0.02", weights, lines);
+    }
+    for (int i = 0; i < L.lines_shown; i++) check_head(&dl, &s, i, L.first_head + i, -1, -1);
+    fx_model_free(&live);
+    fx_model_free(&pinned);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("compare panes");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lines_are_the_weights),
-        cmocka_unit_test(test_hover_keeps_one_token),
-        cmocka_unit_test(test_padding_grey),
-        cmocka_unit_test(test_overlaid_panel),
+        cmocka_unit_test(test_lines_are_the_weights), cmocka_unit_test(test_hover_keeps_one_token),
+        cmocka_unit_test(test_padding_grey),          cmocka_unit_test(test_overlaid_panel),
+        cmocka_unit_test(test_compare_panes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

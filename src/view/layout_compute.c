@@ -40,6 +40,15 @@ void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn
     }
     if (s->pinned) { /* compare: the live view in its pane beside the pinned one */
         view_compare_layout(L, s, measure, ud);
+        if (L->compare && s->head_view == VIEW_HEAD_LINES) { /* both panes as lines */
+            view_lines_layout(L, s, measure, ud);
+            if (s->pinned_layout && view_layer_ok(s->pinned->layer)) {
+                view_state p;
+                view_compare_pinned(s, L->compare_pane[0], &p);
+                p.head_view = s->head_view;
+                view_lines_layout(s->pinned_layout, &p, measure, ud);
+            }
+        }
         return;
     }
     if (s->panel == VIEW_PANEL_LINES) { /* the head view alone: a lone head's tile */

@@ -237,10 +237,7 @@ int app_apply_look(app_state *s, const app_action *a) {
     case ACT_HEAD_VIEW: /* the heads as lines or heatmaps: the grid and the focus view */
         s->head_view = s->head_view == VIEW_HEAD_LINES ? VIEW_HEAD_HEATMAP : VIEW_HEAD_LINES;
         snprintf(s->status, sizeof s->status, "%s",
-                 s->pin ? (s->head_view == VIEW_HEAD_LINES
-                               ? "head view: lines once compare is off (B unpins)"
-                               : "heads as heatmaps")
-                 : s->head_view == VIEW_HEAD_LINES
+                 s->head_view == VIEW_HEAD_LINES
                      ? "head view: lines, opacity = weight (H: heatmaps again)"
                      : "heads as heatmaps (H: lines)");
         return 1;
