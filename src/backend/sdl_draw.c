@@ -32,6 +32,10 @@ struct sdl_draw {
        images drawn straight into surf */
     SDL_Surface *surf;
     int oy, rows;
+    /* thick slanted lines waiting to be drawn in one call (6 vertices each): a
+       software renderer pays per call, and the head view draws thousands */
+    SDL_Vertex *quad;
+    int quad_count, quad_cap;
 };
 
 static uint64_t hash_text(const char *s, int size, int bold, rgba c) {
@@ -131,6 +135,7 @@ sdl_draw *sdl_draw_create(SDL_Renderer *r, font_set *fonts) {
 
 void sdl_draw_destroy(sdl_draw *d) {
     if (!d) return;
+    free(d->quad);
     cache_free(&d->images);
     cache_free(&d->texts);
     free(d);
@@ -217,20 +222,38 @@ static void line_quad(const draw_cmd *c, double oy, double qx[4], double qy[4]) 
     qx[3] = x0 - nx, qy[3] = y0 - ny;
 }
 
-static void do_line(SDL_Renderer *r, const draw_cmd *c, int oy) {
+/* Draws the thick slanted lines batched so far, in order, in one call. */
+static void flush_quads(sdl_draw *d) {
+    if (d->quad_count <= 0) return;
+    SDL_SetRenderDrawBlendMode(d->r, SDL_BLENDMODE_BLEND); /* alpha 255 draws as NONE would */
+    SDL_RenderGeometry(d->r, NULL, d->quad, d->quad_count * 6, NULL, 0);
+    d->quad_count = 0;
+}
+
+static void do_line(sdl_draw *d, const draw_cmd *c, int oy) {
+    SDL_Renderer *r = d->r;
     if (c->thick > 1 && c->w != 0 && c->h != 0) { /* a thick slanted line: two triangles */
+        if (d->quad_count == d->quad_cap) {
+            const int cap = d->quad_cap ? d->quad_cap * 2 : 1024;
+            SDL_Vertex *q = realloc(d->quad, (size_t)cap * 6 * sizeof *q);
+            if (!q) { /* out of memory: draw what is batched, this one as a thin line */
+                flush_quads(d);
+                set_color(r, c->color);
+                SDL_RenderDrawLine(r, c->x, c->y - oy, c->x + c->w, c->y - oy + c->h);
+                return;
+            }
+            d->quad = q, d->quad_cap = cap;
+        }
         double qx[4], qy[4];
         line_quad(c, oy, qx, qy);
-        SDL_Vertex v[4];
-        for (int i = 0; i < 4; i++)
-            v[i] = (SDL_Vertex){{(float)qx[i], (float)qy[i]},
-                                {c->color.r, c->color.g, c->color.b, c->color.a},
-                                {0.0f, 0.0f}};
         static const int idx[6] = {0, 1, 2, 0, 2, 3};
-        SDL_SetRenderDrawBlendMode(r, c->color.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
-        SDL_RenderGeometry(r, NULL, v, 4, idx, 6);
+        const SDL_Color col = {c->color.r, c->color.g, c->color.b, c->color.a};
+        SDL_Vertex *v = d->quad + (size_t)d->quad_count++ * 6;
+        for (int i = 0; i < 6; i++)
+            v[i] = (SDL_Vertex){{(float)qx[idx[i]], (float)qy[idx[i]]}, col, {0.0f, 0.0f}};
         return;
     }
+    flush_quads(d); /* a thin line goes over the thick ones before it */
     set_color(r, c->color);
     const int y = c->y - oy;
     if (c->w == 0 || c->h == 0) { /* axis-aligned: a filled rectangle of the thickness */
@@ -377,6 +400,7 @@ static void replay(sdl_draw *d, const draw_list *dl) {
             cmd_rows(dl, c, &top, &bottom);
             if (bottom <= oy || top >= (long long)oy + d->rows) continue;
         }
+        if (c->kind != DC_LINE && c->kind != DC_GROUP) flush_quads(d); /* they lie beneath */
         switch (c->kind) {
         case DC_FILL: {
             set_color(r, c->color);
@@ -399,7 +423,7 @@ static void replay(sdl_draw *d, const draw_list *dl) {
             if (d->surf && c->w != 0 && c->h != 0)
                 band_line(d, c);
             else
-                do_line(r, c, oy);
+                do_line(d, c, oy);
             break;
         case DC_TEXT: do_text(d, dl, c); break;
         case DC_IMAGE:
@@ -411,6 +435,7 @@ static void replay(sdl_draw *d, const draw_list *dl) {
         case DC_GROUP: break;
         }
     }
+    flush_quads(d);
 }
 
 void sdl_draw_list(sdl_draw *d, const draw_list *dl) {

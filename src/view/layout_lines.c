@@ -66,9 +66,11 @@ static void lines_box(view_lines_box *B, const view_state *s, view_rect b, int l
         B->x0 = b.x;
         B->x1 = b.x + b.w;
     }
-    /* a line a third of a row thick, never thicker than a third of the text */
+    /* a line a third of a row thick, never thicker than a fifth of the labels'
+       largest size, and 2 pixels at least (SDL draws a 1-pixel slanted line point by
+       point: thousands of them take the window seconds under a software renderer) */
     const int pitch = b.h / n;
-    B->thick = lay_imax(1, lay_imin(pitch / 3, lay_imax(2, hi / 5)));
+    B->thick = lay_imax(2, lay_imin(pitch / 3, hi / 5));
 }
 
 /* Token i's row centre in B (rows share the span evenly). */
