@@ -650,6 +650,11 @@ static void test_head_view_key(void **unused) {
     press(b, 'h', 0);
     CHECK_INT("H again: heatmaps", VIEW_HEAD_HEATMAP, b->head_view);
     CHECK_INT("no lines", 0, app_layout(b)->lines_shown);
+    press(b, 'l', 0); /* training mode: its heads stay heatmaps, and H says so */
+    CHECK_INT("L: training mode", 1, b->train_mode);
+    press(b, 'h', 0);
+    CHECK_INT("H in training mode changes nothing", VIEW_HEAD_HEATMAP, b->head_view);
+    CHECK_TRUE("and says why", strstr(b->status, "training") != NULL);
     free(x);
     remove(path);
     app_state_destroy(s);

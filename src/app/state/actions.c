@@ -234,7 +234,12 @@ int app_apply_look(app_state *s, const app_action *a) {
         }
         return 1;
     }
-    case ACT_HEAD_VIEW: /* the heads as lines or heatmaps: the grid and the focus view */
+    case ACT_HEAD_VIEW:      /* the heads as lines or heatmaps: the grid and the focus view */
+        if (s->train_mode) { /* its heads stay heatmaps: nothing hidden changes */
+            snprintf(s->status, sizeof s->status,
+                     "the head view (H) is the attention view's: training shows heatmaps");
+            return 1;
+        }
         s->head_view = s->head_view == VIEW_HEAD_LINES ? VIEW_HEAD_HEATMAP : VIEW_HEAD_LINES;
         snprintf(s->status, sizeof s->status, "%s",
                  s->head_view == VIEW_HEAD_LINES
