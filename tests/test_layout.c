@@ -1114,6 +1114,38 @@ static void test_lines_sweep(void **state) {
                 }
         fx_model_free(&fm);
     }
+    /* its checkers catch planted faults */
+    fx_model fm;
+    fx_model_make(&fm, 12, 64, 4, MHA_MASK_NONE);
+    view_state s;
+    fx_state(&s, &fm, 1920, 1080);
+    s.head_view = VIEW_HEAD_LINES;
+    static view_layout good;
+    snprintf(fx_where, sizeof fx_where, "head view planted faults, n=12 h=4 1920x1080");
+    view_layout_compute(&good, &s, fx_measure, NULL);
+    EXPECT_INT("premise: four tiles", 4, good.lines_shown);
+#define PLANT_LINES(what, mutate, checker)                                                         \
+    do {                                                                                           \
+        L = good;                                                                                  \
+        long b_ = fx_sandbox_begin();                                                              \
+        checker;                                                                                   \
+        long base_ = fx_sandbox_end(b_);                                                           \
+        mutate;                                                                                    \
+        b_ = fx_sandbox_begin();                                                                   \
+        checker;                                                                                   \
+        long caught_ = fx_sandbox_end(b_);                                                         \
+        EXPECT(caught_ > base_, "planted fault \"%s\": expected more than %ld failures, got %ld",  \
+               what, base_, caught_);                                                              \
+    } while (0)
+    PLANT_LINES("a tile past the right edge", L.lines[1].box.x = s.width - 4, check_lines(&L, &s));
+    PLANT_LINES("a tile over another", L.lines[3].box = L.lines[2].box, check_lines(&L, &s));
+    PLANT_LINES("a tile over the equation", L.lines[1].box.w += L.concat.map.x,
+                check_lines(&L, &s));
+    PLANT_LINES("the legend over the equation", L.lines_legend[0] = L.concat.map,
+                check_lines(&L, &s));
+    PLANT_LINES("labels too large for their rows", L.lines[0].label_size *= 3,
+                check_lines_text(&L, &s, cache, &dl));
+    fx_model_free(&fm);
     draw_list_free(&dl);
     view_cache_destroy(cache);
     fx_finish("head view sweep");
