@@ -28,10 +28,10 @@ static int rows_hold(int lh, int n, int span, int k) {
     return (long)k * span >= need * n && (long)(2 * k + 1) * span >= 3 * need * n;
 }
 
-/* One tile: box b for n tokens, label sizes between lo and hi (want at least, where the
-   rows allow); widest is the widest
-   label at size hi (labels are measured once and scaled: lines.c fits each to its
-   column, so none is ever wider than the column). */
+/* One tile: box b for n tokens, labels between lo and hi pixels (at least want where
+   the rows allow it: fewer labels rather than smaller ones); widest is the widest
+   label at size hi (measured once and scaled: lines.c fits each label to its column,
+   so none is ever wider than the column). */
 static void lines_box(view_lines_box *B, const view_state *s, view_rect b, int lo, int want, int hi,
                       int pad, int widest, view_measure_fn measure, void *ud) {
     const int n = s->layer->n;
@@ -89,16 +89,17 @@ static void legend(view_layout *L, const view_state *s, view_measure_fn measure,
     const int masked = layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
     const int size = L->font; /* the legend as large as the data's text */
     view_rect r = L->attn_cbar;
-    /* as far as the heatmaps' caption may reach (lay_heads_used keeps that room) */
-    int right = r.x + r.w; /* the focus view: the bar's width (its matrices are beside) */
+    /* its room: in the grid, under the tiles and as far as the heatmaps' caption may
+       reach (lay_heads_used keeps that room); in the focus view the bar's width, short
+       of Q_i, K_i, V_i beside it and of the numbers centred under their bars' ends */
+    int right = r.x + r.w;
     for (int i = 0; i < L->lines_shown && !L->focus; i++)
         right = lay_imax(right, L->lines[i].box.x + L->lines[i].box.w);
     if (!L->focus)
         right = lay_imax(right,
                          lay_imin(L->heads_area.x + L->heads_area.w,
                                   r.x + view_text_width(measure, ud, VIEW_ATTN_CAPTION, size, 0)));
-    for (int q = 0; q < 4 && L->focus; q++) { /* short of Q_i ... beside it, and of the
-                                                 numbers centred under their bars' ends */
+    for (int q = 0; q < 4 && L->focus; q++) {
         const view_matrix_box *m = &L->qkv[q];
         const int top = m->map.y, bottom = m->cbar.y + m->cbar.h + L->line;
         if (m->map.w > 0 && m->map.x > r.x && top < r.y + L->line && bottom > r.y - L->line)

@@ -45,19 +45,22 @@ static void head_lines(const view_ctx *c, const view_lines_box *B, int head, int
     const rgba accent = view_head_color(head, c->s->theme), pad = c->th.muted;
     const int inset = B->x1 - B->x0 > 6 * c->L->pad ? c->L->pad / 2 : 0;
     const int x0 = B->x0 + inset, x1 = B->x1 - inset;
-    for (int i = 0; i < n; i++) {
-        const int yi = view_lines_row_y(B, n, i);
-        for (int j = 0; j < n; j++) {
-            const size_t ij = (size_t)i * n + j;
-            if (scores && isinf(scores[ij]) && scores[ij] < 0) continue; /* masked: no line */
-            const int dimmed = (q >= 0 && i != q) || (k >= 0 && j != k);
-            const int a = view_lines_alpha(attn[ij], dimmed);
-            if (!a) continue;
-            rgba col = i >= layer->n_real ? pad : accent; /* a [PAD] query's lines: grey */
-            col.a = (unsigned char)a;
-            draw_line(c->dl, x0, yi, x1, view_lines_row_y(B, n, j), col, B->thick);
+    const int passes = q >= 0 || k >= 0 ? 2 : 1; /* hovered: the dimmed lines first */
+    for (int pass = 0; pass < passes; pass++)
+        for (int i = 0; i < n; i++) {
+            const int yi = view_lines_row_y(B, n, i);
+            for (int j = 0; j < n; j++) {
+                const size_t ij = (size_t)i * n + j;
+                if (scores && isinf(scores[ij]) && scores[ij] < 0) continue; /* masked: none */
+                const int dimmed = (q >= 0 && i != q) || (k >= 0 && j != k);
+                if (passes == 2 && dimmed != (pass == 0)) continue;
+                const int a = view_lines_alpha(attn[ij], dimmed);
+                if (!a) continue;
+                rgba col = i >= layer->n_real ? pad : accent; /* a [PAD] query's: grey */
+                col.a = (unsigned char)a;
+                draw_line(c->dl, x0, yi, x1, view_lines_row_y(B, n, j), col, B->thick);
+            }
         }
-    }
 }
 
 /* The token labels of one column (keys when key_side), every stride-th and the
