@@ -1,6 +1,7 @@
 /* layout_compute.c: the layout's entry point. It brings any state within the ranges
  * the layout handles, then hands it to the compare view (layout_compare.c) when a
- * view is pinned, else to the single pane's zoom search (layout.c). Both call only
+ * view is pinned, else to the single pane's zoom search (layout.c); the head view
+ * (layout_lines.c) then fills the heads' tiles it laid out. They call only
  * downwards; nothing calls back up here. No drawing. */
 #include <math.h>
 

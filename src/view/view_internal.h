@@ -1,6 +1,6 @@
 /* view_internal.h: what the files of src/view share with each other but not with
  * the program (its API is view.h), grouped by the defining file. Calls only go down:
- * render.c -> panels.c, overlays.c, overview.c, next_panel.c -> heatmap.c,
+ * render.c -> panels.c (-> lines.c), overlays.c, overview.c, next_panel.c -> heatmap.c,
  * colorbar.c -> labels.c, theme.c
  * (render.c also calls hit.c); layout.c -> labels.c; hit.c calls none of them (it
  * only uses the inline view_layer_ok and the overview's cells, view_overview_cell
