@@ -264,33 +264,20 @@ static void random_file(sbuf *b) {
 
 /* A few keys a person might press after opening it. */
 static int random_keys(app_state *s) {
-    static const int keys[] = {APP_KEY_UP,
-                               APP_KEY_DOWN,
-                               APP_KEY_RIGHT,
-                               APP_KEY_LEFT,
-                               'r',
-                               'm',
-                               'n',
-                               'e',
-                               '[',
-                               ']',
-                               'w',
-                               'x',
-                               'd',
-                               'v',
-                               'k',
-                               ',',
-                               '.',
-                               'i',
-                               'b',
-                               'c',
-                               't',
-                               'p',
-                               '1',
-                               '2',
-                               APP_KEY_TAB,
-                               APP_KEY_PAGEDOWN,
-                               'h'};
+    static const int keys[] = {APP_KEY_UP,    APP_KEY_DOWN,
+                               APP_KEY_RIGHT, APP_KEY_LEFT,
+                               'r',           'm',
+                               'n',           'e',
+                               '[',           ']',
+                               'w',           'x',
+                               'd',           'v',
+                               'k',           ',',
+                               '.',           'i',
+                               'b',           'c',
+                               't',           'p',
+                               '1',           '2',
+                               APP_KEY_TAB,   APP_KEY_PAGEDOWN,
+                               'h',           '3'};
     const int count = below(4);
     for (int i = 0; i < count; i++) {
         press(s, keys[below((int)(sizeof keys / sizeof keys[0]))], 0);
