@@ -471,7 +471,11 @@ static void test_group_values(void **state) {
          "--size '800x199': must be WxH with each side between 200 and 8192"},
         {cli_output_option, OPT_SCALE, "5", "--scale '5': must be a whole number between 1 and 4"},
         {cli_output_option, OPT_PANEL, "head:0",
-         "--panel 'head:0': must be all, equation, head:K, steps:K (K from 1 to h), model or next"},
+         "--panel 'head:0': must be all, equation, head:K, steps:K, lines, lines:K "
+         "(K from 1 to h), model or next"},
+        {cli_output_option, OPT_PANEL, "lines:0",
+         "--panel 'lines:0': must be all, equation, head:K, steps:K, lines, lines:K "
+         "(K from 1 to h), model or next"},
         {cli_output_option, OPT_PAGE, "0",
          "--page '0': must be a whole number from 1 to the number of pages"},
         {cli_output_option, OPT_CONTRAST, "lin", "--contrast 'lin': must be fixed, row or log"},
@@ -668,6 +672,9 @@ static void test_parse_groups(void **state) {
         {{"mhaviz", "--compare", "h=1", "--panel", "head:9", NULL},
          "--compare: the compare view is one figure: only with --panel all"},
         {{"mhaviz", "--panel", "steps:5", NULL}, "--panel steps:5: there are only 4 heads"},
+        {{"mhaviz", "--panel", "lines:5", NULL}, "--panel lines:5: there are only 4 heads"},
+        {{"mhaviz", "-H", "8", "--panel", "lines:8", "--export", "a.svg", NULL}, NULL},
+        {{"mhaviz", "--panel", "lines", "--export", "a.svg", NULL}, NULL},
         {{"mhaviz", "-H", "8", "--panel", "head:8", "--export", "a.png", NULL}, NULL},
     };
     for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {

@@ -977,12 +977,187 @@ static void test_checkers_catch_planted_faults(void **state) {
     fx_finish("planted faults");
 }
 
+/* The head view (H, --panel lines[:K]): the same checks over sizes 1024x768 ..
+ * 3840x2160, landscape and portrait, every zoom 80..300 %, the window, presentation
+ * and figures, the grid, the focus view and the panels; and its own boxes: each
+ * tile's inside the window, apart from the other tiles, titles and panels, its
+ * label columns and the legend inside the heads' area. */
+static void check_lines(const view_layout *L, const view_state *s) {
+    static items it;
+    collect(&it, L);
+    EXPECT(L->lines_shown > 0, "head view: expected lines boxes, got %d", L->lines_shown);
+    for (int i = 0; i < L->lines_shown; i++) {
+        const view_lines_box *B = &L->lines[i];
+        const view_rect b = B->box;
+        EXPECT(b.w > 0 && b.h > 0 && b.x >= 0 && b.y >= 0 && b.x + b.w <= s->width &&
+                   b.y + b.h <= s->height,
+               "lines box %d " FX_RFMT ": expected inside the %dx%d window", i, FX_R(b), s->width,
+               s->height);
+        EXPECT(B->x0 <= B->x1 && B->qcol.x + B->qcol.w <= B->kcol.x + (B->kcol.w == 0),
+               "lines box %d: the query column crosses the key column", i);
+        EXPECT(B->thick >= 1, "lines box %d: thickness %d", i, B->thick);
+        for (int j = i + 1; j < L->lines_shown; j++)
+            EXPECT(!fx_rect_overlap(b, L->lines[j].box),
+                   "lines box %d " FX_RFMT " over lines box %d " FX_RFMT, i, FX_R(b), j,
+                   FX_R(L->lines[j].box));
+        for (int k = 0; k < it.n; k++) {
+            const int own_map =
+                it.v[k].kind == K_MAP && fx_rect_overlap(it.v[k].r, L->heads[i].map);
+            if (own_map || it.v[k].kind == K_FORMULA || it.v[k].kind == K_RUN) continue;
+            EXPECT(!fx_rect_overlap(b, it.v[k].r), "lines box %d " FX_RFMT " over %s " FX_RFMT, i,
+                   FX_R(b), it.v[k].name, FX_R(it.v[k].r));
+        }
+    }
+    for (int l = 0; l < VIEW_LINES_LEGEND_LINES; l++) {
+        const view_rect r = L->lines_legend[l];
+        if (r.w <= 0) continue;
+        EXPECT(r.x >= 0 && r.y >= 0 && r.x + r.w <= s->width && r.y + r.h <= s->height,
+               "legend line %d " FX_RFMT ": expected inside the window", l, FX_R(r));
+        for (int i = 0; i < L->lines_shown; i++)
+            EXPECT(!fx_rect_overlap(r, L->lines[i].box), "legend line %d over lines box %d", l, i);
+        for (int k = 0; k < it.n; k++)
+            if (it.v[k].kind != K_CBAR && it.v[k].kind != K_TICKS)
+                EXPECT(!fx_rect_overlap(r, it.v[k].r),
+                       "legend line %d " FX_RFMT " over %s " FX_RFMT, l, FX_R(r), it.v[k].name,
+                       FX_R(it.v[k].r));
+    }
+}
+
+/* The head view's own text (labels in its tiles, the legend) as drawn: inside the
+ * window, over no other text and no image (the focus view's matrices beside it are
+ * the focus layout's, checked by the sweeps above). */
+static void check_lines_text(const view_layout *L, const view_state *s, view_cache *cache,
+                             draw_list *dl) {
+    view_render(dl, cache, L, s, fx_measure, NULL);
+    static tbox tb[8192];
+    static int mine[8192];
+    static view_rect img[512];
+    int nt = 0, ni = 0;
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_IMAGE && ni < 512) img[ni++] = (view_rect){c->x, c->y, c->w, c->h};
+        if (c->kind != DC_TEXT || nt >= 8192) continue;
+        const char *t = draw_cmd_text(dl, c);
+        const view_rect o = {c->x, c->y, 1, 1};
+        int own = 0;
+        for (int k = 0; k < L->lines_shown; k++) own |= fx_rect_overlap(o, L->lines[k].box);
+        for (int k = 0; k < VIEW_LINES_LEGEND_LINES; k++)
+            own |= fx_rect_overlap(o, L->lines_legend[k]);
+        tb[nt].text = t;
+        tb[nt].r = c->rot ? (view_rect){c->x, c->y - fx_text_w(t, c->size), fx_line_h(c->size),
+                                        fx_text_w(t, c->size)}
+                          : (view_rect){c->x, c->y, fx_text_w(t, c->size), fx_line_h(c->size)};
+        mine[nt++] = own;
+    }
+    for (int i = 0; i < nt; i++) {
+        if (!mine[i]) continue;
+        const view_rect r = tb[i].r;
+        EXPECT(r.x >= 0 && r.y >= 0 && r.x + r.w <= s->width && r.y + r.h <= s->height,
+               "head view text \"%.40s\" " FX_RFMT ": expected inside the window", tb[i].text,
+               FX_R(r));
+        for (int k = 0; k < ni; k++)
+            EXPECT(!fx_rect_overlap(r, img[k]),
+                   "head view text \"%.40s\" " FX_RFMT " over the image " FX_RFMT, tb[i].text,
+                   FX_R(r), FX_R(img[k]));
+        for (int k = 0; k < nt; k++)
+            EXPECT(k == i || !fx_rect_overlap(r, tb[k].r),
+                   "head view text \"%.40s\" " FX_RFMT " over text \"%.40s\" " FX_RFMT, tb[i].text,
+                   FX_R(r), tb[k].text, FX_R(tb[k].r));
+    }
+}
+
+static void test_lines_sweep(void **state) {
+    (void)state;
+    fx_reset();
+    static const model_case models[] = {
+        {7, 64, 4, MHA_MASK_NONE},     {12, 64, 4, MHA_MASK_CAUSAL}, {40, 160, 5, MHA_MASK_NONE},
+        {100, 64, 8, MHA_MASK_NONE},   {12, 64, 16, MHA_MASK_NONE},  {512, 64, 2, MHA_MASK_NONE},
+        {150, 64, 1, MHA_MASK_CAUSAL}, {7, 96, 48, MHA_MASK_NONE},
+    };
+    static const struct {
+        int w, h;
+    } sizes[] = {{1024, 768}, {1600, 900}, {1920, 1080}, {3840, 2160}, {768, 1024}, {2160, 3840}};
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        fx_model fm;
+        fx_model_make(&fm, models[mi].n, models[mi].d, models[mi].h, models[mi].mask);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int zi = 0; zi < NZOOMS; zi++)
+                for (int mode = 0; mode < 5; mode++) { /* window, present, figure, focus,
+                                                          --panel lines[:1] */
+                    view_state s;
+                    fx_state(&s, &fm, sizes[si].w, sizes[si].h);
+                    s.zoom = ZOOMS[zi];
+                    s.zoom_base = view_zoom_for_size(s.width, s.height);
+                    s.head_view = VIEW_HEAD_LINES;
+                    s.present = mode == 1;
+                    s.figure = mode == 2 || mode == 4;
+                    s.focus = mode == 3 ? models[mi].h : 0;
+                    if (mode == 4) s.panel = VIEW_PANEL_LINES, s.panel_head = zi % 2;
+                    snprintf(fx_where, sizeof fx_where,
+                             "head view n=%d d=%d h=%d %dx%d zoom=%.2f %s", models[mi].n,
+                             models[mi].d, models[mi].h, sizes[si].w, sizes[si].h,
+                             (double)ZOOMS[zi],
+                             (const char *[]){"window", "present", "figure", "focus",
+                                              "--panel lines"}[mode]);
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    check_lines(&L, &s);
+                    check_lines_text(&L, &s, cache, &dl);
+                    if (mode != 3) { /* the whole picture; the focus view's is not this test's */
+                        check_geometry(&L, &s);
+                        check_render_text(&L, &s, cache, &dl);
+                    }
+                }
+        fx_model_free(&fm);
+    }
+    /* its checkers catch planted faults */
+    fx_model fm;
+    fx_model_make(&fm, 12, 64, 4, MHA_MASK_NONE);
+    view_state s;
+    fx_state(&s, &fm, 1920, 1080);
+    s.head_view = VIEW_HEAD_LINES;
+    static view_layout good;
+    snprintf(fx_where, sizeof fx_where, "head view planted faults, n=12 h=4 1920x1080");
+    view_layout_compute(&good, &s, fx_measure, NULL);
+    EXPECT_INT("premise: four tiles", 4, good.lines_shown);
+#define PLANT_LINES(what, mutate, checker)                                                         \
+    do {                                                                                           \
+        L = good;                                                                                  \
+        long b_ = fx_sandbox_begin();                                                              \
+        checker;                                                                                   \
+        long base_ = fx_sandbox_end(b_);                                                           \
+        mutate;                                                                                    \
+        b_ = fx_sandbox_begin();                                                                   \
+        checker;                                                                                   \
+        long caught_ = fx_sandbox_end(b_);                                                         \
+        EXPECT(caught_ > base_, "planted fault \"%s\": expected more than %ld failures, got %ld",  \
+               what, base_, caught_);                                                              \
+    } while (0)
+    PLANT_LINES("a tile past the right edge", L.lines[1].box.x = s.width - 4, check_lines(&L, &s));
+    PLANT_LINES("a tile over another", L.lines[3].box = L.lines[2].box, check_lines(&L, &s));
+    PLANT_LINES("a tile over the equation", L.lines[1].box.w += L.concat.map.x,
+                check_lines(&L, &s));
+    PLANT_LINES("the legend over the equation", L.lines_legend[0] = L.concat.map,
+                check_lines(&L, &s));
+    PLANT_LINES("labels too large for their rows", L.lines[0].label_size *= 3,
+                check_lines_text(&L, &s, cache, &dl));
+    fx_model_free(&fm);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("head view sweep");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout_sweep), cmocka_unit_test(test_rendered_text_sweep),
         cmocka_unit_test(test_paging_moves), cmocka_unit_test(test_reduced_not_dropped),
         cmocka_unit_test(test_zoom_sweep),   cmocka_unit_test(test_zoom_base),
         cmocka_unit_test(test_figure_crop),  cmocka_unit_test(test_checkers_catch_planted_faults),
+        cmocka_unit_test(test_lines_sweep),
     };
     return cmocka_run_group_tests_name("layout", tests, group_setup, group_teardown);
 }

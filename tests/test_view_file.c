@@ -217,6 +217,7 @@ static void random_file(sbuf *b) {
     if (below(2)) add(b, "page = %d\n", 1 + below(3));
     if (below(2)) add(b, "panels = %s\n", below(2) ? "on" : "off");
     if (below(2)) add(b, "diff = %s\n", below(2) ? "on" : "off");
+    if (below(2)) add(b, "head-view = %s\n", below(2) ? "lines" : "heatmap");
     const int cmp = below(3);
     if (cmp == 1) add(b, "compare = on\n");
     if (cmp == 2) {
@@ -275,7 +276,8 @@ static int random_keys(app_state *s) {
                                'b',           'c',
                                't',           'p',
                                '1',           '2',
-                               APP_KEY_TAB,   APP_KEY_PAGEDOWN};
+                               APP_KEY_TAB,   APP_KEY_PAGEDOWN,
+                               'h',           '3'};
     const int count = below(4);
     for (int i = 0; i < count; i++) {
         press(s, keys[below((int)(sizeof keys / sizeof keys[0]))], 0);
@@ -594,6 +596,58 @@ static void test_save_key(void **unused) {
     app_state_destroy(b);
 }
 
+/* H: the heads as lines (the head view) and back, in the grid and the focus view;
+   Ctrl+Shift+S saves the lines panel; the view file keeps it. */
+static void test_head_view_key(void **unused) {
+    (void)unused;
+    make_tmpdir();
+    app_state *s = fresh();
+    s->export_dir = tmpdir;
+    CHECK_INT("heatmaps at the start", VIEW_HEAD_HEATMAP, s->head_view);
+    app_action a = app_key_action(s, 'h', 0);
+    CHECK_INT("H", ACT_HEAD_VIEW, a.kind);
+    CHECK_INT("Shift+H too", ACT_HEAD_VIEW, app_key_action(s, 'H', APP_MOD_SHIFT).kind);
+    app_apply(s, &a);
+    CHECK_INT("H: lines", VIEW_HEAD_LINES, s->head_view);
+    CHECK_TRUE("the status says so", strstr(s->status, "lines") != NULL);
+    const view_layout *L = app_layout(s);
+    CHECK_TRUE("the grid as lines", L->lines_shown == L->shown_heads && L->shown_heads == 4);
+    press(s, '2', 0);
+    L = app_layout(s);
+    CHECK_INT("the focus view as lines: one tile", 1, L->lines_shown);
+    CHECK_INT("of head 2", 1, L->first_head);
+    view_state vs;
+    app_figure_view(s, APP_SAVE_PANEL, &vs);
+    CHECK_INT("Ctrl+Shift+S saves the lines panel", VIEW_PANEL_LINES, vs.panel);
+    CHECK_INT("of head 2", 2, vs.panel_head);
+    app_action save = app_key_action(s, 'v', APP_MOD_CTRL | APP_MOD_SHIFT);
+    app_apply(s, &save);
+    char saved[4200];
+    CHECK_INT("saved", 0, app_view_file_save(s, saved, sizeof saved));
+    const char *at = strstr(s->notice, tmpdir);
+    if (!at) fail_msg("the notice '%s' names no file in %s", s->notice, tmpdir);
+    char path[1024];
+    snprintf(path, sizeof path, "%.*s", (int)strcspn(at, " "), at);
+    char *x = captured_text(s);
+    CHECK_TRUE("the file says head-view = lines", strstr(x, "head-view = lines") != NULL);
+    app_state *b = fresh();
+    CHECK_INT("it reopens", 0, app_view_file_open(b, path));
+    CHECK_INT("as lines", VIEW_HEAD_LINES, b->head_view);
+    CHECK_INT("focused", 2, b->focus);
+    press(b, 'h', 0);
+    CHECK_INT("H again: heatmaps", VIEW_HEAD_HEATMAP, b->head_view);
+    CHECK_INT("no lines", 0, app_layout(b)->lines_shown);
+    press(b, 'l', 0); /* training mode: its heads stay heatmaps, and H says so */
+    CHECK_INT("L: training mode", 1, b->train_mode);
+    press(b, 'h', 0);
+    CHECK_INT("H in training mode changes nothing", VIEW_HEAD_HEATMAP, b->head_view);
+    CHECK_TRUE("and says why", strstr(b->status, "training") != NULL);
+    free(x);
+    remove(path);
+    app_state_destroy(s);
+    app_state_destroy(b);
+}
+
 /* --- every value's canonical form; text-file next to the file -------------------------------- */
 
 static void test_values(void **unused) {
@@ -617,6 +671,8 @@ static void test_values(void **unused) {
         {"zoom = 125", "zoom = 125"},
         {"contrast = log", "contrast = log"},
         {"focus = none", "focus = none"},
+        {"head-view = lines", "head-view = lines"},
+        {"head-view = heatmap", "head-view = heatmap"},
     };
     char err[512], out[512];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -633,10 +689,22 @@ static void test_values(void **unused) {
         app_settings_free(st);
     }
     /* bad values, each refused with the name and value */
-    static const char *const bad[] = {
-        "h = 0",        "h = four",        "seed = -1",   "temperature = 30", "temperature = 1e1",
-        "zoom = 50",    "stage = 10",      "pad = 513",   "colormap = jet",   "theme = blue",
-        "ablate = 1,1", "train = nothing", "text = a\\q", "values = yes",     "train-layers = 3"};
+    static const char *const bad[] = {"h = 0",
+                                      "h = four",
+                                      "seed = -1",
+                                      "temperature = 30",
+                                      "temperature = 1e1",
+                                      "zoom = 50",
+                                      "stage = 10",
+                                      "pad = 513",
+                                      "colormap = jet",
+                                      "theme = blue",
+                                      "ablate = 1,1",
+                                      "train = nothing",
+                                      "text = a\\q",
+                                      "values = yes",
+                                      "train-layers = 3",
+                                      "head-view = dots"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         app_settings *st = app_settings_create();
         char line[256];
@@ -777,6 +845,7 @@ int main(void) {
         cmocka_unit_test(test_merge_defaults),
         cmocka_unit_test(test_broken_files_keep_the_view),
         cmocka_unit_test(test_save_key),
+        cmocka_unit_test(test_head_view_key),
         cmocka_unit_test(test_apply_async),
         cmocka_unit_test(test_round_trip),
     };

@@ -40,8 +40,8 @@ static const char usage_a[] =
     "      --size WxH        view size in layout pixels, 200..8192 (default 1600x900)\n"
     "      --scale F         PNG pixel multiplier, 1..4 (default 1)\n"
     "      --panel P         all | head:K | equation | steps:K (head K step by step);\n"
-    "                        steps:K:S (its stage S, 1..9, large);\n"
-    "                        one panel is cropped to its content\n"
+    "                        steps:K:S (its stage S, 1..9, large); lines | lines:K\n"
+    "                        (head view); one panel is cropped to its content\n"
     "      --page K          export page K of the heads grid when it pages (default 1)\n"
     "      --pinned-page K   with --compare, page K of the pinned view's heads\n"
     "      --values          numbers in the cells where they fit\n"
@@ -254,10 +254,15 @@ static int check_combinations(cli_options *o, const cli_flags *f, char *err, siz
         return cli_fail(err, errlen,
                         "--compare: the compare view is one figure: only with --panel all");
     int h = o->cfg.h ? o->cfg.h : MHA_DEFAULT_H;
-    if (!o->model_path && (o->panel == CLI_PANEL_HEAD || o->panel == CLI_PANEL_STEPS) &&
+    if (!o->model_path &&
+        (o->panel == CLI_PANEL_HEAD || o->panel == CLI_PANEL_STEPS ||
+         o->panel == CLI_PANEL_LINES) &&
         o->panel_head > h)
         return cli_fail(err, errlen, "--panel %s:%d: there are only %d heads",
-                        o->panel == CLI_PANEL_HEAD ? "head" : "steps", o->panel_head, h);
+                        o->panel == CLI_PANEL_HEAD    ? "head"
+                        : o->panel == CLI_PANEL_LINES ? "lines"
+                                                      : "steps",
+                        o->panel_head, h);
     char why[256];
     const int idle = cli_idle_option(o, f, why, sizeof why);
     if (idle) return cli_fail(err, errlen, "--%s: %s", option_long_name(idle), why);

@@ -35,6 +35,12 @@ static int parse_panel(const char *s, cli_options *o) {
     } else if (strncmp(s, "head:", 5) == 0 && cli_parse_int(s + 5, 1, MHA_MAX_D_MODEL, &v) == 0) {
         o->panel = CLI_PANEL_HEAD;
         o->panel_head = (int)v;
+    } else if (strcmp(s, "lines") == 0) { /* the head view, every head overlaid */
+        o->panel = CLI_PANEL_LINES;
+        o->panel_head = 0;
+    } else if (strncmp(s, "lines:", 6) == 0 && cli_parse_int(s + 6, 1, MHA_MAX_D_MODEL, &v) == 0) {
+        o->panel = CLI_PANEL_LINES;
+        o->panel_head = (int)v;
     } else if (strncmp(s, "steps:", 6) == 0) { /* steps:K, or steps:K:S for stage S large */
         char head[16];
         const char *colon = strchr(s + 6, ':');
@@ -73,8 +79,8 @@ static int figure_option(cli_options *o, int opt, const char *arg, char *err, si
     case OPT_PANEL:
         if (parse_panel(arg, o) != 0)
             return cli_fail(err, errlen,
-                            "--panel '%s': must be all, equation, head:K, steps:K (K from 1 to h), "
-                            "model or next",
+                            "--panel '%s': must be all, equation, head:K, steps:K, lines, lines:K "
+                            "(K from 1 to h), model or next",
                             arg);
         return 0;
     case OPT_PAGE:

@@ -167,10 +167,10 @@ static int resolve_input(const cli_options *o, tok_list *toks, mha_config *cfg, 
         tok_free(toks);
         return 2;
     }
-    if (o->panel == CLI_PANEL_HEAD && o->panel_head > cfg->h) {
+    if ((o->panel == CLI_PANEL_HEAD || o->panel == CLI_PANEL_LINES) && o->panel_head > cfg->h) {
         tok_free(toks);
-        snprintf(err, errlen, "--panel head:%d: must be between 1 and h (%d)", o->panel_head,
-                 cfg->h);
+        snprintf(err, errlen, "--panel %s:%d: must be between 1 and h (%d)",
+                 o->panel == CLI_PANEL_LINES ? "lines" : "head", o->panel_head, cfg->h);
         return 2;
     }
     return 0;

@@ -24,6 +24,7 @@ typedef enum {
     CLI_PANEL_STEPS,
     CLI_PANEL_MODEL, /* --model: every layer x head */
     CLI_PANEL_NEXT,  /* --model: the next-token panel */
+    CLI_PANEL_LINES, /* the head view: lines (every head overlaid), lines:K (head K) */
 } cli_panel;
 
 /* The training options of the command line; zero means "default". */

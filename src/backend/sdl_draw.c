@@ -5,6 +5,7 @@
  * software surface (sdl_band_*), heatmaps scaled here rather than by SDL. */
 #include "sdl_draw.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,10 @@ struct sdl_draw {
        images drawn straight into surf */
     SDL_Surface *surf;
     int oy, rows;
+    /* thick slanted lines waiting to be drawn in one call (6 vertices each): a
+       software renderer pays per call, and the head view draws thousands */
+    SDL_Vertex *quad;
+    int quad_count, quad_cap;
 };
 
 static uint64_t hash_text(const char *s, int size, int bold, rgba c) {
@@ -130,6 +135,7 @@ sdl_draw *sdl_draw_create(SDL_Renderer *r, font_set *fonts) {
 
 void sdl_draw_destroy(sdl_draw *d) {
     if (!d) return;
+    free(d->quad);
     cache_free(&d->images);
     cache_free(&d->texts);
     free(d);
@@ -204,7 +210,50 @@ static void do_text(sdl_draw *d, const draw_list *dl, const draw_cmd *c) {
     }
 }
 
-static void do_line(SDL_Renderer *r, const draw_cmd *c, int oy) {
+/* The corners of a slanted line t pixels thick from (x0, y0) by (dx, dy), pixel
+ * centres at + 0.5: the quad both the screen and the bands fill. */
+static void line_quad(const draw_cmd *c, double oy, double qx[4], double qy[4]) {
+    const double x0 = c->x + 0.5, y0 = c->y - oy + 0.5, dx = c->w, dy = c->h;
+    const double len = sqrt(dx * dx + dy * dy), t = (c->thick > 0 ? c->thick : 1) / 2.0;
+    const double nx = -dy / len * t, ny = dx / len * t;
+    qx[0] = x0 + nx, qy[0] = y0 + ny;
+    qx[1] = x0 + dx + nx, qy[1] = y0 + dy + ny;
+    qx[2] = x0 + dx - nx, qy[2] = y0 + dy - ny;
+    qx[3] = x0 - nx, qy[3] = y0 - ny;
+}
+
+/* Draws the thick slanted lines batched so far, in order, in one call. */
+static void flush_quads(sdl_draw *d) {
+    if (d->quad_count <= 0) return;
+    SDL_SetRenderDrawBlendMode(d->r, SDL_BLENDMODE_BLEND); /* alpha 255 draws as NONE would */
+    SDL_RenderGeometry(d->r, NULL, d->quad, d->quad_count * 6, NULL, 0);
+    d->quad_count = 0;
+}
+
+static void do_line(sdl_draw *d, const draw_cmd *c, int oy) {
+    SDL_Renderer *r = d->r;
+    if (c->thick > 1 && c->w != 0 && c->h != 0) { /* a thick slanted line: two triangles */
+        if (d->quad_count == d->quad_cap) {
+            const int cap = d->quad_cap ? d->quad_cap * 2 : 1024;
+            SDL_Vertex *q = realloc(d->quad, (size_t)cap * 6 * sizeof *q);
+            if (!q) { /* out of memory: draw what is batched, this one as a thin line */
+                flush_quads(d);
+                set_color(r, c->color);
+                SDL_RenderDrawLine(r, c->x, c->y - oy, c->x + c->w, c->y - oy + c->h);
+                return;
+            }
+            d->quad = q, d->quad_cap = cap;
+        }
+        double qx[4], qy[4];
+        line_quad(c, oy, qx, qy);
+        static const int idx[6] = {0, 1, 2, 0, 2, 3};
+        const SDL_Color col = {c->color.r, c->color.g, c->color.b, c->color.a};
+        SDL_Vertex *v = d->quad + (size_t)d->quad_count++ * 6;
+        for (int i = 0; i < 6; i++)
+            v[i] = (SDL_Vertex){{(float)qx[idx[i]], (float)qy[idx[i]]}, col, {0.0f, 0.0f}};
+        return;
+    }
+    flush_quads(d); /* a thin line goes over the thick ones before it */
     set_color(r, c->color);
     const int y = c->y - oy;
     if (c->w == 0 || c->h == 0) { /* axis-aligned: a filled rectangle of the thickness */
@@ -247,6 +296,29 @@ static long long floor_div(long long a, long long b) {
 static void band_line(sdl_draw *d, const draw_cmd *c) {
     SDL_RenderFlush(d->r);
     SDL_Surface *s = d->surf;
+    if (c->thick > 1) { /* thick: the quad's pixels whose centres it covers, row by row */
+        double qx[4], qy[4];
+        line_quad(c, d->oy, qx, qy);
+        for (int y = 0; y < d->rows; y++) {
+            const double yc = y + 0.5;
+            double lo = 1e300, hi = -1e300;
+            for (int e = 0; e < 4; e++) { /* where each edge crosses the row's centre */
+                const double ax = qx[e], ay = qy[e], bx = qx[(e + 1) % 4], by = qy[(e + 1) % 4];
+                if ((ay <= yc && by > yc) || (by <= yc && ay > yc)) {
+                    const double x = ax + (yc - ay) * (bx - ax) / (by - ay);
+                    lo = x < lo ? x : lo;
+                    hi = x > hi ? x : hi;
+                }
+            }
+            if (hi < lo) continue;
+            int x0 = (int)ceil(lo - 0.5), x1 = (int)ceil(hi - 0.5); /* centres in [lo, hi) */
+            if (x0 < 0) x0 = 0;
+            if (x1 > s->w) x1 = s->w;
+            Uint32 *row = (Uint32 *)((Uint8 *)s->pixels + (size_t)y * s->pitch);
+            for (int x = x0; x < x1; x++) band_plot(row + x, c->color);
+        }
+        return;
+    }
     const long long x0 = c->x, y0 = c->y, dx = c->w, dy = c->h;
     const long long n = llabs(dx) > llabs(dy) ? llabs(dx) : llabs(dy);
     /* the steps whose row can be in the band (y is monotonic in i), a row wider */
@@ -328,6 +400,7 @@ static void replay(sdl_draw *d, const draw_list *dl) {
             cmd_rows(dl, c, &top, &bottom);
             if (bottom <= oy || top >= (long long)oy + d->rows) continue;
         }
+        if (c->kind != DC_LINE && c->kind != DC_GROUP) flush_quads(d); /* they lie beneath */
         switch (c->kind) {
         case DC_FILL: {
             set_color(r, c->color);
@@ -350,7 +423,7 @@ static void replay(sdl_draw *d, const draw_list *dl) {
             if (d->surf && c->w != 0 && c->h != 0)
                 band_line(d, c);
             else
-                do_line(r, c, oy);
+                do_line(d, c, oy);
             break;
         case DC_TEXT: do_text(d, dl, c); break;
         case DC_IMAGE:
@@ -362,6 +435,7 @@ static void replay(sdl_draw *d, const draw_list *dl) {
         case DC_GROUP: break;
         }
     }
+    flush_quads(d);
 }
 
 void sdl_draw_list(sdl_draw *d, const draw_list *dl) {

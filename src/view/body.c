@@ -35,7 +35,7 @@ void view_draw_body(const view_ctx *c, const view_hit *hit) {
             view_draw_steps(c, &L->steps, L->focus - 1, s->step);
         else if (L->focus && s->panel == VIEW_PANEL_ALL)
             view_draw_focus(c);
-        if (s->panel != VIEW_PANEL_HEAD) view_draw_equation(c);
+        if (s->panel != VIEW_PANEL_HEAD && s->panel != VIEW_PANEL_LINES) view_draw_equation(c);
         view_draw_lesson(c);
         view_draw_next(c);
     }

@@ -62,6 +62,8 @@ void view_draw_compare(const view_ctx *c, const view_hit *hit) {
             mirror.kind = HIT_ROW_LABEL, mirror.row = hit->row;
         else if (hit->kind == HIT_COL_LABEL)
             mirror.kind = HIT_COL_LABEL, mirror.col = hit->col;
+        else if (hit->kind == HIT_LINES_Q || hit->kind == HIT_LINES_K) /* the head view */
+            mirror.kind = hit->kind, mirror.row = hit->row, mirror.col = hit->col;
     }
     view_draw_body(&pc, &mirror);
     if (s->present) view_draw_pointer(&pc, &mirror);

@@ -53,6 +53,18 @@ view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y) 
         }
     /* a layer with no cells (the layout drew none of its data): nothing else to hit */
     if (!view_layer_ok(s->layer)) return hit;
+    for (int i = 0; i < L->lines_shown && i < VIEW_MAX_VISIBLE; i++) { /* the head view */
+        const view_lines_box *B = &L->lines[i];
+        if (!inside(B->box, x, y) || B->span <= 0) continue;
+        int t = (int)((long)(y - B->y0) * n / B->span);
+        t = t < 0 ? 0 : t >= n ? n - 1 : t;
+        hit.head = L->lines_all ? -1 : L->first_head + i;
+        if (x < B->box.x + B->box.w / 2) /* the query side, or the key side */
+            hit.kind = HIT_LINES_Q, hit.row = t;
+        else
+            hit.kind = HIT_LINES_K, hit.col = t;
+        return hit;
+    }
     for (int i = 0; i < L->shown_heads; i++) {
         if (inside(L->heads[i].map, x, y)) {
             hit.kind = HIT_HEAD_CELL;

@@ -1,6 +1,7 @@
 /* layout_compute.c: the layout's entry point. It brings any state within the ranges
  * the layout handles, then hands it to the compare view (layout_compare.c) when a
- * view is pinned, else to the single pane's zoom search (layout.c). Both call only
+ * view is pinned, else to the single pane's zoom search (layout.c); the head view
+ * (layout_lines.c) then fills the heads' tiles it laid out. They call only
  * downwards; nothing calls back up here. No drawing. */
 #include <math.h>
 
@@ -40,7 +41,26 @@ void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn
     }
     if (s->pinned) { /* compare: the live view in its pane beside the pinned one */
         view_compare_layout(L, s, measure, ud);
+        if (L->compare && s->head_view == VIEW_HEAD_LINES) { /* both panes as lines */
+            view_lines_layout(L, s, measure, ud);
+            if (s->pinned_layout && view_layer_ok(s->pinned->layer)) {
+                view_state p;
+                view_compare_pinned(s, L->compare_pane[0], &p);
+                p.head_view = s->head_view;
+                view_lines_layout(s->pinned_layout, &p, measure, ud);
+            }
+        }
         return;
     }
-    lay_pane(L, s, measure, ud);
+    if (s->panel == VIEW_PANEL_LINES) { /* the head view alone: a lone head's tile */
+        view_state one = *s;
+        one.panel = VIEW_PANEL_HEAD;
+        one.panel_head =
+            s->panel_head >= 1 && s->layer && s->panel_head <= s->layer->h ? s->panel_head : 1;
+        lay_pane(L, &one, measure, ud);
+        L->focus = 0; /* a figure of its own, not the focus view */
+    } else {
+        lay_pane(L, s, measure, ud);
+    }
+    view_lines_layout(L, s, measure, ud); /* the head view in the heads' tiles (H) */
 }

@@ -86,6 +86,17 @@ static void json_heads(jbuf *j, const view_layout *L, int tick_h) {
             item(j, "collab", nm, (view_rect){m.x, m.y + m.h, m.w, L->col_label_h});
         }
     }
+    for (int i = 0; i < L->lines_shown && i < VIEW_MAX_VISIBLE; i++) { /* the head view (H):
+        each tile's box over its map, and its query and key columns inside the box */
+        const view_lines_box *B = &L->lines[i];
+        const int head = L->first_head + i + 1;
+        snprintf(nm, sizeof nm, L->lines_all ? "every head lines" : "head %d lines", head);
+        item(j, "lines", nm, B->box);
+        snprintf(nm, sizeof nm, L->lines_all ? "every head queries" : "head %d queries", head);
+        item(j, "lines", nm, B->qcol);
+        snprintf(nm, sizeof nm, L->lines_all ? "every head keys" : "head %d keys", head);
+        item(j, "lines", nm, B->kcol);
+    }
     if (L->shown_heads > 0) {
         item(j, "cbar", "attention colorbar", L->attn_cbar);
         view_rect t = {L->attn_cbar.x, L->attn_cbar.y + L->attn_cbar.h, L->attn_cbar.w, tick_h};

@@ -216,15 +216,19 @@ static void draw_head_labels(const view_ctx *c, int slot, view_rect map, int hig
 }
 
 static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, int hover_col,
-                      int variant) {
+                      int variant, const view_hit *hover) {
     const view_rect map = c->L->heads[slot].map;
     const rgba accent = view_head_color(head, c->s->theme);
     char name[32];
     snprintf(name, sizeof name, "head-%d", head + 1);
     draw_group_begin(c->dl, head + 1, name);
     draw_head_title(c, slot, head, variant, accent);
-    draw_head_map(c, map, head, highlight_row, hover_col, accent);
-    draw_head_labels(c, slot, map, highlight_row, hover_col);
+    if (c->L->lines_shown) { /* the head view: lines in place of the heatmap (lines.c) */
+        view_draw_lines_tile(c, slot, head, hover);
+    } else {
+        draw_head_map(c, map, head, highlight_row, hover_col, accent);
+        draw_head_labels(c, slot, map, highlight_row, hover_col);
+    }
     draw_group_end(c->dl);
 }
 
@@ -236,11 +240,13 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         hl_row = hover->row, hl_col = hover->col, hl_head = hover->head;
     if (hover->kind == HIT_ROW_LABEL) hl_row = hover->row;
     const int variant = title_variant(c);
-    for (int i = 0; i < L->shown_heads; i++) {
+    for (int i = 0; i < L->shown_heads && !L->lines_all; i++) {
         int head = L->first_head + i;
-        draw_head(c, i, head, hl_row, head == hl_head ? hl_col : -1, variant);
+        draw_head(c, i, head, hl_row, head == hl_head ? hl_col : -1, variant, hover);
     }
-    if (L->shown_heads > 0 && view_colorbar(c, L->attn_cbar, VIEW_MAP_SEQ, 1.0f)) {
+    if (L->lines_shown) { /* the head view's overlaid tile and legend, no colorbar */
+        view_draw_lines_rest(c, hover);
+    } else if (L->shown_heads > 0 && view_colorbar(c, L->attn_cbar, VIEW_MAP_SEQ, 1.0f)) {
         /* its caption says the scale in use, cut to the heads area (to the bar in
            the focus view, whose matrices sit to the right); the mask legend follows */
         static const char *const caps[VIEW_CONTRAST_COUNT][2] = {
@@ -479,7 +485,8 @@ void view_draw_status(const view_ctx *c) {
     snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s", s->status && *s->status ? "\xE2\x96\xB6 " : "",
              s->status ? s->status : "", s->status && *s->status ? "   \xC2\xB7   " : "", times,
              seed, scaled, s->text_replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "");
-    if (!L->show_row_labels && L->shown_heads > 0) {
+    if (L->lines_shown) { /* the head view's legend says what it labels */
+    } else if (!L->show_row_labels && L->shown_heads > 0) {
         size_t len = strlen(buf);
         snprintf(buf + len, sizeof buf - len,
                  "   \xC2\xB7   token labels hidden at this size: hover a cell");

@@ -57,6 +57,18 @@ void view_draw_pointer(const view_ctx *c, const view_hit *hit) {
                 outline(c, cells(map, n, n, hit->row, hit->row + 1, hit->col, hit->col + 1));
         }
         break;
+    case HIT_LINES_Q: /* the head view: the token's label in every tile */
+    case HIT_LINES_K:
+        for (int i = 0; i < L->lines_shown && i < VIEW_MAX_VISIBLE; i++) {
+            const view_lines_box *B = &L->lines[i];
+            const int q = hit->kind == HIT_LINES_Q, t = q ? hit->row : hit->col;
+            const view_rect col = q ? B->qcol : B->kcol;
+            if (col.w <= 0 || t < 0 || t >= n) continue;
+            const int y0 = B->y0 + (int)((long)t * B->span / n);
+            const int y1 = B->y0 + (int)((long)(t + 1) * B->span / n);
+            outline(c, (view_rect){col.x, y0, col.w, y1 > y0 ? y1 - y0 : 1});
+        }
+        break;
     case HIT_CONCAT: /* Concat[r, c] multiplies row c of W^O into row r of MultiHead */
         row_of(c, &L->concat, hit->row);
         cell_of(c, &L->concat, hit->row, hit->col);

@@ -22,7 +22,8 @@ typedef enum {
     VIEW_PANEL_EQUATION,
     VIEW_PANEL_STEPS, /* one head's computation, stage by stage (panel_head) */
     VIEW_PANEL_MODEL, /* a loaded model's overview: every layer x head (s->overview) */
-    VIEW_PANEL_NEXT   /* a loaded model's next-token panel alone (s->next) */
+    VIEW_PANEL_NEXT,  /* a loaded model's next-token panel alone (s->next) */
+    VIEW_PANEL_LINES  /* the head view (lines.c): panel_head 0 every head overlaid, else head K */
 } view_panel;
 
 typedef enum {
@@ -251,7 +252,11 @@ typedef struct view_state {
     int compare_count;
     const char *compare_what[VIEW_COMPARE_MAX][2];
     const view_caption *caption; /* a lesson's caption band; NULL: none (nothing changes) */
+    int head_view;               /* VIEW_HEAD_LINES: heads drawn as lines (key H), in the grid
+                                    and the focus view; 0 heatmaps */
 } view_state;
+
+enum { VIEW_HEAD_HEATMAP = 0, VIEW_HEAD_LINES = 1 };
 
 #define VIEW_MAX_VISIBLE 64 /* heads on one page of the grid */
 /* The zoom steps of Ctrl+= and Ctrl+-, 80 % to 300 % */
@@ -279,6 +284,19 @@ typedef struct {
     view_rect map;   /* the heatmap */
     view_rect title; /* "head 3" */
 } view_head_box;
+
+/* The head view of one tile (layout_lines.c): queries in a column on the left,
+ * keys on the right, a line from query i to key j as opaque as the weight. Token
+ * i's row is centred at y0 + (2 i + 1) * pitch_total / (2 n) (pitch_total the
+ * columns' height); every stride-th token is labelled (all when stride is 1). */
+typedef struct {
+    view_rect box;          /* the whole tile: the columns and the lines between */
+    view_rect qcol, kcol;   /* the label columns, query labels right-aligned in qcol */
+    int x0, x1;             /* the lines run from x0 (query side) to x1 (key side) */
+    int y0, span;           /* the rows' top and their total height */
+    int label_size, stride; /* labels' pixel size; every stride-th labelled, 0 none */
+    int thick;              /* line width in pixels */
+} view_lines_box;
 
 typedef struct {
     view_rect map;   /* heatmap */
@@ -498,6 +516,15 @@ typedef struct view_layout {
 
     /* a lesson's caption (s->caption): its band; the rest is laid out in caption.figure */
     view_caption_box caption;
+
+    /* the head view (s->head_view, VIEW_PANEL_LINES): one box per shown head's tile
+       (one box for every head overlaid: lines_all), the legend in the colorbar's place */
+    int lines_shown, lines_all;
+    view_lines_box lines[VIEW_MAX_VISIBLE];
+#define VIEW_LINES_LEGEND_LINES 2
+    view_rect lines_legend[VIEW_LINES_LEGEND_LINES];
+    char lines_legend_text[VIEW_LINES_LEGEND_LINES][160];
+    int lines_legend_size;
 } view_layout;
 
 /* Cell (layer, head) of the overview; empty outside the grid or when not shown. */
@@ -567,6 +594,8 @@ typedef enum {
     HIT_HEAD_OFF,  /* the x in a head's title that switches it off / on: head */
     HIT_OVERVIEW,  /* a small heatmap of the model overview: row = layer, head */
     HIT_NEXT,      /* a row of the next-token panel: row */
+    HIT_LINES_Q,   /* the head view: a query token (row) in head's tile (-1: overlaid) */
+    HIT_LINES_K,   /* the head view: a key token (col) in head's tile */
 } view_hit_kind;
 
 typedef struct {

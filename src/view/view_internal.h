@@ -1,6 +1,6 @@
 /* view_internal.h: what the files of src/view share with each other but not with
  * the program (its API is view.h), grouped by the defining file. Calls only go down:
- * render.c -> panels.c, overlays.c, overview.c, next_panel.c -> heatmap.c,
+ * render.c -> panels.c (-> lines.c), overlays.c, overview.c, next_panel.c -> heatmap.c,
  * colorbar.c -> labels.c, theme.c
  * (render.c also calls hit.c); layout.c -> labels.c; hit.c calls none of them (it
  * only uses the inline view_layer_ok and the overview's cells, view_overview_cell
@@ -337,6 +337,25 @@ int view_next_width(const view_layout *L, const view_state *s, view_measure_fn m
 /* The overview; hit outlines the hovered cell (may be NULL). */
 void view_draw_overview(const view_ctx *c, const view_hit *hit);
 void view_draw_next(const view_ctx *c);
+
+/* --- layout_lines.c, lines.c: the head view ------------------------------------- */
+
+/* Weights below it get no line (the legend says so). */
+extern const float view_lines_floor;
+/* The head view's boxes in the tiles the heads grid laid out (L->lines_shown 0 when
+ * the view is not on), and its legend. Called by view_layout_compute. */
+void view_lines_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
+/* Token i's row centre, and the top of its label of line height lh, in B. */
+int view_lines_row_y(const view_lines_box *B, int n, int i);
+int view_lines_label_y(const view_lines_box *B, int n, int lh, int i);
+/* Draws the head view in place of a heatmap: tile slot's lines of head and its
+ * labels; a hovered query (HIT_LINES_Q) or key (HIT_LINES_K) keeps only its
+ * own lines, the rest dimmed. panels.c draws the tile's title first. */
+void view_draw_lines_tile(const view_ctx *c, int slot, int head, const view_hit *hover);
+/* Every head overlaid in one tile (L->lines_all, its own title), and the legend. */
+void view_draw_lines_rest(const view_ctx *c, const view_hit *hover);
+/* The alpha of a line of weight w (0 when under the floor), dimmed or not. */
+int view_lines_alpha(float w, int dimmed);
 
 /* --- body.c ------------------------------------------------------------------- */
 

@@ -101,6 +101,8 @@ static int name_panel(char *path, size_t len, const view_state *vs) {
     char tag[32];
     if (vs->panel == VIEW_PANEL_HEAD)
         snprintf(tag, sizeof tag, "-head%d", vs->panel_head);
+    else if (vs->panel == VIEW_PANEL_LINES)
+        snprintf(tag, sizeof tag, "-lines-head%d", vs->panel_head);
     else if (vs->panel == VIEW_PANEL_STEPS && vs->step > 0)
         snprintf(tag, sizeof tag, "-steps-head%d-stage%d", vs->panel_head, vs->step);
     else if (vs->panel == VIEW_PANEL_STEPS)

@@ -263,6 +263,18 @@ int app_apply_look(app_state *s, const app_action *a) {
         }
         return 1;
     }
+    case ACT_HEAD_VIEW:      /* the heads as lines or heatmaps: the grid and the focus view */
+        if (s->train_mode) { /* its heads stay heatmaps: nothing hidden changes */
+            snprintf(s->status, sizeof s->status,
+                     "the head view (H) is the attention view's: training shows heatmaps");
+            return 1;
+        }
+        s->head_view = s->head_view == VIEW_HEAD_LINES ? VIEW_HEAD_HEATMAP : VIEW_HEAD_LINES;
+        snprintf(s->status, sizeof s->status, "%s",
+                 s->head_view == VIEW_HEAD_LINES
+                     ? "head view: lines, opacity = weight (H: heatmaps again)"
+                     : "heads as heatmaps (H: lines)");
+        return 1;
     case ACT_HELP: s->help = !s->help; return 1;
     case ACT_MENU: s->menu = !s->menu; return 1;
     case ACT_FULLSCREEN: s->fullscreen = !s->fullscreen; return 1;

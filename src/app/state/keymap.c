@@ -63,7 +63,8 @@ static const int mapped[] = {APP_KEY_UP,
                              '7',
                              '8',
                              '9',
-                             'g'}; /* Space, F5 and A mean something only while a lesson runs
+                             'g',
+                             'h'}; /* Space, F5 and A mean something only while a lesson runs
                                       or records (teach.c's app_teach_key) */
 
 const int *app_keys(int *count) {
@@ -159,6 +160,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case 's': a.kind = ACT_TRAIN_SPEED; break; /* Ctrl+S saves (above) */
     case 'b': a.kind = ACT_COMPARE; break;
     case APP_KEY_END: a.kind = ACT_REPLAY_LIVE; break; /* training mode's replay */
+    case 'h': a.kind = ACT_HEAD_VIEW; break;
     default:
         if (key >= '1' && key <= '9') {
             a.kind = ACT_FOCUS;

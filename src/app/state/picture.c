@@ -30,6 +30,7 @@ void app_view(const app_state *s, view_state *vs) {
     vs->diff = s->diff;
     vs->step = s->focus ? s->step : 0;
     vs->lesson = s->lesson;
+    vs->head_view = s->head_view;
     vs->page = s->page;
     vs->focus = s->focus;
     vs->hover_x = s->hover_x;
@@ -76,6 +77,8 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     vs->editing = 0;
     if (kind == APP_SAVE_PANEL) {
         vs->panel = s->focus ? (s->step ? VIEW_PANEL_STEPS : VIEW_PANEL_HEAD) : VIEW_PANEL_EQUATION;
+        if (vs->panel == VIEW_PANEL_HEAD && s->head_view == VIEW_HEAD_LINES)
+            vs->panel = VIEW_PANEL_LINES; /* the head view's head, as the window shows it */
         vs->panel_head = s->focus;
     } else if (kind == APP_SAVE_EXPORT) {
         vs->panel = s->export_panel;

@@ -74,6 +74,7 @@ typedef enum {
     ST_LAYER,
     ST_MODEL_H,
     ST_OVERVIEW,
+    ST_HEAD_VIEW, /* head-view = heatmap | lines (key H) */
     ST_COUNT
 } st_id;
 
@@ -84,7 +85,7 @@ static const char *const st_names[ST_COUNT] = {
     "page",         "panels",      "diff",        "compare",       "pinned-sample", "pinned-ablate",
     "pinned-page",  "train",       "train-h",     "train-d_model", "train-seed",    "train-steps",
     "train-layers", "train-mlp",   "train-layer", "model",         "layer",         "model-h",
-    "overview"};
+    "overview",     "head-view"};
 
 enum { SRC_SAMPLE = 1, SRC_TEXT, SRC_TEXT_FILE };
 
@@ -124,6 +125,7 @@ struct app_settings {
     /* a loaded model: "" off */
     char model[4096];
     int layer, model_h, overview;
+    int head_view; /* VIEW_HEAD_* */
 };
 
 /* ---- values ------------------------------------------------------------------------- */
@@ -380,6 +382,11 @@ int app_settings_set(app_settings *st, const char *name, const char *v, const ch
           : id == ST_OVERVIEW ? &st->overview
                               : &st->train_mlp) = b;
         break;
+    case ST_HEAD_VIEW:
+        if (strcmp(v, "heatmap") && strcmp(v, "lines"))
+            BAD("head-view = %s: must be heatmap or lines", v);
+        st->head_view = v[0] == 'l' ? VIEW_HEAD_LINES : VIEW_HEAD_HEATMAP;
+        break;
     case ST_CONTRAST:
         for (b = 0; b < 3 && strcmp(v, contrast_words[b]) != 0; b++) continue;
         if (b == 3) BAD("contrast = %s: must be fixed, row or log", v);
@@ -594,6 +601,7 @@ static void copy_one(app_settings *dst, const app_settings *src, int id) {
     case ST_LAYER: dst->layer = src->layer; break;
     case ST_MODEL_H: dst->model_h = src->model_h; break;
     case ST_OVERVIEW: dst->overview = src->overview; break;
+    case ST_HEAD_VIEW: dst->head_view = src->head_view; break;
     default: break;
     }
     dst->set[id] = 1;
@@ -672,6 +680,7 @@ static int same_one(const app_settings *a, const app_settings *b, int id) {
     case ST_LAYER: return a->layer == b->layer;
     case ST_MODEL_H: return a->model_h == b->model_h;
     case ST_OVERVIEW: return a->overview == b->overview;
+    case ST_HEAD_VIEW: return a->head_view == b->head_view;
     default: return 1;
     }
 }
@@ -765,6 +774,7 @@ void app_settings_capture(const app_state *s, app_settings *st) {
     st->page = s->page + 1;
     st->panels = s->lesson;
     st->diff = s->diff;
+    st->head_view = s->head_view;
     mha_config pc;
     const tok_list *ptoks = NULL;
     int psample = 0;
@@ -982,6 +992,7 @@ static void put_value(out_buf *o, const app_settings *st, int id) {
             put(o, "own");
         break;
     case ST_OVERVIEW: put(o, "%s", st->overview ? "on" : "off"); break;
+    case ST_HEAD_VIEW: put(o, "%s", st->head_view == VIEW_HEAD_LINES ? "lines" : "heatmap"); break;
     default: break;
     }
 }
@@ -1220,6 +1231,7 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
     if (st->set[ST_PRESENT]) s->present = st->present;
     if (st->set[ST_PANELS]) s->lesson = st->panels;
     if (st->set[ST_DIFF]) s->diff = st->diff;
+    if (st->set[ST_HEAD_VIEW]) s->head_view = st->head_view;
     apply_more(s, st); /* training mode first: entering it unfocuses, as L does */
     model_apply(s, st, &mp, text);
     s->focus = !s->gpt || focus <= app_gpt_heads(s) ? focus : 0;

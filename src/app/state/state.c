@@ -80,6 +80,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
                       : o->panel == CLI_PANEL_STEPS    ? VIEW_PANEL_STEPS
                       : o->panel == CLI_PANEL_MODEL    ? VIEW_PANEL_MODEL
                       : o->panel == CLI_PANEL_NEXT     ? VIEW_PANEL_NEXT
+                      : o->panel == CLI_PANEL_LINES    ? VIEW_PANEL_LINES
                                                        : VIEW_PANEL_ALL;
     s->values = o->values;
     s->contrast = o->contrast;

@@ -104,6 +104,7 @@ typedef enum {
     ACT_TRAIN_SPEED, /* training mode: full speed, slow motion, paused, in turn (S) */
     ACT_MENU,        /* the "More" panel, a button for every key, open / closed */
     ACT_REPLAY_LIVE, /* training mode: from a moment of the replay back to live (End) */
+    ACT_HEAD_VIEW,   /* the heads as heatmaps / as lines (the head view), grid and focus (H) */
     ACT_COUNT
 } app_action_kind;
 
@@ -213,6 +214,7 @@ typedef struct {
     int contrast;            /* 0 fixed, 1 row maximum, 2 logarithmic */
     int step;                /* focus view: stage of the step-through, 0 = all at once */
     int lesson;              /* the redundancy and cost panels shown */
+    int head_view;           /* VIEW_HEAD_LINES: the heads as lines (H), else heatmaps */
     const char *export_dir;  /* Ctrl+S folder, NULL = current */
     view_panel export_panel; /* --panel, for APP_SAVE_EXPORT */
     int export_panel_head;   /* 1-based, with VIEW_PANEL_HEAD */
