@@ -19,6 +19,7 @@
 #include "jobs.h"
 #include "request.h"
 #include "state_internal.h"
+#include "sweeper.h"
 #include "trainer.h"
 
 #define WORKERS 4 /* the runner's threads: a recompute, a pin, the trainer, one spare */
@@ -55,6 +56,7 @@ struct app_async {
     job *pin_handle; /* the pinned view's compute, of pin */
     app_pin *pin;
     app_trainer *trainer; /* made at the first training command */
+    app_sweeper *sweeper; /* made at the first sweep of h (H in training mode) */
     job *load_handle;     /* a model being loaded, into load */
     load_job load;
 };
@@ -212,10 +214,20 @@ static int training(app_state *s, app_async *a) {
         if (cmd.pause >= 0) trainer_pause(a->trainer, cmd.pause);
         if (cmd.single) trainer_step(a->trainer);
     }
-    if (!a->trainer) return 0;
+    int changed = 0;
+    static sweep_board plan, board; /* large for the stack; the UI thread's alone */
+    const int sweep = app_sweep_command(s, &plan);
+    if (sweep && (a->sweeper || (a->sweeper = sweeper_create(a->runner)))) {
+        if (sweep == 1)
+            sweeper_start(a->sweeper, &plan);
+        else
+            sweeper_stop(a->sweeper);
+    }
+    if (a->sweeper && sweeper_snapshot(a->sweeper, &board)) changed |= app_sweep_show(s, &board);
+    if (!a->trainer) return changed;
     const train_view *tv;
     const int fresh = trainer_snapshot(a->trainer, &tv);
-    return app_training_show(s, tv, fresh);
+    return app_training_show(s, tv, fresh) | changed;
 }
 
 int app_async_poll(app_state *s) {
@@ -262,7 +274,9 @@ void app_async_disable(app_state *s) {
     if (a->load_handle) job_wait(a->load_handle); /* a load cannot be cut short */
     job_free(a->load_handle);
     app_gpt_free(a->load.g);
-    trainer_destroy(a->trainer);              /* the trainer's job is stopped */
+    trainer_destroy(a->trainer); /* the trainer's job is stopped */
+    sweeper_destroy(a->sweeper); /* and the sweep's, its runs' heads freed */
+    app_sweep_show(s, NULL);
     jobs_destroy(a->runner);                  /* every thread ends */
     if (a->pin) app_compare_adopt(s, a->pin); /* the pin's model is this thread's again */
     app_training_show(s, NULL, 0);            /* its snapshots were the trainer's */

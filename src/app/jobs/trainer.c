@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "diverge.h"
 #include "train_loop.h"
 
 #define BURST_MS 50.0    /* steps between publications */
@@ -34,11 +35,14 @@ struct app_trainer {
     int single;            /* the next job takes one step and pauses */
     long stretch;          /* steps a stretch of the run goes on for (0: no end) */
     train_plateau plateau; /* the stop rule over the current run's points */
-    int runs_started;      /* the session's runs, numbered from 1 */
-    double last_step_ms;   /* slow motion: when the last step was taken */
-    double slow_ms[8];     /* and the last 8 steps' times, for the rate shown */
-    long slow_n;           /* steps in slow motion since it began */
-    train_view *rec;       /* the run's record: what is published (its layers unused) */
+    learn_diverge dv;      /* the divergence rule over its step losses (diverge.h) */
+    int diverged;          /* it fired: the run pauses (a resume clears it) */
+    float diverged_loss;
+    int runs_started;    /* the session's runs, numbered from 1 */
+    double last_step_ms; /* slow motion: when the last step was taken */
+    double slow_ms[8];   /* and the last 8 steps' times, for the rate shown */
+    long slow_n;         /* steps in slow motion since it began */
+    train_view *rec;     /* the run's record: what is published (its layers unused) */
     /* either side's */
     atomic_int pause; /* the UI asks the job to stop stepping and measure the bars */
     atomic_int rate;  /* steps a second: 0 full speed, else slow motion */
@@ -79,6 +83,14 @@ static void stopped(app_trainer *t, train_stop_why why) {
     w->stop_acc = w->acc;
     w->stop_lo = t->plateau.lo;
     w->stop_hi = t->plateau.hi;
+}
+
+/* One step of the loop, its loss fed to the divergence rule (as --train does). */
+static int watched_step(app_trainer *t, train_point *pt) {
+    const int point = train_loop_step(&t->loop, pt);
+    if (!t->diverged && learn_diverge_feed(&t->dv, t->loop.last_loss, &t->diverged_loss))
+        t->diverged = 1;
+    return point;
 }
 
 static int stop_asked(void *ud) {
@@ -259,7 +271,7 @@ static int burst(app_trainer *t, job *handle) {
         if (stop_now(t, handle)) return 0;
         const double t0 = now_ms();
         train_point pt;
-        if (train_loop_step(&t->loop, &pt)) converged = take_point(t, &pt);
+        if (watched_step(t, &pt)) converged = take_point(t, &pt);
         t->last_step_ms = t0;
         w->step = learn_steps_done(t->l);
         /* the rate as it is: the last (up to) 8 steps over the time they took; the
@@ -276,10 +288,10 @@ static int burst(app_trainer *t, job *handle) {
     int steps = 0;
     do {
         train_point pt;
-        if (train_loop_step(&t->loop, &pt)) converged = take_point(t, &pt);
+        if (watched_step(t, &pt)) converged = take_point(t, &pt);
         steps++;
         t1 = now_ms();
-    } while (t1 - t0 < BURST_MS && !converged && !train_loop_done(&t->loop) &&
+    } while (t1 - t0 < BURST_MS && !converged && !t->diverged && !train_loop_done(&t->loop) &&
              !stop_now(t, handle) && atomic_load(&t->rate) == 0); /* slow motion: at once */
     t->last_step_ms = t1;
     t->slow_n = 0; /* slow motion measures its rate afresh */
@@ -303,6 +315,8 @@ static void run_job(job *handle, void *ctx) {
         train_point first;
         train_loop_begin(&t->loop, t->l, t->start_stop, &first);
         t->loop.dense = 1;
+        learn_diverge_begin(&t->dv, 0.0f); /* from the first step's loss, as --train */
+        t->diverged = 0;
         t->rec->budget = t->start_stop;
         take_point(t, &first);
         t->last_step_ms = now_ms();
@@ -310,7 +324,12 @@ static void run_job(job *handle, void *ctx) {
     }
     if (t->single) { /* one step by hand: a point of its own, whatever the schedule */
         t->single = 0;
-        learn_step(t->l);
+        const float loss = learn_step(t->l);
+        if (!t->diverged && learn_diverge_feed(&t->dv, loss, &t->diverged_loss)) {
+            t->diverged = 1;
+            stopped(t, TRAIN_DIVERGED);
+            t->rec->stop_loss = t->diverged_loss;
+        }
         train_point pt;
         train_loop_point(&t->loop, &pt);
         pt.loss = NAN; /* one batch's loss is noise beside the curve's means */
@@ -323,9 +342,12 @@ static void run_job(job *handle, void *ctx) {
     }
     double last_prune = now_ms();
     int converged = 0;
-    while (!converged && !train_loop_done(&t->loop) && !stop_now(t, handle)) {
+    while (!converged && !t->diverged && !train_loop_done(&t->loop) && !stop_now(t, handle)) {
         converged = burst(t, handle) && !t->start_exact;
-        if (converged)
+        if (t->diverged) { /* paused, and says so: nothing after it claims more */
+            stopped(t, TRAIN_DIVERGED);
+            t->rec->stop_loss = t->diverged_loss;
+        } else if (converged)
             stopped(t, TRAIN_CONVERGED);
         else if (train_loop_done(&t->loop))
             stopped(t, TRAIN_BUDGET);
@@ -333,7 +355,8 @@ static void run_job(job *handle, void *ctx) {
             if (prune(t, handle) != 0) return;
             last_prune = now_ms();
         }
-        publish(t, handle, !converged && !train_loop_done(&t->loop) && !stop_now(t, handle));
+        publish(t, handle,
+                !converged && !t->diverged && !train_loop_done(&t->loop) && !stop_now(t, handle));
     }
     if (job_cancelled(handle)) return; /* a new start, or the end: no bars wanted */
     /* paused or done: the bars for these very weights */
@@ -438,6 +461,7 @@ void trainer_pause(app_trainer *t, int paused) {
     t->loop.dense = 1;
     t->rec->budget = t->loop.stop_at;
     t->rec->stop = TRAIN_GOING;
+    t->diverged = 0; /* the rule, its window kept, watches the steps taken on */
     train_plateau_restart(&t->plateau);
     submit(t);
     front->running = t->handle != NULL;
@@ -478,6 +502,9 @@ void trainer_adopt(app_trainer *t, learn_model *l, const train_point *curve, int
     w->steps_per_s = steps_per_s;
     if (points) w->loss = curve[points - 1].loss, w->acc = curve[points - 1].acc;
     train_loop_begin(&t->loop, l, w->step, NULL);
+    /* resumed later: against the untrained loss, ln(classes) (diverge.h) */
+    learn_diverge_begin(&t->dv, logf((float)learn_task(c->task)->classes));
+    t->diverged = 0;
     t->paused = 1;
     if (measured && measured->ablated_acc) { /* the pass --train already made */
         const size_t nh = (size_t)c->layers * (size_t)c->h;

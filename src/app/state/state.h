@@ -102,6 +102,7 @@ typedef enum {
     /* Ctrl+Shift+V: the view as a view file in the export folder (view_file.c) */
     ACT_SAVE_VIEW_FILE,
     ACT_TRAIN_SPEED, /* training mode: full speed, slow motion, paused, in turn (S) */
+    ACT_TRAIN_SWEEP, /* training mode: the sweep of h on / off (H; sweep_view.c) */
     ACT_COUNT
 } app_action_kind;
 
@@ -262,6 +263,7 @@ typedef struct {
     /* training mode (training.c): a small model trained on a worker thread */
     app_training *training;
     int train_mode;
+    struct app_sweep *sweep; /* its sweep of h (H; sweep_view.c), NULL until the first */
 
     /* a lesson presented or recorded (teach.c); NULL none */
     struct app_teach *teach;

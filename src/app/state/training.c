@@ -16,6 +16,7 @@
 
 #include "controls.h"
 #include "state_internal.h"
+#include "sweep_view.h"
 #include "train_source.h"
 #include "train_view.h"
 
@@ -113,6 +114,13 @@ static int step_shape(app_state *s, app_training *t, int which, int dir) {
 }
 
 int app_training_apply(app_state *s, const app_action *a) {
+    if (s->train_mode && s->training) { /* the sweep of h takes its keys first (sweep_view.c) */
+        app_training *t = s->training;
+        const int r = app_sweep_apply(s, a, t->tv->active ? &t->tv->cfg : &t->cfg, t->steps_asked);
+        if (r >= 0 && a->kind == ACT_TRAIN_SWEEP && app_sweep_on(s))
+            pause_training(t, 1); /* the cores are the sweep's */
+        if (r >= 0) return r;
+    }
     if (a->kind == ACT_TRAIN) {
         app_training *t = get(s);
         if (!t) {
@@ -235,8 +243,9 @@ int app_training_running(const app_state *s) {
     const train_view *tv = s->training->tv;
     /* poll while steps are taken, and after a pause until its bars have come; a
        start asked for and not yet in the snapshot is running too */
-    return s->training->cmd.start || run_number(tv) < s->training->want_run || tv->running ||
-           !tv->active || (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
+    return app_sweep_running(s) || s->training->cmd.start ||
+           run_number(tv) < s->training->want_run || tv->running || !tv->active ||
+           (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
 }
 
 /* Makes the shown layer and the curves from the latest snapshot, for
@@ -244,7 +253,7 @@ int app_training_running(const app_state *s) {
 void app_training_refresh(app_state *s) {
     app_training *t = s->training;
     if (!s->train_mode || !t || !t->tv || !t->tv->active) return;
-    const train_view *tv = t->tv;
+    const train_view *tv = app_sweep_heads(s) ? app_sweep_heads(s) : t->tv; /* a sweep's run */
     const learn_task_info *info = learn_task(tv->cfg.task);
     const int h = tv->cfg.h, layer = t->layer < tv->cfg.layers ? t->layer : 0;
     /* the shown layer as the trained model's source fills it: the real tensors */
@@ -288,6 +297,7 @@ void app_training_refresh(app_state *s) {
     vt->stop = (int)tv->stop;
     vt->stop_step = tv->stop_step;
     vt->stop_acc = tv->stop_acc;
+    vt->stop_loss = tv->stop_loss;
     vt->budget = tv->budget;
     vt->patience = TRAIN_STOP_PATIENCE;
     vt->pruning_valid = tv->pruning_valid;
@@ -301,7 +311,12 @@ void app_training_refresh(app_state *s) {
     snprintf(hi, sizeof hi, "%.1f", 100.0 * tv->stop_hi);
     if (strcmp(band, hi) != 0)
         snprintf(band + strlen(band), sizeof band - strlen(band), "\xE2\x80\x93%s", hi);
-    if (!tv->running && tv->stop == TRAIN_CONVERGED) /* the status line follows the run */
+    if (!tv->running && tv->stop == TRAIN_DIVERGED) /* lr is not a key: what can be done */
+        snprintf(t->status, sizeof t->status,
+                 "training diverged at step %ld (loss %.4g): paused; the window trains at lr "
+                 "%g, not a key: R tries another seed, --train %s --lr a smaller one",
+                 tv->stop_step, (double)tv->stop_loss, (double)tv->cfg.lr, info->name);
+    else if (!tv->running && tv->stop == TRAIN_CONVERGED) /* the status line follows the run */
         snprintf(t->status, sizeof t->status,
                  "stopped at step %ld: held-out accuracy %s %% for the last %d steps "
                  "\xC2\xB7 L for more",
@@ -322,13 +337,14 @@ void app_training_refresh(app_state *s) {
                  "training %s: step %ld \xC2\xB7 %.0f steps/s%s \xC2\xB7 held-out %.1f %%",
                  info->name, tv->step, (double)tv->steps_per_s,
                  tv->rate > 0 ? " (slow motion)" : "", 100.0 * tv->acc);
+    app_sweep_refresh(s);
 }
 
 /* Points the view at the shown layer's heads and the curves. */
 void app_training_view(const app_state *s, view_state *vs) {
     const app_training *t = s->training;
     if (!s->train_mode || !t || !t->tv || !t->tv->active) return;
-    const train_view *tv = t->tv;
+    const train_view *tv = app_sweep_heads(s) ? app_sweep_heads(s) : t->tv; /* a sweep's run */
     const int layer = t->layer < tv->cfg.layers ? t->layer : 0;
     if (!t->shown) return; /* no tensors (out of memory): the MHA view stays */
     vs->layer = &t->heads;
@@ -344,6 +360,7 @@ void app_training_view(const app_state *s, view_state *vs) {
     vs->step = 0;
     vs->diff = 0;
     vs->data_version = tv->seq * 7919 + (unsigned long)layer; /* new pixels per snapshot */
+    app_sweep_view(s, vs);
 }
 
 int app_training_get(const app_state *s, learn_config *cfg, long *steps, int *layer) {
