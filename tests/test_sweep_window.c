@@ -247,6 +247,18 @@ static void test_sweep_agrees(void **st) {
         fail_msg("status: expected \"%s...\", got \"%s\"", want, line);
     /* the heads: the newest run's, then Left / Right, then a click on a seed's square */
     check_heads(s, NH - 1, 2, "the newest run");
+    /* L, S, . , Up, Tab: not while the sweep view shows; nothing starts or steps */
+    const int refused[] = {'l', 's', '.', APP_KEY_UP, APP_KEY_TAB, 'r'};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        press(s, refused[i]);
+        vs = view_of(s);
+        if (!vs.status || !strstr(vs.status, "the sweep view shows"))
+            fail_msg("key 0x%x in the sweep view: expected the status to say so, got \"%s\"",
+                     refused[i], vs.status ? vs.status : "");
+        CHECK_TRUE("still the sweep view", vs.sweep != NULL);
+    }
+    for (int i = 0; i < 30; i++) poll_once(s, &clock);
+    check_heads(s, NH - 1, 2, "after the refused keys");
     press(s, APP_KEY_LEFT);
     check_heads(s, NH - 1, 1, "Left");
     press(s, APP_KEY_LEFT);

@@ -217,12 +217,13 @@ static int training(app_state *s, app_async *a) {
     int changed = 0;
     static sweep_board plan, board; /* large for the stack; the UI thread's alone */
     const int sweep = app_sweep_command(s, &plan);
-    if (sweep && (a->sweeper || (a->sweeper = sweeper_create(a->runner)))) {
-        if (sweep == 1)
-            sweeper_start(a->sweeper, &plan);
-        else
-            sweeper_stop(a->sweeper);
-    }
+    if (sweep == 1 && (a->sweeper || (a->sweeper = sweeper_create(a->runner)))) {
+        sweeper_start(a->sweeper, &plan);
+    } else if (sweep == 1) { /* no sweeper: the view says why, and nothing waits */
+        snprintf(plan.error, sizeof plan.error, "cannot sweep: out of resources");
+        changed |= app_sweep_show(s, &plan);
+    } else if (sweep == 2 && a->sweeper)
+        sweeper_stop(a->sweeper);
     if (a->sweeper && sweeper_snapshot(a->sweeper, &board)) changed |= app_sweep_show(s, &board);
     if (!a->trainer) return changed;
     const train_view *tv;

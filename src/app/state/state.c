@@ -190,6 +190,11 @@ static int apply(app_state *s, const app_action *a) {
         s->dirty = 1;
         return 1;
     }
+    if (s->train_mode && app_training_sweep(s, a) >= 0) { /* H, and the sweep view's keys */
+        s->layout_valid = 0;
+        s->dirty = 1;
+        return 1;
+    }
     if (a->kind == ACT_TRAIN || s->train_mode) {
         int r = app_training_apply(s, a);
         if (r >= 0) {

@@ -99,6 +99,14 @@ static void leave(app_state *s, app_sweep *w, const char *why) {
     snprintf(s->status, sizeof s->status, "%s", why);
 }
 
+void app_sweep_end(app_state *s) {
+    if (s->sweep && s->sweep->on) {
+        s->sweep->on = 0;
+        s->sweep->cmd = 2;
+        s->sweep->asked = 0;
+    }
+}
+
 int app_sweep_apply(app_state *s, const app_action *a, const learn_config *cfg, long steps) {
     if (a->kind == ACT_TRAIN_SWEEP) {
         app_sweep *w = get(s);

@@ -53,6 +53,8 @@ void app_sweep_free(app_sweep *w);
  * starts a sweep of cfg's task and d_model at steps a run (0: the task's budget) or
  * leaves the sweep view. Returns 1 when taken, -1 when not the sweep's. */
 int app_sweep_apply(app_state *s, const app_action *a, const learn_config *cfg, long steps);
+/* Leaves the sweep view, stopping a sweep under way (training mode is left). */
+void app_sweep_end(app_state *s);
 /* 1 while the sweep view shows. */
 int app_sweep_on(const app_state *s);
 /* 1 while the sweep runs or is asked to start (the window polls). */

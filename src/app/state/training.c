@@ -113,14 +113,17 @@ static int step_shape(app_state *s, app_training *t, int which, int dir) {
     return 1;
 }
 
+int app_training_sweep(app_state *s, const app_action *a) {
+    if (!s->train_mode || !s->training) return -1;
+    app_training *t = s->training;
+    /* the shown run's task and shape, at its budget */
+    const int r = app_sweep_apply(s, a, t->tv->active ? &t->tv->cfg : &t->cfg, t->steps_asked);
+    if (r >= 0 && a->kind == ACT_TRAIN_SWEEP && app_sweep_on(s))
+        pause_training(t, 1); /* the cores are the sweep's */
+    return r;
+}
+
 int app_training_apply(app_state *s, const app_action *a) {
-    if (s->train_mode && s->training) { /* the sweep of h takes its keys first (sweep_view.c) */
-        app_training *t = s->training;
-        const int r = app_sweep_apply(s, a, t->tv->active ? &t->tv->cfg : &t->cfg, t->steps_asked);
-        if (r >= 0 && a->kind == ACT_TRAIN_SWEEP && app_sweep_on(s))
-            pause_training(t, 1); /* the cores are the sweep's */
-        if (r >= 0) return r;
-    }
     if (a->kind == ACT_TRAIN) {
         app_training *t = get(s);
         if (!t) {
@@ -146,6 +149,7 @@ int app_training_apply(app_state *s, const app_action *a) {
     app_training *t = s->training;
     switch (a->kind) {
     case ACT_ESCAPE:
+        app_sweep_end(s); /* a lesson's step leaving training mode: the sweep stops too */
         s->train_mode = 0;
         pause_training(t, 1);
         snprintf(s->status, sizeof s->status, "training paused; L returns to it");
@@ -382,6 +386,7 @@ int app_training_set(app_state *s, int on, const learn_config *cfg, long steps, 
     t->steps_asked = steps;
     if (!on) {
         if (s->train_mode) { /* as Escape: left, paused */
+            app_sweep_end(s);
             s->train_mode = 0;
             pause_training(t, 1);
         }
