@@ -87,6 +87,23 @@ static int wait_for(app_state *s, int (*pred)(const app_state *), double *clock)
     return 0;
 }
 
+/* 1 if the view as drawn has a text run starting with prefix. */
+static int drawn_text(const view_state *vs, const char *prefix) {
+    static view_layout L;
+    view_layout_compute(&L, vs, fx_measure, NULL);
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    view_render(&dl, cache, &L, vs, fx_measure, NULL);
+    int found = 0;
+    for (int i = 0; i < dl.count && !found; i++)
+        found = dl.cmds[i].kind == DC_TEXT &&
+                strncmp(draw_cmd_text(&dl, &dl.cmds[i]), prefix, strlen(prefix)) == 0;
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    return found;
+}
+
 static view_state view_of(const app_state *s) {
     view_state vs;
     app_view(s, &vs);
@@ -216,6 +233,8 @@ static void test_sweep_agrees(void **st) {
     CHECK_INT("3 seeds", 3, w->seeds);
     CHECK_INT("15 runs", 15, w->runs);
     CHECK_INT("at the run's steps", STEPS, w->steps);
+    CHECK_TRUE("the plot is drawn in the panels' place",
+               drawn_text(&vs, "Sweep of h: cards, 120 steps a run"));
     CHECK_INT("from the run's seed", SEED, (long)w->seed0);
     for (int a = 0; a < NH; a++) {
         CHECK_INT("h", HS[a], w->h[a]);
@@ -350,6 +369,9 @@ static void test_divergence_pauses(void **st) {
     const char *line = status_of(s);
     if (strncmp(line, want, strlen(want)) != 0 || !strstr(line, "paused") || !strstr(line, "--lr"))
         fail_msg("status: expected \"%s: paused ... --lr ...\", got \"%s\"", want, line);
+    char title[96]; /* over the curves: diverged, not a result */
+    snprintf(title, sizeof title, "Training first \xC2\xB7 diverged at step %ld", at);
+    CHECK_TRUE("the panels' title says it diverged", drawn_text(&vs, title));
     for (int i = 0; i < 50; i++) poll_once(s, &clock);
     vs = view_of(s);
     CHECK_INT("paused: no step after", at, vs.train->step);
