@@ -15,6 +15,9 @@
 
 #include "state_internal.h"
 
+_Static_assert(SWEEP_WIN_SEEDS <= VIEW_SWEEP_MAX_SEEDS && SWEEP_WIN_MAX_H <= VIEW_SWEEP_MAX_H,
+               "the view holds every point and seed of a window sweep");
+
 struct app_sweep {
     int on;            /* the sweep view shows */
     int cmd;           /* for the jobs layer: 1 start plan, 2 stop, 0 none */
