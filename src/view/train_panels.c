@@ -266,6 +266,10 @@ void view_draw_train(const view_ctx *c) {
     const view_train *t = c->s->train;
     const view_layout *L = c->L;
     if (!t) return;
+    if (c->s->sweep) { /* the sweep of h (H) in the curves' place */
+        view_draw_sweep(c);
+        return;
+    }
     char buf[240], fitted[240];
     if (t->error && t->error[0])
         snprintf(buf, sizeof buf, "Training %s: %s", t->task, t->error);
@@ -287,6 +291,9 @@ void view_draw_train(const view_ctx *c) {
     else if (t->stop == 1) /* stopped by itself: no rate, since no step is being taken */
         snprintf(buf, sizeof buf, "Training %s \xC2\xB7 stopped at step %ld: converged", t->task,
                  t->stop_step);
+    else if (t->stop == 3) /* paused by the divergence rule: no claim of a result */
+        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 diverged at step %ld (loss %.3g): paused",
+                 t->task, t->stop_step, (double)t->stop_loss);
     else if (t->stop == 2)
         snprintf(buf, sizeof buf, "Training %s \xC2\xB7 stopped at step %ld: its budget", t->task,
                  t->stop_step);

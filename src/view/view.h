@@ -95,9 +95,10 @@ typedef struct {
     view_train_run run[VIEW_TRAIN_RUNS];
     int other_runs; /* runs of other tasks the session keeps (Tab shows them) */
     int rate;       /* steps a second asked for: 0 full speed, else slow motion */
-    int stop;       /* why it stopped by itself: 0 not, 1 converged, 2 the budget */
+    int stop;       /* why it stopped by itself: 0 not, 1 converged, 2 the budget, 3 diverged */
     long stop_step, budget, patience;
     float stop_acc;
+    float stop_loss; /* diverged: the loss that said so */
     int pruning_valid;
     long pruning_step;
     const float *ablated_acc; /* (layers, h) held-out accuracy without that head */
@@ -116,6 +117,30 @@ typedef struct {
    task's runs, at least 10), and the step under x in a plot's rect r. */
 double view_train_xmax(const view_train *t);
 double view_train_step_at(view_rect r, int x, double xmax);
+/* Training mode's sweep of h (H), as the view draws it in place of the curves: the
+   final held-out accuracy against h, d_k under each, the mean and range over the
+   seeds done so far (the state computes them; the view only draws). */
+#define VIEW_SWEEP_MAX_H 16
+#define VIEW_SWEEP_MAX_SEEDS 3
+typedef struct view_sweep {
+    const char *task;
+    int d_model, layers, mlp, classes; /* classes: the chance line is 1 / classes */
+    long steps;
+    int nh, seeds;
+    unsigned long long seed0;
+    int h[VIEW_SWEEP_MAX_H];
+    int seeds_done[VIEW_SWEEP_MAX_H]; /* runs finished at that h */
+    float mean[VIEW_SWEEP_MAX_H], lo[VIEW_SWEEP_MAX_H], hi[VIEW_SWEEP_MAX_H]; /* over those */
+    int done[VIEW_SWEEP_MAX_H][VIEW_SWEEP_MAX_SEEDS];
+    int diverged[VIEW_SWEEP_MAX_H][VIEW_SWEEP_MAX_SEEDS];
+    float acc[VIEW_SWEEP_MAX_H][VIEW_SWEEP_MAX_SEEDS];
+    int runs, runs_done;
+    int running;      /* the sweep is at work (or about to start) */
+    int cur_a, cur_s; /* the run under way (its h index and seed index), -1: none */
+    long cur_step;
+    int sel_a, sel_s; /* the run whose heads show, -1: none yet */
+    const char *error;
+} view_sweep;
 
 /* A loaded model, as the view draws it (src/app fills it from src/model). */
 typedef struct {
@@ -209,6 +234,7 @@ typedef struct view_state {
     const float *step_scaled;      /* (n, n) that times the layer's scale, before the mask */
     const float *step_share;       /* (n, d_model) head_i W^O_i */
     const view_train *train;       /* training mode: layer holds the trained heads of one layer */
+    const view_sweep *sweep;       /* training mode's sweep of h: drawn in place of the curves */
     const view_overview *overview; /* a loaded model; NULL: none */
     int overview_open;             /* the overview fills the main area (every layer x head) */
     const view_next *next;         /* the next-token panel beside the layer view; NULL: none */
@@ -607,6 +633,9 @@ typedef struct {
 } view_hit;
 
 view_hit view_hit_test(const view_layout *L, const view_state *s, int x, int y);
+/* The sweep of h (sweep_panel.c): the run whose point or square is at (x, y), its h
+   index *a and seed index *sd: 1, else 0 (a sweep drawn with L). */
+int view_sweep_hit(const view_layout *L, const view_sweep *w, int x, int y, int *a, int *sd);
 
 /* The box of the x that switches head slot i of the grid off / on (in its title,
  * at the right end; empty when the title is too small, in a figure or presenting). */

@@ -233,6 +233,8 @@ void view_draw_caption(const view_ctx *c);
 /* Training mode's panels in area a (beside the heads). */
 void view_train_layout(view_layout *L, const view_state *s, view_rect a);
 void view_draw_train(const view_ctx *c);
+/* sweep_panel.c: the sweep of h in the training panels' place (s->sweep). */
+void view_draw_sweep(const view_ctx *c);
 
 /* --- panels.c ----------------------------------------------------------------- */
 

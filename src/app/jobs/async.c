@@ -20,6 +20,7 @@
 #include "replay.h"
 #include "request.h"
 #include "state_internal.h"
+#include "sweeper.h"
 #include "trainer.h"
 
 #define WORKERS 4 /* the runner's threads: a recompute, a pin, the trainer, one spare */
@@ -70,6 +71,7 @@ struct app_async {
     job *pin_handle; /* the pinned view's compute, of pin */
     app_pin *pin;
     app_trainer *trainer; /* made at the first training command */
+    app_sweeper *sweeper; /* made at the first sweep of h (H in training mode) */
     job *load_handle;     /* a model being loaded, into load */
     load_job load;
     job *time_handle; /* the forward being timed, on timing.m (the spare's while it runs) */
@@ -310,10 +312,21 @@ static int training(app_state *s, app_async *a) {
         if (cmd.pause >= 0) trainer_pause(a->trainer, cmd.pause);
         if (cmd.single) trainer_step(a->trainer);
     }
-    if (!a->trainer) return 0;
+    int changed = 0;
+    static sweep_board plan, board; /* large for the stack; the UI thread's alone */
+    const int sweep = app_sweep_command(s, &plan);
+    if (sweep == 1 && (a->sweeper || (a->sweeper = sweeper_create(a->runner)))) {
+        sweeper_start(a->sweeper, &plan);
+    } else if (sweep == 1) { /* no sweeper: the view says why, and nothing waits */
+        snprintf(plan.error, sizeof plan.error, "cannot sweep: out of resources");
+        changed |= app_sweep_show(s, &plan);
+    } else if (sweep == 2 && a->sweeper)
+        sweeper_stop(a->sweeper);
+    if (a->sweeper && sweeper_snapshot(a->sweeper, &board)) changed |= app_sweep_show(s, &board);
+    if (!a->trainer) return changed;
     const train_view *tv;
     const int fresh = trainer_snapshot(a->trainer, &tv);
-    int changed = app_training_show(s, tv, fresh);
+    changed |= app_training_show(s, tv, fresh);
     long step;
     if (app_training_moment_wanted(s, &step)) { /* a moment of the replay: copied now */
         app_training_show_moment(s, trainer_moment(a->trainer, step));
@@ -373,7 +386,9 @@ void app_async_disable(app_state *s) {
     if (a->load_handle) job_wait(a->load_handle); /* a load cannot be cut short */
     job_free(a->load_handle);
     app_gpt_free(a->load.g);
-    trainer_destroy(a->trainer);              /* the trainer's job is stopped */
+    trainer_destroy(a->trainer); /* the trainer's job is stopped */
+    sweeper_destroy(a->sweeper); /* and the sweep's, its runs' heads freed */
+    app_sweep_show(s, NULL);
     jobs_destroy(a->runner);                  /* every thread ends */
     if (a->pin) app_compare_adopt(s, a->pin); /* the pin's model is this thread's again */
     app_training_show(s, NULL, 0);            /* its snapshots were the trainer's */

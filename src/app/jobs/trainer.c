@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "replay.h"
+#include "diverge.h"
 #include "train_loop.h"
 
 #define BURST_MS 50.0    /* steps between publications */
@@ -43,6 +44,9 @@ struct app_trainer {
     train_replay *replay;  /* the current run's moments (replay.h) */
     long next_moment;      /* the step of the schedule the next moment is taken at */
     double last_prune_ms;  /* when the bars were last measured */
+    learn_diverge dv;      /* the divergence rule over its step losses (diverge.h) */
+    int diverged;          /* it fired: the run pauses (a resume clears it) */
+    float diverged_loss;
     /* either side's */
     atomic_int pause; /* the UI asks the job to stop stepping and measure the bars */
     atomic_int rate;  /* steps a second: 0 full speed, else slow motion */
@@ -84,6 +88,14 @@ static void stopped(app_trainer *t, train_stop_why why) {
     w->stop_acc = w->acc;
     w->stop_lo = t->plateau.lo;
     w->stop_hi = t->plateau.hi;
+}
+
+/* One step of the loop, its loss fed to the divergence rule (as --train does). */
+static int watched_step(app_trainer *t, train_point *pt) {
+    const int point = train_loop_step(&t->loop, pt);
+    if (!t->diverged && learn_diverge_feed(&t->dv, t->loop.last_loss, &t->diverged_loss))
+        t->diverged = 1;
+    return point;
 }
 
 static int stop_asked(void *ud) {
@@ -281,7 +293,7 @@ static int burst(app_trainer *t, job *handle) {
         if (stop_now(t, handle)) return 0;
         const double t0 = now_ms();
         train_point pt;
-        if (train_loop_step(&t->loop, &pt)) converged = take_point(t, &pt);
+        if (watched_step(t, &pt)) converged = take_point(t, &pt);
         if (scheduled_moment(t, handle) != 0) return 0;
         t->last_step_ms = t0;
         w->step = learn_steps_done(t->l);
@@ -299,11 +311,11 @@ static int burst(app_trainer *t, job *handle) {
     int steps = 0;
     do {
         train_point pt;
-        if (train_loop_step(&t->loop, &pt)) converged = take_point(t, &pt);
+        if (watched_step(t, &pt)) converged = take_point(t, &pt);
         if (scheduled_moment(t, handle) != 0) return 0;
         steps++;
         t1 = now_ms();
-    } while (t1 - t0 < BURST_MS && !converged && !train_loop_done(&t->loop) &&
+    } while (t1 - t0 < BURST_MS && !converged && !t->diverged && !train_loop_done(&t->loop) &&
              !stop_now(t, handle) && atomic_load(&t->rate) == 0); /* slow motion: at once */
     t->last_step_ms = t1;
     t->slow_n = 0; /* slow motion measures its rate afresh */
@@ -327,6 +339,8 @@ static void run_job(job *handle, void *ctx) {
         train_point first;
         train_loop_begin(&t->loop, t->l, t->start_stop, &first);
         t->loop.dense = 1;
+        learn_diverge_begin(&t->dv, 0.0f); /* from the first step's loss, as --train */
+        t->diverged = 0;
         t->rec->budget = t->start_stop;
         take_point(t, &first);
         if (scheduled_moment(t, handle) != 0) return; /* step 0, before training */
@@ -335,7 +349,12 @@ static void run_job(job *handle, void *ctx) {
     }
     if (t->single) { /* one step by hand: a point of its own, whatever the schedule */
         t->single = 0;
-        learn_step(t->l);
+        const float loss = learn_step(t->l);
+        if (!t->diverged && learn_diverge_feed(&t->dv, loss, &t->diverged_loss)) {
+            t->diverged = 1;
+            stopped(t, TRAIN_DIVERGED);
+            t->rec->stop_loss = t->diverged_loss;
+        }
         train_point pt;
         train_loop_point(&t->loop, &pt);
         pt.loss = NAN; /* one batch's loss is noise beside the curve's means */
@@ -349,9 +368,12 @@ static void run_job(job *handle, void *ctx) {
     }
     t->last_prune_ms = now_ms();
     int converged = 0;
-    while (!converged && !train_loop_done(&t->loop) && !stop_now(t, handle)) {
+    while (!converged && !t->diverged && !train_loop_done(&t->loop) && !stop_now(t, handle)) {
         converged = burst(t, handle) && !t->start_exact;
-        if (converged)
+        if (t->diverged) { /* paused, and says so: nothing after it claims more */
+            stopped(t, TRAIN_DIVERGED);
+            t->rec->stop_loss = t->diverged_loss;
+        } else if (converged)
             stopped(t, TRAIN_CONVERGED);
         else if (train_loop_done(&t->loop))
             stopped(t, TRAIN_BUDGET);
@@ -359,7 +381,8 @@ static void run_job(job *handle, void *ctx) {
             if (prune(t, handle) != 0) return;
             t->last_prune_ms = now_ms();
         }
-        publish(t, handle, !converged && !train_loop_done(&t->loop) && !stop_now(t, handle));
+        publish(t, handle,
+                !converged && !t->diverged && !train_loop_done(&t->loop) && !stop_now(t, handle));
     }
     if (job_cancelled(handle)) return; /* a new start, or the end: no bars wanted */
     /* paused or done: the bars for these very weights */
@@ -472,6 +495,7 @@ void trainer_pause(app_trainer *t, int paused) {
     t->loop.dense = 1;
     t->rec->budget = t->loop.stop_at;
     t->rec->stop = TRAIN_GOING;
+    t->diverged = 0; /* the rule, its window kept, watches the steps taken on */
     train_plateau_restart(&t->plateau);
     submit(t);
     front->running = t->handle != NULL;
@@ -512,6 +536,9 @@ void trainer_adopt(app_trainer *t, learn_model *l, const train_point *curve, int
     w->steps_per_s = steps_per_s;
     if (points) w->loss = curve[points - 1].loss, w->acc = curve[points - 1].acc;
     train_loop_begin(&t->loop, l, w->step, NULL);
+    /* resumed later: against the untrained loss, ln(classes) (diverge.h) */
+    learn_diverge_begin(&t->dv, logf((float)learn_task(c->task)->classes));
+    t->diverged = 0;
     t->paused = 1;
     if (measured && measured->ablated_acc) { /* the pass --train already made */
         const size_t nh = (size_t)c->layers * (size_t)c->h;

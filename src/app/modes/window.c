@@ -71,15 +71,30 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
     if (vs.train && vs.train->replay)
         snprintf(replay, sizeof replay, "replay: step %ld of %ld (] forward, End live)",
                  vs.train->step, vs.train->live_step);
-    if (vs.train) /* training mode: what is being trained, how far, at what pace */
+    if (vs.sweep) { /* the sweep of h: how far, and the run whose heads show */
+        const view_sweep *w = vs.sweep;
+        char shown[96] = "heads of the training run";
+        if (w->sel_a >= 0 && w->sel_s >= 0)
+            snprintf(shown, sizeof shown, "heads h=%d seed %llu held-out %.1f %%", w->h[w->sel_a],
+                     w->seed0 + (unsigned long long)w->sel_s, 100.0 * w->acc[w->sel_a][w->sel_s]);
+        snprintf(title, sizeof title,
+                 "mhaviz \xE2\x80\x94 sweep h %s d_model=%d steps=%ld \xE2\x80\x94 %d of %d runs "
+                 "done \xE2\x80\x94 %s \xE2\x80\x94 %s",
+                 w->task, w->d_model, w->steps, w->runs_done, w->runs, shown,
+                 w->running                ? "sweeping"
+                 : w->runs_done == w->runs ? "done"
+                                           : "stopped");
+    } else if (vs.train) /* training mode: what is being trained, how far, at what pace */
         snprintf(title, sizeof title,
                  "mhaviz \xE2\x80\x94 training %s h=%d d_model=%d \xE2\x80\x94 step %ld "
                  "\xE2\x80\x94 held-out %.1f %% \xE2\x80\x94 %s",
                  vs.train->task, vs.layer->h, vs.layer->d_model, vs.train->step,
                  100.0 * vs.train->acc,
-                 replay[0]           ? replay
-                 : vs.train->running ? (vs.train->rate > 0 ? "slow motion" : "full speed")
-                                     : (vs.train->stop ? "stopped" : "paused"));
+                 replay[0]               ? replay
+                 : vs.train->running     ? (vs.train->rate > 0 ? "slow motion" : "full speed")
+                 : vs.train->stop == 3 ? "diverged"
+                 : vs.train->stop        ? "stopped"
+                                         : "paused");
     else if (vs.overview && vs.layer) /* a loaded model: its name, the layer and heads shown */
         snprintf(title, sizeof title,
                  "mhaviz \xE2\x80\x94 %.60s layer %d of %d h=%d d_model=%d n=%d%s",

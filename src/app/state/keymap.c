@@ -121,6 +121,10 @@ app_action app_key_action(const app_state *s, int key, int mods) {
             a.kind = ACT_SAVE_VIEW_FILE;
         return a;
     }
+    if (key == 'h' && s->train_mode) { /* training mode's sweep of h (sweep_view.c) */
+        a.kind = ACT_TRAIN_SWEEP;
+        return a;
+    }
     switch (key) {
     case APP_KEY_UP: a.kind = ACT_H_UP; break;
     case APP_KEY_DOWN: a.kind = ACT_H_DOWN; break;

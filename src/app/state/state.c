@@ -13,6 +13,7 @@
 #include "samples.h"
 #include "settings.h"
 #include "state_internal.h"
+#include "sweep_view.h"
 #include "teach.h"
 
 _Static_assert(MHA_MAX_N == VIEW_MAX_N, "the view lays out every position the core computes");
@@ -41,6 +42,7 @@ void app_state_destroy(app_state *s) {
     tok_free(&s->req.want);
     app_derived_free(s->derived);
     app_training_free(s->training);
+    app_sweep_free(s->sweep);
     app_pin_free(s->pin);
     app_pins_dropped_free(s);
     app_gpt_free(s->gpt);
@@ -185,6 +187,11 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
 static int apply(app_state *s, const app_action *a) {
     const int lesson = app_teach_apply(s, a); /* a lesson's keys and the caption field */
     if (lesson >= 0) {
+        s->layout_valid = 0;
+        s->dirty = 1;
+        return 1;
+    }
+    if (s->train_mode && app_training_sweep(s, a) >= 0) { /* H, and the sweep view's keys */
         s->layout_valid = 0;
         s->dirty = 1;
         return 1;

@@ -105,6 +105,7 @@ typedef enum {
     ACT_MENU,        /* the "More" panel, a button for every key, open / closed */
     ACT_REPLAY_LIVE, /* training mode: from a moment of the replay back to live (End) */
     ACT_HEAD_VIEW,   /* the heads as heatmaps / as lines (the head view), grid and focus (H) */
+    ACT_TRAIN_SWEEP, /* training mode: the sweep of h on / off (H; sweep_view.c) */
     ACT_COUNT
 } app_action_kind;
 
@@ -273,6 +274,7 @@ typedef struct {
     /* training mode (training.c): a small model trained on a worker thread */
     app_training *training;
     int train_mode;
+    struct app_sweep *sweep; /* its sweep of h (H; sweep_view.c), NULL until the first */
 
     /* a lesson presented or recorded (teach.c); NULL none */
     struct app_teach *teach;

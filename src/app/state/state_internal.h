@@ -44,6 +44,9 @@ void app_derived_view(const app_state *s, view_state *vs);
 /* Training mode (training.c). app_training_apply returns -1 for an action that
  * is not training's in the current mode, else whether the picture changed. */
 int app_training_apply(app_state *s, const app_action *a);
+/* The sweep of h's keys in training mode (H, and while its view shows), before
+   app_training_apply: 1 taken, -1 not (training.c, over sweep_view.c). */
+int app_training_sweep(app_state *s, const app_action *a);
 /* 1 while training mode is shown and steps are taken (the window then redraws
  * ten times a second). */
 int app_training_running(const app_state *s);

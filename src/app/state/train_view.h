@@ -27,6 +27,7 @@ typedef enum {
     TRAIN_GOING = 0, /* running, or paused by hand */
     TRAIN_CONVERGED, /* the stop rule (train_loop.h's train_plateau) */
     TRAIN_BUDGET,    /* the task's step budget */
+    TRAIN_DIVERGED,  /* the loss diverged (src/learn/diverge.h): paused, stop_loss says how */
 } train_stop_why;
 
 /* One layer of the held-out example, as its heads saw it: pointers into the
@@ -61,6 +62,7 @@ typedef struct {
     long budget;            /* the step this stretch of the run stops at, at the latest */
     int moments;            /* moments of the current run kept for the replay (replay.h) */
     long moment_step[TRAIN_REPLAY_MAX]; /* their steps, rising */
+    float stop_loss;        /* diverged: the loss that said so (diverge.h's value) */
     int tokens[TRAIN_MAX_T];
     int runs;
     train_run run[TRAIN_MAX_RUNS]; /* the last is the current run */

@@ -20,6 +20,7 @@
 
 #include "controls.h"
 #include "state_internal.h"
+#include "sweep_view.h"
 #include "train_source.h"
 #include "train_view.h"
 
@@ -260,6 +261,16 @@ static int step_shape(app_state *s, app_training *t, int which, int dir) {
     return 1;
 }
 
+int app_training_sweep(app_state *s, const app_action *a) {
+    if (!s->train_mode || !s->training) return -1;
+    app_training *t = s->training;
+    /* the shown run's task and shape, at its budget */
+    const int r = app_sweep_apply(s, a, t->tv->active ? &t->tv->cfg : &t->cfg, t->steps_asked);
+    if (r >= 0 && a->kind == ACT_TRAIN_SWEEP && app_sweep_on(s))
+        pause_training(t, 1); /* the cores are the sweep's */
+    return r;
+}
+
 int app_training_apply(app_state *s, const app_action *a) {
     if (a->kind == ACT_TRAIN) {
         app_training *t = get(s);
@@ -290,6 +301,7 @@ int app_training_apply(app_state *s, const app_action *a) {
     if (a->kind == ACT_ESCAPE || a->kind == ACT_TRAIN_SPEED || a->kind == ACT_STEP_NEXT) go_live(t);
     switch (a->kind) {
     case ACT_ESCAPE:
+        app_sweep_end(s); /* a lesson's step leaving training mode: the sweep stops too */
         s->train_mode = 0;
         pause_training(t, 1);
         snprintf(s->status, sizeof s->status, "training paused; L returns to it");
@@ -388,8 +400,9 @@ int app_training_running(const app_state *s) {
     const train_view *tv = s->training->tv;
     /* poll while steps are taken, and after a pause until its bars have come; a
        start asked for and not yet in the snapshot is running too */
-    return s->training->cmd.start || run_number(tv) < s->training->want_run || tv->running ||
-           !tv->active || (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
+    return app_sweep_running(s) || s->training->cmd.start ||
+           run_number(tv) < s->training->want_run || tv->running || !tv->active ||
+           (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
 }
 
 /* Makes the shown layer and the curves from the latest snapshot, for
@@ -397,7 +410,7 @@ int app_training_running(const app_state *s) {
 void app_training_refresh(app_state *s) {
     app_training *t = s->training;
     if (!s->train_mode || !t || !t->tv || !t->tv->active) return;
-    const train_view *tv = t->tv;
+    const train_view *tv = app_sweep_heads(s) ? app_sweep_heads(s) : t->tv; /* a sweep's run */
     const learn_task_info *info = learn_task(tv->cfg.task);
     const int h = tv->cfg.h, layer = t->layer < tv->cfg.layers ? t->layer : 0;
     /* a moment of the replay, when one is shown (of this run's shape), else live */
@@ -452,6 +465,7 @@ void app_training_refresh(app_state *s) {
     vt->stop = (int)tv->stop;
     vt->stop_step = tv->stop_step;
     vt->stop_acc = tv->stop_acc;
+    vt->stop_loss = tv->stop_loss;
     vt->budget = tv->budget;
     vt->patience = TRAIN_STOP_PATIENCE;
     vt->pruning_valid = mv->pruning_valid;
@@ -470,6 +484,11 @@ void app_training_refresh(app_state *s) {
                  "replay: step %ld of %ld (moment %d of %d), held-out %.1f %% \xC2\xB7 [ back "
                  "\xC2\xB7 ] forward \xC2\xB7 End live \xC2\xB7 L goes on",
                  mv->step, tv->step, vt->moment + 1, tv->moments, 100.0 * mv->acc);
+    else if (!tv->running && tv->stop == TRAIN_DIVERGED) /* lr is not a key: what can be done */
+        snprintf(t->status, sizeof t->status,
+                 "training diverged at step %ld (loss %.4g): paused; the window trains at lr "
+                 "%g, not a key: R tries another seed, --train %s --lr a smaller one",
+                 tv->stop_step, (double)tv->stop_loss, (double)tv->cfg.lr, info->name);
     else if (!tv->running && tv->stop == TRAIN_CONVERGED) /* the status line follows the run */
         snprintf(t->status, sizeof t->status,
                  "stopped at step %ld: held-out accuracy %s %% for the last %d steps "
@@ -491,13 +510,14 @@ void app_training_refresh(app_state *s) {
                  "training %s: step %ld \xC2\xB7 %.0f steps/s%s \xC2\xB7 held-out %.1f %%",
                  info->name, tv->step, (double)tv->steps_per_s,
                  tv->rate > 0 ? " (slow motion)" : "", 100.0 * tv->acc);
+    app_sweep_refresh(s);
 }
 
 /* Points the view at the shown layer's heads and the curves. */
 void app_training_view(const app_state *s, view_state *vs) {
     const app_training *t = s->training;
     if (!s->train_mode || !t || !t->tv || !t->tv->active) return;
-    const train_view *tv = t->tv;
+    const train_view *tv = app_sweep_heads(s) ? app_sweep_heads(s) : t->tv; /* a sweep's run */
     const int layer = t->layer < tv->cfg.layers ? t->layer : 0;
     if (!t->shown) return; /* no tensors (out of memory): the MHA view stays */
     vs->layer = &t->heads;
@@ -516,6 +536,7 @@ void app_training_view(const app_state *s, view_state *vs) {
     vs->data_version = tv->seq * 7919 + (unsigned long)layer; /* new pixels per snapshot */
     if (t->vt.replay)                                         /* and per moment */
         vs->data_version ^= (unsigned long)(t->replay_step + 1) * 104729UL + 0x5bd1e995UL;
+    app_sweep_view(s, vs);
 }
 
 int app_training_get(const app_state *s, learn_config *cfg, long *steps, int *layer) {
@@ -537,6 +558,7 @@ int app_training_set(app_state *s, int on, const learn_config *cfg, long steps, 
     t->steps_asked = steps;
     if (!on) {
         if (s->train_mode) { /* as Escape: left, paused */
+            app_sweep_end(s);
             s->train_mode = 0;
             pause_training(t, 1);
         }
