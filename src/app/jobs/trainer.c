@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "replay.h"
 #include "diverge.h"
+#include "replay.h"
 #include "train_loop.h"
 
 #define BURST_MS 50.0    /* steps between publications */

@@ -90,11 +90,11 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
                  "\xE2\x80\x94 held-out %.1f %% \xE2\x80\x94 %s",
                  vs.train->task, vs.layer->h, vs.layer->d_model, vs.train->step,
                  100.0 * vs.train->acc,
-                 replay[0]               ? replay
-                 : vs.train->running     ? (vs.train->rate > 0 ? "slow motion" : "full speed")
+                 replay[0]             ? replay
+                 : vs.train->running   ? (vs.train->rate > 0 ? "slow motion" : "full speed")
                  : vs.train->stop == 3 ? "diverged"
-                 : vs.train->stop        ? "stopped"
-                                         : "paused");
+                 : vs.train->stop      ? "stopped"
+                                       : "paused");
     else if (vs.overview && vs.layer) /* a loaded model: its name, the layer and heads shown */
         snprintf(title, sizeof title,
                  "mhaviz \xE2\x80\x94 %.60s layer %d of %d h=%d d_model=%d n=%d%s",

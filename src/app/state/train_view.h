@@ -62,7 +62,7 @@ typedef struct {
     long budget;            /* the step this stretch of the run stops at, at the latest */
     int moments;            /* moments of the current run kept for the replay (replay.h) */
     long moment_step[TRAIN_REPLAY_MAX]; /* their steps, rising */
-    float stop_loss;        /* diverged: the loss that said so (diverge.h's value) */
+    float stop_loss;                    /* diverged: the loss that said so (diverge.h's value) */
     int tokens[TRAIN_MAX_T];
     int runs;
     train_run run[TRAIN_MAX_RUNS]; /* the last is the current run */
