@@ -285,9 +285,15 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
                      c->s->figure ? "" : " (K)");
             full = dim[0], brief = dim[1];
         }
+        char tiny[64] = "";
+        if (full == dim[0]) /* the dark field's number, in the fewest words */
+            snprintf(tiny, sizeof tiny, "row max %.2g avg", top);
         view_fit_text(cap, sizeof cap, full, maxw - legend, fs, 0, c->measure, c->ud);
         if (view_tw(c, cap, fs, 0) < view_tw(c, full, fs, 0))
             view_fit_text(cap, sizeof cap, brief, maxw - legend, fs, 0, c->measure, c->ud);
+        if (tiny[0] && view_tw(c, cap, fs, 0) < view_tw(c, brief, fs, 0) &&
+            view_tw(c, tiny, fs, 0) <= maxw - legend)
+            snprintf(cap, sizeof cap, "%s", tiny);
         int y = r.y - L->line * fs / L->font - 2;
         draw_text(c->dl, r.x, y, cap, fs, c->th.muted, 0, 0);
         if (legend) view_draw_mask_legend(c, r.x + view_tw(c, cap, fs, 0) + L->gap, y, fs);

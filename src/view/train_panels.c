@@ -8,6 +8,7 @@
  * is src/learn's; where it goes is layout_train.c's. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "view_internal.h"
 
@@ -187,16 +188,32 @@ static void legend(const view_ctx *c, const view_train *t) {
     }
 }
 
+/* The first of forms that fits w pixels, else the last one cut to fit. */
+static void fit_first(const view_ctx *c, char *out, size_t len, const char *const *forms, int count,
+                      int w, int size, int bold) {
+    for (int i = 0; i < count; i++)
+        if (view_tw(c, forms[i], size, bold) <= w) {
+            snprintf(out, len, "%s", forms[i]);
+            return;
+        }
+    view_fit_text(out, len, forms[count - 1], w, size, bold, c->measure, c->ud);
+}
+
 static void bars(const view_ctx *c, const view_train *t) {
     const view_layout *L = c->L;
     const view_rect r = L->train_bars;
     const int fs = L->font_small, n = t->layers * t->h;
     char buf[200];
+    char b1[200], b2[200];
     snprintf(buf, sizeof buf, "Held-out accuracy with one head removed (full model: %.1f %%)",
              100.0 * t->acc);
+    snprintf(b1, sizeof b1, "Accuracy without one head (full model: %.1f %%)", 100.0 * t->acc);
+    snprintf(b2, sizeof b2, "Without one head (full: %.1f %%)", 100.0 * t->acc);
     char fitted[200];
-    view_fit_text(fitted, sizeof fitted, buf, r.w + (r.x - L->train_legend.x), L->font, 1,
-                  c->measure, c->ud);
+    {
+        const char *const forms[3] = {buf, b1, b2};
+        fit_first(c, fitted, sizeof fitted, forms, 3, r.w + (r.x - L->train_legend.x), L->font, 1);
+    }
     draw_text(c->dl, L->train_legend.x, r.y - 2 * L->line, fitted, L->font, c->th.text, 1, 0);
     if (!t->pruning_valid || n < 1 || !t->ablated_acc) {
         draw_text(c->dl, r.x, r.y, "measured every second while training, and when paused", fs,
@@ -249,16 +266,27 @@ static void bars(const view_ctx *c, const view_train *t) {
     }
 #undef BAR_Y
     draw_line(c->dl, r.x, full_y, r.x + r.w, full_y, c->th.accent_text, 2);
-    if (t->pruned == 0 && t->h * t->layers == 1 && t->ablated_acc) /* one head does it all */
+    if (t->pruned == 0 && t->h * t->layers == 1 && t->ablated_acc) { /* one head does it all */
         snprintf(buf, sizeof buf, "The only head: without it %.0f %% is left",
                  100.0 * t->ablated_acc[0]);
-    else if (t->pruned == 0)
+        snprintf(b1, sizeof b1, "Without the only head: %.0f %%", 100.0 * t->ablated_acc[0]);
+        snprintf(b2, sizeof b2, "Without it: %.0f %%", 100.0 * t->ablated_acc[0]);
+    } else if (t->pruned == 0) {
         snprintf(buf, sizeof buf, "No head can go at under 1 point: each one does part of the job");
-    else
+        snprintf(b1, sizeof b1, "No head can go at under 1 point");
+        snprintf(b2, sizeof b2, "None can go");
+    } else {
         snprintf(buf, sizeof buf,
                  "Remove the %d pale head%s (each costs under 1 point): %.1f %% left (step %ld)",
                  t->pruned, t->pruned == 1 ? "" : "s", 100.0 * t->pruned_acc, t->pruning_step);
-    view_fit_text(fitted, sizeof fitted, buf, L->train_note.w, fs, 1, c->measure, c->ud);
+        snprintf(b1, sizeof b1, "Remove the %d pale head%s: %.1f %% left", t->pruned,
+                 t->pruned == 1 ? "" : "s", 100.0 * t->pruned_acc);
+        snprintf(b2, sizeof b2, "%d pale gone: %.1f %%", t->pruned, 100.0 * t->pruned_acc);
+    }
+    {
+        const char *const forms[3] = {buf, b1, b2};
+        fit_first(c, fitted, sizeof fitted, forms, 3, L->train_note.w, fs, 1);
+    }
     draw_text(c->dl, L->train_note.x, L->train_note.y, fitted, fs, c->th.accent_text, 1, 0);
 }
 
@@ -300,9 +328,18 @@ void view_draw_train(const view_ctx *c) {
     else
         snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 paused%s", t->task,
                  t->step, t->rate > 0 ? " (slow motion on)" : "");
-    view_fit_text(fitted, sizeof fitted, buf, L->train_title.w, L->font_title, 1, c->measure,
-                  c->ud);
+    /* where it does not fit: from the task's name on, then what follows it */
+    {
+        const char *from_task = strstr(buf, t->task);
+        const char *after = from_task ? strstr(from_task, " \xC2\xB7 ") : NULL;
+        const char *const forms[3] = {buf, from_task ? from_task : buf,
+                                      after ? after + 4 : (from_task ? from_task : buf)};
+        fit_first(c, fitted, sizeof fitted, forms, 3, L->train_title.w, L->font_title, 1);
+    }
     draw_text(c->dl, L->train_title.x, L->train_title.y, fitted, L->font_title, c->th.text, 1, 0);
+    char layer_what[240]; /* the subtitle without its keys, which the buttons and F1 also give */
+    snprintf(layer_what, sizeof layer_what, "layer %d of %d (Y) \xC2\xB7 %s", t->layer + 1,
+             t->layers, t->what);
     if (c->s->figure)
         snprintf(buf, sizeof buf, "layer %d of %d \xC2\xB7 %s", t->layer + 1, t->layers, t->what);
     else if (t->replay)
@@ -316,8 +353,14 @@ void view_draw_train(const view_ctx *c) {
             "L pauses / goes on \xC2\xB7 S speed \xC2\xB7 . one step \xC2\xB7 [ replay \xC2\xB7 "
             "layer %d of %d (Y) \xC2\xB7 %s",
             t->layer + 1, t->layers, t->what);
-    view_fit_text(fitted, sizeof fitted, buf, L->train_title.w, L->font_small, 0, c->measure,
-                  c->ud);
+    {
+        char what_short[200]; /* the task's rule without what it shows: up to its colon */
+        snprintf(what_short, sizeof what_short, "%s", t->what);
+        char *colon = strchr(what_short, ':');
+        if (colon) *colon = '\0';
+        const char *const forms[4] = {buf, layer_what, t->what, what_short};
+        fit_first(c, fitted, sizeof fitted, forms, 4, L->train_title.w, L->font_small, 0);
+    }
     draw_text(c->dl, L->train_title.x, L->train_title.y + L->line + L->pad / 2, fitted,
               L->font_small, c->th.muted, 0, 0);
     plot(c, L->train_acc, t, 1, 1.0f, "Held-out accuracy");
