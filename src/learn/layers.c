@@ -40,50 +40,139 @@ void encoder_backward(float *dwte, float *dwpe, const float *dout, const int *to
 }
 
 /* ------------------------------------------------------------------------------ */
+/* the elementwise layers on the workers                                           */
+
+/* Spans of [0, n) (rows, or elements in multiples of 16) as tasks of mm_parallel,
+   one a worker: every element is computed by the same code whatever the number of
+   workers (a span ends at a multiple of 16, so the vector loops and their scalar tails
+   take the same elements), so the results do not depend on the thread count. */
+typedef struct {
+    void (*fn)(const void *args, size_t lo, size_t hi);
+    const void *args;
+    size_t n, align;
+    int spans;
+} span_job;
+
+static void span_task(void *ctx, int t) {
+    const span_job *j = ctx;
+    const size_t units = (j->n + j->align - 1) / j->align;
+    const size_t lo = units * (size_t)t / (size_t)j->spans * j->align;
+    size_t hi = units * (size_t)(t + 1) / (size_t)j->spans * j->align;
+    if (hi > j->n) hi = j->n;
+    if (lo < hi) j->fn(j->args, lo, hi);
+}
+
+/* fn(args, lo, hi) over [0, n), on the workers `flops` of work is worth */
+static void spans(size_t n, size_t align, double flops, void (*fn)(const void *, size_t, size_t),
+                  const void *args) {
+    const int w = mm_workers_for(flops);
+    if (w <= 1 || n < 2 * align) {
+        fn(args, 0, n);
+        return;
+    }
+    span_job j = {fn, args, n, align, w};
+    mm_parallel(w, w, span_task, &j);
+}
+
+/* ------------------------------------------------------------------------------ */
 /* LayerNorm                                                                       */
 
-void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *gain,
-                       const float *bias, int N, int d, float eps) {
-    for (int r = 0; r < N; r++) {
-        const float *x = inp + (size_t)r * d;
-        float *o = out + (size_t)r * d;
+typedef struct {
+    float *out, *mean, *rstd, *dinp, *dgain, *dbias;
+    const float *inp, *gain, *bias, *dout;
+    const float *mean_in, *rstd_in; /* the backward's */
+    int N, d;
+    float eps;
+} ln_args;
+
+static void ln_forward_rows(const void *args, size_t r0, size_t r1) {
+    const ln_args *a = args;
+    const int d = a->d;
+    for (size_t r = r0; r < r1; r++) {
+        const float *x = a->inp + r * d;
+        float *o = a->out + r * d;
         float m = 0.0f;
         for (int i = 0; i < d; i++) m += x[i];
         m /= (float)d;
         float var = 0.0f; /* biased, as torch.nn.LayerNorm */
         for (int i = 0; i < d; i++) var += (x[i] - m) * (x[i] - m);
         var /= (float)d;
-        float s = 1.0f / sqrtf(var + eps);
-        for (int i = 0; i < d; i++) o[i] = (x[i] - m) * s * gain[i] + bias[i];
-        mean[r] = m;
-        rstd[r] = s;
+        float s = 1.0f / sqrtf(var + a->eps);
+        for (int i = 0; i < d; i++) o[i] = (x[i] - m) * s * a->gain[i] + a->bias[i];
+        a->mean[r] = m;
+        a->rstd[r] = s;
+    }
+}
+
+void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *gain,
+                       const float *bias, int N, int d, float eps) {
+    const ln_args a = {.out = out,
+                       .mean = mean,
+                       .rstd = rstd,
+                       .inp = inp,
+                       .gain = gain,
+                       .bias = bias,
+                       .N = N,
+                       .d = d,
+                       .eps = eps};
+    spans((size_t)N, 1, 8.0 * N * d, ln_forward_rows, &a);
+}
+
+/* the input gradient, rows [r0, r1) */
+static void ln_backward_rows(const void *args, size_t r0, size_t r1) {
+    const ln_args *a = args;
+    const int d = a->d;
+    for (size_t r = r0; r < r1; r++) {
+        const float *g = a->dout + r * d, *x = a->inp + r * d;
+        float *dx = a->dinp + r * d;
+        const float m = a->mean_in[r], s = a->rstd_in[r];
+        /* pass 1: the two means the input gradient needs */
+        float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
+        for (int i = 0; i < d; i++) {
+            float norm = (x[i] - m) * s, dnorm = a->gain[i] * g[i];
+            dnorm_mean += dnorm;
+            dnorm_norm_mean += dnorm * norm;
+        }
+        dnorm_mean /= (float)d;
+        dnorm_norm_mean /= (float)d;
+        /* pass 2: the input gradient */
+        for (int i = 0; i < d; i++) {
+            float norm = (x[i] - m) * s, dnorm = a->gain[i] * g[i];
+            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
+        }
+    }
+}
+
+/* the gain and bias gradients, columns [c0, c1), summed over the rows in order */
+static void ln_backward_cols(const void *args, size_t c0, size_t c1) {
+    const ln_args *a = args;
+    const int d = a->d;
+    for (int r = 0; r < a->N; r++) {
+        const float *g = a->dout + (size_t)r * d, *x = a->inp + (size_t)r * d;
+        const float m = a->mean_in[r], s = a->rstd_in[r];
+        for (size_t i = c0; i < c1; i++) {
+            float norm = (x[i] - m) * s;
+            a->dbias[i] += g[i];
+            a->dgain[i] += norm * g[i];
+        }
     }
 }
 
 void layernorm_backward(float *dinp, float *dgain, float *dbias, const float *dout,
                         const float *inp, const float *gain, const float *mean, const float *rstd,
                         int N, int d) {
-    for (int r = 0; r < N; r++) {
-        const float *g = dout + (size_t)r * d, *x = inp + (size_t)r * d;
-        float *dx = dinp + (size_t)r * d;
-        const float m = mean[r], s = rstd[r];
-        /* pass 1: the two means the input gradient needs */
-        float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
-        for (int i = 0; i < d; i++) {
-            float norm = (x[i] - m) * s, dnorm = gain[i] * g[i];
-            dnorm_mean += dnorm;
-            dnorm_norm_mean += dnorm * norm;
-        }
-        dnorm_mean /= (float)d;
-        dnorm_norm_mean /= (float)d;
-        /* pass 2: gain, bias and input gradients */
-        for (int i = 0; i < d; i++) {
-            float norm = (x[i] - m) * s, dnorm = gain[i] * g[i];
-            dbias[i] += g[i];
-            dgain[i] += norm * g[i];
-            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
-        }
-    }
+    const ln_args a = {.dinp = dinp,
+                       .dgain = dgain,
+                       .dbias = dbias,
+                       .dout = dout,
+                       .inp = inp,
+                       .gain = gain,
+                       .mean_in = mean,
+                       .rstd_in = rstd,
+                       .N = N,
+                       .d = d};
+    spans((size_t)N, 1, 10.0 * N * d, ln_backward_rows, &a);
+    spans((size_t)d, 16, 4.0 * N * d, ln_backward_cols, &a);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -342,7 +431,7 @@ static int have_avx2(void) {
 #define GELU_AVX2 0
 #endif
 
-void act_forward(float *out, const float *inp, size_t n, tf_act act) {
+static void act_forward_span(float *out, const float *inp, size_t n, tf_act act) {
     if (act == TF_ACT_RELU) {
         for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
     } else if (act == TF_ACT_GELU_TANH) {
@@ -365,7 +454,8 @@ void act_forward(float *out, const float *inp, size_t n, tf_act act) {
     }
 }
 
-void act_backward(float *dinp, const float *inp, const float *dout, size_t n, tf_act act) {
+static void act_backward_span(float *dinp, const float *inp, const float *dout, size_t n,
+                              tf_act act) {
     if (act == TF_ACT_RELU) {
         for (size_t i = 0; i < n; i++) dinp[i] = inp[i] > 0.0f ? dout[i] : 0.0f;
     } else if (act == TF_ACT_GELU_TANH) {
@@ -389,6 +479,32 @@ void act_backward(float *dinp, const float *inp, const float *dout, size_t n, tf
             dinp[i] = (normal_cdf(x) + x * pdf) * dout[i];
         }
     }
+}
+
+typedef struct {
+    float *out;
+    const float *inp, *dout;
+    tf_act act;
+} act_args;
+
+static void act_forward_task(const void *args, size_t lo, size_t hi) {
+    const act_args *a = args;
+    act_forward_span(a->out + lo, a->inp + lo, hi - lo, a->act);
+}
+
+static void act_backward_task(const void *args, size_t lo, size_t hi) {
+    const act_args *a = args;
+    act_backward_span(a->out + lo, a->inp + lo, a->dout + lo, hi - lo, a->act);
+}
+
+void act_forward(float *out, const float *inp, size_t n, tf_act act) {
+    const act_args a = {.out = out, .inp = inp, .act = act};
+    spans(n, 16, 20.0 * (double)n, act_forward_task, &a);
+}
+
+void act_backward(float *dinp, const float *inp, const float *dout, size_t n, tf_act act) {
+    const act_args a = {.out = dinp, .inp = inp, .dout = dout, .act = act};
+    spans(n, 16, 30.0 * (double)n, act_backward_task, &a);
 }
 
 void residual_forward(float *out, const float *a, const float *b, size_t n) {
@@ -435,13 +551,38 @@ void crossentropy_backward(float *dlogits, const float *probs, const int *target
 /* ------------------------------------------------------------------------------ */
 /* AdamW                                                                           */
 
-void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
-                  float beta2, float eps, float wd, long t) {
-    const float c1 = 1.0f - powf(beta1, (float)t), c2 = 1.0f - powf(beta2, (float)t);
-    for (size_t i = 0; i < n; i++) {
+typedef struct {
+    float *p, *m, *v;
+    const float *g;
+    float lr, beta1, beta2, eps, wd, c1, c2;
+} adamw_args;
+
+static void adamw_span(const void *args, size_t lo, size_t hi) {
+    const adamw_args *a = args;
+    float *p = a->p, *m = a->m, *v = a->v;
+    const float *g = a->g;
+    const float beta1 = a->beta1, beta2 = a->beta2, c1 = a->c1, c2 = a->c2;
+    const float lr = a->lr, eps = a->eps, wd = a->wd;
+    for (size_t i = lo; i < hi; i++) {
         m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
         v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
         float m_hat = m[i] / c1, v_hat = v[i] / c2;
         p[i] -= lr * (m_hat / (sqrtf(v_hat) + eps) + wd * p[i]);
     }
+}
+
+void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
+                  float beta2, float eps, float wd, long t) {
+    const adamw_args a = {.p = p,
+                          .m = m,
+                          .v = v,
+                          .g = g,
+                          .lr = lr,
+                          .beta1 = beta1,
+                          .beta2 = beta2,
+                          .eps = eps,
+                          .wd = wd,
+                          .c1 = 1.0f - powf(beta1, (float)t),
+                          .c2 = 1.0f - powf(beta2, (float)t)};
+    spans(n, 16, 12.0 * (double)n, adamw_span, &a);
 }
