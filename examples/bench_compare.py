@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""bench_compare.py MHAVIZ [--rounds R]: mhaviz's forward pass against NumPy and PyTorch,
-and its training step against PyTorch's.
+"""bench_compare.py MHAVIZ [--rounds R] [--train-only]: mhaviz's forward pass against NumPy
+and PyTorch, and its training steps against PyTorch's.
 
 Each round runs, one after the other within about a minute, `mhaviz --bench-json`
 and the same forward pass (X -> Q, K, V -> scores -> softmax -> heads -> Concat ->
@@ -15,7 +15,18 @@ thread count of each library, the ratios, and how much mhaviz's own time moved
 between rounds (min and max), to show how noisy the machine was; and the
 forward's rate at the largest shape as a share of the sgemm rate of its round.
 
+Training: the small step (pair, d_model 32, one thread) and the big one of issue 19
+(d_model 128, h 8, T 64, 2 layers with the MLP, batch 32: `train_step_big`, on mhaviz's
+bench-only sequence, the same batches here) on 1 and 2 threads, the same model written in
+PyTorch (the faster of nn.MultiheadAttention and a hand-written attention). With
+--train-only each round runs only `MHAVIZ_BENCH_ONLY=train mhaviz --bench-json` and the
+PyTorch steps, who goes first alternating from round to round, and prints per thread
+count the medians of the wall time and of the processor time a step (every thread's: on
+a shared machine it moves much less than the wall time) and the range of the rounds' own
+ratios.
+
     python3 examples/bench_compare.py build/mhaviz --rounds 5
+    python3 examples/bench_compare.py build/mhaviz --rounds 7 --train-only
 """
 import argparse
 import json
@@ -137,6 +148,113 @@ def worker_train():
     print(json.dumps({"train_step_us": time_it(step) * 1e6}))
 
 
+BIG = dict(d=128, h=8, T=64, layers=2, batch=32, vocab=16, batches=4)
+
+
+def big_batches():
+    """The batches mhaviz's train_step_big takes (bench.c): tokens from the same LCG,
+    uniform over 16 symbols, the target at i >= 1 the token at i - 1, -1 at 0."""
+    import torch
+    n = BIG["batches"] * BIG["batch"] * BIG["T"]
+    x, tok = 0x9E3779B97F4A7C15, []
+    for _ in range(n):
+        x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        tok.append((x >> 33) % BIG["vocab"])
+    tok = torch.tensor(tok).view(BIG["batches"], BIG["batch"], BIG["T"])
+    tgt = torch.roll(tok, 1, 2)
+    tgt[:, :, 0] = -1
+    return tok, tgt
+
+
+def big_model(module_attention):
+    """mhaviz's learner (src/learn/learn.c, transformer.c) at BIG's size: token +
+    learned position embeddings, `layers` pre-LayerNorm blocks x + MHA(LN1(x)) (causal,
+    no biases in W^Q, W^K, W^V, W^O) then x + W_proj GELU(W_fc LN2(x) + b_fc) + b_proj
+    (exact GELU, d_ff = 4 d), final LayerNorm, W_U + b_U; N(0, 0.02) init. The attention
+    by torch.nn.MultiheadAttention when module_attention, else by hand (Q K^T / sqrt(d_k),
+    -inf above the diagonal, softmax, A V, in one batched product per step)."""
+    import torch
+    d, h, T, V = BIG["d"], BIG["h"], BIG["T"], BIG["vocab"]
+    dk = d // h
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+            if module_attention:
+                self.attn = torch.nn.MultiheadAttention(d, h, bias=False, batch_first=True)
+            else:
+                self.qkv = torch.nn.Linear(d, 3 * d, bias=False)
+                self.wo = torch.nn.Linear(d, d, bias=False)
+            self.fc, self.proj = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
+            self.register_buffer("mask", torch.triu(torch.ones(T, T, dtype=torch.bool), 1))
+
+        def forward(self, x):
+            a = self.ln1(x)
+            if module_attention:
+                x = x + self.attn(a, a, a, attn_mask=self.mask, need_weights=False)[0]
+            else:
+                B = x.shape[0]
+                q, k, v = self.qkv(a).view(B, T, 3, h, dk).permute(2, 0, 3, 1, 4)
+                s = (q @ k.transpose(-1, -2)) * dk ** -0.5
+                att = torch.softmax(s.masked_fill(self.mask, float("-inf")), -1)
+                x = x + self.wo((att @ v).transpose(1, 2).reshape(B, T, d))
+            return x + self.proj(torch.nn.functional.gelu(self.fc(self.ln2(x))))
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte, self.wpe = torch.nn.Embedding(V, d), torch.nn.Embedding(T, d)
+            self.blocks = torch.nn.ModuleList(Block() for _ in range(BIG["layers"]))
+            self.lnf, self.head = torch.nn.LayerNorm(d), torch.nn.Linear(d, V)
+            for name, p in self.named_parameters():
+                if p.dim() == 2:
+                    torch.nn.init.normal_(p, 0.0, 0.02)
+                elif name.endswith("bias"):
+                    torch.nn.init.zeros_(p)
+
+        def forward(self, tok):
+            x = self.wte(tok) + self.wpe.weight
+            for b in self.blocks:
+                x = b(x)
+            return self.head(self.lnf(x))
+
+    return Model()
+
+
+def worker_train_big(threads):
+    """One AdamW step (lr 3e-3, weight decay 0.01) of big_model on mhaviz's batches,
+    the faster of the two attentions; on `threads` threads."""
+    import torch
+    torch.set_num_threads(threads)
+    torch.manual_seed(1)
+    tok, tgt = big_batches()
+    best = None
+    for module_attention in (False, True):
+        model = big_model(module_attention)
+        opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
+        turn = [0]
+
+        def step():
+            i = turn[0] = (turn[0] + 1) % BIG["batches"]
+            logits = model(tok[i])
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, BIG["vocab"]),
+                                                     tgt[i].reshape(-1), ignore_index=-1)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+
+        t = time_it(step)
+        cpu = []  # each step's processor time (every thread's), as mhaviz's cpu_us
+        for _ in range(MIN_RUNS * 2):
+            c0 = time.process_time()
+            step()
+            cpu.append(time.process_time() - c0)
+        if best is None or t < best[0]:
+            best = (t, statistics.median(cpu))
+    print(json.dumps({"train_step_us": best[0] * 1e6, "cpu_us": best[1] * 1e6}))
+
+
 def run_worker(kind, threads):
     env = dict(os.environ)
     env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(threads)
@@ -147,13 +265,19 @@ def run_worker(kind, threads):
         return None
     if kind == "train":
         return json.loads(r.stdout.splitlines()[-1])["train_step_us"]
+    if kind == "train_big":
+        o = json.loads(r.stdout.splitlines()[-1])
+        return o["train_step_us"], o["cpu_us"]
     return {(o["n"], o["d_model"], o["h"]): o["median_us"]
             for o in map(json.loads, r.stdout.splitlines())}
 
 
-def run_mhaviz(mhaviz):
+def run_mhaviz(mhaviz, only=None):
+    env = dict(os.environ)
+    if only:
+        env["MHAVIZ_BENCH_ONLY"] = only
     r = subprocess.run([mhaviz, "--bench-json"], capture_output=True, text=True, check=True,
-                       timeout=900)
+                       timeout=900, env=env)
     out, sgemm = {}, None
     for o in map(json.loads, r.stdout.splitlines()):
         if o["case"] == "forward":
@@ -162,7 +286,44 @@ def run_mhaviz(mhaviz):
             sgemm = o["gflops"]
         elif o["case"] == "train_step":
             out["train_step"] = o["median_us"]
+        elif o["case"] == "train_step_big":
+            out[("big", o["threads"])] = (o["median_us"], o["cpu_us"])
     return out, sgemm
+
+
+def torch_training(res):
+    """PyTorch's two training steps into res: the small one on 1 thread, the big one on
+    1 and 2."""
+    res["torch_train"] = run_worker("train", 1)
+    for t in (1, 2):
+        res[("torch_big", t)] = run_worker("train_big", t)
+
+
+def report_training(rounds):
+    """The training steps, median over rounds, and each round's own ratio."""
+    mt = [rd["mhaviz"].get("train_step") for rd in rounds if "train_step" in rd["mhaviz"]]
+    tt = [rd["torch_train"] for rd in rounds if rd.get("torch_train")]
+    if mt and tt:
+        m, t = statistics.median(mt), statistics.median(tt)
+        print(f"\ntraining step (pair, d_model 32, h 4, batch 32, T 12, 1 layer, one thread): "
+              f"mhaviz {m:.0f} us, PyTorch {t:.0f} us: mhaviz {t / m:.2f}x faster")
+    b = BIG
+    print(f"\ntraining step at d_model {b['d']}, h {b['h']}, T {b['T']} (a bench-only sequence: "
+          f"the prev rule over {b['vocab']} symbols), {b['layers']} layers with the MLP, batch "
+          f"{b['batch']}, one AdamW step; medians over {len(rounds)} rounds, mhaviz and PyTorch "
+          f"alternating:")
+    for t in (1, 2):
+        pairs = [(rd["mhaviz"][("big", t)], rd[("torch_big", t)]) for rd in rounds
+                 if ("big", t) in rd["mhaviz"] and rd.get(("torch_big", t))]
+        if not pairs:
+            continue
+        for k, what in ((0, "wall time"), (1, "processor time")):
+            m = statistics.median(p[0][k] for p in pairs)
+            tc = statistics.median(p[1][k] for p in pairs)
+            ratios = [p[1][k] / p[0][k] for p in pairs]
+            print(f"  {t} thread{'s' if t > 1 else ' '}, {what:>14}: mhaviz {m / 1e3:7.2f} ms, "
+                  f"PyTorch {tc / 1e3:7.2f} ms: mhaviz {tc / m:.2f}x faster (per round "
+                  f"{min(ratios):.2f}..{max(ratios):.2f}x)")
 
 
 def blas_of_numpy():
@@ -177,7 +338,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mhaviz", nargs="?")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--worker", choices=["numpy", "torch", "train"])
+    ap.add_argument("--worker", choices=["numpy", "torch", "train", "train_big"])
+    ap.add_argument("--train-only", action="store_true",
+                    help="only the training steps (mhaviz with MHAVIZ_BENCH_ONLY=train)")
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     if args.worker == "numpy":
@@ -186,8 +349,28 @@ def main():
         return worker_torch(args.threads)
     if args.worker == "train":
         return worker_train()
+    if args.worker == "train_big":
+        return worker_train_big(args.threads)
     if not args.mhaviz:
         ap.error("MHAVIZ is needed")
+
+    if args.train_only:
+        print(f"load average at the start: {os.getloadavg()}")
+        rounds = []
+        for r in range(args.rounds):
+            t0 = time.time()
+            res = {}
+            for first in ((0, 1) if r % 2 == 0 else (1, 0)):  # who goes first alternates
+                if first == 0:
+                    res["mhaviz"] = run_mhaviz(args.mhaviz, "train")[0]
+                else:
+                    torch_training(res)
+            rounds.append(res)
+            print(f"round {r + 1}: {time.time() - t0:.0f} s, load average {os.getloadavg()}",
+                  flush=True)
+        report_training(rounds)
+        print(f"load average at the end: {os.getloadavg()}")
+        return 0
 
     version, libs = blas_of_numpy()
     print(f"NumPy {version}, BLAS: {', '.join(libs)}")
@@ -202,7 +385,7 @@ def main():
             per_thread = [p for p in per_thread if p]
             if per_thread:
                 res[kind] = {s: min(p[s] for p in per_thread) for s in SHAPES}
-        res["torch_train"] = run_worker("train", 1)
+        torch_training(res)
         rounds.append(res)
         print(f"round {r + 1}: {time.time() - t0:.0f} s, load average {os.getloadavg()}",
               flush=True)
@@ -228,12 +411,7 @@ def main():
         print(f"{str(s):>16} {m:10.1f} {lo:8.1f}..{hi:<8.1f} "
               f"{npy if npy else float('nan'):10.1f} {npy / m if npy else float('nan'):8.2f} "
               f"{tch if tch else float('nan'):10.1f} {tch / m if tch else float('nan'):8.2f}")
-    mt = [rd["mhaviz"].get("train_step") for rd in rounds if "train_step" in rd["mhaviz"]]
-    tt = [rd["torch_train"] for rd in rounds if rd.get("torch_train")]
-    if mt and tt:
-        m, t = statistics.median(mt), statistics.median(tt)
-        print(f"\ntraining step (pair, d_model 32, h 4, batch 32, T 12, 1 layer, one thread): "
-              f"mhaviz {m:.0f} us, PyTorch {t:.0f} us: mhaviz {t / m:.2f}x faster")
+    report_training(rounds)
     print(f"load average at the end: {os.getloadavg()}")
     return 0
 

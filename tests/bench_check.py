@@ -4,8 +4,9 @@
 A smoke test of the format, not of the speed: the run must exit 0 with nothing
 on stderr; every line of stdout must parse as one JSON object with a "case"; every
 case the README's Performance section lists must be there (sgemm; forward at the
-seven shapes; frame at three; hover; update; h_step; export as png, svg and pdf; rss)
-with its fields; every number positive and finite. `--bench --bench-quick` must
+seven shapes; frame at three; hover; update; h_step; export as png, svg and pdf; rss;
+train_step; train_step_big on 1 thread; sweep_cards) with its fields; every number positive
+and finite. `--bench --bench-quick` must
 print its table (no JSON) and exit 0 too. examples/bench_plot.py must turn the
 JSON into an SVG that parses, with one point per forward shape in each panel.
 Exits 1 with "expected X, got Y" lines on any failure."""
@@ -41,6 +42,10 @@ EXPECTED += [("export", {"format": f, "width": 3840, "height": 2160}, ["ms"])
              for f in ("png", "svg", "pdf")]
 EXPECTED += [("rss", {"n": 512, "d_model": 1024, "h": 16}, ["peak_mb"])]
 EXPECTED += [("train_step", {"task": "pair", "d_model": 32, "h": 4}, ["median_us", "p95_us"])]
+# on 1 thread here (the tests' OPENBLAS_NUM_THREADS=1); on 1 and 2 when mhaviz chooses
+EXPECTED += [("train_step_big", {"d_model": 128, "h": 8, "T": 64, "layers": 2, "mlp": 1,
+                                 "batch": 32, "threads": 1}, ["median_us", "p95_us", "cpu_us"])]
+EXPECTED += [("sweep_cards", {"d_model": 16, "seeds": 3, "runs": 15}, ["median_s", "steps"])]
 
 
 def positive_numbers(where, obj):

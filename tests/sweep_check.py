@@ -6,17 +6,13 @@
 2. The task's rule, re-derived here from its definition: the held-out example that
    `--train cards --dump` writes (tokens.txt, targets.txt) answers every question with
    (value of the asked card, value of the card at 0), and has no target at the cards.
-3. The trade-off of h (issue 19's must-show), on seeds the test does not name: they come
-   from MHAVIZ_CARDS_SEED when set, else from the clock (printed, so a failure can be
-   rerun with MHAVIZ_CARDS_SEED=S). A seed passes when `cards` at d_model 16 after 1000
-   steps scores at least 30 points higher at h = 4 than at h = 1 and at least 20 points
-   higher than at h = 16. Not every seed can: in about 1 run in 10 the h = 4 model is
-   still on the plateau near 30 % at step 1000 (it leaves it between steps 1025 and 1600),
-   in our trainer (the rule failed on 3 of the 33 seeds of full sweeps measured, and 1 of
-   30 more seeds was stuck at h = 4) as in the independent PyTorch reference
-   tests/cards_ref.py (the same task and trainer written from their published semantics:
-   3 of 20 seeds stuck at h = 4). So 5 seeds are drawn and at least 3 must pass (a false
-   failure about 1 run in 300 at 0.93 a seed); each seed's result is printed.
+3. The trade-off of h (issue 19's must-show), on seeds the test does not name, drawn at
+   random from 1 .. 2^31 at test time (printed; MHAVIZ_CARDS_SEED=S reruns the sweep's, and
+   MHAVIZ_CARDS_EXTRA=A,B the two single-run ones): a sweep of 3 seeds from S and two more
+   seeds trained alone at h = 1, 4 and 16. On every one of them, `cards` at d_model 16
+   after 1000 steps scores at least 30 points higher at h = 4 than at h = 1 and at least 20
+   points higher than at h = 16. (Measured on seeds 1-40: it held on all 40, h = 4 at
+   99.2-100 %, h = 1 at 25.7-53.7 %, h = 16 at 58.3-74.2 %; README.)
 4. sweep.json agrees with single `--train cards -H K` runs of the same seed: every
    run's accuracy and loss equal train.json's to the printed precision (%.6g), and the
    printed table agrees with sweep.json to its 0.1 %.
@@ -24,6 +20,7 @@
 """
 import json
 import os
+import random
 import re
 import struct
 import subprocess
@@ -133,12 +130,17 @@ def main(tmp):
         check("targets: (asked card's value, card 0's value) at the questions only",
               tgts == want, f"{tgts} against {want}")
 
-    # 3. the trade-off, on seeds from the clock
+    # 3. the trade-off, on seeds drawn at random now
+    pick = random.SystemRandom()
     env_seed = os.environ.get("MHAVIZ_CARDS_SEED")
-    s0 = int(env_seed) if env_seed else 1000 + int(time.time()) % 100000
-    seeds = 5
-    print(f"seeds {s0} to {s0 + seeds - 1} ({'MHAVIZ_CARDS_SEED' if env_seed else 'the clock'};"
-          f" rerun with MHAVIZ_CARDS_SEED={s0})")
+    s0 = int(env_seed) if env_seed else pick.randrange(1, 2 ** 31)
+    env_extra = os.environ.get("MHAVIZ_CARDS_EXTRA")
+    extra = ([int(x) for x in env_extra.split(",")] if env_extra else
+             [pick.randrange(1, 2 ** 31) for _ in range(2)])
+    seeds = 3
+    print(f"sweep seeds {s0} to {s0 + seeds - 1}, single-run seeds {extra[0]} and {extra[1]} "
+          f"({'given' if env_seed else 'drawn at random'}; rerun with MHAVIZ_CARDS_SEED={s0} "
+          f"MHAVIZ_CARDS_EXTRA={extra[0]},{extra[1]})")
     d = tempfile.mkdtemp(dir=tmp)
     t0 = time.monotonic()
     p = run(["--train", "cards", "-d", "16", "--sweep", "h", "--seeds", str(seeds), "-s",
@@ -158,17 +160,18 @@ def main(tmp):
           and all(r["d_k"] * r["h"] == 16 and set(r) == {"h", "d_k", "seed", "acc", "loss"}
                   for r in runs), str(runs)[:300])
     acc = {(r["h"], r["seed"]): r["acc"] for r in runs}
-    passed = 0
-    for i in range(seeds):
-        s = s0 + i
-        a1, a4, a16 = acc.get((1, s), 0), acc.get((4, s), 0), acc.get((16, s), 1)
-        ok = a4 - a1 >= 0.30 and a4 - a16 >= 0.20
-        passed += ok
-        print(f"     seed {s}: h=4 {100 * a4:.1f}%, h=1 {100 * a1:.1f}% (+30 points: "
-              f"{'yes' if a4 - a1 >= 0.30 else 'no'}), h=16 {100 * a16:.1f}% (+20 points: "
-              f"{'yes' if a4 - a16 >= 0.20 else 'no'})")
-    check(f"h=4 beats h=1 by 30 points and h=16 by 20 on {passed} of {seeds} seeds (>= 3)",
-          passed >= 3)
+    for s in extra:  # two more seeds, each trained alone at the three h of the rule
+        for h in (1, 4, 16):
+            out = f"x{s}h{h}"
+            q = run(["--train", "cards", "-d", "16", "-H", str(h), "-s", str(s), "--dump", out],
+                    d)
+            check(f"--train cards -H {h} -s {s}", q.returncode == 0, q.stderr[-300:])
+            if q.returncode == 0:
+                acc[(h, s)] = json.load(open(os.path.join(d, out, "train.json")))["acc"]
+    for s in [s0 + i for i in range(seeds)] + extra:
+        a1, a4, a16 = acc.get((1, s), 1), acc.get((4, s), 0), acc.get((16, s), 1)
+        check(f"seed {s}: h=4 {100 * a4:.1f}% >= h=1 {100 * a1:.1f}% + 30 points and "
+              f">= h=16 {100 * a16:.1f}% + 20 points", a4 - a1 >= 0.30 and a4 - a16 >= 0.20)
     rows = {int(m.group(1)): [float(x) for x in re.findall(r"([\d.]+)%", m.group(0))]
             for m in re.finditer(r"^ +(\d+) +\d+ .*$", p.stdout, re.M)}
     check("the table agrees with sweep.json to 0.1 %",

@@ -15,7 +15,9 @@
 
 #include <cmocka.h>
 
+#include "blas.h"
 #include "check.h"
+#include "layers.h"
 #include "learn.h"
 #include "mha.h"
 #include "tok.h"
@@ -580,6 +582,102 @@ void *__wrap_calloc(size_t count, size_t size) {
 
 /* Steps, evaluation, ablation, masses and snapshots allocate nothing; learn_create
  * does (which shows the counter counts). */
+/* cards starts N(0, 0.1) (its init_std), the other tasks N(0, 0.02) */
+static void test_cards_init(void **state) {
+    (void)state;
+    CHECK_NEAR("cards init_std", 0.1, learn_task(LEARN_CARDS)->init_std, 1e-7);
+    learn_model *l = make(LEARN_CARDS, 0, 4, 16, 0, LEARN_ACT_GELU, 0, 7);
+    learn_tensor t;
+    double s1 = 0.0, s2 = 0.0, n = 0.0;
+    const char *names[] = {"layer1.W_Q", "layer1.W_K", "layer1.W_V", "layer1.W_O", "wte"};
+    for (int k = 0; k < 5; k++) { /* 4 x 256 + 160 x 16 = 3584 values */
+        learn_param(l, find_param(l, names[k]), &t);
+        for (size_t j = 0; j < tensor_size(&t); j++) s1 += t.data[j], s2 += t.data[j] * t.data[j];
+        n += (double)tensor_size(&t);
+    }
+    CHECK_NEAR("cards init std", 0.1, sqrt(s2 / n - (s1 / n) * (s1 / n)), 0.005);
+    learn_destroy(l);
+}
+
+/* The exact GELU (normal_cdf in layers.c, vectorised; AVX2 where there is one) against
+ * the double-precision x Phi(x) from erfc, and its derivative Phi(x) + x phi(x), over
+ * [-12, 12] on a length that leaves a scalar tail: within 3e-7 (times |x| above 1 for
+ * the forward; erff's own loop was within 1.3e-7). */
+static void test_gelu_exact(void **state) {
+    (void)state;
+    enum { N = 100003 };
+    float *x = malloc(N * sizeof(float)), *y = malloc(N * sizeof(float));
+    float *g = malloc(N * sizeof(float)), *dx = malloc(N * sizeof(float));
+    CHECK_TRUE("gelu buffers", x && y && g && dx);
+    for (int i = 0; i < N; i++) x[i] = (float)(-12.0 + 24.0 * i / (N - 1)), g[i] = 1.0f;
+    act_forward(y, x, N, TF_ACT_GELU);
+    act_backward(dx, x, g, N, TF_ACT_GELU);
+    double worst_f = 0.0, worst_b = 0.0;
+    for (int i = 0; i < N; i++) {
+        const double v = x[i], cdf = 0.5 * erfc(-v / sqrt(2.0));
+        const double pdf = exp(-0.5 * v * v) / sqrt(2.0 * 3.14159265358979323846);
+        worst_f = fmax(worst_f, fabs(y[i] - v * cdf) / fmax(1.0, fabs(v)));
+        worst_b = fmax(worst_b, fabs(dx[i] - (cdf + v * pdf)));
+    }
+    CHECK_NEAR("GELU forward, worst error", 0.0, worst_f, 3e-7);
+    CHECK_NEAR("GELU derivative, worst error", 0.0, worst_b, 3e-7);
+    free(x), free(y), free(g), free(dx);
+}
+
+/* A learner of the bench's shape (learn_create_shape: T 64, 2 layers with the MLP, h 8)
+ * gives the same gradients on one worker and on two: the attention's examples are
+ * split over the workers but each is computed alone, and every other product is a
+ * band of rows; within 1e-6 relative of the largest gradient (the bands may round the
+ * last bit differently), and bit for bit on a second run with the same count. */
+static void test_shape_learner_threads(void **state) {
+    (void)state;
+    learn_config c = {.task = LEARN_PREV, .layers = 2, .h = 8, .d_model = 64, .mlp = 1, .batch = 8};
+    char err[256] = "";
+    enum { T = 64, B = 8 };
+    int tok[B * T], tgt[B * T];
+    uint64_t x = 12345;
+    for (int i = 0; i < B * T; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        tok[i] = (int)((x >> 33) % 16);
+        tgt[i] = i % T == 0 ? -1 : tok[i - 1];
+    }
+    float *g[3] = {NULL, NULL, NULL};
+    size_t n = 0;
+    const int threads[3] = {1, 2, 2};
+    for (int r = 0; r < 3; r++) {
+        learn_model *l = learn_create_shape(&c, 16, 16, T, err, sizeof err);
+        CHECK_TRUE("learn_create_shape", l != NULL);
+        mm_set_threads(threads[r]);
+        learn_gradients(l, tok, tgt, B);
+        mm_set_threads(0);
+        n = 0;
+        for (int i = 0; i < learn_param_count(l); i++) {
+            learn_tensor t;
+            learn_param(l, i, &t);
+            n += tensor_size(&t);
+        }
+        g[r] = malloc(n * sizeof(float));
+        CHECK_TRUE("gradient copy", g[r] != NULL);
+        size_t o = 0;
+        for (int i = 0; i < learn_param_count(l); i++) {
+            learn_tensor t;
+            learn_param(l, i, &t);
+            memcpy(g[r] + o, t.grad, tensor_size(&t) * sizeof(float));
+            o += tensor_size(&t);
+        }
+        learn_destroy(l);
+    }
+    double big = 0.0, diff = 0.0;
+    for (size_t i = 0; i < n; i++)
+        big = fmax(big, fabs(g[0][i])), diff = fmax(diff, fabs(g[0][i] - g[1][i]));
+    CHECK_NEAR("gradients on 1 and 2 workers", 0.0, diff / big, 1e-6);
+    CHECK_TRUE("gradients on 2 workers twice: bit for bit",
+               memcmp(g[1], g[2], n * sizeof(float)) == 0);
+    CHECK_TRUE("a shape learner refuses T 0",
+               learn_create_shape(&c, 16, 16, 0, err, sizeof err) == NULL);
+    for (int r = 0; r < 3; r++) free(g[r]);
+}
+
 static void test_no_allocation_after_create(void **state) {
     (void)state;
     g_allocs = 0;
@@ -763,6 +861,9 @@ int main(void) {
         cmocka_unit_test(test_tasks_follow_their_rules),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_init_and_config),
+        cmocka_unit_test(test_cards_init),
+        cmocka_unit_test(test_gelu_exact),
+        cmocka_unit_test(test_shape_learner_threads),
         cmocka_unit_test(test_no_allocation_after_create),
         cmocka_unit_test(test_ablation_equals_zeroed_wo_rows),
         cmocka_unit_test(test_masses_from_snapshot),

@@ -40,50 +40,139 @@ void encoder_backward(float *dwte, float *dwpe, const float *dout, const int *to
 }
 
 /* ------------------------------------------------------------------------------ */
+/* the elementwise layers on the workers                                           */
+
+/* Spans of [0, n) (rows, or elements in multiples of 16) as tasks of mm_parallel,
+   one a worker: every element is computed by the same code whatever the number of
+   workers (a span ends at a multiple of 16, so the vector loops and their scalar tails
+   take the same elements), so the results do not depend on the thread count. */
+typedef struct {
+    void (*fn)(const void *args, size_t lo, size_t hi);
+    const void *args;
+    size_t n, align;
+    int spans;
+} span_job;
+
+static void span_task(void *ctx, int t) {
+    const span_job *j = ctx;
+    const size_t units = (j->n + j->align - 1) / j->align;
+    const size_t lo = units * (size_t)t / (size_t)j->spans * j->align;
+    size_t hi = units * (size_t)(t + 1) / (size_t)j->spans * j->align;
+    if (hi > j->n) hi = j->n;
+    if (lo < hi) j->fn(j->args, lo, hi);
+}
+
+/* fn(args, lo, hi) over [0, n), on the workers `flops` of work is worth */
+static void spans(size_t n, size_t align, double flops, void (*fn)(const void *, size_t, size_t),
+                  const void *args) {
+    const int w = mm_workers_for(flops);
+    if (w <= 1 || n < 2 * align) {
+        fn(args, 0, n);
+        return;
+    }
+    span_job j = {fn, args, n, align, w};
+    mm_parallel(w, w, span_task, &j);
+}
+
+/* ------------------------------------------------------------------------------ */
 /* LayerNorm                                                                       */
 
-void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *gain,
-                       const float *bias, int N, int d, float eps) {
-    for (int r = 0; r < N; r++) {
-        const float *x = inp + (size_t)r * d;
-        float *o = out + (size_t)r * d;
+typedef struct {
+    float *out, *mean, *rstd, *dinp, *dgain, *dbias;
+    const float *inp, *gain, *bias, *dout;
+    const float *mean_in, *rstd_in; /* the backward's */
+    int N, d;
+    float eps;
+} ln_args;
+
+static void ln_forward_rows(const void *args, size_t r0, size_t r1) {
+    const ln_args *a = args;
+    const int d = a->d;
+    for (size_t r = r0; r < r1; r++) {
+        const float *x = a->inp + r * d;
+        float *o = a->out + r * d;
         float m = 0.0f;
         for (int i = 0; i < d; i++) m += x[i];
         m /= (float)d;
         float var = 0.0f; /* biased, as torch.nn.LayerNorm */
         for (int i = 0; i < d; i++) var += (x[i] - m) * (x[i] - m);
         var /= (float)d;
-        float s = 1.0f / sqrtf(var + eps);
-        for (int i = 0; i < d; i++) o[i] = (x[i] - m) * s * gain[i] + bias[i];
-        mean[r] = m;
-        rstd[r] = s;
+        float s = 1.0f / sqrtf(var + a->eps);
+        for (int i = 0; i < d; i++) o[i] = (x[i] - m) * s * a->gain[i] + a->bias[i];
+        a->mean[r] = m;
+        a->rstd[r] = s;
+    }
+}
+
+void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *gain,
+                       const float *bias, int N, int d, float eps) {
+    const ln_args a = {.out = out,
+                       .mean = mean,
+                       .rstd = rstd,
+                       .inp = inp,
+                       .gain = gain,
+                       .bias = bias,
+                       .N = N,
+                       .d = d,
+                       .eps = eps};
+    spans((size_t)N, 1, 8.0 * N * d, ln_forward_rows, &a);
+}
+
+/* the input gradient, rows [r0, r1) */
+static void ln_backward_rows(const void *args, size_t r0, size_t r1) {
+    const ln_args *a = args;
+    const int d = a->d;
+    for (size_t r = r0; r < r1; r++) {
+        const float *g = a->dout + r * d, *x = a->inp + r * d;
+        float *dx = a->dinp + r * d;
+        const float m = a->mean_in[r], s = a->rstd_in[r];
+        /* pass 1: the two means the input gradient needs */
+        float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
+        for (int i = 0; i < d; i++) {
+            float norm = (x[i] - m) * s, dnorm = a->gain[i] * g[i];
+            dnorm_mean += dnorm;
+            dnorm_norm_mean += dnorm * norm;
+        }
+        dnorm_mean /= (float)d;
+        dnorm_norm_mean /= (float)d;
+        /* pass 2: the input gradient */
+        for (int i = 0; i < d; i++) {
+            float norm = (x[i] - m) * s, dnorm = a->gain[i] * g[i];
+            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
+        }
+    }
+}
+
+/* the gain and bias gradients, columns [c0, c1), summed over the rows in order */
+static void ln_backward_cols(const void *args, size_t c0, size_t c1) {
+    const ln_args *a = args;
+    const int d = a->d;
+    for (int r = 0; r < a->N; r++) {
+        const float *g = a->dout + (size_t)r * d, *x = a->inp + (size_t)r * d;
+        const float m = a->mean_in[r], s = a->rstd_in[r];
+        for (size_t i = c0; i < c1; i++) {
+            float norm = (x[i] - m) * s;
+            a->dbias[i] += g[i];
+            a->dgain[i] += norm * g[i];
+        }
     }
 }
 
 void layernorm_backward(float *dinp, float *dgain, float *dbias, const float *dout,
                         const float *inp, const float *gain, const float *mean, const float *rstd,
                         int N, int d) {
-    for (int r = 0; r < N; r++) {
-        const float *g = dout + (size_t)r * d, *x = inp + (size_t)r * d;
-        float *dx = dinp + (size_t)r * d;
-        const float m = mean[r], s = rstd[r];
-        /* pass 1: the two means the input gradient needs */
-        float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
-        for (int i = 0; i < d; i++) {
-            float norm = (x[i] - m) * s, dnorm = gain[i] * g[i];
-            dnorm_mean += dnorm;
-            dnorm_norm_mean += dnorm * norm;
-        }
-        dnorm_mean /= (float)d;
-        dnorm_norm_mean /= (float)d;
-        /* pass 2: gain, bias and input gradients */
-        for (int i = 0; i < d; i++) {
-            float norm = (x[i] - m) * s, dnorm = gain[i] * g[i];
-            dbias[i] += g[i];
-            dgain[i] += norm * g[i];
-            dx[i] += (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
-        }
-    }
+    const ln_args a = {.dinp = dinp,
+                       .dgain = dgain,
+                       .dbias = dbias,
+                       .dout = dout,
+                       .inp = inp,
+                       .gain = gain,
+                       .mean_in = mean,
+                       .rstd_in = rstd,
+                       .N = N,
+                       .d = d};
+    spans((size_t)N, 1, 10.0 * N * d, ln_backward_rows, &a);
+    spans((size_t)d, 16, 4.0 * N * d, ln_backward_cols, &a);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -120,9 +209,25 @@ void unembed_tied_backward(float *dinp, float *dwte, const float *dlogits, const
 /* ------------------------------------------------------------------------------ */
 /* causal multi-head attention                                                     */
 
-void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
-                       const float *v, const unsigned char *ablate, int B, int T, int d, int h) {
-    const int dk = d / h;
+/* One example's work is one task of mm_parallel (blas.h): on one worker or several,
+   every example's numbers come from the same products in the same order, so the
+   results do not depend on the thread count. */
+typedef struct {
+    float *scores, *attn, *concat;
+    float *dq, *dk, *dv, *dattn, *dscores;
+    const float *q, *k, *v, *dconcat, *attn_in;
+    const unsigned char *ablate;
+    int T, d, h;
+} attn_job;
+
+/* the FLOPs of the attention's products over B examples: the workers they are worth */
+static int attn_workers(int B, int T, int d, int products) {
+    return mm_workers_for((double)products * 2.0 * B * T * T * d);
+}
+
+static void attn_forward_example(void *ctx, int b) {
+    const attn_job *j = ctx;
+    const int T = j->T, d = j->d, h = j->h, dk = d / h;
     const size_t tt = (size_t)T * T;
     /* causal, softmax over whole rows (-inf where hidden), as this trainer always has */
     const attn_head_shape shape = {.n = T,
@@ -131,19 +236,68 @@ void attention_forward(float *scores, float *attn, float *concat, const float *q
                                    .causal = 1,
                                    .scale = attn_scale(dk, 1, 1.0f),
                                    .whole_rows = 1};
-    for (int b = 0; b < B; b++) {
-        const size_t row0 = (size_t)b * T * d; /* example b's first row */
-        for (int i = 0; i < h; i++) {
-            const size_t col = (size_t)i * dk; /* head i's columns */
-            float *s = scores + ((size_t)b * h + i) * tt, *a = attn + ((size_t)b * h + i) * tt;
-            float *head = concat + row0 + col;
-            /* the core's kernel: scores, mask, softmax, head_i = A_i V_i straight into
-               its band of Concat; a head off gets a zero band */
-            attn_head_forward(s, a, head, d, q + row0 + col, k + row0 + col, v + row0 + col, d,
-                              &shape, 0, T);
-            if (ablate && ablate[i])
-                for (int r = 0; r < T; r++) memset(head + (size_t)r * d, 0, dk * sizeof(float));
+    const size_t row0 = (size_t)b * T * d; /* example b's first row */
+    for (int i = 0; i < h; i++) {
+        const size_t col = (size_t)i * dk; /* head i's columns */
+        float *s = j->scores + ((size_t)b * h + i) * tt, *a = j->attn + ((size_t)b * h + i) * tt;
+        float *head = j->concat + row0 + col;
+        /* the core's kernel: scores, mask, softmax, head_i = A_i V_i straight into
+           its band of Concat; a head off gets a zero band */
+        attn_head_forward(s, a, head, d, j->q + row0 + col, j->k + row0 + col, j->v + row0 + col, d,
+                          &shape, 0, T);
+        if (j->ablate && j->ablate[i])
+            for (int r = 0; r < T; r++) memset(head + (size_t)r * d, 0, dk * sizeof(float));
+    }
+}
+
+void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
+                       const float *v, const unsigned char *ablate, int B, int T, int d, int h) {
+    attn_job j = {.scores = scores,
+                  .attn = attn,
+                  .concat = concat,
+                  .q = q,
+                  .k = k,
+                  .v = v,
+                  .ablate = ablate,
+                  .T = T,
+                  .d = d,
+                  .h = h};
+    mm_parallel(B, attn_workers(B, T, d, 2), attn_forward_example, &j);
+}
+
+static void attn_backward_example(void *ctx, int b) {
+    const attn_job *j = ctx;
+    const int T = j->T, d = j->d, h = j->h, dkk = d / h;
+    const size_t tt = (size_t)T * T;
+    const float scale = attn_scale(dkk, 1, 1.0f);
+    const size_t row0 = (size_t)b * T * d;
+    for (int i = 0; i < h; i++) {
+        const size_t off = row0 + (size_t)i * dkk;
+        if (j->ablate && j->ablate[i]) { /* the head's output was zeroed: no gradient */
+            for (int r = 0; r < T; r++) {
+                memset(j->dq + off + (size_t)r * d, 0, dkk * sizeof(float));
+                memset(j->dk + off + (size_t)r * d, 0, dkk * sizeof(float));
+                memset(j->dv + off + (size_t)r * d, 0, dkk * sizeof(float));
+            }
+            continue;
         }
+        const float *a = j->attn_in + ((size_t)b * h + i) * tt, *dhead = j->dconcat + off;
+        float *da = j->dattn + ((size_t)b * h + i) * tt;
+        float *ds = j->dscores + ((size_t)b * h + i) * tt;
+        /* step 3 back: dA = dhead V_i^T, dV_i = A^T dhead */
+        mm_sgemm(da, T, dhead, d, j->v + off, d, T, T, dkk, 1, 1.0f, 0.0f);
+        mm_sgemm_t(j->dv + off, d, a, T, 1, dhead, d, 0, T, dkk, T, 1.0f, 0.0f);
+        /* step 2 back: softmax, ds = a * (da - sum(a * da)) per row; masked a = 0 */
+        for (int r = 0; r < T; r++) {
+            const float *ar = a + (size_t)r * T, *dar = da + (size_t)r * T;
+            float *dsr = ds + (size_t)r * T;
+            float dot = 0.0f;
+            for (int c = 0; c <= r; c++) dot += ar[c] * dar[c];
+            for (int c = 0; c < T; c++) dsr[c] = c <= r ? ar[c] * (dar[c] - dot) : 0.0f;
+        }
+        /* step 1 back: dQ_i = ds K_i / sqrt(d_k), dK_i = ds^T Q_i / sqrt(d_k) */
+        mm_sgemm(j->dq + off, d, ds, T, j->k + off, d, T, dkk, T, 0, scale, 0.0f);
+        mm_sgemm_t(j->dk + off, d, ds, T, 1, j->q + off, d, 0, T, dkk, T, scale, 0.0f);
     }
 }
 
@@ -151,39 +305,21 @@ void attention_backward(float *dq, float *dk, float *dv, float *dattn, float *ds
                         const float *dconcat, const float *q, const float *k, const float *v,
                         const float *attn, const unsigned char *ablate, int B, int T, int d,
                         int h) {
-    const int dkk = d / h;
-    const size_t tt = (size_t)T * T;
-    const float scale = attn_scale(dkk, 1, 1.0f);
-    for (int b = 0; b < B; b++) {
-        const size_t row0 = (size_t)b * T * d;
-        for (int i = 0; i < h; i++) {
-            const size_t off = row0 + (size_t)i * dkk;
-            if (ablate && ablate[i]) { /* the head's output was zeroed: no gradient */
-                for (int r = 0; r < T; r++) {
-                    memset(dq + off + (size_t)r * d, 0, dkk * sizeof(float));
-                    memset(dk + off + (size_t)r * d, 0, dkk * sizeof(float));
-                    memset(dv + off + (size_t)r * d, 0, dkk * sizeof(float));
-                }
-                continue;
-            }
-            const float *a = attn + ((size_t)b * h + i) * tt, *dhead = dconcat + off;
-            float *da = dattn + ((size_t)b * h + i) * tt, *ds = dscores + ((size_t)b * h + i) * tt;
-            /* step 3 back: dA = dhead V_i^T, dV_i = A^T dhead */
-            mm_sgemm(da, T, dhead, d, v + off, d, T, T, dkk, 1, 1.0f, 0.0f);
-            mm_sgemm_t(dv + off, d, a, T, 1, dhead, d, 0, T, dkk, T, 1.0f, 0.0f);
-            /* step 2 back: softmax, ds = a * (da - sum(a * da)) per row; masked a = 0 */
-            for (int r = 0; r < T; r++) {
-                const float *ar = a + (size_t)r * T, *dar = da + (size_t)r * T;
-                float *dsr = ds + (size_t)r * T;
-                float dot = 0.0f;
-                for (int c = 0; c <= r; c++) dot += ar[c] * dar[c];
-                for (int c = 0; c < T; c++) dsr[c] = c <= r ? ar[c] * (dar[c] - dot) : 0.0f;
-            }
-            /* step 1 back: dQ_i = ds K_i / sqrt(d_k), dK_i = ds^T Q_i / sqrt(d_k) */
-            mm_sgemm(dq + off, d, ds, T, k + off, d, T, dkk, T, 0, scale, 0.0f);
-            mm_sgemm_t(dk + off, d, ds, T, 1, q + off, d, 0, T, dkk, T, scale, 0.0f);
-        }
-    }
+    attn_job j = {.dq = dq,
+                  .dk = dk,
+                  .dv = dv,
+                  .dattn = dattn,
+                  .dscores = dscores,
+                  .q = q,
+                  .k = k,
+                  .v = v,
+                  .dconcat = dconcat,
+                  .attn_in = attn,
+                  .ablate = ablate,
+                  .T = T,
+                  .d = d,
+                  .h = h};
+    mm_parallel(B, attn_workers(B, T, d, 4), attn_backward_example, &j);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -192,7 +328,110 @@ void attention_backward(float *dq, float *dk, float *dv, float *dattn, float *ds
 #define GELU_TANH_C 0.7978845608f /* sqrt(2 / pi) */
 #define GELU_TANH_A 0.044715f
 
-void act_forward(float *out, const float *inp, size_t n, tf_act act) {
+/* Phi(x), the standard normal CDF, as 0.5 erfc(-x / sqrt 2) with erfc by Numerical
+   Recipes' Chebyshev fit (erfcc: fractional error below 1.2e-7 for every x) and the
+   softmax's exp: no libm call and no branch, so the GELU loops vectorise (erff kept
+   them scalar: a quarter of a training step with the MLP at d_model 128). Within
+   3e-7 of the double-precision Phi everywhere (tests/test_learn.c). */
+static inline float normal_cdf(float x) {
+    const float z = fabsf(x) * 0.70710678f;
+    const float t = 1.0f / (1.0f + 0.5f * z);
+    float p = 0.17087277f;
+    p = p * t - 0.82215223f;
+    p = p * t + 1.48851587f;
+    p = p * t - 1.13520398f;
+    p = p * t + 0.27886807f;
+    p = p * t - 0.18628806f;
+    p = p * t + 0.09678418f;
+    p = p * t + 0.37409196f;
+    p = p * t + 1.00002368f;
+    p = p * t - 1.26551223f;
+    const float e = p - z * z; /* <= 3e-8 (at z = 0); clamped for the exp of x <= 0 */
+    const float half_erfc = 0.5f * t * mha_exp_nonpos(e < 0.0f ? e : 0.0f); /* erfc(z) / 2 */
+    return x >= 0.0f ? 1.0f - half_erfc : half_erfc;
+}
+
+/* The exact GELU's two loops in AVX2 with FMA where the processor has them (8 at a
+   time; the same formulas, fused products: they differ from the portable loops in
+   rounding only, and a machine always runs the same ones). */
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define GELU_AVX2 1
+#define AVX2 __attribute__((target("avx2,fma")))
+
+AVX2 static inline __m256 exp_nonpos8(__m256 x) { /* mha_exp_nonpos, 8 at a time */
+    const __m256 lo = _mm256_set1_ps(MHA_EXP_LO);
+    const __m256 keep = _mm256_cmp_ps(x, lo, _CMP_GE_OQ);
+    x = _mm256_max_ps(x, lo);
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(MHA_LOG2E)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(MHA_LN2_HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(MHA_LN2_LO), r);
+    __m256 p = _mm256_set1_ps(MHA_EXP_P0);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MHA_EXP_P1));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MHA_EXP_P2));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MHA_EXP_P3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MHA_EXP_P4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MHA_EXP_P5));
+    __m256 y = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r);
+    y = _mm256_add_ps(y, _mm256_set1_ps(1.0f));
+    const __m256i e =
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_and_ps(_mm256_mul_ps(y, _mm256_castsi256_ps(e)), keep);
+}
+
+AVX2 static inline __m256 normal_cdf8(__m256 x) { /* normal_cdf, 8 at a time */
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256 z = _mm256_mul_ps(_mm256_andnot_ps(sign, x), _mm256_set1_ps(0.70710678f));
+    const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
+    const __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(half, z, one));
+    __m256 p = _mm256_set1_ps(0.17087277f);
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.82215223f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.48851587f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.13520398f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.27886807f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.18628806f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.09678418f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.37409196f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.00002368f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.26551223f));
+    const __m256 e = _mm256_min_ps(_mm256_fnmadd_ps(z, z, p), _mm256_setzero_ps());
+    const __m256 h = _mm256_mul_ps(_mm256_mul_ps(half, t), exp_nonpos8(e)); /* erfc(z) / 2 */
+    const __m256 pos = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ);
+    return _mm256_blendv_ps(h, _mm256_sub_ps(one, h), pos);
+}
+
+/* out = x Phi(x) for [0, n - n % 8); returns where the scalar tail starts */
+AVX2 static size_t gelu_forward8(float *out, const float *inp, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_loadu_ps(inp + i);
+        _mm256_storeu_ps(out + i, _mm256_mul_ps(x, normal_cdf8(x)));
+    }
+    return i;
+}
+
+/* dinp = (Phi(x) + x phi(x)) dout for [0, n - n % 8) */
+AVX2 static size_t gelu_backward8(float *dinp, const float *inp, const float *dout, size_t n) {
+    size_t i = 0;
+    const __m256 mhalf = _mm256_set1_ps(-0.5f), c = _mm256_set1_ps(0.39894228f);
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_loadu_ps(inp + i);
+        const __m256 pdf = _mm256_mul_ps(c, exp_nonpos8(_mm256_mul_ps(_mm256_mul_ps(mhalf, x), x)));
+        const __m256 dy = _mm256_fmadd_ps(x, pdf, normal_cdf8(x));
+        _mm256_storeu_ps(dinp + i, _mm256_mul_ps(dy, _mm256_loadu_ps(dout + i)));
+    }
+    return i;
+}
+
+static int have_avx2(void) {
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#else
+#define GELU_AVX2 0
+#endif
+
+static void act_forward_span(float *out, const float *inp, size_t n, tf_act act) {
     if (act == TF_ACT_RELU) {
         for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
     } else if (act == TF_ACT_GELU_TANH) {
@@ -207,11 +446,16 @@ void act_forward(float *out, const float *inp, size_t n, tf_act act) {
             out[i] = x * sig;
         }
     } else {
-        for (size_t i = 0; i < n; i++) out[i] = 0.5f * inp[i] * (1.0f + erff(inp[i] * 0.70710678f));
+        size_t i = 0;
+#if GELU_AVX2
+        if (have_avx2()) i = gelu_forward8(out, inp, n);
+#endif
+        for (; i < n; i++) out[i] = inp[i] * normal_cdf(inp[i]);
     }
 }
 
-void act_backward(float *dinp, const float *inp, const float *dout, size_t n, tf_act act) {
+static void act_backward_span(float *dinp, const float *inp, const float *dout, size_t n,
+                              tf_act act) {
     if (act == TF_ACT_RELU) {
         for (size_t i = 0; i < n; i++) dinp[i] = inp[i] > 0.0f ? dout[i] : 0.0f;
     } else if (act == TF_ACT_GELU_TANH) {
@@ -225,13 +469,42 @@ void act_backward(float *dinp, const float *inp, const float *dout, size_t n, tf
         }
     } else {
         /* d/dx x Phi(x) = Phi(x) + x phi(x) */
-        for (size_t i = 0; i < n; i++) {
-            float x = inp[i];
-            float cdf = 0.5f * (1.0f + erff(x * 0.70710678f));
-            float pdf = 0.39894228f * expf(-0.5f * x * x);
-            dinp[i] = (cdf + x * pdf) * dout[i];
+        size_t i = 0;
+#if GELU_AVX2
+        if (have_avx2()) i = gelu_backward8(dinp, inp, dout, n);
+#endif
+        for (; i < n; i++) {
+            const float x = inp[i];
+            const float pdf = 0.39894228f * mha_exp_nonpos(-0.5f * x * x);
+            dinp[i] = (normal_cdf(x) + x * pdf) * dout[i];
         }
     }
+}
+
+typedef struct {
+    float *out;
+    const float *inp, *dout;
+    tf_act act;
+} act_args;
+
+static void act_forward_task(const void *args, size_t lo, size_t hi) {
+    const act_args *a = args;
+    act_forward_span(a->out + lo, a->inp + lo, hi - lo, a->act);
+}
+
+static void act_backward_task(const void *args, size_t lo, size_t hi) {
+    const act_args *a = args;
+    act_backward_span(a->out + lo, a->inp + lo, a->dout + lo, hi - lo, a->act);
+}
+
+void act_forward(float *out, const float *inp, size_t n, tf_act act) {
+    const act_args a = {.out = out, .inp = inp, .act = act};
+    spans(n, 16, 20.0 * (double)n, act_forward_task, &a);
+}
+
+void act_backward(float *dinp, const float *inp, const float *dout, size_t n, tf_act act) {
+    const act_args a = {.out = dinp, .inp = inp, .dout = dout, .act = act};
+    spans(n, 16, 30.0 * (double)n, act_backward_task, &a);
 }
 
 void residual_forward(float *out, const float *a, const float *b, size_t n) {
@@ -278,13 +551,38 @@ void crossentropy_backward(float *dlogits, const float *probs, const int *target
 /* ------------------------------------------------------------------------------ */
 /* AdamW                                                                           */
 
-void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
-                  float beta2, float eps, float wd, long t) {
-    const float c1 = 1.0f - powf(beta1, (float)t), c2 = 1.0f - powf(beta2, (float)t);
-    for (size_t i = 0; i < n; i++) {
+typedef struct {
+    float *p, *m, *v;
+    const float *g;
+    float lr, beta1, beta2, eps, wd, c1, c2;
+} adamw_args;
+
+static void adamw_span(const void *args, size_t lo, size_t hi) {
+    const adamw_args *a = args;
+    float *p = a->p, *m = a->m, *v = a->v;
+    const float *g = a->g;
+    const float beta1 = a->beta1, beta2 = a->beta2, c1 = a->c1, c2 = a->c2;
+    const float lr = a->lr, eps = a->eps, wd = a->wd;
+    for (size_t i = lo; i < hi; i++) {
         m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
         v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
         float m_hat = m[i] / c1, v_hat = v[i] / c2;
         p[i] -= lr * (m_hat / (sqrtf(v_hat) + eps) + wd * p[i]);
     }
+}
+
+void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
+                  float beta2, float eps, float wd, long t) {
+    const adamw_args a = {.p = p,
+                          .m = m,
+                          .v = v,
+                          .g = g,
+                          .lr = lr,
+                          .beta1 = beta1,
+                          .beta2 = beta2,
+                          .eps = eps,
+                          .wd = wd,
+                          .c1 = 1.0f - powf(beta1, (float)t),
+                          .c2 = 1.0f - powf(beta2, (float)t)};
+    spans(n, 16, 12.0 * (double)n, adamw_span, &a);
 }

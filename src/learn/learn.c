@@ -86,7 +86,9 @@ int learn_config_check(const learn_config *c, char *err, size_t errlen) {
 /* ------------------------------------------------------------------------------ */
 /* create / destroy                                                                */
 
-learn_model *learn_create(const learn_config *cfg_in, char *err, size_t errlen) {
+/* learn_create, or with shape (vocab, classes, T) a learner of that shape with no
+   held-out set (learn_create_shape) */
+static learn_model *create(const learn_config *cfg_in, const int *shape, char *err, size_t errlen) {
     learn_config cfg = *cfg_in;
     learn_config_resolve(&cfg);
     if (learn_config_check(&cfg, err, errlen) != 0) return NULL;
@@ -94,14 +96,14 @@ learn_model *learn_create(const learn_config *cfg_in, char *err, size_t errlen) 
     if (!l) goto oom;
     l->cfg = cfg;
     l->task = learn_task(cfg.task);
-    l->T = l->task->seq_len;
-    l->V = l->task->vocab;
-    l->C = l->task->classes;
+    l->T = shape ? shape[2] : l->task->seq_len;
+    l->V = shape ? shape[0] : l->task->vocab;
+    l->C = shape ? shape[1] : l->task->classes;
     l->d = cfg.d_model;
     l->h = cfg.h;
     l->L = cfg.layers;
     l->B = cfg.batch;
-    l->n_held = cfg.heldout;
+    l->n_held = shape ? 0 : cfg.heldout;
 
     const tf_config tc = {.vocab = l->V,
                           .ctx = l->T,
@@ -127,7 +129,7 @@ learn_model *learn_create(const learn_config *cfg_in, char *err, size_t errlen) 
     l->held_tgt = l->held_tok + (size_t)l->n_held * l->T;
 
     uint64_t init_rng = rng_stream(cfg.seed, 3);
-    tf_init(l->tf, &init_rng, LEARN_INIT_STD);
+    tf_init(l->tf, &init_rng, l->task->init_std > 0.0f ? l->task->init_std : LEARN_INIT_STD);
     uint64_t held_rng = rng_stream(cfg.seed, 2);
     for (int e = 0; e < l->n_held; e++)
         learn_task_sample(l->held_tok + (size_t)e * l->T, l->held_tgt + (size_t)e * l->T, cfg.task,
@@ -139,6 +141,21 @@ oom:
     snprintf(err, errlen, "out of memory for d_model=%d h=%d batch=%d", cfg.d_model, cfg.h,
              cfg.batch);
     return NULL;
+}
+
+learn_model *learn_create(const learn_config *cfg, char *err, size_t errlen) {
+    return create(cfg, NULL, err, errlen);
+}
+
+learn_model *learn_create_shape(const learn_config *cfg, int vocab, int classes, int seq_len,
+                                char *err, size_t errlen) {
+    if (vocab < 1 || vocab > TF_MAX_VOCAB || classes < 1 || classes > TF_MAX_VOCAB || seq_len < 1 ||
+        seq_len > TF_MAX_CTX) {
+        snprintf(err, errlen, "learner shape %d, %d, %d: out of range", vocab, classes, seq_len);
+        return NULL;
+    }
+    const int shape[3] = {vocab, classes, seq_len};
+    return create(cfg, shape, err, errlen);
 }
 
 void learn_destroy(learn_model *l) {
@@ -197,6 +214,7 @@ void learn_update(learn_model *l) {
 }
 
 float learn_step(learn_model *l) {
+    MHA_EXPECT(l->n_held > 0); /* not a learner of learn_create_shape */
     const int T = l->T;
     for (int e = 0; e < l->B; e++)
         learn_task_sample(l->batch_tok + (size_t)e * T, l->batch_tgt + (size_t)e * T, l->cfg.task,

@@ -45,6 +45,7 @@ typedef struct {
     int default_steps;             /* a budget that reaches the task's accuracy */
     const char *const *symbols;    /* (vocab) input symbol strings, for token labels */
     const char *const *class_name; /* (classes) output class strings ("A,B" for pair) */
+    float init_std;                /* N(0, init_std^2) for matrices and embeddings; 0: 0.02 */
 } learn_task_info;
 
 /* The task's description, or NULL for an id out of range. */
@@ -91,10 +92,19 @@ typedef struct learn_model learn_model;
 
 /* Allocates everything the learner will ever use (parameters, gradients, AdamW
  * moments, activations, the held-out set) and initialises the weights:
- * N(0, 0.02) for every matrix and embedding, LayerNorm gains 1, biases 0.
+ * N(0, 0.02) for every matrix and embedding (the task's init_std when it names
+ * one: cards' 0.1), LayerNorm gains 1, biases 0.
  * Returns NULL with a message in err on a bad config or out of memory. */
 learn_model *learn_create(const learn_config *cfg, char *err, size_t errlen);
 void learn_destroy(learn_model *l); /* NULL is fine */
+
+/* A learner as learn_create makes it (the same model, initialisation and AdamW)
+ * but of the caller's shape: vocab input symbols, classes outputs, sequences of
+ * seq_len tokens (1..1024), and no held-out set. For --bench's training step at
+ * sizes no task has: drive it with learn_gradients and learn_update on batches
+ * of (cfg.batch, seq_len); learn_step and the evaluations are not for it. */
+learn_model *learn_create_shape(const learn_config *cfg, int vocab, int classes, int seq_len,
+                                char *err, size_t errlen);
 
 /* The resolved configuration. */
 const learn_config *learn_get_config(const learn_model *l);

@@ -5,6 +5,7 @@
  * frame, the exports, and the peak memory of a process at (512, 1024, 16).
  * Speed is measured here, never in tests. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -265,8 +266,179 @@ static int bench_train_step(bench *b) {
     return 0;
 }
 
+/* ---- training at a larger size: issue 19's d_model 128, T 64, 2 layers, MLP ------- */
+
+#define BIG_D 128
+#define BIG_H 8
+#define BIG_T 64
+#define BIG_LAYERS 2
+#define BIG_BATCH 32
+#define BIG_VOCAB 16 /* symbols, and as many classes */
+#define BIG_BATCHES 4
+#define BIG_CPU_MAX 4096
+
+typedef struct {
+    learn_model *l;
+    int *tok, *tgt; /* BIG_BATCHES batches of (BIG_BATCH, BIG_T), taken in turn */
+    int next;
+    double cpu[BIG_CPU_MAX]; /* each step's processor time (the warm-up's too) */
+    int cpu_n;
+} big_step;
+
+static double cpu_s(void) { /* the process's processor time: every thread's */
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int run_train_step_big(bench *b, void *ud) {
+    (void)b;
+    big_step *s = ud;
+    const double c0 = cpu_s();
+    const size_t off = (size_t)s->next * BIG_BATCH * BIG_T;
+    learn_gradients(s->l, s->tok + off, s->tgt + off, BIG_BATCH);
+    learn_update(s->l);
+    s->next = (s->next + 1) % BIG_BATCHES;
+    if (s->cpu_n < BIG_CPU_MAX) s->cpu[s->cpu_n++] = cpu_s() - c0;
+    return 0;
+}
+
+/* One AdamW step of the learner (learn.h: pre-LayerNorm blocks of causal attention
+ * with the MLP, GELU, learned positions, final LayerNorm, W_U + b_U, cross-entropy)
+ * at d_model 128, h 8, 2 layers with the MLP, batch 32, on a bench-only sequence of
+ * T = 64 (no task has T 64): tokens uniform over 16 symbols, the target at i >= 1
+ * the token at i - 1 (the `prev` rule), none at 0. Four batches drawn once, taken in
+ * turn. On `threads` workers (1 or 2); examples/bench_compare.py times PyTorch's same
+ * step (the same batches' rule) in the same run. */
+static int bench_train_step_big(bench *b, int threads) {
+    learn_config cfg = {.task = LEARN_PREV,
+                        .h = BIG_H,
+                        .d_model = BIG_D,
+                        .layers = BIG_LAYERS,
+                        .mlp = 1,
+                        .batch = BIG_BATCH};
+    static big_step s; /* 32 KiB of samples: not on the stack */
+    memset(&s, 0, sizeof s);
+    s.l = learn_create_shape(&cfg, BIG_VOCAB, BIG_VOCAB, BIG_T, b->err, b->errlen);
+    if (!s.l) return -1;
+    const size_t n = (size_t)BIG_BATCHES * BIG_BATCH * BIG_T;
+    s.tok = malloc(n * sizeof(int));
+    s.tgt = malloc(n * sizeof(int));
+    if (!s.tok || !s.tgt) {
+        free(s.tok);
+        free(s.tgt);
+        learn_destroy(s.l);
+        snprintf(b->err, b->errlen, "out of memory");
+        return -1;
+    }
+    uint64_t x = 0x9E3779B97F4A7C15ull; /* a fixed stream: the same batches every run */
+    for (size_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        s.tok[i] = (int)((x >> 33) % BIG_VOCAB);
+        s.tgt[i] = i % BIG_T == 0 ? -1 : s.tok[i - 1];
+    }
+    const int env = getenv("OPENBLAS_NUM_THREADS") != NULL;
+    if (!env) mm_set_threads(threads);
+    timing t;
+    int rc = time_runs(b, &t, run_train_step_big, &s);
+    if (!env) mm_set_threads(0);
+    learn_destroy(s.l);
+    free(s.tok);
+    free(s.tgt);
+    if (rc != 0) return rc;
+    const int used = env ? mm_threads_max() : threads;
+    /* the processor time of the timed steps (the warm-up is the first sample, when there
+       is one): on a shared machine it moves much less than the wall time */
+    const int first = s.cpu_n > t.runs ? s.cpu_n - t.runs : 0;
+    const double cpu = median_sorted(s.cpu + first, s.cpu_n - first);
+    if (b->json)
+        printf("{\"case\":\"train_step_big\",\"task\":\"prev64\",\"d_model\":%d,\"h\":%d,"
+               "\"batch\":%d,\"T\":%d,\"layers\":%d,\"mlp\":1,\"threads\":%d,"
+               "\"median_us\":%.2f,\"p95_us\":%.2f,\"cpu_us\":%.2f}\n",
+               BIG_D, BIG_H, BIG_BATCH, BIG_T, BIG_LAYERS, used, t.median * 1e6, t.p95 * 1e6,
+               cpu * 1e6);
+    else
+        printf("training step (bench-only prev rule at T %d, d_model %d, h %d, %d layers with the "
+               "MLP, batch %d) on %d thread%s: median %.2f ms, p95 %.2f ms over %d steps; "
+               "processor time %.2f ms a step\n",
+               BIG_T, BIG_D, BIG_H, BIG_LAYERS, BIG_BATCH, used, used == 1 ? "" : "s",
+               t.median * 1e3, t.p95 * 1e3, t.runs, cpu * 1e3);
+    return 0;
+}
+
+/* ---- the sweep of h on cards, as a user runs it ------------------------------------ */
+
+/* Seconds of one `mhaviz --train cards -d 16 --sweep h --seeds 3 --steps STEPS`, this
+ * program run again as a child (its table and progress to /dev/null), from the start
+ * to its exit; -1 on a failure. */
+static double sweep_once(bench *b, int steps) {
+    char steps_s[16];
+    snprintf(steps_s, sizeof steps_s, "%d", steps);
+    char *const argv[] = {"mhaviz", "--train", "cards", "-d",      "16",    "--sweep",
+                          "h",      "--seeds", "3",     "--steps", steps_s, NULL};
+    fflush(stdout);
+    const double t0 = now_s();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0) {
+        snprintf(b->err, b->errlen, "the sweep of cards (--train cards --sweep h) failed");
+        return -1.0;
+    }
+    return now_s() - t0;
+}
+
+/* Issue 19's sweep: cards at d_model 16, h = 1, 2, 4, 8, 16, 3 seeds, 1000 steps (15
+ * runs side by side on the workers, sweep.c), timed whole as a user runs it: the
+ * median of 3 (with --bench-quick once, at 10 steps: a check of the output only). */
+static int bench_sweep_cards(bench *b) {
+    const int steps = b->quick ? 10 : 1000, repeats = b->quick ? 1 : 3;
+    double t[3];
+    for (int i = 0; i < repeats; i++)
+        if ((t[i] = sweep_once(b, steps)) < 0.0) return -1;
+    const double med = median_sorted(t, repeats);
+    if (b->json)
+        printf("{\"case\":\"sweep_cards\",\"d_model\":16,\"seeds\":3,\"steps\":%d,"
+               "\"runs\":15,\"repeats\":%d,\"median_s\":%.3f,\"min_s\":%.3f,\"max_s\":%.3f}\n",
+               steps, repeats, med, t[0], t[repeats - 1]);
+    else
+        printf("sweep of h on cards (d_model 16, h 1-16, 3 seeds, %d steps: 15 runs), the whole "
+               "command: median %.2f s of %d (%.2f-%.2f s)\n",
+               steps, med, repeats, t[0], t[repeats - 1]);
+    return 0;
+}
+
+/* The training cases (MHAVIZ_BENCH_ONLY=train runs them alone, and
+ * MHAVIZ_BENCH_ONLY=sweep the sweep alone: what bench_compare.py's training rounds
+ * need, without the minutes of the rest). */
+static int bench_training(bench *b) {
+    int rc = bench_train_step(b);
+    /* on 1 and 2 workers; when the environment fixes OpenBLAS's threads, its count only */
+    const int counts = mm_threads_fixed() || mm_workers_max() < 2 ? 1 : 2;
+    for (int t = 1; t <= counts && rc == 0; t++) rc = bench_train_step_big(b, t);
+    return rc;
+}
+
 int app_bench(const cli_options *o, char *err, size_t errlen) {
     bench b = {.quick = o->bench_quick, .json = o->bench_json, .err = err, .errlen = errlen};
+    const char *only = getenv("MHAVIZ_BENCH_ONLY");
+    if (only && !o->model_path && (strcmp(only, "train") == 0 || strcmp(only, "sweep") == 0)) {
+        b.samples = malloc(BENCH_MAX_RUNS * sizeof(double)); /* those cases alone */
+        int rc = !b.samples ? -1 : only[0] == 't' ? bench_training(&b) : bench_sweep_cards(&b);
+        if (!b.samples) snprintf(err, errlen, "out of memory");
+        free(b.samples);
+        fflush(stdout);
+        return rc == 0 ? 0 : 1;
+    }
     const pid_t rss_pid = o->model_path ? -1 : rss_start();
     b.samples = malloc(BENCH_MAX_RUNS * sizeof(double));
     if (!b.samples) {
@@ -306,7 +478,8 @@ int app_bench(const cli_options *o, char *err, size_t errlen) {
     if (rc == 0) rc = bench_h_step(&b, "update", 8, 16, 128);
     if (rc == 0) rc = bench_h_step(&b, "h_step", 8, 7, 4096);
     if (rc == 0) rc = bench_exports(&b);
-    if (rc == 0) rc = bench_train_step(&b);
+    if (rc == 0) rc = bench_training(&b);
+    if (rc == 0) rc = bench_sweep_cards(&b);
     if (rc == 0)
         rc = rss_finish(&b, rss_pid);
     else if (rss_pid > 0)
