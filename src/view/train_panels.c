@@ -358,8 +358,16 @@ void view_draw_train(const view_ctx *c) {
         snprintf(what_short, sizeof what_short, "%s", t->what);
         char *colon = strchr(what_short, ':');
         if (colon) *colon = '\0';
-        const char *const forms[4] = {buf, layer_what, t->what, what_short};
-        fit_first(c, fitted, sizeof fitted, forms, 4, L->train_title.w, L->font_small, 0);
+        char layer_short[240], layer_only[40]; /* the layer first: figures name it */
+        snprintf(layer_short, sizeof layer_short, "layer %d of %d \xC2\xB7 %s", t->layer + 1,
+                 t->layers, what_short);
+        snprintf(layer_only, sizeof layer_only, "layer %d of %d", t->layer + 1, t->layers);
+        const char *const win[4] = {buf, layer_what, layer_short, layer_only};
+        const char *const fig[3] = {buf, layer_short, layer_only};
+        if (c->s->figure)
+            fit_first(c, fitted, sizeof fitted, fig, 3, L->train_title.w, L->font_small, 0);
+        else
+            fit_first(c, fitted, sizeof fitted, win, 4, L->train_title.w, L->font_small, 0);
     }
     draw_text(c->dl, L->train_title.x, L->train_title.y + L->line + L->pad / 2, fitted,
               L->font_small, c->th.muted, 0, 0);
