@@ -78,6 +78,7 @@ static void add_matrix(items *it, const view_layout *L, int kind, const view_mat
                        const char *name) {
     add(it, kind, b->map, "%s map", name);
     add(it, kind, b->shape, "%s shape label", name);
+    if (b->cbar.w == 0 && b->cbar.h == 0) return; /* a compact equation: no colorbar */
     add(it, K_CBAR, b->cbar, "%s colorbar", name);
     add(it, K_TICKS, ticks_of(L, b->cbar), "%s colorbar numbers", name);
 }
@@ -678,6 +679,40 @@ static void check_growth(const zoom_point *p, int count, const float *zooms, int
                p[base].side, p[count - 1].side);
 }
 
+/* The data gets the room: when a page holds fewer heads than there are, one more
+ * head of the same side would not fit a row in two thirds of the main area's width,
+ * or the equation and the side panels beside the heads hold at most a third of it
+ * (they give way before heads go to extra pages). Checked for grids of one row,
+ * beside the equation. Returns the width they hold beside the heads (0: none). */
+static int beside_width(const view_layout *L) {
+    if (L->shown_heads < 1 || L->concat.map.w <= 0) return 0;
+    const view_rect m = L->heads[0].map;
+    const int heads_right = m.x + L->grid_cols * (m.w + L->gap) - L->gap;
+    const view_rect r[] = {L->concat.map,  L->w_o.map,  L->out.map,    L->concat.cbar,
+                           L->w_o.cbar,    L->out.cbar, L->redund_map, L->redund_title,
+                           L->redund_note, L->cost};
+    int left = 1 << 30, right = 0;
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        if (r[i].w <= 0 || r[i].x < heads_right) continue; /* not beside the heads */
+        left = r[i].x < left ? r[i].x : left;
+        right = r[i].x + r[i].w > right ? r[i].x + r[i].w : right;
+    }
+    return right > left ? right - left : 0;
+}
+
+static void check_room(const view_layout *L, const view_state *s) {
+    const int h = s->layer->h;
+    if (L->per_page >= h || L->grid_rows != 1 || L->shown_heads < 1) return;
+    const int side = L->heads[0].map.w, k = L->per_page + 1;
+    const long one_more = (long)k * side + (long)(k - 1) * L->gap + L->row_label_w;
+    const int beside = beside_width(L);
+    EXPECT(one_more > (long)L->main.w * 2 / 3 || (long)beside * 3 <= L->main.w,
+           "%d of %d heads a page (side %d): expected %d heads of that side (%ld px) not to fit "
+           "two thirds of the %d px width, or the equation and panels beside them to hold at "
+           "most a third, got %d px",
+           L->per_page, h, side, k, one_more, L->main.w, beside);
+}
+
 #define MODE_NAME(m)                                                                               \
     ((m) == 0 ? "window" : (m) == 1 ? "present" : (m) == 2 ? "figure" : "window, base 200%")
 /* mode 3: a base zoom of 200 % whatever the size, as a window on a 4K screen has
@@ -693,8 +728,8 @@ static void test_zoom_sweep(void **state) {
     };
     static const struct {
         int w, h;
-    } sizes[] = {{800, 600}, {1280, 720},  {1920, 1080}, {3840, 2160},
-                 {600, 800}, {1080, 1920}, {2160, 3840}};
+    } sizes[] = {{800, 600},   {1024, 768}, {1280, 720}, {1600, 900},  {1920, 1080},
+                 {3840, 2160}, {600, 800},  {768, 1024}, {1080, 1920}, {2160, 3840}};
     static view_layout L;
     view_cache *cache = view_cache_create();
     assert_non_null(cache);
@@ -727,6 +762,11 @@ static void test_zoom_sweep(void **state) {
                     check_labels(&L, &s);
                     check_paging(&L, &s);
                     check_render_text(&L, &s, cache, &dl);
+                    /* up to 150 % (Ctrl+= three times) in windows from 1024 wide, for
+                       texts of a sentence; past that (and for longer texts, whose labels
+                       thin out) the equation's own text can still hold the room */
+                    if (ZOOMS[zi] <= 1.5f + 1e-4f && s.width >= 1024 && models[mi].n <= 12)
+                        check_room(&L, &s);
                     if (mode != 1 && mode != 2 && L.pages > 1) { /* the last page too */
                         s.page = L.pages - 1;
                         view_layout_compute(&L, &s, fx_measure, NULL);

@@ -292,7 +292,7 @@ float view_zoom_for_size(int width, int height) {
 }
 
 void lay_pane(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
-    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1};
+    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1, 0};
     const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
     static const float steps[] = VIEW_ZOOM_STEPS;

@@ -92,18 +92,27 @@ static int room_side(const grid_room *R, int c, int lw) {
                      &cols);
 }
 
-/* Heads on a page: at least 1 px a cell, and with a target as many as reach it (a
- * side is counted with labels when they would be shown at it). */
+/* The side of c heads a page as drawn: with labels when they would be shown at it. */
+static int drawn_side(const grid_room *R, int c) {
+    const int bare = room_side(R, c, 0);
+    int side = R->label_fits_w ? room_side(R, c, R->label_w) : 0;
+    /* labels are left out where they would not fit, or cost the maps over 30 % */
+    if (!(side >= R->n && view_label_stride(side, R->n, R->label_line) > 0) ||
+        (long)side * 10 < (long)bare * 7)
+        side = bare;
+    return side;
+}
+
+/* Heads on a page: at least 1 px a cell, and with a target as many as reach it, or
+ * reach what a lone head would have here (sides counted as drawn, labels and all):
+ * a page holds fewer heads only when that makes them larger. */
 static int heads_per_page(const grid_room *R, int single_head, int target) {
     int per_page = lay_imin(R->k, VIEW_MAX_VISIBLE);
     if (target > 0 && !single_head) {
-        int want =
-            lay_imax(lay_imin(target, room_side(R, 1, 0)), lay_imin(R->n, room_side(R, 1, 0)));
+        const int lone = drawn_side(R, 1);
+        int want = lay_imax(lay_imin(target, lone), lay_imin(R->n, lone));
         while (per_page > 1) {
-            int side = R->label_fits_w ? room_side(R, per_page, R->label_w) : 0;
-            if (!(side >= R->n && view_label_stride(side, R->n, R->label_line) > 0))
-                side = room_side(R, per_page, 0);
-            if (side >= want) break;
+            if (drawn_side(R, per_page) >= want) break;
             per_page--;
         }
     }

@@ -17,8 +17,9 @@ typedef struct {
     view_measure_fn measure;
     void *ud;
     int label_size[4], label_w[4], label_cached;
-    int eq_allow; /* arrangements the equation may take: bit VIEW_EQ_*; 0 = all */
-    int fits;     /* the last layout_main found a split where everything fits */
+    int eq_allow;   /* arrangements the equation may take: bit VIEW_EQ_*; 0 = all */
+    int fits;       /* the last layout_main found a split where everything fits */
+    int eq_compact; /* the equation may drop its colorbars when it fits no other way */
 } lay_ctx;
 
 static inline int lay_imax(int a, int b) {
