@@ -898,6 +898,96 @@ static void test_figure_crop(void **state) {
 }
 
 /* ------------------------------------------------------------------------------ */
+/* compare: both panes laid out alike                                             */
+
+/* The equation's share of its pane: across the pane from the left of Concat to the
+ * right of its maps over the pane's width, or (heads above it) down from the top of
+ * Concat to the foot of MultiHead over the pane's height. */
+static double eq_share(const view_layout *L, view_rect pane, int stacked) {
+    const view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
+    int lo = 1 << 30, hi = 0;
+    for (int i = 0; i < 3; i++) {
+        const int a = stacked ? m[i]->map.y : m[i]->map.x;
+        const int b = a + (stacked ? m[i]->map.h : m[i]->map.w);
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    const int extent = stacked ? pane.h : pane.w;
+    return extent > 0 && hi > lo ? (double)(hi - lo) / extent : 0.0;
+}
+
+/* h = 4 pinned beside h = 32 live (and the reverse), in the window and as a figure,
+ * at sizes 1024x768 .. 3840x2160 (landscape and portrait) and zooms 100 .. 200 %:
+ * the two panes take the same split (heads beside or above the equation, the same
+ * share, the captions in the same place), so the equation's share of each pane's
+ * width (or height, heads above) differs by at most 0.08; both panes keep every
+ * rectangle inside them, with no overlap. */
+static void test_compare_alike(void **state) {
+    (void)state;
+    fx_reset();
+    static const struct {
+        int w, h;
+    } sizes[] = {{1024, 768},  {1280, 720},  {1600, 900}, {1920, 1080},
+                 {2560, 1440}, {3840, 2160}, {768, 1024}, {1080, 1920}};
+    static const float zooms[] = {1.0f, 1.5f, 2.0f};
+    static const int hs[2][2] = {{4, 32}, {32, 4}}; /* pinned, live */
+    static view_layout L, PL;
+    for (int order = 0; order < 2; order++) {
+        fx_model pm, lm;
+        fx_model_make(&pm, 7, 64, hs[order][0], MHA_MASK_NONE);
+        fx_model_make(&lm, 7, 64, hs[order][1], MHA_MASK_NONE);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (size_t zi = 0; zi < sizeof zooms / sizeof zooms[0]; zi++)
+                for (int figure = 0; figure < 2; figure++) {
+                    view_state s, p;
+                    fx_state(&s, &lm, sizes[si].w, sizes[si].h);
+                    fx_state(&p, &pm, sizes[si].w, sizes[si].h);
+                    s.zoom = p.zoom = zooms[zi];
+                    s.zoom_base = p.zoom_base = view_zoom_for_size(s.width, s.height);
+                    s.figure = p.figure = figure;
+                    static const char *what[1][2] = {{"h = 4", "h = 32"}};
+                    s.compare_count = 1;
+                    s.compare_what[0][0] = what[0][order];
+                    s.compare_what[0][1] = what[0][1 - order];
+                    s.pinned = &p;
+                    s.pinned_layout = &PL;
+                    snprintf(fx_where, sizeof fx_where,
+                             "compare h=%d pinned, h=%d live %dx%d "
+                             "zoom=%.2f %s",
+                             hs[order][0], hs[order][1], sizes[si].w, sizes[si].h,
+                             (double)zooms[zi], figure ? "figure" : "window");
+                    memset(&PL, 0, sizeof PL);
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    EXPECT(L.compare && PL.shown_heads > 0 && L.shown_heads > 0,
+                           "expected both panes laid out, got compare %d, heads %d and %d",
+                           L.compare, PL.shown_heads, L.shown_heads);
+                    EXPECT(PL.split_stacked == L.split_stacked && PL.split_frac == L.split_frac &&
+                               PL.split_bare == L.split_bare,
+                           "expected the same split, got pinned stacked %d share %d%% bare %d, "
+                           "live %d %d%% %d",
+                           PL.split_stacked, PL.split_frac, PL.split_bare, L.split_stacked,
+                           L.split_frac, L.split_bare);
+                    const view_rect pp = {0, 0, L.compare_pane[0].w, L.compare_pane[0].h};
+                    const double a = eq_share(&PL, pp, L.split_stacked),
+                                 b = eq_share(&L, L.compare_pane[1], L.split_stacked);
+                    EXPECT(fabs(a - b) <= 0.08,
+                           "expected the equation's share of each pane's width within 0.08, "
+                           "got pinned %.3f, live %.3f",
+                           a, b);
+                    /* the live pane in the window's coordinates; the pinned one in its own */
+                    view_state ls = s, ps = p;
+                    ls.pinned = NULL;
+                    ps.width = L.compare_pane[0].w, ps.height = L.compare_pane[0].h;
+                    check_geometry(&L, &ls);
+                    check_geometry(&PL, &ps);
+                }
+        fx_model_free(&pm);
+        fx_model_free(&lm);
+    }
+    fx_finish("compare alike");
+}
+
+/* ------------------------------------------------------------------------------ */
 /* the checkers themselves: each one catches a fault planted in a sound layout    */
 
 static void test_checkers_catch_planted_faults(void **state) {
@@ -1019,10 +1109,15 @@ static void test_checkers_catch_planted_faults(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layout_sweep), cmocka_unit_test(test_rendered_text_sweep),
-        cmocka_unit_test(test_paging_moves), cmocka_unit_test(test_reduced_not_dropped),
-        cmocka_unit_test(test_zoom_sweep),   cmocka_unit_test(test_zoom_base),
-        cmocka_unit_test(test_figure_crop),  cmocka_unit_test(test_checkers_catch_planted_faults),
+        cmocka_unit_test(test_layout_sweep),
+        cmocka_unit_test(test_rendered_text_sweep),
+        cmocka_unit_test(test_paging_moves),
+        cmocka_unit_test(test_reduced_not_dropped),
+        cmocka_unit_test(test_zoom_sweep),
+        cmocka_unit_test(test_zoom_base),
+        cmocka_unit_test(test_figure_crop),
+        cmocka_unit_test(test_compare_alike),
+        cmocka_unit_test(test_checkers_catch_planted_faults),
     };
     return cmocka_run_group_tests_name("layout", tests, group_setup, group_teardown);
 }

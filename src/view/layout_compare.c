@@ -162,12 +162,29 @@ static void lay_panes(view_layout *L, const view_state *s, const view_rect pane[
     live.width = pane[1].w;
     live.height = pane[1].h;
     live.present |= window;
-    lay_pane(L, &live, measure, ud);
+    /* the captions stay above each pane (a figure's bare layout could fit one pane and
+       not the other); the split is the live pane's own, which the pinned one takes */
+    static const view_layout free_split; /* split_frac 0: free; split_bare 0: not bare */
+    lay_pane_like(L, &live, measure, ud, &free_split);
     view_layout_translate(L, pane[1].x, pane[1].y);
     if (s->pinned_layout && view_layer_ok(s->pinned->layer)) {
         view_state p;
         view_compare_pinned(s, pane[0], &p);
-        lay_pane(s->pinned_layout, &p, measure, ud);
+        lay_pane_like(s->pinned_layout, &p, measure, ud, L); /* laid out as the live one */
+        const view_layout *P = s->pinned_layout;
+        if (P->split_frac != L->split_frac || P->split_stacked != L->split_stacked) {
+            /* the live pane's split did not fit the pinned one: both take the one
+               the pinned pane found */
+            static view_layout like; /* large; the layout is computed on one thread */
+            like = *P;
+            like.split_bare = 0;
+            like.eq_area = (view_rect){0, 0, 0, 0};
+            lay_pane_like(L, &live, measure, ud, &like);
+            if (L->split_frac != P->split_frac || L->split_stacked != P->split_stacked)
+                lay_pane_like(L, &live, measure, ud, &free_split); /* it fits neither */
+            view_layout_translate(L, pane[1].x, pane[1].y);
+            lay_pane_like(s->pinned_layout, &p, measure, ud, L);
+        }
     }
 }
 

@@ -43,6 +43,10 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
         b.w = main.x + main.w - x;
         b.x = x;
     }
+    /* compare: the equation as wide (or tall) as the live pane's, at the far side */
+    const view_rect like_eq = cx->like ? cx->like->eq_area : (view_rect){0, 0, 0, 0};
+    if (!stacked && like_eq.w > 0 && b.w > like_eq.w) b.x += b.w - like_eq.w, b.w = like_eq.w;
+    if (stacked && like_eq.h > 0 && b.h > like_eq.h) b.y += b.h - like_eq.h, b.h = like_eq.h;
     if (b.w < L->font * 4 || b.h < L->line * 4 || used.h > main.h || used.w > main.w) return -1e300;
     /* heatmaps too small to read do not count as fitting */
     const int n = cx->s->layer ? cx->s->layer->n : 1;
@@ -63,7 +67,13 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
         L->lesson_area = (view_rect){b.x + b.w + L->gap * 2, b.y, w, b.h};
     }
     cx->eq_compact = target > 0; /* above the base zoom the equation gives way */
-    long eq = lay_equation(L, cx, b);
+    long eq = -1;
+    if (like_eq.w > 0 && !cx->eq_allow) { /* compare: the live pane's arrangement first */
+        cx->eq_allow = 1 << cx->like->eq_arrange;
+        eq = lay_equation(L, cx, b);
+        cx->eq_allow = 0;
+    }
+    if (eq < 0) eq = lay_equation(L, cx, b);
     cx->eq_compact = 0;
     if (eq < 0) return -1e300;
     if (no_panels) eq = eq / 4; /* the panels lost cost as when they find no room */
@@ -91,6 +101,13 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     return split_score(heads, eq);
 }
 
+/* The split lay_main chose, recorded in L for compare's other pane. */
+static void note_split(view_layout *L, int stacked, int frac, int lesson) {
+    L->split_stacked = stacked;
+    L->split_frac = frac;
+    L->split_lesson = lesson;
+}
+
 void lay_main(view_layout *L, lay_ctx *cx, view_rect main, int target) {
     static const int fracs[] = {30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90};
     /* under: % of the height; -1 beside; above the base zoom also none (-2): the side
@@ -98,6 +115,21 @@ void lay_main(view_layout *L, lay_ctx *cx, view_rect main, int target) {
     static const int lessons[] = {22, 28, 35, -1, -2};
     enum { NF = (int)(sizeof fracs / sizeof fracs[0]), NL = 5 };
     const int nl = cx->s->lesson ? (target > 0 ? NL : NL - 1) : 1;
+    if (cx->like && cx->like->split_frac > 0) {
+        /* compare: the live pane's split, else the nearest share that fits */
+        const int ls = cx->s->lesson ? cx->like->split_lesson : 0;
+        const view_layout *like = cx->like;
+        for (int dist = 0; dist <= 100; dist += 5)
+            for (int sign = -1; sign <= 1; sign += 2) {
+                const int frac = like->split_frac + sign * dist;
+                if ((dist == 0 && sign > 0) || frac < fracs[0] || frac > fracs[NF - 1]) continue;
+                if (split_try(L, cx, main, like->split_stacked, frac, ls, target) > -1e299) {
+                    cx->fits = 1;
+                    note_split(L, like->split_stacked, frac, ls);
+                    return;
+                }
+            }
+    }
     double score[NL][2][NF];
     int side[NL][2][NF], per_page[NL][2][NF], best_side = 0;
     for (int l = 0; l < nl; l++)
@@ -127,7 +159,9 @@ void lay_main(view_layout *L, lay_ctx *cx, view_rect main, int target) {
                 if (pp > best_pp || (pp == best_pp && score[l][st][i] > best + 1e-9))
                     best = score[l][st][i], best_l = l, best_st = st, best_f = i, best_pp = pp;
             }
-    split_try(L, cx, main, best_st, fracs[best_f], cx->s->lesson ? lessons[best_l] : 0, target);
+    const int ls = cx->s->lesson ? lessons[best_l] : 0;
+    split_try(L, cx, main, best_st, fracs[best_f], ls, target);
+    note_split(L, best_st, fracs[best_f], ls);
 }
 
 /* The next-token panel in r at one size; 1 when every row fits. */
