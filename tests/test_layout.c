@@ -988,6 +988,83 @@ static void test_compare_alike(void **state) {
 }
 
 /* ------------------------------------------------------------------------------ */
+/* tooltips leave the head titles visible                                         */
+
+/* The tooltip's box: the last fill in the tooltip's colour (overlays come last). */
+static int tooltip_box(const draw_list *dl, rgba bg, view_rect *out) {
+    for (int i = dl->count - 1; i >= 0; i--) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_FILL && c->color.r == bg.r && c->color.g == bg.g && c->color.b == bg.b &&
+            c->color.a == bg.a) {
+            *out = (view_rect){c->x, c->y, c->w, c->h};
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* In presentation mode (and in the window), the pointer over any cell of any head
+ * shown: the tooltip is drawn, inside the window, and covers no head's title. At
+ * 1024x768, 1600x900 and 1920x1080, zooms 100 and 150 %, h = 4 and 8. */
+static void test_tooltip_clear_of_titles(void **state) {
+    (void)state;
+    fx_reset();
+    static const struct { int w, h; } sizes[] = {{1024, 768}, {1600, 900}, {1920, 1080}};
+    static const float zooms[] = {1.0f, 1.5f};
+    static const int heads[] = {4, 8};
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    const rgba bg = view_theme_get(0).tooltip_bg;
+    for (size_t hi = 0; hi < sizeof heads / sizeof heads[0]; hi++) {
+        fx_model fm;
+        fx_model_make(&fm, 7, 64, heads[hi], MHA_MASK_NONE);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (size_t zi = 0; zi < sizeof zooms / sizeof zooms[0]; zi++)
+                for (int present = 1; present >= 0; present--) {
+                    view_state s;
+                    fx_state(&s, &fm, sizes[si].w, sizes[si].h);
+                    s.zoom = zooms[zi];
+                    s.zoom_base = view_zoom_for_size(s.width, s.height);
+                    s.present = present;
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    for (int i = 0; i < L.shown_heads; i++)
+                        for (int r = 0; r < 7; r++)
+                            for (int col = 0; col < 7; col++) {
+                                const view_rect m = L.heads[i].map;
+                                s.hover_x = m.x + (int)((2L * col + 1) * m.w / 14);
+                                s.hover_y = m.y + (int)((2L * r + 1) * m.h / 14);
+                                snprintf(fx_where, sizeof fx_where,
+                                         "h=%d %dx%d zoom=%.2f %s, head %d cell (%d, %d)",
+                                         heads[hi], sizes[si].w, sizes[si].h, (double)zooms[zi],
+                                         present ? "present" : "window", L.first_head + i + 1, r,
+                                         col);
+                                view_render(&dl, cache, &L, &s, fx_measure, NULL);
+                                view_rect t;
+                                if (!tooltip_box(&dl, bg, &t)) {
+                                    EXPECT(0, "expected a tooltip, got none");
+                                    continue;
+                                }
+                                EXPECT(t.x >= 0 && t.y >= 0 && t.x + t.w <= s.width &&
+                                           t.y + t.h <= s.height,
+                                       "tooltip " FX_RFMT ": expected inside the window", FX_R(t));
+                                for (int k = 0; k < L.shown_heads; k++)
+                                    EXPECT(!fx_rect_overlap(t, L.heads[k].title),
+                                           "tooltip " FX_RFMT ": expected clear of head %d's "
+                                           "title " FX_RFMT,
+                                           FX_R(t), L.first_head + k + 1, FX_R(L.heads[k].title));
+                            }
+                }
+        fx_model_free(&fm);
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("tooltip clear of titles");
+}
+
+/* ------------------------------------------------------------------------------ */
 /* the checkers themselves: each one catches a fault planted in a sound layout    */
 
 static void test_checkers_catch_planted_faults(void **state) {
@@ -1117,6 +1194,7 @@ int main(void) {
         cmocka_unit_test(test_zoom_base),
         cmocka_unit_test(test_figure_crop),
         cmocka_unit_test(test_compare_alike),
+        cmocka_unit_test(test_tooltip_clear_of_titles),
         cmocka_unit_test(test_checkers_catch_planted_faults),
     };
     return cmocka_run_group_tests_name("layout", tests, group_setup, group_teardown);
