@@ -199,18 +199,20 @@ typedef struct {
     int pinned_page; /* the pinned pane's page of heads, 0-based (Shift+PgUp/PgDn) */
     int present;     /* presentation mode */
     int png_scale;
-    int diff;          /* MultiHead drawn as its difference from the unablated one */
-    int values;        /* numbers in the cells */
-    int contrast;      /* 0 fixed, 1 row maximum, 2 logarithmic */
-    int auto_contrast; /* the window: a text whose fixed scale turns dark switches to row maxima */
-    int dark_field;    /* the layer shown last: a row's largest under 0.25 on average */
+    int diff;                /* MultiHead drawn as its difference from the unablated one */
+    int values;              /* numbers in the cells */
+    int contrast;            /* 0 fixed, 1 row maximum, 2 logarithmic */
+    int step;                /* focus view: stage of the step-through, 0 = all at once */
+    int lesson;              /* the redundancy and cost panels shown */
+    const char *export_dir;  /* Ctrl+S folder, NULL = current */
+    view_panel export_panel; /* --panel, for APP_SAVE_EXPORT */
+    int export_panel_head;   /* 1-based, with VIEW_PANEL_HEAD */
+    int transparent;         /* --background transparent */
+
+    /* the window: a text whose fixed scale turns dark switches to row maxima (derive.c) */
+    int auto_contrast;
+    int dark_field;             /* the layer shown last: a row's largest under 0.25 on average */
     unsigned long dark_version; /* the data_version dark_field is for (0: none yet) */
-    int step;                   /* focus view: stage of the step-through, 0 = all at once */
-    int lesson;                 /* the redundancy and cost panels shown */
-    const char *export_dir;     /* Ctrl+S folder, NULL = current */
-    view_panel export_panel;    /* --panel, for APP_SAVE_EXPORT */
-    int export_panel_head;      /* 1-based, with VIEW_PANEL_HEAD */
-    int transparent;            /* --background transparent */
 
     /* the text field */
     int editing;
