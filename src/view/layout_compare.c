@@ -5,6 +5,7 @@
  * tests, overlays and the layout log all see window coordinates; the pinned pane
  * is laid out in its own coordinates into s->pinned_layout. No drawing. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "layout_internal.h"
@@ -172,13 +173,17 @@ static void lay_panes(view_layout *L, const view_state *s, const view_rect pane[
         view_compare_pinned(s, pane[0], &p);
         lay_pane_like(s->pinned_layout, &p, measure, ud, L); /* laid out as the live one */
         const view_layout *P = s->pinned_layout;
-        if (P->split_frac != L->split_frac || P->split_stacked != L->split_stacked) {
-            /* the live pane's split did not fit the pinned one: both take the one
-               the pinned pane found */
+        const int split_differs =
+            P->split_frac != L->split_frac || P->split_stacked != L->split_stacked;
+        const int eq_differs = L->split_stacked ? abs(P->eq_area.h - L->eq_area.h) > 2
+                                                : abs(P->eq_area.w - L->eq_area.w) > 2;
+        if (split_differs || eq_differs) {
+            /* the live pane's split (or its equation's width) did not fit the pinned
+               one: both take what the pinned pane found */
             static view_layout like; /* large; the layout is computed on one thread */
             like = *P;
             like.split_bare = 0;
-            like.eq_area = (view_rect){0, 0, 0, 0};
+            if (split_differs) like.eq_area = (view_rect){0, 0, 0, 0};
             lay_pane_like(L, &live, measure, ud, &like);
             if (L->split_frac != P->split_frac || L->split_stacked != P->split_stacked)
                 lay_pane_like(L, &live, measure, ud, &free_split); /* it fits neither */

@@ -28,12 +28,26 @@ int lay_line_h(const lay_ctx *cx, int size) {
     return h;
 }
 
+/* 1 when every k-th label (from the first) at its place (view_label_pos, which
+ * keeps the end labels inside the extent) leaves the next a line and a pixel. */
+static int labels_apart(int extent, int n, int lh, int k) {
+    int prev = 0;
+    for (int i = 0; i < n; i += k) {
+        const int p = view_label_pos(0, extent, n, lh, i);
+        if (i > 0 && p - prev < lh + 1) return 0;
+        prev = p;
+    }
+    return 1;
+}
+
 int view_label_stride(int extent, int n, int lh) {
     if (n <= 0 || extent <= 0 || lh <= 0) return 0;
     const long need = lh + 1; /* a pixel between labels, for the rounding of centres */
     if (extent >= need * n) return 1;
     for (int k = 2; k <= 10; k++)
-        if ((long)(2 * k + 1) * extent >= 3 * need * n && (long)k * extent >= need * n) return k;
+        if ((long)(2 * k + 1) * extent >= 3 * need * n && (long)k * extent >= need * n &&
+            labels_apart(extent, n, lh, k)) /* the last label pushed in at the end */
+            return k;
     return 0;
 }
 
