@@ -66,7 +66,9 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
         b.w -= w + L->gap * 2;
         L->lesson_area = (view_rect){b.x + b.w + L->gap * 2, b.y, w, b.h};
     }
-    cx->eq_compact = target > 0; /* above the base zoom the equation gives way */
+    /* above the base zoom the equation gives way (not in compare's panes, whose room
+       shrinks as the banner grows with the zoom: the data's zoom would fall) */
+    cx->eq_compact = target > 0 && !cx->like;
     long eq = -1;
     if (like_eq.w > 0 && !cx->eq_allow) { /* compare: the live pane's arrangement first */
         cx->eq_allow = 1 << cx->like->eq_arrange;
