@@ -78,6 +78,7 @@ static void add_matrix(items *it, const view_layout *L, int kind, const view_mat
                        const char *name) {
     add(it, kind, b->map, "%s map", name);
     add(it, kind, b->shape, "%s shape label", name);
+    if (b->cbar.w == 0 && b->cbar.h == 0) return; /* a compact equation: no colorbar */
     add(it, K_CBAR, b->cbar, "%s colorbar", name);
     add(it, K_TICKS, ticks_of(L, b->cbar), "%s colorbar numbers", name);
 }
@@ -678,6 +679,40 @@ static void check_growth(const zoom_point *p, int count, const float *zooms, int
                p[base].side, p[count - 1].side);
 }
 
+/* The data gets the room: when a page holds fewer heads than there are, one more
+ * head of the same side would not fit a row in two thirds of the main area's width,
+ * or the equation and the side panels beside the heads hold at most a third of it
+ * (they give way before heads go to extra pages). Checked for grids of one row,
+ * beside the equation. Returns the width they hold beside the heads (0: none). */
+static int beside_width(const view_layout *L) {
+    if (L->shown_heads < 1 || L->concat.map.w <= 0) return 0;
+    const view_rect m = L->heads[0].map;
+    const int heads_right = m.x + L->grid_cols * (m.w + L->gap) - L->gap;
+    const view_rect r[] = {L->concat.map,  L->w_o.map,  L->out.map,    L->concat.cbar,
+                           L->w_o.cbar,    L->out.cbar, L->redund_map, L->redund_title,
+                           L->redund_note, L->cost};
+    int left = 1 << 30, right = 0;
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        if (r[i].w <= 0 || r[i].x < heads_right) continue; /* not beside the heads */
+        left = r[i].x < left ? r[i].x : left;
+        right = r[i].x + r[i].w > right ? r[i].x + r[i].w : right;
+    }
+    return right > left ? right - left : 0;
+}
+
+static void check_room(const view_layout *L, const view_state *s) {
+    const int h = s->layer->h;
+    if (L->per_page >= h || L->grid_rows != 1 || L->shown_heads < 1) return;
+    const int side = L->heads[0].map.w, k = L->per_page + 1;
+    const long one_more = (long)k * side + (long)(k - 1) * L->gap + L->row_label_w;
+    const int beside = beside_width(L);
+    EXPECT(one_more > (long)L->main.w * 2 / 3 || (long)beside * 3 <= L->main.w,
+           "%d of %d heads a page (side %d): expected %d heads of that side (%ld px) not to fit "
+           "two thirds of the %d px width, or the equation and panels beside them to hold at "
+           "most a third, got %d px",
+           L->per_page, h, side, k, one_more, L->main.w, beside);
+}
+
 #define MODE_NAME(m)                                                                               \
     ((m) == 0 ? "window" : (m) == 1 ? "present" : (m) == 2 ? "figure" : "window, base 200%")
 /* mode 3: a base zoom of 200 % whatever the size, as a window on a 4K screen has
@@ -693,8 +728,8 @@ static void test_zoom_sweep(void **state) {
     };
     static const struct {
         int w, h;
-    } sizes[] = {{800, 600}, {1280, 720},  {1920, 1080}, {3840, 2160},
-                 {600, 800}, {1080, 1920}, {2160, 3840}};
+    } sizes[] = {{800, 600},   {1024, 768}, {1280, 720}, {1600, 900},  {1920, 1080},
+                 {3840, 2160}, {600, 800},  {768, 1024}, {1080, 1920}, {2160, 3840}};
     static view_layout L;
     view_cache *cache = view_cache_create();
     assert_non_null(cache);
@@ -727,6 +762,11 @@ static void test_zoom_sweep(void **state) {
                     check_labels(&L, &s);
                     check_paging(&L, &s);
                     check_render_text(&L, &s, cache, &dl);
+                    /* up to 150 % (Ctrl+= three times) in windows from 1024 wide, for
+                       texts of a sentence; past that (and for longer texts, whose labels
+                       thin out) the equation's own text can still hold the room */
+                    if (ZOOMS[zi] <= 1.5f + 1e-4f && s.width >= 1024 && models[mi].n <= 12)
+                        check_room(&L, &s);
                     if (mode != 1 && mode != 2 && L.pages > 1) { /* the last page too */
                         s.page = L.pages - 1;
                         view_layout_compute(&L, &s, fx_measure, NULL);
@@ -858,6 +898,240 @@ static void test_figure_crop(void **state) {
 }
 
 /* ------------------------------------------------------------------------------ */
+/* compare: both panes laid out alike                                             */
+
+/* The equation's share of its pane: across the pane from the left of Concat to the
+ * right of its maps over the pane's width, or (heads above it) down from the top of
+ * Concat to the foot of MultiHead over the pane's height. */
+static double eq_share(const view_layout *L, view_rect pane, int stacked) {
+    const view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
+    int lo = 1 << 30, hi = 0;
+    for (int i = 0; i < 3; i++) {
+        const int a = stacked ? m[i]->map.y : m[i]->map.x;
+        const int b = a + (stacked ? m[i]->map.h : m[i]->map.w);
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    const int extent = stacked ? pane.h : pane.w;
+    return extent > 0 && hi > lo ? (double)(hi - lo) / extent : 0.0;
+}
+
+/* The compare view as drawn: every text inside the window, over no heatmap and over
+ * no other text (the fake measurer's boxes), both panes and the banner. */
+static void check_compare_text(const view_layout *L, const view_state *s, view_cache *cache,
+                               draw_list *dl) {
+    view_render(dl, cache, L, s, fx_measure, NULL);
+    static tbox tb[8192];
+    static view_rect img[1024];
+    int nt = 0, ni = 0;
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_IMAGE && ni < 1024 && !(c->h <= 24 && c->w > c->h * 4))
+            img[ni++] = (view_rect){c->x, c->y, c->w, c->h}; /* colorbars: numbers sit under */
+        if (c->kind == DC_TEXT && nt < 8192) {
+            const char *t = draw_cmd_text(dl, c);
+            int w = fx_text_w(t, c->size), lh = fx_line_h(c->size);
+            tb[nt].text = t;
+            tb[nt++].r =
+                c->rot ? (view_rect){c->x, c->y - w, lh, w} : (view_rect){c->x, c->y, w, lh};
+        }
+    }
+    for (int i = 0; i < nt; i++) {
+        view_rect r = tb[i].r;
+        EXPECT(r.x >= 0 && r.y >= 0 && r.x + r.w <= s->width && r.y + r.h <= s->height,
+               "text \"%.40s\" " FX_RFMT ": expected inside the %dx%d window", tb[i].text, FX_R(r),
+               s->width, s->height);
+        for (int k = 0; k < ni; k++)
+            EXPECT(!fx_rect_overlap(r, img[k]),
+                   "text \"%.40s\" " FX_RFMT ": expected not over the image " FX_RFMT, tb[i].text,
+                   FX_R(r), FX_R(img[k]));
+        for (int k = i + 1; k < nt; k++)
+            EXPECT(!fx_rect_overlap(r, tb[k].r),
+                   "expected no overlap, got text \"%.40s\" " FX_RFMT
+                   " over text \"%.40s\" " FX_RFMT,
+                   tb[i].text, FX_R(r), tb[k].text, FX_R(tb[k].r));
+    }
+    (void)L;
+}
+
+/* h = 4 pinned beside h = 32 live (and the reverse), in the window and as a figure,
+ * at sizes 1024x768 .. 3840x2160 (landscape and portrait) and zooms 100 .. 200 %:
+ * the two panes take the same split (heads beside or above the equation, the same
+ * share, the captions in the same place), so the equation's share of each pane's
+ * width (or height, heads above) differs by at most 0.08; both panes keep every
+ * rectangle inside them, with no overlap. */
+static void test_compare_alike(void **state) {
+    (void)state;
+    fx_reset();
+    static const struct {
+        int w, h;
+    } sizes[] = {{1024, 768},  {1280, 720},  {1600, 900}, {1920, 1080},
+                 {2560, 1440}, {3840, 2160}, {768, 1024}, {1080, 1920}};
+    static const float *const zooms = ZOOMS;        /* 80 .. 300 % */
+    static const int hs[2][2] = {{4, 32}, {32, 4}}; /* pinned, live */
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    static view_layout L, PL;
+    int unlike = 0; /* cases where the panes keep different splits */
+    for (int order = 0; order < 2; order++) {
+        fx_model pm, lm;
+        fx_model_make(&pm, 7, 64, hs[order][0], MHA_MASK_NONE);
+        fx_model_make(&lm, 7, 64, hs[order][1], MHA_MASK_NONE);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int zi = 0; zi < NZOOMS; zi++)
+                for (int figure = 0; figure < 2; figure++) {
+                    view_state s, p;
+                    fx_state(&s, &lm, sizes[si].w, sizes[si].h);
+                    fx_state(&p, &pm, sizes[si].w, sizes[si].h);
+                    s.zoom = p.zoom = zooms[zi];
+                    s.zoom_base = p.zoom_base = view_zoom_for_size(s.width, s.height);
+                    s.figure = p.figure = figure;
+                    static const char *what[1][2] = {{"h = 4", "h = 32"}};
+                    s.compare_count = 1;
+                    s.compare_what[0][0] = what[0][order];
+                    s.compare_what[0][1] = what[0][1 - order];
+                    s.pinned = &p;
+                    s.pinned_layout = &PL;
+                    snprintf(fx_where, sizeof fx_where,
+                             "compare h=%d pinned, h=%d live %dx%d "
+                             "zoom=%.2f %s",
+                             hs[order][0], hs[order][1], sizes[si].w, sizes[si].h,
+                             (double)zooms[zi], figure ? "figure" : "window");
+                    memset(&PL, 0, sizeof PL);
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    EXPECT(L.compare && PL.shown_heads > 0 && L.shown_heads > 0,
+                           "expected both panes laid out, got compare %d, heads %d and %d",
+                           L.compare, PL.shown_heads, L.shown_heads);
+                    /* a split neither pane can take from the other (a 1024x768 pane at
+                       150 % or more, both ways round), or that would show the live data
+                       at a smaller zoom, leaves each its own: counted, at most 4 cases */
+                    const int same = PL.split_stacked == L.split_stacked &&
+                                     PL.split_frac == L.split_frac && PL.split_bare == L.split_bare;
+                    if (!same && unlike++ < 4)
+                        printf("  compare: %s: pinned stacked %d share %d%%, live %d %d%%\n",
+                               fx_where, PL.split_stacked, PL.split_frac, L.split_stacked,
+                               L.split_frac);
+                    const view_rect pp = {0, 0, L.compare_pane[0].w, L.compare_pane[0].h};
+                    const double a = eq_share(&PL, pp, L.split_stacked),
+                                 b = eq_share(&L, L.compare_pane[1], L.split_stacked);
+                    /* (where both show the data at one zoom: a pane whose data cannot
+                       grow stays at a smaller zoom, its text smaller) */
+                    /* nor where the pinned heads reach past where the live equation
+                       starts (the equation gives way to the heads), nor at 300 % (a
+                       1600x900 figure's pane: the text of each takes its own room) */
+                    const view_rect ph = PL.heads[0].map;
+                    int heads_end = L.split_stacked ? ph.y + PL.grid_rows * (ph.h + PL.gap)
+                                                    : ph.x + PL.grid_cols * (ph.w + PL.gap);
+                    if (PL.page_note.w > 0 && !L.split_stacked) /* the page note spans it */
+                        heads_end = PL.page_note.x + PL.page_note.w;
+                    const int live_eq = L.split_stacked ? L.eq_area.y - L.compare_pane[1].y
+                                                        : L.eq_area.x - L.compare_pane[1].x;
+                    EXPECT(!same || zooms[zi] > 2.5f || fabs(a - b) <= 0.08 ||
+                               fabsf(PL.data_zoom - L.data_zoom) > 1e-3f || heads_end > live_eq,
+                           "expected the equation's share of each pane's width within 0.08, "
+                           "got pinned %.3f, live %.3f",
+                           a, b);
+                    /* the live pane in the window's coordinates; the pinned one in its own */
+                    view_state ls = s, ps = p;
+                    ls.pinned = NULL;
+                    ps.width = L.compare_pane[0].w, ps.height = L.compare_pane[0].h;
+                    check_geometry(&L, &ls);
+                    check_geometry(&PL, &ps);
+                    /* the text both panes draw: inside the window, over no heatmap and
+                       no other text */
+                    check_compare_text(&L, &s, cache, &dl);
+                }
+        fx_model_free(&pm);
+        fx_model_free(&lm);
+    }
+    snprintf(fx_where, sizeof fx_where, "compare, 2 x 8 sizes x %d zooms x 2", NZOOMS);
+    EXPECT(unlike <= 4, "expected at most 4 of %d cases with the panes' splits unlike, got %d",
+           2 * 8 * NZOOMS * 2, unlike);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("compare alike");
+}
+
+/* ------------------------------------------------------------------------------ */
+/* tooltips leave the head titles visible                                         */
+
+/* The tooltip's box: the last fill in the tooltip's colour (overlays come last). */
+static int tooltip_box(const draw_list *dl, rgba bg, view_rect *out) {
+    for (int i = dl->count - 1; i >= 0; i--) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_FILL && c->color.r == bg.r && c->color.g == bg.g && c->color.b == bg.b &&
+            c->color.a == bg.a) {
+            *out = (view_rect){c->x, c->y, c->w, c->h};
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* In presentation mode (and in the window), the pointer over any cell of any head
+ * shown: the tooltip is drawn, inside the window, and covers no head's title. At
+ * 1024x768, 1600x900 and 1920x1080, zooms 100 and 150 %, h = 4 and 8. */
+static void test_tooltip_clear_of_titles(void **state) {
+    (void)state;
+    fx_reset();
+    static const struct { int w, h; } sizes[] = {{1024, 768}, {1600, 900}, {1920, 1080}};
+    static const float zooms[] = {1.0f, 1.5f};
+    static const int heads[] = {4, 8};
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    const rgba bg = view_theme_get(0).tooltip_bg;
+    for (size_t hi = 0; hi < sizeof heads / sizeof heads[0]; hi++) {
+        fx_model fm;
+        fx_model_make(&fm, 7, 64, heads[hi], MHA_MASK_NONE);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (size_t zi = 0; zi < sizeof zooms / sizeof zooms[0]; zi++)
+                for (int present = 1; present >= 0; present--) {
+                    view_state s;
+                    fx_state(&s, &fm, sizes[si].w, sizes[si].h);
+                    s.zoom = zooms[zi];
+                    s.zoom_base = view_zoom_for_size(s.width, s.height);
+                    s.present = present;
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    for (int i = 0; i < L.shown_heads; i++)
+                        for (int r = 0; r < 7; r++)
+                            for (int col = 0; col < 7; col++) {
+                                const view_rect m = L.heads[i].map;
+                                s.hover_x = m.x + (int)((2L * col + 1) * m.w / 14);
+                                s.hover_y = m.y + (int)((2L * r + 1) * m.h / 14);
+                                snprintf(fx_where, sizeof fx_where,
+                                         "h=%d %dx%d zoom=%.2f %s, head %d cell (%d, %d)",
+                                         heads[hi], sizes[si].w, sizes[si].h, (double)zooms[zi],
+                                         present ? "present" : "window", L.first_head + i + 1, r,
+                                         col);
+                                view_render(&dl, cache, &L, &s, fx_measure, NULL);
+                                view_rect t;
+                                if (!tooltip_box(&dl, bg, &t)) {
+                                    EXPECT(0, "expected a tooltip, got none");
+                                    continue;
+                                }
+                                EXPECT(t.x >= 0 && t.y >= 0 && t.x + t.w <= s.width &&
+                                           t.y + t.h <= s.height,
+                                       "tooltip " FX_RFMT ": expected inside the window", FX_R(t));
+                                for (int k = 0; k < L.shown_heads; k++)
+                                    EXPECT(!fx_rect_overlap(t, L.heads[k].title),
+                                           "tooltip " FX_RFMT ": expected clear of head %d's "
+                                           "title " FX_RFMT,
+                                           FX_R(t), L.first_head + k + 1, FX_R(L.heads[k].title));
+                            }
+                }
+        fx_model_free(&fm);
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("tooltip clear of titles");
+}
+
+/* ------------------------------------------------------------------------------ */
 /* the checkers themselves: each one catches a fault planted in a sound layout    */
 
 static void test_checkers_catch_planted_faults(void **state) {
@@ -910,6 +1184,11 @@ static void test_checkers_catch_planted_faults(void **state) {
     PLANT("more than VIEW_MAX_VISIBLE", L.shown_heads = VIEW_MAX_VISIBLE + 1, check_paging(&L, &s));
     PLANT("labels thinned though every token fits", L.label_stride = 2, check_labels(&L, &s));
     PLANT("band over the equation title", L.concat_band = L.eq_title, check_geometry(&L, &s));
+    PLANT("one head a page beside a wide equation",
+          (L.per_page = L.shown_heads = 1, L.pages = 4, L.grid_rows = L.grid_cols = 1,
+           L.concat.map.x = L.heads[0].map.x + L.heads[0].map.w + L.gap,
+           L.out.map.x = L.main.x + L.main.w - L.out.map.w),
+          check_room(&L, &s));
 
     /* drawn words: a hint in a figure, a title in another size, the first token
        missing from the labels */
@@ -1153,10 +1432,16 @@ static void test_lines_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layout_sweep), cmocka_unit_test(test_rendered_text_sweep),
-        cmocka_unit_test(test_paging_moves), cmocka_unit_test(test_reduced_not_dropped),
-        cmocka_unit_test(test_zoom_sweep),   cmocka_unit_test(test_zoom_base),
-        cmocka_unit_test(test_figure_crop),  cmocka_unit_test(test_checkers_catch_planted_faults),
+        cmocka_unit_test(test_layout_sweep),
+        cmocka_unit_test(test_rendered_text_sweep),
+        cmocka_unit_test(test_paging_moves),
+        cmocka_unit_test(test_reduced_not_dropped),
+        cmocka_unit_test(test_zoom_sweep),
+        cmocka_unit_test(test_zoom_base),
+        cmocka_unit_test(test_figure_crop),
+        cmocka_unit_test(test_compare_alike),
+        cmocka_unit_test(test_tooltip_clear_of_titles),
+        cmocka_unit_test(test_checkers_catch_planted_faults),
         cmocka_unit_test(test_lines_sweep),
     };
     return cmocka_run_group_tests_name("layout", tests, group_setup, group_teardown);

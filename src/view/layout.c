@@ -227,6 +227,7 @@ static void bare_figure(view_layout *L, const view_state *s, lay_ctx *cx, int ta
         cx->eq_allow = 0;
         if (cx->fits && (bare.lesson_shown || !L->lesson_shown) && fit_block(&bare, s, cx, k)) {
             *L = bare;
+            L->split_bare = 1;
             return;
         }
         cx->fits = fits;
@@ -269,7 +270,8 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
     int bottom = L->status.h ? L->status.y - L->ui_pad : inner.y + inner.h;
     L->main = (view_rect){inner.x, main_top, inner.w, imax(1, bottom - main_top)};
     layout_body(L, s, cx, target);
-    if ((s->figure || s->present) && !s->focus && !s->train && !view_overview_mode(s))
+    if ((s->figure || s->present) && !s->focus && !s->train && !view_overview_mode(s) &&
+        (!cx->like || cx->like->split_bare))
         bare_figure(L, s, cx, target, ui * L->ui_zoom, inner);
     page_in_header(L, s, cx);
 }
@@ -292,7 +294,12 @@ float view_zoom_for_size(int width, int height) {
 }
 
 void lay_pane(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
-    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1};
+    lay_pane_like(L, s, measure, ud, NULL);
+}
+
+void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
+                   const view_layout *like) {
+    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1, 0, like};
     const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
     static const float steps[] = VIEW_ZOOM_STEPS;

@@ -5,6 +5,7 @@
  * tests, overlays and the layout log all see window coordinates; the pinned pane
  * is laid out in its own coordinates into s->pinned_layout. No drawing. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "layout_internal.h"
@@ -162,12 +163,41 @@ static void lay_panes(view_layout *L, const view_state *s, const view_rect pane[
     live.width = pane[1].w;
     live.height = pane[1].h;
     live.present |= window;
-    lay_pane(L, &live, measure, ud);
+    /* the live pane's own split (and its captions under the equation when they fit
+       there); the pinned one takes it */
+    static const view_layout own_split = {.split_bare = 1}; /* its own split, bare allowed */
+    lay_pane_like(L, &live, measure, ud, &own_split);
     view_layout_translate(L, pane[1].x, pane[1].y);
     if (s->pinned_layout && view_layer_ok(s->pinned->layer)) {
         view_state p;
         view_compare_pinned(s, pane[0], &p);
-        lay_pane(s->pinned_layout, &p, measure, ud);
+        lay_pane_like(s->pinned_layout, &p, measure, ud, L); /* laid out as the live one */
+        const view_layout *P = s->pinned_layout;
+        const int split_differs = P->split_frac != L->split_frac ||
+                                  P->split_stacked != L->split_stacked ||
+                                  P->split_bare != L->split_bare;
+        const int eq_differs = L->split_stacked ? abs(P->eq_area.h - L->eq_area.h) > 2
+                                                : abs(P->eq_area.w - L->eq_area.w) > 2;
+        if (split_differs || eq_differs) {
+            /* the live pane's split (or its equation's width) did not fit the pinned
+               one: both take what the pinned pane found */
+            static view_layout like, first[2]; /* large; computed on one thread */
+            like = *P;
+            like.split_bare = 0;
+            if (split_differs) like.eq_area = (view_rect){0, 0, 0, 0};
+            first[0] = *P, first[1] = *L;
+            lay_pane_like(L, &live, measure, ud, &like);
+            /* kept when the live pane takes it without its data falling to a smaller
+               zoom (the zoom shown never falls as the zoom rises); else as they were */
+            if (L->split_frac != P->split_frac || L->split_stacked != P->split_stacked ||
+                L->split_bare != P->split_bare || L->data_zoom < first[1].data_zoom - 1e-4f) {
+                *L = first[1];
+                *s->pinned_layout = first[0];
+                return;
+            }
+            view_layout_translate(L, pane[1].x, pane[1].y);
+            lay_pane_like(s->pinned_layout, &p, measure, ud, L);
+        }
     }
 }
 

@@ -17,6 +17,11 @@ static int matrix_foot(const view_layout *L) {
     return L->pad / 2 + L->line + L->pad / 2 + lay_imax(6, L->font_small / 2) + L->line + L->pad;
 }
 
+/* Height under a matrix for its shape label alone (a compact equation). */
+static int matrix_foot_compact(const view_layout *L) {
+    return L->pad / 2 + L->line + L->pad;
+}
+
 static void matrix_box(view_matrix_box *b, const view_layout *L, int x, int y, int w, int h,
                        int rows, int cols) {
     b->rows = rows;
@@ -90,6 +95,7 @@ static eq_fit fit(int arrange, int w, int h, int n, int d, const view_layout *L,
  * width of a symbol alone (eq_w). */
 typedef struct {
     int title_h, band_t, band_w, sym_w, sym_h, foot, min_s, eq_w;
+    int compact; /* no colorbars: each matrix its shape label alone under it */
 } eq_sizes;
 
 /* Measures them for an (n, d) layer of h heads; sets the title's place in area. */
@@ -108,6 +114,7 @@ static eq_sizes eq_measure(view_layout *L, lay_ctx *cx, view_rect area, int n, i
     z.sym_w = z.eq_w + z.band_w;
     z.sym_h = lay_line_h(cx, L->font_title);
     z.foot = matrix_foot(L);
+    z.compact = 0;
 
     /* a matrix is at least as wide as its shape label and colorbar numbers */
     char lab[48];
@@ -210,11 +217,31 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
     const int d = s->layer ? s->layer->d_model : 1;
     const int h = s->layer ? s->layer->h : 1;
     L->eq_area = area;
-    const eq_sizes z = eq_measure(L, cx, area, n, d, h);
+    eq_sizes z = eq_measure(L, cx, area, n, d, h);
     int fits = 0;
-    const eq_fit best = choose_fit(L, cx, area, n, d, &z, &fits);
+    eq_fit best = choose_fit(L, cx, area, n, d, &z, &fits);
+    if (!fits && cx->eq_compact) {
+        /* the heads asked for the room (a zoom above the base): the equation gives
+           way, its colorbars dropped (hovering a cell still gives its value), each
+           matrix as wide as its shape label */
+        eq_sizes c = z;
+        char lab[48];
+        view_shape_label(lab, sizeof lab, d, d);
+        c.min_s = lay_text_w(cx, lab, L->font_small, 0);
+        view_shape_label(lab, sizeof lab, n, d);
+        c.min_s = lay_imax(c.min_s, lay_text_w(cx, lab, L->font_small, 0)) + 2;
+        c.foot = matrix_foot_compact(L);
+        c.compact = 1;
+        int cfits = 0;
+        const eq_fit cbest = choose_fit(L, cx, area, n, d, &c, &cfits);
+        if (cfits) z = c, best = cbest, fits = 1;
+    }
     L->eq_arrange = best.arrange;
     place_equation(L, area, &best, n, d, &z);
+    if (z.compact) { /* no colorbars: empty rectangles, which nothing draws */
+        view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
+        for (int i = 0; i < 3; i++) m[i]->cbar = (view_rect){m[i]->shape.x, m[i]->shape.y, 0, 0};
+    }
     if (!fits) return -1;
     return (long)L->concat.map.w * L->concat.map.h + (long)L->w_o.map.w * L->w_o.map.h +
            (long)L->out.map.w * L->out.map.h;

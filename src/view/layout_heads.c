@@ -28,12 +28,26 @@ int lay_line_h(const lay_ctx *cx, int size) {
     return h;
 }
 
+/* 1 when every k-th label (from the first) at its place (view_label_pos, which
+ * keeps the end labels inside the extent) leaves the next a line and a pixel. */
+static int labels_apart(int extent, int n, int lh, int k) {
+    int prev = 0;
+    for (int i = 0; i < n; i += k) {
+        const int p = view_label_pos(0, extent, n, lh, i);
+        if (i > 0 && p - prev < lh + 1) return 0;
+        prev = p;
+    }
+    return 1;
+}
+
 int view_label_stride(int extent, int n, int lh) {
     if (n <= 0 || extent <= 0 || lh <= 0) return 0;
     const long need = lh + 1; /* a pixel between labels, for the rounding of centres */
     if (extent >= need * n) return 1;
     for (int k = 2; k <= 10; k++)
-        if ((long)(2 * k + 1) * extent >= 3 * need * n && (long)k * extent >= need * n) return k;
+        if ((long)(2 * k + 1) * extent >= 3 * need * n && (long)k * extent >= need * n &&
+            labels_apart(extent, n, lh, k)) /* the last label pushed in at the end */
+            return k;
     return 0;
 }
 
@@ -92,18 +106,27 @@ static int room_side(const grid_room *R, int c, int lw) {
                      &cols);
 }
 
-/* Heads on a page: at least 1 px a cell, and with a target as many as reach it (a
- * side is counted with labels when they would be shown at it). */
+/* The side of c heads a page as drawn: with labels when they would be shown at it. */
+static int drawn_side(const grid_room *R, int c) {
+    const int bare = room_side(R, c, 0);
+    int side = R->label_fits_w ? room_side(R, c, R->label_w) : 0;
+    /* labels are left out where they would not fit, or cost the maps over 30 % */
+    if (!(side >= R->n && view_label_stride(side, R->n, R->label_line) > 0) ||
+        (long)side * 10 < (long)bare * 7)
+        side = bare;
+    return side;
+}
+
+/* Heads on a page: at least 1 px a cell, and with a target as many as reach it, or
+ * reach what a lone head would have here (sides counted as drawn, labels and all):
+ * a page holds fewer heads only when that makes them larger. */
 static int heads_per_page(const grid_room *R, int single_head, int target) {
     int per_page = lay_imin(R->k, VIEW_MAX_VISIBLE);
     if (target > 0 && !single_head) {
-        int want =
-            lay_imax(lay_imin(target, room_side(R, 1, 0)), lay_imin(R->n, room_side(R, 1, 0)));
+        const int lone = drawn_side(R, 1);
+        int want = lay_imax(lay_imin(target, lone), lay_imin(R->n, lone));
         while (per_page > 1) {
-            int side = R->label_fits_w ? room_side(R, per_page, R->label_w) : 0;
-            if (!(side >= R->n && view_label_stride(side, R->n, R->label_line) > 0))
-                side = room_side(R, per_page, 0);
-            if (side >= want) break;
+            if (drawn_side(R, per_page) >= want) break;
             per_page--;
         }
     }

@@ -17,8 +17,10 @@ typedef struct {
     view_measure_fn measure;
     void *ud;
     int label_size[4], label_w[4], label_cached;
-    int eq_allow; /* arrangements the equation may take: bit VIEW_EQ_*; 0 = all */
-    int fits;     /* the last layout_main found a split where everything fits */
+    int eq_allow;            /* arrangements the equation may take: bit VIEW_EQ_*; 0 = all */
+    int fits;                /* the last layout_main found a split where everything fits */
+    int eq_compact;          /* the equation may drop its colorbars when it fits no other way */
+    const view_layout *like; /* compare: the live pane, whose split this pane takes */
 } lay_ctx;
 
 static inline int lay_imax(int a, int b) {
@@ -75,6 +77,12 @@ void lay_grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int target)
 /* layout.c: one pane's layout (no compare) of a state already within range
  * (layout_compute.c): the zoom search, then every rectangle at the zoom found. */
 void lay_pane(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
+
+/* lay_pane with like's split (heads above or beside, their share, the lesson's
+ * panels, the captions' place) where it fits: compare's pinned pane, laid out as
+ * the live one is. like NULL: lay_pane. */
+void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
+                   const view_layout *like);
 
 /* layout_chrome.c: the header's buttons and captions, and the formula strip,
  * flowed into width from (x0, y0); they set L->header and L->formula. */

@@ -105,6 +105,17 @@ static void legend(view_layout *L, const view_state *s, view_measure_fn measure,
         if (m->map.w > 0 && m->map.x > r.x && top < r.y + L->line && bottom > r.y - L->line)
             right = lay_imin(right, m->map.x - 2 * L->font);
     }
+    /* and short of the equation's boxes in the rows the two lines take (a narrow strip
+       of the equation can sit beside the heads' foot) */
+    const view_matrix_box *eq[3] = {&L->concat, &L->w_o, &L->out};
+    for (int q = 0; q < 3; q++) {
+        const view_rect parts[3] = {eq[q]->map, eq[q]->shape, eq[q]->cbar};
+        for (int k = 0; k < 3; k++) {
+            const view_rect b = parts[k];
+            if (b.w > 0 && b.x > r.x && b.y < r.y + 2 * L->line && b.y + b.h > r.y - 2 * L->line)
+                right = lay_imin(right, b.x - L->gap);
+        }
+    }
     const int w = right - r.x, lh = lh_of(measure, ud, size);
     if (w <= 0 || r.h <= 0) return;
     L->lines_legend_size = size;

@@ -43,11 +43,17 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
         b.w = main.x + main.w - x;
         b.x = x;
     }
+    /* compare: the equation as wide (or tall) as the live pane's, at the far side */
+    const view_rect like_eq = cx->like ? cx->like->eq_area : (view_rect){0, 0, 0, 0};
+    if (!stacked && like_eq.w > 0 && b.w > like_eq.w) b.x += b.w - like_eq.w, b.w = like_eq.w;
+    if (stacked && like_eq.h > 0 && b.h > like_eq.h) b.y += b.h - like_eq.h, b.h = like_eq.h;
     if (b.w < L->font * 4 || b.h < L->line * 4 || used.h > main.h || used.w > main.w) return -1e300;
     /* heatmaps too small to read do not count as fitting */
     const int n = cx->s->layer ? cx->s->layer->n : 1;
     if (L->shown_heads < 1 || L->heads[0].map.w < imin(n, L->font * 3)) return -1e300;
     L->lesson_area = (view_rect){0, 0, 0, 0};
+    const int no_panels = lesson == -2; /* the side panels gave way */
+    if (no_panels) lesson = 0;
     if (lesson > 0) b.h -= imax(10 * L->line + L->gap, b.h * lesson / 100);
     if (lesson < 0) { /* a column beside the equation, as wide as its panels need: the
                          matrix at most a head's side, the widest line of the cost */
@@ -60,9 +66,20 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
         b.w -= w + L->gap * 2;
         L->lesson_area = (view_rect){b.x + b.w + L->gap * 2, b.y, w, b.h};
     }
-    long eq = lay_equation(L, cx, b);
+    /* above the base zoom the equation gives way (not in compare's panes, whose room
+       shrinks as the banner grows with the zoom: the data's zoom would fall) */
+    cx->eq_compact = target > 0 && !cx->like;
+    long eq = -1;
+    if (like_eq.w > 0 && !cx->eq_allow) { /* compare: the live pane's arrangement first */
+        cx->eq_allow = 1 << cx->like->eq_arrange;
+        eq = lay_equation(L, cx, b);
+        cx->eq_allow = 0;
+    }
+    if (eq < 0) eq = lay_equation(L, cx, b);
+    cx->eq_compact = 0;
     if (eq < 0) return -1e300;
-    if (lesson < 0) { /* the column starts where the equation ends */
+    if (no_panels) eq = eq / 4; /* the panels lost cost as when they find no room */
+    if (lesson < 0) {           /* the column starts where the equation ends */
         const view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
         int right = 0;
         for (int i = 0; i < 3; i++)
@@ -86,34 +103,67 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     return split_score(heads, eq);
 }
 
+/* The split lay_main chose, recorded in L for compare's other pane. */
+static void note_split(view_layout *L, int stacked, int frac, int lesson) {
+    L->split_stacked = stacked;
+    L->split_frac = frac;
+    L->split_lesson = lesson;
+}
+
 void lay_main(view_layout *L, lay_ctx *cx, view_rect main, int target) {
-    static const int fracs[] = {30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80};
-    static const int lessons[] = {22, 28, 35, -1}; /* under: % of the height; -1 beside */
-    enum { NF = (int)(sizeof fracs / sizeof fracs[0]), NL = 4 };
-    const int nl = cx->s->lesson ? NL : 1;
+    static const int fracs[] = {30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90};
+    /* under: % of the height; -1 beside; above the base zoom also none (-2): the side
+       panels give way when that puts more heads on a page */
+    static const int lessons[] = {22, 28, 35, -1, -2};
+    enum { NF = (int)(sizeof fracs / sizeof fracs[0]), NL = 5 };
+    const int nl = cx->s->lesson ? (target > 0 ? NL : NL - 1) : 1;
+    if (cx->like && cx->like->split_frac > 0) {
+        /* compare: the live pane's split, else the nearest share that fits */
+        const int ls = cx->s->lesson ? cx->like->split_lesson : 0;
+        const view_layout *like = cx->like;
+        for (int dist = 0; dist <= 100; dist += 5)
+            for (int sign = -1; sign <= 1; sign += 2) {
+                const int frac = like->split_frac + sign * dist;
+                if ((dist == 0 && sign > 0) || frac < fracs[0] || frac > fracs[NF - 1]) continue;
+                if (split_try(L, cx, main, like->split_stacked, frac, ls, target) > -1e299) {
+                    cx->fits = 1;
+                    note_split(L, like->split_stacked, frac, ls);
+                    return;
+                }
+            }
+    }
     double score[NL][2][NF];
-    int side[NL][2][NF], best_side = 0;
+    int side[NL][2][NF], per_page[NL][2][NF], best_side = 0;
     for (int l = 0; l < nl; l++)
         for (int st = 0; st < 2; st++)
             for (int i = 0; i < NF; i++) {
                 int ls = cx->s->lesson ? lessons[l] : 0;
                 score[l][st][i] = split_try(L, cx, main, st, fracs[i], ls, target);
-                side[l][st][i] = score[l][st][i] > -1e299 ? L->heads[0].map.w : 0;
+                /* a side is worth three quarters when its tokens are not all labelled */
+                side[l][st][i] = score[l][st][i] <= -1e299 ? 0
+                                 : L->label_stride == 1    ? L->heads[0].map.w * 4
+                                                           : L->heads[0].map.w * 3;
+                per_page[l][st][i] = L->per_page;
                 best_side = imax(best_side, side[l][st][i]);
             }
-    /* away from the base zoom the heads come first: the split that brings them
-       nearest their target, then the best balance among those within 3 % of it */
+    /* away from the base zoom the heads come first: the splits that bring them
+       nearest their target (within 3 %), among those the one with the most heads a
+       page (the equation and the side panels give way before heads go to extra
+       pages), then the best balance */
     double best = -1e301;
-    int best_l = 0, best_st = 0, best_f = 0;
+    int best_l = 0, best_st = 0, best_f = 0, best_pp = 0;
     cx->fits = best_side > 0;
     for (int l = 0; l < nl; l++)
         for (int st = 0; st < 2; st++)
             for (int i = 0; i < NF; i++) {
                 if (target > 0 && (long)side[l][st][i] * 100 < (long)best_side * 97) continue;
-                if (score[l][st][i] > best + 1e-9)
-                    best = score[l][st][i], best_l = l, best_st = st, best_f = i;
+                const int pp = target > 0 ? per_page[l][st][i] : 0;
+                if (pp > best_pp || (pp == best_pp && score[l][st][i] > best + 1e-9))
+                    best = score[l][st][i], best_l = l, best_st = st, best_f = i, best_pp = pp;
             }
-    split_try(L, cx, main, best_st, fracs[best_f], cx->s->lesson ? lessons[best_l] : 0, target);
+    const int ls = cx->s->lesson ? lessons[best_l] : 0;
+    split_try(L, cx, main, best_st, fracs[best_f], ls, target);
+    note_split(L, best_st, fracs[best_f], ls);
 }
 
 /* The next-token panel in r at one size; 1 when every row fits. */

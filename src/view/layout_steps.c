@@ -403,8 +403,8 @@ static int label_fit(view_steps *S, const view_layout *L, const view_state *s, i
 
 /* The largest square for n x n cells in w x h with token labels on its left and
    under it (rotated), taking the largest of the first sizes_tried label sizes at which labels fit
-   the side without taking more than half of it; none when no size does. Sets S's label fields and
-   *lw (the labels' room); returns the side. */
+   the side without being longer than the side itself; none when no size does. Sets S's label fields
+   and *lw (the labels' room); returns the side. */
 static int fit_square(view_steps *S, const view_layout *L, const view_state *s, int w, int h, int n,
                       int sizes_tried, int *lw, view_measure_fn measure, void *ud) {
     const int sizes[4] = {L->font, L->font_small, imax(10, L->font_small * 3 / 4),
@@ -414,7 +414,7 @@ static int fit_square(view_steps *S, const view_layout *L, const view_state *s, 
         const int room = view_label_max_width(s, sizes[z], measure, ud) + L->pad;
         const int side = imin(w, h) - room;
         const int stride = side > 0 ? view_label_stride(side, n, lh) : 0;
-        if (stride > 0 && room * 2 <= side && labels_apart(side, n, lh, stride)) {
+        if (stride > 0 && room <= side && labels_apart(side, n, lh, stride)) {
             S->label_size = sizes[z], S->label_line = lh, S->label_stride = stride;
             *lw = room;
             return side;

@@ -13,11 +13,20 @@ static int rects_meet(view_rect a, view_rect b) {
            a.y < b.y + b.h && b.y < a.y + a.h;
 }
 
+/* 1 when r covers a head's title (a tooltip leaves them readable). */
+static int meets_title(const view_layout *L, view_rect r) {
+    for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++)
+        if (rects_meet(r, L->heads[i].title)) return 1;
+    return 0;
+}
+
 /* A box of lines near the pointer (x, y), the first bold, kept inside the output
  * and clear of what it describes: the hovered row's band (row) and column's band
- * (col), the cell where they cross and the labels at their ends. It goes into the
- * first quadrant around that cross that holds it (below right, below left, above
- * right, above left), else beside the row, else where it fits. */
+ * (col), the cell where they cross and the labels at their ends, and of the heads'
+ * titles. It goes into the first quadrant around that cross that holds it (below
+ * right, below left, above right, above left), else beside the row; else, moved
+ * just under or over a title it would cover, the place nearest the pointer; else
+ * (titles no longer kept clear) the first of the quadrants; else where it fits. */
 static void tooltip(const view_ctx *c, int x, int y, char lines[][160], int count, view_rect row,
                     view_rect col) {
     const view_layout *L = c->L;
@@ -35,13 +44,33 @@ static void tooltip(const view_ctx *c, int x, int y, char lines[][160], int coun
     const int xs[2] = {col.x + col.w + g, col.x - w - g};
     const int ys[2] = {row.y + row.h + g, row.y - h - g};
     int tx = -1, ty = -1;
-    for (int k = 0; k < 6 && tx < 0; k++) {
-        int cx = k < 4 ? xs[k % 2] : x + g, cy = k < 4 ? ys[k / 2] : ys[k - 4];
-        if (k >= 4 && cx + w > W) cx = W - w;
-        view_rect r = {cx, cy, w, h};
-        if (cx < 0 || cy < 0 || cx + w > W || cy + h > H) continue;
-        if (rects_meet(r, row) || rects_meet(r, col)) continue;
-        tx = cx, ty = cy;
+    for (int pass = 0; pass < 2 && tx < 0; pass++) { /* pass 0: titles kept clear */
+        for (int k = 0; k < 6 && tx < 0; k++) {
+            int cx = k < 4 ? xs[k % 2] : x + g, cy = k < 4 ? ys[k / 2] : ys[k - 4];
+            if (k >= 4 && cx + w > W) cx = W - w;
+            view_rect r = {cx, cy, w, h};
+            if (cx < 0 || cy < 0 || cx + w > W || cy + h > H) continue;
+            if (rects_meet(r, row) || rects_meet(r, col)) continue;
+            if (pass == 0 && meets_title(L, r)) continue;
+            tx = cx, ty = cy;
+        }
+        if (tx >= 0 || pass > 0) break;
+        /* under or over each title, at the quadrants' columns or by the pointer */
+        long best = -1;
+        const int cxs[5] = {xs[0], xs[1], x + g, x - w - g, W - w};
+        for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
+            const view_rect t = L->heads[i].title;
+            const int cys[2] = {t.y + t.h + 1, t.y - h - 1};
+            for (int a = 0; a < 5; a++)
+                for (int b = 0; b < 2; b++) {
+                    view_rect r = {cxs[a], cys[b], w, h};
+                    if (r.x < 0 || r.y < 0 || r.x + w > W || r.y + h > H) continue;
+                    if (rects_meet(r, row) || rects_meet(r, col) || meets_title(L, r)) continue;
+                    const long dx = r.x + w / 2 - x, dy = r.y + h / 2 - y;
+                    if (best < 0 || dx * dx + dy * dy < best)
+                        best = dx * dx + dy * dy, tx = r.x, ty = r.y;
+                }
+        }
     }
     if (tx < 0) { /* nowhere clear: near the pointer, inside the output */
         tx = x + g * 2, ty = y + g * 2;

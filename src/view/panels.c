@@ -111,7 +111,30 @@ static void draw_head_title(const view_ctx *c, int slot, int head, int variant, 
         char named[160];
         head_title(c, head, 1, named, sizeof named);
         const int room = tr.w - (xbox.w ? xbox.w + L->pad / 2 : 0);
-        if (view_tw(c, named, L->font, 1) <= room) snprintf(title, sizeof title, "%s", named);
+        if (view_tw(c, named, L->font, 1) <= room) {
+            snprintf(title, sizeof title, "%s", named);
+        } else { /* too long: "none (d_k too small)" as "d_k too small", else "none" */
+            const char *note = attn_layer_head_note(c->s->layer, head);
+            const char *open = note ? strstr(note, " (") : NULL;
+            const char *close = open ? strchr(open, ')') : NULL;
+            char shorter[2][96] = {"", ""};
+            if (close && !off) {
+                snprintf(shorter[0], sizeof shorter[0], "head %d \xC2\xB7 %.*s", head + 1,
+                         (int)(close - open - 2), open + 2);
+                snprintf(shorter[1], sizeof shorter[1], "head %d \xC2\xB7 %.*s", head + 1,
+                         (int)(open - note), note);
+            }
+            char *sub = strstr(shorter[0], "d_k"); /* d_k drawn as d with a subscript k */
+            if (sub) {
+                memmove(sub + 4, sub + 3, strlen(sub + 3) + 1);
+                memcpy(sub + 1, "\xE2\x82\x96", 3);
+            }
+            for (int k = 0; k < 2; k++)
+                if (shorter[k][0] && view_tw(c, shorter[k], L->font, 1) <= room) {
+                    snprintf(title, sizeof title, "%s", shorter[k]);
+                    break;
+                }
+        }
     }
     draw_text(c->dl, tr.x, tr.y, title, L->font, accent, 1, 0);
     if (xbox.w) {

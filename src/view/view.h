@@ -523,6 +523,11 @@ typedef struct view_layout {
     view_rect times_sym, equals_sym;
     view_rect concat_band, wo_band; /* head bands: above Concat's columns, left of W^O's rows */
     int eq_arrange; /* VIEW_EQ_ROW, VIEW_EQ_WRAP (MultiHead under W^O) or VIEW_EQ_COLUMN */
+    /* the split of the layer view the layout chose (compare lays both panes out with
+       the live one's): heads above (stacked) or left, their share in percent (0: none
+       chosen), the lesson's panels' place, and whether the captions moved under the
+       equation (a figure's bare layout) */
+    int split_stacked, split_frac, split_lesson, split_bare;
 
     /* compare (s->pinned): everything above is the live pane's, in window
        coordinates; the banner spans the window over both panes */

@@ -393,6 +393,7 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     if ((rc = app_state_init(s, o, toks, cfg, err, errlen)) != 0) goto done; /* 2: a bad view */
     rc = 1;
     s->read_text = text_file_read; /* Ctrl+O in the text field, a dropped text file */
+    s->auto_contrast = 1, s->dark_field = 0, s->dark_version = 0; /* derive.c: a dark field */
 
     /* the starting size follows the display: on a screen larger than 1920x1080 the
        window starts at 5/6 of it (3200x1800 on a 4K screen), and the zoom at the

@@ -4,6 +4,7 @@
  * MultiHead, and the focused head's intermediate products for its step-through.
  * The layer follows every call; the numbers are recomputed only when the model
  * or the focused head changes. No SDL. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,39 @@ static int reserve(float **p, size_t *cap, size_t want) {
     return 0;
 }
 
+/* 1 when the fixed 0..1 scale draws a dark field: a row's largest weight under a
+ * quarter on average over every head's text rows (n = 512: about 0.05); *top gets
+ * that average. */
+static int dark_field(const attn_layer *L, double *top) {
+    const int rows = L->n_real > 0 ? L->n_real : L->n;
+    double sum = 0.0;
+    for (int i = 0; i < L->h; i++)
+        for (int r = 0; r < rows; r++) {
+            const float *a = L->attn + ((size_t)i * L->n + r) * L->n;
+            float m = 0.0f;
+            for (int j = 0; j < L->n; j++) m = a[j] > m ? a[j] : m;
+            sum += m;
+        }
+    *top = rows > 0 && L->h > 0 ? sum / ((double)rows * L->h) : 1.0;
+    return *top < 0.25;
+}
+
+/* In the window, the layer's fixed scale turning dark (a text made long) switches
+ * the contrast to each row's maximum, once, and says so; K moves on from there. */
+static void follow_dark_field(app_state *s, const attn_layer *L) {
+    double top = 1.0;
+    const int dark = dark_field(L, &top);
+    if (s->auto_contrast && dark && !s->dark_field && s->contrast == 0) {
+        s->contrast = 1;
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "rows scaled to their max: a row's largest is %.2g on average (K: log, fixed)",
+                 top);
+        app_notify(s, msg, 1); /* on the status line, where the window's messages are */
+    }
+    s->dark_field = dark;
+}
+
 int app_derive(app_state *s) {
     if (!s->derived) s->derived = calloc(1, sizeof *s->derived);
     app_derived *d = s->derived;
@@ -65,6 +99,10 @@ int app_derive(app_state *s) {
     }
     d->of = s->m;
     const int focus = s->focus > 0 && s->focus <= L->h ? s->focus : 0;
+    if (L->n >= 1 && L->attn && s->dark_version != s->data_version && !s->train_mode) {
+        follow_dark_field(s, L);
+        s->dark_version = s->data_version;
+    }
     if (d->version == s->data_version && d->head == focus) return 0;
     if (L->n < 1 || !L->attn) return 0; /* nothing computed yet: nothing derived */
     const int n = L->n, h = L->h, dm = L->d_model;

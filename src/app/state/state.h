@@ -221,6 +221,11 @@ typedef struct {
     int export_panel_head;   /* 1-based, with VIEW_PANEL_HEAD */
     int transparent;         /* --background transparent */
 
+    /* the window: a text whose fixed scale turns dark switches to row maxima (derive.c) */
+    int auto_contrast;
+    int dark_field;             /* the layer shown last: a row's largest under 0.25 on average */
+    unsigned long dark_version; /* the data_version dark_field is for (0: none yet) */
+
     /* the text field */
     int editing;
     char edit[APP_EDIT_MAX];
