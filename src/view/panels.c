@@ -308,15 +308,19 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
                      c->s->figure ? "" : " (K)");
             full = dim[0], brief = dim[1];
         }
-        char tiny[64] = "";
+        static const char *const tinies[VIEW_CONTRAST_COUNT] = {"weight 0\xE2\x80\x93"
+                                                                "1",
+                                                                "row-scaled", "log scale"};
+        char tiny[64];
+        snprintf(tiny, sizeof tiny, "%s", tinies[k]);
         if (full == dim[0]) /* the dark field's number, in the fewest words */
             snprintf(tiny, sizeof tiny, "row max %.2g avg", top);
         view_fit_text(cap, sizeof cap, full, maxw - legend, fs, 0, c->measure, c->ud);
         if (view_tw(c, cap, fs, 0) < view_tw(c, full, fs, 0))
             view_fit_text(cap, sizeof cap, brief, maxw - legend, fs, 0, c->measure, c->ud);
-        if (tiny[0] && view_tw(c, cap, fs, 0) < view_tw(c, brief, fs, 0) &&
-            view_tw(c, tiny, fs, 0) <= maxw - legend)
-            snprintf(cap, sizeof cap, "%s", tiny);
+        if (view_tw(c, cap, fs, 0) < view_tw(c, brief, fs, 0)) /* cut: the fewest words, */
+            snprintf(cap, sizeof cap, "%s", /* or none (the colorbar has its numbers) */
+                     view_tw(c, tiny, fs, 0) <= maxw - legend ? tiny : "");
         int y = r.y - L->line * fs / L->font - 2;
         draw_text(c->dl, r.x, y, cap, fs, c->th.muted, 0, 0);
         if (legend) view_draw_mask_legend(c, r.x + view_tw(c, cap, fs, 0) + L->gap, y, fs);
@@ -498,7 +502,7 @@ void view_draw_status(const view_ctx *c) {
     const view_layout *L = c->L;
     const view_state *s = c->s;
     if (L->status.w <= 0) return;
-    char buf[512], times[96] = "", seed[40] = "";
+    char buf[800], times[96] = "", seed[40] = "";
     if (!s->figure && s->overview) /* a loaded model: its whole forward, every layer */
         snprintf(times, sizeof times,
                  "layers %d\xE2\x80\x93%d computed in %.1f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ",
@@ -511,22 +515,39 @@ void view_draw_status(const view_ctx *c) {
     char scaled[48] = "unscaled"; /* the number, not d_k written as markup */
     if (s->layer->scaled)
         snprintf(scaled, sizeof scaled, "scaled by 1/\xE2\x88\x9A%d", s->layer->d_k);
-    snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s", s->status && *s->status ? "\xE2\x96\xB6 " : "",
-             s->status ? s->status : "", s->status && *s->status ? "   \xC2\xB7   " : "", times,
-             seed, scaled, s->text_replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "");
-    if (L->lines_shown) { /* the head view's legend says what it labels */
+    const int has_msg = s->status && *s->status;
+    char msg[520] = "";
+    if (has_msg) snprintf(msg, sizeof msg, "\xE2\x96\xB6 %s", s->status);
+    const char *sep = has_msg ? "   \xC2\xB7   " : "";
+    const char *bad = s->text_replaced ? "   (invalid UTF-8 replaced by \xEF\xBF\xBD)" : "";
+    char hint[120] = "", hint_short[64] = ""; /* what the labels leave out */
+    if (L->lines_shown) {                     /* the head view's legend says what it labels */
     } else if (!L->show_row_labels && L->shown_heads > 0) {
-        size_t len = strlen(buf);
-        snprintf(buf + len, sizeof buf - len,
-                 "   \xC2\xB7   token labels hidden at this size: hover a cell");
+        snprintf(hint, sizeof hint, "   \xC2\xB7   token labels hidden at this size: hover a cell");
+        snprintf(hint_short, sizeof hint_short, "labels hidden: hover a cell");
     } else if (L->label_stride > 1) {
-        size_t len = strlen(buf);
-        snprintf(buf + len, sizeof buf - len,
-                 "   \xC2\xB7   every %d%s token labelled: hover for the rest", L->label_stride,
-                 L->label_stride == 2 ? "nd" : (L->label_stride == 3 ? "rd" : "th"));
+        const char *th = L->label_stride == 2 ? "nd" : (L->label_stride == 3 ? "rd" : "th");
+        snprintf(hint, sizeof hint, "   \xC2\xB7   every %d%s token labelled: hover for the rest",
+                 L->label_stride, th);
+        snprintf(hint_short, sizeof hint_short, "every %d%s labelled", L->label_stride, th);
     }
-    char fitted[600];
-    view_fit_text(fitted, sizeof fitted, buf, L->status.w, L->ui_small, 0, c->measure, c->ud);
+    /* the whole line; where it does not fit, the timings go first, then the seed and
+       scaling and the long hint, and the status message is kept to the last */
+    char f1[700], f2[700], f3[600];
+    snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s", msg, sep, times, seed, scaled, bad, hint);
+    snprintf(f1, sizeof f1, "%s%s%s%s%s%s", msg, sep, seed, scaled, bad, hint);
+    snprintf(f2, sizeof f2, "%s%s%s%s", msg, has_msg && hint_short[0] ? sep : "",
+             hint_short[0] || has_msg ? hint_short : scaled, bad);
+    snprintf(f3, sizeof f3, "%s", has_msg ? msg : (hint_short[0] ? hint_short : scaled));
+    const char *const forms[4] = {buf, f1, f2, f3};
+    char fitted[700];
+    int chosen = -1;
+    for (int i = 0; i < 4 && chosen < 0; i++)
+        if (view_tw(c, forms[i], L->ui_small, 0) <= L->status.w) chosen = i;
+    if (chosen >= 0)
+        snprintf(fitted, sizeof fitted, "%s", forms[chosen]);
+    else
+        view_fit_text(fitted, sizeof fitted, f3, L->status.w, L->ui_small, 0, c->measure, c->ud);
     draw_text(c->dl, L->status.x, L->status.y, fitted, L->ui_small,
               s->status && *s->status ? c->th.text : c->th.muted, 0, 0);
 }
