@@ -15,6 +15,7 @@
   nothing; a --dump path under a file exits 1.
 Exits 1 with "expected X, got Y" lines on any failure."""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -227,6 +228,20 @@ def main():
     r = run(mhaviz, ["--train", "prev", "--steps", "10", "--dump", os.path.join(afile, "x")])
     check("dump under a file exit", r.returncode == 1, 1, r.returncode)
     check("dump under a file message", r.stderr.startswith("mhaviz: "), "mhaviz: ...", r.stderr)
+
+    # the figure's curves are on the window's dense schedule: a point at every step up
+    # to 50, then every 5th (train.json keeps its rows every 25 steps, checked above).
+    # The run's curves are the thickest lines of the SVG, one segment between points,
+    # in both plots: 60 steps have points at 0, 1 ... 50, 55, 60, 52 of them a plot.
+    svg = os.path.join(tmp, "fig.svg")
+    r = run(mhaviz, ["--train", "pair", "-H", "2", "--steps", "60", "--export", svg])
+    check("figure exit", r.returncode == 0, 0, f"{r.returncode}: {r.stderr}")
+    if r.returncode == 0:
+        widths = [float(w) for w in re.findall(r'<line [^>]*stroke-width="([0-9.]+)"',
+                                                open(svg).read())]
+        thick = sum(1 for w in widths if w == max(widths))
+        check("figure curves on the dense schedule (2 plots x 51 segments)", thick >= 2 * 51,
+              ">= 102 segments", thick)
 
     subprocess.run(["rm", "-rf", tmp])
     if FAILURES:
