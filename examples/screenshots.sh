@@ -58,6 +58,7 @@ shot paragraph 1600x900 -- --sample 7
 shot present 1600x900 i p move:160,250 -- --sample 2
 shot greys 1600x900 c c c -- -H 8 --sample 2
 shot portrait 1080x1920 --
+shot window-1024 1024x768 --
 shot compare 1600x900 b Up Up Up -- -H 1 --sample 2
 "$bin" --export "$out/export-h8.png" --size 1600x900 -H 8 -d 128 --sample 1
 echo "$out/export-h8.png"

@@ -311,9 +311,15 @@ static void draw_cost(const view_ctx *c) {
         FORMS(f0, f0, f2);
     } else if (!c->s->figure && !c->s->present && c->s->forward_ms > 0.0) {
         /* every row projected, timed the same way whatever led here (async.c) */
-        snprintf(f0, sizeof f0, "forward at this setting: %.2f ms", c->s->forward_ms);
-        snprintf(f1, sizeof f1, "forward here: %.2f ms", c->s->forward_ms);
-        snprintf(f2, sizeof f2, "forward %.1f ms", c->s->forward_ms);
+        char t[32]; /* microseconds below 0.1 ms, where "0.00 ms" would read as nothing */
+        const double ms = c->s->forward_ms;
+        if (ms < 0.1)
+            snprintf(t, sizeof t, "%.0f \xC2\xB5s", ms * 1000.0 < 1.0 ? 1.0 : ms * 1000.0);
+        else
+            snprintf(t, sizeof t, ms < 10.0 ? "%.2f ms" : "%.1f ms", ms);
+        snprintf(f0, sizeof f0, "forward at this setting: %s", t);
+        snprintf(f1, sizeof f1, "forward here: %s", t);
+        snprintf(f2, sizeof f2, "forward %s", t);
         FORMS(f0, f1, f2);
     } else if (!c->s->figure && !c->s->present) {
         FORMS("forward at this setting: timing\xE2\x80\xA6", "forward: timing\xE2\x80\xA6",
