@@ -154,7 +154,7 @@ static void legend(view_layout *L, const view_state *s, view_measure_fn measure,
         for (int a = 0; a < 4; a++) {
             if (!v[line][a][0]) break;
             if (view_text_width(measure, ud, v[line][a], size, 0) <= w) {
-                snprintf(L->lines_legend_text[line], 160, "%s", v[line][a]);
+                snprintf(L->lines_legend_text[line], 160, "%.159s", v[line][a]);
                 break;
             }
         }
