@@ -275,7 +275,12 @@ static int take(app_state *s, app_async *a, int block) {
     a->handle = NULL;
     a->running = 0;
     async_job *j = &a->job;
-    a->spare = app_model_adopt(s, j->m, &j->toks, j->sample, j->ms, j->failed ? j->err : NULL);
+    mha_model *back =
+        app_model_adopt(s, j->m, &j->toks, j->sample, j->ms, j->failed ? j->err : NULL);
+    if (a->spare) /* a forward's timing gave its model back meanwhile: one spare is kept */
+        mha_model_destroy(back);
+    else
+        a->spare = back;
     j->m = NULL;
     memset(&j->toks, 0, sizeof j->toks);
     return 1;

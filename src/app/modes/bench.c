@@ -5,6 +5,7 @@
  * frame, the exports, and the peak memory of a process at (512, 1024, 16).
  * Speed is measured here, never in tests. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
@@ -450,6 +451,13 @@ int app_bench(const cli_options *o, char *err, size_t errlen) {
         printf("mhaviz --bench%s: medians over at least %.1f s after a warm-up%s\n\n",
                b.quick ? " --bench-quick" : "", BENCH_MIN_S,
                b.quick ? " (here: every case once, no warm-up: not a measurement)" : "");
+    errno = 0; /* a standard output that cannot be written is found now, not after minutes */
+    if (!b.json && (fflush(stdout) != 0 || ferror(stdout))) {
+        snprintf(err, errlen, "cannot write standard output: %s", strerror(errno ? errno : EIO));
+        free(b.samples);
+        if (rss_pid > 0) waitpid(rss_pid, NULL, 0);
+        return 1;
+    }
     double sgemm_gflops = 0.0;
     timing top;
     int rc = bench_limit(&b, &sgemm_gflops, &top);
