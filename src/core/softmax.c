@@ -16,16 +16,6 @@
 
 /* the softmax's exp: mha_exp_nonpos (softmax.h) */
 #define exp_nonpos mha_exp_nonpos
-#define EXP_LO MHA_EXP_LO
-#define LOG2E MHA_LOG2E
-#define LN2_HI MHA_LN2_HI
-#define LN2_LO MHA_LN2_LO
-#define P0 MHA_EXP_P0
-#define P1 MHA_EXP_P1
-#define P2 MHA_EXP_P2
-#define P3 MHA_EXP_P3
-#define P4 MHA_EXP_P4
-#define P5 MHA_EXP_P5
 
 /* Eight lanes side by side, so that the compiler can keep each in a vector
    register (and so that the sums add in eight partial sums, as AVX2 does). */
@@ -69,27 +59,6 @@ static void row_portable(float *dst, const float *src, int visible, int cols) {
 #if SOFTMAX_X86
 #define AVX2 __attribute__((target("avx2,fma")))
 
-AVX2 static inline __m256 exp_nonpos8(__m256 x) {
-    const __m256 lo = _mm256_set1_ps(EXP_LO);
-    const __m256 keep = _mm256_cmp_ps(x, lo, _CMP_GE_OQ); /* false for -inf and NaN */
-    x = _mm256_max_ps(x, lo);                             /* NaN lanes become lo */
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(LOG2E)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_HI), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_LO), r);
-    __m256 p = _mm256_set1_ps(P0);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P1));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P2));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P3));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P4));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P5));
-    __m256 y = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r);
-    y = _mm256_add_ps(y, _mm256_set1_ps(1.0f));
-    const __m256i e =
-        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_and_ps(_mm256_mul_ps(y, _mm256_castsi256_ps(e)), keep);
-}
-
 AVX2 static inline float hsum8(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -126,15 +95,15 @@ AVX2 static void row_avx2(float *dst, const float *src, int visible, int cols) {
     const __m256 vm = _mm256_set1_ps(max);
     __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
     for (j = 0; j + 16 <= visible; j += 16) {
-        const __m256 e0 = exp_nonpos8(_mm256_sub_ps(_mm256_loadu_ps(src + j), vm));
-        const __m256 e1 = exp_nonpos8(_mm256_sub_ps(_mm256_loadu_ps(src + j + 8), vm));
+        const __m256 e0 = mha_exp_nonpos8(_mm256_sub_ps(_mm256_loadu_ps(src + j), vm));
+        const __m256 e1 = mha_exp_nonpos8(_mm256_sub_ps(_mm256_loadu_ps(src + j + 8), vm));
         _mm256_storeu_ps(dst + j, e0);
         _mm256_storeu_ps(dst + j + 8, e1);
         s0 = _mm256_add_ps(s0, e0);
         s1 = _mm256_add_ps(s1, e1);
     }
     for (; j + 8 <= visible; j += 8) {
-        const __m256 e0 = exp_nonpos8(_mm256_sub_ps(_mm256_loadu_ps(src + j), vm));
+        const __m256 e0 = mha_exp_nonpos8(_mm256_sub_ps(_mm256_loadu_ps(src + j), vm));
         _mm256_storeu_ps(dst + j, e0);
         s0 = _mm256_add_ps(s0, e0);
     }

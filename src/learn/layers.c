@@ -359,27 +359,6 @@ static inline float normal_cdf(float x) {
 #define GELU_AVX2 1
 #define AVX2 __attribute__((target("avx2,fma")))
 
-AVX2 static inline __m256 exp_nonpos8(__m256 x) { /* mha_exp_nonpos, 8 at a time */
-    const __m256 lo = _mm256_set1_ps(MHA_EXP_LO);
-    const __m256 keep = _mm256_cmp_ps(x, lo, _CMP_GE_OQ);
-    x = _mm256_max_ps(x, lo);
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(MHA_LOG2E)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(MHA_LN2_HI), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(MHA_LN2_LO), r);
-    __m256 p = _mm256_set1_ps(MHA_EXP_P0);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MHA_EXP_P1));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MHA_EXP_P2));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MHA_EXP_P3));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MHA_EXP_P4));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MHA_EXP_P5));
-    __m256 y = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r);
-    y = _mm256_add_ps(y, _mm256_set1_ps(1.0f));
-    const __m256i e =
-        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_and_ps(_mm256_mul_ps(y, _mm256_castsi256_ps(e)), keep);
-}
-
 AVX2 static inline __m256 normal_cdf8(__m256 x) { /* normal_cdf, 8 at a time */
     const __m256 sign = _mm256_set1_ps(-0.0f);
     const __m256 z = _mm256_mul_ps(_mm256_andnot_ps(sign, x), _mm256_set1_ps(0.70710678f));
@@ -396,7 +375,7 @@ AVX2 static inline __m256 normal_cdf8(__m256 x) { /* normal_cdf, 8 at a time */
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.00002368f));
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.26551223f));
     const __m256 e = _mm256_min_ps(_mm256_fnmadd_ps(z, z, p), _mm256_setzero_ps());
-    const __m256 h = _mm256_mul_ps(_mm256_mul_ps(half, t), exp_nonpos8(e)); /* erfc(z) / 2 */
+    const __m256 h = _mm256_mul_ps(_mm256_mul_ps(half, t), mha_exp_nonpos8(e)); /* erfc(z) / 2 */
     const __m256 pos = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ);
     return _mm256_blendv_ps(h, _mm256_sub_ps(one, h), pos);
 }
@@ -417,7 +396,8 @@ AVX2 static size_t gelu_backward8(float *dinp, const float *inp, const float *do
     const __m256 mhalf = _mm256_set1_ps(-0.5f), c = _mm256_set1_ps(0.39894228f);
     for (; i + 8 <= n; i += 8) {
         const __m256 x = _mm256_loadu_ps(inp + i);
-        const __m256 pdf = _mm256_mul_ps(c, exp_nonpos8(_mm256_mul_ps(_mm256_mul_ps(mhalf, x), x)));
+        const __m256 pdf =
+            _mm256_mul_ps(c, mha_exp_nonpos8(_mm256_mul_ps(_mm256_mul_ps(mhalf, x), x)));
         const __m256 dy = _mm256_fmadd_ps(x, pdf, normal_cdf8(x));
         _mm256_storeu_ps(dinp + i, _mm256_mul_ps(dy, _mm256_loadu_ps(dout + i)));
     }

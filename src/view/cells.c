@@ -12,6 +12,10 @@ static int luma(rgba c) {
     return (299 * c.r + 587 * c.g + 114 * c.b) / 1000;
 }
 
+rgba view_ink_on(rgba bg) {
+    return luma(bg) > 140 ? (rgba){0, 0, 0, 255} : (rgba){255, 255, 255, 255};
+}
+
 int view_cell_values_fit(const view_ctx *c, view_rect map, int rows, int cols) {
     if (!c->s->values || rows < 1 || cols < 1) return 0;
     int cw = map.w / cols, ch = map.h / rows;
@@ -56,7 +60,7 @@ static void draw_values(const view_ctx *c, view_rect map, const float *data, int
                 y1 = map.y + (int)((long)(r + 1) * map.h / rows);
             int w = view_tw(c, buf, size, 0);
             rgba bg = px[(size_t)r * px_w + k];
-            rgba fg = luma(bg) > 140 ? (rgba){0, 0, 0, 255} : (rgba){255, 255, 255, 255};
+            rgba fg = view_ink_on(bg);
             draw_text(c->dl, (x0 + x1 - w) / 2, (y0 + y1 - line) / 2, buf, size, fg, 0, 0);
         }
 }

@@ -87,6 +87,16 @@ void view_fit_text(char *buf, size_t len, const char *s, int maxw, int size, int
     buf[0] = '\0';
 }
 
+void view_fit_first(const view_ctx *c, char *out, size_t len, const char *const *forms, int count,
+                    int w, int size, int bold) {
+    for (int i = 0; i < count; i++)
+        if (view_tw(c, forms[i], size, bold) <= w) {
+            snprintf(out, len, "%s", forms[i]);
+            return;
+        }
+    view_fit_text(out, len, forms[count - 1], w, size, bold, c->measure, c->ud);
+}
+
 void view_format_number(char *buf, size_t len, float v) {
     char num[16]; /* "%.3g" of a float is at most 10 bytes ("-1.23e+38") */
     if (fabsf(v) < 1e-9f) v = 0.0f;

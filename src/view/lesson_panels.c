@@ -24,24 +24,8 @@ static void thousands(char *buf, size_t len, double v) {
     buf[n] = '\0';
 }
 
-/* The first of the variants (longest first) that fits w pixels, else the last cut. */
-static void fit_variant(const view_ctx *c, char *buf, size_t len, const char *const *v, int count,
-                        int w, int size, int bold) {
-    for (int i = 0; i < count - 1; i++)
-        if (view_tw(c, v[i], size, bold) <= w) {
-            snprintf(buf, len, "%s", v[i]);
-            return;
-        }
-    view_fit_text(buf, len, v[count - 1], w, size, bold, c->measure, c->ud);
-}
-
 static int imin_(int a, int b) {
     return a < b ? a : b;
-}
-
-/* Luma of a colour, 0..255: numbers in a cell in black or white by it. */
-static int cell_luma(rgba c) {
-    return (299 * c.r + 587 * c.g + 114 * c.b) / 1000;
 }
 
 /* The h x h matrix: below the diagonal where two heads look alike (1 - JS, the
@@ -87,9 +71,7 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
             else
                 view_format_number(buf, sizeof buf, v);
             const int w = view_tw(c, buf, size, r == k);
-            const rgba fg =
-                r == k ? c->th.text
-                       : (cell_luma(bg) > 140 ? (rgba){0, 0, 0, 255} : (rgba){255, 255, 255, 255});
+            const rgba fg = r == k ? c->th.text : view_ink_on(bg);
             draw_text(c->dl, (x0 + x1 - w) / 2, (y0 + y1 - line) / 2, buf, size, fg, r == k, 0);
         }
     /* the diagonal framed: it is a different number */
@@ -166,7 +148,7 @@ static void draw_alike_notes(const view_ctx *c, const float *change, int h, int 
     for (int i = 0; i < 3; i++) {
         const int y = L->redund_note.y + i * line;
         if (y + line > L->redund_note.y + L->redund_note.h + 2) break;
-        fit_variant(c, buf, sizeof buf, v[i], 3, L->redund_note.w, fs, i == 2);
+        view_fit_first(c, buf, sizeof buf, v[i], 3, L->redund_note.w, fs, i == 2);
         if (i == 0 && view_markup_width(c, buf, fs) <= L->redund_note.w)
             view_draw_markup(c, L->redund_note.x, y, buf, fs, c->th.muted);
         else
@@ -182,7 +164,7 @@ static void draw_redundancy(const view_ctx *c) {
     char buf[160];
     static const char *const titles[] = {"How alike are the heads?", "How alike are heads?",
                                          "Heads alike?"};
-    fit_variant(c, buf, sizeof buf, titles, 3, L->redund_title.w, L->font, 1);
+    view_fit_first(c, buf, sizeof buf, titles, 3, L->redund_title.w, L->font, 1);
     draw_text(c->dl, L->redund_title.x, L->redund_title.y, buf, L->font, c->th.text, 1, 0);
     if (!c->s->head_divergence || h > 16) {
         draw_text(c->dl, L->redund_map.x, L->redund_map.y,
@@ -340,7 +322,7 @@ static void draw_cost(const view_ctx *c) {
         }
         const char *const forms[COST_FORMS] = {lines[i][0], lines[i][1], lines[i][2]};
         char fitted[160];
-        fit_variant(c, fitted, sizeof fitted, forms, COST_FORMS, L->cost.w, size, i == 0);
+        view_fit_first(c, fitted, sizeof fitted, forms, COST_FORMS, L->cost.w, size, i == 0);
         draw_text(c->dl, L->cost.x, y, fitted, size, i == 0 ? c->th.text : c->th.muted, i == 0, 0);
     }
 }

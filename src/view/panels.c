@@ -541,13 +541,7 @@ void view_draw_status(const view_ctx *c) {
     snprintf(f3, sizeof f3, "%s", has_msg ? msg : (hint_short[0] ? hint_short : scaled));
     const char *const forms[4] = {buf, f1, f2, f3};
     char fitted[700];
-    int chosen = -1;
-    for (int i = 0; i < 4 && chosen < 0; i++)
-        if (view_tw(c, forms[i], L->ui_small, 0) <= L->status.w) chosen = i;
-    if (chosen >= 0)
-        snprintf(fitted, sizeof fitted, "%s", forms[chosen]);
-    else
-        view_fit_text(fitted, sizeof fitted, f3, L->status.w, L->ui_small, 0, c->measure, c->ud);
+    view_fit_first(c, fitted, sizeof fitted, forms, 4, L->status.w, L->ui_small, 0);
     draw_text(c->dl, L->status.x, L->status.y, fitted, L->ui_small,
               s->status && *s->status ? c->th.text : c->th.muted, 0, 0);
 }

@@ -188,17 +188,6 @@ static void legend(const view_ctx *c, const view_train *t) {
     }
 }
 
-/* The first of forms that fits w pixels, else the last one cut to fit. */
-static void fit_first(const view_ctx *c, char *out, size_t len, const char *const *forms, int count,
-                      int w, int size, int bold) {
-    for (int i = 0; i < count; i++)
-        if (view_tw(c, forms[i], size, bold) <= w) {
-            snprintf(out, len, "%s", forms[i]);
-            return;
-        }
-    view_fit_text(out, len, forms[count - 1], w, size, bold, c->measure, c->ud);
-}
-
 static void bars(const view_ctx *c, const view_train *t) {
     const view_layout *L = c->L;
     const view_rect r = L->train_bars;
@@ -212,7 +201,8 @@ static void bars(const view_ctx *c, const view_train *t) {
     char fitted[200];
     {
         const char *const forms[3] = {buf, b1, b2};
-        fit_first(c, fitted, sizeof fitted, forms, 3, r.w + (r.x - L->train_legend.x), L->font, 1);
+        view_fit_first(c, fitted, sizeof fitted, forms, 3, r.w + (r.x - L->train_legend.x), L->font,
+                       1);
     }
     draw_text(c->dl, L->train_legend.x, r.y - 2 * L->line, fitted, L->font, c->th.text, 1, 0);
     if (!t->pruning_valid || n < 1 || !t->ablated_acc) {
@@ -285,7 +275,7 @@ static void bars(const view_ctx *c, const view_train *t) {
     }
     {
         const char *const forms[3] = {buf, b1, b2};
-        fit_first(c, fitted, sizeof fitted, forms, 3, L->train_note.w, fs, 1);
+        view_fit_first(c, fitted, sizeof fitted, forms, 3, L->train_note.w, fs, 1);
     }
     draw_text(c->dl, L->train_note.x, L->train_note.y, fitted, fs, c->th.accent_text, 1, 0);
 }
@@ -334,7 +324,7 @@ void view_draw_train(const view_ctx *c) {
         const char *after = from_task ? strstr(from_task, " \xC2\xB7 ") : NULL;
         const char *const forms[3] = {buf, from_task ? from_task : buf,
                                       after ? after + 4 : (from_task ? from_task : buf)};
-        fit_first(c, fitted, sizeof fitted, forms, 3, L->train_title.w, L->font_title, 1);
+        view_fit_first(c, fitted, sizeof fitted, forms, 3, L->train_title.w, L->font_title, 1);
     }
     draw_text(c->dl, L->train_title.x, L->train_title.y, fitted, L->font_title, c->th.text, 1, 0);
     char layer_what[240]; /* the subtitle without its keys, which the buttons and F1 also give */
@@ -365,9 +355,9 @@ void view_draw_train(const view_ctx *c) {
         const char *const win[4] = {buf, layer_what, layer_short, layer_only};
         const char *const fig[3] = {buf, layer_short, layer_only};
         if (c->s->figure)
-            fit_first(c, fitted, sizeof fitted, fig, 3, L->train_title.w, L->font_small, 0);
+            view_fit_first(c, fitted, sizeof fitted, fig, 3, L->train_title.w, L->font_small, 0);
         else
-            fit_first(c, fitted, sizeof fitted, win, 4, L->train_title.w, L->font_small, 0);
+            view_fit_first(c, fitted, sizeof fitted, win, 4, L->train_title.w, L->font_small, 0);
     }
     draw_text(c->dl, L->train_title.x, L->train_title.y + L->line + L->pad / 2, fitted,
               L->font_small, c->th.muted, 0, 0);

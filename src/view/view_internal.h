@@ -77,6 +77,11 @@ static inline int view_tw(const view_ctx *c, const char *s, int size, int bold) 
     return view_text_width(c->measure, c->ud, s, size, bold);
 }
 
+/* The first of forms (longest first) that fits w pixels at size, copied into out;
+   when none does, the last one cut to fit (view_fit_text). */
+void view_fit_first(const view_ctx *c, char *out, size_t len, const char *const *forms, int count,
+                    int w, int size, int bold);
+
 /* Draws s centred in r (left-aligned when wider than r). */
 void view_text_center(const view_ctx *c, view_rect r, const char *s, int size, rgba col, int bold);
 
@@ -179,6 +184,8 @@ void view_draw_mask_legend(const view_ctx *c, int x, int y, int size);
 int view_cell_values_fit(const view_ctx *c, view_rect map, int rows, int cols);
 /* The same for attention weights of an n x n map (written as ".42"). */
 int view_weight_values_fit(const view_ctx *c, view_rect map, int n);
+/* Black or white, whichever reads on a cell of colour bg. */
+rgba view_ink_on(rgba bg);
 /* Writes data's values in map's cells over the image px (px_w x px_h, one pixel
  * a cell; nothing when the image is reduced). */
 void view_draw_cell_values(const view_ctx *c, view_rect map, const float *data, int rows, int cols,
