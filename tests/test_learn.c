@@ -611,7 +611,7 @@ static void test_gelu_exact(void **state) {
     CHECK_TRUE("gelu buffers", x && y && g && dx);
     for (int i = 0; i < N; i++) x[i] = (float)(-12.0 + 24.0 * i / (N - 1)), g[i] = 1.0f;
     act_forward(y, x, N, TF_ACT_GELU);
-    act_backward(dx, x, g, N, TF_ACT_GELU);
+    act_backward(dx, x, y, g, N, TF_ACT_GELU);
     double worst_f = 0.0, worst_b = 0.0;
     for (int i = 0; i < N; i++) {
         const double v = x[i], cdf = 0.5 * erfc(-v / sqrt(2.0));
@@ -621,6 +621,23 @@ static void test_gelu_exact(void **state) {
     }
     CHECK_NEAR("GELU forward, worst error", 0.0, worst_f, 3e-7);
     CHECK_NEAR("GELU derivative, worst error", 0.0, worst_b, 3e-7);
+    /* the backward takes Phi(x) from the forward's output over x: around 0 (where that
+       division loses Phi), at denormals and far out on the left, on the vector lanes and
+       the scalar tail (19 values: 16 in lanes, 3 in the tail) */
+    const float special[] = {0.0f,    -0.0f,  1e-38f,  -1e-38f, 1e-30f,  -1e-30f, 1e-21f,
+                             -1e-21f, 1e-19f, -1e-19f, 1e-10f,  -1e-10f, 1e-5f,   -1e-5f,
+                             -13.0f,  -15.0f, -20.0f,  3e-20f,  -3e-20f};
+    enum { NS = sizeof special / sizeof special[0] };
+    act_forward(y, special, NS, TF_ACT_GELU);
+    act_backward(dx, special, y, g, NS, TF_ACT_GELU);
+    worst_b = 0.0;
+    for (int i = 0; i < NS; i++) {
+        const double v = special[i], cdf = 0.5 * erfc(-v / sqrt(2.0));
+        const double pdf = exp(-0.5 * v * v) / sqrt(2.0 * 3.14159265358979323846);
+        const double e = fabs(dx[i] - (cdf + v * pdf));
+        worst_b = isnan(e) ? INFINITY : fmax(worst_b, e); /* fmax would drop a NaN */
+    }
+    CHECK_NEAR("GELU derivative near 0 and far left, worst error", 0.0, worst_b, 3e-7);
     free(x), free(y), free(g), free(dx);
 }
 

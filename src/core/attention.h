@@ -24,6 +24,10 @@ static inline int attn_visible(const attn_head_shape *s, int r) {
     return s->causal && r + 1 < s->n_real ? r + 1 : s->n_real;
 }
 
+/* The query rows a causal head's products take at a time: each block multiplies only
+ * the keys its last row sees (the trainer's backward blocks the same way). */
+#define ATTN_BLOCK 32
+
 /* Head i for query rows [r0, r1), 0 <= r0 <= r1 <= n:
  *   scores (n, n), rows [r0, r1): Q_i K_i^T * scale, -inf on hidden keys;
  *   attn   (n, n), rows [r0, r1): row softmax of scores, exactly 0 on hidden keys;

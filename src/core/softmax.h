@@ -68,6 +68,27 @@ __attribute__((target("avx2,fma"))) static inline __m256 mha_exp_nonpos8(__m256 
         _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
     return _mm256_and_ps(_mm256_mul_ps(y, _mm256_castsi256_ps(e)), keep);
 }
+/* The same on 16 lanes with AVX-512F (callers check the processor has it). */
+__attribute__((target("avx512f"))) static inline __m512 mha_exp_nonpos16(__m512 x) {
+    const __m512 lo = _mm512_set1_ps(MHA_EXP_LO);
+    const __mmask16 keep = _mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ); /* false for -inf, NaN */
+    x = _mm512_max_ps(x, lo);                                     /* NaN lanes become lo */
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(MHA_LOG2E)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(MHA_LN2_HI), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(MHA_LN2_LO), r);
+    __m512 p = _mm512_set1_ps(MHA_EXP_P0);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(MHA_EXP_P1));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(MHA_EXP_P2));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(MHA_EXP_P3));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(MHA_EXP_P4));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(MHA_EXP_P5));
+    __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r);
+    y = _mm512_add_ps(y, _mm512_set1_ps(1.0f));
+    const __m512i e =
+        _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
+    return _mm512_maskz_mul_ps(keep, y, _mm512_castsi512_ps(e));
+}
 #else
 #define MHA_EXP8 0
 #endif

@@ -53,8 +53,9 @@ void attention_backward(float *dq, float *dk, float *dv, float *dattn, float *ds
 
 /* out (n) = act(inp): GELU (exact, with erf), ReLU or GELU's tanh form */
 void act_forward(float *out, const float *inp, size_t n, tf_act act);
-/* dinp (n) = act'(inp) * dout (overwritten) */
-void act_backward(float *dinp, const float *inp, const float *dout, size_t n, tf_act act);
+/* dinp (n) = act'(inp) * dout (overwritten); out (n) is act_forward's output of inp */
+void act_backward(float *dinp, const float *inp, const float *out, const float *dout, size_t n,
+                  tf_act act);
 
 /* out (n) = a + b */
 void residual_forward(float *out, const float *a, const float *b, size_t n);

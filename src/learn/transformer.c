@@ -343,7 +343,7 @@ static void block_backward(transformer *tf, int i, int B, int T) {
         memcpy(dla->res1, dla->res2, nd * sizeof(float));
         matmul_backward(dla->fc_act, 0.0f, gp->w_proj, gp->b_proj, dla->res2, la->fc_act,
                         lp->w_proj, N, ff, d);
-        act_backward(dla->fc, la->fc, dla->fc_act, (size_t)N * ff, c->act);
+        act_backward(dla->fc, la->fc, la->fc_act, dla->fc_act, (size_t)N * ff, c->act);
         matmul_backward(dla->ln2, 0.0f, gp->w_fc, gp->b_fc, dla->fc, la->ln2, lp->w_fc, N, d, ff);
         layernorm_backward(dla->res1, gp->ln2_g, gp->ln2_b, dla->ln2, la->res1, lp->ln2_g,
                            la->ln2_mean, la->ln2_rstd, N, d);
