@@ -100,7 +100,7 @@ static void run_case(int n, int n_real, int h, int dk, int causal, int scaled, f
 
 static void test_kernel_against_loops(void **state) {
     (void)state;
-    static const int ns[] = {1, 2, 7, 16, 33};
+    static const int ns[] = {1, 2, 7, 16, 33, 64, 100}; /* 64, 100: several ATTN_BLOCKs */
     for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++) {
         const int n = ns[a];
         for (int n_real = n > 3 ? n - 3 : 1; n_real <= n; n_real++)

@@ -50,6 +50,8 @@ RUNS = [
     ("gpt2-like-L2", 2, 4, 32, 50, 16, 12, 3, 1, "tanh", 1, 1, 1e-3, 5, 1, 2),
     ("untied-L3-erf", 3, 2, 16, 20, 10, 10, 2, 1, "gelu", 1, 0, 1e-5, 6, 0, 1),
     ("vocab50257-ctx1024", 2, 2, 8, 50257, 1024, 24, 1, 0, "relu", 1, 1, 1e-5, 7, 0, 0),
+    # T 70: a causal head's products in blocks of 32 rows (attention.h), the last one short
+    ("T70-blocks", 2, 4, 32, 30, 80, 70, 2, 1, "gelu", 1, 0, 1e-5, 8, 1, 3),
 ]
 TOL_LOGITS, TOL_GRAD, TOL_TRACE = 1e-5, 1e-4, 1e-5
 

@@ -536,9 +536,31 @@ static int have_avx2(void) {
 static int have_avx512(void) {
     return __builtin_cpu_supports("avx512f");
 }
+
+static _Atomic int gelu_cap_ = 0; /* act_gelu_lanes' cap; 0: none */
+
+/* the widest loop the processor runs, within the cap */
+static int gelu_lanes(void) {
+    const int cap = gelu_cap_;
+    if ((cap == 0 || cap >= 16) && have_avx512()) return 16;
+    if ((cap == 0 || cap >= 8) && have_avx2()) return 8;
+    return 1;
+}
 #else
 #define GELU_AVX2 0
+static int gelu_lanes(void) {
+    return 1;
+}
 #endif
+
+int act_gelu_lanes(int cap) {
+#if GELU_AVX2
+    gelu_cap_ = cap > 0 ? cap : 0;
+#else
+    (void)cap;
+#endif
+    return gelu_lanes();
+}
 
 static void act_forward_span(float *out, const float *inp, size_t n, tf_act act) {
     if (act == TF_ACT_RELU) {
@@ -557,9 +579,10 @@ static void act_forward_span(float *out, const float *inp, size_t n, tf_act act)
     } else {
         size_t i = 0;
 #if GELU_AVX2
-        if (have_avx512())
+        const int lanes = gelu_lanes();
+        if (lanes == 16)
             i = gelu_forward16(out, inp, n);
-        else if (have_avx2())
+        else if (lanes == 8)
             i = gelu_forward8(out, inp, n);
 #endif
         for (; i < n; i++) out[i] = inp[i] * normal_cdf(inp[i]);
@@ -583,9 +606,10 @@ static void act_backward_span(float *dinp, const float *inp, const float *out, c
         /* d/dx x Phi(x) = Phi(x) + x phi(x) */
         size_t i = 0;
 #if GELU_AVX2
-        if (have_avx512())
+        const int lanes = gelu_lanes();
+        if (lanes == 16)
             i = gelu_backward16(dinp, inp, out, dout, n);
-        else if (have_avx2())
+        else if (lanes == 8)
             i = gelu_backward8(dinp, inp, out, dout, n);
 #endif
         for (; i < n; i++) {

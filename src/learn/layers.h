@@ -57,6 +57,11 @@ void act_forward(float *out, const float *inp, size_t n, tf_act act);
 void act_backward(float *dinp, const float *inp, const float *out, const float *dout, size_t n,
                   tf_act act);
 
+/* The exact GELU's loops use at most `cap` lanes (16: AVX-512F, 8: AVX2 + FMA, 1: plain
+ * C; 0: the widest the processor runs, as at start) from now on, process-wide; returns
+ * the lanes they will use. For tests, which check every loop the processor can run. */
+int act_gelu_lanes(int cap);
+
 /* out (n) = a + b */
 void residual_forward(float *out, const float *a, const float *b, size_t n);
 
