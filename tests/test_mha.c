@@ -1488,12 +1488,12 @@ static void test_softmax_kernels(void **state) {
                                   63, 64, 65, 100, 127, 128, 129, 255, 256, 511, 512, 1000};
     static const double ranges[] = {0.01, 1.0, 10.0, 100.0, 1e4};
     static float src[1100], got[1100], scalar[1100];
-    double worst[3] = {0, 0, 0}; /* portable, avx2, the scalar reference */
+    double worst[4] = {0, 0, 0, 0}; /* portable, avx2, avx512, the scalar reference */
     int kernels_run = 0;
-    for (int k = SOFTMAX_PORTABLE; k <= SOFTMAX_AVX2; k++) {
+    for (int k = SOFTMAX_PORTABLE; k <= SOFTMAX_AVX512; k++) {
         if (!softmax_kernel_available((softmax_kernel)k)) {
             print_message("softmax kernel %s: not on this processor, skipped\n",
-                          k == SOFTMAX_AVX2 ? "avx2" : "portable");
+                          softmax_kernel_name((softmax_kernel)k));
             continue;
         }
         kernels_run++;
@@ -1536,15 +1536,15 @@ static void test_softmax_kernels(void **state) {
                     if (pattern != 5 && k == SOFTMAX_PORTABLE) { /* the scalar reference */
                         memcpy(scalar, src, (size_t)cols * sizeof(float));
                         softmax_rows_scalar_ref(scalar, 1, cols);
-                        check_softmax_row("scalar reference", scalar, src, cols, cols, &worst[2]);
+                        check_softmax_row("scalar reference", scalar, src, cols, cols, &worst[3]);
                     }
                 }
         }
     }
     CHECK_TRUE("at least the portable kernel ran", kernels_run >= 1);
     print_message("softmax: worst relative error vs double, beyond |x - max| 2^-24: portable "
-                  "%.2g, avx2 %.2g, scalar reference %.2g (tolerance %.1g)\n",
-                  worst[0], worst[1], worst[2], SOFTMAX_REL);
+                  "%.2g, avx2 %.2g, avx512 %.2g, scalar reference %.2g (tolerance %.1g)\n",
+                  worst[0], worst[1], worst[2], worst[3], SOFTMAX_REL);
     /* mha_softmax_rows runs the kernel SOFTMAX_AUTO picks, several rows at once */
     float rows[3][5] = {{1, 2, 3, -INFINITY, 4},
                         {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY},

@@ -97,12 +97,13 @@ typedef enum {
     SOFTMAX_AUTO = 0, /* the fastest the processor runs */
     SOFTMAX_PORTABLE, /* plain C the compiler may vectorise; runs everywhere */
     SOFTMAX_AVX2,     /* AVX2 + FMA intrinsics, x86-64 only */
+    SOFTMAX_AVX512,   /* AVX-512F intrinsics, x86-64 only */
 } softmax_kernel;
 
 /* 1 if kernel k can run on this processor (SOFTMAX_AUTO and PORTABLE always). */
 int softmax_kernel_available(softmax_kernel k);
 
-/* "portable" or "avx2"; SOFTMAX_AUTO names the kernel it picks. */
+/* "portable", "avx2" or "avx512"; SOFTMAX_AUTO names the kernel it picks. */
 const char *softmax_kernel_name(softmax_kernel k);
 
 /* dst (cols) = softmax of src[0, visible), max subtracted, and dst[visible, cols)
