@@ -4,7 +4,9 @@
 #include "softmax.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -211,13 +213,30 @@ AVX512 static void row_avx512(float *dst, const float *src, int visible, int col
 }
 
 static int cpu_has_avx512(void) {
-    return __builtin_cpu_supports("avx512f");
+    return __builtin_cpu_supports("avx512f") && mha_simd_lanes() >= 16;
 }
 
 static int cpu_has_avx2(void) {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && mha_simd_lanes() >= 8;
 }
 #endif
+
+static pthread_once_t simd_once_ = PTHREAD_ONCE_INIT;
+static int simd_lanes_ = 16;
+
+static void simd_init(void) {
+    const char *v = getenv("MHAVIZ_SIMD");
+    if (!v) return;
+    if (strcmp(v, "avx2") == 0)
+        simd_lanes_ = 8;
+    else if (strcmp(v, "portable") == 0)
+        simd_lanes_ = 1;
+}
+
+int mha_simd_lanes(void) {
+    pthread_once(&simd_once_, simd_init);
+    return simd_lanes_;
+}
 
 int softmax_kernel_available(softmax_kernel k) {
     switch (k) {

@@ -100,7 +100,14 @@ typedef enum {
     SOFTMAX_AVX512,   /* AVX-512F intrinsics, x86-64 only */
 } softmax_kernel;
 
-/* 1 if kernel k can run on this processor (SOFTMAX_AUTO and PORTABLE always). */
+/* The widest vectors the hand-written kernels may use (the softmax's here, the GELU's
+ * of src/learn): 16 lanes (AVX-512F), unless the environment's MHAVIZ_SIMD says "avx2"
+ * (8) or "portable" (1), to run and check what a processor without them computes (its
+ * sums round differently, so its training runs end a little differently). Read once. */
+int mha_simd_lanes(void);
+
+/* 1 if kernel k can run on this processor (SOFTMAX_AUTO and PORTABLE always), within
+ * mha_simd_lanes. */
 int softmax_kernel_available(softmax_kernel k);
 
 /* "portable", "avx2" or "avx512"; SOFTMAX_AUTO names the kernel it picks. */

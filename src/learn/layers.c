@@ -541,9 +541,9 @@ static _Atomic int gelu_cap_ = 0; /* act_gelu_lanes' cap; 0: none */
 
 /* the widest loop the processor runs, within the cap */
 static int gelu_lanes(void) {
-    const int cap = gelu_cap_;
-    if ((cap == 0 || cap >= 16) && have_avx512()) return 16;
-    if ((cap == 0 || cap >= 8) && have_avx2()) return 8;
+    const int cap = gelu_cap_ == 0 || gelu_cap_ > mha_simd_lanes() ? mha_simd_lanes() : gelu_cap_;
+    if (cap >= 16 && have_avx512()) return 16;
+    if (cap >= 8 && have_avx2()) return 8;
     return 1;
 }
 #else
