@@ -73,7 +73,7 @@ static int size_for(int lo, int hi, int wide_hi, int cap, int pad, int n, int sp
    columns or the query column alone (sides), whole or cut (to no fewer than three
    characters and "…"), in columns lw wide. */
 typedef struct {
-    int stride, size, sides, cut, lw;
+    int stride, size, sides, cut, lw, need; /* need: a column for the whole labels */
 } lines_plan;
 
 /* The plan for a tile w x h with n tokens, labels between lo and hi pixels (lo: the
@@ -86,7 +86,7 @@ typedef struct {
 static lines_plan plan_for(const view_state *s, int w, int h, int lo, int want, int hi, int pad,
                            int widest, view_measure_fn measure, void *ud) {
     const int n = s->layer->n;
-    lines_plan P = {0, 0, 2, 0, 0};
+    lines_plan P = {0, 0, 2, 0, 0, 0};
     /* the stride: the smallest whose rows hold a label of the data's text size (a
        long text labels fewer tokens rather than smaller ones: read from the back) */
     int stride = 1;
@@ -107,7 +107,8 @@ static lines_plan plan_for(const view_state *s, int w, int h, int lo, int want, 
     if (!P.size) return P;
     P.stride = stride;
     /* the column as wide as the whole labels measured at their size, within its cap */
-    P.lw = lay_imin(view_label_max_width(s, P.size, measure, ud) + 1 + pad, caps[2 - P.sides]);
+    P.need = view_label_max_width(s, P.size, measure, ud) + 1 + pad;
+    P.lw = lay_imin(P.need, caps[2 - P.sides]);
     return P;
 }
 
@@ -124,7 +125,10 @@ static void lines_box(view_lines_box *B, const view_state *s, view_rect b, const
        largest size, and 2 pixels at least (SDL draws a 1-pixel slanted line point by
        point: thousands of them take the window seconds under a software renderer) */
     B->thick = lay_imax(2, lay_imin(b.h / n / 3, hi / 5));
-    const int lw = P->stride > 0 ? P->lw : 0;
+    /* a wider tile (the first column's, with the row labels' room) gives its labels
+       more of their characters, at the same size */
+    const int cap = P->sides == 2 ? b.w * 3 / 10 : b.w * 45 / 100;
+    const int lw = P->stride > 0 ? lay_imax(P->lw, lay_imin(P->need, cap)) : 0;
     B->label_size = P->stride > 0 ? P->size : lo;
     B->stride = P->stride;
     B->qcol = (view_rect){b.x, b.y, lw, b.h};
