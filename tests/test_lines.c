@@ -11,7 +11,10 @@
  *   says so in the legend, and still draws every line;
  * - every head overlaid (VIEW_PANEL_LINES, panel_head 0): each head's lines in its
  *   own group and colour;
- * - compare: both panes as lines, the pinned one's in its own groups. */
+ * - compare: both panes as lines, the pinned one's in its own groups;
+ * - small tiles (h = 32, long words, 1024 x 768, 80-300 % zoom): no label cut to
+ *   fewer than three characters and "…", none under 4/5 of the heatmaps' label
+ *   size, and a tile left unlabelled said so in the legend. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -352,11 +355,101 @@ static void test_compare_panes(void **state) {
     fx_finish("compare panes");
 }
 
+/* Code points of t before a trailing "…" (-1: no "…" at its end). */
+static int cut_kept(const char *t) {
+    const size_t l = strlen(t);
+    if (l < 3 || strcmp(t + l - 3, "\xE2\x80\xA6") != 0) return -1;
+    int n = 0;
+    for (size_t i = 0; i < l - 3; i++) n += ((unsigned char)t[i] & 0xC0) != 0x80;
+    return n;
+}
+
+/* Small tiles (many heads, long words, small windows, 80 % zoom): every token label
+   drawn in the head view is readable: its whole label or at least three characters
+   and "…" (never "T…"), at the heatmaps' label size or larger; a tile with no label
+   says so in the legend; both columns' labels inside the tile. The old layout
+   shrank labels to 8 px and cut them to one letter ("T…") in 1024 x 768 at h = 16. */
+static void test_labels_readable(void **state) {
+    (void)state;
+    fx_reset();
+    static const int sizes[][2] = {{1024, 768}, {768, 1024},  {1280, 800},
+                                   {1600, 900}, {1920, 1080}, {3840, 2160}};
+    static const int hs[] = {2, 4, 8, 16, 32}, ns[] = {7, 12, 24, 60};
+    static const float zooms[] = {0.8f, 1.0f, 1.5f, 3.0f};
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    long labels = 0, cut = 0, unlabelled = 0, tiles = 0;
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+        for (size_t hi = 0; hi < sizeof hs / sizeof hs[0]; hi++) {
+            fx_model fm;
+            fx_model_make(&fm, ns[ni], 64, hs[hi], MHA_MASK_NONE);
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+                for (size_t zi = 0; zi < sizeof zooms / sizeof zooms[0]; zi++)
+                    for (int focus = 0; focus <= 1; focus++) {
+                        view_state s;
+                        fx_state(&s, &fm, sizes[si][0], sizes[si][1]);
+                        s.head_view = VIEW_HEAD_LINES;
+                        s.zoom = zooms[zi];
+                        s.focus = focus;
+                        snprintf(fx_where, sizeof fx_where, "n=%d h=%d %dx%d zoom=%.0f%% focus=%d",
+                                 ns[ni], hs[hi], sizes[si][0], sizes[si][1],
+                                 (double)zooms[zi] * 100, focus);
+                        render(&dl, cache, &s);
+                        int bare = 0;
+                        /* 4/5 of the heatmaps' label size, or of theirs at 100 % when
+                           zoomed in */
+                        const int small = (L.font_small < 14 ? L.font_small : 14) * 4 / 5;
+                        for (int i = 0; i < L.lines_shown; i++) {
+                            const view_lines_box *B = &L.lines[i];
+                            tiles++;
+                            if (B->stride <= 0) bare++, unlabelled++;
+                            for (int c = 0; c < dl.count; c++) {
+                                const draw_cmd *d = &dl.cmds[c];
+                                if (d->kind != DC_TEXT || d->y < B->box.y ||
+                                    d->y >= B->box.y + B->box.h)
+                                    continue;
+                                const int inq = B->qcol.w > 0 && d->x >= B->qcol.x &&
+                                                d->x < B->qcol.x + B->qcol.w;
+                                const int ink = B->kcol.w > 0 && d->x >= B->kcol.x &&
+                                                d->x < B->kcol.x + B->kcol.w;
+                                if (!inq && !ink) continue;
+                                const char *t = draw_cmd_text(&dl, d);
+                                labels++;
+                                const int kept = cut_kept(t);
+                                if (kept >= 0) cut++;
+                                EXPECT(kept < 0 || kept >= 3,
+                                       "tile %d (%d px): label \"%s\" cut to %d character(s)", i,
+                                       B->box.w, t, kept);
+                                EXPECT(d->size >= small,
+                                       "tile %d: label \"%s\" at %d px, under the heatmaps' %d", i,
+                                       t, d->size, small);
+                                const view_rect col = inq ? B->qcol : B->kcol;
+                                EXPECT(d->x + fx_text_w(t, d->size) <= col.x + col.w,
+                                       "label \"%s\" wider than its column " FX_RFMT, t, FX_R(col));
+                            }
+                        }
+                        if (bare)
+                            EXPECT(strstr(L.lines_legend_text[1], "label") != NULL,
+                                   "%d tile(s) without labels; legend \"%s\" does not say so", bare,
+                                   L.lines_legend_text[1]);
+                    }
+            fx_model_free(&fm);
+        }
+    print_message("  %ld labels in %ld tiles: %ld cut (each to >= 3 characters), %ld tiles "
+                  "unlabelled\n",
+                  labels, tiles, cut, unlabelled);
+    EXPECT(labels > 1000, "expected labels drawn, got %ld", labels);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("labels readable");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lines_are_the_weights), cmocka_unit_test(test_hover_keeps_one_token),
         cmocka_unit_test(test_padding_grey),          cmocka_unit_test(test_overlaid_panel),
-        cmocka_unit_test(test_compare_panes),
+        cmocka_unit_test(test_compare_panes),         cmocka_unit_test(test_labels_readable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

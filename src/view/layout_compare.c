@@ -153,9 +153,34 @@ static void split_panes(view_rect pane[2], view_rect row[2], view_rect *line_r, 
     }
 }
 
+/* 1 when a and b split their panes alike: heads beside or above the equation, the
+   same share, bare or not. */
+static int same_split(const view_layout *a, const view_layout *b) {
+    return a->split_frac == b->split_frac && a->split_stacked == b->split_stacked &&
+           a->split_bare == b->split_bare;
+}
+
+/* The live pane (L, in window coordinates: its pane at pane1) and the pinned one
+   (P) laid out with the split like's, or the nearest share of it each takes; 1 when
+   both took the same split and the live data keeps zoom `keep` at least (0: any). */
+static int both_like(view_layout *L, view_layout *P, const view_state *live, const view_state *p,
+                     view_rect pane1, const view_layout *like, float keep, view_measure_fn measure,
+                     void *ud) {
+    lay_pane_like(L, live, measure, ud, like);
+    view_layout_translate(L, pane1.x, pane1.y);
+    if (keep > 0 && L->data_zoom < keep - 1e-4f) return 0;
+    lay_pane_like(P, p, measure, ud, L); /* laid out as the live one */
+    return same_split(L, P);
+}
+
 /* Both panes' layouts: the live one as a window of its pane's size (presented in
  * the window), moved into place; the pinned one into s->pinned_layout, in its own
- * coordinates, once its model is there. */
+ * coordinates, once its model is there. Both take one split: the live pane's own
+ * when the pinned one takes it; else the pinned pane's, when the live one takes it
+ * with its data at the same zoom; else the first share (nearest the live pane's
+ * own, heads as it has them first) both take, with the live data at the same zoom
+ * if one allows it, else at a smaller one. Only where no split fits both does
+ * each keep its own. */
 static void lay_panes(view_layout *L, const view_state *s, const view_rect pane[2], int window,
                       view_measure_fn measure, void *ud) {
     view_state live = *s;
@@ -168,37 +193,46 @@ static void lay_panes(view_layout *L, const view_state *s, const view_rect pane[
     static const view_layout own_split = {.split_bare = 1}; /* its own split, bare allowed */
     lay_pane_like(L, &live, measure, ud, &own_split);
     view_layout_translate(L, pane[1].x, pane[1].y);
-    if (s->pinned_layout && view_layer_ok(s->pinned->layer)) {
-        view_state p;
-        view_compare_pinned(s, pane[0], &p);
-        lay_pane_like(s->pinned_layout, &p, measure, ud, L); /* laid out as the live one */
-        const view_layout *P = s->pinned_layout;
-        const int split_differs = P->split_frac != L->split_frac ||
-                                  P->split_stacked != L->split_stacked ||
-                                  P->split_bare != L->split_bare;
-        const int eq_differs = L->split_stacked ? abs(P->eq_area.h - L->eq_area.h) > 2
-                                                : abs(P->eq_area.w - L->eq_area.w) > 2;
-        if (split_differs || eq_differs) {
-            /* the live pane's split (or its equation's width) did not fit the pinned
-               one: both take what the pinned pane found */
-            static view_layout like, first[2]; /* large; computed on one thread */
-            like = *P;
-            like.split_bare = 0;
-            if (split_differs) like.eq_area = (view_rect){0, 0, 0, 0};
-            first[0] = *P, first[1] = *L;
-            lay_pane_like(L, &live, measure, ud, &like);
-            /* kept when the live pane takes it without its data falling to a smaller
-               zoom (the zoom shown never falls as the zoom rises); else as they were */
-            if (L->split_frac != P->split_frac || L->split_stacked != P->split_stacked ||
-                L->split_bare != P->split_bare || L->data_zoom < first[1].data_zoom - 1e-4f) {
-                *L = first[1];
-                *s->pinned_layout = first[0];
-                return;
-            }
-            view_layout_translate(L, pane[1].x, pane[1].y);
-            lay_pane_like(s->pinned_layout, &p, measure, ud, L);
-        }
+    if (!s->pinned_layout || !view_layer_ok(s->pinned->layer)) return;
+    view_state p;
+    view_compare_pinned(s, pane[0], &p);
+    view_layout *P = s->pinned_layout;
+    lay_pane_like(P, &p, measure, ud, L); /* laid out as the live one */
+    const int split_differs = !same_split(P, L);
+    const int eq_differs = L->split_stacked ? abs(P->eq_area.h - L->eq_area.h) > 2
+                                            : abs(P->eq_area.w - L->eq_area.w) > 2;
+    if (!split_differs && !eq_differs) return;
+    /* the live pane's split (or its equation's width) did not fit the pinned one:
+       both take what the pinned pane found, if the live data keeps its zoom */
+    static view_layout like, first[2]; /* large; computed on one thread */
+    like = *P;
+    like.split_bare = 0;
+    if (split_differs) like.eq_area = (view_rect){0, 0, 0, 0};
+    first[0] = *P, first[1] = *L;
+    const float keep = first[1].data_zoom;
+    if (both_like(L, P, &live, &p, pane[1], &like, keep, measure, ud)) return;
+    if (!split_differs) { /* the same split, the equations' widths apart: as they were */
+        *L = first[1], *P = first[0];
+        return;
     }
+    /* a share both take: nearest the live pane's own, heads as it has them first */
+    static const int fracs[] = {30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90};
+    const int nf = (int)(sizeof fracs / sizeof fracs[0]);
+    for (int pass = 0; pass < 2; pass++) /* the live data at its zoom, then at any */
+        for (int o = 0; o < 2; o++)
+            for (int dist = 0; dist <= 60; dist += 5)
+                for (int sign = -1; sign <= 1; sign += 2) {
+                    const int frac = first[1].split_frac + sign * dist;
+                    if ((dist == 0 && sign > 0) || frac < fracs[0] || frac > fracs[nf - 1])
+                        continue;
+                    like = (view_layout){0};
+                    like.split_frac = frac;
+                    like.split_stacked = o ? !first[1].split_stacked : first[1].split_stacked;
+                    like.split_lesson = first[1].split_lesson;
+                    if (both_like(L, P, &live, &p, pane[1], &like, pass ? 0.0f : keep, measure, ud))
+                        return;
+                }
+    *L = first[1], *P = first[0]; /* no split fits both: each its own */
 }
 
 void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {

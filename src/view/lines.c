@@ -63,21 +63,47 @@ static void head_lines(const view_ctx *c, const view_lines_box *B, int head, int
         }
 }
 
+/* 1 when fit is a label cut to fewer than three characters and "…" ("T…"): not
+   drawn (layout_lines.c makes the columns hold three and "…"; a font's hinting may
+   still take a pixel more). */
+static int cut_short(const char *fit) {
+    const size_t l = strlen(fit);
+    if (l < 3 || strcmp(fit + l - 3, "\xE2\x80\xA6") != 0) return 0;
+    int cps = 0;
+    for (size_t i = 0; i + 3 < l; i++) cps += ((unsigned char)fit[i] & 0xC0) != 0x80;
+    return cps < 3;
+}
+
 /* The token labels of one column (keys when key_side), every stride-th and the
- * hovered one, each fitted to the column. */
+ * hovered one, each fitted to the column and never cut to fewer than three
+ * characters and "…". */
 static void column_labels(const view_ctx *c, const view_lines_box *B, int key_side, int hot) {
     const attn_layer *layer = c->s->layer;
     const int n = layer->n, size = B->label_size;
     const view_rect col = key_side ? B->kcol : B->qcol;
     const int lh = line_h(c, size);
     const int room = col.w - c->L->pad;
-    if (B->stride <= 0 || room <= 0) return;
     int hot_y0 = -1, hot_y1 = -1;
     if (hot >= 0) {
         hot_y0 = view_lines_label_y(B, n, lh, hot);
         hot_y1 = hot_y0 + lh;
     }
     char lab[64], fit[64];
+    if (B->stride <= 0 || room <= 0) { /* a tile too small for labels (or the key side
+                                          of one labelled left): the hovered token's
+                                          alone, on a patch over the lines' end */
+        if (hot < 0) return;
+        view_token_label(lab, sizeof lab, attn_layer_token(layer, hot));
+        view_fit_text(fit, sizeof fit, lab, B->box.w - c->L->pad, size, 1, c->measure, c->ud);
+        if (!fit[0] || cut_short(fit)) return;
+        const int w = view_tw(c, fit, size, 1), y = view_lines_label_y(B, n, lh, hot);
+        const int x = key_side ? B->box.x + B->box.w - w : B->box.x;
+        rgba patch = c->th.bg;
+        patch.a = 220;
+        draw_fill(c->dl, (view_rect){x - 1, y, w + 2, lh}, patch);
+        draw_text(c->dl, x, y, fit, size, c->th.accent_text, 1, 0);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         const int is_hot = i == hot;
         if (!is_hot && i % B->stride != 0) continue;
@@ -85,7 +111,7 @@ static void column_labels(const view_ctx *c, const view_lines_box *B, int key_si
         if (!is_hot && hot >= 0 && y < hot_y1 && y + lh > hot_y0) continue; /* under the hot one */
         view_token_label(lab, sizeof lab, attn_layer_token(layer, i));
         view_fit_text(fit, sizeof fit, lab, room, size, is_hot, c->measure, c->ud);
-        if (!fit[0]) continue;
+        if (!fit[0] || cut_short(fit)) continue;
         const int w = view_tw(c, fit, size, is_hot);
         const int x = key_side ? col.x + c->L->pad / 2 : col.x + col.w - c->L->pad / 2 - w;
         rgba tc = is_hot ? c->th.accent_text : i >= layer->n_real ? c->th.muted : c->th.text;

@@ -12,6 +12,11 @@
 
 #include "view_internal.h"
 
+/* The title's line height at font_title (as layout_train.c counts it). */
+static int title_line(const view_layout *L) {
+    return L->line * L->font_title / (L->font > 0 ? L->font : 1) + 1;
+}
+
 /* A run's colour is its session number's, so it keeps it when runs come and go. */
 static rgba run_color(const view_ctx *c, const view_train_run *run) {
     return view_head_color(run->number - 1, c->s->theme);
@@ -57,7 +62,9 @@ static void marker(const view_ctx *c, view_rect r, const view_train *t, double x
     char buf[40];
     snprintf(buf, sizeof buf, "step %ld", t->moment_step[t->moment]);
     const int fs = L->font_small, tw = view_tw(c, buf, fs, 1);
-    const int lx = x + L->pad / 2 + tw < r.x + r.w ? x + L->pad / 2 : x - L->pad / 2 - tw;
+    int lx = x + L->pad / 2 + tw < r.x + r.w ? x + L->pad / 2 : x - L->pad / 2 - tw;
+    if (tw + 4 > r.w) return;       /* no room in the plot: the line says where */
+    if (lx < r.x + 2) lx = r.x + 2; /* inside the plot, off the ticks' numbers */
     draw_fill(c->dl, (view_rect){lx - 2, r.y + 2, tw + 4, L->line}, c->th.bg);
     draw_text(c->dl, lx, r.y + 2, buf, fs, c->th.accent_text, 1, 0);
 }
@@ -95,20 +102,46 @@ static void step_label(char *buf, size_t len, double v) {
         snprintf(buf, len, "%.0f", v);
 }
 
+/* The forms of a plot's title in a NULL-ended list: how many. */
+static int title_count(const char *const *titles) {
+    int n = 0;
+    while (titles[n]) n++;
+    return n;
+}
+
+/* 1 when a form of titles (at the data's font, bold) fits in w beside cap. */
+static int title_fits(const view_ctx *c, const char *const *titles, const char *cap, int w) {
+    const int cw = cap[0] ? view_tw(c, cap, c->L->font_small, 0) + c->L->pad : 0;
+    for (int i = 0; titles[i]; i++)
+        if (view_tw(c, titles[i], c->L->font, 1) + cw <= w) return 1;
+    return 0;
+}
+
 /* A plot of y(step) for every run in r, y from 0 to ymax; ticks as percent or
    plain; the step axis logarithmic (ticks at 0, 10, 100, ...), so the learning
-   phase keeps its room however long the run. */
+   phase keeps its room however long the run; titled by the first of titles (long
+   to short, NULL-ended) that fits beside cap, the step axis's scale. */
 static void plot(const view_ctx *c, view_rect r, const view_train *t, int acc, float ymax,
-                 const char *title) {
+                 const char *const *titles, const char *cap) {
     const view_layout *L = c->L;
     const int fs = L->font_small;
-    draw_text(c->dl, r.x, r.y - L->line, title, L->font, c->th.text, 1, 0);
+    /* the title: the longest form that fits beside the step axis's scale */
+    char head[64] = "";
+    const int cw = cap[0] ? view_tw(c, cap, fs, 0) + L->pad : 0;
+    view_fit_first(c, head, sizeof head, titles, title_count(titles), r.w - cw, L->font, 1);
+    draw_text(c->dl, r.x, r.y - L->line, head, L->font, c->th.text, 1, 0);
     draw_frame(c->dl, (view_rect){r.x - 1, r.y - 1, r.w + 2, r.h + 2}, c->th.grid, 1);
     const double xmax = view_train_xmax(t);
     char buf[48];
-    for (int k = 0; k <= 2; k++) { /* y ticks: 0, half, max */
+    const int tick_line = L->line * fs / L->font;
+    for (int k = 0; k <= 2; k++) { /* y ticks: 0, half, max; labels a line apart at least */
         float v = ymax * (float)k / 2.0f;
         int y = r.y + r.h - (int)lroundf((float)r.h * (float)k / 2.0f);
+        const int step = k == 2 && r.h < 2 * tick_line ? r.h : r.h / 2;
+        if (k > 0 && step < tick_line) {
+            draw_line(c->dl, r.x, y, r.x + r.w, y, c->th.grid, 1);
+            continue;
+        }
         if (acc)
             snprintf(buf, sizeof buf, "%.0f %%", 100.0 * v);
         else
@@ -120,8 +153,7 @@ static void plot(const view_ctx *c, view_rect r, const view_train *t, int acc, f
     }
     /* x ticks at 0 and the powers of ten, labels where they do not overlap; the
        axis names its scale at the right */
-    const char *caption = "steps (log scale)";
-    const int cap_w = view_tw(c, caption, fs, 0), ty = r.y + r.h + 2;
+    const int cap_w = view_tw(c, cap, fs, 0), ty = r.y + r.h + 2;
     int right_free = r.x + r.w, last_end = r.x - L->pad;
     for (double v = 0.0; v <= xmax; v = v < 1.0 ? 10.0 : v * 10.0) {
         const int x = step_x(r, v, xmax);
@@ -133,8 +165,9 @@ static void plot(const view_ctx *c, view_rect r, const view_train *t, int acc, f
             last_end = lx + w;
         }
     }
-    draw_text(c->dl, r.x + r.w - cap_w, r.y - L->line + (L->font - fs), caption, fs, c->th.muted, 0,
-              0); /* on the title's line, at the right */
+    if (cap[0]) /* on the title's line, at the right */
+        draw_text(c->dl, r.x + r.w - cap_w, r.y - L->line + (L->font - fs), cap, fs, c->th.muted, 0,
+                  0);
     for (int i = 0; i < t->runs; i++) {
         const view_train_run *run = &t->run[i];
         rgba col = run_color(c, run);
@@ -155,36 +188,71 @@ static void plot(const view_ctx *c, view_rect r, const view_train *t, int acc, f
     marker(c, r, t, xmax, acc);
 }
 
-/* The task's runs in their curves' colours, oldest first, flowed over the
-   legend's lines (the current one bold); the runs of other tasks counted. */
-static void legend(const view_ctx *c, const view_train *t) {
+/* Run i's label as the legend writes it: whole, or without the task's name (the
+   title names it) where the whole is wider than w. */
+static const char *run_label(const view_ctx *c, const view_train *t, int i, int w) {
+    const char *label = t->run[i].label, *sp = strchr(label, ' ');
+    const int cur = i == t->runs - 1;
+    if (sp && view_tw(c, label, c->L->font_small, cur) + 3 * c->L->pad > w) return sp + 1;
+    return label;
+}
+
+/* Lays out (draw 0) or draws the legend with the newest `keep` runs and `more`;
+   1 when it fits the legend's lines. */
+static int legend_flow(const view_ctx *c, const view_train *t, int keep, const char *more,
+                       int draw) {
     const view_layout *L = c->L;
     const view_rect r = L->train_legend;
     const int fs = L->font_small;
-    int x = r.x, y = r.y, shown = 0;
-    char more[96];
-    for (int i = 0; i < t->runs; i++) {
-        const char *label = t->run[i].label;
+    int x = r.x, y = r.y;
+    for (int i = t->runs - keep; i < t->runs; i++) {
+        const char *label = run_label(c, t, i, r.w);
         const int cur = i == t->runs - 1;
         int w = view_tw(c, label, fs, cur);
         if (x > r.x && x + 3 * L->pad + w > r.x + r.w) x = r.x, y += L->line; /* next line */
-        if (y + L->line > r.y + r.h) break;
-        rgba col = run_color(c, &t->run[i]);
-        draw_fill(c->dl, (view_rect){x, y + L->line / 2 - 1, 2 * L->pad, cur ? 4 : 3}, col);
-        draw_text(c->dl, x + 2 * L->pad + L->pad / 2, y, label, fs, col, cur, 0);
+        if (y + L->line > r.y + r.h || 3 * L->pad + w > r.w) return 0;
+        if (draw) {
+            rgba col = run_color(c, &t->run[i]);
+            draw_fill(c->dl, (view_rect){x, y + L->line / 2 - 1, 2 * L->pad, cur ? 4 : 3}, col);
+            draw_text(c->dl, x + 2 * L->pad + L->pad / 2, y, label, fs, col, cur, 0);
+        }
         x += 3 * L->pad + w + L->gap;
-        shown++;
     }
-    more[0] = '\0';
-    if (shown < t->runs)
-        snprintf(more, sizeof more, "+%d more of this task", t->runs - shown);
-    else if (t->other_runs > 0)
-        snprintf(more, sizeof more, "(+%d run%s of other tasks: Tab)", t->other_runs,
-                 t->other_runs == 1 ? "" : "s");
     if (more[0]) {
         const int w = view_tw(c, more, fs, 0);
         if (x > r.x && x + w > r.x + r.w) x = r.x, y += L->line;
-        if (y + L->line <= r.y + r.h + L->line) draw_text(c->dl, x, y, more, fs, c->th.muted, 0, 0);
+        if (y + L->line > r.y + r.h || w > r.w) return 0;
+        if (draw) draw_text(c->dl, x, y, more, fs, c->th.muted, 0, 0);
+    }
+    return 1;
+}
+
+/* The task's runs in their curves' colours, oldest first, flowed over the
+   legend's lines (the current one bold); where not all fit, the newest and how
+   many more; the runs of other tasks counted, in a shorter form where needed. */
+static void legend(const view_ctx *c, const view_train *t) {
+    char more[96], brief[64];
+    more[0] = brief[0] = '\0';
+    if (t->other_runs > 0) {
+        snprintf(more, sizeof more, "(+%d run%s of other tasks: Tab)", t->other_runs,
+                 t->other_runs == 1 ? "" : "s");
+        snprintf(brief, sizeof brief, "+%d other (Tab)", t->other_runs);
+    }
+    if (legend_flow(c, t, t->runs, more, 0) || (brief[0] && legend_flow(c, t, t->runs, brief, 0))) {
+        legend_flow(c, t, t->runs, legend_flow(c, t, t->runs, more, 0) ? more : brief, 1);
+        return;
+    }
+    for (int keep = t->runs - 1; keep >= 0; keep--) {
+        snprintf(more, sizeof more, "+%d more of this task", t->runs - keep);
+        snprintf(brief, sizeof brief, "+%d more", t->runs - keep);
+        if (legend_flow(c, t, keep, more, 0)) {
+            legend_flow(c, t, keep, more, 1);
+            return;
+        }
+        if (legend_flow(c, t, keep, brief, 0)) {
+            legend_flow(c, t, keep, brief, 1);
+            return;
+        }
     }
 }
 
@@ -193,21 +261,34 @@ static void bars(const view_ctx *c, const view_train *t) {
     const view_rect r = L->train_bars;
     const int fs = L->font_small, n = t->layers * t->h;
     char buf[200];
+    if (r.h <= 0) { /* the layout had no room for them: said so where it has a line */
+        if (L->train_note.w <= 0) return;
+        const char *const forms[3] = {"no room for the bars of each head removed at this size",
+                                      "no room for the pruning bars", "no pruning bars"};
+        view_fit_first(c, buf, sizeof buf, forms, 3, L->train_note.w, fs, 0);
+        draw_text(c->dl, L->train_note.x, L->train_note.y, buf, fs, c->th.muted, 0, 0);
+        return;
+    }
     char b1[200], b2[200];
     snprintf(buf, sizeof buf, "Held-out accuracy with one head removed (full model: %.1f %%)",
              100.0 * t->acc);
     snprintf(b1, sizeof b1, "Accuracy without one head (full model: %.1f %%)", 100.0 * t->acc);
     snprintf(b2, sizeof b2, "Without one head (full: %.1f %%)", 100.0 * t->acc);
+    char b3[80];
+    snprintf(b3, sizeof b3, "One head out (full %.1f %%)", 100.0 * t->acc);
     char fitted[200];
     {
-        const char *const forms[3] = {buf, b1, b2};
-        view_fit_first(c, fitted, sizeof fitted, forms, 3, r.w + (r.x - L->train_legend.x), L->font,
+        const char *const forms[6] = {buf, b1, b2, b3, "Without one head", "One head out"};
+        view_fit_first(c, fitted, sizeof fitted, forms, 6, r.w + (r.x - L->train_legend.x), L->font,
                        1);
     }
     draw_text(c->dl, L->train_legend.x, r.y - 2 * L->line, fitted, L->font, c->th.text, 1, 0);
     if (!t->pruning_valid || n < 1 || !t->ablated_acc) {
-        draw_text(c->dl, r.x, r.y, "measured every second while training, and when paused", fs,
-                  c->th.muted, 0, 0);
+        const char *const forms[4] = {"measured every second while training, and when paused",
+                                      "measured each second and on pause", "measured each second",
+                                      "not yet measured"};
+        view_fit_first(c, fitted, sizeof fitted, forms, 4, r.w + (r.x - L->train_legend.x), fs, 0);
+        draw_text(c->dl, L->train_legend.x, r.y, fitted, fs, c->th.muted, 0, 0);
         return;
     }
     draw_frame(c->dl, (view_rect){r.x - 1, r.y - 1, r.w + 2, r.h + 2}, c->th.grid, 1);
@@ -273,9 +354,12 @@ static void bars(const view_ctx *c, const view_train *t) {
                  t->pruned == 1 ? "" : "s", 100.0 * t->pruned_acc);
         snprintf(b2, sizeof b2, "%d pale gone: %.1f %%", t->pruned, 100.0 * t->pruned_acc);
     }
+    b3[0] = '\0';
+    if (t->pruned > 0)
+        snprintf(b3, sizeof b3, "%d pale: %.1f %%", t->pruned, 100.0 * t->pruned_acc);
     {
-        const char *const forms[3] = {buf, b1, b2};
-        view_fit_first(c, fitted, sizeof fitted, forms, 3, L->train_note.w, fs, 1);
+        const char *const forms[4] = {buf, b1, b2, b3};
+        view_fit_first(c, fitted, sizeof fitted, forms, b3[0] ? 4 : 3, L->train_note.w, fs, 1);
     }
     draw_text(c->dl, L->train_note.x, L->train_note.y, fitted, fs, c->th.accent_text, 1, 0);
 }
@@ -289,42 +373,71 @@ void view_draw_train(const view_ctx *c) {
         return;
     }
     char buf[240], fitted[240];
-    if (t->error && t->error[0])
+    /* short forms, each saying the state still: s1 shorter than what follows the
+       task's name, s2 the shortest */
+    char s1[120] = "", s2[80] = "", s3[40] = "";
+    if (t->error && t->error[0]) {
         snprintf(buf, sizeof buf, "Training %s: %s", t->task, t->error);
-    else if (t->replay && c->s->figure) /* a page of the flip-book */
+        snprintf(s1, sizeof s1, "%s: could not start", t->task);
+        snprintf(s2, sizeof s2, "could not start");
+    } else if (t->replay && c->s->figure) { /* a page of the flip-book */
         snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld of %ld", t->task, t->step,
                  t->live_step);
-    else if (t->replay)
+        snprintf(s2, sizeof s2, "step %ld", t->step);
+    } else if (t->replay) {
         snprintf(buf, sizeof buf, "Replay of %s \xC2\xB7 step %ld of %ld (moment %d of %d)",
                  t->task, t->step, t->live_step, t->moment + 1, t->moments);
-    else if (c->s->figure) /* a figure: what was trained, no state of the app */
+        snprintf(s1, sizeof s1, "replay: step %ld of %ld", t->step, t->live_step);
+        snprintf(s2, sizeof s2, "replay: step %ld", t->step);
+        snprintf(s3, sizeof s3, "replay");
+    } else if (c->s->figure) { /* a figure: what was trained, no state of the app */
         snprintf(buf, sizeof buf, "Trained on %s \xC2\xB7 %ld steps", t->task, t->step);
-    else if (t->running && t->rate > 0) /* the rate measured, not the one asked for */
+        snprintf(s2, sizeof s2, "%s, %ld steps", t->task, t->step);
+    } else if (t->running && t->rate > 0) { /* the rate measured, not the one asked for */
         snprintf(buf, sizeof buf,
                  "Training %s \xC2\xB7 step %ld \xC2\xB7 slow motion, %.0f steps/s", t->task,
                  t->step, (double)t->steps_per_s);
-    else if (t->running)
+        snprintf(s1, sizeof s1, "step %ld \xC2\xB7 %.0f steps/s", t->step, (double)t->steps_per_s);
+        snprintf(s2, sizeof s2, "step %ld \xC2\xB7 slow", t->step);
+        snprintf(s3, sizeof s3, "step %ld", t->step);
+    } else if (t->running) {
         snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 full speed, %.0f steps/s",
                  t->task, t->step, (double)t->steps_per_s);
-    else if (t->stop == 1) /* stopped by itself: no rate, since no step is being taken */
+        snprintf(s1, sizeof s1, "step %ld \xC2\xB7 %.0f steps/s", t->step, (double)t->steps_per_s);
+        snprintf(s2, sizeof s2, "step %ld", t->step);
+    } else if (t->stop == 1) { /* stopped by itself: no rate, since no step is being taken */
         snprintf(buf, sizeof buf, "Training %s \xC2\xB7 stopped at step %ld: converged", t->task,
                  t->stop_step);
-    else if (t->stop == 3) /* paused by the divergence rule: no claim of a result */
+        snprintf(s1, sizeof s1, "converged at step %ld", t->stop_step);
+        snprintf(s2, sizeof s2, "converged");
+    } else if (t->stop == 3) { /* paused by the divergence rule: no claim of a result */
         snprintf(buf, sizeof buf, "Training %s \xC2\xB7 diverged at step %ld (loss %.3g): paused",
                  t->task, t->stop_step, (double)t->stop_loss);
-    else if (t->stop == 2)
+        snprintf(s1, sizeof s1, "diverged at step %ld: paused", t->stop_step);
+        snprintf(s2, sizeof s2, "diverged");
+    } else if (t->stop == 2) {
         snprintf(buf, sizeof buf, "Training %s \xC2\xB7 stopped at step %ld: its budget", t->task,
                  t->stop_step);
-    else
+        snprintf(s1, sizeof s1, "budget spent at step %ld", t->stop_step);
+        snprintf(s2, sizeof s2, "budget spent");
+    } else {
         snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 paused%s", t->task,
                  t->step, t->rate > 0 ? " (slow motion on)" : "");
-    /* where it does not fit: from the task's name on, then what follows it */
+        snprintf(s1, sizeof s1, "step %ld \xC2\xB7 paused", t->step);
+        snprintf(s2, sizeof s2, "paused");
+    }
+    /* where it does not fit: from the task's name on, then what follows it, then
+       the short forms */
     {
         const char *from_task = strstr(buf, t->task);
         const char *after = from_task ? strstr(from_task, " \xC2\xB7 ") : NULL;
-        const char *const forms[3] = {buf, from_task ? from_task : buf,
-                                      after ? after + 4 : (from_task ? from_task : buf)};
-        view_fit_first(c, fitted, sizeof fitted, forms, 3, L->train_title.w, L->font_title, 1);
+        const char *forms[6] = {buf, from_task ? from_task : buf,
+                                after ? after + 4 : (from_task ? from_task : buf)};
+        int count = 3;
+        if (s1[0]) forms[count++] = s1;
+        if (s2[0]) forms[count++] = s2;
+        if (s3[0]) forms[count++] = s3;
+        view_fit_first(c, fitted, sizeof fitted, forms, count, L->train_title.w, L->font_title, 1);
     }
     draw_text(c->dl, L->train_title.x, L->train_title.y, fitted, L->font_title, c->th.text, 1, 0);
     char layer_what[240]; /* the subtitle without its keys, which the buttons and F1 also give */
@@ -359,14 +472,24 @@ void view_draw_train(const view_ctx *c) {
         else
             view_fit_first(c, fitted, sizeof fitted, win, 4, L->train_title.w, L->font_small, 0);
     }
-    draw_text(c->dl, L->train_title.x, L->train_title.y + L->line + L->pad / 2, fitted,
+    draw_text(c->dl, L->train_title.x, L->train_title.y + title_line(L) + L->pad / 2, fitted,
               L->font_small, c->th.muted, 0, 0);
-    plot(c, L->train_acc, t, 1, 1.0f, "Held-out accuracy");
+    static const char *const acc_titles[] = {"Held-out accuracy", "Accuracy", NULL};
+    static const char *const loss_titles[] = {"Training loss (cross-entropy)", "Training loss",
+                                              "Loss", NULL};
+    /* the step axis's scale on both plots' title lines, in one form: the longest
+       beside which both titles fit (a log axis read as a linear one misleads) */
+    static const char *const caps[] = {"steps (log scale)", "log steps", ""};
+    int ci = 0;
+    while (ci < 2 && !(title_fits(c, acc_titles, caps[ci], L->train_acc.w) &&
+                       title_fits(c, loss_titles, caps[ci], L->train_loss.w)))
+        ci++;
+    plot(c, L->train_acc, t, 1, 1.0f, acc_titles, caps[ci]);
     float lmax = 0.1f;
     for (int i = 0; i < t->runs; i++)
         for (int p = 0; p < t->run[i].points; p++)
             if (isfinite(t->run[i].loss[p])) lmax = fmaxf(lmax, t->run[i].loss[p]);
-    plot(c, L->train_loss, t, 0, lmax, "Training loss (cross-entropy)");
+    plot(c, L->train_loss, t, 0, lmax, loss_titles, caps[ci]);
     strip(c, t, view_train_xmax(t));
     legend(c, t);
     bars(c, t);
