@@ -74,13 +74,21 @@ static view_rect ticks_of(const view_layout *L, view_rect cbar) {
     return (view_rect){cbar.x, cbar.y + cbar.h, cbar.w, L->pad / 2 + fx_line_h(L->font_small)};
 }
 
+/* the equation's, at its own sizes when it gave way to the heads (eq_font) */
+static view_rect eq_ticks_of(const view_layout *L, view_rect cbar) {
+    if (L->eq_font <= 0) return ticks_of(L, cbar);
+    return (view_rect){cbar.x, cbar.y + cbar.h, cbar.w,
+                       L->eq_pad / 2 + fx_line_h(L->eq_font_small)};
+}
+
 static void add_matrix(items *it, const view_layout *L, int kind, const view_matrix_box *b,
                        const char *name) {
     add(it, kind, b->map, "%s map", name);
     add(it, kind, b->shape, "%s shape label", name);
     if (b->cbar.w == 0 && b->cbar.h == 0) return; /* a compact equation: no colorbar */
     add(it, K_CBAR, b->cbar, "%s colorbar", name);
-    add(it, K_TICKS, ticks_of(L, b->cbar), "%s colorbar numbers", name);
+    add(it, K_TICKS, kind == K_EQ ? eq_ticks_of(L, b->cbar) : ticks_of(L, b->cbar),
+        "%s colorbar numbers", name);
 }
 
 static void collect(items *it, const view_layout *L) {
@@ -124,7 +132,7 @@ static void collect(items *it, const view_layout *L) {
         add(it, K_SYM, L->times_sym, "times sign");
         add(it, K_SYM, L->equals_sym, "equals sign");
     }
-    if (L->focus) {
+    if (L->focus && L->focus_caption.w > 0) { /* (none: the head alone) */
         static const char *nm[4] = {"Q_i", "K_i", "V_i", "head_i"};
         for (int i = 0; i < 4; i++) add_matrix(it, L, K_QKV, &L->qkv[i], nm[i]);
     }
@@ -807,6 +815,59 @@ static void test_zoom_sweep(void **state) {
     fx_finish("zoom sweep");
 }
 
+/* The focus view (keys 1..9, then , and .) at every zoom step 80..300 % on windows
+ * from 1024x768 to 3840x2160, landscape and portrait, in the window and in
+ * presentation mode: every rectangle inside the window and apart from the others
+ * (the Q_i, K_i, V_i, head_i and equation colorbars and their numbers included),
+ * and the text as drawn inside the window, over no heatmap and no other text. */
+static void test_focus_zoom_sweep(void **state) {
+    (void)state;
+    fx_reset();
+    static const model_case models[] = {
+        {7, 64, 4, MHA_MASK_NONE},
+        {12, 192, 24, MHA_MASK_NONE},
+        {100, 64, 8, MHA_MASK_CAUSAL},
+    };
+    static const struct {
+        int w, h;
+    } sizes[] = {{1024, 768},  {1280, 720}, {1600, 900},  {1920, 1080},
+                 {3840, 2160}, {768, 1024}, {1080, 1920}, {2160, 3840}};
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        fx_model fm;
+        fx_model_make(&fm, models[mi].n, models[mi].d, models[mi].h, models[mi].mask);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int mode = 0; mode < 2; mode++)
+                for (int zi = 0; zi < NZOOMS; zi++) {
+                    view_state s;
+                    fx_state(&s, &fm, sizes[si].w, sizes[si].h);
+                    s.zoom = ZOOMS[zi];
+                    s.zoom_base = view_zoom_for_size(s.width, s.height);
+                    s.lesson = 1;
+                    static float divergence[64 * 64];
+                    s.head_divergence = divergence;
+                    s.present = mode == 1;
+                    s.focus = zi % 2 ? models[mi].h : 1;
+                    snprintf(fx_where, sizeof fx_where,
+                             "n=%d d=%d h=%d %dx%d zoom=%.2f focus=%d %s", models[mi].n,
+                             models[mi].d, models[mi].h, sizes[si].w, sizes[si].h,
+                             (double)ZOOMS[zi], s.focus, MODE_NAME(mode));
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    EXPECT_INT("focus: L.focus", s.focus, L.focus);
+                    check_geometry(&L, &s);
+                    check_render_text(&L, &s, cache, &dl);
+                }
+        fx_model_free(&fm);
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("focus zoom sweep");
+}
+
 /* The base zoom follows the window: 3840x2160 starts at 200 % and has every head
  * on one page there; 300 % grows them; 100 % has smaller text and heatmaps that
  * fill the room (so not smaller than at 200 %). */
@@ -1452,6 +1513,7 @@ int main(void) {
         cmocka_unit_test(test_paging_moves),
         cmocka_unit_test(test_reduced_not_dropped),
         cmocka_unit_test(test_zoom_sweep),
+        cmocka_unit_test(test_focus_zoom_sweep),
         cmocka_unit_test(test_zoom_base),
         cmocka_unit_test(test_figure_crop),
         cmocka_unit_test(test_compare_alike),

@@ -369,7 +369,7 @@ void view_draw_focus(const view_ctx *c) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
     int head = L->focus - 1;
-    if (head < 0 || head >= layer->h) return;
+    if (head < 0 || head >= layer->h || L->focus_caption.w <= 0) return; /* the head alone */
     const int d = layer->d_model, dk = layer->d_k, n = layer->n;
     char buf[96], fitted[96];
     if (c->s->figure) /* a figure says no keys */
@@ -451,6 +451,16 @@ void view_draw_equation(const view_ctx *c) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
     if (L->concat.map.w <= 0) return;
+    if (L->eq_font > 0) {      /* it gave way to the heads: drawn at its own (smaller) sizes */
+        static view_layout eq; /* large; frames are drawn on one thread */
+        eq = *L;
+        eq.font = L->eq_font, eq.font_small = L->eq_font_small, eq.font_title = L->eq_font_title;
+        eq.line = L->eq_line, eq.pad = L->eq_pad, eq.eq_font = 0;
+        view_ctx at = *c;
+        at.L = &eq;
+        view_draw_equation(&at);
+        return;
+    }
     const char *parts[] = {"Concat(head",  "1", " \xE2\x80\xA6 head", "h",
                            ") \xC3\x97 W", "O", " = MultiHead"};
     const int lvl[] = {0, -1, 0, -1, 0, 1, 0};

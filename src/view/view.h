@@ -523,6 +523,9 @@ typedef struct view_layout {
     view_rect times_sym, equals_sym;
     view_rect concat_band, wo_band; /* head bands: above Concat's columns, left of W^O's rows */
     int eq_arrange; /* VIEW_EQ_ROW, VIEW_EQ_WRAP (MultiHead under W^O) or VIEW_EQ_COLUMN */
+    /* the equation's own text when it gave way to the heads (a zoom above the base, the
+       focus view): the controls' sizes, smaller than the data's; eq_font 0: the data's */
+    int eq_font, eq_font_small, eq_font_title, eq_line, eq_pad;
     /* the split of the layer view the layout chose (compare lays both panes out with
        the live one's): heads above (stacked) or left, their share in percent (0: none
        chosen), the lesson's panels' place, and whether the captions moved under the
