@@ -374,12 +374,30 @@ void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure,
        zoom / base: text and data grow together and pages hold fewer heads. Each zoom
        step from the base up is tried in turn (on the steps of Ctrl+=, so the zoom
        shown never falls when the zoom rises); a step is taken when its heads are no
-       smaller than at the step taken before it: heads never shrink as the zoom rises.
+       smaller than at the step taken before it (heads never shrink as the zoom rises)
+       and a page still shows half the heatmap area it did at least.
        All heads on one page may give a little to larger text, down to their base
        size (or three quarters of the most a lone head could have at the base zoom,
        for a lone head that fills the window), never under 3/4 of the largest side
        a lower zoom showed. Past the steps
        taken the data stays at the last: bigger text would only shrink the data. */
+    if (zoom > base && like) { /* compare's panes: as before, the zoom itself or the first
+                                  step below it whose heads keep their floor */
+        const int most = side_at(L, s, &cx, base, 1 << 28);
+        const int floor_side = most > 0 ? imin(ref, (most * 3 + 3) / 4) : ref;
+        for (int i = ns; i >= 0; i--) { /* zoom itself, then the steps below it */
+            float z = i == ns ? zoom : steps[i];
+            if (z > zoom + 1e-4f || z <= base + 1e-4f) continue;
+            int side = side_at(L, s, &cx, z, imax(1, iround((float)ref * z / base)));
+            if (side > 0 && side >= floor_side) {
+                L->data_zoom = z; /* L holds this layout */
+                return;
+            }
+        }
+        side_at(L, s, &cx, base, 0);
+        L->data_zoom = base;
+        return;
+    }
     if (zoom > base) {
         const int most = side_at(L, s, &cx, base, 1 << 28);
         /* 3/4, rounded up; when not even a lone head fits at the base zoom (a small
@@ -390,6 +408,7 @@ void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure,
         int prev = ref, prev_one_page = 1, top = ref; /* top: the largest side taken */
         side_at(L, s, &cx, base, 0);
         prev_one_page = L->pages <= 1;
+        long prev_area = (long)L->per_page * ref * ref; /* heatmap area on a page */
         for (int i = 0; i <= ns; i++) { /* the steps above the base, then zoom itself */
             const float z = i == ns ? zoom : steps[i];
             if (z <= last + 1e-4f || z > zoom + 1e-4f) continue;
@@ -397,8 +416,13 @@ void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure,
             const int side = side_at(L, s, &cx, z, imax(1, iround((float)ref * z / base)));
             const int one_page = L->pages <= 1;
             const int floor_now = imax(floor_side, (top * 3 + 3) / 4);
-            if (side > 0 && (side >= prev || (one_page && prev_one_page && side >= floor_now)))
-                taken = z, prev = side, prev_one_page = one_page, top = imax(top, side);
+            const long area = (long)L->per_page * side * side;
+            /* larger heads, and a page still showing at least half the heatmap area it
+               did (no jump from five heads a page to one for 14 % larger heads) */
+            const int grows = side >= prev && area * 2 >= prev_area;
+            if (side > 0 && (grows || (one_page && prev_one_page && side >= floor_now)))
+                taken = z, prev = side, prev_one_page = one_page, top = imax(top, side),
+                prev_area = area;
         }
         if (fabsf(taken - last) > 1e-4f) /* L holds the last step tried: lay out the one taken */
             side_at(L, s, &cx, taken,

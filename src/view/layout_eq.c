@@ -226,10 +226,37 @@ static void text_set(view_layout *L, eq_text t) {
     L->line = t.line, L->pad = t.pad, L->gap = t.gap;
 }
 
-/* The controls' sizes in the data's proportions (title 20 : text 16, gap 12 : pad 8). */
-static eq_text ui_text(const view_layout *L) {
-    return (eq_text){L->ui_font, L->ui_small, lay_imax(1, (L->ui_font * 20 + 8) / 16),
-                     L->ui_line, L->ui_pad,   lay_imax(2, (L->ui_pad * 3 + 1) / 2)};
+/* The texts the equation takes when it gives way, larger first: the controls' sizes
+ * when they are smaller than the data's (the window's buttons, legible from where
+ * they are), then the base zoom's (a presentation's controls follow the zoom), in
+ * the data's proportions (title 20 : text 16 : small 14, gap 12 : pad 8). A font of
+ * 0: none smaller than the data's. */
+static void give_way_texts(const view_layout *L, const lay_ctx *cx, eq_text out[2]) {
+    const view_state *s = cx->s;
+    memset(out, 0, 2 * sizeof *out);
+    int k = 0;
+    if (L->ui_font > 0 && L->ui_font < L->font)
+        out[k++] = (eq_text){L->ui_font, L->ui_small, lay_imax(1, (L->ui_font * 20 + 8) / 16),
+                             L->ui_line, L->ui_pad,   lay_imax(2, (L->ui_pad * 3 + 1) / 2)};
+    const float z =
+        (s->ui_scale > 0 ? s->ui_scale : 1.0f) * (s->zoom_base > 0 ? s->zoom_base : 1.0f);
+    const int font = lay_imax(1, iround(16.0f * z));
+    if (font >= (k ? out[0].font : L->font)) return;
+    eq_text t;
+    t.font = font;
+    t.font_small = lay_imax(1, iround(14.0f * z));
+    t.font_title = lay_imax(1, iround(20.0f * z));
+    t.line = lay_line_h(cx, font);
+    if (t.line < font) t.line = font + font / 4;
+    t.pad = lay_imax(2, iround(8.0f * z));
+    t.gap = lay_imax(2, iround(12.0f * z));
+    out[k] = t;
+}
+
+int lay_eq_min_font(const view_layout *L, const lay_ctx *cx) {
+    eq_text t[2];
+    give_way_texts(L, cx, t);
+    return t[1].font > 0 ? t[1].font : t[0].font > 0 ? t[0].font : L->font;
 }
 
 /* One way of laying the equation out in area at L's text sizes: with colorbars, or
@@ -257,17 +284,22 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
     const int h = s->layer ? s->layer->h : 1;
     L->eq_area = area;
     L->eq_font = L->eq_font_small = L->eq_font_title = L->eq_line = L->eq_pad = 0;
-    const eq_text data = text_of(L), ui = ui_text(L);
+    eq_text small[2];
+    give_way_texts(L, cx, small);
+    const eq_text data = text_of(L);
     /* the data's size with colorbars; when the heads asked for the room (a zoom above
        the base, the focus view), the equation gives way: its colorbars dropped, then
-       its text at the controls' size with them, then without */
-    const struct { int small, compact; } ways[] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
-    const int nways = !cx->eq_compact ? 1 : ui.font < data.font && ui.font > 0 ? 4 : 2;
+       its text at the smaller sizes with them, then without */
+    const struct {
+        int text, compact; /* text: 0 the data's, 1 and 2 small[0] and small[1] */
+    } ways[] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}};
+    const int nways = !cx->eq_compact ? 1 : 6;
     eq_sizes z;
     eq_fit best = {VIEW_EQ_ROW, 0, 0, 0};
     int fits = 0, w = 0;
     for (; w < nways && !fits; w++) {
-        text_set(L, ways[w].small ? ui : data);
+        if (ways[w].text && small[ways[w].text - 1].font <= 0) continue;
+        text_set(L, ways[w].text ? small[ways[w].text - 1] : data);
         best = try_fit(L, cx, area, n, d, h, ways[w].compact, &z, &fits);
     }
     if (!fits) { /* none fits: at the data's size, as small as it must be (the caller knows) */
@@ -281,7 +313,7 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
         view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
         for (int i = 0; i < 3; i++) m[i]->cbar = (view_rect){m[i]->shape.x, m[i]->shape.y, 0, 0};
     }
-    if (ways[w - 1].small && fits) { /* the renderer draws it at these sizes */
+    if (ways[w - 1].text && fits) { /* the renderer draws it at these sizes */
         L->eq_font = L->font, L->eq_font_small = L->font_small, L->eq_font_title = L->font_title;
         L->eq_line = L->line, L->eq_pad = L->pad;
     }

@@ -65,6 +65,10 @@ view_rect lay_heads_used(const view_layout *L, lay_ctx *cx);
  * boxes are then laid out all the same, too small). */
 long lay_equation(view_layout *L, lay_ctx *cx, view_rect area);
 
+/* The smallest text size the equation takes when it gives way (the data's font when
+ * it has no smaller one). */
+int lay_eq_min_font(const view_layout *L, const lay_ctx *cx);
+
 /* The focus view in area: the head large, Q_i, K_i, V_i and head_i beside or under
  * it, in the arrangement that gives them the most room where all their text fits.
  * Returns how well it uses the room, or -1e300 when nothing fits (then the head alone,

@@ -516,6 +516,11 @@ typedef struct view_layout {
     view_rect lesson_area; /* a column beside the equation for them; empty: under it */
     int cost_font;         /* the cost's text size when it differs from font_small; 0 not */
     view_rect redund_title, redund_map, redund_cbar, redund_note, cost;
+    /* the lesson on but its panels gave way to the heads: a line saying so under the
+       equation (empty: none), its text and size */
+    view_rect lesson_note;
+    char lesson_note_text[64];
+    int lesson_note_size;
 
     /* the equation Concat × W^O = MultiHead */
     view_rect eq_area, eq_title;
