@@ -137,9 +137,23 @@ static void lay_focus_view(view_layout *L, lay_ctx *cx) {
             const double v = 0.65 * f + 0.35 * log((double)eq);
             if (v > best + 1e-9) best = v, best_below = below, best_frac = fracs[i];
         }
-    if (best_below < 0) { /* the equation fits nowhere beside it */
-        lay_focus(L, cx, m);
+    if (best_below < 0) { /* the equation fits nowhere beside it: a line says so */
+        static const char *const forms[] = {"the equation has no room beside this head",
+                                            "no room for the equation", "no equation"};
+        const int size = imin(L->font_small, L->ui_small > 0 ? L->ui_small : L->font_small);
+        const int lh = lay_line_h(cx, size);
+        view_rect a = m;
+        a.h = imax(1, m.h - lh - L->pad);
+        lay_focus(L, cx, a);
         no_equation(L);
+        for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+            const int w = lay_text_w(cx, forms[f], size, 0);
+            if (w > m.w || m.h < 4 * lh) continue;
+            L->lesson_note = (view_rect){m.x, m.y + m.h - lh, w, lh};
+            snprintf(L->lesson_note_text, sizeof L->lesson_note_text, "%s", forms[f]);
+            L->lesson_note_size = size;
+            break;
+        }
         return;
     }
     view_rect a = m, b = m;
@@ -194,6 +208,7 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
             view_steps_layout(&L->steps, L, s, L->main, cx->measure, cx->ud);
             return;
         }
+        L->lesson_note = (view_rect){0, 0, 0, 0};
         lay_focus_view(L, cx);
         view_lesson_layout(L, s, cx->measure, cx->ud);
         return;

@@ -450,10 +450,10 @@ static void draw_bands(const view_ctx *c) {
 void view_draw_equation(const view_ctx *c) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
-    if (L->concat.map.w <= 0) return;
-    if (L->lesson_note.w > 0) /* the side panels gave way: say so */
+    if (L->lesson_note.w > 0) /* the side panels (or the equation) gave way: say so */
         draw_text(c->dl, L->lesson_note.x, L->lesson_note.y, L->lesson_note_text,
                   L->lesson_note_size, c->th.muted, 0, 0);
+    if (L->concat.map.w <= 0) return;
     if (L->eq_font > 0) {      /* it gave way to the heads: drawn at its own (smaller) sizes */
         static view_layout eq; /* large; frames are drawn on one thread */
         eq = *L;

@@ -517,7 +517,7 @@ typedef struct view_layout {
     int cost_font;         /* the cost's text size when it differs from font_small; 0 not */
     view_rect redund_title, redund_map, redund_cbar, redund_note, cost;
     /* the lesson on but its panels gave way to the heads: a line saying so under the
-       equation (empty: none), its text and size */
+       equation; in the focus view, that the equation has no room (empty: none) */
     view_rect lesson_note;
     char lesson_note_text[64];
     int lesson_note_size;
