@@ -337,6 +337,9 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         snprintf(note, sizeof note,
                  "%s of %d (page %d/%d%s): %d heads of %d\xC3\x97%d do not fit at once", range,
                  s->layer->h, L->page + 1, L->pages, keys, s->layer->h, s->layer->n, s->layer->n);
+        if (L->lesson_note.w <= 0 && L->lesson_note_text[0]) /* the side panels gave way */
+            snprintf(note + strlen(note), sizeof note - strlen(note), " \xC2\xB7 %s",
+                     L->lesson_note_text);
         int x = L->buttons[BTN_PAGE_NEXT].present
                     ? L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad
                     : L->page_note.x;
