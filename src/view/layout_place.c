@@ -246,9 +246,7 @@ static long heads_size(const view_layout *L, const view_state *s) {
 static void grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int target);
 
 /* The lesson's panels on but not shown (they gave way to the heads, or find no
- * room): a line saying so under the equation, in the first form that fits; where it
- * has no room there, the heads' page note says it (lesson_note_text, lesson_note
- * empty). */
+ * room): a line saying so under the equation, in the first form that fits. */
 static void lesson_note(view_layout *L, const view_state *s, lay_ctx *cx) {
     L->lesson_note = (view_rect){0, 0, 0, 0};
     L->lesson_note_text[0] = '\0';
@@ -270,9 +268,6 @@ static void lesson_note(view_layout *L, const view_state *s, lay_ctx *cx) {
     static const char *const forms[3] = {"side panels hidden: the heads need the room (I)",
                                          "side panels hidden (I)", "panels hidden (I)"};
     const int sizes[2] = {L->font_small, L->ui_small};
-    if (L->pages > 1 && L->page_note.w > 0) /* else the heads' page note says it (a text */
-        snprintf(L->lesson_note_text, sizeof L->lesson_note_text, "%s", /* and no rect) */
-                 "side panels hidden (I)");
     for (int k = 0; k < 2; k++) {
         const int size = sizes[k], lh = lay_line_h(cx, size);
         if (y + lh > L->main.y + L->main.h) continue;
