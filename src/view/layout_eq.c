@@ -393,22 +393,26 @@ static double focus_try(view_layout *L, lay_ctx *cx, view_rect area, int below, 
 
 double lay_focus(view_layout *L, lay_ctx *cx, view_rect area) {
     const view_state *s = cx->s;
-    /* the caption's shortest form must fit: "head 12 (Esc returns)" */
-    char cap[48];
-    snprintf(cap, sizeof cap, s->figure ? "head %d" : "head %d (Esc returns)", s->focus);
-    const int caption_w = lay_text_w(cx, cap, L->font, 1);
+    /* the caption's form with the keys (". , step · Esc returns") where it fits, else
+       its shortest: "head 12 (Esc returns)" (a figure: "head 12") */
+    char cap[2][64];
+    snprintf(cap[0], sizeof cap[0], "head %d: . , step \xC2\xB7 Esc returns", s->focus);
+    snprintf(cap[1], sizeof cap[1], s->figure ? "head %d" : "head %d (Esc returns)", s->focus);
     static const int fracs[] = {45, 50, 55, 60, 64, 70, 75};
     static const int cols_beside[] = {2, 1}, cols_below[] = {4, 2};
     double best = -1e301;
     int best_below = 0, best_frac = 64, best_cols = 2;
-    for (int below = 0; below < 2; below++)
-        for (size_t f = 0; f < sizeof fracs / sizeof fracs[0]; f++)
-            for (int c = 0; c < 2; c++) {
-                const int cols = below ? cols_below[c] : cols_beside[c];
-                const double v = focus_try(L, cx, area, below, fracs[f], cols, caption_w);
-                if (v > best + 1e-9)
-                    best = v, best_below = below, best_frac = fracs[f], best_cols = cols;
-            }
+    for (int k = s->figure ? 1 : 0; k < 2 && best <= -1e299; k++) {
+        const int caption_w = lay_text_w(cx, cap[k], L->font, 1);
+        for (int below = 0; below < 2; below++)
+            for (size_t f = 0; f < sizeof fracs / sizeof fracs[0]; f++)
+                for (int c = 0; c < 2; c++) {
+                    const int cols = below ? cols_below[c] : cols_beside[c];
+                    const double v = focus_try(L, cx, area, below, fracs[f], cols, caption_w);
+                    if (v > best + 1e-9)
+                        best = v, best_below = below, best_frac = fracs[f], best_cols = cols;
+                }
+    }
     focus_try(L, cx, area, best_below, best_frac, best_cols, 0);
     if (best <= -1e299) { /* nothing fits: the head alone (no Q_i, K_i, V_i, head_i) */
         lay_heads(L, cx, area, 1, 0);
