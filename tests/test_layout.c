@@ -74,13 +74,21 @@ static view_rect ticks_of(const view_layout *L, view_rect cbar) {
     return (view_rect){cbar.x, cbar.y + cbar.h, cbar.w, L->pad / 2 + fx_line_h(L->font_small)};
 }
 
+/* the equation's, at its own sizes when it gave way to the heads (eq_font) */
+static view_rect eq_ticks_of(const view_layout *L, view_rect cbar) {
+    if (L->eq_font <= 0) return ticks_of(L, cbar);
+    return (view_rect){cbar.x, cbar.y + cbar.h, cbar.w,
+                       L->eq_pad / 2 + fx_line_h(L->eq_font_small)};
+}
+
 static void add_matrix(items *it, const view_layout *L, int kind, const view_matrix_box *b,
                        const char *name) {
     add(it, kind, b->map, "%s map", name);
     add(it, kind, b->shape, "%s shape label", name);
     if (b->cbar.w == 0 && b->cbar.h == 0) return; /* a compact equation: no colorbar */
     add(it, K_CBAR, b->cbar, "%s colorbar", name);
-    add(it, K_TICKS, ticks_of(L, b->cbar), "%s colorbar numbers", name);
+    add(it, K_TICKS, kind == K_EQ ? eq_ticks_of(L, b->cbar) : ticks_of(L, b->cbar),
+        "%s colorbar numbers", name);
 }
 
 static void collect(items *it, const view_layout *L) {
@@ -124,11 +132,12 @@ static void collect(items *it, const view_layout *L) {
         add(it, K_SYM, L->times_sym, "times sign");
         add(it, K_SYM, L->equals_sym, "equals sign");
     }
-    if (L->focus) {
+    if (L->focus && L->focus_caption.w > 0) { /* (none: the head alone) */
         static const char *nm[4] = {"Q_i", "K_i", "V_i", "head_i"};
         for (int i = 0; i < 4; i++) add_matrix(it, L, K_QKV, &L->qkv[i], nm[i]);
     }
     if (L->status.w > 0) add(it, K_STATUS, L->status, "status line");
+    if (L->lesson_note.w > 0) add(it, K_EQ, L->lesson_note, "side panels' note");
     if (L->concat.map.w > 0) {
         add(it, K_BAND, L->concat_band, "Concat head bands");
         add(it, K_BAND, L->wo_band, "W^O head bands");
@@ -648,6 +657,7 @@ static const float ZOOMS[] = VIEW_ZOOM_STEPS;
 typedef struct {
     int side, per_page, room_bound;
     float data_zoom;
+    int paged; /* the heads take more than one page */
 } zoom_point;
 
 /* The grid fills its area's height or width (up to the rounding of a side): the
@@ -681,6 +691,13 @@ static void check_growth(const zoom_point *p, int count, const float *zooms, int
             EXPECT(p[i].side >= p[i - 1].side,
                    "zoom %.2f -> %.2f: expected the heatmaps not to shrink while their grid "
                    "(%d a page) leaves room, got side %d -> %d",
+                   (double)zooms[i - 1], (double)zooms[i], p[i].per_page, p[i - 1].side, p[i].side);
+        /* above the base zoom, heads that page never shrink: where a step's heads
+           would be smaller, the data stays at the step before */
+        if (i > base && p[i].paged)
+            EXPECT(p[i].side >= p[i - 1].side,
+                   "zoom %.2f -> %.2f: expected paged heads (%d a page) no smaller than at the "
+                   "zoom below, got side %d -> %d",
                    (double)zooms[i - 1], (double)zooms[i], p[i].per_page, p[i - 1].side, p[i].side);
         if (i > base)
             EXPECT((long)p[i].side * 4 >= (long)p[base].side * 3,
@@ -726,6 +743,61 @@ static void check_room(const view_layout *L, const view_state *s) {
            "two thirds of the %d px width, or the equation and panels beside them to hold at "
            "most a third, got %d px",
            L->per_page, h, side, k, one_more, L->main.w, beside);
+}
+
+/* The narrowest the equation can be in a main area h px tall: its matrices as wide
+ * as their shape labels, no colorbars, its text at the smallest of the data's, the
+ * controls' and the base zoom's sizes, in one column, wrapped (MultiHead under W^O)
+ * or one row, whichever is narrowest and fits the height (Concat as tall as W^O). */
+static int eq_min_width(const view_layout *L, const view_state *s, int h) {
+    const float k =
+        (s->ui_scale > 0 ? s->ui_scale : 1.0f) * (s->zoom_base > 0 ? s->zoom_base : 1.0f);
+    int font = L->font, small = L->font_small, pad = L->pad;
+    if (L->ui_font < font) font = L->ui_font, small = L->ui_small, pad = L->ui_pad;
+    if ((int)lroundf(16.0f * k) < font)
+        font = (int)lroundf(16.0f * k), small = (int)lroundf(14.0f * k),
+        pad = (int)lroundf(8.0f * k) < 2 ? 2 : (int)lroundf(8.0f * k);
+    const int title = (font * 20 + 8) / 16, gap = (pad * 3 + 1) / 2, line = fx_line_h(font);
+    char dd[48], nd[48], hh[16];
+    view_shape_label(dd, sizeof dd, s->layer->d_model, s->layer->d_model);
+    view_shape_label(nd, sizeof nd, s->layer->n, s->layer->d_model);
+    snprintf(hh, sizeof hh, "%d", s->layer->h);
+    const int ms = (fx_text_w(dd, small) > fx_text_w(nd, small) ? fx_text_w(dd, small)
+                                                                : fx_text_w(nd, small)) +
+                   2;
+    const int band_w = fx_text_w(hh, small) + pad / 2 + 2, band_t = fx_line_h(small) + 2;
+    const int sym_w = fx_text_w("=", title) + 2 * gap + band_w, sym_h = fx_line_h(title);
+    const int top = line + pad + band_t, foot = pad / 2 + line + pad;
+    if (top + 3 * ms + 3 * foot + 2 * sym_h <= h) return band_w + ms;
+    if (top + 2 * ms + 2 * foot + gap <= h) return 2 * ms + sym_w;
+    return 3 * ms + 2 * sym_w;
+}
+
+/* The equation and the side panels give way before heads go to extra pages: above
+ * the base zoom, where the heads page beside the equation, one more column of heads
+ * of the same side would not fit even if the equation took only its narrowest form
+ * (eq_min_width) and the side panels none, within 1/16 of the width (the split moves
+ * by 5 % of it, the columns round).
+ * Returns 1 when it checked. */
+static int check_gave_way(const view_layout *L, const view_state *s) {
+    const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
+    if (s->figure || L->data_zoom <= base + 1e-4f || L->pages <= 1 || L->shown_heads < 1 ||
+        L->concat.map.w <= 0)
+        return 0;
+    const view_rect m = L->heads[0].map;
+    const int cols = L->grid_cols > 0 ? L->grid_cols : 1;
+    const int heads_right = m.x + cols * (m.w + L->gap) - L->gap;
+    if (L->concat.map.x < heads_right) return 0; /* the equation under the heads */
+    const int eq_min = eq_min_width(L, s, L->main.h);
+    const long need = L->row_label_w + (long)(cols + 1) * m.w + (long)cols * L->gap;
+    const long room = L->main.w - 2L * L->gap - eq_min;
+    EXPECT(need > room - L->main.w / 16,
+           "%d of %d heads a page (side %d, %d columns) at data zoom %.2f: expected one more "
+           "column (%ld px) not to fit the %ld px the heads could have beside the narrowest "
+           "equation (%d px), got the equation and panels holding %d px",
+           L->per_page, s->layer->h, m.w, cols, (double)L->data_zoom, need, room, eq_min,
+           L->main.x + L->main.w - heads_right);
+    return 1;
 }
 
 #define MODE_NAME(m)                                                                               \
@@ -790,8 +862,14 @@ static void test_zoom_sweep(void **state) {
                         s.page = 0;
                         view_layout_compute(&L, &s, fx_measure, NULL);
                     }
-                    pts[zi] =
-                        (zoom_point){L.heads[0].map.w, L.per_page, room_bound(&L), L.data_zoom};
+                    /* from 1024x768 (and 768x1024) up, in the window and presenting,
+                       for texts up to a paragraph (longer texts thin their labels,
+                       whose choice can hold a head back a page) */
+                    if ((mode == 0 || mode == 1) && s.width * s.height >= 1024 * 768 &&
+                        s.width >= 768 && s.height >= 768 && models[mi].n <= 59)
+                        check_gave_way(&L, &s);
+                    pts[zi] = (zoom_point){L.heads[0].map.w, L.per_page, room_bound(&L),
+                                           L.data_zoom, L.pages > 1};
                 }
                 snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d %s, zoom 80..300%%",
                          models[mi].n, models[mi].d, models[mi].h, sizes[si].w, sizes[si].h,
@@ -805,6 +883,59 @@ static void test_zoom_sweep(void **state) {
     draw_list_free(&dl);
     view_cache_destroy(cache);
     fx_finish("zoom sweep");
+}
+
+/* The focus view (keys 1..9, then , and .) at every zoom step 80..300 % on windows
+ * from 1024x768 to 3840x2160, landscape and portrait, in the window and in
+ * presentation mode: every rectangle inside the window and apart from the others
+ * (the Q_i, K_i, V_i, head_i and equation colorbars and their numbers included),
+ * and the text as drawn inside the window, over no heatmap and no other text. */
+static void test_focus_zoom_sweep(void **state) {
+    (void)state;
+    fx_reset();
+    static const model_case models[] = {
+        {7, 64, 4, MHA_MASK_NONE},
+        {12, 192, 24, MHA_MASK_NONE},
+        {100, 64, 8, MHA_MASK_CAUSAL},
+    };
+    static const struct {
+        int w, h;
+    } sizes[] = {{1024, 768},  {1280, 720}, {1600, 900},  {1920, 1080},
+                 {3840, 2160}, {768, 1024}, {1080, 1920}, {2160, 3840}};
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        fx_model fm;
+        fx_model_make(&fm, models[mi].n, models[mi].d, models[mi].h, models[mi].mask);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int mode = 0; mode < 2; mode++)
+                for (int zi = 0; zi < NZOOMS; zi++) {
+                    view_state s;
+                    fx_state(&s, &fm, sizes[si].w, sizes[si].h);
+                    s.zoom = ZOOMS[zi];
+                    s.zoom_base = view_zoom_for_size(s.width, s.height);
+                    s.lesson = 1;
+                    static float divergence[64 * 64];
+                    s.head_divergence = divergence;
+                    s.present = mode == 1;
+                    s.focus = zi % 2 ? models[mi].h : 1;
+                    snprintf(fx_where, sizeof fx_where,
+                             "n=%d d=%d h=%d %dx%d zoom=%.2f focus=%d %s", models[mi].n,
+                             models[mi].d, models[mi].h, sizes[si].w, sizes[si].h,
+                             (double)ZOOMS[zi], s.focus, MODE_NAME(mode));
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    EXPECT_INT("focus: L.focus", s.focus, L.focus);
+                    check_geometry(&L, &s);
+                    check_render_text(&L, &s, cache, &dl);
+                }
+        fx_model_free(&fm);
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("focus zoom sweep");
 }
 
 /* The base zoom follows the window: 3840x2160 starts at 200 % and has every head
@@ -1249,7 +1380,7 @@ static void test_checkers_catch_planted_faults(void **state) {
     view_cache_destroy(cache);
 
     /* growth over zooms: a side that shrinks while its grid has room */
-    zoom_point pts[3] = {{200, 4, 0, 1.0f}, {240, 2, 0, 1.25f}, {260, 2, 0, 1.5f}};
+    zoom_point pts[3] = {{200, 4, 0, 1.0f, 0}, {240, 2, 0, 1.25f, 1}, {260, 2, 0, 1.5f, 1}};
     const float zs[3] = {1.0f, 1.25f, 1.5f};
     b0 = fx_sandbox_begin();
     check_growth(pts, 3, zs, 0);
@@ -1258,11 +1389,16 @@ static void test_checkers_catch_planted_faults(void **state) {
     b0 = fx_sandbox_begin();
     check_growth(pts, 3, zs, 0);
     EXPECT(fx_sandbox_end(b0) > 0, "planted fault \"shrinks with room\": expected a failure");
-    pts[2] = (zoom_point){140, 1, 1, 1.5f}; /* room-bound, but below 3/4 of the base side */
+    pts[2] = (zoom_point){140, 1, 1, 1.5f, 1}; /* room-bound, but below 3/4 of the base side */
     b0 = fx_sandbox_begin();
     check_growth(pts, 3, zs, 0);
     EXPECT(fx_sandbox_end(b0) > 0, "planted fault \"far below the base side\": expected a failure");
-    pts[2] = (zoom_point){260, 2, 0, 1.1f}; /* the data's zoom falls */
+    pts[2] = (zoom_point){230, 3, 1, 1.5f, 1}; /* paged, room-bound, smaller than below */
+    b0 = fx_sandbox_begin();
+    check_growth(pts, 3, zs, 0);
+    EXPECT(fx_sandbox_end(b0) > 0,
+           "planted fault \"paged heads shrink as the zoom rises\": expected a failure");
+    pts[2] = (zoom_point){260, 2, 0, 1.1f, 1}; /* the data's zoom falls */
     b0 = fx_sandbox_begin();
     check_growth(pts, 3, zs, 0);
     EXPECT(fx_sandbox_end(b0) > 0, "planted fault \"data zoom falls\": expected a failure");
@@ -1452,6 +1588,7 @@ int main(void) {
         cmocka_unit_test(test_paging_moves),
         cmocka_unit_test(test_reduced_not_dropped),
         cmocka_unit_test(test_zoom_sweep),
+        cmocka_unit_test(test_focus_zoom_sweep),
         cmocka_unit_test(test_zoom_base),
         cmocka_unit_test(test_figure_crop),
         cmocka_unit_test(test_compare_alike),

@@ -15,6 +15,9 @@ those lines and checks them itself:
   unless the grid fills its area (then never below 3/4 of its side at the base
   zoom), and the zoom the data is shown at never falls. The screenshot of each
   size at 300 % is not blank.
+- Focus (key 1) at 1024x768 and 768x1024, every zoom step 80 % to 300 %: every
+  rectangle inside the window, no two overlapping (Q_i, K_i, V_i, head_i and the
+  equation, their colorbars' numbers included).
 - Presentation (P): no buttons and no status line in the layout; the pointer over a
   head cell draws the highlight (its colour appears in the picture); Escape leaves
   presentation and the window stays; Escape with nothing open does not quit; Ctrl+Q
@@ -43,6 +46,7 @@ from e2e_util import (Checker, Xvfb, colour_count, geometry_of, read_rgba, stop_
 
 CK = Checker()
 SIZES = ((800, 600), (1920, 1080), (3840, 2160), (1080, 1920))
+FOCUS_SIZES = ((1024, 768), (768, 1024))
 STEPS = (0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
 HIGHLIGHT = (0xff, 0x2d, 0x55)  # the pointer highlight of the light theme
 
@@ -209,6 +213,21 @@ def zoom_run(xvfb, mhaviz, tmp):
         img = shot(xvfb, w, h, os.path.join(tmp, f"zoom300-{w}x{h}.png"))
         CK.check(colour_count(img) > 200, f"{where} at 300 %: picture", "> 200 colours",
                  colour_count(img))
+    # the focus view (key 1) on a classroom laptop's screen, landscape and portrait,
+    # every zoom step: inside the window, nothing overlapping (Q_i, K_i, V_i, head_i,
+    # their colorbars' numbers and the equation's)
+    for w, h in FOCUS_SIZES:
+        where = f"{w}x{h} focus"
+        xvfb.run(["xdotool", "windowsize", app.win, str(w), str(h)])
+        app.wait_layout(lambda d: d["width"] == w and d["height"] == h)
+        app.key("ctrl+0")
+        app.key("1")
+        d = app.wait_layout(lambda d: d["width"] == w and d["height"] == h and d["focus"] == 1)
+        if not CK.check(d, f"{where}: key 1", "a focus layout", "none"):
+            continue
+        zoom_sweep(app, w, where, check_layout)
+        app.key("Escape")
+        app.wait_layout(lambda d: d["focus"] == 0)
     CK.check(app.alive(), "after the zoom sweep", "running", f"exit {app.proc.returncode}")
     app.key("ctrl+q")
     try:

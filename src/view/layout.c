@@ -96,6 +96,82 @@ static int fit_block(view_layout *L, const view_state *s, lay_ctx *cx, float k) 
     return 0;
 }
 
+/* No equation: its rectangles empty (nothing draws them, nothing hits them). */
+static void no_equation(view_layout *L) {
+    memset(&L->concat, 0, sizeof L->concat);
+    memset(&L->w_o, 0, sizeof L->w_o);
+    memset(&L->out, 0, sizeof L->out);
+    L->eq_area = L->eq_title = L->times_sym = L->equals_sym = (view_rect){0, 0, 0, 0};
+    L->concat_band = L->wo_band = (view_rect){0, 0, 0, 0};
+    L->eq_font = 0;
+}
+
+/* The focus view (the head, Q_i, K_i, V_i, head_i) with the equation beside it or
+ * under it, at the share of L->main that uses the room best where every text fits;
+ * the equation gives way as above the base zoom (colorbars, then its text size).
+ * Where it fits nowhere, the focus view alone. */
+static void lay_focus_view(view_layout *L, lay_ctx *cx) {
+    static const int fracs[] = {50, 55, 60, 65, 70, 75, 80};
+    const view_rect m = L->main;
+    double best = -1e301;
+    int best_below = -1, best_frac = 0;
+    for (int below = 0; below < 2; below++)
+        for (size_t i = 0; i < sizeof fracs / sizeof fracs[0]; i++) {
+            view_rect a = m, b = m;
+            if (below) {
+                a.h = m.h * fracs[i] / 100;
+                b.y = a.y + a.h + L->gap;
+                b.h = m.y + m.h - b.y;
+            } else {
+                a.w = m.w * fracs[i] / 100;
+                b.x = a.x + a.w + L->gap * 2;
+                b.w = m.x + m.w - b.x;
+            }
+            if (b.w < L->font * 4 || b.h < L->line * 4) continue;
+            const double f = lay_focus(L, cx, a);
+            if (f <= -1e299) continue;
+            cx->eq_compact = 1;
+            const long eq = lay_equation(L, cx, b);
+            cx->eq_compact = 0;
+            if (eq <= 0) continue;
+            const double v = 0.65 * f + 0.35 * log((double)eq);
+            if (v > best + 1e-9) best = v, best_below = below, best_frac = fracs[i];
+        }
+    if (best_below < 0) { /* the equation fits nowhere beside it: a line says so */
+        static const char *const forms[] = {"the equation has no room beside this head",
+                                            "no room for the equation", "no equation"};
+        const int size = imin(L->font_small, L->ui_small > 0 ? L->ui_small : L->font_small);
+        const int lh = lay_line_h(cx, size);
+        view_rect a = m;
+        a.h = imax(1, m.h - lh - L->pad);
+        lay_focus(L, cx, a);
+        no_equation(L);
+        for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+            const int w = lay_text_w(cx, forms[f], size, 0);
+            if (w > m.w || m.h < 4 * lh) continue;
+            L->lesson_note = (view_rect){m.x, m.y + m.h - lh, w, lh};
+            snprintf(L->lesson_note_text, sizeof L->lesson_note_text, "%s", forms[f]);
+            L->lesson_note_size = size;
+            break;
+        }
+        return;
+    }
+    view_rect a = m, b = m;
+    if (best_below) {
+        a.h = m.h * best_frac / 100;
+        b.y = a.y + a.h + L->gap;
+        b.h = m.y + m.h - b.y;
+    } else {
+        a.w = m.w * best_frac / 100;
+        b.x = a.x + a.w + L->gap * 2;
+        b.w = m.x + m.w - b.x;
+    }
+    lay_focus(L, cx, a);
+    cx->eq_compact = 1;
+    lay_equation(L, cx, b);
+    cx->eq_compact = 0;
+}
+
 /* The main area: the heads grid and the equation, or the focus view (with the
  * step-through in place of Q_i, K_i, V_i, head_i and the equation), or training
  * mode's heads beside its curves; the lesson's panels under the equation. */
@@ -127,27 +203,13 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
         return;
     }
     if (s->focus > 0) {
-        /* the focus view beside the equation, or above it in a portrait window */
-        view_rect a = L->main, b = L->main;
-        /* beside, the equation needs a column of some width: a narrow window (or a
-           compare pane) puts it under the head instead */
-        const int beside_w = L->main.w - L->main.w * 68 / 100 - L->gap * 2;
-        if (L->main.h > L->main.w || beside_w < L->font * 14) {
-            a.h = L->main.h * 60 / 100;
-            b.y = a.y + a.h + L->gap;
-            b.h = L->main.y + L->main.h - b.y;
-        } else { /* the head in focus at least as large as in the grid */
-            a.w = L->main.w * 68 / 100;
-            b.x = a.x + a.w + L->gap * 2;
-            b.w = L->main.x + L->main.w - b.x;
-        }
         if (s->step > 0) { /* the step-through, one stage large, takes the whole area */
             L->focus = s->focus;
             view_steps_layout(&L->steps, L, s, L->main, cx->measure, cx->ud);
             return;
         }
-        lay_focus(L, cx, a);
-        lay_equation(L, cx, b);
+        L->lesson_note = (view_rect){0, 0, 0, 0};
+        lay_focus_view(L, cx);
         view_lesson_layout(L, s, cx->measure, cx->ud);
         return;
     }
@@ -324,16 +386,19 @@ void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure,
         return;
     }
     /* Above the base zoom, heatmaps take their side at the base zoom times
-       zoom / base: text and data grow together and pages hold fewer heads. Past
-       the zoom at which one head can no longer keep its base size (or three
-       quarters of the most it could have at the base zoom, for a lone head that
-       fills the window), or at which the window cannot hold it all, the data
-       stays at that zoom: bigger text would only shrink the data. Zooms are tried
-       on the steps of Ctrl+=, so the zoom shown never falls when the zoom rises. */
-    if (zoom > base) {
+       zoom / base: text and data grow together and pages hold fewer heads. Each zoom
+       step from the base up is tried in turn (on the steps of Ctrl+=, so the zoom
+       shown never falls when the zoom rises); a step is taken when its heads are no
+       smaller than at the step taken before it (heads never shrink as the zoom rises)
+       and a page still shows half the heatmap area it did at least.
+       All heads on one page may give a little to larger text, down to their base
+       size (or three quarters of the most a lone head could have at the base zoom,
+       for a lone head that fills the window), never under 3/4 of the largest side
+       a lower zoom showed. Past the steps
+       taken the data stays at the last: bigger text would only shrink the data. */
+    if (zoom > base && like) { /* compare's panes: as before, the zoom itself or the first
+                                  step below it whose heads keep their floor */
         const int most = side_at(L, s, &cx, base, 1 << 28);
-        /* 3/4, rounded up; when not even a lone head fits at the base zoom (a small
-           pane), the base zoom's own side */
         const int floor_side = most > 0 ? imin(ref, (most * 3 + 3) / 4) : ref;
         for (int i = ns; i >= 0; i--) { /* zoom itself, then the steps below it */
             float z = i == ns ? zoom : steps[i];
@@ -346,6 +411,38 @@ void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure,
         }
         side_at(L, s, &cx, base, 0);
         L->data_zoom = base;
+        return;
+    }
+    if (zoom > base) {
+        const int most = side_at(L, s, &cx, base, 1 << 28);
+        /* 3/4, rounded up; when not even a lone head fits at the base zoom (a small
+           pane), the base zoom's own side */
+        const int floor_side =
+            imax(most > 0 ? imin(ref, (most * 3 + 3) / 4) : ref, (ref * 3 + 3) / 4);
+        float taken = base, last = base;
+        int prev = ref, prev_one_page = 1, top = ref; /* top: the largest side taken */
+        side_at(L, s, &cx, base, 0);
+        prev_one_page = L->pages <= 1;
+        long prev_area = (long)L->per_page * ref * ref; /* heatmap area on a page */
+        for (int i = 0; i <= ns; i++) { /* the steps above the base, then zoom itself */
+            const float z = i == ns ? zoom : steps[i];
+            if (z <= last + 1e-4f || z > zoom + 1e-4f) continue;
+            last = z;
+            const int side = side_at(L, s, &cx, z, imax(1, iround((float)ref * z / base)));
+            const int one_page = L->pages <= 1;
+            const int floor_now = imax(floor_side, (top * 3 + 3) / 4);
+            const long area = (long)L->per_page * side * side;
+            /* larger heads, and a page still showing at least half the heatmap area it
+               did (no jump from five heads a page to one for 14 % larger heads) */
+            const int grows = side >= prev && area * 2 >= prev_area;
+            if (side > 0 && (grows || (one_page && prev_one_page && side >= floor_now)))
+                taken = z, prev = side, prev_one_page = one_page, top = imax(top, side),
+                prev_area = area;
+        }
+        if (fabsf(taken - last) > 1e-4f) /* L holds the last step tried: lay out the one taken */
+            side_at(L, s, &cx, taken,
+                    fabsf(taken - base) <= 1e-4f ? 0 : imax(1, iround((float)ref * taken / base)));
+        L->data_zoom = taken;
         return;
     }
     /* below the base zoom the text is smaller and the heatmaps fill the room */

@@ -211,30 +211,101 @@ static void place_equation(view_layout *L, view_rect area, const eq_fit *best, i
     L->wo_band = (view_rect){L->w_o.map.x - band_w, L->w_o.map.y, band_w - 2, L->w_o.map.h};
 }
 
+/* The text sizes the equation is laid out with: the data's, or the controls' when it
+ * gives way (the smallest text the window shows, legible from where its buttons are). */
+typedef struct {
+    int font, font_small, font_title, line, pad, gap;
+} eq_text;
+
+static eq_text text_of(const view_layout *L) {
+    return (eq_text){L->font, L->font_small, L->font_title, L->line, L->pad, L->gap};
+}
+
+static void text_set(view_layout *L, eq_text t) {
+    L->font = t.font, L->font_small = t.font_small, L->font_title = t.font_title;
+    L->line = t.line, L->pad = t.pad, L->gap = t.gap;
+}
+
+/* The texts the equation takes when it gives way, larger first: the controls' sizes
+ * when they are smaller than the data's (the window's buttons, legible from where
+ * they are), then the base zoom's (a presentation's controls follow the zoom), in
+ * the data's proportions (title 20 : text 16 : small 14, gap 12 : pad 8). A font of
+ * 0: none smaller than the data's. */
+static void give_way_texts(const view_layout *L, const lay_ctx *cx, eq_text out[2]) {
+    const view_state *s = cx->s;
+    memset(out, 0, 2 * sizeof *out);
+    int k = 0;
+    if (L->ui_font > 0 && L->ui_font < L->font)
+        out[k++] = (eq_text){L->ui_font, L->ui_small, lay_imax(1, (L->ui_font * 20 + 8) / 16),
+                             L->ui_line, L->ui_pad,   lay_imax(2, (L->ui_pad * 3 + 1) / 2)};
+    const float z =
+        (s->ui_scale > 0 ? s->ui_scale : 1.0f) * (s->zoom_base > 0 ? s->zoom_base : 1.0f);
+    const int font = lay_imax(1, iround(16.0f * z));
+    if (font >= (k ? out[0].font : L->font)) return;
+    eq_text t;
+    t.font = font;
+    t.font_small = lay_imax(1, iround(14.0f * z));
+    t.font_title = lay_imax(1, iround(20.0f * z));
+    t.line = lay_line_h(cx, font);
+    if (t.line < font) t.line = font + font / 4;
+    t.pad = lay_imax(2, iround(8.0f * z));
+    t.gap = lay_imax(2, iround(12.0f * z));
+    out[k] = t;
+}
+
+int lay_eq_min_font(const view_layout *L, const lay_ctx *cx) {
+    eq_text t[2];
+    give_way_texts(L, cx, t);
+    return t[1].font > 0 ? t[1].font : t[0].font > 0 ? t[0].font : L->font;
+}
+
+/* One way of laying the equation out in area at L's text sizes: with colorbars, or
+ * compact (each matrix as wide as its shape label, no colorbars; hovering a cell
+ * still gives its value). */
+static eq_fit try_fit(view_layout *L, const lay_ctx *cx, view_rect area, int n, int d, int h,
+                      int compact, eq_sizes *z, int *fits) {
+    *z = eq_measure(L, (lay_ctx *)cx, area, n, d, h);
+    if (compact) {
+        char lab[48];
+        view_shape_label(lab, sizeof lab, d, d);
+        z->min_s = lay_text_w(cx, lab, L->font_small, 0);
+        view_shape_label(lab, sizeof lab, n, d);
+        z->min_s = lay_imax(z->min_s, lay_text_w(cx, lab, L->font_small, 0)) + 2;
+        z->foot = matrix_foot_compact(L);
+        z->compact = 1;
+    }
+    return choose_fit(L, cx, area, n, d, z, fits);
+}
+
 long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
     const view_state *s = cx->s;
     const int n = s->layer ? s->layer->n : 1;
     const int d = s->layer ? s->layer->d_model : 1;
     const int h = s->layer ? s->layer->h : 1;
     L->eq_area = area;
-    eq_sizes z = eq_measure(L, cx, area, n, d, h);
-    int fits = 0;
-    eq_fit best = choose_fit(L, cx, area, n, d, &z, &fits);
-    if (!fits && cx->eq_compact) {
-        /* the heads asked for the room (a zoom above the base): the equation gives
-           way, its colorbars dropped (hovering a cell still gives its value), each
-           matrix as wide as its shape label */
-        eq_sizes c = z;
-        char lab[48];
-        view_shape_label(lab, sizeof lab, d, d);
-        c.min_s = lay_text_w(cx, lab, L->font_small, 0);
-        view_shape_label(lab, sizeof lab, n, d);
-        c.min_s = lay_imax(c.min_s, lay_text_w(cx, lab, L->font_small, 0)) + 2;
-        c.foot = matrix_foot_compact(L);
-        c.compact = 1;
-        int cfits = 0;
-        const eq_fit cbest = choose_fit(L, cx, area, n, d, &c, &cfits);
-        if (cfits) z = c, best = cbest, fits = 1;
+    L->eq_font = L->eq_font_small = L->eq_font_title = L->eq_line = L->eq_pad = 0;
+    eq_text small[2];
+    give_way_texts(L, cx, small);
+    const eq_text data = text_of(L);
+    /* the data's size with colorbars; when the heads asked for the room (a zoom above
+       the base, the focus view), the equation gives way: its colorbars dropped, then
+       its text at the smaller sizes with them, then without */
+    const struct {
+        int text, compact; /* text: 0 the data's, 1 and 2 small[0] and small[1] */
+    } ways[] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}};
+    const int nways = !cx->eq_compact ? 1 : 6;
+    eq_sizes z;
+    eq_fit best = {VIEW_EQ_ROW, 0, 0, 0};
+    int fits = 0, w = 0;
+    for (; w < nways && !fits; w++) {
+        if (ways[w].text && small[ways[w].text - 1].font <= 0) continue;
+        text_set(L, ways[w].text ? small[ways[w].text - 1] : data);
+        best = try_fit(L, cx, area, n, d, h, ways[w].compact, &z, &fits);
+    }
+    if (!fits) { /* none fits: at the data's size, as small as it must be (the caller knows) */
+        text_set(L, data);
+        best = try_fit(L, cx, area, n, d, h, 0, &z, &fits);
+        w = 1;
     }
     L->eq_arrange = best.arrange;
     place_equation(L, area, &best, n, d, &z);
@@ -242,34 +313,112 @@ long lay_equation(view_layout *L, lay_ctx *cx, view_rect area) {
         view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
         for (int i = 0; i < 3; i++) m[i]->cbar = (view_rect){m[i]->shape.x, m[i]->shape.y, 0, 0};
     }
+    if (ways[w - 1].text && fits) { /* the renderer draws it at these sizes */
+        L->eq_font = L->font, L->eq_font_small = L->font_small, L->eq_font_title = L->font_title;
+        L->eq_line = L->line, L->eq_pad = L->pad;
+    }
+    text_set(L, data);
     if (!fits) return -1;
     return (long)L->concat.map.w * L->concat.map.h + (long)L->w_o.map.w * L->w_o.map.h +
            (long)L->out.map.w * L->out.map.h;
 }
 
-/* Focus view: the head large on the left, Q_i K_i V_i head_i in a 2 x 2 grid. */
-void lay_focus(view_layout *L, lay_ctx *cx, view_rect area) {
+/* Q_i, K_i, V_i and head_i in cols columns (4 / cols rows) in r, under the focus
+ * caption (at least caption_w wide). Returns one map's area, or -1 when a matrix
+ * would be narrower than its shape label, colorbar numbers or title, or shorter
+ * than a text line (n px for fewer rows). */
+static long qkv_grid(view_layout *L, lay_ctx *cx, view_rect r, int cols, int caption_w) {
     const view_state *s = cx->s;
     const int n = s->layer ? s->layer->n : 1;
     const int dk = s->layer ? s->layer->d_k : 1;
-    view_rect left = {area.x, area.y, area.w * 64 / 100, area.h};
-    view_rect right = {left.x + left.w + L->gap, area.y, area.w - left.w - L->gap, area.h};
-    lay_heads(L, cx, left, 1, 0);
-    L->focus = s->focus;
-    int cell_w = (right.w - L->gap) / 2;
-    L->focus_caption = (view_rect){right.x, right.y, right.w, L->line};
-    int top = right.y + L->line + L->pad;
-    int cell_h = (right.y + right.h - top - L->gap) / 2;
-    int map_h_max = cell_h - matrix_foot(L) - L->line;
+    const int rows = 4 / cols;
+    if (r.w < caption_w || r.h <= 0) return -1;
+    char lab[48];
+    view_shape_label(lab, sizeof lab, n, dk);
+    const int min_w =
+        lay_imax(lay_imax(lay_text_w(cx, lab, L->font_small, 0), lay_text_w(cx,
+                                                                            "\xE2\x88\x92"
+                                                                            "0.000",
+                                                                            L->font_small, 0)) +
+                     2,
+                 lay_text_w(cx, "head64", L->font, 0));
+    L->focus_caption = (view_rect){r.x, r.y, r.w, L->line};
+    const int top = r.y + L->line + L->pad;
+    const int cell_w = (r.w - (cols - 1) * L->gap) / cols;
+    const int cell_h = (r.y + r.h - top - (rows - 1) * L->gap) / rows;
+    const int map_h_max = cell_h - matrix_foot(L) - L->line;
+    if (cell_w - L->pad < min_w || map_h_max < lay_imin(n, L->line)) return -1;
     float rh = fminf((float)cell_w / (float)dk * 2.0f, (float)map_h_max / (float)n);
     int mh = lay_imax(1, lay_imin(map_h_max, iround(rh * (float)n)));
     int mw = lay_imax(1, lay_imin(cell_w, iround((float)mh / (float)n * (float)dk)));
     if (mw < cell_w / 3) mw = lay_imin(cell_w, cell_w / 3);
+    mw = lay_imax(mw, min_w);
     for (int i = 0; i < 4; i++) {
-        int x = right.x + (i % 2) * (cell_w + L->gap);
-        int y = top + (i / 2) * (cell_h + L->gap) + L->line;
+        int x = r.x + (i % cols) * (cell_w + L->gap);
+        int y = top + (i / cols) * (cell_h + L->gap) + L->line;
         matrix_box(&L->qkv[i], L, x, y, mw, mh, n, dk);
         L->qkv[i].cbar.w = lay_imin(L->qkv[i].cbar.w, cell_w - L->pad);
         L->qkv[i].shape.w = L->qkv[i].cbar.w;
     }
+    return (long)mw * mh;
+}
+
+/* One arrangement of the focus view: the head in the part frac % of area (its
+ * width when beside, else its height), Q_i, K_i, V_i, head_i in cols columns in
+ * the room it leaves. Returns how well it uses the room, or -1e300 when they do not
+ * fit. */
+static double focus_try(view_layout *L, lay_ctx *cx, view_rect area, int below, int frac, int cols,
+                        int caption_w) {
+    view_rect a = area;
+    if (below)
+        a.h = area.h * frac / 100;
+    else
+        a.w = area.w * frac / 100;
+    lay_heads(L, cx, a, 1, 0);
+    L->focus = cx->s->focus;
+    const view_rect used = lay_heads_used(L, cx);
+    view_rect r = area;
+    if (below) {
+        r.y = used.y + used.h + L->gap;
+        r.h = area.y + area.h - r.y;
+    } else {
+        r.x = used.x + used.w + L->gap;
+        r.w = area.x + area.w - r.x;
+    }
+    const long q = qkv_grid(L, cx, r, cols, caption_w);
+    const long side = L->shown_heads > 0 ? L->heads[0].map.w : 0;
+    if (q < 0 || side < 1 || used.w > area.w || used.h > area.h) return -1e300;
+    return 0.7 * log((double)side * (double)side) + 0.3 * log(4.0 * (double)q);
+}
+
+double lay_focus(view_layout *L, lay_ctx *cx, view_rect area) {
+    const view_state *s = cx->s;
+    /* the caption's form with the keys (". , step · Esc returns") where it fits, else
+       its shortest: "head 12 (Esc returns)" (a figure: "head 12") */
+    char cap[2][64];
+    snprintf(cap[0], sizeof cap[0], "head %d: . , step \xC2\xB7 Esc returns", s->focus);
+    snprintf(cap[1], sizeof cap[1], s->figure ? "head %d" : "head %d (Esc returns)", s->focus);
+    static const int fracs[] = {45, 50, 55, 60, 64, 70, 75};
+    static const int cols_beside[] = {2, 1}, cols_below[] = {4, 2};
+    double best = -1e301;
+    int best_below = 0, best_frac = 64, best_cols = 2;
+    for (int k = s->figure ? 1 : 0; k < 2 && best <= -1e299; k++) {
+        const int caption_w = lay_text_w(cx, cap[k], L->font, 1);
+        for (int below = 0; below < 2; below++)
+            for (size_t f = 0; f < sizeof fracs / sizeof fracs[0]; f++)
+                for (int c = 0; c < 2; c++) {
+                    const int cols = below ? cols_below[c] : cols_beside[c];
+                    const double v = focus_try(L, cx, area, below, fracs[f], cols, caption_w);
+                    if (v > best + 1e-9)
+                        best = v, best_below = below, best_frac = fracs[f], best_cols = cols;
+                }
+    }
+    focus_try(L, cx, area, best_below, best_frac, best_cols, 0);
+    if (best <= -1e299) { /* nothing fits: the head alone (no Q_i, K_i, V_i, head_i) */
+        lay_heads(L, cx, area, 1, 0);
+        L->focus = s->focus;
+        memset(L->qkv, 0, sizeof L->qkv);
+        L->focus_caption = (view_rect){0, 0, 0, 0};
+    }
+    return best;
 }

@@ -118,15 +118,15 @@ static int drawn_side(const grid_room *R, int c) {
 }
 
 /* Heads on a page: at least 1 px a cell, and with a target as many as reach it, or
- * reach what a lone head would have here (sides counted as drawn, labels and all):
- * a page holds fewer heads only when that makes them larger. */
+ * reach what a lone head would have here, within 3 % (sides counted as drawn, labels
+ * and all): a page holds fewer heads only when that makes them larger. */
 static int heads_per_page(const grid_room *R, int single_head, int target) {
     int per_page = lay_imin(R->k, VIEW_MAX_VISIBLE);
     if (target > 0 && !single_head) {
         const int lone = drawn_side(R, 1);
         int want = lay_imax(lay_imin(target, lone), lay_imin(R->n, lone));
-        while (per_page > 1) {
-            if (drawn_side(R, per_page) >= want) break;
+        while (per_page > 1) { /* within 3 %: a head a page more is worth more than that */
+            if ((long)drawn_side(R, per_page) * 100 >= (long)want * 97) break;
             per_page--;
         }
     }

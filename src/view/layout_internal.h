@@ -59,12 +59,21 @@ void lay_heads(view_layout *L, lay_ctx *cx, view_rect area, int single_head, int
 view_rect lay_heads_used(const view_layout *L, lay_ctx *cx);
 
 /* Concat x W^O = MultiHead in area, in the arrangement (one row, wrapped, or one
- * column) that gives the largest heatmaps. Returns their area in pixels, or -1
- * when no arrangement fits (the boxes are then laid out all the same, too small). */
+ * column) that gives the largest heatmaps. When cx->eq_compact it gives way where it
+ * fits no other way: its colorbars dropped, then its text at the controls' size
+ * (L->eq_font ...). Returns their area in pixels, or -1 when no arrangement fits (the
+ * boxes are then laid out all the same, too small). */
 long lay_equation(view_layout *L, lay_ctx *cx, view_rect area);
 
-/* The focus view in area: the head large, Q_i, K_i, V_i and head_i beside it. */
-void lay_focus(view_layout *L, lay_ctx *cx, view_rect area);
+/* The smallest text size the equation takes when it gives way (the data's font when
+ * it has no smaller one). */
+int lay_eq_min_font(const view_layout *L, const lay_ctx *cx);
+
+/* The focus view in area: the head large, Q_i, K_i, V_i and head_i beside or under
+ * it, in the arrangement that gives them the most room where all their text fits.
+ * Returns how well it uses the room, or -1e300 when nothing fits (then the head alone,
+ * the four matrices empty). */
+double lay_focus(view_layout *L, lay_ctx *cx, view_rect area);
 
 /* layout.c: the split of main between the heads grid and the equation that gives
  * both the largest heatmaps (with the lesson's share when it is on). */

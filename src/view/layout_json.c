@@ -107,10 +107,13 @@ static void json_heads(jbuf *j, const view_layout *L, int tick_h) {
 /* The equation, and the focus view's Q_i, K_i, V_i and head_i. */
 static void json_equation(jbuf *j, const view_layout *L, const view_state *s, int tick_h) {
     if (L->concat.map.w > 0) {
+        /* the equation's numbers at its own size when it gave way to the heads */
+        const int eq_tick = L->eq_font > 0 ? L->eq_pad / 2 + L->eq_line : tick_h;
         item(j, "eq", "equation title", L->eq_title);
-        matrix(j, "eq", "Concat", &L->concat, tick_h);
-        matrix(j, "eq", "W^O", &L->w_o, tick_h);
-        matrix(j, "eq", "MultiHead", &L->out, tick_h);
+        matrix(j, "eq", "Concat", &L->concat, eq_tick);
+        matrix(j, "eq", "W^O", &L->w_o, eq_tick);
+        matrix(j, "eq", "MultiHead", &L->out, eq_tick);
+        item(j, "eq", "side panels' note", L->lesson_note);
         item(j, "sym", "times sign", L->times_sym);
         item(j, "sym", "equals sign", L->equals_sym);
         item(j, "band", "Concat bands", L->concat_band);

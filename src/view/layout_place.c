@@ -5,6 +5,7 @@
  * column or a strip of its own that they give up, whichever leaves the heads the
  * larger. The panel's own rectangles are layout_next.c's. No drawing. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "layout_internal.h"
@@ -47,7 +48,11 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     const view_rect like_eq = cx->like ? cx->like->eq_area : (view_rect){0, 0, 0, 0};
     if (!stacked && like_eq.w > 0 && b.w > like_eq.w) b.x += b.w - like_eq.w, b.w = like_eq.w;
     if (stacked && like_eq.h > 0 && b.h > like_eq.h) b.y += b.h - like_eq.h, b.h = like_eq.h;
-    if (b.w < L->font * 4 || b.h < L->line * 4 || used.h > main.h || used.w > main.w) return -1e300;
+    /* room for an equation: four letters wide, four lines tall (of the smaller text it
+       may take above the base zoom) */
+    const int eq_font = target > 0 && !cx->like ? lay_eq_min_font(L, cx) : L->font;
+    const int eq_line = eq_font < L->font ? lay_line_h(cx, eq_font) : L->line;
+    if (b.w < eq_font * 4 || b.h < eq_line * 4 || used.h > main.h || used.w > main.w) return -1e300;
     /* heatmaps too small to read do not count as fitting */
     const int n = cx->s->layer ? cx->s->layer->n : 1;
     if (L->shown_heads < 1 || L->heads[0].map.w < imin(n, L->font * 3)) return -1e300;
@@ -238,7 +243,52 @@ static long heads_size(const view_layout *L, const view_state *s) {
  * has room for it as they are (right of the equation, in the window); else in a
  * column or a strip of its own that they give up (carve_next), whichever leaves
  * the heads larger. */
+static void grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int target);
+
+/* The lesson's panels on but not shown (they gave way to the heads, or find no
+ * room): a line saying so under the equation, in the first form that fits. */
+static void lesson_note(view_layout *L, const view_state *s, lay_ctx *cx) {
+    L->lesson_note = (view_rect){0, 0, 0, 0};
+    L->lesson_note_text[0] = '\0';
+    /* (a presentation's captions go under the equation: none there) */
+    if (!s->lesson || L->lesson_shown || s->figure || s->present || L->concat.map.w <= 0) return;
+    const view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
+    int bottom = L->eq_title.y + L->eq_title.h;
+    const int tick = (L->eq_font > 0 ? L->eq_pad : L->pad) / 2 +
+                     lay_line_h(cx, L->eq_font > 0 ? L->eq_font_small : L->font_small);
+    for (int i = 0; i < 3; i++) {
+        bottom = imax(bottom, m[i]->shape.y + m[i]->shape.h);
+        if (m[i]->cbar.w > 0) bottom = imax(bottom, m[i]->cbar.y + m[i]->cbar.h + tick);
+    }
+    if (s->layer && attn_layer_off_count(s->layer)) /* the line that heads are off */
+        bottom = imax(bottom, L->out.cbar.y + L->out.cbar.h + 2 * L->line + L->pad);
+    const int y = bottom + L->gap, x = L->eq_area.x;
+    int room_w = L->main.x + L->main.w - x;
+    if (L->next.shown && L->next.area.x > x) room_w = imin(room_w, L->next.area.x - L->gap - x);
+    static const char *const forms[3] = {"side panels hidden: the heads need the room (I)",
+                                         "side panels hidden (I)", "panels hidden (I)"};
+    const int sizes[2] = {L->font_small, L->ui_small};
+    for (int k = 0; k < 2; k++) {
+        const int size = sizes[k], lh = lay_line_h(cx, size);
+        if (y + lh > L->main.y + L->main.h) continue;
+        for (int f = 0; f < 3; f++) {
+            const char *t = forms[f];
+            const int w = lay_text_w(cx, t, size, 0);
+            if (w > room_w) continue;
+            L->lesson_note = (view_rect){x, y, w, lh};
+            snprintf(L->lesson_note_text, sizeof L->lesson_note_text, "%s", t);
+            L->lesson_note_size = size;
+            return;
+        }
+    }
+}
+
 void lay_grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int target) {
+    grid_next(L, s, cx, target);
+    lesson_note(L, s, cx);
+}
+
+static void grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int target) {
     memset(&L->next, 0, sizeof L->next);
     const view_rect main = L->main;
     lay_main(L, cx, main, target);

@@ -337,6 +337,9 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         snprintf(note, sizeof note,
                  "%s of %d (page %d/%d%s): %d heads of %d\xC3\x97%d do not fit at once", range,
                  s->layer->h, L->page + 1, L->pages, keys, s->layer->h, s->layer->n, s->layer->n);
+        if (L->lesson_note.w <= 0 && L->lesson_note_text[0]) /* the side panels gave way */
+            snprintf(note + strlen(note), sizeof note - strlen(note), " \xC2\xB7 %s",
+                     L->lesson_note_text);
         int x = L->buttons[BTN_PAGE_NEXT].present
                     ? L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad
                     : L->page_note.x;
@@ -369,7 +372,7 @@ void view_draw_focus(const view_ctx *c) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
     int head = L->focus - 1;
-    if (head < 0 || head >= layer->h) return;
+    if (head < 0 || head >= layer->h || L->focus_caption.w <= 0) return; /* the head alone */
     const int d = layer->d_model, dk = layer->d_k, n = layer->n;
     char buf[96], fitted[96];
     if (c->s->figure) /* a figure says no keys */
@@ -450,7 +453,21 @@ static void draw_bands(const view_ctx *c) {
 void view_draw_equation(const view_ctx *c) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
+    if (L->lesson_note.w > 0) /* the side panels (or the equation) gave way: say so */
+        draw_text(c->dl, L->lesson_note.x, L->lesson_note.y, L->lesson_note_text,
+                  L->lesson_note_size, c->th.muted, 0, 0);
     if (L->concat.map.w <= 0) return;
+    if (L->eq_font > 0) {      /* it gave way to the heads: drawn at its own (smaller) sizes */
+        static view_layout eq; /* large; frames are drawn on one thread */
+        eq = *L;
+        eq.font = L->eq_font, eq.font_small = L->eq_font_small, eq.font_title = L->eq_font_title;
+        eq.line = L->eq_line, eq.pad = L->eq_pad, eq.eq_font = 0;
+        eq.lesson_note.w = 0;
+        view_ctx at = *c;
+        at.L = &eq;
+        view_draw_equation(&at);
+        return;
+    }
     const char *parts[] = {"Concat(head",  "1", " \xE2\x80\xA6 head", "h",
                            ") \xC3\x97 W", "O", " = MultiHead"};
     const int lvl[] = {0, -1, 0, -1, 0, 1, 0};

@@ -516,6 +516,11 @@ typedef struct view_layout {
     view_rect lesson_area; /* a column beside the equation for them; empty: under it */
     int cost_font;         /* the cost's text size when it differs from font_small; 0 not */
     view_rect redund_title, redund_map, redund_cbar, redund_note, cost;
+    /* the lesson on but its panels gave way to the heads: a line saying so under the
+       equation; in the focus view, that the equation has no room (empty: none) */
+    view_rect lesson_note;
+    char lesson_note_text[64];
+    int lesson_note_size;
 
     /* the equation Concat × W^O = MultiHead */
     view_rect eq_area, eq_title;
@@ -523,6 +528,9 @@ typedef struct view_layout {
     view_rect times_sym, equals_sym;
     view_rect concat_band, wo_band; /* head bands: above Concat's columns, left of W^O's rows */
     int eq_arrange; /* VIEW_EQ_ROW, VIEW_EQ_WRAP (MultiHead under W^O) or VIEW_EQ_COLUMN */
+    /* the equation's own text when it gave way to the heads (a zoom above the base, the
+       focus view): the controls' sizes, smaller than the data's; eq_font 0: the data's */
+    int eq_font, eq_font_small, eq_font_title, eq_line, eq_pad;
     /* the split of the layer view the layout chose (compare lays both panes out with
        the live one's): heads above (stacked) or left, their share in percent (0: none
        chosen), the lesson's panels' place, and whether the captions moved under the
