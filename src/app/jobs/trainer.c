@@ -189,8 +189,13 @@ static void serve_bars(app_trainer *t, job *handle, int end) {
         }
         t->want_bars = -1;
         pthread_mutex_unlock(&t->mlock);
-        if (replay_measure(t->replay, step, t->l, stop_asked, handle) == 0)
+        if (replay_measure(t->replay, step, t->l, stop_asked, handle) == 0) {
             publish(t, handle, !end);
+        } else if (job_cancelled(handle)) { /* still wanted: the next job measures it */
+            pthread_mutex_lock(&t->mlock);
+            if (t->want_bars < 0) t->want_bars = step;
+            pthread_mutex_unlock(&t->mlock);
+        }
         if (!end) return;
     }
 }
