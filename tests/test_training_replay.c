@@ -8,7 +8,12 @@
  * heads' attention, Concat and MultiHead within 1e-5, its held-out accuracy and
  * pruning bars within 1e-6); and the keys: [ goes back (the heads and the bars
  * are the earlier moment's, not live), ] forward, End and ] past the last are
- * live again, a scrub pauses a running run, L goes back to live and on. */
+ * live again, a scrub pauses a running run, L goes back to live and on.
+ * The bars are lazy (replay.h): a moment shown first says its bars are not yet
+ * measured, the trainer measures them on its worker, and they come; at the
+ * archive itself, bars measured later from a moment's copy of the weights equal
+ * bit for bit those of a fresh learner stepped to that step and measured, and
+ * the learner they were measured on trains on exactly as if they had not been. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,6 +107,18 @@ static int wait_stopped(app_state *s, double *clock) {
         if (t && !t->running && t->stop != 0 && t->step > 0 && t->pruning_valid &&
             t->pruning_step == t->step)
             return 1;
+    }
+    return 0;
+}
+
+/* Polls until the moment shown has its bars (the trainer measures them on its
+   worker once the moment is asked for). 1 when they came. */
+static int wait_bars(app_state *s, double *clock) {
+    view_state vs;
+    for (int i = 0; i < 9000; i++) {
+        const view_train *t = train_of(s, &vs);
+        if (t && t->pruning_valid && t->pruning_step == t->step) return 1;
+        poll_once(s, clock);
     }
     return 0;
 }
@@ -202,15 +219,27 @@ static void test_moments_are_the_run(void **st) {
         app_async_poll(s);
         train_of(s, &vs);
         CHECK_TRUE("replaying", vs.train->replay);
+        /* shown at once, its bars not measured until now: being measured */
+        CHECK_TRUE("a moment's bars wait until it is shown", !vs.train->pruning_valid);
+        CHECK_INT("the bars being measured are the moment's", check[i], vs.train->pruning_step);
+        CHECK_TRUE("the bars come", wait_bars(s, &clock));
+        train_of(s, &vs);
         take(&vs, &got);
         recompute(check[i], &ref);
         char what[64];
         snprintf(what, sizeof what, "the moment at step %ld", check[i]);
         compare(&got, &ref, what);
     }
-    /* the last: the live weights where it stopped */
+    /* again: kept once measured */
+    assert_int_equal(app_training_replay_at(s, check[1]), 0);
+    app_async_poll(s);
+    train_of(s, &vs);
+    CHECK_TRUE("a moment measured before: its bars at once", vs.train->pruning_valid);
+    /* the last: the live weights where it stopped, its bars those of the stop */
     assert_int_equal(app_training_replay_at(s, stop), 0);
     app_async_poll(s);
+    train_of(s, &vs);
+    CHECK_TRUE("the stop's bars at once", vs.train->pruning_valid);
     take(&vs, &got);
     recompute(stop, &ref);
     compare(&got, &ref, "the moment where it stopped");
@@ -239,6 +268,7 @@ static void test_scrub_keys(void **st) {
     CHECK_INT("[ : its step", vs.train->moment_step[n - 2], vs.train->step);
     CHECK_INT("the live step is still said", stop, vs.train->live_step);
     for (int k = 0; k < 8; k++) press(s, '[');
+    CHECK_TRUE("9 x [ : the bars come", wait_bars(s, &clock));
     train_of(s, &vs);
     CHECK_INT("9 x [ : nine moments back", n - 10, vs.train->moment);
     take(&vs, &back);
@@ -307,11 +337,126 @@ static void test_scrub_keys(void **st) {
     app_state_destroy(s);
 }
 
+/* --- lazy bars at the archive ------------------------------------------------------ */
+
+typedef struct {
+    float acc, pruned_acc;
+    int pruned;
+    float ablated[LEARN_MAX_LAYERS * 8];
+} bars_of;
+
+static learn_model *lazy_learner(void) {
+    /* two layers with the MLP: every kind of parameter is in the copy */
+    learn_config c = {.task = LEARN_INDUCTION, .h = 4, .d_model = 32, .mlp = 1, .seed = 7};
+    learn_config_resolve(&c);
+    char err[256];
+    learn_model *l = learn_create(&c, err, sizeof err);
+    if (!l) fail_msg("learn_create: %s", err);
+    return l;
+}
+
+/* A fresh learner stepped k times (learn_step alone) and measured: the eager
+   pass's numbers at step k. */
+static void fresh_bars(long k, bars_of *b) {
+    learn_model *l = lazy_learner();
+    for (long i = 0; i < k; i++) learn_step(l);
+    memset(b, 0, sizeof *b);
+    assert_int_equal(train_ablate(l, &b->acc, b->ablated, &b->pruned, &b->pruned_acc, NULL, NULL),
+                     0);
+    learn_destroy(l);
+}
+
+static int same_bits(const void *a, const void *b, size_t n) {
+    return memcmp(a, b, n) == 0;
+}
+
+static void test_lazy_bars_bit_for_bit(void **st) {
+    (void)st;
+    learn_model *l = lazy_learner();
+    const int nh = 2 * 4;
+    train_replay *r = replay_create();
+    assert_non_null(r);
+    replay_clear(r, 1);
+    const long last = 131;
+    replay_plan(r, l, last);
+    CHECK_TRUE("a small run's moments keep their weights: lazy", replay_lazy(r));
+    static train_view out;
+    long measured_early = -1;
+    for (long s = 0; s <= last; s++) {
+        if (s > 0) learn_step(l);
+        if (replay_on_schedule(s)) assert_int_equal(replay_take(r, l, 0.0f, NAN, NULL, NULL), 0);
+        if (s == 40) { /* measured in the middle of the run: the run must go on the same */
+            assert_int_equal(replay_measure(r, 12, l, NULL, NULL), 0);
+            measured_early = 12;
+        }
+    }
+    CHECK_INT("measured in the middle of the run", 12, measured_early);
+    /* the learner trained on as if nothing had been measured: its weights and its
+       next losses are a plain run's, bit for bit */
+    learn_model *plain = lazy_learner();
+    for (long s = 0; s < last; s++) learn_step(plain);
+    for (int i = 0; i < learn_param_count(l); i++) {
+        learn_tensor a, b;
+        learn_param(l, i, &a);
+        learn_param(plain, i, &b);
+        const size_t n = (size_t)a.shape[0] * (size_t)(a.ndim == 2 ? a.shape[1] : 1);
+        if (!same_bits(a.data, b.data, n * sizeof(float)))
+            fail_msg("after the bars were measured: %s is not the plain run's", a.name);
+    }
+    for (int k = 0; k < 3; k++) {
+        const float la = learn_step(l), lb = learn_step(plain);
+        if (!same_bits(&la, &lb, sizeof la))
+            fail_msg("step %d after: expected the plain run's loss %.9g, got %.9g", k + 1,
+                     (double)lb, (double)la);
+    }
+    learn_destroy(plain);
+    /* the moments' bars: none measured before they are asked for (but 12) */
+    const long check[] = {0, 3, 12, 27, 60, 101};
+    for (size_t i = 0; i < sizeof check / sizeof check[0]; i++) {
+        const long k = check[i];
+        CHECK_INT("measured only when asked", k == 12, replay_measured(r, k));
+        assert_int_equal(replay_copy(r, k, &out), 0);
+        CHECK_TRUE("copied before: not yet measured", k == 12 || !out.pruning_valid);
+        CHECK_INT("copied before: the moment's step", k, out.pruning_step);
+        bars_of want;
+        fresh_bars(k, &want);
+        if (!same_bits(&out.acc, &want.acc, sizeof want.acc)) /* taken with the moment */
+            fail_msg("step %ld: expected held-out %.9g, got %.9g", k, (double)want.acc,
+                     (double)out.acc);
+        assert_int_equal(replay_measure(r, k, l, NULL, NULL), 0);
+        CHECK_INT("measured and kept", 1, replay_measured(r, k));
+        assert_int_equal(replay_copy(r, k, &out), 0);
+        CHECK_TRUE("copied after: measured", out.pruning_valid);
+        if (!same_bits(out.ablated_acc, want.ablated, sizeof(float) * (size_t)nh) ||
+            !same_bits(&out.acc, &want.acc, sizeof want.acc) || out.pruned != want.pruned ||
+            !same_bits(&out.pruned_acc, &want.pruned_acc, sizeof want.pruned_acc)) {
+            char got_s[256] = "", want_s[256] = "";
+            for (int j = 0; j < nh; j++) {
+                snprintf(got_s + strlen(got_s), sizeof got_s - strlen(got_s), " %.9g",
+                         (double)out.ablated_acc[j]);
+                snprintf(want_s + strlen(want_s), sizeof want_s - strlen(want_s), " %.9g",
+                         (double)want.ablated[j]);
+            }
+            fail_msg("step %ld: lazily measured bars are not a fresh learner's, bit for bit:\n"
+                     "  expected%s (pruned %d at %.9g)\n  got     %s (pruned %d at %.9g)",
+                     k, want_s, want.pruned, (double)want.pruned_acc, got_s, out.pruned,
+                     (double)out.pruned_acc);
+        }
+    }
+    printf("lazy bars of 6 moments of induction (d_model 32, h 4, 2 layers, MLP) equal a fresh "
+           "learner's bit for bit\n");
+    CHECK_INT("no such moment", -1, replay_measure(r, 6, l, NULL, NULL));
+    free(out.mem_);
+    replay_destroy(r);
+    learn_destroy(l);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schedule),
         cmocka_unit_test(test_moments_are_the_run),
         cmocka_unit_test(test_scrub_keys),
+        cmocka_unit_test(test_lazy_bars_bit_for_bit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,8 @@
 - a .pdf has K pages, each titled "Training pair · step N of 500", N rising from 0 to the
   last step, the steps those of the schedule (each about 1.3 times the one before,
   recomputed here) picked evenly among the run's moments;
+- every page has its pruning bars, measured (the bars of a moment are measured only for
+  the pages shown: none says "measuring"; its note names the step's verdict);
 - .png writes PATH-01.png ... PATH-K.png, every one 1600x900, and nothing else;
 - the run trains the same with moments taken as without (the same summary);
 - more moments than the run keeps, or --moments without --export, is refused before
@@ -59,6 +61,10 @@ def main():
             CK.check(t and f"step {t.group(1)}" in text.replace(t.group(0), ""),
                      f"pdf page {page}: the marker's label on the plot", f"step {t and t.group(1)}",
                      "none")
+            verdict = re.search(r"Remove the \d+ pale head|No head can go|The only head", text)
+            CK.check(verdict and "measuring" not in text and "measured every second" not in text,
+                     f"pdf page {page}: its bars measured, their verdict shown", "a verdict",
+                     "measuring" if "measuring" in text else "none")
         print(f"pdf pages: steps {got} (the schedule's, evenly picked: {want})", flush=True)
         CK.check(got == want, "pdf: the steps of the pages", want, got)
         CK.check(all(a < b for a, b in zip(got, got[1:])), "pdf: steps rising", "rising", got)

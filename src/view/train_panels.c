@@ -283,6 +283,16 @@ static void bars(const view_ctx *c, const view_train *t) {
                        1);
     }
     draw_text(c->dl, L->train_legend.x, r.y - 2 * L->line, fitted, L->font, c->th.text, 1, 0);
+    if (t->replay && !t->pruning_valid && t->pruning_step == t->step) {
+        /* a moment of the replay whose bars the trainer measures now (replay.h) */
+        snprintf(buf, sizeof buf, "measuring the bars of step %ld: each head removed in turn",
+                 t->step);
+        snprintf(b1, sizeof b1, "measuring the bars of step %ld", t->step);
+        const char *const forms[3] = {buf, b1, "measuring"};
+        view_fit_first(c, fitted, sizeof fitted, forms, 3, r.w, fs, 0);
+        draw_text(c->dl, r.x, r.y, fitted, fs, c->th.muted, 0, 0);
+        return;
+    }
     if (!t->pruning_valid || n < 1 || !t->ablated_acc) {
         const char *const forms[4] = {"measured every second while training, and when paused",
                                       "measured each second and on pause", "measured each second",

@@ -9,6 +9,7 @@
 #include "trainer.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -43,6 +44,7 @@ struct app_trainer {
     train_view *rec;       /* the run's record: what is published (its layers unused) */
     train_replay *replay;  /* the current run's moments (replay.h) */
     long next_moment;      /* the step of the schedule the next moment is taken at */
+    long acc_step;         /* the step the record's acc was measured at (-1: none) */
     double last_prune_ms;  /* when the bars were last measured */
     learn_diverge dv;      /* the divergence rule over its step losses (diverge.h) */
     int diverged;          /* it fired: the run pauses (a resume clears it) */
@@ -50,6 +52,11 @@ struct app_trainer {
     /* either side's */
     atomic_int pause; /* the UI asks the job to stop stepping and measure the bars */
     atomic_int rate;  /* steps a second: 0 full speed, else slow motion */
+    /* the moment whose bars the UI waits for (-1: none), and whether a job is
+       live to measure it (it looks before it ends): both under mlock */
+    pthread_mutex_t mlock;
+    long want_bars;
+    int job_live;
     jobs_swap sw;
     train_view *buf[3];
     /* the UI thread's */
@@ -76,6 +83,7 @@ static int take_point(app_trainer *t, const train_point *pt) {
     train_view *w = t->rec;
     w->loss = isfinite(pt->loss) ? pt->loss : w->loss;
     w->acc = pt->acc;
+    t->acc_step = pt->step;
     curve_add(w, pt);
     return train_plateau_add(&t->plateau, pt->step, pt->acc);
 }
@@ -110,6 +118,7 @@ static int prune(app_trainer *t, job *handle) {
         return -1;
     w->pruning_valid = 1;
     w->pruning_step = learn_steps_done(t->l);
+    t->acc_step = w->pruning_step;
     return 0;
 }
 
@@ -141,19 +150,58 @@ static void count_moments(app_trainer *t) {
 }
 
 static void moment_here(app_trainer *t);
+static void publish(app_trainer *t, job *handle, int running);
 
-/* A moment for the replay when the learner's step is on the schedule: its bars
-   measured now, which are the record's too (the live view's, and the pass every
-   second need not come yet). 0, or -1 when the job was cancelled. */
+/* A moment for the replay when the learner's step is on the schedule. Lazily
+   (replay.h): its tensors and weights, its bars only once the scrubber lands on
+   it (serve_bars). Else its bars measured now, which are the record's too (the
+   live view's, and the pass every second need not come yet). 0, or -1 when the
+   job was cancelled. */
 static int scheduled_moment(app_trainer *t, job *handle) {
     const long done = learn_steps_done(t->l);
     while (t->next_moment < done) t->next_moment = replay_next_step(t->next_moment);
     if (done != t->next_moment) return 0;
     t->next_moment = replay_next_step(done);
+    if (replay_lazy(t->replay)) { /* the held-out accuracy of this step's point, if any */
+        const float acc = t->acc_step == done ? t->rec->acc : NAN;
+        if (replay_take(t->replay, t->l, t->rec->loss, acc, NULL, NULL) == 0) count_moments(t);
+        return 0;
+    }
     if (prune(t, handle) != 0) return -1;
     t->last_prune_ms = now_ms();
     moment_here(t);
     return 0;
+}
+
+/* The bars of the moment the UI waits for (trainer_moment), measured on this
+   job's thread with the learner (its weights back after: the run goes on as
+   if nothing happened), then published so the UI copies the moment again. At
+   the job's end (end 1) until none is asked for, and the job is no longer live;
+   between bursts (end 0) the one asked for, if any. */
+static void serve_bars(app_trainer *t, job *handle, int end) {
+    for (;;) {
+        pthread_mutex_lock(&t->mlock);
+        const long step = t->want_bars;
+        if (job_cancelled(handle) || step < 0 || !t->l) {
+            if (end) t->job_live = 0; /* a later request submits a job of its own */
+            pthread_mutex_unlock(&t->mlock);
+            return;
+        }
+        t->want_bars = -1;
+        pthread_mutex_unlock(&t->mlock);
+        if (replay_measure(t->replay, step, t->l, stop_asked, handle) == 0) {
+            publish(t, handle, !end);
+        } else if (job_cancelled(handle)) { /* still wanted: the next job measures it */
+            pthread_mutex_lock(&t->mlock);
+            if (t->want_bars < 0) t->want_bars = step;
+            pthread_mutex_unlock(&t->mlock);
+        }
+        if (!end) return;
+    }
+}
+
+static void bars_job(job *handle, void *ctx) {
+    serve_bars(ctx, handle, 1);
 }
 
 /* The moment of the step the run stopped at (or was paused at): its bars are
@@ -230,6 +278,7 @@ static int begin_run(app_trainer *t, learn_config cfg) {
         return -1;
     }
     record_run(t, t->l);
+    replay_plan(t->replay, t->l, t->start_stop); /* lazy bars when the run's copies fit */
     return 0;
 }
 
@@ -264,6 +313,7 @@ static void record_run(app_trainer *t, learn_model *l) {
     replay_clear(t->replay, r->number); /* the replay is the current run's */
     w->moments = 0;
     t->next_moment = 0;
+    t->acc_step = -1;
 }
 
 static int stop_now(app_trainer *t, job *handle) {
@@ -328,8 +378,7 @@ static int burst(app_trainer *t, job *handle) {
 /* The job: (a new run,) bursts until the run stops by itself (converged, or at
    its budget), is paused or cancelled, then the bars. A single step: one step
    and its point, then the bars. */
-static void run_job(job *handle, void *ctx) {
-    app_trainer *t = ctx;
+static void run_steps(app_trainer *t, job *handle) {
     if (t->fresh) {
         t->fresh = 0;
         if (begin_run(t, t->start_cfg) != 0) {
@@ -383,6 +432,8 @@ static void run_job(job *handle, void *ctx) {
         }
         publish(t, handle,
                 !converged && !t->diverged && !train_loop_done(&t->loop) && !stop_now(t, handle));
+        if (!converged && !t->diverged && !train_loop_done(&t->loop) && !stop_now(t, handle))
+            serve_bars(t, handle, 0); /* a moment asked for while the run goes on */
     }
     if (job_cancelled(handle)) return; /* a new start, or the end: no bars wanted */
     /* paused or done: the bars for these very weights */
@@ -393,6 +444,13 @@ static void run_job(job *handle, void *ctx) {
     publish(t, handle, 0);
 }
 
+/* The steps, then the bars of moments asked for meanwhile. */
+static void run_job(job *handle, void *ctx) {
+    app_trainer *t = ctx;
+    run_steps(t, handle);
+    serve_bars(t, handle, 1);
+}
+
 app_trainer *trainer_create(jobs *runner) {
     app_trainer *t = calloc(1, sizeof *t);
     if (!t) return NULL;
@@ -401,7 +459,10 @@ app_trainer *trainer_create(jobs *runner) {
     t->moment = calloc(1, sizeof *t->moment);
     t->replay = replay_create();
     for (int i = 0; i < 3; i++) t->buf[i] = calloc(1, sizeof *t->buf[i]);
-    if (!runner || !t->rec || !t->moment || !t->replay || !t->buf[0] || !t->buf[1] || !t->buf[2]) {
+    const int locked = pthread_mutex_init(&t->mlock, NULL) == 0;
+    if (!runner || !t->rec || !t->moment || !t->replay || !t->buf[0] || !t->buf[1] || !t->buf[2] ||
+        !locked) {
+        if (locked) pthread_mutex_destroy(&t->mlock);
         for (int i = 0; i < 3; i++) free(t->buf[i]);
         replay_destroy(t->replay);
         free(t->moment);
@@ -410,6 +471,8 @@ app_trainer *trainer_create(jobs *runner) {
         return NULL;
     }
     jobs_swap_init(&t->sw, t->buf[0], t->buf[1], t->buf[2]);
+    t->want_bars = -1;
+    t->acc_step = -1;
     return t;
 }
 
@@ -426,6 +489,7 @@ void trainer_destroy(app_trainer *t) {
     if (t->moment) free(t->moment->mem_);
     free(t->moment);
     free(t->rec);
+    pthread_mutex_destroy(&t->mlock);
     free(t);
 }
 
@@ -433,12 +497,29 @@ void trainer_destroy(app_trainer *t) {
 static void stop_job(app_trainer *t) {
     job_free(t->handle);
     t->handle = NULL;
+    pthread_mutex_lock(&t->mlock); /* it returned, or never ran (cancelled first) */
+    t->job_live = 0;
+    pthread_mutex_unlock(&t->mlock);
+}
+
+/* Submits fn as the trainer's job (the previous one has ended: stop_job). */
+static job *submit_job(app_trainer *t, job_fn fn) {
+    pthread_mutex_lock(&t->mlock);
+    t->job_live = 1;
+    pthread_mutex_unlock(&t->mlock);
+    job *j = jobs_submit(t->runner, fn, t);
+    if (!j) {
+        pthread_mutex_lock(&t->mlock);
+        t->job_live = 0;
+        pthread_mutex_unlock(&t->mlock);
+    }
+    return j;
 }
 
 static void submit(app_trainer *t) {
     atomic_store(&t->pause, 0);
     t->paused = 0;
-    t->handle = jobs_submit(t->runner, run_job, t);
+    t->handle = submit_job(t, run_job);
     if (!t->handle) { /* no thread: the record says so */
         snprintf(t->rec->error, sizeof t->rec->error, "cannot train: out of resources");
         publish(t, NULL, 0);
@@ -530,6 +611,7 @@ void trainer_adopt(app_trainer *t, learn_model *l, const train_point *curve, int
         return;
     }
     record_run(t, l);
+    replay_plan(t->replay, l, learn_steps_done(l));
     for (int i = 0; i < points; i++) curve_add(w, &curve[i]);
     t->stretch = learn_task(c->task)->default_steps;
     w->step = learn_steps_done(l);
@@ -554,8 +636,22 @@ void trainer_adopt(app_trainer *t, learn_model *l, const train_point *curve, int
     publish(t, NULL, 0); /* no job runs: this thread is the writer */
 }
 
+/* Asks for the bars of the moment at step: the live job measures them before
+   it ends (or between bursts); with none live, a job of its own does. */
+static void want_bars(app_trainer *t, long step) {
+    pthread_mutex_lock(&t->mlock);
+    t->want_bars = step;
+    const int live = t->job_live;
+    pthread_mutex_unlock(&t->mlock);
+    if (live) return;
+    job_free(t->handle); /* it has ended, or is about to: nothing of it is lost */
+    t->handle = submit_job(t, bars_job);
+}
+
 const train_view *trainer_moment(app_trainer *t, long step) {
-    return replay_copy(t->replay, step, t->moment) == 0 ? t->moment : NULL;
+    if (replay_copy(t->replay, step, t->moment) != 0) return NULL;
+    if (!t->moment->pruning_valid) want_bars(t, step); /* measured on the worker */
+    return t->moment;
 }
 
 void trainer_adopt_replay(app_trainer *t, train_replay *r) {

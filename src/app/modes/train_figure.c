@@ -55,7 +55,7 @@ static int flip_book(figure *fg, char *err, size_t errlen) {
                         err, errlen);
     if (!d) return 1;
     for (int j = 0; j < K; j++) {
-        const int i = (int)((double)j * (n - 1) / (K - 1) + 0.5);
+        const int i = replay_page_index(j, n, K); /* the moments --train measured */
         if (app_training_replay_at(fg->s, steps[i]) != 0) {
             snprintf(err, errlen, "cannot write %s: no moment at step %ld", o->export_path,
                      steps[i]);

@@ -244,19 +244,21 @@ static int train_steps(learn_model *l, long steps, const char *task, curve_row *
     for (long s = 0; s <= steps; s++) {
         const int point = s > 0 && train_loop_step(&tl, &last);
         if (point) curve[n++] = last;
+        float acc_here = point ? last.acc : NAN; /* the held-out accuracy at s, when measured */
         if (s > 0) {
             dense_sum += tl.last_loss, dense_since++;
             if (train_loop_dense_point(s) || s == steps) {
                 curve_row d = {s, (float)(dense_sum / dense_since), last.acc};
                 if (!point) learn_eval(l, NULL, &d.acc, NULL);
+                acc_here = d.acc;
                 dense[dn++] = d;
                 dense_sum = 0.0, dense_since = 0;
             }
         }
         *dense_rows = dn;
-        if (replay && s == next_moment) {
+        if (replay && s == next_moment) { /* its bars later, for the pages shown (lazy) */
             next_moment = replay_next_step(s);
-            if (replay_take(replay, l, last.loss, NULL, NULL) < 0) {
+            if (replay_take(replay, l, last.loss, acc_here, NULL, NULL) < 0) {
                 snprintf(err, errlen, "out of memory for the run's moments");
                 *rows = n;
                 return 1;
@@ -281,6 +283,19 @@ static int train_steps(learn_model *l, long steps, const char *task, curve_row *
     }
     *rate = steps / fmax(now_s() - t0, 1e-9);
     *rows = n;
+    return 0;
+}
+
+/* The bars of the moments the flip-book's K pages show (replay_page_index), and
+   only those: each an ablation pass over the moment's weights, on l (its own
+   weights back after). 0, or -1 when out of memory. */
+static int measure_pages(train_replay *replay, learn_model *l, int K) {
+    long steps[TRAIN_REPLAY_MAX];
+    int n = replay_steps(replay, steps, TRAIN_REPLAY_MAX);
+    if (n > TRAIN_REPLAY_MAX) n = TRAIN_REPLAY_MAX;
+    for (int j = 0; j < K && n > 0; j++)
+        if (replay_measure(replay, steps[replay_page_index(j, n, K)], l, NULL, NULL) != 0)
+            return -1;
     return 0;
 }
 
@@ -364,6 +379,7 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
         free(curve), free(dense), free(stats), free(ablated);
         return 1;
     }
+    if (replay) replay_plan(replay, l, steps); /* lazy bars when the copies fit */
     int dense_rows = 0;
     int rc = train_steps(l, steps, ti->name, curve + 1, &rows, dense + 1, &dense_rows, &rate,
                          replay, err, errlen);
@@ -388,6 +404,10 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
         replay_take_measured(replay, l, rows ? curve[rows].loss : NAN, r.acc, ablated, pr.pruned,
                              pr.pruned_acc) < 0) {
         snprintf(err, errlen, "out of memory for the run's moments");
+        rc = 1;
+    }
+    if (!rc && replay && measure_pages(replay, l, o->moments) != 0) {
+        snprintf(err, errlen, "out of memory for the bars of the run's moments");
         rc = 1;
     }
     pr.ablated_acc = ablated;

@@ -377,6 +377,12 @@ int app_training_command(app_state *s, app_train_cmd *cmd) {
     return 1;
 }
 
+/* 1 while the moment shown waits for its bars (the trainer measures them on its
+   worker and publishes when done). */
+static int bars_awaited(const app_training *t) {
+    return t->replay_step >= 0 && t->mv && t->mv->step == t->replay_step && !t->mv->pruning_valid;
+}
+
 int app_training_show(app_state *s, const train_view *tv, int fresh) {
     app_training *t = s->training;
     if (!t) return 0;
@@ -390,7 +396,8 @@ int app_training_show(app_state *s, const train_view *tv, int fresh) {
         t->stop_run = run;
         s->status[0] = '\0';
     }
-    s->layout_valid = 0; /* a new snapshot from the trainer */
+    if (bars_awaited(t)) t->replay_ask = 1; /* measured now, perhaps: copied again */
+    s->layout_valid = 0;                    /* a new snapshot from the trainer */
     s->dirty = 1;
     return 1;
 }
@@ -400,7 +407,7 @@ int app_training_running(const app_state *s) {
     const train_view *tv = s->training->tv;
     /* poll while steps are taken, and after a pause until its bars have come; a
        start asked for and not yet in the snapshot is running too */
-    return app_sweep_running(s) || s->training->cmd.start ||
+    return app_sweep_running(s) || s->training->cmd.start || bars_awaited(s->training) ||
            run_number(tv) < s->training->want_run || tv->running || !tv->active ||
            (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
 }
