@@ -541,7 +541,8 @@ static _Atomic int gelu_cap_ = 0; /* act_gelu_lanes' cap; 0: none */
 
 /* the widest loop the processor runs, within the cap */
 static int gelu_lanes(void) {
-    const int cap = gelu_cap_ == 0 || gelu_cap_ > mha_simd_lanes() ? mha_simd_lanes() : gelu_cap_;
+    const int simd = mha_simd_lanes(), set = gelu_cap_; /* one read of the cap */
+    const int cap = set == 0 || set > simd ? simd : set;
     if (cap >= 16 && have_avx512()) return 16;
     if (cap >= 8 && have_avx2()) return 8;
     return 1;
