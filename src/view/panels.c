@@ -447,6 +447,36 @@ static void draw_bands(const view_ctx *c) {
     }
 }
 
+/* The equation's three matrices with the room their labels may take on their
+ * line: from the previous map's right edge to the next map's left edge (a gap
+ * from each) or the equation's edges, so a name and a shape wider than a narrow
+ * map still show; the room between W^O and MultiHead on one line is MultiHead's
+ * (its name is the longest, W^O's the shortest), and only MultiHead's label may
+ * start left of its map. Where the maps were squeezed
+ * closer than their labels, less than the map. */
+static void label_room(const view_layout *L, view_matrix_box box[3]) {
+    box[0] = L->concat, box[1] = L->w_o, box[2] = L->out;
+    const int gap = L->pad / 2;
+    view_rect room[3];
+    for (int i = 0; i < 3; i++) {
+        const view_rect a = box[i].shape, m = box[i].map;
+        int x0 = L->eq_area.x, x1 = L->eq_area.x + L->eq_area.w;
+        for (int j = 0; j < 3; j++) {
+            const view_rect b = box[j].shape, n = box[j].map;
+            if (j == i || b.y >= a.y + a.h || a.y >= b.y + b.h) continue; /* another line */
+            if (n.x > m.x) { /* to the right: W^O stops at its own map's edge */
+                int end = i == 1 && j == 2 ? m.x + m.w : n.x - gap;
+                if (end < x1) x1 = end;
+            } else if (n.x < m.x) {
+                int start = i == 2 ? n.x + n.w + gap : m.x; /* MultiHead: from the last map */
+                if (start > x0) x0 = start;
+            }
+        }
+        room[i] = (view_rect){x0, a.y, x1 - x0 > 0 ? x1 - x0 : 0, a.h};
+    }
+    for (int i = 0; i < 3; i++) box[i].shape = room[i];
+}
+
 void view_draw_equation(const view_ctx *c) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
@@ -465,13 +495,15 @@ void view_draw_equation(const view_ctx *c) {
         view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3,
                               L->font_small, c->th.text);
     draw_bands(c);
-    view_draw_matrix(c, &L->concat, layer->concat, layer->d_model, 0xC0C0000001ull, "Concat ");
-    view_draw_matrix(c, &L->w_o, layer->w_o, layer->d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
+    view_matrix_box box[3];
+    label_room(L, box);
+    view_draw_matrix(c, &box[0], layer->concat, layer->d_model, 0xC0C0000001ull, "Concat ");
+    view_draw_matrix(c, &box[1], layer->w_o, layer->d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
     const int dm = layer->d_model;
     if (c->s->diff && c->s->out_diff && layer->out_full) {
         /* the ablation's effect, on the unablated MultiHead's own colour scale */
         float scale = view_matrix_max_abs(c, 0xC0C0000005ull, layer->out_full, layer->n, dm, dm);
-        view_draw_matrix_scaled(c, &L->out, c->s->out_diff, dm, 0xC0C0000004ull,
+        view_draw_matrix_scaled(c, &box[2], c->s->out_diff, dm, 0xC0C0000004ull,
                                 "\xCE\x94 = MultiHead \xE2\x88\x92 unablated ", scale);
         char note[96];
         snprintf(note, sizeof note,
@@ -481,7 +513,7 @@ void view_draw_equation(const view_ctx *c) {
         draw_text(c->dl, r.x, r.y + r.h + L->line + L->pad / 2, note, L->font_small,
                   c->th.accent_text, 1, 0);
     } else {
-        view_draw_matrix(c, &L->out, layer->out, dm, 0xC0C0000003ull, "MultiHead ");
+        view_draw_matrix(c, &box[2], layer->out, dm, 0xC0C0000003ull, "MultiHead ");
         if (attn_layer_off_count(layer)) {
             char note[96];
             snprintf(note, sizeof note, "%d head%s off: changes it by %.1f %% (D)",
