@@ -484,16 +484,29 @@ void view_draw_equation(const view_ctx *c) {
     const char *parts[] = {"Concat(head",  "1", " \xE2\x80\xA6 head", "h",
                            ") \xC3\x97 W", "O", " = MultiHead"};
     const int lvl[] = {0, -1, 0, -1, 0, 1, 0};
-    const char *short_parts[] = {"Concat \xC3\x97 W", "O", " = MultiHead"};
-    const int short_lvl[] = {0, 1, 0};
-    if (view_script_runs_width(c, parts, lvl, 7, L->font) <= L->eq_title.w)
-        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, parts, lvl, 7, L->font, c->th.text);
-    else if (view_script_runs_width(c, short_parts, short_lvl, 3, L->font) <= L->eq_title.w)
-        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3, L->font,
-                              c->th.text);
-    else if (view_script_runs_width(c, short_parts, short_lvl, 3, L->font_small) <= L->eq_title.w)
-        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3,
-                              L->font_small, c->th.text);
+    /* the title's forms, longest first, each at the equation's size then the small
+       one: the formula, Concat × W^O = MultiHead, MultiHead = Concat W^O, MultiHead */
+    const char *f1[] = {"Concat \xC3\x97 W", "O", " = MultiHead"};
+    const char *f2[] = {"MultiHead = Concat W", "O"};
+    const char *f3[] = {"MultiHead"};
+    static const int l1[] = {0, 1, 0}, l2[] = {0, 1}, l3[] = {0};
+    const struct {
+        const char *const *parts;
+        const int *lvl;
+        int count;
+    } forms[] = {{parts, lvl, 7}, {f1, l1, 3}, {f2, l2, 2}, {f3, l3, 1}};
+    const int nforms = (int)(sizeof forms / sizeof forms[0]);
+    int drawn = 0;
+    for (int k = 0; k < 2 * nforms && !drawn; k++) {
+        const int fi = k / 2, size = k % 2 ? L->font_small : L->font;
+        if (fi == 0 && k % 2) continue; /* the formula only at the equation's size */
+        if (view_script_runs_width(c, forms[fi].parts, forms[fi].lvl, forms[fi].count, size) >
+            L->eq_title.w)
+            continue;
+        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, forms[fi].parts, forms[fi].lvl,
+                              forms[fi].count, size, c->th.text);
+        drawn = 1;
+    }
     draw_bands(c);
     view_matrix_box box[3];
     label_room(L, box);
