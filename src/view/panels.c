@@ -461,18 +461,49 @@ static void label_room(const view_layout *L, view_matrix_box box[3]) {
     for (int i = 0; i < 3; i++) {
         const view_rect a = box[i].shape, m = box[i].map;
         int x0 = L->eq_area.x, x1 = L->eq_area.x + L->eq_area.w;
+        /* what the label's line must not run into: the other labels, maps and
+           colorbars (their numbers under them) and the two symbols */
+        view_rect obs[18];
+        int no = 0, from[18];
         for (int j = 0; j < 3; j++) {
-            const view_rect b = box[j].shape, n = box[j].map;
-            if (j == i || b.y >= a.y + a.h || a.y >= b.y + b.h) continue; /* another line */
-            if (n.x > m.x) { /* to the right: W^O stops at its own map's edge */
-                int end = i == 1 && j == 2 ? m.x + m.w : n.x - gap;
+            if (j == i) continue;
+            view_rect cb = box[j].cbar;
+            cb.h += L->line + L->pad; /* its numbers */
+            obs[no] = box[j].shape, from[no++] = j;
+            obs[no] = box[j].map, from[no++] = j;
+            obs[no] = cb, from[no++] = j;
+        }
+        obs[no] = L->times_sym, from[no++] = -1;
+        obs[no] = L->equals_sym, from[no++] = -1;
+        obs[no] = L->concat_band, from[no++] = -1; /* the head numbers */
+        obs[no] = L->wo_band, from[no++] = -1;
+        if (L->lesson_shown) { /* the lesson's panels, where they share the area */
+            const view_rect les[5] = {L->cost, L->redund_title, L->redund_map, L->redund_cbar,
+                                      L->redund_note};
+            for (int k = 0; k < 5; k++) obs[no] = les[k], from[no++] = -1;
+        }
+        for (int k = 0; k < no; k++) {
+            const view_rect b = obs[k];
+            if (b.w <= 0 || b.h <= 0 || b.y >= a.y + a.h || a.y >= b.y + b.h) continue;
+            if (b.x >= m.x) { /* to the right: W^O stops at its own map's edge */
+                int end = i == 1 && from[k] == 2 ? m.x + m.w : b.x - gap;
                 if (end < x1) x1 = end;
-            } else if (n.x < m.x) {
-                int start = i == 2 ? n.x + n.w + gap : m.x; /* MultiHead: from the last map */
+            } else { /* to the left: only MultiHead's label may start left of its map */
+                int start = i == 2 ? b.x + b.w + gap : m.x;
+                if (start > m.x) start = m.x;
                 if (start > x0) x0 = start;
             }
         }
+        if (i != 2 && x0 < m.x) x0 = m.x;
         room[i] = (view_rect){x0, a.y, x1 - x0 > 0 ? x1 - x0 : 0, a.h};
+    }
+    for (int j = 0; j < 2; j++) { /* MultiHead's label starts after the others' rooms */
+        const view_rect a = room[j], b = room[2];
+        if (a.y >= b.y + b.h || b.y >= a.y + a.h || a.x >= b.x + b.w || b.x >= a.x + a.w) continue;
+        int start = a.x + a.w + gap;
+        if (start > L->out.map.x) start = L->out.map.x;
+        if (start > b.x) room[2].w -= start - b.x, room[2].x = start;
+        if (room[2].w < 0) room[2].w = 0;
     }
     for (int i = 0; i < 3; i++) box[i].shape = room[i];
 }
