@@ -422,6 +422,51 @@ float view_matrix_max_abs(const view_ctx *c, uint64_t key, const float *a, int r
     return m;
 }
 
+/* The label under a matrix, the longest form that fits b->shape.w (the room the
+ * caller gives it, from b->shape.x, usually the map's width): its name and
+ * shape and how it is reduced ("Concat 59 × 64, shown as ..."), then its name and
+ * shape ("Concat 59 × 64", "Concat 59×64"), its name alone ("Concat"), its shape
+ * alone last: a shape without its name tells a student nothing. The name is
+ * prefix's first word ("Δ" of "Δ = MultiHead − unablated "). Where no form fits,
+ * the shortest one. */
+static void matrix_label(const view_ctx *c, char *out, size_t len, const view_matrix_box *b,
+                         const char *prefix, int reduced, int ih, int iw) {
+    char shape[64], compact[64], name[64];
+    view_shape_label(shape, sizeof shape, b->rows, b->cols);
+    snprintf(compact, sizeof compact, "%d\xC3\x97%d", b->rows, b->cols);
+    size_t nl = strcspn(prefix, " ");
+    if (nl >= sizeof name) nl = sizeof name - 1;
+    memcpy(name, prefix, nl);
+    name[nl] = '\0';
+    char f[8][160];
+    int count = 0;
+    if (reduced) {
+        snprintf(f[count++], sizeof f[0], "%s%s, shown as %d\xC3\x97%d px of largest |value|",
+                 prefix, shape, ih, iw);
+        snprintf(f[count++], sizeof f[0], "%s%s (reduced)", prefix, shape);
+    }
+    snprintf(f[count++], sizeof f[0], "%s%s", prefix, shape);
+    if (name[0]) {
+        if (strlen(prefix) != nl + 1) /* a longer prefix than "name " */
+            snprintf(f[count++], sizeof f[0], "%s %s", name, shape);
+        snprintf(f[count++], sizeof f[0], "%s %s", name, compact);
+        snprintf(f[count++], sizeof f[0], "%s", name);
+        snprintf(f[count++], sizeof f[0], "%s", shape);
+    }
+    snprintf(f[count++], sizeof f[0], "%s", compact);
+    const int fs = c->L->font_small;
+    int best = count - 1, best_w = 1 << 30;
+    for (int i = 0; i < count; i++) {
+        int w = view_tw(c, f[i], fs, 0);
+        if (w <= b->shape.w) {
+            best = i;
+            break;
+        }
+        if (w < best_w) best = i, best_w = w;
+    }
+    snprintf(out, len, "%s", f[best]);
+}
+
 void view_draw_matrix(const view_ctx *c, const view_matrix_box *b, const float *data, int ld,
                       uint64_t key, const char *shape_prefix) {
     view_draw_matrix_scaled(c, b, data, ld, key, shape_prefix, 0.0f);
@@ -468,18 +513,14 @@ void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const 
     draw_image_cmd(c->dl, b->map, iw, ih, px, key);
     draw_frame(c->dl, (view_rect){b->map.x - 1, b->map.y - 1, b->map.w + 2, b->map.h + 2},
                c->th.grid, 1);
-    char shape[64], buf[160];
-    view_shape_label(shape, sizeof shape, b->rows, b->cols);
-    int reduced = iw < b->cols || ih < b->rows;
-    if (reduced)
-        snprintf(buf, sizeof buf, "%s%s, shown as %d\xC3\x97%d px of largest |value|", shape_prefix,
-                 shape, ih, iw);
-    else
-        snprintf(buf, sizeof buf, "%s%s", shape_prefix, shape);
-    if (view_tw(c, buf, c->L->font_small, 0) > b->shape.w)
-        snprintf(buf, sizeof buf, "%s%s", shape, reduced ? " (reduced)" : "");
-    if (view_tw(c, buf, c->L->font_small, 0) > b->shape.w) snprintf(buf, sizeof buf, "%s", shape);
-    draw_text(c->dl, b->shape.x, b->shape.y, buf, c->L->font_small, c->th.text, 0, 0);
+    char buf[160];
+    matrix_label(c, buf, sizeof buf, b, shape_prefix, iw < b->cols || ih < b->rows, ih, iw);
+    /* under the map from its left edge; a label wider than the room from there
+       ends at the room's end (the caller may give room left of the map) */
+    const int lw = view_tw(c, buf, c->L->font_small, 0), end = b->shape.x + b->shape.w;
+    int lx = b->map.x >= b->shape.x && b->map.x + lw <= end ? b->map.x : end - lw;
+    if (lx < b->shape.x) lx = b->shape.x;
+    draw_text(c->dl, lx, b->shape.y, buf, c->L->font_small, c->th.text, 0, 0);
     view_colorbar(c, b->cbar, VIEW_MAP_DIV, m);
     view_draw_cell_values(c, b->map, data, b->rows, b->cols, ld, px, iw, ih);
 }

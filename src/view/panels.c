@@ -450,6 +450,67 @@ static void draw_bands(const view_ctx *c) {
     }
 }
 
+/* The equation's three matrices with the room their labels may take on their
+ * line: from the previous map's right edge to the next map's left edge (a gap
+ * from each) or the equation's edges, so a name and a shape wider than a narrow
+ * map still show; the room between W^O and MultiHead on one line is MultiHead's
+ * (its name is the longest, W^O's the shortest), and only MultiHead's label may
+ * start left of its map. Where the maps were squeezed
+ * closer than their labels, less than the map. */
+static void label_room(const view_layout *L, view_matrix_box box[3]) {
+    box[0] = L->concat, box[1] = L->w_o, box[2] = L->out;
+    const int gap = L->pad / 2;
+    view_rect room[3];
+    for (int i = 0; i < 3; i++) {
+        const view_rect a = box[i].shape, m = box[i].map;
+        int x0 = L->eq_area.x, x1 = L->eq_area.x + L->eq_area.w;
+        /* what the label's line must not run into: the other labels, maps and
+           colorbars (their numbers under them) and the two symbols */
+        view_rect obs[18];
+        int no = 0, from[18];
+        for (int j = 0; j < 3; j++) {
+            if (j == i) continue;
+            view_rect cb = box[j].cbar;
+            cb.h += L->line + L->pad; /* its numbers */
+            obs[no] = box[j].shape, from[no++] = j;
+            obs[no] = box[j].map, from[no++] = j;
+            obs[no] = cb, from[no++] = j;
+        }
+        obs[no] = L->times_sym, from[no++] = -1;
+        obs[no] = L->equals_sym, from[no++] = -1;
+        obs[no] = L->concat_band, from[no++] = -1; /* the head numbers */
+        obs[no] = L->wo_band, from[no++] = -1;
+        if (L->lesson_shown) { /* the lesson's panels, where they share the area */
+            const view_rect les[5] = {L->cost, L->redund_title, L->redund_map, L->redund_cbar,
+                                      L->redund_note};
+            for (int k = 0; k < 5; k++) obs[no] = les[k], from[no++] = -1;
+        }
+        for (int k = 0; k < no; k++) {
+            const view_rect b = obs[k];
+            if (b.w <= 0 || b.h <= 0 || b.y >= a.y + a.h || a.y >= b.y + b.h) continue;
+            if (b.x >= m.x) { /* to the right: W^O stops at its own map's edge */
+                int end = i == 1 && from[k] == 2 ? m.x + m.w : b.x - gap;
+                if (end < x1) x1 = end;
+            } else { /* to the left: only MultiHead's label may start left of its map */
+                int start = i == 2 ? b.x + b.w + gap : m.x;
+                if (start > m.x) start = m.x;
+                if (start > x0) x0 = start;
+            }
+        }
+        if (i != 2 && x0 < m.x) x0 = m.x;
+        room[i] = (view_rect){x0, a.y, x1 - x0 > 0 ? x1 - x0 : 0, a.h};
+    }
+    for (int j = 0; j < 2; j++) { /* MultiHead's label starts after the others' rooms */
+        const view_rect a = room[j], b = room[2];
+        if (a.y >= b.y + b.h || b.y >= a.y + a.h || a.x >= b.x + b.w || b.x >= a.x + a.w) continue;
+        int start = a.x + a.w + gap;
+        if (start > L->out.map.x) start = L->out.map.x;
+        if (start > b.x) room[2].w -= start - b.x, room[2].x = start;
+        if (room[2].w < 0) room[2].w = 0;
+    }
+    for (int i = 0; i < 3; i++) box[i].shape = room[i];
+}
+
 void view_draw_equation(const view_ctx *c) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
@@ -471,24 +532,39 @@ void view_draw_equation(const view_ctx *c) {
     const char *parts[] = {"Concat(head",  "1", " \xE2\x80\xA6 head", "h",
                            ") \xC3\x97 W", "O", " = MultiHead"};
     const int lvl[] = {0, -1, 0, -1, 0, 1, 0};
-    const char *short_parts[] = {"Concat \xC3\x97 W", "O", " = MultiHead"};
-    const int short_lvl[] = {0, 1, 0};
-    if (view_script_runs_width(c, parts, lvl, 7, L->font) <= L->eq_title.w)
-        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, parts, lvl, 7, L->font, c->th.text);
-    else if (view_script_runs_width(c, short_parts, short_lvl, 3, L->font) <= L->eq_title.w)
-        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3, L->font,
-                              c->th.text);
-    else if (view_script_runs_width(c, short_parts, short_lvl, 3, L->font_small) <= L->eq_title.w)
-        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, short_parts, short_lvl, 3,
-                              L->font_small, c->th.text);
+    /* the title's forms, longest first, each at the equation's size then the small
+       one: the formula, Concat × W^O = MultiHead, MultiHead = Concat W^O, MultiHead */
+    const char *f1[] = {"Concat \xC3\x97 W", "O", " = MultiHead"};
+    const char *f2[] = {"MultiHead = Concat W", "O"};
+    const char *f3[] = {"MultiHead"};
+    static const int l1[] = {0, 1, 0}, l2[] = {0, 1}, l3[] = {0};
+    const struct {
+        const char *const *parts;
+        const int *lvl;
+        int count;
+    } forms[] = {{parts, lvl, 7}, {f1, l1, 3}, {f2, l2, 2}, {f3, l3, 1}};
+    const int nforms = (int)(sizeof forms / sizeof forms[0]);
+    int drawn = 0;
+    for (int k = 0; k < 2 * nforms && !drawn; k++) {
+        const int fi = k / 2, size = k % 2 ? L->font_small : L->font;
+        if (fi == 0 && k % 2) continue; /* the formula only at the equation's size */
+        if (view_script_runs_width(c, forms[fi].parts, forms[fi].lvl, forms[fi].count, size) >
+            L->eq_title.w)
+            continue;
+        view_draw_script_runs(c, L->eq_title.x, L->eq_title.y, forms[fi].parts, forms[fi].lvl,
+                              forms[fi].count, size, c->th.text);
+        drawn = 1;
+    }
     draw_bands(c);
-    view_draw_matrix(c, &L->concat, layer->concat, layer->d_model, 0xC0C0000001ull, "Concat ");
-    view_draw_matrix(c, &L->w_o, layer->w_o, layer->d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
+    view_matrix_box box[3];
+    label_room(L, box);
+    view_draw_matrix(c, &box[0], layer->concat, layer->d_model, 0xC0C0000001ull, "Concat ");
+    view_draw_matrix(c, &box[1], layer->w_o, layer->d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
     const int dm = layer->d_model;
     if (c->s->diff && c->s->out_diff && layer->out_full) {
         /* the ablation's effect, on the unablated MultiHead's own colour scale */
         float scale = view_matrix_max_abs(c, 0xC0C0000005ull, layer->out_full, layer->n, dm, dm);
-        view_draw_matrix_scaled(c, &L->out, c->s->out_diff, dm, 0xC0C0000004ull,
+        view_draw_matrix_scaled(c, &box[2], c->s->out_diff, dm, 0xC0C0000004ull,
                                 "\xCE\x94 = MultiHead \xE2\x88\x92 unablated ", scale);
         char note[96];
         snprintf(note, sizeof note,
@@ -498,7 +574,7 @@ void view_draw_equation(const view_ctx *c) {
         draw_text(c->dl, r.x, r.y + r.h + L->line + L->pad / 2, note, L->font_small,
                   c->th.accent_text, 1, 0);
     } else {
-        view_draw_matrix(c, &L->out, layer->out, dm, 0xC0C0000003ull, "MultiHead ");
+        view_draw_matrix(c, &box[2], layer->out, dm, 0xC0C0000003ull, "MultiHead ");
         if (attn_layer_off_count(layer)) {
             char note[96];
             snprintf(note, sizeof note, "%d head%s off: changes it by %.1f %% (D)",
