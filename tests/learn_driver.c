@@ -53,6 +53,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     for (int s = 0; s < warm; s++) learn_step(l);
+    printf("shards %d\n", learn_shards(l)); /* torch_check: a split run is one */
 
     const learn_task_info *ti = learn_task(c.task);
     const int T = ti->seq_len, B = c.batch;

@@ -712,6 +712,110 @@ static void test_shape_learner_threads(void **state) {
     for (int r = 0; r < 3; r++) free(g[r]);
 }
 
+/* Every gradient of l, in the tensors' order, into a new block of *n floats. */
+static float *gradients_copy(const learn_model *l, size_t *n) {
+    *n = 0;
+    for (int i = 0; i < learn_param_count(l); i++) {
+        learn_tensor t;
+        learn_param(l, i, &t);
+        *n += tensor_size(&t);
+    }
+    float *g = malloc(*n * sizeof(float));
+    if (!g) return NULL;
+    size_t o = 0;
+    for (int i = 0; i < learn_param_count(l); i++) {
+        learn_tensor t;
+        learn_param(l, i, &t);
+        memcpy(g + o, t.grad, tensor_size(&t) * sizeof(float));
+        o += tensor_size(&t);
+    }
+    return g;
+}
+
+/* A step of at least LEARN_SHARD_MIN_FLOPS runs its batch as two halves side by
+ * side: (1) the tasks at the README's sizes stay one pass (their trained numbers
+ * are the ones published), the bench's big step splits; (2) the split does not
+ * depend on the workers: one and two give the same gradient and loss bit for bit;
+ * (3) the halves add up to the whole batch's gradient: an unsplit learner (batch 5,
+ * under the bar) run on each half alone, its mean gradients weighted by each half's
+ * target count, within 1e-5 of the largest gradient (float sums in another order);
+ * an odd batch, so the halves differ (5 and 4). PyTorch checks a split learner too
+ * (torch_check.py, "sort-L2-mlp-d128-split"). */
+static void test_shards(void **state) {
+    (void)state;
+    const char *const small_tasks[] = {"prev", "first", "pair", "sort", "induction", "cards"};
+    for (size_t k = 0; k < sizeof small_tasks / sizeof small_tasks[0]; k++) {
+        learn_config c = {.task = (learn_task_id)learn_task_find(small_tasks[k])};
+        if (c.task == LEARN_CARDS) c.d_model = 16, c.h = 16;
+        learn_config_resolve(&c);
+        const learn_task_info *t = learn_task(c.task);
+        CHECK_INT(small_tasks[k], 1, learn_config_shards(&c, t->vocab, t->classes, t->seq_len));
+    }
+    learn_config big = {
+        .task = LEARN_PREV, .layers = 2, .h = 8, .d_model = 128, .mlp = 1, .batch = 32};
+    learn_config_resolve(&big);
+    CHECK_INT("the bench's big step", 2, learn_config_shards(&big, 16, 16, 64));
+
+    enum { T = 64, B = 9 };
+    int tok[B * T], tgt[B * T];
+    uint64_t x = 777;
+    for (int i = 0; i < B * T; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        tok[i] = (int)((x >> 33) % 16);
+        tgt[i] = i % T == 0 || (x >> 20) % 5 == 0 ? -1 : tok[i - 1]; /* some rows untargeted */
+    }
+    char err[256] = "";
+    learn_config c = {
+        .task = LEARN_PREV, .layers = 2, .h = 8, .d_model = 128, .mlp = 1, .batch = B, .seed = 5};
+    float *g[2] = {NULL, NULL}, loss[2] = {0, 0};
+    size_t n = 0;
+    for (int r = 0; r < 2; r++) {
+        learn_model *l = learn_create_shape(&c, 16, 16, T, err, sizeof err);
+        CHECK_TRUE("learn_create_shape", l != NULL);
+        CHECK_INT("B 9 at d_model 128, T 64 splits", 2, learn_shards(l));
+        mm_set_threads(r + 1);
+        loss[r] = learn_gradients(l, tok, tgt, B);
+        mm_set_threads(0);
+        g[r] = gradients_copy(l, &n);
+        CHECK_TRUE("gradient copy", g[r] != NULL);
+        learn_destroy(l);
+    }
+    CHECK_TRUE("split gradients on 1 and 2 workers: bit for bit",
+               memcmp(g[0], g[1], n * sizeof(float)) == 0);
+    CHECK_TRUE("split loss on 1 and 2 workers: bit for bit", loss[0] == loss[1]);
+
+    learn_config half = c;
+    half.batch = 5;
+    const int hb[2] = {5, 4}, h0[2] = {0, 5};
+    double *want = calloc(n, sizeof(double)), lsum = 0.0;
+    CHECK_TRUE("reference block", want != NULL);
+    int total = 0;
+    for (int i = 0; i < B * T; i++) total += tgt[i] >= 0;
+    for (int s = 0; s < 2; s++) {
+        learn_model *l = learn_create_shape(&half, 16, 16, T, err, sizeof err);
+        CHECK_TRUE("learn_create_shape", l != NULL);
+        CHECK_INT("B 5 stays one pass", 1, learn_shards(l));
+        int count = 0;
+        for (int i = h0[s] * T; i < (h0[s] + hb[s]) * T; i++) count += tgt[i] >= 0;
+        lsum += (double)count * learn_gradients(l, tok + h0[s] * T, tgt + h0[s] * T, hb[s]);
+        size_t m = 0;
+        float *gh = gradients_copy(l, &m);
+        CHECK_TRUE("same parameter count", gh != NULL && m == n);
+        for (size_t i = 0; i < n; i++) want[i] += (double)count / total * gh[i];
+        free(gh);
+        learn_destroy(l);
+    }
+    double biggest = 0.0, diff = 0.0;
+    for (size_t i = 0; i < n; i++)
+        biggest = fmax(biggest, fabs(want[i])), diff = fmax(diff, fabs(want[i] - g[0][i]));
+    CHECK_NEAR("split gradient against the halves' weighted sum", 0.0, diff / biggest, 1e-5);
+    CHECK_NEAR("split loss against the halves' weighted mean", lsum / total, loss[0],
+               1e-6 * (lsum / total));
+    free(want);
+    free(g[0]);
+    free(g[1]);
+}
+
 static void test_no_allocation_after_create(void **state) {
     (void)state;
     g_allocs = 0;
@@ -898,6 +1002,7 @@ int main(void) {
         cmocka_unit_test(test_cards_init),
         cmocka_unit_test(test_gelu_exact),
         cmocka_unit_test(test_shape_learner_threads),
+        cmocka_unit_test(test_shards),
         cmocka_unit_test(test_no_allocation_after_create),
         cmocka_unit_test(test_ablation_equals_zeroed_wo_rows),
         cmocka_unit_test(test_masses_from_snapshot),

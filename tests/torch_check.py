@@ -44,6 +44,8 @@ RUNS = [
     ("sort-h1-mlp-relu", "sort", 1, 1, 8, 1, "relu", 8, 7, 60, 2),
     ("prev-h8-d32", "prev", 1, 8, 32, 0, "gelu", 32, 8, 40, 2),
     ("first-L2-h4-d32-mlp", "first", 2, 4, 32, 1, "gelu", 16, 9, 0, 2),
+    # 1.6e9 FLOPs a step: the batch runs as two halves (32 and 31) side by side
+    ("sort-L2-mlp-d128-split", "sort", 2, 4, 128, 1, "gelu", 63, 11, 0, 2),
 ]
 LR = 3e-3
 
@@ -104,6 +106,9 @@ def check_run(driver, run, tmp):
     if r.returncode != 0:
         fail(name, f"expected learn_driver to exit 0, got {r.returncode}: {r.stderr.strip()}")
         return
+    shards = 2 if name.endswith("-split") else 1
+    if f"shards {shards}" not in r.stdout:
+        fail(name, f"expected the learner in {shards} shard(s), got {r.stdout.strip()!r}")
     names = param_names(layers, mlp)
     P = {n: torch.tensor(load(out, 1, "param", n), dtype=torch.float64, requires_grad=True)
          for n in names}

@@ -287,8 +287,13 @@ int mm_workers_for(double flops) {
                                                      : max;
 }
 
+/* The tasks on this thread, their products on one thread each as on a helper (so a
+   task computes the same whether it ran inline or side by side). */
 static void run_inline(int count, mm_task_fn fn, void *ctx) {
+    const int was = in_task_;
+    in_task_ = 1;
     for (int i = 0; i < count; i++) fn(ctx, i);
+    in_task_ = was;
 }
 
 void mm_parallel(int count, int workers, mm_task_fn fn, void *ctx) {

@@ -24,7 +24,9 @@ double learn_config_bytes(const learn_config *c) {
     if (c->mlp) layer += 3 * bt * d + 2 * bt + 2 * bt * ff;
     const double acts = bt * d + L * layer + bt * d + 2 * bt + 2 * bt * C;
     const double ints = 2.0 * (B + c->heldout) * T;
-    return 4.0 * (4 * params + 2 * acts) + 4.0 * ints;
+    /* a split step (learn_config_shards) holds a second gradient block */
+    const double per_param = 4 + (learn_config_shards(c, t->vocab, t->classes, t->seq_len) > 1);
+    return 4.0 * (per_param * params + 2 * acts) + 4.0 * ints;
 }
 
 int learn_config_check_memory(const learn_config *c, char *err, size_t errlen) {

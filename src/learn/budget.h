@@ -11,7 +11,8 @@
 #define LEARN_MAX_BYTES (2ull << 30) /* 2 GiB: the bound on a learner's memory */
 
 /* Bytes learn_create allocates for the resolved cfg: the parameters, their
- * gradients and AdamW's two moments (4 floats a parameter), the forward's
+ * gradients and AdamW's two moments (4 floats a parameter; 5 when the step is
+ * split in two halves, learn_config_shards), the forward's
  * activations and their gradients (2 x (batch, T) rows of every tensor, the
  * (batch, h, T, T) scores and softmax of each layer among them) and the token
  * ids of a batch and of the held-out set. */

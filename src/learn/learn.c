@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas.h"
 #include "layers.h"
 #include "mha.h"
 #include "rng.h"
@@ -24,6 +25,9 @@ struct learn_model {
 
     transformer *tf; /* parameters, gradients, activations */
     float *adam_mem; /* AdamW's two moments, 2 n_params floats */
+    int shards;      /* learn_shards: 1, or 2 with the second half's gradients below */
+    float *grads2;   /* (n_params) the second shard's gradients, g2 pointing into it */
+    tf_params g2;
 
     int *batch_tok, *batch_tgt; /* (B, T) */
     int *held_tok, *held_tgt;   /* (n_held, T) */
@@ -122,6 +126,8 @@ static learn_model *create(const learn_config *cfg_in, const int *shape, char *e
     l->adam_mem = calloc(2 * l->tf->n_params, sizeof(float));
     l->int_mem = malloc(n_ints * sizeof(int));
     if (!l->adam_mem || !l->int_mem) goto oom;
+    l->shards = learn_config_shards(&cfg, l->V, l->C, l->T);
+    if (l->shards > 1 && !(l->grads2 = tf_grads_alloc(l->tf, &l->g2))) goto oom;
 
     l->batch_tok = l->int_mem;
     l->batch_tgt = l->batch_tok + (size_t)l->B * l->T;
@@ -162,6 +168,7 @@ void learn_destroy(learn_model *l) {
     if (!l) return;
     tf_destroy(l->tf);
     free(l->adam_mem);
+    free(l->grads2);
     free(l->int_mem);
     free(l);
 }
@@ -192,10 +199,68 @@ void learn_param(const learn_model *l, int i, learn_tensor *t) {
 /* ------------------------------------------------------------------------------ */
 /* forward and backward                                                            */
 
+double learn_step_flops(const learn_config *c, int vocab, int classes, int T) {
+    (void)vocab; /* the embedding's backward is a sum, no product */
+    const double d = c->d_model, N = (double)c->batch * T, L = c->layers;
+    const double weights = L * (4.0 * d * d + (c->mlp ? 8.0 * d * d : 0.0)) + d * classes;
+    /* forward 2 N per weight, backward twice that; attention: Q K^T and A V on the
+       visible half of (T, T) forward, four such products backward */
+    return 6.0 * N * weights + L * 6.0 * c->batch * (double)T * T * d;
+}
+
+int learn_config_shards(const learn_config *c, int vocab, int classes, int T) {
+    return c->batch >= 2 && learn_step_flops(c, vocab, classes, T) >= LEARN_SHARD_MIN_FLOPS ? 2 : 1;
+}
+
+int learn_shards(const learn_model *l) {
+    return l->shards;
+}
+
+/* One half of a batch: forward, loss, backward into its own gradient block. */
+typedef struct {
+    learn_model *l;
+    const int *tok, *tgt;
+    int b0[2], B[2];
+    float scale;   /* 1 / the whole batch's target count */
+    double sum[2]; /* each half's summed cross-entropy */
+} shard_job;
+
+static void shard_task(void *ctx, int s) {
+    shard_job *j = ctx;
+    learn_model *l = j->l;
+    transformer *tf = l->tf;
+    const int T = l->T, B = j->B[s], N = B * T;
+    const int *tok = j->tok + (size_t)j->b0[s] * T, *tgt = j->tgt + (size_t)j->b0[s] * T;
+    tf_acts a, da;
+    tf_acts_rows(&a, &tf->cfg, &tf->a, j->b0[s], B, T);
+    tf_acts_rows(&da, &tf->cfg, &tf->da, j->b0[s], B, T);
+    tf_forward(tf, &a, tok, B, T, NULL);
+    int count = 0;
+    j->sum[s] = crossentropy_forward(a.probs, a.logits, tgt, N, l->C, &count);
+    memset(s == 0 ? tf->grads : l->grads2, 0, tf->n_params * sizeof(float));
+    crossentropy_backward(da.logits, a.probs, tgt, N, l->C, j->scale);
+    tf_backward_rows(tf, &a, &da, s == 0 ? &tf->g : &l->g2, tok, B, T);
+}
+
 float learn_gradients(learn_model *l, const int *tokens, const int *targets, int B) {
     MHA_EXPECT(B >= 1 && B <= l->B);
     const int N = B * l->T;
     transformer *tf = l->tf;
+    if (l->shards > 1 && B >= 2) {
+        /* the two halves side by side (each on one thread), then one gradient: the
+           same arithmetic whichever thread runs which half, or one thread both */
+        int count = 0;
+        for (int r = 0; r < N; r++) count += targets[r] >= 0;
+        shard_job j = {.l = l,
+                       .tok = tokens,
+                       .tgt = targets,
+                       .b0 = {0, (B + 1) / 2},
+                       .B = {(B + 1) / 2, B / 2},
+                       .scale = count ? 1.0f / (float)count : 0.0f};
+        mm_parallel(2, mm_workers_for(learn_step_flops(&l->cfg, l->V, l->C, l->T)), shard_task, &j);
+        residual_forward(tf->grads, tf->grads, l->grads2, tf->n_params);
+        return count ? (float)((j.sum[0] + j.sum[1]) / count) : 0.0f;
+    }
     tf_forward(tf, &tf->a, tokens, B, l->T, NULL);
     int count = 0;
     double sum = crossentropy_forward(tf->a.probs, tf->a.logits, targets, N, l->C, &count);

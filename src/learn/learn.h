@@ -121,6 +121,23 @@ float learn_step(learn_model *l);
  * (see learn_param) and returns the mean loss. No update. For tests. */
 float learn_gradients(learn_model *l, const int *tokens, const int *targets, int batch);
 
+/* FLOPs of one training step of cfg (resolved) on sequences of T tokens, vocab in,
+ * classes out: forward and backward of every product, the attention's on the
+ * visible half of each (T, T). */
+double learn_step_flops(const learn_config *cfg, int vocab, int classes, int T);
+
+/* A step of at least this many FLOPs (about 10 ms on one core) splits its batch
+ * into two halves, each run forward and backward on its own activations' rows and
+ * gradient block, side by side on two workers (mm_parallel), then summed: a batch
+ * of B runs as (B + 1) / 2 and B / 2. The split depends on the configuration only,
+ * never on the threads there are, so a run gives the same numbers on 1 or 2
+ * workers. Below it a step is one pass (the tasks' default sizes all are). */
+#define LEARN_SHARD_MIN_FLOPS 1.0e9
+/* 2 when a learner of cfg splits its batches (learn_create then holds a second
+ * gradient block), else 1. */
+int learn_config_shards(const learn_config *cfg, int vocab, int classes, int T);
+int learn_shards(const learn_model *l);
+
 /* One AdamW update from the gradients in place (as learn_step does). */
 void learn_update(learn_model *l);
 

@@ -181,6 +181,56 @@ void tf_acts_free(tf_acts *a) {
     memset(a, 0, sizeof *a);
 }
 
+/* p + off, or NULL when the tensor is absent */
+static float *shift(float *p, size_t off) {
+    return p ? p + off : NULL;
+}
+
+void tf_acts_rows(tf_acts *view, const tf_config *c, const tf_acts *a, int b0, int B, int T) {
+    MHA_EXPECT(b0 >= 0 && B >= 1 && T >= 1 && (size_t)(b0 + B) * T <= (size_t)a->B * a->T);
+    MHA_EXPECT((size_t)(b0 + B) * T * T <= (size_t)a->B * a->T * a->T);
+    const size_t bt = (size_t)b0 * T, btd = bt * c->d_model, btf = bt * c->d_ff;
+    const size_t bhtt = (size_t)b0 * c->h * T * T;
+    memset(view, 0, sizeof *view);
+    view->B = B, view->T = T;
+    view->x0 = shift(a->x0, btd);
+    for (int i = 0; i < c->layers; i++) {
+        const tf_layer_acts *la = &a->layer[i];
+        tf_layer_acts *lv = &view->layer[i];
+        lv->ln1 = shift(la->ln1, btd);
+        lv->ln1_mean = shift(la->ln1_mean, bt);
+        lv->ln1_rstd = shift(la->ln1_rstd, bt);
+        lv->q = shift(la->q, btd);
+        lv->k = shift(la->k, btd);
+        lv->v = shift(la->v, btd);
+        lv->scores = shift(la->scores, bhtt);
+        lv->attn = shift(la->attn, bhtt);
+        lv->concat = shift(la->concat, btd);
+        lv->attproj = shift(la->attproj, btd);
+        lv->res1 = shift(la->res1, btd);
+        lv->ln2 = shift(la->ln2, btd);
+        lv->ln2_mean = shift(la->ln2_mean, bt);
+        lv->ln2_rstd = shift(la->ln2_rstd, bt);
+        lv->fc = shift(la->fc, btf);
+        lv->fc_act = shift(la->fc_act, btf);
+        lv->proj = shift(la->proj, btd);
+        lv->res2 = shift(la->res2, btd);
+    }
+    view->lnf = shift(a->lnf, btd);
+    view->lnf_mean = shift(a->lnf_mean, bt);
+    view->lnf_rstd = shift(a->lnf_rstd, bt);
+    view->logits = shift(a->logits, bt * c->classes);
+    view->probs = shift(a->probs, bt * c->classes);
+}
+
+float *tf_grads_alloc(const transformer *tf, tf_params *g) {
+    float *block = calloc(tf->n_params, sizeof(float));
+    if (!block) return NULL;
+    transformer scratch = {.cfg = tf->cfg};
+    params_point(&scratch, g, block, 0);
+    return block;
+}
+
 float *tf_layer_out(const tf_config *cfg, const tf_acts *a, int i) {
     return cfg->mlp ? a->layer[i].res2 : a->layer[i].res1;
 }
@@ -330,14 +380,15 @@ void tf_forward(const transformer *tf, tf_acts *a, const int *tok, int B, int T,
 /* backward                                                                        */
 
 /* Block i back, from the gradient of its output; writes the gradient of its input. */
-static void block_backward(transformer *tf, int i, int B, int T) {
+static void block_backward(const transformer *tf, const tf_acts *a, tf_acts *da, tf_params *g,
+                           int i, int B, int T) {
     const tf_config *c = &tf->cfg;
     const int d = c->d_model, ff = c->d_ff, N = B * T;
     const size_t nd = (size_t)N * d;
     const tf_layer_params *lp = &tf->p.layer[i];
-    tf_layer_params *gp = &tf->g.layer[i];
-    const tf_layer_acts *la = &tf->a.layer[i];
-    tf_layer_acts *dla = &tf->da.layer[i];
+    tf_layer_params *gp = &g->layer[i];
+    const tf_layer_acts *la = &a->layer[i];
+    tf_layer_acts *dla = &da->layer[i];
     if (c->mlp) {
         /* res2 = res1 + proj: both get dres2 */
         memcpy(dla->res1, dla->res2, nd * sizeof(float));
@@ -349,7 +400,7 @@ static void block_backward(transformer *tf, int i, int B, int T) {
                            la->ln2_mean, la->ln2_rstd, N, d);
     }
     /* res1 = x + attproj: both get dres1 */
-    float *dx = tf_layer_in(c, &tf->da, i);
+    float *dx = tf_layer_in(c, da, i);
     memcpy(dx, dla->res1, nd * sizeof(float));
     matmul_backward(dla->concat, 0.0f, gp->w_o, gp->b_o, dla->res1, la->concat, lp->w_o, N, d, d);
     attention_backward(dla->q, dla->k, dla->v, dla->attn, dla->scores, dla->concat, la->q, la->k,
@@ -357,24 +408,28 @@ static void block_backward(transformer *tf, int i, int B, int T) {
     matmul_backward(dla->ln1, 0.0f, gp->w_q, gp->b_q, dla->q, la->ln1, lp->w_q, N, d, d);
     matmul_backward(dla->ln1, 1.0f, gp->w_k, gp->b_k, dla->k, la->ln1, lp->w_k, N, d, d);
     matmul_backward(dla->ln1, 1.0f, gp->w_v, gp->b_v, dla->v, la->ln1, lp->w_v, N, d, d);
-    layernorm_backward(dx, gp->ln1_g, gp->ln1_b, dla->ln1, tf_layer_in(c, &tf->a, i), lp->ln1_g,
+    layernorm_backward(dx, gp->ln1_g, gp->ln1_b, dla->ln1, tf_layer_in(c, a, i), lp->ln1_g,
                        la->ln1_mean, la->ln1_rstd, N, d);
 }
 
-void tf_backward(transformer *tf, const int *tok, int B, int T) {
+void tf_backward_rows(const transformer *tf, const tf_acts *a, tf_acts *da, tf_params *g,
+                      const int *tok, int B, int T) {
     const tf_config *c = &tf->cfg;
-    MHA_EXPECT(B >= 1 && T >= 1 && (size_t)B * T <= (size_t)tf->a.B * tf->a.T);
+    MHA_EXPECT(B >= 1 && T >= 1 && (size_t)B * T <= (size_t)a->B * a->T);
     const int d = c->d_model, N = B * T, L = c->layers;
-    tf_acts *a = &tf->a, *da = &tf->da;
     float *dlast = tf_layer_out(c, da, L - 1);
     if (c->tied)
-        unembed_tied_backward(da->lnf, tf->g.wte, da->logits, a->lnf, tf->p.wte, N, d, c->vocab);
+        unembed_tied_backward(da->lnf, g->wte, da->logits, a->lnf, tf->p.wte, N, d, c->vocab);
     else
-        matmul_backward(da->lnf, 0.0f, tf->g.w_u, tf->g.b_u, da->logits, a->lnf, tf->p.w_u, N, d,
+        matmul_backward(da->lnf, 0.0f, g->w_u, g->b_u, da->logits, a->lnf, tf->p.w_u, N, d,
                         c->classes);
     memset(dlast, 0, (size_t)N * d * sizeof(float));
-    layernorm_backward(dlast, tf->g.lnf_g, tf->g.lnf_b, da->lnf, tf_layer_out(c, a, L - 1),
-                       tf->p.lnf_g, a->lnf_mean, a->lnf_rstd, N, d);
-    for (int i = L - 1; i >= 0; i--) block_backward(tf, i, B, T);
-    encoder_backward(tf->g.wte, tf->g.wpe, da->x0, tok, B, T, d);
+    layernorm_backward(dlast, g->lnf_g, g->lnf_b, da->lnf, tf_layer_out(c, a, L - 1), tf->p.lnf_g,
+                       a->lnf_mean, a->lnf_rstd, N, d);
+    for (int i = L - 1; i >= 0; i--) block_backward(tf, a, da, g, i, B, T);
+    encoder_backward(g->wte, g->wpe, da->x0, tok, B, T, d);
+}
+
+void tf_backward(transformer *tf, const int *tok, int B, int T) {
+    tf_backward_rows(tf, &tf->a, &tf->da, &tf->g, tok, B, T);
 }

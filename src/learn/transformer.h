@@ -131,6 +131,16 @@ void tf_init(transformer *tf, uint64_t *rng, float std);
 int tf_acts_alloc(tf_acts *a, const tf_config *cfg, int B, int T);
 void tf_acts_free(tf_acts *a);
 
+/* view: sequences [b0, b0 + B) of a, for a run at T tokens a sequence (pointers
+ * into a, nothing allocated; B and T the view's shape). A forward or backward on the
+ * view reads and writes only those sequences' rows, so the halves of one batch can
+ * run side by side (learn.c's shards). */
+void tf_acts_rows(tf_acts *view, const tf_config *cfg, const tf_acts *a, int b0, int B, int T);
+
+/* A second gradient block laid out as tf->grads (zeroed), g pointed into it; free()
+ * it. NULL on out of memory. */
+float *tf_grads_alloc(const transformer *tf, tf_params *g);
+
 /* The residual stream into layer i (x0 for i = 0) and out of it. */
 float *tf_layer_in(const tf_config *cfg, const tf_acts *a, int i);
 float *tf_layer_out(const tf_config *cfg, const tf_acts *a, int i);
@@ -152,6 +162,13 @@ void tf_final_forward(const transformer *tf, tf_acts *a, int B, int T);
 /* Backward of the last tf_forward on tf->a (no heads off) from the logits'
  * gradient in tf->da.logits: adds (+=) into every gradient in tf->g. */
 void tf_backward(transformer *tf, const int *tok, int B, int T);
+
+/* The same on the caller's activations: the forward that ran on a (tokens tok, B
+ * sequences of T), the logits' gradient in da->logits; adds into g (tf->g or a block
+ * of tf_grads_alloc). Writes only a's rows in da: two calls on disjoint tf_acts_rows
+ * views of one batch may run at once. */
+void tf_backward_rows(const transformer *tf, const tf_acts *a, tf_acts *da, tf_params *g,
+                      const int *tok, int B, int T);
 
 /* ---- the trace: one sequence's forward, each layer as an attention view sees it */
 

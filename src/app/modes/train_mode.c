@@ -348,10 +348,15 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
     const int steps = o->steps ? o->steps : ti->default_steps;
     if (dump_dir && dump_check(dump_dir, err, errlen) != 0) return 1;
 
-    /* The products of training are small: one thread is faster than two here
-     * (0.40 against 0.54 ms a step at d_model 32) and makes a run the same on
-     * every machine. OPENBLAS_NUM_THREADS, when set, still decides. */
-    if (!getenv("OPENBLAS_NUM_THREADS")) mm_set_threads(1);
+    /* The products of a task at its README size are small: one thread is faster
+     * than two there (0.40 against 0.54 ms a step at d_model 32) and makes a run the
+     * same on every machine. A step of LEARN_SHARD_MIN_FLOPS or more runs its
+     * batch's two halves on both cores (learn.h: the halves are the same on any
+     * number of cores; only a held-out product of 5e8 FLOPs or more, from d_model
+     * about 300 with the MLP, is split in bands that may round its last bit
+     * differently). OPENBLAS_NUM_THREADS, when set, still decides. */
+    if (!getenv("OPENBLAS_NUM_THREADS"))
+        mm_set_threads(learn_config_shards(&cfg, ti->vocab, ti->classes, ti->seq_len) > 1 ? 0 : 1);
 
     learn_model *l = learn_create(&cfg, err, errlen);
     /* curve: every TRAIN_CURVE_EVERY steps, train.json's; dense: the figure's, on the
