@@ -60,16 +60,21 @@ static view_rect shift(view_rect r, int dx, int dy) {
 static void check_equation(const draw_list *dl, const view_layout *P, const view_state *s, tally *t,
                            int dx, int dy) {
     if (P->concat.map.w <= 0) return;
-    /* the layout's promise: each map at least as wide as its shape label; where it
-       squeezed them below that (no arrangement fits: 1 px maps at 200 % in the
-       focus view, training at 764 x 990 and 250 %), counted and left to layout_eq.c */
+    /* the equation's own sizes when it gave way to the heads (eq_font > 0) */
+    const int fsmall = P->eq_font > 0 ? P->eq_font_small : P->font_small;
+    const int pad = P->eq_font > 0 ? P->eq_pad : P->pad;
+    const int line = P->eq_font > 0 ? P->eq_line : P->line;
+    /* the layout's promise: each map at least as wide as its shape label (the old
+       code squeezed training mode's to 1 px at 764 x 990 and 250 %: 68 layouts) */
     char sh[64];
     view_shape_label(sh, sizeof sh, s->layer->n, s->layer->d_model);
-    int need = fx_text_w(sh, P->font_small);
+    int need = fx_text_w(sh, fsmall);
     view_shape_label(sh, sizeof sh, s->layer->d_model, s->layer->d_model);
-    if (fx_text_w(sh, P->font_small) > need) need = fx_text_w(sh, P->font_small);
+    if (fx_text_w(sh, fsmall) > need) need = fx_text_w(sh, fsmall);
     if (P->concat.map.w < need || P->w_o.map.w < need) {
         t->squeezed++;
+        EXPECT(0, "equation squeezed: Concat %d px, W^O %d px wide, its labels need %d",
+               P->concat.map.w, P->w_o.map.w, need);
         return;
     }
     t->layouts++;
@@ -90,7 +95,7 @@ static void check_equation(const draw_list *dl, const view_layout *P, const view
         const char *txt = NULL;
         int x = 0;
         const view_rect mr = b[i]->map;
-        int count = text_at(dl, mr.x, mr.x + mr.w, b[i]->shape.y, P->font_small, &txt, &x);
+        int count = text_at(dl, mr.x, mr.x + mr.w, b[i]->shape.y, fsmall, &txt, &x);
         EXPECT(count == 1, "%s: expected one label at " FX_RFMT ", got %d", what[i],
                FX_R(b[i]->shape), count);
         if (count != 1) {
@@ -98,8 +103,7 @@ static void check_equation(const draw_list *dl, const view_layout *P, const view
             continue;
         }
         t->labels++;
-        lab[i] =
-            (view_rect){x, b[i]->shape.y, fx_text_w(txt, P->font_small), fx_line_h(P->font_small)};
+        lab[i] = (view_rect){x, b[i]->shape.y, fx_text_w(txt, fsmall), fx_line_h(fsmall)};
         const int named = strstr(txt, names[i]) != NULL;
         t->nameless[i] += !named;
         EXPECT(named, "%s's label \"%s\" (%d px wide, %d px of room) without its name", what[i],
@@ -117,7 +121,7 @@ static void check_equation(const draw_list *dl, const view_layout *P, const view
     int x0 = 1 << 30, x1 = -(1 << 30);
     view_rect tr = shift(P->eq_title, dx, dy);
     const int band_y = P->concat_band.y + dy;
-    const int sup = P->line; /* a run may rise up to a line above, never more */
+    const int sup = line; /* a run may rise up to a line above, never more */
     for (int i = 0; i < dl->count; i++) {
         const draw_cmd *d = &dl->cmds[i];
         if (d->kind != DC_TEXT || d->y < tr.y - sup || d->y >= tr.y + tr.h || d->x < tr.x ||
@@ -142,7 +146,7 @@ static void check_equation(const draw_list *dl, const view_layout *P, const view
         int numbers = 0, minus = 0, plus = 0, pm = 0;
         for (int k = 0; k < dl->count; k++) {
             const draw_cmd *d = &dl->cmds[k];
-            if (d->kind != DC_TEXT || d->y != r.y + r.h + P->pad / 2 || d->x < r.x - 1 ||
+            if (d->kind != DC_TEXT || d->y != r.y + r.h + pad / 2 || d->x < r.x - 1 ||
                 d->x > r.x + r.w)
                 continue;
             const char *txt = draw_cmd_text(dl, d);
@@ -172,7 +176,7 @@ static void render_check(draw_list *dl, view_cache *cache, view_state *s, tally 
 }
 
 static void report(const char *what, const tally *t) {
-    print_message("  %s: %ld equations (%ld squeezed, not checked), %ld labels; nameless Concat "
+    print_message("  %s: %ld equations (%ld squeezed), %ld labels; nameless Concat "
                   "%ld, W^O %ld, MultiHead %ld; "
                   "unlabelled %ld/%ld/%ld; no title %ld; colorbars with numbers %ld, min only "
                   "%ld\n",

@@ -1177,8 +1177,9 @@ static void test_compare_alike(void **state) {
                     EXPECT(!same || zooms[zi] > 2.5f || fabs(a - b) <= 0.08 ||
                                fabsf(PL.data_zoom - L.data_zoom) > 1e-3f || heads_end > live_eq,
                            "expected the equation's share of each pane's width within 0.08, "
-                           "got pinned %.3f, live %.3f",
-                           a, b);
+                           "got pinned %.3f, live %.3f (arrange %d/%d eq " FX_RFMT " / " FX_RFMT
+                           ")",
+                           a, b, PL.eq_arrange, L.eq_arrange, FX_R(PL.eq_area), FX_R(L.eq_area));
                     /* the live pane in the window's coordinates; the pinned one in its own */
                     view_state ls = s, ps = p;
                     ls.pinned = NULL;

@@ -186,7 +186,9 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
         left.w = L->main.w * 60 / 100;
         right.x = left.x + left.w + L->gap * 2;
         right.w = L->main.x + L->main.w - right.x;
+        cx->eq_give_way = 1; /* beside the curves: the equation's text may be smaller */
         lay_main(L, cx, left, 0);
+        cx->eq_give_way = 0;
         /* the curves start where the heads and the equation end */
         view_rect used = lay_heads_used(L, cx);
         int end = used.x + used.w;
@@ -361,7 +363,7 @@ void lay_pane(view_layout *L, const view_state *s, view_measure_fn measure, void
 
 void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
                    const view_layout *like) {
-    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1, 0, like};
+    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1, 0, 0, like};
     const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
     static const float steps[] = VIEW_ZOOM_STEPS;

@@ -55,8 +55,9 @@ typedef struct {
  * the maps are title_h, band_t (above Concat), foot, sym_w (between matrices,
  * the W^O band included), sym_h. */
 static eq_fit fit(int arrange, int w, int h, int n, int d, const view_layout *L, int title_h,
-                  int band_t, int band_w, int foot, int sym_w, int sym_h, int min_s) {
+                  int band_t, int band_w, int foot, int sym_w, int sym_h, int min_s, int min_name) {
     eq_fit f = {arrange, 0, 0, 0};
+    if (w < min_name) return f;
     int top = title_h + band_t;
     if (arrange == VIEW_EQ_ROW) {
         int avail = h - top - foot;
@@ -64,7 +65,8 @@ static eq_fit fit(int arrange, int w, int h, int n, int d, const view_layout *L,
         if (s < 1) return f;
         f.s = s;
         f.ch = concat_height(L, s, n, d, avail);
-        if (s < min_s) return (eq_fit){arrange, 0, 0, 0};
+        /* a label's room runs on to the next map */
+        if (s < min_s || s + sym_w < min_name) return (eq_fit){arrange, 0, 0, 0};
     } else {
         int hi = arrange == VIEW_EQ_WRAP ? (w - sym_w) / 2 : w - band_w;
         int lo = 1;
@@ -85,7 +87,9 @@ static eq_fit fit(int arrange, int w, int h, int n, int d, const view_layout *L,
         f.ch = concat_height(L, lo, n, d, -1);
         int used = arrange == VIEW_EQ_WRAP ? top + lay_imax(lo, f.ch) + 2 * foot + L->gap + f.ch
                                            : top + 2 * f.ch + lo + 3 * foot + 2 * sym_h;
-        if (used > h || lo < min_s) return (eq_fit){arrange, 0, 0, 0};
+        /* wrapped, Concat's label runs on to W^O, MultiHead's (under W^O) to the edge */
+        const int room = arrange == VIEW_EQ_WRAP ? lo + sym_w : lo;
+        if (used > h || lo < min_s || room < min_name) return (eq_fit){arrange, 0, 0, 0};
     }
     f.area = (long)f.s * f.s + 2L * f.s * f.ch;
     return f;
@@ -95,8 +99,15 @@ static eq_fit fit(int arrange, int w, int h, int n, int d, const view_layout *L,
  * width of a symbol alone (eq_w). */
 typedef struct {
     int title_h, band_t, band_w, sym_w, sym_h, foot, min_s, eq_w;
-    int compact; /* no colorbars: each matrix its shape label alone under it */
+    int min_name; /* a label's room for its name alone, and the title's shortest form */
+    int compact;  /* no colorbars: each matrix its shape label alone under it */
 } eq_sizes;
+
+/* The widest of the matrices' names alone (a label keeps its name before its
+ * shape, and the title's shortest form is "MultiHead"), in the small size. */
+static int name_w(const lay_ctx *cx, const view_layout *L) {
+    return lay_text_w(cx, "MultiHead", L->font_small, 0) + 2;
+}
 
 /* Measures them for an (n, d) layer of h heads; sets the title's place in area. */
 static eq_sizes eq_measure(view_layout *L, lay_ctx *cx, view_rect area, int n, int d, int h) {
@@ -127,6 +138,7 @@ static eq_sizes eq_measure(view_layout *L, lay_ctx *cx, view_rect area, int n, i
                                          "0.000",
                                          L->font_small, 0)) +
               2;
+    z.min_name = name_w(cx, L);
     return z;
 }
 
@@ -139,13 +151,13 @@ static eq_fit choose_fit(const view_layout *L, const lay_ctx *cx, view_rect area
     for (int a = VIEW_EQ_ROW; a <= VIEW_EQ_COLUMN; a++) {
         if (cx->eq_allow && !(cx->eq_allow & (1 << a))) continue;
         eq_fit f = fit(a, area.w, area.h, n, d, L, z->title_h, z->band_t, z->band_w, z->foot,
-                       z->sym_w, z->sym_h, z->min_s);
+                       z->sym_w, z->sym_h, z->min_s, z->min_name);
         if (f.area > best.area * 21 / 20 || best.s == 0) best = f; /* ties: reading order */
     }
     *fits = best.s > 0;
     if (!*fits) /* nothing fits: one row as small as it must be (the caller knows) */
         best = fit(VIEW_EQ_ROW, area.w, area.h, n, d, L, z->title_h, z->band_t, z->band_w, z->foot,
-                   z->sym_w, z->sym_h, 1);
+                   z->sym_w, z->sym_h, 1, 0);
     if (best.s < 1) best.s = 1;
     if (best.ch < 1) best.ch = 1;
     if (best.arrange != VIEW_EQ_ROW) {

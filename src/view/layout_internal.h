@@ -20,6 +20,7 @@ typedef struct {
     int eq_allow;            /* arrangements the equation may take: bit VIEW_EQ_*; 0 = all */
     int fits;                /* the last layout_main found a split where everything fits */
     int eq_compact;          /* the equation may drop its colorbars when it fits no other way */
+    int eq_give_way;         /* the equation gives way at the base zoom too (training mode) */
     const view_layout *like; /* compare: the live pane, whose split this pane takes */
 } lay_ctx;
 

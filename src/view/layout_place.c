@@ -50,7 +50,8 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     if (stacked && like_eq.h > 0 && b.h > like_eq.h) b.y += b.h - like_eq.h, b.h = like_eq.h;
     /* room for an equation: four letters wide, four lines tall (of the smaller text it
        may take above the base zoom) */
-    const int eq_font = target > 0 && !cx->like ? lay_eq_min_font(L, cx) : L->font;
+    const int give_way = (target > 0 || cx->eq_give_way) && !cx->like;
+    const int eq_font = give_way ? lay_eq_min_font(L, cx) : L->font;
     const int eq_line = eq_font < L->font ? lay_line_h(cx, eq_font) : L->line;
     if (b.w < eq_font * 4 || b.h < eq_line * 4 || used.h > main.h || used.w > main.w) return -1e300;
     /* heatmaps too small to read do not count as fitting */
@@ -73,7 +74,7 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     }
     /* above the base zoom the equation gives way (not in compare's panes, whose room
        shrinks as the banner grows with the zoom: the data's zoom would fall) */
-    cx->eq_compact = target > 0 && !cx->like;
+    cx->eq_compact = give_way;
     long eq = -1;
     if (like_eq.w > 0 && !cx->eq_allow) { /* compare: the live pane's arrangement first */
         cx->eq_allow = 1 << cx->like->eq_arrange;
