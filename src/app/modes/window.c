@@ -420,7 +420,11 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         snprintf(err, errlen, "no display; use --export or --dump (%s)", SDL_GetError());
         goto done;
     }
-    SDL_SetWindowMinimumSize(win, 800, 600); /* the smallest size the layout tests cover */
+    /* the smallest size the layout tests cover, or less on a screen too small for it
+       with a frame (a portrait 768 x 1024 screen: a window 800 wide would not fit) */
+    const int min_w = have_usable && usable.w - 64 < 800 ? usable.w - 64 : 800;
+    const int min_h = have_usable && usable.h - 96 < 600 ? usable.h - 96 : 600;
+    SDL_SetWindowMinimumSize(win, min_w > 320 ? min_w : 320, min_h > 240 ? min_h : 240);
     SDL_StopTextInput(); /* SDL starts with text input on; only the text field wants it */
     ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
     if (!ren) ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
