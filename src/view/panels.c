@@ -334,9 +334,14 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         else
             snprintf(range, sizeof range, "heads %d\xE2\x80\x93%d", L->first_head + 1, last);
         const char *keys = s->figure ? "" : s->pinned_pane ? ", Shift+PgUp/PgDn" : ", PgUp/PgDn";
+        /* above the base zoom the heads were asked to be larger: they would fit smaller */
+        const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
+        const int zoomed = s->zoom > base * 1.001f;
+        const char *at = zoomed ? " this large" : "";
         snprintf(note, sizeof note,
-                 "%s of %d (page %d/%d%s): %d heads of %d\xC3\x97%d do not fit at once", range,
-                 s->layer->h, L->page + 1, L->pages, keys, s->layer->h, s->layer->n, s->layer->n);
+                 "%s of %d (page %d/%d%s): %d heads of %d\xC3\x97%d do not fit at once%s", range,
+                 s->layer->h, L->page + 1, L->pages, keys, s->layer->h, s->layer->n, s->layer->n,
+                 at);
         if (L->lesson_note.w <= 0 && L->lesson_note_text[0]) /* the side panels gave way */
             snprintf(note + strlen(note), sizeof note - strlen(note), " \xC2\xB7 %s",
                      L->lesson_note_text);
