@@ -60,6 +60,7 @@ shot greys 1600x900 c c c -- -H 8 --sample 2
 shot portrait 1080x1920 --
 shot window-1024 1024x768 --
 shot compare 1600x900 b Up Up Up -- -H 1 --sample 2
+shot head-view 1600x900 h -- --weights patterns
 "$bin" --export "$out/export-h8.png" --size 1600x900 -H 8 -d 128 --sample 1
 echo "$out/export-h8.png"
 tmp=$(mktemp -d)
