@@ -351,12 +351,75 @@ static void test_compare(void **state) {
     fx_finish("compare");
 }
 
+/* A head switched off: the note on its veiled tile inside the tile, and the note
+ * under MultiHead ("1 head off: changes it by ...") inside the equation (the old
+ * code drew both at full length: "off: its band of Concat is 0" ran 70 px into the
+ * next head at h = 8, 1024 x 768). */
+static void test_ablated(void **state) {
+    (void)state;
+    fx_reset();
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    long veils = 0, notes = 0;
+    static const int hs[] = {2, 4, 8, 16};
+    for (size_t hi = 0; hi < sizeof hs / sizeof hs[0]; hi++) {
+        fx_model fm;
+        fx_model_make(&fm, 7, 64, hs[hi], MHA_MASK_NONE);
+        fm.layer.off[0] |= 2u; /* head 2 */
+        for (int si = 0; si < NSIZES; si++)
+            for (int zi = 0; zi < NZOOMS; zi++)
+                for (int figure = 0; figure <= 1; figure++) {
+                    view_state s;
+                    fx_state(&s, &fm, SIZES[si][0], SIZES[si][1]);
+                    s.zoom_base = view_zoom_for_size(s.width, s.height);
+                    s.zoom = ZOOMS[zi];
+                    s.figure = figure;
+                    snprintf(fx_where, sizeof fx_where, "head 2 off, h=%d %dx%d zoom=%.0f%% %s",
+                             hs[hi], SIZES[si][0], SIZES[si][1], (double)ZOOMS[zi] * 100,
+                             figure ? "figure" : "window");
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    view_render(&dl, cache, &L, &s, fx_measure, NULL);
+                    for (int i = 0; i < dl.count; i++) {
+                        const draw_cmd *d = &dl.cmds[i];
+                        if (d->kind != DC_TEXT) continue;
+                        const char *t = draw_cmd_text(&dl, d);
+                        const int w = fx_text_w(t, d->size);
+                        if (!strcmp(t, "off: its band of Concat is 0") ||
+                            !strcmp(t, "Concat band = 0") || !strcmp(t, "off")) {
+                            veils++;
+                            int inside = 0;
+                            for (int k = 0; k < L.shown_heads; k++) {
+                                const view_rect m = L.heads[k].map;
+                                inside |= d->x >= m.x && d->x + w <= m.x + m.w && d->y >= m.y &&
+                                          d->y < m.y + m.h;
+                            }
+                            EXPECT(inside, "the veil's note \"%s\" (x %d..%d) outside every tile",
+                                   t, d->x, d->x + w);
+                        } else if (strstr(t, " off: ")) {
+                            notes++;
+                            const view_rect a = L.eq_area;
+                            EXPECT(d->x >= a.x && d->x + w <= a.x + a.w,
+                                   "\"%s\" (x %d..%d) outside the equation " FX_RFMT, t, d->x,
+                                   d->x + w, FX_R(a));
+                            EXPECT(!figure || !strstr(t, "(D)"), "a figure's key hint: \"%s\"", t);
+                        }
+                    }
+                }
+        fx_model_free(&fm);
+    }
+    print_message("  head 2 off: %ld veil notes, %ld MultiHead notes checked\n", veils, notes);
+    EXPECT(veils > 350 && notes > 350, "expected the notes drawn, got %ld and %ld", veils, notes);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("head off");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sweep),
-        cmocka_unit_test(test_focus_and_diff),
-        cmocka_unit_test(test_training),
-        cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_sweep),    cmocka_unit_test(test_focus_and_diff),
+        cmocka_unit_test(test_training), cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_ablated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -129,10 +129,7 @@ void view_draw_lines_tile(const view_ctx *c, int slot, int head, const view_hit 
     column_labels(c, B, 0, q);
     column_labels(c, B, 1, k);
     if (attn_layer_is_off(c->s->layer, head)) { /* switched off: veiled, and said so */
-        rgba veil = c->th.bg;
-        veil.a = 170;
-        draw_fill(c->dl, B->box, veil);
-        view_text_center(c, B->box, "off: its band of Concat is 0", L->font_small, c->th.text, 1);
+        view_draw_off_veil(c, B->box);
     }
 }
 

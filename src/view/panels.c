@@ -150,7 +150,6 @@ static void draw_head_title(const view_ctx *c, int slot, int head, int variant, 
  * off, framed in its colour; the hovered query row (and key cell) outlined. */
 static void draw_head_map(const view_ctx *c, view_rect map, int head, int highlight_row,
                           int hover_col, rgba accent) {
-    const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
     const int n = layer->n;
     int iw = 0, ih = 0;
@@ -162,10 +161,7 @@ static void draw_head_map(const view_ctx *c, view_rect map, int head, int highli
     view_draw_masks(c, map);
     view_draw_weight_values(c, map, attn, n, scores, px, iw, ih);
     if (attn_layer_is_off(layer, head)) { /* switched off: veiled, and said so */
-        rgba veil = c->th.bg;
-        veil.a = 170;
-        draw_fill(c->dl, map, veil);
-        view_text_center(c, map, "off: its band of Concat is 0", L->font_small, c->th.text, 1);
+        view_draw_off_veil(c, map);
     }
     draw_frame(c->dl, (view_rect){map.x - 1, map.y - 1, map.w + 2, map.h + 2}, accent, 1);
 
@@ -516,6 +512,32 @@ static void label_room(const view_layout *L, view_matrix_box box[3]) {
     for (int i = 0; i < 3; i++) box[i].shape = room[i];
 }
 
+void view_draw_off_veil(const view_ctx *c, view_rect r) {
+    rgba veil = c->th.bg;
+    veil.a = 170;
+    draw_fill(c->dl, r, veil);
+    static const char *const forms[] = {"off: its band of Concat is 0", "Concat band = 0", "off"};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (view_tw(c, forms[i], c->L->font_small, 1) <= r.w - 4) {
+            view_text_center(c, r, forms[i], c->L->font_small, c->th.text, 1);
+            return;
+        }
+}
+
+/* The ablation's note under MultiHead's colorbar: the first of forms that fits
+ * from there to the equation's right edge (none when none fits). */
+static void draw_off_note(const view_ctx *c, const char *const *forms, int count) {
+    const view_layout *L = c->L;
+    const view_rect r = L->out.cbar;
+    const int room = L->eq_area.x + L->eq_area.w - r.x;
+    for (int i = 0; i < count; i++)
+        if (view_tw(c, forms[i], L->font_small, 1) <= room) {
+            draw_text(c->dl, r.x, r.y + r.h + L->line + L->pad / 2, forms[i], L->font_small,
+                      c->th.accent_text, 1, 0);
+            return;
+        }
+}
+
 void view_draw_equation(const view_ctx *c) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
@@ -571,23 +593,27 @@ void view_draw_equation(const view_ctx *c) {
         float scale = view_matrix_max_abs(c, 0xC0C0000005ull, layer->out_full, layer->n, dm, dm);
         view_draw_matrix_scaled(c, &box[2], c->s->out_diff, dm, 0xC0C0000004ull,
                                 "\xCE\x94 = MultiHead \xE2\x88\x92 unablated ", scale);
-        char note[96];
-        snprintf(note, sizeof note,
+        char full[96], brief[64], tiny[32];
+        const double pct = 100.0 * attn_layer_off_delta(layer);
+        snprintf(full, sizeof full,
                  "\xE2\x80\x96\xCE\x94\xE2\x80\x96 / \xE2\x80\x96MultiHead\xE2\x80\x96 = %.1f %%",
-                 100.0 * attn_layer_off_delta(layer));
-        view_rect r = L->out.cbar;
-        draw_text(c->dl, r.x, r.y + r.h + L->line + L->pad / 2, note, L->font_small,
-                  c->th.accent_text, 1, 0);
+                 pct);
+        snprintf(brief, sizeof brief, "\xE2\x80\x96\xCE\x94\xE2\x80\x96 = %.1f %%", pct);
+        snprintf(tiny, sizeof tiny, "%.1f %%", pct);
+        const char *forms[] = {full, brief, tiny};
+        draw_off_note(c, forms, 3);
     } else {
         view_draw_matrix(c, &box[2], layer->out, dm, 0xC0C0000003ull, "MultiHead ");
         if (attn_layer_off_count(layer)) {
-            char note[96];
-            snprintf(note, sizeof note, "%d head%s off: changes it by %.1f %% (D)",
-                     attn_layer_off_count(layer), attn_layer_off_count(layer) > 1 ? "s" : "",
-                     100.0 * attn_layer_off_delta(layer));
-            view_rect r = L->out.cbar;
-            draw_text(c->dl, r.x, r.y + r.h + L->line + L->pad / 2, note, L->font_small,
-                      c->th.accent_text, 1, 0);
+            char full[96], brief[64], tiny[32];
+            const int off = attn_layer_off_count(layer);
+            const double pct = 100.0 * attn_layer_off_delta(layer);
+            snprintf(full, sizeof full, "%d head%s off: changes it by %.1f %%%s", off,
+                     off > 1 ? "s" : "", pct, c->s->figure ? "" : " (D)");
+            snprintf(brief, sizeof brief, "%d off: changes it %.1f %%", off, pct);
+            snprintf(tiny, sizeof tiny, "%d off: %.1f %%", off, pct);
+            const char *forms[] = {full, brief, tiny};
+            draw_off_note(c, forms, 3);
         }
     }
     view_text_center(c, L->times_sym, "\xC3\x97", L->font_title, c->th.text, 1);

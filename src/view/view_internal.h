@@ -82,6 +82,10 @@ static inline int view_tw(const view_ctx *c, const char *s, int size, int bold) 
 void view_fit_first(const view_ctx *c, char *out, size_t len, const char *const *forms, int count,
                     int w, int size, int bold);
 
+/* A head switched off: r veiled, and the longest of its notes that fits r
+   ("off: its band of Concat is 0" ... "off"). */
+void view_draw_off_veil(const view_ctx *c, view_rect r);
+
 /* Draws s centred in r (left-aligned when wider than r). */
 void view_text_center(const view_ctx *c, view_rect r, const char *s, int size, rgba col, int bold);
 
