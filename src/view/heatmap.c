@@ -441,8 +441,19 @@ static void matrix_label(const view_ctx *c, char *out, size_t len, const view_ma
     char f[8][160];
     int count = 0;
     if (reduced) {
-        snprintf(f[count++], sizeof f[0], "%s%s, shown as %d\xC3\x97%d px of largest |value|",
-                 prefix, shape, ih, iw);
+        /* what the pixels hold: cells of the matrix to a pixel, each its largest |value| */
+        if (iw < b->cols && ih >= b->rows)
+            snprintf(f[count++], sizeof f[0],
+                     "%s%s: %d columns in %d px, each px their largest |value|", prefix, shape,
+                     b->cols, iw);
+        else if (ih < b->rows && iw >= b->cols)
+            snprintf(f[count++], sizeof f[0],
+                     "%s%s: %d rows in %d px, each px their largest |value|", prefix, shape,
+                     b->rows, ih);
+        else
+            snprintf(f[count++], sizeof f[0],
+                     "%s%s in %d\xC3\x97%d px, each px its cells' largest |value|", prefix, shape,
+                     ih, iw);
         snprintf(f[count++], sizeof f[0], "%s%s (reduced)", prefix, shape);
     }
     snprintf(f[count++], sizeof f[0], "%s%s", prefix, shape);
