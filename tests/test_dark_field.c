@@ -3,8 +3,8 @@
  * scale is a dark field (a row's largest weight about 0.05); in the window the
  * state switches the contrast to each row's maximum once, when the field turns
  * dark, and says so with the average it found; K then cycles on as ever (log, then
- * fixed, which stays); a short text and an export (no auto_contrast) keep the fixed
- * scale. The average is recomputed here from the model's attention tensor with a
+ * fixed, which stays); an export without --contrast switches as the window does,
+ * one with --contrast fixed and a short text keep the fixed scale. The average is recomputed here from the model's attention tensor with a
  * double loop (tolerance: the notice's two significant digits). */
 #include <math.h>
 #include <setjmp.h>
@@ -23,7 +23,8 @@
 #include "state_internal.h"
 #include "view_fixture.h"
 
-/* A state as the window starts it (auto_contrast set as window.c sets it, or not). */
+/* A state as the window starts it (window 1: auto_contrast set as window.c sets
+ * it), or as an export does (0: no --contrast given; 2: --contrast fixed given). */
 static app_state *make_state(int h, const char *text, int window) {
     app_state *s = app_state_create(fx_measure, NULL);
     assert_non_null(s);
@@ -32,6 +33,7 @@ static app_state *make_state(int h, const char *text, int window) {
     o.theme = -1;
     o.colormap = -1;
     o.text = text;
+    o.contrast_given = window == 2;
     tok_list toks = {0};
     int total = 0;
     char err[256];
@@ -39,7 +41,7 @@ static app_state *make_state(int h, const char *text, int window) {
     assert_int_equal(tok_split(&toks, t, MHA_MAX_N, &total, err, sizeof err), 0);
     mha_config cfg = {.h = h, .d_model = 64, .seed = 1};
     if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
-    if (window) s->auto_contrast = 1, s->dark_field = 0, s->dark_version = 0;
+    if (window == 1) s->auto_contrast = 1, s->dark_field = 0, s->dark_version = 0;
     app_layout(s);
     return s;
 }
@@ -100,8 +102,11 @@ static void test_long_text_switches_once(void **st) {
     CHECK_INT("the fixed scale chosen stays while the field stays dark", 0, s->contrast);
     app_state_destroy(s);
 
-    s = make_state(16, text, 0); /* an export: what was asked for */
-    CHECK_INT("no auto_contrast (an export): fixed", 0, s->contrast);
+    s = make_state(16, text, 0); /* an export follows the window where nothing was asked */
+    CHECK_INT("an export without --contrast: row maxima, as the window", 1, s->contrast);
+    app_state_destroy(s);
+    s = make_state(16, text, 2); /* --contrast fixed: what was asked for */
+    CHECK_INT("an export with --contrast fixed: fixed", 0, s->contrast);
     app_state_destroy(s);
     free(text);
 

@@ -1231,8 +1231,9 @@ static void test_compare(void **st) {
     snprintf(live_h, sizeof live_h, "h = %d", h2);
     CHECK_TRUE("banner: h = 4 beside the new h", what_index(&vs, "h = 4", live_h) >= 0);
     char live_dk[32];
-    snprintf(live_dk, sizeof live_dk, "d_k = %d", 64 / h2);
-    CHECK_TRUE("banner: d_k shrinks with more heads", what_index(&vs, "d_k = 16", live_dk) >= 0);
+    snprintf(live_dk, sizeof live_dk, "d\xE2\x82\x96 = %d", 64 / h2);
+    CHECK_TRUE("banner: d_k shrinks with more heads",
+               what_index(&vs, "d\xE2\x82\x96 = 16", live_dk) >= 0);
     CHECK_INT("only h and d_k differ", 2, vs.compare_count);
 
     /* the pinned numbers are a model of their own: equal to one computed here */
@@ -1448,6 +1449,26 @@ static void test_header_stays_put(void **st) {
     CHECK_TRUE("the theme button names the dark theme",
                has(L->buttons[BTN_THEME].label, "Theme: dark"));
     app_state_destroy(s);
+    /* h and d_model of one to four digits: the buttons after them keep their place
+       (h = 8 -> 16 moved every button 11 px and wrapped A-/A+ to the second row) */
+    static const int hs[] = {1, 2, 8, 16, 64}, ds[] = {64, 128, 1024, 4096};
+    int x_up = -1, x_prev = -1, x_dup = -1;
+    for (size_t i = 0; i < sizeof hs / sizeof hs[0]; i++) {
+        s = make_state(hs[i], 64, 1, NULL);
+        L = app_layout(s);
+        if (x_up < 0) x_up = L->buttons[BTN_H_UP].r.x, x_dup = L->buttons[BTN_D_UP].r.x;
+        CHECK_INT("h's + button's x", x_up, L->buttons[BTN_H_UP].r.x);
+        CHECK_INT("d_model's + button's x", x_dup, L->buttons[BTN_D_UP].r.x);
+        app_state_destroy(s);
+    }
+    for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+        s = make_state(4, ds[i], 1, NULL);
+        L = app_layout(s);
+        if (x_prev < 0) x_prev = L->buttons[BTN_SAMPLE_PREV].r.x;
+        CHECK_INT("d_model's + button's x", x_dup, L->buttons[BTN_D_UP].r.x);
+        CHECK_INT("the sample's < button's x", x_prev, L->buttons[BTN_SAMPLE_PREV].r.x);
+        app_state_destroy(s);
+    }
 }
 
 int main(void) {

@@ -102,6 +102,7 @@ static int figure_option(cli_options *o, int opt, const char *arg, char *err, si
     case OPT_CONTRAST:
         if (cli_parse_word(arg, contrast_words, &o->contrast) != 0)
             return cli_fail(err, errlen, "--contrast '%s': must be fixed, row or log", arg);
+        o->contrast_given = 1;
         return 0;
     case OPT_DIFF: o->diff = 1; return 0;
     case OPT_THEME:

@@ -61,6 +61,7 @@ typedef struct {
     int pinned_page;          /* --pinned-page K: the pinned pane's page, 1-based; 0: first */
     int values;               /* --values: numbers in the cells */
     int contrast;             /* --contrast: 0 fixed, 1 row, 2 log */
+    int contrast_given;       /* --contrast was on the command line */
     int diff;                 /* --diff: MultiHead minus the unablated MultiHead */
     int theme;                /* 0 light (default), 1 dark; -1 not given */
     int colormap;             /* index into view colormaps; -1 not given */

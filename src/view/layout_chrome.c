@@ -107,9 +107,10 @@ typedef struct {
     int id;   /* button id or caption index */
     char text[64];
     int w;
-    int group_end; /* extra gap after this item */
-    int min_w;     /* -1: the sample's caption, as wide as the widest one; 0: its text's */
-    int text_w;    /* its text's width as laid out (the widest value's, for a button) */
+    int group_end;   /* extra gap after this item */
+    int min_w;       /* -1: the sample's caption, as wide as the widest one; 0: its text's */
+    char widest[64]; /* "": its text's width; else at least as wide as this text */
+    int text_w;      /* its text's width as laid out (the widest value's, for a button) */
 } hdr_item;
 
 /* The header's items in reading order: a figure's captions (what it shows), or the
@@ -122,6 +123,7 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
     do {                                                                                           \
         items[count].kind = 1;                                                                     \
         items[count].min_w = 0;                                                                    \
+        items[count].widest[0] = '\0';                                                             \
         items[count].id = id_;                                                                     \
         header_button_label(s, id_, items[count].text, sizeof items[count].text);                  \
         items[count++].group_end = end;                                                            \
@@ -130,6 +132,7 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
     do {                                                                                           \
         items[count].kind = 0;                                                                     \
         items[count].min_w = 0;                                                                    \
+        items[count].widest[0] = '\0';                                                             \
         items[count].id = L->hdr_count;                                                            \
         snprintf(items[count].text, sizeof items[count].text, "%s", cap);                          \
         items[count++].group_end = end;                                                            \
@@ -198,10 +201,14 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
         BTN(BTN_H_DOWN, 0);
         snprintf(cap, sizeof cap, "h = %d", layer ? layer->h : 0);
         CAP(0);
+        /* the buttons after a number stay in place as it changes (up to 2 and 4 digits) */
+        snprintf(items[count - 1].widest, sizeof items[count - 1].widest, "h = 00");
         BTN(BTN_H_UP, 1);
         if (!ov) BTN(BTN_D_DOWN, 0);
         snprintf(cap, sizeof cap, "d_model = %d", layer ? layer->d_model : 0);
         CAP(ov ? 1 : 0); /* a loaded model's d_model is its own: no buttons */
+        if (!ov)
+            snprintf(items[count - 1].widest, sizeof items[count - 1].widest, "d_model = 0000");
         if (!ov) BTN(BTN_D_UP, 1);
         BTN(BTN_SAMPLE_PREV, 0);
         if (s->train)
@@ -214,6 +221,9 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
             snprintf(cap, sizeof cap, "custom text");
         CAP(0);
         if (!s->train) items[count - 1].min_w = -1;
+        if (s->train && s->train->task_widest)
+            snprintf(items[count - 1].widest, sizeof items[count - 1].widest, "task %d/%d: %s",
+                     s->sample_count, s->sample_count, s->train->task_widest);
         BTN(BTN_SAMPLE_NEXT, 1);
         if (s->train) { /* training mode: its own buttons; the text, the mask and the
                            scaling are the attention view's */
@@ -320,6 +330,8 @@ void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, vo
             }
             tw = imax(tw, view_text_width(measure, ud, "custom text", L->ui_font, 1));
         }
+        if (it->widest[0])
+            tw = imax(tw, view_text_width(measure, ud, it->widest, L->ui_font, it->kind == 0));
         if (it->kind == 1) { /* as wide as its widest value's label */
             char alt[64];
             const int nv = header_button_variant(s, it->id, 0, alt, sizeof alt);

@@ -7,7 +7,9 @@
  * parameters 4 d^2 whatever h is, the h n^2 attention weights, the projections'
  * 8 n d^2 FLOPs beside the attention's 4 n^2 d, which dominates, the time taken.
  * Where they go is layout_lesson.c's. */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "view_internal.h"
 
@@ -39,6 +41,16 @@ static int diagonal_size(const view_ctx *c, view_rect map, int h) {
     return size >= 9 && view_tw(c, "100%", size, 1) + 2 <= map.w / h ? size : 0;
 }
 
+/* A cell's number: as view_format_number writes it (format 0), or to two decimals. */
+static void alike_number(char *buf, size_t len, float v, int format) {
+    if (format == 0)
+        view_format_number(buf, len, v);
+    else if (fabs((double)v) < 0.005)
+        snprintf(buf, len, "0");
+    else
+        snprintf(buf, len, "%s%.2f", v < 0 ? "\xE2\x88\x92" : "", fabs((double)v));
+}
+
 static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim, const float *pass,
                              const float *change, int h) {
     const view_layout *L = c->L;
@@ -46,7 +58,28 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
     view_state vs = *c->s;
     vs.values = 1;
     vc.s = &vs;
-    const int cells = view_cell_values_fit(&vc, map, h, h), diag = diagonal_size(c, map, h);
+    int cells = view_cell_values_fit(&vc, map, h, h);
+    const int diag = diagonal_size(c, map, h);
+    /* one number format for every cell: as measured, else two decimals, else none
+       (a cell left blank where its neighbours have numbers would read as 0) */
+    int format = 0;
+    for (int tries = 0; tries < 2 && cells; tries++) { /* then a size smaller, not under 9 */
+        format = 0;
+        for (int r = 0; r < h && format < 2; r++)
+            for (int k = 0; k < h && format < 2; k++) {
+                if (r == k || (r < k && !pass)) continue;
+                const float v = r > k ? sim[r * h + k] : pass[r * h + k];
+                const int room = (int)((long)(k + 1) * map.w / h) - (int)((long)k * map.w / h) -
+                                 (cells > 12 ? cells / 4 : 3);
+                char buf[24];
+                for (; format < 2; format++) {
+                    alike_number(buf, sizeof buf, v, format);
+                    if (view_tw(c, buf, cells, 0) <= room) break;
+                }
+            }
+        if (format < 2 || cells * 4 / 5 < 9) break;
+        cells = cells * 4 / 5;
+    }
     for (int r = 0; r < h; r++)
         for (int k = 0; k < h; k++) {
             const int x0 = map.x + (int)((long)k * map.w / h),
@@ -65,11 +98,12 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
             const int size = r == k ? diag : cells;
             if (!size) continue;
             const int line = L->line * size / L->font;
+            if (r != k && format == 2) continue; /* the colour alone */
             char buf[24];
             if (r == k)
                 snprintf(buf, sizeof buf, "%.0f%%", (double)(100.0f * v));
             else
-                view_format_number(buf, sizeof buf, v);
+                alike_number(buf, sizeof buf, v, format);
             const int w = view_tw(c, buf, size, r == k);
             const rgba fg = r == k ? c->th.text : view_ink_on(bg);
             draw_text(c->dl, (x0 + x1 - w) / 2, (y0 + y1 - line) / 2, buf, size, fg, r == k, 0);
@@ -312,7 +346,7 @@ static void draw_cost(const view_ctx *c) {
         const int size = i ? fs : ft;
         int y = L->cost.y + (i ? line + L->pad / 2 + (i - 1) * (line * fs / ft + 2) : 0);
         if (y + line > L->cost.y + L->cost.h) break;
-        if (i == dk_line) { /* with its subscripts where they fit */
+        if (i == dk_line || strstr(lines[i][0], "d_model")) { /* with subscripts where they fit */
             const char *m =
                 view_markup_width(c, lines[i][0], fs) <= L->cost.w ? lines[i][0] : lines[i][2];
             if (view_markup_width(c, m, fs) <= L->cost.w) {

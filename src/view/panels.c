@@ -60,6 +60,11 @@ static void head_title(const view_ctx *c, int head, int v, char *buf, size_t len
                  attn_entropy_max(layer)); /* the most its rows can have: under the mask, less */
     const char *note = attn_layer_head_note(layer, head);
     if (note) snprintf(pat, sizeof pat, "%s", note);
+    char *sub = strstr(pat, "d_k"); /* "none (d_k too small)": d with a subscript k */
+    if (sub && strlen(pat) + 2 < sizeof pat) {
+        memmove(sub + 4, sub + 3, strlen(sub + 3) + 1);
+        memcpy(sub + 1, "\xE2\x82\x96", 3);
+    }
     switch (v) {
     case 0:
         snprintf(buf, len, "head %d%s%s%s%s%s%s", head + 1, off ? dot : "", off ? "off" : "",
@@ -282,6 +287,12 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         if (legend > maxw / 2) legend = 0;
         char cap[160], dim[2][160];
         const char *full = caps[k][0], *brief = caps[k][1];
+        char nokey[160]; /* a figure names no keys */
+        const char *hint = strstr(full, " (contrast K)");
+        if (c->s->figure && hint) {
+            snprintf(nokey, sizeof nokey, "%.*s", (int)(hint - full), full);
+            full = nokey;
+        }
         /* a row's largest weight, on average over the shown heads' text rows: under a
            quarter, the fixed scale draws a dark field, and the caption says why */
         double top = 0.0;

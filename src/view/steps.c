@@ -205,6 +205,19 @@ void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int curre
         char title[200];
         view_steps_title(title, sizeof title, layer, S->head, k + 1, S->title_variant[k]);
         draw_markup(c, S->title[k].x, S->title[k].y, title, S->title_size[k], c->th.text);
+        if (view_steps_same(layer, k + 1)) { /* identical at this setting: said, not drawn */
+            char t[2][64], fitted[64];
+            snprintf(t[0], sizeof t[0], "the same as stage %d, not drawn again", k);
+            snprintf(t[1], sizeof t[1], "= stage %d", k);
+            const char *forms[2] = {t[0], t[1]};
+            const view_rect cell = S->cell[k];
+            view_fit_first(c, fitted, sizeof fitted, forms, 2, cell.w - c->L->pad, c->L->font_small,
+                           0);
+            const int w = view_tw(c, fitted, c->L->font_small, 0);
+            draw_text(c->dl, cell.x + (cell.w - w) / 2, cell.y + cell.h / 2 - c->L->line / 2,
+                      fitted, c->L->font_small, c->th.muted, 0, 0);
+            continue;
+        }
         draw_stage(c, S->box[k], k, S->head, accent);
         if (S->grid_label_stride[k] > 0)
             draw_square_labels(c, S->box[k][0].map, S->grid_label_stride[k], S->label_size,

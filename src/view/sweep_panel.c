@@ -157,7 +157,7 @@ void view_draw_sweep(const view_ctx *c) {
         draw_line(c->dl, x, p.y + p.h, x, p.y + p.h + pad / 2, c->th.text, 1);
         snprintf(buf, sizeof buf, "h = %d", w->h[a]);
         centred(c, x, p.y + p.h + pad / 2, buf, L->font, shown ? c->th.accent_text : c->th.text, 1);
-        snprintf(buf, sizeof buf, "d_k = %d", w->d_model / (w->h[a] > 0 ? w->h[a] : 1));
+        snprintf(buf, sizeof buf, "d\xE2\x82\x96 = %d", w->d_model / (w->h[a] > 0 ? w->h[a] : 1));
         centred(c, x, p.y + p.h + pad / 2 + line, buf, fs, c->th.muted, 0);
         if (under_way) { /* the run under way: its seed and step over the axis */
             snprintf(buf, sizeof buf, "seed %llu: step %ld",
@@ -165,7 +165,7 @@ void view_draw_sweep(const view_ctx *c) {
             centred(c, x, p.y + p.h - line - pad / 2, buf, fs, c->th.accent_text, 1);
         }
     }
-    snprintf(buf, sizeof buf, "heads h, with each head's size d_k = d_model / h = %d / h under it",
+    snprintf(buf, sizeof buf, "heads h, with each head's size d\xE2\x82\x96 = %d / h under it",
              w->d_model);
     view_fit_text(fitted, sizeof fitted, buf, g.all.w, fs, 0, c->measure, c->ud);
     centred(c, p.x + p.w / 2, p.y + p.h + pad + 2 * line, fitted, fs, c->th.text, 0);
@@ -178,7 +178,8 @@ void view_draw_sweep(const view_ctx *c) {
                  "Heads shown: h = %d, seed %llu, which diverged (no accuracy claimed)",
                  w->h[w->sel_a], w->seed0 + (unsigned long long)w->sel_s);
     else if (w->sel_a >= 0 && w->sel_s >= 0)
-        snprintf(buf, sizeof buf, "Heads shown: h = %d (d_k = %d), seed %llu: held-out %.1f %%",
+        snprintf(buf, sizeof buf,
+                 "Heads shown: h = %d (d\xE2\x82\x96 = %d), seed %llu: held-out %.1f %%",
                  w->h[w->sel_a], w->d_model / w->h[w->sel_a],
                  w->seed0 + (unsigned long long)w->sel_s, 100.0 * w->acc[w->sel_a][w->sel_s]);
     else

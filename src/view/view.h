@@ -86,6 +86,7 @@ typedef struct {
 
 typedef struct {
     const char *task, *what; /* task name and its one-line rule */
+    const char *task_widest; /* the longest task name (the toolbar keeps its place); NULL */
     const char *error;       /* why training could not start, or "" */
     int running;
     long step;

@@ -297,11 +297,11 @@ static void draw_plot(draw_list *dl, font_set *fonts, const cli_options *o, cons
         line(&p, x, bottom, x, bottom + 6, th.text, 1);
         snprintf(buf, sizeof buf, "h = %d", pt[a].h);
         text_c(&p, x, bottom + 12, buf, 20, th.text, 1);
-        snprintf(buf, sizeof buf, "d_k = %d", pt[a].dk);
+        snprintf(buf, sizeof buf, "d\xE2\x82\x96 = %d", pt[a].dk);
         text_c(&p, x, bottom + 40, buf, 17, th.muted, 0);
     }
-    snprintf(buf, sizeof buf,
-             "heads h, with the size of each head d_k = d_model / h = %d / h under it", c->d_model);
+    snprintf(buf, sizeof buf, "heads h, with the size of each head d\xE2\x82\x96 = %d / h under it",
+             c->d_model);
     text_c(&p, left + pw / 2, bottom + 76, buf, 16, th.text, 0);
 #undef Y_OF
 }

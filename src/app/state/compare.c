@@ -231,8 +231,8 @@ static int differences(app_pin *p, const app_state *s) {
     DIFF_INT(d_model, "d_model = %d")
 #undef DIFF_INT
     if (a->d_model / a->h != b->d_model / b->h) {
-        snprintf(x, sizeof x, "d_k = %d", a->d_model / a->h);
-        snprintf(y, sizeof y, "d_k = %d", b->d_model / b->h);
+        snprintf(x, sizeof x, "d\xE2\x82\x96 = %d", a->d_model / a->h);
+        snprintf(y, sizeof y, "d\xE2\x82\x96 = %d", b->d_model / b->h);
         i = put(p, i, x, y);
     }
     if (a->mask != b->mask)

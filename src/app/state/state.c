@@ -86,6 +86,9 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
                                                        : VIEW_PANEL_ALL;
     s->values = o->values;
     s->contrast = o->contrast;
+    /* a figure follows the window: where the fixed scale would draw a dark field (a
+       long text) its rows are scaled to their maximum, unless --contrast chose */
+    s->auto_contrast = !o->contrast_given && !(o->state && app_settings_has(o->state, "contrast"));
     s->diff = o->diff;
     s->export_panel_head = o->panel_head;
     s->transparent = o->transparent;

@@ -434,6 +434,10 @@ void app_training_refresh(app_state *s) {
     memset(vt, 0, sizeof *vt);
     vt->task = info->name;
     vt->what = info->what;
+    for (int k = 0; k < LEARN_TASK_COUNT; k++) /* the toolbar's caption as wide as the widest */
+        if (!vt->task_widest ||
+            strlen(learn_task((learn_task_id)k)->name) > strlen(vt->task_widest))
+            vt->task_widest = learn_task((learn_task_id)k)->name;
     vt->error = tv->error;
     vt->running = tv->running;
     vt->step = mv->step;
