@@ -473,6 +473,29 @@ static void test_head_names_kept(void **state) {
     EXPECT(find_text(&sc.dl, "head 1 \xC2\xB7 previous", 0) != NULL,
            "test premise: head 1's name has room at 1600x900, got none");
     scene_free(&sc);
+    /* narrow tiles (1024 x 768 and smaller): each designed name still shown in its
+       head's title, as "head 6 · broad" or "6 · broad" (the old code dropped heads 1,
+       6 and 7's names where "first" fitted: "head 6") */
+    static const int sizes[][2] = {{1024, 768}, {1280, 800}, {900, 700}};
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        scene_make(&sc, 7, 64, 8, MHA_MASK_NONE, sizes[z][0], sizes[z][1]);
+        sc.fm.layer.head_note = notes;
+        sc.s.head_entropy = NULL;
+        sc.s.figure = 1;
+        scene_render(&sc);
+        for (int i = 0; i < sc.L.shown_heads; i++) {
+            const int head = sc.L.first_head + i;
+            if (head == 4) continue; /* "none (d_k too small)": above */
+            char a[64], b[64];
+            snprintf(a, sizeof a, "head %d%s%s", head + 1, dot, notes[head]);
+            snprintf(b, sizeof b, "%d%s%s", head + 1, dot, notes[head]);
+            const int room = fx_text_w(b, sc.L.font) <= sc.L.heads[i].title.w;
+            EXPECT(!room || find_text(&sc.dl, a, 0) || find_text(&sc.dl, b, 0),
+                   "%dx%d: head %d's name \"%s\" not in its title (%d px of room)", sizes[z][0],
+                   sizes[z][1], head + 1, notes[head], sc.L.heads[i].title.w);
+        }
+        scene_free(&sc);
+    }
     fx_finish("head names kept");
 }
 

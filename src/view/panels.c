@@ -118,11 +118,15 @@ static void draw_head_title(const view_ctx *c, int slot, int head, int variant, 
         const int room = tr.w - (xbox.w ? xbox.w + L->pad / 2 : 0);
         if (view_tw(c, named, L->font, 1) <= room) {
             snprintf(title, sizeof title, "%s", named);
-        } else { /* too long: "none (d_k too small)" as "d_k too small", else "none" */
+        } else { /* too long: "none (d_k too small)" as "d_k too small", else "none",
+                    else the name without the word "head" */
             const char *note = attn_layer_head_note(c->s->layer, head);
             const char *open = note ? strstr(note, " (") : NULL;
             const char *close = open ? strchr(open, ')') : NULL;
-            char shorter[2][96] = {"", ""};
+            char shorter[3][96] = {"", "", ""};
+            if (note && !off) /* the name kept, the word "head" dropped: "1 · previous" */
+                snprintf(shorter[2], sizeof shorter[2], "%d \xC2\xB7 %.*s", head + 1,
+                         (int)(open ? open - note : (long)strlen(note)), note);
             if (close && !off) {
                 snprintf(shorter[0], sizeof shorter[0], "head %d \xC2\xB7 %.*s", head + 1,
                          (int)(close - open - 2), open + 2);
@@ -134,9 +138,9 @@ static void draw_head_title(const view_ctx *c, int slot, int head, int variant, 
                 memmove(sub + 4, sub + 3, strlen(sub + 3) + 1);
                 memcpy(sub + 1, "\xE2\x82\x96", 3);
             }
-            for (int k = 0; k < 2; k++)
+            for (int k = 0; k < 3; k++)
                 if (shorter[k][0] && view_tw(c, shorter[k], L->font, 1) <= room) {
-                    snprintf(title, sizeof title, "%s", shorter[k]);
+                    snprintf(title, sizeof title, "%.95s", shorter[k]);
                     break;
                 }
         }

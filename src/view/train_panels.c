@@ -322,6 +322,9 @@ static void bars(const view_ctx *c, const view_train *t) {
         }
     }
     int full_y = BAR_Y(t->acc);
+    /* the full model's line under the numbers, which are backed so that it never
+       runs through them (a 98.2 % bar's number sits on the 100 % line) */
+    draw_line(c->dl, r.x, full_y, r.x + r.w, full_y, c->th.accent_text, 2);
     int slot = r.w / n, bw = slot * 7 / 10 > 1 ? slot * 7 / 10 : 1;
     for (int i = 0; i < n; i++) {
         float a = t->ablated_acc[i];
@@ -341,12 +344,12 @@ static void bars(const view_ctx *c, const view_train *t) {
             snprintf(buf, sizeof buf, "%.1f%%", 100.0 * a);
             if (view_tw(c, buf, fs, 0) + 2 > slot) snprintf(buf, sizeof buf, "%.0f%%", 100.0 * a);
             w = view_tw(c, buf, fs, 0);
-            draw_text(c->dl, x + (bw - w) / 2, r.y + r.h - bh - L->line * fs / L->font - 1, buf, fs,
-                      pale ? c->th.muted : c->th.text, 0, 0);
+            const int line_s = L->line * fs / L->font, ty = r.y + r.h - bh - line_s - 1;
+            draw_fill(c->dl, (view_rect){x + (bw - w) / 2 - 2, ty, w + 4, line_s}, c->th.bg);
+            draw_text(c->dl, x + (bw - w) / 2, ty, buf, fs, pale ? c->th.muted : c->th.text, 0, 0);
         }
     }
 #undef BAR_Y
-    draw_line(c->dl, r.x, full_y, r.x + r.w, full_y, c->th.accent_text, 2);
     if (t->pruned == 0 && t->h * t->layers == 1 && t->ablated_acc) { /* one head does it all */
         snprintf(buf, sizeof buf, "The only head: without it %.0f %% is left",
                  100.0 * t->ablated_acc[0]);
