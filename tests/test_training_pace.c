@@ -508,8 +508,9 @@ static void test_pruning_axis(void **st) {
     int saw975 = 0, saw_pale = 0, saw_axis = 0;
     for (int i = 0; i < dl.count; i++) {
         const draw_cmd *c = &dl.cmds[i];
+        /* a bar rises from the plot's foot (its number's backing does not) */
         if (c->kind == DC_FILL && c->x >= r.x && c->x + c->w <= r.x + r.w && c->y >= r.y &&
-            c->y + c->h <= r.y + r.h + 1 && c->w < r.w && k < 2) {
+            c->y + c->h <= r.y + r.h + 1 && c->y + c->h >= r.y + r.h - 1 && c->w < r.w && k < 2) {
             hgt[k] = c->h;
             alpha[k++] = c->color.a;
         }
