@@ -415,11 +415,77 @@ static void test_ablated(void **state) {
     fx_finish("head off");
 }
 
+/* The how-alike matrix: every number drawn lies inside its own cell with a gap to
+ * the next (h = 6 at 1920 x 1080 ran "-0.014-0.06-0.035" together), over h = 2 ... 16,
+ * every size and zoom, with the widest numbers the cells can hold: -0.0457 style
+ * negatives above the diagonal, 0.0977 style below. */
+static void test_alike_numbers(void **state) {
+    (void)state;
+    fx_reset();
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    long numbers = 0;
+    static const int hs[] = {2, 4, 5, 6, 8, 16};
+    static float div[16 * 16], pass[16 * 16], change[16];
+    for (size_t hi = 0; hi < sizeof hs / sizeof hs[0]; hi++) {
+        const int h = hs[hi];
+        for (int i = 0; i < h * h; i++) {
+            div[i] = 0.9023f - 0.0001f * (float)i; /* 1 - div: 0.0977, 0.0978, ... */
+            pass[i] = -0.0457f - 0.0001f * (float)i;
+        }
+        for (int i = 0; i < h; i++) change[i] = 0.5f;
+        fx_model fm;
+        fx_model_make(&fm, 7, 240, h, MHA_MASK_NONE);
+        for (int si = 0; si < NSIZES; si++)
+            for (int zi = 0; zi < NZOOMS; zi++)
+                for (int figure = 0; figure <= 1; figure++) {
+                    view_state s;
+                    fx_state(&s, &fm, SIZES[si][0], SIZES[si][1]);
+                    s.zoom_base = view_zoom_for_size(s.width, s.height);
+                    s.zoom = ZOOMS[zi];
+                    s.figure = figure;
+                    s.lesson = 1;
+                    s.head_divergence = div;
+                    s.head_pass_cos = pass;
+                    s.head_change = change;
+                    snprintf(fx_where, sizeof fx_where, "how alike, h=%d %dx%d zoom=%.0f%% %s", h,
+                             SIZES[si][0], SIZES[si][1], (double)ZOOMS[zi] * 100,
+                             figure ? "figure" : "window");
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    view_render(&dl, cache, &L, &s, fx_measure, NULL);
+                    const view_rect m = L.redund_map;
+                    if (m.w <= 0 || !L.lesson_shown) continue;
+                    for (int i = 0; i < dl.count; i++) {
+                        const draw_cmd *d = &dl.cmds[i];
+                        if (d->kind != DC_TEXT || d->x < m.x || d->x >= m.x + m.w || d->y < m.y ||
+                            d->y >= m.y + m.h)
+                            continue;
+                        const char *t = draw_cmd_text(&dl, d);
+                        const int w = fx_text_w(t, d->size);
+                        const int k = (int)((long)(d->x + w / 2 - m.x) * h / m.w);
+                        const int x0 = m.x + (int)((long)k * m.w / h),
+                                  x1 = m.x + (int)((long)(k + 1) * m.w / h);
+                        numbers++;
+                        EXPECT(d->x > x0 && d->x + w < x1,
+                               "\"%s\" at x %d..%d outside its cell %d..%d (gap 1 px)", t, d->x,
+                               d->x + w, x0, x1);
+                    }
+                }
+        fx_model_free(&fm);
+    }
+    print_message("  how alike: %ld numbers checked\n", numbers);
+    EXPECT(numbers > 1000, "expected numbers drawn, got %ld", numbers);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("how-alike numbers");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep),    cmocka_unit_test(test_focus_and_diff),
         cmocka_unit_test(test_training), cmocka_unit_test(test_compare),
-        cmocka_unit_test(test_ablated),
+        cmocka_unit_test(test_ablated),  cmocka_unit_test(test_alike_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -323,6 +323,24 @@ static void test_grid_figure(void **state) {
                            "text \"%.40s\" " FX_RFMT " over \"%.40s\" " FX_RFMT, tb[i].t,
                            FX_R(tb[i].r), tb[j].t, FX_R(tb[j].r));
             }
+            for (int k = 0; k < VIEW_STEPS; k++) { /* a stage identical to the one before
+                                                       it (stage 5 with no mask): said, not
+                                                       drawn again */
+                int images = 0, said = 0;
+                char same[64], brief[32];
+                snprintf(same, sizeof same, "the same as stage %d", k);
+                snprintf(brief, sizeof brief, "= stage %d", k);
+                for (int j = 0; j < ni; j++) images += fx_rect_overlap(img[j], S->cell[k]);
+                for (int i = 0; i < nt; i++)
+                    said |= (strstr(tb[i].t, same) != NULL || !strcmp(tb[i].t, brief)) &&
+                            fx_rect_overlap(tb[i].r, S->cell[k]);
+                if (view_steps_same(&fm.layer, k + 1))
+                    EXPECT(images == 0 && said, "stage %d (as stage %d): %d images, said %d", k + 1,
+                           k, images, said);
+                else
+                    EXPECT(images > 0 && !said, "stage %d: expected drawn, %d images, said %d",
+                           k + 1, images, said);
+            }
             for (int k = 0; k < VIEW_STEPS; k++) {
                 char markup[200], full[200], drawn[400] = "";
                 view_steps_title(markup, sizeof markup, &fm.layer, 0, k + 1, S->title_variant[k]);
