@@ -4,8 +4,9 @@
  * state switches the contrast to each row's maximum once, when the field turns
  * dark, and says so with the average it found; K then cycles on as ever (log, then
  * fixed, which stays); an export without --contrast switches as the window does,
- * one with --contrast fixed and a short text keep the fixed scale. The average is recomputed here from the model's attention tensor with a
- * double loop (tolerance: the notice's two significant digits). */
+ * one with --contrast fixed and a short text keep the fixed scale. The average is recomputed here
+ * from the model's attention tensor with a double loop (tolerance: the notice's two significant
+ * digits). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
