@@ -9,7 +9,6 @@
  * Where they go is layout_lesson.c's. */
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "view_internal.h"
 
@@ -51,6 +50,26 @@ static void alike_number(char *buf, size_t len, float v, int format) {
         snprintf(buf, len, "%s%.2f", v < 0 ? "\xE2\x88\x92" : "", fabs((double)v));
 }
 
+/* The format every off-diagonal cell's number takes at size: 0 as measured, 1 two
+ * decimals, 2 none (one cell too narrow for it): a cell left blank where its
+ * neighbours have numbers would read as 0. A gap of a quarter of the size stays. */
+static int alike_format(const view_ctx *c, view_rect map, const float *sim, const float *pass,
+                        int h, int size) {
+    int format = 0;
+    for (int r = 0; r < h && format < 2; r++)
+        for (int k = 0; k < h && format < 2; k++) {
+            if (r == k || (r < k && !pass)) continue;
+            const float v = r > k ? sim[r * h + k] : pass[r * h + k];
+            const int room = (int)((long)(k + 1) * map.w / h) - (int)((long)k * map.w / h) -
+                             (size > 12 ? size / 4 : 3);
+            char buf[24];
+            for (alike_number(buf, sizeof buf, v, format);
+                 format < 2 && view_tw(c, buf, size, 0) > room;)
+                if (++format < 2) alike_number(buf, sizeof buf, v, format);
+        }
+    return format;
+}
+
 static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim, const float *pass,
                              const float *change, int h) {
     const view_layout *L = c->L;
@@ -60,25 +79,12 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
     vc.s = &vs;
     int cells = view_cell_values_fit(&vc, map, h, h);
     const int diag = diagonal_size(c, map, h);
-    /* one number format for every cell: as measured, else two decimals, else none
-       (a cell left blank where its neighbours have numbers would read as 0) */
-    int format = 0;
-    for (int tries = 0; tries < 2 && cells; tries++) { /* then a size smaller, not under 9 */
-        format = 0;
-        for (int r = 0; r < h && format < 2; r++)
-            for (int k = 0; k < h && format < 2; k++) {
-                if (r == k || (r < k && !pass)) continue;
-                const float v = r > k ? sim[r * h + k] : pass[r * h + k];
-                const int room = (int)((long)(k + 1) * map.w / h) - (int)((long)k * map.w / h) -
-                                 (cells > 12 ? cells / 4 : 3);
-                char buf[24];
-                for (; format < 2; format++) {
-                    alike_number(buf, sizeof buf, v, format);
-                    if (view_tw(c, buf, cells, 0) <= room) break;
-                }
-            }
-        if (format < 2 || cells * 4 / 5 < 9) break;
-        cells = cells * 4 / 5;
+    /* one number format for every cell (alike_format), a size smaller where that
+       keeps the numbers, not under 9 */
+    int format = cells ? alike_format(c, map, sim, pass, h, cells) : 2;
+    if (format == 2 && cells * 4 / 5 >= 9) {
+        const int smaller = alike_format(c, map, sim, pass, h, cells * 4 / 5);
+        if (smaller < 2) cells = cells * 4 / 5, format = smaller;
     }
     for (int r = 0; r < h; r++)
         for (int k = 0; k < h; k++) {
@@ -314,6 +320,7 @@ static void draw_cost(const view_ctx *c) {
     snprintf(f2, sizeof f2, "attention %sFLOPs", b);
     FORMS(f0, f1, f2);
     const int proj = 8 * n * d * d >= 4 * n * n * d;
+    const int dominate_line = k; /* "n <= 2 d_model", its subscript drawn as dk_line's */
     snprintf(f0, sizeof f0,
              "%s dominate: n %s 2\xC2\xB7"
              "d_model",
@@ -346,7 +353,7 @@ static void draw_cost(const view_ctx *c) {
         const int size = i ? fs : ft;
         int y = L->cost.y + (i ? line + L->pad / 2 + (i - 1) * (line * fs / ft + 2) : 0);
         if (y + line > L->cost.y + L->cost.h) break;
-        if (i == dk_line || strstr(lines[i][0], "d_model")) { /* with subscripts where they fit */
+        if (i == dk_line || i == dominate_line) { /* with subscripts where they fit */
             const char *m =
                 view_markup_width(c, lines[i][0], fs) <= L->cost.w ? lines[i][0] : lines[i][2];
             if (view_markup_width(c, m, fs) <= L->cost.w) {

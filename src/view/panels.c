@@ -49,6 +49,15 @@ void view_draw_formula(const view_ctx *c) {
 
 /* --- heads ------------------------------------------------------------------- */
 
+/* "d_k" in s (len bytes) written as d with a subscript k, as the formula strip
+ * draws it ("none (d_k too small)"); s unchanged where the longer form would not fit. */
+static void subscript_dk(char *s, size_t len) {
+    char *sub = strstr(s, "d_k");
+    if (!sub || strlen(s) + 3 > len) return;
+    memmove(sub + 4, sub + 3, strlen(sub + 3) + 1);
+    memcpy(sub + 1, "\xE2\x82\x96", 3);
+}
+
 /* Variant v (0 longest .. 4 the number alone) of head's title. */
 static void head_title(const view_ctx *c, int head, int v, char *buf, size_t len) {
     const attn_layer *layer = c->s->layer;
@@ -60,11 +69,7 @@ static void head_title(const view_ctx *c, int head, int v, char *buf, size_t len
                  attn_entropy_max(layer)); /* the most its rows can have: under the mask, less */
     const char *note = attn_layer_head_note(layer, head);
     if (note) snprintf(pat, sizeof pat, "%s", note);
-    char *sub = strstr(pat, "d_k"); /* "none (d_k too small)": d with a subscript k */
-    if (sub && strlen(pat) + 2 < sizeof pat) {
-        memmove(sub + 4, sub + 3, strlen(sub + 3) + 1);
-        memcpy(sub + 1, "\xE2\x82\x96", 3);
-    }
+    subscript_dk(pat, sizeof pat);
     switch (v) {
     case 0:
         snprintf(buf, len, "head %d%s%s%s%s%s%s", head + 1, off ? dot : "", off ? "off" : "",
@@ -133,11 +138,7 @@ static void draw_head_title(const view_ctx *c, int slot, int head, int variant, 
                 snprintf(shorter[1], sizeof shorter[1], "head %d \xC2\xB7 %.*s", head + 1,
                          (int)(open - note), note);
             }
-            char *sub = strstr(shorter[0], "d_k"); /* d_k drawn as d with a subscript k */
-            if (sub) {
-                memmove(sub + 4, sub + 3, strlen(sub + 3) + 1);
-                memcpy(sub + 1, "\xE2\x82\x96", 3);
-            }
+            subscript_dk(shorter[0], sizeof shorter[0]);
             for (int k = 0; k < 3; k++)
                 if (shorter[k][0] && view_tw(c, shorter[k], L->font, 1) <= room) {
                     snprintf(title, sizeof title, "%.95s", shorter[k]);
@@ -279,9 +280,8 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
            the focus view, whose matrices sit to the right); the mask legend follows */
         static const char *const caps[VIEW_CONTRAST_COUNT][2] = {
             {VIEW_ATTN_CAPTION, "attention weight, 0 to 1"},
-            {"attention weight: each row scaled to its own maximum (contrast K)",
-             "weight / row maximum"},
-            {"attention weight: logarithmic scale, 0.001 to 1 (contrast K)", "weight, log scale"}};
+            {"attention weight: each row scaled to its own maximum", "weight / row maximum"},
+            {"attention weight: logarithmic scale, 0.001 to 1", "weight, log scale"}};
         const int fs = L->font_small, k = c->s->contrast % VIEW_CONTRAST_COUNT;
         const attn_layer *layer = s->layer;
         const int masked = layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
@@ -291,11 +291,10 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         if (legend > maxw / 2) legend = 0;
         char cap[160], dim[2][160];
         const char *full = caps[k][0], *brief = caps[k][1];
-        char nokey[160]; /* a figure names no keys */
-        const char *hint = strstr(full, " (contrast K)");
-        if (c->s->figure && hint) {
-            snprintf(nokey, sizeof nokey, "%.*s", (int)(hint - full), full);
-            full = nokey;
+        char keyed[160]; /* the window names the key that changes it; a figure names none */
+        if (k != VIEW_CONTRAST_FIXED && !c->s->figure) {
+            snprintf(keyed, sizeof keyed, "%s (contrast K)", full);
+            full = keyed;
         }
         /* a row's largest weight, on average over the shown heads' text rows: under a
            quarter, the fixed scale draws a dark field, and the caption says why */
