@@ -46,10 +46,11 @@ void unembed_tied_backward(float *dinp, float *dwte, const float *dlogits, const
  * (ablate NULL: none). */
 void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
                        const float *v, const unsigned char *ablate, int B, int T, int d, int h);
-/* dq, dk, dv (B, T, d) = (overwritten); dattn, dscores (B, h, T, T) are scratch */
-void attention_backward(float *dq, float *dk, float *dv, float *dattn, float *dscores,
-                        const float *dconcat, const float *q, const float *k, const float *v,
-                        const float *attn, const unsigned char *ablate, int B, int T, int d, int h);
+/* dq, dk, dv (B, T, d) = (overwritten); scratch (B, T, T) at least: example b's
+ * heads take their dattn and dscores in turn in its slot b */
+void attention_backward(float *dq, float *dk, float *dv, float *scratch, const float *dconcat,
+                        const float *q, const float *k, const float *v, const float *attn,
+                        const unsigned char *ablate, int B, int T, int d, int h);
 
 /* out (n) = act(inp): GELU (exact, with erf), ReLU or GELU's tanh form */
 void act_forward(float *out, const float *inp, size_t n, tf_act act);

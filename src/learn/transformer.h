@@ -73,7 +73,8 @@ typedef struct {
 } tf_params;
 
 /* One block's activations for B sequences of T (and, in the gradient copy, their
- * gradients; there scores and attn hold dscores and dattn). N = B T rows. */
+ * gradients; there attn is the attention backward's scratch and scores go unused).
+ * N = B T rows. */
 typedef struct {
     float *ln1, *ln1_mean, *ln1_rstd; /* (N, d), (N), (N): the X the heads see */
     float *q, *k, *v;                 /* (N, d) */
