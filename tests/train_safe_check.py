@@ -372,7 +372,9 @@ def estimate(task, d, h, layers, mlp, batch, held=256):
     block = 2 * d + 4 * d * d + ((2 * d + d * ff + ff + ff * d + d) if mlp else 0)
     params = V * d + T * d + layers * block + 2 * d + d * C + C
     bt, bhtt = batch * T, batch * h * T * T
-    layer = 7 * bt * d + 2 * bt + 2 * bhtt + ((3 * bt * d + 2 * bt + 2 * bt * ff) if mlp else 0)
+    # per block: ln1, q, k, v, concat, attproj, res1; with the MLP ln2, res2 (W_proj's
+    # product goes straight into res2), fc and fc_act; LayerNorm statistics
+    layer = 7 * bt * d + 2 * bt + 2 * bhtt + ((2 * bt * d + 2 * bt + 2 * bt * ff) if mlp else 0)
     acts = bt * d + layers * layer + bt * d + 2 * bt + 2 * bt * C
     # a step of 1e9 FLOPs or more runs as two halves with a second gradient block
     # (learn.h): forward and backward 6 FLOPs a weight a row, the attention's

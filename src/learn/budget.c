@@ -17,11 +17,11 @@ double learn_config_bytes(const learn_config *c) {
     if (c->mlp) block += 2 * d + d * ff + ff + ff * d + d;
     const double params = V * d + T * d + L * block + 2 * d + d * C + C;
     /* activations at (B, T): the residual in, per block 7 rows of d, 2 of
-       LayerNorm statistics and the (h, T, T) scores and softmax (with the MLP 3
+       LayerNorm statistics and the (h, T, T) scores and softmax (with the MLP 2
        rows of d, 2 of statistics, 2 of d_ff), the final LayerNorm, logits, probs */
     const double bt = B * T, bhtt = B * h * T * T;
     double layer = 7 * bt * d + 2 * bt + 2 * bhtt;
-    if (c->mlp) layer += 3 * bt * d + 2 * bt + 2 * bt * ff;
+    if (c->mlp) layer += 2 * bt * d + 2 * bt + 2 * bt * ff;
     const double acts = bt * d + L * layer + bt * d + 2 * bt + 2 * bt * C;
     const double ints = 2.0 * (B + c->heldout) * T;
     /* a split step (learn_config_shards) holds a second gradient block */

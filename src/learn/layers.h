@@ -27,6 +27,10 @@ void layernorm_backward(float *dinp, float *dgain, float *dbias, const float *do
 /* out (N, oc) = inp (N, c) w (c, oc) + bias (oc, or NULL) */
 void matmul_forward(float *out, const float *inp, const float *w, const float *bias, int N, int c,
                     int oc);
+/* out (N, oc) = resid (N, oc) + inp (N, c) w (c, oc) + bias (oc, or NULL): the product
+ * added straight into the residual stream (sgemm's beta 1), no (N, oc) of its own */
+void matmul_forward_add(float *out, const float *resid, const float *inp, const float *w,
+                        const float *bias, int N, int c, int oc);
 /* dinp (N, c) = dinp_beta * dinp + dout w^T (skipped when dinp is NULL);
  * dw (c, oc) += inp^T dout; dbias (oc) += column sums of dout (when not NULL) */
 void matmul_backward(float *dinp, float dinp_beta, float *dw, float *dbias, const float *dout,

@@ -157,7 +157,6 @@ static size_t acts_point(const tf_config *c, tf_acts *a, float *base, int B, int
             la->ln2_rstd = take(base, &off, bt);
             la->fc = take(base, &off, btf);
             la->fc_act = take(base, &off, btf);
-            la->proj = take(base, &off, btd);
             la->res2 = take(base, &off, btd);
         }
     }
@@ -234,7 +233,6 @@ void tf_acts_rows(tf_acts *view, const tf_config *c, const tf_acts *a, int b0, i
         lv->ln2_rstd = shift(la->ln2_rstd, bt);
         lv->fc = shift(la->fc, btf);
         lv->fc_act = shift(la->fc_act, btf);
-        lv->proj = shift(la->proj, btd);
         lv->res2 = shift(la->res2, btd);
     }
     view->lnf = shift(a->lnf, btd);
@@ -364,13 +362,14 @@ void tf_block_rest_forward(const transformer *tf, tf_acts *a, int i, int B, int 
     /* res1 = x + MHA(LN1(x)) */
     residual_forward(la->res1, tf_layer_in(c, a, i), la->attproj, nd);
     if (!c->mlp) return;
-    /* MLP block: res2 = res1 + act(LN2(res1) W_fc + b_fc) W_proj + b_proj */
+    /* MLP block: res2 = res1 + act(LN2(res1) W_fc + b_fc) W_proj + b_proj, the last
+       product added into res2 where it had an (N, d) of its own and a residual pass
+       (the forward's output is the same, rounding aside) */
     layernorm_forward(la->ln2, la->ln2_mean, la->ln2_rstd, la->res1, lp->ln2_g, lp->ln2_b, N, d,
                       c->ln_eps);
     matmul_forward(la->fc, la->ln2, lp->w_fc, lp->b_fc, N, d, ff);
     act_forward(la->fc_act, la->fc, (size_t)N * ff, c->act);
-    matmul_forward(la->proj, la->fc_act, lp->w_proj, lp->b_proj, N, ff, d);
-    residual_forward(la->res2, la->res1, la->proj, nd);
+    matmul_forward_add(la->res2, la->res1, la->fc_act, lp->w_proj, lp->b_proj, N, ff, d);
 }
 
 void tf_final_forward(const transformer *tf, tf_acts *a, int B, int T) {

@@ -82,7 +82,7 @@ typedef struct {
     float *concat, *attproj, *res1;   /* (N, d): heads, concat W^O (+ b_O), x + attproj */
     float *ln2, *ln2_mean, *ln2_rstd; /* MLP only: (N, d), (N), (N) */
     float *fc, *fc_act;               /* (N, d_ff) before and after the non-linearity */
-    float *proj, *res2;               /* (N, d): fc_act W_proj + b_proj, res1 + proj */
+    float *res2;                      /* (N, d): res1 + fc_act W_proj + b_proj */
 } tf_layer_acts;
 
 typedef struct {
