@@ -376,12 +376,14 @@ def estimate(task, d, h, layers, mlp, batch, held=256):
     # product goes straight into res2), fc and fc_act; LayerNorm statistics
     layer = 7 * bt * d + 2 * bt + 2 * bhtt + ((2 * bt * d + 2 * bt + 2 * bt * ff) if mlp else 0)
     acts = bt * d + layers * layer + bt * d + 2 * bt + 2 * bt * C
+    # the backward's gradients: one layer's, every block taking them in turn
+    grads = bt * d + layer + bt * d + 2 * bt + 2 * bt * C
     # a step of 1e9 FLOPs or more runs as two halves with a second gradient block
     # (learn.h): forward and backward 6 FLOPs a weight a row, the attention's
     # products on the visible half of (T, T)
     weights = layers * (4 * d * d + (2 * d * ff if mlp else 0)) + d * C
     split = batch >= 2 and 6 * bt * weights + layers * 6 * batch * T * T * d >= 1e9
-    return 4 * ((5 if split else 4) * params + 2 * acts) + 4 * 2 * (batch + held) * T
+    return 4 * ((5 if split else 4) * params + acts + grads) + 4 * 2 * (batch + held) * T
 
 
 def peak_rss(args):

@@ -23,10 +23,12 @@ double learn_config_bytes(const learn_config *c) {
     double layer = 7 * bt * d + 2 * bt + 2 * bhtt;
     if (c->mlp) layer += 2 * bt * d + 2 * bt + 2 * bt * ff;
     const double acts = bt * d + L * layer + bt * d + 2 * bt + 2 * bt * C;
+    /* the backward's gradients: the same for one layer (transformer.c's stream_grad) */
+    const double grads = bt * d + layer + bt * d + 2 * bt + 2 * bt * C;
     const double ints = 2.0 * (B + c->heldout) * T;
     /* a split step (learn_config_shards) holds a second gradient block */
     const double per_param = 4 + (learn_config_shards(c, t->vocab, t->classes, t->seq_len) > 1);
-    return 4.0 * (per_param * params + 2 * acts) + 4.0 * ints;
+    return 4.0 * (per_param * params + acts + grads) + 4.0 * ints;
 }
 
 int learn_config_check_memory(const learn_config *c, char *err, size_t errlen) {

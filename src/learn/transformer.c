@@ -291,7 +291,9 @@ transformer *tf_create(const tf_config *cfg_in, int batch, int seq, char *err, s
     tf->grads = calloc(tf->n_params, sizeof(float));
     if (!tf->grads) goto oom;
     if (tf_acts_alloc(&tf->a, &cfg, batch, seq) != 0) goto oom;
-    if (tf_acts_alloc(&tf->da, &cfg, batch, seq) != 0) goto oom;
+    tf_config one = cfg; /* the backward's gradients: one block's (stream_grad) */
+    one.layers = 1;
+    if (tf_acts_alloc(&tf->da, &one, batch, seq) != 0) goto oom;
     params_point(tf, &tf->g, tf->grads, 1); /* record the gradient pointers first ... */
     for (int t = 0; t < tf->n_tensors; t++) tf->tensors[t].grad = tf->tensors[t].data;
     params_point(tf, &tf->p, tf->params, 1); /* ... then the parameters over them */
@@ -399,36 +401,43 @@ void tf_forward(const transformer *tf, tf_acts *a, const int *tok, int B, int T,
 /* ------------------------------------------------------------------------------ */
 /* backward                                                                        */
 
-/* Block i back, from the gradient of its output; writes the gradient of its input. */
+/* The backward's gradients (tf->da): one block's, in layer 0's slots of a one-layer
+   tf_acts, which every block takes in turn, and the stream's in that layer's output,
+   one (N, d) for every layer (block_backward). At d_model 128, T 64, batch 32, 2 layers
+   with the MLP, a training step took 63.5 ms on one thread with every layer's
+   gradients apart and the GELU's out of place, 61 ms so. */
+static float *stream_grad(const tf_config *c, const tf_acts *da) {
+    return c->mlp ? da->layer[0].res2 : da->layer[0].res1;
+}
+
+/* Block i back: dres holds the gradient of the block's output and leaves with that
+   of its input, in place: each residual's gradient is added into dres after the last
+   read of the one before (res2 = res1 + MLP: dres1 = dres2 + the MLP's path; res1 =
+   x + attproj: dx = dres1 + the attention's). The gradients inside the block are in
+   s, the slots every block shares; the GELU's backward overwrites its own input. */
 static void block_backward(const transformer *tf, const tf_acts *a, tf_acts *da, tf_params *g,
-                           int i, int B, int T) {
+                           int i, int B, int T, float *dres) {
     const tf_config *c = &tf->cfg;
     const int d = c->d_model, ff = c->d_ff, N = B * T;
-    const size_t nd = (size_t)N * d;
     const tf_layer_params *lp = &tf->p.layer[i];
     tf_layer_params *gp = &g->layer[i];
     const tf_layer_acts *la = &a->layer[i];
-    tf_layer_acts *dla = &da->layer[i];
+    tf_layer_acts *s = &da->layer[0];
     if (c->mlp) {
-        /* res2 = res1 + proj: both get dres2 */
-        memcpy(dla->res1, dla->res2, nd * sizeof(float));
-        matmul_backward(dla->fc_act, 0.0f, gp->w_proj, gp->b_proj, dla->res2, la->fc_act,
-                        lp->w_proj, N, ff, d);
-        act_backward(dla->fc, la->fc, la->fc_act, dla->fc_act, (size_t)N * ff, c->act);
-        matmul_backward(dla->ln2, 0.0f, gp->w_fc, gp->b_fc, dla->fc, la->ln2, lp->w_fc, N, d, ff);
-        layernorm_backward(dla->res1, gp->ln2_g, gp->ln2_b, dla->ln2, la->res1, lp->ln2_g,
-                           la->ln2_mean, la->ln2_rstd, N, d);
+        matmul_backward(s->fc_act, 0.0f, gp->w_proj, gp->b_proj, dres, la->fc_act, lp->w_proj, N,
+                        ff, d);
+        act_backward(s->fc_act, la->fc, la->fc_act, s->fc_act, (size_t)N * ff, c->act);
+        matmul_backward(s->ln2, 0.0f, gp->w_fc, gp->b_fc, s->fc_act, la->ln2, lp->w_fc, N, d, ff);
+        layernorm_backward(dres, gp->ln2_g, gp->ln2_b, s->ln2, la->res1, lp->ln2_g, la->ln2_mean,
+                           la->ln2_rstd, N, d);
     }
-    /* res1 = x + attproj: both get dres1 */
-    float *dx = tf_layer_in(c, da, i);
-    memcpy(dx, dla->res1, nd * sizeof(float));
-    matmul_backward(dla->concat, 0.0f, gp->w_o, gp->b_o, dla->res1, la->concat, lp->w_o, N, d, d);
-    attention_backward(dla->q, dla->k, dla->v, dla->attn, dla->concat, la->q, la->k, la->v,
-                       la->attn, NULL, B, T, d, c->h);
-    matmul_backward(dla->ln1, 0.0f, gp->w_q, gp->b_q, dla->q, la->ln1, lp->w_q, N, d, d);
-    matmul_backward(dla->ln1, 1.0f, gp->w_k, gp->b_k, dla->k, la->ln1, lp->w_k, N, d, d);
-    matmul_backward(dla->ln1, 1.0f, gp->w_v, gp->b_v, dla->v, la->ln1, lp->w_v, N, d, d);
-    layernorm_backward(dx, gp->ln1_g, gp->ln1_b, dla->ln1, tf_layer_in(c, a, i), lp->ln1_g,
+    matmul_backward(s->concat, 0.0f, gp->w_o, gp->b_o, dres, la->concat, lp->w_o, N, d, d);
+    attention_backward(s->q, s->k, s->v, s->attn, s->concat, la->q, la->k, la->v, la->attn, NULL, B,
+                       T, d, c->h);
+    matmul_backward(s->ln1, 0.0f, gp->w_q, gp->b_q, s->q, la->ln1, lp->w_q, N, d, d);
+    matmul_backward(s->ln1, 1.0f, gp->w_k, gp->b_k, s->k, la->ln1, lp->w_k, N, d, d);
+    matmul_backward(s->ln1, 1.0f, gp->w_v, gp->b_v, s->v, la->ln1, lp->w_v, N, d, d);
+    layernorm_backward(dres, gp->ln1_g, gp->ln1_b, s->ln1, tf_layer_in(c, a, i), lp->ln1_g,
                        la->ln1_mean, la->ln1_rstd, N, d);
 }
 
@@ -437,17 +446,17 @@ void tf_backward_rows(const transformer *tf, const tf_acts *a, tf_acts *da, tf_p
     const tf_config *c = &tf->cfg;
     MHA_EXPECT(B >= 1 && T >= 1 && (size_t)B * T <= (size_t)a->B * a->T);
     const int d = c->d_model, N = B * T, L = c->layers;
-    float *dlast = tf_layer_out(c, da, L - 1);
+    float *dres = stream_grad(c, da);
     if (c->tied)
         unembed_tied_backward(da->lnf, g->wte, da->logits, a->lnf, tf->p.wte, N, d, c->vocab);
     else
         matmul_backward(da->lnf, 0.0f, g->w_u, g->b_u, da->logits, a->lnf, tf->p.w_u, N, d,
                         c->classes);
-    memset(dlast, 0, (size_t)N * d * sizeof(float));
-    layernorm_backward(dlast, g->lnf_g, g->lnf_b, da->lnf, tf_layer_out(c, a, L - 1), tf->p.lnf_g,
+    memset(dres, 0, (size_t)N * d * sizeof(float));
+    layernorm_backward(dres, g->lnf_g, g->lnf_b, da->lnf, tf_layer_out(c, a, L - 1), tf->p.lnf_g,
                        a->lnf_mean, a->lnf_rstd, N, d);
-    for (int i = L - 1; i >= 0; i--) block_backward(tf, a, da, g, i, B, T);
-    encoder_backward(g->wte, g->wpe, da->x0, tok, B, T, d);
+    for (int i = L - 1; i >= 0; i--) block_backward(tf, a, da, g, i, B, T, dres);
+    encoder_backward(g->wte, g->wpe, dres, tok, B, T, d);
 }
 
 void tf_backward(transformer *tf, const int *tok, int B, int T) {

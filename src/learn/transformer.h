@@ -72,8 +72,10 @@ typedef struct {
     float *w_u, *b_u;     /* (d, C), (C); NULL when tied */
 } tf_params;
 
-/* One block's activations for B sequences of T (and, in the gradient copy, their
- * gradients; there attn is the attention backward's scratch and scores go unused).
+/* One block's activations for B sequences of T (and, in the gradients' one-layer
+ * copy, the gradients inside a block, which every block takes in turn; there attn is
+ * the attention backward's scratch, the output (res2, or res1 without the MLP) the
+ * residual stream's gradient for every layer, and scores, fc and x0 go unused).
  * N = B T rows. */
 typedef struct {
     float *ln1, *ln1_mean, *ln1_rstd; /* (N, d), (N), (N): the X the heads see */
@@ -112,7 +114,7 @@ typedef struct {
     tf_tensor *tensors; /* (n_tensors) */
     int n_tensors;
     char (*names_)[32]; /* the tensors' names */
-    tf_acts a, da;      /* activations and their gradients, for (batch, ctx) */
+    tf_acts a, da; /* activations, and the backward's gradients (one layer's), for (batch, ctx) */
 } transformer;
 
 /* Allocates the parameters, their gradients and activations (with gradients) for
