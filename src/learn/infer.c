@@ -204,7 +204,7 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
     MHA_EXPECT(i >= 0 && i < c->layers && h2 >= 1 && h2 <= d && d % h2 == 0);
     /* the forward's own attention, at h2 heads: its scale is 1 / sqrt(d / h2) */
     attention_forward(scores, attn, concat, at(t, t->q, i), at(t, t->k, i), at(t, t->v, i), NULL, 1,
-                      n, d, h2);
+                      n, d, h2, 1);
     const tf_layer_params *lp = &t->tf->p.layer[i];
     if (out) matmul_forward(out, concat, lp->w_o, lp->b_o, n, d, d);
 }

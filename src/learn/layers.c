@@ -273,6 +273,7 @@ typedef struct {
     const float *q, *k, *v, *dconcat, *attn_in;
     const unsigned char *ablate;
     int T, d, h;
+    int keep_scores; /* the forward's: 0, one (T, T) slot of scores an example */
 } attn_job;
 
 /* the FLOPs of the attention's products over B examples: the workers they are worth */
@@ -295,7 +296,9 @@ static void attn_forward_example(void *ctx, int b) {
     const size_t row0 = (size_t)b * T * d; /* example b's first row */
     for (int i = 0; i < h; i++) {
         const size_t col = (size_t)i * dk; /* head i's columns */
-        float *s = j->scores + ((size_t)b * h + i) * tt, *a = j->attn + ((size_t)b * h + i) * tt;
+        float *s =
+            j->scores + ((size_t)b * (j->keep_scores ? h : 1) + (j->keep_scores ? i : 0)) * tt;
+        float *a = j->attn + ((size_t)b * h + i) * tt;
         float *head = j->concat + row0 + col;
         /* the core's kernel: scores, mask, softmax, head_i = A_i V_i straight into
            its band of Concat; a head off gets a zero band */
@@ -307,7 +310,8 @@ static void attn_forward_example(void *ctx, int b) {
 }
 
 void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
-                       const float *v, const unsigned char *ablate, int B, int T, int d, int h) {
+                       const float *v, const unsigned char *ablate, int B, int T, int d, int h,
+                       int keep_scores) {
     attn_job j = {.scores = scores,
                   .attn = attn,
                   .concat = concat,
@@ -317,7 +321,8 @@ void attention_forward(float *scores, float *attn, float *concat, const float *q
                   .ablate = ablate,
                   .T = T,
                   .d = d,
-                  .h = h};
+                  .h = h,
+                  .keep_scores = keep_scores};
     mm_parallel(B, attn_workers(B, T, d, 2), attn_forward_example, &j);
 }
 

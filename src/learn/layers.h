@@ -47,9 +47,11 @@ void unembed_tied_backward(float *dinp, float *dwte, const float *dlogits, const
  * columns [i d_k, (i+1) d_k); scores (B, h, T, T) = Q_i K_i^T * attn_scale(d_k, 1, 1),
  * -inf above the diagonal; attn the row softmax over whole rows; concat (B, T, d) =
  * head_i = attn_i V_i in head i's columns, zero for heads with ablate[i] set
- * (ablate NULL: none). */
+ * (ablate NULL: none). keep_scores 0: scores is scratch, (B, T, T) at least, example
+ * b's heads taking slot b in turn (a training batch's, whose backward reads attn). */
 void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
-                       const float *v, const unsigned char *ablate, int B, int T, int d, int h);
+                       const float *v, const unsigned char *ablate, int B, int T, int d, int h,
+                       int keep_scores);
 /* dq, dk, dv (B, T, d) = (overwritten); scratch (B, T, T) at least: example b's
  * heads take their dattn and dscores in turn in its slot b */
 void attention_backward(float *dq, float *dk, float *dv, float *scratch, const float *dconcat,

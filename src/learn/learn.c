@@ -234,6 +234,7 @@ static void shard_task(void *ctx, int s) {
     tf_acts a, da;
     tf_acts_rows(&a, &tf->cfg, &tf->a, j->b0[s], B, T);
     tf_acts_rows(&da, &tf->cfg, &tf->da, j->b0[s], B, T);
+    a.lean = 1; /* what the backward reads, no more */
     tf_forward(tf, &a, tok, B, T, NULL);
     int count = 0;
     j->sum[s] = crossentropy_forward(a.probs, a.logits, tgt, N, l->C, &count);
@@ -261,13 +262,16 @@ float learn_gradients(learn_model *l, const int *tokens, const int *targets, int
         residual_forward(tf->grads, tf->grads, l->grads2, tf->n_params);
         return count ? (float)((j.sum[0] + j.sum[1]) / count) : 0.0f;
     }
-    tf_forward(tf, &tf->a, tokens, B, l->T, NULL);
+    tf_acts a;
+    tf_acts_rows(&a, &tf->cfg, &tf->a, 0, B, l->T);
+    a.lean = 1;
+    tf_forward(tf, &a, tokens, B, l->T, NULL);
     int count = 0;
-    double sum = crossentropy_forward(tf->a.probs, tf->a.logits, targets, N, l->C, &count);
+    double sum = crossentropy_forward(a.probs, a.logits, targets, N, l->C, &count);
     memset(tf->grads, 0, tf->n_params * sizeof(float));
-    crossentropy_backward(tf->da.logits, tf->a.probs, targets, N, l->C,
+    crossentropy_backward(tf->da.logits, a.probs, targets, N, l->C,
                           count ? 1.0f / (float)count : 0.0f);
-    tf_backward(tf, tokens, B, l->T);
+    tf_backward_rows(tf, &a, &tf->da, &tf->g, tokens, B, l->T);
     return count ? (float)(sum / count) : 0.0f;
 }
 

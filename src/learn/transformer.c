@@ -213,6 +213,7 @@ void tf_acts_rows(tf_acts *view, const tf_config *c, const tf_acts *a, int b0, i
     const size_t bhtt = (size_t)b0 * c->h * T * T;
     memset(view, 0, sizeof *view);
     view->B = B, view->T = T;
+    view->lean = a->lean;
     view->x0 = shift(a->x0, btd);
     for (int i = 0; i < c->layers; i++) {
         const tf_layer_acts *la = &a->layer[i];
@@ -345,8 +346,9 @@ void tf_attn_forward(const transformer *tf, tf_acts *a, int i, int B, int T,
     matmul_forward(la->q, la->ln1, lp->w_q, lp->b_q, N, d, d);
     matmul_forward(la->k, la->ln1, lp->w_k, lp->b_k, N, d, d);
     matmul_forward(la->v, la->ln1, lp->w_v, lp->b_v, N, d, d);
-    attention_forward(la->scores, la->attn, la->concat, la->q, la->k, la->v, off_i, B, T, d, c->h);
-    tf_attn_project(tf, a, i, B, T);
+    attention_forward(la->scores, la->attn, la->concat, la->q, la->k, la->v, off_i, B, T, d, c->h,
+                      !a->lean);
+    if (!a->lean) tf_attn_project(tf, a, i, B, T); /* lean: into res1 (tf_block_rest_forward) */
 }
 
 void tf_attn_project(const transformer *tf, tf_acts *a, int i, int B, int T) {
@@ -361,8 +363,11 @@ void tf_block_rest_forward(const transformer *tf, tf_acts *a, int i, int B, int 
     const size_t nd = (size_t)N * d;
     const tf_layer_params *lp = &tf->p.layer[i];
     tf_layer_acts *la = &a->layer[i];
-    /* res1 = x + MHA(LN1(x)) */
-    residual_forward(la->res1, tf_layer_in(c, a, i), la->attproj, nd);
+    /* res1 = x + MHA(LN1(x)); lean, Concat W^O + b_O added straight into it */
+    if (a->lean)
+        matmul_forward_add(la->res1, tf_layer_in(c, a, i), la->concat, lp->w_o, lp->b_o, N, d, d);
+    else
+        residual_forward(la->res1, tf_layer_in(c, a, i), la->attproj, nd);
     if (!c->mlp) return;
     /* MLP block: res2 = res1 + act(LN2(res1) W_fc + b_fc) W_proj + b_proj, the last
        product added into res2 where it had an (N, d) of its own and a residual pass

@@ -88,7 +88,12 @@ typedef struct {
 } tf_layer_acts;
 
 typedef struct {
-    int B, T;  /* the largest shape they hold */
+    int B, T; /* the largest shape they hold */
+    /* 1: a forward on these keeps only what the backward reads (a training batch's):
+       each example's scores in one (T, T) slot for all its heads, and W^O's product
+       added straight into res1, attproj left unwritten. 0 (as allocated) keeps every
+       tensor, as the view and the trace read them. tf_acts_rows copies it. */
+    int lean;
     float *x0; /* (N, d) embedding + position: the residual stream into layer 1 */
     tf_layer_acts layer[TF_MAX_LAYERS];
     float *lnf, *lnf_mean, *lnf_rstd; /* (N, d), (N), (N) */
