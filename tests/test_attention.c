@@ -111,6 +111,12 @@ static void test_kernel_against_loops(void **state) {
                     run_case(n, n_real, 1, 4, causal, 0, 3.0f, blocks, n_real == n, 1);
                 }
     }
+    /* K_i^T beyond ATTN_KT_MAX floats: the scores as Q_i K_i^T, not from a copy */
+    for (int causal = 0; causal <= 1; causal++) {
+        CHECK_TRUE("past the copy", 100 * 48 > ATTN_KT_MAX);
+        run_case(100, 97, 2, 48, causal, 1, 1.0f, 2, 0, 1);
+        run_case(100, 100, 2, 48, causal, 1, 0.5f, 1, 1, 0);
+    }
 }
 
 /* whole_rows changes the order the softmax adds in, never which keys are hidden */

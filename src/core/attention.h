@@ -28,6 +28,10 @@ static inline int attn_visible(const attn_head_shape *s, int r) {
  * the keys its last row sees (the trainer's backward blocks the same way). */
 #define ATTN_BLOCK 32
 
+/* The most floats of K_i^T (d_k x keys) a head copies to take its scores as a plain
+ * product (attention.c); the trainer's backward copies V_i^T likewise. */
+#define ATTN_KT_MAX 4096
+
 /* Head i for query rows [r0, r1), 0 <= r0 <= r1 <= n:
  *   scores (n, n), rows [r0, r1): Q_i K_i^T * scale, -inf on hidden keys;
  *   attn   (n, n), rows [r0, r1): row softmax of scores, exactly 0 on hidden keys;

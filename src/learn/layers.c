@@ -353,11 +353,22 @@ static void attn_backward_example(void *ctx, int b) {
         /* In blocks of ATTN_BLOCK rows (attention.h), as the forward: query rows
            [r0, r1) see keys [0, r1), and key rows [r0, r1) are seen by queries
            [r0, T), so no product multiplies the hidden upper triangle's blocks. */
-        /* step 3 back: dA = dhead V_i^T (the keys each row block sees), dV_i = A^T dhead */
+        /* step 3 back: dA = dhead V_i^T (the keys each row block sees), dV_i = A^T dhead;
+           a small head's dA as dhead (V_i^T), V_i^T copied once, as the forward's scores
+           (attention.c: OpenBLAS's small kernels take no transposed B of d_k < 32) */
+        float vt[ATTN_KT_MAX];
+        const int small = T * dkk <= ATTN_KT_MAX;
+        if (small)
+            for (int r = 0; r < T; r++)
+                for (int c = 0; c < dkk; c++) vt[(size_t)c * T + r] = vi[(size_t)r * d + c];
         for (int r0 = 0; r0 < T; r0 += ATTN_BLOCK) {
             const int r1 = T - r0 > ATTN_BLOCK ? r0 + ATTN_BLOCK : T;
-            mm_sgemm(da + (size_t)r0 * T, T, dhead + (size_t)r0 * d, d, vi, d, r1 - r0, r1, dkk, 1,
-                     1.0f, 0.0f);
+            if (small)
+                mm_sgemm(da + (size_t)r0 * T, T, dhead + (size_t)r0 * d, d, vt, T, r1 - r0, r1, dkk,
+                         0, 1.0f, 0.0f);
+            else
+                mm_sgemm(da + (size_t)r0 * T, T, dhead + (size_t)r0 * d, d, vi, d, r1 - r0, r1, dkk,
+                         1, 1.0f, 0.0f);
             mm_sgemm_t(j->dv + off + (size_t)r0 * d, d, a + (size_t)r0 * T + r0, T, 1,
                        dhead + (size_t)r0 * d, d, 0, r1 - r0, dkk, T - r0, 1.0f, 0.0f);
         }
