@@ -13,9 +13,10 @@
 /* Bytes learn_create allocates for the resolved cfg: the parameters, their
  * gradients and AdamW's two moments (4 floats a parameter; 5 when the step is
  * split in two halves, learn_config_shards), the forward's
- * activations and their gradients (2 x (batch, T) rows of every tensor, the
- * (batch, h, T, T) scores and softmax of each layer among them) and the token
- * ids of a batch and of the held-out set. */
+ * activations ((batch, T) rows of every tensor, the (batch, h, T, T) scores and
+ * softmax of each layer among them), the backward's gradients (the same for one
+ * layer: the blocks take them in turn) and the token ids of a batch and of the
+ * held-out set. */
 double learn_config_bytes(const learn_config *cfg);
 
 /* 0 when the resolved cfg fits LEARN_MAX_BYTES, else -1 with a one-line message
