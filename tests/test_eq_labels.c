@@ -188,6 +188,14 @@ static void report(const char *what, const tally *t) {
 static const int SIZES[][2] = {{1024, 768}, {768, 1024}, {1280, 800},  {1366, 768},
                                {1600, 900}, {900, 1600}, {1920, 1080}, {3840, 2160}};
 static const float ZOOMS[] = {0.8f, 1.0f, 1.25f, 1.5f, 2.0f, 2.5f, 3.0f};
+
+/* s for fm in a w x h window at zoom, its base zoom that size's, drawn as a figure or not */
+static void state_at(view_state *s, const fx_model *fm, int w, int h, float zoom, int figure) {
+    fx_state(s, fm, w, h);
+    s->zoom_base = view_zoom_for_size(s->width, s->height);
+    s->zoom = zoom;
+    s->figure = figure;
+}
 #define NSIZES ((int)(sizeof SIZES / sizeof SIZES[0]))
 #define NZOOMS ((int)(sizeof ZOOMS / sizeof ZOOMS[0]))
 
@@ -207,10 +215,7 @@ static void test_sweep(void **state) {
                 for (int zi = 0; zi < NZOOMS; zi++)
                     for (int figure = 0; figure <= 1; figure++) {
                         view_state s;
-                        fx_state(&s, &fm, SIZES[si][0], SIZES[si][1]);
-                        s.zoom_base = view_zoom_for_size(s.width, s.height);
-                        s.zoom = ZOOMS[zi];
-                        s.figure = figure;
+                        state_at(&s, &fm, SIZES[si][0], SIZES[si][1], ZOOMS[zi], figure);
                         snprintf(fx_where, sizeof fx_where, "n=%d h=%d %dx%d zoom=%.0f%% %s",
                                  ns[ni], hs[hi], SIZES[si][0], SIZES[si][1],
                                  (double)ZOOMS[zi] * 100, figure ? "figure" : "window");
@@ -241,9 +246,7 @@ static void test_focus_and_diff(void **state) {
             for (int zi = 0; zi < NZOOMS; zi++)
                 for (int mode = 0; mode < 2; mode++) {
                     view_state s;
-                    fx_state(&s, &fm, SIZES[si][0], SIZES[si][1]);
-                    s.zoom_base = view_zoom_for_size(s.width, s.height);
-                    s.zoom = ZOOMS[zi];
+                    state_at(&s, &fm, SIZES[si][0], SIZES[si][1], ZOOMS[zi], 0);
                     static float diff[14 * 64];
                     if (mode == 0) {
                         s.focus = 1;
@@ -294,9 +297,7 @@ static void test_training(void **state) {
                 tr.runs = 1;
                 tr.run[0] = (view_train_run){"pair", 4, st, loss, acc, 1};
                 view_state s;
-                fx_state(&s, &fm, sizes[si][0], sizes[si][1]);
-                s.zoom_base = view_zoom_for_size(s.width, s.height);
-                s.zoom = ZOOMS[zi];
+                state_at(&s, &fm, sizes[si][0], sizes[si][1], ZOOMS[zi], 0);
                 s.train = &tr;
                 snprintf(fx_where, sizeof fx_where, "training h=%d %dx%d zoom=%.0f%%", hs[hi],
                          sizes[si][0], sizes[si][1], (double)ZOOMS[zi] * 100);
@@ -329,11 +330,8 @@ static void test_compare(void **state) {
             for (int zi = 0; zi < NZOOMS; zi++)
                 for (int figure = 0; figure <= 1; figure++) {
                     view_state s, ps;
-                    fx_state(&s, &live, SIZES[si][0], SIZES[si][1]);
+                    state_at(&s, &live, SIZES[si][0], SIZES[si][1], ZOOMS[zi], figure);
                     fx_state(&ps, &pinned, SIZES[si][0], SIZES[si][1]);
-                    s.zoom_base = view_zoom_for_size(s.width, s.height);
-                    s.zoom = ZOOMS[zi];
-                    s.figure = figure;
                     s.pinned = &ps;
                     s.pinned_layout = &PL;
                     snprintf(fx_where, sizeof fx_where,
@@ -371,10 +369,7 @@ static void test_ablated(void **state) {
             for (int zi = 0; zi < NZOOMS; zi++)
                 for (int figure = 0; figure <= 1; figure++) {
                     view_state s;
-                    fx_state(&s, &fm, SIZES[si][0], SIZES[si][1]);
-                    s.zoom_base = view_zoom_for_size(s.width, s.height);
-                    s.zoom = ZOOMS[zi];
-                    s.figure = figure;
+                    state_at(&s, &fm, SIZES[si][0], SIZES[si][1], ZOOMS[zi], figure);
                     snprintf(fx_where, sizeof fx_where, "head 2 off, h=%d %dx%d zoom=%.0f%% %s",
                              hs[hi], SIZES[si][0], SIZES[si][1], (double)ZOOMS[zi] * 100,
                              figure ? "figure" : "window");
@@ -441,10 +436,7 @@ static void test_alike_numbers(void **state) {
             for (int zi = 0; zi < NZOOMS; zi++)
                 for (int figure = 0; figure <= 1; figure++) {
                     view_state s;
-                    fx_state(&s, &fm, SIZES[si][0], SIZES[si][1]);
-                    s.zoom_base = view_zoom_for_size(s.width, s.height);
-                    s.zoom = ZOOMS[zi];
-                    s.figure = figure;
+                    state_at(&s, &fm, SIZES[si][0], SIZES[si][1], ZOOMS[zi], figure);
                     s.lesson = 1;
                     s.head_divergence = div;
                     s.head_pass_cos = pass;
