@@ -61,9 +61,7 @@ void attn_head_forward(float *scores, float *attn, float *head, int ld_head, con
     const int kmax = s->causal && r1 < s->n_real ? r1 : s->n_real;
     float kt[ATTN_KT_MAX];
     const int small = kmax >= 1 && (long)kmax * s->d_k <= ATTN_KT_MAX;
-    if (small)
-        for (int j = 0; j < kmax; j++)
-            for (int c = 0; c < s->d_k; c++) kt[(size_t)c * kmax + j] = k[(size_t)j * ld + c];
+    if (small) attn_copy_transposed(kt, k, kmax, s->d_k, ld);
     for (int b0 = r0; b0 < r1; b0 += step) {
         const int b1 = r1 - b0 > step ? b0 + step : r1;
         const int keys = s->causal && b1 < s->n_real ? b1 : s->n_real;

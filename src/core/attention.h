@@ -32,6 +32,13 @@ static inline int attn_visible(const attn_head_shape *s, int r) {
  * product (attention.c); the trainer's backward copies V_i^T likewise. */
 #define ATTN_KT_MAX 4096
 
+/* dst (cols, rows) = src^T, src rows x cols with ld floats a row: K_i^T or V_i^T from
+ * head i's columns of K or V */
+static inline void attn_copy_transposed(float *dst, const float *src, int rows, int cols, int ld) {
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) dst[(long)c * rows + r] = src[(long)r * ld + c];
+}
+
 /* Head i for query rows [r0, r1), 0 <= r0 <= r1 <= n:
  *   scores (n, n), rows [r0, r1): Q_i K_i^T * scale, -inf on hidden keys;
  *   attn   (n, n), rows [r0, r1): row softmax of scores, exactly 0 on hidden keys;

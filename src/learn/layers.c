@@ -358,9 +358,7 @@ static void attn_backward_example(void *ctx, int b) {
            (attention.c: OpenBLAS's small kernels take no transposed B of d_k < 32) */
         float vt[ATTN_KT_MAX];
         const int small = T * dkk <= ATTN_KT_MAX;
-        if (small)
-            for (int r = 0; r < T; r++)
-                for (int c = 0; c < dkk; c++) vt[(size_t)c * T + r] = vi[(size_t)r * d + c];
+        if (small) attn_copy_transposed(vt, vi, T, dkk, d);
         for (int r0 = 0; r0 < T; r0 += ATTN_BLOCK) {
             const int r1 = T - r0 > ATTN_BLOCK ? r0 + ATTN_BLOCK : T;
             if (small)
