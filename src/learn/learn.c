@@ -216,7 +216,8 @@ int learn_shards(const learn_model *l) {
     return l->shards;
 }
 
-/* One half of a batch: forward, loss, backward into its own gradient block. */
+/* One half of a batch (or the whole of it): forward, loss, backward into its own
+   gradient block. */
 typedef struct {
     learn_model *l;
     const int *tok, *tgt;
@@ -247,32 +248,24 @@ float learn_gradients(learn_model *l, const int *tokens, const int *targets, int
     MHA_EXPECT(B >= 1 && B <= l->B);
     const int N = B * l->T;
     transformer *tf = l->tf;
-    if (l->shards > 1 && B >= 2) {
-        /* the two halves side by side (each on one thread), then one gradient: the
-           same arithmetic whichever thread runs which half, or one thread both */
-        int count = 0;
-        for (int r = 0; r < N; r++) count += targets[r] >= 0;
-        shard_job j = {.l = l,
-                       .tok = tokens,
-                       .tgt = targets,
-                       .b0 = {0, (B + 1) / 2},
-                       .B = {(B + 1) / 2, B / 2},
-                       .scale = count ? 1.0f / (float)count : 0.0f};
-        mm_parallel(2, mm_workers_for(learn_step_flops(&l->cfg, l->V, l->C, l->T)), shard_task, &j);
-        residual_forward(tf->grads, tf->grads, l->grads2, tf->n_params);
-        return count ? (float)((j.sum[0] + j.sum[1]) / count) : 0.0f;
-    }
-    tf_acts a;
-    tf_acts_rows(&a, &tf->cfg, &tf->a, 0, B, l->T);
-    a.lean = 1;
-    tf_forward(tf, &a, tokens, B, l->T, NULL);
     int count = 0;
-    double sum = crossentropy_forward(a.probs, a.logits, targets, N, l->C, &count);
-    memset(tf->grads, 0, tf->n_params * sizeof(float));
-    crossentropy_backward(tf->da.logits, a.probs, targets, N, l->C,
-                          count ? 1.0f / (float)count : 0.0f);
-    tf_backward_rows(tf, &a, &tf->da, &tf->g, tokens, B, l->T);
-    return count ? (float)(sum / count) : 0.0f;
+    for (int r = 0; r < N; r++) count += targets[r] >= 0;
+    const int halves = l->shards > 1 && B >= 2 ? 2 : 1;
+    shard_job j = {.l = l,
+                   .tok = tokens,
+                   .tgt = targets,
+                   .b0 = {0, (B + 1) / 2},
+                   .B = {halves == 2 ? (B + 1) / 2 : B, B / 2},
+                   .scale = count ? 1.0f / (float)count : 0.0f};
+    if (halves == 1) {
+        shard_task(&j, 0); /* the whole batch, its products on every worker they are worth */
+        return count ? (float)(j.sum[0] / count) : 0.0f;
+    }
+    /* the two halves side by side (each on one thread), then one gradient: the same
+       arithmetic whichever thread runs which half, or one thread both */
+    mm_parallel(2, mm_workers_for(learn_step_flops(&l->cfg, l->V, l->C, l->T)), shard_task, &j);
+    residual_forward(tf->grads, tf->grads, l->grads2, tf->n_params);
+    return count ? (float)((j.sum[0] + j.sum[1]) / count) : 0.0f;
 }
 
 void learn_update(learn_model *l) {
