@@ -18,6 +18,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,72 @@ static void test_schedule(void **st) {
     CHECK_TRUE("a few dozen up to 10^6 (<= 64, the archive's most)", n >= 24 && n <= 64);
     CHECK_INT("pair's budget of 500: 23 on the schedule and the last", 24, replay_count_for(500));
     CHECK_INT("a budget on the schedule is not counted twice", 23, replay_count_for(485));
+}
+
+/* --- thinning a full archive -------------------------------------------------------- */
+
+/* A window run continued with L again and again: the schedule's moments and one at
+   every stop (every `every` steps from `first`), in step order, into an archive of
+   64 through replay_thin_index, as link_in does. Returns how many are kept, and
+   in *taken how many were taken. */
+static int thin_run(long first, long every, long end, long *kept, int *taken) {
+    int n = 0;
+    *taken = 0;
+    long sched = 0, stop = first;
+    while (sched <= end || stop <= end) {
+        long next = sched <= stop ? sched : stop;
+        if (next > end) break;
+        if (next == sched) sched = replay_next_step(sched);
+        if (next == stop) stop += every;
+        if (n > 0 && kept[n - 1] == next) continue; /* one moment a step */
+        ++*taken;
+        if (n == TRAIN_REPLAY_MAX) {
+            const int drop = replay_thin_index(kept, n, next);
+            if (drop < 1 || drop >= n) fail_msg("dropped %d of %d", drop, n);
+            memmove(&kept[drop], &kept[drop + 1], sizeof kept[0] * (size_t)(n - drop - 1));
+            n--;
+        }
+        kept[n++] = next;
+    }
+    return n;
+}
+
+/* The moments of a long run stay spread on the log step axis: the learning phase
+   keeps its moments however many stops came after it (the 10-minute window run of
+   this session: 298 presses of L, 67,675 steps, had kept none between step 0 and
+   step 31,600), the first and the newest are kept, and no gap on ln(1 + step) past
+   the first three moments is over 2.5 times the even spacing (2.2 measured at
+   worst over 200 such runs in a model of the rule). */
+static void test_thinning_keeps_learning_phase(void **st) {
+    (void)st;
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    static const long ends[] = {5000, 70000, 300000, 1000000};
+    for (int trial = 0; trial < 40; trial++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        const long end = ends[(rng >> 33) % 4];
+        const long every = 150 + (long)((rng >> 20) % 251), first = 100 + (long)((rng >> 40) % 2901);
+        long kept[TRAIN_REPLAY_MAX];
+        int taken;
+        const int n = thin_run(first, every, end, kept, &taken);
+        char what[96];
+        snprintf(what, sizeof what, "stops from %ld every %ld to %ld", first, every, end);
+        CHECK_INT(what, taken < TRAIN_REPLAY_MAX ? taken : TRAIN_REPLAY_MAX, n);
+        if (taken <= TRAIN_REPLAY_MAX) continue; /* nothing thinned */
+        if (kept[0] != 0) fail_msg("%s: step 0 not kept (%ld)", what, kept[0]);
+        int early = 0;
+        for (int i = 0; i < n; i++) early += kept[i] >= 1 && kept[i] <= 400;
+        if (early < 12) fail_msg("%s: %d moments in steps 1..400, expected >= 12", what, early);
+        const double even = (log1p((double)kept[n - 1]) - log1p((double)kept[3])) / (n - 4);
+        for (int i = 4; i < n; i++) {
+            const double gap = log1p((double)kept[i]) - log1p((double)kept[i - 1]);
+            if (gap > 2.5 * even)
+                fail_msg("%s: steps %ld..%ld: gap %.3f over 2.5 x %.3f", what, kept[i - 1],
+                         kept[i], gap, even);
+        }
+    }
+    long two[2] = {0, 5};
+    CHECK_INT("two moments: the newest goes, never the first", 1, replay_thin_index(two, 2, 9));
+    CHECK_INT("one moment: nothing to thin", -1, replay_thin_index(two, 1, 9));
 }
 
 /* --- the window's state ------------------------------------------------------------ */
@@ -454,6 +521,7 @@ static void test_lazy_bars_bit_for_bit(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schedule),
+        cmocka_unit_test(test_thinning_keeps_learning_phase),
         cmocka_unit_test(test_moments_are_the_run),
         cmocka_unit_test(test_scrub_keys),
         cmocka_unit_test(test_lazy_bars_bit_for_bit),

@@ -242,19 +242,31 @@ static moment *moment_new(learn_model *l, float loss, int lazy) {
     return m;
 }
 
-/* Links m in (it is the archive's after): past the bound, every second moment
-   but the first goes. */
+int replay_thin_index(const long *steps, int n, long next) {
+    if (n < 2) return -1;
+    int best = -1;
+    double best_gap = INFINITY;
+    for (int i = 1; i < n; i++) {
+        const double right = log1p((double)(i + 1 < n ? steps[i + 1] : next));
+        const double gap = right - log1p((double)steps[i - 1]);
+        if (gap < best_gap) best_gap = gap, best = i; /* ties: the earlier goes */
+    }
+    return best;
+}
+
+/* Links m in (it is the archive's after): past the bound, the moment that
+   replay_thin_index picks goes first. */
 static void link_in(train_replay *r, moment *m) {
     pthread_mutex_lock(&r->lock);
-    if (r->n == r->cap) { /* thinned: 0, 2, 4, ... kept, and the newest */
-        int k = 1;
-        for (int i = 1; i < r->n; i++) {
-            if (i % 2 == 0 || i == r->n - 1)
-                r->m[k++] = r->m[i];
-            else
-                moment_free(r->m[i]);
+    if (r->n == r->cap) {
+        long steps[TRAIN_REPLAY_MAX];
+        for (int i = 0; i < r->n; i++) steps[i] = r->m[i]->step;
+        const int drop = replay_thin_index(steps, r->n, m->step);
+        if (drop > 0) {
+            moment_free(r->m[drop]);
+            memmove(&r->m[drop], &r->m[drop + 1], sizeof r->m[0] * (size_t)(r->n - drop - 1));
+            r->n--;
         }
-        r->n = k;
     }
     r->m[r->n++] = m;
     pthread_mutex_unlock(&r->lock);

@@ -6,7 +6,8 @@
  * held-out accuracy and the training loss. Moments are taken on a logarithmic
  * schedule of steps (replay_next_step) and when the run stops by itself; an
  * archive holds at most TRAIN_REPLAY_MAX of them and at most REPLAY_MAX_BYTES
- * of tensors (past either, every second moment but the first goes). The worker
+ * of tensors (past either, one moment goes for each one taken: replay_thin_index,
+ * so that those kept stay spread evenly on the plots' log step axis). The worker
  * appends while the UI copies one moment out; a lock keeps them apart. No SDL.
  *
  * The bars are lazy: a moment keeps a copy of the learner's parameters at its
@@ -89,6 +90,16 @@ int replay_measure(train_replay *r, long step, learn_model *l, int (*stop)(void 
 /* The moment on page j (0 .. K-1) of a flip-book of K >= 2 pages among n
    moments: evenly spaced, the first and the last (train_figure.c's pages). */
 int replay_page_index(int j, int n, int K);
+
+/* Which of n moments at steps[0 .. n) (ascending) goes when a moment at step `next`
+   comes to a full archive: the one whose going leaves the smallest gap on the
+   plots' step axis, ln(1 + step), between the moments either side of it (`next`
+   the right one of the newest), never the first; the earlier on a tie. So the
+   moments kept stay spread evenly on that axis: a run continued with L again and
+   again adds a moment at every stop, close together on it, and those go before
+   the learning phase's (every second moment going, as before, left a run of 300
+   stops with no moment between step 0 and step 20,000). -1 when n < 2. */
+int replay_thin_index(const long *steps, int n, long next);
 
 /* How many moments there are; their steps into steps[0 .. min(n, max)). */
 int replay_steps(train_replay *r, long *steps, int max);
