@@ -440,13 +440,33 @@ def check_window_agrees(mhaviz, tmp):
         while time.monotonic() < deadline and "d_model=64" not in title_of(xvfb, win):
             time.sleep(0.1)
         # presentation mode (P) hides the controls and the status line: what the window
-        # then shows is the figure, so the whole picture is compared
-        xvfb.run(["xdotool", "key", "--window", win, "p"])
-        time.sleep(0.7)
+        # then shows is the figure, so the whole picture is compared. The picture is
+        # taken once it has changed from the one before P and then held still for two
+        # grabs (a fixed 0.7 s wait grabbed the window before its redraw under the
+        # sanitizers on a busy machine: 35 % of the pixels differed)
         shot = os.path.join(d, "window.png")
-        subprocess.run([IMPORT, "-display", xvfb.display, "-window", win, shot], check=True,
-                       timeout=30)
-        win_img, exp_img = read_rgba(shot), read_rgba(os.path.join(d, "e.png"))
+
+        def grab():
+            subprocess.run([IMPORT, "-display", xvfb.display, "-window", win, shot],
+                           check=True, timeout=30)
+            return read_rgba(shot)
+
+        before = grab()
+        xvfb.run(["xdotool", "key", "--window", win, "p"])
+        win_img, last = None, None
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            time.sleep(0.3)
+            img = grab()
+            if (last is not None and np.array_equal(img, last)
+                    and not np.array_equal(img, before)):
+                win_img = img
+                break
+            last = img
+        if not CK.check(win_img is not None, "agree: presentation mode drawn",
+                        "a changed picture, still for two grabs", "none within 20 s"):
+            return
+        exp_img = read_rgba(os.path.join(d, "e.png"))
         if not CK.check(win_img.shape == exp_img.shape, "agree: screenshot size",
                         exp_img.shape, win_img.shape):
             return
