@@ -103,7 +103,8 @@ static void test_thinning_keeps_learning_phase(void **st) {
     for (int trial = 0; trial < 40; trial++) {
         rng = rng * 6364136223846793005ull + 1442695040888963407ull;
         const long end = ends[(rng >> 33) % 4];
-        const long every = 150 + (long)((rng >> 20) % 251), first = 100 + (long)((rng >> 40) % 2901);
+        const long every = 150 + (long)((rng >> 20) % 251),
+                   first = 100 + (long)((rng >> 40) % 2901);
         long kept[TRAIN_REPLAY_MAX];
         int taken;
         const int n = thin_run(first, every, end, kept, &taken);
@@ -119,8 +120,8 @@ static void test_thinning_keeps_learning_phase(void **st) {
         for (int i = 4; i < n; i++) {
             const double gap = log1p((double)kept[i]) - log1p((double)kept[i - 1]);
             if (gap > 2.5 * even)
-                fail_msg("%s: steps %ld..%ld: gap %.3f over 2.5 x %.3f", what, kept[i - 1],
-                         kept[i], gap, even);
+                fail_msg("%s: steps %ld..%ld: gap %.3f over 2.5 x %.3f", what, kept[i - 1], kept[i],
+                         gap, even);
         }
     }
     long two[2] = {0, 5};
