@@ -27,6 +27,19 @@ STOPPED = re.compile(r"step (\d+) .*held-out ([\d.]+) % .*stopped")
 REPLAY = re.compile(r"replay: step (\d+) of (\d+)")
 
 
+def save_png(xvfb, win, folder, timeout=15):
+    """Ctrl+S, then the names of the PNG files it added to folder (the window's cwd)."""
+    before = set(os.listdir(folder))
+    xvfb.run(["xdotool", "key", "--window", str(win), "ctrl+s"])
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        new = sorted(f for f in set(os.listdir(folder)) - before if f.endswith(".png"))
+        if new:
+            return new
+        time.sleep(0.1)
+    return []
+
+
 def wait_title(xvfb, win, pattern, timeout):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -102,6 +115,12 @@ def main():
                      back_step, m and m.group(1))
             CK.check(heads(xvfb, geo) == back, "the same moment: the very same picture of the heads",
                      "equal", "different")
+            # Ctrl+S on a moment: the file is named by the task and the moment's step
+            saved = save_png(xvfb, win, tmp)
+            want = f"mhaviz-h2-d32-pair-step{back_step}-"
+            CK.check(len(saved) == 1 and saved[0].startswith(want) and saved[0].endswith(".png"),
+                     "Ctrl+S on a moment: named by the task and its step", want + "<time>.png",
+                     saved)
             # End: live again
             key(xvfb, win, "End")
             m = wait_title(xvfb, win, STOPPED, 10)
@@ -109,6 +128,10 @@ def main():
                      "End: live", f"step {live_step}, stopped", title_of(xvfb, win))
             CK.check(heads(xvfb, geo) == live, "End: the live picture again", "equal",
                      "different")
+            saved = save_png(xvfb, win, tmp)
+            want = f"mhaviz-h2-d32-pair-step{live_step}-"
+            CK.check(len(saved) == 1 and saved[0].startswith(want), "Ctrl+S live: the live step",
+                     want + "<time>.png", saved)
             # a drag on the accuracy plot, right to left: scrubs back to the start
             x, y, w, h = geo
             px, py = x + w * 9 // 10, y + h * 32 // 100

@@ -109,21 +109,11 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
     wm_set_title(w, title);
 }
 
-/* A single panel's file is named by the panel: "mhaviz-h4-d64-head2-<time>.png" or
- * "...-equation-...". Returns 0 (-1 when the name would not fit). */
-static int name_panel(char *path, size_t len, const view_state *vs) {
-    if (vs->panel == VIEW_PANEL_ALL) return 0;
-    char tag[32];
-    if (vs->panel == VIEW_PANEL_HEAD)
-        snprintf(tag, sizeof tag, "-head%d", vs->panel_head);
-    else if (vs->panel == VIEW_PANEL_LINES)
-        snprintf(tag, sizeof tag, "-lines-head%d", vs->panel_head);
-    else if (vs->panel == VIEW_PANEL_STEPS && vs->step > 0)
-        snprintf(tag, sizeof tag, "-steps-head%d-stage%d", vs->panel_head, vs->step);
-    else if (vs->panel == VIEW_PANEL_STEPS)
-        snprintf(tag, sizeof tag, "-steps-head%d", vs->panel_head);
-    else
-        snprintf(tag, sizeof tag, "-equation");
+/* Puts tag into the file name at path right after its d_model ("mhaviz-h4-d64" +
+ * tag + "-<time>.png"), then, when that name is taken (two saves in one second),
+ * "-2", "-3", ... before the extension, as export_default_name does. Returns 0
+ * (-1 when the name would not fit). */
+static int name_tag(char *path, size_t len, const char *tag) {
     char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     char *d = strstr(base, "-d"); /* "mhaviz-h4-d64-..." : after the d_model */
@@ -134,7 +124,6 @@ static int name_panel(char *path, size_t len, const view_state *vs) {
     if ((size_t)(d - path) + tl + rest + 1 > len) return -1;
     memmove(d + tl, d, rest + 1);
     memcpy(d, tag, tl);
-    /* two saves of the panel in one second: "-2", "-3", ... as export_default_name does */
     char *dot = strrchr(path, '.');
     size_t stem = dot ? (size_t)(dot - path) : strlen(path);
     char ext[16];
@@ -147,6 +136,28 @@ static int name_panel(char *path, size_t len, const view_state *vs) {
     return 0;
 }
 
+/* A training figure's file is named by what it shows: the task and the step, live or
+ * a replay's moment ("mhaviz-h2-d32-pair-step310-<time>.png"), so the pictures of one
+ * run saved along the replay sort by task and read as a flip-book; a single panel's
+ * by the panel: "mhaviz-h4-d64-head2-<time>.png" or "...-equation-...". */
+static int name_figure(char *path, size_t len, const view_state *vs) {
+    char tag[96] = "";
+    size_t at = 0;
+    if (vs->train && vs->train->task)
+        at += (size_t)snprintf(tag, sizeof tag, "-%.40s-step%ld", vs->train->task, vs->train->step);
+    if (vs->panel == VIEW_PANEL_HEAD)
+        snprintf(tag + at, sizeof tag - at, "-head%d", vs->panel_head);
+    else if (vs->panel == VIEW_PANEL_LINES)
+        snprintf(tag + at, sizeof tag - at, "-lines-head%d", vs->panel_head);
+    else if (vs->panel == VIEW_PANEL_STEPS && vs->step > 0)
+        snprintf(tag + at, sizeof tag - at, "-steps-head%d-stage%d", vs->panel_head, vs->step);
+    else if (vs->panel == VIEW_PANEL_STEPS)
+        snprintf(tag + at, sizeof tag - at, "-steps-head%d", vs->panel_head);
+    else if (vs->panel != VIEW_PANEL_ALL)
+        snprintf(tag + at, sizeof tag - at, "-equation");
+    return tag[0] ? name_tag(path, len, tag) : 0;
+}
+
 /* Writes the current view as PNG (whole view, or the focused panel) and tells
  * the state how it went. */
 static void save_png(app_state *s, app_save_kind kind, font_set *fonts) {
@@ -156,7 +167,7 @@ static void save_png(app_state *s, app_save_kind kind, font_set *fonts) {
     int h = s->cfg.h, d = s->cfg.d_model;
     if (vs.train && vs.layer) h = vs.layer->h, d = vs.layer->d_model; /* the trained model shown */
     if (export_default_name(path, sizeof path, s->export_dir, h, d, "png", err, sizeof err) != 0 ||
-        name_panel(path, sizeof path, &vs) != 0 ||
+        name_figure(path, sizeof path, &vs) != 0 ||
         export_png(path, &vs, s->png_scale, fonts, err, sizeof err) != 0) {
         app_notify(s, err, 1);
         return;
