@@ -436,7 +436,8 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     const int min_w = have_usable && usable.w - 64 < 800 ? usable.w - 64 : 800;
     const int min_h = have_usable && usable.h - 96 < 600 ? usable.h - 96 : 600;
     SDL_SetWindowMinimumSize(win, min_w > 320 ? min_w : 320, min_h > 240 ? min_h : 240);
-    SDL_StopTextInput(); /* SDL starts with text input on; only the text field wants it */
+    wm_quiet_stale_sends(win); /* a worker's wake-up reaching the window after Ctrl+Q */
+    SDL_StopTextInput();       /* SDL starts with text input on; only the text field wants it */
     ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
     if (!ren) ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
     if (!ren) {
@@ -527,12 +528,15 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     rc = 0;
     stats_say(&stats, s, "exit");
 done:
+    /* off the screen at once; then the workers end (a recompute under way is waited
+       for), so that none wakes the loop through a window already destroyed */
+    if (win) SDL_HideWindow(win);
+    if (s) app_async_disable(s);
     draw_list_free(&dl);
     view_cache_destroy(cache);
     sdl_draw_destroy(drawer);
     if (ren) SDL_DestroyRenderer(ren);
     if (win) SDL_DestroyWindow(win);
-    if (s) app_async_disable(s); /* first: it waits for a recompute under way */
     app_state_destroy(s);
     font_set_close(fonts);
     TTF_Quit();

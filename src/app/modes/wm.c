@@ -7,6 +7,7 @@
 #include <SDL_syswm.h>
 #include <X11/Xatom.h>
 #include <X11/Xlib.h>
+#include <X11/Xproto.h>
 #include <string.h>
 
 static int x11(SDL_Window *w, Display **d, Window *xw) {
@@ -67,4 +68,20 @@ void wm_set_fullscreen(SDL_Window *w, int on, SDL_Rect *saved) {
         SDL_SetWindowSize(w, saved->w, saved->h);
         SDL_SetWindowPosition(w, saved->x, saved->y);
     }
+}
+
+static int (*next_handler)(Display *, XErrorEvent *);
+
+static int quiet_stale_sends(Display *d, XErrorEvent *e) {
+    if (e->error_code == BadWindow && e->request_code == X_SendEvent) return 0;
+    return next_handler ? next_handler(d, e) : 0;
+}
+
+void wm_quiet_stale_sends(SDL_Window *w) {
+    Display *d;
+    Window xw;
+    if (next_handler || !x11(w, &d, &xw)) return;
+    XSync(d, False); /* errors of requests made so far go to the handler they were made under */
+    next_handler = XSetErrorHandler(quiet_stale_sends);
+    if (next_handler == quiet_stale_sends) next_handler = NULL;
 }
