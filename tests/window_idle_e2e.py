@@ -3,11 +3,14 @@
 large recompute never makes it wait (issue 11), under a private Xvfb.
 
 The window runs with MHAVIZ_STATS=1, so it prints "stats frames=F recomputes=R
-wakeups=W busy=B" on stderr whenever it draws a frame or shows a recompute
-(B: a recompute was under way when the frame was drawn, so the frame showed the
-progress sign). The configuration is large (d_model 2048, n 506): an h step there
+wakeups=W busy=B jobs=J woke=K" on stderr whenever it draws a frame, shows a
+recompute or starts or ends a job (B: a recompute was under way when the frame
+was drawn, so the frame showed the progress sign; J: jobs under way, such as the
+forward timed for the cost panel after a recompute; K: what woke the loop since
+the line before, e.g. "pointer" or "timeout"). "Idle" begins once J is 0. The configuration is large (d_model 2048, n 506): an h step there
 takes well over the 50 ms that send a recompute to the background.
-  - idle: after the start has settled, 3 s with no event: 0 frames, 0 recomputes;
+  - idle: after the start has settled, 3 s with no event: 0 frames, 0 recomputes
+    (a frame for an X event that came late starts the 3 s again, up to 4 times);
   - one Up: exactly one recompute, at least one frame, one of them drawn while it
     ran (the progress sign), the title at h=16 afterwards; then idle again;
   - the pointer moved while a d_model step computes: frames drawn meanwhile;
@@ -25,7 +28,10 @@ from e2e_util import Checker, Xvfb, stop_process, title_of, window_of_pid
 
 CK = Checker()
 IDLE_S = 3.0
-STATS = re.compile(r"^stats(?: exit)? frames=(\d+) recomputes=(\d+) wakeups=(\d+) busy=(\d)$")
+STATS = re.compile(r"^stats(?: exit)? frames=(\d+) recomputes=(\d+) wakeups=(\d+) busy=(\d) "
+                   r"jobs=(\d+) woke=([a-z,]+)$")
+# what the X server sends: a frame for one of these is an answer, not idle work
+FROM_X = {"key", "pointer", "window", "other"}
 
 
 class App:
@@ -39,25 +45,32 @@ class App:
 
     def lines(self):
         """Every stats line so far, as (frames, recomputes, wakeups, busy)."""
+        return [l[:4] for l in self.woke_lines()]
+
+    def woke_lines(self):
+        """Every stats line so far, as (frames, recomputes, wakeups, busy, woke, jobs)."""
         self.log.flush()
         with open(self.log_path) as f:
-            return [tuple(int(g) for g in m.groups())
+            return [tuple(int(g) for g in m.groups()[:4]) + (set(m.group(6).split(",")),
+                                                             int(m.group(5)))
                     for m in (STATS.match(l) for l in f.read().splitlines()) if m]
 
     def stats(self):
         seen = self.lines()
         return seen[-1] if seen else (0, 0, 0, 0)
 
-    def settle(self, quiet=1.0, timeout=20.0):
-        """Waits until no stats line came for `quiet` seconds; the last one."""
+    def settle(self, quiet=1.0, timeout=60.0):
+        """Waits until no job is under way (the last line says jobs=0: the
+        forward timed for the cost panel after a recompute is one) and no stats
+        line came for `quiet` seconds; the last line."""
         deadline = time.monotonic() + timeout
         count, since = len(self.lines()), time.monotonic()
         while time.monotonic() < deadline and self.proc.poll() is None:
             time.sleep(0.1)
-            now = len(self.lines())
-            if now != count:
-                count, since = now, time.monotonic()
-            elif time.monotonic() - since >= quiet:
+            seen = self.woke_lines()
+            if len(seen) != count:
+                count, since = len(seen), time.monotonic()
+            elif time.monotonic() - since >= quiet and (not seen or seen[-1][5] == 0):
                 break
         return self.stats()
 
@@ -80,18 +93,32 @@ class App:
         self.log.close()
 
 
-def idle(app, where):
-    """No frame and no recompute in IDLE_S seconds without an event."""
+def idle(app, where, tries=4):
+    """No frame and no recompute in IDLE_S seconds without an event. A frame for
+    a late event from the X server (the window manager's, or the pointer the test
+    moved, on a loaded machine) is no idle work: the IDLE_S seconds start again
+    after it, up to `tries` times. A frame after a timeout or a worker's wake-up,
+    or any recompute, fails at once."""
     before = app.settle()
-    n_lines = len(app.lines())
-    time.sleep(IDLE_S)
-    after = app.stats()
-    CK.check(after[0] == before[0], f"{where}: frames in {IDLE_S:.0f} s idle", 0,
-             after[0] - before[0])
+    for attempt in range(tries):
+        n_lines = len(app.woke_lines())
+        time.sleep(IDLE_S)
+        seen = app.woke_lines()
+        new = seen[n_lines:]
+        after = app.stats()
+        answered = [l for l in new if l[4] and l[4] <= FROM_X]
+        own = [l for l in new if not (l[4] and l[4] <= FROM_X)]
+        if own or after[1] != before[1] or not new:
+            break
+        print(f"{where}: {len(answered)} frame(s) for late X events "
+              f"({','.join(sorted(set().union(*(l[4] for l in answered))))})", file=sys.stderr)
+        if attempt + 1 < tries:
+            before = app.settle()
+    CK.check(not new or (not own and after[1] == before[1] and attempt + 1 < tries),
+             f"{where}: {IDLE_S:.0f} s idle", "no stats line",
+             [f"frames={l[0]} recomputes={l[1]} woke={','.join(sorted(l[4]))}" for l in new])
     CK.check(after[1] == before[1], f"{where}: recomputes in {IDLE_S:.0f} s idle", 0,
              after[1] - before[1])
-    CK.check(len(app.lines()) == n_lines, f"{where}: stats lines in {IDLE_S:.0f} s idle", 0,
-             len(app.lines()) - n_lines)
     return after
 
 

@@ -409,6 +409,13 @@ int app_async_busy(const app_state *s) {
     return app_request_busy(s);
 }
 
+int app_async_jobs(const app_state *s) {
+    const app_async *a = s->async;
+    if (!a) return 0;
+    return (app_request_busy(s) ? 1 : 0) + (a->time_handle != NULL) + (a->load_handle != NULL) +
+           (a->pin_handle != NULL) + (app_training_running(s) ? 1 : 0);
+}
+
 unsigned long app_async_recomputes(const app_state *s) {
     return s->req.recomputes;
 }

@@ -291,21 +291,61 @@ static void wake_loop(void *ud) {
 }
 
 /* MHAVIZ_STATS: frames drawn, model recomputes and wake-ups of the loop, on
- * stderr whenever a frame is drawn or a recompute is shown, and at exit (tests
- * count them: with no event, nothing happens). */
+ * stderr whenever a frame is drawn, a recompute is shown or the count of jobs
+ * under way changes, and at exit, with what woke the loop since the line before
+ * (tests count them: with no event and no job under way, nothing happens; a late
+ * event from the X server is told from the loop's own timeouts and the workers'
+ * wake-ups). */
+enum {
+    WOKE_TIMEOUT = 1, /* SDL_WaitEventTimeout ran out: a notice, a lesson, training */
+    WOKE_WORKER = 2,  /* a worker's "done" */
+    WOKE_KEY = 4,     /* keys and text */
+    WOKE_POINTER = 8, /* motion, buttons, wheel */
+    WOKE_WINDOW = 16, /* the window manager: shown, exposed, moved, focus */
+    WOKE_OTHER = 32   /* any other SDL event */
+};
+static const char *const woke_names[] = {"timeout", "worker", "key", "pointer", "window", "other"};
+
 typedef struct {
     int on;
+    unsigned woke; /* WOKE_* since the last line */
+    int jobs_said; /* app_async_jobs on the last line */
     unsigned long frames, wakeups, recomputes_said, frames_said;
 } loop_stats;
+
+static unsigned woke_by(const SDL_Event *e, Uint32 wake_event) {
+    if (e->type == wake_event) return WOKE_WORKER;
+    switch (e->type) {
+    case SDL_KEYDOWN:
+    case SDL_KEYUP:
+    case SDL_TEXTINPUT:
+    case SDL_TEXTEDITING: return WOKE_KEY;
+    case SDL_MOUSEMOTION:
+    case SDL_MOUSEBUTTONDOWN:
+    case SDL_MOUSEBUTTONUP:
+    case SDL_MOUSEWHEEL: return WOKE_POINTER;
+    case SDL_WINDOWEVENT: return WOKE_WINDOW;
+    default: return WOKE_OTHER;
+    }
+}
 
 static void stats_say(loop_stats *st, const app_state *s, const char *when) {
     if (!st->on) return;
     const unsigned long r = app_async_recomputes(s);
-    if (!when && r == st->recomputes_said && st->frames == st->frames_said) return;
-    fprintf(stderr, "stats%s%s frames=%lu recomputes=%lu wakeups=%lu busy=%d\n", when ? " " : "",
-            when ? when : "", st->frames, r, st->wakeups, app_async_busy(s));
+    const int jobs = app_async_jobs(s);
+    if (!when && r == st->recomputes_said && st->frames == st->frames_said && jobs == st->jobs_said)
+        return;
+    char woke[64] = "none";
+    for (size_t i = 0, o = 0; i < sizeof woke_names / sizeof woke_names[0]; i++)
+        if (st->woke & (1u << i))
+            o += (size_t)snprintf(woke + o, sizeof woke - o, "%s%s", o ? "," : "", woke_names[i]);
+    fprintf(stderr, "stats%s%s frames=%lu recomputes=%lu wakeups=%lu busy=%d jobs=%d woke=%s\n",
+            when ? " " : "", when ? when : "", st->frames, r, st->wakeups, app_async_busy(s), jobs,
+            woke);
     st->recomputes_said = r;
+    st->jobs_said = jobs;
     st->frames_said = st->frames;
+    st->woke = 0;
 }
 
 /* MHAVIZ_VIEW_LOG: after each frame, when it changed, the view as its settings
@@ -519,8 +559,12 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         int got = timeout < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, timeout);
         stats.wakeups++;
         app_tick(s, now_ms());
-        if (!got) continue;
+        if (!got) {
+            stats.woke |= WOKE_TIMEOUT;
+            continue;
+        }
         do { /* each key's request goes to the jobs layer at once, as it comes */
+            stats.woke |= woke_by(&e, wake_event);
             handle_event(s, &e);
             app_async_poll(s);
         } while (!s->quit && SDL_PollEvent(&e));
