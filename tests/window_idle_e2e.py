@@ -7,8 +7,9 @@ wakeups=W busy=B jobs=J woke=K" on stderr whenever it draws a frame, shows a
 recompute or starts or ends a job (B: a recompute was under way when the frame
 was drawn, so the frame showed the progress sign; J: jobs under way, such as the
 forward timed for the cost panel after a recompute; K: what woke the loop since
-the line before, e.g. "pointer" or "timeout"). "Idle" begins once J is 0. The configuration is large (d_model 2048, n 506): an h step there
-takes well over the 50 ms that send a recompute to the background.
+the line before, e.g. "pointer" or "timeout"). "Idle" begins once J is 0. The
+configuration is large (d_model 2048, n 506): an h step there takes well over the
+50 ms that send a recompute to the background.
   - idle: after the start has settled, 3 s with no event: 0 frames, 0 recomputes
     (a frame for an X event that came late starts the 3 s again, up to 4 times);
   - one Up: exactly one recompute, at least one frame, one of them drawn while it
@@ -48,11 +49,10 @@ class App:
         return [l[:4] for l in self.woke_lines()]
 
     def woke_lines(self):
-        """Every stats line so far, as (frames, recomputes, wakeups, busy, woke, jobs)."""
+        """Every stats line so far, as (frames, recomputes, wakeups, busy, jobs, woke)."""
         self.log.flush()
         with open(self.log_path) as f:
-            return [tuple(int(g) for g in m.groups()[:4]) + (set(m.group(6).split(",")),
-                                                             int(m.group(5)))
+            return [tuple(int(g) for g in m.groups()[:5]) + (set(m.group(6).split(",")),)
                     for m in (STATS.match(l) for l in f.read().splitlines()) if m]
 
     def stats(self):
@@ -70,7 +70,7 @@ class App:
             seen = self.woke_lines()
             if len(seen) != count:
                 count, since = len(seen), time.monotonic()
-            elif time.monotonic() - since >= quiet and (not seen or seen[-1][5] == 0):
+            elif time.monotonic() - since >= quiet and (not seen or seen[-1][4] == 0):
                 break
         return self.stats()
 
@@ -103,20 +103,16 @@ def idle(app, where, tries=4):
     for attempt in range(tries):
         n_lines = len(app.woke_lines())
         time.sleep(IDLE_S)
-        seen = app.woke_lines()
-        new = seen[n_lines:]
+        new = app.woke_lines()[n_lines:]
         after = app.stats()
-        answered = [l for l in new if l[4] and l[4] <= FROM_X]
-        own = [l for l in new if not (l[4] and l[4] <= FROM_X)]
-        if own or after[1] != before[1] or not new:
+        late_x = new and after[1] == before[1] and all(l[5] <= FROM_X for l in new)
+        if not late_x or attempt + 1 == tries:
             break
-        print(f"{where}: {len(answered)} frame(s) for late X events "
-              f"({','.join(sorted(set().union(*(l[4] for l in answered))))})", file=sys.stderr)
-        if attempt + 1 < tries:
-            before = app.settle()
-    CK.check(not new or (not own and after[1] == before[1] and attempt + 1 < tries),
-             f"{where}: {IDLE_S:.0f} s idle", "no stats line",
-             [f"frames={l[0]} recomputes={l[1]} woke={','.join(sorted(l[4]))}" for l in new])
+        print(f"{where}: {len(new)} frame(s) for late X events "
+              f"({','.join(sorted(set().union(*(l[5] for l in new))))})", file=sys.stderr)
+        before = app.settle()
+    CK.check(not new, f"{where}: {IDLE_S:.0f} s idle", "no stats line",
+             [f"frames={l[0]} recomputes={l[1]} woke={','.join(sorted(l[5]))}" for l in new])
     CK.check(after[1] == before[1], f"{where}: recomputes in {IDLE_S:.0f} s idle", 0,
              after[1] - before[1])
     return after
