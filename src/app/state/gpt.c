@@ -156,11 +156,8 @@ void app_gpt_say(app_state *s, const char *err) {
     snprintf(s->status, sizeof s->status, "\xE2\x80\xA6%s", err + from);
 }
 
-void app_gpt_adopt(app_state *s, app_gpt *g, const char *err) {
-    if (!g) { /* the model shown stays; the status says why */
-        app_gpt_say(s, err);
-        return;
-    }
+/* g shown in place of the model before it (g is never NULL here) */
+static void adopt_model(app_state *s, app_gpt *g) {
     const int overview = s->gpt ? s->gpt->overview_open : 0;
     app_gpt_free(s->gpt);
     s->gpt = g;
@@ -173,11 +170,18 @@ void app_gpt_adopt(app_state *s, app_gpt *g, const char *err) {
                  g->m->paths.name, g->m->tf->cfg.layers, g->m->tf->cfg.h, g->m->tf->cfg.d_model);
 }
 
+void app_gpt_adopt(app_state *s, app_gpt *g, const char *err) {
+    if (g)
+        adopt_model(s, g);
+    else /* the model shown stays; the status says why */
+        app_gpt_say(s, err ? err : "the model could not be opened");
+}
+
 int app_gpt_open(app_state *s, const app_gpt_request *q, char *err, size_t errlen) {
     int rc = 0;
     app_gpt *g = app_gpt_load(q, NULL, NULL, &rc, err, errlen);
     if (!g) return rc;
-    app_gpt_adopt(s, g, NULL);
+    adopt_model(s, g);
     s->status[0] = '\0';
     return 0;
 }

@@ -561,7 +561,7 @@ int lesson_set_caption(lesson *L, int k, const char *heading, const char *text) 
 #define PUT(...)                                                                                   \
     do {                                                                                           \
         int w_ =                                                                                   \
-            snprintf(buf ? buf + (o < len ? o : len) : NULL, o < len ? len - o : 0, __VA_ARGS__);  \
+            snprintf(buf && o < len ? buf + o : NULL, buf && o < len ? len - o : 0, __VA_ARGS__);  \
         if (w_ > 0) o += (size_t)w_;                                                               \
     } while (0)
 
