@@ -186,6 +186,50 @@ static void test_jump_reset_leave(void **st) {
     app_state_destroy(s);
 }
 
+/* Presentation is the presenter's: P at step 1 stays through Space, Backspace, a jump
+   and F5; a step whose own lines say `present` changes it, and the step after keeps it. */
+static void test_presentation_stays(void **st) {
+    (void)st;
+    app_state *s = open_lesson();
+    CHECK_INT("opened: not presenting (the lesson does not say)", 0, s->present);
+    press(s, 'p', 0);
+    CHECK_INT("P presents", 1, s->present);
+    press(s, ' ', 0);
+    check_step(s, 2, "Space");
+    CHECK_INT("Space keeps the presentation", 1, s->present);
+    press(s, APP_KEY_BACKSPACE, 0);
+    CHECK_INT("Backspace keeps it", 1, s->present);
+    press(s, '4', 0);
+    press(s, APP_KEY_RETURN, 0);
+    check_step(s, 4, "4 then Enter");
+    CHECK_INT("a jump keeps it", 1, s->present);
+    press(s, APP_KEY_F5, 0);
+    CHECK_INT("F5 keeps it", 1, s->present);
+    app_state_destroy(s);
+
+    /* a lesson that says it: on at step 1, off at step 3 (its own line), kept at 4 */
+    s = make_state();
+    char path[512], err[600];
+    snprintf(path, sizeof path, "%s/present.lesson", dir);
+    write_file(path, "title = Presented\n"
+                     "step = One\nh = 1\npresent = on\n"
+                     "step = Two\nh = 2\n"
+                     "step = Three\nh = 8\npresent = off\n"
+                     "step = Four\nmask = causal\n");
+    if (app_teach_open(s, path, err, sizeof err) != 0) fail_msg("open: %s", err);
+    CHECK_INT("step 1 says present = on", 1, s->present);
+    press(s, ' ', 0);
+    CHECK_INT("step 2 keeps it", 1, s->present);
+    press(s, ' ', 0);
+    CHECK_INT("step 3 says present = off", 0, s->present);
+    press(s, 'p', 0);
+    press(s, ' ', 0);
+    CHECK_INT("step 4 keeps the presenter's P", 1, s->present);
+    press(s, APP_KEY_HOME, 0);
+    CHECK_INT("Home: step 1 says on", 1, s->present);
+    app_state_destroy(s);
+}
+
 static void test_stages_on_the_clock(void **st) {
     (void)st;
     app_state *s = open_lesson();
@@ -423,15 +467,11 @@ int main(void) {
     snprintf(dir, sizeof dir, "/tmp/mhaviz-test-lesson-XXXXXX");
     if (!mkdtemp(dir)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_next_keys),
-        cmocka_unit_test(test_back_keys),
-        cmocka_unit_test(test_jump_reset_leave),
-        cmocka_unit_test(test_stages_on_the_clock),
-        cmocka_unit_test(test_sweep),
-        cmocka_unit_test(test_train_and_compare),
-        cmocka_unit_test(test_builtin_list),
-        cmocka_unit_test(test_record_round_trip),
-        cmocka_unit_test(test_format_round_trip),
+        cmocka_unit_test(test_next_keys),           cmocka_unit_test(test_back_keys),
+        cmocka_unit_test(test_jump_reset_leave),    cmocka_unit_test(test_presentation_stays),
+        cmocka_unit_test(test_stages_on_the_clock), cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_train_and_compare),   cmocka_unit_test(test_builtin_list),
+        cmocka_unit_test(test_record_round_trip),   cmocka_unit_test(test_format_round_trip),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];

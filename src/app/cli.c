@@ -48,6 +48,7 @@ static const char usage_a[] =
     "      --contrast C      attention scale: fixed | row | log (default fixed,\n"
     "                        row on a dark field)\n"
     "      --diff            MultiHead drawn as its change from the unablated one\n"
+    "      --present         open the window in presentation mode (P)\n"
     "      --theme T         light | dark (default light)\n"
     "      --colormap NAME   viridis | magma | cividis | greys (default viridis)\n"
     "      --background B    opaque | transparent (default opaque)\n"
@@ -55,7 +56,8 @@ static const char usage_a[] =
     "      --font PATH       TrueType font to use instead of the fontconfig match\n"
     "      --bench           time the forward pass and the drawing; print; exit\n"
     "      --bench-json      the same, one JSON object a line\n"
-    "      --bench-quick     every case once: checks the output, measures nothing\n"
+    "      --bench-quick     every case once: checks the output, measures nothing\n";
+static const char usage_b[] =
     "\n"
     "Learning (in the window: the L key):\n"
     "      --train TASK      train a small attention model on prev, first, pair, sort,\n"
@@ -70,8 +72,7 @@ static const char usage_a[] =
     "      --lr R            AdamW learning rate, 0.00001..1 (default 0.003)\n"
     "      --batch N         examples per step, 1..1024 (default 32)\n"
     "      --layer L         with --export, the trained model's layer L (default 1);\n"
-    "                        with --model, the layer shown (default 1)\n";
-static const char usage_b[] =
+    "                        with --model, the layer shown (default 1)\n"
     "      --sweep h         one run per divisor h of d_model at the same budget and\n"
     "                        seeds: a table; sweep.json with --dump, a plot with --export\n"
     "      --seeds K         with --sweep, seeds -s, -s + 1, ... (K of them, 1..64;\n"
@@ -140,6 +141,7 @@ static const struct option long_opts[] = {
     {"values", no_argument, NULL, OPT_VALUES},
     {"contrast", required_argument, NULL, OPT_CONTRAST},
     {"diff", no_argument, NULL, OPT_DIFF},
+    {"present", no_argument, NULL, OPT_PRESENT},
     {"theme", required_argument, NULL, OPT_THEME},
     {"colormap", required_argument, NULL, OPT_COLORMAP},
     {"background", required_argument, NULL, OPT_BACKGROUND},

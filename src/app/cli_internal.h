@@ -33,6 +33,7 @@ enum {
     OPT_VALUES,
     OPT_CONTRAST,
     OPT_DIFF,
+    OPT_PRESENT,
     OPT_THEME,
     OPT_COLORMAP,
     OPT_BACKGROUND,

@@ -105,6 +105,7 @@ static int figure_option(cli_options *o, int opt, const char *arg, char *err, si
         o->contrast_given = 1;
         return 0;
     case OPT_DIFF: o->diff = 1; return 0;
+    case OPT_PRESENT: o->present = 1; return 0;
     case OPT_THEME:
         if (cli_parse_word(arg, theme_words, &o->theme) != 0)
             return cli_fail(err, errlen, "--theme '%s': must be light or dark", arg);

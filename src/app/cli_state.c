@@ -28,6 +28,7 @@ static const struct {
     {OPT_VALUES, {"values", NULL, NULL}},
     {OPT_CONTRAST, {"contrast", NULL, NULL}},
     {OPT_DIFF, {"diff", NULL, NULL}},
+    {OPT_PRESENT, {"present", NULL, NULL}},
     {OPT_THEME, {"theme", NULL, NULL}},
     {OPT_COLORMAP, {"colormap", NULL, NULL}},
     {OPT_MODEL, {"model", NULL, NULL}},

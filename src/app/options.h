@@ -63,6 +63,7 @@ typedef struct {
     int contrast;             /* --contrast: 0 fixed, 1 row, 2 log */
     int contrast_given;       /* --contrast was on the command line */
     int diff;                 /* --diff: MultiHead minus the unablated MultiHead */
+    int present;              /* --present: the window in presentation mode */
     int theme;                /* 0 light (default), 1 dark; -1 not given */
     int colormap;             /* index into view colormaps; -1 not given */
     int transparent;          /* --background transparent */

@@ -90,6 +90,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
        long text) its rows are scaled to their maximum, unless --contrast chose */
     s->auto_contrast = !o->contrast_given && !(o->state && app_settings_has(o->state, "contrast"));
     s->diff = o->diff;
+    s->present = o->present;
     s->export_panel_head = o->panel_head;
     s->transparent = o->transparent;
     s->sample = o->text ? 0 : (o->sample ? o->sample : 1);

@@ -137,6 +137,9 @@ int app_teach_goto(app_state *s, int k) {
         const app_action esc = {.kind = ACT_ESCAPE};
         app_training_apply(s, &esc);
     }
+    /* presentation is the presenter's: P and Escape change it, and a step only where its
+       own lines say `present`, so a clicker's Space never brings the toolbar back */
+    const int presenting = s->present;
     if (app_settings_apply(s, t->L.steps[k - 1].view, err, sizeof err) != 0) {
         if (strncmp(err, t->path, strlen(t->path)) == 0)
             snprintf(t->why, sizeof t->why, "%s", err);
@@ -146,6 +149,7 @@ int app_teach_goto(app_state *s, int k) {
         snprintf(s->status, sizeof s->status, "step %d: %.200s (the view is kept)", k, err);
         return -1;
     }
+    if (!app_settings_has(t->L.steps[k - 1].set, "present")) s->present = presenting;
     t->k = k - 1;
     t->digits = -1;
     start_actions(s, t);
