@@ -230,6 +230,51 @@ static void test_presentation_stays(void **st) {
     app_state_destroy(s);
 }
 
+/* The text of every run drawn for the state's view, joined by '\n' into buf. */
+static void drawn_text(app_state *s, char *buf, size_t len) {
+    view_state vs;
+    app_view(s, &vs);
+    const view_layout *L = app_layout(s);
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    view_render(&dl, cache, L, &vs, fx_measure, NULL);
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < dl.count; i++)
+        if (dl.cmds[i].kind == DC_TEXT && o < len)
+            o += (size_t)snprintf(buf + o, len - o, "%s\n", draw_cmd_text(&dl, &dl.cmds[i]));
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+}
+
+/* While a lesson runs, PgUp/PgDn step it: the page note names Shift+PgUp/PgDn, the keys
+   that page there, and names PgUp/PgDn again once the lesson is left. */
+static void test_page_note_keys(void **st) {
+    (void)st;
+    app_state *s = make_state();
+    char path[512], err[600];
+    snprintf(path, sizeof path, "%s/pages.lesson", dir);
+    write_file(path, "title = Pages\nstep = Sixteen heads, large\nh = 16\nzoom = 300\n");
+    if (app_teach_open(s, path, err, sizeof err) != 0) fail_msg("open: %s", err);
+    CHECK_TRUE("premise: the heads page", app_layout(s)->pages > 1);
+    static char text[1 << 16];
+    drawn_text(s, text, sizeof text);
+    CHECK_TRUE("the note names Shift+PgUp/PgDn", strstr(text, "Shift+PgUp/PgDn") != NULL);
+    press(s, APP_KEY_PAGEDOWN, 0);
+    CHECK_TRUE("PgDn steps the lesson (there is no next step)",
+               strstr(s->status, "last step") != NULL);
+    const int first = app_layout(s)->first_head;
+    press(s, APP_KEY_PAGEDOWN, APP_MOD_SHIFT);
+    CHECK_TRUE("Shift+PgDn pages", app_layout(s)->first_head > first);
+    press(s, APP_KEY_ESCAPE, 0);
+    CHECK_TRUE("premise: the lesson is left", app_teach_lesson(s, NULL, NULL) == NULL);
+    drawn_text(s, text, sizeof text);
+    CHECK_TRUE("left: the note names PgUp/PgDn", strstr(text, "PgUp/PgDn") != NULL);
+    CHECK_TRUE("left: not Shift+", strstr(text, "Shift+PgUp/PgDn") == NULL);
+    app_state_destroy(s);
+}
+
 static void test_stages_on_the_clock(void **st) {
     (void)st;
     app_state *s = open_lesson();
@@ -467,11 +512,17 @@ int main(void) {
     snprintf(dir, sizeof dir, "/tmp/mhaviz-test-lesson-XXXXXX");
     if (!mkdtemp(dir)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_next_keys),           cmocka_unit_test(test_back_keys),
-        cmocka_unit_test(test_jump_reset_leave),    cmocka_unit_test(test_presentation_stays),
-        cmocka_unit_test(test_stages_on_the_clock), cmocka_unit_test(test_sweep),
-        cmocka_unit_test(test_train_and_compare),   cmocka_unit_test(test_builtin_list),
-        cmocka_unit_test(test_record_round_trip),   cmocka_unit_test(test_format_round_trip),
+        cmocka_unit_test(test_next_keys),
+        cmocka_unit_test(test_back_keys),
+        cmocka_unit_test(test_jump_reset_leave),
+        cmocka_unit_test(test_presentation_stays),
+        cmocka_unit_test(test_page_note_keys),
+        cmocka_unit_test(test_stages_on_the_clock),
+        cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_train_and_compare),
+        cmocka_unit_test(test_builtin_list),
+        cmocka_unit_test(test_record_round_trip),
+        cmocka_unit_test(test_format_round_trip),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];

@@ -343,7 +343,9 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
             snprintf(range, sizeof range, "head %d", last);
         else
             snprintf(range, sizeof range, "heads %d\xE2\x80\x93%d", L->first_head + 1, last);
-        const char *keys = s->figure ? "" : s->pinned_pane ? ", Shift+PgUp/PgDn" : ", PgUp/PgDn";
+        /* the pinned pane pages with Shift, and so does the grid while a lesson owns PgUp/PgDn */
+        const int shifted = s->pinned_pane || (s->caption && s->caption->steps > 0);
+        const char *keys = s->figure ? "" : shifted ? ", Shift+PgUp/PgDn" : ", PgUp/PgDn";
         /* above the base zoom the heads were asked to be larger: they would fit smaller */
         const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
         const int zoomed = s->zoom > base * 1.001f;
@@ -366,7 +368,7 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
                      L->page + 1, L->pages);
         else
             snprintf(shorter[0], sizeof shorter[0], "%s of %d (%s)", range, s->layer->h,
-                     s->pinned_pane ? "Shift+PgUp/PgDn" : "PgUp/PgDn");
+                     shifted ? "Shift+PgUp/PgDn" : "PgUp/PgDn");
         snprintf(shorter[1], sizeof shorter[1], "%s of %d", range, s->layer->h);
         snprintf(shorter[2], sizeof shorter[2], "%s/%d", range + (L->shown_heads == 1 ? 5 : 6),
                  s->layer->h);
