@@ -545,6 +545,39 @@ static void test_dark_field_caption(void **state) {
     fx_finish("dark field caption");
 }
 
+/* The status line says the seed and the scaling; the compute and frame times only when
+   asked for (MHAVIZ_STATS sets timings), never to a class. */
+static void test_status_timings(void **state) {
+    (void)state;
+    fx_reset();
+    static scene sc;
+    scene_make(&sc, 12, 64, 4, MHA_MASK_NONE, 1600, 900);
+    snprintf(fx_where, sizeof fx_where, "status line 1600x900");
+    sc.s.compute_ms = 0.25;
+    sc.s.frame_ms = 1194.4;
+    for (int timings = 0; timings <= 1; timings++) {
+        sc.s.timings = timings;
+        scene_render(&sc);
+        const char *status = NULL;
+        for (int i = 0; i < sc.dl.count; i++) {
+            const draw_cmd *c = &sc.dl.cmds[i];
+            if (c->kind == DC_TEXT && c->y == sc.L.status.y && c->x == sc.L.status.x)
+                status = draw_cmd_text(&sc.dl, c);
+        }
+        EXPECT(status != NULL, "the status line is drawn (timings %d)", timings);
+        if (!status) continue;
+        char seed[40];
+        snprintf(seed, sizeof seed, "seed %llu", (unsigned long long)sc.s.layer->seed);
+        EXPECT(strstr(status, seed) != NULL, "the status names the %s: '%s'", seed, status);
+        EXPECT((strstr(status, "frame 1194.4 ms") != NULL) == timings,
+               "frame time shown only with timings %d: '%s'", timings, status);
+        EXPECT((strstr(status, "compute 0.25 ms") != NULL) == timings,
+               "compute time shown only with timings %d: '%s'", timings, status);
+    }
+    scene_free(&sc);
+    fx_finish("status timings");
+}
+
 static void test_hit_test(void **state) {
     (void)state;
     fx_reset();
@@ -694,6 +727,7 @@ int main(void) {
         cmocka_unit_test(test_token_label),     cmocka_unit_test(test_attention_pixels),
         cmocka_unit_test(test_box_average),     cmocka_unit_test(test_hit_test),
         cmocka_unit_test(test_head_names_kept), cmocka_unit_test(test_dark_field_caption),
+        cmocka_unit_test(test_status_timings),
     };
     return cmocka_run_group_tests_name("view_render", tests, NULL, NULL);
 }

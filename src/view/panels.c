@@ -643,11 +643,14 @@ void view_draw_status(const view_ctx *c) {
     const view_state *s = c->s;
     if (L->status.w <= 0) return;
     char buf[800], times[96] = "", seed[40] = "";
-    if (!s->figure && s->overview) /* a loaded model: its whole forward, every layer */
+    if (!s->figure && s->overview && !s->timings) /* a loaded model: the layers computed */
+        snprintf(times, sizeof times, "layers %d\xE2\x80\x93%d computed \xC2\xB7 ",
+                 s->overview->computed_from + 1, s->overview->layers);
+    else if (!s->figure && s->overview) /* and, for developers, how long they took */
         snprintf(times, sizeof times,
                  "layers %d\xE2\x80\x93%d computed in %.1f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ",
                  s->overview->computed_from + 1, s->overview->layers, s->compute_ms, s->frame_ms);
-    else if (!s->figure)
+    else if (!s->figure && s->timings)
         snprintf(times, sizeof times, "compute %.2f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ",
                  s->compute_ms, s->frame_ms);
     if (!s->overview) /* a checkpoint's weights come from no seed */

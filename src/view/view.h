@@ -264,6 +264,7 @@ typedef struct view_state {
     const char *status; /* message for the status line, may be NULL */
     const char *toast;  /* transient notice (e.g. saved file path), may be NULL */
     double compute_ms, frame_ms;
+    int timings;                /* the status line gives compute_ms and frame_ms (MHAVIZ_STATS) */
     double forward_ms;          /* the forward's own time at this setting; < 0: not measured yet */
     int transparent;            /* export: no background fill */
     int figure;                 /* export: no buttons, no timings (labels stay true) */

@@ -499,6 +499,7 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     static char view_logged[8192];
     const int view_logging = getenv("MHAVIZ_VIEW_LOG") != NULL;
     loop_stats stats = {.on = getenv("MHAVIZ_STATS") != NULL};
+    s->timings = stats.on; /* a class sees no frame times; a developer asks for them */
     Uint32 wake_event = SDL_RegisterEvents(1);
     if (wake_event == (Uint32)-1 || app_async_enable(s, wake_loop, &wake_event, -1.0) != 0)
         fprintf(stderr, "mhaviz: large recomputes stay on the window's thread (%s)\n",

@@ -50,6 +50,7 @@ void app_view(const app_state *s, view_state *vs) {
                          ? s->forward_ms
                          : -1.0;
     vs->frame_ms = s->frame_ms;
+    vs->timings = s->timings;
     vs->data_version = s->data_version;
     vs->png_scale = s->png_scale;
     const char *computing = app_request_status(s); /* the old picture, and the sign of the new */

@@ -193,6 +193,7 @@ typedef struct {
     mha_model *m;
     unsigned long data_version; /* changes whenever the model's numbers change */
     double compute_ms, frame_ms;
+    int timings; /* the status line shows compute_ms and frame_ms: developers' numbers */
     /* The forward's own time at the setting shown, measured on the jobs layer's
        worker once a setting (async.c): every row projected, the same way whatever
        change led there. forward_key is the setting it is for (app_forward_key of
