@@ -578,6 +578,46 @@ static void test_status_timings(void **state) {
     fx_finish("status timings");
 }
 
+/* At h = 1 "How alike are the heads?" says in words that there is no pair, and draws
+   no one-cell matrix reading 100%; the cost panel stays beside it. */
+static void test_one_head_alike(void **state) {
+    (void)state;
+    fx_reset();
+    static const int sizes[][2] = {{1280, 720}, {1920, 1080}, {1024, 768}};
+    for (int k = 0; k < 3; k++) {
+        static scene sc;
+        scene_make(&sc, 7, 64, 1, MHA_MASK_NONE, sizes[k][0], sizes[k][1]);
+        snprintf(fx_where, sizeof fx_where, "h=1 %dx%d", sizes[k][0], sizes[k][1]);
+        float div[1] = {0.0f}, change[1] = {1.0f}, cosine[1] = {1.0f};
+        sc.s.lesson = 1;
+        sc.s.head_divergence = div;
+        sc.s.head_change = change;
+        sc.s.head_pass_cos = cosine;
+        scene_render(&sc);
+        EXPECT(sc.L.lesson_shown, "the panels are shown");
+        int words = 0, hundred = 0, images = 0;
+        for (int i = 0; i < sc.dl.count; i++) {
+            const draw_cmd *c = &sc.dl.cmds[i];
+            if (c->kind == DC_TEXT) {
+                const char *t = draw_cmd_text(&sc.dl, c);
+                words += strncmp(t, "One head", 8) == 0;
+                hundred += strstr(t, "100%") != NULL;
+            }
+            /* anything drawn inside the matrix's square but the words */
+            if (c->kind == DC_FILL && c->x >= sc.L.redund_map.x &&
+                c->x < sc.L.redund_map.x + sc.L.redund_map.w && c->y >= sc.L.redund_map.y &&
+                c->y < sc.L.redund_map.y + sc.L.redund_map.h && c->w > 4 && c->h > 4)
+                images++;
+        }
+        EXPECT(words == 1, "'One head ...' said once, got %d", words);
+        EXPECT(hundred == 0, "no '100%%' cell, got %d", hundred);
+        EXPECT(images == 0, "no matrix cells drawn, got %d", images);
+        EXPECT(sc.L.cost.w > 0, "the cost panel is there");
+        scene_free(&sc);
+    }
+    fx_finish("one head alike");
+}
+
 static void test_hit_test(void **state) {
     (void)state;
     fx_reset();
@@ -727,7 +767,7 @@ int main(void) {
         cmocka_unit_test(test_token_label),     cmocka_unit_test(test_attention_pixels),
         cmocka_unit_test(test_box_average),     cmocka_unit_test(test_hit_test),
         cmocka_unit_test(test_head_names_kept), cmocka_unit_test(test_dark_field_caption),
-        cmocka_unit_test(test_status_timings),
+        cmocka_unit_test(test_status_timings),  cmocka_unit_test(test_one_head_alike),
     };
     return cmocka_run_group_tests_name("view_render", tests, NULL, NULL);
 }

@@ -37,6 +37,7 @@ static void lay_column(view_layout *L, const view_state *s, view_rect a, int cos
     if (L->shown_heads > 0) /* never larger than a head: it is a side note to them */
         side = imin(side, L->heads[0].map.w * 5 / 4);
     if (side < 6 * L->line || a.w < cost_w) return;
+    if (s->layer->h == 1) side = 2 * L->line; /* two lines of words, not a one-cell matrix */
     L->lesson_shown = 1;
     L->redund_title = (view_rect){a.x, a.y, a.w, L->line};
     L->redund_map = (view_rect){a.x + L->line, a.y + L->line + L->pad, side, side};

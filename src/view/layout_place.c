@@ -99,7 +99,8 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     if (lesson) { /* the panels where they go; not shown, or a how-alike matrix too
                      small to read its numbers (under 8 lines), costs three quarters */
         view_lesson_layout(L, cx->s, cx->measure, cx->ud);
-        if (L->lesson_shown && L->redund_map.w >= 8 * L->line)
+        const int one_head = cx->s->layer && cx->s->layer->h == 1; /* words, no matrix */
+        if (L->lesson_shown && (L->redund_map.w >= 8 * L->line || one_head))
             eq += (long)L->redund_map.w * L->redund_map.h;
         else
             eq = eq / 4;

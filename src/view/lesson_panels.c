@@ -206,6 +206,19 @@ static void draw_redundancy(const view_ctx *c) {
                                          "Heads alike?"};
     view_fit_first(c, buf, sizeof buf, titles, 3, L->redund_title.w, L->font, 1);
     draw_text(c->dl, L->redund_title.x, L->redund_title.y, buf, L->font, c->th.text, 1, 0);
+    if (h == 1) { /* no pair to compare: words, not a one-cell matrix reading 100% */
+        static const char *const one[] = {"One head: no other head to compare it with.",
+                                          "One head: nothing to compare.", "One head."};
+        static const char *const gone[] = {"Without it MultiHead is 0: it cannot go.",
+                                           "Without it MultiHead is 0.", "It cannot go."};
+        const int line = L->line * fs / L->font + 2;
+        view_fit_first(c, buf, sizeof buf, one, 3, L->redund_note.w, fs, 0);
+        draw_text(c->dl, L->redund_map.x - L->line, L->redund_map.y, buf, fs, c->th.muted, 0, 0);
+        view_fit_first(c, buf, sizeof buf, gone, 3, L->redund_note.w, fs, 1);
+        draw_text(c->dl, L->redund_map.x - L->line, L->redund_map.y + line, buf, fs, c->th.text, 1,
+                  0);
+        return;
+    }
     if (!c->s->head_divergence || h > 16) {
         draw_text(c->dl, L->redund_map.x, L->redund_map.y,
                   h > 16 ? "compared for at most 16 heads" : "not computed", fs, c->th.muted, 0, 0);
