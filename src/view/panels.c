@@ -576,16 +576,18 @@ void view_draw_equation(const view_ctx *c) {
                            ") \xC3\x97 W", "O", " = MultiHead"};
     const int lvl[] = {0, -1, 0, -1, 0, 1, 0};
     /* the title's forms, longest first, each at the equation's size then the small
-       one: the formula, Concat × W^O = MultiHead, MultiHead = Concat W^O, MultiHead */
+       one: the formula, Concat × W^O = MultiHead, MultiHead = Concat W^O, and in a
+       narrow column Concat × W^O, the product under it (MultiHead alone there would
+       name the Concat drawn under it; the product's result keeps its label below) */
     const char *f1[] = {"Concat \xC3\x97 W", "O", " = MultiHead"};
     const char *f2[] = {"MultiHead = Concat W", "O"};
-    const char *f3[] = {"MultiHead"};
-    static const int l1[] = {0, 1, 0}, l2[] = {0, 1}, l3[] = {0};
+    const char *f3[] = {"Concat \xC3\x97 W", "O"};
+    static const int l1[] = {0, 1, 0}, l2[] = {0, 1}, l3[] = {0, 1};
     const struct {
         const char *const *parts;
         const int *lvl;
         int count;
-    } forms[] = {{parts, lvl, 7}, {f1, l1, 3}, {f2, l2, 2}, {f3, l3, 1}};
+    } forms[] = {{parts, lvl, 7}, {f1, l1, 3}, {f2, l2, 2}, {f3, l3, 2}};
     const int nforms = (int)(sizeof forms / sizeof forms[0]);
     int drawn = 0;
     for (int k = 0; k < 2 * nforms && !drawn; k++) {
