@@ -399,6 +399,8 @@ static void check_next(const view_layout *L, const view_state *s, view_rect area
     for (int i = 0; i < x->k; i++) full |= x->p_full[i] >= 0.0f;
     EXPECT(empty(N->caption) == !full, "caption %s", full ? "missing" : "without pale bars");
     EXPECT(empty(N->cut_note) == !x->cut, "cut note %s", x->cut ? "missing" : "uncut");
+    EXPECT(empty(N->trained_note) == !s->resplit, "trained note %s",
+           s->resplit ? "missing at a re-split" : "without a re-split");
 }
 
 static void test_next_panel(void **st) {
@@ -408,14 +410,15 @@ static void test_next_panel(void **st) {
     static fx_model fm;
     fx_model_make(&fm, 12, 96, 4, MHA_MASK_CAUSAL);
     for (int sz = 0; sz < 3; sz++)
-        for (int v = 0; v < 4; v++) { /* pale bars or not, cut or not, lesson, figure */
+        for (int v = 0; v < 5; v++) { /* pale bars or not, cut or not, lesson, figure, re-split */
             fake_make(&f, 3, 4, NTOK);
             if (v & 1)
                 for (int i = 0; i < 5; i++) f.next.p_full[i] = -1.0f;
-            f.next.cut = v >= 2;
+            f.next.cut = v >= 2 && v < 4;
             view_state s;
             model_state(&s, &fm, &f, 0, 0, 0);
             size_state(&s, sz);
+            s.resplit = v == 4; /* the layer shown re-split: the panel is the model's as trained */
             s.lesson = v == 2;
             s.figure = v == 3;
             static view_layout without, L;
@@ -424,6 +427,11 @@ static void test_next_panel(void **st) {
             view_layout_compute(&L, &s, fx_measure, NULL);
             snprintf(fx_where, sizeof fx_where, "%dx%d variant %d", s.width, s.height, v);
             check_next(&L, &s, (view_rect){0, 0, s.width, s.height});
+            if (s.resplit) { /* and it says so, with the model's own heads */
+                view_render(&dl, cache, &L, &s, fx_measure, NULL);
+                EXPECT_INT("'as trained' with the model's own 4 heads", 1,
+                           count_text("as trained: 4 heads", 0) + count_text("as trained (4", 0));
+            }
             static view_rect rects[VIEW_MAX_VISIBLE * 4 + 40];
             const int n = layer_rects(&L, rects);
             for (int i = 0; i < n; i++)

@@ -82,7 +82,8 @@ void view_next_layout(view_layout *L, const view_state *s, view_measure_fn measu
     N->small_size = small_size;
     N->title = (view_rect){area.x, area.y, w, tline};
     int y = area.y + tline + pad;
-    const int notes = (full ? small : 0) + (x->cut ? small : 0);
+    const int resplit = s->resplit && view_overview_ok(s->overview); /* says it is not */
+    const int notes = (full ? small : 0) + (x->cut ? small : 0) + (resplit ? small : 0);
     const int bottom = area.y + area.h - (notes ? notes + pad / 2 : 0);
     int k = 0;
     for (; k < x->k && y + row_h <= bottom; k++, y += row_h) {
@@ -107,6 +108,10 @@ void view_next_layout(view_layout *L, const view_state *s, view_measure_fn measu
     }
     if (x->cut) {
         N->cut_note = (view_rect){area.x, y, w, small};
+        y += small;
+    }
+    if (resplit) {
+        N->trained_note = (view_rect){area.x, y, w, small};
         y += small;
     }
     N->area = (view_rect){area.x, area.y, w, y - area.y};

@@ -82,4 +82,15 @@ void view_draw_next(const view_ctx *c) {
         view_fit_text(fitted, sizeof fitted, buf, N->cut_note.w, fs, 0, c->measure, c->ud);
         draw_text(c->dl, N->cut_note.x, N->cut_note.y, fitted, fs, c->th.text, 0, 0);
     }
+    if (N->trained_note.w > 0) { /* the re-split is the layer's view, not the model's */
+        const int h = c->s->overview->h;
+        char forms[3][96];
+        snprintf(forms[0], sizeof forms[0], "the model as trained: %d heads a layer, not re-split",
+                 h);
+        snprintf(forms[1], sizeof forms[1], "as trained: %d heads, not re-split", h);
+        snprintf(forms[2], sizeof forms[2], "as trained (%d heads)", h);
+        const char *const f[3] = {forms[0], forms[1], forms[2]};
+        view_fit_first(c, fitted, sizeof fitted, f, 3, N->trained_note.w, fs, 0);
+        draw_text(c->dl, N->trained_note.x, N->trained_note.y, fitted, fs, c->th.text, 0, 0);
+    }
 }

@@ -416,8 +416,9 @@ typedef struct {
     view_rect bar[VIEW_NEXT_MAX];   /* p: track.w * p wide */
     view_rect full[VIEW_NEXT_MAX];  /* p_full, thin and pale, under the bar; empty when < 0 */
     view_rect pct[VIEW_NEXT_MAX];   /* "23.4 %" */
-    view_rect caption;  /* "thin bar and (… %): every head on"; empty when no p_full */
-    view_rect cut_note; /* "text cut to n tokens"; empty unless cut */
+    view_rect caption;      /* "thin bar and (… %): every head on"; empty when no p_full */
+    view_rect cut_note;     /* "text cut to n tokens"; empty unless cut */
+    view_rect trained_note; /* "the model as trained: 12 heads a layer"; empty unless re-split */
     int size, title_size, small_size; /* rows, title, the pale numbers and the notes */
 } view_next_box;
 
