@@ -501,7 +501,7 @@ static void test_head_names_kept(void **state) {
 
 /* A long text on the fixed scale: the field is dark, and the colorbar's caption says
    how large a row's largest weight is on average (computed here from the heads shown);
-   a short text keeps the plain caption. */
+   a short text keeps the plain caption (its long or its brief form). */
 static void test_dark_field_caption(void **state) {
     (void)state;
     fx_reset();
@@ -525,19 +525,21 @@ static void test_dark_field_caption(void **state) {
         const double mean = sum / (double)rows;
         char want[64];
         snprintf(want, sizeof want, "%.2g", mean);
-        int found = 0;
+        int found = 0, plain = 0; /* plain: the caption, after the rows-and-columns legend */
         for (int i = 0; i < sc.dl.count; i++) {
             const draw_cmd *c = &sc.dl.cmds[i];
             if (c->kind != DC_TEXT) continue;
             const char *txt = draw_cmd_text(&sc.dl, c);
             if (strstr(txt, "on average") && strstr(txt, want)) found = 1;
+            if (strstr(txt, VIEW_ATTN_CAPTION) || strstr(txt, "attention weight, 0 to 1"))
+                plain = 1;
         }
         if (mean < 0.25)
             EXPECT(found, "n = %d: expected the caption to give the row maxima's mean %s", ns[t],
                    want);
         else
-            EXPECT(!found && find_text(&sc.dl, VIEW_ATTN_CAPTION, 0),
-                   "n = %d (row maxima %.2f): expected the plain caption", ns[t], mean);
+            EXPECT(!found && plain, "n = %d (row maxima %.2f): expected the plain caption", ns[t],
+                   mean);
         if (t == 1)
             EXPECT(mean < 0.25, "test premise: n = 300 has row maxima under 0.25, got %.3f", mean);
         scene_free(&sc);
@@ -616,6 +618,56 @@ static void test_one_head_alike(void **state) {
         scene_free(&sc);
     }
     fx_finish("one head alike");
+}
+
+/* The first screen says what it shows: rows are queries, columns keys, and (where the
+   titles give bits) what the bits measure, on the colorbar's caption line. */
+static void test_axes_legend(void **state) {
+    (void)state;
+    fx_reset();
+    static const int sizes[][2] = {{1920, 1080}, {1600, 900},  {1280, 720},
+                                   {1024, 768},  {2560, 1080}, {3840, 1600}};
+    int any_axes = 0, any_bits = 0;
+    for (int k = 0; k < 6; k++) {
+        static scene sc;
+        scene_make(&sc, 7, 64, 4, MHA_MASK_NONE, sizes[k][0], sizes[k][1]);
+        snprintf(fx_where, sizeof fx_where, "%dx%d", sizes[k][0], sizes[k][1]);
+        float entropy[4] = {2.0f, 2.2f, 1.7f, 2.3f};
+        sc.s.head_entropy = entropy;
+        scene_render(&sc);
+        int axes = 0, bits_title = 0, bits_legend = 0;
+        for (int i = 0; i < sc.dl.count; i++) {
+            const draw_cmd *c = &sc.dl.cmds[i];
+            if (c->kind != DC_TEXT) continue;
+            const char *t = draw_cmd_text(&sc.dl, c);
+            axes += strstr(t, "rows: queries \xC2\xB7 columns: keys") != NULL;
+            bits_title += strstr(t, " bits") != NULL && strncmp(t, "head ", 5) == 0;
+            bits_legend += strstr(t, "bits: how spread each row is") != NULL;
+        }
+        /* the legend's shortest form whenever the colorbar's line has room for it */
+        const view_rect cb = sc.L.attn_cbar;
+        const int right = sc.L.heads_area.x + sc.L.heads_area.w - cb.x;
+        const int room = right < cb.w ? right : cb.w;
+        const int fs = sc.L.font_small;
+        const int shortest =
+            fx_text_w("rows: queries \xC2\xB7 columns: keys \xC2\xB7 attention weight, 0 to 1", fs);
+        const int longest =
+            fx_text_w("rows: queries \xC2\xB7 columns: keys \xC2\xB7 " VIEW_ATTN_CAPTION
+                      " \xC2\xB7 bits: how spread each row is",
+                      fs);
+        EXPECT(axes == (shortest <= room),
+               "'rows: queries · columns: keys' drawn %d times, room %d px for %d", axes, room,
+               shortest);
+        EXPECT(!bits_legend || bits_title, "the legend explains bits no title shows");
+        EXPECT(bits_legend == (bits_title > 0 && longest <= room),
+               "bits explained %d times: titles with bits %d, room %d px for %d", bits_legend,
+               bits_title, room, longest);
+        any_axes += axes, any_bits += bits_legend;
+        scene_free(&sc);
+    }
+    EXPECT(any_axes > 0 && any_bits > 0, "premise: the legend (%d) and the bits (%d) at some size",
+           any_axes, any_bits);
+    fx_finish("axes legend");
 }
 
 static void test_hit_test(void **state) {
@@ -768,6 +820,7 @@ int main(void) {
         cmocka_unit_test(test_box_average),     cmocka_unit_test(test_hit_test),
         cmocka_unit_test(test_head_names_kept), cmocka_unit_test(test_dark_field_caption),
         cmocka_unit_test(test_status_timings),  cmocka_unit_test(test_one_head_alike),
+        cmocka_unit_test(test_axes_legend),
     };
     return cmocka_run_group_tests_name("view_render", tests, NULL, NULL);
 }

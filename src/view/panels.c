@@ -325,6 +325,20 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
         snprintf(tiny, sizeof tiny, "%s", tinies[k]);
         if (full == dim[0]) /* the dark field's number, in the fewest words */
             snprintf(tiny, sizeof tiny, "row max %.2g avg", top);
+        /* what the picture is, for whoever sees it first: rows and columns, and the bits in
+           the titles (variant 0 shows them), before the scale, where the line has room */
+        char axes[3][320];
+        const int bits = variant == 0 && s->head_entropy && !L->focus;
+        snprintf(axes[0], sizeof axes[0], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s%s",
+                 full, bits ? " \xC2\xB7 bits: how spread each row is" : "");
+        snprintf(axes[1], sizeof axes[1], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s", full);
+        snprintf(axes[2], sizeof axes[2], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s",
+                 brief);
+        for (int a = 0; a < 3; a++)
+            if (view_tw(c, axes[a], fs, 0) <= (maxw < r.w ? maxw : r.w) - legend) {
+                full = axes[a];
+                break;
+            }
         view_fit_text(cap, sizeof cap, full, maxw - legend, fs, 0, c->measure, c->ud);
         if (view_tw(c, cap, fs, 0) < view_tw(c, full, fs, 0))
             view_fit_text(cap, sizeof cap, brief, maxw - legend, fs, 0, c->measure, c->ud);
