@@ -40,22 +40,22 @@ static int diagonal_size(const view_ctx *c, view_rect map, int h) {
     return size >= 9 && view_tw(c, "100%", size, 1) + 2 <= map.w / h ? size : 0;
 }
 
-/* A cell's number: as view_format_number writes it (format 0), or to two decimals. */
-static void alike_number(char *buf, size_t len, float v, int format) {
-    if (format == 0)
-        view_format_number(buf, len, v);
-    else if (fabs((double)v) < 0.005)
+/* A cell's number, to two decimals: a similarity's third digit says nothing a class
+   needs, and a deck's wider cells then print what the window prints ("−0.04", never
+   "−0.0437"). */
+static void alike_number(char *buf, size_t len, float v) {
+    if (fabs((double)v) < 0.005)
         snprintf(buf, len, "0");
     else
         snprintf(buf, len, "%s%.2f", v < 0 ? "\xE2\x88\x92" : "", fabs((double)v));
 }
 
-/* The format every off-diagonal cell's number takes at size: 0 as measured, 1 two
- * decimals, 2 none (one cell too narrow for it): a cell left blank where its
- * neighbours have numbers would read as 0. A gap of a quarter of the size stays. */
+/* The format every off-diagonal cell's number takes at size: 1 two decimals, 2 none
+ * (one cell too narrow for it): a cell left blank where its neighbours have numbers
+ * would read as 0. A gap of a quarter of the size stays. */
 static int alike_format(const view_ctx *c, view_rect map, const float *sim, const float *pass,
                         int h, int size) {
-    int format = 0;
+    int format = 1;
     for (int r = 0; r < h && format < 2; r++)
         for (int k = 0; k < h && format < 2; k++) {
             if (r == k || (r < k && !pass)) continue;
@@ -63,9 +63,8 @@ static int alike_format(const view_ctx *c, view_rect map, const float *sim, cons
             const int room = (int)((long)(k + 1) * map.w / h) - (int)((long)k * map.w / h) -
                              (size > 12 ? size / 4 : 3);
             char buf[24];
-            for (alike_number(buf, sizeof buf, v, format);
-                 format < 2 && view_tw(c, buf, size, 0) > room;)
-                if (++format < 2) alike_number(buf, sizeof buf, v, format);
+            alike_number(buf, sizeof buf, v);
+            if (view_tw(c, buf, size, 0) > room) format = 2;
         }
     return format;
 }
@@ -109,7 +108,7 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
             if (r == k)
                 snprintf(buf, sizeof buf, "%.0f%%", (double)(100.0f * v));
             else
-                alike_number(buf, sizeof buf, v, format);
+                alike_number(buf, sizeof buf, v);
             const int w = view_tw(c, buf, size, r == k);
             const rgba fg = r == k ? c->th.text : view_ink_on(bg);
             draw_text(c->dl, (x0 + x1 - w) / 2, (y0 + y1 - line) / 2, buf, size, fg, r == k, 0);
