@@ -57,6 +57,7 @@ typedef struct {
     char *title;
     lesson_step *steps;
     int count, cap;
+    size_t copied_; /* caption bytes written or moved while parsing, for tests */
 } lesson;
 
 /* Parses a lesson's text (len bytes, any content). file names it in messages
