@@ -13,6 +13,7 @@
  * MHAVIZ_DECK_KEEP=DIR keeps a copy of the PNG deck's first page there. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -318,6 +319,25 @@ static void test_signal(void **st) {
     }
 }
 
+/* link(), wrapped (tests/CMakeLists.txt: --wrap=link): fails with EPERM, as on a
+   filesystem without hard links, while links_fail is set. */
+static int links_fail;
+int __real_link(const char *from, const char *to);
+int __wrap_link(const char *from, const char *to) {
+    struct stat sb;
+    if (links_fail && lstat(from, &sb) == 0) { /* a missing file is ENOENT there too */
+        errno = EPERM;
+        return -1;
+    }
+    return __real_link(from, to);
+}
+
+static int links_back(void **st) {
+    (void)st;
+    links_fail = 0;
+    return 0;
+}
+
 /* A deck of n pages (states[0], [1], [2], [0] ...) at w x h pixels. */
 static int write_n(const char *path, int n, int w, char *err, size_t errlen) {
     deck *d = deck_open(path, w, 360, 1, fonts, err, errlen);
@@ -391,46 +411,50 @@ static void free_copy(deck_copy *c) {
    (issue 34: pages 1 and 2 were unlinked); (2) a page that vanishes from the
    temporary folder makes the rename of page 2 fail after page 1 is in place: page
    1 is put back; (3) 3 pages over 6 leave 3 pages and nothing else, but (4) a
-   failed 3-page deck leaves all 6. */
+   failed 3-page deck leaves all 6. Each with hard links and, as on a FAT
+   filesystem, without (link() fails with EPERM: the earlier pages are moved
+   aside instead). */
 static void test_keep_earlier(void **st) {
     (void)st;
     static const char *const ext[2] = {"svg", "png"};
-    for (int e = 0; e < 2; e++) {
+    for (int e = 0; e < 4; e++) {
         char dir[512], path[600], err[512], out[8192], p3[700], name[32], cmd[800];
         deck_copy old = {0};
-        snprintf(name, sizeof name, "keep-%s", ext[e]);
+        links_fail = e >= 2;
+        snprintf(name, sizeof name, "keep-%s%s", ext[e % 2], links_fail ? "-nolinks" : "");
         fresh(dir, sizeof dir, name);
-        snprintf(path, sizeof path, "%s/deck.%s", dir, ext[e]);
+        snprintf(path, sizeof path, "%s/deck.%s", dir, ext[e % 2]);
         if (write_n(path, 6, 640, err, sizeof err)) fail_msg("%s", err);
-        copy_deck(dir, ext[e], &old);
+        copy_deck(dir, ext[e % 2], &old);
         /* (1) */
-        snprintf(p3, sizeof p3, "%s/deck-03.%s", dir, ext[e]);
+        snprintf(p3, sizeof p3, "%s/deck-03.%s", dir, ext[e % 2]);
         assert_int_equal(unlink(p3), 0);
         assert_int_equal(mkdir(p3, 0777), 0);
         free(old.bytes[3]), old.bytes[3] = NULL;
         assert_int_not_equal(write_n(path, 6, 700, err, sizeof err), 0);
         if (!strstr(err, "deck-03.") || !strstr(err, "Is a directory") || strstr(err, ".deck-"))
             fail_msg("%s", err);
-        same_deck(dir, ext[e], &old);
+        same_deck(dir, ext[e % 2], &old);
         assert_int_equal(listing(dir, out, sizeof out), 6); /* no temporary folder either */
         assert_int_equal(rmdir(p3), 0);
         free_copy(&old);
         /* (2) and (4) */
         if (write_n(path, 6, 640, err, sizeof err)) fail_msg("%s", err);
-        copy_deck(dir, ext[e], &old);
+        copy_deck(dir, ext[e % 2], &old);
         deck *d = deck_open(path, 700, 360, 1, fonts, err, sizeof err);
         assert_non_null(d);
         for (int i = 0; i < 3; i++) assert_int_equal(deck_page(d, &states[i], err, sizeof err), 0);
-        snprintf(cmd, sizeof cmd, "rm '%s'/.deck.deck-*/page-02.%s", dir, ext[e]);
+        snprintf(cmd, sizeof cmd, "rm '%s'/.deck.deck-*/page-02.%s", dir, ext[e % 2]);
         assert_int_equal(system(cmd), 0);
         assert_int_not_equal(deck_close(d, 1, err, sizeof err), 0);
         if (!strstr(err, "deck-02.") || strstr(err, ".deck-")) fail_msg("%s", err);
-        same_deck(dir, ext[e], &old);
+        same_deck(dir, ext[e % 2], &old);
         assert_int_equal(listing(dir, out, sizeof out), 6);
         /* (3) */
         if (write_n(path, 3, 700, err, sizeof err)) fail_msg("%s", err);
         assert_int_equal(listing(dir, out, sizeof out), 3);
-        snprintf(cmd, sizeof cmd, "deck-01.%s deck-02.%s deck-03.%s", ext[e], ext[e], ext[e]);
+        snprintf(cmd, sizeof cmd, "deck-01.%s deck-02.%s deck-03.%s", ext[e % 2], ext[e % 2],
+                 ext[e % 2]);
         assert_string_equal(out, cmd);
         size_t len;
         unsigned char *now = slurp(p3, &len);
@@ -439,6 +463,7 @@ static void test_keep_earlier(void **st) {
         free(now);
         free_copy(&old);
     }
+    links_fail = 0;
 }
 
 /* A full disk (a 64 KiB tmpfs; root only): the message names the deck's page, not
@@ -614,7 +639,7 @@ int main(void) {
         cmocka_unit_test(test_svg_png),
         cmocka_unit_test(test_failures),
         cmocka_unit_test(test_signal),
-        cmocka_unit_test(test_keep_earlier),
+        cmocka_unit_test_teardown(test_keep_earlier, links_back),
         cmocka_unit_test(test_full_disk),
         cmocka_unit_test(test_signal_at_commit),
         cmocka_unit_test(test_real_layout),

@@ -291,17 +291,28 @@ static int earlier_last(const deck *d) {
     return last;
 }
 
+/* How an earlier page is kept aside while the new ones go in: not (there was
+   none), hard-linked (it stays in place too), or moved (where links fail). */
+enum { KEPT_NONE, KEPT_LINKED, KEPT_MOVED };
+
+/* 1 if link() failed with errnum because the filesystem has no hard links. */
+static int no_links(int errnum) {
+    return errnum == EPERM || errnum == ENOTSUP || errnum == EOPNOTSUPP || errnum == ENOSYS ||
+           errnum == EMLINK;
+}
+
 static int put_back(deck *d, const unsigned char *kept, int moved, int removed, int last);
 
 /* Puts the new pages in place of the earlier deck, whole or not at all; called
  * with the signals held, so no signal lands between two renames. 1: every target
  * is checked (a folder in the way fails before anything changes); 2: each earlier
  * page, 1 to the earlier deck's last, is hard-linked aside into the pages'
- * folder (its bytes stay where they are); 3: the new pages are renamed in; 4: the
- * earlier deck's pages past the new last are removed. A failure at any step puts
- * every earlier page back from its link (byte for byte: the same file) and
- * removes the new ones. Then the links and the folder go. 0, or -1 with "cannot
- * write PAGE: why". */
+ * folder (its bytes stay where they are; where the filesystem has no hard links it
+ * is renamed there instead); 3: the new pages are renamed in; 4: the earlier
+ * deck's pages past the new last are removed. A failure at any step puts every
+ * earlier page back from the pages' folder (byte for byte: the same file) and
+ * removes the new ones. Then what was kept aside and the folder go. 0, or -1
+ * with "cannot write PAGE: why". */
 static int commit_pages(deck *d, char *err, size_t errlen) {
     char to[4096 + 16], from[4096 + 64];
     unsigned char kept[DECK_MAX_PAGES + 1] = {0};
@@ -316,7 +327,13 @@ static int commit_pages(deck *d, char *err, size_t errlen) {
         deck_page_path(d, k, to, sizeof to);
         old_page(d, k, from, sizeof from);
         if (link(to, from) == 0)
-            kept[k] = 1;
+            kept[k] = KEPT_LINKED;
+        else if (errno == ENOENT)
+            continue;
+        else if (!no_links(errno))
+            e = errno, bad = k;
+        else if (rename(to, from) == 0) /* a filesystem without hard links (FAT) */
+            kept[k] = KEPT_MOVED;
         else if (errno != ENOENT)
             e = errno, bad = k;
     }
@@ -330,7 +347,7 @@ static int commit_pages(deck *d, char *err, size_t errlen) {
     }
     for (int k = d->pages + 1; k <= last && !e; k++) { /* 4 */
         deck_page_path(d, k, to, sizeof to);
-        if (unlink(to) != 0)
+        if (kept[k] != KEPT_MOVED && unlink(to) != 0) /* a moved one is gone already */
             e = errno, bad = k;
         else
             removed = k;
@@ -371,8 +388,9 @@ static int commit_pages(deck *d, char *err, size_t errlen) {
 }
 
 /* Undoes commit_pages after a failure: the new pages 1..moved are replaced by
-   the earlier ones linked aside (or removed where there was none), the removed
-   pages past the new last (to removed) come back, and the other links go.
+   the earlier ones kept aside (or removed where there was none), the removed
+   pages past the new last (to removed) and every page moved aside come back, and
+   the other links go.
    Returns how many earlier pages could not be put back (kept in d->dir). */
 static int put_back(deck *d, const unsigned char *kept, int moved, int removed, int last) {
     char to[4096 + 16], old[4096 + 64];
@@ -381,7 +399,7 @@ static int put_back(deck *d, const unsigned char *kept, int moved, int removed, 
         deck_page_path(d, k, to, sizeof to);
         old_page(d, k, old, sizeof old);
         const int replaced = k <= moved || (k > d->pages && k <= removed);
-        if (replaced && kept[k]) {
+        if (kept[k] == KEPT_MOVED || (replaced && kept[k])) {
             if (rename(old, to) != 0) lost++;
         } else if (replaced) {
             unlink(to);
