@@ -11,7 +11,9 @@ model (h from the file, the causal mask's zeros, rows summing to 1, checked with
 NumPy); a deck has one page per step (pdfinfo), each page 16:9 at 1920x1080 and
 holding its step's heading (pdftotext), one progress line per page on stderr,
 the same text when made twice; a PNG deck has a file per step at --size x
---scale pixels, byte-identical when made twice. Exits 1 on any failure."""
+--scale pixels, byte-identical when made twice. A deck whose training would take
+more than 10 minutes is refused up front with the estimate. Exits 1 on any
+failure."""
 import os
 import re
 import subprocess
@@ -291,6 +293,60 @@ def check_training_deck(mhaviz, tmp):
             fail(f"training deck page {k + 1}", "attention, not training mode", pages[k][:200])
 
 
+def step_minutes(T, classes, d, layers, mlp, steps, batch=32):
+    """The README's estimate of a deck's training: the matrix products of a step
+    (forward 2 flops a multiply-add, backward twice that) at 20 GFLOP/s, plus
+    0.3 ms a step."""
+    block = 8 * T * d * d + 4 * T * T * d + (16 * T * d * d if mlp else 0)
+    flops = 3 * batch * (layers * block + 2 * T * d * classes)
+    return steps * (flops / 20e9 + 0.3e-3) / 60
+
+
+# (lesson, the step line the message names, its words, estimated minutes)
+SLOW = [
+    # issue 34: accepted, then nothing for 900 s
+    ("title = t\nstep = a\ndo = train 1000000\n", 2, "pair, h 2, d_model 32, 1 layer:",
+     step_minutes(12, 25, 32, 1, False, 1000000)),
+    # the step's own training settings: induction (T 24, 16 classes), 2 layers, MLP
+    ("title = t\nstep = a\nh = 2\n| before\nstep = b\ntrain = induction\ntrain-h = 8\n"
+     "train-d_model = 256\ntrain-layers = 2\ntrain-mlp = on\ndo = train 10000\n", 5,
+     "induction, h 8, d_model 256, 2 layers, MLP:",
+     step_minutes(24, 16, 256, 2, True, 10000)),
+    # each step under the bound, the deck over it; the message names the longer one
+    ("title = t\nstep = a\ndo = train 300000\nstep = b\nseed = 2\ndo = train 400000\n", 4,
+     "do = train 400000", step_minutes(12, 25, 32, 1, False, 700000)),
+]
+
+
+def check_training_bound(mhaviz, tmp):
+    """A deck whose training would take more than 10 minutes (estimated as the
+    README says) is refused before anything runs: exit 2, one line naming the
+    lesson, the step's line, the estimate in minutes and the bound, nothing
+    written. Without --export the same lesson is not refused (the window runs it
+    live, as long as it is shown): only the deck is bounded."""
+    for i, (text, line, words, minutes) in enumerate(SLOW):
+        lesson = os.path.join(tmp, f"slow{i}.lesson")
+        with open(lesson, "w") as f:
+            f.write(text)
+        work = tempfile.mkdtemp(dir=tmp)
+        p = run(mhaviz, ["--lesson", lesson, "--export", "deck.pdf"], work, timeout=60)
+        err = p.stderr.decode()
+        lines = err.splitlines()
+        want = f"mhaviz: {lesson}:{line}: "
+        if (p.returncode != 2 or len(lines) != 1 or not lines[0].startswith(want)
+                or words not in lines[0] or f"about {minutes:.0f} min" not in lines[0]
+                or "10 min" not in lines[0]):
+            fail(f"slow lesson {i}", f"exit 2, {want}... {words} about {minutes:.0f} min",
+                 (p.returncode, err))
+        if os.listdir(work):
+            fail(f"slow lesson {i}", "nothing written", os.listdir(work))
+    # the window's lesson is not bounded: --step 1 (attention) of the second still dumps
+    p = run(mhaviz, ["--lesson", os.path.join(tmp, "slow1.lesson"), "--step", "1", "--dump", "d"],
+            tmp, timeout=60)
+    if p.returncode != 0:
+        fail("slow lesson 1 --step 1 --dump", 0, (p.returncode, p.stderr[-300:]))
+
+
 HINTS = ("F5", "PgUp", "PgDn", "Esc", "Ctrl+", "(M, E)", ", and . step")
 
 
@@ -345,6 +401,7 @@ def main():
         check_dump(mhaviz, tmp, lesson)
         check_deck(mhaviz, tmp, lesson)
         check_training_deck(mhaviz, tmp)
+        check_training_bound(mhaviz, tmp)
         check_builtin_decks(mhaviz, tmp)
         # the README's pictures' lesson: three pages, its headings on them
         readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lessons", "readme.lesson")

@@ -5,10 +5,15 @@
  * nothing else in the folder, each PNG 1920 x 1080 (x --scale). Failures leave
  * nothing: a missing folder, a read-only folder (when not root), a page that
  * cannot be written in the middle of a deck, deck_close(ok = 0), and SIGTERM in the
- * middle of a deck (the cleanup handler removes every page written so far).
+ * middle of a deck (the cleanup handler removes every page written so far). A
+ * failed deck keeps the earlier one byte for byte (a folder in a page's way, a
+ * rename that fails midway, a full disk, whose message names the page), a 3-page
+ * deck replaces a 6-page one whole, and SIGTERM during the commit acts on a whole
+ * deck and says it is written.
  * MHAVIZ_DECK_KEEP=DIR keeps a copy of the PNG deck's first page there. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -314,6 +319,228 @@ static void test_signal(void **st) {
     }
 }
 
+/* link(), wrapped (tests/CMakeLists.txt: --wrap=link): fails with EPERM, as on a
+   filesystem without hard links, while links_fail is set. */
+static int links_fail;
+int __real_link(const char *from, const char *to);
+int __wrap_link(const char *from, const char *to) {
+    struct stat sb;
+    if (links_fail && lstat(from, &sb) == 0) { /* a missing file is ENOENT there too */
+        errno = EPERM;
+        return -1;
+    }
+    return __real_link(from, to);
+}
+
+static int links_back(void **st) {
+    (void)st;
+    links_fail = 0;
+    return 0;
+}
+
+/* A deck of n pages (states[0], [1], [2], [0] ...) at w x h pixels. */
+static int write_n(const char *path, int n, int w, char *err, size_t errlen) {
+    deck *d = deck_open(path, w, 360, 1, fonts, err, errlen);
+    if (!d) return -1;
+    for (int i = 0; i < n; i++)
+        if (deck_page(d, &states[i % 3], err, errlen)) {
+            deck_close(d, 0, NULL, 0);
+            return -1;
+        }
+    return deck_close(d, 1, err, errlen);
+}
+
+/* The bytes of a file (malloc'd, *len of them), or NULL when there is none. */
+static unsigned char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char *buf = NULL;
+    size_t n = 0, cap = 0, r;
+    do {
+        if (n == cap) buf = realloc(buf, cap = cap ? 2 * cap : 1 << 16);
+        assert_non_null(buf);
+        r = fread(buf + n, 1, cap - n, f);
+        n += r;
+    } while (r > 0);
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+typedef struct {
+    unsigned char *bytes[7]; /* page k's (1..6), NULL where there is none */
+    size_t len[7];
+} deck_copy;
+
+static void copy_deck(const char *dir, const char *ext, deck_copy *c) {
+    for (int k = 1; k <= 6; k++) {
+        char p[700];
+        snprintf(p, sizeof p, "%s/deck-%02d.%s", dir, k, ext);
+        c->bytes[k] = slurp(p, &c->len[k]);
+    }
+}
+
+/* The first page of c that is not on disk byte for byte (pages c holds none of
+   are skipped), or 0 when every one is. */
+static int differs(const char *dir, const char *ext, const deck_copy *c) {
+    for (int k = 1; k <= 6; k++) {
+        if (!c->bytes[k]) continue;
+        char p[700];
+        size_t len = 0;
+        snprintf(p, sizeof p, "%s/deck-%02d.%s", dir, k, ext);
+        unsigned char *now = slurp(p, &len);
+        const int same = now && len == c->len[k] && !memcmp(now, c->bytes[k], len);
+        free(now);
+        if (!same) return k;
+    }
+    return 0;
+}
+
+static void same_deck(const char *dir, const char *ext, const deck_copy *c) {
+    const int k = differs(dir, ext, c);
+    if (k) fail_msg("%s/deck-%02d.%s: not the earlier page", dir, k, ext);
+}
+
+static void free_copy(deck_copy *c) {
+    for (int k = 1; k <= 6; k++) free(c->bytes[k]);
+    memset(c, 0, sizeof *c);
+}
+
+/* A failed deck keeps the earlier one byte for byte, and a shorter deck replaces a
+   longer one whole: (1) a folder where page 3 goes fails before any page moves
+   (issue 34: pages 1 and 2 were unlinked); (2) a page that vanishes from the
+   temporary folder makes the rename of page 2 fail after page 1 is in place: page
+   1 is put back; (3) 3 pages over 6 leave 3 pages and nothing else, but (4) a
+   failed 3-page deck leaves all 6. Each with hard links and, as on a FAT
+   filesystem, without (link() fails with EPERM: the earlier pages are moved
+   aside instead). */
+static void test_keep_earlier(void **st) {
+    (void)st;
+    static const char *const ext[2] = {"svg", "png"};
+    for (int e = 0; e < 4; e++) {
+        char dir[512], path[600], err[512], out[8192], p3[700], name[32], cmd[800];
+        deck_copy old = {0};
+        links_fail = e >= 2;
+        snprintf(name, sizeof name, "keep-%s%s", ext[e % 2], links_fail ? "-nolinks" : "");
+        fresh(dir, sizeof dir, name);
+        snprintf(path, sizeof path, "%s/deck.%s", dir, ext[e % 2]);
+        if (write_n(path, 6, 640, err, sizeof err)) fail_msg("%s", err);
+        copy_deck(dir, ext[e % 2], &old);
+        /* (1) */
+        snprintf(p3, sizeof p3, "%s/deck-03.%s", dir, ext[e % 2]);
+        assert_int_equal(unlink(p3), 0);
+        assert_int_equal(mkdir(p3, 0777), 0);
+        free(old.bytes[3]), old.bytes[3] = NULL;
+        assert_int_not_equal(write_n(path, 6, 700, err, sizeof err), 0);
+        if (!strstr(err, "deck-03.") || !strstr(err, "Is a directory") || strstr(err, ".deck-"))
+            fail_msg("%s", err);
+        same_deck(dir, ext[e % 2], &old);
+        assert_int_equal(listing(dir, out, sizeof out), 6); /* no temporary folder either */
+        assert_int_equal(rmdir(p3), 0);
+        free_copy(&old);
+        /* (2) and (4) */
+        if (write_n(path, 6, 640, err, sizeof err)) fail_msg("%s", err);
+        copy_deck(dir, ext[e % 2], &old);
+        deck *d = deck_open(path, 700, 360, 1, fonts, err, sizeof err);
+        assert_non_null(d);
+        for (int i = 0; i < 3; i++) assert_int_equal(deck_page(d, &states[i], err, sizeof err), 0);
+        snprintf(cmd, sizeof cmd, "rm '%s'/.deck.deck-*/page-02.%s", dir, ext[e % 2]);
+        assert_int_equal(system(cmd), 0);
+        assert_int_not_equal(deck_close(d, 1, err, sizeof err), 0);
+        if (!strstr(err, "deck-02.") || strstr(err, ".deck-")) fail_msg("%s", err);
+        same_deck(dir, ext[e % 2], &old);
+        assert_int_equal(listing(dir, out, sizeof out), 6);
+        /* (3) */
+        if (write_n(path, 3, 700, err, sizeof err)) fail_msg("%s", err);
+        assert_int_equal(listing(dir, out, sizeof out), 3);
+        snprintf(cmd, sizeof cmd, "deck-01.%s deck-02.%s deck-03.%s", ext[e % 2], ext[e % 2],
+                 ext[e % 2]);
+        assert_string_equal(out, cmd);
+        size_t len;
+        unsigned char *now = slurp(p3, &len);
+        assert_non_null(now);
+        assert_false(len == old.len[3] && !memcmp(now, old.bytes[3], len)); /* the new page */
+        free(now);
+        free_copy(&old);
+    }
+    links_fail = 0;
+}
+
+/* A full disk (a 64 KiB tmpfs; root only): the message names the deck's page, not
+   the temporary file, and an earlier one-page deck stays byte for byte. */
+static void test_full_disk(void **st) {
+    (void)st;
+    char dir[512], path[600], err[512], out[8192], cmd[700];
+    fresh(dir, sizeof dir, "full");
+    snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=64k tmpfs '%s' 2>/dev/null", dir);
+    if (geteuid() != 0 || system(cmd) != 0) {
+        printf("skipped: a full disk needs mount -t tmpfs (root)\n");
+        skip();
+    }
+    snprintf(path, sizeof path, "%s/deck.png", dir);
+    deck_copy old = {0};
+    const int first = write_n(path, 1, 640, err, sizeof err);
+    copy_deck(dir, "png", &old);
+    const int rc = write_n(path, 6, 640, err, sizeof err);
+    const int named =
+        strstr(err, "/deck-0") && !strstr(err, ".deck-") && strstr(err, "No space left on device");
+    const int changed = differs(dir, "png", &old), left = listing(dir, out, sizeof out);
+    snprintf(cmd, sizeof cmd, "umount '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    free_copy(&old);
+    if (first != 0) fail_msg("a 1-page deck did not fit in 64 KiB");
+    if (rc == 0) fail_msg("a 6-page deck fit in 64 KiB");
+    if (!named) fail_msg("%s", err);
+    if (changed) fail_msg("deck-%02d.png: not the earlier page", changed);
+    if (left != 1) fail_msg("left: %s", out);
+}
+
+/* SIGTERM that arrives while the pages are renamed into place (blocked here
+   around deck_close, as the commit itself holds signals) acts once the deck is
+   whole, and says so: exit 143, "... deck-03.svg are written in full", not
+   "temporary files removed" (issue 34), every page in place, no temporary
+   folder. */
+static void test_signal_at_commit(void **st) {
+    (void)st;
+    char dir[512], path[600], out[8192], log[600];
+    fresh(dir, sizeof dir, "signal-commit");
+    snprintf(path, sizeof path, "%s/deck.svg", dir);
+    snprintf(log, sizeof log, "%s/../signal-commit.log", dir);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char err[512];
+        FILE *f = freopen(log, "w", stderr);
+        cleanup_install_signals();
+        deck *d = deck_open(path, 640, 360, 1, fonts, err, sizeof err);
+        for (int i = 0; d && i < 3; i++)
+            if (deck_page(d, &states[i], err, sizeof err)) _exit(3);
+        sigset_t term, was;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        sigprocmask(SIG_BLOCK, &term, &was);
+        kill(getpid(), SIGTERM); /* pending while the pages move in */
+        if (!f || !d || deck_close(d, 1, err, sizeof err)) _exit(3);
+        sigprocmask(SIG_SETMASK, &was, NULL);
+        _exit(4); /* not reached */
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 128 + SIGTERM);
+    assert_int_equal(listing(dir, out, sizeof out), 3);
+    assert_string_equal(out, "deck-01.svg deck-02.svg deck-03.svg");
+    size_t len;
+    char *said = (char *)slurp(log, &len);
+    assert_non_null(said);
+    said[len ? len - 1 : 0] = '\0';
+    if (!strstr(said, "mhaviz: terminated (SIGTERM); ") ||
+        !strstr(said, "deck-03.svg are written in full") || strstr(said, "temporary files removed"))
+        fail_msg("said: %s", said);
+    free(said);
+}
+
 #ifndef MHAVIZ_SOURCE_DIR
 #define MHAVIZ_SOURCE_DIR "."
 #endif
@@ -408,8 +635,13 @@ static void test_real_layout(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pdf),         cmocka_unit_test(test_svg_png),
-        cmocka_unit_test(test_failures),    cmocka_unit_test(test_signal),
+        cmocka_unit_test(test_pdf),
+        cmocka_unit_test(test_svg_png),
+        cmocka_unit_test(test_failures),
+        cmocka_unit_test(test_signal),
+        cmocka_unit_test_teardown(test_keep_earlier, links_back),
+        cmocka_unit_test(test_full_disk),
+        cmocka_unit_test(test_signal_at_commit),
         cmocka_unit_test(test_real_layout),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -2,8 +2,8 @@
 /* test_lesson.c: a lesson in the SDL-free state machine (teach.c, lesson_file.c):
  * every lesson key pressed through the real key map, each checked against what
  * the lesson file says its step shows (so a key that does nothing fails), the
- * timed actions on the state's clock, the built-in list, and a recording that
- * reopens to the same views. */
+ * timed actions on the state's clock, the built-in list, a recording that
+ * reopens to the same views, and a long caption parsed with work linear in it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -508,6 +508,42 @@ static void test_format_round_trip(void **st) {
     lesson_free(&B);
 }
 
+/* Parses a lesson of one step whose caption is n lines of "| caption line\n":
+   the bytes the parser wrote or moved for the caption (lesson.copied_); the
+   caption's own length into *len. */
+static size_t parse_lines(int n, size_t *len) {
+    static const char one[] = "| caption line\n";
+    const size_t l1 = sizeof one - 1;
+    char *text = malloc(16 + (size_t)n * l1), err[600];
+    assert_non_null(text);
+    size_t o = (size_t)sprintf(text, "step = a\n");
+    for (int i = 0; i < n; i++, o += l1) memcpy(text + o, one, l1);
+    lesson L;
+    if (lesson_parse(text, o, "long.lesson", ".", &L, err, sizeof err)) fail_msg("%s", err);
+    free(text);
+    *len = strlen(L.steps[0].text);
+    CHECK_INT("the caption's bytes", (long)*len, (long)((size_t)n * (l1 - 2) - 1));
+    const size_t copied = L.copied_;
+    lesson_free(&L);
+    return copied;
+}
+
+/* A caption of many lines is read in time linear in its length (issue 34: 140k
+   lines took 3.8 s, each line copying all before it): for n and 4n lines the
+   parser writes or moves at most 4 bytes per caption byte (doubling growth: under
+   3), so 4n lines cost at most about 4 times n's; appending by copying the whole
+   caption each line costs n / 2 bytes per byte, 20,000 times here. Counted, not
+   timed. */
+static void test_caption_linear(void **st) {
+    (void)st;
+    size_t len1, len4;
+    const size_t w1 = parse_lines(10000, &len1), w4 = parse_lines(40000, &len4);
+    printf("caption bytes %zu and %zu: %zu and %zu written or moved\n", len1, len4, w1, w4);
+    CHECK_TRUE("n lines: at most 4 bytes of work a caption byte", w1 <= 4 * len1);
+    CHECK_TRUE("4n lines: at most 4 bytes of work a caption byte", w4 <= 4 * len4);
+    CHECK_TRUE("4n lines: at most 5 times n's work", w4 <= 5 * w1);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/mhaviz-test-lesson-XXXXXX");
     if (!mkdtemp(dir)) return 1;
@@ -523,6 +559,7 @@ int main(void) {
         cmocka_unit_test(test_builtin_list),
         cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_format_round_trip),
+        cmocka_unit_test(test_caption_linear),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];

@@ -4,6 +4,7 @@
 #include "cleanup.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -15,15 +16,18 @@ static struct {
     char path[CLEANUP_PATH];
 } slots[CLEANUP_MAX];
 
-static pid_t main_tid;      /* the thread that installed the handlers */
-static sigset_t held_saved; /* the mask cleanup_hold replaced */
-static int holding;
+static pid_t main_tid;                    /* the thread that installed the handlers */
+static _Thread_local sigset_t held_saved; /* the mask the outermost cleanup_hold replaced */
+static _Thread_local int holding;         /* sections open on this thread */
+static char done_note[CLEANUP_PATH];
+static volatile sig_atomic_t done_set; /* done_note is complete */
 
 int cleanup_add(const char *path, int is_dir) {
     size_t len = strlen(path);
     if (len >= CLEANUP_PATH) return CLEANUP_NONE;
     for (int i = 0; i < CLEANUP_MAX; i++) {
         if (slots[i].kind != SLOT_FREE) continue;
+        done_set = 0; /* new work: what was done is not all there is to say */
         memcpy(slots[i].path, path, len + 1);
         /* the handler runs on this thread: the path must be in memory before the
            kind says the slot is in use */
@@ -48,16 +52,23 @@ static void signal_set(sigset_t *set) {
 }
 
 void cleanup_hold(void) {
+    if (holding++) return;
     sigset_t set;
     signal_set(&set);
     pthread_sigmask(SIG_BLOCK, &set, &held_saved);
-    holding = 1;
 }
 
 void cleanup_release(void) {
-    if (!holding) return;
-    holding = 0;
+    if (holding <= 0 || --holding) return;
     pthread_sigmask(SIG_SETMASK, &held_saved, NULL); /* a pending signal acts here */
+}
+
+void cleanup_done(const char *what) {
+    done_set = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    snprintf(done_note, sizeof done_note, "%s", what);
+    atomic_signal_fence(memory_order_seq_cst);
+    done_set = 1;
 }
 
 static void say(const char *s) {
@@ -87,9 +98,11 @@ static void on_signal(int sig) {
                 removed = 1;
             }
     }
-    say(sig == SIGINT    ? "mhaviz: interrupted (SIGINT); temporary files removed\n"
-        : sig == SIGTERM ? "mhaviz: terminated (SIGTERM); temporary files removed\n"
-                         : "mhaviz: hung up (SIGHUP); temporary files removed\n");
+    say(sig == SIGINT    ? "mhaviz: interrupted (SIGINT); "
+        : sig == SIGTERM ? "mhaviz: terminated (SIGTERM); "
+                         : "mhaviz: hung up (SIGHUP); ");
+    say(done_set ? done_note : "temporary files removed");
+    say("\n");
     _exit(128 + sig);
 }
 

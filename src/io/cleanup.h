@@ -28,9 +28,17 @@ void cleanup_forget(int handle);
 /* Critical sections: between cleanup_hold and cleanup_release, the three signals
  * wait, so a step such as "create a file and register it" or "rename it into
  * place and forget it" is never cut in half. A signal that arrived meanwhile acts
- * at cleanup_release. Sections do not nest. */
+ * at the outermost cleanup_release. Sections nest (a deck's commit holds around
+ * atomic_commit's own). */
 void cleanup_hold(void);
 void cleanup_release(void);
+
+/* Records what is already in place for good (at most CLEANUP_PATH bytes), for a
+ * signal that acts after it: the handler then says "mhaviz: terminated (SIGTERM);
+ * WHAT" (still removing any temporary path) instead of claiming that only
+ * temporary files existed. Call it inside the held section that put it in place;
+ * the next cleanup_add (new work begins) forgets it. */
+void cleanup_done(const char *what);
 
 /* Installs the SIGINT, SIGTERM and SIGHUP handlers (for the headless modes: the
  * window leaves them to SDL, which turns the first two into a quit). SIGINT is

@@ -460,6 +460,9 @@ static int dump_commit(dump_run *r, int exists, char *err, size_t errlen) {
         for (int i = 0; i < r->parent_count; i++) cleanup_forget(r->parent_handles[i]);
         r->tmp[0] = '\0';
         r->parent_count = 0;
+        char note[CLEANUP_PATH]; /* a signal that waited acts on a whole dump */
+        snprintf(note, sizeof note, "%.4000s is written in full", r->shown);
+        cleanup_done(note);
     }
     cleanup_release();
     if (rc != 0) snprintf(err, errlen, "cannot write %s: %s", r->shown, strerror(saved));

@@ -1,7 +1,7 @@
 /* budget.c: learn_create's bytes counted from the configuration (budget.h). The
  * counts follow transformer.c's params_point and acts_point and learn.c's
  * learn_create; tests/train_safe_check.py compares them with the peak resident
- * memory of real runs. */
+ * memory of real runs. And a training step's flops and estimated seconds. */
 #include "budget.h"
 
 #include <stdio.h>
@@ -42,4 +42,21 @@ int learn_config_check_memory(const learn_config *c, char *err, size_t errlen) {
              c->layers > 1 ? "s" : "", c->mlp ? ", MLP" : "", c->batch, t->seq_len,
              (double)LEARN_MAX_BYTES / (1024.0 * 1024.0 * 1024.0));
     return -1;
+}
+
+double learn_config_step_flops(const learn_config *c) {
+    const learn_task_info *t = learn_task(c->task);
+    if (!t) return 0.0;
+    const double d = c->d_model, T = t->seq_len, C = t->classes, B = c->batch;
+    /* a block: Q, K, V and W^O (4 products of (T, d) by (d, d)), the scores and
+       the weighted sum (2 of (T, d) by (d, T) summed over heads), the MLP's two
+       (T, d) by (d, 4d) and back; 2 flops a multiply-add */
+    double block = 8 * T * d * d + 4 * T * T * d;
+    if (c->mlp) block += 16 * T * d * d;
+    const double forward = c->layers * block + 2 * T * d * C;
+    return 3.0 * B * forward;
+}
+
+double learn_config_step_seconds(const learn_config *c) {
+    return learn_config_step_flops(c) / LEARN_STEP_FLOPS_PER_S + LEARN_STEP_OVERHEAD_S;
 }

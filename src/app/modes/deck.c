@@ -156,6 +156,8 @@ deck *deck_open(const char *path, int w, int h, int scale, font_set *fonts, char
     return d;
 }
 
+static void name_page(char *err, size_t errlen, const char *tmp, const char *page);
+
 int deck_page(deck *d, const view_state *vs_in, char *err, size_t errlen) {
     if (d->failed) {
         snprintf(err, errlen, "cannot write %s: an earlier page failed", d->path);
@@ -200,6 +202,9 @@ int deck_page(deck *d, const view_state *vs_in, char *err, size_t errlen) {
     const int rc = d->kind == DECK_PNG ? export_png(p, &vs, d->scale, d->fonts, err, errlen)
                                        : export_vector(p, &vs, d->fonts, err, errlen);
     if (rc != 0) {
+        char page[4096 + 16];
+        deck_page_path(d, k, page, sizeof page);
+        name_page(err, errlen, p, page);
         d->failed = 1;
         return -1;
     }
@@ -210,6 +215,8 @@ int deck_page(deck *d, const view_state *vs_in, char *err, size_t errlen) {
     cleanup_release();
     return 0;
 }
+
+static int commit_pages(deck *d, char *err, size_t errlen);
 
 int deck_close(deck *d, int ok, char *err, size_t errlen) {
     if (!d) return 0;
@@ -235,44 +242,170 @@ int deck_close(deck *d, int ok, char *err, size_t errlen) {
             deck_free(d);
             return -1;
         }
+        cleanup_hold(); /* a signal after the rename says the deck is written */
         rc = atomic_commit(&d->af, err, errlen);
+        if (rc == 0) {
+            char note[CLEANUP_PATH];
+            snprintf(note, sizeof note, "%.4000s is written in full", d->path);
+            cleanup_done(note);
+        }
+        cleanup_release();
         deck_free(d);
         return rc;
     }
-    /* every page into place at once; a failed rename takes back the ones before */
-    char from[4096 + 64], to[4096 + 16];
-    int moved = 0, e = 0;
+    /* every page into place at once, the earlier deck kept aside until then */
     cleanup_hold();
-    for (int k = 1; k <= d->pages; k++) {
+    rc = commit_pages(d, err, errlen);
+    cleanup_release(); /* a signal that came meanwhile acts here, on a whole deck */
+    deck_free(d);
+    return rc;
+}
+
+/* err with the temporary file's name tmp replaced by the page's, so a message
+   names what the user asked for (a full disk, a failed write). */
+static void name_page(char *err, size_t errlen, const char *tmp, const char *page) {
+    const char *at = strstr(err, tmp);
+    if (!at) return;
+    char was[1024];
+    snprintf(was, sizeof was, "%s", err);
+    at = was + (at - err);
+    snprintf(err, errlen, "%.*s%s%s", (int)(at - was), was, page, at + strlen(tmp));
+}
+
+/* Where the earlier page k waits, linked aside, while the new pages go in. */
+static void old_page(const deck *d, int k, char *out, size_t len) {
+    snprintf(out, len, "%s/old-%02d%s", d->dir, k, d->ext);
+}
+
+/* The pages of an earlier deck past the new one's last: PATH-NN files that
+   follow it without a gap (a folder or another kind of file ends the run). */
+static int earlier_last(const deck *d) {
+    char to[4096 + 16];
+    struct stat sb;
+    int last = d->pages;
+    while (last < DECK_MAX_PAGES) {
+        deck_page_path(d, last + 1, to, sizeof to);
+        if (lstat(to, &sb) != 0 || !S_ISREG(sb.st_mode)) break;
+        last++;
+    }
+    return last;
+}
+
+/* How an earlier page is kept aside while the new ones go in: not (there was
+   none), hard-linked (it stays in place too), or moved (where links fail). */
+enum { KEPT_NONE, KEPT_LINKED, KEPT_MOVED };
+
+/* 1 if link() failed with errnum because the filesystem has no hard links. */
+static int no_links(int errnum) {
+    return errnum == EPERM || errnum == ENOTSUP || errnum == EOPNOTSUPP || errnum == ENOSYS ||
+           errnum == EMLINK;
+}
+
+static int put_back(deck *d, const unsigned char *kept, int moved, int removed, int last);
+
+/* Puts the new pages in place of the earlier deck, whole or not at all; called
+ * with the signals held, so no signal lands between two renames. 1: every target
+ * is checked (a folder in the way fails before anything changes); 2: each earlier
+ * page, 1 to the earlier deck's last, is hard-linked aside into the pages'
+ * folder (its bytes stay where they are; where the filesystem has no hard links it
+ * is renamed there instead); 3: the new pages are renamed in; 4: the earlier
+ * deck's pages past the new last are removed. A failure at any step puts every
+ * earlier page back from the pages' folder (byte for byte: the same file) and
+ * removes the new ones. Then what was kept aside and the folder go. 0, or -1
+ * with "cannot write PAGE: why". */
+static int commit_pages(deck *d, char *err, size_t errlen) {
+    char to[4096 + 16], from[4096 + 64];
+    unsigned char kept[DECK_MAX_PAGES + 1] = {0};
+    struct stat sb;
+    const int last = earlier_last(d);
+    int e = 0, bad = 0, moved = 0, removed = d->pages;
+    for (int k = 1; k <= d->pages && !e; k++) { /* 1 */
+        deck_page_path(d, k, to, sizeof to);
+        if (lstat(to, &sb) == 0 && S_ISDIR(sb.st_mode)) e = EISDIR, bad = k;
+    }
+    for (int k = 1; k <= last && !e; k++) { /* 2 */
+        deck_page_path(d, k, to, sizeof to);
+        old_page(d, k, from, sizeof from);
+        if (link(to, from) == 0)
+            kept[k] = KEPT_LINKED;
+        else if (errno == ENOENT)
+            continue;
+        else if (!no_links(errno))
+            e = errno, bad = k;
+        else if (rename(to, from) == 0) /* a filesystem without hard links (FAT) */
+            kept[k] = KEPT_MOVED;
+        else if (errno != ENOENT)
+            e = errno, bad = k;
+    }
+    for (int k = 1; k <= d->pages && !e; k++) { /* 3 */
         tmp_page(d, k, from, sizeof from);
         deck_page_path(d, k, to, sizeof to);
-        if (rename(from, to) != 0) {
-            e = errno;
-            break;
-        }
-        moved = k;
+        if (rename(from, to) != 0)
+            e = errno, bad = k;
+        else
+            moved = k;
     }
-    if (e) { /* take back the pages moved, remove the rest */
-        for (int k = 1; k <= moved; k++) {
-            deck_page_path(d, k, to, sizeof to);
-            unlink(to);
-        }
+    for (int k = d->pages + 1; k <= last && !e; k++) { /* 4 */
+        deck_page_path(d, k, to, sizeof to);
+        if (kept[k] != KEPT_MOVED && unlink(to) != 0) /* a moved one is gone already */
+            e = errno, bad = k;
+        else
+            removed = k;
+    }
+    int lost = 0;
+    if (e) {
+        lost = put_back(d, kept, moved, removed, last);
         for (int k = moved + 1; k <= d->pages; k++) {
             tmp_page(d, k, from, sizeof from);
             unlink(from);
         }
+    } else {
+        for (int k = 1; k <= last; k++) /* the earlier deck's last links */
+            if (kept[k]) old_page(d, k, from, sizeof from), unlink(from);
     }
     for (int k = 1; k <= d->pages; k++) cleanup_forget(d->page_handle[k - 1]);
-    cleanup_release();
-    if (e) {
-        deck_page_path(d, moved + 1, to, sizeof to);
-        snprintf(err, errlen, "cannot write %s: %s", to, strerror(e));
-        rc = -1;
-    }
-    cleanup_hold();
-    rmdir(d->dir);
+    if (!lost) rmdir(d->dir);
     cleanup_forget(d->dir_handle);
-    cleanup_release();
-    deck_free(d);
-    return rc;
+    if (!e) {
+        char note[CLEANUP_PATH];
+        deck_page_path(d, d->pages, to, sizeof to);
+        deck_page_path(d, 1, from, sizeof from);
+        snprintf(note, sizeof note, "%.2000s%s%.2000s %s written in full", from,
+                 d->pages > 1 ? " to " : "", d->pages > 1 ? to : "", d->pages > 1 ? "are" : "is");
+        cleanup_done(note);
+        return 0;
+    }
+    deck_page_path(d, bad, to, sizeof to);
+    if (lost)
+        snprintf(err, errlen, "cannot write %s: %s; %d earlier page%s could not be put back: %s",
+                 to, strerror(e), lost, lost > 1 ? "s are" : " is", d->dir);
+    else if (bad > d->pages)
+        snprintf(err, errlen, "cannot write %s: cannot remove the earlier deck's %s: %s", d->path,
+                 to, strerror(e));
+    else
+        snprintf(err, errlen, "cannot write %s: %s", to, strerror(e));
+    return -1;
+}
+
+/* Undoes commit_pages after a failure: the new pages 1..moved are replaced by
+   the earlier ones kept aside (or removed where there was none), the removed
+   pages past the new last (to removed) and every page moved aside come back, and
+   the other links go.
+   Returns how many earlier pages could not be put back (kept in d->dir). */
+static int put_back(deck *d, const unsigned char *kept, int moved, int removed, int last) {
+    char to[4096 + 16], old[4096 + 64];
+    int lost = 0;
+    for (int k = 1; k <= last; k++) {
+        deck_page_path(d, k, to, sizeof to);
+        old_page(d, k, old, sizeof old);
+        const int replaced = k <= moved || (k > d->pages && k <= removed);
+        if (kept[k] == KEPT_MOVED || (replaced && kept[k])) {
+            if (rename(old, to) != 0) lost++;
+        } else if (replaced) {
+            unlink(to);
+        } else if (kept[k]) {
+            unlink(old);
+        }
+    }
+    return lost;
 }

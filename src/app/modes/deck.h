@@ -4,7 +4,7 @@
  * target's name without its extension, then "-NN"). Every page is written under a
  * temporary name beside the target and renamed into place only at deck_close
  * when every page went well; a failure, or SIGINT/SIGTERM/SIGHUP (cleanup.h),
- * leaves nothing of the deck behind. */
+ * leaves nothing of the deck behind and an earlier deck as it was. */
 #ifndef MHAVIZ_DECK_H
 #define MHAVIZ_DECK_H
 
@@ -38,8 +38,12 @@ int deck_pages(const deck *d);
 void deck_page_path(const deck *d, int k, char *out, size_t len);
 
 /* Ends the deck. ok: every page is renamed into place (or the PDF finished and
- * renamed); a deck of no page is refused. !ok: every temporary file is removed.
- * Frees d. Returns 0, or -1 with "cannot write PATH: reason" and nothing left. */
+ * renamed), replacing an earlier deck at that path whole: its pages past the new
+ * last one are removed once the new ones are all in place; a deck of no page is
+ * refused. !ok: every temporary file is removed. Frees d. Returns 0, or -1 with
+ * "cannot write PAGE: reason" (the page's own path, never a temporary one), nothing
+ * new left and an earlier deck as it was, byte for byte. Signals wait while pages
+ * move (cleanup.h); one that came meanwhile then says the deck is written. */
 int deck_close(deck *d, int ok, char *err, size_t errlen);
 
 #endif

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "async.h"
+#include "budget.h"
 #include "deck.h"
 #include "dump.h"
 #include "font.h"
@@ -24,6 +25,8 @@
 
 #define DECK_W 1920 /* a deck's page without --size: 16:9 */
 #define DECK_H 1080
+
+static int check_training_time(const lesson *L, const char *path, char *err, size_t errlen);
 
 int app_lesson_check(const cli_options *o, char *err, size_t errlen) {
     lesson L;
@@ -37,6 +40,8 @@ int app_lesson_check(const cli_options *o, char *err, size_t errlen) {
         snprintf(err, errlen, "%s: %d steps; a deck holds at most %d pages", o->lesson_path,
                  L.count, DECK_MAX_PAGES);
         rc = 2;
+    } else if (o->export_path && !o->lesson_step) {
+        rc = check_training_time(&L, o->lesson_path, err, errlen);
     }
     lesson_free(&L);
     return rc;
@@ -80,14 +85,21 @@ static int lesson_trains(const app_state *s) {
 }
 
 /* Lets a step's training run to its N steps on the trainer (recomputes stay on
-   this thread) and its pruning bars come: the page then shows that run. */
-static void settle_training(app_state *s) {
+   this thread) and its pruning bars come: the page then shows that run. The
+   estimate kept it under LESSON_DECK_TRAIN_S; a run that takes three times
+   that in wall time is given up: -1. */
+static int settle_training(app_state *s) {
     const struct timespec nap = {0, 5 * 1000 * 1000};
-    for (long i = 0; i < 200L * 600 && app_training_running(s); i++) { /* at most 10 min */
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (app_training_running(s)) {
         app_async_poll(s);
         nanosleep(&nap, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - t0.tv_sec > 3 * LESSON_DECK_TRAIN_S) return -1;
     }
     app_async_poll(s);
+    return 0;
 }
 
 static void close_state(app_state *s, font_set *fonts) {
@@ -147,7 +159,12 @@ int app_lesson_deck(const cli_options *o, tok_list *toks, const mha_config *cfg,
             break;
         }
         app_teach_finish(s); /* stages and sweeps where they end */
-        if (trains) settle_training(s);
+        if (trains && settle_training(s) != 0) {
+            snprintf(err, errlen, "%s: step %d: its training ran more than %d min; given up",
+                     o->lesson_path, k, 3 * LESSON_DECK_TRAIN_S / 60);
+            rc = 1;
+            break;
+        }
         s->status[0] = '\0';
         view_state vs;
         app_figure_view(s, APP_SAVE_VIEW, &vs);
@@ -167,4 +184,54 @@ int app_lesson_deck(const cli_options *o, tok_list *toks, const mha_config *cfg,
     }
     close_state(s, fonts);
     return rc;
+}
+
+/* The training configuration a lesson step's view names (the settings train,
+   train-h, train-d_model, train-layers, train-mlp), resolved; *task is the
+   task the steps so far last named (a view with train = off keeps it). */
+static learn_config step_training(const app_settings *view, learn_task_id *task) {
+    char v[64];
+    const int t = learn_task_find(app_settings_get(view, "train", v, sizeof v));
+    if (t >= 0) *task = (learn_task_id)t;
+    learn_config lc = {.task = *task};
+    lc.h = atoi(app_settings_get(view, "train-h", v, sizeof v));
+    lc.d_model = atoi(app_settings_get(view, "train-d_model", v, sizeof v));
+    lc.layers = atoi(app_settings_get(view, "train-layers", v, sizeof v));
+    lc.mlp = strcmp(app_settings_get(view, "train-mlp", v, sizeof v), "on") == 0;
+    learn_config_resolve(&lc);
+    return lc;
+}
+
+/* A deck runs every `do = train N` to its end before drawing the page, so its
+   training must end in reasonable time: the steps' estimated seconds
+   (budget.h) in all at most LESSON_DECK_TRAIN_S. 0, or 2 with the estimate and
+   the step that trains the longest. */
+static int check_training_time(const lesson *L, const char *path, char *err, size_t errlen) {
+    learn_task_id task = LEARN_PAIR; /* training.c's first run */
+    double total = 0.0, worst = 0.0;
+    int worst_k = -1;
+    long worst_n = 0;
+    learn_config worst_cfg = {0};
+    for (int k = 0; k < L->count; k++) {
+        const learn_config lc = step_training(L->steps[k].view, &task);
+        for (int i = 0; i < L->steps[k].nacts; i++) {
+            const lesson_do *a = &L->steps[k].acts[i];
+            if (a->kind != LESSON_DO_TRAIN) continue;
+            const double sec = (double)a->n * learn_config_step_seconds(&lc);
+            total += sec;
+            if (sec > worst) worst = sec, worst_k = k, worst_n = a->n, worst_cfg = lc;
+        }
+    }
+    if (total <= LESSON_DECK_TRAIN_S) return 0;
+    const learn_config *c = &worst_cfg;
+    snprintf(err, errlen,
+             "%s:%d: do = train %ld: a deck's training would take about %.0f min (%s, h %d, "
+             "d_model %d, %d layer%s%s: about %.1f ms a step, %.2g GFLOP at an estimated %.0f "
+             "GFLOP/s), more than the %d min a deck may train; use fewer steps, or present it "
+             "in the window",
+             path, L->steps[worst_k].line, worst_n, total / 60.0, learn_task(c->task)->name, c->h,
+             c->d_model, c->layers, c->layers > 1 ? "s" : "", c->mlp ? ", MLP" : "",
+             1e3 * learn_config_step_seconds(c), learn_config_step_flops(c) / 1e9,
+             LEARN_STEP_FLOPS_PER_S / 1e9, LESSON_DECK_TRAIN_S / 60);
+    return 2;
 }

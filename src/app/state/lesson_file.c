@@ -59,14 +59,31 @@ static lesson_step *new_step(lesson *L) {
     return st;
 }
 
-/* Appends "\n" (when text is not empty) and line to *text. */
-static int add_line(char **text, const char *line) {
-    size_t a = strlen(*text), b = strlen(line);
-    char *p = realloc(*text, a + b + 2);
-    if (!p) return -1;
-    if (a) p[a++] = '\n';
-    memcpy(p + a, line, b + 1);
-    *text = p;
+/* A step's caption while it is read: its length and the bytes allocated, so
+   a line is appended in time proportional to the line (the block doubles when
+   full), and the lesson's copied_ counts every byte written or moved. */
+typedef struct {
+    size_t len, cap;
+} caption_buf;
+
+/* Appends "\n" (when the text is not empty) and line to *text. 0, or -1 out of
+   memory. */
+static int add_line(lesson *L, char **text, caption_buf *cb, const char *line) {
+    const size_t b = strlen(line), need = cb->len + b + 2;
+    if (need > cb->cap) {
+        size_t cap = cb->cap ? cb->cap : 64;
+        while (cap < need) cap *= 2;
+        char *p = realloc(*text, cap);
+        if (!p) return -1;
+        *text = p;
+        cb->cap = cap;
+        L->copied_ += cb->len; /* realloc may have moved what was there */
+    }
+    char *t = *text;
+    if (cb->len) t[cb->len++] = '\n';
+    memcpy(t + cb->len, line, b + 1);
+    cb->len += b;
+    L->copied_ += b + 1;
     return 0;
 }
 
@@ -242,14 +259,13 @@ int lesson_parse(const char *text, size_t len, const char *file, const char *bas
     memcpy(buf, text, len);
     buf[len] = '\0';
     int line = 0, title_line = 0;
-    char *save = NULL;
+    caption_buf cb = {0}; /* the last step's caption; cb.cap 0: as new_step made it */
     for (char *p = buf; p && (size_t)(p - buf) < len;) {
         char *nl = strchr(p, '\n');
         if (nl) *nl = '\0';
         line++;
         char *raw = p;
         p = nl ? nl + 1 : NULL;
-        (void)save;
         size_t rl = strlen(raw);
         if (rl && raw[rl - 1] == '\r') raw[--rl] = '\0';
         char *l = raw;
@@ -269,7 +285,7 @@ int lesson_parse(const char *text, size_t len, const char *file, const char *bas
                 snprintf(err, errlen, "%s:%d: caption: %s", file, line, why);
                 goto fail;
             }
-            if (add_line(&cur->text, c) != 0) {
+            if (add_line(L, &cur->text, &cb, c) != 0) {
                 snprintf(err, errlen, "%s:%d: out of memory", file, line);
                 goto fail;
             }
@@ -312,6 +328,7 @@ int lesson_parse(const char *text, size_t len, const char *file, const char *bas
                 goto fail;
             }
             lesson_step *st = new_step(L);
+            cb = (caption_buf){0};
             if (!st) {
                 snprintf(err, errlen, "%s:%d: out of memory", file, line);
                 goto fail;

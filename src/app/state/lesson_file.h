@@ -26,6 +26,7 @@
 #define LESSON_STAGE_MIN_S 0.1 /* `do = stages S`: S in seconds */
 #define LESSON_STAGE_MAX_S 60.0
 #define LESSON_TRAIN_MAX 1000000 /* `do = train N` */
+#define LESSON_DECK_TRAIN_S 600  /* a deck's training, all steps, estimated (budget.h): 10 min */
 #define LESSON_SWEEP_S 2.0       /* `do = sweep h`: one h every 2 s */
 
 typedef enum {
@@ -56,6 +57,7 @@ typedef struct {
     char *title;
     lesson_step *steps;
     int count, cap;
+    size_t copied_; /* caption bytes written or moved while parsing, for tests */
 } lesson;
 
 /* Parses a lesson's text (len bytes, any content). file names it in messages
