@@ -8,7 +8,7 @@ first step): each gives exactly one stderr line `mhaviz: FILE:LINE: ...` with th
 line the test expects, exit 2 (1 for a file that cannot be read), nothing on
 stdout and nothing written. Good lessons: `--step K --dump` writes step K's
 model (h from the file, the causal mask's zeros, rows summing to 1, checked with
-NumPy); a deck has one page per step (pdfinfo), each page 16:9 at 1920x1080 and
+NumPy); a deck has one page per step (pdfinfo), each page a 16:9 slide (960 x 540 pt) and
 holding its step's heading (pdftotext), one progress line per page on stderr,
 the same text when made twice; a PNG deck has a file per step at --size x
 --scale pixels, byte-identical when made twice. A deck whose training would take
@@ -189,8 +189,9 @@ def check_deck(mhaviz, tmp, lesson):
         pages, size = pdf_pages(os.path.join(work, "deck.pdf"))
         if pages != len(HEADINGS):
             fail("deck.pdf: pages", len(HEADINGS), pages)
-        if abs(size[0] / size[1] - 16 / 9) > 1e-3 or abs(size[0] - 1920) > 1:
-            fail("deck.pdf: page size", "1920 x 1080", size)
+        # a slide's page: 13.333 x 7.5 in (960 x 540 pt), whatever the layout's pixels
+        if abs(size[0] - 960) > 0.5 or abs(size[1] - 540) > 0.5:
+            fail("deck.pdf: page size", "960 x 540 pt (13.33 x 7.5 in)", size)
         page_text = []
         for k in range(1, pages + 1):
             t = subprocess.run(["pdftotext", "-f", str(k), "-l", str(k), "-layout",

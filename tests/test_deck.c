@@ -1,14 +1,13 @@
 /* test_deck: the slide-deck writer (src/app/modes/deck.c) with the real fonts.
  * A 3-page PDF from three view states with captions: pdfinfo says 3 pages of
- * 1920 x 1080 points, pdftotext finds each page's own heading and caption (and not
- * another page's) and no window hint. SVG and PNG decks: deck-01 ... deck-03 and
- * nothing else in the folder, each PNG 1920 x 1080 (x --scale). Failures leave
- * nothing: a missing folder, a read-only folder (when not root), a page that
- * cannot be written in the middle of a deck, deck_close(ok = 0), and SIGTERM in the
- * middle of a deck (the cleanup handler removes every page written so far). A
- * failed deck keeps the earlier one byte for byte (a folder in a page's way, a
- * rename that fails midway, a full disk, whose message names the page), a 3-page
- * deck replaces a 6-page one whole, and SIGTERM during the commit acts on a whole
+ * 960 x 540 points (a slide's 13.33 x 7.5 in, the 1920 x 1080 layout scaled), pdftotext finds each
+ * page's own heading and caption (and not another page's) and no window hint. SVG and PNG decks:
+ * deck-01 ... deck-03 and nothing else in the folder, each PNG 1920 x 1080 (x --scale). Failures
+ * leave nothing: a missing folder, a read-only folder (when not root), a page that cannot be
+ * written in the middle of a deck, deck_close(ok = 0), and SIGTERM in the middle of a deck (the
+ * cleanup handler removes every page written so far). A failed deck keeps the earlier one byte for
+ * byte (a folder in a page's way, a rename that fails midway, a full disk, whose message names the
+ * page), a 3-page deck replaces a 6-page one whole, and SIGTERM during the commit acts on a whole
  * deck and says it is written.
  * MHAVIZ_DECK_KEEP=DIR keeps a copy of the PNG deck's first page there. */
 #define _POSIX_C_SOURCE 200809L
@@ -150,8 +149,9 @@ static void test_pdf(void **st) {
     double pw = 0, ph = 0;
     if (!pages || sscanf(pages, "Pages: %d", &n) != 1 || n != 3)
         fail_msg("pdfinfo: expected 3 pages in:\n%s", out);
-    if (!size || sscanf(size, "Page size: %lf x %lf", &pw, &ph) != 2 || pw != 1920 || ph != 1080)
-        fail_msg("pdfinfo: expected 1920 x 1080 pts (16:9) in:\n%s", out);
+    /* a slide's size, 13.333 x 7.5 in, whatever the layout's 1920 x 1080 pixels */
+    if (!size || sscanf(size, "Page size: %lf x %lf", &pw, &ph) != 2 || pw != 960 || ph != 540)
+        fail_msg("pdfinfo: expected 960 x 540 pts (a 16:9 slide) in:\n%s", out);
     for (int k = 1; k <= 3; k++) {
         run(out, sizeof out, "pdftotext -f %d -l %d '%s' -", k, k, path);
         char want[64];

@@ -290,8 +290,13 @@ struct cairo_pdf_doc {
     cairo_surface_t *surf;
     cairo_t *cr;
     face_cache fc;
-    double w, h;
+    double w, h; /* the layout's size of the pages so far */
 };
+
+/* A slide's page for a width x height layout: CAIRO_SLIDE_W_PT wide, in proportion. */
+static double slide_scale(int width) {
+    return CAIRO_SLIDE_W_PT / (width > 0 ? width : 1);
+}
 
 cairo_pdf_doc *cairo_pdf_doc_open(FILE *f, int width, int height, const char *title, char *why,
                                   size_t whylen) {
@@ -303,7 +308,8 @@ cairo_pdf_doc *cairo_pdf_doc_open(FILE *f, int width, int height, const char *ti
     d->o.f = f;
     d->w = width;
     d->h = height;
-    d->surf = cairo_pdf_surface_create_for_stream(pdf_write, &d->o, width, height);
+    const double k = slide_scale(width);
+    d->surf = cairo_pdf_surface_create_for_stream(pdf_write, &d->o, width * k, height * k);
     if (cairo_surface_status(d->surf) != CAIRO_STATUS_SUCCESS) {
         snprintf(why, whylen, "%s", cairo_status_to_string(cairo_surface_status(d->surf)));
         cairo_surface_destroy(d->surf);
@@ -320,9 +326,13 @@ cairo_pdf_doc *cairo_pdf_doc_open(FILE *f, int width, int height, const char *ti
 
 int cairo_pdf_doc_page(cairo_pdf_doc *d, const draw_list *dl, font_set *fonts, char *why,
                        size_t whylen) {
-    if (dl->width != (int)d->w || dl->height != (int)d->h)
-        cairo_pdf_surface_set_size(d->surf, dl->width, dl->height);
+    const double k = slide_scale(dl->width);
+    if (dl->width != (int)d->w || dl->height != (int)d->h) {
+        cairo_pdf_surface_set_size(d->surf, dl->width * k, dl->height * k);
+        d->w = dl->width, d->h = dl->height;
+    }
     cairo_save(d->cr);
+    cairo_scale(d->cr, k, k);
     pdf_replay(d->cr, &d->fc, dl, fonts);
     cairo_restore(d->cr);
     cairo_show_page(d->cr);

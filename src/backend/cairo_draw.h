@@ -19,10 +19,14 @@ int cairo_draw_stream(const draw_list *dl, FILE *f, int pdf, font_set *fonts, ch
                       size_t whylen);
 
 /* A PDF of many pages written to f (a slide deck): open it, add pages, close it.
- * Each page is width x height points (a page whose list has another size takes
- * its own), every write checked as cairo_draw_stream's. open returns NULL and
+ * Each page is a slide's size: CAIRO_SLIDE_W_PT (13.33 in) wide and as tall as the
+ * layout's width x height asks (16:9: 960 x 540 pt, 13.33 x 7.5 in), the layout
+ * scaled to it, so a deck opens at the size of a presentation program's slide and
+ * its text keeps its share of the page; every write is checked as
+ * cairo_draw_stream's. open returns NULL and
  * page / close -1 with the reason in why; close finishes the file (without
  * closing f) and frees d, also after a failure. */
+#define CAIRO_SLIDE_W_PT 960.0 /* 13.333 in: a 16:9 slide is 13.333 x 7.5 in */
 typedef struct cairo_pdf_doc cairo_pdf_doc;
 cairo_pdf_doc *cairo_pdf_doc_open(FILE *f, int width, int height, const char *title, char *why,
                                   size_t whylen);
