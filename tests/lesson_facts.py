@@ -3,25 +3,41 @@
 
 A lesson file (README, "Lessons") is a title and steps; each step holds the settings that
 change from the step before, caption lines and actions. A built-in step states facts about
-its picture, and under its caption it carries them as "# fact: EXPR" comment lines (the app
-ignores comments). This script reads the file with its own parser (written from the README's
-format, not the app's), builds each step's view as the settings accumulate, computes that
-view with the app's plain command-line options (`--dump`, or `--train ... --dump` for a
-training step), and evaluates each fact on the numbers with NumPy. With --lesson-binary it
-also asks the app for the step itself (`--lesson FILE --step K --dump`) and requires the same
-attention as the options give (the lesson reaches the view its settings name).
+its picture, and under its caption it carries them as comment lines (the app ignores
+comments), one claim each:
+
+    # fact: [CLAIM] EXPR | false at: NAME = VALUE; NAME = VALUE
+
+CLAIM says in words which claim of the caption EXPR checks; EXPR is Python over the step's
+numbers; the settings after "false at:" make a view of the same step where that claim is
+false (h = 1 where the caption says two heads split the job). This script reads the file
+with its own parser (written from the README's format, not the app's), builds each step's
+view as the settings accumulate, computes that view with the app's plain command-line
+options (`--dump`, or `--train ... --dump` for a training step, with as many steps as the
+lesson trains), and requires every fact true there and false on the view with its "false
+at" settings applied (the same training steps): a fact that stays true when its claim is
+made false does not check that claim. A fact without a claim or a "false at" is refused.
+For `cards`, the trained weights are run forward in NumPy (lesson_cards.py) to measure what
+the heads do. With --lesson-binary it also asks the app for the step itself (`--lesson FILE
+--step K --dump`) and requires the same attention as the options give (the lesson reaches
+the view its settings name).
 
 usage: lesson_facts.py MHAVIZ LESSON... [--lesson-binary]
 """
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
+
+import lesson_cards
+
+FACT = re.compile(r"^\[(?P<claim>[^\]]+)\]\s*(?P<expr>.+?)\s*\|\s*false at:\s*(?P<cf>.+)$")
 
 LOOK_ONLY = {  # settings that change how a view is drawn, not its numbers
     "focus", "stage", "values", "contrast", "colormap", "theme", "zoom", "present", "page",
@@ -30,8 +46,9 @@ LOOK_ONLY = {  # settings that change how a view is drawn, not its numbers
 
 
 def parse(path):
-    """[(title, steps)], each step {'line', 'heading', 'settings': {name: value},
-    'caption': [lines], 'do': [actions], 'facts': [(line, expr)]}."""
+    """(title, steps), each step {'line', 'heading', 'settings': {name: value},
+    'caption': [lines], 'do': [actions], 'facts': [(line, claim, expr, {name: value})]};
+    a fact line without a claim or a "false at" stops the check (naming its line)."""
     title, steps = None, []
     with open(path, encoding="utf-8") as f:
         for no, raw in enumerate(f, 1):
@@ -40,7 +57,7 @@ def parse(path):
             if s.startswith("# fact:"):
                 if not steps:
                     raise SystemExit(f"{path}:{no}: a fact before the first step")
-                steps[-1]["facts"].append((no, s[len("# fact:"):].strip()))
+                steps[-1]["facts"].append(parse_fact(path, no, s[len("# fact:"):].strip()))
                 continue
             if not s or s.startswith("#"):
                 continue
@@ -62,6 +79,38 @@ def parse(path):
     if not title or not steps:
         raise SystemExit(f"{path}: no title or no step")
     return title, steps
+
+
+def parse_fact(path, no, text):
+    """(line, claim, expr, {name: value}) of "[CLAIM] EXPR | false at: N = V; N = V"."""
+    m = FACT.match(text)
+    if not m:
+        raise SystemExit(f"{path}:{no}: a fact must read \"[claim] EXPR | false at: NAME = "
+                         f"VALUE\": {text}")
+    cf = {}
+    for part in m["cf"].split(";"):
+        if "=" not in part:
+            raise SystemExit(f"{path}:{no}: false at: not a setting: {part.strip()}")
+        name, value = (x.strip() for x in part.split("=", 1))
+        cf[name] = value
+    return no, m["claim"].strip(), m["expr"], cf
+
+
+TEXTS = ("sample", "text", "text-file")
+
+
+def apply(view, settings, path):
+    """view with settings applied as a lesson step applies them (one text at a time; a
+    text file relative to the lesson's folder)."""
+    v = dict(view)
+    if any(name in settings for name in TEXTS):
+        for name in TEXTS:
+            v.pop(name, None)
+    v.update(settings)
+    if "text-file" in settings:
+        v["text-file"] = os.path.join(os.path.dirname(os.path.abspath(path)),
+                                      settings["text-file"])
+    return v
 
 
 def options(view):
@@ -99,10 +148,11 @@ def train_options(view, steps):
 
 
 class Facts:
-    """The names a fact may use, over one dump."""
+    """The names a fact may use, over one dump (of the view, or of a training run)."""
 
-    def __init__(self, d, train=None):
+    def __init__(self, d, view, train=None):
         self.d = d
+        self.view = view
         self.train = train
         if train is None:
             self.meta = json.load(open(os.path.join(d, "meta.json")))
@@ -112,15 +162,15 @@ class Facts:
         return np.load(os.path.join(self.d, name + ".npy"))
 
     def env(self):
+        if not hasattr(self, "_env"):
+            self._env = self.compute_env()
+        return self._env
+
+    def compute_env(self):
         e = {"np": np, "math": math, "abs": abs, "all": all, "any": any, "max": max,
              "min": min, "sum": sum, "len": len, "sorted": sorted}
         if self.train is not None:
-            t = self.train
-            heads = [x for x in t["heads"] if x["layer"] == 1]
-            e.update(acc=t["acc"], h=t["h"], d_model=t["d_model"], steps=t["steps"],
-                     mass_prev=[x["mass_prev"] for x in heads],
-                     mass_first=[x["mass_first"] for x in heads],
-                     ablated=[x["ablated_acc"] for x in heads])
+            e.update(self.train_env())
             return e
         m, A = self.meta, self.A
         n, h = m["n"], m["h"]
@@ -153,9 +203,14 @@ class Facts:
 
         e["same"] = same
         e["uniform"] = lambda hd: bool(np.allclose(A[hd - 1], 1.0 / n, atol=1e-5))
-        e["rows_sum_one"] = lambda: bool(np.allclose(A.sum(axis=2), 1.0, atol=1e-5))
+        # the matrix the step's stage shows: before the softmax (stages 3-5) the scores
+        shown = self.arr("scores") if self.view.get("stage") in ("3", "4", "5") else A
+        e["rows_sum_one"] = lambda: bool(np.allclose(shown.sum(axis=2), 1.0, atol=1e-5))
         e["causal_zero"] = lambda: bool(all((A[:, i, i + 1:] == 0).all() for i in range(n)))
-        e["pad_zero"] = lambda: bool((A[:, :, m["n_real"]:] == 0).all())
+        e["causal_scores"] = lambda: bool(all(np.isneginf(self.arr("scores")[:, i, i + 1:]).all()
+                                              for i in range(n)))
+        # [PAD] keys get no weight: there are some, and every row gives them 0
+        e["pad_zero"] = lambda: n > m["n_real"] and bool((A[:, :, m["n_real"]:] == 0).all())
         e["shape"] = lambda name: tuple(self.arr(name).shape)
 
         def scaled_by(c):  # the scores are Q_i K_i^T / c wherever they are finite
@@ -171,11 +226,11 @@ class Facts:
 
         e["scaled_by"] = scaled_by
 
-        def shares_sum():  # the heads' shares head_i W^O_i add up to MultiHead
+        def shares_sum():  # all h heads' shares head_i W^O_i add up to MultiHead
             H, W, out = self.arr("heads"), self.arr("W_O"), self.arr("out")
             dk = m["d_k"]
             tot = sum(H[i].astype(np.float64) @ W[i * dk:(i + 1) * dk].astype(np.float64)
-                      for i in range(h) if (i + 1) not in m.get("ablated", []))
+                      for i in range(h))
             return bool(np.allclose(tot, out, rtol=1e-4, atol=1e-4))
 
         e["shares_sum"] = shares_sum
@@ -190,12 +245,94 @@ class Facts:
                                         / np.linalg.norm(self.arr("out_full")))
         return e
 
+    def train_env(self):
+        """acc and the heads' summary from train.json; for cards, what the heads do,
+        measured in NumPy on the dumped weights (lesson_cards.py), and as the app's
+        summary (ablated) for comparison."""
+        t = self.train
+        heads = [x for x in t["heads"] if x["layer"] == 1]
+        e = dict(acc=t["acc"], h=t["h"], d_model=t["d_model"], steps=t["steps"],
+                 mass_prev=[x["mass_prev"] for x in heads],
+                 mass_first=[x["mass_first"] for x in heads],
+                 ablated=[x["ablated_acc"] for x in heads])
+        if t["task"] == "cards":
+            r = lesson_cards.Run(self.d, t["h"])
+            if not r.check_against(self.d):
+                raise SystemExit(f"{self.d}: the NumPy forward of cards differs from the app's")
+            e.update(r.measure())
+        return e
+
 
 def run(app, args, d):
     shutil.rmtree(d, ignore_errors=True)
     p = subprocess.run([app] + args + ["--dump", d], capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
+
+
+COMPUTED = {}  # the facts of each set of options already run: a dump is only read
+
+
+def compute(app, path, view, train_steps, d):
+    """Facts of a view: its --dump, or its --train run with train_steps steps."""
+    train = view.get("train", "off") != "off"
+    args = train_options(view, train_steps) if train else options(view)
+    key = json.dumps([args, view.get("stage")])
+    if key not in COMPUTED:
+        run(app, args, d)
+        COMPUTED[key] = Facts(d, view, json.load(open(os.path.join(d, "train.json")))
+                              if train else None)
+    return COMPUTED[key]
+
+
+def evaluate(expr, env):
+    """(value, error): the fact's value, or the exception that stopped it."""
+    try:
+        return eval(expr, env), None  # the lesson's own fact, on the step's numbers
+    except Exception as ex:  # a fact naming what the step does not have
+        return None, f"{type(ex).__name__}: {ex}"
+
+
+def same_as_lesson(app, path, k, view, facts, d):
+    """--lesson PATH --step K gives the attention the options give; "" or what differs."""
+    run(app, ["--lesson", path, "--step", str(k)], d)
+    # A lesson reaches step k through the steps before it and keeps the rows of Q, K, V an
+    # earlier step projected (mha_update); where OpenBLAS rounds a row by how many rows the
+    # product has (its direct kernel on AVX-512 processors), those rows differ from a fresh
+    # forward in the last bits: 2.4e-7 at most measured. A wrong setting moves the weights
+    # by far more than the 1e-5 allowed here.
+    a2 = np.load(os.path.join(d, "attn.npy"))
+    if a2.shape == facts.A.shape and np.allclose(a2, facts.A, rtol=0, atol=1e-5):
+        return ""
+    diff = np.abs(a2 - facts.A).max() if a2.shape == facts.A.shape else "shape"
+    return f"--lesson --step {k} differs from the options {options(view)} ({diff})"
+
+
+def check_step(app, path, k, st, view, n, tmp, check_lesson):
+    """The step's failures, one line each: a fact false on the step, or not false on the
+    step with its "false at" settings applied."""
+    where = f"{path}:{st['line']}: step {k} \"{st['heading']}\""
+    if not st["facts"]:
+        return [f"{where} states no fact"]
+    out = []
+    facts = compute(app, path, view, n, os.path.join(tmp, f"s{k}"))
+    if check_lesson and facts.train is None:
+        msg = same_as_lesson(app, path, k, view, facts, os.path.join(tmp, f"s{k}-lesson"))
+        if msg:
+            out.append(f"{where}: {msg}")
+    env = facts.env()
+    for i, (no, claim, expr, cf) in enumerate(st["facts"]):
+        value, err = evaluate(expr, env)
+        if err or not value:
+            out.append(f"{path}:{no}: step {k}: [{claim}] false on the step: {expr}"
+                       + (f"  ({err})" if err else ""))
+            continue
+        other = compute(app, path, apply(view, cf, path), n, os.path.join(tmp, f"s{k}-{i}"))
+        value, err = evaluate(expr, other.env())
+        if err or value is None or bool(value):
+            out.append(f"{path}:{no}: step {k}: [{claim}] not false at {cf}: {expr}"
+                       + (f"  ({err})" if err else f" is {value}"))
+    return out
 
 
 def main():
@@ -209,63 +346,24 @@ def main():
             title, steps = parse(path)
             view, train_steps = {}, {}
             for k, st in enumerate(steps, 1):
-                for name in ("sample", "text", "text-file"):  # one text at a time
-                    if name in st["settings"]:
-                        for other in ("sample", "text", "text-file"):
-                            view.pop(other, None)
-                view.update(st["settings"])
-                if "text-file" in st["settings"]:  # relative to the lesson's folder
-                    view["text-file"] = os.path.join(os.path.dirname(os.path.abspath(path)),
-                                                     st["settings"]["text-file"])
-                if view.get("train", "off") != "off":
-                    key = json.dumps(train_options(view, 0))
-                    for a in st["do"]:
-                        if a.split()[0] == "train":
-                            train_steps[key] = train_steps.get(key, 0) + int(a.split()[1])
-                if not st["facts"]:
-                    print(f"{path}:{st['line']}: step {k} states no fact")
-                    failed += 1
-                    continue
-                d = os.path.join(tmp, f"s{k}")
-                if view.get("train", "off") != "off":
-                    n = train_steps.get(json.dumps(train_options(view, 0)), 0)
-                    run(app, train_options(view, n), d)
-                    facts = Facts(d, json.load(open(os.path.join(d, "train.json"))))
-                else:
-                    run(app, options(view), d)
-                    facts = Facts(d)
-                    if check_lesson:
-                        d2 = d + "-lesson"
-                        run(app, ["--lesson", path, "--step", str(k)], d2)
-                        # A lesson reaches step k through the steps before it and keeps
-                        # the rows of Q, K, V an earlier step projected (mha_update); where
-                        # OpenBLAS rounds a row by how many rows the product has (its direct
-                        # kernel on AVX-512 processors), those rows differ from a fresh
-                        # forward in the last bits: 2.4e-7 at most measured. A wrong setting
-                        # moves the weights by far more than the 1e-5 allowed here.
-                        a2 = np.load(os.path.join(d2, "attn.npy"))
-                        if a2.shape != facts.A.shape or not np.allclose(a2, facts.A, rtol=0,
-                                                                        atol=1e-5):
-                            diff = (np.abs(a2 - facts.A).max()
-                                    if a2.shape == facts.A.shape else "shape")
-                            print(f"{path}:{st['line']}: step {k}: --lesson --step {k} "
-                                  f"differs from the options {options(view)} ({diff})")
-                            failed += 1
-                env = facts.env()
-                for no, expr in st["facts"]:
-                    checked += 1
-                    try:
-                        ok = eval(expr, env)  # the lesson's own fact, on the step's numbers
-                    except Exception as ex:  # a fact naming what the step does not have
-                        ok = False
-                        expr += f"  ({type(ex).__name__}: {ex})"
-                    if not ok:
-                        print(f"{path}:{no}: step {k} \"{st['heading']}\": fact false: {expr}")
-                        failed += 1
+                view = apply(view, st["settings"], path)
+                key = json.dumps(train_options(view, 0)) if view.get("train", "off") != "off" \
+                    else None
+                for a in st["do"]:
+                    if key and a.split()[0] == "train":
+                        train_steps[key] = train_steps.get(key, 0) + int(a.split()[1])
+                bad = check_step(app, path, k, st, view, train_steps.get(key, 0), tmp,
+                                 check_lesson)
+                for line in bad:
+                    print(line)
+                for no, claim, _, cf in st["facts"]:
+                    print(f"  step {k}, line {no}: [{claim}] (false at {cf})")
+                checked += len(st["facts"])
+                failed += len(bad)
             print(f"{os.path.basename(path)}: \"{title}\": {len(steps)} steps")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{checked} facts checked, {failed} false or missing")
+    print(f"{checked} facts checked, each also where its claim is false; {failed} failures")
     return 1 if failed or not checked else 0
 
 

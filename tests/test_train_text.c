@@ -62,8 +62,8 @@ static void make_train(view_train *t, int st, int h, int runs, int measured) {
     }
     for (int m = 0; m < MOMENTS; m++) moment_steps[m] = m * 1000L;
     t->task = "pair";
-    t->what = "target at i is (token at 0, token at i-1), one of 25: two heads split the job, "
-              "one head must compromise";
+    t->what = "target at i is (token at 0, token at i-1), one of 25: two heads can split the "
+              "job, one head also solves it";
     t->error = st == ST_ERROR ? "d_model 30 is not divisible by h = 4 (the heads' width)" : "";
     t->running = st == ST_SLOW || st == ST_FULL;
     t->rate = st == ST_SLOW ? 10 : 0;

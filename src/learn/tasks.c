@@ -55,8 +55,8 @@ static const learn_task_info TASKS[LEARN_TASK_COUNT] = {
     {"first", "target at i is the token at 0: one head attends to token 0", 10, 10, 12, 1, 500,
      LETTERS, LETTERS, 0.0f},
     {"pair",
-     "target at i is (token at 0, token at i-1), one of 25: two heads split the job, "
-     "one head must compromise",
+     "target at i is (token at 0, token at i-1), one of 25: two heads can split the job, "
+     "one head also solves it",
      5, 25, 12, 1, 500, LETTERS, PAIRS, 0.0f},
     {"sort", "6 digits from {0,1,2}, then the same sorted: heads count and copy", 3, 3,
      2 * SORT_DIGITS - 1, 1, 1000, DIGITS, DIGITS, 0.0f},
