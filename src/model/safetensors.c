@@ -444,8 +444,9 @@ int st_read_f32_range(const st_file *f, const st_tensor *t, uint64_t first, uint
     if (count == 0 || first > t->elems || count > t->elems - first || t->dtype == ST_OTHER)
         return 0;
     const uint64_t es = t->elem_size, at = f->data_off + t->begin + first * es;
-    /* F32 in the machine's order is read straight into dst */
-    const int in_place = t->dtype == ST_F32 && LITTLE_ENDIAN_HOST;
+    /* F32 is read straight into dst (and, on a big-endian machine, each value's
+     * bytes turned in place: a value is read whole before it is written) */
+    const int in_place = t->dtype == ST_F32;
     for (uint64_t done = 0; done < count;) {
         const uint64_t m = count - done < CHUNK_ELEMS ? count - done : CHUNK_ELEMS;
         const unsigned char *src;
