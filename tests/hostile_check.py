@@ -674,7 +674,8 @@ def main():
             ROWS[n](n)
             print(f"row done in {time.monotonic() - t0:5.1f} s: {n}", flush=True)
     if SKIPPED:
-        print(f"hostile_check: {len(SKIPPED)} row(s) skipped (not root)")
+        print(f"hostile_check: {len(SKIPPED)} row(s) skipped (see the SKIP lines: not root, "
+              "or a sanitizer build)")
     return CK.finish("hostile_check")
 
 
