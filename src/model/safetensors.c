@@ -466,10 +466,8 @@ int st_read_f32_range(const st_file *f, const st_tensor *t, uint64_t first, uint
         const uint64_t bad = convert(t->dtype, src, m, dst + done);
         if (bad < m) {
             const float v = dst[done + bad];
-            return fail(err, errlen, 2, "tensor %s holds %s at element %llu", t->name,
-                        isnan(v) ? "NaN"
-                        : v > 0  ? "Inf"
-                                 : "-Inf",
+            const char *what = isnan(v) ? "NaN" : v > 0 ? "Inf" : "-Inf";
+            return fail(err, errlen, 2, "tensor %s holds %s at element %llu", t->name, what,
                         (unsigned long long)(first + done + bad));
         }
         done += m;
