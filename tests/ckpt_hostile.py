@@ -14,12 +14,20 @@ d_head 5 and 3, epsilon 1e-6) must load, and every tensor's sum, weighted sum an
 first values must equal what NumPy computes from the arrays written, converted
 independently here (numpy's float16; bfloat16 as a float32's upper 16 bits).
 
+Weights holding NaN or an infinity (F32, F16, BF16; early and late in the file)
+are refused with exit 2, the line naming the tensor and the element. An XL-shaped
+config beside small weights is refused as a shape mismatch also under a 2 GiB
+address-space limit: the shapes are checked before the 5.9 GB float32 block is
+allocated (skipped under AddressSanitizer, which reserves terabytes of address
+space and cannot run under such a limit).
+
 --mhaviz BIN: the hostile folders go to `BIN --model DIR --dump OUTDIR` instead,
 with the same checks, and OUTDIR must not have been created."""
 
 import json
 import math
 import os
+import resource
 import shutil
 import stat
 import struct
@@ -269,26 +277,38 @@ def listing(d):
     return out
 
 
-def run(cmd):
+def run(cmd, preexec_fn=None):
     env = dict(os.environ)
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
-                          env=env)
+                          env=env, preexec_fn=preexec_fn)
 
 
-def hostile(args, tmp, case, path, want_rc, at_fault, needle=None, extra=()):
+def sanitized(binary):
+    """True when binary links AddressSanitizer (address-space limits cannot hold it)."""
+    ldd = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    return "libasan" in ldd
+
+
+def limit_address_space(nbytes):
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+    return apply
+
+
+def hostile(args, tmp, case, path, want_rc, at_fault, needle=None, extra=(), preexec_fn=None):
     """Runs the loader on path: rc want_rc, one 'mhaviz: ' line naming at_fault
     (and holding needle), nothing written in the folder (or the folder's parent
-    when path is a file)."""
+    when path is a file). preexec_fn: run in the child before the loader (limits)."""
     watch = path if os.path.isdir(path) else os.path.dirname(path)
     before = listing(watch)
     out_dir = os.path.join(tmp, "out-" + case)
     if args.mhaviz:
         if extra:
             return  # driver-only cases (progress cancelling)
-        r = run([args.mhaviz, "--model", path, "--dump", out_dir])
+        r = run([args.mhaviz, "--model", path, "--dump", out_dir], preexec_fn)
         check(not os.path.exists(out_dir), f"{case}: {out_dir} was created")
     else:
-        r = run([args.driver, path, *extra])
+        r = run([args.driver, path, *extra], preexec_fn)
     err = r.stderr.decode(errors="replace")
     lines = err.splitlines()
     check(r.returncode == want_rc, f"{case}: exit {r.returncode}, want {want_rc}: {err.strip()}")
@@ -358,9 +378,9 @@ def cases(args, tmp):
     def folder(name, st=None, cfg=c, cfg_text=None):
         return make_folder(tmp, name, cfg, st, cfg_text)
 
-    def H(name, want, at, needle=None, st=None, cfg=c, cfg_text=None, extra=()):
+    def H(name, want, at, needle=None, st=None, cfg=c, cfg_text=None, extra=(), preexec_fn=None):
         d = folder(name, st, cfg, cfg_text)
-        hostile(args, tmp, name, d, want, os.path.join(d, at), needle, extra)
+        hostile(args, tmp, name, d, want, os.path.join(d, at), needle, extra, preexec_fn)
 
     # --- the file cannot be read: 1
     H("short-file", 1, W, "short", st=b"\x05\x00\x00")
@@ -466,6 +486,45 @@ def cases(args, tmp):
     H("duplicate-after-prefix", 2, W, "appears twice", st=st_bytes(both))
     mixed = [(n[len("transformer."):] if "ln_f" in n else n, dt, s, raw) for n, dt, s, raw in good]
     H("mixed-prefix", 2, W, "mix", st=st_bytes(mixed))
+
+    # values that are not finite: refused as they are converted, the tensor and the
+    # element named (counted from the tensor's first element, in the file's order)
+    def poisoned(dtype, name, k, value):
+        entries, _ = model_entries(c, dtype=dtype)
+        out = []
+        for n, dt, s, raw in entries:
+            if n == "transformer." + name:
+                a = np.frombuffer(raw, dtype={"F32": "<f4", "F16": "<f2", "BF16": "<u2"}[dt]).copy()
+                if dt == "BF16":  # a float32's upper 16 bits
+                    a[k] = np.array([value], dtype="<f4").view("<u4")[0] >> 16
+                else:
+                    a[k] = value
+                raw = a.tobytes()
+            out.append((n, dt, s, raw))
+        return st_bytes(out)
+    H("nan-f32", 2, W, "tensor transformer.h.0.attn.c_attn.weight holds NaN at element 77",
+      st=poisoned("F32", "h.0.attn.c_attn.weight", 77, np.nan))
+    H("inf-f16", 2, W, "tensor transformer.wte.weight holds Inf at element 1000",
+      st=poisoned("F16", "wte.weight", 1000, np.inf))
+    H("-inf-f32-bias", 2, W, "tensor transformer.h.1.attn.c_attn.bias holds -Inf at element 20",
+      st=poisoned("F32", "h.1.attn.c_attn.bias", 20, -np.inf))  # in W_V's third
+    # the last weights in the file but ln_f: after every other tensor was converted
+    H("nan-bf16-late", 2, W, "tensor transformer.h.1.mlp.c_proj.weight holds NaN at element 255",
+      st=poisoned("BF16", "h.1.mlp.c_proj.weight", 255, np.nan))
+
+    # an XL-shaped config beside these small weights: a shape mismatch, said before
+    # the 48 x 12 x 1600^2 floats (5.9 GB) are allocated, so also within 2 GiB
+    xl = config(n_layer=48, n_head=25, n_embd=1600, n_positions=1024)
+    limited = args.mhaviz or args.driver
+    if sanitized(limited):
+        print("skip xl-config-small-weights-2GiB: AddressSanitizer reserves more address "
+              "space than the limit allows")
+    else:
+        H("xl-config-small-weights-2GiB", 2, W,
+          "tensor transformer.wte.weight has shape [260, 8], config.json makes it [260, 1600]",
+          st=full, cfg=xl, preexec_fn=limit_address_space(2 << 30))
+    H("xl-config-small-weights", 2, W, "has shape [260, 8], config.json makes it [260, 1600]",
+      st=full, cfg=xl)
 
     # config.json: missing fields, wrong types, values we cannot run
     def cfg_without(k):

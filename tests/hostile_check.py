@@ -10,9 +10,11 @@ Full disks are 64 KiB tmpfs mounts, which needs root: without it those rows say
 SKIP. Runs without a display. Exits 1 with "FAIL where: expected X, got Y"."""
 import contextlib
 import hashlib
+import json
 import os
 import re
 import resource
+import shutil
 import signal
 import struct
 import subprocess
@@ -539,6 +541,101 @@ def _(name):
         unchanged(d, {}, name)
 
 
+# --- model files: changed while read, not finite, far larger than their weights -------
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def gpt2_folder(d, *args):
+    """A random checkpoint folder d (tests/gpt2_gen.py); returns d."""
+    subprocess.run([sys.executable, os.path.join(HERE, "gpt2_gen.py"), d, *args], check=True,
+                   stdout=subprocess.DEVNULL)
+    return d
+
+
+def rchar(pid):
+    """Bytes the process has read (/proc/PID/io), or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/io") as f:
+            return next(int(x.split()[1]) for x in f if x.startswith("rchar:"))
+    except (OSError, StopIteration):
+        return None
+
+
+def poison(path, name, k, value):
+    """Writes value (nan or inf) into element k of tensor name, whatever its dtype."""
+    with open(path, "r+b") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        e = json.loads(f.read(n))[name]
+        fmt = {"F32": "<f", "F16": "<e"}.get(e["dtype"])
+        raw = (struct.pack(fmt, value) if fmt else struct.pack("<f", value)[2:])  # BF16
+        f.seek(8 + n + e["data_offsets"][0] + k * len(raw))
+        f.write(raw)
+
+
+@row("`--model m --dump out` while another program cuts `m/model.safetensors` short")
+def _(name):
+    with tempfile.TemporaryDirectory() as d:
+        src = gpt2_folder(os.path.join(d, "src"), "--layers", "4", "--heads", "8", "--embd",
+                          "512", "--positions", "512")  # 52 MB
+        size = os.path.getsize(os.path.join(src, "model.safetensors"))
+        for share in (0.2, 0.5, 0.8):  # of the file read (the reader uses pread: rchar)
+            m = os.path.join(d, "m")
+            shutil.rmtree(m, ignore_errors=True)
+            shutil.copytree(src, m)
+            p = subprocess.Popen([MHAVIZ, "--model", "m", "--dump", "out"], cwd=d, env=ENV,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            while (rchar(p.pid) or 0) < share * size and p.poll() is None:
+                time.sleep(0.0003)
+            os.truncate(os.path.join(m, "model.safetensors"), size // 3)
+            err = p.communicate(timeout=120)[1]
+            r = subprocess.CompletedProcess(p.args, p.returncode, b"", err)
+            where = f"{name} (after {share:.0%} read)"
+            expect(r, where, 1, "mhaviz: m/model.safetensors: the file changed while it was read")
+            CK.check(sorted(os.listdir(d)) == ["m", "src"], f"{where}: the folder afterwards",
+                     "nothing new", sorted(os.listdir(d)))
+
+
+@row("`--model m` whose weights hold a NaN or an infinity (F32, F16, BF16)")
+def _(name):
+    with tempfile.TemporaryDirectory() as d:
+        for dtype, tensor, k, value, said in (
+                ("F32", "h.1.attn.c_attn.weight", 1234, float("nan"), "NaN"),
+                ("F16", "wte.weight", 7, float("inf"), "Inf"),
+                ("BF16", "h.1.mlp.c_proj.weight", 4095, float("-inf"), "-Inf")):
+            m = gpt2_folder(os.path.join(d, dtype), "--dtype", dtype)
+            poison(os.path.join(m, "model.safetensors"), tensor, k, value)
+            before = snapshot(d)
+            r = run(["--model", dtype, "--dump", "out"], d)
+            expect(r, f"{name}: {dtype}", 2, f"mhaviz: {dtype}/model.safetensors: tensor "
+                   f"{tensor} holds {said} at element {k}")
+            unchanged(d, before, f"{name}: {dtype}")
+
+
+@row("`--model m` with GPT-2 xl's config beside smaller weights, under a 2 GiB address-space "
+     "limit")
+def _(name):
+    if SANITIZED:  # ASan reserves terabytes of address space: no run fits under a limit
+        print(f"SKIP {name}: AddressSanitizer cannot run under an address-space limit")
+        SKIPPED.append(name)
+        return
+    with tempfile.TemporaryDirectory() as d:
+        m = gpt2_folder(os.path.join(d, "m"), "--embd", "48", "--positions", "64")
+        cfg = os.path.join(m, "config.json")
+        with open(cfg) as f:
+            c = json.load(f)
+        c.update(n_layer=48, n_head=25, n_embd=1600, n_positions=1024)  # 5.9 GB of float32
+        with open(cfg, "w") as f:
+            json.dump(c, f)
+        before = snapshot(d)
+        limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+        r = run(["--model", "m", "--dump", "out"], d, preexec_fn=limit)
+        expect(r, name, 2, "m/model.safetensors: tensor wte.weight has shape [")
+        CK.check(b"config.json makes it [" in r.stderr and b"1600]" in r.stderr,
+                 f"{name}: the message", "the config's shape", stderr_lines(r)[:1])
+        unchanged(d, before, name)
+
+
 # --- the table -------------------------------------------------------------------------
 
 def readme_rows(readme):
@@ -577,7 +674,8 @@ def main():
             ROWS[n](n)
             print(f"row done in {time.monotonic() - t0:5.1f} s: {n}", flush=True)
     if SKIPPED:
-        print(f"hostile_check: {len(SKIPPED)} row(s) skipped (not root)")
+        print(f"hostile_check: {len(SKIPPED)} row(s) skipped (see the SKIP lines: not root, "
+              "or a sanitizer build)")
     return CK.finish("hostile_check")
 
 

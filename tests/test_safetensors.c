@@ -2,7 +2,10 @@
  * built here through st_parse: F16 and BF16 conversion against values worked out
  * by hand from the bit patterns (exact: every half and bfloat16 is a float), the
  * header's checks (length, JSON, duplicate keys, dtypes, shapes, offsets,
- * overflow) and the tiling rules, and config.json's checks (ckpt_config_parse). */
+ * overflow) and the tiling rules, and config.json's checks (ckpt_config_parse).
+ * NaN and infinities refused with the element named, across the reader's chunks;
+ * and a real file (st_open) cut short, grown or replaced while it is read. */
+#define _DEFAULT_SOURCE /* mkstemp, ftruncate */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -59,8 +63,11 @@ static uint32_t fbits(float x) {
     return u;
 }
 
-/* Converts n 16-bit patterns of dtype (F16 or BF16) through st_parse. */
-static void convert16(const char *dtype, const uint16_t *in, int n, float *out) {
+/* Converts n 16-bit patterns of dtype (F16 or BF16) through st_parse: the reader's
+ * code (2 when a value is NaN or infinite, every value still converted: they are
+ * one chunk), its message in err. */
+static int convert16(const char *dtype, const uint16_t *in, int n, float *out, char *err,
+                     size_t errlen) {
     char json[256];
     snprintf(json, sizeof json, "{\"x\":{\"dtype\":\"%s\",\"shape\":[%d],\"data_offsets\":[0,%d]}}",
              dtype, n, 2 * n);
@@ -69,14 +76,15 @@ static void convert16(const char *dtype, const uint16_t *in, int n, float *out) 
     size_t len;
     unsigned char *b = build(json, data, 2 * (size_t)n, &len);
     st_file f;
-    char err[256];
-    assert_int_equal(st_parse(&f, b, len, err, sizeof err), 0);
+    assert_int_equal(st_parse(&f, b, len, err, errlen), 0);
     const st_tensor *t = st_find(&f, "x");
     assert_non_null(t);
     assert_int_equal(t->elems, n);
-    st_read_f32(&f, t, out);
+    err[0] = '\0';
+    int rc = st_read_f32(&f, t, out, err, errlen);
     st_close(&f);
     free(b);
+    return rc;
 }
 
 static void test_f16_bits(void **state) {
@@ -90,14 +98,20 @@ static void test_f16_bits(void **state) {
                           -INFINITY, -0x1p-24f,       0.99951171875f, 0x1p-15f};
     const int n = (int)(sizeof in / sizeof in[0]);
     float out[16];
-    convert16("F16", in, n, out);
+    char err[256];
+    /* converted, and refused: the first infinity named */
+    assert_int_equal(convert16("F16", in, n, out, err, sizeof err), SAFETENSORS_UNUSABLE);
+    assert_string_equal(err, "tensor x holds Inf at element 9");
     for (int i = 0; i < n; i++) {
         if (fbits(out[i]) != fbits(want[i]))
             fail_msg("F16 0x%04x: got %a, want %a", in[i], (double)out[i], (double)want[i]);
     }
+    assert_int_equal(convert16("F16", in, 9, out, err, sizeof err), 0); /* the finite ones */
     /* NaNs: quiet and signalling stay NaN, the sign kept */
-    const uint16_t nan_in[] = {0x7E00, 0x7C01, 0xFE00};
-    convert16("F16", nan_in, 3, out);
+    const uint16_t nan_in[] = {0x3C00, 0x7E00, 0x7C01, 0xFE00};
+    assert_int_equal(convert16("F16", nan_in, 4, out, err, sizeof err), SAFETENSORS_UNUSABLE);
+    assert_string_equal(err, "tensor x holds NaN at element 1");
+    memmove(out, out + 1, 3 * sizeof *out);
     for (int i = 0; i < 3; i++) assert_true(isnan(out[i]));
     assert_true(signbit(out[2]));
     assert_int_equal(fbits(out[0]), 0x7FC00000u); /* the payload moved up 13 bits */
@@ -108,9 +122,12 @@ static void test_f16_all_against_formula(void **state) {
     /* every finite half against ldexp of its fields: an independent formula */
     static uint16_t in[64];
     float out[64];
+    char err[256];
     for (uint32_t base = 0; base < 0x10000; base += 64) {
         for (int i = 0; i < 64; i++) in[i] = (uint16_t)(base + (uint32_t)i);
-        convert16("F16", in, 64, out);
+        const int inf_nan = ((base >> 10) & 31) == 31; /* a block of 64 shares its exponent */
+        assert_int_equal(convert16("F16", in, 64, out, err, sizeof err),
+                         inf_nan ? SAFETENSORS_UNUSABLE : 0);
         for (int i = 0; i < 64; i++) {
             unsigned h = in[i], e = (h >> 10) & 31, m = h & 1023;
             if (e == 31) continue;
@@ -128,12 +145,18 @@ static void test_bf16_bits(void **state) {
     const float want[] = {1.0f, -3.140625f, INFINITY, -INFINITY, 0x1p-133f, -0.0f, 65536.0f, 0.25f};
     const int n = (int)(sizeof in / sizeof in[0]);
     float out[16];
-    convert16("BF16", in, n, out);
+    char err[256];
+    assert_int_equal(convert16("BF16", in, n, out, err, sizeof err), SAFETENSORS_UNUSABLE);
+    assert_string_equal(err, "tensor x holds Inf at element 2");
     for (int i = 0; i < n; i++)
         if (fbits(out[i]) != fbits(want[i]))
             fail_msg("BF16 0x%04x: got %a, want %a", in[i], (double)out[i], (double)want[i]);
+    const uint16_t ninf_in[] = {0x3F80, 0xFF80};
+    assert_int_equal(convert16("BF16", ninf_in, 2, out, err, sizeof err), SAFETENSORS_UNUSABLE);
+    assert_string_equal(err, "tensor x holds -Inf at element 1");
     const uint16_t nan_in[] = {0x7FC0};
-    convert16("BF16", nan_in, 1, out);
+    assert_int_equal(convert16("BF16", nan_in, 1, out, err, sizeof err), SAFETENSORS_UNUSABLE);
+    assert_string_equal(err, "tensor x holds NaN at element 0");
     assert_true(isnan(out[0]));
 }
 
@@ -154,15 +177,119 @@ static void test_f32_unaligned_and_range(void **state) {
     assert_int_equal(t->shape[1], 3);
     assert_int_equal(t->dtype, ST_F32);
     float out[6] = {0};
-    st_read_f32(&f, t, out);
+    assert_int_equal(st_read_f32(&f, t, out, err, sizeof err), 0);
     assert_memory_equal(out, v, sizeof v);
     float part[2] = {0};
-    st_read_f32_range(&f, t, 2, 2, part);
+    assert_int_equal(st_read_f32_range(&f, t, 2, 2, part, err, sizeof err), 0);
     assert_true(part[0] == 3.0f && part[1] == 4.0f);
-    st_release(&f, t); /* not our mapping: must leave the buffer alone */
-    assert_memory_equal(b + len - sizeof v, v, sizeof v);
+    assert_int_equal(st_verify(&f, err, sizeof err), 0); /* a buffer never changes */
     assert_null(st_find(&f, "b"));
     st_close(&f);
+    free(b);
+}
+
+/* n F32 values 0, 1, 2, ... as one tensor "w": the file's bytes (*len of them). */
+static unsigned char *f32_file(int n, size_t *len) {
+    char json[128];
+    snprintf(json, sizeof json,
+             "{\"w\":{\"dtype\":\"F32\",\"shape\":[%d],\"data_offsets\":[0,%d]}}", n, 4 * n);
+    float *v = malloc((size_t)n * sizeof *v);
+    assert_non_null(v);
+    for (int i = 0; i < n; i++) v[i] = (float)i;
+    unsigned char *b = build(json, v, (size_t)n * sizeof *v, len);
+    free(v);
+    return b;
+}
+
+static void test_f32_nonfinite_across_chunks(void **state) {
+    (void)state;
+    /* 200000 values: past the reader's chunk of 65536, so the element is counted
+     * from the tensor's start, not the chunk's */
+    const int n = 200000;
+    size_t len;
+    unsigned char *b = f32_file(n, &len);
+    const uint32_t nan = 0x7fc00001u, ninf = 0xff800000u;
+    memcpy(b + len - 4 * (size_t)(n - 150001), &nan, 4);
+    st_file f;
+    char err[256];
+    assert_int_equal(st_parse(&f, b, len, err, sizeof err), 0);
+    const st_tensor *t = st_find(&f, "w");
+    float *out = malloc((size_t)n * sizeof *out);
+    assert_non_null(out);
+    assert_int_equal(st_read_f32(&f, t, out, err, sizeof err), SAFETENSORS_UNUSABLE);
+    assert_string_equal(err, "tensor w holds NaN at element 150001");
+    assert_int_equal(st_read_f32_range(&f, t, 100000, 60000, out, err, sizeof err),
+                     SAFETENSORS_UNUSABLE);
+    assert_string_equal(err, "tensor w holds NaN at element 150001");
+    assert_int_equal(st_read_f32_range(&f, t, 0, 150001, out, err, sizeof err), 0);
+    assert_true(out[150000] == 150000.0f);
+    st_close(&f);
+    memcpy(b + len - 4 * (size_t)(n - 150001), &ninf, 4);
+    assert_int_equal(st_parse(&f, b, len, err, sizeof err), 0);
+    assert_int_equal(st_read_f32(&f, st_find(&f, "w"), out, err, sizeof err), SAFETENSORS_UNUSABLE);
+    assert_string_equal(err, "tensor w holds -Inf at element 150001");
+    st_close(&f);
+    free(out);
+    free(b);
+}
+
+/* Writes len bytes of b to a new temporary file; its path in path (64 bytes). */
+static void temp_file(char *path, const unsigned char *b, size_t len) {
+    snprintf(path, 64, "/tmp/test_safetensors_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, b, len) == (ssize_t)len);
+    close(fd);
+}
+
+static void test_file_changed_while_read(void **state) {
+    (void)state;
+    const int n = 300000; /* 1.2 MB: several reads */
+    size_t len;
+    unsigned char *b = f32_file(n, &len);
+    float *out = malloc((size_t)n * sizeof *out);
+    assert_non_null(out);
+    char path[64], other[64], err[256];
+    st_file f;
+
+    /* cut short after the open (a mapping would raise SIGBUS here) */
+    temp_file(path, b, len);
+    assert_int_equal(st_open(&f, path, err, sizeof err), 0);
+    assert_int_equal(truncate(path, (off_t)(len / 2)), 0);
+    assert_int_equal(st_read_f32(&f, st_find(&f, "w"), out, err, sizeof err),
+                     SAFETENSORS_CANNOT_READ);
+    assert_string_equal(err, "the file changed while it was read");
+    st_close(&f);
+    /* cut short before the open: the short-file message */
+    assert_int_equal(st_open(&f, path, err, sizeof err), SAFETENSORS_CANNOT_READ);
+    assert_non_null(strstr(err, "short file"));
+    st_close(&f);
+    unlink(path);
+
+    /* grown after the open: every value read, then the change found */
+    temp_file(path, b, len);
+    assert_int_equal(st_open(&f, path, err, sizeof err), 0);
+    assert_int_equal(truncate(path, (off_t)len + 4096), 0);
+    assert_int_equal(st_read_f32(&f, st_find(&f, "w"), out, err, sizeof err), 0);
+    assert_true(out[n - 1] == (float)(n - 1));
+    assert_int_equal(st_verify(&f, err, sizeof err), SAFETENSORS_CANNOT_READ);
+    assert_string_equal(err, "the file changed while it was read");
+    st_close(&f);
+    unlink(path);
+
+    /* another file renamed over it: the file opened is the one read, whole */
+    temp_file(path, b, len);
+    assert_int_equal(st_open(&f, path, err, sizeof err), 0);
+    unsigned char *c = f32_file(10, &len);
+    temp_file(other, c, len);
+    free(c);
+    assert_int_equal(rename(other, path), 0);
+    assert_int_equal(st_read_f32(&f, st_find(&f, "w"), out, err, sizeof err), 0);
+    assert_true(out[n - 1] == (float)(n - 1));
+    assert_int_equal(st_verify(&f, err, sizeof err), 0);
+    st_close(&f);
+    unlink(path);
+    free(out);
     free(b);
 }
 
@@ -263,7 +390,8 @@ static void test_dtypes(void **state) {
     assert_int_equal(t->ndim, 0);
     assert_int_equal(t->elems, 1); /* a scalar */
     float sentinel = 42.0f;
-    st_read_f32(&f, st_find(&f, "k"), &sentinel); /* never converted */
+    assert_int_equal(st_read_f32(&f, st_find(&f, "k"), &sentinel, err, sizeof err), 0);
+    /* never converted */
     assert_true(sentinel == 42.0f);
     st_close(&f);
     free(b);
@@ -421,11 +549,18 @@ static void test_config(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_f16_bits),      cmocka_unit_test(test_f16_all_against_formula),
-        cmocka_unit_test(test_bf16_bits),     cmocka_unit_test(test_f32_unaligned_and_range),
-        cmocka_unit_test(test_header_length), cmocka_unit_test(test_json),
-        cmocka_unit_test(test_dtypes),        cmocka_unit_test(test_shapes_and_overflow),
-        cmocka_unit_test(test_tiling),        cmocka_unit_test(test_config),
+        cmocka_unit_test(test_f16_bits),
+        cmocka_unit_test(test_f16_all_against_formula),
+        cmocka_unit_test(test_bf16_bits),
+        cmocka_unit_test(test_f32_unaligned_and_range),
+        cmocka_unit_test(test_header_length),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_dtypes),
+        cmocka_unit_test(test_shapes_and_overflow),
+        cmocka_unit_test(test_tiling),
+        cmocka_unit_test(test_config),
+        cmocka_unit_test(test_f32_nonfinite_across_chunks),
+        cmocka_unit_test(test_file_changed_while_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -806,6 +806,14 @@ static void test_open_bad(void **st) {
         CHECK_TRUE("the same attention", memcmp(attn, L->attn, (size_t)N_HEAD * n * n * 4) == 0);
         const char *file = i == 0 ? "no-such-model" : "config.json";
         if (!has(s->status, file)) fail_msg("status \"%s\" does not name %s", s->status, file);
+        /* and it stays to be read, as every error does, then goes */
+        const double t0 = s->now_ms;
+        app_tick(s, t0 + 1000.0);
+        if (!has(s->status, file))
+            fail_msg("a second later the status is \"%s\", not the error naming %s", s->status,
+                     file);
+        app_tick(s, t0 + APP_NOTICE_MS + 1.0);
+        CHECK_STR("the error gone after APP_NOTICE_MS", "", s->status);
     }
 
     /* a good one replaces it: its first layer at its own heads */

@@ -9,9 +9,12 @@
  * (h.N.attn.bias, h.N.attn.masked_bias: constants, not weights) and an
  * lm_head.weight equal to wte (the tied unembedding stored twice) are ignored.
  *
- * The weights are converted tensor by tensor in file order from the mapped file
- * into the transformer's float32 block, each tensor's pages released after it
- * (st_release), so the peak is the float32 block and about one tensor's pages. */
+ * Every shape is checked against config.json before the float32 block is
+ * allocated: a config far larger than its weights (an XL config beside GPT-2
+ * small's file) is then a shape mismatch, not "out of memory". The weights are
+ * read tensor by tensor in file order (safetensors.c reads, never maps) into the
+ * block, each value checked to be finite on the way, and the file is checked at
+ * the end not to have changed while it was read: the peak is the float32 block. */
 #define _DEFAULT_SOURCE /* realpath, PATH_MAX, O_CLOEXEC */
 #include "checkpoint.h"
 
@@ -284,15 +287,16 @@ typedef struct {
     char name[48];
     int ndim;
     int64_t shape[2];
-    float *dst[3];
+    float *dst[3]; /* NULL until the parameters are allocated */
     int split;
     const st_tensor *t; /* found in the file */
 } slot;
 
 enum { SLOTS_PER_LAYER = 12 };
 
-static void add(slot *s, int *n, const char *name, int ndim, int64_t r, int64_t c, float *a,
-                float *b, float *v) {
+/* Sets slot *n (its found tensor t left as it is) and counts it. */
+static void add(slot *s, int *n, const char *name, int ndim, int64_t r, int64_t c, int split,
+                float *a, float *b, float *v) {
     slot *x = &s[(*n)++];
     snprintf(x->name, sizeof x->name, "%s", name);
     x->ndim = ndim;
@@ -301,37 +305,40 @@ static void add(slot *s, int *n, const char *name, int ndim, int64_t r, int64_t 
     x->dst[0] = a;
     x->dst[1] = b;
     x->dst[2] = v;
-    x->split = b != NULL;
-    x->t = NULL;
+    x->split = split;
 }
 
-static int build_slots(const transformer *tf, slot *s) {
-    const tf_config *c = &tf->cfg;
-    const tf_params *p = &tf->p;
+/* The slots of config c: names and shapes, and with p (the allocated parameters)
+ * where each goes. Called first with p NULL, to check the file against the config
+ * before anything large is allocated, then again with p on the same slots. */
+static int build_slots(const tf_config *c, const tf_params *p, slot *s) {
     const int64_t d = c->d_model, ff = c->d_ff;
     int n = 0;
     char nm[48];
-    add(s, &n, "wte.weight", 2, c->vocab, d, p->wte, NULL, NULL);
-    add(s, &n, "wpe.weight", 2, c->ctx, d, p->wpe, NULL, NULL);
+#define P(x) (p ? p->x : NULL)
+    add(s, &n, "wte.weight", 2, c->vocab, d, 0, P(wte), NULL, NULL);
+    add(s, &n, "wpe.weight", 2, c->ctx, d, 0, P(wpe), NULL, NULL);
     for (int i = 0; i < c->layers; i++) {
-        const tf_layer_params *l = &p->layer[i];
 #define L(x) (snprintf(nm, sizeof nm, "h.%d.%s", i, (x)), nm)
-        add(s, &n, L("ln_1.weight"), 1, d, 0, l->ln1_g, NULL, NULL);
-        add(s, &n, L("ln_1.bias"), 1, d, 0, l->ln1_b, NULL, NULL);
-        add(s, &n, L("attn.c_attn.weight"), 2, d, 3 * d, l->w_q, l->w_k, l->w_v);
-        add(s, &n, L("attn.c_attn.bias"), 1, 3 * d, 0, l->b_q, l->b_k, l->b_v);
-        add(s, &n, L("attn.c_proj.weight"), 2, d, d, l->w_o, NULL, NULL);
-        add(s, &n, L("attn.c_proj.bias"), 1, d, 0, l->b_o, NULL, NULL);
-        add(s, &n, L("ln_2.weight"), 1, d, 0, l->ln2_g, NULL, NULL);
-        add(s, &n, L("ln_2.bias"), 1, d, 0, l->ln2_b, NULL, NULL);
-        add(s, &n, L("mlp.c_fc.weight"), 2, d, ff, l->w_fc, NULL, NULL);
-        add(s, &n, L("mlp.c_fc.bias"), 1, ff, 0, l->b_fc, NULL, NULL);
-        add(s, &n, L("mlp.c_proj.weight"), 2, ff, d, l->w_proj, NULL, NULL);
-        add(s, &n, L("mlp.c_proj.bias"), 1, d, 0, l->b_proj, NULL, NULL);
+#define W(x) (p ? p->layer[i].x : NULL)
+        add(s, &n, L("ln_1.weight"), 1, d, 0, 0, W(ln1_g), NULL, NULL);
+        add(s, &n, L("ln_1.bias"), 1, d, 0, 0, W(ln1_b), NULL, NULL);
+        add(s, &n, L("attn.c_attn.weight"), 2, d, 3 * d, 1, W(w_q), W(w_k), W(w_v));
+        add(s, &n, L("attn.c_attn.bias"), 1, 3 * d, 0, 1, W(b_q), W(b_k), W(b_v));
+        add(s, &n, L("attn.c_proj.weight"), 2, d, d, 0, W(w_o), NULL, NULL);
+        add(s, &n, L("attn.c_proj.bias"), 1, d, 0, 0, W(b_o), NULL, NULL);
+        add(s, &n, L("ln_2.weight"), 1, d, 0, 0, W(ln2_g), NULL, NULL);
+        add(s, &n, L("ln_2.bias"), 1, d, 0, 0, W(ln2_b), NULL, NULL);
+        add(s, &n, L("mlp.c_fc.weight"), 2, d, ff, 0, W(w_fc), NULL, NULL);
+        add(s, &n, L("mlp.c_fc.bias"), 1, ff, 0, 0, W(b_fc), NULL, NULL);
+        add(s, &n, L("mlp.c_proj.weight"), 2, ff, d, 0, W(w_proj), NULL, NULL);
+        add(s, &n, L("mlp.c_proj.bias"), 1, d, 0, 0, W(b_proj), NULL, NULL);
+#undef W
 #undef L
     }
-    add(s, &n, "ln_f.weight", 1, d, 0, p->lnf_g, NULL, NULL);
-    add(s, &n, "ln_f.bias", 1, d, 0, p->lnf_b, NULL, NULL);
+    add(s, &n, "ln_f.weight", 1, d, 0, 0, P(lnf_g), NULL, NULL);
+    add(s, &n, "ln_f.bias", 1, d, 0, 0, P(lnf_b), NULL, NULL);
+#undef P
     return n;
 }
 
@@ -370,20 +377,63 @@ static int convertible(const st_tensor *t) {
     return t->dtype == ST_F32 || t->dtype == ST_F16 || t->dtype == ST_BF16;
 }
 
-/* lm_head.weight against wte (already converted), in chunks: equal bit for bit
- * after conversion, or the model is not tied. */
-static int lm_head_equal(const st_file *f, const st_tensor *t, const float *wte, uint64_t n) {
+/* lm_head.weight against wte (already converted), in chunks: 1 when equal bit for
+ * bit after conversion (else the model is not tied), 0 when not; -1 when it cannot
+ * be read (the reader's code in *rc, its message in e). */
+static int lm_head_equal(const st_file *f, const st_tensor *t, const float *wte, uint64_t n,
+                         int *rc, char *e, size_t elen) {
     enum { CHUNK = 1 << 14 };
     float *buf = malloc(CHUNK * sizeof *buf);
-    if (!buf) return -1;
+    if (!buf) {
+        *rc = 1;
+        snprintf(e, elen, "out of memory");
+        return -1;
+    }
     int eq = 1;
-    for (uint64_t at = 0; at < n && eq; at += CHUNK) {
+    for (uint64_t at = 0; at < n && eq == 1; at += CHUNK) {
         uint64_t m = n - at < CHUNK ? n - at : CHUNK;
-        st_read_f32_range(f, t, at, m, buf);
-        eq = memcmp(buf, wte + at, (size_t)m * sizeof *buf) == 0;
+        if ((*rc = st_read_f32_range(f, t, at, m, buf, e, elen)) != 0)
+            eq = -1;
+        else
+            eq = memcmp(buf, wte + at, (size_t)m * sizeof *buf) == 0;
     }
     free(buf);
     return eq;
+}
+
+/* c_attn.weight (d, 3d) read a block of rows at a time: row r's thirds go to row r
+ * of W_Q, W_K and W_V. 0, or the reader's code with its message in e. */
+static int read_split_rows(const st_file *f, const st_tensor *t, uint64_t d, float *const dst[3],
+                           char *e, size_t elen) {
+    enum { ROWS = 64 };
+    float *buf = malloc((size_t)(ROWS * 3 * d) * sizeof *buf);
+    if (!buf) {
+        snprintf(e, elen, "out of memory");
+        return 1;
+    }
+    int rc = 0;
+    for (uint64_t r0 = 0; r0 < d && rc == 0; r0 += ROWS) {
+        const uint64_t m = d - r0 < ROWS ? d - r0 : ROWS;
+        rc = st_read_f32_range(f, t, r0 * 3 * d, m * 3 * d, buf, e, elen);
+        for (uint64_t r = 0; r < m && rc == 0; r++)
+            for (int q = 0; q < 3; q++)
+                memcpy(dst[q] + (r0 + r) * d, buf + (r * 3 + (uint64_t)q) * d,
+                       (size_t)d * sizeof *buf);
+    }
+    free(buf);
+    return rc;
+}
+
+/* Tensor t into its slot's destinations: 0, or the reader's code (1: the file
+ * changed or a read failed, 2: a value is not finite) with its message in e. */
+static int read_slot(const st_file *f, const st_tensor *t, const slot *sl, uint64_t d, char *e,
+                     size_t elen) {
+    if (!sl->split) return st_read_f32(f, t, sl->dst[0], e, elen);
+    if (sl->ndim == 2) return read_split_rows(f, t, d, sl->dst, e, elen);
+    int rc = 0; /* b_Q | b_K | b_V */
+    for (int q = 0; q < 3 && rc == 0; q++)
+        rc = st_read_f32_range(f, t, (uint64_t)q * d, d, sl->dst[q], e, elen);
+    return rc;
 }
 
 /* The float32 block is written once, whole, right away: most of a large load's
@@ -424,12 +474,7 @@ int ckpt_load(const ckpt_paths *p, transformer **out, ckpt_progress_fn progress,
     const st_tensor **order = NULL;
     const st_tensor *lm_head = NULL;
 
-    tf = tf_create(&tc, 0, 0, e, sizeof e);
-    if (!tf) {
-        rc = fail(err, errlen, 1, p->config, "%s", e);
-        goto out;
-    }
-    huge_pages(tf->params, tf->n_params * sizeof(float));
+    tf_config_resolve(&tc);
     const int nslots = 4 + SLOTS_PER_LAYER * tc.layers;
     s = calloc((size_t)nslots, sizeof *s);
     which = calloc((size_t)f.n + 1, sizeof *which);
@@ -438,7 +483,7 @@ int ckpt_load(const ckpt_paths *p, transformer **out, ckpt_progress_fn progress,
         rc = fail(err, errlen, 1, W, "out of memory");
         goto out;
     }
-    const int ns = build_slots(tf, s);
+    const int ns = build_slots(&tc, NULL, s);
     /* the prefix: every name with it or every name without (lm_head.weight sits
      * outside "transformer." in Hugging Face's GPT2LMHeadModel, so it is apart) */
     int with = 0, without = 0;
@@ -534,8 +579,17 @@ int ckpt_load(const ckpt_paths *p, transformer **out, ckpt_progress_fn progress,
         }
     }
 
-    /* convert in file order (sequential reads of the mapping), lm_head last as it
-     * is compared with the converted wte */
+    /* the file matches the config: now the float32 block */
+    tf = tf_create(&tc, 0, 0, e, sizeof e);
+    if (!tf) {
+        rc = fail(err, errlen, 1, p->config, "%s", e);
+        goto out;
+    }
+    huge_pages(tf->params, tf->n_params * sizeof(float));
+    build_slots(&tf->cfg, &tf->p, s);
+
+    /* convert in file order (sequential reads), lm_head last as it is compared
+     * with the converted wte */
     uint64_t total = 0, done = 0;
     int no = 0;
     for (int i = 0; i < f.n; i++)
@@ -551,19 +605,10 @@ int ckpt_load(const ckpt_paths *p, transformer **out, ckpt_progress_fn progress,
     }
     for (int k = 0; k < no; k++) {
         const st_tensor *t = order[k];
-        const slot *sl = &s[which[t - f.t]];
-        if (!sl->split) {
-            st_read_f32(&f, t, sl->dst[0]);
-        } else if (sl->ndim == 1) { /* b_Q | b_K | b_V */
-            const uint64_t d = (uint64_t)tc.d_model;
-            for (int q = 0; q < 3; q++) st_read_f32_range(&f, t, q * d, d, sl->dst[q]);
-        } else { /* row r of (d, 3d): its three thirds to row r of W_Q, W_K, W_V */
-            const uint64_t d = (uint64_t)tc.d_model;
-            for (uint64_t r = 0; r < d; r++)
-                for (int q = 0; q < 3; q++)
-                    st_read_f32_range(&f, t, r * 3 * d + q * d, d, sl->dst[q] + r * d);
+        if ((rc = read_slot(&f, t, &s[which[t - f.t]], (uint64_t)tc.d_model, e, sizeof e)) != 0) {
+            rc = fail(err, errlen, rc, W, "%s", e);
+            goto out;
         }
-        st_release(&f, t);
         done += t->end - t->begin;
         if (progress && progress(ud, total ? (double)done / (double)total : 1.0)) {
             rc = fail(err, errlen, 1, W, "cancelled");
@@ -571,10 +616,9 @@ int ckpt_load(const ckpt_paths *p, transformer **out, ckpt_progress_fn progress,
         }
     }
     if (lm_head) {
-        int eq = lm_head_equal(&f, lm_head, tf->p.wte, lm_head->elems);
-        st_release(&f, lm_head);
+        int eq = lm_head_equal(&f, lm_head, tf->p.wte, lm_head->elems, &rc, e, sizeof e);
         if (eq < 0) {
-            rc = fail(err, errlen, 1, W, "out of memory");
+            rc = fail(err, errlen, rc, W, "%s", e);
             goto out;
         }
         if (!eq) {
@@ -588,7 +632,11 @@ int ckpt_load(const ckpt_paths *p, transformer **out, ckpt_progress_fn progress,
             goto out;
         }
     }
-    rc = 0;
+    /* grown or written in place while it was read: the values may be a mixture */
+    if ((rc = st_verify(&f, e, sizeof e)) != 0) {
+        rc = fail(err, errlen, rc, W, "%s", e);
+        goto out;
+    }
 out:
     free(s);
     free(which);

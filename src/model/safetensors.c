@@ -1,22 +1,36 @@
-/* safetensors.c: the safetensors reader (safetensors.h). The file is mapped
- * read-only and never copied whole: st_parse checks the 8-byte header length, the
- * JSON header (jansson) and the tiling of the data section; st_read_f32 converts
- * one tensor (or a range of it) straight from the mapping into the caller's
- * float32 block, and st_release drops its pages again so that loading a large
- * file does not keep it all resident. */
-#define _DEFAULT_SOURCE /* madvise, MADV_DONTNEED */
+/* safetensors.c: the safetensors reader (safetensors.h). st_parse checks the
+ * 8-byte header length, the JSON header (jansson) and the tiling of the data
+ * section; st_read_f32 converts one tensor (or a range of it) into the caller's
+ * float32 block, refusing NaN and infinities on the way.
+ *
+ * Read, not mapped. A mapping faults with SIGBUS on any page past the end of a
+ * file another process cut short while we read it, and the load runs on a worker
+ * thread beside the window and OpenBLAS: a SIGBUS guard would be a process-wide
+ * handler jumping out of a copy on one thread, and "map, then check the length"
+ * comes after the fault. pread turns the cut into a short read we can say. It
+ * costs no extra pass: every value is converted to float32 anyway, so F32 is read
+ * straight into the caller's block and F16 / BF16 through one small buffer, in
+ * chunks small enough to be checked for NaN while they are still in the cache.
+ * The file's pages stay in the page cache instead of the process. */
+#define _DEFAULT_SOURCE /* pread, posix_fadvise, st_mtim */
 #include "safetensors.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LITTLE_ENDIAN_HOST 1
+#else
+#define LITTLE_ENDIAN_HOST 0
+#endif
 
 /* 64-bit integers in the header: offsets of files past 2 GiB need them. */
 #if !JSON_INTEGER_IS_LONG_LONG
@@ -59,27 +73,79 @@ static const struct {
     {"I64", ST_OTHER, 8}, {"U64", ST_OTHER, 8}, {"F64", ST_OTHER, 8},
 };
 
-/* IEEE half to single, by bits: normals rebias the exponent (15 -> 127),
- * subnormals (exponent 0) are normalised (value man 2^-24), inf and NaN keep
- * their mantissa (a NaN stays a NaN, quiet or not). Every half is exact in float. */
-static inline uint32_t f16_bits_to_f32(uint16_t h) {
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
-    if (exp == 0x1f) return sign | 0x7f800000u | man << 13;
-    if (exp != 0) return sign | (exp + 112u) << 23 | man << 13;
-    if (man == 0) return sign;
-    int e = -1; /* shifts past the first, to bring the leading 1 to bit 10 */
-    do {
-        man <<= 1;
-        e++;
-    } while (!(man & 0x400u));
-    return sign | (uint32_t)(112 - e) << 23 | (man & 0x3ffu) << 13;
-}
-
 static inline float bits_float(uint32_t u) {
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
+}
+
+static inline uint32_t float_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* IEEE half to single, by bits and without a branch, so that a chunk's loop is
+ * vectorised: the 15 bits of exponent and mantissa shifted into place and the
+ * exponent rebiased (15 -> 127); exponent 31 (inf, NaN: the mantissa kept, a NaN
+ * stays a NaN) rebiased once more to 255; exponent 0 (zero, subnormals: man 2^-24)
+ * renormalised by subtracting 2^-14 from 2^-14 (1 + man/1024), which is exact. A
+ * mask picks each lane's case. Every half is exact in float. */
+static inline uint32_t f16_bits_to_f32(uint16_t h) {
+    uint32_t o = (uint32_t)(h & 0x7fffu) << 13;
+    const uint32_t e = o & 0x0f800000u;
+    const uint32_t inf_nan = 0u - (uint32_t)(e == 0x0f800000u), sub = 0u - (uint32_t)(e == 0);
+    o += (112u << 23) + (inf_nan & (112u << 23));
+    const uint32_t renorm = float_bits(bits_float(o + (1u << 23)) - bits_float(113u << 23));
+    o = (renorm & sub) | (o & ~sub);
+    return o | (uint32_t)(h & 0x8000u) << 16;
+}
+
+/* The values converted at a time: 64 Ki (256 KiB of float32), within the cache,
+ * so that the NaN check reads what was just written. */
+#define CHUNK_ELEMS ((uint64_t)1 << 16)
+
+/* Converts n values of dtype dt at src into dst; for F32 src may be dst (read in
+ * place). Returns the index of the first NaN or infinity, or n. The check is an OR
+ * over the chunk (no branch a value), the index looked for only when it is set. */
+static uint64_t convert(st_dtype dt, const unsigned char *src, uint64_t n, float *dst) {
+    unsigned bad = 0;
+    switch (dt) {
+    case ST_F32:
+#if LITTLE_ENDIAN_HOST
+        if ((const void *)src != (const void *)dst)
+            memcpy(dst, src, (size_t)n * sizeof(float)); /* the file's order is ours */
+#else
+        for (uint64_t i = 0; i < n; i++, src += 4)
+            dst[i] = bits_float((uint32_t)src[0] | (uint32_t)src[1] << 8 | (uint32_t)src[2] << 16 |
+                                (uint32_t)src[3] << 24);
+#endif
+        for (uint64_t i = 0; i < n; i++) {
+            uint32_t u;
+            memcpy(&u, &dst[i], sizeof u);
+            bad |= (u & 0x7f800000u) == 0x7f800000u; /* exponent all ones: Inf or NaN */
+        }
+        break;
+    case ST_F16:
+        for (uint64_t i = 0; i < n; i++, src += 2) {
+            const uint16_t h = (uint16_t)(src[0] | src[1] << 8);
+            bad |= (h & 0x7c00u) == 0x7c00u;
+            dst[i] = bits_float(f16_bits_to_f32(h));
+        }
+        break;
+    case ST_BF16: /* bfloat16 is a float's upper 16 bits */
+        for (uint64_t i = 0; i < n; i++, src += 2) {
+            const uint32_t u = ((uint32_t)src[0] | (uint32_t)src[1] << 8) << 16;
+            bad |= (u & 0x7f800000u) == 0x7f800000u;
+            dst[i] = bits_float(u);
+        }
+        break;
+    case ST_OTHER: return n;
+    }
+    if (!bad) return n;
+    uint64_t i = 0;
+    while (i < n && isfinite(dst[i])) i++;
+    return i;
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -221,23 +287,43 @@ static void free_tensors(st_file *f) {
     f->n = 0;
 }
 
+static int parse_header(st_file *f, const unsigned char *json, uint64_t hlen, uint64_t len,
+                        char *err, size_t errlen);
+
+/* The header length in the first 8 bytes of a file of len bytes (len >= 8). */
+static int header_length(const unsigned char *b8, uint64_t len, uint64_t *hlen, char *err,
+                         size_t errlen) {
+    *hlen = 0;
+    for (int i = 7; i >= 0; i--) *hlen = *hlen << 8 | b8[i];
+    /* the bound first: 8 + hlen can then not wrap, whatever the 8 bytes say */
+    if (*hlen > SAFETENSORS_MAX_HEADER)
+        return fail(err, errlen, 2, "header length %llu is over the %u bytes allowed",
+                    (unsigned long long)*hlen, SAFETENSORS_MAX_HEADER);
+    if (*hlen > len - 8)
+        return fail(err, errlen, 1, "short file: header length %llu, but only %llu bytes follow",
+                    (unsigned long long)*hlen, (unsigned long long)(len - 8));
+    return 0;
+}
+
 int st_parse(st_file *f, const unsigned char *buf, size_t len, char *err, size_t errlen) {
     memset(f, 0, sizeof *f);
-    f->fd = -1; /* not our mapping: st_close and st_release leave buf alone */
+    f->fd = -1; /* not our file: st_close leaves buf alone */
     if (errlen) err[0] = '\0';
     if (len < 8)
         return fail(err, errlen, 1, "short file: %zu bytes, no room for the header length", len);
-    uint64_t hlen = 0;
-    for (int i = 7; i >= 0; i--) hlen = hlen << 8 | buf[i];
-    /* the bound first: 8 + hlen can then not wrap, whatever the 8 bytes say */
-    if (hlen > SAFETENSORS_MAX_HEADER)
-        return fail(err, errlen, 2, "header length %llu is over the %u bytes allowed",
-                    (unsigned long long)hlen, SAFETENSORS_MAX_HEADER);
-    if (hlen > len - 8)
-        return fail(err, errlen, 1, "short file: header length %llu, but only %zu bytes follow",
-                    (unsigned long long)hlen, len - 8);
+    uint64_t hlen;
+    int rc = header_length(buf, len, &hlen, err, errlen);
+    if (rc == 0) rc = parse_header(f, buf + 8, hlen, len, err, errlen);
+    if (rc == 0) f->mem = buf;
+    return rc;
+}
+
+/* The JSON header (hlen bytes at json) of a file of len bytes: f's tensors, the
+ * tiling checked against the len - 8 - hlen bytes of data. */
+static int parse_header(st_file *f, const unsigned char *json, uint64_t hlen, uint64_t len,
+                        char *err, size_t errlen) {
     json_error_t jerr;
-    json_t *root = json_loadb((const char *)buf + 8, (size_t)hlen, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = json_loadb((const char *)json, (size_t)hlen, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         for (char *c = jerr.text; *c; c++)
             if ((unsigned char)*c >= 0x80) *c = '?'; /* the excerpt may cut a UTF-8 sequence */
@@ -271,17 +357,15 @@ int st_parse(st_file *f, const unsigned char *buf, size_t len, char *err, size_t
         f->n++;
         if ((rc = parse_entry(t, val, err, errlen)) != 0) goto out;
     }
-    f->map = buf;
-    f->map_len = len;
+    f->len = len;
     f->data_off = (size_t)(8 + hlen);
-    if ((rc = check_tiling(f, (uint64_t)(len - f->data_off), err, errlen)) != 0) goto out;
+    if ((rc = check_tiling(f, len - f->data_off, err, errlen)) != 0) goto out;
     qsort(f->t, (size_t)f->n, sizeof *f->t, by_name);
 out:
     json_decref(root);
     if (rc != 0) {
         free_tensors(f);
-        f->map = NULL;
-        f->map_len = 0;
+        f->len = 0;
         f->data_off = 0;
     }
     return rc;
@@ -289,6 +373,20 @@ out:
 
 /* ------------------------------------------------------------------------------ */
 /* the file                                                                        */
+
+/* Reads len bytes at off into buf: 1 when the file ends first (it was cut since
+ * its length was taken) or a read fails. */
+static int read_at(int fd, void *buf, size_t len, uint64_t off, char *err, size_t errlen) {
+    unsigned char *p = buf;
+    while (len > 0) {
+        ssize_t r = pread(fd, p, len, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return fail(err, errlen, 1, "read: %s", strerror(errno));
+        if (r == 0) return fail(err, errlen, 1, "the file changed while it was read");
+        p += r, len -= (size_t)r, off += (uint64_t)r;
+    }
+    return 0;
+}
 
 int st_open(st_file *f, const char *path, char *err, size_t errlen) {
     memset(f, 0, sizeof *f);
@@ -312,22 +410,29 @@ int st_open(st_file *f, const char *path, char *err, size_t errlen) {
         return fail(err, errlen, 1, "short file: %lld bytes, no room for the header length",
                     (long long)st.st_size);
     }
-    size_t len = (size_t)st.st_size;
-    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) {
-        int e = errno;
-        close(fd);
-        return fail(err, errlen, 1, "cannot map: %s", strerror(e));
-    }
-    int rc = st_parse(f, map, len, err, errlen);
+    const uint64_t len = (uint64_t)st.st_size;
+    unsigned char b8[8], *json = NULL;
+    uint64_t hlen = 0;
+    int rc = read_at(fd, b8, 8, 0, err, errlen);
+    if (rc == 0) rc = header_length(b8, len, &hlen, err, errlen);
+    if (rc == 0 && !(json = malloc((size_t)hlen + 1)))
+        rc = fail(err, errlen, 1, "out of memory for a header of %llu bytes",
+                  (unsigned long long)hlen);
+    if (rc == 0) rc = read_at(fd, json, (size_t)hlen, 8, err, errlen);
+    if (rc == 0) rc = parse_header(f, json, hlen, len, err, errlen);
+    free(json);
+    if (rc == 0 && !(f->chunk = malloc(CHUNK_ELEMS * 2)))
+        rc = fail(err, errlen, 1, "out of memory");
     if (rc != 0) {
-        munmap(map, len);
+        st_close(f);
         close(fd);
         return rc;
     }
-    f->fd = fd; /* from here st_close unmaps and closes */
-    /* the tensors are read in file order, each once */
-    madvise(map, len, MADV_SEQUENTIAL);
+    f->fd = fd; /* from here st_close closes it */
+    f->mtime_s = (int64_t)st.st_mtim.tv_sec;
+    f->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
+    /* the tensors are read in file order, each once: a larger read-ahead */
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     return 0;
 }
 
@@ -339,58 +444,55 @@ const st_tensor *st_find(const st_file *f, const char *name) {
     return bsearch(&key, f->t, (size_t)f->n, sizeof *f->t, by_name);
 }
 
-void st_read_f32_range(const st_file *f, const st_tensor *t, uint64_t first, uint64_t count,
-                       float *dst) {
-    if (count == 0 || first > t->elems || count > t->elems - first) return;
-    const unsigned char *src = f->map + f->data_off + t->begin + first * t->elem_size;
-    switch (t->dtype) {
-    case ST_F32:
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        memcpy(dst, src, (size_t)count * sizeof(float)); /* the file's order is ours */
-#else
-        for (uint64_t i = 0; i < count; i++, src += 4)
-            dst[i] = bits_float((uint32_t)src[0] | (uint32_t)src[1] << 8 | (uint32_t)src[2] << 16 |
-                                (uint32_t)src[3] << 24);
-#endif
-        break;
-    case ST_F16:
-        for (uint64_t i = 0; i < count; i++, src += 2)
-            dst[i] = bits_float(f16_bits_to_f32((uint16_t)(src[0] | src[1] << 8)));
-        break;
-    case ST_BF16: /* bfloat16 is a float's upper 16 bits */
-        for (uint64_t i = 0; i < count; i++, src += 2)
-            dst[i] = bits_float(((uint32_t)src[0] | (uint32_t)src[1] << 8) << 16);
-        break;
-    case ST_OTHER: break;
+int st_read_f32_range(const st_file *f, const st_tensor *t, uint64_t first, uint64_t count,
+                      float *dst, char *err, size_t errlen) {
+    if (count == 0 || first > t->elems || count > t->elems - first || t->dtype == ST_OTHER)
+        return 0;
+    const uint64_t es = t->elem_size, at = f->data_off + t->begin + first * es;
+    /* F32 is read straight into dst (and, on a big-endian machine, each value's
+     * bytes turned in place: a value is read whole before it is written) */
+    const int in_place = t->dtype == ST_F32;
+    for (uint64_t done = 0; done < count;) {
+        const uint64_t m = count - done < CHUNK_ELEMS ? count - done : CHUNK_ELEMS;
+        const unsigned char *src;
+        if (f->mem) {
+            src = f->mem + at + done * es;
+        } else {
+            unsigned char *into = in_place ? (unsigned char *)(dst + done) : f->chunk;
+            int rc = read_at(f->fd, into, (size_t)(m * es), at + done * es, err, errlen);
+            if (rc) return rc;
+            src = into;
+        }
+        const uint64_t bad = convert(t->dtype, src, m, dst + done);
+        if (bad < m) {
+            const float v = dst[done + bad];
+            const char *what = isnan(v) ? "NaN" : v > 0 ? "Inf" : "-Inf";
+            return fail(err, errlen, 2, "tensor %s holds %s at element %llu", t->name, what,
+                        (unsigned long long)(first + done + bad));
+        }
+        done += m;
     }
+    return 0;
 }
 
-void st_read_f32(const st_file *f, const st_tensor *t, float *dst) {
-    st_read_f32_range(f, t, 0, t->elems, dst);
+int st_read_f32(const st_file *f, const st_tensor *t, float *dst, char *err, size_t errlen) {
+    return st_read_f32_range(f, t, 0, t->elems, dst, err, errlen);
 }
 
-void st_release(const st_file *f, const st_tensor *t) {
-    /* only a mapping of our own: madvise(MADV_DONTNEED) on a caller's buffer
-     * (st_parse's) would zero its anonymous pages */
-    if (f->fd < 0 || !f->map || t->end == t->begin) return;
-    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    const uintptr_t base = (uintptr_t)f->map;
-    uintptr_t lo = (base + f->data_off + t->begin) & ~(page - 1);
-    uintptr_t hi = (base + f->data_off + t->end + page - 1) & ~(page - 1);
-    const uintptr_t top = (base + f->map_len + page - 1) & ~(page - 1);
-    if (lo < base) lo = base; /* the map itself is page-aligned */
-    if (hi > top) hi = top;
-    /* a page shared with the next tensor is dropped too: read-only file pages are
-     * only unmapped, the next read faults them back in from the page cache */
-    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+int st_verify(const st_file *f, char *err, size_t errlen) {
+    if (f->fd < 0) return 0;
+    struct stat st;
+    if (fstat(f->fd, &st) != 0) return fail(err, errlen, 1, "cannot stat: %s", strerror(errno));
+    if ((uint64_t)st.st_size != f->len || (int64_t)st.st_mtim.tv_sec != f->mtime_s ||
+        (int64_t)st.st_mtim.tv_nsec != f->mtime_ns)
+        return fail(err, errlen, 1, "the file changed while it was read");
+    return 0;
 }
 
 void st_close(st_file *f) {
     free_tensors(f);
-    if (f->fd >= 0) {
-        if (f->map) munmap((void *)f->map, f->map_len);
-        close(f->fd);
-    }
+    free(f->chunk);
+    if (f->fd >= 0) close(f->fd);
     memset(f, 0, sizeof *f);
     f->fd = -1;
 }

@@ -1,23 +1,28 @@
-/* safetensors.h: a reader of Hugging Face's safetensors files, our own. The file
- * is mapped (mmap), never read whole: an 8-byte little-endian header length N
- * (at most SAFETENSORS_MAX_HEADER), N bytes of JSON (parsed with jansson:
- * length-bounded, duplicate keys rejected, 64-bit integers), then the data. The
- * header maps each tensor's name to {"dtype", "shape", "data_offsets": [begin,
- * end]} (offsets into the data, after the header); "__metadata__" is a map of
- * strings and is skipped. Converted dtypes: F32, F16, BF16 (to float32); the
- * other dtypes safetensors defines (BOOL, U8, I64, F64, ...) are listed as
- * ST_OTHER so that their bytes still count in the tiling, and are never converted
- * (the checkpoint refuses them unless the tensor is one it ignores); a dtype
- * outside that list is an error. Every size is computed with overflow checks;
- * the tensors' offsets must tile the data exactly (no gap, no overlap, nothing
- * after the last). Errors: 0, or SAFETENSORS_CANNOT_READ (1: missing,
- * unreadable, not a regular file, short: under 8 bytes, the header or the last
- * tensor running past the end, as a cut download does) / SAFETENSORS_UNUSABLE
- * (2: read, but not a file we can use; also a header length over
- * SAFETENSORS_MAX_HEADER, checked first so that 8 + N never wraps), with one line
- * in err that does not name the file (the caller puts "PATH: " before it). The
- * mapping is only read: a file cut short by another process while it is mapped
- * raises SIGBUS, which is not handled. */
+/* safetensors.h: a reader of Hugging Face's safetensors files, our own. An 8-byte
+ * little-endian header length N (at most SAFETENSORS_MAX_HEADER), N bytes of JSON
+ * (parsed with jansson: length-bounded, duplicate keys rejected, 64-bit integers),
+ * then the data. The header maps each tensor's name to {"dtype", "shape",
+ * "data_offsets": [begin, end]} (offsets into the data, after the header);
+ * "__metadata__" is a map of strings and is skipped. Converted dtypes: F32, F16,
+ * BF16 (to float32); the other dtypes safetensors defines (BOOL, U8, I64, F64, ...)
+ * are listed as ST_OTHER so that their bytes still count in the tiling, and are
+ * never converted (the checkpoint refuses them unless the tensor is one it
+ * ignores); a dtype outside that list is an error. Every size is computed with
+ * overflow checks; the tensors' offsets must tile the data exactly (no gap, no
+ * overlap, nothing after the last).
+ *
+ * The file is read with pread, never mapped: a file cut short by another process
+ * while it is read is then a short read, said as "the file changed while it was
+ * read", where a mapping would raise SIGBUS. A value that is NaN or infinite is
+ * refused as it is converted, naming the tensor and the element.
+ *
+ * Errors: 0, or SAFETENSORS_CANNOT_READ (1: missing, unreadable, not a regular
+ * file, short: under 8 bytes, the header or the last tensor running past the end,
+ * as a cut download does; a read error; the file changed while it was read) /
+ * SAFETENSORS_UNUSABLE (2: read, but not a file we can use; also a header length
+ * over SAFETENSORS_MAX_HEADER, checked first so that 8 + N never wraps; a NaN or
+ * infinite value), with one line in err that does not name the file (the caller
+ * puts "PATH: " before it). */
 #ifndef MHAVIZ_SAFETENSORS_H
 #define MHAVIZ_SAFETENSORS_H
 
@@ -43,11 +48,13 @@ typedef struct {
 } st_tensor;
 
 typedef struct {
-    int fd;
-    const unsigned char *map; /* the whole file, PROT_READ */
-    size_t map_len;
-    size_t data_off; /* 8 + N */
-    st_tensor *t;    /* sorted by name */
+    int fd;                    /* st_open's file, or -1 (st_parse's buffer) */
+    const unsigned char *mem;  /* st_parse's buffer, the whole file; NULL for a file */
+    uint64_t len;              /* the file's bytes when it was opened */
+    int64_t mtime_s, mtime_ns; /* its modification time then (st_verify) */
+    unsigned char *chunk;      /* st_open's: the raw bytes of F16 / BF16 on their way */
+    size_t data_off;           /* 8 + N */
+    st_tensor *t;              /* sorted by name */
     int n;
 } st_file;
 
@@ -56,25 +63,31 @@ typedef struct {
 int st_open(st_file *f, const char *path, char *err, size_t errlen);
 
 /* The checks of st_open on bytes in memory (the header length, the JSON and the
- * tiling against file_len = len): what the fuzzer drives. f->map points into buf;
- * free with st_close (which does not unmap a buffer it did not map). */
+ * tiling against the file's length, len): what the fuzzer drives. f->mem points
+ * into buf, which must outlive f; free with st_close (which leaves buf alone). */
 int st_parse(st_file *f, const unsigned char *buf, size_t len, char *err, size_t errlen);
 
 /* The tensor called name, or NULL. */
 const st_tensor *st_find(const st_file *f, const char *name);
 
-/* Converts tensor t (elems values) to float32 into dst. t must be F32, F16 or
- * BF16 (ST_OTHER: nothing is written). */
-void st_read_f32(const st_file *f, const st_tensor *t, float *dst);
+/* Reads tensor t (elems values) converted to float32 into dst: 0, or 1 (a read
+ * error; the file ended early: "the file changed while it was read") or 2 (a value
+ * is NaN or infinite: "tensor NAME holds NaN at element K", K counted from the
+ * tensor's first element in the file's order), with err filled. On an error dst
+ * is written only in part. t must be F32, F16 or BF16 (ST_OTHER: nothing is
+ * written, 0). */
+int st_read_f32(const st_file *f, const st_tensor *t, float *dst, char *err, size_t errlen);
 
 /* The same for elements [first, first + count) of t (first + count <= elems): the
  * strided copies, such as c_attn's split into W_Q | W_K | W_V by columns. */
-void st_read_f32_range(const st_file *f, const st_tensor *t, uint64_t first, uint64_t count,
-                       float *dst);
+int st_read_f32_range(const st_file *f, const st_tensor *t, uint64_t first, uint64_t count,
+                      float *dst, char *err, size_t errlen);
 
-/* Tells the kernel the pages of tensor t are no longer needed (madvise), so a
- * large file's pages do not all stay resident while it is converted. */
-void st_release(const st_file *f, const st_tensor *t);
+/* After the reads: 0 when the file still has the length and modification time it
+ * had when opened, else 1 with "the file changed while it was read" (it grew, or
+ * was written in place, while it was read). A buffer (st_parse) never changes. A
+ * file renamed over the path meanwhile is not a change: the file opened is read. */
+int st_verify(const st_file *f, char *err, size_t errlen);
 
 void st_close(st_file *f);
 

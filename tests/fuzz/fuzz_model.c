@@ -3,7 +3,8 @@
  * byte selects: 0 mod 3 the safetensors parser on the rest, 1 the config parser,
  * 2 both (the rest cut at the second byte's share). An accepted file must have
  * every tensor inside the buffer, the tensors tiling the data exactly, sizes that
- * agree with shapes and dtypes, and convert without reading outside it; a refusal
+ * agree with shapes and dtypes, and convert without reading outside it (or be
+ * refused for a NaN or an infinity, naming the element); a refusal
  * must be 1 or 2 with one line of message. An accepted config must satisfy the
  * limits the transformer is created with (tf_config_check). */
 #include <string.h>
@@ -47,7 +48,9 @@ static void fuzz_st(const uint8_t *data, size_t size) {
         if (t->dtype != ST_OTHER && t->elems <= (1u << 16)) {
             float *out = malloc((size_t)t->elems * sizeof *out + 1);
             FUZZ_EXPECT(out != NULL, "malloc");
-            st_read_f32(&f, t, out); /* ASan sees a read outside the buffer */
+            char e2[256] = "";
+            int r = st_read_f32(&f, t, out, e2, sizeof e2); /* ASan sees a read outside */
+            FUZZ_EXPECT(r == 0 || (r == 2 && strstr(e2, " at element ")), "read %d '%s'", r, e2);
             free(out);
         }
     }

@@ -143,10 +143,15 @@ app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void 
     return g;
 }
 
-/* err as the status: a message longer than the line loses the start of its path,
-   never its reason (which comes last) */
+/* err as the status, for APP_NOTICE_MS as every error (a load that failed on the
+   worker is said outside app_apply, which would otherwise start the clock): a
+   message longer than the line loses the start of its path, never its reason
+   (which comes last) */
 void app_gpt_say(app_state *s, const char *err) {
     const size_t len = strlen(err), room = sizeof s->status - 1;
+    s->status_until = s->now_ms + APP_NOTICE_MS;
+    s->notice[0] = '\0';
+    s->dirty = 1;
     if (len <= room) {
         memcpy(s->status, err, len + 1);
         return;
