@@ -12,8 +12,10 @@ The SVG must then say:
   - the diagonal's percentages, where drawn, equal to round(100 share) (+-1 for the
     rounding of float32 against float64), head by head;
   - the range line "changes by A-B %", where drawn, equal to the min and max shares.
-The cosines above the diagonal are checked the same way where their numbers are drawn
-(3 decimals, tolerance 2e-3)."""
+  - off the diagonal, where numbers are drawn: below it 1 - the mean over the rows of
+    the Jensen-Shannon divergence (bits) between the two heads' attention rows, above
+    it the cosine of C_i and C_j, each within half its last shown digit (+1e-3 for
+    float32); at least one such number over the fixed configurations."""
 import json
 import os
 import random
@@ -25,6 +27,7 @@ import tempfile
 import numpy as np
 
 THRESHOLD = 0.10
+CELLS_SEEN = [0]  # numbers off the diagonal checked, over every configuration
 
 
 def run(binary, args, tmp):
@@ -41,14 +44,56 @@ def run(binary, args, tmp):
     share = np.array([np.linalg.norm(c) / np.linalg.norm(full) for c in contrib])
     cos = np.array([[np.sum(a * b) / (np.linalg.norm(a) * np.linalg.norm(b)) for b in contrib]
                     for a in contrib])
+    attn = np.load(os.path.join(dump, "attn.npy")).astype(np.float64)
     texts = re.findall(r'<text x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>', open(svg).read())
-    return h, n, share, cos, texts
+    return h, n, share, cos, 1 - js_divergence(attn), texts
+
+
+def js_divergence(attn):
+    """(h, h) mean over the rows of the Jensen-Shannon divergence, in bits, between two
+    heads' attention rows (every row: the texts here have at most 32 positions)."""
+    def plogp(p):
+        return np.where(p > 0, p * np.log2(np.where(p > 0, p, 1)), 0).sum(axis=-1)
+    h = attn.shape[0]
+    out = np.zeros((h, h))
+    for i in range(h):
+        for j in range(h):
+            mid = (attn[i] + attn[j]) / 2
+            out[i, j] = np.mean(np.maximum(0, (plogp(attn[i]) + plogp(attn[j])) / 2 - plogp(mid)))
+    return out
+
+
+def check_cells(args, texts, diag, cos, alike):
+    """The numbers off the diagonal, where drawn: below it 1 - JS (alike), above it the
+    cosine of the two heads' contributions, each to the digits it shows. The cells'
+    rows and columns are the diagonal's."""
+    fails, seen = [], 0
+    xs = sorted(x for x, _, _ in diag)
+    ys = sorted(y for _, y, _ in diag)
+    step = (xs[-1] - xs[0]) / (len(xs) - 1)
+    for t in texts:
+        x, y, w = float(t[0]), float(t[1]), t[2]
+        if not re.fullmatch(r"\u2212?\d+(\.\d+)?", w) or x < xs[0] - step / 4:
+            continue  # (the row labels, left of the first column's numbers)
+        rows = [r for r, yy in enumerate(ys) if abs(yy - y) <= 3]
+        col = min(range(len(xs)), key=lambda k: abs(xs[k] - x))
+        if not rows or abs(xs[col] - x) > step / 2 or rows[0] == col:
+            continue
+        r = rows[0]
+        want = alike[r, col] if r > col else cos[r, col]
+        got = float(w.replace("\u2212", "-"))
+        places = len(w.split(".")[1]) if "." in w else (0 if got else 2)
+        seen += 1
+        if abs(got - want) > 0.5 * 10 ** -places + 1e-3:
+            what = "1 - JS" if r > col else "cosine"
+            fails.append(f"{args}: cell ({r + 1}, {col + 1}) shows {w}, NumPy's {what} {want:.4f}")
+    return fails, seen
 
 
 def check(binary, args):
     fails = []
     with tempfile.TemporaryDirectory() as tmp:
-        h, n, share, cos, texts = run(binary, args, tmp)
+        h, n, share, cos, alike, texts = run(binary, args, tmp)
     if n > 32:
         raise SystemExit("alike_check: use texts of at most 32 positions (every row compared)")
     words = [t[2].replace("&lt;", "<") for t in texts]
@@ -77,6 +122,12 @@ def check(binary, args):
             fails.append(f"{args}: heads under 10 % {want} (shares "
                          f"{np.round(share, 3).tolist()}), the panel says {line!r}")
     diag = [(float(t[1]), int(t[2][:-1])) for t in texts if re.fullmatch(r"\d+%", t[2])]
+    if len(diag) == h:
+        f, seen = check_cells(args, texts,
+                              [(float(t[0]), float(t[1]), t[2]) for t in texts
+                               if re.fullmatch(r"\d+%", t[2])], cos, alike)
+        fails += f
+        CELLS_SEEN[0] += seen
     if diag:
         diag.sort()
         got = [v for _, v in diag]
@@ -116,6 +167,9 @@ def main():
         f = check(binary, c)
         fails += f
         print(("FAIL " if f else "ok   ") + " ".join(c))
+    print(f"alike_check: {CELLS_SEEN[0]} numbers off the diagonal checked")
+    if CELLS_SEEN[0] == 0:
+        fails.append("no number off the diagonal was drawn in any configuration")
     for f in fails:
         print(f)
     return 1 if fails else 0

@@ -21,6 +21,33 @@ CONVERT = "/usr/bin/convert"  # the `convert` first on PATH may be a stand-in
 IMPORT = "/usr/bin/import"
 
 
+# --- sampled sweeps (tests/sample.h's rule, for the Python tests) -----------------
+
+class Sample:
+    """MHAVIZ_TEST_SAMPLE=k (or k:r), set in the sanitizer build's test environment
+    only: a sweep runs the cases whose index, counted over the whole script, is r
+    modulo k; unset or k = 1, every case. The same subset on every run."""
+
+    def __init__(self, script):
+        self.k, self.r, self.index = 1, 0, 0
+        env = os.environ.get("MHAVIZ_TEST_SAMPLE", "")
+        m = re.fullmatch(r"(\d+)(?::(\d+))?", env)
+        if m and 1 <= int(m.group(1)) <= 1000 and int(m.group(2) or 0) < int(m.group(1)):
+            self.k, self.r = int(m.group(1)), int(m.group(2) or 0)
+        elif env:
+            print(f"{script}: MHAVIZ_TEST_SAMPLE={env} is not k or k:r: every case runs",
+                  file=sys.stderr)
+        if self.k > 1:
+            print(f"{script}: sampled, the cases i with i % {self.k} == {self.r} "
+                  "(MHAVIZ_TEST_SAMPLE)", flush=True)
+
+    def pick(self, cases):
+        """The cases of this sweep that run (in order)."""
+        out = [c for i, c in enumerate(cases, self.index) if i % self.k == self.r]
+        self.index += len(cases)
+        return out
+
+
 class Checker:
     """Collects failures; each prints "FAIL where: expected X, got Y"."""
 

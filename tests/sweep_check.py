@@ -17,6 +17,9 @@
    run's accuracy and loss equal train.json's to the printed precision (%.6g), and the
    printed table agrees with sweep.json to its 0.1 %.
 5. The plot: --export PNG and SVG at the size asked.
+Under MHAVIZ_TEST_SAMPLE=k (the sanitizer build) 3. and 4. run every k-th of their
+seeds and single runs (counted as one list: the sweep's 3 seeds, the 2 single-run
+seeds, the 5 h of 4.); the normal build runs every one.
 """
 import json
 import os
@@ -28,7 +31,13 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from e2e_util import Sample
+
 FAILS = []
+# the sanitizer build: every k-th of the seeds (sweep's and single runs') and of the
+# single runs compared with the sweep; the normal build runs every one
+SAMPLE = Sample("sweep_check")
 
 
 def check(what, ok, detail=""):
@@ -137,10 +146,12 @@ def main(tmp):
     env_extra = os.environ.get("MHAVIZ_CARDS_EXTRA")
     extra = ([int(x) for x in env_extra.split(",")] if env_extra else
              [pick.randrange(1, 2 ** 31) for _ in range(2)])
-    seeds = 3
-    print(f"sweep seeds {s0} to {s0 + seeds - 1}, single-run seeds {extra[0]} and {extra[1]} "
+    seeds = len(SAMPLE.pick([0, 1, 2])) or 1
+    extra = SAMPLE.pick(extra)
+    print(f"sweep seeds {s0} to {s0 + seeds - 1}, single-run seeds "
+          f"{' and '.join(map(str, extra)) or 'none'} "
           f"({'given' if env_seed else 'drawn at random'}; rerun with MHAVIZ_CARDS_SEED={s0} "
-          f"MHAVIZ_CARDS_EXTRA={extra[0]},{extra[1]})")
+          f"MHAVIZ_CARDS_EXTRA={','.join(map(str, extra))})")
     d = tempfile.mkdtemp(dir=tmp)
     t0 = time.monotonic()
     p = run(["--train", "cards", "-d", "16", "--sweep", "h", "--seeds", str(seeds), "-s",
@@ -181,7 +192,7 @@ def main(tmp):
 
     # 4. single runs of the first seed agree
     procs = []
-    for h in (1, 2, 4, 8, 16):
+    for h in SAMPLE.pick([1, 2, 4, 8, 16]):
         procs.append((h, subprocess.Popen(
             [MHAVIZ, "--train", "cards", "-d", "16", "-H", str(h), "-s", str(s0), "--dump",
              f"one{h}"], cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)))

@@ -9,7 +9,9 @@
  * heatmaps that grow with the zoom where there is room; titles in one size; no UI
  * hints in figures; single panels cropped to their content; and view_render's
  * heatmaps reduced to at most their rectangle's pixels, never dropped. Every
- * failure prints the case, what was expected and what the layout gave. */
+ * failure prints the case, what was expected and what the layout gave. Under
+ * MHAVIZ_TEST_SAMPLE=k (the sanitizer build) the sweeps run every k-th case
+ * (sample.h); the planted faults and the smaller tests run whole. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "sample.h"
 #include "view_fixture.h"
 #include "view_internal.h"
 
@@ -431,7 +434,7 @@ static int group_teardown(void **state) {
     return 0;
 }
 
-static void sweep_model(const fx_model *fm, int render_text) {
+static void sweep_model(const fx_model *fm, int render_text, test_sample *sample) {
     const mha_model *m = fm->m;
     static view_layout L, L2;
     view_cache *cache = view_cache_create();
@@ -439,6 +442,7 @@ static void sweep_model(const fx_model *fm, int render_text) {
     draw_list dl;
     draw_list_init(&dl);
     for (int wi = 0; wi < NWINDOWS; wi++) {
+        if (!test_sample_next(sample)) continue;
         const window_case *wc = &WINDOWS[wi];
         view_state s;
         fx_state(&s, fm, wc->w, wc->h);
@@ -513,13 +517,14 @@ static void sweep_model(const fx_model *fm, int render_text) {
 static void test_layout_sweep(void **state) {
     (void)state;
     fx_reset();
+    test_sample sample = test_sample_begin("layout sweep");
     for (int i = 0; i < NMODELS; i++) {
         fx_model fm;
         fx_model_make(&fm, MODELS[i].n, MODELS[i].d, MODELS[i].h, MODELS[i].mask);
-        sweep_model(&fm, 0);
+        sweep_model(&fm, 0, &sample);
         fx_model_free(&fm);
     }
-    sweep_model(&g_big, 0);
+    sweep_model(&g_big, 0, &sample);
     fx_finish("layout sweep");
 }
 
@@ -532,10 +537,11 @@ static void test_rendered_text_sweep(void **state) {
         {40, 160, 5, MHA_MASK_NONE},  {100, 64, 8, MHA_MASK_NONE}, {7, 96, 48, MHA_MASK_NONE},
         {512, 64, 64, MHA_MASK_NONE},
     };
+    test_sample sample = test_sample_begin("rendered text sweep");
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         fx_model fm;
         fx_model_make(&fm, cases[i].n, cases[i].d, cases[i].h, cases[i].mask);
-        sweep_model(&fm, 1);
+        sweep_model(&fm, 1, &sample);
         fx_model_free(&fm);
     }
     fx_finish("rendered text sweep");
@@ -822,12 +828,14 @@ static void test_zoom_sweep(void **state) {
     assert_non_null(cache);
     draw_list dl;
     draw_list_init(&dl);
+    test_sample sample = test_sample_begin("zoom sweep"); /* a case: every zoom of a mode */
     for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
         fx_model fm;
         fx_model_make(&fm, models[mi].n, models[mi].d, models[mi].h, models[mi].mask);
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
             for (int mode = 0; mode < 4; mode++) { /* window, presentation, figure, and the
                                                        window of a display that starts at 200 % */
+                if (!test_sample_next(&sample)) continue;
                 zoom_point pts[NZOOMS];
                 int base = 0;
                 for (int zi = 0; zi < NZOOMS; zi++) {
@@ -907,12 +915,14 @@ static void test_focus_zoom_sweep(void **state) {
     assert_non_null(cache);
     draw_list dl;
     draw_list_init(&dl);
+    test_sample sample = test_sample_begin("focus zoom sweep");
     for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
         fx_model fm;
         fx_model_make(&fm, models[mi].n, models[mi].d, models[mi].h, models[mi].mask);
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
             for (int mode = 0; mode < 2; mode++)
                 for (int zi = 0; zi < NZOOMS; zi++) {
+                    if (!test_sample_next(&sample)) continue;
                     view_state s;
                     fx_state(&s, &fm, sizes[si].w, sizes[si].h);
                     s.zoom = ZOOMS[zi];
@@ -1513,6 +1523,7 @@ static void test_lines_sweep(void **state) {
     assert_non_null(cache);
     draw_list dl;
     draw_list_init(&dl);
+    test_sample sample = test_sample_begin("head view sweep");
     for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
         fx_model fm;
         fx_model_make(&fm, models[mi].n, models[mi].d, models[mi].h, models[mi].mask);
@@ -1520,6 +1531,7 @@ static void test_lines_sweep(void **state) {
             for (int zi = 0; zi < NZOOMS; zi++)
                 for (int mode = 0; mode < 5; mode++) { /* window, present, figure, focus,
                                                           --panel lines[:1] */
+                    if (!test_sample_next(&sample)) continue;
                     view_state s;
                     fx_state(&s, &fm, sizes[si].w, sizes[si].h);
                     s.zoom = ZOOMS[zi];

@@ -30,6 +30,8 @@ those lines and checks them itself:
   overlap; nothing else overlaps; the live heatmaps grow with the zoom as above (not
   at 800x600, whose panes are 400 px wide); the pinned pane's part of the screenshot
   is a picture. B again leaves compare; Escape then does not quit.
+Under MHAVIZ_TEST_SAMPLE=k (the sanitizer build) every k-th of the nine sizes swept
+(zoom, focus and compare counted as one list) runs; the normal build runs them all.
 Exits 1 with "FAIL where: expected X, got Y" lines on any failure."""
 import json
 import os
@@ -41,10 +43,11 @@ import time
 import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from e2e_util import (Checker, Xvfb, colour_count, geometry_of, read_rgba, stop_process,
-                      window_of_pid)
+from e2e_util import (Checker, Sample, Xvfb, colour_count, geometry_of, read_rgba,
+                      stop_process, window_of_pid)
 
 CK = Checker()
+SAMPLE = Sample("window_zoom_e2e")  # the sanitizer build: every k-th window size
 SIZES = ((800, 600), (1920, 1080), (3840, 2160), (1080, 1920))
 FOCUS_SIZES = ((1024, 768), (768, 1024))
 STEPS = (0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
@@ -197,7 +200,7 @@ def zoom_run(xvfb, mhaviz, tmp):
              f"{first['zoom']} (base {first['zoom_base']})")
     xvfb.run(["xdotool", "windowmove", app.win, "0", "0"])
     xvfb.run(["xdotool", "mousemove", "3839", "2159"])  # off the window: no hover
-    for w, h in SIZES:
+    for w, h in SAMPLE.pick(SIZES):
         where = f"{w}x{h}"
         xvfb.run(["xdotool", "windowsize", app.win, str(w), str(h)])
         base = 2.0 if (w, h) == (3840, 2160) else 1.0  # min(w / 1920, h / 1080), >= 1
@@ -216,7 +219,7 @@ def zoom_run(xvfb, mhaviz, tmp):
     # the focus view (key 1) on a classroom laptop's screen, landscape and portrait,
     # every zoom step: inside the window, nothing overlapping (Q_i, K_i, V_i, head_i,
     # their colorbars' numbers and the equation's)
-    for w, h in FOCUS_SIZES:
+    for w, h in SAMPLE.pick(FOCUS_SIZES):
         where = f"{w}x{h} focus"
         xvfb.run(["xdotool", "windowsize", app.win, str(w), str(h)])
         app.wait_layout(lambda d: d["width"] == w and d["height"] == h)
@@ -283,7 +286,7 @@ def compare_run(xvfb, mhaviz, tmp):
     app.key("Up")
     d = app.wait_layout(lambda d: any(i[1] == "live chip 0" for i in d["items"]))
     CK.check(d, "compare: B then Up", "a layout with chips", "none")
-    for w, h in ((800, 600), (1920, 1080), (1080, 1920)):
+    for w, h in SAMPLE.pick([(800, 600), (1920, 1080), (1080, 1920)]):
         where = f"compare {w}x{h}"
         xvfb.run(["xdotool", "windowsize", app.win, str(w), str(h)])
         app.wait_layout(lambda d: d["width"] == w and d["height"] == h)

@@ -8,6 +8,8 @@
 #include "view.h"
 #include "view_internal.h"
 
+static void copy_cut(char *buf, size_t len, const char *src);
+
 void view_token_label(char *buf, size_t len, const char *tok) {
     size_t o = 0;
     int chars = 0;
@@ -46,7 +48,36 @@ void view_subscript(char *buf, size_t len, int v) {
 }
 
 void view_shape_label(char *buf, size_t len, int rows, int cols) {
-    snprintf(buf, len, "%d \xC3\x97 %d", rows, cols); /* U+00D7 multiplication sign */
+    char t[48]; /* "rows × cols", U+00D7 multiplication sign */
+    size_t o = (size_t)view_int_text(t, sizeof t, rows);
+    memcpy(t + o, " \xC3\x97 ", 4);
+    view_int_text(t + o + 4, sizeof t - o - 4, cols);
+    copy_cut(buf, len, t);
+}
+
+/* Digits by hand, not snprintf: the layout writes these thousands of times a
+ * layout, and with OpenBLAS's libquadmath loaded (it registers printf types) every
+ * glibc printf call takes its slow positional path. */
+int view_int_text(char *buf, size_t len, int v) {
+    char t[16];
+    int n = 0;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do t[n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0) t[n++] = '-';
+    int o = 0;
+    for (; n > 0 && (size_t)o + 1 < len; o++) buf[o] = t[--n];
+    if (len) buf[o] = '\0';
+    return o;
+}
+
+/* src into buf as snprintf("%s") would: cut to len - 1 bytes. */
+static void copy_cut(char *buf, size_t len, const char *src) {
+    if (!len) return;
+    size_t n = strlen(src);
+    if (n > len - 1) n = len - 1;
+    memcpy(buf, src, n);
+    buf[n] = '\0';
 }
 
 int view_text_width(view_measure_fn measure, void *ud, const char *s, int size, int bold) {

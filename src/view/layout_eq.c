@@ -121,7 +121,7 @@ static eq_sizes eq_measure(view_layout *L, lay_ctx *cx, view_rect area, int n, i
     L->eq_title = (view_rect){area.x, area.y + sup, area.w, L->line + L->pad};
     /* the bands hold head numbers: a line of small text tall, "64" wide */
     char num[16];
-    snprintf(num, sizeof num, "%d", h);
+    view_int_text(num, sizeof num, h);
     z.band_t = lay_line_h(cx, L->font_small) + 2;
     z.band_w = lay_text_w(cx, num, L->font_small, 0) + L->pad / 2 + 2;
     z.eq_w = lay_text_w(cx, "=", L->font_title, 1) + 2 * L->gap; /* a symbol alone */

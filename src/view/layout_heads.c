@@ -67,11 +67,18 @@ static int grid_side(int k, int cols, int w, int h, int lw, int lh, int title_h,
     return lay_imin(aw / cols, ah / rows);
 }
 
+/* The largest side over 1 .. k columns, and the fewest columns that reach it. Only the
+ * fewest columns for each count of rows is tried: with the rows fixed, a column more
+ * can only narrow the heads, so the answer is always one of these (about 2 sqrt(k) of
+ * k); the layout's search asks this thousands of times a layout. */
 static int best_grid(int k, int w, int h, int lw, int lh, int title_h, int gap, int *cols_out) {
     int best = 0, best_cols = 1;
-    for (int cols = 1; cols <= k; cols++) {
+    for (int cols = 1; cols <= k;) {
         int side = grid_side(k, cols, w, h, lw, lh, title_h, gap);
         if (side > best) best = side, best_cols = cols;
+        const int rows = (k + cols - 1) / cols;
+        if (rows == 1) break;
+        cols = (k + rows - 2) / (rows - 1); /* the fewest columns that take a row less */
     }
     *cols_out = best_cols;
     return best;

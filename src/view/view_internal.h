@@ -65,6 +65,10 @@ int view_label_max_width(const view_state *s, int size, view_measure_fn measure,
 void view_fit_text(char *buf, size_t len, const char *s, int maxw, int size, int bold,
                    view_measure_fn measure, void *ud);
 
+/* v in decimal, as snprintf's "%d" writes it (cut to len - 1 bytes); returns the
+ * bytes written. */
+int view_int_text(char *buf, size_t len, int v);
+
 /* v with three significant digits ("%.3g"), a typographic minus, and 0 for |v| < 1e-9. */
 void view_format_number(char *buf, size_t len, float v);
 
