@@ -8,7 +8,7 @@
  *   carries its NAME ("Concat 59×64", "Concat"; never "59 × 64" alone), inside the
  *   equation's area and over no other matrix's label;
  * - the equation's title is drawn, inside its line, and names MultiHead's equation
- *   (or, in a narrow column, is the product "Concat × W^O"; never "MultiHead" alone);
+ *   (or, in a narrow column, is the product "Concat W^O"; never "MultiHead" alone);
  * - a colorbar that shows a number shows its range: its minimum and its maximum,
  *   or a symmetric "±m", never the minimum alone.
  * The old code dropped the name first (Concat missing in 741 of 1,680 layouts
@@ -134,10 +134,10 @@ static void check_equation(const draw_list *dl, const view_layout *P, const view
         if (d->x < x0) x0 = d->x;
         if (d->x + fx_text_w(txt, d->size) > x1) x1 = d->x + fx_text_w(txt, d->size);
     }
-    /* a title names MultiHead in an equation, or is the product "Concat × W^O" itself in a
+    /* a title names MultiHead in an equation, or is the product "Concat W^O" itself in a
        narrow column: never "MultiHead" alone, which would name the Concat under it */
     const int has_title = (strstr(title, "MultiHead") != NULL && strcmp(title, "MultiHead") != 0) ||
-                          strcmp(title, "Concat \xC3\x97 WO") == 0;
+                          strcmp(title, "Concat WO") == 0;
     t->title_missing += !has_title;
     EXPECT(has_title, "no title naming MultiHead's equation in " FX_RFMT " (got \"%s\")", FX_R(tr),
            title);

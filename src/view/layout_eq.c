@@ -104,12 +104,9 @@ typedef struct {
 } eq_sizes;
 
 /* The widest of the matrices' names alone (a label keeps its name before its
- * shape) and the title's shortest form, "Concat × W^O" (panels.c), in the small
- * size (the superscript counted as a full-size O). */
+ * shape; the title's shortest form, "Concat W^O", is no wider), in the small size. */
 static int name_w(const lay_ctx *cx, const view_layout *L) {
-    const int name = lay_text_w(cx, "MultiHead", L->font_small, 0);
-    const int title = lay_text_w(cx, "Concat \xC3\x97 WO", L->font_small, 0);
-    return (name > title ? name : title) + 2;
+    return lay_text_w(cx, "MultiHead", L->font_small, 0) + 2;
 }
 
 /* Measures them for an (n, d) layer of h heads; sets the title's place in area. */

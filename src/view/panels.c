@@ -591,11 +591,12 @@ void view_draw_equation(const view_ctx *c) {
     const int lvl[] = {0, -1, 0, -1, 0, 1, 0};
     /* the title's forms, longest first, each at the equation's size then the small
        one: the formula, Concat × W^O = MultiHead, MultiHead = Concat W^O, and in a
-       narrow column Concat × W^O, the product under it (MultiHead alone there would
-       name the Concat drawn under it; the product's result keeps its label below) */
+       narrow column Concat W^O, the product under it (MultiHead alone there would
+       name the Concat drawn under it; the product's result keeps its label below; it
+       is no wider than "MultiHead", the room layout_eq.c keeps for it) */
     const char *f1[] = {"Concat \xC3\x97 W", "O", " = MultiHead"};
     const char *f2[] = {"MultiHead = Concat W", "O"};
-    const char *f3[] = {"Concat \xC3\x97 W", "O"};
+    const char *f3[] = {"Concat W", "O"};
     static const int l1[] = {0, 1, 0}, l2[] = {0, 1}, l3[] = {0, 1};
     const struct {
         const char *const *parts;
