@@ -304,7 +304,8 @@ int app_settings_set(app_settings *st, const char *name, const char *v, const ch
             else
                 snprintf(path, sizeof path, "%s/%s", base_dir, v);
             char *t = NULL, why[1200];
-            if (text_file_read(path, &t, why, sizeof why) != 0) BAD("text-file: %s", why);
+            if (text_file_read_regular(path, &t, why, sizeof why) != 0) /* never waits */
+                BAD("text-file: %s", why);
             free(st->text);
             st->text = t;
             st->src = SRC_TEXT_FILE;
@@ -1206,13 +1207,7 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
             }
             tok_free(&t);
             s->sample = sample;
-            if (!sample) {
-                const size_t len = strlen(text);
-                size_t k = len < sizeof s->custom ? len : sizeof s->custom - 1;
-                while (k > 0 && k < len && ((unsigned char)text[k] & 0xC0) == 0x80) k--;
-                memcpy(s->custom, text, k);
-                s->custom[k] = '\0';
-            }
+            if (!sample) tok_copy_fit(s->custom, sizeof s->custom, text);
             s->page = 0;
             if (total > MHA_MAX_N)
                 snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
@@ -1371,6 +1366,7 @@ static void capture_more(const app_state *s, app_settings *st) {
         st->layer = mlayer + 1;
         st->model_h = mh;
         st->overview = mov;
+        if (mov) st->page = 1; /* the overview has no pages of heads: the page is not drawn */
     }
     learn_config lc;
     long steps = 0;
@@ -1487,7 +1483,7 @@ static int model_check(const app_state *s, const app_settings *st, const char *t
         app_gpt_request *q = calloc(1, sizeof *q);
         if (!q) return fail(st, ST_MODEL, err, errlen, "out of memory");
         snprintf(q->path, sizeof q->path, "%s", st->model);
-        snprintf(q->text, sizeof q->text, "%s", text);
+        tok_copy_fit(q->text, sizeof q->text, text);
         int rc = 0; /* its own layer 1 and heads first: the file's are checked with its lines */
         mp->g = app_gpt_load(q, NULL, NULL, &rc, why, sizeof why);
         free(q);
@@ -1518,7 +1514,7 @@ static void model_apply(app_state *s, const app_settings *st, model_plan *mp, co
     case 2: {
         app_gpt_request *q = &s->gpt_want;
         snprintf(q->path, sizeof q->path, "%s", st->model);
-        snprintf(q->text, sizeof q->text, "%s", text);
+        tok_copy_fit(q->text, sizeof q->text, text);
         q->layer = mp->layer;
         q->h = mp->h;
         q->ablate[0] = '\0';
