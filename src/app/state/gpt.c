@@ -337,6 +337,10 @@ int app_gpt_heads(const app_state *s) {
     return s->gpt ? s->gpt->h : 0;
 }
 
+int app_gpt_own_heads(const app_state *s) {
+    return s->gpt ? s->gpt->m->tf->cfg.h : 0;
+}
+
 int app_gpt_limit(const app_state *s) {
     return s->gpt ? s->gpt->run.inf->cap : 0;
 }

@@ -1099,7 +1099,11 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
         tok_free(&t);
         return fail(st, st->set[ST_D] ? ST_D : ST_H, err, errlen, "%s", why);
     }
-    const int heads = s->gpt ? app_gpt_heads(s) : c.h; /* a loaded model's are its own */
+    /* a loaded model's heads: the file's model-h (own: its trained ones), else those shown */
+    const int heads = !s->gpt                ? c.h
+                      : !st->set[ST_MODEL_H] ? app_gpt_heads(s)
+                      : st->model_h          ? st->model_h
+                                             : app_gpt_own_heads(s);
     const int new_model = model_is_new(s, st);
     const int focus = st->set[ST_FOCUS] ? st->focus : (s->focus <= heads ? s->focus : 0);
     if (focus > heads && !new_model) { /* a model still to be read: checked once it is */
