@@ -7,7 +7,8 @@
  *   (b) a blank text typed with a model loaded is refused, the view kept;
  *   (c) Ctrl+R, A, Esc, Ctrl+R on the view the lesson starts from adds no step,
  *       and a step with only a heading reads back;
- *   (d) a view saved with the model's overview on exports (`--state F --export`).
+ *   (d) a view saved with the model's overview on, or a head focused on page 2,
+ *       exports (`--state F --export`).
  * MHAVIZ_TEST_MODEL names a checkpoint (state_model_check.py writes one); without
  * it the model cases are skipped. argv[1], when given, is the mhaviz binary that
  * (d) runs. */
@@ -29,6 +30,7 @@
 #include "samples.h"
 #include "settings.h"
 #include "state.h"
+#include "state_internal.h"
 #include "text_file.h"
 #include "view_fixture.h"
 
@@ -265,6 +267,36 @@ static void test_overview_view_exports(void **st) {
     clear_dir();
 }
 
+/* (d) again: the soak's case, a head focused on page 2 of 32 heads (the focus view
+   draws no pages of heads; the window keeps the page for later, as with the overview). */
+static void test_focused_page_two_exports(void **st) {
+    (void)st;
+    if (!model_path() || !mhaviz_bin) skip();
+    app_state *s = make_state(model_path());
+    app_action small = {.kind = ACT_RESIZE, .x = 800, .y = 600, .f = 1.0f};
+    app_apply(s, &small);
+    char given[600];
+    snprintf(given, sizeof given, "%s/given.view", dir);
+    FILE *f = fopen(given, "w");
+    assert_non_null(f);
+    fputs("model-h = 32\nzoom = 200\npage = 2\nfocus = 2\nstage = 1\n", f);
+    fclose(f);
+    CHECK_INT("the window opens it", 0, app_view_file_open(s, given));
+    unlink(given);
+    app_layout(s);
+    CHECK_INT("head 2 focused", 2, s->focus);
+    CHECK_INT("page 2 kept", 1, s->page);
+    char path[4096];
+    save_view_and_read(s, "(d) focused");
+    assert_int_equal(find_saved(".view", path, sizeof path), 1);
+    char png[600];
+    snprintf(png, sizeof png, "%s/x.png", dir);
+    const char *args[] = {mhaviz_bin, "--state", path, "--export", png, NULL};
+    CHECK_INT("--state F --export exits 0", 0, run_mhaviz(args));
+    app_state_destroy(s);
+    clear_dir();
+}
+
 static int setup(void **st) {
     (void)st;
     return mkdtemp(dir) ? 0 : -1;
@@ -284,6 +316,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_blank_text_refused_without_a_model),
         cmocka_unit_test(test_empty_first_step_not_added),
         cmocka_unit_test(test_overview_view_exports),
+        cmocka_unit_test(test_focused_page_two_exports),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

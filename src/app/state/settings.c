@@ -1370,7 +1370,6 @@ static void capture_more(const app_state *s, app_settings *st) {
         st->layer = mlayer + 1;
         st->model_h = mh;
         st->overview = mov;
-        if (mov) st->page = 1; /* the overview has no pages of heads: the page is not drawn */
     }
     learn_config lc;
     long steps = 0;

@@ -158,15 +158,20 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
         char name[1200] = "--page ";
         if (!o->page) app_settings_where(o->state, "page", name, sizeof name);
-        const int all = vs.panel == VIEW_PANEL_ALL;          /* a file's page = 1 fits any panel */
-        const int pages = s->L->pages > 0 ? s->L->pages : 1; /* the overview: one, no heads' */
-        if ((!all && (o->page || page_asked > 1)) || (all && page_asked > pages)) {
+        const int all = vs.panel == VIEW_PANEL_ALL; /* a file's page = 1 fits any panel */
+        /* a figure without pages of heads (a head focused, a model's overview) does not
+           draw a file's page, which the window keeps for later: only --page K is checked */
+        const int pages = s->L->pages, unpaged = pages == 0 && !o->page;
+        if ((!all && (o->page || page_asked > 1)) ||
+            (all && !unpaged && page_asked > (pages > 0 ? pages : 1))) {
             if (vs.panel != VIEW_PANEL_ALL)
                 snprintf(err, errlen, "%s%d: only the whole view (--panel all) has pages", name,
                          page_asked);
-            else if (s->L->pages == 0)
-                snprintf(err, errlen, "%s%d: the figure is the model's overview, one page", name,
-                         page_asked);
+            else if (pages == 0)
+                snprintf(err, errlen,
+                         "%s%d: the figure has no pages of heads (a head focused, or a model's "
+                         "overview)",
+                         name, page_asked);
             else
                 snprintf(err, errlen, "%s%d: at %dx%d the figure has %d page%s of heads (h = %d)",
                          name, page_asked, s->width, s->height, s->L->pages,
