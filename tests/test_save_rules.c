@@ -8,7 +8,9 @@
  *   (c) Ctrl+R, A, Esc, Ctrl+R on the view the lesson starts from adds no step,
  *       and a step with only a heading reads back;
  *   (d) a view saved with the model's overview on, or a head focused on page 2,
- *       exports (`--state F --export`).
+ *       exports (`--state F --export`);
+ * and what the save soak found: a lesson step back to a model's own heads with a
+ * head focused exports, and a figure saved while recording has no recording band.
  * MHAVIZ_TEST_MODEL names a checkpoint (state_model_check.py writes one); without
  * it the model cases are skipped. argv[1], when given, is the mhaviz binary that
  * (d) runs. */
@@ -31,6 +33,7 @@
 #include "settings.h"
 #include "state.h"
 #include "state_internal.h"
+#include "teach.h"
 #include "text_file.h"
 #include "view_fixture.h"
 
@@ -297,6 +300,52 @@ static void test_focused_page_two_exports(void **st) {
     clear_dir();
 }
 
+/* A lesson whose step re-splits a model to one head, and the next goes back to its
+   own heads with head 2 focused: the focus is checked against the step's own heads. */
+static void test_lesson_focus_after_resplit_exports(void **st) {
+    (void)st;
+    if (!model_path() || !mhaviz_bin) skip();
+    app_state *s = make_state(model_path());
+    press(s, 'r', APP_MOD_CTRL);
+    for (int i = 0; i < 4 && app_gpt_heads(s) > 1; i++) press(s, APP_KEY_DOWN, 0);
+    CHECK_INT("re-split to one head", 1, app_gpt_heads(s));
+    press(s, 'a', 0);
+    press(s, APP_KEY_ESCAPE, 0);
+    for (int i = 0; i < 4 && app_gpt_heads(s) < 4; i++) press(s, APP_KEY_UP, 0);
+    press(s, '2', 0);
+    CHECK_INT("head 2 focused", 2, s->focus);
+    press(s, 'a', 0);
+    press(s, APP_KEY_ESCAPE, 0);
+    int steps = 0;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", app_teach_recording(s, &steps));
+    CHECK_INT("two steps", 2, steps);
+    press(s, 'r', APP_MOD_CTRL);
+    char pdf[600];
+    snprintf(pdf, sizeof pdf, "%s/deck.pdf", dir);
+    const char *args[] = {mhaviz_bin, "--lesson", path, "--export", pdf, "--size", "640x360", NULL};
+    CHECK_INT("--lesson F --export exits 0", 0, run_mhaviz(args));
+    app_state_destroy(s);
+    clear_dir();
+}
+
+/* While recording, the window shows a band ("Recording: 0 steps ..."); a figure
+   never does (README), so the figure saved is the one a view file reopens. */
+static void test_figure_has_no_recording_band(void **st) {
+    (void)st;
+    app_state *s = make_state(NULL);
+    press(s, 'r', APP_MOD_CTRL);
+    CHECK_TRUE("recording", app_teach_recording(s, NULL) != NULL);
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_TRUE("the window shows the band", vs.caption != NULL);
+    app_figure_view(s, APP_SAVE_EXPORT, &vs);
+    CHECK_TRUE("a figure does not", vs.caption == NULL);
+    press(s, 'r', APP_MOD_CTRL);
+    app_state_destroy(s);
+    clear_dir();
+}
+
 static int setup(void **st) {
     (void)st;
     return mkdtemp(dir) ? 0 : -1;
@@ -317,6 +366,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_empty_first_step_not_added),
         cmocka_unit_test(test_overview_view_exports),
         cmocka_unit_test(test_focused_page_two_exports),
+        cmocka_unit_test(test_lesson_focus_after_resplit_exports),
+        cmocka_unit_test(test_figure_has_no_recording_band),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
