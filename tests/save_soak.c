@@ -8,7 +8,15 @@
  * panel, which is cropped; IEND last; SVG: ends
  * with </svg>; PDF: ends with %%EOF), or it failed with "cannot write PATH:
  * reason" and the earlier file is byte for byte what it was; never a temporary
- * file. Usage: save_soak [--seed N] [--count N] (defaults 1 and 400). */
+ * file.
+ * With --mhaviz BIN it also saves what the window writes for mhaviz to read
+ * (save_files.h): texts typed and opened (non-ASCII over the text field's 8 KiB,
+ * blank ones), view files (Ctrl+Shift+V) and recorded lessons (Ctrl+R, A, a caption
+ * or Esc, Ctrl+R), and opens each with BIN headless: `--state F --export` must exit
+ * 0 with a PNG byte for byte the one the state itself exports, `--lesson F
+ * --export` must exit 0. --model PATH loads a checkpoint first (its keys Y, O, X
+ * join the actions; without it MHAVIZ_TEST_MODEL, when set). Usage: save_soak
+ * [--seed N] [--count N] [--mhaviz BIN] [--model PATH] (defaults 1 and 400). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -24,7 +32,9 @@
 #include "export.h"
 #include "font.h"
 #include "samples.h"
+#include "save_files.h"
 #include "state.h"
+#include "text_file.h"
 
 #include "soak_rng.h"
 
@@ -153,12 +163,19 @@ static void save(app_state *s, font_set *fonts, const char *dir, app_save_kind k
 int main(int argc, char **argv) {
     uint64_t seed = 1;
     long count = 400;
+    const char *mhaviz = NULL, *model = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--seed") == 0)
             seed = strtoull(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "--count") == 0)
             count = strtol(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--mhaviz") == 0)
+            mhaviz = argv[i + 1];
+        else if (strcmp(argv[i], "--model") == 0)
+            model = argv[i + 1];
     }
+    if (!model && getenv("MHAVIZ_TEST_MODEL") && *getenv("MHAVIZ_TEST_MODEL"))
+        model = getenv("MHAVIZ_TEST_MODEL"); /* state_model_check.py's checkpoint */
     rng_state = seed;
     signal(SIGXFSZ, SIG_IGN); /* past the limit a write fails, as on a full disk */
     char err[512];
@@ -169,6 +186,8 @@ int main(int argc, char **argv) {
     cli_options o;
     memset(&o, 0, sizeof o);
     o.theme = o.colormap = -1;
+    o.model_path = model;
+    o.mode = CLI_EXPORT; /* a model read at once, as the window's jobs layer would */
     tok_list toks = {0};
     EXPECT(s && tok_split(&toks, samples_get(0)->text, MHA_MAX_N, NULL, err, sizeof err) == 0,
            "start");
@@ -179,19 +198,35 @@ int main(int argc, char **argv) {
     EXPECT(mkdtemp(g_dir) != NULL, "mkdtemp");
     atexit(remove_dir);
     const char *dir = g_dir;
+    s->read_text = text_file_read_regular; /* the window's: window.c */
+    s->auto_contrast = 1;
+    s->export_dir = dir;
+    save_files *files = mhaviz ? save_files_create(mhaviz, dir, fonts) : NULL;
+    EXPECT(!mhaviz || files, "save_files");
 
-    static const int keys[] = {
-        APP_KEY_UP, APP_KEY_DOWN, APP_KEY_LEFT, APP_KEY_RIGHT,  APP_KEY_TAB,      'r', 'm', 'n',
-        'c',        't',          '2',          APP_KEY_ESCAPE, APP_KEY_PAGEDOWN, '=', '-', 's'};
+    static const int keys[] = {APP_KEY_UP, APP_KEY_DOWN, APP_KEY_LEFT, APP_KEY_RIGHT, APP_KEY_TAB,
+                               'r', 'm', 'n', 'c', 't', '2', APP_KEY_ESCAPE, APP_KEY_PAGEDOWN, '=',
+                               '-', 's',
+                               /* with --mhaviz: more of the view a view file keeps, and
+                                  a model's layer, overview and heads off */
+                               'y', 'o', 'x', 'h', 'v', 'd', 'k', 'b', '.'};
+    const int nkeys = (int)(sizeof keys / sizeof keys[0]) - (files ? 0 : 9);
     long saved = 0, refused = 0;
     for (step_no = 1; step_no <= count; step_no++) {
+        if (files && rnd_below(8) == 0) { /* a text, a view file or a lesson's key */
+            save_files_act(files, s, step_no);
+            continue;
+        }
         int pick = rnd_below(100);
         app_action a = {.kind = ACT_NONE};
         if (pick < 70) {
-            int key = keys[rnd_below((int)(sizeof keys / sizeof keys[0]))];
+            int key = keys[rnd_below(nkeys)];
             int mods = key == '=' || key == '-' || key == 's' ? APP_MOD_CTRL : 0;
-            if (key == 's' && rnd_below(2)) mods |= APP_MOD_SHIFT;
+            /* Ctrl+Shift+S, a panel: not with --mhaviz's keys, whose states (a model's
+               equation, presentation mode) can draw a panel past the figure's size */
+            if (key == 's' && rnd_below(2) && !files) mods |= APP_MOD_SHIFT;
             if (key == APP_KEY_RIGHT && s->cfg.d_model >= 256) key = APP_KEY_LEFT;
+            if (key == 'x' && s->gpt) key = 'y'; /* a model's heads off: not kept */
             a = app_key_action(s, key, mods);
         } else if (pick < 80) {
             a.kind = ACT_PNG_SCALE;
@@ -204,6 +239,7 @@ int main(int argc, char **argv) {
             a.kind = ACT_SAVE;
         }
         app_apply(s, &a);
+        app_layout(s); /* the window's frame: the page clamped to the pages there are */
         app_save_kind kind = app_take_save(s);
         if (kind != APP_SAVE_NONE) save(s, fonts, dir, kind, 0, &saved, &refused);
         if (rnd_below(25) == 0)
@@ -214,6 +250,8 @@ int main(int argc, char **argv) {
     printf("save_soak: %ld actions from seed %llu: %ld saves whole, %ld refused with the earlier "
            "file intact, no temporary file\n",
            count, (unsigned long long)seed, saved, refused);
+    if (files) save_files_finish(files, s, step_no);
+    save_files_destroy(files);
     app_state_destroy(s);
     font_set_close(fonts);
     TTF_Quit();

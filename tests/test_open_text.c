@@ -3,14 +3,19 @@
  * the file's path typed in it) or dropped on the window (app_open_text_file):
  * the view shows the file's text, tokenised independently here; a file that is
  * not a text to use leaves the view as it was, the field open and one reason on
- * the status line. The reader is the one the window uses (text_file_read). */
+ * the status line. The reader is the one the window uses (text_file_read_regular):
+ * a FIFO whose writer stays open is refused by its type, never read (a read would
+ * wait for the writer and freeze the window). */
+#include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -18,6 +23,7 @@
 #include "check.h"
 #include "cli.h"
 #include "samples.h"
+#include "settings.h"
 #include "state.h"
 #include "text_file.h"
 #include "view_fixture.h"
@@ -37,7 +43,7 @@ static app_state *make_state(void) {
     assert_int_equal(tok_split(&toks, samples_get(0)->text, MHA_MAX_N, &total, err, sizeof err), 0);
     mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
     if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
-    s->read_text = text_file_read;
+    s->read_text = text_file_read_regular;
     return s;
 }
 
@@ -165,6 +171,65 @@ static void test_dropped_long_file_is_cut(void **st) {
     app_state_destroy(s);
 }
 
+/* In a child with an alarm, so that a read that waits fails the test instead of
+   hanging it: Ctrl+O on the FIFO's path and the FIFO dropped (as text and as a
+   .view file) are refused at once, the view kept. Exit 0 when all held, 1 when a
+   check failed; killed by SIGALRM when a read waited. */
+static int open_fifos_in_child(const char *fifo, const char *fifo_view) {
+    alarm(20); /* a guard only: the refusal takes no read at all */
+    app_state *s = make_state();
+    const unsigned long version = s->data_version;
+    const int sample = s->sample;
+    press(s, APP_KEY_RETURN, 0);
+    type(s, fifo);
+    press(s, 'o', APP_MOD_CTRL);
+    int ok = s->editing && strstr(s->status, "fifo: not a regular file (a FIFO)") != NULL;
+    if (!ok) fprintf(stderr, "Ctrl+O on a FIFO: status \"%s\"\n", s->status);
+    press(s, APP_KEY_ESCAPE, 0);
+    const int dropped = app_open_text_file(s, fifo);
+    if (dropped != -1 || !strstr(s->status, "not a regular file")) {
+        fprintf(stderr, "a dropped FIFO: %d, status \"%s\"\n", dropped, s->status);
+        ok = 0;
+    }
+    if (app_view_file_open(s, fifo_view) != -1) {
+        fprintf(stderr, "a dropped .view FIFO was opened\n");
+        ok = 0;
+    }
+    if (s->data_version != version || s->sample != sample) {
+        fprintf(stderr, "the view changed\n");
+        ok = 0;
+    }
+    app_state_destroy(s);
+    return ok ? 0 : 1;
+}
+
+static void test_fifo_with_a_writer_is_refused(void **st) {
+    (void)st;
+    char fifo[256], fifo_view[256];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(fifo_view, sizeof fifo_view, "%s/fifo.view", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(mkfifo(fifo_view, 0600), 0);
+    /* a writer that stays open (O_RDWR never waits for a reader), with a few bytes */
+    const int w = open(fifo, O_RDWR), wv = open(fifo_view, O_RDWR);
+    assert_true(w >= 0 && wv >= 0);
+    assert_int_equal(write(w, "Heads ", 6), 6);
+    assert_int_equal(write(wv, "h = 2\n", 6), 6);
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) _exit(open_fifos_in_child(fifo, fifo_view));
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    close(w);
+    close(wv);
+    unlink(fifo);
+    unlink(fifo_view);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+        fail_msg("opening a FIFO whose writer stays open waited 20 s in a read");
+    CHECK_TRUE("refused at once, the view kept", WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 static void test_no_reader(void **st) {
     (void)st;
     app_state *s = make_state();
@@ -198,6 +263,7 @@ int main(void) {
         cmocka_unit_test(test_bad_files_keep_the_view),
         cmocka_unit_test(test_empty_field_says_what_to_do),
         cmocka_unit_test(test_dropped_long_file_is_cut),
+        cmocka_unit_test(test_fifo_with_a_writer_is_refused),
         cmocka_unit_test(test_no_reader),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -374,6 +374,44 @@ static void test_decode_utf8(void **state) {
     CHECK_INT("decode C3 A9 with len 1: cp", 0xFFFD, cp);
 }
 
+/* tok_fit at every bound: the kept beginning ends before a character, never in
+   one (the reference: the byte offsets where characters start, found here), and
+   tok_copy_fit keeps exactly that. tok_blank is tok_split finding no token. */
+static void test_fit_and_blank(void **state) {
+    (void)state;
+    const char *text = "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80 b"; /* a é € 😀 space b */
+    const size_t starts[] = {0, 1, 3, 6, 10, 11, 12};             /* and the end */
+    const size_t len = strlen(text);
+    for (size_t max = 0; max <= len + 2; max++) {
+        size_t want = 0;
+        for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+            if (starts[i] <= max) want = starts[i];
+        char what[64];
+        snprintf(what, sizeof what, "tok_fit at %zu bytes", max);
+        CHECK_INT(what, (long long)want, (long long)tok_fit(text, max));
+        char buf[32];
+        CHECK_INT("tok_copy_fit keeps it", (long long)want,
+                  (long long)tok_copy_fit(buf, max + 1, text));
+        CHECK_INT("NUL-terminated there", (long long)want, (long long)strlen(buf));
+    }
+    const char *blank[] = {"", " ", " \t\n\r\v\f", "\xC2\xA0\xE3\x80\x80 ", "\x01\x7F"};
+    const char *not_blank[] = {"a", "  .", "\xC3\xA9", "\xFF", " \xE4\xB8\xAD "};
+    for (size_t i = 0; i < sizeof blank / sizeof blank[0]; i++) {
+        CHECK_TRUE("blank", tok_blank(blank[i]));
+        tok_list t = {0};
+        char err[128];
+        CHECK_INT("and tok_split finds no token", -1, tok_split(&t, blank[i], 0, NULL, err, 128));
+        CHECK_STR("and says so", TOK_BLANK_WHY, err);
+    }
+    for (size_t i = 0; i < sizeof not_blank / sizeof not_blank[0]; i++) {
+        CHECK_TRUE("not blank", !tok_blank(not_blank[i]));
+        tok_list t = {0};
+        char err[128];
+        CHECK_INT("tok_split finds a token", 0, tok_split(&t, not_blank[i], 0, NULL, err, 128));
+        tok_free(&t);
+    }
+}
+
 static void test_samples(void **state) {
     (void)state;
     int n = samples_count();
@@ -408,6 +446,7 @@ int main(void) {
         cmocka_unit_test(test_invalid_utf8),    cmocka_unit_test(test_random_bytes),
         cmocka_unit_test(test_empty_and_blank), cmocka_unit_test(test_max_tokens),
         cmocka_unit_test(test_decode_utf8),     cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_fit_and_blank),
     };
     return cmocka_run_group_tests_name("tok", tests, NULL, NULL);
 }

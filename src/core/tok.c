@@ -190,10 +190,37 @@ int tok_split(tok_list *toks, const char *text, int max_tokens, int *total, char
     if (total) *total = count;
     if (count == 0) {
         tok_free(toks);
-        snprintf(err, errlen, "text is empty or blank: nothing to attend to");
+        snprintf(err, errlen, "%s", TOK_BLANK_WHY);
         return -1;
     }
     return 0;
+}
+
+int tok_blank(const char *text) {
+    const unsigned char *s = (const unsigned char *)text;
+    const size_t len = strlen(text);
+    for (size_t i = 0; i < len;) {
+        unsigned cp = 0;
+        i += (size_t)tok_decode_utf8(s + i, len - i, &cp);
+        if (classify(cp) != C_SPACE) return 0;
+    }
+    return 1;
+}
+
+size_t tok_fit(const char *text, size_t max) {
+    size_t n = 0;
+    while (n <= max && text[n]) n++;
+    if (n <= max) return n;
+    n = max; /* text[n] is the first byte left out: back to the start of its character */
+    for (int k = 0; k < 3 && n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80; k++) n--;
+    return n;
+}
+
+size_t tok_copy_fit(char *dst, size_t size, const char *text) {
+    const size_t n = tok_fit(text, size - 1);
+    memmove(dst, text, n);
+    dst[n] = '\0';
+    return n;
 }
 
 void tok_free(tok_list *toks) {

@@ -27,6 +27,22 @@ typedef struct {
 int tok_split(tok_list *toks, const char *text, int max_tokens, int *total, char *err,
               size_t errlen);
 
+/* What tok_split says of a blank text, and the window of one it refuses. */
+#define TOK_BLANK_WHY "text is empty or blank: nothing to attend to"
+
+/* 1 when text has no token (empty, or only the white space above, control
+ * characters included): the one test of a blank text, for the window's text
+ * field, a text file and a view file alike. */
+int tok_blank(const char *text);
+
+/* The length of text's beginning of at most max bytes that ends at a character
+ * boundary: cut there, a text keeps whole UTF-8 characters. */
+size_t tok_fit(const char *text, size_t max);
+
+/* Copies text into dst (size bytes, > 0; they may overlap) whole, or cut by
+ * tok_fit to size - 1 bytes, NUL-terminated. Returns the bytes kept. */
+size_t tok_copy_fit(char *dst, size_t size, const char *text);
+
 /* Frees the strings; the list is left empty. NULL is fine. */
 void tok_free(tok_list *toks);
 

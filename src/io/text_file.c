@@ -1,8 +1,11 @@
 /* text_file.c: --text-file FILE: the whole file as the text, bounded and checked.
  * Opened without waiting (O_NONBLOCK: a FIFO with no writer does not hang the
- * open), then read blocking until its end or one byte past the bound. */
+ * open), then read blocking until its end or one byte past the bound. The
+ * window's reader takes regular files only, refused by type before any read. */
 #define _GNU_SOURCE
 #include "text_file.h"
+
+#include "tok.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,10 +47,10 @@ static size_t utf8_len(const unsigned char *p, size_t n) {
     return len;
 }
 
-/* Checks buf (len bytes) is text. Returns 0, or 2 with err. */
+/* Checks buf (len bytes, then a NUL) is text, not blank by the tokenizer's rule
+   (tok_blank: the window and the view files use the same). Returns 0, or 2 with err. */
 static int check_text(const char *name, const unsigned char *buf, size_t len, char *err,
                       size_t errlen) {
-    int blank = 1;
     for (size_t i = 0; i < len;) {
         const unsigned char c = buf[i];
         if (c == 0) {
@@ -66,21 +69,40 @@ static int check_text(const char *name, const unsigned char *buf, size_t len, ch
                      i + 1, c);
             return 2;
         }
-        if (c > ' ') blank = 0; /* any character but white space (every one above ASCII too) */
         i += l;
     }
     if (len == 0) {
         snprintf(err, errlen, "%s: empty; the text needs at least one word", name);
         return 2;
     }
-    if (blank) {
+    if (tok_blank((const char *)buf)) { /* buf[len] is a NUL (the caller's) */
         snprintf(err, errlen, "%s: only white space; the text needs at least one word", name);
         return 2;
     }
     return 0;
 }
 
+static int read_text(const char *path, int regular_only, char **out, char *err, size_t errlen);
+static const char *kind_of(mode_t mode);
+
 int text_file_read(const char *path, char **out, char *err, size_t errlen) {
+    return read_text(path, 0, out, err, errlen);
+}
+
+int text_file_read_regular(const char *path, char **out, char *err, size_t errlen) {
+    return read_text(path, 1, out, err, errlen);
+}
+
+/* What a file that is not a regular one is, for messages. */
+static const char *kind_of(mode_t mode) {
+    return S_ISFIFO(mode)   ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a file";
+}
+
+static int read_text(const char *path, int regular_only, char **out, char *err, size_t errlen) {
     const char *name = text_file_name(path);
     const int is_stdin = strcmp(path, "-") == 0;
     const int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -95,6 +117,9 @@ int text_file_read(const char *path, char **out, char *err, size_t errlen) {
         rc = 1;
     } else if (S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: is a folder, not a text file", name);
+        rc = 1;
+    } else if (regular_only && !S_ISREG(st.st_mode)) { /* its read could wait for ever */
+        snprintf(err, errlen, "%s: not a regular file (%s)", name, kind_of(st.st_mode));
         rc = 1;
     } else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
         snprintf(err, errlen, "%s: not a file to read (a socket or a block device)", name);
@@ -132,6 +157,7 @@ int text_file_read(const char *path, char **out, char *err, size_t errlen) {
     }
     if (!is_stdin) close(fd);
     if (rc == 0) {
+        buf[len] = '\0';
         size_t skip = len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* a BOM */
         rc = check_text(name, (const unsigned char *)buf + skip, len - skip, err, errlen);
         if (rc == 0) {

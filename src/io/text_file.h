@@ -20,6 +20,13 @@
  * but is not a text to use, with err as "FILE: reason". */
 int text_file_read(const char *path, char **out, char *err, size_t errlen);
 
+/* text_file_read for the window and the files it opens (view files, their
+ * text-file): the same rules, but only a regular file is read. Anything else (a
+ * FIFO, whose read would wait for its writer, a device, a socket; "-" when
+ * standard input is not a regular file) is refused by its type before a byte is
+ * read, with 1 and err "FILE: not a regular file (a FIFO)": no read blocks. */
+int text_file_read_regular(const char *path, char **out, char *err, size_t errlen);
+
 /* The name of path in messages: "standard input" for "-", else path. */
 const char *text_file_name(const char *path);
 

@@ -216,7 +216,7 @@ static int fit_decorations(SDL_Window *win, const SDL_Rect *usable, int ww, int 
 }
 
 /* A file dropped on the window: a folder or a .safetensors is a model to load, a
- * .view file a view to show, any other file a text to show (text_file_read's rules). */
+ * .view file a view to show, any other file a text to show (text_file_read_regular's rules). */
 static void open_dropped(app_state *s, const char *path) {
     struct stat st;
     size_t n = strlen(path);
@@ -443,7 +443,7 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     }
     if ((rc = app_state_init(s, o, toks, cfg, err, errlen)) != 0) goto done; /* 2: a bad view */
     rc = 1;
-    s->read_text = text_file_read; /* Ctrl+O in the text field, a dropped text file */
+    s->read_text = text_file_read_regular; /* Ctrl+O, a dropped file: never a read that waits */
     s->auto_contrast = 1, s->dark_field = 0, s->dark_version = 0; /* derive.c: a dark field */
 
     /* the starting size follows the display: on a screen larger than 1920x1080 the

@@ -13,8 +13,42 @@
 #include "samples.h"
 #include "state_internal.h"
 
-/* Tokenises text and recomputes; sample is 1-based, 0 for custom text. */
+static int load_kept(app_state *s, const char *text, int sample);
+
+/* Tokenises text and recomputes; sample is 1-based, 0 for custom text. A custom
+   text longer than the field (8 KiB) is cut to it, at a character boundary, before
+   it is tokenised: the view shows what s->custom keeps, so a view file or a lesson
+   saved from it shows the same. */
 int app_load_text(app_state *s, const char *text, int sample) {
+    const size_t fit = tok_fit(text, sizeof s->custom - 1);
+    char *kept = NULL;
+    if (!sample && text[fit]) {
+        kept = malloc(fit + 1);
+        if (!kept) {
+            snprintf(s->status, sizeof s->status, "out of memory");
+            return -1;
+        }
+        tok_copy_fit(kept, fit + 1, text);
+    }
+    const int rc = load_kept(s, kept ? kept : text, sample);
+    if (rc == 0 && kept) { /* say the cut, counting the whole text's tokens */
+        tok_list all = {0};
+        int total = 0;
+        char err[MHA_ERR_LEN];
+        if (!s->gpt && s->toks.count == MHA_MAX_N &&
+            tok_split(&all, text, 1, &total, err, sizeof err) == 0)
+            snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
+                     MHA_MAX_N, total);
+        else if (!s->status[0])
+            snprintf(s->status, sizeof s->status,
+                     "text cut to its first %zu bytes (the text field's size)", fit);
+        tok_free(&all);
+    }
+    free(kept);
+    return rc;
+}
+
+static int load_kept(app_state *s, const char *text, int sample) {
     if (s->gpt) return app_gpt_text(s, text, sample); /* GPT-2's own tokenizer */
     tok_list t = {0};
     int total = 0;
@@ -28,15 +62,7 @@ int app_load_text(app_state *s, const char *text, int sample) {
         return -1;
     }
     s->sample = sample;
-    if (!sample) { /* whole, or cut before the character that would not fit */
-        size_t n = strlen(text);
-        if (n >= sizeof s->custom) {
-            n = sizeof s->custom - 1;
-            while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--; /* text[n] starts one */
-        }
-        memmove(s->custom, text, n);
-        s->custom[n] = '\0';
-    }
+    if (!sample) tok_copy_fit(s->custom, sizeof s->custom, text); /* whole characters */
     s->page = 0;
     if (total > MHA_MAX_N)
         snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",

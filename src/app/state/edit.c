@@ -47,7 +47,7 @@ void app_edit_start(app_state *s) {
     s->editing = 1;
     s->preedit[0] = '\0';
     const char *cur = s->sample ? samples_get(s->sample - 1)->text : s->custom;
-    snprintf(s->edit, sizeof s->edit, "%s", cur);
+    tok_copy_fit(s->edit, sizeof s->edit, cur);
     s->edit_cursor = (int)strlen(s->edit);
     s->edit_selected = s->edit[0] != '\0';
     count_tokens(s);
@@ -167,7 +167,7 @@ int app_edit_apply(app_state *s, const app_action *a) {
         count_tokens(s);
         break;
     case ACT_EDIT_PREEDIT:
-        snprintf(s->preedit, sizeof s->preedit, "%s", a->text ? a->text : "");
+        tok_copy_fit(s->preedit, sizeof s->preedit, a->text ? a->text : "");
         break;
     case ACT_EDIT_BACKSPACE:
         if (!edit_take_selection(s))

@@ -331,15 +331,23 @@ int app_gpt_apply(app_state *s, const app_action *a) {
 }
 
 int app_gpt_text(app_state *s, const char *text, int sample) {
+    if (tok_blank(text)) { /* the model's tokenizer would take white space: the rule is tok's */
+        snprintf(s->status, sizeof s->status, "%s", TOK_BLANK_WHY);
+        return -1;
+    }
     if (run_text(s, text) != 0) return -1;
     s->sample = sample;
-    if (!sample) snprintf(s->custom, sizeof s->custom, "%s", text);
+    if (!sample) tok_copy_fit(s->custom, sizeof s->custom, text); /* whole characters */
     s->page = 0;
     return 0;
 }
 
 int app_gpt_heads(const app_state *s) {
     return s->gpt ? s->gpt->h : 0;
+}
+
+int app_gpt_own_heads(const app_state *s) {
+    return s->gpt ? s->gpt->m->tf->cfg.h : 0;
 }
 
 int app_gpt_limit(const app_state *s) {

@@ -517,6 +517,16 @@ int lesson_read(const char *path, lesson *L, char *err, size_t errlen) {
     return rc;
 }
 
+int lesson_changes(const lesson *L, const app_settings *view) {
+    if (L->count) return app_settings_write(view, L->steps[L->count - 1].view, NULL, 0) > 0;
+    app_settings *defaults = app_settings_create();
+    if (!defaults) return 1; /* out of memory: the step is added, and its write says so */
+    app_settings_defaults(defaults);
+    const int changes = app_settings_write(view, defaults, NULL, 0) > 0;
+    app_settings_free(defaults);
+    return changes;
+}
+
 int lesson_append(lesson *L, const app_settings *view, const char *heading, const char *text) {
     app_settings *defaults = NULL;
     const app_settings *prev = NULL;
@@ -535,12 +545,17 @@ int lesson_append(lesson *L, const app_settings *view, const char *heading, cons
     }
     app_settings_merge(st->view, view);
     /* its own settings: the lines that differ from the step before, set again */
-    size_t need = app_settings_write(view, prev, NULL, 0);
+    const int bare = app_settings_write(view, prev, NULL, 0) == 0 && !(text && text[0]);
+    size_t need = app_settings_write(view, bare ? NULL : prev, NULL, 0);
     char *diff = malloc(need + 1);
     int rc = diff ? 0 : -1;
     if (diff) {
-        app_settings_write(view, prev, diff, need + 1);
+        app_settings_write(view, bare ? NULL : prev, diff, need + 1);
         diff[need] = '\0';
+        if (bare) { /* only the heading: the first setting (the text) says it again */
+            char *nl = strchr(diff, '\n');
+            if (nl) nl[1] = '\0';
+        }
         for (char *p = diff; p && *p && !rc;) {
             char *nl = strchr(p, '\n');
             if (nl) *nl = '\0';

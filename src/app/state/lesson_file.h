@@ -73,9 +73,16 @@ int lesson_read(const char *path, lesson *L, char *err, size_t errlen);
 
 void lesson_free(lesson *L);
 
+/* 1 when view (every setting set) differs from the view the next step starts
+   from: the last step's, or the defaults before the first. A step that changes
+   nothing and has no caption is empty (the reader refuses it): not to be added. */
+int lesson_changes(const lesson *L, const app_settings *view);
+
 /* Appends a step that shows view (every setting set, as app_settings_capture
    gives) with this caption; the step's own settings are what differs from the
-   step before. 0, or -1 out of memory. */
+   step before (when nothing does and there are no caption lines, the first
+   setting is set again, so that a step with only a heading reads back as one).
+   0, or -1 out of memory. */
 int lesson_append(lesson *L, const app_settings *view, const char *heading, const char *text);
 
 /* Sets the caption of step k (0-based). 0, or -1 out of memory. */

@@ -76,6 +76,8 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     vs->help = 0;
     vs->menu = 0;
     vs->editing = 0;
+    if (vs->caption && !vs->caption->steps) /* a recording's band: the window's hint */
+        vs->caption = NULL;
     if (kind == APP_SAVE_PANEL) {
         vs->panel = s->focus ? (s->step ? VIEW_PANEL_STEPS : VIEW_PANEL_HEAD) : VIEW_PANEL_EQUATION;
         if (vs->panel == VIEW_PANEL_HEAD && s->head_view == VIEW_HEAD_LINES)

@@ -304,7 +304,8 @@ int app_settings_set(app_settings *st, const char *name, const char *v, const ch
             else
                 snprintf(path, sizeof path, "%s/%s", base_dir, v);
             char *t = NULL, why[1200];
-            if (text_file_read(path, &t, why, sizeof why) != 0) BAD("text-file: %s", why);
+            if (text_file_read_regular(path, &t, why, sizeof why) != 0) /* never waits */
+                BAD("text-file: %s", why);
             free(st->text);
             st->text = t;
             st->src = SRC_TEXT_FILE;
@@ -1098,7 +1099,11 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
         tok_free(&t);
         return fail(st, st->set[ST_D] ? ST_D : ST_H, err, errlen, "%s", why);
     }
-    const int heads = s->gpt ? app_gpt_heads(s) : c.h; /* a loaded model's are its own */
+    /* a loaded model's heads: the file's model-h (own: its trained ones), else those shown */
+    const int heads = !s->gpt                ? c.h
+                      : !st->set[ST_MODEL_H] ? app_gpt_heads(s)
+                      : st->model_h          ? st->model_h
+                                             : app_gpt_own_heads(s);
     const int new_model = model_is_new(s, st);
     const int focus = st->set[ST_FOCUS] ? st->focus : (s->focus <= heads ? s->focus : 0);
     if (focus > heads && !new_model) { /* a model still to be read: checked once it is */
@@ -1206,13 +1211,7 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
             }
             tok_free(&t);
             s->sample = sample;
-            if (!sample) {
-                const size_t len = strlen(text);
-                size_t k = len < sizeof s->custom ? len : sizeof s->custom - 1;
-                while (k > 0 && k < len && ((unsigned char)text[k] & 0xC0) == 0x80) k--;
-                memcpy(s->custom, text, k);
-                s->custom[k] = '\0';
-            }
+            if (!sample) tok_copy_fit(s->custom, sizeof s->custom, text);
             s->page = 0;
             if (total > MHA_MAX_N)
                 snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
@@ -1487,7 +1486,7 @@ static int model_check(const app_state *s, const app_settings *st, const char *t
         app_gpt_request *q = calloc(1, sizeof *q);
         if (!q) return fail(st, ST_MODEL, err, errlen, "out of memory");
         snprintf(q->path, sizeof q->path, "%s", st->model);
-        snprintf(q->text, sizeof q->text, "%s", text);
+        tok_copy_fit(q->text, sizeof q->text, text);
         int rc = 0; /* its own layer 1 and heads first: the file's are checked with its lines */
         mp->g = app_gpt_load(q, NULL, NULL, &rc, why, sizeof why);
         free(q);
@@ -1518,7 +1517,7 @@ static void model_apply(app_state *s, const app_settings *st, model_plan *mp, co
     case 2: {
         app_gpt_request *q = &s->gpt_want;
         snprintf(q->path, sizeof q->path, "%s", st->model);
-        snprintf(q->text, sizeof q->text, "%s", text);
+        tok_copy_fit(q->text, sizeof q->text, text);
         q->layer = mp->layer;
         q->h = mp->h;
         q->ablate[0] = '\0';

@@ -52,19 +52,6 @@ void app_state_destroy(app_state *s) {
     free(s);
 }
 
-/* Copies text into buf (len bytes) whole, or cut before the character that would
- * not fit: a --text-file of a MiB fills the text field with its first 8 KiB,
- * never half a UTF-8 character. */
-static void copy_text(char *buf, size_t len, const char *text) {
-    size_t n = strlen(text);
-    if (n >= len) {
-        n = len - 1;
-        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--; /* text[n] starts one */
-    }
-    memcpy(buf, text, n);
-    buf[n] = '\0';
-}
-
 int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha_config *cfg,
                    char *err, size_t errlen) {
     s->width = o->size_w ? o->size_w : APP_DEFAULT_W;
@@ -94,7 +81,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     s->export_panel_head = o->panel_head;
     s->transparent = o->transparent;
     s->sample = o->text ? 0 : (o->sample ? o->sample : 1);
-    if (o->text) copy_text(s->custom, sizeof s->custom, o->text);
+    if (o->text) tok_copy_fit(s->custom, sizeof s->custom, o->text);
     s->dirty = 1;
     if (app_recompute(s, cfg, toks) != 0) {
         snprintf(err, errlen, "%s", s->status);
@@ -112,7 +99,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         const sample *smp = samples_get((o->sample ? o->sample : 1) - 1);
         app_gpt_request *q = &s->gpt_want;
         snprintf(q->path, sizeof q->path, "%s", o->model_path);
-        copy_text(q->text, sizeof q->text, o->text ? o->text : smp ? smp->text : "");
+        tok_copy_fit(q->text, sizeof q->text, o->text ? o->text : smp ? smp->text : "");
         q->layer = o->train.layer > 0 ? o->train.layer - 1 : 0;
         q->h = o->cfg.h;
         snprintf(q->ablate, sizeof q->ablate, "%s", o->model_ablate ? o->model_ablate : "");
@@ -173,10 +160,19 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         char name[1200] = "--page ";
         if (!o->page) app_settings_where(o->state, "page", name, sizeof name);
         const int all = vs.panel == VIEW_PANEL_ALL; /* a file's page = 1 fits any panel */
-        if ((!all && (o->page || page_asked > 1)) || (all && page_asked > s->L->pages)) {
+        /* a figure without pages of heads (a head focused, a model's overview) does not
+           draw a file's page, which the window keeps for later: only --page K is checked */
+        const int pages = s->L->pages, unpaged = pages == 0 && !o->page;
+        if ((!all && (o->page || page_asked > 1)) ||
+            (all && !unpaged && page_asked > (pages > 0 ? pages : 1))) {
             if (vs.panel != VIEW_PANEL_ALL)
                 snprintf(err, errlen, "%s%d: only the whole view (--panel all) has pages", name,
                          page_asked);
+            else if (pages == 0)
+                snprintf(err, errlen,
+                         "%s%d: the figure has no pages of heads (a head focused, or a model's "
+                         "overview)",
+                         name, page_asked);
             else
                 snprintf(err, errlen, "%s%d: at %dx%d the figure has %d page%s of heads (h = %d)",
                          name, page_asked, s->width, s->height, s->L->pages,
@@ -269,7 +265,7 @@ void app_open_model(app_state *s, const char *path) {
     app_gpt_request *q = &s->gpt_want;
     snprintf(q->path, sizeof q->path, "%s", path);
     const sample *smp = s->sample ? samples_get(s->sample - 1) : NULL;
-    snprintf(q->text, sizeof q->text, "%s", smp ? smp->text : s->custom);
+    tok_copy_fit(q->text, sizeof q->text, smp ? smp->text : s->custom);
     q->layer = 0;
     q->h = 0;
     q->ablate[0] = '\0';

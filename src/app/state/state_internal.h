@@ -80,6 +80,8 @@ int app_gpt_open(app_state *s, const app_gpt_request *q, char *err, size_t errle
 int app_gpt_active(const app_state *s);
 /* The heads shown (the model's own or a re-split), 0 without a model. */
 int app_gpt_heads(const app_state *s);
+/* The heads the model was trained with, 0 without a model. */
+int app_gpt_own_heads(const app_state *s);
 /* Tokens text has for the model's tokenizer; the most a run keeps. 0 without a model. */
 int app_gpt_count(const app_state *s, const char *text);
 int app_gpt_limit(const app_state *s);

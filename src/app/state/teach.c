@@ -377,11 +377,14 @@ static void record_store(app_state *s, app_teach *t, const char *caption) {
     s->editing = 0;
     s->preedit[0] = '\0';
     t->captioning = 0;
-    const int same =
-        t->rec.count && app_settings_equal(t->rec.steps[t->rec.count - 1].view, t->pending);
-    if (same && !heading[0] && !text[0]) {
-        snprintf(s->status, sizeof s->status,
-                 "no step added: the view is step %d's and there is no caption", t->rec.count);
+    if (!lesson_changes(&t->rec, t->pending) && !heading[0] && !text[0]) {
+        if (t->rec.count)
+            snprintf(s->status, sizeof s->status,
+                     "no step added: the view is step %d's and there is no caption", t->rec.count);
+        else
+            snprintf(s->status, sizeof s->status,
+                     "no step added: the view is the one a lesson starts from and there is no "
+                     "caption");
         return;
     }
     char err[600];

@@ -21,7 +21,10 @@
 
 int app_view_file_read(const char *path, app_settings *st, char *err, size_t errlen) {
     char *text = NULL;
-    int rc = text_file_read(path, &text, err, errlen); /* "FILE: reason", 1 or 2 */
+    /* "FILE: reason", 1 or 2; a regular file only (the window opens these), but
+       standard input for --state - */
+    int rc = strcmp(path, "-") == 0 ? text_file_read(path, &text, err, errlen)
+                                    : text_file_read_regular(path, &text, err, errlen);
     if (rc == 1 && strcmp(path, "-") != 0) { /* no such file, or a folder: a usage error */
         struct stat sb;
         const int gone = stat(path, &sb) != 0 && (errno == ENOENT || errno == ENOTDIR);
