@@ -2,7 +2,7 @@
 """window_lesson_e2e.py MHAVIZ: a lesson in the real window under a private Xvfb.
 
 The window runs with MHAVIZ_VIEW_LOG=1: after each frame whose view changed it
-prints "view step=K/N recorded=R | name = value; ..." on stderr (every setting,
+prints "view step=K/N recorded=R recording=0|1 field=0|1 | name = value; ..." on stderr (every setting,
 as a view file writes them). Checked:
   - `--lesson FILE`: step 1 shows what the file says (every setting the file set
     up to that step, cumulated in Python from the file's text);
@@ -26,7 +26,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from e2e_util import Checker, Xvfb, stop_process, window_of_pid
 
 CK = Checker()
-VIEW = re.compile(r"^view step=(\d+)/(\d+) recorded=(\d+) \|(.*)$")
+VIEW = re.compile(r"^view step=(\d+)/(\d+) recorded=(\d+) recording=(\d) field=(\d) \|(.*)$")
 
 LESSON = """title = Window lesson
 step = One head
@@ -88,9 +88,10 @@ class App:
             for l in f.read().splitlines():
                 m = VIEW.match(l)
                 if m:
-                    settings = dict(p.strip().partition(" = ")[::2] for p in m.group(4).split(";")
+                    settings = dict(p.strip().partition(" = ")[::2] for p in m.group(6).split(";")
                                     if " = " in p)
-                    out.append((int(m.group(1)), int(m.group(2)), int(m.group(3)), settings))
+                    out.append((int(m.group(1)), int(m.group(2)), int(m.group(3)), settings,
+                                int(m.group(4)), int(m.group(5))))
             return out
 
     def wait_view(self, pred, timeout=30.0):
@@ -185,24 +186,29 @@ def run(xvfb, mhaviz, tmp):
         if CK.check(v is not None, "Escape leaves the lesson", "step=0/0", app.last()):
             CK.check(matches(v[3], want[2]), "Escape keeps the view", want[2], v[3])
         # recording two steps
+        # each key waits for the state it needs (the log says it), never for a time
         app.keys("ctrl+r")
-        time.sleep(0.5)
+        v = app.wait_view(lambda v: v[4] == 1)
+        CK.check(v is not None, "Ctrl+R starts recording", "recording=1", app.last())
         recorded = []
         for i, caption in enumerate(["First recorded | the line of W_i", "Second recorded"]):
             if i == 1:
                 app.keys("Down")
-                app.wait_view(lambda v: v[3].get("h") != recorded[0]["h"])
-            time.sleep(0.3)
-            recorded.append(app.last()[3])
+                v = app.wait_view(lambda v: v[4] == 1 and v[5] == 0
+                                  and v[3].get("h") != recorded[0]["h"])
+                CK.check(v is not None, "Down while recording changes h", "h changed", app.last())
+            recorded.append((v or app.last())[3])
             app.keys("a")
-            time.sleep(0.3)
+            f = app.wait_view(lambda v: v[5] == 1)
+            CK.check(f is not None, "A opens the caption field", "field=1", app.last())
             app.type(caption)
             app.keys("Return")
             v = app.wait_view(lambda v, i=i: v[2] == i + 1)
             CK.check(v is not None, f"A, caption, Enter: {i + 1} step(s) recorded", i + 1,
                      app.last())
         app.keys("ctrl+r")
-        time.sleep(0.5)
+        v = app.wait_view(lambda v: v[4] == 0)
+        CK.check(v is not None, "Ctrl+R again stops recording", "recording=0", app.last())
     finally:
         app.stop()
     files = [f for f in os.listdir(rec_dir) if f.endswith(".lesson")]

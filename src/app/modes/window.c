@@ -349,8 +349,9 @@ static void stats_say(loop_stats *st, const app_state *s, const char *when) {
 }
 
 /* MHAVIZ_VIEW_LOG: after each frame, when it changed, the view as its settings
- * on one line of stderr ("view step=K/N recording=R | h = 4; ..."), so tests
- * can check that a lesson's step shows what its file says. */
+ * on one line of stderr ("view step=K/N recorded=R recording=0|1 field=0|1 |
+ * h = 4; ..."), so tests can check that a lesson's step shows what its file says,
+ * and wait for a recording to start or the text field to open rather than for a time. */
 static void view_log(const app_state *s, char *last, size_t len) {
     app_settings *st = app_settings_create();
     if (!st) return;
@@ -358,8 +359,9 @@ static void view_log(const app_state *s, char *last, size_t len) {
     char line[8192];
     int k = 0, n = 0, rec = 0;
     app_teach_lesson(s, &k, &n);
-    app_teach_recording(s, &rec);
-    int o = snprintf(line, sizeof line, "view step=%d/%d recorded=%d |", k, n, rec);
+    const int recording = app_teach_recording(s, &rec) != NULL;
+    int o = snprintf(line, sizeof line, "view step=%d/%d recorded=%d recording=%d field=%d |", k, n,
+                     rec, recording, s->editing != 0);
     if (o > 0 && (size_t)o < sizeof line)
         app_settings_write(st, NULL, line + o, sizeof line - (size_t)o);
     app_settings_free(st);
