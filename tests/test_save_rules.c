@@ -252,6 +252,18 @@ static int run_mhaviz(const char *const *args) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Saves the view (Ctrl+Shift+V), reads the file back, and exports it headless with
+   `mhaviz --state F --export`, which must exit 0. */
+static void save_view_and_export(app_state *s, const char *what) {
+    char path[4096];
+    save_view_and_read(s, what);
+    assert_int_equal(find_saved(".view", path, sizeof path), 1);
+    char png[600];
+    snprintf(png, sizeof png, "%s/x.png", dir);
+    const char *args[] = {mhaviz_bin, "--state", path, "--export", png, NULL};
+    CHECK_INT("--state F --export exits 0", 0, run_mhaviz(args));
+}
+
 /* (d): the overview (O) on, saved, exported from the file. */
 static void test_overview_view_exports(void **st) {
     (void)st;
@@ -259,13 +271,7 @@ static void test_overview_view_exports(void **st) {
     app_state *s = make_state(model_path());
     press(s, 'o', 0);
     app_layout(s);
-    char path[4096];
-    save_view_and_read(s, "(d)");
-    assert_int_equal(find_saved(".view", path, sizeof path), 1);
-    char png[600];
-    snprintf(png, sizeof png, "%s/x.png", dir);
-    const char *args[] = {mhaviz_bin, "--state", path, "--export", png, NULL};
-    CHECK_INT("--state F --export exits 0", 0, run_mhaviz(args));
+    save_view_and_export(s, "(d)");
     app_state_destroy(s);
     clear_dir();
 }
@@ -289,13 +295,7 @@ static void test_focused_page_two_exports(void **st) {
     app_layout(s);
     CHECK_INT("head 2 focused", 2, s->focus);
     CHECK_INT("page 2 kept", 1, s->page);
-    char path[4096];
-    save_view_and_read(s, "(d) focused");
-    assert_int_equal(find_saved(".view", path, sizeof path), 1);
-    char png[600];
-    snprintf(png, sizeof png, "%s/x.png", dir);
-    const char *args[] = {mhaviz_bin, "--state", path, "--export", png, NULL};
-    CHECK_INT("--state F --export exits 0", 0, run_mhaviz(args));
+    save_view_and_export(s, "(d) focused");
     app_state_destroy(s);
     clear_dir();
 }
