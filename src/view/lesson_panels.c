@@ -50,23 +50,22 @@ static void alike_number(char *buf, size_t len, float v) {
         snprintf(buf, len, "%s%.2f", v < 0 ? "\xE2\x88\x92" : "", fabs((double)v));
 }
 
-/* The format every off-diagonal cell's number takes at size: 1 two decimals, 2 none
- * (one cell too narrow for it): a cell left blank where its neighbours have numbers
- * would read as 0. A gap of a quarter of the size stays. */
-static int alike_format(const view_ctx *c, view_rect map, const float *sim, const float *pass,
-                        int h, int size) {
-    int format = 1;
-    for (int r = 0; r < h && format < 2; r++)
-        for (int k = 0; k < h && format < 2; k++) {
+/* 1 when every off-diagonal cell has room for its number at size (with a gap of a
+ * quarter of the size), else 0 and the colours alone: a cell left blank where its
+ * neighbours have numbers would read as 0. */
+static int alike_numbers_fit(const view_ctx *c, view_rect map, const float *sim, const float *pass,
+                             int h, int size) {
+    for (int r = 0; r < h; r++)
+        for (int k = 0; k < h; k++) {
             if (r == k || (r < k && !pass)) continue;
             const float v = r > k ? sim[r * h + k] : pass[r * h + k];
             const int room = (int)((long)(k + 1) * map.w / h) - (int)((long)k * map.w / h) -
                              (size > 12 ? size / 4 : 3);
             char buf[24];
             alike_number(buf, sizeof buf, v);
-            if (view_tw(c, buf, size, 0) > room) format = 2;
+            if (view_tw(c, buf, size, 0) > room) return 0;
         }
-    return format;
+    return 1;
 }
 
 static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim, const float *pass,
@@ -78,13 +77,11 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
     vc.s = &vs;
     int cells = view_cell_values_fit(&vc, map, h, h);
     const int diag = diagonal_size(c, map, h);
-    /* one number format for every cell (alike_format), a size smaller where that
-       keeps the numbers, not under 9 */
-    int format = cells ? alike_format(c, map, sim, pass, h, cells) : 2;
-    if (format == 2 && cells * 4 / 5 >= 9) {
-        const int smaller = alike_format(c, map, sim, pass, h, cells * 4 / 5);
-        if (smaller < 2) cells = cells * 4 / 5, format = smaller;
-    }
+    /* numbers in every cell or in none (alike_numbers_fit), a size smaller where that
+       keeps them, not under 9 */
+    int numbers = cells && alike_numbers_fit(c, map, sim, pass, h, cells);
+    if (!numbers && cells * 4 / 5 >= 9 && alike_numbers_fit(c, map, sim, pass, h, cells * 4 / 5))
+        cells = cells * 4 / 5, numbers = 1;
     for (int r = 0; r < h; r++)
         for (int k = 0; k < h; k++) {
             const int x0 = map.x + (int)((long)k * map.w / h),
@@ -103,7 +100,7 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
             const int size = r == k ? diag : cells;
             if (!size) continue;
             const int line = L->line * size / L->font;
-            if (r != k && format == 2) continue; /* the colour alone */
+            if (r != k && !numbers) continue; /* the colour alone */
             char buf[24];
             if (r == k)
                 snprintf(buf, sizeof buf, "%.0f%%", (double)(100.0f * v));

@@ -660,16 +660,16 @@ void view_draw_status(const view_ctx *c) {
     const view_state *s = c->s;
     if (L->status.w <= 0) return;
     char buf[800], times[96] = "", seed[40] = "";
-    if (!s->figure && s->overview && !s->timings) /* a loaded model: the layers computed */
-        snprintf(times, sizeof times, "layers %d\xE2\x80\x93%d computed \xC2\xB7 ",
-                 s->overview->computed_from + 1, s->overview->layers);
-    else if (!s->figure && s->overview) /* and, for developers, how long they took */
-        snprintf(times, sizeof times,
-                 "layers %d\xE2\x80\x93%d computed in %.1f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ",
-                 s->overview->computed_from + 1, s->overview->layers, s->compute_ms, s->frame_ms);
-    else if (!s->figure && s->timings)
-        snprintf(times, sizeof times, "compute %.2f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ",
+    char ms[64] = ""; /* the times are developers' numbers (MHAVIZ_STATS) */
+    if (s->timings)
+        snprintf(ms, sizeof ms, "%.*f ms \xC2\xB7 frame %.1f ms \xC2\xB7 ", s->overview ? 1 : 2,
                  s->compute_ms, s->frame_ms);
+    if (!s->figure && s->overview) /* a loaded model: the layers computed */
+        snprintf(times, sizeof times, "layers %d\xE2\x80\x93%d computed %s%s",
+                 s->overview->computed_from + 1, s->overview->layers, ms[0] ? "in " : "\xC2\xB7 ",
+                 ms);
+    else if (!s->figure && ms[0])
+        snprintf(times, sizeof times, "compute %s", ms);
     if (!s->overview) /* a checkpoint's weights come from no seed */
         snprintf(seed, sizeof seed, "seed %llu \xC2\xB7 ", (unsigned long long)s->layer->seed);
     char scaled[48] = "unscaled"; /* the number, not d_k written as markup */
