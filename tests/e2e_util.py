@@ -307,3 +307,26 @@ def stop_process(proc, timeout=5):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout)
+
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def svg_group_cells(g):
+    """The heatmap cells drawn inside an SVG head group g (an ElementTree element):
+    (x, y, w, h, (r, g, b)) for every filled rect of its inner groups. A run of equal
+    neighbours in a row is one wider rect, and cells are square, so a run is split back
+    into its cells."""
+    cells = []
+    for inner in g.iter(SVG_NS + "g"):
+        if inner is g:
+            continue
+        for r in inner.iter(SVG_NS + "rect"):
+            fill = r.get("fill", "")
+            if re.fullmatch(r"#[0-9a-fA-F]{6}", fill):
+                rgb = tuple(int(fill[i:i + 2], 16) for i in (1, 3, 5))
+                x, y = float(r.get("x")), float(r.get("y"))
+                w, h = float(r.get("width")), float(r.get("height"))
+                runs = max(1, round(w / h))
+                cells += [(x + i * w / runs, y, w / runs, h, rgb) for i in range(runs)]
+    return cells

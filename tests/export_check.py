@@ -32,7 +32,8 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from e2e_util import (IMPORT, Checker, Xvfb, colour_count, diff_fraction, geometry_of,
-                      no_display_env, png_ihdr, read_rgba, stop_process, title_of, window_of_pid)
+                      no_display_env, png_ihdr, read_rgba, stop_process, svg_group_cells,
+                      title_of, window_of_pid)
 
 CK = Checker()
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -83,19 +84,7 @@ def svg_heads(path):
             continue
         k = int(m.group(1))
         order.append((k, g.get("class")))
-        cells = []
-        for inner in g.iter(SVG_NS + "g"):
-            if inner is g:
-                continue
-            for r in inner.iter(SVG_NS + "rect"):
-                fill = r.get("fill", "")
-                if re.fullmatch(r"#[0-9a-fA-F]{6}", fill):
-                    rgb = tuple(int(fill[i:i + 2], 16) for i in (1, 3, 5))
-                    x, y = float(r.get("x")), float(r.get("y"))
-                    w, h = float(r.get("width")), float(r.get("height"))
-                    # a run of equal neighbours in a row is one wider rect; cells are square
-                    runs = max(1, round(w / h))
-                    cells += [(x + i * w / runs, y, w / runs, h, rgb) for i in range(runs)]
+        cells = svg_group_cells(g)
         texts = [t.text or "" for t in g.iter(SVG_NS + "text")]
         heads[k] = (texts, cells)
     return heads, order

@@ -28,7 +28,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from e2e_util import Checker, no_display_env, read_rgba
+from e2e_util import Checker, no_display_env, read_rgba, svg_group_cells
 
 CK = Checker()
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -91,18 +91,7 @@ def svg_groups(path, prefix):
         m = re.fullmatch(re.escape(prefix) + r"(\d+)", g.get("id") or "")
         if not m:
             continue
-        cells = []
-        for inner in g.iter(SVG_NS + "g"):
-            if inner is g:
-                continue
-            for r in inner.iter(SVG_NS + "rect"):
-                fill = r.get("fill", "")
-                if re.fullmatch(r"#[0-9a-fA-F]{6}", fill):
-                    rgb = tuple(int(fill[i:i + 2], 16) for i in (1, 3, 5))
-                    x, y = float(r.get("x")), float(r.get("y"))
-                    w, h = float(r.get("width")), float(r.get("height"))
-                    runs = max(1, round(w / h))
-                    cells += [(x + i * w / runs, y, w / runs, h, rgb) for i in range(runs)]
+        cells = svg_group_cells(g)
         texts = ["".join(t.itertext()) for t in g.iter(SVG_NS + "text")]
         out[int(m.group(1))] = (texts, cells)
     return out
