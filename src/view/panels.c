@@ -542,18 +542,6 @@ static void label_room(const view_layout *L, view_matrix_box box[3]) {
     for (int i = 0; i < 3; i++) box[i].shape = room[i];
 }
 
-void view_draw_off_veil(const view_ctx *c, view_rect r) {
-    rgba veil = c->th.bg;
-    veil.a = 170;
-    draw_fill(c->dl, r, veil);
-    static const char *const forms[] = {"off: its band of Concat is 0", "Concat band = 0", "off"};
-    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
-        if (view_tw(c, forms[i], c->L->font_small, 1) <= r.w - 4) {
-            view_text_center(c, r, forms[i], c->L->font_small, c->th.text, 1);
-            return;
-        }
-}
-
 /* The ablation's note under MultiHead's colorbar: the first of forms that fits
  * from there to the equation's right edge (none when none fits). */
 static void draw_off_note(const view_ctx *c, const char *const *forms, int count) {
