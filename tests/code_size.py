@@ -38,7 +38,6 @@ ALLOWED_FUNCTIONS = {
     # functions, split one commit each
     ("src/app/modes/window.c", "app_window"),
     ("src/app/modes/train_mode.c", "app_train_run"),
-    ("src/view/lesson_panels.c", "draw_cost"),
 }
 ALLOWED_FILES = {
     "src/app/state/settings.c",  # one table of settings (issue 36, item 1)
