@@ -1,6 +1,7 @@
 /* labels.c: text as the view shows it: token labels, subscript digits, shape
- * labels ("12 × 64"), numbers, text cut to fit a width, and runs with sub- and
- * superscripts. Both layout and the panels use it; where text goes is theirs. */
+ * labels ("12 × 64"), numbers, text cut to fit a width, runs with sub- and
+ * superscripts, and a switched-off head's veil with its note (the heads grid's and
+ * the head view's). Both layout and the panels use it; where text goes is theirs. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -195,4 +196,16 @@ void view_draw_script_runs(const view_ctx *c, int x, int y, const char *const *p
         draw_text(c->dl, x, y + dy, parts[i], sz, col, lvl[i] == 0, 0);
         x += view_tw(c, parts[i], sz, lvl[i] == 0);
     }
+}
+
+void view_draw_off_veil(const view_ctx *c, view_rect r) {
+    rgba veil = c->th.bg;
+    veil.a = 170;
+    draw_fill(c->dl, r, veil);
+    static const char *const forms[] = {"off: its band of Concat is 0", "Concat band = 0", "off"};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (view_tw(c, forms[i], c->L->font_small, 1) <= r.w - 4) {
+            view_text_center(c, r, forms[i], c->L->font_small, c->th.text, 1);
+            return;
+        }
 }

@@ -113,35 +113,33 @@ typedef struct {
     int text_w;      /* its text's width as laid out (the widest value's, for a button) */
 } hdr_item;
 
+static void model_captions(char model[64], char resplit[64], const view_state *s,
+                           const view_overview *ov);
+static int add_button(hdr_item *items, int count, const view_state *s, int id, int end);
+static int add_caption(hdr_item *items, int count, const view_layout *L, const char *cap, int end);
+static int figure_items(hdr_item items[32], const view_layout *L, const view_state *s,
+                        const view_overview *ov, const char *model, const char *resplit);
+static int window_items(hdr_item items[32], const view_layout *L, const view_state *s,
+                        const view_overview *ov, const char *model, const char *resplit);
+
 /* The header's items in reading order: a figure's captions (what it shows), or the
  * window's buttons with their captions between them. Returns how many (at most 32). */
 static int header_items(hdr_item items[32], const view_layout *L, const view_state *s) {
-    int count = 0;
-    const attn_layer *layer = s->layer;
-    char cap[64];
-#define BTN(id_, end)                                                                              \
-    do {                                                                                           \
-        items[count].kind = 1;                                                                     \
-        items[count].min_w = 0;                                                                    \
-        items[count].widest[0] = '\0';                                                             \
-        items[count].id = id_;                                                                     \
-        header_button_label(s, id_, items[count].text, sizeof items[count].text);                  \
-        items[count++].group_end = end;                                                            \
-    } while (0)
-#define CAP(end)                                                                                   \
-    do {                                                                                           \
-        items[count].kind = 0;                                                                     \
-        items[count].min_w = 0;                                                                    \
-        items[count].widest[0] = '\0';                                                             \
-        items[count].id = L->hdr_count;                                                            \
-        snprintf(items[count].text, sizeof items[count].text, "%s", cap);                          \
-        items[count++].group_end = end;                                                            \
-    } while (0)
-
-    /* a loaded model: its name and the layer shown ("gpt2 · layer 3 of 12"), and
-       when its heads are re-split, how many it was trained with */
     const view_overview *ov = view_overview_ok(s->overview) ? s->overview : NULL;
-    char model[64] = "", resplit[64] = "", name[40] = "model";
+    char model[64] = "", resplit[64] = "";
+    model_captions(model, resplit, s, ov);
+    if (s->figure || s->present) /* a figure's header: what it shows, no buttons */
+        return figure_items(items, L, s, ov, model, resplit);
+    return window_items(items, L, s, ov, model, resplit);
+}
+
+/* A loaded model's captions (ov; none without one): its name and the layer shown
+ * ("gpt2 · layer 3 of 12") in model, and in resplit, when its heads are re-split,
+ * how many it was trained with. */
+static void model_captions(char model[64], char resplit[64], const view_state *s,
+                           const view_overview *ov) {
+    const attn_layer *layer = s->layer;
+    char name[40] = "model";
     if (ov && ov->name) { /* a long folder name ends in "…", never cut silently */
         const size_t len = strlen(ov->name);
         if (len <= 32) {
@@ -153,105 +151,140 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
         }
     }
     if (ov && ov->layer >= 0 && ov->layer < ov->layers)
-        snprintf(model, sizeof model, "%s \xC2\xB7 layer %d of %d", name, ov->layer + 1,
-                 ov->layers);
+        snprintf(model, 64, "%s \xC2\xB7 layer %d of %d", name, ov->layer + 1, ov->layers);
     else if (ov)
-        snprintf(model, sizeof model, "%s \xC2\xB7 %d layers", name, ov->layers);
+        snprintf(model, 64, "%s \xC2\xB7 %d layers", name, ov->layers);
     if (ov && s->resplit && layer && !view_overview_mode(s))
-        snprintf(resplit, sizeof resplit, "re-split: trained with %d heads, shown as %d", ov->h,
-                 layer->h);
-    if (s->figure || s->present) { /* a figure's header: what it shows, no buttons */
-        if (model[0])
-            snprintf(cap, sizeof cap, "%s \xC2\xB7 h = %d", model, layer ? layer->h : 0);
-        else
-            snprintf(cap, sizeof cap, "h = %d", layer ? layer->h : 0);
-        CAP(1);
-        if (resplit[0]) {
-            snprintf(cap, sizeof cap, "%s", resplit);
-            CAP(1);
-        }
-        snprintf(cap, sizeof cap, "d_model = %d", layer ? layer->d_model : 0);
-        CAP(1);
-        if (s->train)
-            snprintf(cap, sizeof cap, "task: %s", s->train->task);
-        else if (s->sample_index > 0)
-            snprintf(cap, sizeof cap, "sample: %s", s->sample_name ? s->sample_name : "");
-        else
-            snprintf(cap, sizeof cap, "custom text");
-        CAP(1);
-        if (!ov) { /* a checkpoint's weights come from no seed */
-            snprintf(cap, sizeof cap, "seed %llu", layer ? (unsigned long long)layer->seed : 0ull);
-            CAP(1);
-        }
-    } else {
-        if (model[0] && ov) { /* a loaded model: its layers step with the buttons beside */
-            BTN(BTN_LAYER_PREV, 0);
-            snprintf(cap, sizeof cap, "%s", model);
-            CAP(0);
-            BTN(BTN_LAYER_NEXT, 1);
-            BTN(BTN_OVERVIEW, 1);
-        } else if (model[0]) {
-            snprintf(cap, sizeof cap, "%s", model);
-            CAP(1);
-        }
-        if (resplit[0]) {
-            snprintf(cap, sizeof cap, "%s", resplit);
-            CAP(1);
-        }
-        BTN(BTN_H_DOWN, 0);
+        snprintf(resplit, 64, "re-split: trained with %d heads, shown as %d", ov->h, layer->h);
+}
+
+/* The item at items[count] a button (id), its label as the state words it; end: a
+ * group ends after it. Returns count + 1. */
+static int add_button(hdr_item *items, int count, const view_state *s, int id, int end) {
+    items[count].kind = 1;
+    items[count].min_w = 0;
+    items[count].widest[0] = '\0';
+    items[count].id = id;
+    header_button_label(s, id, items[count].text, sizeof items[count].text);
+    items[count].group_end = end;
+    return count + 1;
+}
+
+/* The item at items[count] the caption cap; end: a group ends after it. Returns
+ * count + 1. */
+static int add_caption(hdr_item *items, int count, const view_layout *L, const char *cap, int end) {
+    items[count].kind = 0;
+    items[count].min_w = 0;
+    items[count].widest[0] = '\0';
+    items[count].id = L->hdr_count;
+    snprintf(items[count].text, sizeof items[count].text, "%s", cap);
+    items[count].group_end = end;
+    return count + 1;
+}
+
+/* A figure's header (and presentation's): the captions of what it shows. */
+static int figure_items(hdr_item items[32], const view_layout *L, const view_state *s,
+                        const view_overview *ov, const char *model, const char *resplit) {
+    const attn_layer *layer = s->layer;
+    char cap[64];
+    int count = 0;
+    if (model[0])
+        snprintf(cap, sizeof cap, "%s \xC2\xB7 h = %d", model, layer ? layer->h : 0);
+    else
         snprintf(cap, sizeof cap, "h = %d", layer ? layer->h : 0);
-        CAP(0);
-        /* the buttons after a number stay in place as it changes (up to 2 and 4 digits) */
-        snprintf(items[count - 1].widest, sizeof items[count - 1].widest, "h = 00");
-        BTN(BTN_H_UP, 1);
-        if (!ov) BTN(BTN_D_DOWN, 0);
-        snprintf(cap, sizeof cap, "d_model = %d", layer ? layer->d_model : 0);
-        CAP(ov ? 1 : 0); /* a loaded model's d_model is its own: no buttons */
-        if (!ov)
-            snprintf(items[count - 1].widest, sizeof items[count - 1].widest, "d_model = 0000");
-        if (!ov) BTN(BTN_D_UP, 1);
-        BTN(BTN_SAMPLE_PREV, 0);
-        if (s->train)
-            snprintf(cap, sizeof cap, "task %d/%d: %s", s->sample_index, s->sample_count,
-                     s->train->task);
-        else if (s->sample_index > 0)
-            snprintf(cap, sizeof cap, "sample %d/%d: %s", s->sample_index, s->sample_count,
-                     s->sample_name ? s->sample_name : "");
-        else
-            snprintf(cap, sizeof cap, "custom text");
-        CAP(0);
-        if (!s->train) items[count - 1].min_w = -1;
-        if (s->train && s->train->task_widest)
-            snprintf(items[count - 1].widest, sizeof items[count - 1].widest, "task %d/%d: %s",
-                     s->sample_count, s->sample_count, s->train->task_widest);
-        BTN(BTN_SAMPLE_NEXT, 1);
-        if (s->train) { /* training mode: its own buttons; the text, the mask and the
-                           scaling are the attention view's */
-            BTN(BTN_TRAIN_GO, 0);
-            BTN(BTN_TRAIN_SPEED, 0);
-            BTN(BTN_TRAIN_STEP, 0);
-            BTN(BTN_SEED, 0);
-            BTN(BTN_TRAIN_BACK, 1);
-        } else {
-            BTN(BTN_TEXT, 0);
-            if (!ov) { /* a checkpoint's weights, mask and scaling are its own */
-                BTN(BTN_SEED, 0);
-                BTN(BTN_MASK, 0);
-                BTN(BTN_SCALE, 0);
-            }
-        }
-        BTN(BTN_CMAP, 0);
-        BTN(BTN_THEME, 1);
-        BTN(BTN_ZOOM_OUT, 0);
-        BTN(BTN_ZOOM_IN, 1);
-        BTN(BTN_SAVE, 0);
-        BTN(BTN_PNG_SCALE, 1);
-        BTN(BTN_LESSONS, 0);
-        BTN(BTN_HELP, 0);
-        BTN(BTN_MORE, 0); /* the panel of the other keys (the state lists them) */
+    count = add_caption(items, count, L, cap, 1);
+    if (resplit[0]) {
+        snprintf(cap, sizeof cap, "%s", resplit);
+        count = add_caption(items, count, L, cap, 1);
     }
-#undef BTN
-#undef CAP
+    snprintf(cap, sizeof cap, "d_model = %d", layer ? layer->d_model : 0);
+    count = add_caption(items, count, L, cap, 1);
+    if (s->train)
+        snprintf(cap, sizeof cap, "task: %s", s->train->task);
+    else if (s->sample_index > 0)
+        snprintf(cap, sizeof cap, "sample: %s", s->sample_name ? s->sample_name : "");
+    else
+        snprintf(cap, sizeof cap, "custom text");
+    count = add_caption(items, count, L, cap, 1);
+    if (!ov) { /* a checkpoint's weights come from no seed */
+        snprintf(cap, sizeof cap, "seed %llu", layer ? (unsigned long long)layer->seed : 0ull);
+        count = add_caption(items, count, L, cap, 1);
+    }
+    return count;
+}
+
+/* The window's header: the buttons, with the captions they change between them. */
+static int window_items(hdr_item items[32], const view_layout *L, const view_state *s,
+                        const view_overview *ov, const char *model, const char *resplit) {
+    const attn_layer *layer = s->layer;
+    char cap[64];
+    int count = 0;
+    if (model[0] && ov) { /* a loaded model: its layers step with the buttons beside */
+        count = add_button(items, count, s, BTN_LAYER_PREV, 0);
+        snprintf(cap, sizeof cap, "%s", model);
+        count = add_caption(items, count, L, cap, 0);
+        count = add_button(items, count, s, BTN_LAYER_NEXT, 1);
+        count = add_button(items, count, s, BTN_OVERVIEW, 1);
+    } else if (model[0]) {
+        snprintf(cap, sizeof cap, "%s", model);
+        count = add_caption(items, count, L, cap, 1);
+    }
+    if (resplit[0]) {
+        snprintf(cap, sizeof cap, "%s", resplit);
+        count = add_caption(items, count, L, cap, 1);
+    }
+    count = add_button(items, count, s, BTN_H_DOWN, 0);
+    snprintf(cap, sizeof cap, "h = %d", layer ? layer->h : 0);
+    count = add_caption(items, count, L, cap, 0);
+    /* the buttons after a number stay in place as it changes (up to 2 and 4 digits) */
+    snprintf(items[count - 1].widest, sizeof items[count - 1].widest, "h = 00");
+    count = add_button(items, count, s, BTN_H_UP, 1);
+    if (!ov) count = add_button(items, count, s, BTN_D_DOWN, 0);
+    snprintf(cap, sizeof cap, "d_model = %d", layer ? layer->d_model : 0);
+    /* a loaded model's d_model is its own: no buttons */
+    count = add_caption(items, count, L, cap, ov ? 1 : 0);
+    if (!ov) snprintf(items[count - 1].widest, sizeof items[count - 1].widest, "d_model = 0000");
+    if (!ov) count = add_button(items, count, s, BTN_D_UP, 1);
+    count = add_button(items, count, s, BTN_SAMPLE_PREV, 0);
+    if (s->train)
+        snprintf(cap, sizeof cap, "task %d/%d: %s", s->sample_index, s->sample_count,
+                 s->train->task);
+    else if (s->sample_index > 0)
+        snprintf(cap, sizeof cap, "sample %d/%d: %s", s->sample_index, s->sample_count,
+                 s->sample_name ? s->sample_name : "");
+    else
+        snprintf(cap, sizeof cap, "custom text");
+    count = add_caption(items, count, L, cap, 0);
+    if (!s->train) items[count - 1].min_w = -1;
+    if (s->train && s->train->task_widest)
+        snprintf(items[count - 1].widest, sizeof items[count - 1].widest, "task %d/%d: %s",
+                 s->sample_count, s->sample_count, s->train->task_widest);
+    count = add_button(items, count, s, BTN_SAMPLE_NEXT, 1);
+    if (s->train) { /* training mode: its own buttons; the text, the mask and the
+                       scaling are the attention view's */
+        count = add_button(items, count, s, BTN_TRAIN_GO, 0);
+        count = add_button(items, count, s, BTN_TRAIN_SPEED, 0);
+        count = add_button(items, count, s, BTN_TRAIN_STEP, 0);
+        count = add_button(items, count, s, BTN_SEED, 0);
+        count = add_button(items, count, s, BTN_TRAIN_BACK, 1);
+    } else {
+        count = add_button(items, count, s, BTN_TEXT, 0);
+        if (!ov) { /* a checkpoint's weights, mask and scaling are its own */
+            count = add_button(items, count, s, BTN_SEED, 0);
+            count = add_button(items, count, s, BTN_MASK, 0);
+            count = add_button(items, count, s, BTN_SCALE, 0);
+        }
+    }
+    count = add_button(items, count, s, BTN_CMAP, 0);
+    count = add_button(items, count, s, BTN_THEME, 1);
+    count = add_button(items, count, s, BTN_ZOOM_OUT, 0);
+    count = add_button(items, count, s, BTN_ZOOM_IN, 1);
+    count = add_button(items, count, s, BTN_SAVE, 0);
+    count = add_button(items, count, s, BTN_PNG_SCALE, 1);
+    count = add_button(items, count, s, BTN_LESSONS, 0);
+    count = add_button(items, count, s, BTN_HELP, 0);
+    /* the panel of the other keys (the state lists them) */
+    count = add_button(items, count, s, BTN_MORE, 0);
     return count;
 }
 

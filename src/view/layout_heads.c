@@ -8,26 +8,6 @@
 
 #include "layout_internal.h"
 
-int lay_label_width(lay_ctx *cx, int size) {
-    for (int i = 0; i < cx->label_cached; i++)
-        if (cx->label_size[i] == size) return cx->label_w[i];
-    int w = view_label_max_width(cx->s, size, cx->measure, cx->ud);
-    int slot = cx->label_cached < 4 ? cx->label_cached++ : 3;
-    cx->label_size[slot] = size;
-    cx->label_w[slot] = w;
-    return w;
-}
-
-int lay_text_w(const lay_ctx *cx, const char *text, int size, int bold) {
-    return view_text_width(cx->measure, cx->ud, text, size, bold);
-}
-
-int lay_line_h(const lay_ctx *cx, int size) {
-    int w = 0, h = 0;
-    cx->measure(cx->ud, "Ag", size, 0, &w, &h);
-    return h;
-}
-
 /* 1 when every k-th label (from the first) at its place (view_label_pos, which
  * keeps the end labels inside the extent) leaves the next a line and a pixel. */
 static int labels_apart(int extent, int n, int lh, int k) {

@@ -3,7 +3,10 @@
  * lays out the heads grid, layout_eq.c the equation and the focus view,
  * layout_compare.c the compare view, layout_place.c where the next-token panel
  * goes; a loaded model's overview and next panel are layout_overview.c's and
- * layout_next.c's). Not used outside view_layout_compute. */
+ * layout_next.c's). Not used outside view_layout_compute. The helpers every one of
+ * them uses (lay_imin ... lay_line_h, the measures) are inline here, so calls between
+ * the files only go down: layout_compute.c -> layout_compare.c -> layout.c ->
+ * layout_place.c -> layout_eq.c -> layout_heads.c (test_file_cycles). */
 #ifndef MHAVIZ_LAYOUT_INTERNAL_H
 #define MHAVIZ_LAYOUT_INTERNAL_H
 
@@ -42,13 +45,27 @@ static inline int lay_measured_line(view_measure_fn measure, void *ud, int size)
 }
 
 /* Widest token label at pixel size `size`, measured once per size. */
-int lay_label_width(lay_ctx *cx, int size);
+static inline int lay_label_width(lay_ctx *cx, int size) {
+    for (int i = 0; i < cx->label_cached; i++)
+        if (cx->label_size[i] == size) return cx->label_w[i];
+    int w = view_label_max_width(cx->s, size, cx->measure, cx->ud);
+    int slot = cx->label_cached < 4 ? cx->label_cached++ : 3;
+    cx->label_size[slot] = size;
+    cx->label_w[slot] = w;
+    return w;
+}
 
 /* Width of a text run. */
-int lay_text_w(const lay_ctx *cx, const char *text, int size, int bold);
+static inline int lay_text_w(const lay_ctx *cx, const char *text, int size, int bold) {
+    return view_text_width(cx->measure, cx->ud, text, size, bold);
+}
 
 /* Line height of text at `size`. */
-int lay_line_h(const lay_ctx *cx, int size);
+static inline int lay_line_h(const lay_ctx *cx, int size) {
+    int w = 0, h = 0;
+    cx->measure(cx->ud, "Ag", size, 0, &w, &h);
+    return h;
+}
 
 /* The heads grid in area: a lone head (focus view, panel export) when single_head,
  * else a page of the grid. target > 0 asks for heatmaps of that side (the side at

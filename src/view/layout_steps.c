@@ -425,12 +425,33 @@ static int fit_square(view_steps *S, const view_layout *L, const view_state *s, 
     return imax(1, imin(w, h));
 }
 
+static int lay_strip(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
+                     view_measure_fn measure, void *ud);
+static int lay_stage_title(view_steps *S, const view_layout *L, const attn_layer *layer,
+                           view_rect a, int y, view_measure_fn measure, void *ud);
+static void lay_square_stage(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
+                             int y, const char *note, view_measure_fn measure, void *ud);
+static void lay_tall_stage(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
+                           int y, const char *note, view_measure_fn measure, void *ud);
+
+/* One stage of the head's step-through in a: the strip of chips, the stage's
+ * formula, its note and its matrices. */
 static void lay_one(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
                     view_measure_fn measure, void *ud) {
-    const attn_layer *layer = s->layer;
-    const int n = layer->n, d = layer->d_model, dk = layer->d_k, k = S->current;
-    const int bottom = a.y + a.h;
-    /* the strip: chips with names, or numbers alone where they do not fit */
+    int y = lay_strip(S, L, s, a, measure, ud);
+    y = lay_stage_title(S, L, s->layer, a, y, measure, ud);
+    char note[400];
+    view_steps_note(note, sizeof note, s->layer, S->head, S->current);
+    if (S->current >= 3 && S->current <= 6)
+        lay_square_stage(S, L, s, a, y, note, measure, ud);
+    else
+        lay_tall_stage(S, L, s, a, y, note, measure, ud);
+}
+
+/* The strip along a's top: the stages' chips with names, or numbers alone where
+ * they do not fit, and the key hint at the right where it fits. Returns the y under it. */
+static int lay_strip(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
+                     view_measure_fn measure, void *ud) {
     const int hint = !s->figure && !s->present;
     const char *hint_text = ", and . step \xC2\xB7 Esc: all heads";
     S->chip_size = L->font;
@@ -454,8 +475,14 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
             S->hint = (view_rect){a.x + a.w - hw, a.y + (chip_h - hl) / 2, hw, hl};
         break;
     }
-    /* the stage's formula, as large as fits (the long title, else the short one) */
-    int y = a.y + chip_h + L->pad;
+    return a.y + chip_h + L->pad;
+}
+
+/* The stage's formula at y, as large as fits a's width (the long title, else the
+ * short one). Returns the y under it. */
+static int lay_stage_title(view_steps *S, const view_layout *L, const attn_layer *layer,
+                           view_rect a, int y, view_measure_fn measure, void *ud) {
+    const int k = S->current;
     char t[200];
     S->title_variant[k - 1] = 1;
     S->caption_size = L->font;
@@ -468,61 +495,71 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
         }
     const int cap_h = lay_measured_line(measure, ud, S->caption_size) + S->caption_size / 4;
     S->caption = (view_rect){a.x, y, a.w, cap_h};
-    y += cap_h + L->pad;
-    char note[400];
-    view_steps_note(note, sizeof note, layer, S->head, k);
+    return y + cap_h + L->pad;
+}
+
+/* Stages 3-6, an n x n matrix from y down: labels on both sides, the note beside
+ * the square where that leaves it larger, else on top. */
+static void lay_square_stage(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
+                             int y, const char *note, view_measure_fn measure, void *ud) {
+    const attn_layer *layer = s->layer;
+    const int n = layer->n, k = S->current, bottom = a.y + a.h;
     const int masked_stage = (k == 5 || k == 6) && is_masked(layer);
     const int leg_w = legend_w(L, L->font_small, measure, ud);
     const int leg_h = lay_measured_line(measure, ud, L->font_small) + L->pad / 2;
     const int foot = foot_h(L);
-    if (k >= 3 && k <= 6) { /* n x n: labels on both sides, the note beside or on top */
-        const int avail = bottom - y - foot, note_min = 16 * L->font;
-        /* on top: the note's lines over the whole width, the square under them */
-        int lw_top = 0, top_y = y + lay_note(S, L, note, a.x, y, a.w, 0, measure, ud) + L->pad;
-        if (masked_stage) top_y += leg_h + L->pad;
-        const int side_top =
-            fit_square(S, L, s, a.w, bottom - top_y - foot, n, 4, &lw_top, measure, ud);
-        /* beside: a column right of the square, as wide as a reader's eye follows */
-        int lw = 0,
-            side = fit_square(S, L, s, a.w - 2 * L->gap - note_min, avail, n, 4, &lw, measure, ud);
-        int nx = a.x + lw + side + 2 * L->gap;
-        int nw = imin(a.x + a.w - nx, 28 * L->font);
-        int beside = 0, h = 0;
-        if (nw >= note_min && side > side_top) {
-            h = lay_note(S, L, note, nx, y, nw, 1, measure, ud);
-            beside = S->notes > 0 && y + h + (masked_stage ? L->pad + leg_h : 0) <= bottom;
-        }
-        int my = y;
-        if (beside) {
-            if (masked_stage && leg_w <= nw)
-                S->legend = (view_rect){nx, y + h + L->pad, leg_w, leg_h};
-        } else { /* the note on top, the square under it */
-            lay_note(S, L, note, a.x, y, a.w, 0, measure, ud);
-            my = top_y;
-            if (masked_stage && leg_w <= a.w)
-                S->legend = (view_rect){a.x, top_y - leg_h - L->pad, leg_w, leg_h};
-            side = fit_square(S, L, s, a.w, bottom - my - foot, n, 4, &lw, measure, ud);
-        }
-        S->row_labels = S->col_labels = S->label_stride > 0;
-        S->row_label_w = lw;
-        S->bigs = 1;
-        view_matrix_box *b = &S->big[0];
-        b->rows = b->cols = n;
-        b->map = (view_rect){a.x + lw, my, side, side};
-        const int ly = my + side + lw; /* under the rotated key labels */
-        b->shape = (view_rect){a.x + lw, ly + L->pad / 2, side, L->line};
-        b->cbar =
-            (view_rect){a.x + lw, b->shape.y + L->line + L->pad / 2, 0, imax(6, L->font_small / 2)};
-        /* the colorbar may reach under the note where the note ends above it */
-        const int note_end = beside ? S->note[S->notes - 1].y + S->note[S->notes - 1].h +
-                                          (S->legend.w ? L->pad + leg_h : 0)
-                                    : 0;
-        const int room =
-            !beside || note_end + L->pad <= b->shape.y ? a.w - lw : nx - L->gap - (a.x + lw);
-        b->cbar.w = cbar_w(L, side, room);
-        return;
+    const int avail = bottom - y - foot, note_min = 16 * L->font;
+    /* on top: the note's lines over the whole width, the square under them */
+    int lw_top = 0, top_y = y + lay_note(S, L, note, a.x, y, a.w, 0, measure, ud) + L->pad;
+    if (masked_stage) top_y += leg_h + L->pad;
+    const int side_top =
+        fit_square(S, L, s, a.w, bottom - top_y - foot, n, 4, &lw_top, measure, ud);
+    /* beside: a column right of the square, as wide as a reader's eye follows */
+    int lw = 0,
+        side = fit_square(S, L, s, a.w - 2 * L->gap - note_min, avail, n, 4, &lw, measure, ud);
+    int nx = a.x + lw + side + 2 * L->gap;
+    int nw = imin(a.x + a.w - nx, 28 * L->font);
+    int beside = 0, h = 0;
+    if (nw >= note_min && side > side_top) {
+        h = lay_note(S, L, note, nx, y, nw, 1, measure, ud);
+        beside = S->notes > 0 && y + h + (masked_stage ? L->pad + leg_h : 0) <= bottom;
     }
-    /* n x d, n x d_k, or Q, K, V side by side: the note on top, row labels left */
+    int my = y;
+    if (beside) {
+        if (masked_stage && leg_w <= nw) S->legend = (view_rect){nx, y + h + L->pad, leg_w, leg_h};
+    } else { /* the note on top, the square under it */
+        lay_note(S, L, note, a.x, y, a.w, 0, measure, ud);
+        my = top_y;
+        if (masked_stage && leg_w <= a.w)
+            S->legend = (view_rect){a.x, top_y - leg_h - L->pad, leg_w, leg_h};
+        side = fit_square(S, L, s, a.w, bottom - my - foot, n, 4, &lw, measure, ud);
+    }
+    S->row_labels = S->col_labels = S->label_stride > 0;
+    S->row_label_w = lw;
+    S->bigs = 1;
+    view_matrix_box *b = &S->big[0];
+    b->rows = b->cols = n;
+    b->map = (view_rect){a.x + lw, my, side, side};
+    const int ly = my + side + lw; /* under the rotated key labels */
+    b->shape = (view_rect){a.x + lw, ly + L->pad / 2, side, L->line};
+    b->cbar =
+        (view_rect){a.x + lw, b->shape.y + L->line + L->pad / 2, 0, imax(6, L->font_small / 2)};
+    /* the colorbar may reach under the note where the note ends above it */
+    const int note_end = beside ? S->note[S->notes - 1].y + S->note[S->notes - 1].h +
+                                      (S->legend.w ? L->pad + leg_h : 0)
+                                : 0;
+    const int room =
+        !beside || note_end + L->pad <= b->shape.y ? a.w - lw : nx - L->gap - (a.x + lw);
+    b->cbar.w = cbar_w(L, side, room);
+}
+
+/* Stages 1, 2, 7-9 from y down, an n x d or n x d_k matrix, or Q, K, V side by side
+ * (or stacked): the note on top, row labels left. */
+static void lay_tall_stage(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
+                           int y, const char *note, view_measure_fn measure, void *ud) {
+    const attn_layer *layer = s->layer;
+    const int n = layer->n, d = layer->d_model, dk = layer->d_k, k = S->current;
+    const int bottom = a.y + a.h, foot = foot_h(L);
     int h = lay_note(S, L, note, a.x, y, a.w, 0, measure, ud);
     y += h + L->pad;
     const int nb = k == 2 ? 3 : 1;

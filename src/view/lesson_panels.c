@@ -266,98 +266,23 @@ static void compact(char *buf, size_t len, double v) {
    short one, the short one without the formula. The first that fits is drawn. */
 enum { COST_LINES = 8, COST_FORMS = 3 };
 
+static int put_forms(char lines[][COST_FORMS][160], int k, const char *f0, const char *f1,
+                     const char *f2);
+static int cost_size_lines(char lines[][COST_FORMS][160], const attn_layer *layer, int *dk_line,
+                           int *dominate_line);
+static int cost_timing_line(char lines[][COST_FORMS][160], int k, const view_state *s);
+
 static void draw_cost(const view_ctx *c) {
     const view_layout *L = c->L;
-    const attn_layer *layer = c->s->layer;
-    const double n = layer->n, d = layer->d_model, h = layer->h;
     /* the cost's text at its own size when its column has room (cost_font), else the
        small and title sizes of the data */
     const int ft = L->cost_font > 0 ? L->cost_font * L->font / L->font_small : L->font;
     const int fs = L->cost_font > 0 ? L->cost_font : L->font_small;
     const int line = L->line * ft / L->font;
-    char a[48], b[48], lines[COST_LINES][COST_FORMS][160];
-    int k = 0;
-#define FORMS(f0, f1, f2)                                                                          \
-    (snprintf(lines[k][0], 160, "%s", f0), snprintf(lines[k][1], 160, "%s", f1),                   \
-     snprintf(lines[k][2], 160, "%s", f2), k++)
-    char f0[160], f1[160], f2[160];
-    FORMS("Cost of this layer", "Cost of the layer", "Cost");
-    thousands(a, sizeof a, 4 * d * d);
-    compact(b, sizeof b, 4 * d * d);
-    snprintf(f0, sizeof f0,
-             "parameters 4\xC2\xB7"
-             "d\xC2\xB2 = %s (any h)",
-             a);
-    snprintf(f1, sizeof f1,
-             "parameters 4\xC2\xB7"
-             "d\xC2\xB2 = %s (any h)",
-             b);
-    snprintf(f2, sizeof f2, "parameters %s", b);
-    FORMS(f0, f1, f2);
-    const int dk_line = k; /* drawn with its subscripts, as the formula strip writes them */
-    snprintf(f0, sizeof f0, "d_k = d_model / h = %d", layer->d_k);
-    snprintf(f2, sizeof f2, "d_k = %d", layer->d_k);
-    FORMS(f0, f0, f2);
-    thousands(a, sizeof a, h * n * n);
-    compact(b, sizeof b, h * n * n);
-    snprintf(f0, sizeof f0, "attention weights h\xC2\xB7n\xC2\xB2 = %s", a);
-    snprintf(f1, sizeof f1, "attention weights h\xC2\xB7n\xC2\xB2 = %s", b);
-    snprintf(f2, sizeof f2, "weights h\xC2\xB7n\xC2\xB2 = %s", b);
-    FORMS(f0, f1, f2);
-    thousands(a, sizeof a, 8 * n * d * d);
-    compact(b, sizeof b, 8 * n * d * d);
-    snprintf(f0, sizeof f0,
-             "projections 8\xC2\xB7n\xC2\xB7"
-             "d\xC2\xB2 = %s FLOPs",
-             a);
-    snprintf(f1, sizeof f1,
-             "projections 8\xC2\xB7n\xC2\xB7"
-             "d\xC2\xB2 = %sFLOPs",
-             b);
-    snprintf(f2, sizeof f2, "projections %sFLOPs", b);
-    FORMS(f0, f1, f2);
-    thousands(a, sizeof a, 4 * n * n * d);
-    compact(b, sizeof b, 4 * n * n * d);
-    snprintf(f0, sizeof f0,
-             "attention 4\xC2\xB7n\xC2\xB2\xC2\xB7"
-             "d = %s FLOPs",
-             a);
-    snprintf(f1, sizeof f1,
-             "attention 4\xC2\xB7n\xC2\xB2\xC2\xB7"
-             "d = %sFLOPs",
-             b);
-    snprintf(f2, sizeof f2, "attention %sFLOPs", b);
-    FORMS(f0, f1, f2);
-    const int proj = 8 * n * d * d >= 4 * n * n * d;
-    const int dominate_line = k; /* "n <= 2 d_model", its subscript drawn as dk_line's */
-    snprintf(f0, sizeof f0,
-             "%s dominate: n %s 2\xC2\xB7"
-             "d_model",
-             proj ? "projections" : "scores", proj ? "\xE2\x89\xA4" : ">");
-    snprintf(f2, sizeof f2, "%s dominate", proj ? "projections" : "scores");
-    FORMS(f0, f0, f2);
-    if (!c->s->figure && !c->s->present && c->s->overview) {
-        snprintf(f0, sizeof f0, "layers %d\xE2\x80\x93%d computed in %.1f ms",
-                 c->s->overview->computed_from + 1, c->s->overview->layers, c->s->compute_ms);
-        snprintf(f2, sizeof f2, "computed in %.1f ms", c->s->compute_ms);
-        FORMS(f0, f0, f2);
-    } else if (!c->s->figure && !c->s->present && c->s->forward_ms > 0.0) {
-        /* every row projected, timed the same way whatever led here (async.c) */
-        char t[32]; /* microseconds below 0.1 ms, where "0.00 ms" would read as nothing */
-        const double ms = c->s->forward_ms;
-        if (ms < 0.1)
-            snprintf(t, sizeof t, "%.0f \xC2\xB5s", ms * 1000.0 < 1.0 ? 1.0 : ms * 1000.0);
-        else
-            snprintf(t, sizeof t, ms < 10.0 ? "%.2f ms" : "%.1f ms", ms);
-        snprintf(f0, sizeof f0, "forward at this setting: %s", t);
-        snprintf(f1, sizeof f1, "forward here: %s", t);
-        snprintf(f2, sizeof f2, "forward %s", t);
-        FORMS(f0, f1, f2);
-    } else if (!c->s->figure && !c->s->present) {
-        FORMS("forward at this setting: timing\xE2\x80\xA6", "forward: timing\xE2\x80\xA6",
-              "timing\xE2\x80\xA6");
-    }
-#undef FORMS
+    char lines[COST_LINES][COST_FORMS][160];
+    int dk_line = -1, dominate_line = -1;
+    int k = cost_size_lines(lines, c->s->layer, &dk_line, &dominate_line);
+    k = cost_timing_line(lines, k, c->s);
     for (int i = 0; i < k; i++) {
         const int size = i ? fs : ft;
         int y = L->cost.y + (i ? line + L->pad / 2 + (i - 1) * (line * fs / ft + 2) : 0);
@@ -375,6 +300,111 @@ static void draw_cost(const view_ctx *c) {
         view_fit_first(c, fitted, sizeof fitted, forms, COST_FORMS, L->cost.w, size, i == 0);
         draw_text(c->dl, L->cost.x, y, fitted, size, i == 0 ? c->th.text : c->th.muted, i == 0, 0);
     }
+}
+
+/* lines[k]'s three forms f0, f1, f2 (cut to 160 bytes). Returns k + 1. */
+static int put_forms(char lines[][COST_FORMS][160], int k, const char *f0, const char *f1,
+                     const char *f2) {
+    snprintf(lines[k][0], 160, "%s", f0);
+    snprintf(lines[k][1], 160, "%s", f1);
+    snprintf(lines[k][2], 160, "%s", f2);
+    return k + 1;
+}
+
+/* The panel's title and the layer's sizes: its parameters, d_k, the attention
+ * weights, the FLOPs of the projections and of attention, and which dominate, into
+ * lines; *dk_line and *dominate_line are the two drawn with subscripts. Returns how
+ * many lines. */
+static int cost_size_lines(char lines[][COST_FORMS][160], const attn_layer *layer, int *dk_line,
+                           int *dominate_line) {
+    const double n = layer->n, d = layer->d_model, h = layer->h;
+    char a[48], b[48], f0[160], f1[160], f2[160];
+    int k = 0;
+    k = put_forms(lines, k, "Cost of this layer", "Cost of the layer", "Cost");
+    thousands(a, sizeof a, 4 * d * d);
+    compact(b, sizeof b, 4 * d * d);
+    snprintf(f0, sizeof f0,
+             "parameters 4\xC2\xB7"
+             "d\xC2\xB2 = %s (any h)",
+             a);
+    snprintf(f1, sizeof f1,
+             "parameters 4\xC2\xB7"
+             "d\xC2\xB2 = %s (any h)",
+             b);
+    snprintf(f2, sizeof f2, "parameters %s", b);
+    k = put_forms(lines, k, f0, f1, f2);
+    *dk_line = k; /* drawn with its subscripts, as the formula strip writes them */
+    snprintf(f0, sizeof f0, "d_k = d_model / h = %d", layer->d_k);
+    snprintf(f2, sizeof f2, "d_k = %d", layer->d_k);
+    k = put_forms(lines, k, f0, f0, f2);
+    thousands(a, sizeof a, h * n * n);
+    compact(b, sizeof b, h * n * n);
+    snprintf(f0, sizeof f0, "attention weights h\xC2\xB7n\xC2\xB2 = %s", a);
+    snprintf(f1, sizeof f1, "attention weights h\xC2\xB7n\xC2\xB2 = %s", b);
+    snprintf(f2, sizeof f2, "weights h\xC2\xB7n\xC2\xB2 = %s", b);
+    k = put_forms(lines, k, f0, f1, f2);
+    thousands(a, sizeof a, 8 * n * d * d);
+    compact(b, sizeof b, 8 * n * d * d);
+    snprintf(f0, sizeof f0,
+             "projections 8\xC2\xB7n\xC2\xB7"
+             "d\xC2\xB2 = %s FLOPs",
+             a);
+    snprintf(f1, sizeof f1,
+             "projections 8\xC2\xB7n\xC2\xB7"
+             "d\xC2\xB2 = %sFLOPs",
+             b);
+    snprintf(f2, sizeof f2, "projections %sFLOPs", b);
+    k = put_forms(lines, k, f0, f1, f2);
+    thousands(a, sizeof a, 4 * n * n * d);
+    compact(b, sizeof b, 4 * n * n * d);
+    snprintf(f0, sizeof f0,
+             "attention 4\xC2\xB7n\xC2\xB2\xC2\xB7"
+             "d = %s FLOPs",
+             a);
+    snprintf(f1, sizeof f1,
+             "attention 4\xC2\xB7n\xC2\xB2\xC2\xB7"
+             "d = %sFLOPs",
+             b);
+    snprintf(f2, sizeof f2, "attention %sFLOPs", b);
+    k = put_forms(lines, k, f0, f1, f2);
+    const int proj = 8 * n * d * d >= 4 * n * n * d;
+    *dominate_line = k; /* "n <= 2 d_model", its subscript drawn as dk_line's */
+    snprintf(f0, sizeof f0,
+             "%s dominate: n %s 2\xC2\xB7"
+             "d_model",
+             proj ? "projections" : "scores", proj ? "\xE2\x89\xA4" : ">");
+    snprintf(f2, sizeof f2, "%s dominate", proj ? "projections" : "scores");
+    k = put_forms(lines, k, f0, f0, f2);
+    return k;
+}
+
+/* The window's line on time after lines[0..k): a model's layers computed, or the
+ * forward pass at this setting (timing until it is measured); none in a figure or
+ * presentation. Returns the lines now. */
+static int cost_timing_line(char lines[][COST_FORMS][160], int k, const view_state *s) {
+    char f0[160], f1[160], f2[160];
+    if (!s->figure && !s->present && s->overview) {
+        snprintf(f0, sizeof f0, "layers %d\xE2\x80\x93%d computed in %.1f ms",
+                 s->overview->computed_from + 1, s->overview->layers, s->compute_ms);
+        snprintf(f2, sizeof f2, "computed in %.1f ms", s->compute_ms);
+        k = put_forms(lines, k, f0, f0, f2);
+    } else if (!s->figure && !s->present && s->forward_ms > 0.0) {
+        /* every row projected, timed the same way whatever led here (async.c) */
+        char t[32]; /* microseconds below 0.1 ms, where "0.00 ms" would read as nothing */
+        const double ms = s->forward_ms;
+        if (ms < 0.1)
+            snprintf(t, sizeof t, "%.0f \xC2\xB5s", ms * 1000.0 < 1.0 ? 1.0 : ms * 1000.0);
+        else
+            snprintf(t, sizeof t, ms < 10.0 ? "%.2f ms" : "%.1f ms", ms);
+        snprintf(f0, sizeof f0, "forward at this setting: %s", t);
+        snprintf(f1, sizeof f1, "forward here: %s", t);
+        snprintf(f2, sizeof f2, "forward %s", t);
+        k = put_forms(lines, k, f0, f1, f2);
+    } else if (!s->figure && !s->present) {
+        k = put_forms(lines, k, "forward at this setting: timing\xE2\x80\xA6",
+                      "forward: timing\xE2\x80\xA6", "timing\xE2\x80\xA6");
+    }
+    return k;
 }
 
 void view_draw_lesson(const view_ctx *c) {

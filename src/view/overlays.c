@@ -310,110 +310,128 @@ void view_draw_editor(const view_ctx *c) {
               n > limit ? c->th.accent_text : c->th.muted, 0, 0);
 }
 
+/* The help's rows, a key and what it does. A loaded model: its own keys; those of
+   the random model's construction say why they do not apply (the state), so they
+   are not listed. */
+static const char *help_model_rows[][2] = {
+    {"Y / Shift+Y", "next / previous layer"},
+    {"O, click a head there", "overview of every layer \xC3\x97 head; open that layer"},
+    {"Up / Down", "re-split this layer's trained weights into more / fewer heads"},
+    {"X, Shift+X", "remove the focused head (the next token shows the cost); all back"},
+    {"Tab / Shift+Tab", "next / previous built-in sample, GPT-2's tokenizer"},
+    {"Enter", "type your own text (Enter applies, Esc cancels)"},
+    {"1 \xE2\x80\xA6 9, click a head", "focus on one head with Q, K, V; Esc returns"},
+    {",  .", "focus view: step through the head"},
+    {"PgUp / PgDn", "previous / next page of heads"},
+    {"D  V  K", "difference view; numbers; contrast"},
+    {"C, T", "next colormap; light / dark theme"},
+    {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
+    {"Ctrl+S, Ctrl+Shift+S", "save the view / the focused head as PNG"},
+    {"Ctrl+Shift+V", "save the view as a view file (--state opens it)"},
+    {"I", "how-alike and cost panels on / off"},
+    {"P, F11", "presentation; fullscreen"},
+    {"drop a folder", "open another checkpoint (the one shown stays if it fails)"},
+    {"F1 or ?", "this help (any key closes it)"},
+    {"Esc", "close what is open: help, text field, focus, presentation"},
+    {"Ctrl+Q", "quit"},
+};
+static const char *help_random_rows[][2] = {
+    {"Up / Down", "h: next / previous divisor of d_model"},
+    {"Right / Left", "d_model: next / previous size that h divides"},
+    {"Tab / Shift+Tab", "next / previous built-in sample"},
+    {"Enter", "type your own sentence (Enter applies, Esc cancels)"},
+    {"1 \xE2\x80\xA6 9, click a head", "focus on one head with Q, K, V; Esc returns"},
+    {"PgUp / PgDn", "previous / next page of heads (Shift: the pinned view's)"},
+    {"R", "new seed (new weights and embeddings)"},
+    {"M", "causal mask on / off"},
+    {"N", "scaling by 1/\xE2\x88\x9A"
+          "d\xE2\x82\x96 on / off"},
+    {"C", "next colormap (viridis, magma, cividis, greys)"},
+    {"T", "light / dark theme"},
+    {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
+    {"Ctrl+S", "save the view as PNG (\xC3\x97N: the PNG button sets N, 1 to 4)"},
+    {"Ctrl+Shift+S", "save the focused head (or the equation) alone"},
+    {"Ctrl+Shift+V", "save the view as a view file (--state opens it)"},
+    {"E", "padding with [PAD] on / off"},
+    {"[  ]", "temperature down / up"},
+    {"W", "random weights / designed heads"},
+    {"X, Shift+X", "focused head off / on; every head on"},
+    {"D  V  K", "difference view; numbers; contrast"},
+    {",  .", "focus view: step through the head"},
+    {"I", "how-alike and cost panels on / off"},
+    {"H", "head view: heatmap / lines, in the grid and the focus view"},
+    {"L", "learn live: train a small model (F1 there lists its keys)"},
+    {"F11", "fullscreen"},
+    {"P", "presentation: no controls, the data as large as it goes (Esc leaves)"},
+    {"B", "compare: pin this view, change a setting, see both (B unpins)"},
+    {"G", "built-in lessons (a digit opens one, Esc closes the list)"},
+    {"lesson: Space PgDn \xE2\x86\x92 / Bksp PgUp \xE2\x86\x90",
+     "next / previous step (Home, End; digits Enter jumps)"},
+    {"lesson: F5, Esc", "back to the step as written; leave (the view stays)"},
+    {"Ctrl+R, A", "record a lesson on / off; add the view as a step + caption"},
+    {"F1 or ?", "this help (any key closes it)"},
+    {"Esc", "close what is open: help, text field, focus, presentation, compare"},
+    {"Ctrl+Q", "quit"},
+};
+/* training mode's keys, all of them */
+static const char *help_training_rows[][2] = {
+    {"L", "pause / go on (after a stop by itself: more steps)"},
+    {"S", "speed: full, slow motion, paused, in turn"},
+    {".", "one step, then paused"},
+    {"Tab / Shift+Tab", "next / previous task: a new run"},
+    {"Up / Down", "h up / down: a new run (the earlier curves stay)"},
+    {"Right / Left", "d_model up / down: a new run"},
+    {"Y", "the next layer's heads (2-layer tasks)"},
+    {"R", "a new seed: a new run"},
+    {"H", "sweep of h: a run per divisor of d_model (H or Esc ends it)"},
+    {"[  ]", "replay: one moment back / forward"},
+    {"End", "back to live"},
+    {"PgUp / PgDn", "previous / next page of heads"},
+    {"V  K", "numbers in the cells; contrast"},
+    {"C, T", "next colormap; light / dark theme"},
+    {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
+    {"Ctrl+S, Ctrl+Shift+V", "save the view as PNG; as a view file"},
+    {"P, F11", "presentation; fullscreen"},
+    {"W E M N X D I B , 1\xE2\x80\xA6"
+     "9 Enter",
+     "the attention view's: the status line says so"},
+    {"F1 or ?", "this help (any key closes it)"},
+    {"Esc", "back to the attention view (training pauses; L returns)"},
+    {"Ctrl+Q", "quit"},
+};
+
+static int help_size(const view_ctx *c, const char *(*rows)[2], int count, const char *title,
+                     int *cols);
+static void draw_help_box(const view_ctx *c, const char *(*rows)[2], int count, const char *title,
+                          int fs, int cols);
+
 void view_draw_help(const view_ctx *c) {
-    const view_layout *L = c->L;
     const view_state *s = c->s;
-    /* a loaded model: its own keys; those of the random model's construction say
-       why they do not apply (the state), so they are not listed */
-    static const char *model_rows[][2] = {
-        {"Y / Shift+Y", "next / previous layer"},
-        {"O, click a head there", "overview of every layer \xC3\x97 head; open that layer"},
-        {"Up / Down", "re-split this layer's trained weights into more / fewer heads"},
-        {"X, Shift+X", "remove the focused head (the next token shows the cost); all back"},
-        {"Tab / Shift+Tab", "next / previous built-in sample, GPT-2's tokenizer"},
-        {"Enter", "type your own text (Enter applies, Esc cancels)"},
-        {"1 \xE2\x80\xA6 9, click a head", "focus on one head with Q, K, V; Esc returns"},
-        {",  .", "focus view: step through the head"},
-        {"PgUp / PgDn", "previous / next page of heads"},
-        {"D  V  K", "difference view; numbers; contrast"},
-        {"C, T", "next colormap; light / dark theme"},
-        {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
-        {"Ctrl+S, Ctrl+Shift+S", "save the view / the focused head as PNG"},
-        {"Ctrl+Shift+V", "save the view as a view file (--state opens it)"},
-        {"I", "how-alike and cost panels on / off"},
-        {"P, F11", "presentation; fullscreen"},
-        {"drop a folder", "open another checkpoint (the one shown stays if it fails)"},
-        {"F1 or ?", "this help (any key closes it)"},
-        {"Esc", "close what is open: help, text field, focus, presentation"},
-        {"Ctrl+Q", "quit"},
-    };
-    static const char *random_rows[][2] = {
-        {"Up / Down", "h: next / previous divisor of d_model"},
-        {"Right / Left", "d_model: next / previous size that h divides"},
-        {"Tab / Shift+Tab", "next / previous built-in sample"},
-        {"Enter", "type your own sentence (Enter applies, Esc cancels)"},
-        {"1 \xE2\x80\xA6 9, click a head", "focus on one head with Q, K, V; Esc returns"},
-        {"PgUp / PgDn", "previous / next page of heads (Shift: the pinned view's)"},
-        {"R", "new seed (new weights and embeddings)"},
-        {"M", "causal mask on / off"},
-        {"N", "scaling by 1/\xE2\x88\x9A"
-              "d\xE2\x82\x96 on / off"},
-        {"C", "next colormap (viridis, magma, cividis, greys)"},
-        {"T", "light / dark theme"},
-        {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
-        {"Ctrl+S", "save the view as PNG (\xC3\x97N: the PNG button sets N, 1 to 4)"},
-        {"Ctrl+Shift+S", "save the focused head (or the equation) alone"},
-        {"Ctrl+Shift+V", "save the view as a view file (--state opens it)"},
-        {"E", "padding with [PAD] on / off"},
-        {"[  ]", "temperature down / up"},
-        {"W", "random weights / designed heads"},
-        {"X, Shift+X", "focused head off / on; every head on"},
-        {"D  V  K", "difference view; numbers; contrast"},
-        {",  .", "focus view: step through the head"},
-        {"I", "how-alike and cost panels on / off"},
-        {"H", "head view: heatmap / lines, in the grid and the focus view"},
-        {"L", "learn live: train a small model (F1 there lists its keys)"},
-        {"F11", "fullscreen"},
-        {"P", "presentation: no controls, the data as large as it goes (Esc leaves)"},
-        {"B", "compare: pin this view, change a setting, see both (B unpins)"},
-        {"G", "built-in lessons (a digit opens one, Esc closes the list)"},
-        {"lesson: Space PgDn \xE2\x86\x92 / Bksp PgUp \xE2\x86\x90",
-         "next / previous step (Home, End; digits Enter jumps)"},
-        {"lesson: F5, Esc", "back to the step as written; leave (the view stays)"},
-        {"Ctrl+R, A", "record a lesson on / off; add the view as a step + caption"},
-        {"F1 or ?", "this help (any key closes it)"},
-        {"Esc", "close what is open: help, text field, focus, presentation, compare"},
-        {"Ctrl+Q", "quit"},
-    };
-    static const char *training_rows[][2] = {
-        /* training mode's keys, all of them */
-        {"L", "pause / go on (after a stop by itself: more steps)"},
-        {"S", "speed: full, slow motion, paused, in turn"},
-        {".", "one step, then paused"},
-        {"Tab / Shift+Tab", "next / previous task: a new run"},
-        {"Up / Down", "h up / down: a new run (the earlier curves stay)"},
-        {"Right / Left", "d_model up / down: a new run"},
-        {"Y", "the next layer's heads (2-layer tasks)"},
-        {"R", "a new seed: a new run"},
-        {"H", "sweep of h: a run per divisor of d_model (H or Esc ends it)"},
-        {"[  ]", "replay: one moment back / forward"},
-        {"End", "back to live"},
-        {"PgUp / PgDn", "previous / next page of heads"},
-        {"V  K", "numbers in the cells; contrast"},
-        {"C, T", "next colormap; light / dark theme"},
-        {"Ctrl+=  Ctrl+\xE2\x88\x92  Ctrl+0", "zoom text and UI for a projector"},
-        {"Ctrl+S, Ctrl+Shift+V", "save the view as PNG; as a view file"},
-        {"P, F11", "presentation; fullscreen"},
-        {"W E M N X D I B , 1\xE2\x80\xA6"
-         "9 Enter",
-         "the attention view's: the status line says so"},
-        {"F1 or ?", "this help (any key closes it)"},
-        {"Esc", "back to the attention view (training pauses; L returns)"},
-        {"Ctrl+Q", "quit"},
-    };
     const int training = s->train != NULL;
-    const char *(*rows)[2] = training ? training_rows : s->overview ? model_rows : random_rows;
-    const int count = training      ? (int)(sizeof training_rows / sizeof training_rows[0])
-                      : s->overview ? (int)(sizeof model_rows / sizeof model_rows[0])
-                                    : (int)(sizeof random_rows / sizeof random_rows[0]);
+    const char *(*rows)[2] = training      ? help_training_rows
+                             : s->overview ? help_model_rows
+                                           : help_random_rows;
+    const int count = training ? (int)(sizeof help_training_rows / sizeof help_training_rows[0])
+                      : s->overview ? (int)(sizeof help_model_rows / sizeof help_model_rows[0])
+                                    : (int)(sizeof help_random_rows / sizeof help_random_rows[0]);
     const char *title =
         training
             ? "Training mode's keys (F1 or Esc closes; More keys\xE2\x80\xA6 has a button for each)"
             : "Keyboard shortcuts (F1 or Esc closes; More keys\xE2\x80\xA6 has a button for each)";
-    /* at the controls' size, in one column or two (whichever keeps the text larger:
-       two at a large zoom), smaller when the window cannot hold the whole list */
+    int cols = 1;
+    const int fs = help_size(c, rows, count, title, &cols);
+    draw_help_box(c, rows, count, title, fs, cols);
+}
+
+/* The help's text size and its columns (*cols): the controls' size, in one column or
+ * two (whichever keeps the text larger: two at a large zoom), smaller when the
+ * window cannot hold the whole list; never under 6 pixels. */
+static int help_size(const view_ctx *c, const char *(*rows)[2], int count, const char *title,
+                     int *cols) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
     const int base = L->ui_font > L->font ? L->ui_font : L->font; /* follows the zoom */
-    int fs = base, cols = 1;
+    int fs = base;
     for (int k = 1, best = 0; k <= 2; k++) {
         int per = (count + k - 1) / k, kw = 0, dw = 0, tw = 0, line = 0;
         for (int i = 0; i < count; i++) {
@@ -429,9 +447,16 @@ void view_draw_help(const view_ctx *c) {
         float f = fminf(
             1.0f, fminf(0.95f * (float)s->width / (float)w, 0.95f * (float)s->height / (float)h));
         int size = (int)((float)base * f);
-        if (size > best) best = size, fs = size, cols = k;
+        if (size > best) best = size, fs = size, *cols = k;
     }
-    if (fs < 6) fs = 6;
+    return fs < 6 ? 6 : fs;
+}
+
+/* The help over the dimmed view: a framed box in the middle, the title, then the
+ * rows in cols columns at text size fs. */
+static void draw_help_box(const view_ctx *c, const char *(*rows)[2], int count, const char *title,
+                          int fs, int cols) {
+    const view_state *s = c->s;
     const int per = (count + cols - 1) / cols;
     int kw = 0, dw = 0, line = 0, tw = 0;
     for (int i = 0; i < count; i++) {

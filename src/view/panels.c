@@ -261,9 +261,11 @@ static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, 
     draw_group_end(c->dl);
 }
 
+static void draw_attn_caption(const view_ctx *c, int variant);
+static void draw_page_note(const view_ctx *c);
+
 void view_draw_heads(const view_ctx *c, const view_hit *hover) {
     const view_layout *L = c->L;
-    const view_state *s = c->s;
     int hl_row = -1, hl_col = -1, hl_head = -1;
     if (hover->kind == HIT_HEAD_CELL)
         hl_row = hover->row, hl_col = hover->col, hl_head = hover->head;
@@ -275,126 +277,134 @@ void view_draw_heads(const view_ctx *c, const view_hit *hover) {
     }
     if (L->lines_shown) { /* the head view's overlaid tile and legend, no colorbar */
         view_draw_lines_rest(c, hover);
-    } else if (L->shown_heads > 0 && view_colorbar(c, L->attn_cbar, VIEW_MAP_SEQ, 1.0f)) {
-        /* its caption says the scale in use, cut to the heads area (to the bar in
-           the focus view, whose matrices sit to the right); the mask legend follows */
-        static const char *const caps[VIEW_CONTRAST_COUNT][2] = {
-            {VIEW_ATTN_CAPTION, "attention weight, 0 to 1"},
-            {"attention weight: each row scaled to its own maximum", "weight / row maximum"},
-            {"attention weight: logarithmic scale, 0.001 to 1", "weight, log scale"}};
-        const int fs = L->font_small, k = c->s->contrast % VIEW_CONTRAST_COUNT;
-        const attn_layer *layer = s->layer;
-        const int masked = layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
-        view_rect r = L->attn_cbar;
-        int maxw = L->focus ? r.w : L->heads_area.x + L->heads_area.w - r.x;
-        int legend = masked ? view_mask_legend_width(c, fs) + L->gap : 0;
-        if (legend > maxw / 2) legend = 0;
-        char cap[160], dim[2][160];
-        const char *full = caps[k][0], *brief = caps[k][1];
-        char keyed[160]; /* the window names the key that changes it; a figure names none */
-        if (k != VIEW_CONTRAST_FIXED && !c->s->figure) {
-            snprintf(keyed, sizeof keyed, "%s (contrast K)", full);
-            full = keyed;
-        }
-        /* a row's largest weight, on average over the shown heads' text rows: under a
-           quarter, the fixed scale draws a dark field, and the caption says why */
-        double top = 0.0;
-        long rows = 0;
-        const int nr = layer->n_real > 0 ? layer->n_real : layer->n;
-        for (int i = 0; k == VIEW_CONTRAST_FIXED && layer->attn && i < L->shown_heads; i++)
-            for (int r = 0; r < nr; r++, rows++) {
-                const float *a =
-                    layer->attn + ((size_t)(L->first_head + i) * layer->n + r) * layer->n;
-                float m = 0.0f;
-                for (int j = 0; j < layer->n; j++) m = a[j] > m ? a[j] : m;
-                top += m;
-            }
-        if (rows && top / rows < 0.25) {
-            top /= rows;
-            snprintf(dim[0], sizeof dim[0],
-                     "attention weight, fixed scale 0 to 1: a row's largest is %.2g on average%s",
-                     top, c->s->figure ? "" : " (K: each row to its maximum)");
-            snprintf(dim[1], sizeof dim[1], "weight 0 to 1; row maxima %.2g on average%s", top,
-                     c->s->figure ? "" : " (K)");
-            full = dim[0], brief = dim[1];
-        }
-        static const char *const tinies[VIEW_CONTRAST_COUNT] = {"weight 0\xE2\x80\x93"
-                                                                "1",
-                                                                "row-scaled", "log scale"};
-        char tiny[64];
-        snprintf(tiny, sizeof tiny, "%s", tinies[k]);
-        if (full == dim[0]) /* the dark field's number, in the fewest words */
-            snprintf(tiny, sizeof tiny, "row max %.2g avg", top);
-        /* what the picture is, for whoever sees it first: rows and columns, and the bits in
-           the titles (variant 0 shows them), before the scale, where the line has room */
-        char axes[3][320];
-        const int bits = variant == 0 && s->head_entropy && !L->focus;
-        snprintf(axes[0], sizeof axes[0], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s%s",
-                 full, bits ? " \xC2\xB7 bits: how spread each row is" : "");
-        snprintf(axes[1], sizeof axes[1], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s", full);
-        snprintf(axes[2], sizeof axes[2], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s",
-                 brief);
-        for (int a = 0; a < 3; a++)
-            if (view_tw(c, axes[a], fs, 0) <= (maxw < r.w ? maxw : r.w) - legend) {
-                full = axes[a];
-                break;
-            }
-        view_fit_text(cap, sizeof cap, full, maxw - legend, fs, 0, c->measure, c->ud);
-        if (view_tw(c, cap, fs, 0) < view_tw(c, full, fs, 0))
-            view_fit_text(cap, sizeof cap, brief, maxw - legend, fs, 0, c->measure, c->ud);
-        if (view_tw(c, cap, fs, 0) < view_tw(c, brief, fs, 0)) /* cut: the fewest words, */
-            snprintf(cap, sizeof cap, "%s", /* or none (the colorbar has its numbers) */
-                     view_tw(c, tiny, fs, 0) <= maxw - legend ? tiny : "");
-        int y = r.y - L->line * fs / L->font - 2;
-        draw_text(c->dl, r.x, y, cap, fs, c->th.muted, 0, 0);
-        if (legend) view_draw_mask_legend(c, r.x + view_tw(c, cap, fs, 0) + L->gap, y, fs);
+    } else if (L->shown_heads > 0 && view_colorbar(c, L->attn_cbar, VIEW_MAP_SEQ, 1.0f))
+        draw_attn_caption(c, variant);
+    if (L->pages > 1 && L->page_note.w > 0) /* figures have none but a pinned pane */
+        draw_page_note(c);
+}
+
+/* The heads' colorbar caption: the scale in use, cut to the heads area (to the bar
+ * in the focus view, whose matrices sit to the right); the mask legend follows. */
+static void draw_attn_caption(const view_ctx *c, int variant) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    static const char *const caps[VIEW_CONTRAST_COUNT][2] = {
+        {VIEW_ATTN_CAPTION, "attention weight, 0 to 1"},
+        {"attention weight: each row scaled to its own maximum", "weight / row maximum"},
+        {"attention weight: logarithmic scale, 0.001 to 1", "weight, log scale"}};
+    const int fs = L->font_small, k = c->s->contrast % VIEW_CONTRAST_COUNT;
+    const attn_layer *layer = s->layer;
+    const int masked = layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
+    view_rect r = L->attn_cbar;
+    int maxw = L->focus ? r.w : L->heads_area.x + L->heads_area.w - r.x;
+    int legend = masked ? view_mask_legend_width(c, fs) + L->gap : 0;
+    if (legend > maxw / 2) legend = 0;
+    char cap[160], dim[2][160];
+    const char *full = caps[k][0], *brief = caps[k][1];
+    char keyed[160]; /* the window names the key that changes it; a figure names none */
+    if (k != VIEW_CONTRAST_FIXED && !c->s->figure) {
+        snprintf(keyed, sizeof keyed, "%s (contrast K)", full);
+        full = keyed;
     }
-    if (L->pages > 1 && L->page_note.w > 0) { /* figures have none but a pinned pane */
-        char note[200];
-        int last = L->first_head + L->shown_heads;
-        char range[40];
-        if (L->shown_heads == 1)
-            snprintf(range, sizeof range, "head %d", last);
-        else
-            snprintf(range, sizeof range, "heads %d\xE2\x80\x93%d", L->first_head + 1, last);
-        /* the pinned pane pages with Shift, and so does the grid while a lesson owns PgUp/PgDn */
-        const int shifted = s->pinned_pane || (s->caption && s->caption->steps > 0);
-        const char *keys = s->figure ? "" : shifted ? ", Shift+PgUp/PgDn" : ", PgUp/PgDn";
-        /* above the base zoom the heads were asked to be larger: they would fit smaller */
-        const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
-        const int zoomed = s->zoom > base * 1.001f;
-        const char *at = zoomed ? " this large" : "";
-        snprintf(note, sizeof note,
-                 "%s of %d (page %d/%d%s): %d heads of %d\xC3\x97%d do not fit at once%s", range,
-                 s->layer->h, L->page + 1, L->pages, keys, s->layer->h, s->layer->n, s->layer->n,
-                 at);
-        if (L->lesson_note.w <= 0 && L->lesson_note_text[0]) /* the side panels gave way */
-            snprintf(note + strlen(note), sizeof note - strlen(note), " \xC2\xB7 %s",
-                     L->lesson_note_text);
-        int x = L->buttons[BTN_PAGE_NEXT].present
-                    ? L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad
-                    : L->page_note.x;
-        int maxw = L->page_note.x + L->page_note.w - x;
-        /* shorter and shorter until one fits: the heads shown are what must stay */
-        char shorter[3][120];
-        if (s->figure)
-            snprintf(shorter[0], sizeof shorter[0], "%s of %d (page %d/%d)", range, s->layer->h,
-                     L->page + 1, L->pages);
-        else
-            snprintf(shorter[0], sizeof shorter[0], "%s of %d (%s)", range, s->layer->h,
-                     shifted ? "Shift+PgUp/PgDn" : "PgUp/PgDn");
-        snprintf(shorter[1], sizeof shorter[1], "%s of %d", range, s->layer->h);
-        snprintf(shorter[2], sizeof shorter[2], "%s/%d", range + (L->shown_heads == 1 ? 5 : 6),
-                 s->layer->h);
-        char fitted[210];
-        view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
-        for (int k = 0; k < 3 && view_tw(c, fitted, L->font_small, 0) <
-                                     view_tw(c, k ? shorter[k - 1] : note, L->font_small, 0);
-             k++)
-            view_fit_text(fitted, sizeof fitted, shorter[k], maxw, L->font_small, 0, c->measure,
-                          c->ud);
-        draw_text(c->dl, x, L->page_note.y, fitted, L->font_small, c->th.text, 0, 0);
+    /* a row's largest weight, on average over the shown heads' text rows: under a
+       quarter, the fixed scale draws a dark field, and the caption says why */
+    double top = 0.0;
+    long rows = 0;
+    const int nr = layer->n_real > 0 ? layer->n_real : layer->n;
+    for (int i = 0; k == VIEW_CONTRAST_FIXED && layer->attn && i < L->shown_heads; i++)
+        for (int r = 0; r < nr; r++, rows++) {
+            const float *a = layer->attn + ((size_t)(L->first_head + i) * layer->n + r) * layer->n;
+            float m = 0.0f;
+            for (int j = 0; j < layer->n; j++) m = a[j] > m ? a[j] : m;
+            top += m;
+        }
+    if (rows && top / rows < 0.25) {
+        top /= rows;
+        snprintf(dim[0], sizeof dim[0],
+                 "attention weight, fixed scale 0 to 1: a row's largest is %.2g on average%s", top,
+                 c->s->figure ? "" : " (K: each row to its maximum)");
+        snprintf(dim[1], sizeof dim[1], "weight 0 to 1; row maxima %.2g on average%s", top,
+                 c->s->figure ? "" : " (K)");
+        full = dim[0], brief = dim[1];
     }
+    static const char *const tinies[VIEW_CONTRAST_COUNT] = {"weight 0\xE2\x80\x93"
+                                                            "1",
+                                                            "row-scaled", "log scale"};
+    char tiny[64];
+    snprintf(tiny, sizeof tiny, "%s", tinies[k]);
+    if (full == dim[0]) /* the dark field's number, in the fewest words */
+        snprintf(tiny, sizeof tiny, "row max %.2g avg", top);
+    /* what the picture is, for whoever sees it first: rows and columns, and the bits in
+       the titles (variant 0 shows them), before the scale, where the line has room */
+    char axes[3][320];
+    const int bits = variant == 0 && s->head_entropy && !L->focus;
+    snprintf(axes[0], sizeof axes[0], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s%s", full,
+             bits ? " \xC2\xB7 bits: how spread each row is" : "");
+    snprintf(axes[1], sizeof axes[1], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s", full);
+    snprintf(axes[2], sizeof axes[2], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s", brief);
+    for (int a = 0; a < 3; a++)
+        if (view_tw(c, axes[a], fs, 0) <= (maxw < r.w ? maxw : r.w) - legend) {
+            full = axes[a];
+            break;
+        }
+    view_fit_text(cap, sizeof cap, full, maxw - legend, fs, 0, c->measure, c->ud);
+    if (view_tw(c, cap, fs, 0) < view_tw(c, full, fs, 0))
+        view_fit_text(cap, sizeof cap, brief, maxw - legend, fs, 0, c->measure, c->ud);
+    if (view_tw(c, cap, fs, 0) < view_tw(c, brief, fs, 0)) /* cut: the fewest words, */
+        snprintf(cap, sizeof cap, "%s", /* or none (the colorbar has its numbers) */
+                 view_tw(c, tiny, fs, 0) <= maxw - legend ? tiny : "");
+    int y = r.y - L->line * fs / L->font - 2;
+    draw_text(c->dl, r.x, y, cap, fs, c->th.muted, 0, 0);
+    if (legend) view_draw_mask_legend(c, r.x + view_tw(c, cap, fs, 0) + L->gap, y, fs);
+}
+
+/* The page note of a grid that pages: which heads are shown, of how many, and the
+ * keys that page, shorter and shorter until one fits. */
+static void draw_page_note(const view_ctx *c) {
+    const view_layout *L = c->L;
+    const view_state *s = c->s;
+    char note[200];
+    int last = L->first_head + L->shown_heads;
+    char range[40];
+    if (L->shown_heads == 1)
+        snprintf(range, sizeof range, "head %d", last);
+    else
+        snprintf(range, sizeof range, "heads %d\xE2\x80\x93%d", L->first_head + 1, last);
+    /* the pinned pane pages with Shift, and so does the grid while a lesson owns PgUp/PgDn */
+    const int shifted = s->pinned_pane || (s->caption && s->caption->steps > 0);
+    const char *keys = s->figure ? "" : shifted ? ", Shift+PgUp/PgDn" : ", PgUp/PgDn";
+    /* above the base zoom the heads were asked to be larger: they would fit smaller */
+    const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
+    const int zoomed = s->zoom > base * 1.001f;
+    const char *at = zoomed ? " this large" : "";
+    snprintf(note, sizeof note,
+             "%s of %d (page %d/%d%s): %d heads of %d\xC3\x97%d do not fit at once%s", range,
+             s->layer->h, L->page + 1, L->pages, keys, s->layer->h, s->layer->n, s->layer->n, at);
+    if (L->lesson_note.w <= 0 && L->lesson_note_text[0]) /* the side panels gave way */
+        snprintf(note + strlen(note), sizeof note - strlen(note), " \xC2\xB7 %s",
+                 L->lesson_note_text);
+    int x = L->buttons[BTN_PAGE_NEXT].present
+                ? L->buttons[BTN_PAGE_NEXT].r.x + L->buttons[BTN_PAGE_NEXT].r.w + L->pad
+                : L->page_note.x;
+    int maxw = L->page_note.x + L->page_note.w - x;
+    /* shorter and shorter until one fits: the heads shown are what must stay */
+    char shorter[3][120];
+    if (s->figure)
+        snprintf(shorter[0], sizeof shorter[0], "%s of %d (page %d/%d)", range, s->layer->h,
+                 L->page + 1, L->pages);
+    else
+        snprintf(shorter[0], sizeof shorter[0], "%s of %d (%s)", range, s->layer->h,
+                 shifted ? "Shift+PgUp/PgDn" : "PgUp/PgDn");
+    snprintf(shorter[1], sizeof shorter[1], "%s of %d", range, s->layer->h);
+    snprintf(shorter[2], sizeof shorter[2], "%s/%d", range + (L->shown_heads == 1 ? 5 : 6),
+             s->layer->h);
+    char fitted[210];
+    view_fit_text(fitted, sizeof fitted, note, maxw, L->font_small, 0, c->measure, c->ud);
+    for (int k = 0; k < 3 && view_tw(c, fitted, L->font_small, 0) <
+                                 view_tw(c, k ? shorter[k - 1] : note, L->font_small, 0);
+         k++)
+        view_fit_text(fitted, sizeof fitted, shorter[k], maxw, L->font_small, 0, c->measure, c->ud);
+    draw_text(c->dl, x, L->page_note.y, fitted, L->font_small, c->th.text, 0, 0);
 }
 
 /* --- focus view: Q_i, K_i, V_i and head_i beside the big head ---------------- */
@@ -540,18 +550,6 @@ static void label_room(const view_layout *L, view_matrix_box box[3]) {
         if (room[2].w < 0) room[2].w = 0;
     }
     for (int i = 0; i < 3; i++) box[i].shape = room[i];
-}
-
-void view_draw_off_veil(const view_ctx *c, view_rect r) {
-    rgba veil = c->th.bg;
-    veil.a = 170;
-    draw_fill(c->dl, r, veil);
-    static const char *const forms[] = {"off: its band of Concat is 0", "Concat band = 0", "off"};
-    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
-        if (view_tw(c, forms[i], c->L->font_small, 1) <= r.w - 4) {
-            view_text_center(c, r, forms[i], c->L->font_small, c->th.text, 1);
-            return;
-        }
 }
 
 /* The ablation's note under MultiHead's colorbar: the first of forms that fits

@@ -71,6 +71,12 @@ static void centred(const view_ctx *c, int x, int y, const char *s, int size, rg
     draw_text(c->dl, x - view_tw(c, s, size, bold) / 2, y, s, size, col, bold, 0);
 }
 
+static void draw_sweep_titles(const view_ctx *c, const view_sweep *w, const sweep_geo *g);
+static void draw_sweep_axes(const view_ctx *c, const view_sweep *w, const sweep_geo *g);
+static void draw_sweep_column(const view_ctx *c, const view_sweep *w, const sweep_geo *g, int a,
+                              int thick);
+static void draw_sweep_shown(const view_ctx *c, const view_sweep *w, const sweep_geo *g);
+
 void view_draw_sweep(const view_ctx *c) {
     const view_sweep *w = c->s->sweep;
     const view_layout *L = c->L;
@@ -78,13 +84,32 @@ void view_draw_sweep(const view_ctx *c) {
     const sweep_geo g = geometry(L, w);
     const view_rect p = g.plot;
     const int fs = L->font_small, line = L->line, pad = L->pad;
-    const int theme = c->s->theme;
-    const rgba mean_c = view_head_color(0, theme), seed_c = view_head_color(1, theme);
+    const rgba mean_c = view_head_color(0, c->s->theme);
     char buf[256], fitted[256];
+    draw_sweep_titles(c, w, &g);
+    draw_sweep_axes(c, w, &g);
+    const int thick = imax(3, pad / 2);
+    for (int a = 0; a + 1 < w->nh; a++) /* the means joined, where both have one */
+        if (w->seeds_done[a] > 0 && w->seeds_done[a + 1] > 0)
+            thick_line(c, g.x[a], y_of(&g, w->mean[a]), g.x[a + 1], y_of(&g, w->mean[a + 1]),
+                       mean_c, thick);
+    for (int a = 0; a < w->nh; a++) draw_sweep_column(c, w, &g, a, thick);
+    snprintf(buf, sizeof buf, "heads h, with each head's size d\xE2\x82\x96 = %d / h under it",
+             w->d_model);
+    view_fit_text(fitted, sizeof fitted, buf, g.all.w, fs, 0, c->measure, c->ud);
+    centred(c, p.x + p.w / 2, p.y + p.h + pad + 2 * line, fitted, fs, c->th.text, 0);
+    draw_sweep_shown(c, w, &g);
+}
 
+/* The title, the line saying what was swept (d_model, layers, seeds) and the key to
+ * the marks, over the plot. */
+static void draw_sweep_titles(const view_ctx *c, const view_sweep *w, const sweep_geo *g) {
+    const view_layout *L = c->L;
+    const int fs = L->font_small, line = L->line, pad = L->pad;
+    char buf[256], fitted[256];
     snprintf(buf, sizeof buf, "Sweep of h: %s, %ld steps a run", w->task, w->steps);
-    view_fit_text(fitted, sizeof fitted, buf, g.all.w, L->font_title, 1, c->measure, c->ud);
-    draw_text(c->dl, g.all.x, g.all.y, fitted, L->font_title, c->th.text, 1, 0);
+    view_fit_text(fitted, sizeof fitted, buf, g->all.w, L->font_title, 1, c->measure, c->ud);
+    draw_text(c->dl, g->all.x, g->all.y, fitted, L->font_title, c->th.text, 1, 0);
     char seeds[64];
     if (w->seeds > 1)
         snprintf(seeds, sizeof seeds, "seeds %llu\xE2\x80\x93%llu", w->seed0,
@@ -94,24 +119,30 @@ void view_draw_sweep(const view_ctx *c) {
     snprintf(buf, sizeof buf,
              "final held-out accuracy \xC2\xB7 d_model %d, %d layer%s%s \xC2\xB7 %s", w->d_model,
              w->layers, w->layers > 1 ? "s" : "", w->mlp ? ", MLP" : ", attention only", seeds);
-    view_fit_text(fitted, sizeof fitted, buf, g.all.w, fs, 0, c->measure, c->ud);
-    draw_text(c->dl, g.all.x, g.all.y + line + pad, fitted, fs, c->th.text, 0, 0);
+    view_fit_text(fitted, sizeof fitted, buf, g->all.w, fs, 0, c->measure, c->ud);
+    draw_text(c->dl, g->all.x, g->all.y + line + pad, fitted, fs, c->th.text, 0, 0);
     view_fit_text(fitted, sizeof fitted,
                   "bar: the seeds' range \xC2\xB7 filled square: their mean \xC2\xB7 hollow "
                   "squares: each seed",
-                  g.all.w, fs, 0, c->measure, c->ud);
-    draw_text(c->dl, g.all.x, g.all.y + 2 * line + pad, fitted, fs, c->th.muted, 0, 0);
+                  g->all.w, fs, 0, c->measure, c->ud);
+    draw_text(c->dl, g->all.x, g->all.y + 2 * line + pad, fitted, fs, c->th.muted, 0, 0);
+}
 
-    /* the axes: a grid every 25 %, the chance line dashed */
+/* The axes: a grid every 25 %, labelled, and the chance line dashed. */
+static void draw_sweep_axes(const view_ctx *c, const view_sweep *w, const sweep_geo *g) {
+    const view_layout *L = c->L;
+    const view_rect p = g->plot;
+    const int fs = L->font_small, line = L->line, pad = L->pad;
+    char buf[256];
     for (int k = 0; k <= 4; k++) {
-        const int y = y_of(&g, 0.25f * (float)k);
+        const int y = y_of(g, 0.25f * (float)k);
         draw_line(c->dl, p.x, y, p.x + p.w, y, c->th.grid, 1);
         snprintf(buf, sizeof buf, "%d %%", 25 * k);
         draw_text(c->dl, p.x - view_tw(c, buf, fs, 0) - pad / 2, y - line * fs / L->font / 2, buf,
                   fs, c->th.muted, 0, 0);
     }
     if (w->classes > 0) {
-        const int y = y_of(&g, 1.0f / (float)w->classes);
+        const int y = y_of(g, 1.0f / (float)w->classes);
         for (int x = p.x; x < p.x + p.w; x += 2 * pad)
             draw_line(c->dl, x, y, x + pad < p.x + p.w ? x + pad : p.x + p.w, y, c->th.muted, 1);
         snprintf(buf, sizeof buf, "chance (1 in %d)", w->classes);
@@ -119,58 +150,64 @@ void view_draw_sweep(const view_ctx *c) {
     }
     draw_line(c->dl, p.x, p.y, p.x, p.y + p.h, c->th.text, 1);
     draw_line(c->dl, p.x, p.y + p.h, p.x + p.w, p.y + p.h, c->th.text, 1);
+}
 
-    const int thick = imax(3, pad / 2);
-    for (int a = 0; a + 1 < w->nh; a++) /* the means joined, where both have one */
-        if (w->seeds_done[a] > 0 && w->seeds_done[a + 1] > 0)
-            thick_line(c, g.x[a], y_of(&g, w->mean[a]), g.x[a + 1], y_of(&g, w->mean[a + 1]),
-                       mean_c, thick);
-    for (int a = 0; a < w->nh; a++) {
-        const int x = g.x[a];
-        const int shown = a == w->sel_a, under_way = a == w->cur_a;
-        if (w->seeds_done[a] > 0) {
-            const int ylo = y_of(&g, w->lo[a]), yhi = y_of(&g, w->hi[a]);
-            draw_fill(c->dl, (view_rect){x - thick / 2, yhi, thick, imax(1, ylo - yhi)}, mean_c);
-            draw_fill(c->dl, (view_rect){x - 2 * g.half, ylo - 1, 4 * g.half, 3}, mean_c);
-            draw_fill(c->dl, (view_rect){x - 2 * g.half, yhi - 1, 4 * g.half, 3}, mean_c);
-            const int ym = y_of(&g, w->mean[a]), m = g.half + 2;
-            draw_fill(c->dl, (view_rect){x - m, ym - m, 2 * m, 2 * m}, mean_c);
-            snprintf(buf, sizeof buf, "%.0f %%", 100.0 * w->mean[a]);
-            const int ly = yhi - 2 * line + pad / 2;
-            centred(c, x, ly < p.y - 2 * line ? p.y - 2 * line : ly, buf, L->font, c->th.text, 1);
-        }
-        for (int s = 0; s < w->seeds && s < VIEW_SWEEP_MAX_SEEDS; s++) {
-            if (!w->done[a][s]) continue;
-            const int sx = seed_x(&g, a, s), h = g.half;
-            if (w->diverged[a][s]) { /* no accuracy claimed: a cross at the foot */
-                const int sy = p.y + p.h - 2 * h;
-                draw_line(c->dl, sx - h, sy - h, sx + h, sy + h, c->th.accent_text, 2);
-                draw_line(c->dl, sx - h, sy + h, sx + h, sy - h, c->th.accent_text, 2);
-                continue;
-            }
-            const int sy = y_of(&g, w->acc[a][s]);
-            draw_frame(c->dl, (view_rect){sx - h, sy - h, 2 * h, 2 * h}, seed_c, 2);
-            if (shown && s == w->sel_s) /* the run whose heads show: ringed */
-                draw_frame(c->dl, (view_rect){sx - h - 4, sy - h - 4, 2 * h + 8, 2 * h + 8},
-                           c->th.accent_text, 3);
-        }
-        draw_line(c->dl, x, p.y + p.h, x, p.y + p.h + pad / 2, c->th.text, 1);
-        snprintf(buf, sizeof buf, "h = %d", w->h[a]);
-        centred(c, x, p.y + p.h + pad / 2, buf, L->font, shown ? c->th.accent_text : c->th.text, 1);
-        snprintf(buf, sizeof buf, "d\xE2\x82\x96 = %d", w->d_model / (w->h[a] > 0 ? w->h[a] : 1));
-        centred(c, x, p.y + p.h + pad / 2 + line, buf, fs, c->th.muted, 0);
-        if (under_way) { /* the run under way: its seed and step over the axis */
-            snprintf(buf, sizeof buf, "seed %llu: step %ld",
-                     w->seed0 + (unsigned long long)w->cur_s, w->cur_step);
-            centred(c, x, p.y + p.h - line - pad / 2, buf, fs, c->th.accent_text, 1);
-        }
+/* The column of h = w->h[a] at g->x[a]: the seeds' range and mean (labelled), a
+ * square per seed (a cross where it diverged; the shown run ringed), h and d_k under
+ * the axis, and the run under way over it. */
+static void draw_sweep_column(const view_ctx *c, const view_sweep *w, const sweep_geo *g, int a,
+                              int thick) {
+    const view_layout *L = c->L;
+    const view_rect p = g->plot;
+    const int fs = L->font_small, line = L->line, pad = L->pad;
+    const rgba mean_c = view_head_color(0, c->s->theme), seed_c = view_head_color(1, c->s->theme);
+    char buf[256];
+    const int x = g->x[a];
+    const int shown = a == w->sel_a, under_way = a == w->cur_a;
+    if (w->seeds_done[a] > 0) {
+        const int ylo = y_of(g, w->lo[a]), yhi = y_of(g, w->hi[a]);
+        draw_fill(c->dl, (view_rect){x - thick / 2, yhi, thick, imax(1, ylo - yhi)}, mean_c);
+        draw_fill(c->dl, (view_rect){x - 2 * g->half, ylo - 1, 4 * g->half, 3}, mean_c);
+        draw_fill(c->dl, (view_rect){x - 2 * g->half, yhi - 1, 4 * g->half, 3}, mean_c);
+        const int ym = y_of(g, w->mean[a]), m = g->half + 2;
+        draw_fill(c->dl, (view_rect){x - m, ym - m, 2 * m, 2 * m}, mean_c);
+        snprintf(buf, sizeof buf, "%.0f %%", 100.0 * w->mean[a]);
+        const int ly = yhi - 2 * line + pad / 2;
+        centred(c, x, ly < p.y - 2 * line ? p.y - 2 * line : ly, buf, L->font, c->th.text, 1);
     }
-    snprintf(buf, sizeof buf, "heads h, with each head's size d\xE2\x82\x96 = %d / h under it",
-             w->d_model);
-    view_fit_text(fitted, sizeof fitted, buf, g.all.w, fs, 0, c->measure, c->ud);
-    centred(c, p.x + p.w / 2, p.y + p.h + pad + 2 * line, fitted, fs, c->th.text, 0);
+    for (int s = 0; s < w->seeds && s < VIEW_SWEEP_MAX_SEEDS; s++) {
+        if (!w->done[a][s]) continue;
+        const int sx = seed_x(g, a, s), h = g->half;
+        if (w->diverged[a][s]) { /* no accuracy claimed: a cross at the foot */
+            const int sy = p.y + p.h - 2 * h;
+            draw_line(c->dl, sx - h, sy - h, sx + h, sy + h, c->th.accent_text, 2);
+            draw_line(c->dl, sx - h, sy + h, sx + h, sy - h, c->th.accent_text, 2);
+            continue;
+        }
+        const int sy = y_of(g, w->acc[a][s]);
+        draw_frame(c->dl, (view_rect){sx - h, sy - h, 2 * h, 2 * h}, seed_c, 2);
+        if (shown && s == w->sel_s) /* the run whose heads show: ringed */
+            draw_frame(c->dl, (view_rect){sx - h - 4, sy - h - 4, 2 * h + 8, 2 * h + 8},
+                       c->th.accent_text, 3);
+    }
+    draw_line(c->dl, x, p.y + p.h, x, p.y + p.h + pad / 2, c->th.text, 1);
+    snprintf(buf, sizeof buf, "h = %d", w->h[a]);
+    centred(c, x, p.y + p.h + pad / 2, buf, L->font, shown ? c->th.accent_text : c->th.text, 1);
+    snprintf(buf, sizeof buf, "d\xE2\x82\x96 = %d", w->d_model / (w->h[a] > 0 ? w->h[a] : 1));
+    centred(c, x, p.y + p.h + pad / 2 + line, buf, fs, c->th.muted, 0);
+    if (under_way) { /* the run under way: its seed and step over the axis */
+        snprintf(buf, sizeof buf, "seed %llu: step %ld", w->seed0 + (unsigned long long)w->cur_s,
+                 w->cur_step);
+        centred(c, x, p.y + p.h - line - pad / 2, buf, fs, c->th.accent_text, 1);
+    }
+}
 
-    /* the shown run, on the last line */
+/* The last line: the run whose heads show (its accuracy, or that it diverged), or
+ * the sweep's error. */
+static void draw_sweep_shown(const view_ctx *c, const view_sweep *w, const sweep_geo *g) {
+    const view_layout *L = c->L;
+    const int fs = L->font_small, line = L->line;
+    char buf[256], fitted[256];
     if (w->error && w->error[0])
         snprintf(buf, sizeof buf, "Sweep: %s", w->error);
     else if (w->sel_a >= 0 && w->sel_s >= 0 && w->diverged[w->sel_a][w->sel_s])
@@ -185,8 +222,8 @@ void view_draw_sweep(const view_ctx *c) {
     else
         snprintf(buf, sizeof buf,
                  "Heads shown: the training run's, until the sweep's first run is done");
-    view_fit_text(fitted, sizeof fitted, buf, g.all.w, fs, 1, c->measure, c->ud);
-    draw_text(c->dl, g.all.x, g.all.y + g.all.h - line, fitted, fs, c->th.accent_text, 1, 0);
+    view_fit_text(fitted, sizeof fitted, buf, g->all.w, fs, 1, c->measure, c->ud);
+    draw_text(c->dl, g->all.x, g->all.y + g->all.h - line, fitted, fs, c->th.accent_text, 1, 0);
 }
 
 int view_sweep_hit(const view_layout *L, const view_sweep *w, int x, int y, int *a, int *sd) {

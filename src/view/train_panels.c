@@ -256,6 +256,10 @@ static void legend(const view_ctx *c, const view_train *t) {
     }
 }
 
+static void draw_bars_title(const view_ctx *c, const view_train *t);
+static void draw_bar_chart(const view_ctx *c, const view_train *t);
+static void draw_prune_note(const view_ctx *c, const view_train *t);
+
 static void bars(const view_ctx *c, const view_train *t) {
     const view_layout *L = c->L;
     const view_rect r = L->train_bars;
@@ -269,20 +273,8 @@ static void bars(const view_ctx *c, const view_train *t) {
         draw_text(c->dl, L->train_note.x, L->train_note.y, buf, fs, c->th.muted, 0, 0);
         return;
     }
-    char b1[200], b2[200];
-    snprintf(buf, sizeof buf, "Held-out accuracy with one head removed (full model: %.1f %%)",
-             100.0 * t->acc);
-    snprintf(b1, sizeof b1, "Accuracy without one head (full model: %.1f %%)", 100.0 * t->acc);
-    snprintf(b2, sizeof b2, "Without one head (full: %.1f %%)", 100.0 * t->acc);
-    char b3[80];
-    snprintf(b3, sizeof b3, "One head out (full %.1f %%)", 100.0 * t->acc);
-    char fitted[200];
-    {
-        const char *const forms[6] = {buf, b1, b2, b3, "Without one head", "One head out"};
-        view_fit_first(c, fitted, sizeof fitted, forms, 6, r.w + (r.x - L->train_legend.x), L->font,
-                       1);
-    }
-    draw_text(c->dl, L->train_legend.x, r.y - 2 * L->line, fitted, L->font, c->th.text, 1, 0);
+    draw_bars_title(c, t);
+    char b1[200], fitted[200];
     if (t->replay && !t->pruning_valid && t->pruning_step == t->step) {
         /* a moment of the replay whose bars the trainer measures now (replay.h) */
         snprintf(buf, sizeof buf, "measuring the bars of step %ld: each head removed in turn",
@@ -301,6 +293,43 @@ static void bars(const view_ctx *c, const view_train *t) {
         draw_text(c->dl, L->train_legend.x, r.y, fitted, fs, c->th.muted, 0, 0);
         return;
     }
+    draw_bar_chart(c, t);
+    draw_prune_note(c, t);
+}
+
+/* The bars' title, over their left labels: what they show and the full model's
+ * accuracy, shorter forms where it does not fit. */
+static void draw_bars_title(const view_ctx *c, const view_train *t) {
+    const view_layout *L = c->L;
+    const view_rect r = L->train_bars;
+    char buf[200], b1[200], b2[200];
+    snprintf(buf, sizeof buf, "Held-out accuracy with one head removed (full model: %.1f %%)",
+             100.0 * t->acc);
+    snprintf(b1, sizeof b1, "Accuracy without one head (full model: %.1f %%)", 100.0 * t->acc);
+    snprintf(b2, sizeof b2, "Without one head (full: %.1f %%)", 100.0 * t->acc);
+    char b3[80];
+    snprintf(b3, sizeof b3, "One head out (full %.1f %%)", 100.0 * t->acc);
+    char fitted[200];
+    {
+        const char *const forms[6] = {buf, b1, b2, b3, "Without one head", "One head out"};
+        view_fit_first(c, fitted, sizeof fitted, forms, 6, r.w + (r.x - L->train_legend.x), L->font,
+                       1);
+    }
+    draw_text(c->dl, L->train_legend.x, r.y - 2 * L->line, fitted, L->font, c->th.text, 1, 0);
+}
+
+/* Where accuracy v goes on the bars' axis in r, from lo (bottom) up lo + span. */
+static int bar_y(view_rect r, float v, float lo, float span) {
+    return r.y + r.h - (int)lroundf((float)r.h * fmaxf(0.0f, fminf(1.0f, (v - lo) / span)));
+}
+
+/* The bars: the accuracy without each head in turn, in its colour (pale where it
+ * costs under a point), over the full model's line, their axis's ends labelled. */
+static void draw_bar_chart(const view_ctx *c, const view_train *t) {
+    const view_layout *L = c->L;
+    const view_rect r = L->train_bars;
+    const int fs = L->font_small, n = t->layers * t->h;
+    char buf[200];
     draw_frame(c->dl, (view_rect){r.x - 1, r.y - 1, r.w + 2, r.h + 2}, c->th.grid, 1);
     /* the axis: from a multiple of 10 % at least 5 points under the lowest bar (and
        under the full model) up to 100 %, so 97.5 against 100 shows; its ends labelled */
@@ -308,7 +337,6 @@ static void bars(const view_ctx *c, const view_train *t) {
     for (int i = 0; i < n; i++) low = fminf(low, t->ablated_acc[i]);
     const float lo = fmaxf(0.0f, floorf((low - 0.05f) * 10.0f) / 10.0f);
     const float span = 1.0f - lo;
-#define BAR_Y(v) (r.y + r.h - (int)lroundf((float)r.h * fmaxf(0.0f, fminf(1.0f, ((v)-lo) / span))))
     {
         char top[16], bottom[16];
         snprintf(top, sizeof top, "100%%");
@@ -321,14 +349,14 @@ static void bars(const view_ctx *c, const view_train *t) {
                       0, 0);
         }
     }
-    int full_y = BAR_Y(t->acc);
+    int full_y = bar_y(r, t->acc, lo, span);
     /* the full model's line under the numbers, which are backed so that it never
        runs through them (a 98.2 % bar's number sits on the 100 % line) */
     draw_line(c->dl, r.x, full_y, r.x + r.w, full_y, c->th.accent_text, 2);
     int slot = r.w / n, bw = slot * 7 / 10 > 1 ? slot * 7 / 10 : 1;
     for (int i = 0; i < n; i++) {
         float a = t->ablated_acc[i];
-        int bh = r.y + r.h - BAR_Y(a);
+        int bh = r.y + r.h - bar_y(r, a, lo, span);
         int x = r.x + i * slot + (slot - bw) / 2;
         int head = i % t->h;
         rgba col = view_head_color(head, c->s->theme);
@@ -349,7 +377,14 @@ static void bars(const view_ctx *c, const view_train *t) {
             draw_text(c->dl, x + (bw - w) / 2, ty, buf, fs, pale ? c->th.muted : c->th.text, 0, 0);
         }
     }
-#undef BAR_Y
+}
+
+/* The note under the bars: which heads could go together and what is left, or why
+ * none can. */
+static void draw_prune_note(const view_ctx *c, const view_train *t) {
+    const view_layout *L = c->L;
+    const int fs = L->font_small;
+    char buf[200], b1[200], b2[200], b3[80], fitted[200];
     if (t->pruned == 0 && t->h * t->layers == 1 && t->ablated_acc) { /* one head does it all */
         snprintf(buf, sizeof buf, "The only head: without it %.0f %% is left",
                  100.0 * t->ablated_acc[0]);
@@ -377,14 +412,29 @@ static void bars(const view_ctx *c, const view_train *t) {
     draw_text(c->dl, L->train_note.x, L->train_note.y, fitted, fs, c->th.accent_text, 1, 0);
 }
 
+static void draw_train_title(const view_ctx *c, const view_train *t);
+static void draw_train_subtitle(const view_ctx *c, const view_train *t);
+static void draw_train_plots(const view_ctx *c, const view_train *t);
+
 void view_draw_train(const view_ctx *c) {
     const view_train *t = c->s->train;
-    const view_layout *L = c->L;
     if (!t) return;
     if (c->s->sweep) { /* the sweep of h (H) in the curves' place */
         view_draw_sweep(c);
         return;
     }
+    draw_train_title(c, t);
+    draw_train_subtitle(c, t);
+    draw_train_plots(c, t);
+    strip(c, t, view_train_xmax(t));
+    legend(c, t);
+    bars(c, t);
+}
+
+/* The title line: the task and the run's state (running, paused, stopped and why,
+ * a replay's moment; a figure's what was trained), shorter forms where it does not fit. */
+static void draw_train_title(const view_ctx *c, const view_train *t) {
+    const view_layout *L = c->L;
     char buf[240], fitted[240];
     /* short forms, each saying the state still: s1 shorter than what follows the
        task's name, s2 the shortest */
@@ -453,6 +503,13 @@ void view_draw_train(const view_ctx *c) {
         view_fit_first(c, fitted, sizeof fitted, forms, count, L->train_title.w, L->font_title, 1);
     }
     draw_text(c->dl, L->train_title.x, L->train_title.y, fitted, L->font_title, c->th.text, 1, 0);
+}
+
+/* The line under the title: the keys (none in a figure), the layer shown and the
+ * task's rule, shorter forms where it does not fit. */
+static void draw_train_subtitle(const view_ctx *c, const view_train *t) {
+    const view_layout *L = c->L;
+    char buf[240], fitted[240];
     char layer_what[240]; /* the subtitle without its keys, which the buttons and F1 also give */
     snprintf(layer_what, sizeof layer_what, "layer %d of %d (Y) \xC2\xB7 %s", t->layer + 1,
              t->layers, t->what);
@@ -487,6 +544,11 @@ void view_draw_train(const view_ctx *c) {
     }
     draw_text(c->dl, L->train_title.x, L->train_title.y + title_line(L) + L->pad / 2, fitted,
               L->font_small, c->th.muted, 0, 0);
+}
+
+/* The accuracy and loss plots, the step axis's scale in both titles' one form. */
+static void draw_train_plots(const view_ctx *c, const view_train *t) {
+    const view_layout *L = c->L;
     static const char *const acc_titles[] = {"Held-out accuracy", "Accuracy", NULL};
     static const char *const loss_titles[] = {"Training loss (cross-entropy)", "Training loss",
                                               "Loss", NULL};
@@ -503,7 +565,4 @@ void view_draw_train(const view_ctx *c) {
         for (int p = 0; p < t->run[i].points; p++)
             if (isfinite(t->run[i].loss[p])) lmax = fmaxf(lmax, t->run[i].loss[p]);
     plot(c, L->train_loss, t, 0, lmax, loss_titles, caps[ci]);
-    strip(c, t, view_train_xmax(t));
-    legend(c, t);
-    bars(c, t);
 }

@@ -328,35 +328,22 @@ static int flush_stdout(char *err, size_t errlen) {
     return 1;
 }
 
+static int train_config(learn_config *cfg, const train_options *o, int h, int d_model,
+                        uint64_t seed, char *err, size_t errlen);
+static void pick_threads(const learn_config *cfg, const learn_task_info *ti);
+static int take_moments(train_replay *replay, learn_model *l, float last_loss,
+                        const train_result *r, const train_pruning *pr, const float *ablated,
+                        int moments, char *err, size_t errlen);
+
 int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, const char *dump_dir,
                   train_finish_fn finish, void *ud, char *err, size_t errlen) {
     learn_config cfg = {0};
-    cfg.task = (learn_task_id)(o->task - 1);
-    cfg.layers = o->layers;
-    cfg.h = h;
-    cfg.d_model = d_model;
-    cfg.mlp = o->mlp;
-    cfg.batch = o->batch;
-    cfg.lr = o->lr;
-    cfg.seed = seed;
-    learn_config_resolve(&cfg);
-    if (learn_config_check(&cfg, err, errlen) != 0) return 2;
-    /* everything that can be known before training is checked now: the memory
-       the learner takes, and the dump's folder (the caller checked the figure's) */
-    if (learn_config_check_memory(&cfg, err, errlen) != 0) return 2;
+    if (train_config(&cfg, o, h, d_model, seed, err, errlen) != 0) return 2;
     const learn_task_info *ti = learn_task(cfg.task);
     const int steps = o->steps ? o->steps : ti->default_steps;
+    /* the dump's folder is checked before training too (the caller checked the figure's) */
     if (dump_dir && dump_check(dump_dir, err, errlen) != 0) return 1;
-
-    /* The products of a task at its README size are small: one thread is faster
-     * than two there (0.40 against 0.54 ms a step at d_model 32) and makes a run the
-     * same on every machine. A step of LEARN_SHARD_MIN_FLOPS or more runs its
-     * batch's two halves on both cores (learn.h: the halves are the same on any
-     * number of cores; only a held-out product of 5e8 FLOPs or more, from d_model
-     * about 300 with the MLP, is split in bands that may round its last bit
-     * differently). OPENBLAS_NUM_THREADS, when set, still decides. */
-    if (!getenv("OPENBLAS_NUM_THREADS"))
-        mm_set_threads(learn_config_shards(&cfg, ti->vocab, ti->classes, ti->seq_len) > 1 ? 0 : 1);
+    pick_threads(&cfg, ti);
 
     learn_model *l = learn_create(&cfg, err, errlen);
     /* curve: every TRAIN_CURVE_EVERY steps, train.json's; dense: the figure's, on the
@@ -405,16 +392,9 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
         pr.full = r.acc;
         memcpy(ablated, stats + 3 * nh, sizeof(float) * (size_t)nh);
     }
-    if (!rc && replay && /* the last step is a moment, with the summary's bars */
-        replay_take_measured(replay, l, rows ? curve[rows].loss : NAN, r.acc, ablated, pr.pruned,
-                             pr.pruned_acc) < 0) {
-        snprintf(err, errlen, "out of memory for the run's moments");
-        rc = 1;
-    }
-    if (!rc && replay && measure_pages(replay, l, o->moments) != 0) {
-        snprintf(err, errlen, "out of memory for the bars of the run's moments");
-        rc = 1;
-    }
+    if (!rc && replay)
+        rc = take_moments(replay, l, rows ? curve[rows].loss : NAN, &r, &pr, ablated, o->moments,
+                          err, errlen);
     pr.ablated_acc = ablated;
     train_outcome run = {l, dense, dense_rows + 1, (float)rate, ablated, pr, replay};
     if (!rc && dump_dir) { /* the figure is written inside the dump, before its rename */
@@ -431,4 +411,52 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
     free(run.ablated);
     free(stats);
     return rc;
+}
+
+/* The learner's configuration from the options, resolved and checked, with
+ * everything that can be known before training: the memory the learner takes.
+ * Returns 0, or 2 (a usage error) with a message. */
+static int train_config(learn_config *cfg, const train_options *o, int h, int d_model,
+                        uint64_t seed, char *err, size_t errlen) {
+    cfg->task = (learn_task_id)(o->task - 1);
+    cfg->layers = o->layers;
+    cfg->h = h;
+    cfg->d_model = d_model;
+    cfg->mlp = o->mlp;
+    cfg->batch = o->batch;
+    cfg->lr = o->lr;
+    cfg->seed = seed;
+    learn_config_resolve(cfg);
+    if (learn_config_check(cfg, err, errlen) != 0) return 2;
+    return learn_config_check_memory(cfg, err, errlen) != 0 ? 2 : 0;
+}
+
+/* The products of a task at its README size are small: one thread is faster
+ * than two there (0.40 against 0.54 ms a step at d_model 32) and makes a run the
+ * same on every machine. A step of LEARN_SHARD_MIN_FLOPS or more runs its
+ * batch's two halves on both cores (learn.h: the halves are the same on any
+ * number of cores; only a held-out product of 5e8 FLOPs or more, from d_model
+ * about 300 with the MLP, is split in bands that may round its last bit
+ * differently). OPENBLAS_NUM_THREADS, when set, still decides. */
+static void pick_threads(const learn_config *cfg, const learn_task_info *ti) {
+    if (!getenv("OPENBLAS_NUM_THREADS"))
+        mm_set_threads(learn_config_shards(cfg, ti->vocab, ti->classes, ti->seq_len) > 1 ? 0 : 1);
+}
+
+/* The run's moments for --moments: the last step's, with the summary's bars
+ * (ablated, pr), then the bars of every page's moment. Returns 0, or 1 with a message. */
+static int take_moments(train_replay *replay, learn_model *l, float last_loss,
+                        const train_result *r, const train_pruning *pr, const float *ablated,
+                        int moments, char *err, size_t errlen) {
+    const int taken =
+        replay_take_measured(replay, l, last_loss, r->acc, ablated, pr->pruned, pr->pruned_acc);
+    if (taken < 0) {
+        snprintf(err, errlen, "out of memory for the run's moments");
+        return 1;
+    }
+    if (measure_pages(replay, l, moments) != 0) {
+        snprintf(err, errlen, "out of memory for the bars of the run's moments");
+        return 1;
+    }
+    return 0;
 }

@@ -419,21 +419,36 @@ static int open_display(char *err, size_t errlen) {
     return 0;
 }
 
+/* The window and what draws into it, made by open_window. */
+typedef struct {
+    SDL_Window *win;
+    SDL_Renderer *ren;
+    sdl_draw *drawer;
+    SDL_Rect usable; /* the display's usable bounds, when have_usable */
+    int have_usable;
+    int ww, wh;        /* the size the window was asked for */
+    double fit_until;  /* until then the loop asks for the frame again (0: no more) */
+    Uint32 wake_event; /* the workers' "done" event; they hold its address until
+                          app_async_disable, after the loop */
+} window_ui;
+
+static void start_size(app_state *s, const cli_options *o);
+static int open_window(window_ui *w, app_state *s, font_set *fonts, char *err, size_t errlen);
+static void run_loop(app_state *s, window_ui *w, view_cache *cache, font_set *fonts);
+static void present_frame(app_state *s, window_ui *w, draw_list *dl, view_cache *cache,
+                          font_set *fonts, int layout_log);
+static int take_save(app_state *s, font_set *fonts);
+static void follow_state(app_state *s, window_ui *w, int *fullscreen, SDL_Rect *windowed);
+static int wait_event(app_state *s, window_ui *w, SDL_Event *e);
+
 int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
                size_t errlen) {
     if (open_display(err, errlen) != 0) return 1;
     int rc = 1;
     font_set *fonts = NULL;
     app_state *s = NULL;
-    SDL_Window *win = NULL;
-    SDL_Renderer *ren = NULL;
-    sdl_draw *drawer = NULL;
     view_cache *cache = NULL;
-    draw_list dl;
-    draw_list_init(&dl);
-    char title[256] = "";
-    int fullscreen = 0;
-    SDL_Rect windowed = {0, 0, 0, 0};
+    window_ui w = {0};
 
     fonts = font_set_open(o->font, err, errlen);
     if (!fonts) goto done;
@@ -447,10 +462,30 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     rc = 1;
     s->read_text = text_file_read_regular; /* Ctrl+O, a dropped file: never a read that waits */
     s->auto_contrast = 1, s->dark_field = 0, s->dark_version = 0; /* derive.c: a dark field */
+    start_size(s, o);
+    if (open_window(&w, s, fonts, err, errlen) != 0) goto done;
+    run_loop(s, &w, cache, fonts);
+    rc = 0;
+done:
+    /* off the screen at once; then the workers end (a recompute under way is waited
+       for), so that none wakes the loop through a window already destroyed */
+    if (w.win) SDL_HideWindow(w.win);
+    if (s) app_async_disable(s);
+    view_cache_destroy(cache);
+    sdl_draw_destroy(w.drawer);
+    if (w.ren) SDL_DestroyRenderer(w.ren);
+    if (w.win) SDL_DestroyWindow(w.win);
+    app_state_destroy(s);
+    font_set_close(fonts);
+    TTF_Quit();
+    SDL_Quit();
+    return rc;
+}
 
-    /* the starting size follows the display: on a screen larger than 1920x1080 the
-       window starts at 5/6 of it (3200x1800 on a 4K screen), and the zoom at the
-       step for that size (150 %; view_zoom_for_size) */
+/* The starting size follows the display: on a screen larger than 1920x1080 the
+ * window starts at 5/6 of it (3200x1800 on a 4K screen), and the zoom at the step
+ * for that size (150 %; view_zoom_for_size), unless --size or --state's zoom says. */
+static void start_size(app_state *s, const cli_options *o) {
     SDL_Rect screen;
     if (!o->size_w && SDL_GetDisplayBounds(0, &screen) == 0 && screen.w > 1920 && screen.h > 1080) {
         s->width = screen.w * 5 / 6;
@@ -459,107 +494,88 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         if (!o->state || !app_settings_has(o->state, "zoom"))
             s->zoom = s->zoom_base; /* --state's */
     }
-    int ww = s->width, wh = s->height;
-    SDL_Rect usable = {0, 0, 0, 0};
-    const int have_usable =
-        SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0;
-    if (have_usable) {
-        if (ww > usable.w) ww = usable.w;
-        if (wh > usable.h) wh = usable.h;
+}
+
+/* The window at the state's size (within the display's usable bounds), its
+ * renderer and the drawer; returns 0, or 1 with a message in err. */
+static int open_window(window_ui *w, app_state *s, font_set *fonts, char *err, size_t errlen) {
+    w->ww = s->width, w->wh = s->height;
+    w->have_usable =
+        SDL_GetDisplayUsableBounds(0, &w->usable) == 0 && w->usable.w > 0 && w->usable.h > 0;
+    if (w->have_usable) {
+        if (w->ww > w->usable.w) w->ww = w->usable.w;
+        if (w->wh > w->usable.h) w->wh = w->usable.h;
     }
-    win = SDL_CreateWindow("mhaviz", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, ww, wh,
-                           SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-    if (!win) {
+    w->win = SDL_CreateWindow("mhaviz", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w->ww,
+                              w->wh, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (!w->win) {
         snprintf(err, errlen, "no display; use --export or --dump (%s)", SDL_GetError());
-        goto done;
+        return 1;
     }
     /* the smallest size the layout tests cover, or less on a screen too small for it
        with a frame (a portrait 768 x 1024 screen: a window 800 wide would not fit) */
-    const int min_w = have_usable && usable.w - 64 < 800 ? usable.w - 64 : 800;
-    const int min_h = have_usable && usable.h - 96 < 600 ? usable.h - 96 : 600;
-    SDL_SetWindowMinimumSize(win, min_w > 320 ? min_w : 320, min_h > 240 ? min_h : 240);
-    wm_quiet_stale_sends(win); /* a worker's wake-up reaching the window after Ctrl+Q */
-    SDL_StopTextInput();       /* SDL starts with text input on; only the text field wants it */
-    ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
-    if (!ren) ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
-    if (!ren) {
+    const SDL_Rect usable = w->usable;
+    const int min_w = w->have_usable && usable.w - 64 < 800 ? usable.w - 64 : 800;
+    const int min_h = w->have_usable && usable.h - 96 < 600 ? usable.h - 96 : 600;
+    SDL_SetWindowMinimumSize(w->win, min_w > 320 ? min_w : 320, min_h > 240 ? min_h : 240);
+    wm_quiet_stale_sends(w->win); /* a worker's wake-up reaching the window after Ctrl+Q */
+    SDL_StopTextInput();          /* SDL starts with text input on; only the text field wants it */
+    w->ren = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+    if (!w->ren) w->ren = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_SOFTWARE);
+    if (!w->ren) {
         snprintf(err, errlen, "cannot create a renderer: %s", SDL_GetError());
-        goto done;
+        return 1;
     }
     /* after the renderer, which may make the window anew (an OpenGL visual) */
     /* the frame not known yet: asked again from the loop for 5 s */
-    double fit_until =
-        have_usable && !fit_decorations(win, &usable, ww, wh, 200) ? now_ms() + 5000.0 : 0.0;
-    drawer = sdl_draw_create(ren, fonts);
-    if (!drawer) {
+    w->fit_until = w->have_usable && !fit_decorations(w->win, &w->usable, w->ww, w->wh, 200)
+                       ? now_ms() + 5000.0
+                       : 0.0;
+    w->drawer = sdl_draw_create(w->ren, fonts);
+    if (!w->drawer) {
         snprintf(err, errlen, "out of memory");
-        goto done;
+        return 1;
     }
-    set_title(win, s, title, sizeof title);
+    return 0;
+}
+
+/* The frame loop, until the state says quit: take a finished recompute, follow the
+ * window, draw the state if it changed, do what the state asked for (a save,
+ * fullscreen, the text field), then wait for an event and hand it to the state. */
+static void run_loop(app_state *s, window_ui *w, view_cache *cache, font_set *fonts) {
+    draw_list dl;
+    draw_list_init(&dl);
+    char title[256] = "";
+    int fullscreen = 0;
+    SDL_Rect windowed = {0, 0, 0, 0};
+    set_title(w->win, s, title, sizeof title);
     app_tick(s, now_ms());
     const int layout_log = getenv("MHAVIZ_LAYOUT_LOG") != NULL;
     static char view_logged[8192];
     const int view_logging = getenv("MHAVIZ_VIEW_LOG") != NULL;
     loop_stats stats = {.on = getenv("MHAVIZ_STATS") != NULL};
     s->timings = stats.on; /* a class sees no frame times; a developer asks for them */
-    Uint32 wake_event = SDL_RegisterEvents(1);
-    if (wake_event == (Uint32)-1 || app_async_enable(s, wake_loop, &wake_event, -1.0) != 0)
+    w->wake_event = SDL_RegisterEvents(1);
+    if (w->wake_event == (Uint32)-1 || app_async_enable(s, wake_loop, &w->wake_event, -1.0) != 0)
         fprintf(stderr, "mhaviz: large recomputes stay on the window's thread (%s)\n",
-                wake_event == (Uint32)-1 ? "no SDL event left" : "no thread");
+                w->wake_event == (Uint32)-1 ? "no SDL event left" : "no thread");
 
     while (!s->quit) {
         /* update: take a finished recompute, follow the window, then draw the state if
            it changed */
         app_async_poll(s);
-        sync_size(s, win, ren);
+        sync_size(s, w->win, w->ren);
         if (s->dirty) {
-            double t0 = now_ms();
-            const view_layout *L = app_layout(s);
-            view_state vs;
-            app_view(s, &vs);
-            view_render(&dl, cache, L, &vs, font_measure, fonts);
-            if (layout_log) { /* for tests that check the layout from outside */
-                static char json[1 << 17];
-                if (view_layout_json(json, sizeof json, L, &vs) > 0)
-                    fprintf(stderr, "layout %s\n", json);
-            }
-            sdl_draw_list(drawer, &dl);
-            SDL_RenderPresent(ren);
-            s->frame_ms = now_ms() - t0;
-            s->dirty = 0;
-            set_title(win, s, title, sizeof title);
+            present_frame(s, w, &dl, cache, fonts, layout_log);
+            set_title(w->win, s, title, sizeof title);
             stats.frames++;
             if (view_logging) view_log(s, view_logged, sizeof view_logged);
         }
         stats_say(&stats, s, NULL);
-        /* side effects the state asked for; a save waits for the model being computed */
-        app_save_kind save = app_async_busy(s) ? APP_SAVE_NONE : app_take_save(s);
-        if (save == APP_SAVE_VIEW_FILE) { /* settings.h: written from the state alone */
-            char path[4200];
-            app_view_file_save(s, path, sizeof path);
-            continue;
-        }
-        if (save != APP_SAVE_NONE) {
-            save_png(s, save, fonts);
-            continue;
-        }
-        if (s->fullscreen != fullscreen) {
-            fullscreen = s->fullscreen;
-            wm_set_fullscreen(win, fullscreen, &windowed);
-        }
-        if (s->editing != (SDL_IsTextInputActive() ? 1 : 0)) {
-            if (s->editing)
-                SDL_StartTextInput();
-            else
-                SDL_StopTextInput();
-        }
-        /* wait for an event, or for the next notice to expire */
+        if (take_save(s, fonts)) continue;
+        follow_state(s, w, &fullscreen, &windowed);
         SDL_Event e;
-        if (fit_until > 0.0 && (fit_decorations(win, &usable, ww, wh, 0) || now_ms() > fit_until))
-            fit_until = 0.0;
-        int timeout = app_next_timeout_ms(s);
-        if (fit_until > 0.0 && (timeout < 0 || timeout > 50)) timeout = 50;
-        int got = timeout < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, timeout);
+        int got = wait_event(s, w, &e);
         stats.wakeups++;
         app_tick(s, now_ms());
         if (!got) {
@@ -567,26 +583,72 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
             continue;
         }
         do { /* each key's request goes to the jobs layer at once, as it comes */
-            stats.woke |= woke_by(&e, wake_event);
+            stats.woke |= woke_by(&e, w->wake_event);
             handle_event(s, &e);
             app_async_poll(s);
         } while (!s->quit && SDL_PollEvent(&e));
     }
-    rc = 0;
     stats_say(&stats, s, "exit");
-done:
-    /* off the screen at once; then the workers end (a recompute under way is waited
-       for), so that none wakes the loop through a window already destroyed */
-    if (win) SDL_HideWindow(win);
-    if (s) app_async_disable(s);
     draw_list_free(&dl);
-    view_cache_destroy(cache);
-    sdl_draw_destroy(drawer);
-    if (ren) SDL_DestroyRenderer(ren);
-    if (win) SDL_DestroyWindow(win);
-    app_state_destroy(s);
-    font_set_close(fonts);
-    TTF_Quit();
-    SDL_Quit();
-    return rc;
+}
+
+/* Lays out, draws and presents the state (and logs the layout for tests under
+ * MHAVIZ_LAYOUT_LOG); the state is clean after it. */
+static void present_frame(app_state *s, window_ui *w, draw_list *dl, view_cache *cache,
+                          font_set *fonts, int layout_log) {
+    double t0 = now_ms();
+    const view_layout *L = app_layout(s);
+    view_state vs;
+    app_view(s, &vs);
+    view_render(dl, cache, L, &vs, font_measure, fonts);
+    if (layout_log) { /* for tests that check the layout from outside */
+        static char json[1 << 17];
+        if (view_layout_json(json, sizeof json, L, &vs) > 0) fprintf(stderr, "layout %s\n", json);
+    }
+    sdl_draw_list(w->drawer, dl);
+    SDL_RenderPresent(w->ren);
+    s->frame_ms = now_ms() - t0;
+    s->dirty = 0;
+}
+
+/* A save the state asked for (none while the model is being computed): a view file,
+ * or a PNG. Returns 1 when it did one. */
+static int take_save(app_state *s, font_set *fonts) {
+    app_save_kind save = app_async_busy(s) ? APP_SAVE_NONE : app_take_save(s);
+    if (save == APP_SAVE_VIEW_FILE) { /* settings.h: written from the state alone */
+        char path[4200];
+        app_view_file_save(s, path, sizeof path);
+        return 1;
+    }
+    if (save != APP_SAVE_NONE) {
+        save_png(s, save, fonts);
+        return 1;
+    }
+    return 0;
+}
+
+/* The window follows the state: fullscreen, and text input on while the text field
+ * is open. */
+static void follow_state(app_state *s, window_ui *w, int *fullscreen, SDL_Rect *windowed) {
+    if (s->fullscreen != *fullscreen) {
+        *fullscreen = s->fullscreen;
+        wm_set_fullscreen(w->win, *fullscreen, windowed);
+    }
+    if (s->editing != (SDL_IsTextInputActive() ? 1 : 0)) {
+        if (s->editing)
+            SDL_StartTextInput();
+        else
+            SDL_StopTextInput();
+    }
+}
+
+/* Waits for an event into e, or for the next notice to expire (then 0), asking for
+ * the window's frame meanwhile while it is not known. */
+static int wait_event(app_state *s, window_ui *w, SDL_Event *e) {
+    if (w->fit_until > 0.0 &&
+        (fit_decorations(w->win, &w->usable, w->ww, w->wh, 0) || now_ms() > w->fit_until))
+        w->fit_until = 0.0;
+    int timeout = app_next_timeout_ms(s);
+    if (w->fit_until > 0.0 && (timeout < 0 || timeout > 50)) timeout = 50;
+    return timeout < 0 ? SDL_WaitEvent(e) : SDL_WaitEventTimeout(e, timeout);
 }
