@@ -43,7 +43,7 @@ void gpt2_free(gpt2_model *m) {
 int gpt2_max_tokens(const gpt2_model *m) {
     const tf_config *c = &m->tf->cfg;
     int n = c->ctx < GPT2_MAX_N ? c->ctx : GPT2_MAX_N;
-    while (n > 1 && tf_infer_bytes(c, n, c->h) > GPT2_TRACE_BYTES) n--;
+    while (n > 1 && tf_infer_bytes(m->tf, n, c->h) > GPT2_TRACE_BYTES) n--;
     return n;
 }
 
@@ -194,7 +194,9 @@ void gpt2_run_clear_off(gpt2_run *r) {
 
 int gpt2_run_show(gpt2_run *r, int layer, int h) {
     const tf_config *c = &r->m->tf->cfg;
-    if (layer < 0 || layer >= c->layers || h < 1 || c->d_model % h != 0 || r->n < 1) return -1;
+    if (layer < 0 || layer >= c->layers || h < 1 || c->d_model % h != 0 || r->n < 1 ||
+        !tf_infer_can_split(r->m->tf))
+        return -1;
     const size_t nn = (size_t)r->n * r->n, need = (size_t)h * nn;
     const size_t nd = (size_t)r->inf->cap * c->d_model;
     if (need > r->s_cap) {
