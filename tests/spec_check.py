@@ -12,6 +12,8 @@ layout), token ids given directly (no tokenizer):
          (4 heads on 1), head_dim 8 != 24 / 4, tied, F16, no "model." prefix
   qwen2  Q/K/V biases (no o_proj bias), plain RoPE with theta 1e6, h_kv = h, heads removed
   llama3 attention_bias (Q/K/V and o_proj), 3 layers, one head removed in two layers
+  bert   an encoder (bert_ref.py): post-LN blocks, the embeddings' LayerNorm, token type 0,
+         attention in both directions, GELU exact or tanh, no next-token output
 
 For every layer: the attention (h, n, n) within 1e-4; Q and K (after QK-norm and
 RoPE), the attention's output projection and the stream out of the layer within 1e-3
@@ -19,7 +21,8 @@ relative (max |difference| / max |reference|); the final norm's output and the l
 within 1e-3 relative; the next-token top-1 identical. Then each planted fault of
 llama_ref.py that applies to a case (K/V head i % h_kv, RoPE's interleaved pairing,
 rope_scaling ignored, Gemma's w for 1 + w, QK-norm left out, 1 / sqrt(d_model / h),
-no embedding scale) must make the comparison fail: the test can tell. And hostile
+no embedding scale; for BERT a causal mask and the attention's LayerNorm left out)
+must make the comparison fail: the test can tell. And hostile
 configs and tensors are refused with exit 2 and one "mhaviz: " line naming the fault.
 
     spec_check.py BUILD_DIR"""
@@ -35,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import llama_gen  # noqa: E402
 import llama_ref  # noqa: E402
+import bert_ref  # noqa: E402
 from gpt2_gen import write_safetensors  # noqa: E402
 from gpt2_ref import read_safetensors  # noqa: E402
 
@@ -63,6 +67,10 @@ CASES = [
                    theta=1e6, seed=4), ((0, 1), (1, 3)), ("rope_interleaved",)),
     ("llama-bias", dict(typ="llama", layers=3, heads=4, kv_heads=2, head_dim=8, hidden=32, ff=40,
                         bias=True, seed=5), ((0, 2), (2, 0)), ("gqa_mod",)),
+    ("bert", dict(bert=True, layers=2, hidden=32, heads=4, ff=48, act="gelu", seed=6),
+     ((1, 2),), ("causal", "no_attn_ln")),
+    ("bert-tanh", dict(bert=True, layers=3, hidden=30, heads=5, ff=40, act="gelu_new", eps=1e-5,
+                       prefix=False, dtype="F16", seed=7), (), ("causal",)),
 ]
 
 
@@ -84,9 +92,11 @@ def compare(got_dir, ref, n_layers):
         for key in ("q", "k", "out", "resid"):
             worst[key] = max(worst[key], rel(got(key), ref[key][l]))
     worst["final"] = rel(np.load(os.path.join(got_dir, "final.npy")), ref["final"])
-    logits = np.load(os.path.join(got_dir, "logits.npy"))
-    worst["logits"] = rel(logits, ref["logits"])
-    top_same = int(np.argmax(logits)) == int(np.argmax(ref["logits"]))
+    top_same = True
+    if ref["logits"] is not None:  # an encoder has none
+        logits = np.load(os.path.join(got_dir, "logits.npy"))
+        worst["logits"] = rel(logits, ref["logits"])
+        top_same = int(np.argmax(logits)) == int(np.argmax(ref["logits"]))
     ok = worst["attn"] <= 1e-4 and all(worst[k] <= 1e-3 for k in worst if k != "attn")
     return ok and top_same, worst, top_same
 
@@ -95,7 +105,9 @@ def positive(build, tmp):
     for name, kw, off, faults in CASES:
         kw = dict(kw)
         d = os.path.join(tmp, name)
-        c = llama_gen.gen(d, **kw)
+        bert = kw.pop("bert", False)
+        ref_of = bert_ref if bert else llama_ref
+        c = (bert_ref if bert else llama_gen).gen(d, **kw)
         rng = np.random.default_rng(len(name))
         for n in (1, 7, 40):
             ids = [int(x) for x in rng.integers(0, c["vocab_size"], n)]
@@ -105,7 +117,7 @@ def positive(build, tmp):
             check(p.returncode == 0, f"{name} n={n}: driver exit {p.returncode}: {p.stderr}")
             if p.returncode:
                 continue
-            ref = llama_ref.forward(d, ids, off)
+            ref = ref_of.forward(d, ids, off)
             ok, worst, top = compare(out, ref, c["num_hidden_layers"])
             print(f"{name} n={n}: {'ok' if ok else 'BAD'} top-1 same {top}; worst " +
                   ", ".join(f"{k} {v:.2e}" for k, v in worst.items()))
@@ -114,10 +126,10 @@ def positive(build, tmp):
                 continue
             spec = json.loads(p.stdout)
             check(spec["h"] == c["num_attention_heads"] and spec["h_kv"] ==
-                  c["num_key_value_heads"] and spec["head_dim"] == c["head_dim"],
-                  f"{name}: spec {spec}")
+                  c.get("num_key_value_heads", spec["h"]) and spec["head_dim"] ==
+                  c.get("head_dim", c["hidden_size"] // spec["h"]), f"{name}: spec {spec}")
             for f in faults:  # the comparison must catch each planted mistake
-                bad, worst_f, _ = compare(out, llama_ref.forward(d, ids, off, (f,)),
+                bad, worst_f, _ = compare(out, ref_of.forward(d, ids, off, (f,)),
                                           c["num_hidden_layers"])
                 print(f"  planted {f}: {'caught' if not bad else 'MISSED'} "
                       f"(attn {worst_f['attn']:.2e}, final {worst_f['final']:.2e})")

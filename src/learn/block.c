@@ -283,7 +283,9 @@ void block_final(tf_infer *t) {
     else
         block_norm(t->lnf, t->mean, t->rstd, x, tf->p.lnf_g, tf->p.lnf_b, n, d, s);
     const float *last = t->lnf + (size_t)(n - 1) * d;
-    if (s->head == SPEC_HEAD_TIED)
+    if (s->head == SPEC_HEAD_NONE)
+        memset(t->logits, 0, (size_t)s->vocab * sizeof(float)); /* uniform next-token probs */
+    else if (s->head == SPEC_HEAD_TIED)
         unembed_tied_forward(t->logits, last, tf->p.wte, 1, d, s->vocab);
     else if (s->head == SPEC_HEAD_LINEAR)
         unembed_tied_forward(t->logits, last, tf->p.lm_head, 1, d, s->vocab);

@@ -39,7 +39,7 @@ static const char *spec_fault(const model_spec *s) {
     if ((unsigned)s->norm > SPEC_RMSNORM_P1) return "unknown norm";
     if (!(s->norm_eps > 0.0f && s->norm_eps < 1.0f)) return "norm epsilon must be in (0, 1)";
     if ((unsigned)s->mlp > SPEC_MLP_GEGLU) return "unknown MLP";
-    if ((unsigned)s->head > SPEC_HEAD_LINEAR) return "unknown head";
+    if ((unsigned)s->head > SPEC_HEAD_NONE) return "unknown head";
     if (s->token_types < 0 || s->token_types > 16) return "token types must be 0..16";
     if (s->pos == SPEC_POS_LEARNED) return NULL;
     if (s->pos != SPEC_POS_ROPE) return "unknown positions";

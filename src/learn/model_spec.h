@@ -36,6 +36,7 @@ typedef enum {
     SPEC_HEAD_TIED = 0,   /* logits = x W_te^T */
     SPEC_HEAD_DENSE = 1,  /* logits = x W_U + b_U, W_U (d, C): the trainer's */
     SPEC_HEAD_LINEAR = 2, /* logits = x lm_head^T, lm_head (V, d) as nn.Linear keeps it */
+    SPEC_HEAD_NONE = 3,   /* no next-token output (an encoder read without its MLM head) */
 } spec_head;
 
 typedef struct {

@@ -105,9 +105,9 @@ int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
 /* config.json                                                                     */
 
 /* The families the loader knows, by model_type. */
-static const ckpt_family *const families[] = {&ckpt_family_gpt2, &ckpt_family_llama,
+static const ckpt_family *const families[] = {&ckpt_family_gpt2,  &ckpt_family_llama,
                                               &ckpt_family_qwen2, &ckpt_family_qwen3,
-                                              &ckpt_family_gemma};
+                                              &ckpt_family_gemma, &ckpt_family_bert};
 
 /* The family of config.json's root: 0, or 2 with a message. */
 static int family_of(const ckpt_family **out, json_t *root, const char *path, char *err,
@@ -123,7 +123,8 @@ static int family_of(const ckpt_family **out, json_t *root, const char *path, ch
             return 0;
         }
     return cj_fail(err, errlen, 2, path,
-                   "model_type \"%.40s\" is not supported (gpt2, llama, qwen2, qwen3, gemma)", t);
+                   "model_type \"%.40s\" is not supported (gpt2, llama, qwen2, qwen3, gemma, bert)",
+                   t);
 }
 
 int ckpt_config_parse(ckpt_config *c, const char *text, size_t len, const char *path, char *err,

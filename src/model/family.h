@@ -69,5 +69,6 @@ typedef struct {
 
 extern const ckpt_family ckpt_family_gpt2;
 extern const ckpt_family ckpt_family_llama, ckpt_family_qwen2, ckpt_family_qwen3, ckpt_family_gemma;
+extern const ckpt_family ckpt_family_bert;
 
 #endif
