@@ -158,7 +158,8 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
                     const char *const *tokens) {
     const transformer *tf = t->tf;
     const tf_config *c = &tf->cfg;
-    MHA_EXPECT(i >= 0 && i < c->layers);
+    MHA_EXPECT(i >= 0 && i < c->layers && tf->spec.h_kv == c->h &&
+               spec_q_dim(&tf->spec) == c->d_model);
     const tf_layer_params *lp = &tf->p.layer[i];
     attn_layer_init(L, t->n, t->n, c->h, c->d_model, ATTN_MASK_CAUSAL, 1, 1.0f);
     L->layer = i;
