@@ -10,10 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "attention.h"
 #include "blas.h"
 #include "layers.h"
-#include "mha.h"
 
 /* ------------------------------------------------------------------------------ */
 /* embeddings and norms                                                            */
@@ -118,25 +116,10 @@ static void rope_apply(float *x, const float *cs, int n, int heads, int hd) {
 
 /* The heads of one layer side by side on the workers (each head's products on one
    thread): at n = 64 a layer's 12 heads are ~13 MFLOP of small products and
-   softmaxes, a tenth of the forward on one core. q, k, v (n, ld): head j in columns
-   [j hd, (j+1) hd) of all three (K and V already repeated per query head). */
-typedef struct {
-    float *scores, *attn, *concat;
-    const float *q, *k, *v;
-    int n, ld, hd, causal;
-} heads_job;
-
+   softmaxes, a tenth of the forward on one core. Each head is the trainer's
+   (attention_head, layers.c), over whole rows. */
 static void head_task(void *ctx, int j) {
-    const heads_job *hj = ctx;
-    const size_t nn = (size_t)hj->n * hj->n, col = (size_t)j * hj->hd;
-    const attn_head_shape shape = {.n = hj->n,
-                                   .d_k = hj->hd,
-                                   .n_real = hj->n,
-                                   .causal = hj->causal,
-                                   .scale = attn_scale(hj->hd, 1, 1.0f),
-                                   .whole_rows = 1};
-    attn_head_forward(hj->scores + (size_t)j * nn, hj->attn + (size_t)j * nn, hj->concat + col,
-                      hj->ld, hj->q + col, hj->k + col, hj->v + col, hj->ld, &shape, 0, hj->n);
+    attention_head(ctx, j);
 }
 
 /* scores, attn (h, n, n) and concat (n, h hd) from q (n, h hd) and k, v (n, h_kv hd);
@@ -155,8 +138,18 @@ static void attention(float *scores, float *attn, float *concat, const float *q,
             }
         k = kx, v = vx;
     }
-    heads_job hj = {scores, attn, concat, q, k, v, n, qd, hd, s->causal};
-    mm_parallel(h, mm_workers_for(4.0 * n * n * qd), head_task, &hj);
+    attn_heads a = {.scores = scores,
+                    .attn = attn,
+                    .concat = concat,
+                    .q = q,
+                    .k = k,
+                    .v = v,
+                    .T = n,
+                    .ld = qd,
+                    .hd = hd,
+                    .causal = s->causal,
+                    .whole_rows = 1};
+    mm_parallel(h, mm_workers_for(4.0 * n * n * qd), head_task, &a);
 }
 
 /* ------------------------------------------------------------------------------ */
