@@ -24,6 +24,7 @@ rope_scaling ignored, Gemma's w for 1 + w, QK-norm left out, 1 / sqrt(d_model / 
 no embedding scale; for BERT a causal mask and the attention's LayerNorm left out)
 must make the comparison fail: the test can tell. And hostile
 configs and tensors are refused with exit 2 and one "mhaviz: " line naming the fault.
+Last, `mhaviz --model DIR --dump` on a GPT-2 checkpoint opens config.json once (strace).
 
     spec_check.py BUILD_DIR"""
 import json
@@ -180,11 +181,34 @@ def hostile(build, tmp):
     case("mlp-bias", "mlp_bias", {"mlp_bias": True})
 
 
+def config_read_once(build, tmp):
+    """mhaviz --model DIR --dump opens config.json once (strace counts the opens; the
+    check is skipped without strace)."""
+    import shutil
+    import gpt2_gen
+    if not shutil.which("strace"):
+        print("config read once: skipped (no strace)")
+        return
+    d = os.path.join(tmp, "gpt2-once")
+    gpt2_gen.gen(d, n_layer=1, n_head=2, n_embd=16, n_positions=16, seed=1)
+    trace = os.path.join(tmp, "strace.txt")
+    p = subprocess.run(["strace", "-f", "-e", "trace=openat,open", "-o", trace,
+                        os.path.join(build, "mhaviz"), "--model", d, "--dump",
+                        os.path.join(tmp, "gpt2-once-out")], capture_output=True, text=True,
+                       timeout=120)
+    with open(trace) as f:
+        opens = sum("config.json" in line for line in f)
+    print(f"config read once: mhaviz exit {p.returncode}, config.json opened {opens} time(s)")
+    check(p.returncode == 0 and opens == 1, f"config.json opened {opens} times, exit "
+          f"{p.returncode}: {p.stderr}")
+
+
 def main():
     build = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         positive(build, tmp)
         hostile(build, tmp)
+        config_read_once(build, tmp)
     if FAILS:
         print(f"{len(FAILS)} failed")
         return 1
