@@ -177,7 +177,9 @@ def hostile(build, tmp):
          reshape="model.layers.0.self_attn.k_proj.weight")
     case("head-dim-vs-weights", "config.json makes it", {"head_dim": 4})
     case("lm-head-missing", "missing tensor lm_head.weight", drop="lm_head.weight")
-    case("lm-head-when-tied", "lm_head.weight differs", {"tie_word_embeddings": True})
+    case("lm-head-when-tied",
+         "lm_head.weight differs from embed_tokens.weight, but config.json ties them",
+         {"tie_word_embeddings": True})
     case("mlp-bias", "mlp_bias", {"mlp_bias": True})
 
 

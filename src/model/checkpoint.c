@@ -536,9 +536,7 @@ static int check_slots(const load *L, char *err, size_t errlen) {
         return cj_fail(err, errlen, 2, L->W,
                        "tensor lm_head.weight has dtype %s: only F32, F16 and BF16 are supported",
                        h->dtype_name);
-    if (!same)
-        return cj_fail(err, errlen, 2, L->W,
-                       "lm_head.weight differs from wte: untied models are not supported");
+    if (!same) return cj_fail(err, errlen, 2, L->W, "lm_head.weight %s", L->fam->untied);
     return 0;
 }
 
@@ -569,9 +567,7 @@ static int read_weights(load *L, const transformer *tf, ckpt_progress_fn progres
     if (L->lm_head) {
         int eq = lm_head_equal(&L->f, L->lm_head, tf->p.wte, L->lm_head->elems, &rc, e, sizeof e);
         if (eq < 0) return cj_fail(err, errlen, rc, L->W, "%s", e);
-        if (!eq)
-            return cj_fail(err, errlen, 2, L->W,
-                           "lm_head.weight differs from wte: untied models are not supported");
+        if (!eq) return cj_fail(err, errlen, 2, L->W, "lm_head.weight %s", L->fam->untied);
         if (progress && progress(ud, 1.0)) return cj_fail(err, errlen, 1, L->W, "cancelled");
     }
     /* grown or written in place while it was read: the values may be a mixture */

@@ -63,6 +63,9 @@ typedef struct {
     const ck_name *names;
     int n_names;
     const char *const *buffers; /* a layer's names that are not weights (NULL-ended) */
+    /* a tied model's lm_head.weight that is not the token embedding: what to say
+       (families whose models are never tied may leave it NULL) */
+    const char *untied;
     /* fills s from config.json's root (path names it in err): 0, or 2 */
     int (*spec_of)(model_spec *s, json_t *root, const char *path, char *err, size_t errlen);
 } ckpt_family;

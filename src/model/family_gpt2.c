@@ -93,4 +93,6 @@ const ckpt_family ckpt_family_gpt2 = {.type = "gpt2",
                                       .names = gpt2_names,
                                       .n_names = sizeof gpt2_names / sizeof gpt2_names[0],
                                       .buffers = gpt2_buffers,
+                                      .untied = "differs from wte: untied models are not "
+                                                "supported",
                                       .spec_of = gpt2_spec};

@@ -167,7 +167,7 @@ static const char *const llama_buffers[] = {"self_attn.rotary_emb.inv_freq", NUL
     {                                                                                              \
         .type = t, .title = title_, .prefix = "model.", .layer = "layers.", .names = llama_names,  \
         .n_names = sizeof llama_names / sizeof llama_names[0], .buffers = llama_buffers,           \
-        .spec_of = fn                                                                              \
+        .untied = "differs from embed_tokens.weight, but config.json ties them", .spec_of = fn     \
     }
 
 const ckpt_family ckpt_family_llama = LLAMA_FAMILY("llama", "Llama", llama);
