@@ -37,7 +37,8 @@ def gen(outdir, layers=2, hidden=32, heads=4, ff=48, vocab=89, positions=64, typ
     w = {"embeddings.word_embeddings.weight": r(vocab, d),
          "embeddings.position_embeddings.weight": r(positions, d, std=0.3),
          "embeddings.token_type_embeddings.weight": r(types, d, std=0.3),
-         "embeddings.LayerNorm.weight": 1 + r(d, std=0.1), "embeddings.LayerNorm.bias": r(d, std=0.1)}
+         "embeddings.LayerNorm.weight": 1 + r(d, std=0.1),
+         "embeddings.LayerNorm.bias": r(d, std=0.1)}
     for i in range(layers):
         p = f"encoder.layer.{i}."
         for part, std in (("query", 2.0), ("key", 2.0), ("value", 1.0)):
