@@ -60,7 +60,9 @@ int main(int argc, char **argv) {
     transformer *tf = NULL;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (rc == 0) rc = ckpt_load(&paths, &tf, on_progress, &ps, err, sizeof err);
+    ckpt_config cfg;
+    if (rc == 0) rc = ckpt_config_read(&cfg, paths.config, err, sizeof err);
+    if (rc == 0) rc = ckpt_load(&paths, &cfg, &tf, on_progress, &ps, err, sizeof err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc != 0) {
         fprintf(stderr, "mhaviz: %s\n", err);

@@ -492,17 +492,21 @@ static void test_config(void **state) {
                      "\"activation_function\":\"gelu_new\",\"model_type\":\"gpt2\","
                      "\"n_inner\":null}";
     assert_int_equal(ckpt_config_parse(&c, ok, strlen(ok), "cfg.json", err, sizeof err), 0);
-    assert_int_equal(c.n_layer, 2);
-    assert_int_equal(c.n_head, 3);
-    assert_int_equal(c.n_embd, 15);
-    assert_int_equal(c.n_positions, 16);
-    assert_int_equal(c.vocab_size, 50);
-    assert_true(c.layer_norm_epsilon == 1e-6f);
-    tf_config tc;
-    ckpt_tf_config(&c, &tc);
-    assert_int_equal(tc.d_ff, 60);
-    assert_int_equal(tc.act, TF_ACT_GELU_TANH);
-    assert_true(tc.tied && tc.attn_bias && tc.mlp);
+    assert_ptr_equal(c.family, &ckpt_family_gpt2);
+    assert_int_equal(c.spec.layers, 2);
+    assert_int_equal(c.spec.h, 3);
+    assert_int_equal(c.spec.h_kv, 3);
+    assert_int_equal(c.spec.head_dim, 5);
+    assert_int_equal(c.spec.d_model, 15);
+    assert_int_equal(c.spec.ctx, 16);
+    assert_int_equal(c.spec.vocab, 50);
+    assert_true(c.spec.norm_eps == 1e-6f);
+    assert_int_equal(c.spec.d_ff, 60);
+    assert_int_equal(c.spec.mlp, SPEC_MLP_GELU_TANH);
+    assert_int_equal(c.spec.norm, SPEC_LAYERNORM);
+    assert_int_equal(c.spec.pos, SPEC_POS_LEARNED);
+    assert_true(c.spec.head == SPEC_HEAD_TIED && c.spec.qkv_bias && c.spec.o_bias &&
+                c.spec.mlp_bias && c.spec.causal && !c.spec.post_ln);
     static const struct {
         const char *json, *needle;
     } bad[] = {

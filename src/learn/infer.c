@@ -1,6 +1,7 @@
-/* infer.c: a loaded model's forward on one sequence (transformer.h, "inference"),
- * with the layers of the trainer's forward (layers.h) but none of its gradients:
- * every layer keeps what the view and --dump show, the rest is scratch. */
+/* infer.c: a loaded model's forward on one sequence (transformer.h, "inference"):
+ * its buffers carved from one block, the layers run from one on (block.c computes
+ * each as the model's spec says), the re-split of a layer and its view. Every layer
+ * keeps what the view and --dump show, the rest is scratch. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,45 +9,56 @@
 
 #include "attention.h"
 #include "blas.h"
+#include "block.h"
 #include "layers.h"
 #include "mha.h"
 #include "transformer.h"
 
 /* floats of each part, in the order they are carved */
 typedef struct {
-    size_t resid, per_layer_nd, attn, lnf, vocab, scratch_nd, ff, rows, scores;
+    size_t resid, layer_d, layer_q, layer_kv, attn, lnf, vocab, rope, scratch_nd, ff, gate, rows,
+        rep, scores;
 } infer_sizes;
 
-static int sizes(const tf_config *c, int n, int split, infer_sizes *z) {
-    if (n < 1 || n > c->ctx || split < c->h || split > c->d_model) return -1;
-    const size_t nd = (size_t)n * c->d_model, nn = (size_t)n * n;
-    z->resid = (size_t)(c->layers + 1) * nd;
-    z->per_layer_nd = (size_t)c->layers * nd; /* each of ln1, q, k, v, concat, out, out_full */
-    z->attn = (size_t)c->layers * c->h * nn;
-    z->lnf = nd;
+static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
+    const tf_config *c = &tf->cfg;
+    const model_spec *s = &tf->spec;
+    if (n < 1 || n > c->ctx || split < c->h || split > (c->d_model > c->h ? c->d_model : c->h))
+        return -1;
+    const size_t nn = (size_t)n * n, L = (size_t)c->layers;
+    z->resid = (L + 1) * n * c->d_model;
+    z->layer_d = L * n * c->d_model;      /* each of ln1, out, out_full */
+    z->layer_q = L * n * spec_q_dim(s);   /* q, concat */
+    z->layer_kv = L * n * spec_kv_dim(s); /* k, v */
+    z->attn = L * c->h * nn;
+    z->lnf = (size_t)n * c->d_model;
     z->vocab = (size_t)c->vocab;
-    z->scratch_nd = nd; /* res1, ln2, proj */
-    z->ff = (size_t)n * (c->mlp ? c->d_ff : 1);
+    z->rope = s->pos == SPEC_POS_ROPE ? (size_t)n * s->head_dim : 0;
+    z->scratch_nd = (size_t)n * c->d_model; /* res1, ln2, proj */
+    z->ff = (size_t)n * (s->d_ff ? s->d_ff : 1);
+    z->gate = spec_gated(s) ? z->ff : 0;
     z->rows = (size_t)n;
+    z->rep = s->h_kv < s->h ? (size_t)n * spec_q_dim(s) : 0; /* kx, vx */
     z->scores = (size_t)split * nn;
     return 0;
 }
 
 static size_t total(const infer_sizes *z) {
-    return z->resid + 7 * z->per_layer_nd + z->attn + z->lnf + 2 * z->vocab + 3 * z->scratch_nd +
-           2 * z->ff + 2 * z->rows + z->scores;
+    return z->resid + 3 * z->layer_d + 2 * z->layer_q + 2 * z->layer_kv + z->attn + z->lnf +
+           2 * z->vocab + z->rope + 3 * z->scratch_nd + 2 * z->ff + z->gate + 2 * z->rows +
+           2 * z->rep + z->scores;
 }
 
-size_t tf_infer_bytes(const tf_config *cfg, int n, int split) {
+size_t tf_infer_bytes(const transformer *tf, int n, int split) {
     infer_sizes z;
-    if (sizes(cfg, n, split, &z) != 0) return 0;
-    return total(&z) * sizeof(float) + (size_t)cfg->layers * cfg->h;
+    if (sizes(tf, n, split, &z) != 0) return 0;
+    return total(&z) * sizeof(float) + (size_t)tf->cfg.layers * tf->cfg.h;
 }
 
 tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
     const tf_config *c = &tf->cfg;
     infer_sizes z;
-    if (sizes(c, n, split, &z) != 0) return NULL;
+    if (sizes(tf, n, split, &z) != 0) return NULL;
     tf_infer *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->tf = tf;
@@ -61,31 +73,36 @@ tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
     float *p = t->mem_;
 #define CARVE(field, count)                                                                        \
     do {                                                                                           \
-        t->field = p;                                                                              \
+        t->field = (count) ? p : NULL;                                                             \
         p += (count);                                                                              \
     } while (0)
     CARVE(resid, z.resid);
-    CARVE(ln1, z.per_layer_nd);
-    CARVE(q, z.per_layer_nd);
-    CARVE(k, z.per_layer_nd);
-    CARVE(v, z.per_layer_nd);
-    CARVE(concat, z.per_layer_nd);
-    CARVE(out, z.per_layer_nd);
-    CARVE(out_full, z.per_layer_nd);
+    CARVE(ln1, z.layer_d);
+    CARVE(q, z.layer_q);
+    CARVE(k, z.layer_kv);
+    CARVE(v, z.layer_kv);
+    CARVE(concat, z.layer_q);
+    CARVE(out, z.layer_d);
+    CARVE(out_full, z.layer_d);
     CARVE(attn, z.attn);
     CARVE(lnf, z.lnf);
     CARVE(logits, z.vocab);
     CARVE(probs, z.vocab);
+    CARVE(rope, z.rope);
     CARVE(res1, z.scratch_nd);
     CARVE(ln2, z.scratch_nd);
     CARVE(proj, z.scratch_nd);
     CARVE(fc, z.ff);
     CARVE(fc_act, z.ff);
+    CARVE(gate, z.gate);
     CARVE(mean, z.rows);
     CARVE(rstd, z.rows);
+    CARVE(kx, z.rep);
+    CARVE(vx, z.rep);
     CARVE(scores, z.scores);
 #undef CARVE
     MHA_EXPECT((size_t)(p - t->mem_) == total(&z));
+    if (t->rope) block_rope_table(t->rope, &tf->spec, n);
     return t;
 }
 
@@ -101,78 +118,6 @@ static float *at(const tf_infer *t, float *block, int i) {
     return block + (size_t)i * t->cap * t->tf->cfg.d_model;
 }
 
-/* The heads of one layer side by side on the workers (each head's products on one
-   thread): at n = 64 a layer's 12 heads are ~13 MFLOP of small products and
-   softmaxes, a tenth of the forward on one core. The same kernel and order as
-   attention_forward (layers.c), so the numbers are the same. */
-typedef struct {
-    float *scores, *attn, *concat;
-    const float *q, *k, *v;
-    int n, d, h;
-} heads_job;
-
-static void head_task(void *ctx, int j) {
-    const heads_job *hj = ctx;
-    const int dk = hj->d / hj->h;
-    const size_t nn = (size_t)hj->n * hj->n, col = (size_t)j * dk;
-    const attn_head_shape shape = {.n = hj->n,
-                                   .d_k = dk,
-                                   .n_real = hj->n,
-                                   .causal = 1,
-                                   .scale = attn_scale(dk, 1, 1.0f),
-                                   .whole_rows = 1};
-    attn_head_forward(hj->scores + (size_t)j * nn, hj->attn + (size_t)j * nn, hj->concat + col,
-                      hj->d, hj->q + col, hj->k + col, hj->v + col, hj->d, &shape, 0, hj->n);
-}
-
-static void heads_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
-                          const float *v, int n, int d, int h) {
-    heads_job hj = {scores, attn, concat, q, k, v, n, d, h};
-    const double flops = 4.0 * n * n * d;
-    mm_parallel(h, mm_workers_for(flops), head_task, &hj);
-}
-
-static void layer_forward(tf_infer *t, int i, const unsigned char *off_i) {
-    const transformer *tf = t->tf;
-    const tf_config *c = &tf->cfg;
-    const int n = t->n, d = c->d_model, h = c->h, dk = d / h;
-    const size_t nd = (size_t)n * d;
-    const tf_layer_params *lp = &tf->p.layer[i];
-    const float *x = at(t, t->resid, i);
-    float *ln1 = at(t, t->ln1, i), *q = at(t, t->q, i), *k = at(t, t->k, i), *v = at(t, t->v, i);
-    float *concat = at(t, t->concat, i), *out = at(t, t->out, i);
-    float *attn = t->attn + (size_t)i * h * t->cap * t->cap;
-    layernorm_forward(ln1, t->mean, t->rstd, x, lp->ln1_g, lp->ln1_b, n, d, c->ln_eps);
-    matmul_forward(q, ln1, lp->w_q, lp->b_q, n, d, d);
-    matmul_forward(k, ln1, lp->w_k, lp->b_k, n, d, d);
-    matmul_forward(v, ln1, lp->w_v, lp->b_v, n, d, d);
-    /* (h, n, n) at n tokens: the layer's block is laid out for cap, rows packed at n */
-    heads_forward(t->scores, attn, concat, q, k, v, n, d, h);
-    matmul_forward(out, concat, lp->w_o, lp->b_o, n, d, d);
-    int any = 0;
-    for (int j = 0; j < h; j++) {
-        t->off[(size_t)i * h + j] = off_i && off_i[j];
-        any |= t->off[(size_t)i * h + j];
-    }
-    if (any) { /* the output with every head on stays beside the one without */
-        memcpy(at(t, t->out_full, i), out, nd * sizeof(float));
-        for (int j = 0; j < h; j++)
-            if (off_i[j])
-                for (int r = 0; r < n; r++)
-                    memset(concat + (size_t)r * d + (size_t)j * dk, 0, (size_t)dk * sizeof(float));
-        matmul_forward(out, concat, lp->w_o, lp->b_o, n, d, d);
-    }
-    /* res1 = x + attn; the MLP; the stream into layer i + 1 */
-    float *next = at(t, t->resid, i + 1);
-    residual_forward(c->mlp ? t->res1 : next, x, out, nd);
-    if (!c->mlp) return;
-    layernorm_forward(t->ln2, t->mean, t->rstd, t->res1, lp->ln2_g, lp->ln2_b, n, d, c->ln_eps);
-    matmul_forward(t->fc, t->ln2, lp->w_fc, lp->b_fc, n, d, c->d_ff);
-    act_forward(t->fc_act, t->fc, (size_t)n * c->d_ff, c->act);
-    matmul_forward(t->proj, t->fc_act, lp->w_proj, lp->b_proj, n, c->d_ff, d);
-    residual_forward(next, t->res1, t->proj, nd);
-}
-
 void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *off, int from) {
     const transformer *tf = t->tf;
     const tf_config *c = &tf->cfg;
@@ -180,21 +125,20 @@ void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *of
     if (from == 0 || n != t->n) {
         from = 0;
         t->n = n;
-        encoder_forward(t->resid, tokens, tf->p.wte, tf->p.wpe, 1, n, c->d_model);
+        block_embed(t->resid, t->mean, t->rstd, tf, tokens, n);
     }
     mm_threads_min_flops(MM_THREADS_MODEL_FLOPS); /* products of a few ms: both cores */
-    for (int i = from; i < c->layers; i++) layer_forward(t, i, off ? off + (size_t)i * c->h : NULL);
-    const int d = c->d_model;
-    layernorm_forward(t->lnf, t->mean, t->rstd, at(t, t->resid, c->layers), tf->p.lnf_g,
-                      tf->p.lnf_b, n, d, c->ln_eps);
-    const float *last = t->lnf + (size_t)(n - 1) * d;
-    if (c->tied)
-        unembed_tied_forward(t->logits, last, tf->p.wte, 1, d, c->vocab);
-    else
-        matmul_forward(t->logits, last, tf->p.w_u, tf->p.b_u, 1, d, c->classes);
+    for (int i = from; i < c->layers; i++) block_forward(t, i, off ? off + (size_t)i * c->h : NULL);
+    block_final(t);
     mm_threads_min_flops(0.0);
     int none = -1;
     crossentropy_forward(t->probs, t->logits, &none, 1, c->classes, &none);
+}
+
+int tf_infer_can_split(const transformer *tf) {
+    const model_spec *s = &tf->spec;
+    return s->pos == SPEC_POS_LEARNED && s->h_kv == s->h && spec_q_dim(s) == s->d_model &&
+           s->causal;
 }
 
 void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn, float *concat,
@@ -202,6 +146,7 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
     const tf_config *c = &t->tf->cfg;
     const int n = t->n, d = c->d_model;
     MHA_EXPECT(i >= 0 && i < c->layers && h2 >= 1 && h2 <= d && d % h2 == 0);
+    MHA_EXPECT(tf_infer_can_split(t->tf));
     /* the forward's own attention, at h2 heads: its scale is 1 / sqrt(d / h2) */
     attention_forward(scores, attn, concat, at(t, t->q, i), at(t, t->k, i), at(t, t->v, i), NULL, 1,
                       n, d, h2, 1);
@@ -213,7 +158,8 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
                     const char *const *tokens) {
     const transformer *tf = t->tf;
     const tf_config *c = &tf->cfg;
-    MHA_EXPECT(i >= 0 && i < c->layers);
+    MHA_EXPECT(i >= 0 && i < c->layers && tf->spec.h_kv == c->h &&
+               spec_q_dim(&tf->spec) == c->d_model);
     const tf_layer_params *lp = &tf->p.layer[i];
     attn_layer_init(L, t->n, t->n, c->h, c->d_model, ATTN_MASK_CAUSAL, 1, 1.0f);
     L->layer = i;

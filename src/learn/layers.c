@@ -282,32 +282,45 @@ static int attn_workers(int B, int T, int d, int products) {
     return mm_workers_for((double)products * 2.0 * B * T * T * d);
 }
 
+void attention_head(const attn_heads *a, int j) {
+    const size_t col = (size_t)j * a->hd;
+    const attn_head_shape shape = {.n = a->T,
+                                   .d_k = a->hd,
+                                   .n_real = a->T,
+                                   .causal = a->causal,
+                                   .scale = attn_scale(a->hd, 1, 1.0f),
+                                   .whole_rows = a->whole_rows};
+    const size_t tt = (size_t)a->T * a->T;
+    float *s = a->scores + (a->one_slot ? 0 : (size_t)j * tt);
+    float *head = a->concat + col;
+    /* the core's kernel: scores, mask, softmax, head_j = A_j V_j straight into its band
+       of Concat; a head off gets a zero band */
+    attn_head_forward(s, a->attn + (size_t)j * tt, head, a->ld, a->q + col, a->k + col, a->v + col,
+                      a->ld, &shape, 0, a->T);
+    if (a->ablate && a->ablate[j])
+        for (int r = 0; r < a->T; r++) memset(head + (size_t)r * a->ld, 0, a->hd * sizeof(float));
+}
+
 static void attn_forward_example(void *ctx, int b) {
     const attn_job *j = ctx;
-    const int T = j->T, d = j->d, h = j->h, dk = d / h;
-    const size_t tt = (size_t)T * T;
+    const int T = j->T, d = j->d, h = j->h;
+    const size_t tt = (size_t)T * T, row0 = (size_t)b * T * d; /* example b's first row */
     /* causal; the softmax over each row's visible keys only, as the core's forward (the
        whole rows with -inf where hidden took twice the exps: 6 % of a step) */
-    const attn_head_shape shape = {.n = T,
-                                   .d_k = dk,
-                                   .n_real = T,
-                                   .causal = 1,
-                                   .scale = attn_scale(dk, 1, 1.0f),
-                                   .whole_rows = 0};
-    const size_t row0 = (size_t)b * T * d; /* example b's first row */
-    for (int i = 0; i < h; i++) {
-        const size_t col = (size_t)i * dk; /* head i's columns */
-        float *s =
-            j->scores + ((size_t)b * (j->keep_scores ? h : 1) + (j->keep_scores ? i : 0)) * tt;
-        float *a = j->attn + ((size_t)b * h + i) * tt;
-        float *head = j->concat + row0 + col;
-        /* the core's kernel: scores, mask, softmax, head_i = A_i V_i straight into
-           its band of Concat; a head off gets a zero band */
-        attn_head_forward(s, a, head, d, j->q + row0 + col, j->k + row0 + col, j->v + row0 + col, d,
-                          &shape, 0, T);
-        if (j->ablate && j->ablate[i])
-            for (int r = 0; r < T; r++) memset(head + (size_t)r * d, 0, dk * sizeof(float));
-    }
+    const attn_heads a = {.scores = j->scores + (size_t)b * (j->keep_scores ? h : 1) * tt,
+                          .attn = j->attn + (size_t)b * h * tt,
+                          .concat = j->concat + row0,
+                          .q = j->q + row0,
+                          .k = j->k + row0,
+                          .v = j->v + row0,
+                          .ablate = j->ablate,
+                          .T = T,
+                          .ld = d,
+                          .hd = d / h,
+                          .causal = 1,
+                          .whole_rows = 0,
+                          .one_slot = !j->keep_scores};
+    for (int i = 0; i < h; i++) attention_head(&a, i);
 }
 
 void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,

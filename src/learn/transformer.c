@@ -62,11 +62,14 @@ static float *take(float *base, size_t *off, size_t n) {
 }
 
 /* Points p at the flat block base (NULL: only count); when record is 1, records
- * each tensor's name, shape and data in tf->tensors. Returns the number of floats.
- * The order is the initialisation's: keep it, or trained models change. */
-static size_t params_point(transformer *tf, tf_params *p, float *base, int record) {
-    const tf_config *c = &tf->cfg;
-    const size_t d = (size_t)c->d_model, ff = (size_t)c->d_ff;
+ * each tensor's name, shape and data in tf->tensors. Returns the number of floats,
+ * the number of tensors in *count. Shapes follow tf->spec. The order is the
+ * initialisation's: keep it, or trained models change. */
+static size_t params_point(transformer *tf, tf_params *p, float *base, int record, int *count) {
+    const model_spec *s = &tf->spec;
+    const size_t d = (size_t)s->d_model, ff = (size_t)s->d_ff;
+    const size_t qd = (size_t)spec_q_dim(s), kvd = (size_t)spec_kv_dim(s);
+    const int lnb = spec_norm_bias(s);
     size_t off = 0;
     int n = 0;
     char nm[32];
@@ -87,48 +90,59 @@ static size_t params_point(transformer *tf, tf_params *p, float *base, int recor
 #define PARAM(field, label, rows, cols) TENSOR(field, label, 2, rows, cols)
 #define VEC(field, label, len) TENSOR(field, label, 1, 1, len)
     memset(p, 0, sizeof *p);
-    PARAM(p->wte, "wte", c->vocab, d);
-    PARAM(p->wpe, "wpe", c->ctx, d);
-    for (int i = 0; i < c->layers; i++) {
+    PARAM(p->wte, "wte", s->vocab, d);
+    if (s->pos == SPEC_POS_LEARNED) PARAM(p->wpe, "wpe", s->ctx, d);
+    if (s->token_types) PARAM(p->wtt, "wtt", s->token_types, d);
+    if (s->post_ln) {
+        VEC(p->emb_ln_g, "emb_ln.gain", d);
+        if (lnb) VEC(p->emb_ln_b, "emb_ln.bias", d);
+    }
+    for (int i = 0; i < s->layers; i++) {
         tf_layer_params *lp = &p->layer[i];
-#define LNAME(s) (snprintf(nm, sizeof nm, "layer%d.%s", i + 1, (s)), nm)
+#define LNAME(x) (snprintf(nm, sizeof nm, "layer%d.%s", i + 1, (x)), nm)
         VEC(lp->ln1_g, LNAME("ln1.gain"), d);
-        VEC(lp->ln1_b, LNAME("ln1.bias"), d);
-        PARAM(lp->w_q, LNAME("W_Q"), d, d);
-        PARAM(lp->w_k, LNAME("W_K"), d, d);
-        PARAM(lp->w_v, LNAME("W_V"), d, d);
-        PARAM(lp->w_o, LNAME("W_O"), d, d);
-        if (c->attn_bias) {
-            VEC(lp->b_q, LNAME("b_Q"), d);
-            VEC(lp->b_k, LNAME("b_K"), d);
-            VEC(lp->b_v, LNAME("b_V"), d);
-            VEC(lp->b_o, LNAME("b_O"), d);
+        if (lnb) VEC(lp->ln1_b, LNAME("ln1.bias"), d);
+        PARAM(lp->w_q, LNAME("W_Q"), d, qd);
+        PARAM(lp->w_k, LNAME("W_K"), d, kvd);
+        PARAM(lp->w_v, LNAME("W_V"), d, kvd);
+        PARAM(lp->w_o, LNAME("W_O"), qd, d);
+        if (s->qkv_bias) {
+            VEC(lp->b_q, LNAME("b_Q"), qd);
+            VEC(lp->b_k, LNAME("b_K"), kvd);
+            VEC(lp->b_v, LNAME("b_V"), kvd);
         }
-        if (c->mlp) {
+        if (s->o_bias) VEC(lp->b_o, LNAME("b_O"), d);
+        if (s->qk_norm) {
+            VEC(lp->q_norm, LNAME("q_norm.gain"), s->head_dim);
+            VEC(lp->k_norm, LNAME("k_norm.gain"), s->head_dim);
+        }
+        if (ff) {
             VEC(lp->ln2_g, LNAME("ln2.gain"), d);
-            VEC(lp->ln2_b, LNAME("ln2.bias"), d);
+            if (lnb) VEC(lp->ln2_b, LNAME("ln2.bias"), d);
+            if (spec_gated(s)) PARAM(lp->w_gate, LNAME("W_gate"), d, ff);
             PARAM(lp->w_fc, LNAME("W_fc"), d, ff);
-            VEC(lp->b_fc, LNAME("b_fc"), ff);
+            if (s->mlp_bias) VEC(lp->b_fc, LNAME("b_fc"), ff);
             PARAM(lp->w_proj, LNAME("W_proj"), ff, d);
-            VEC(lp->b_proj, LNAME("b_proj"), d);
+            if (s->mlp_bias) VEC(lp->b_proj, LNAME("b_proj"), d);
         }
 #undef LNAME
     }
-    VEC(p->lnf_g, "lnf.gain", d);
-    VEC(p->lnf_b, "lnf.bias", d);
-    if (!c->tied) {
-        PARAM(p->w_u, "W_U", d, c->classes);
-        VEC(p->b_u, "b_U", c->classes);
+    if (!s->post_ln) {
+        VEC(p->lnf_g, "lnf.gain", d);
+        if (lnb) VEC(p->lnf_b, "lnf.bias", d);
+    }
+    if (s->head == SPEC_HEAD_DENSE) {
+        PARAM(p->w_u, "W_U", d, tf->cfg.classes);
+        VEC(p->b_u, "b_U", tf->cfg.classes);
+    } else if (s->head == SPEC_HEAD_LINEAR) {
+        PARAM(p->lm_head, "lm_head", s->vocab, d);
     }
 #undef PARAM
 #undef VEC
 #undef TENSOR
     if (record) tf->n_tensors = n;
+    if (count) *count = n;
     return off;
-}
-
-static int tensor_count(const tf_config *c) {
-    return 2 + c->layers * (6 + (c->attn_bias ? 4 : 0) + (c->mlp ? 6 : 0)) + 2 + (c->tied ? 0 : 2);
 }
 
 static size_t acts_point(const tf_config *c, tf_acts *a, float *base, int B, int T) {
@@ -246,8 +260,8 @@ void tf_acts_rows(tf_acts *view, const tf_config *c, const tf_acts *a, int b0, i
 float *tf_grads_alloc(const transformer *tf, tf_params *g) {
     float *block = calloc(tf->n_params, sizeof(float));
     if (!block) return NULL;
-    transformer scratch = {.cfg = tf->cfg};
-    params_point(&scratch, g, block, 0);
+    transformer scratch = {.cfg = tf->cfg, .spec = tf->spec};
+    params_point(&scratch, g, block, 0, NULL);
     return block;
 }
 
@@ -262,6 +276,24 @@ float *tf_layer_in(const tf_config *cfg, const tf_acts *a, int i) {
 /* ------------------------------------------------------------------------------ */
 /* create / destroy / init                                                         */
 
+/* A transformer with cfg, spec, its tensor table and its zeroed parameter block
+ * (pointers not yet set); *count its tensors. NULL on out of memory. */
+static transformer *params_alloc(const tf_config *cfg, const model_spec *spec, int *count) {
+    transformer *tf = calloc(1, sizeof *tf);
+    if (!tf) return NULL;
+    tf->cfg = *cfg;
+    tf->spec = *spec;
+    tf->n_params = params_point(tf, &tf->p, NULL, 0, count);
+    tf->tensors = calloc((size_t)*count, sizeof *tf->tensors);
+    tf->names_ = calloc((size_t)*count, sizeof *tf->names_);
+    tf->params = calloc(tf->n_params, sizeof(float));
+    if (!tf->tensors || !tf->names_ || !tf->params) {
+        tf_destroy(tf);
+        return NULL;
+    }
+    return tf;
+}
+
 transformer *tf_create(const tf_config *cfg_in, int batch, int seq, char *err, size_t errlen) {
     tf_config cfg = *cfg_in;
     tf_config_resolve(&cfg);
@@ -274,17 +306,13 @@ transformer *tf_create(const tf_config *cfg_in, int batch, int seq, char *err, s
                  batch, seq, cfg.ctx);
         return NULL;
     }
-    transformer *tf = calloc(1, sizeof *tf);
+    model_spec spec;
+    tf_spec_of_config(&spec, &cfg);
+    int count = 0;
+    transformer *tf = params_alloc(&cfg, &spec, &count);
     if (!tf) goto oom;
-    tf->cfg = cfg;
-    const int count = tensor_count(&cfg);
-    tf->tensors = calloc((size_t)count, sizeof *tf->tensors);
-    tf->names_ = calloc((size_t)count, sizeof *tf->names_);
-    tf->n_params = params_point(tf, &tf->p, NULL, 0);
-    tf->params = calloc(tf->n_params, sizeof(float));
-    if (!tf->tensors || !tf->names_ || !tf->params) goto oom;
     if (params_only) {
-        params_point(tf, &tf->p, tf->params, 1);
+        params_point(tf, &tf->p, tf->params, 1, NULL);
         for (int t = 0; t < tf->n_tensors; t++) tf->tensors[t].grad = NULL;
         MHA_EXPECT(tf->n_tensors == count);
         return tf;
@@ -295,15 +323,42 @@ transformer *tf_create(const tf_config *cfg_in, int batch, int seq, char *err, s
     tf_config one = cfg; /* the backward's gradients: one block's (stream_grad) */
     one.layers = 1;
     if (tf_acts_alloc(&tf->da, &one, batch, seq) != 0) goto oom;
-    params_point(tf, &tf->g, tf->grads, 1); /* record the gradient pointers first ... */
+    params_point(tf, &tf->g, tf->grads, 1, NULL); /* record the gradient pointers first ... */
     for (int t = 0; t < tf->n_tensors; t++) tf->tensors[t].grad = tf->tensors[t].data;
-    params_point(tf, &tf->p, tf->params, 1); /* ... then the parameters over them */
+    params_point(tf, &tf->p, tf->params, 1, NULL); /* ... then the parameters over them */
     MHA_EXPECT(tf->n_tensors == count);
     return tf;
 oom:
     tf_destroy(tf);
     snprintf(err, errlen, "out of memory for d_model=%d h=%d batch=%d", cfg.d_model, cfg.h, batch);
     return NULL;
+}
+
+transformer *tf_create_spec(const model_spec *spec, char *err, size_t errlen) {
+    if (tf_spec_check(spec, err, errlen) != 0) return NULL;
+    tf_config cfg = {.vocab = spec->vocab,
+                     .ctx = spec->ctx,
+                     .classes = spec->vocab,
+                     .layers = spec->layers,
+                     .h = spec->h,
+                     .d_model = spec->d_model,
+                     .mlp = spec->d_ff > 0,
+                     .d_ff = spec->d_ff,
+                     .act = spec->mlp == SPEC_MLP_GELU_ERF ? TF_ACT_GELU
+                            : spec->mlp == SPEC_MLP_RELU   ? TF_ACT_RELU
+                                                           : TF_ACT_GELU_TANH,
+                     .attn_bias = spec->qkv_bias,
+                     .tied = spec->head == SPEC_HEAD_TIED,
+                     .ln_eps = spec->norm_eps};
+    int count = 0;
+    transformer *tf = params_alloc(&cfg, spec, &count);
+    if (!tf) {
+        snprintf(err, errlen, "out of memory for d_model=%d h=%d", spec->d_model, spec->h);
+        return NULL;
+    }
+    params_point(tf, &tf->p, tf->params, 1, NULL);
+    MHA_EXPECT(tf->n_tensors == count);
+    return tf;
 }
 
 void tf_destroy(transformer *tf) {

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "layer.h"
+#include "model_spec.h"
 
 #define TF_MAX_LAYERS 48
 #define TF_MAX_CTX 1024
@@ -54,22 +55,29 @@ void tf_config_resolve(tf_config *cfg);
 /* Checks a resolved cfg: 0, or -1 with a one-line message in err. */
 int tf_config_check(const tf_config *cfg, char *err, size_t errlen);
 
-/* One layer's parameters; NULL where the config has none. Matrices (in, out). */
+/* One layer's parameters; NULL where the model has none. Matrices (in, out). In
+ * a model_spec's terms (the trainer's: qd = kvd = d, hd = d / h): qd = h head_dim,
+ * kvd = h_kv head_dim; the norms' biases are LayerNorm's only. */
 typedef struct {
     float *ln1_g, *ln1_b;         /* (d) */
-    float *w_q, *w_k, *w_v, *w_o; /* (d, d), the core's layout */
-    float *b_q, *b_k, *b_v, *b_o; /* (d), attn_bias only */
+    float *w_q, *w_k, *w_v, *w_o; /* (d, qd), (d, kvd), (d, kvd), (qd, d): the core's layout */
+    float *b_q, *b_k, *b_v, *b_o; /* (qd), (kvd), (kvd), (d): attn_bias only */
+    float *q_norm, *k_norm;       /* (hd): QK-norm only */
     float *ln2_g, *ln2_b;         /* (d), MLP only */
-    float *w_fc, *b_fc;           /* (d, d_ff), (d_ff), MLP only */
+    float *w_fc, *b_fc;           /* (d, d_ff), (d_ff), MLP only; a gated MLP's "up" */
+    float *w_gate;                /* (d, d_ff), a gated MLP only */
     float *w_proj, *b_proj;       /* (d_ff, d), (d), MLP only */
 } tf_layer_params;
 
 typedef struct {
-    float *wte; /* (V, d) token embedding; the unembedding too when tied */
-    float *wpe; /* (ctx, d) learned positions */
+    float *wte;                 /* (V, d) token embedding; the unembedding too when tied */
+    float *wpe;                 /* (ctx, d) learned positions; NULL with RoPE */
+    float *wtt;                 /* (token_types, d): token types, row 0 added; or NULL */
+    float *emb_ln_g, *emb_ln_b; /* (d): post-LN models' norm of the embeddings, or NULL */
     tf_layer_params layer[TF_MAX_LAYERS];
-    float *lnf_g, *lnf_b; /* (d) */
-    float *w_u, *b_u;     /* (d, C), (C); NULL when tied */
+    float *lnf_g, *lnf_b; /* (d); NULL in post-LN models */
+    float *w_u, *b_u;     /* (d, C), (C): SPEC_HEAD_DENSE only */
+    float *lm_head;       /* (V, d): SPEC_HEAD_LINEAR only */
 } tf_params;
 
 /* One block's activations for B sequences of T (and, in the gradients' one-layer
@@ -113,6 +121,7 @@ typedef struct {
 
 typedef struct {
     tf_config cfg;         /* resolved */
+    model_spec spec;       /* what it is: the trainer's from cfg, or a checkpoint's */
     tf_params p, g;        /* parameters and gradients, the same layout */
     float *params, *grads; /* the two flat blocks, n_params floats each */
     size_t n_params;
@@ -129,6 +138,16 @@ typedef struct {
  * message in err on a bad config or out of memory. */
 transformer *tf_create(const tf_config *cfg, int batch, int seq, char *err, size_t errlen);
 void tf_destroy(transformer *tf); /* NULL is fine */
+
+/* The spec of a trainer's config: pre-LN LayerNorm, learned positions, h_kv = h,
+ * head_dim = d_model / h, biases as attn_bias, the MLP's act, tied or dense head. */
+void tf_spec_of_config(model_spec *s, const tf_config *cfg);
+/* Checks a spec against the transformer's limits: 0, or -1 with one line in err. */
+int tf_spec_check(const model_spec *s, char *err, size_t errlen);
+/* The parameters alone (zero) of the model spec describes, for inference (as
+ * tf_create with batch 0); cfg is filled from the spec for the code that reads
+ * sizes (vocab, ctx, layers, h, d_model, d_ff). NULL with a message in err. */
+transformer *tf_create_spec(const model_spec *spec, char *err, size_t errlen);
 
 /* LayerNorm gains 1, biases (every 1-D tensor) 0, every matrix and embedding
  * N(0, std^2) drawn from *rng in the tensors' order. */
@@ -207,30 +226,37 @@ void tf_trace_layer(attn_layer *L, const tf_trace *t, int layer, const char *con
 
 /* ---- inference: a loaded model's forward on one sequence, kept lean ----------
  * What the view and --dump need of every layer, and no more: the residual stream
- * into each layer, ln_1's output (the X the heads see), Q, K, V (biases in),
- * the attention (h, n, n), Concat, the sublayer output c_proj(Concat) + b_O and,
- * for a layer with heads removed, that output with every head on. The MLP's
- * activations and the scores are scratch shared by all layers (the scores of one
- * layer come back from tf_infer_split). Per layer 9 n d + h n^2 floats. */
+ * into each layer, the X the heads see (ln_1's output; the stream itself in a
+ * post-LN model), Q, K, V (biases in; QK-normed and rotated where the spec says),
+ * the attention (h, n, n), Concat, the sublayer output Concat W^O + b_O and, for a
+ * layer with heads removed, that output with every head on. The MLP's activations
+ * and the scores are scratch shared by all layers (the scores of one layer come
+ * back from tf_infer_split). Widths from the model's spec (transformer.h's tf_params):
+ * d, qd = h head_dim, kvd = h_kv head_dim. The layers themselves are block.c's. */
 typedef struct {
     const transformer *tf;
-    int cap;       /* the most tokens it holds */
-    int n;         /* tokens of the last run */
-    int split_cap; /* the most heads tf_infer_split lays out at cap tokens */
-    float *resid;  /* (layers + 1, cap, d): into layer i; [layers]: out of the last */
-    float *ln1, *q, *k, *v, *concat, *out, *out_full; /* (layers, cap, d) each */
-    float *attn;                                      /* (layers, h, cap, cap) */
-    float *lnf;                                       /* (cap, d): after ln_f */
-    float *logits, *probs;                            /* (vocab): the last position */
-    unsigned char *off;                               /* (layers, h): removed in the last run */
+    int cap;                     /* the most tokens it holds */
+    int n;                       /* tokens of the last run */
+    int split_cap;               /* the most heads tf_infer_split lays out at cap tokens */
+    float *resid;                /* (layers + 1, cap, d): into layer i; [layers]: out of the last */
+    float *ln1, *out, *out_full; /* (layers, cap, d) each */
+    float *q, *concat;           /* (layers, cap, qd) each */
+    float *k, *v;                /* (layers, cap, kvd) each */
+    float *attn;                 /* (layers, h, cap, cap) */
+    float *lnf;                  /* (cap, d): after the final norm */
+    float *logits, *probs;       /* (vocab): the last position */
+    unsigned char *off;          /* (layers, h): removed in the last run */
+    float *rope;                 /* (cap, head_dim): RoPE's cos | sin by position, or NULL */
     /* scratch */
     float *res1, *ln2, *fc, *fc_act, *proj, *mean, *rstd; /* (cap, d | d_ff), (cap) */
-    float *scores;                                        /* (split_cap, cap, cap) */
+    float *gate;                                          /* (cap, d_ff): gated MLPs only */
+    float *kx, *vx; /* (cap, qd): K, V repeated per query head, h_kv < h only */
+    float *scores;  /* (split_cap, cap, cap) */
     float *mem_;
 } tf_infer;
 
 /* Bytes tf_infer_create(tf, n, split) allocates. */
-size_t tf_infer_bytes(const tf_config *cfg, int n, int split);
+size_t tf_infer_bytes(const transformer *tf, int n, int split);
 /* For up to n tokens (1..ctx) and re-splits of up to `split` heads (>= h); NULL
  * on out of memory or bad sizes. */
 tf_infer *tf_infer_create(const transformer *tf, int n, int split);
@@ -243,15 +269,21 @@ void tf_infer_destroy(tf_infer *t); /* NULL is fine */
  * and the logits and softmax of the last row. */
 void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *off, int from);
 
+/* Whether tf_infer_split is defined for the model: h heads of d_model / h columns,
+ * each its own K and V, positions learned (RoPE pairs columns inside a head). */
+int tf_infer_can_split(const transformer *tf);
+
 /* Layer i's attention of the last run split into h2 heads (h2 divides d_model,
- * any h2) from the same Q, K, V: scale 1 / sqrt(d_model / h2), causal.
+ * any h2; tf_infer_can_split) from the same Q, K, V: scale 1 / sqrt(d_model / h2),
+ * causal.
  * Writes scores and attn (h2, n, n) (scores -inf where masked; t->scores may be
  * passed), concat (n, d) and, when not NULL, out (n, d) = concat W^O + b_O. */
 void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn, float *concat,
                     float *out);
 
-/* Fills L for layer i (0-based) of the last run, the model's own heads: pointers
- * into t, valid until it next runs; scores may be NULL (not kept) or the caller's
+/* Fills L for layer i (0-based) of the last run, the model's own heads (an
+ * attn_layer has GPT-2's shapes: h_kv = h, h head_dim = d_model): pointers into t,
+ * valid until it next runs; scores may be NULL (not kept) or the caller's
  * (h, n, n); tokens the caller's labels. */
 void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores,
                     const char *const *tokens);

@@ -1,13 +1,17 @@
-/* checkpoint.c: a GPT-2-family checkpoint read into a transformer (checkpoint.h).
+/* checkpoint.c: a checkpoint read into a transformer (checkpoint.h): config.json
+ * to a model spec through its family (family.h), the family's names to slots of the
+ * transformer's parameters, the weights converted into them. No family's name or
+ * field is known here.
  *
  * The set of tensors is checked strictly, both ways: every tensor the config
  * implies must be there with exactly its shape, and any tensor we do not know is
  * an error, never skipped. A checkpoint with extra tensors (cross-attention, an
  * adapter, a value head, layers past n_layer) is a different model from the one
  * we would show: running it without them would draw attention patterns that the
- * real model does not have, with nothing to say so. Only the causal-mask buffers
- * (h.N.attn.bias, h.N.attn.masked_bias: constants, not weights) and an
- * lm_head.weight equal to wte (the tied unembedding stored twice) are ignored.
+ * real model does not have, with nothing to say so. Only a layer's buffers the
+ * family names (GPT-2's causal masks h.N.attn.bias, h.N.attn.masked_bias:
+ * constants, not weights) and, in a tied model, an lm_head.weight equal to the
+ * token embedding (the unembedding stored twice) are ignored.
  *
  * Every shape is checked against config.json before the float32 block is
  * allocated: a config far larger than its weights (an XL config beside GPT-2
@@ -23,7 +27,6 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,29 +35,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config_json.h"
 #include "safetensors.h"
 
 #define CONFIG_MAX_BYTES (1u << 20) /* config.json is a few hundred bytes */
-#define PREFIX "transformer."
-
-static void one_line(char *s) {
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
-}
-
-/* "PATH: message" in err, one line; returns code. */
-static int fail(char *err, size_t errlen, int code, const char *path, const char *fmt, ...) {
-    if (!errlen) return code;
-    int n = snprintf(err, errlen, "%s: ", path);
-    if (n >= 0 && (size_t)n < errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    one_line(err);
-    return code;
-}
 
 /* ------------------------------------------------------------------------------ */
 /* the files                                                                       */
@@ -67,27 +51,27 @@ static int join(char *out, const char *dir, const char *file) {
 /* A file that must be there and regular: 1 otherwise (it cannot be read). */
 static int need_file(const char *path, char *err, size_t errlen) {
     struct stat st;
-    if (stat(path, &st) != 0) return fail(err, errlen, 1, path, "%s", strerror(errno));
-    if (!S_ISREG(st.st_mode)) return fail(err, errlen, 1, path, "not a regular file");
+    if (stat(path, &st) != 0) return cj_fail(err, errlen, 1, path, "%s", strerror(errno));
+    if (!S_ISREG(st.st_mode)) return cj_fail(err, errlen, 1, path, "not a regular file");
     return 0;
 }
 
 int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
     memset(p, 0, sizeof *p);
     struct stat st;
-    if (stat(path, &st) != 0) return fail(err, errlen, 1, path, "%s", strerror(errno));
+    if (stat(path, &st) != 0) return cj_fail(err, errlen, 1, path, "%s", strerror(errno));
     size_t len = strlen(path);
-    if (len >= CKPT_PATH_MAX) return fail(err, errlen, 1, "model", "path too long");
+    if (len >= CKPT_PATH_MAX) return cj_fail(err, errlen, 1, "model", "path too long");
     if (S_ISDIR(st.st_mode)) {
         memcpy(p->dir, path, len + 1);
         while (len > 1 && p->dir[len - 1] == '/') p->dir[--len] = '\0';
         if (join(p->weights, p->dir, "model.safetensors") != 0)
-            return fail(err, errlen, 1, path, "path too long");
+            return cj_fail(err, errlen, 1, path, "path too long");
     } else if (S_ISREG(st.st_mode)) {
         const char *ext = ".safetensors";
         size_t el = strlen(ext);
         if (len <= el || strcmp(path + len - el, ext) != 0)
-            return fail(err, errlen, 2, path, "not a folder or a .safetensors file");
+            return cj_fail(err, errlen, 2, path, "not a folder or a .safetensors file");
         memcpy(p->weights, path, len + 1);
         const char *slash = strrchr(path, '/');
         if (!slash)
@@ -97,11 +81,11 @@ int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
         else
             snprintf(p->dir, sizeof p->dir, "%.*s", (int)(slash - path), path);
     } else {
-        return fail(err, errlen, 1, path, "not a folder or a regular file");
+        return cj_fail(err, errlen, 1, path, "not a folder or a regular file");
     }
     if (join(p->config, p->dir, "config.json") != 0 || join(p->vocab, p->dir, "vocab.json") != 0 ||
         join(p->merges, p->dir, "merges.txt") != 0)
-        return fail(err, errlen, 1, path, "path too long");
+        return cj_fail(err, errlen, 1, path, "path too long");
     int rc;
     if ((rc = need_file(p->weights, err, errlen)) != 0 ||
         (rc = need_file(p->config, err, errlen)) != 0 ||
@@ -120,31 +104,27 @@ int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
 /* ------------------------------------------------------------------------------ */
 /* config.json                                                                     */
 
-/* A required integer field in [1, max]. */
-static int get_int(json_t *root, const char *key, int max, int *out, const char *path, char *err,
-                   size_t errlen) {
-    json_t *v = json_object_get(root, key);
-    if (!v) return fail(err, errlen, 2, path, "%s is missing", key);
-    if (!json_is_integer(v)) return fail(err, errlen, 2, path, "%s is not an integer", key);
-    json_int_t i = json_integer_value(v);
-    if (i < 1)
-        return fail(err, errlen, 2, path, "%s is %lld, must be at least 1", key, (long long)i);
-    if (i > max)
-        return fail(err, errlen, 2, path, "%s is %lld, this program supports at most %d", key,
-                    (long long)i, max);
-    *out = (int)i;
-    return 0;
-}
+/* The families the loader knows, by model_type. */
+static const ckpt_family *const families[] = {&ckpt_family_gpt2,  &ckpt_family_llama,
+                                              &ckpt_family_qwen2, &ckpt_family_qwen3,
+                                              &ckpt_family_gemma, &ckpt_family_bert};
 
-/* An optional boolean that must have the value GPT-2 has, if it is there. */
-static int want_bool(json_t *root, const char *key, int want, const char *path, char *err,
+/* The family of config.json's root: 0, or 2 with a message. */
+static int family_of(const ckpt_family **out, json_t *root, const char *path, char *err,
                      size_t errlen) {
-    json_t *v = json_object_get(root, key);
+    json_t *v = json_object_get(root, "model_type");
+    *out = &ckpt_family_gpt2; /* GPT-2's own config.json may not say */
     if (!v) return 0;
-    if (!json_is_boolean(v)) return fail(err, errlen, 2, path, "%s is not true or false", key);
-    if (json_is_true(v) != want)
-        return fail(err, errlen, 2, path, "%s = %s is not supported", key, want ? "false" : "true");
-    return 0;
+    if (!json_is_string(v)) return cj_fail(err, errlen, 2, path, "model_type is not a string");
+    const char *t = json_string_value(v);
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (strcmp(families[i]->type, t) == 0) {
+            *out = families[i];
+            return 0;
+        }
+    return cj_fail(err, errlen, 2, path,
+                   "model_type \"%.40s\" is not supported (gpt2, llama, qwen2, qwen3, gemma, bert)",
+                   t);
 }
 
 int ckpt_config_parse(ckpt_config *c, const char *text, size_t len, const char *path, char *err,
@@ -155,70 +135,16 @@ int ckpt_config_parse(ckpt_config *c, const char *text, size_t len, const char *
     if (!root) {
         for (char *s = jerr.text; *s; s++)
             if ((unsigned char)*s >= 0x80) *s = '?';
-        return fail(err, errlen, 2, path, "not valid JSON: %s (line %d)", jerr.text, jerr.line);
+        return cj_fail(err, errlen, 2, path, "not valid JSON: %s (line %d)", jerr.text, jerr.line);
     }
     int rc = 0;
-    if (!json_is_object(root)) {
-        rc = fail(err, errlen, 2, path, "not a JSON object");
-        goto out;
-    }
-    if ((rc = get_int(root, "n_layer", TF_MAX_LAYERS, &c->n_layer, path, err, errlen)) ||
-        (rc = get_int(root, "n_head", TF_MAX_D_MODEL, &c->n_head, path, err, errlen)) ||
-        (rc = get_int(root, "n_embd", TF_MAX_D_MODEL, &c->n_embd, path, err, errlen)) ||
-        (rc = get_int(root, "n_positions", TF_MAX_CTX, &c->n_positions, path, err, errlen)) ||
-        (rc = get_int(root, "vocab_size", TF_MAX_VOCAB, &c->vocab_size, path, err, errlen)))
-        goto out;
-    if (c->n_embd % c->n_head != 0) {
-        rc =
-            fail(err, errlen, 2, path, "n_head %d does not divide n_embd %d", c->n_head, c->n_embd);
-        goto out;
-    }
-    json_t *v = json_object_get(root, "layer_norm_epsilon");
-    if (!v) {
-        rc = fail(err, errlen, 2, path, "layer_norm_epsilon is missing");
-        goto out;
-    }
-    if (!json_is_number(v)) {
-        rc = fail(err, errlen, 2, path, "layer_norm_epsilon is not a number");
-        goto out;
-    }
-    double eps = json_number_value(v);
-    if (!(eps > 0.0 && eps < 1.0) || !((float)eps > 0.0f)) {
-        rc = fail(err, errlen, 2, path, "layer_norm_epsilon %g must be in (0, 1)", eps);
-        goto out;
-    }
-    c->layer_norm_epsilon = (float)eps;
-    /* the non-linearity: GPT-2's tanh form under either of its names */
-    v = json_object_get(root, "activation_function");
-    if (v) {
-        const char *a = json_is_string(v) ? json_string_value(v) : NULL;
-        if (!a) {
-            rc = fail(err, errlen, 2, path, "activation_function is not a string");
-            goto out;
-        }
-        if (strcmp(a, "gelu_new") != 0 && strcmp(a, "gelu_pytorch_tanh") != 0) {
-            rc = fail(err, errlen, 2, path,
-                      "activation_function \"%.40s\" is not supported (only gelu_new)", a);
-            goto out;
-        }
-    }
-    /* fields that would change the arithmetic, if set away from GPT-2's values */
-    v = json_object_get(root, "n_inner");
-    if (v && !json_is_null(v) &&
-        (!json_is_integer(v) || json_integer_value(v) != 4 * (json_int_t)c->n_embd)) {
-        rc = fail(err, errlen, 2, path, "n_inner must be null or 4 n_embd (%d)", 4 * c->n_embd);
-        goto out;
-    }
-    if ((rc = want_bool(root, "scale_attn_weights", 1, path, err, errlen)) ||
-        (rc = want_bool(root, "scale_attn_by_inverse_layer_idx", 0, path, err, errlen)) ||
-        (rc = want_bool(root, "add_cross_attention", 0, path, err, errlen)))
-        goto out;
-    v = json_object_get(root, "model_type");
-    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "gpt2") != 0)) {
-        rc = fail(err, errlen, 2, path, "model_type is not \"gpt2\"");
-        goto out;
-    }
-out:
+    char e[256];
+    if (!json_is_object(root))
+        rc = cj_fail(err, errlen, 2, path, "not a JSON object");
+    else if ((rc = family_of(&c->family, root, path, err, errlen)) == 0 &&
+             (rc = c->family->spec_of(&c->spec, root, path, err, errlen)) == 0 &&
+             tf_spec_check(&c->spec, e, sizeof e) != 0)
+        rc = cj_fail(err, errlen, 2, path, "%s", e + strlen("transformer: "));
     json_decref(root);
     if (rc) memset(c, 0, sizeof *c);
     return rc;
@@ -227,21 +153,21 @@ out:
 int ckpt_config_read(ckpt_config *c, const char *path, char *err, size_t errlen) {
     memset(c, 0, sizeof *c);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return fail(err, errlen, 1, path, "%s", strerror(errno));
+    if (fd < 0) return cj_fail(err, errlen, 1, path, "%s", strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(err, errlen, 1, path, "not a regular file");
+        return cj_fail(err, errlen, 1, path, "not a regular file");
     }
     if (st.st_size > (off_t)CONFIG_MAX_BYTES) {
         close(fd);
-        return fail(err, errlen, 2, path, "%lld bytes: too large for a config (at most %u)",
-                    (long long)st.st_size, CONFIG_MAX_BYTES);
+        return cj_fail(err, errlen, 2, path, "%lld bytes: too large for a config (at most %u)",
+                       (long long)st.st_size, CONFIG_MAX_BYTES);
     }
     char *buf = malloc((size_t)st.st_size + 1);
     if (!buf) {
         close(fd);
-        return fail(err, errlen, 1, path, "out of memory");
+        return cj_fail(err, errlen, 1, path, "out of memory");
     }
     size_t got = 0, want = (size_t)st.st_size;
     while (got < want) {
@@ -251,7 +177,7 @@ int ckpt_config_read(ckpt_config *c, const char *path, char *err, size_t errlen)
             int e = errno;
             free(buf);
             close(fd);
-            return fail(err, errlen, 1, path, "read: %s", strerror(e));
+            return cj_fail(err, errlen, 1, path, "read: %s", strerror(e));
         }
         if (r == 0) break; /* shrank since fstat: parse what is there */
         got += (size_t)r;
@@ -262,105 +188,138 @@ int ckpt_config_read(ckpt_config *c, const char *path, char *err, size_t errlen)
     return rc;
 }
 
-void ckpt_tf_config(const ckpt_config *c, tf_config *out) {
-    memset(out, 0, sizeof *out);
-    out->vocab = c->vocab_size;
-    out->ctx = c->n_positions;
-    out->classes = c->vocab_size;
-    out->layers = c->n_layer;
-    out->h = c->n_head;
-    out->d_model = c->n_embd;
-    out->mlp = 1;
-    out->d_ff = 4 * c->n_embd;
-    out->act = TF_ACT_GELU_TANH;
-    out->attn_bias = 1;
-    out->tied = 1;
-    out->ln_eps = c->layer_norm_epsilon;
-}
-
 /* ------------------------------------------------------------------------------ */
 /* the weights                                                                     */
 
-/* What one expected tensor is: its name without the prefix, its shape and where
- * it goes. split: c_attn's (d, 3d) or (3d), cut by columns into three. */
+/* What one expected tensor is: its name without the prefix, its shape in the file,
+ * how it is stored and where it goes (dst NULL until the parameters are allocated):
+ * the parameter is (rows, cols) as the transformer keeps it ((in, out); rows 0 for a
+ * vector), each third's for CK_SPLIT3. */
 typedef struct {
-    char name[48];
+    char name[64];
     int ndim;
     int64_t shape[2];
-    float *dst[3]; /* NULL until the parameters are allocated */
-    int split;
+    ck_layout how;
+    int64_t rows, cols;
+    float *dst[3];
     const st_tensor *t; /* found in the file */
 } slot;
 
-enum { SLOTS_PER_LAYER = 12 };
-
-/* Sets slot *n (its found tensor t left as it is) and counts it. */
-static void add(slot *s, int *n, const char *name, int ndim, int64_t r, int64_t c, int split,
-                float *a, float *b, float *v) {
-    slot *x = &s[(*n)++];
-    snprintf(x->name, sizeof x->name, "%s", name);
-    x->ndim = ndim;
-    x->shape[0] = r;
-    x->shape[1] = c;
-    x->dst[0] = a;
-    x->dst[1] = b;
-    x->dst[2] = v;
-    x->split = split;
+/* Where role r (of layer i, for a layer's) goes in p (NULL: not yet allocated) and
+ * its (rows, cols); 0 when the spec has no such tensor. */
+static int role_target(const model_spec *s, const tf_params *p, int i, ck_role r, float *dst[3],
+                       int64_t *rows, int64_t *cols) {
+    const int64_t d = s->d_model, ff = s->d_ff, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    const int lnb = spec_norm_bias(s), ln2 = ff > 0;
+    const tf_layer_params *l = p ? &p->layer[i] : NULL;
+    dst[0] = dst[1] = dst[2] = NULL;
+#define T(cond, ptr, r_, c_)                                                                       \
+    do {                                                                                           \
+        if (!(cond)) return 0;                                                                     \
+        dst[0] = p ? (ptr) : NULL;                                                                 \
+        *rows = (r_), *cols = (c_);                                                                \
+        return 1;                                                                                  \
+    } while (0)
+    switch (r) {
+    case CK_WTE: T(1, p->wte, s->vocab, d);
+    case CK_WPE: T(s->pos == SPEC_POS_LEARNED, p->wpe, s->ctx, d);
+    case CK_WTT: T(s->token_types > 0, p->wtt, s->token_types, d);
+    case CK_EMB_LN_G: T(s->post_ln, p->emb_ln_g, 0, d);
+    case CK_EMB_LN_B: T(s->post_ln && lnb, p->emb_ln_b, 0, d);
+    case CK_LNF_G: T(!s->post_ln, p->lnf_g, 0, d);
+    case CK_LNF_B: T(!s->post_ln && lnb, p->lnf_b, 0, d);
+    case CK_LM_HEAD: T(s->head == SPEC_HEAD_LINEAR, p->lm_head, s->vocab, d);
+    case CK_LN1_G: T(1, l->ln1_g, 0, d);
+    case CK_LN1_B: T(lnb, l->ln1_b, 0, d);
+    case CK_QKV:
+    case CK_QKV_B:
+        if (qd != d || kvd != d) return 0;
+        if (p) {
+            dst[0] = r == CK_QKV ? l->w_q : l->b_q;
+            dst[1] = r == CK_QKV ? l->w_k : l->b_k;
+            dst[2] = r == CK_QKV ? l->w_v : l->b_v;
+        }
+        *rows = r == CK_QKV ? d : 0, *cols = d;
+        return r == CK_QKV || s->qkv_bias;
+    case CK_Q: T(1, l->w_q, d, qd);
+    case CK_K: T(1, l->w_k, d, kvd);
+    case CK_V: T(1, l->w_v, d, kvd);
+    case CK_Q_B: T(s->qkv_bias, l->b_q, 0, qd);
+    case CK_K_B: T(s->qkv_bias, l->b_k, 0, kvd);
+    case CK_V_B: T(s->qkv_bias, l->b_v, 0, kvd);
+    case CK_O: T(1, l->w_o, qd, d);
+    case CK_O_B: T(s->o_bias, l->b_o, 0, d);
+    case CK_Q_NORM: T(s->qk_norm, l->q_norm, 0, s->head_dim);
+    case CK_K_NORM: T(s->qk_norm, l->k_norm, 0, s->head_dim);
+    case CK_LN2_G: T(ln2, l->ln2_g, 0, d);
+    case CK_LN2_B: T(ln2 && lnb, l->ln2_b, 0, d);
+    case CK_GATE: T(ln2 && spec_gated(s), l->w_gate, d, ff);
+    case CK_FC: T(ln2, l->w_fc, d, ff);
+    case CK_FC_B: T(ln2 && s->mlp_bias, l->b_fc, 0, ff);
+    case CK_PROJ: T(ln2, l->w_proj, ff, d);
+    case CK_PROJ_B: T(ln2 && s->mlp_bias, l->b_proj, 0, d);
+    }
+#undef T
+    return 0;
 }
 
-/* The slots of config c: names and shapes, and with p (the allocated parameters)
- * where each goes. Called first with p NULL, to check the file against the config
- * before anything large is allocated, then again with p on the same slots. */
-static int build_slots(const tf_config *c, const tf_params *p, slot *s) {
-    const int64_t d = c->d_model, ff = c->d_ff;
+/* Slot *n from a table entry, its name given, when the spec has the tensor. */
+static void add(slot *sl, int *n, const ck_name *e, const char *name, const model_spec *s,
+                const tf_params *p, int layer) {
+    slot x = {.how = e->how};
+    if (!role_target(s, p, layer, e->role, x.dst, &x.rows, &x.cols)) return;
+    snprintf(x.name, sizeof x.name, "%s", name);
+    const int64_t third = e->how == CK_SPLIT3 ? 3 : 1;
+    x.ndim = x.rows ? 2 : 1;
+    x.shape[0] = x.rows ? (e->how == CK_LINEAR ? x.cols : x.rows) : third * x.cols;
+    x.shape[1] = x.rows ? (e->how == CK_LINEAR ? x.rows : third * x.cols) : 0;
+    x.t = sl[*n].t; /* kept across the second call */
+    sl[(*n)++] = x;
+}
+
+/* The slots of spec s in family f's names: the model's own tensors first, then each
+ * layer's, as many in every layer (*per_layer, after *n_global). With p (the
+ * allocated parameters) also where each goes: called first with p NULL, to check
+ * the file against the config before anything large is allocated, then again with
+ * p on the same slots. Returns the count. */
+static int build_slots(const ckpt_family *f, const model_spec *s, const tf_params *p, slot *sl,
+                       int *n_global, int *per_layer) {
     int n = 0;
-    char nm[48];
-#define P(x) (p ? p->x : NULL)
-    add(s, &n, "wte.weight", 2, c->vocab, d, 0, P(wte), NULL, NULL);
-    add(s, &n, "wpe.weight", 2, c->ctx, d, 0, P(wpe), NULL, NULL);
-    for (int i = 0; i < c->layers; i++) {
-#define L(x) (snprintf(nm, sizeof nm, "h.%d.%s", i, (x)), nm)
-#define W(x) (p ? p->layer[i].x : NULL)
-        add(s, &n, L("ln_1.weight"), 1, d, 0, 0, W(ln1_g), NULL, NULL);
-        add(s, &n, L("ln_1.bias"), 1, d, 0, 0, W(ln1_b), NULL, NULL);
-        add(s, &n, L("attn.c_attn.weight"), 2, d, 3 * d, 1, W(w_q), W(w_k), W(w_v));
-        add(s, &n, L("attn.c_attn.bias"), 1, 3 * d, 0, 1, W(b_q), W(b_k), W(b_v));
-        add(s, &n, L("attn.c_proj.weight"), 2, d, d, 0, W(w_o), NULL, NULL);
-        add(s, &n, L("attn.c_proj.bias"), 1, d, 0, 0, W(b_o), NULL, NULL);
-        add(s, &n, L("ln_2.weight"), 1, d, 0, 0, W(ln2_g), NULL, NULL);
-        add(s, &n, L("ln_2.bias"), 1, d, 0, 0, W(ln2_b), NULL, NULL);
-        add(s, &n, L("mlp.c_fc.weight"), 2, d, ff, 0, W(w_fc), NULL, NULL);
-        add(s, &n, L("mlp.c_fc.bias"), 1, ff, 0, 0, W(b_fc), NULL, NULL);
-        add(s, &n, L("mlp.c_proj.weight"), 2, ff, d, 0, W(w_proj), NULL, NULL);
-        add(s, &n, L("mlp.c_proj.bias"), 1, d, 0, 0, W(b_proj), NULL, NULL);
-#undef W
-#undef L
-    }
-    add(s, &n, "ln_f.weight", 1, d, 0, 0, P(lnf_g), NULL, NULL);
-    add(s, &n, "ln_f.bias", 1, d, 0, 0, P(lnf_b), NULL, NULL);
-#undef P
+    char nm[64];
+    for (int k = 0; k < f->n_names; k++)
+        if (f->names[k].role < CK_LN1_G) add(sl, &n, &f->names[k], f->names[k].name, s, p, 0);
+    *n_global = n;
+    for (int i = 0; i < s->layers; i++)
+        for (int k = 0; k < f->n_names; k++)
+            if (f->names[k].role >= CK_LN1_G) {
+                snprintf(nm, sizeof nm, "%s%d.%s", f->layer, i, f->names[k].name);
+                add(sl, &n, &f->names[k], nm, s, p, i);
+            }
+    *per_layer = (n - *n_global) / s->layers;
     return n;
 }
 
-/* The slot of a stripped name: 2 + 12 i + k for layer i, a binary search
- * otherwise being overkill for four names. -1: not a weight we know; -2: a mask
- * buffer of a layer we have (ignored). */
-static int slot_of(const char *nm, const slot *s, int n, int layers) {
-    if (strncmp(nm, "h.", 2) == 0) {
-        const char *q = nm + 2;
+/* The slot of a name without the prefix: a layer's found among that layer's slots.
+ * -1: not a weight we know; -2: a buffer of a layer we have (ignored). */
+static int slot_of(const ckpt_family *f, const char *nm, const slot *s, int n_global, int per_layer,
+                   int layers) {
+    const size_t ll = strlen(f->layer);
+    if (strncmp(nm, f->layer, ll) == 0) {
+        const char *q = nm + ll;
         if (q[0] < '0' || q[0] > '9' || (q[0] == '0' && q[1] >= '0' && q[1] <= '9')) return -1;
         long i = 0;
         while (*q >= '0' && *q <= '9' && i < 1000) i = i * 10 + (*q++ - '0');
         if (*q != '.' || i >= layers) return -1;
         q++;
-        if (strcmp(q, "attn.bias") == 0 || strcmp(q, "attn.masked_bias") == 0) return -2;
-        for (int k = 0; k < SLOTS_PER_LAYER; k++) {
-            int j = 2 + (int)i * SLOTS_PER_LAYER + k;
+        for (const char *const *b = f->buffers; b && *b; b++)
+            if (strcmp(q, *b) == 0) return -2;
+        for (int k = 0; k < per_layer; k++) {
+            int j = n_global + (int)i * per_layer + k;
             if (strcmp(s[j].name, nm) == 0) return j;
         }
         return -1;
     }
-    for (int j = 0; j < n; j++)
+    for (int j = 0; j < n_global; j++)
         if (strcmp(s[j].name, nm) == 0) return j;
     return -1;
 }
@@ -401,24 +360,46 @@ static int lm_head_equal(const st_file *f, const st_tensor *t, const float *wte,
     return eq;
 }
 
-/* c_attn.weight (d, 3d) read a block of rows at a time: row r's thirds go to row r
- * of W_Q, W_K and W_V. 0, or the reader's code with its message in e. */
-static int read_split_rows(const st_file *f, const st_tensor *t, uint64_t d, float *const dst[3],
-                           char *e, size_t elen) {
+/* A (R, 3C) tensor read a block of rows at a time: row r's thirds go to row r of
+ * dst[0], dst[1], dst[2] (R, C) each (c_attn's W_Q | W_K | W_V). 0, or the reader's
+ * code with its message in e. */
+static int read_split_rows(const st_file *f, const st_tensor *t, uint64_t R, uint64_t C,
+                           float *const dst[3], char *e, size_t elen) {
     enum { ROWS = 64 };
-    float *buf = malloc((size_t)(ROWS * 3 * d) * sizeof *buf);
+    float *buf = malloc((size_t)(ROWS * 3 * C) * sizeof *buf);
     if (!buf) {
         snprintf(e, elen, "out of memory");
         return 1;
     }
     int rc = 0;
-    for (uint64_t r0 = 0; r0 < d && rc == 0; r0 += ROWS) {
-        const uint64_t m = d - r0 < ROWS ? d - r0 : ROWS;
-        rc = st_read_f32_range(f, t, r0 * 3 * d, m * 3 * d, buf, e, elen);
+    for (uint64_t r0 = 0; r0 < R && rc == 0; r0 += ROWS) {
+        const uint64_t m = R - r0 < ROWS ? R - r0 : ROWS;
+        rc = st_read_f32_range(f, t, r0 * 3 * C, m * 3 * C, buf, e, elen);
         for (uint64_t r = 0; r < m && rc == 0; r++)
             for (int q = 0; q < 3; q++)
-                memcpy(dst[q] + (r0 + r) * d, buf + (r * 3 + (uint64_t)q) * d,
-                       (size_t)d * sizeof *buf);
+                memcpy(dst[q] + (r0 + r) * C, buf + (r * 3 + (uint64_t)q) * C,
+                       (size_t)C * sizeof *buf);
+    }
+    free(buf);
+    return rc;
+}
+
+/* An nn.Linear weight (out, in) = (C, R) into dst (R, C), its transpose, a block of
+ * the file's rows at a time. 0, or the reader's code with its message in e. */
+static int read_transposed(const st_file *f, const st_tensor *t, uint64_t R, uint64_t C, float *dst,
+                           char *e, size_t elen) {
+    enum { ROWS = 64 };
+    float *buf = malloc((size_t)(ROWS * R) * sizeof *buf);
+    if (!buf) {
+        snprintf(e, elen, "out of memory");
+        return 1;
+    }
+    int rc = 0;
+    for (uint64_t o0 = 0; o0 < C && rc == 0; o0 += ROWS) {
+        const uint64_t m = C - o0 < ROWS ? C - o0 : ROWS;
+        rc = st_read_f32_range(f, t, o0 * R, m * R, buf, e, elen);
+        for (uint64_t i = 0; i < R && rc == 0; i++)
+            for (uint64_t o = 0; o < m; o++) dst[i * C + o0 + o] = buf[o * R + i];
     }
     free(buf);
     return rc;
@@ -426,13 +407,14 @@ static int read_split_rows(const st_file *f, const st_tensor *t, uint64_t d, flo
 
 /* Tensor t into its slot's destinations: 0, or the reader's code (1: the file
  * changed or a read failed, 2: a value is not finite) with its message in e. */
-static int read_slot(const st_file *f, const st_tensor *t, const slot *sl, uint64_t d, char *e,
-                     size_t elen) {
-    if (!sl->split) return st_read_f32(f, t, sl->dst[0], e, elen);
-    if (sl->ndim == 2) return read_split_rows(f, t, d, sl->dst, e, elen);
+static int read_slot(const st_file *f, const st_tensor *t, const slot *sl, char *e, size_t elen) {
+    const uint64_t R = (uint64_t)sl->rows, C = (uint64_t)sl->cols;
+    if (sl->how == CK_LINEAR) return read_transposed(f, t, R, C, sl->dst[0], e, elen);
+    if (sl->how == CK_AS_IS) return st_read_f32(f, t, sl->dst[0], e, elen);
+    if (sl->ndim == 2) return read_split_rows(f, t, R, C, sl->dst, e, elen);
     int rc = 0; /* b_Q | b_K | b_V */
     for (int q = 0; q < 3 && rc == 0; q++)
-        rc = st_read_f32_range(f, t, (uint64_t)q * d, d, sl->dst[q], e, elen);
+        rc = st_read_f32_range(f, t, (uint64_t)q * C, C, sl->dst[q], e, elen);
     return rc;
 }
 
@@ -455,193 +437,177 @@ static int by_begin(const void *a, const void *b) {
     return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
-int ckpt_load(const ckpt_paths *p, transformer **out, ckpt_progress_fn progress, void *ud,
-              char *err, size_t errlen) {
-    *out = NULL;
-    ckpt_config cc;
-    int rc = ckpt_config_read(&cc, p->config, err, errlen);
-    if (rc) return rc;
+/* One load: the file, the slots, and each file tensor's slot (which: -2 ignored,
+ * -3 a tied lm_head) */
+typedef struct {
+    const ckpt_family *fam;
+    const model_spec *spec;
+    const char *W; /* the weights' path, for messages */
     st_file f;
-    char e[512];
-    if ((rc = st_open(&f, p->weights, e, sizeof e)) != 0)
-        return fail(err, errlen, rc, p->weights, "%s", e);
-    const char *W = p->weights;
-    tf_config tc;
-    ckpt_tf_config(&cc, &tc);
-    transformer *tf = NULL;
-    slot *s = NULL;
-    int *which = NULL; /* per file tensor: its slot, -2 ignored, -3 lm_head */
-    const st_tensor **order = NULL;
-    const st_tensor *lm_head = NULL;
+    slot *s;
+    int ns, n_global, per_layer;
+    int *which;
+    const st_tensor **order;
+    const st_tensor *lm_head; /* a tied model's copy of the token embedding */
+    const char *pre;          /* the prefix the names have: the family's, or "" */
+} load;
 
-    tf_config_resolve(&tc);
-    const int nslots = 4 + SLOTS_PER_LAYER * tc.layers;
-    s = calloc((size_t)nslots, sizeof *s);
-    which = calloc((size_t)f.n + 1, sizeof *which);
-    order = calloc((size_t)f.n + 1, sizeof *order);
-    if (!s || !which || !order) {
-        rc = fail(err, errlen, 1, W, "out of memory");
-        goto out;
-    }
-    const int ns = build_slots(&tc, NULL, s);
-    /* the prefix: every name with it or every name without (lm_head.weight sits
-     * outside "transformer." in Hugging Face's GPT2LMHeadModel, so it is apart) */
+/* Each file tensor to its slot: the prefix (on every name or on none: lm_head.weight
+ * sits outside it in Hugging Face's *ForCausalLM, so it is apart), duplicates,
+ * unknown names. 0, or 2 with a message. */
+static int match_names(load *L, char *err, size_t errlen) {
+    const char *P = L->fam->prefix;
+    const size_t pl = strlen(P);
+    const int tied = L->spec->head == SPEC_HEAD_TIED;
     int with = 0, without = 0;
-    for (int i = 0; i < f.n; i++) {
-        const char *nm = f.t[i].name;
+    for (int i = 0; i < L->f.n; i++) {
+        const char *nm = L->f.t[i].name;
         if (strcmp(nm, "lm_head.weight") == 0) continue;
-        if (strncmp(nm, PREFIX, strlen(PREFIX)) == 0)
+        if (strncmp(nm, P, pl) == 0)
             with++;
         else
             without++;
     }
-    const char *pre = with ? PREFIX : "";
     /* the same tensor under both names is a duplicate (said first, as it is the
      * more telling); any other mixture is a file we will not guess about */
-    for (int i = 0; i < f.n; i++) {
-        const char *nm = f.t[i].name;
-        if (strncmp(nm, PREFIX, strlen(PREFIX)) == 0 && st_find(&f, nm + strlen(PREFIX))) {
-            rc = fail(err, errlen, 2, W, "tensor %s appears twice (as %s and %s)",
-                      nm + strlen(PREFIX), nm, nm + strlen(PREFIX));
-            goto out;
-        }
+    for (int i = 0; i < L->f.n; i++) {
+        const char *nm = L->f.t[i].name;
+        if (strncmp(nm, P, pl) == 0 && st_find(&L->f, nm + pl))
+            return cj_fail(err, errlen, 2, L->W, "tensor %s appears twice (as %s and %s)", nm + pl,
+                           nm, nm + pl);
     }
-    for (int i = 0; i < f.n; i++) {
-        const st_tensor *t = &f.t[i];
+    for (int i = 0; i < L->f.n; i++) {
+        const st_tensor *t = &L->f.t[i];
         const char *nm = t->name;
-        if (strcmp(nm, "lm_head.weight") == 0) {
-            which[i] = -3;
-            lm_head = t;
+        if (tied && strcmp(nm, "lm_head.weight") == 0) {
+            L->which[i] = -3;
+            L->lm_head = t;
             continue;
         }
-        const int has = strncmp(nm, PREFIX, strlen(PREFIX)) == 0;
-        const char *bare = has ? nm + strlen(PREFIX) : nm;
-        int j = slot_of(bare, s, ns, tc.layers);
+        const char *bare = strncmp(nm, P, pl) == 0 ? nm + pl : nm;
+        int j = slot_of(L->fam, bare, L->s, L->n_global, L->per_layer, L->spec->layers);
         if (j == -2) {
-            which[i] = -2; /* a mask buffer: any dtype, any shape, never read */
+            L->which[i] = -2; /* a buffer: any dtype, any shape, never read */
             continue;
         }
-        if (j < 0) {
-            rc = fail(err, errlen, 2, W,
-                      "unexpected tensor %s (not in a GPT-2 model of this config)", nm);
-            goto out;
-        }
-        if (s[j].t) {
-            rc = fail(err, errlen, 2, W, "tensor %s appears twice", nm);
-            goto out;
-        }
-        s[j].t = t;
-        which[i] = j;
+        if (j < 0)
+            return cj_fail(err, errlen, 2, L->W,
+                           "unexpected tensor %s (not in a %s model of this config)", nm,
+                           L->fam->title);
+        if (L->s[j].t) return cj_fail(err, errlen, 2, L->W, "tensor %s appears twice", nm);
+        L->s[j].t = t;
+        L->which[i] = j;
     }
+    L->pre = with ? P : "";
     /* after the names: an unknown one is said as such, not as a mixture */
-    if (with && without) {
-        rc = fail(err, errlen, 2, W,
-                  "tensor names mix the \"" PREFIX "\" prefix (%d tensors) and none (%d)", with,
-                  without);
-        goto out;
-    }
-    for (int j = 0; j < ns; j++) {
-        if (!s[j].t) {
-            rc = fail(err, errlen, 2, W, "missing tensor %s%s", pre, s[j].name);
-            goto out;
-        }
-        const st_tensor *t = s[j].t;
-        int same = t->ndim == s[j].ndim;
-        for (int k = 0; same && k < t->ndim; k++) same = t->shape[k] == s[j].shape[k];
+    if (with && without)
+        return cj_fail(err, errlen, 2, L->W,
+                       "tensor names mix the \"%s\" prefix (%d tensors) and none (%d)", P, with,
+                       without);
+    return 0;
+}
+
+/* Every slot found, with its shape and a dtype we convert; a tied lm_head shaped as
+ * the token embedding. 0, or 2 with a message. */
+static int check_slots(const load *L, char *err, size_t errlen) {
+    for (int j = 0; j < L->ns; j++) {
+        const st_tensor *t = L->s[j].t;
+        if (!t)
+            return cj_fail(err, errlen, 2, L->W, "missing tensor %s%s",
+                           strcmp(L->s[j].name, "lm_head.weight") ? L->pre : "", L->s[j].name);
+        int same = t->ndim == L->s[j].ndim;
+        for (int k = 0; same && k < t->ndim; k++) same = t->shape[k] == L->s[j].shape[k];
         if (!same) {
             char got[128], want[64];
             shape_str(got, sizeof got, t->ndim, t->shape);
-            shape_str(want, sizeof want, s[j].ndim, s[j].shape);
-            rc = fail(err, errlen, 2, W, "tensor %s has shape %s, config.json makes it %s", t->name,
-                      got, want);
-            goto out;
+            shape_str(want, sizeof want, L->s[j].ndim, L->s[j].shape);
+            return cj_fail(err, errlen, 2, L->W, "tensor %s has shape %s, config.json makes it %s",
+                           t->name, got, want);
         }
-        if (!convertible(t)) {
-            rc = fail(err, errlen, 2, W,
-                      "tensor %s has dtype %s: only F32, F16 and BF16 are supported", t->name,
-                      t->dtype_name);
-            goto out;
-        }
+        if (!convertible(t))
+            return cj_fail(err, errlen, 2, L->W,
+                           "tensor %s has dtype %s: only F32, F16 and BF16 are supported", t->name,
+                           t->dtype_name);
     }
-    if (lm_head) {
-        int same =
-            lm_head->ndim == 2 && lm_head->shape[0] == tc.vocab && lm_head->shape[1] == tc.d_model;
-        if (same && !convertible(lm_head)) {
-            rc = fail(err, errlen, 2, W,
-                      "tensor lm_head.weight has dtype %s: only F32, F16 and BF16 are supported",
-                      lm_head->dtype_name);
-            goto out;
-        }
-        if (!same) {
-            rc = fail(err, errlen, 2, W,
-                      "lm_head.weight differs from wte: untied models are not supported");
-            goto out;
-        }
-    }
+    const st_tensor *h = L->lm_head;
+    if (!h) return 0;
+    int same = h->ndim == 2 && h->shape[0] == L->spec->vocab && h->shape[1] == L->spec->d_model;
+    if (same && !convertible(h))
+        return cj_fail(err, errlen, 2, L->W,
+                       "tensor lm_head.weight has dtype %s: only F32, F16 and BF16 are supported",
+                       h->dtype_name);
+    if (!same) return cj_fail(err, errlen, 2, L->W, "lm_head.weight %s", L->fam->untied);
+    return 0;
+}
 
+/* The weights into tf's block, in file order (sequential reads), a tied lm_head last
+ * as it is compared with the converted token embedding; then the file checked not
+ * to have changed. 0, or the reader's code with a message. */
+static int read_weights(load *L, const transformer *tf, ckpt_progress_fn progress, void *ud,
+                        char *err, size_t errlen) {
+    char e[512];
+    uint64_t total = 0, done = 0;
+    int no = 0, rc;
+    for (int i = 0; i < L->f.n; i++)
+        if (L->which[i] >= 0) {
+            L->order[no++] = &L->f.t[i];
+            total += L->f.t[i].end - L->f.t[i].begin;
+        }
+    qsort(L->order, (size_t)no, sizeof *L->order, by_begin);
+    if (L->lm_head) total += L->lm_head->end - L->lm_head->begin;
+    if (progress && progress(ud, 0.0)) return cj_fail(err, errlen, 1, L->W, "cancelled");
+    for (int k = 0; k < no; k++) {
+        const st_tensor *t = L->order[k];
+        if ((rc = read_slot(&L->f, t, &L->s[L->which[t - L->f.t]], e, sizeof e)) != 0)
+            return cj_fail(err, errlen, rc, L->W, "%s", e);
+        done += t->end - t->begin;
+        if (progress && progress(ud, total ? (double)done / (double)total : 1.0))
+            return cj_fail(err, errlen, 1, L->W, "cancelled");
+    }
+    if (L->lm_head) {
+        int eq = lm_head_equal(&L->f, L->lm_head, tf->p.wte, L->lm_head->elems, &rc, e, sizeof e);
+        if (eq < 0) return cj_fail(err, errlen, rc, L->W, "%s", e);
+        if (!eq) return cj_fail(err, errlen, 2, L->W, "lm_head.weight %s", L->fam->untied);
+        if (progress && progress(ud, 1.0)) return cj_fail(err, errlen, 1, L->W, "cancelled");
+    }
+    /* grown or written in place while it was read: the values may be a mixture */
+    if ((rc = st_verify(&L->f, e, sizeof e)) != 0) return cj_fail(err, errlen, rc, L->W, "%s", e);
+    return 0;
+}
+
+int ckpt_load(const ckpt_paths *p, const ckpt_config *cfg, transformer **out,
+              ckpt_progress_fn progress, void *ud, char *err, size_t errlen) {
+    *out = NULL;
+    load L = {.fam = cfg->family, .spec = &cfg->spec, .W = p->weights};
+    char e[512];
+    int rc = st_open(&L.f, p->weights, e, sizeof e);
+    if (rc) return cj_fail(err, errlen, rc, p->weights, "%s", e);
+    transformer *tf = NULL;
+    /* at most every name of the table in every layer */
+    const int most = L.fam->n_names * (cfg->spec.layers + 1);
+    L.s = calloc((size_t)most, sizeof *L.s);
+    L.which = calloc((size_t)L.f.n + 1, sizeof *L.which);
+    L.order = calloc((size_t)L.f.n + 1, sizeof *L.order);
+    if (!L.s || !L.which || !L.order) {
+        rc = cj_fail(err, errlen, 1, L.W, "out of memory");
+        goto out;
+    }
+    L.ns = build_slots(L.fam, L.spec, NULL, L.s, &L.n_global, &L.per_layer);
+    if ((rc = match_names(&L, err, errlen)) || (rc = check_slots(&L, err, errlen))) goto out;
     /* the file matches the config: now the float32 block */
-    tf = tf_create(&tc, 0, 0, e, sizeof e);
+    tf = tf_create_spec(L.spec, e, sizeof e);
     if (!tf) {
-        rc = fail(err, errlen, 1, p->config, "%s", e);
+        rc = cj_fail(err, errlen, 1, p->config, "%s", e);
         goto out;
     }
     huge_pages(tf->params, tf->n_params * sizeof(float));
-    build_slots(&tf->cfg, &tf->p, s);
-
-    /* convert in file order (sequential reads), lm_head last as it is compared
-     * with the converted wte */
-    uint64_t total = 0, done = 0;
-    int no = 0;
-    for (int i = 0; i < f.n; i++)
-        if (which[i] >= 0) {
-            order[no++] = &f.t[i];
-            total += f.t[i].end - f.t[i].begin;
-        }
-    qsort(order, (size_t)no, sizeof *order, by_begin);
-    if (lm_head) total += lm_head->end - lm_head->begin;
-    if (progress && progress(ud, 0.0)) {
-        rc = fail(err, errlen, 1, W, "cancelled");
-        goto out;
-    }
-    for (int k = 0; k < no; k++) {
-        const st_tensor *t = order[k];
-        if ((rc = read_slot(&f, t, &s[which[t - f.t]], (uint64_t)tc.d_model, e, sizeof e)) != 0) {
-            rc = fail(err, errlen, rc, W, "%s", e);
-            goto out;
-        }
-        done += t->end - t->begin;
-        if (progress && progress(ud, total ? (double)done / (double)total : 1.0)) {
-            rc = fail(err, errlen, 1, W, "cancelled");
-            goto out;
-        }
-    }
-    if (lm_head) {
-        int eq = lm_head_equal(&f, lm_head, tf->p.wte, lm_head->elems, &rc, e, sizeof e);
-        if (eq < 0) {
-            rc = fail(err, errlen, rc, W, "%s", e);
-            goto out;
-        }
-        if (!eq) {
-            rc = fail(err, errlen, 2, W,
-                      "lm_head.weight differs from wte: untied models are not supported");
-            goto out;
-        }
-        done += lm_head->end - lm_head->begin;
-        if (progress && progress(ud, 1.0)) {
-            rc = fail(err, errlen, 1, W, "cancelled");
-            goto out;
-        }
-    }
-    /* grown or written in place while it was read: the values may be a mixture */
-    if ((rc = st_verify(&f, e, sizeof e)) != 0) {
-        rc = fail(err, errlen, rc, W, "%s", e);
-        goto out;
-    }
+    build_slots(L.fam, L.spec, &tf->p, L.s, &L.n_global, &L.per_layer);
+    rc = read_weights(&L, tf, progress, ud, err, errlen);
 out:
-    free(s);
-    free(which);
-    free(order);
-    st_close(&f);
+    free(L.s);
+    free(L.which);
+    free(L.order);
+    st_close(&L.f);
     if (rc) {
         tf_destroy(tf);
         return rc;

@@ -17,14 +17,20 @@ int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, voi
     }
     int rc = ckpt_resolve(path, &m->paths, err, errlen);
     if (rc == 0) rc = ckpt_config_read(&m->cfg, m->paths.config, err, errlen);
-    /* the tokenizer before the weights: a broken vocab.json is found in a moment */
-    if (rc == 0) rc = bpe_load(&m->tok, m->paths.vocab, m->paths.merges, err, errlen);
-    if (rc == 0 && bpe_vocab_size(m->tok) != m->cfg.vocab_size) {
-        snprintf(err, errlen, "%s: %d tokens, but config.json's vocab_size is %d", m->paths.vocab,
-                 bpe_vocab_size(m->tok), m->cfg.vocab_size);
+    /* the loader reads other families; the app shows GPT-2's (its tokenizer, its view) */
+    if (rc == 0 && m->cfg.family != &ckpt_family_gpt2) {
+        snprintf(err, errlen, "%s: model_type \"%s\": only gpt2 opens in the app so far",
+                 m->paths.config, m->cfg.family->type);
         rc = 2;
     }
-    if (rc == 0) rc = ckpt_load(&m->paths, &m->tf, progress, ud, err, errlen);
+    /* the tokenizer before the weights: a broken vocab.json is found in a moment */
+    if (rc == 0) rc = bpe_load(&m->tok, m->paths.vocab, m->paths.merges, err, errlen);
+    if (rc == 0 && bpe_vocab_size(m->tok) != m->cfg.spec.vocab) {
+        snprintf(err, errlen, "%s: %d tokens, but config.json's vocab_size is %d", m->paths.vocab,
+                 bpe_vocab_size(m->tok), m->cfg.spec.vocab);
+        rc = 2;
+    }
+    if (rc == 0) rc = ckpt_load(&m->paths, &m->cfg, &m->tf, progress, ud, err, errlen);
     if (rc != 0) {
         gpt2_free(m);
         return rc;
@@ -43,7 +49,7 @@ void gpt2_free(gpt2_model *m) {
 int gpt2_max_tokens(const gpt2_model *m) {
     const tf_config *c = &m->tf->cfg;
     int n = c->ctx < GPT2_MAX_N ? c->ctx : GPT2_MAX_N;
-    while (n > 1 && tf_infer_bytes(c, n, c->h) > GPT2_TRACE_BYTES) n--;
+    while (n > 1 && tf_infer_bytes(m->tf, n, c->h) > GPT2_TRACE_BYTES) n--;
     return n;
 }
 
@@ -194,7 +200,9 @@ void gpt2_run_clear_off(gpt2_run *r) {
 
 int gpt2_run_show(gpt2_run *r, int layer, int h) {
     const tf_config *c = &r->m->tf->cfg;
-    if (layer < 0 || layer >= c->layers || h < 1 || c->d_model % h != 0 || r->n < 1) return -1;
+    if (layer < 0 || layer >= c->layers || h < 1 || c->d_model % h != 0 || r->n < 1 ||
+        !tf_infer_can_split(r->m->tf))
+        return -1;
     const size_t nn = (size_t)r->n * r->n, need = (size_t)h * nn;
     const size_t nd = (size_t)r->inf->cap * c->d_model;
     if (need > r->s_cap) {

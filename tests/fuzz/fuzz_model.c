@@ -69,11 +69,8 @@ static void fuzz_config(const uint8_t *data, size_t size) {
                     "rc %d refusal '%s'", rc, err);
         return;
     }
-    tf_config tc;
-    ckpt_tf_config(&c, &tc);
-    tf_config_resolve(&tc);
     char e2[256];
-    FUZZ_EXPECT(tf_config_check(&tc, e2, sizeof e2) == 0, "accepted config fails: %s", e2);
+    FUZZ_EXPECT(tf_spec_check(&c.spec, e2, sizeof e2) == 0, "accepted config fails: %s", e2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

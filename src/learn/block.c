@@ -1,0 +1,287 @@
+/* block.c: the one layer forward of a loaded model (block.h), as its model_spec
+ * says. GPT-2's spec (LayerNorm, learned positions, h_kv = h, GELU-tanh) takes the
+ * trainer's layers (layers.c) in the order it always had, so its numbers are the
+ * same bit for bit; the other options are written from Hugging Face's modeling
+ * code (modeling_llama.py, modeling_qwen3.py, modeling_gemma.py, modeling_bert.py)
+ * in float32, in the same order of operations where it matters. */
+#include "block.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "blas.h"
+#include "layers.h"
+
+/* ------------------------------------------------------------------------------ */
+/* embeddings and norms                                                            */
+
+void block_embed(float *x0, float *mean, float *rstd, const transformer *tf, const int *tokens,
+                 int n) {
+    const model_spec *s = &tf->spec;
+    const tf_params *p = &tf->p;
+    const int d = s->d_model;
+    const float scale = s->emb_scale > 0.0f ? s->emb_scale : 1.0f;
+    if (p->wpe && scale == 1.0f && !p->wtt) {
+        encoder_forward(x0, tokens, p->wte, p->wpe, 1, n, d); /* GPT-2's, as it was */
+    } else {
+        for (int r = 0; r < n; r++) {
+            float *o = x0 + (size_t)r * d;
+            const float *e = p->wte + (size_t)tokens[r] * d;
+            for (int c = 0; c < d; c++) o[c] = e[c] * scale;
+            if (p->wpe)
+                for (int c = 0; c < d; c++) o[c] += p->wpe[(size_t)r * d + c];
+            if (p->wtt)
+                for (int c = 0; c < d; c++) o[c] += p->wtt[c];
+        }
+    }
+    if (s->post_ln) block_norm(x0, mean, rstd, x0, p->emb_ln_g, p->emb_ln_b, n, d, s);
+}
+
+/* RMSNorm of rows of d with weight w (plus_one: 1 + w, Gemma's), as Hugging Face's
+   LlamaRMSNorm / GemmaRMSNorm in float32: x * rsqrt(mean(x^2) + eps) * w. The mean
+   of squares summed in double. out may be x. */
+static void rmsnorm_rows(float *out, const float *x, const float *w, int rows, int d, int ld,
+                         float eps, int plus_one) {
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * ld;
+        float *o = out + (size_t)r * ld;
+        double ss = 0.0;
+        for (int c = 0; c < d; c++) ss += (double)xr[c] * xr[c];
+        const float rs = 1.0f / sqrtf((float)(ss / d) + eps);
+        for (int c = 0; c < d; c++) o[c] = xr[c] * rs * (plus_one ? 1.0f + w[c] : w[c]);
+    }
+}
+
+void block_norm(float *out, float *mean, float *rstd, const float *x, const float *g,
+                const float *b, int n, int d, const model_spec *s) {
+    if (s->norm == SPEC_LAYERNORM)
+        layernorm_forward(out, mean, rstd, x, g, b, n, d, s->norm_eps);
+    else
+        rmsnorm_rows(out, x, g, n, d, d, s->norm_eps, s->norm == SPEC_RMSNORM_P1);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* RoPE                                                                            */
+
+/* inv_freq_j for pair j of head_dim, as Hugging Face's _compute_default_rope_parameters
+   and _compute_llama3_parameters (rope_utils.py) make it in float32. */
+static float rope_inv_freq(const model_spec *s, int j) {
+    const float e = (float)(2 * j) / (float)s->head_dim;
+    float inv = 1.0f / powf(s->rope_theta, e);
+    if (s->rope_scaling == SPEC_ROPE_LINEAR) return inv / s->rope_factor;
+    if (s->rope_scaling != SPEC_ROPE_LLAMA3) return inv;
+    /* wavelengths longer than orig / low_freq are slowed by factor, shorter than
+       orig / high_freq kept, and the band between blended smoothly */
+    const float orig = (float)s->rope_orig_ctx;
+    const float low_wl = orig / s->rope_low_freq, high_wl = orig / s->rope_high_freq;
+    const float wl = 2.0f * 3.14159265358979f / inv;
+    if (wl > low_wl) return inv / s->rope_factor;
+    if (wl < high_wl) return inv;
+    const float smooth = (orig / wl - s->rope_low_freq) / (s->rope_high_freq - s->rope_low_freq);
+    return (1.0f - smooth) * (inv / s->rope_factor) + smooth * inv;
+}
+
+void block_rope_table(float *cs, const model_spec *s, int n) {
+    const int hd = s->head_dim, half = hd / 2;
+    for (int j = 0; j < half; j++) {
+        const float inv = rope_inv_freq(s, j);
+        for (int p = 0; p < n; p++) {
+            const float a = (float)p * inv;
+            cs[(size_t)p * hd + j] = cosf(a);
+            cs[(size_t)p * hd + half + j] = sinf(a);
+        }
+    }
+}
+
+/* Rotates each of `heads` heads of rows x (n, heads hd) by its row's position:
+   x' = x cos + rotate_half(x) sin, rotate_half(x) = (-x2, x1) over the two halves. */
+static void rope_apply(float *x, const float *cs, int n, int heads, int hd) {
+    const int half = hd / 2;
+    for (int r = 0; r < n; r++) {
+        const float *c = cs + (size_t)r * hd, *sn = c + half;
+        for (int j = 0; j < heads; j++) {
+            float *x1 = x + ((size_t)r * heads + j) * hd, *x2 = x1 + half;
+            for (int i = 0; i < half; i++) {
+                const float a = x1[i], b = x2[i];
+                x1[i] = a * c[i] + -b * sn[i];
+                x2[i] = b * c[i] + a * sn[i];
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* attention                                                                       */
+
+/* The heads of one layer side by side on the workers (each head's products on one
+   thread): at n = 64 a layer's 12 heads are ~13 MFLOP of small products and
+   softmaxes, a tenth of the forward on one core. Each head is the trainer's
+   (attention_head, layers.c), over whole rows. */
+static void head_task(void *ctx, int j) {
+    attention_head(ctx, j);
+}
+
+/* scores, attn (h, n, n) and concat (n, h hd) from q (n, h hd) and k, v (n, h_kv hd);
+   with h_kv < h, K and V are first repeated into kx, vx (n, h hd) so that query head
+   j reads K/V head j / (h / h_kv), as Hugging Face's repeat_kv. */
+static void attention(float *scores, float *attn, float *concat, const float *q, const float *k,
+                      const float *v, float *kx, float *vx, int n, const model_spec *s) {
+    const int h = s->h, hd = s->head_dim, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    if (s->h_kv < h) {
+        const int group = h / s->h_kv;
+        for (int r = 0; r < n; r++)
+            for (int j = 0; j < h; j++) {
+                const size_t src = (size_t)r * kvd + (size_t)(j / group) * hd;
+                memcpy(kx + (size_t)r * qd + (size_t)j * hd, k + src, (size_t)hd * sizeof(float));
+                memcpy(vx + (size_t)r * qd + (size_t)j * hd, v + src, (size_t)hd * sizeof(float));
+            }
+        k = kx, v = vx;
+    }
+    attn_heads a = {.scores = scores,
+                    .attn = attn,
+                    .concat = concat,
+                    .q = q,
+                    .k = k,
+                    .v = v,
+                    .T = n,
+                    .ld = qd,
+                    .hd = hd,
+                    .causal = s->causal,
+                    .whole_rows = 1};
+    mm_parallel(h, mm_workers_for(4.0 * n * n * qd), head_task, &a);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* the MLP                                                                         */
+
+/* silu(gate) * up, in place into up (n elements), as Hugging Face's LlamaMLP */
+static void swiglu(float *up, const float *gate, size_t n) {
+    for (size_t i = 0; i < n; i++) up[i] = gate[i] / (1.0f + expf(-gate[i])) * up[i];
+}
+
+/* out (n, d) = the spec's MLP of x (n, d); fc, fc_act, gate (n, d_ff) scratch */
+static void mlp(float *out, const float *x, const tf_layer_params *lp, const model_spec *s, int n,
+                float *fc, float *fc_act, float *gate) {
+    const int d = s->d_model, ff = s->d_ff;
+    const size_t nf = (size_t)n * ff;
+    matmul_forward(fc, x, lp->w_fc, lp->b_fc, n, d, ff);
+    if (s->mlp == SPEC_MLP_SWIGLU || s->mlp == SPEC_MLP_GEGLU) {
+        matmul_forward(gate, x, lp->w_gate, NULL, n, d, ff);
+        if (s->mlp == SPEC_MLP_SWIGLU) {
+            swiglu(fc, gate, nf);
+        } else {
+            act_forward(fc_act, gate, nf, TF_ACT_GELU_TANH);
+            for (size_t i = 0; i < nf; i++) fc[i] = fc_act[i] * fc[i];
+        }
+        matmul_forward(out, fc, lp->w_proj, lp->b_proj, n, ff, d);
+        return;
+    }
+    const tf_act act = s->mlp == SPEC_MLP_GELU_ERF ? TF_ACT_GELU
+                       : s->mlp == SPEC_MLP_RELU   ? TF_ACT_RELU
+                                                   : TF_ACT_GELU_TANH;
+    act_forward(fc_act, fc, nf, act);
+    matmul_forward(out, fc_act, lp->w_proj, lp->b_proj, n, ff, d);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* the layer                                                                       */
+
+/* Layer i's slice of a (layers, cap, width) block. */
+static float *slab(const tf_infer *t, float *block, int i, int width) {
+    return block + (size_t)i * t->cap * width;
+}
+
+/* Q, K, V of layer i from its X (ln1): the products, QK-norm per head, RoPE. */
+static void qkv(tf_infer *t, int i, const float *x, float *q, float *k, float *v) {
+    const model_spec *s = &t->tf->spec;
+    const tf_layer_params *lp = &t->tf->p.layer[i];
+    const int n = t->n, d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    matmul_forward(q, x, lp->w_q, lp->b_q, n, d, qd);
+    matmul_forward(k, x, lp->w_k, lp->b_k, n, d, kvd);
+    matmul_forward(v, x, lp->w_v, lp->b_v, n, d, kvd);
+    if (s->qk_norm) { /* Qwen3: RMSNorm over each head's head_dim, before RoPE */
+        const int p1 = s->norm == SPEC_RMSNORM_P1;
+        rmsnorm_rows(q, q, lp->q_norm, n * s->h, s->head_dim, s->head_dim, s->norm_eps, p1);
+        rmsnorm_rows(k, k, lp->k_norm, n * s->h_kv, s->head_dim, s->head_dim, s->norm_eps, p1);
+    }
+    if (s->pos == SPEC_POS_ROPE) {
+        rope_apply(q, t->rope, n, s->h, s->head_dim);
+        rope_apply(k, t->rope, n, s->h_kv, s->head_dim);
+    }
+}
+
+/* out = Concat W^O + b_O; with heads of off_i removed, the output with every head on
+   is kept in out_full and out recomputed from Concat with their bands zeroed. */
+static void project(tf_infer *t, int i, const unsigned char *off_i, float *concat, float *out) {
+    const model_spec *s = &t->tf->spec;
+    const tf_layer_params *lp = &t->tf->p.layer[i];
+    const int n = t->n, d = s->d_model, h = s->h, hd = s->head_dim, qd = spec_q_dim(s);
+    matmul_forward(out, concat, lp->w_o, lp->b_o, n, qd, d);
+    int any = 0;
+    for (int j = 0; j < h; j++) {
+        t->off[(size_t)i * h + j] = off_i && off_i[j];
+        any |= t->off[(size_t)i * h + j];
+    }
+    if (!any) return;
+    memcpy(slab(t, t->out_full, i, d), out, (size_t)n * d * sizeof(float));
+    for (int j = 0; j < h; j++)
+        if (off_i[j])
+            for (int r = 0; r < n; r++)
+                memset(concat + (size_t)r * qd + (size_t)j * hd, 0, (size_t)hd * sizeof(float));
+    matmul_forward(out, concat, lp->w_o, lp->b_o, n, qd, d);
+}
+
+void block_forward(tf_infer *t, int i, const unsigned char *off_i) {
+    const model_spec *s = &t->tf->spec;
+    const tf_layer_params *lp = &t->tf->p.layer[i];
+    const int n = t->n, d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    const size_t nd = (size_t)n * d;
+    const float *x = slab(t, t->resid, i, d);
+    float *ln1 = slab(t, t->ln1, i, d), *q = slab(t, t->q, i, qd), *k = slab(t, t->k, i, kvd);
+    float *v = slab(t, t->v, i, kvd), *concat = slab(t, t->concat, i, qd);
+    float *out = slab(t, t->out, i, d), *next = slab(t, t->resid, i + 1, d);
+    float *attn = t->attn + (size_t)i * s->h * t->cap * t->cap;
+    /* X the heads see: norm(x) before the sublayer (pre-LN), x itself (post-LN) */
+    if (s->post_ln)
+        memcpy(ln1, x, nd * sizeof(float));
+    else
+        block_norm(ln1, t->mean, t->rstd, x, lp->ln1_g, lp->ln1_b, n, d, s);
+    qkv(t, i, ln1, q, k, v);
+    /* (h, n, n) at n tokens: the layer's block is laid out for cap, rows packed at n */
+    attention(t->scores, attn, concat, q, k, v, t->kx, t->vx, n, s);
+    project(t, i, off_i, concat, out);
+    /* res1 = x + attn (normed, post-LN); the MLP; the stream into layer i + 1 */
+    float *res1 = s->d_ff ? t->res1 : next;
+    residual_forward(res1, x, out, nd);
+    if (s->post_ln) block_norm(res1, t->mean, t->rstd, res1, lp->ln1_g, lp->ln1_b, n, d, s);
+    if (!s->d_ff) return;
+    const float *mlp_in = t->res1;
+    if (!s->post_ln) {
+        block_norm(t->ln2, t->mean, t->rstd, t->res1, lp->ln2_g, lp->ln2_b, n, d, s);
+        mlp_in = t->ln2;
+    }
+    mlp(t->proj, mlp_in, lp, s, n, t->fc, t->fc_act, t->gate);
+    residual_forward(next, t->res1, t->proj, nd);
+    if (s->post_ln) block_norm(next, t->mean, t->rstd, next, lp->ln2_g, lp->ln2_b, n, d, s);
+}
+
+void block_final(tf_infer *t) {
+    const transformer *tf = t->tf;
+    const model_spec *s = &tf->spec;
+    const int n = t->n, d = s->d_model;
+    const float *x = slab(t, t->resid, s->layers, d);
+    if (s->post_ln)
+        memcpy(t->lnf, x, (size_t)n * d * sizeof(float));
+    else
+        block_norm(t->lnf, t->mean, t->rstd, x, tf->p.lnf_g, tf->p.lnf_b, n, d, s);
+    const float *last = t->lnf + (size_t)(n - 1) * d;
+    if (s->head == SPEC_HEAD_NONE)
+        memset(t->logits, 0, (size_t)s->vocab * sizeof(float)); /* uniform next-token probs */
+    else if (s->head == SPEC_HEAD_TIED)
+        unembed_tied_forward(t->logits, last, tf->p.wte, 1, d, s->vocab);
+    else if (s->head == SPEC_HEAD_LINEAR)
+        unembed_tied_forward(t->logits, last, tf->p.lm_head, 1, d, s->vocab);
+    else
+        matmul_forward(t->logits, last, tf->p.w_u, tf->p.b_u, 1, d, tf->cfg.classes);
+}

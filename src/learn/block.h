@@ -1,0 +1,35 @@
+/* block.h: the one layer forward of a loaded model, doing what its model_spec says
+ * (model_spec.h): the norm (LayerNorm, RMSNorm, RMSNorm with 1 + w; before each
+ * sublayer or after its residual add), Q, K, V with their biases, QK-norm, RoPE,
+ * grouped-query attention by the core's kernel, W^O, and the MLP (GELU, SwiGLU,
+ * GeGLU). Every product through the core's sgemm wrapper. Private to src/learn:
+ * infer.c carves the buffers and runs the layers; this file computes them. */
+#ifndef MHAVIZ_LEARN_BLOCK_H
+#define MHAVIZ_LEARN_BLOCK_H
+
+#include "transformer.h"
+
+/* x0 (n, d): the embeddings of tokens at positions 0..n-1 (times emb_scale, plus
+ * the learned position and token type 0 where the model has them), normed in a
+ * post-LN model. mean, rstd (n) scratch. */
+void block_embed(float *x0, float *mean, float *rstd, const transformer *tf, const int *tokens,
+                 int n);
+
+/* out (n, d) = the spec's norm of each row of x with gain g (and bias b for
+ * LayerNorm); mean, rstd (n) kept (LayerNorm) or scratch. */
+void block_norm(float *out, float *mean, float *rstd, const float *x, const float *g,
+                const float *b, int n, int d, const model_spec *s);
+
+/* cs (n, head_dim): for position p, cos(p inv_freq_j) in columns [0, hd/2) and
+ * sin in [hd/2, hd), inv_freq as the spec's RoPE scaling makes it. */
+void block_rope_table(float *cs, const model_spec *s, int n);
+
+/* Layer i of t on its stream into it, t->resid[i], out into t->resid[i + 1]:
+ * keeps ln1, Q, K, V, attn, Concat, out (and out_full when off_i removes a head). */
+void block_forward(tf_infer *t, int i, const unsigned char *off_i);
+
+/* The final norm on every row of the stream out of the last layer into t->lnf
+ * (a copy in a post-LN model), then the last row's logits. */
+void block_final(tf_infer *t);
+
+#endif

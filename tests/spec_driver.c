@@ -1,0 +1,119 @@
+/* spec_driver.c: a checkpoint of any family the loader knows, run on token ids
+ * through the one layer forward (src/learn/block.c), every layer written out for
+ * spec_check.py to compare with its PyTorch reference. No tokenizer: the ids are
+ * given.
+ *
+ *   spec_driver DIR IDS OUT [--off L:H,...]
+ *
+ * DIR holds config.json and model.safetensors; IDS is a comma list of token ids;
+ * --off removes heads (0-based layer:head) as --ablate does. Writes into OUT (which
+ * must exist) per layer l: attn_l.npy (h, n, n), q_l.npy (n, h head_dim) after
+ * QK-norm and RoPE, k_l.npy (n, h_kv head_dim), out_l.npy (n, d) the attention's
+ * output projection before the residual add, resid_l.npy (n, d) the stream out of
+ * layer l; and final.npy (n, d) after the final norm, logits.npy (vocab) of the
+ * last position. Prints the spec as one line of JSON. On failure: "mhaviz: <err>"
+ * on stderr and the loader's code (1 or 2). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "npy.h"
+
+#define MAX_IDS 1024
+
+static int parse_ids(const char *s, int *ids) {
+    int n = 0;
+    while (*s && n < MAX_IDS) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 0) return -1;
+        ids[n++] = (int)v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+static int put(const char *out, const char *name, int l, const float *data, int ndim, int a, int b,
+               int c) {
+    char path[4200], err[256];
+    if (l >= 0)
+        snprintf(path, sizeof path, "%s/%s_%d.npy", out, name, l);
+    else
+        snprintf(path, sizeof path, "%s/%s.npy", out, name);
+    const int shape[3] = {a, b, c};
+    if (npy_write_f32(path, data, shape, ndim, err, sizeof err) != 0) {
+        fprintf(stderr, "mhaviz: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every layer's tensors of the run in t, as the header says. */
+static int write_run(const tf_infer *t, const char *out) {
+    const model_spec *s = &t->tf->spec;
+    const int n = t->n, d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s), h = s->h;
+    for (int l = 0; l < s->layers; l++) {
+        const size_t cd = (size_t)t->cap * d;
+        if (put(out, "q", l, t->q + (size_t)l * t->cap * qd, 2, n, qd, 0) ||
+            put(out, "k", l, t->k + (size_t)l * t->cap * kvd, 2, n, kvd, 0) ||
+            put(out, "out", l, t->out + (size_t)l * cd, 2, n, d, 0) ||
+            put(out, "resid", l, t->resid + (size_t)(l + 1) * cd, 2, n, d, 0) ||
+            put(out, "attn", l, t->attn + (size_t)l * h * t->cap * t->cap, 3, h, n, n))
+            return -1;
+    }
+    if (put(out, "final", -1, t->lnf, 2, n, d, 0) ||
+        put(out, "logits", -1, t->logits, 1, s->vocab, 0, 0))
+        return -1;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4 && !(argc == 6 && strcmp(argv[4], "--off") == 0)) {
+        fprintf(stderr, "usage: spec_driver DIR IDS OUT [--off L:H,...]\n");
+        return 2;
+    }
+    static int ids[MAX_IDS];
+    const int n = parse_ids(argv[2], ids);
+    char err[1024];
+    ckpt_paths paths = {0};
+    snprintf(paths.config, sizeof paths.config, "%s/config.json", argv[1]);
+    snprintf(paths.weights, sizeof paths.weights, "%s/model.safetensors", argv[1]);
+    ckpt_config cfg;
+    transformer *tf = NULL;
+    int rc = ckpt_config_read(&cfg, paths.config, err, sizeof err);
+    if (rc == 0) rc = ckpt_load(&paths, &cfg, &tf, NULL, NULL, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "mhaviz: %s\n", err);
+        return rc;
+    }
+    const model_spec *s = &tf->spec;
+    int bad = n < 1 || n > s->ctx;
+    for (int i = 0; i < n && !bad; i++) bad = ids[i] >= s->vocab;
+    unsigned char *off = calloc((size_t)s->layers * s->h, 1);
+    for (const char *p = argc == 6 ? argv[5] : ""; *p && !bad && off;) {
+        int l, hh, used;
+        bad = sscanf(p, "%d:%d%n", &l, &hh, &used) != 2 || l < 0 || l >= s->layers || hh < 0 ||
+              hh >= s->h;
+        if (!bad) off[(size_t)l * s->h + hh] = 1, p += used + (p[used] == ',');
+    }
+    tf_infer *t = bad || !off ? NULL : tf_infer_create(tf, n, s->h);
+    if (!t) {
+        fprintf(stderr, "mhaviz: %s\n", bad ? "bad ids or heads" : "out of memory");
+        free(off);
+        tf_destroy(tf);
+        return 2;
+    }
+    tf_infer_run(t, ids, n, off, 0);
+    rc = write_run(t, argv[3]) ? 1 : 0;
+    printf("{\"type\":\"%s\",\"layers\":%d,\"d_model\":%d,\"h\":%d,\"h_kv\":%d,\"head_dim\":%d,"
+           "\"d_ff\":%d,\"norm\":%d,\"pos\":%d,\"rope_scaling\":%d,\"mlp\":%d,\"head\":%d,"
+           "\"qk_norm\":%d,\"qkv_bias\":%d,\"o_bias\":%d,\"emb_scale\":%.9g,\"n_params\":%zu}\n",
+           cfg.family->type, s->layers, s->d_model, s->h, s->h_kv, s->head_dim, s->d_ff, s->norm,
+           s->pos, s->rope_scaling, s->mlp, s->head, s->qk_norm, s->qkv_bias, s->o_bias,
+           (double)s->emb_scale, tf->n_params);
+    tf_infer_destroy(t);
+    free(off);
+    tf_destroy(tf);
+    return rc;
+}
