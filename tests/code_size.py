@@ -31,7 +31,6 @@ ALLOWED_FUNCTIONS = {
     ("src/app/state/keymap.c", "app_key_action"),
     ("src/app/state/training.c", "app_training_refresh"),
     ("src/app/state/gpt.c", "app_gpt_apply"),
-    ("src/model/checkpoint.c", "ckpt_load"),
 }
 ALLOWED_FILES = {
     "src/app/state/settings.c",
