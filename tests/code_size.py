@@ -30,7 +30,6 @@ ALLOWED_FUNCTIONS = {
     ("src/app/state/lesson_file.c", "lesson_parse"),
     ("src/app/state/keymap.c", "app_key_action"),
     ("src/app/state/training.c", "app_training_refresh"),
-    ("src/app/state/gpt.c", "app_gpt_apply"),
 }
 ALLOWED_FILES = {
     "src/app/state/settings.c",

@@ -236,6 +236,50 @@ int gpt2_run_show(gpt2_run *r, int layer, int h) {
     return 0;
 }
 
+/* The first layer whose heads differ between a and b ((layers, h) each), or -1. */
+static int first_changed_layer(const gpt2_run *r, const unsigned char *a, const unsigned char *b) {
+    const tf_config *c = &r->m->tf->cfg;
+    for (size_t i = 0; i < (size_t)c->layers * c->h; i++)
+        if ((a[i] != 0) != (b[i] != 0)) return (int)(i / c->h);
+    return -1;
+}
+
+int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen) {
+    const tf_config *c = &r->m->tf->cfg;
+    const size_t offs = (size_t)c->layers * c->h;
+    int ids[GPT2_MAX_N], replaced = 0;
+    const int total = bpe_encode(r->m->tok, goal->text, goal->len, ids, r->inf->cap, &replaced);
+    if (total < 1) {
+        snprintf(err, errlen, "the text has no token");
+        return -1;
+    }
+    const int n = total < r->inf->cap ? total : r->inf->cap;
+    const int same_text = n == r->n && memcmp(ids, r->ids, (size_t)n * sizeof(int)) == 0;
+    if (same_text) {
+        r->n_text = total; /* the tokens past the cut may differ */
+        r->replaced = replaced;
+    }
+    const int from = first_changed_layer(r, r->off, goal->off);
+    const int shown = r->shown, shown_h = r->shown_h;
+    r->shown = -1; /* shown once, below, at the goal's layer */
+    if (!same_text) {
+        memcpy(r->off, goal->off, offs);
+        if (gpt2_run_text(r, goal->text, goal->len, err, errlen) != 0) return -1;
+    } else if (from >= 0) {
+        memcpy(r->off, goal->off, offs);
+        run_from(r, from, 0);
+    } else if (shown == goal->layer && shown_h == goal->h) {
+        r->shown = shown; /* nothing changed */
+        return 0;
+    }
+    if (gpt2_run_show(r, goal->layer, goal->h) != 0) {
+        snprintf(err, errlen, "layer %d at h = %d cannot be shown (out of memory?)",
+                 goal->layer + 1, goal->h);
+        return -1;
+    }
+    return 0;
+}
+
 const float *gpt2_run_probs(const gpt2_run *r) {
     return r->inf->probs;
 }

@@ -82,6 +82,22 @@ void gpt2_run_clear_off(gpt2_run *r);
  * 0, or -1 (h does not divide d_model, or out of memory; nothing changes). */
 int gpt2_run_show(gpt2_run *r, int layer, int h);
 
+/* What a run is asked to show: a text, the heads removed ((layers, h), 1 removed)
+ * and the layer shown at h heads. */
+typedef struct {
+    const char *text;
+    size_t len;
+    const unsigned char *off;
+    int layer, h;
+} gpt2_goal;
+
+/* Brings r to goal, computing only what differs from what r holds: a new text
+ * runs every layer, heads removed or restored run from the first layer whose
+ * heads changed, a new layer or h computes that layer's view. 0, or -1 with a
+ * message (the text has no token, h does not split; r then holds what it did or
+ * the new text with its layer unshown). */
+int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen);
+
 /* The next-token probabilities with the heads removed (vocab floats). */
 const float *gpt2_run_probs(const gpt2_run *r);
 
