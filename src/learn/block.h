@@ -9,11 +9,11 @@
 
 #include "transformer.h"
 
-/* x0 (n, d): the embeddings of tokens at positions 0..n-1 (times emb_scale, plus
- * the learned position and token type 0 where the model has them), normed in a
- * post-LN model. mean, rstd (n) scratch. */
+/* x0 (n, d), rows r0..n-1: the embeddings of tokens at those positions (times
+ * emb_scale, plus the learned position and token type 0 where the model has them),
+ * normed in a post-LN model; the rows before r0 untouched. mean, rstd (n) scratch. */
 void block_embed(float *x0, float *mean, float *rstd, const transformer *tf, const int *tokens,
-                 int n);
+                 int r0, int n);
 
 /* out (n, d) = the spec's norm of each row of x with gain g (and bias b for
  * LayerNorm); mean, rstd (n) kept (LayerNorm) or scratch. */
@@ -24,12 +24,16 @@ void block_norm(float *out, float *mean, float *rstd, const float *x, const floa
  * sin in [hd/2, hd), inv_freq as the spec's RoPE scaling makes it. */
 void block_rope_table(float *cs, const model_spec *s, int n);
 
-/* Layer i of t on its stream into it, t->resid[i], out into t->resid[i + 1]:
- * keeps ln1, Q, K, V, attn, Concat, out (and out_full when off_i removes a head). */
-void block_forward(tf_infer *t, int i, const unsigned char *off_i);
+/* Layer i of t on its stream into it, t->resid[i], out into t->resid[i + 1], for
+ * the rows (positions) r0 .. t->n - 1: keeps their ln1, Q, K, V, attn, Concat, out
+ * (and out_full when off_i removes a head). The rows before r0 are the last run's
+ * and stay: their K and V are read (the KV cache), their attn rows must already be
+ * packed at t->n (infer.c). r0 > 0 only in a causal model, whose rows before r0
+ * cannot see the rows after. */
+void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0);
 
-/* The final norm on every row of the stream out of the last layer into t->lnf
- * (a copy in a post-LN model), then the last row's logits. */
-void block_final(tf_infer *t);
+/* The final norm on the rows from r0 of the stream out of the last layer into
+ * t->lnf (a copy in a post-LN model), then the last row's logits. */
+void block_final(tf_infer *t, int r0);
 
 #endif
