@@ -190,6 +190,10 @@ int tf_infer_update(tf_infer *t, const int *tokens, int n, const unsigned char *
     return row == 0 ? 0 : layer;
 }
 
+void tf_infer_forget(tf_infer *t) {
+    t->n = 0;
+}
+
 int tf_infer_can_split(const transformer *tf) {
     const model_spec *s = &tf->spec;
     return s->pos == SPEC_POS_LEARNED && s->h_kv == s->h && spec_q_dim(s) == s->d_model &&

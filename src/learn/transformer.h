@@ -281,6 +281,8 @@ void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *of
  * rounding (tests/test_infer_incr.c). Returns the first layer computed in full
  * (layers: none, only rows or nothing). */
 int tf_infer_update(tf_infer *t, const int *tokens, int n, const unsigned char *off);
+/* The next tf_infer_update computes everything (a bench's whole forward). */
+void tf_infer_forget(tf_infer *t);
 
 /* Whether tf_infer_split is defined for the model: h heads of d_model / h columns,
  * each its own K and V, positions learned (RoPE pairs columns inside a head). */

@@ -146,16 +146,24 @@ int gpt2_run_text(gpt2_run *r, const char *text, size_t len, char *err, size_t e
         snprintf(err, errlen, "the text has no token");
         return -1;
     }
+    gpt2_run_tokens(r, ids, total < cap ? total : cap);
     r->n_text = total;
-    r->n = total < cap ? total : cap;
     r->replaced = replaced;
-    memcpy(r->ids, ids, (size_t)r->n * sizeof(int));
-    for (int i = 0; i < r->n; i++) {
+    return 0;
+}
+
+void gpt2_run_tokens(gpt2_run *r, const int *ids, int n) {
+    if (n > r->inf->cap) n = r->inf->cap;
+    if (n < 1) return;
+    r->n_text = n;
+    r->replaced = 0;
+    r->n = n;
+    memmove(r->ids, ids, (size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++) {
         bpe_token_label(r->m->tok, r->ids[i], r->labels[i], GPT2_LABEL);
         r->label[i] = r->labels[i];
     }
     run_from(r, 1);
-    return 0;
 }
 
 void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off) {

@@ -67,6 +67,9 @@ void gpt2_run_free(gpt2_run *r);
 /* Tokenizes len bytes of text and runs it (cut to gpt2_max_tokens); the heads
  * removed stay removed. 0, or -1 with a message when the text has no token. */
 int gpt2_run_text(gpt2_run *r, const char *text, size_t len, char *err, size_t errlen);
+/* Runs token ids (n >= 1, cut to the run's cap) as gpt2_run_text does, computing
+ * only what differs from the tokens run before (tf_infer_update). */
+void gpt2_run_tokens(gpt2_run *r, const int *ids, int n);
 /* Removes (1) or restores (0) head `head` of layer `layer` and recomputes from
  * that layer on. */
 void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off);
