@@ -357,6 +357,8 @@ int main(int argc, char **argv) {
         o.state = view;
     }
     int rc = main_modes(&o, err, sizeof err);
+    if (o.mode != CLI_WINDOW && getenv("MHAVIZ_STATS")) /* the window's own line says it */
+        fprintf(stderr, "stats forwards=%lu\n", mha_forwards());
     app_settings_free(view);
     free(file_text);
     return rc;

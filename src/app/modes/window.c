@@ -339,9 +339,11 @@ static void stats_say(loop_stats *st, const app_state *s, const char *when) {
     for (size_t i = 0, o = 0; i < sizeof woke_names / sizeof woke_names[0]; i++)
         if (st->woke & (1u << i))
             o += (size_t)snprintf(woke + o, sizeof woke - o, "%s%s", o ? "," : "", woke_names[i]);
-    fprintf(stderr, "stats%s%s frames=%lu recomputes=%lu wakeups=%lu busy=%d jobs=%d woke=%s\n",
+    fprintf(stderr,
+            "stats%s%s frames=%lu recomputes=%lu wakeups=%lu busy=%d jobs=%d woke=%s "
+            "forwards=%lu\n",
             when ? " " : "", when ? when : "", st->frames, r, st->wakeups, app_async_busy(s), jobs,
-            woke);
+            woke, mha_forwards());
     st->recomputes_said = r;
     st->jobs_said = jobs;
     st->frames_said = st->frames;
