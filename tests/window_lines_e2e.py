@@ -21,7 +21,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e_util import Checker, Xvfb, diff_fraction, stop_process, window_of_pid  # noqa: E402
+from e2e_util import (Checker, Xvfb, diff_fraction, start_wm, stop_process,  # noqa: E402
+                      window_of_pid)
 
 CK = Checker()
 
@@ -162,9 +163,7 @@ def main():
     xvfb = Xvfb("1920x1080x24")
     wm = None
     try:
-        wm = subprocess.Popen(["openbox"], env=xvfb.env(), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-        time.sleep(0.5)
+        wm = start_wm(xvfb)  # retried: a server just started may refuse it
         with tempfile.TemporaryDirectory() as tmp:
             for size in ("1600x900", "1024x768"):
                 run_size(xvfb, mhaviz, tmp, size)

@@ -502,8 +502,11 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
     const int layout_log = getenv("MHAVIZ_LAYOUT_LOG") != NULL;
     static char view_logged[8192];
     const int view_logging = getenv("MHAVIZ_VIEW_LOG") != NULL;
-    loop_stats stats = {.on = getenv("MHAVIZ_STATS") != NULL};
-    s->timings = stats.on; /* a class sees no frame times; a developer asks for them */
+    const char *stats_env = getenv("MHAVIZ_STATS");
+    loop_stats stats = {.on = stats_env != NULL};
+    /* a class sees no frame times; a developer asks for them (MHAVIZ_STATS=lines: the
+       lines alone, for tests that compare pictures and wait for the window's state) */
+    s->timings = stats.on && strcmp(stats_env, "lines") != 0;
     Uint32 wake_event = SDL_RegisterEvents(1);
     if (wake_event == (Uint32)-1 || app_async_enable(s, wake_loop, &wake_event, -1.0) != 0)
         fprintf(stderr, "mhaviz: large recomputes stay on the window's thread (%s)\n",
