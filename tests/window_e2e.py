@@ -636,12 +636,16 @@ def keys_train(app):
     CK.check(got and got[:3] == ("pair", 2, 32) and got[3] > 0, "l (train): title",
              "training pair h=2 d_model=32 at a step > 0", title_now())
     first = app.grab()
+    # the title is set after each frame is shown: a step above the one the title says
+    # now (at or after the picture above) is a frame drawn after that picture; two
+    # steps on, the heads have changed
+    base = step_of(title_now()) or got
     later_title, s1 = title_now(), None
     deadline = time.monotonic() + 20  # slow motion: a few steps a second
     while time.monotonic() < deadline and app.alive():
         later_title = title_now()
         s1 = step_of(later_title)
-        if s1 and got and s1[3] > got[3]:
+        if s1 and base and s1[3] > base[3] + 1:
             break
         time.sleep(0.05)
     later = app.grab()
