@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_util import (Checker, Xvfb, diff_fraction, start_wm, stop_process,  # noqa: E402
-                      window_of_pid)
+                      wait_idle, window_of_pid)
 
 CK = Checker()
 
@@ -32,18 +32,20 @@ class App:
         self.xvfb = xvfb
         self.log_path = os.path.join(tmp, f"lines-{size}.log")
         self.log = open(self.log_path, "w+")
-        env = xvfb.env(MHAVIZ_LAYOUT_LOG="1")
+        env = xvfb.env(MHAVIZ_LAYOUT_LOG="1", MHAVIZ_STATS="lines")  # stats: is a job on?
         self.proc = subprocess.Popen([mhaviz, "--size", size, "--weights", "patterns"], env=env,
                                      cwd=tmp, stdout=subprocess.DEVNULL, stderr=self.log)
         self.win = window_of_pid(xvfb, self.proc.pid)
         self.seen = 0
+        self.frames = 0  # layout lines read: one a frame
 
     def layouts(self):
         self.log.flush()
         with open(self.log_path) as f:
-            lines = f.read().splitlines()
+            lines = f.read().split("\n")[:-1]  # a line being written is not read yet
         new = [json.loads(l[7:]) for l in lines[self.seen:] if l.startswith("layout ")]
         self.seen = len(lines)
+        self.frames += len(new)
         return new
 
     def settle(self, pred=lambda d: True, timeout=8.0):
@@ -53,8 +55,9 @@ class App:
             for d in self.layouts():
                 if pred(d):
                     found = d
-            if found:
-                time.sleep(0.4)
+            if found:  # the frames read drawn, no job under way after them
+                wait_idle(self.log_path, after=self.frames - 1,
+                          alive=lambda: self.proc.poll() is None)
                 for d in self.layouts():
                     found = d
                 return found

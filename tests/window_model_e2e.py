@@ -61,6 +61,7 @@ class App:
                                      stdout=subprocess.DEVNULL, stderr=self.log)
         self.win = window_of_pid(xvfb, self.proc.pid)
         self.seen = 0
+        self.frames = 0  # layout lines read: one a frame
 
     def alive(self):
         return self.proc.poll() is None
@@ -77,6 +78,7 @@ class App:
                 except json.JSONDecodeError:  # a line being written
                     break
             self.seen += 1
+        self.frames += len(new)
         return new
 
     def last_layout(self, pred, timeout=10.0):
@@ -88,8 +90,8 @@ class App:
                     found = d
                 elif found is not None:
                     found = d
-            if found is not None:
-                time.sleep(0.3)
+            if found is not None:  # the frames read drawn, no job under way after them
+                wait_idle(self.log_path, after=self.frames - 1, alive=self.alive)
                 for d in self.layouts():
                     found = d
                 return found
