@@ -122,6 +122,7 @@ void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *of
     const transformer *tf = t->tf;
     const tf_config *c = &tf->cfg;
     MHA_EXPECT(n >= 1 && n <= t->cap && from >= 0 && from <= c->layers);
+    mha_forwards_add(); /* MHAVIZ_STATS's count */
     if (from == 0 || n != t->n) {
         from = 0;
         t->n = n;
