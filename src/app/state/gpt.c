@@ -228,6 +228,40 @@ static int set_layer(app_state *s, int layer) {
     return 1;
 }
 
+/* X and Shift+X on a loaded model: one of its own heads removed or back, or every
+   head back; the status says what the next token's probability does. */
+static int remove_head(app_state *s, const app_action *a, const char *name) {
+    app_gpt *g = s->gpt;
+    const tf_config *c = &g->m->tf->cfg;
+    if (g->h != c->h) {
+        snprintf(s->status, sizeof s->status,
+                 "X removes %s's own heads: back to h = %d (Up/Down) first", name, c->h);
+        return 1;
+    }
+    if (a->kind == ACT_ABLATE_CLEAR) {
+        gpt2_run_clear_off(&g->run);
+        rebuild(s);
+        snprintf(s->status, sizeof s->status, "every head on again");
+        return 1;
+    }
+    const int head = a->arg ? a->arg : s->focus;
+    if (head < 1 || head > c->h) {
+        snprintf(s->status, sizeof s->status, "X: focus a head first (1-9, or click it)");
+        return 1;
+    }
+    const int off = !gpt2_run_is_off(&g->run, g->layer, head - 1);
+    const int top = g->run.top[0];
+    const double before = gpt2_run_probs(&g->run)[top];
+    gpt2_run_set_off(&g->run, g->layer, head - 1, off);
+    rebuild(s);
+    char label[GPT2_LABEL];
+    bpe_token_label(g->m->tok, top, label, sizeof label);
+    snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s) %.1f %% → %.1f %%", head,
+             g->layer + 1, off ? "removed" : "back", label, 100.0 * before,
+             100.0 * gpt2_run_probs(&g->run)[top]);
+    return 1;
+}
+
 int app_gpt_apply(app_state *s, const app_action *a) {
     app_gpt *g = s->gpt;
     if (!g) return -1;
@@ -297,35 +331,7 @@ int app_gpt_apply(app_state *s, const app_action *a) {
         return 1;
     case ACT_OVERVIEW: g->overview_open = !g->overview_open; return 1;
     case ACT_ABLATE:
-    case ACT_ABLATE_CLEAR: {
-        if (g->h != c->h) {
-            snprintf(s->status, sizeof s->status,
-                     "X removes %s's own heads: back to h = %d (Up/Down) first", name, c->h);
-            return 1;
-        }
-        if (a->kind == ACT_ABLATE_CLEAR) {
-            gpt2_run_clear_off(&g->run);
-            rebuild(s);
-            snprintf(s->status, sizeof s->status, "every head on again");
-            return 1;
-        }
-        const int head = a->arg ? a->arg : s->focus;
-        if (head < 1 || head > c->h) {
-            snprintf(s->status, sizeof s->status, "X: focus a head first (1-9, or click it)");
-            return 1;
-        }
-        const int off = !gpt2_run_is_off(&g->run, g->layer, head - 1);
-        const int top = g->run.top[0];
-        const double before = gpt2_run_probs(&g->run)[top];
-        gpt2_run_set_off(&g->run, g->layer, head - 1, off);
-        rebuild(s);
-        char label[GPT2_LABEL];
-        bpe_token_label(g->m->tok, top, label, sizeof label);
-        snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s) %.1f %% → %.1f %%",
-                 head, g->layer + 1, off ? "removed" : "back", label, 100.0 * before,
-                 100.0 * gpt2_run_probs(&g->run)[top]);
-        return 1;
-    }
+    case ACT_ABLATE_CLEAR: return remove_head(s, a, name);
     default: return -1;
     }
 }
