@@ -447,3 +447,51 @@ void app_gpt_close(app_state *s) {
     s->data_version++;
     s->layout_valid = 0;
 }
+
+int app_gpt_off_list(const app_state *s, char *buf, size_t len) {
+    const app_gpt *g = s->gpt;
+    if (len) buf[0] = '\0';
+    if (s->gpt_wanted || s->gpt_loading || !g) { /* asked for: what it will remove */
+        if (!s->gpt_wanted && !s->gpt_loading) return 0;
+        snprintf(buf, len, "%s", s->gpt_want.ablate);
+        return 1;
+    }
+    const tf_config *c = &g->m->tf->cfg;
+    size_t at = 0;
+    for (int l = 0; l < c->layers; l++)
+        for (int h = 0; h < c->h; h++)
+            if (gpt2_run_is_off(&g->run, l, h) && at < len) {
+                const int w = snprintf(buf + at, len - at, "%s%d:%d", at ? "," : "", l + 1, h + 1);
+                at += w > 0 ? (size_t)w : 0;
+            }
+    return 1;
+}
+
+int app_gpt_check_off(const app_gpt *g, const char *spec, char *err, size_t errlen) {
+    const tf_config *c = &g->m->tf->cfg;
+    for (const char *p = spec; *p;) {
+        int l = 0, h = 0, used = 0;
+        if (sscanf(p, "%d:%d%n", &l, &h, &used) != 2) break; /* the reader checked the form */
+        if (l > c->layers || h > c->h) {
+            snprintf(err, errlen,
+                     "model-ablate = %.200s: %s has no head %d:%d (%d layers of %d heads)", spec,
+                     g->m->paths.name, l, h, c->layers, c->h);
+            return -1;
+        }
+        p += used;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
+void app_gpt_set_off(app_state *s, const char *spec) {
+    app_gpt *g = s->gpt;
+    if (!g) return;
+    char now[APP_ABLATE_MAX];
+    app_gpt_off_list(s, now, sizeof now);
+    if (strcmp(now, spec) == 0) return; /* no recompute when the same heads are off */
+    char err[256];
+    gpt2_run_clear_off(&g->run);
+    if (spec[0]) gpt2_run_ablate(&g->run, spec, err, sizeof err); /* checked: app_gpt_check_off */
+    rebuild(s);
+}

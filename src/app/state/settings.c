@@ -87,6 +87,7 @@ const st_row stg_rows[ST_COUNT] = {
                     .must = "own or a whole number from {lo}"},
     [ST_OVERVIEW] = {"overview", NULL, ST_BOOL, .def = 0},
     [ST_HEAD_VIEW] = {"head-view", NULL, ST_WORDS, .words = head_view_words, STATE(head_view)},
+    [ST_MODEL_ABLATE] = {"model-ablate", "ablate", ST_SPECIAL, .sp = &stg_model_ablate_sp},
 };
 
 /* The names one slot has besides its row's. */

@@ -52,13 +52,15 @@ typedef enum {
     ST_LAYER,
     ST_MODEL_H,
     ST_OVERVIEW,
-    ST_HEAD_VIEW, /* head-view = heatmap | lines (key H) */
+    ST_HEAD_VIEW,    /* head-view = heatmap | lines (key H) */
+    ST_MODEL_ABLATE, /* model-ablate = none | 3:5,12:6: a loaded model's heads removed (X) */
     ST_COUNT
 } st_id;
 
 enum { SRC_SAMPLE = 1, SRC_TEXT, SRC_TEXT_FILE };
 
 #define ST_STAGE_MAX 9 /* lesson.c's STEP_COUNT: stages 1..9, 0 the whole head */
+#define ST_MODEL_ABLATE_MAX APP_ABLATE_MAX
 
 /* One setting's value, as its row's kind holds it. */
 typedef union {
@@ -85,8 +87,9 @@ struct app_settings {
     int pin_sample;
     char *pin_text;
     uint64_t pin_ablate[MHA_ABLATE_WORDS];
-    /* a loaded model: "" off */
+    /* a loaded model: "" off; its heads removed, "LAYER:HEAD,..." sorted, "" none */
     char model[4096];
+    char model_ablate[ST_MODEL_ABLATE_MAX];
 };
 
 #define SV(st, id) ((st)->v[(id)].i) /* an int-like setting's value */
@@ -165,7 +168,7 @@ int stg_fail(const app_settings *st, int id, char *err, size_t errlen, const cha
 /* ---- the special settings (settings_special.c) ---- */
 
 extern const st_special stg_text_sp, stg_pin_text_sp, stg_compare_sp, stg_ablate_sp,
-    stg_pin_ablate_sp, stg_colormap_sp, stg_train_sp, stg_model_sp;
+    stg_pin_ablate_sp, stg_colormap_sp, stg_train_sp, stg_model_sp, stg_model_ablate_sp;
 
 /* ---- training mode and a loaded model (settings_model.c) ---- */
 
@@ -174,6 +177,7 @@ typedef struct {
     int act; /* 0 nothing, 1 show g, 2 ask the jobs layer, 3 close it, 4 another layer or split */
     app_gpt *g;
     int layer, h, overview;
+    const char *off; /* the heads removed, "LAYER:HEAD,..."; NULL: as they are */
 } st_model_plan;
 
 void stg_capture_more(const app_state *s, app_settings *st);

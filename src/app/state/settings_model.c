@@ -1,5 +1,5 @@
 /* settings_model.c: the settings of training mode (train, train-h ... train-layer)
- * and of a loaded model (model, layer, model-h, overview): what a
+ * and of a loaded model (model, layer, model-h, overview, model-ablate): what a
  * state has of them (capture), whether a set of them fits (check, which reads a
  * model that is new to the state) and making the state show them (apply). The
  * rows and the rest of apply are settings.c's and settings_apply.c's. */
@@ -23,6 +23,10 @@ void stg_capture_more(const app_state *s, app_settings *st) {
         SV(st, ST_LAYER) = mlayer + 1;
         SV(st, ST_MODEL_H) = mh;
         SV(st, ST_OVERVIEW) = mov;
+        char off[APP_ABLATE_MAX], why[64];
+        app_gpt_off_list(s, off, sizeof off);
+        if (off[0] && stg_model_ablate_sp.parse(st, "model-ablate", off, NULL, why, sizeof why))
+            st->model_ablate[0] = '\0'; /* sorted as the reader sorts them */
     }
     learn_config lc;
     long steps = 0;
@@ -135,6 +139,8 @@ static int check_new(const app_settings *st, const char *text, st_model_plan *mp
     if (app_gpt_check(mp->g, mp->layer, mp->h, why, sizeof why) != 0)
         return stg_fail(st, strncmp(why, "layer", 5) == 0 ? ST_LAYER : ST_MODEL_H, err, errlen,
                         "%s", why);
+    if (mp->off && app_gpt_check_off(mp->g, mp->off, why, sizeof why) != 0)
+        return stg_fail(st, ST_MODEL_ABLATE, err, errlen, "%s", why);
     mp->act = 1;
     return 0;
 }
@@ -151,16 +157,26 @@ int stg_model_check(const app_state *s, const app_settings *st, const char *text
     mp->layer = layer;
     mp->h = h;
     mp->overview = ov;
+    mp->off = st->set[ST_MODEL_ABLATE] ? st->model_ablate : NULL;
+    const int model_after = st->set[ST_MODEL] ? st->model[0] != '\0' : shown;
+    if (mp->off && mp->off[0] && !model_after)
+        return stg_fail(st, ST_MODEL_ABLATE, err, errlen,
+                        "model-ablate = %.200s: heads of a loaded model (model = PATH)", mp->off);
     if (st->set[ST_MODEL] && !st->model[0]) {
         mp->act = shown ? 3 : 0;
         return 0;
     }
     if (stg_model_is_new(s, st)) return check_new(st, text, mp, s->req.attached, err, errlen);
-    if (!shown || !(st->set[ST_LAYER] || st->set[ST_MODEL_H] || st->set[ST_OVERVIEW])) return 0;
+    if (!shown || !(st->set[ST_LAYER] || st->set[ST_MODEL_H] || st->set[ST_OVERVIEW] || mp->off))
+        return 0;
     char why[1200];
     if (s->gpt && app_gpt_check_view(s, layer, h, why, sizeof why) != 0)
         return stg_fail(st, st->set[ST_LAYER] ? ST_LAYER : ST_MODEL_H, err, errlen, "%s", why);
+    if (s->gpt && mp->off && app_gpt_check_off(s->gpt, mp->off, why, sizeof why) != 0)
+        return stg_fail(st, ST_MODEL_ABLATE, err, errlen, "%s", why);
     mp->act = s->gpt ? 4 : 0;
+    if (!s->gpt && mp->off && s->gpt_wanted) /* asked for, not read yet: it removes these */
+        mp->act = 5;
     return 0;
 }
 
@@ -170,6 +186,7 @@ void stg_model_apply(app_state *s, const app_settings *st, st_model_plan *mp, co
         if (s->pin) app_compare_toggle(s); /* a random model's pin does not compare with it */
         app_gpt_adopt(s, mp->g, NULL);
         mp->g = NULL; /* the state's now */
+        if (mp->off) app_gpt_set_off(s, mp->off);
         app_gpt_set_view(s, mp->layer, mp->h, mp->overview);
         break;
     case 2: {
@@ -178,12 +195,16 @@ void stg_model_apply(app_state *s, const app_settings *st, st_model_plan *mp, co
         tok_copy_fit(q->text, sizeof q->text, text);
         q->layer = mp->layer;
         q->h = mp->h;
-        q->ablate[0] = '\0';
+        snprintf(q->ablate, sizeof q->ablate, "%s", mp->off ? mp->off : "");
         s->gpt_wanted = 1;
         break;
     }
     case 3: app_gpt_close(s); break;
-    case 4: app_gpt_set_view(s, mp->layer, mp->h, mp->overview); break;
+    case 4:
+        if (mp->off) app_gpt_set_off(s, mp->off);
+        app_gpt_set_view(s, mp->layer, mp->h, mp->overview);
+        break;
+    case 5: snprintf(s->gpt_want.ablate, sizeof s->gpt_want.ablate, "%s", mp->off); break;
     default: break;
     }
 }

@@ -1,8 +1,9 @@
 /* settings_special.c: the settings a row of settings.c's table cannot say alone:
  * the text (sample, text or text-file in one slot), the pinned view's text,
- * compare's SPEC, the heads removed from the random model, the colormap and the task (words from
- * their own modules), and a model's path. Each is a parse, a put and, where its value is not one
- * number, a same and a copy. */
+ * compare's SPEC, the heads removed from the random model and from a loaded
+ * one, the colormap and the task (words from their own modules), and a model's
+ * path. Each is a parse, a put and, where its value is not one number, a
+ * same and a copy. */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include <limits.h>
 #include <stdio.h>
@@ -360,3 +361,65 @@ static void model_copy(app_settings *dst, const app_settings *src) {
     memcpy(dst->model, src->model, sizeof dst->model);
 }
 const st_special stg_model_sp = {model_parse, model_put, model_same, model_copy, NULL};
+
+/* ---- model-ablate = none | LAYER:HEAD,... (1-based, as --ablate with --model) ---- */
+
+static int cmp_items(const void *a, const void *b) {
+    const long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The items of v, sorted by layer then head, each once: "" for none. */
+static int model_ablate_parse(app_settings *st, const char *name, const char *v,
+                              const char *base_dir, char *err, size_t errlen) {
+    (void)name, (void)base_dir;
+    enum { MAX_ITEMS = ST_MODEL_ABLATE_MAX / 4 };
+    static const char *const form = "must be none or LAYER:HEAD items (1-based) such as 3:5,12:6";
+    if (strcmp(v, "none") == 0) {
+        st->model_ablate[0] = '\0';
+        return 0;
+    }
+    if (v[strspn(v, "0123456789:,")] != '\0') BAD("model-ablate = %.200s: %s", v, form);
+    long *item = malloc(MAX_ITEMS * sizeof *item);
+    if (!item) BAD("model-ablate: out of memory");
+    int n = 0;
+    for (const char *p = v;; n++) {
+        int l = 0, h = 0, used = 0;
+        if (n == MAX_ITEMS || sscanf(p, "%9d:%9d%n", &l, &h, &used) != 2 || l < 1 || h < 1 ||
+            l > 4096 || h > MHA_MAX_D_MODEL || (p[used] != ',' && p[used] != '\0')) {
+            free(item);
+            BAD("model-ablate = %.200s: %s", v, form);
+        }
+        item[n] = (long)l * 65536 + h;
+        p += used;
+        if (!*p++) {
+            n++;
+            break;
+        }
+    }
+    qsort(item, (size_t)n, sizeof *item, cmp_items);
+    out_buf o = {st->model_ablate, sizeof st->model_ablate, 0};
+    st->model_ablate[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i && item[i] == item[i - 1]) {
+            const long dup = item[i];
+            free(item);
+            st->model_ablate[0] = '\0';
+            BAD("model-ablate = %.200s: %ld:%ld is listed twice", v, dup / 65536, dup % 65536);
+        }
+        stg_put(&o, "%s%ld:%ld", i ? "," : "", item[i] / 65536, item[i] % 65536);
+    }
+    free(item);
+    return 0;
+}
+static void model_ablate_put(out_buf *o, const app_settings *st) {
+    stg_put(o, "%s", st->model_ablate[0] ? st->model_ablate : "none");
+}
+static int model_ablate_same(const app_settings *a, const app_settings *b) {
+    return strcmp(a->model_ablate, b->model_ablate) == 0;
+}
+static void model_ablate_copy(app_settings *dst, const app_settings *src) {
+    memcpy(dst->model_ablate, src->model_ablate, sizeof dst->model_ablate);
+}
+const st_special stg_model_ablate_sp = {model_ablate_parse, model_ablate_put, model_ablate_same,
+                                        model_ablate_copy, NULL};
