@@ -26,6 +26,7 @@ static const char *const weights_words[] = {"random", "designed|patterns", NULL}
 static const char *const contrast_words[] = {"fixed", "row", "log", NULL};
 static const char *const theme_words[] = {"light", "dark", NULL};
 static const char *const head_view_words[] = {"heatmap", "lines", NULL};
+static const char *const background_words[] = {"opaque", "transparent", NULL};
 
 #define ZOOM_LO ((long)(APP_ZOOM_MIN * 100.0f + 0.5f))
 #define ZOOM_HI ((long)(APP_ZOOM_MAX * 100.0f + 0.5f))
@@ -88,6 +89,8 @@ const st_row stg_rows[ST_COUNT] = {
     [ST_OVERVIEW] = {"overview", NULL, ST_BOOL, .def = 0},
     [ST_HEAD_VIEW] = {"head-view", NULL, ST_WORDS, .words = head_view_words, STATE(head_view)},
     [ST_MODEL_ABLATE] = {"model-ablate", "ablate", ST_SPECIAL, .sp = &stg_model_ablate_sp},
+    [ST_BACKGROUND] = {"background", "background", ST_WORDS, .words = background_words,
+                       STATE(transparent)},
 };
 
 /* The names one slot has besides its row's. */
