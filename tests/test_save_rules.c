@@ -32,6 +32,7 @@
 
 #include <cmocka.h>
 
+#include "async.h"
 #include "check.h"
 #include "cli.h"
 #include "lesson_file.h"
@@ -358,6 +359,21 @@ static void test_removed_heads_saved(void **st) {
         for (int c = 0; c < L->d_k; c++)
             CHECK_TRUE("Concat's band of head 2 is zero",
                        L->concat[(size_t)r * L->d_model + L->d_k + c] == 0.0f);
+    app_state_destroy(t);
+
+    /* the window's way: the jobs layer reads the model, with its heads off */
+    t = make_state(NULL);
+    if (app_async_enable(t, NULL, NULL, 0.0) != 0) fail_msg("the jobs layer does not start");
+    CHECK_INT("the window opens it on the jobs layer", 0, app_view_file_open(t, path));
+    CHECK_TRUE("the model is asked for, not read yet", !app_gpt_active(t));
+    app_async_wait(t);
+    CHECK_TRUE("the jobs layer read it", app_gpt_active(t));
+    app_view(t, &vs);
+    assert_non_null(vs.next);
+    CHECK_INT("head 2 of layer 1 is off there too", 1, vs.overview->off[1]);
+    for (int k = 0; k < vs.next->k; k++)
+        CHECK_TRUE("the next tokens as the window had them", vs.next->p[k] == p[k]);
+    app_async_disable(t);
     app_state_destroy(t);
 
     /* headless: the figure --ablate 1:2 draws, byte for byte; not the one with every head */

@@ -18,6 +18,10 @@
 
 /* ---- a row's field in the state or the configuration ---------------------------------- */
 
+/* the rows' int fields include mha_config's enums (mask, weights): read and written as int */
+_Static_assert(sizeof(mha_mask) == sizeof(int) && sizeof(mha_weights) == sizeof(int),
+               "an enum of mha_config is not an int");
+
 static st_value field_get(const st_row *r, const void *base) {
     const char *at = (const char *)base + r->at;
     st_value v = {0};
