@@ -781,14 +781,6 @@ static void test_merge_defaults(void **unused) {
     for (int i = 0; i < o.state_given_count; i++)
         snprintf(given + strlen(given), sizeof given - strlen(given), "%s ", o.state_given[i]);
     CHECK_STR("what -H and --theme give", "h train-h model-h theme ", given);
-    char *argv2[] = {"mhaviz",   "--state", "x.view",   "--background", "transparent",
-                     "--ablate", "1",       "--export", "x.png",        NULL};
-    if (cli_parse(&o, 9, argv2, err, sizeof err) != 0) fail_msg("parses: %s", err);
-    given[0] = '\0';
-    for (int i = 0; i < o.state_given_count; i++)
-        snprintf(given + strlen(given), sizeof given - strlen(given), "%s ", o.state_given[i]);
-    CHECK_STR("what --ablate and --background give (the table's rows)",
-              "ablate model-ablate background ", given);
     app_settings *k = app_settings_clone(a);
     CHECK_TRUE("a clone is equal", app_settings_equal(a, k));
     app_settings_unset(k, "theme");
