@@ -228,6 +228,40 @@ static int set_layer(app_state *s, int layer) {
     return 1;
 }
 
+/* X and Shift+X on a loaded model: one of its own heads removed or back, or every
+   head back; the status says what the next token's probability does. */
+static int remove_head(app_state *s, const app_action *a, const char *name) {
+    app_gpt *g = s->gpt;
+    const tf_config *c = &g->m->tf->cfg;
+    if (g->h != c->h) {
+        snprintf(s->status, sizeof s->status,
+                 "X removes %s's own heads: back to h = %d (Up/Down) first", name, c->h);
+        return 1;
+    }
+    if (a->kind == ACT_ABLATE_CLEAR) {
+        gpt2_run_clear_off(&g->run);
+        rebuild(s);
+        snprintf(s->status, sizeof s->status, "every head on again");
+        return 1;
+    }
+    const int head = a->arg ? a->arg : s->focus;
+    if (head < 1 || head > c->h) {
+        snprintf(s->status, sizeof s->status, "X: focus a head first (1-9, or click it)");
+        return 1;
+    }
+    const int off = !gpt2_run_is_off(&g->run, g->layer, head - 1);
+    const int top = g->run.top[0];
+    const double before = gpt2_run_probs(&g->run)[top];
+    gpt2_run_set_off(&g->run, g->layer, head - 1, off);
+    rebuild(s);
+    char label[GPT2_LABEL];
+    bpe_token_label(g->m->tok, top, label, sizeof label);
+    snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s) %.1f %% → %.1f %%", head,
+             g->layer + 1, off ? "removed" : "back", label, 100.0 * before,
+             100.0 * gpt2_run_probs(&g->run)[top]);
+    return 1;
+}
+
 int app_gpt_apply(app_state *s, const app_action *a) {
     app_gpt *g = s->gpt;
     if (!g) return -1;
@@ -297,35 +331,7 @@ int app_gpt_apply(app_state *s, const app_action *a) {
         return 1;
     case ACT_OVERVIEW: g->overview_open = !g->overview_open; return 1;
     case ACT_ABLATE:
-    case ACT_ABLATE_CLEAR: {
-        if (g->h != c->h) {
-            snprintf(s->status, sizeof s->status,
-                     "X removes %s's own heads: back to h = %d (Up/Down) first", name, c->h);
-            return 1;
-        }
-        if (a->kind == ACT_ABLATE_CLEAR) {
-            gpt2_run_clear_off(&g->run);
-            rebuild(s);
-            snprintf(s->status, sizeof s->status, "every head on again");
-            return 1;
-        }
-        const int head = a->arg ? a->arg : s->focus;
-        if (head < 1 || head > c->h) {
-            snprintf(s->status, sizeof s->status, "X: focus a head first (1-9, or click it)");
-            return 1;
-        }
-        const int off = !gpt2_run_is_off(&g->run, g->layer, head - 1);
-        const int top = g->run.top[0];
-        const double before = gpt2_run_probs(&g->run)[top];
-        gpt2_run_set_off(&g->run, g->layer, head - 1, off);
-        rebuild(s);
-        char label[GPT2_LABEL];
-        bpe_token_label(g->m->tok, top, label, sizeof label);
-        snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s) %.1f %% → %.1f %%",
-                 head, g->layer + 1, off ? "removed" : "back", label, 100.0 * before,
-                 100.0 * gpt2_run_probs(&g->run)[top]);
-        return 1;
-    }
+    case ACT_ABLATE_CLEAR: return remove_head(s, a, name);
     default: return -1;
     }
 }
@@ -440,4 +446,52 @@ void app_gpt_close(app_state *s) {
     s->focus = 0;
     s->data_version++;
     s->layout_valid = 0;
+}
+
+int app_gpt_off_list(const app_state *s, char *buf, size_t len) {
+    const app_gpt *g = s->gpt;
+    if (len) buf[0] = '\0';
+    if (s->gpt_wanted || s->gpt_loading || !g) { /* asked for: what it will remove */
+        if (!s->gpt_wanted && !s->gpt_loading) return 0;
+        snprintf(buf, len, "%s", s->gpt_want.ablate);
+        return 1;
+    }
+    const tf_config *c = &g->m->tf->cfg;
+    size_t at = 0;
+    for (int l = 0; l < c->layers; l++)
+        for (int h = 0; h < c->h; h++)
+            if (gpt2_run_is_off(&g->run, l, h) && at < len) {
+                const int w = snprintf(buf + at, len - at, "%s%d:%d", at ? "," : "", l + 1, h + 1);
+                at += w > 0 ? (size_t)w : 0;
+            }
+    return 1;
+}
+
+int app_gpt_check_off(const app_gpt *g, const char *spec, char *err, size_t errlen) {
+    const tf_config *c = &g->m->tf->cfg;
+    for (const char *p = spec; *p;) {
+        int l = 0, h = 0, used = 0;
+        if (sscanf(p, "%d:%d%n", &l, &h, &used) != 2) break; /* the reader checked the form */
+        if (l > c->layers || h > c->h) {
+            snprintf(err, errlen,
+                     "model-ablate = %.200s: %s has no head %d:%d (%d layers of %d heads)", spec,
+                     g->m->paths.name, l, h, c->layers, c->h);
+            return -1;
+        }
+        p += used;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
+void app_gpt_set_off(app_state *s, const char *spec) {
+    app_gpt *g = s->gpt;
+    if (!g) return;
+    char now[APP_ABLATE_MAX];
+    app_gpt_off_list(s, now, sizeof now);
+    if (strcmp(now, spec) == 0) return; /* no recompute when the same heads are off */
+    char err[256];
+    gpt2_run_clear_off(&g->run);
+    if (spec[0]) gpt2_run_ablate(&g->run, spec, err, sizeof err); /* checked: app_gpt_check_off */
+    rebuild(s);
 }
