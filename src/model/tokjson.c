@@ -1,0 +1,753 @@
+/* tokjson.c: reads a Hugging Face tokenizer.json (see tokjson.h) into a tokjson:
+ * the BPE model's vocabulary and merges in two hash tables, the added tokens, the
+ * normalizer and pre-tokenizer steps (their regexes compiled by PCRE2) and the
+ * post-processor's tokens. Everything the file says is checked here; encoding and
+ * labels are tokjson_encode.c's. */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokjson_internal.h"
+
+typedef struct {
+    const char *path;
+    char *err;
+    size_t errlen;
+} ctx;
+
+static int fail(const ctx *c, int rc, const char *fmt, ...) {
+    if (c->err && c->errlen) {
+        char msg[400];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        snprintf(c->err, c->errlen, "%s: %s", c->path, msg);
+        for (char *p = c->err; *p; p++) /* one line, whatever a key held */
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    }
+    return rc;
+}
+
+/* a token for a message: at most 40 bytes, cut between characters */
+static const char *shown(const char *s, char out[48]) {
+    size_t n = strlen(s), k = 0;
+    while (k < n && k < 40) {
+        size_t sub, l = tj_utf8_char((const unsigned char *)s + k, n - k, &sub, NULL);
+        if (!l || k + l > 40) break;
+        k += l;
+    }
+    memcpy(out, s, k);
+    out[k] = '\0';
+    return out;
+}
+
+/* ---- hashing ------------------------------------------------------------------------ */
+
+static uint64_t hash_bytes(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+static uint64_t hash_pair(uint64_t k) {
+    k ^= k >> 33, k *= 0xff51afd7ed558ccdull, k ^= k >> 33; /* murmur3's finalizer */
+    return k;
+}
+static size_t pow2_at_least(size_t n) {
+    size_t c = 16;
+    while (c < n) c <<= 1;
+    return c;
+}
+
+int tj_vocab_find(const tokjson *t, const char *s, size_t n) {
+    size_t i = hash_bytes(s, n) & t->vmask;
+    for (;; i = (i + 1) & t->vmask) {
+        int32_t id = t->vslot[i];
+        if (id < 0) return -1;
+        if (t->slen[id] == n && memcmp(t->str[id], s, n) == 0) return id;
+    }
+}
+
+static size_t merge_slot(const tokjson *t, int left, int right, uint64_t *key) {
+    *key = ((uint64_t)(uint32_t)left << 32 | (uint32_t)right) + 1;
+    size_t i = hash_pair(*key) & t->mmask;
+    while (t->mkey[i] && t->mkey[i] != *key) i = (i + 1) & t->mmask;
+    return i;
+}
+
+int tj_merge_find(const tokjson *t, int left, int right, int32_t *rank, int32_t *result) {
+    uint64_t key;
+    size_t s = merge_slot(t, left, right, &key);
+    if (!t->mkey[s]) return 0;
+    *rank = t->mrank[s], *result = t->mresult[s];
+    return 1;
+}
+
+/* ---- small JSON helpers ------------------------------------------------------------- */
+
+/* obj[key] as a bool: 0/1, def when absent or null, -1 when not a bool */
+static int get_bool(json_t *obj, const char *key, int def) {
+    json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v)) return def;
+    return json_is_boolean(v) ? json_is_true(v) : -1;
+}
+/* obj[key] as a string, NULL when absent, null or not a string */
+static const char *get_str(json_t *obj, const char *key) {
+    json_t *v = json_object_get(obj, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+static char *dup_n(const char *s, size_t n) {
+    char *d = malloc(n + 1);
+    if (d) memcpy(d, s, n), d[n] = '\0';
+    return d;
+}
+
+/* ---- the model: vocabulary, merges ----------------------------------------------------- */
+
+static int read_vocab(tokjson *t, json_t *vocab, const ctx *c) {
+    if (!json_is_object(vocab)) return fail(c, 2, "model.vocab is not an object");
+    const char *key;
+    size_t klen;
+    json_t *val;
+    char sh[48];
+    json_object_keylen_foreach(vocab, key, klen, val) {
+        (void)klen;
+        if (!json_is_integer(val) || json_integer_value(val) < 0 ||
+            json_integer_value(val) >= TJ_MAX_ID)
+            return fail(c, 2, "token \"%s\": id is not an integer 0..%d", shown(key, sh),
+                        TJ_MAX_ID - 1);
+        if (json_integer_value(val) >= t->n_ids) t->n_ids = (int)json_integer_value(val) + 1;
+    }
+    return 0;
+}
+
+static int fill_vocab(tokjson *t, json_t *vocab, const ctx *c) {
+    size_t n = json_object_size(vocab);
+    t->vmask = pow2_at_least(2 * n + 2) - 1;
+    t->vslot = malloc((t->vmask + 1) * sizeof *t->vslot);
+    if (!t->vslot) return fail(c, 1, "out of memory");
+    memset(t->vslot, 0xff, (t->vmask + 1) * sizeof *t->vslot);
+    const char *key;
+    size_t klen;
+    json_t *val;
+    char sh[48];
+    json_object_keylen_foreach(vocab, key, klen, val) {
+        int id = (int)json_integer_value(val);
+        if (t->str[id]) return fail(c, 2, "id %d given to two tokens (\"%s\")", id, shown(key, sh));
+        if (!(t->str[id] = dup_n(key, klen))) return fail(c, 1, "out of memory");
+        t->slen[id] = (uint32_t)klen;
+        size_t i = hash_bytes(key, klen) & t->vmask;
+        while (t->vslot[i] >= 0) i = (i + 1) & t->vmask;
+        t->vslot[i] = id; /* keys are distinct (jansson refuses duplicates) */
+    }
+    return 0;
+}
+
+/* one merge's two halves: "a b" (exactly one space) or ["a", "b"] */
+static int merge_halves(json_t *m, const char **a, size_t *la, const char **b, size_t *lb) {
+    if (json_is_string(m)) {
+        const char *s = json_string_value(m);
+        size_t l = json_string_length(m);
+        const char *sp = memchr(s, ' ', l);
+        if (!sp || memchr(sp + 1, ' ', l - (size_t)(sp - s) - 1)) return -1;
+        *a = s, *la = (size_t)(sp - s), *b = sp + 1, *lb = l - *la - 1;
+        return 0;
+    }
+    if (!json_is_array(m) || json_array_size(m) != 2 || !json_is_string(json_array_get(m, 0)) ||
+        !json_is_string(json_array_get(m, 1)))
+        return -1;
+    *a = json_string_value(json_array_get(m, 0)), *la = json_string_length(json_array_get(m, 0));
+    *b = json_string_value(json_array_get(m, 1)), *lb = json_string_length(json_array_get(m, 1));
+    return 0;
+}
+
+static int read_merges(tokjson *t, json_t *merges, const ctx *c) {
+    if (!merges || json_is_null(merges))
+        merges = NULL;
+    else if (!json_is_array(merges))
+        return fail(c, 2, "model.merges is not a list");
+    size_t n = merges ? json_array_size(merges) : 0;
+    if (n >= INT32_MAX) return fail(c, 2, "too many merges");
+    t->mmask = pow2_at_least(2 * n + 2) - 1;
+    t->mkey = calloc(t->mmask + 1, sizeof *t->mkey);
+    t->mrank = malloc((t->mmask + 1) * sizeof *t->mrank);
+    t->mresult = malloc((t->mmask + 1) * sizeof *t->mresult);
+    size_t cap = 256;
+    char *buf = malloc(cap), sh[48];
+    if (!t->mkey || !t->mrank || !t->mresult || !buf) {
+        free(buf);
+        return fail(c, 1, "out of memory");
+    }
+    size_t plen = t->prefix ? strlen(t->prefix) : 0;
+    int rc = 0;
+    for (size_t r = 0; r < n && !rc; r++) {
+        const char *a, *b;
+        size_t la, lb;
+        if (merge_halves(json_array_get(merges, r), &a, &la, &b, &lb) != 0) {
+            rc = fail(c, 2, "merge %zu is neither \"a b\" nor [\"a\", \"b\"]", r);
+            break;
+        }
+        int ia = tj_vocab_find(t, a, la), ib = tj_vocab_find(t, b, lb);
+        if (ia < 0 || ib < 0) {
+            char *bad = dup_n(ia < 0 ? a : b, ia < 0 ? la : lb);
+            rc = fail(c, 2, "merge %zu names \"%s\", which is not in the vocabulary", r,
+                      bad ? shown(bad, sh) : "?");
+            free(bad);
+            break;
+        }
+        /* the merged token: a then b, less b's continuing_subword_prefix */
+        size_t skip = plen && lb >= plen && memcmp(b, t->prefix, plen) == 0 ? plen : 0;
+        if (la + lb + 1 > cap) {
+            char *nb = realloc(buf, cap = la + lb + 1);
+            if (!nb) {
+                rc = fail(c, 1, "out of memory");
+                break;
+            }
+            buf = nb;
+        }
+        memcpy(buf, a, la), memcpy(buf + la, b + skip, lb - skip);
+        buf[la + lb - skip] = '\0';
+        int iab = tj_vocab_find(t, buf, la + lb - skip);
+        if (iab < 0) {
+            rc = fail(c, 2, "merge %zu makes \"%s\", which is not in the vocabulary", r,
+                      shown(buf, sh));
+            break;
+        }
+        uint64_t key;
+        size_t slot = merge_slot(t, ia, ib, &key);
+        t->mkey[slot] = key;
+        t->mrank[slot] = (int32_t)r; /* a repeated pair keeps its last rank, as HF's map */
+        t->mresult[slot] = iab;
+    }
+    free(buf);
+    return rc;
+}
+
+static int read_model(tokjson *t, json_t *model, const ctx *c) {
+    if (!json_is_object(model)) return fail(c, 2, "no \"model\" object");
+    const char *type = get_str(model, "type");
+    if (json_object_get(model, "type") && !type) return fail(c, 2, "model.type is not a string");
+    if (type && strcmp(type, "BPE") != 0)
+        return fail(c, 2, "model type \"%s\" is not supported (BPE only)", type);
+    json_t *vocab = json_object_get(model, "vocab");
+    if (!vocab) return fail(c, 2, "model.vocab is missing");
+    int rc = read_vocab(t, vocab, c);
+    if (rc) return rc;
+    if (json_object_get(model, "dropout") && !json_is_null(json_object_get(model, "dropout")) &&
+        json_number_value(json_object_get(model, "dropout")) != 0.0)
+        return fail(c, 2, "model.dropout is set: BPE with dropout is not deterministic");
+    t->fuse_unk = get_bool(model, "fuse_unk", 0);
+    t->byte_fallback = get_bool(model, "byte_fallback", 0);
+    t->ignore_merges = get_bool(model, "ignore_merges", 0);
+    if (t->fuse_unk < 0 || t->byte_fallback < 0 || t->ignore_merges < 0)
+        return fail(c, 2, "model.fuse_unk, byte_fallback or ignore_merges is not true or false");
+    const char *p = get_str(model, "continuing_subword_prefix");
+    const char *s = get_str(model, "end_of_word_suffix");
+    if ((p && *p && !(t->prefix = strdup(p))) || (s && *s && !(t->suffix = strdup(s))))
+        return fail(c, 1, "out of memory");
+    return 0;
+}
+
+static int model_tables(tokjson *t, json_t *model, const ctx *c) {
+    int rc = fill_vocab(t, json_object_get(model, "vocab"), c);
+    if (!rc) rc = read_merges(t, json_object_get(model, "merges"), c);
+    if (rc) return rc;
+    t->unk = -1;
+    json_t *u = json_object_get(model, "unk_token");
+    if (u && !json_is_null(u)) {
+        if (!json_is_string(u)) return fail(c, 2, "model.unk_token is not a string");
+        t->unk = tj_vocab_find(t, json_string_value(u), json_string_length(u));
+        char sh[48];
+        if (t->unk < 0)
+            return fail(c, 2, "unk_token \"%s\" is not in the vocabulary",
+                        shown(json_string_value(u), sh));
+    }
+    for (int b = 0; b < 256; b++) {
+        char name[8];
+        snprintf(name, sizeof name, "<0x%02X>", b);
+        t->byte_tok[b] = t->byte_fallback ? tj_vocab_find(t, name, 6) : -1;
+    }
+    return 0;
+}
+
+/* ---- added tokens -------------------------------------------------------------------- */
+
+static int read_added(tokjson *t, json_t *arr, const ctx *c) {
+    if (!arr || json_is_null(arr)) return 0;
+    if (!json_is_array(arr)) return fail(c, 2, "added_tokens is not a list");
+    size_t n = json_array_size(arr);
+    if (n > TJ_MAX_ID) return fail(c, 2, "too many added tokens");
+    t->added = calloc(n ? n : 1, sizeof *t->added);
+    if (!t->added) return fail(c, 1, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(arr, i), *id = json_object_get(o, "id");
+        json_t *content = json_object_get(o, "content");
+        if (!json_is_object(o) || !json_is_integer(id) || !json_is_string(content))
+            return fail(c, 2, "added token %zu has no integer id or no content", i);
+        if (json_integer_value(id) < 0 || json_integer_value(id) >= TJ_MAX_ID)
+            return fail(c, 2, "added token %zu: id %lld is out of range 0..%d", i,
+                        (long long)json_integer_value(id), TJ_MAX_ID - 1);
+        if (json_string_length(content) == 0) return fail(c, 2, "added token %zu is empty", i);
+        tj_added *a = &t->added[t->n_added++];
+        a->id = (int)json_integer_value(id);
+        a->len = json_string_length(content);
+        if (!(a->content = dup_n(json_string_value(content), a->len)))
+            return fail(c, 1, "out of memory");
+        a->special = get_bool(o, "special", 0);
+        a->lstrip = get_bool(o, "lstrip", 0);
+        a->rstrip = get_bool(o, "rstrip", 0);
+        a->single_word = get_bool(o, "single_word", 0);
+        a->normalized = get_bool(o, "normalized", !a->special);
+        if (a->special < 0 || a->lstrip < 0 || a->rstrip < 0 || a->single_word < 0 ||
+            a->normalized < 0)
+            return fail(c, 2, "added token %zu: a flag is not true or false", i);
+        if (a->id >= t->n_ids) t->n_ids = a->id + 1;
+    }
+    return 0;
+}
+
+/* the added tokens' index: by first byte, longest first (leftmost-longest matching) */
+static int index_added(tokjson *t, const ctx *c) {
+    t->added_of = malloc((size_t)t->n_ids * sizeof *t->added_of);
+    t->is_special = calloc((size_t)t->n_ids, 1);
+    if (!t->added_of || !t->is_special) return fail(c, 1, "out of memory");
+    memset(t->added_of, 0xff, (size_t)t->n_ids * sizeof *t->added_of);
+    int count[256] = {0};
+    for (int i = 0; i < t->n_added; i++) {
+        t->added_of[t->added[i].id] = i; /* a repeated id: the last one names it */
+        t->is_special[t->added[i].id] = (unsigned char)t->added[i].special;
+        count[(unsigned char)t->added[i].content[0]]++;
+    }
+    for (int b = 0; b < 256; b++) {
+        if (!count[b]) continue;
+        int *l = malloc((size_t)(count[b] + 1) * sizeof *l), k = 0;
+        if (!l) return fail(c, 1, "out of memory");
+        for (int i = 0; i < t->n_added; i++)
+            if ((unsigned char)t->added[i].content[0] == b) l[k++] = i;
+        for (int i = 1; i < k; i++) /* insertion sort by length, longest first, stable */
+            for (int j = i; j > 0 && t->added[l[j]].len > t->added[l[j - 1]].len; j--) {
+                int x = l[j];
+                l[j] = l[j - 1], l[j - 1] = x;
+            }
+        l[k] = -1;
+        t->first_added[b] = l;
+    }
+    return 0;
+}
+
+/* ---- regexes ------------------------------------------------------------------------- */
+
+/* Unicode's White_Space (Oniguruma's and Python regex's \s; PCRE2's also takes U+180E)
+ * and the letters and digits Unicode 15.0 added, which PCRE2 10.42 (Unicode 14) lacks */
+#define WS                                                                                         \
+    "\\t\\n\\x0b\\x0c\\r "                                                                         \
+    "\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}"
+#define L15                                                                                        \
+    "\\x{1123f}-\\x{11240}\\x{11f02}\\x{11f04}-\\x{11f10}\\x{11f12}-\\x{11f33}\\x{1342f}"          \
+    "\\x{13441}-\\x{13446}\\x{1b132}\\x{1b155}\\x{1df25}-\\x{1df2a}\\x{1e030}-\\x{1e06d}"          \
+    "\\x{1e4d0}-\\x{1e4eb}\\x{2b739}\\x{31350}-\\x{323af}"
+#define N15 "\\x{11f50}-\\x{11f59}\\x{1d2c0}-\\x{1d2d3}\\x{1e4f0}-\\x{1e4f9}"
+
+/* GPT-2's pattern, ByteLevel's use_regex (as bpe.c's) */
+static const char gpt2_pattern[] = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+"
+                                   "| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+    int oom;
+} sbuf;
+static void put(sbuf *s, const char *d, size_t n) {
+    if (s->oom) return;
+    if (s->n + n + 1 > s->cap) {
+        size_t cap = (s->n + n + 1) * 2;
+        char *np = realloc(s->p, cap);
+        if (!np) {
+            s->oom = 1;
+            return;
+        }
+        s->p = np, s->cap = cap;
+    }
+    memcpy(s->p + s->n, d, n);
+    s->n += n;
+    s->p[s->n] = '\0';
+}
+static void puts_(sbuf *s, const char *d) {
+    put(s, d, strlen(d));
+}
+
+/* An Oniguruma pattern (as the file has it) for PCRE2: \s, \S, \p{L} and \p{N} spelt
+ * out as above, inside and outside brackets; the rest as it is. */
+static char *onig_to_pcre2(const char *src, size_t len) {
+    sbuf o = {0};
+    int depth = 0; /* inside [...] */
+    for (size_t i = 0; i < len; i++) {
+        char ch = src[i];
+        if (ch == '\\' && i + 1 < len) {
+            char e = src[i + 1];
+            if (e == 's') {
+                puts_(&o, depth ? WS : "[" WS "]");
+            } else if (e == 'S' && !depth) {
+                puts_(&o, "[^" WS "]");
+            } else if (e == 'p' && i + 4 < len && src[i + 2] == '{' && src[i + 4] == '}' &&
+                       (src[i + 3] == 'L' || src[i + 3] == 'N')) {
+                const char *extra = src[i + 3] == 'L' ? "\\p{L}" L15 : "\\p{N}" N15;
+                if (!depth) put(&o, "[", 1);
+                puts_(&o, extra);
+                if (!depth) put(&o, "]", 1);
+                i += 3;
+            } else {
+                put(&o, src + i, 2);
+            }
+            i++;
+            continue;
+        }
+        if (ch == '[') {
+            depth++;
+            put(&o, src + i, 1);
+            /* a ']' first in the class (or after '^') is a literal */
+            if (i + 1 < len && src[i + 1] == '^') put(&o, src + ++i, 1);
+            if (i + 1 < len && src[i + 1] == ']') put(&o, src + ++i, 1);
+            continue;
+        }
+        if (ch == ']' && depth) depth--;
+        put(&o, src + i, 1);
+    }
+    if (o.oom || !o.p) {
+        free(o.p);
+        return NULL;
+    }
+    return o.p;
+}
+
+/* compiles a {"Regex": ...} or {"String": ...} pattern */
+static int compile_pattern(json_t *pat, pcre2_code **re, char **literal, const char *what,
+                           const ctx *c) {
+    const char *rx = get_str(pat, "Regex"), *lit = get_str(pat, "String");
+    if (!json_is_object(pat) || (!rx && !lit))
+        return fail(c, 2, "%s: pattern is neither {\"Regex\": ...} nor {\"String\": ...}", what);
+    if (lit) {
+        size_t l = json_string_length(json_object_get(pat, "String"));
+        if (l == 0) return fail(c, 2, "%s: an empty pattern", what);
+        if (literal) return (*literal = dup_n(lit, l)) ? 0 : fail(c, 1, "out of memory");
+        *re = pcre2_compile((PCRE2_SPTR)lit, l, PCRE2_LITERAL | PCRE2_UTF, &(int){0},
+                            &(PCRE2_SIZE){0}, NULL);
+        return *re ? 0 : fail(c, 2, "%s: PCRE2 cannot take the string", what);
+    }
+    char *p = onig_to_pcre2(rx, json_string_length(json_object_get(pat, "Regex")));
+    if (!p) return fail(c, 1, "out of memory");
+    int e;
+    PCRE2_SIZE eo;
+    *re = pcre2_compile((PCRE2_SPTR)p, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP, &e, &eo, NULL);
+    free(p);
+    if (!*re) {
+        PCRE2_UCHAR msg[120];
+        pcre2_get_error_message(e, msg, sizeof msg);
+        return fail(c, 2, "%s: the regex does not compile: %s", what, (char *)msg);
+    }
+    (void)pcre2_jit_compile(*re, PCRE2_JIT_COMPLETE); /* the interpreter otherwise */
+    return 0;
+}
+
+/* ---- normalizers --------------------------------------------------------------------- */
+
+static int read_norm(tokjson *t, json_t *n, int depth, const ctx *c) {
+    if (!n || json_is_null(n)) return 0;
+    const char *type = get_str(n, "type");
+    if (!json_is_object(n) || !type) return fail(c, 2, "a normalizer has no type");
+    if (strcmp(type, "Sequence") == 0) {
+        json_t *l = json_object_get(n, "normalizers");
+        if (!json_is_array(l) || depth > 4) return fail(c, 2, "normalizer Sequence: no list");
+        for (size_t i = 0; i < json_array_size(l); i++) {
+            int rc = read_norm(t, json_array_get(l, i), depth + 1, c);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    if (t->n_norm == TJ_MAX_STEPS) return fail(c, 2, "more than %d normalizers", TJ_MAX_STEPS);
+    tj_norm *s = &t->norm[t->n_norm];
+    static const char *const names[] = {"NFC",     "NFD",     "NFKC",     "NFKD",
+                                        "Prepend", "Replace", "Lowercase"};
+    int k = 0;
+    while (k < 7 && strcmp(type, names[k]) != 0) k++;
+    if (k == 7) return fail(c, 2, "normalizer \"%s\" is not supported", type);
+    s->kind = (enum tj_norm_kind)k;
+    t->n_norm++;
+    if (s->kind == TJ_PREPEND || s->kind == TJ_REPLACE) {
+        const char *txt = get_str(n, s->kind == TJ_PREPEND ? "prepend" : "content");
+        if (!txt) return fail(c, 2, "normalizer %s: no string", type);
+        if (!(s->text = strdup(txt))) return fail(c, 1, "out of memory");
+    }
+    if (s->kind == TJ_REPLACE)
+        return compile_pattern(json_object_get(n, "pattern"), &s->re, &s->pattern,
+                               "normalizer Replace", c);
+    return 0;
+}
+
+/* ---- pre-tokenizers ------------------------------------------------------------------ */
+
+static int read_split(tj_pre *s, json_t *p, const ctx *c) {
+    const char *b = get_str(p, "behavior");
+    static const char *const names[] = {"Isolated", "Removed", "MergedWithPrevious",
+                                        "MergedWithNext"};
+    int k = 0;
+    while (b && k < 4 && strcmp(b, names[k]) != 0) k++;
+    if (!b || k == 4)
+        return fail(c, 2, "pre-tokenizer Split: behavior \"%s\" is not supported", b ? b : "");
+    s->behavior = (enum tj_behavior)k;
+    if ((s->invert = get_bool(p, "invert", 0)) < 0)
+        return fail(c, 2, "pre-tokenizer Split: invert is not true or false");
+    return compile_pattern(json_object_get(p, "pattern"), &s->re, NULL, "pre-tokenizer Split", c);
+}
+
+static int read_metaspace(tj_pre *s, json_t *p, const ctx *c) {
+    const char *rep = get_str(p, "replacement");
+    if (!rep) rep = "\xe2\x96\x81"; /* ▁ */
+    size_t sub;
+    if (strlen(rep) >= sizeof s->rep ||
+        tj_utf8_char((const unsigned char *)rep, strlen(rep), &sub, NULL) != strlen(rep))
+        return fail(c, 2, "pre-tokenizer Metaspace: replacement is not one character");
+    strcpy(s->rep, rep);
+    const char *scheme = get_str(p, "prepend_scheme");
+    if (scheme) {
+        if (strcmp(scheme, "always") == 0)
+            s->add_prefix_space = 1;
+        else if (strcmp(scheme, "first") == 0)
+            s->add_prefix_space = 2;
+        else if (strcmp(scheme, "never") == 0)
+            s->add_prefix_space = 0;
+        else
+            return fail(c, 2, "pre-tokenizer Metaspace: prepend_scheme \"%s\"", scheme);
+    } else if ((s->add_prefix_space = get_bool(p, "add_prefix_space", 1)) < 0) {
+        return fail(c, 2, "pre-tokenizer Metaspace: add_prefix_space is not true or false");
+    }
+    if ((s->split = get_bool(p, "split", 1)) < 0)
+        return fail(c, 2, "pre-tokenizer Metaspace: split is not true or false");
+    return 0;
+}
+
+static int read_pre(tokjson *t, json_t *p, int depth, const ctx *c) {
+    if (!p || json_is_null(p)) return 0;
+    const char *type = get_str(p, "type");
+    if (!json_is_object(p) || !type) return fail(c, 2, "a pre-tokenizer has no type");
+    if (strcmp(type, "Sequence") == 0) {
+        json_t *l = json_object_get(p, "pretokenizers");
+        if (!json_is_array(l) || depth > 4) return fail(c, 2, "pre-tokenizer Sequence: no list");
+        for (size_t i = 0; i < json_array_size(l); i++) {
+            int rc = read_pre(t, json_array_get(l, i), depth + 1, c);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    if (t->n_pre == TJ_MAX_STEPS) return fail(c, 2, "more than %d pre-tokenizers", TJ_MAX_STEPS);
+    tj_pre *s = &t->pre[t->n_pre++];
+    if (strcmp(type, "Split") == 0) {
+        s->kind = TJ_SPLIT;
+        return read_split(s, p, c);
+    }
+    if (strcmp(type, "ByteLevel") == 0) {
+        s->kind = TJ_BYTELEVEL;
+        t->byte_level = 1;
+        int use_regex = get_bool(p, "use_regex", 1);
+        if ((s->add_prefix_space = get_bool(p, "add_prefix_space", 1)) < 0 || use_regex < 0)
+            return fail(c, 2, "pre-tokenizer ByteLevel: a flag is not true or false");
+        if (!use_regex) return 0;
+        json_t *pat = json_pack("{ss}", "Regex", gpt2_pattern);
+        int rc = pat ? compile_pattern(pat, &s->re, NULL, "ByteLevel", c) : fail(c, 1, "oom");
+        json_decref(pat);
+        return rc;
+    }
+    if (strcmp(type, "Metaspace") == 0) {
+        if (t->n_pre != 1) return fail(c, 2, "pre-tokenizer Metaspace after another one");
+        s->kind = TJ_METASPACE;
+        t->sp_decode = 1;
+        return read_metaspace(s, p, c);
+    }
+    if (strcmp(type, "Digits") == 0) {
+        s->kind = TJ_DIGITS;
+        if ((s->individual = get_bool(p, "individual_digits", 0)) < 0)
+            return fail(c, 2, "pre-tokenizer Digits: individual_digits is not true or false");
+        return 0;
+    }
+    return fail(c, 2, "pre-tokenizer \"%s\" is not supported", type);
+}
+
+/* ---- post-processor, decoder ----------------------------------------------------------- */
+
+static int post_add(tokjson *t, int before, json_int_t id, const ctx *c) {
+    if (id < 0 || id >= t->n_ids)
+        return fail(c, 2, "post_processor: id %lld is out of range 0..%d", (long long)id,
+                    t->n_ids - 1);
+    int *n = before ? &t->n_before : &t->n_after;
+    if (*n == TJ_MAX_POST) return fail(c, 2, "post_processor: too many tokens");
+    (before ? t->post_before : t->post_after)[(*n)++] = (int)id;
+    return 0;
+}
+
+static int read_template(tokjson *t, json_t *p, const ctx *c) {
+    json_t *single = json_object_get(p, "single"), *specials = json_object_get(p, "special_tokens");
+    if (!json_is_array(single)) return fail(c, 2, "post_processor TemplateProcessing: no single");
+    int seen_a = 0;
+    for (size_t i = 0; i < json_array_size(single); i++) {
+        json_t *e = json_array_get(single, i), *sp = json_object_get(e, "SpecialToken");
+        if (json_object_get(e, "Sequence")) {
+            seen_a = 1;
+            continue;
+        }
+        const char *name = get_str(sp, "id");
+        json_t *ids = json_object_get(json_object_get(specials, name ? name : ""), "ids");
+        if (!name || !json_is_array(ids))
+            return fail(c, 2, "post_processor: template piece %zu is not a known token", i);
+        for (size_t k = 0; k < json_array_size(ids); k++) {
+            json_t *id = json_array_get(ids, k);
+            if (!json_is_integer(id)) return fail(c, 2, "post_processor: an id is not an integer");
+            int rc = post_add(t, !seen_a, json_integer_value(id), c);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+static int read_post(tokjson *t, json_t *p, int depth, const ctx *c) {
+    if (!p || json_is_null(p)) return 0;
+    const char *type = get_str(p, "type");
+    if (!json_is_object(p) || !type) return fail(c, 2, "the post_processor has no type");
+    if (strcmp(type, "Sequence") == 0) {
+        json_t *l = json_object_get(p, "processors");
+        if (!json_is_array(l) || depth > 4) return fail(c, 2, "post_processor Sequence: no list");
+        for (size_t i = 0; i < json_array_size(l); i++) {
+            int rc = read_post(t, json_array_get(l, i), depth + 1, c);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    if (strcmp(type, "ByteLevel") == 0) return 0; /* offsets only */
+    if (strcmp(type, "TemplateProcessing") == 0) return read_template(t, p, c);
+    if (strcmp(type, "RobertaProcessing") == 0 || strcmp(type, "BertProcessing") == 0) {
+        json_t *cls = json_object_get(p, "cls"), *sep = json_object_get(p, "sep");
+        if (!json_is_integer(json_array_get(cls, 1)) || !json_is_integer(json_array_get(sep, 1)))
+            return fail(c, 2, "post_processor %s: cls or sep is not [token, id]", type);
+        int rc = post_add(t, 1, json_integer_value(json_array_get(cls, 1)), c);
+        return rc ? rc : post_add(t, 0, json_integer_value(json_array_get(sep, 1)), c);
+    }
+    return fail(c, 2, "post_processor \"%s\" is not supported", type);
+}
+
+/* labels: a decoder that turns "▁" into a space or <0xNN> into bytes */
+static void read_decoder(tokjson *t, json_t *d) {
+    const char *type = get_str(d, "type");
+    if (!type) return;
+    if (strcmp(type, "ByteFallback") == 0 || strcmp(type, "Metaspace") == 0) t->sp_decode = 1;
+    if (strcmp(type, "Replace") == 0 && get_str(d, "content") &&
+        strcmp(get_str(d, "content"), " ") == 0)
+        t->sp_decode = 1;
+    json_t *l = json_object_get(d, "decoders");
+    for (size_t i = 0; json_is_array(l) && i < json_array_size(l); i++)
+        read_decoder(t, json_array_get(l, i));
+}
+
+/* ---- the whole file ------------------------------------------------------------------- */
+
+static int read_root(tokjson *t, json_t *root, const ctx *c) {
+    json_t *model = json_object_get(root, "model");
+    int rc = read_model(t, model, c);
+    if (!rc) rc = read_added(t, json_object_get(root, "added_tokens"), c);
+    if (rc) return rc;
+    if (t->n_ids == 0) return fail(c, 2, "no tokens");
+    t->str = calloc((size_t)t->n_ids, sizeof *t->str);
+    t->slen = calloc((size_t)t->n_ids, sizeof *t->slen);
+    if (!t->str || !t->slen) return fail(c, 1, "out of memory");
+    rc = model_tables(t, model, c);
+    if (!rc) rc = index_added(t, c);
+    if (!rc) rc = read_norm(t, json_object_get(root, "normalizer"), 0, c);
+    if (!rc) rc = read_pre(t, json_object_get(root, "pre_tokenizer"), 0, c);
+    if (!rc) rc = read_post(t, json_object_get(root, "post_processor"), 0, c);
+    if (rc) return rc;
+    read_decoder(t, json_object_get(root, "decoder"));
+    if (t->byte_fallback) t->sp_decode = 1;
+    return tj_make_bytes(t) ? fail(c, 1, "out of memory") : 0;
+}
+
+int tokjson_parse(tokjson **out, const char *json, size_t len, const char *path, char *err,
+                  size_t errlen) {
+    ctx c = {path ? path : "tokenizer.json", err, errlen};
+    *out = NULL;
+    if (err && errlen) err[0] = '\0';
+    if (len > TJ_MAX_FILE) return fail(&c, 2, "larger than %u MiB", TJ_MAX_FILE >> 20);
+    json_error_t je;
+    json_t *root = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &je);
+    if (!root) return fail(&c, 2, "%s (line %d)", je.text, je.line);
+    tokjson *t = calloc(1, sizeof *t);
+    int rc = !t                      ? fail(&c, 1, "out of memory")
+             : !json_is_object(root) ? fail(&c, 2, "not a JSON object")
+                                     : read_root(t, root, &c);
+    json_decref(root);
+    if (rc) {
+        tokjson_free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+int tokjson_load(tokjson **out, const char *path, char *err, size_t errlen) {
+    ctx c = {path, err, errlen};
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(&c, 1, "%s", strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    int rc = buf ? 0 : fail(&c, 1, "out of memory");
+    while (!rc) {
+        if (n == cap) {
+            char *nb = cap > TJ_MAX_FILE ? NULL : realloc(buf, cap * 2);
+            if (!nb) {
+                rc = cap > TJ_MAX_FILE ? fail(&c, 2, "larger than %u MiB", TJ_MAX_FILE >> 20)
+                                       : fail(&c, 1, "out of memory");
+                break;
+            }
+            buf = nb, cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) rc = fail(&c, 1, "%s", strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (!rc) rc = tokjson_parse(out, buf, n, path, err, errlen);
+    free(buf);
+    return rc;
+}
+
+int tokjson_vocab_size(const tokjson *t) {
+    return t ? t->n_ids : 0;
+}
+
+int tokjson_is_special(const tokjson *t, int id) {
+    return t && id >= 0 && id < t->n_ids && t->is_special[id];
+}
+
+void tokjson_free(tokjson *t) {
+    if (!t) return;
+    for (int i = 0; t->str && i < t->n_ids; i++) free(t->str[i]);
+    for (int i = 0; t->bytes && i < t->n_ids; i++) free(t->bytes[i]);
+    free(t->str), free(t->slen), free(t->bytes), free(t->blen);
+    free(t->vslot), free(t->mkey), free(t->mrank), free(t->mresult);
+    free(t->prefix), free(t->suffix);
+    for (int i = 0; i < t->n_norm; i++) {
+        free(t->norm[i].text), free(t->norm[i].pattern);
+        if (t->norm[i].re) pcre2_code_free(t->norm[i].re);
+    }
+    for (int i = 0; i < t->n_pre; i++)
+        if (t->pre[i].re) pcre2_code_free(t->pre[i].re);
+    for (int i = 0; i < t->n_added; i++) free(t->added[i].content);
+    free(t->added), free(t->added_of), free(t->is_special);
+    for (int b = 0; b < 256; b++) free(t->first_added[b]);
+    free(t);
+}
