@@ -309,7 +309,7 @@ static int initial_symbols(const tokjson *t, scratch *sc, size_t n, size_t wn) {
             k = missing_char(t, sc->sy, k, "", 0, (int32_t)i, (int32_t)j, &unk_open);
             continue;
         }
-        if (!first) memcpy(look, t->prefix, pl), q = pl;
+        if (!first && pl) memcpy(look, t->prefix, pl), q = pl;
         memcpy(look + q, sc->w + a, cl), q += cl;
         if (last && sl) memcpy(look + q, t->suffix, sl);
         id = tj_vocab_find(t, look, ll);
