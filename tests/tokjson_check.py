@@ -192,6 +192,32 @@ HOSTILE = {
 }
 
 
+def offsets(build, tmp, texts):
+    """byte offsets: on the byte-level file without a normalizer change (the texts that
+    NFC leaves as they are, with no added token), the tokens tile the text, each one's
+    byte range non-empty (a token holding part of a character too); the BOS an empty
+    range at 0"""
+    import unicodedata
+    path = os.path.join(tmp, "tokenizer.json")
+    with open(path, "w") as f:
+        json.dump(byte_level_file(True, False), f, ensure_ascii=False)
+    plain = [t for t in texts if t and b"<" not in t and unicodedata.is_normalized(
+        "NFC", t.decode("utf-8", "replace")) and t.decode("utf-8", "replace").encode() == t]
+    args = [os.path.join(build, "tests", "tokjson_driver"), path, "-s", "-o"]
+    out = subprocess.run(args, input=frame(plain), capture_output=True, check=True)
+    lines = out.stdout.decode().splitlines()
+    bad = 0
+    for t, o in zip(plain, lines[1::2]):
+        r = [tuple(int(x) for x in span.split("-")) for span in o.split()[1:]]
+        ok = r[0] == (0, 0) and r[1][0] == 0 and r[-1][1] == len(t) and all(
+            a[1] == b[0] and a[0] < a[1] for a, b in zip(r[1:], r[2:]))
+        if not ok:
+            print(f"FAIL offsets {t[:60]!r}: {r[:12]}")
+            bad += 1
+    print(f"offsets: {len(plain) - bad} / {len(plain)} texts tiled by their tokens")
+    return bad
+
+
 def hostile(build, tmp):
     bad = 0
     for name, text in HOSTILE.items():
@@ -249,6 +275,7 @@ def main():
                     print(f"  FAIL {t[:80]!r}\n    C:   {a[:40]}\n    ref: {b[:40]}")
                 bad += len(these) - same
         if not use_hf:
+            bad += offsets(build, tmp, texts)
             bad += hostile(build, tmp)
     print("PASS" if not bad else f"FAIL: {bad} disagreements")
     return 1 if bad else 0

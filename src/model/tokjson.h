@@ -31,8 +31,10 @@ int tokjson_vocab_size(const tokjson *t);
  * then 1, else 0; replaced may be NULL). With add_special, the post-processor's tokens
  * (a BOS such as <|begin_of_text|> or <s>) are added as the file says. Writes up to max
  * ids and, when starts/ends are not NULL, each token's byte range [start, end) in the
- * text (a special token the post-processor added: an empty range at 0 or at len; a
- * normalizer's change maps to the whole character cluster it came from). Returns how
+ * text: byte-exact where no normalizer changed the text (a byte-level token that holds
+ * part of a character has part of its bytes), a normalizer's change mapping to the whole
+ * character cluster it came from, a U+FFFD to the bytes it replaced, a token the
+ * post-processor added to an empty range at 0 (before) or len (after). Returns how
  * many tokens the whole text has (a return > max means cut; ids may be NULL with max
  * 0 to count), or -1 (out of memory, or a text over INT_MAX / 4 bytes). */
 int tokjson_encode(const tokjson *t, const char *text, size_t len, int add_special, int *ids,

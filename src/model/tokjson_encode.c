@@ -514,16 +514,15 @@ static int sanitize(const unsigned char *text, size_t len, tj_text *x, int *repl
     x->n = 0;
     for (size_t i = 0; i < len;) {
         size_t sub, l = tj_utf8_char(text + i, len - i, &sub, NULL);
-        size_t start = x->n;
-        if (l) {
-            tj_text_push(x, text + i, l, (int32_t)i, (int32_t)(i + l));
+        if (l) { /* each byte its own range: a byte-level token may hold part of one */
+            for (size_t k = i; k < i + l; k++)
+                tj_text_push(x, text + k, 1, (int32_t)k, (int32_t)(k + 1));
         } else {
             tj_text_push(x, (const unsigned char *)"\xef\xbf\xbd", 3, (int32_t)i,
                          (int32_t)(i + sub));
             *replaced = 1;
             l = sub;
         }
-        (void)start;
         i += l;
     }
     return x->oom ? -1 : 0;

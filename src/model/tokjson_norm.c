@@ -77,7 +77,11 @@ static int unicode_form(const tj_text *in, tj_text *out, enum tj_norm_kind k) {
                 utf8proc_ssize_t ml = utf8proc_map(in->b + start, (utf8proc_ssize_t)(i - start), &m,
                                                    (utf8proc_option_t)opt);
                 if (ml < 0) return -1;
-                push_range(out, m, (size_t)ml, in, start, i);
+                if ((size_t)ml == i - start && memcmp(m, in->b + start, i - start) == 0)
+                    for (size_t k = start; k < i; k++) /* unchanged: each byte keeps its range */
+                        tj_text_push(out, in->b + k, 1, in->os[k], in->oe[k]);
+                else
+                    push_range(out, m, (size_t)ml, in, start, i);
                 free(m);
             }
             start = i;
