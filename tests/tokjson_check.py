@@ -103,7 +103,7 @@ def byte_level_file(split, lowercase):
     return j
 
 
-def sentencepiece_file(metaspace):
+def sentencepiece_file(metaspace, split=False):
     vocab = {"<unk>": 0, "<s>": 1, "</s>": 2}
     for b in range(256):
         vocab["<0x%02X>" % b] = len(vocab)
@@ -133,7 +133,7 @@ def sentencepiece_file(metaspace):
     if metaspace:
         j["normalizer"] = {"type": "NFKC"}
         j["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581",
-                              "prepend_scheme": "first", "split": False}
+                              "prepend_scheme": "always" if split else "first", "split": split}
     else:
         j["normalizer"] = {"type": "Sequence", "normalizers": [
             {"type": "Prepend", "prepend": "\u2581"},
@@ -251,8 +251,13 @@ def main():
         files = {"byte-level + Llama 3 Split, NFC, BOS": byte_level_file(True, False),
                  "byte-level + prefix space, Lowercase": byte_level_file(False, True),
                  "SentencePiece-style, byte fallback": sentencepiece_file(False),
-                 "Metaspace, NFKC, unk fused": sentencepiece_file(True)}
+                 "Metaspace, NFKC, unk fused": sentencepiece_file(True),
+                 "Metaspace split, always": sentencepiece_file(True, True)}
         for name, j in files.items():
+            if use_hf and name == "Metaspace split, always":
+                # node's Metaspace never splits on the replacement (Rust's split: true)
+                print(f"{name}: left out (node's Metaspace does not split)")
+                continue
             path = os.path.join(tmp, "tokenizer.json")
             with open(path, "w") as f:
                 json.dump(j, f, ensure_ascii=False)

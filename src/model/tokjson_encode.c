@@ -50,17 +50,13 @@ static void split_segments(pieces *out, const piece *pc, seg *sg, int n, enum tj
     int prev = 0, k = 0;
     seg *acc = sg; /* merged in place: acc[0..k) */
     if (b == TJ_MERGED_NEXT) {
-        for (int i = n - 1; i >= 0; i--) {
-            seg s = sg[i];
-            if (s.match && !prev && k > 0)
-                acc[k - 1].s = s.s;
+        /* Hugging Face folds from the end: a match joins the segment after it when that one
+         * is not a match; forwards, with k <= i, it merges in place */
+        for (int i = 0; i < n; i++) {
+            if (sg[i].match && i + 1 < n && !sg[i + 1].match)
+                acc[k++] = (seg){sg[i].s, sg[i + 1].e, 0}, i++;
             else
-                acc[k++] = s;
-            prev = s.match;
-        }
-        for (int i = 0; i < k / 2; i++) {
-            seg x = acc[i];
-            acc[i] = acc[k - 1 - i], acc[k - 1 - i] = x;
+                acc[k++] = sg[i];
         }
     } else if (b == TJ_MERGED_PREV) {
         for (int i = 0; i < n; i++) {
