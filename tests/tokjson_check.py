@@ -2,7 +2,8 @@
 """tokjson_check.py BUILD_DIR [--hf]: builds small tokenizer.json files (byte-level BPE
 with Llama 3's Split regex, NFC and a BOS template; byte-level BPE with ByteLevel's own
 regex and prefix space, Lowercase; SentencePiece-style BPE with Prepend/Replace, byte
-fallback, unk and fuse_unk; Metaspace with NFKC) with merges trained here, and compares
+fallback, unk and fuse_unk; Metaspace with NFKC, and splitting; WordPiece with BERT's
+normalizer and pre-tokenizer, cased and uncased) with merges trained here, and compares
 tokjson_driver's ids on hard and random texts with tokjson_ref.py; with --hf, with
 Hugging Face's @huggingface/tokenizers under node instead (exit 77 when
 MHAVIZ_HF_TOKENIZERS does not name a folder holding it). Then hostile files: each
@@ -142,6 +143,40 @@ def sentencepiece_file(metaspace, split=False):
     return j
 
 
+def wordpiece_file(lowercase):
+    """BERT's: BertNormalizer, BertPreTokenizer, WordPiece with "##", [CLS] ... [SEP]"""
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    vocab = {c: i for i, c in enumerate(specials)}
+    norm = {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+            "strip_accents": None, "lowercase": lowercase}
+    ref = tokjson_ref.Ref({"model": {"type": "WordPiece", "vocab": {}, "unk_token": "[UNK]"},
+                           "normalizer": norm, "pre_tokenizer": {"type": "BertPreTokenizer"}})
+    words = ref.pretokenize(ref.normalize(CORPUS.replace("👍", "")), True)
+    for w in sorted(set(words)):
+        vocab.setdefault(w, len(vocab))  # whole words
+    for w in sorted(set(words)):  # and their characters, alone and after "##"
+        for c in w:
+            vocab.setdefault(c, len(vocab))
+            vocab.setdefault("##" + c, len(vocab))
+    for piece in ("##ing", "##ed", "##s", "##er", "##est", "un", "##able", "the", "##re"):
+        vocab.setdefault(piece, len(vocab))
+    added = [{"id": vocab[c], "content": c, "single_word": False, "lstrip": False,
+              "rstrip": False, "normalized": False, "special": True} for c in specials]
+    return {"version": "1.0", "added_tokens": added, "normalizer": norm,
+            "pre_tokenizer": {"type": "BertPreTokenizer"},
+            "model": {"type": "WordPiece", "unk_token": "[UNK]",
+                      "continuing_subword_prefix": "##", "max_input_chars_per_word": 100,
+                      "vocab": vocab},
+            "post_processor": {"type": "TemplateProcessing",
+                               "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}},
+                                          {"Sequence": {"id": "A", "type_id": 0}},
+                                          {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+                               "pair": [], "special_tokens": {
+                                   "[CLS]": {"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]},
+                                   "[SEP]": {"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}},
+            "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True}}
+
+
 def frame(texts):
     return b"".join(b"%d\n" % len(t) + t for t in texts)
 
@@ -252,7 +287,9 @@ def main():
                  "byte-level + prefix space, Lowercase": byte_level_file(False, True),
                  "SentencePiece-style, byte fallback": sentencepiece_file(False),
                  "Metaspace, NFKC, unk fused": sentencepiece_file(True),
-                 "Metaspace split, always": sentencepiece_file(True, True)}
+                 "Metaspace split, always": sentencepiece_file(True, True),
+                 "WordPiece, BERT uncased": wordpiece_file(True),
+                 "WordPiece, BERT cased": wordpiece_file(False)}
         for name, j in files.items():
             if use_hf and name == "Metaspace split, always":
                 # node's Metaspace never splits on the replacement (Rust's split: true)
@@ -262,7 +299,8 @@ def main():
             with open(path, "w") as f:
                 json.dump(j, f, ensure_ascii=False)
             these = texts
-            if use_hf and j["normalizer"]["type"] == "Lowercase":
+            if use_hf and (j["normalizer"]["type"] == "Lowercase" or
+                           j["normalizer"].get("lowercase") is True):
                 # node's toLowerCase gives a final sigma (Σ -> ς at a word's end); Rust's
                 # Lowercase maps each character alone (Σ -> σ), as tokjson and the reference
                 these = [t for t in texts if "Σ".encode() not in t]

@@ -14,6 +14,9 @@ HARD = [
     "9" * 50, "!!!!!!!!!!!!!!!!!!!!", "http://example.com/path?q=1&r=2#frag",
     "def f(x):\n    return x ** 2  # square\n", "\u200b\u200c\u200d\ufeff zero widths",
     "\u3000ideographic space\u00a0nbsp\u2028line sep", "caf\u00e9 vs cafe\u0301",
+    "Café ÉCOLE naïve NAÏVE Ångström ÀÉÎÕÜ àéîõü", "wait...!!! ?!?! (yes) [no] {maybe} --- ***",
+    "x" * 150 + " " + "\u00e9" * 101, "the thinking unable thereafter untested",
+    "ctrl\x00nul\x07bell\x1b[0m\u200e\u202e", "[CLS] [MASK] [SEP] [UNK]",
 ]
 HARD_BYTES = [b"bad \xff byte", b"cut \xe2\x82", b"surrogate \xed\xa0\x80 x", b"\xc0\xaf overlong",
               b"\xf5\xf6 high", b"ok\xe2\x82\xacok"]

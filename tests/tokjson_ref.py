@@ -10,6 +10,34 @@ import unicodedata
 
 import regex
 
+# Unicode's White_Space (Rust's char::is_whitespace)
+WHITE = set("\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") | {
+    chr(c) for c in range(0x2000, 0x200B)}
+CHINESE = [(0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
+           (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)]
+
+
+def is_punct(c):
+    return (c.isascii() and not c.isalnum() and 0x21 <= ord(c) <= 0x7E) or \
+        unicodedata.category(c).startswith("P")
+
+
+def bert_normalize(s, n):
+    """Hugging Face's BertNormalizer: clean, Chinese characters, accents, lowercase"""
+    if n.get("clean_text", True):
+        s = "".join(" " if c in WHITE else c for c in s if not (
+            c in "\0\ufffd" or (c not in "\t\n\r" and unicodedata.category(c).startswith("C"))))
+    if n.get("handle_chinese_chars", True):
+        s = "".join(f" {c} " if any(a <= ord(c) <= b for a, b in CHINESE) else c for c in s)
+    lower = n.get("lowercase", True)
+    strip = n.get("strip_accents")
+    if strip if strip is not None else lower:
+        s = "".join(c for c in unicodedata.normalize("NFD", s) if unicodedata.category(c) != "Mn")
+    if lower:
+        s = "".join("i\u0307" if c == "\u0130" else c.lower() for c in s)
+    return s
+
+
 GPT2 = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 
@@ -32,25 +60,30 @@ class Ref:
         m = j["model"]
         self.vocab = m["vocab"]
         self.ranks = {}
-        for r, mg in enumerate(m["merges"]):
+        for r, mg in enumerate(m.get("merges", [])):
             a, b = mg.split(" ") if isinstance(mg, str) else mg
             self.ranks[(a, b)] = r
         self.unk = m.get("unk_token")
         self.fuse_unk = m.get("fuse_unk", False)
         self.byte_fallback = m.get("byte_fallback", False)
         self.ignore_merges = m.get("ignore_merges", False)
+        self.wordpiece = m.get("type") == "WordPiece"
+        self.prefix = m.get("continuing_subword_prefix", "##") if self.wordpiece else None
+        self.max_chars = m.get("max_input_chars_per_word", 100)
         self.added = sorted(j.get("added_tokens", []), key=lambda a: -len(a["content"]))
         self.norms = self.flat(j.get("normalizer"), "normalizers")
         self.pres = self.flat(j.get("pre_tokenizer"), "pretokenizers")
-        self.bos = []
+        self.bos, self.eos = [], []
         for post in self.flat(j.get("post_processor"), "processors"):
             if post["type"] != "TemplateProcessing":
                 continue
+            seen_a = False
             for e in post["single"]:
                 if "SpecialToken" in e:
-                    self.bos += post["special_tokens"][e["SpecialToken"]["id"]]["ids"]
+                    ids = post["special_tokens"][e["SpecialToken"]["id"]]["ids"]
+                    (self.eos if seen_a else self.bos).extend(ids)
                 else:
-                    break
+                    seen_a = True
 
     @staticmethod
     def flat(x, key):
@@ -71,6 +104,8 @@ class Ref:
                 s = n["prepend"] + s if s else s
             elif t == "Replace":
                 s = s.replace(n["pattern"]["String"], n["content"])
+            elif t == "BertNormalizer":
+                s = bert_normalize(s, n)
         return s
 
     def pretokenize(self, s, first):
@@ -86,6 +121,16 @@ class Ref:
                         x = " " + x
                     parts = regex.findall(GPT2, x) if p.get("use_regex", True) else [x]
                     out += ["".join(BYTES[b] for b in y.encode()) for y in parts]
+                elif p["type"] == "BertPreTokenizer":
+                    for w in "".join(" " if c in WHITE else c for c in x).split(" "):
+                        run = ""
+                        for c in w:
+                            if is_punct(c):
+                                out += [run, c] if run else [c]
+                                run = ""
+                            else:
+                                run += c
+                        out += [run] if run else []
                 elif p["type"] == "Metaspace":
                     x = x.replace(" ", "\u2581")
                     if p.get("prepend_scheme") == "always" or (
@@ -99,7 +144,25 @@ class Ref:
             pieces = [x for x in out if x]
         return pieces
 
+    def word_piece(self, w):
+        """greedy longest match first, the prefix on all but the first"""
+        if len(w) > self.max_chars:
+            return [self.vocab[self.unk]]
+        out, start = [], 0
+        while start < len(w):
+            for end in range(len(w), start, -1):
+                sub = (self.prefix if start else "") + w[start:end]
+                if sub in self.vocab:
+                    out.append(self.vocab[sub])
+                    break
+            else:
+                return [self.vocab[self.unk]]
+            start = end
+        return out
+
     def bpe(self, w):
+        if self.wordpiece:
+            return self.word_piece(w)
         if self.ignore_merges and w in self.vocab:
             return [self.vocab[w]]
         syms, unk_open = [], False
@@ -141,6 +204,7 @@ class Ref:
     def encode(self, data, special=False):
         text = data.decode("utf-8", "replace")
         ids = list(self.bos) if special else []
+        after = list(self.eos) if special else []
         at = 0
         sections = []
         while at < len(text):
@@ -166,4 +230,4 @@ class Ref:
             norm = self.normalize(s[0])
             for p in self.pretokenize(norm, s[1]):
                 ids += self.bpe(p)
-        return ids
+        return ids + after

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,7 @@ static int fill_vocab(tokjson *t, json_t *vocab, const ctx *c) {
         if (t->str[id]) return fail(c, 2, "id %d given to two tokens (\"%s\")", id, shown(key, sh));
         if (!(t->str[id] = dup_n(key, klen))) return fail(c, 1, "out of memory");
         t->slen[id] = (uint32_t)klen;
+        if (klen > (size_t)t->max_len) t->max_len = klen > INT32_MAX ? INT32_MAX : (int)klen;
         size_t i = hash_bytes(key, klen) & t->vmask;
         while (t->vslot[i] >= 0) i = (i + 1) & t->vmask;
         t->vslot[i] = id; /* keys are distinct (jansson refuses duplicates) */
@@ -227,12 +229,30 @@ static int read_merges(tokjson *t, json_t *merges, const ctx *c) {
     return rc;
 }
 
+/* WordPiece's own fields: its "##" and the longest word it splits */
+static int read_wordpiece(tokjson *t, json_t *model, const ctx *c) {
+    json_t *m = json_object_get(model, "max_input_chars_per_word");
+    t->max_chars = 100;
+    if (m && !json_is_null(m)) {
+        if (!json_is_integer(m) || json_integer_value(m) < 0 || json_integer_value(m) > INT32_MAX)
+            return fail(c, 2, "model.max_input_chars_per_word is not a count");
+        t->max_chars = (int)json_integer_value(m);
+    }
+    json_t *p = json_object_get(model, "continuing_subword_prefix");
+    const char *prefix = p && !json_is_null(p) ? get_str(model, "continuing_subword_prefix") : "##";
+    if (!prefix) return fail(c, 2, "model.continuing_subword_prefix is not a string");
+    if (!json_is_string(json_object_get(model, "unk_token")))
+        return fail(c, 2, "a WordPiece model needs an unk_token");
+    return *prefix && !(t->prefix = strdup(prefix)) ? fail(c, 1, "out of memory") : 0;
+}
+
 static int read_model(tokjson *t, json_t *model, const ctx *c) {
     if (!json_is_object(model)) return fail(c, 2, "no \"model\" object");
     const char *type = get_str(model, "type");
     if (json_object_get(model, "type") && !type) return fail(c, 2, "model.type is not a string");
-    if (type && strcmp(type, "BPE") != 0)
-        return fail(c, 2, "model type \"%s\" is not supported (BPE only)", type);
+    if (type && strcmp(type, "BPE") != 0 && strcmp(type, "WordPiece") != 0)
+        return fail(c, 2, "model type \"%s\" is not supported (BPE and WordPiece only)", type);
+    t->wordpiece = type && strcmp(type, "WordPiece") == 0;
     json_t *vocab = json_object_get(model, "vocab");
     if (!vocab) return fail(c, 2, "model.vocab is missing");
     int rc = read_vocab(t, vocab, c);
@@ -245,6 +265,7 @@ static int read_model(tokjson *t, json_t *model, const ctx *c) {
     t->ignore_merges = get_bool(model, "ignore_merges", 0);
     if (t->fuse_unk < 0 || t->byte_fallback < 0 || t->ignore_merges < 0)
         return fail(c, 2, "model.fuse_unk, byte_fallback or ignore_merges is not true or false");
+    if (t->wordpiece) return read_wordpiece(t, model, c);
     const char *p = get_str(model, "continuing_subword_prefix");
     const char *s = get_str(model, "end_of_word_suffix");
     if ((p && *p && !(t->prefix = strdup(p))) || (s && *s && !(t->suffix = strdup(s))))
@@ -470,13 +491,22 @@ static int read_norm(tokjson *t, json_t *n, int depth, const ctx *c) {
     }
     if (t->n_norm == TJ_MAX_STEPS) return fail(c, 2, "more than %d normalizers", TJ_MAX_STEPS);
     tj_norm *s = &t->norm[t->n_norm];
-    static const char *const names[] = {"NFC",     "NFD",     "NFKC",     "NFKD",
-                                        "Prepend", "Replace", "Lowercase"};
+    static const char *const names[] = {"NFC",     "NFD",     "NFKC",      "NFKD",
+                                        "Prepend", "Replace", "Lowercase", "BertNormalizer"};
     int k = 0;
-    while (k < 7 && strcmp(type, names[k]) != 0) k++;
-    if (k == 7) return fail(c, 2, "normalizer \"%s\" is not supported", type);
+    while (k < 8 && strcmp(type, names[k]) != 0) k++;
+    if (k == 8) return fail(c, 2, "normalizer \"%s\" is not supported", type);
     s->kind = (enum tj_norm_kind)k;
     t->n_norm++;
+    if (s->kind == TJ_BERT_NORM) {
+        s->clean_text = get_bool(n, "clean_text", 1);
+        s->chinese = get_bool(n, "handle_chinese_chars", 1);
+        s->lowercase = get_bool(n, "lowercase", 1);
+        s->strip_accents = get_bool(n, "strip_accents", -2); /* null: as lowercase */
+        if (s->strip_accents == -2) s->strip_accents = s->lowercase;
+        if (s->clean_text < 0 || s->chinese < 0 || s->lowercase < 0 || s->strip_accents < 0)
+            return fail(c, 2, "normalizer BertNormalizer: a flag is not true or false");
+    }
     if (s->kind == TJ_PREPEND || s->kind == TJ_REPLACE) {
         const char *txt = get_str(n, s->kind == TJ_PREPEND ? "prepend" : "content");
         if (!txt) return fail(c, 2, "normalizer %s: no string", type);
@@ -490,15 +520,21 @@ static int read_norm(tokjson *t, json_t *n, int depth, const ctx *c) {
 
 /* ---- pre-tokenizers ------------------------------------------------------------------ */
 
-static int read_split(tj_pre *s, json_t *p, const ctx *c) {
+static int read_behavior(tj_pre *s, json_t *p, const char *what, const ctx *c) {
     const char *b = get_str(p, "behavior");
     static const char *const names[] = {"Isolated", "Removed", "MergedWithPrevious",
                                         "MergedWithNext"};
     int k = 0;
     while (b && k < 4 && strcmp(b, names[k]) != 0) k++;
     if (!b || k == 4)
-        return fail(c, 2, "pre-tokenizer Split: behavior \"%s\" is not supported", b ? b : "");
+        return fail(c, 2, "pre-tokenizer %s: behavior \"%s\" is not supported", what, b ? b : "");
     s->behavior = (enum tj_behavior)k;
+    return 0;
+}
+
+static int read_split(tj_pre *s, json_t *p, const ctx *c) {
+    int rc = read_behavior(s, p, "Split", c);
+    if (rc) return rc;
     if ((s->invert = get_bool(p, "invert", 0)) < 0)
         return fail(c, 2, "pre-tokenizer Split: invert is not true or false");
     return compile_pattern(json_object_get(p, "pattern"), &s->re, NULL, "pre-tokenizer Split", c);
@@ -566,6 +602,18 @@ static int read_pre(tokjson *t, json_t *p, int depth, const ctx *c) {
         s->kind = TJ_METASPACE;
         t->sp_decode = 1;
         return read_metaspace(s, p, c);
+    }
+    if (strcmp(type, "BertPreTokenizer") == 0 || strcmp(type, "WhitespaceSplit") == 0) {
+        s->kind = TJ_WS_SPLIT;
+        if (type[0] == 'W') return 0;
+        if (t->n_pre == TJ_MAX_STEPS)
+            return fail(c, 2, "more than %d pre-tokenizers", TJ_MAX_STEPS);
+        t->pre[t->n_pre++].kind = TJ_PUNCT; /* then each punctuation character alone */
+        return 0;
+    }
+    if (strcmp(type, "Punctuation") == 0) {
+        s->kind = TJ_PUNCT;
+        return get_str(p, "behavior") ? read_behavior(s, p, "Punctuation", c) : 0;
     }
     if (strcmp(type, "Digits") == 0) {
         s->kind = TJ_DIGITS;

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 #include "tokjson_text.h"
 
@@ -112,9 +113,21 @@ static int regex_segments(const pcre2_code *re, int invert, const unsigned char 
     return n;
 }
 
-/* Digits: runs of N* characters (or each one alone) against the rest; Metaspace: each
- * replacement character (rep) against the rest */
-static int char_segments(const unsigned char *s, size_t len, int digits, int individual,
+/* a character that BERT's pre-tokenizer (and Punctuation) takes for punctuation: ASCII's
+ * punctuation or Unicode's P* */
+static int bert_punct(unsigned cp) {
+    if (cp < 0x80)
+        return (cp >= 0x21 && cp <= 0x2f) || (cp >= 0x3a && cp <= 0x40) ||
+               (cp >= 0x5b && cp <= 0x60) || (cp >= 0x7b && cp <= 0x7e);
+    utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
+    return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO;
+}
+
+/* A step's characters against the rest: Digits' N* characters (a run is one match
+ * unless individual), Metaspace's replacement (rep), white space (a run), punctuation
+ * (each alone) */
+enum { SEG_REP, SEG_DIGITS, SEG_WS, SEG_PUNCT };
+static int char_segments(const unsigned char *s, size_t len, int what, int individual,
                          const char *rep, seg **sg, int *cap) {
     int n = 0;
     size_t rl = rep ? strlen(rep) : 0;
@@ -122,9 +135,13 @@ static int char_segments(const unsigned char *s, size_t len, int digits, int ind
         unsigned cp;
         size_t sub, l = tj_utf8_char(s + i, len - i, &sub, &cp);
         if (!l) l = 1, cp = 0xfffd;
-        int m = digits ? tj_is_numeric(cp) : (l == rl && memcmp(s + i, rep, rl) == 0);
+        int m = what == SEG_DIGITS  ? tj_is_numeric(cp)
+                : what == SEG_WS    ? tj_is_ws(cp)
+                : what == SEG_PUNCT ? bert_punct(cp)
+                                    : (l == rl && memcmp(s + i, rep, rl) == 0);
+        int run = what == SEG_WS || (what == SEG_DIGITS && !individual);
         if (grow_segs(sg, cap, n + 1)) return -1;
-        if (n > 0 && (*sg)[n - 1].match == m && (!m || (digits && !individual)))
+        if (n > 0 && (*sg)[n - 1].match == m && (!m || run))
             (*sg)[n - 1].e = (int32_t)(i + l);
         else
             (*sg)[n++] = (seg){(int32_t)i, (int32_t)(i + l), m};
@@ -164,16 +181,20 @@ static int pre_step(const tj_pre *st, const tj_text *x, pieces *in, pieces *out,
             memcpy(*tmp + 1, s, (size_t)pc.len);
             s = *tmp;
         }
-        int n = st->kind == TJ_METASPACE ? char_segments(s, len, 0, 0, st->rep, &sg, &cap)
-                : st->kind == TJ_DIGITS  ? char_segments(s, len, 1, st->individual, NULL, &sg, &cap)
-                                        : regex_segments(st->re, st->invert, s, len, &sg, &cap, md);
+        int n = st->kind == TJ_METASPACE ? char_segments(s, len, SEG_REP, 0, st->rep, &sg, &cap)
+                : st->kind == TJ_DIGITS
+                    ? char_segments(s, len, SEG_DIGITS, st->individual, NULL, &sg, &cap)
+                : st->kind == TJ_WS_SPLIT ? char_segments(s, len, SEG_WS, 0, NULL, &sg, &cap)
+                : st->kind == TJ_PUNCT    ? char_segments(s, len, SEG_PUNCT, 0, NULL, &sg, &cap)
+                                       : regex_segments(st->re, st->invert, s, len, &sg, &cap, md);
         if (n < 0)
             rc = -1;
         else
             split_segments(out, &pc, sg, n,
-                           st->kind == TJ_METASPACE ? TJ_MERGED_NEXT
-                           : st->kind == TJ_SPLIT   ? st->behavior
-                                                    : TJ_ISOLATED);
+                           st->kind == TJ_METASPACE                       ? TJ_MERGED_NEXT
+                           : st->kind == TJ_WS_SPLIT                      ? TJ_REMOVED
+                           : st->kind == TJ_SPLIT || st->kind == TJ_PUNCT ? st->behavior
+                                                                          : TJ_ISOLATED);
     }
     free(sg);
     return rc || out->oom ? -1 : 0;
@@ -350,13 +371,48 @@ static int merge_symbols(const tokjson *t, scratch *sc, int n) {
     return k;
 }
 
+/* WordPiece (Hugging Face's): the longest vocabulary entry from each point on, "##"
+ * before all but the first; a word with a character no entry covers, or longer than
+ * max_input_chars_per_word characters, is one unk. Into sc->sy; the symbol count. */
+static int wordpiece_symbols(const tokjson *t, scratch *sc, const unsigned char *p, size_t n) {
+    size_t chars = 0, pl = t->prefix ? strlen(t->prefix) : 0;
+    for (size_t i = 0; i < n; i++) chars += (p[i] & 0xc0) != 0x80;
+    if (chars > (size_t)t->max_chars) goto unk;
+    int k = 0;
+    for (size_t start = 0; start < n;) {
+        /* no entry is longer than max_len bytes: start there, not at the end */
+        size_t end = n - start > (size_t)t->max_len ? start + (size_t)t->max_len : n;
+        while (end > start && end < n && (p[end] & 0xc0) == 0x80) end--;
+        int id = -1;
+        for (; end > start; end--) {
+            if (end < n && (p[end] & 0xc0) == 0x80) continue; /* not a character boundary */
+            size_t q = 0;
+            if (start > 0 && pl) memcpy(sc->w, t->prefix, pl), q = pl;
+            memcpy(sc->w + q, p + start, end - start);
+            if ((id = tj_vocab_find(t, sc->w, q + end - start)) >= 0) break;
+        }
+        if (id < 0) goto unk;
+        sc->sy[k++] = (sym){id, 0, 0, (int32_t)start, (int32_t)end};
+        start = end;
+    }
+    return k;
+unk:
+    sc->sy[0] = (sym){t->unk, 0, 0, 0, (int32_t)n};
+    return 1;
+}
+
 /* The piece's tokens into o: p is its n bytes (the inserted prefix first); bytes map
  * to the caller's text through x (from byte 'off' of x, pre bytes inserted) */
 static int bpe_piece(const tokjson *t, scratch *sc, const unsigned char *p, size_t n,
                      const tj_text *x, int32_t off, int32_t pre, toks *o) {
     if (n == 0) return 0;
-    if (scratch_fit(sc, n)) return -1;
+    if (scratch_fit(sc, n + (t->prefix ? strlen(t->prefix) : 0))) return -1;
     size_t wn = 0;
+    int ns = -1, id;
+    if (t->wordpiece) {
+        ns = wordpiece_symbols(t, sc, p, n);
+        goto out;
+    }
     for (size_t k = 0; k < n;) { /* the vocabulary's spelling: byte-level or as it is */
         if (t->byte_level) {
             sc->cs[k] = (int32_t)wn;
@@ -370,13 +426,13 @@ static int bpe_piece(const tokjson *t, scratch *sc, const unsigned char *p, size
         memcpy(sc->w + wn, p + k, l);
         wn += l, k += l;
     }
-    int ns = -1, id;
     if (t->ignore_merges && (id = tj_vocab_find(t, sc->w, wn)) >= 0) {
         sc->sy[0] = (sym){id, 0, 0, 0, (int32_t)n};
         ns = 1;
     } else {
         ns = merge_symbols(t, sc, initial_symbols(t, sc, n, wn));
     }
+out:
     for (int i = 0; i < ns; i++) {
         /* piece byte u -> x's byte off + u - pre; an inserted byte maps to the first */
         int32_t a = sc->sy[i].us - pre, b = sc->sy[i].ue - 1 - pre;

@@ -15,15 +15,27 @@
 #define TJ_MAX_POST 16           /* tokens a post-processor adds */
 #define TJ_MAX_FILE (256u << 20) /* Gemma 3's tokenizer.json is 33 MiB */
 
-enum tj_norm_kind { TJ_NFC, TJ_NFD, TJ_NFKC, TJ_NFKD, TJ_PREPEND, TJ_REPLACE, TJ_LOWERCASE };
+enum tj_norm_kind {
+    TJ_NFC,
+    TJ_NFD,
+    TJ_NFKC,
+    TJ_NFKD,
+    TJ_PREPEND,
+    TJ_REPLACE,
+    TJ_LOWERCASE,
+    TJ_BERT_NORM
+};
 typedef struct {
     enum tj_norm_kind kind;
-    char *text;     /* Prepend's string, Replace's content */
-    char *pattern;  /* Replace's literal string (NULL when re) */
-    pcre2_code *re; /* Replace's regex */
+    char *text;                                        /* Prepend's string, Replace's content */
+    char *pattern;                                     /* Replace's literal string (NULL when re) */
+    pcre2_code *re;                                    /* Replace's regex */
+    int clean_text, chinese, strip_accents, lowercase; /* BertNormalizer's */
 } tj_norm;
 
-enum tj_pre_kind { TJ_SPLIT, TJ_BYTELEVEL, TJ_METASPACE, TJ_DIGITS };
+/* TJ_WS_SPLIT: white space removed (WhitespaceSplit, BertPreTokenizer's first half);
+ * TJ_PUNCT: each punctuation character alone (Punctuation, BertPreTokenizer's second) */
+enum tj_pre_kind { TJ_SPLIT, TJ_BYTELEVEL, TJ_METASPACE, TJ_DIGITS, TJ_WS_SPLIT, TJ_PUNCT };
 enum tj_behavior { TJ_ISOLATED, TJ_REMOVED, TJ_MERGED_PREV, TJ_MERGED_NEXT };
 typedef struct {
     enum tj_pre_kind kind;
@@ -52,6 +64,9 @@ struct tokjson {
     int32_t *mrank, *mresult;
     size_t mmask;
     int unk, fuse_unk, byte_fallback, ignore_merges;
+    int max_len; /* the longest token in the model's vocabulary, in bytes */
+    int wordpiece,
+        max_chars;         /* a WordPiece model: greedy longest match, max_input_chars_per_word */
     char *prefix, *suffix; /* continuing_subword_prefix, end_of_word_suffix (NULL: none) */
     int byte_tok[256];     /* byte fallback's <0xNN> ids, -1 none */
 

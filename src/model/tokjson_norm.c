@@ -10,7 +10,7 @@
 #include "tokjson_text.h"
 
 void tj_text_push(tj_text *x, const unsigned char *b, size_t n, int32_t os, int32_t oe) {
-    if (x->oom) return;
+    if (x->oom || n == 0) return;
     if (x->n + n > x->cap) {
         size_t cap = 2 * (x->n + n) + 64;
         unsigned char *nb = realloc(x->b, cap);
@@ -146,6 +146,76 @@ static int replace(const tj_norm *st, const tj_text *in, tj_text *out) {
     return out->oom ? -1 : 0;
 }
 
+/* Rust's char::is_other (Cc, Cf, Cs, Co, Cn) less tab, newline and carriage return */
+static int bert_control(unsigned cp) {
+    if (cp == '\t' || cp == '\n' || cp == '\r') return 0;
+    utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
+    return c == UTF8PROC_CATEGORY_CC || c == UTF8PROC_CATEGORY_CF || c == UTF8PROC_CATEGORY_CS ||
+           c == UTF8PROC_CATEGORY_CO || c == UTF8PROC_CATEGORY_CN;
+}
+
+/* BERT's "Chinese character" blocks (CJK Unified Ideographs and their extensions) */
+static int bert_chinese(unsigned cp) {
+    return (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0x3400 && cp <= 0x4dbf) ||
+           (cp >= 0x20000 && cp <= 0x2a6df) || (cp >= 0x2a700 && cp <= 0x2b73f) ||
+           (cp >= 0x2b740 && cp <= 0x2b81f) || (cp >= 0x2b920 && cp <= 0x2ceaf) ||
+           (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0x2f800 && cp <= 0x2fa1f);
+}
+
+/* one pass of BertNormalizer: clean_text (what = 0: NUL, U+FFFD and control characters
+ * dropped, white space as a space), handle_chinese_chars (1: a space each side of an
+ * ideograph) or strip_accents' filter (2: nonspacing marks dropped) */
+static int bert_pass(const tj_text *in, tj_text *out, int what) {
+    out->n = 0;
+    for (size_t i = 0; i < in->n;) {
+        unsigned cp;
+        size_t sub, l = tj_utf8_char(in->b + i, in->n - i, &sub, &cp);
+        if (!l) return -1;
+        int32_t os = in->os[i], oe = in->oe[i + l - 1];
+        if (what == 0 && (cp == 0 || cp == 0xfffd || bert_control(cp))) {
+        } else if (what == 0 && tj_is_ws(cp)) {
+            tj_text_push(out, (const unsigned char *)" ", 1, os, oe);
+        } else if (what == 1 && bert_chinese(cp)) {
+            tj_text_push(out, (const unsigned char *)" ", 1, os, os);
+            for (size_t k = i; k < i + l; k++)
+                tj_text_push(out, in->b + k, 1, in->os[k], in->oe[k]);
+            tj_text_push(out, (const unsigned char *)" ", 1, oe, oe);
+        } else if (what == 2 && utf8proc_category((utf8proc_int32_t)cp) == UTF8PROC_CATEGORY_MN) {
+        } else {
+            for (size_t k = i; k < i + l; k++)
+                tj_text_push(out, in->b + k, 1, in->os[k], in->oe[k]);
+        }
+        i += l;
+    }
+    return out->oom ? -1 : 0;
+}
+
+/* BertNormalizer, in Hugging Face's order: clean, Chinese, strip accents (NFD, then
+ * the marks dropped), lowercase */
+static int bert_norm(const tj_norm *st, const tj_text *in, tj_text *out) {
+    tj_text a = {0}, b = {0};
+    int rc = 0;
+    for (size_t i = 0; i < in->n; i++) tj_text_push(&a, in->b + i, 1, in->os[i], in->oe[i]);
+    if (a.oom) rc = -1;
+    for (int step = 0; step < 5 && !rc; step++) {
+        int on[5] = {st->clean_text, st->chinese, st->strip_accents, st->strip_accents,
+                     st->lowercase};
+        if (!on[step]) continue;
+        b.n = 0;
+        rc = step == 0   ? bert_pass(&a, &b, 0)
+             : step == 1 ? bert_pass(&a, &b, 1)
+             : step == 2 ? unicode_form(&a, &b, TJ_NFD)
+             : step == 3 ? bert_pass(&a, &b, 2)
+                         : lowercase(&a, &b);
+        tj_text sw = a;
+        a = b, b = sw;
+    }
+    out->n = 0;
+    for (size_t i = 0; !rc && i < a.n; i++) tj_text_push(out, a.b + i, 1, a.os[i], a.oe[i]);
+    tj_text_free(&a), tj_text_free(&b);
+    return rc || out->oom ? -1 : 0;
+}
+
 static int norm_step(const tj_norm *st, const tj_text *in, tj_text *out) {
     out->n = 0;
     switch (st->kind) {
@@ -157,6 +227,7 @@ static int norm_step(const tj_norm *st, const tj_text *in, tj_text *out) {
         return out->oom ? -1 : 0;
     case TJ_REPLACE: return replace(st, in, out);
     case TJ_LOWERCASE: return lowercase(in, out);
+    case TJ_BERT_NORM: return bert_norm(st, in, out);
     default: return unicode_form(in, out, st->kind);
     }
 }
