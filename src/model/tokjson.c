@@ -1,8 +1,8 @@
-/* tokjson.c: reads a Hugging Face tokenizer.json (see tokjson.h) into a tokjson:
- * the BPE model's vocabulary and merges in two hash tables, the added tokens, the
- * normalizer and pre-tokenizer steps (their regexes compiled by PCRE2) and the
- * post-processor's tokens. Everything the file says is checked here; encoding and
- * labels are tokjson_encode.c's. */
+/* tokjson.c: reads a Hugging Face tokenizer.json (see tokjson.h) into a tokjson: the
+ * model's vocabulary and merges (BPE) in two hash tables, WordPiece's fields, the added
+ * tokens; the normalizer, pre-tokenizer and post-processor are tokjson_steps.c's to read.
+ * Everything the file says is checked; encoding is tokjson_encode.c's, labels
+ * tokjson_label.c's. */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include <errno.h>
 #include <jansson.h>
@@ -12,15 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tokjson_internal.h"
+#include "tokjson_read.h"
 
-typedef struct {
-    const char *path;
-    char *err;
-    size_t errlen;
-} ctx;
-
-static int fail(const ctx *c, int rc, const char *fmt, ...) {
+int tj_fail(const tj_ctx *c, int rc, const char *fmt, ...) {
     if (c->err && c->errlen) {
         char msg[400];
         va_list ap;
@@ -91,17 +85,17 @@ int tj_merge_find(const tokjson *t, int left, int right, int32_t *rank, int32_t 
 /* ---- small JSON helpers ------------------------------------------------------------- */
 
 /* obj[key] as a bool: 0/1, def when absent or null, -1 when not a bool */
-static int get_bool(json_t *obj, const char *key, int def) {
+int tj_get_bool(json_t *obj, const char *key, int def) {
     json_t *v = json_object_get(obj, key);
     if (!v || json_is_null(v)) return def;
     return json_is_boolean(v) ? json_is_true(v) : -1;
 }
 /* obj[key] as a string, NULL when absent, null or not a string */
-static const char *get_str(json_t *obj, const char *key) {
+const char *tj_get_str(json_t *obj, const char *key) {
     json_t *v = json_object_get(obj, key);
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
-static char *dup_n(const char *s, size_t n) {
+char *tj_dup(const char *s, size_t n) {
     char *d = malloc(n + 1);
     if (d) memcpy(d, s, n), d[n] = '\0';
     return d;
@@ -109,8 +103,8 @@ static char *dup_n(const char *s, size_t n) {
 
 /* ---- the model: vocabulary, merges ----------------------------------------------------- */
 
-static int read_vocab(tokjson *t, json_t *vocab, const ctx *c) {
-    if (!json_is_object(vocab)) return fail(c, 2, "model.vocab is not an object");
+static int read_vocab(tokjson *t, json_t *vocab, const tj_ctx *c) {
+    if (!json_is_object(vocab)) return tj_fail(c, 2, "model.vocab is not an object");
     const char *key;
     size_t klen;
     json_t *val;
@@ -119,18 +113,18 @@ static int read_vocab(tokjson *t, json_t *vocab, const ctx *c) {
         (void)klen;
         if (!json_is_integer(val) || json_integer_value(val) < 0 ||
             json_integer_value(val) >= TJ_MAX_ID)
-            return fail(c, 2, "token \"%s\": id is not an integer 0..%d", shown(key, sh),
-                        TJ_MAX_ID - 1);
+            return tj_fail(c, 2, "token \"%s\": id is not an integer 0..%d", shown(key, sh),
+                           TJ_MAX_ID - 1);
         if (json_integer_value(val) >= t->n_ids) t->n_ids = (int)json_integer_value(val) + 1;
     }
     return 0;
 }
 
-static int fill_vocab(tokjson *t, json_t *vocab, const ctx *c) {
+static int fill_vocab(tokjson *t, json_t *vocab, const tj_ctx *c) {
     size_t n = json_object_size(vocab);
     t->vmask = pow2_at_least(2 * n + 2) - 1;
     t->vslot = malloc((t->vmask + 1) * sizeof *t->vslot);
-    if (!t->vslot) return fail(c, 1, "out of memory");
+    if (!t->vslot) return tj_fail(c, 1, "out of memory");
     memset(t->vslot, 0xff, (t->vmask + 1) * sizeof *t->vslot);
     const char *key;
     size_t klen;
@@ -138,8 +132,9 @@ static int fill_vocab(tokjson *t, json_t *vocab, const ctx *c) {
     char sh[48];
     json_object_keylen_foreach(vocab, key, klen, val) {
         int id = (int)json_integer_value(val);
-        if (t->str[id]) return fail(c, 2, "id %d given to two tokens (\"%s\")", id, shown(key, sh));
-        if (!(t->str[id] = dup_n(key, klen))) return fail(c, 1, "out of memory");
+        if (t->str[id])
+            return tj_fail(c, 2, "id %d given to two tokens (\"%s\")", id, shown(key, sh));
+        if (!(t->str[id] = tj_dup(key, klen))) return tj_fail(c, 1, "out of memory");
         t->slen[id] = (uint32_t)klen;
         if (klen > (size_t)t->max_len) t->max_len = klen > INT32_MAX ? INT32_MAX : (int)klen;
         size_t i = hash_bytes(key, klen) & t->vmask;
@@ -167,13 +162,13 @@ static int merge_halves(json_t *m, const char **a, size_t *la, const char **b, s
     return 0;
 }
 
-static int read_merges(tokjson *t, json_t *merges, const ctx *c) {
+static int read_merges(tokjson *t, json_t *merges, const tj_ctx *c) {
     if (!merges || json_is_null(merges))
         merges = NULL;
     else if (!json_is_array(merges))
-        return fail(c, 2, "model.merges is not a list");
+        return tj_fail(c, 2, "model.merges is not a list");
     size_t n = merges ? json_array_size(merges) : 0;
-    if (n >= INT32_MAX) return fail(c, 2, "too many merges");
+    if (n >= INT32_MAX) return tj_fail(c, 2, "too many merges");
     t->mmask = pow2_at_least(2 * n + 2) - 1;
     t->mkey = calloc(t->mmask + 1, sizeof *t->mkey);
     t->mrank = malloc((t->mmask + 1) * sizeof *t->mrank);
@@ -182,7 +177,7 @@ static int read_merges(tokjson *t, json_t *merges, const ctx *c) {
     char *buf = malloc(cap), sh[48];
     if (!t->mkey || !t->mrank || !t->mresult || !buf) {
         free(buf);
-        return fail(c, 1, "out of memory");
+        return tj_fail(c, 1, "out of memory");
     }
     size_t plen = t->prefix ? strlen(t->prefix) : 0;
     int rc = 0;
@@ -190,14 +185,14 @@ static int read_merges(tokjson *t, json_t *merges, const ctx *c) {
         const char *a, *b;
         size_t la, lb;
         if (merge_halves(json_array_get(merges, r), &a, &la, &b, &lb) != 0) {
-            rc = fail(c, 2, "merge %zu is neither \"a b\" nor [\"a\", \"b\"]", r);
+            rc = tj_fail(c, 2, "merge %zu is neither \"a b\" nor [\"a\", \"b\"]", r);
             break;
         }
         int ia = tj_vocab_find(t, a, la), ib = tj_vocab_find(t, b, lb);
         if (ia < 0 || ib < 0) {
-            char *bad = dup_n(ia < 0 ? a : b, ia < 0 ? la : lb);
-            rc = fail(c, 2, "merge %zu names \"%s\", which is not in the vocabulary", r,
-                      bad ? shown(bad, sh) : "?");
+            char *bad = tj_dup(ia < 0 ? a : b, ia < 0 ? la : lb);
+            rc = tj_fail(c, 2, "merge %zu names \"%s\", which is not in the vocabulary", r,
+                         bad ? shown(bad, sh) : "?");
             free(bad);
             break;
         }
@@ -206,7 +201,7 @@ static int read_merges(tokjson *t, json_t *merges, const ctx *c) {
         if (la + lb + 1 > cap) {
             char *nb = realloc(buf, cap = la + lb + 1);
             if (!nb) {
-                rc = fail(c, 1, "out of memory");
+                rc = tj_fail(c, 1, "out of memory");
                 break;
             }
             buf = nb;
@@ -215,8 +210,8 @@ static int read_merges(tokjson *t, json_t *merges, const ctx *c) {
         buf[la + lb - skip] = '\0';
         int iab = tj_vocab_find(t, buf, la + lb - skip);
         if (iab < 0) {
-            rc = fail(c, 2, "merge %zu makes \"%s\", which is not in the vocabulary", r,
-                      shown(buf, sh));
+            rc = tj_fail(c, 2, "merge %zu makes \"%s\", which is not in the vocabulary", r,
+                         shown(buf, sh));
             break;
         }
         uint64_t key;
@@ -230,62 +225,63 @@ static int read_merges(tokjson *t, json_t *merges, const ctx *c) {
 }
 
 /* WordPiece's own fields: its "##" and the longest word it splits */
-static int read_wordpiece(tokjson *t, json_t *model, const ctx *c) {
+static int read_wordpiece(tokjson *t, json_t *model, const tj_ctx *c) {
     json_t *m = json_object_get(model, "max_input_chars_per_word");
     t->max_chars = 100;
     if (m && !json_is_null(m)) {
         if (!json_is_integer(m) || json_integer_value(m) < 0 || json_integer_value(m) > INT32_MAX)
-            return fail(c, 2, "model.max_input_chars_per_word is not a count");
+            return tj_fail(c, 2, "model.max_input_chars_per_word is not a count");
         t->max_chars = (int)json_integer_value(m);
     }
     json_t *p = json_object_get(model, "continuing_subword_prefix");
-    const char *prefix = p && !json_is_null(p) ? get_str(model, "continuing_subword_prefix") : "##";
-    if (!prefix) return fail(c, 2, "model.continuing_subword_prefix is not a string");
+    const char *prefix =
+        p && !json_is_null(p) ? tj_get_str(model, "continuing_subword_prefix") : "##";
+    if (!prefix) return tj_fail(c, 2, "model.continuing_subword_prefix is not a string");
     if (!json_is_string(json_object_get(model, "unk_token")))
-        return fail(c, 2, "a WordPiece model needs an unk_token");
-    return *prefix && !(t->prefix = strdup(prefix)) ? fail(c, 1, "out of memory") : 0;
+        return tj_fail(c, 2, "a WordPiece model needs an unk_token");
+    return *prefix && !(t->prefix = strdup(prefix)) ? tj_fail(c, 1, "out of memory") : 0;
 }
 
-static int read_model(tokjson *t, json_t *model, const ctx *c) {
-    if (!json_is_object(model)) return fail(c, 2, "no \"model\" object");
-    const char *type = get_str(model, "type");
-    if (json_object_get(model, "type") && !type) return fail(c, 2, "model.type is not a string");
+static int read_model(tokjson *t, json_t *model, const tj_ctx *c) {
+    if (!json_is_object(model)) return tj_fail(c, 2, "no \"model\" object");
+    const char *type = tj_get_str(model, "type");
+    if (json_object_get(model, "type") && !type) return tj_fail(c, 2, "model.type is not a string");
     if (type && strcmp(type, "BPE") != 0 && strcmp(type, "WordPiece") != 0)
-        return fail(c, 2, "model type \"%s\" is not supported (BPE and WordPiece only)", type);
+        return tj_fail(c, 2, "model type \"%s\" is not supported (BPE and WordPiece only)", type);
     t->wordpiece = type && strcmp(type, "WordPiece") == 0;
     json_t *vocab = json_object_get(model, "vocab");
-    if (!vocab) return fail(c, 2, "model.vocab is missing");
+    if (!vocab) return tj_fail(c, 2, "model.vocab is missing");
     int rc = read_vocab(t, vocab, c);
     if (rc) return rc;
     if (json_object_get(model, "dropout") && !json_is_null(json_object_get(model, "dropout")) &&
         json_number_value(json_object_get(model, "dropout")) != 0.0)
-        return fail(c, 2, "model.dropout is set: BPE with dropout is not deterministic");
-    t->fuse_unk = get_bool(model, "fuse_unk", 0);
-    t->byte_fallback = get_bool(model, "byte_fallback", 0);
-    t->ignore_merges = get_bool(model, "ignore_merges", 0);
+        return tj_fail(c, 2, "model.dropout is set: BPE with dropout is not deterministic");
+    t->fuse_unk = tj_get_bool(model, "fuse_unk", 0);
+    t->byte_fallback = tj_get_bool(model, "byte_fallback", 0);
+    t->ignore_merges = tj_get_bool(model, "ignore_merges", 0);
     if (t->fuse_unk < 0 || t->byte_fallback < 0 || t->ignore_merges < 0)
-        return fail(c, 2, "model.fuse_unk, byte_fallback or ignore_merges is not true or false");
+        return tj_fail(c, 2, "model.fuse_unk, byte_fallback or ignore_merges is not true or false");
     if (t->wordpiece) return read_wordpiece(t, model, c);
-    const char *p = get_str(model, "continuing_subword_prefix");
-    const char *s = get_str(model, "end_of_word_suffix");
+    const char *p = tj_get_str(model, "continuing_subword_prefix");
+    const char *s = tj_get_str(model, "end_of_word_suffix");
     if ((p && *p && !(t->prefix = strdup(p))) || (s && *s && !(t->suffix = strdup(s))))
-        return fail(c, 1, "out of memory");
+        return tj_fail(c, 1, "out of memory");
     return 0;
 }
 
-static int model_tables(tokjson *t, json_t *model, const ctx *c) {
+static int model_tables(tokjson *t, json_t *model, const tj_ctx *c) {
     int rc = fill_vocab(t, json_object_get(model, "vocab"), c);
     if (!rc) rc = read_merges(t, json_object_get(model, "merges"), c);
     if (rc) return rc;
     t->unk = -1;
     json_t *u = json_object_get(model, "unk_token");
     if (u && !json_is_null(u)) {
-        if (!json_is_string(u)) return fail(c, 2, "model.unk_token is not a string");
+        if (!json_is_string(u)) return tj_fail(c, 2, "model.unk_token is not a string");
         t->unk = tj_vocab_find(t, json_string_value(u), json_string_length(u));
         char sh[48];
         if (t->unk < 0)
-            return fail(c, 2, "unk_token \"%s\" is not in the vocabulary",
-                        shown(json_string_value(u), sh));
+            return tj_fail(c, 2, "unk_token \"%s\" is not in the vocabulary",
+                           shown(json_string_value(u), sh));
     }
     for (int b = 0; b < 256; b++) {
         char name[8];
@@ -297,45 +293,45 @@ static int model_tables(tokjson *t, json_t *model, const ctx *c) {
 
 /* ---- added tokens -------------------------------------------------------------------- */
 
-static int read_added(tokjson *t, json_t *arr, const ctx *c) {
+static int read_added(tokjson *t, json_t *arr, const tj_ctx *c) {
     if (!arr || json_is_null(arr)) return 0;
-    if (!json_is_array(arr)) return fail(c, 2, "added_tokens is not a list");
+    if (!json_is_array(arr)) return tj_fail(c, 2, "added_tokens is not a list");
     size_t n = json_array_size(arr);
-    if (n > TJ_MAX_ID) return fail(c, 2, "too many added tokens");
+    if (n > TJ_MAX_ID) return tj_fail(c, 2, "too many added tokens");
     t->added = calloc(n ? n : 1, sizeof *t->added);
-    if (!t->added) return fail(c, 1, "out of memory");
+    if (!t->added) return tj_fail(c, 1, "out of memory");
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_array_get(arr, i), *id = json_object_get(o, "id");
         json_t *content = json_object_get(o, "content");
         if (!json_is_object(o) || !json_is_integer(id) || !json_is_string(content))
-            return fail(c, 2, "added token %zu has no integer id or no content", i);
+            return tj_fail(c, 2, "added token %zu has no integer id or no content", i);
         if (json_integer_value(id) < 0 || json_integer_value(id) >= TJ_MAX_ID)
-            return fail(c, 2, "added token %zu: id %lld is out of range 0..%d", i,
-                        (long long)json_integer_value(id), TJ_MAX_ID - 1);
-        if (json_string_length(content) == 0) return fail(c, 2, "added token %zu is empty", i);
+            return tj_fail(c, 2, "added token %zu: id %lld is out of range 0..%d", i,
+                           (long long)json_integer_value(id), TJ_MAX_ID - 1);
+        if (json_string_length(content) == 0) return tj_fail(c, 2, "added token %zu is empty", i);
         tj_added *a = &t->added[t->n_added++];
         a->id = (int)json_integer_value(id);
         a->len = json_string_length(content);
-        if (!(a->content = dup_n(json_string_value(content), a->len)))
-            return fail(c, 1, "out of memory");
-        a->special = get_bool(o, "special", 0);
-        a->lstrip = get_bool(o, "lstrip", 0);
-        a->rstrip = get_bool(o, "rstrip", 0);
-        a->single_word = get_bool(o, "single_word", 0);
-        a->normalized = get_bool(o, "normalized", !a->special);
+        if (!(a->content = tj_dup(json_string_value(content), a->len)))
+            return tj_fail(c, 1, "out of memory");
+        a->special = tj_get_bool(o, "special", 0);
+        a->lstrip = tj_get_bool(o, "lstrip", 0);
+        a->rstrip = tj_get_bool(o, "rstrip", 0);
+        a->single_word = tj_get_bool(o, "single_word", 0);
+        a->normalized = tj_get_bool(o, "normalized", !a->special);
         if (a->special < 0 || a->lstrip < 0 || a->rstrip < 0 || a->single_word < 0 ||
             a->normalized < 0)
-            return fail(c, 2, "added token %zu: a flag is not true or false", i);
+            return tj_fail(c, 2, "added token %zu: a flag is not true or false", i);
         if (a->id >= t->n_ids) t->n_ids = a->id + 1;
     }
     return 0;
 }
 
 /* the added tokens' index: by first byte, longest first (leftmost-longest matching) */
-static int index_added(tokjson *t, const ctx *c) {
+static int index_added(tokjson *t, const tj_ctx *c) {
     t->added_of = malloc((size_t)t->n_ids * sizeof *t->added_of);
     t->is_special = calloc((size_t)t->n_ids, 1);
-    if (!t->added_of || !t->is_special) return fail(c, 1, "out of memory");
+    if (!t->added_of || !t->is_special) return tj_fail(c, 1, "out of memory");
     memset(t->added_of, 0xff, (size_t)t->n_ids * sizeof *t->added_of);
     int count[256] = {0};
     for (int i = 0; i < t->n_added; i++) {
@@ -346,7 +342,7 @@ static int index_added(tokjson *t, const ctx *c) {
     for (int b = 0; b < 256; b++) {
         if (!count[b]) continue;
         int *l = malloc((size_t)(count[b] + 1) * sizeof *l), k = 0;
-        if (!l) return fail(c, 1, "out of memory");
+        if (!l) return tj_fail(c, 1, "out of memory");
         for (int i = 0; i < t->n_added; i++)
             if ((unsigned char)t->added[i].content[0] == b) l[k++] = i;
         for (int i = 1; i < k; i++) /* insertion sort by length, longest first, stable */
@@ -360,378 +356,40 @@ static int index_added(tokjson *t, const ctx *c) {
     return 0;
 }
 
-/* ---- regexes ------------------------------------------------------------------------- */
-
-/* Unicode's White_Space (Oniguruma's and Python regex's \s; PCRE2's also takes U+180E)
- * and the letters and digits Unicode 15.0 added, which PCRE2 10.42 (Unicode 14) lacks */
-#define WS                                                                                         \
-    "\\t\\n\\x0b\\x0c\\r "                                                                         \
-    "\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}"
-#define L15                                                                                        \
-    "\\x{1123f}-\\x{11240}\\x{11f02}\\x{11f04}-\\x{11f10}\\x{11f12}-\\x{11f33}\\x{1342f}"          \
-    "\\x{13441}-\\x{13446}\\x{1b132}\\x{1b155}\\x{1df25}-\\x{1df2a}\\x{1e030}-\\x{1e06d}"          \
-    "\\x{1e4d0}-\\x{1e4eb}\\x{2b739}\\x{31350}-\\x{323af}"
-#define N15 "\\x{11f50}-\\x{11f59}\\x{1d2c0}-\\x{1d2d3}\\x{1e4f0}-\\x{1e4f9}"
-
-/* GPT-2's pattern, ByteLevel's use_regex (as bpe.c's) */
-static const char gpt2_pattern[] = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+"
-                                   "| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
-
-typedef struct {
-    char *p;
-    size_t n, cap;
-    int oom;
-} sbuf;
-static void put(sbuf *s, const char *d, size_t n) {
-    if (s->oom) return;
-    if (s->n + n + 1 > s->cap) {
-        size_t cap = (s->n + n + 1) * 2;
-        char *np = realloc(s->p, cap);
-        if (!np) {
-            s->oom = 1;
-            return;
-        }
-        s->p = np, s->cap = cap;
-    }
-    memcpy(s->p + s->n, d, n);
-    s->n += n;
-    s->p[s->n] = '\0';
-}
-static void puts_(sbuf *s, const char *d) {
-    put(s, d, strlen(d));
-}
-
-/* An Oniguruma pattern (as the file has it) for PCRE2: \s, \S, \p{L} and \p{N} spelt
- * out as above, inside and outside brackets; the rest as it is. */
-static char *onig_to_pcre2(const char *src, size_t len) {
-    sbuf o = {0};
-    int depth = 0; /* inside [...] */
-    for (size_t i = 0; i < len; i++) {
-        char ch = src[i];
-        if (ch == '\\' && i + 1 < len) {
-            char e = src[i + 1];
-            if (e == 's') {
-                puts_(&o, depth ? WS : "[" WS "]");
-            } else if (e == 'S' && !depth) {
-                puts_(&o, "[^" WS "]");
-            } else if (e == 'p' && i + 4 < len && src[i + 2] == '{' && src[i + 4] == '}' &&
-                       (src[i + 3] == 'L' || src[i + 3] == 'N')) {
-                const char *extra = src[i + 3] == 'L' ? "\\p{L}" L15 : "\\p{N}" N15;
-                if (!depth) put(&o, "[", 1);
-                puts_(&o, extra);
-                if (!depth) put(&o, "]", 1);
-                i += 3;
-            } else {
-                put(&o, src + i, 2);
-            }
-            i++;
-            continue;
-        }
-        if (ch == '[') {
-            depth++;
-            put(&o, src + i, 1);
-            /* a ']' first in the class (or after '^') is a literal */
-            if (i + 1 < len && src[i + 1] == '^') put(&o, src + ++i, 1);
-            if (i + 1 < len && src[i + 1] == ']') put(&o, src + ++i, 1);
-            continue;
-        }
-        if (ch == ']' && depth) depth--;
-        put(&o, src + i, 1);
-    }
-    if (o.oom || !o.p) {
-        free(o.p);
-        return NULL;
-    }
-    return o.p;
-}
-
-/* compiles a {"Regex": ...} or {"String": ...} pattern */
-static int compile_pattern(json_t *pat, pcre2_code **re, char **literal, const char *what,
-                           const ctx *c) {
-    const char *rx = get_str(pat, "Regex"), *lit = get_str(pat, "String");
-    if (!json_is_object(pat) || (!rx && !lit))
-        return fail(c, 2, "%s: pattern is neither {\"Regex\": ...} nor {\"String\": ...}", what);
-    if (lit) {
-        size_t l = json_string_length(json_object_get(pat, "String"));
-        if (l == 0) return fail(c, 2, "%s: an empty pattern", what);
-        if (literal) return (*literal = dup_n(lit, l)) ? 0 : fail(c, 1, "out of memory");
-        *re = pcre2_compile((PCRE2_SPTR)lit, l, PCRE2_LITERAL | PCRE2_UTF, &(int){0},
-                            &(PCRE2_SIZE){0}, NULL);
-        return *re ? 0 : fail(c, 2, "%s: PCRE2 cannot take the string", what);
-    }
-    char *p = onig_to_pcre2(rx, json_string_length(json_object_get(pat, "Regex")));
-    if (!p) return fail(c, 1, "out of memory");
-    int e;
-    PCRE2_SIZE eo;
-    *re = pcre2_compile((PCRE2_SPTR)p, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP, &e, &eo, NULL);
-    free(p);
-    if (!*re) {
-        PCRE2_UCHAR msg[120];
-        pcre2_get_error_message(e, msg, sizeof msg);
-        return fail(c, 2, "%s: the regex does not compile: %s", what, (char *)msg);
-    }
-    (void)pcre2_jit_compile(*re, PCRE2_JIT_COMPLETE); /* the interpreter otherwise */
-    return 0;
-}
-
-/* ---- normalizers --------------------------------------------------------------------- */
-
-static int read_norm(tokjson *t, json_t *n, int depth, const ctx *c) {
-    if (!n || json_is_null(n)) return 0;
-    const char *type = get_str(n, "type");
-    if (!json_is_object(n) || !type) return fail(c, 2, "a normalizer has no type");
-    if (strcmp(type, "Sequence") == 0) {
-        json_t *l = json_object_get(n, "normalizers");
-        if (!json_is_array(l) || depth > 4) return fail(c, 2, "normalizer Sequence: no list");
-        for (size_t i = 0; i < json_array_size(l); i++) {
-            int rc = read_norm(t, json_array_get(l, i), depth + 1, c);
-            if (rc) return rc;
-        }
-        return 0;
-    }
-    if (t->n_norm == TJ_MAX_STEPS) return fail(c, 2, "more than %d normalizers", TJ_MAX_STEPS);
-    tj_norm *s = &t->norm[t->n_norm];
-    static const char *const names[] = {"NFC",     "NFD",     "NFKC",      "NFKD",
-                                        "Prepend", "Replace", "Lowercase", "BertNormalizer"};
-    int k = 0;
-    while (k < 8 && strcmp(type, names[k]) != 0) k++;
-    if (k == 8) return fail(c, 2, "normalizer \"%s\" is not supported", type);
-    s->kind = (enum tj_norm_kind)k;
-    t->n_norm++;
-    if (s->kind == TJ_BERT_NORM) {
-        s->clean_text = get_bool(n, "clean_text", 1);
-        s->chinese = get_bool(n, "handle_chinese_chars", 1);
-        s->lowercase = get_bool(n, "lowercase", 1);
-        s->strip_accents = get_bool(n, "strip_accents", -2); /* null: as lowercase */
-        if (s->strip_accents == -2) s->strip_accents = s->lowercase;
-        if (s->clean_text < 0 || s->chinese < 0 || s->lowercase < 0 || s->strip_accents < 0)
-            return fail(c, 2, "normalizer BertNormalizer: a flag is not true or false");
-    }
-    if (s->kind == TJ_PREPEND || s->kind == TJ_REPLACE) {
-        const char *txt = get_str(n, s->kind == TJ_PREPEND ? "prepend" : "content");
-        if (!txt) return fail(c, 2, "normalizer %s: no string", type);
-        if (!(s->text = strdup(txt))) return fail(c, 1, "out of memory");
-    }
-    if (s->kind == TJ_REPLACE)
-        return compile_pattern(json_object_get(n, "pattern"), &s->re, &s->pattern,
-                               "normalizer Replace", c);
-    return 0;
-}
-
-/* ---- pre-tokenizers ------------------------------------------------------------------ */
-
-static int read_behavior(tj_pre *s, json_t *p, const char *what, const ctx *c) {
-    const char *b = get_str(p, "behavior");
-    static const char *const names[] = {"Isolated", "Removed", "MergedWithPrevious",
-                                        "MergedWithNext"};
-    int k = 0;
-    while (b && k < 4 && strcmp(b, names[k]) != 0) k++;
-    if (!b || k == 4)
-        return fail(c, 2, "pre-tokenizer %s: behavior \"%s\" is not supported", what, b ? b : "");
-    s->behavior = (enum tj_behavior)k;
-    return 0;
-}
-
-static int read_split(tj_pre *s, json_t *p, const ctx *c) {
-    int rc = read_behavior(s, p, "Split", c);
-    if (rc) return rc;
-    if ((s->invert = get_bool(p, "invert", 0)) < 0)
-        return fail(c, 2, "pre-tokenizer Split: invert is not true or false");
-    return compile_pattern(json_object_get(p, "pattern"), &s->re, NULL, "pre-tokenizer Split", c);
-}
-
-static int read_metaspace(tj_pre *s, json_t *p, const ctx *c) {
-    const char *rep = get_str(p, "replacement");
-    if (!rep) rep = "\xe2\x96\x81"; /* ▁ */
-    size_t sub;
-    if (strlen(rep) >= sizeof s->rep ||
-        tj_utf8_char((const unsigned char *)rep, strlen(rep), &sub, NULL) != strlen(rep))
-        return fail(c, 2, "pre-tokenizer Metaspace: replacement is not one character");
-    strcpy(s->rep, rep);
-    const char *scheme = get_str(p, "prepend_scheme");
-    if (scheme) {
-        if (strcmp(scheme, "always") == 0)
-            s->add_prefix_space = 1;
-        else if (strcmp(scheme, "first") == 0)
-            s->add_prefix_space = 2;
-        else if (strcmp(scheme, "never") == 0)
-            s->add_prefix_space = 0;
-        else
-            return fail(c, 2, "pre-tokenizer Metaspace: prepend_scheme \"%s\"", scheme);
-    } else if ((s->add_prefix_space = get_bool(p, "add_prefix_space", 1)) < 0) {
-        return fail(c, 2, "pre-tokenizer Metaspace: add_prefix_space is not true or false");
-    }
-    if ((s->split = get_bool(p, "split", 1)) < 0)
-        return fail(c, 2, "pre-tokenizer Metaspace: split is not true or false");
-    return 0;
-}
-
-static int read_pre(tokjson *t, json_t *p, int depth, const ctx *c) {
-    if (!p || json_is_null(p)) return 0;
-    const char *type = get_str(p, "type");
-    if (!json_is_object(p) || !type) return fail(c, 2, "a pre-tokenizer has no type");
-    if (strcmp(type, "Sequence") == 0) {
-        json_t *l = json_object_get(p, "pretokenizers");
-        if (!json_is_array(l) || depth > 4) return fail(c, 2, "pre-tokenizer Sequence: no list");
-        for (size_t i = 0; i < json_array_size(l); i++) {
-            int rc = read_pre(t, json_array_get(l, i), depth + 1, c);
-            if (rc) return rc;
-        }
-        return 0;
-    }
-    if (t->n_pre == TJ_MAX_STEPS) return fail(c, 2, "more than %d pre-tokenizers", TJ_MAX_STEPS);
-    tj_pre *s = &t->pre[t->n_pre++];
-    if (strcmp(type, "Split") == 0) {
-        s->kind = TJ_SPLIT;
-        return read_split(s, p, c);
-    }
-    if (strcmp(type, "ByteLevel") == 0) {
-        s->kind = TJ_BYTELEVEL;
-        t->byte_level = 1;
-        int use_regex = get_bool(p, "use_regex", 1);
-        if ((s->add_prefix_space = get_bool(p, "add_prefix_space", 1)) < 0 || use_regex < 0)
-            return fail(c, 2, "pre-tokenizer ByteLevel: a flag is not true or false");
-        if (!use_regex) return 0;
-        json_t *pat = json_pack("{ss}", "Regex", gpt2_pattern);
-        int rc = pat ? compile_pattern(pat, &s->re, NULL, "ByteLevel", c) : fail(c, 1, "oom");
-        json_decref(pat);
-        return rc;
-    }
-    if (strcmp(type, "Metaspace") == 0) {
-        if (t->n_pre != 1) return fail(c, 2, "pre-tokenizer Metaspace after another one");
-        s->kind = TJ_METASPACE;
-        t->sp_decode = 1;
-        return read_metaspace(s, p, c);
-    }
-    if (strcmp(type, "BertPreTokenizer") == 0 || strcmp(type, "WhitespaceSplit") == 0) {
-        s->kind = TJ_WS_SPLIT;
-        if (type[0] == 'W') return 0;
-        if (t->n_pre == TJ_MAX_STEPS)
-            return fail(c, 2, "more than %d pre-tokenizers", TJ_MAX_STEPS);
-        t->pre[t->n_pre++].kind = TJ_PUNCT; /* then each punctuation character alone */
-        return 0;
-    }
-    if (strcmp(type, "Punctuation") == 0) {
-        s->kind = TJ_PUNCT;
-        return get_str(p, "behavior") ? read_behavior(s, p, "Punctuation", c) : 0;
-    }
-    if (strcmp(type, "Digits") == 0) {
-        s->kind = TJ_DIGITS;
-        if ((s->individual = get_bool(p, "individual_digits", 0)) < 0)
-            return fail(c, 2, "pre-tokenizer Digits: individual_digits is not true or false");
-        return 0;
-    }
-    return fail(c, 2, "pre-tokenizer \"%s\" is not supported", type);
-}
-
-/* ---- post-processor, decoder ----------------------------------------------------------- */
-
-static int post_add(tokjson *t, int before, json_int_t id, const ctx *c) {
-    if (id < 0 || id >= t->n_ids)
-        return fail(c, 2, "post_processor: id %lld is out of range 0..%d", (long long)id,
-                    t->n_ids - 1);
-    int *n = before ? &t->n_before : &t->n_after;
-    if (*n == TJ_MAX_POST) return fail(c, 2, "post_processor: too many tokens");
-    (before ? t->post_before : t->post_after)[(*n)++] = (int)id;
-    return 0;
-}
-
-static int read_template(tokjson *t, json_t *p, const ctx *c) {
-    json_t *single = json_object_get(p, "single"), *specials = json_object_get(p, "special_tokens");
-    if (!json_is_array(single)) return fail(c, 2, "post_processor TemplateProcessing: no single");
-    int seen_a = 0;
-    for (size_t i = 0; i < json_array_size(single); i++) {
-        json_t *e = json_array_get(single, i), *sp = json_object_get(e, "SpecialToken");
-        if (json_object_get(e, "Sequence")) {
-            seen_a = 1;
-            continue;
-        }
-        const char *name = get_str(sp, "id");
-        json_t *ids = json_object_get(json_object_get(specials, name ? name : ""), "ids");
-        if (!name || !json_is_array(ids))
-            return fail(c, 2, "post_processor: template piece %zu is not a known token", i);
-        for (size_t k = 0; k < json_array_size(ids); k++) {
-            json_t *id = json_array_get(ids, k);
-            if (!json_is_integer(id)) return fail(c, 2, "post_processor: an id is not an integer");
-            int rc = post_add(t, !seen_a, json_integer_value(id), c);
-            if (rc) return rc;
-        }
-    }
-    return 0;
-}
-
-static int read_post(tokjson *t, json_t *p, int depth, const ctx *c) {
-    if (!p || json_is_null(p)) return 0;
-    const char *type = get_str(p, "type");
-    if (!json_is_object(p) || !type) return fail(c, 2, "the post_processor has no type");
-    if (strcmp(type, "Sequence") == 0) {
-        json_t *l = json_object_get(p, "processors");
-        if (!json_is_array(l) || depth > 4) return fail(c, 2, "post_processor Sequence: no list");
-        for (size_t i = 0; i < json_array_size(l); i++) {
-            int rc = read_post(t, json_array_get(l, i), depth + 1, c);
-            if (rc) return rc;
-        }
-        return 0;
-    }
-    if (strcmp(type, "ByteLevel") == 0) return 0; /* offsets only */
-    if (strcmp(type, "TemplateProcessing") == 0) return read_template(t, p, c);
-    if (strcmp(type, "RobertaProcessing") == 0 || strcmp(type, "BertProcessing") == 0) {
-        json_t *cls = json_object_get(p, "cls"), *sep = json_object_get(p, "sep");
-        if (!json_is_integer(json_array_get(cls, 1)) || !json_is_integer(json_array_get(sep, 1)))
-            return fail(c, 2, "post_processor %s: cls or sep is not [token, id]", type);
-        int rc = post_add(t, 1, json_integer_value(json_array_get(cls, 1)), c);
-        return rc ? rc : post_add(t, 0, json_integer_value(json_array_get(sep, 1)), c);
-    }
-    return fail(c, 2, "post_processor \"%s\" is not supported", type);
-}
-
-/* labels: a decoder that turns "▁" into a space or <0xNN> into bytes */
-static void read_decoder(tokjson *t, json_t *d) {
-    const char *type = get_str(d, "type");
-    if (!type) return;
-    if (strcmp(type, "ByteFallback") == 0 || strcmp(type, "Metaspace") == 0) t->sp_decode = 1;
-    if (strcmp(type, "Replace") == 0 && get_str(d, "content") &&
-        strcmp(get_str(d, "content"), " ") == 0)
-        t->sp_decode = 1;
-    json_t *l = json_object_get(d, "decoders");
-    for (size_t i = 0; json_is_array(l) && i < json_array_size(l); i++)
-        read_decoder(t, json_array_get(l, i));
-}
-
 /* ---- the whole file ------------------------------------------------------------------- */
 
-static int read_root(tokjson *t, json_t *root, const ctx *c) {
+static int read_root(tokjson *t, json_t *root, const tj_ctx *c) {
     json_t *model = json_object_get(root, "model");
     int rc = read_model(t, model, c);
     if (!rc) rc = read_added(t, json_object_get(root, "added_tokens"), c);
     if (rc) return rc;
-    if (t->n_ids == 0) return fail(c, 2, "no tokens");
+    if (t->n_ids == 0) return tj_fail(c, 2, "no tokens");
     t->str = calloc((size_t)t->n_ids, sizeof *t->str);
     t->slen = calloc((size_t)t->n_ids, sizeof *t->slen);
-    if (!t->str || !t->slen) return fail(c, 1, "out of memory");
+    if (!t->str || !t->slen) return tj_fail(c, 1, "out of memory");
     rc = model_tables(t, model, c);
     if (!rc) rc = index_added(t, c);
-    if (!rc) rc = read_norm(t, json_object_get(root, "normalizer"), 0, c);
-    if (!rc) rc = read_pre(t, json_object_get(root, "pre_tokenizer"), 0, c);
-    if (!rc) rc = read_post(t, json_object_get(root, "post_processor"), 0, c);
+    if (!rc) rc = tj_read_norm(t, json_object_get(root, "normalizer"), 0, c);
+    if (!rc) rc = tj_read_pre(t, json_object_get(root, "pre_tokenizer"), 0, c);
+    if (!rc) rc = tj_read_post(t, json_object_get(root, "post_processor"), 0, c);
     if (rc) return rc;
-    read_decoder(t, json_object_get(root, "decoder"));
+    tj_read_decoder(t, json_object_get(root, "decoder"));
     if (t->byte_fallback) t->sp_decode = 1;
-    return tj_make_bytes(t) ? fail(c, 1, "out of memory") : 0;
+    return tj_make_bytes(t) ? tj_fail(c, 1, "out of memory") : 0;
 }
 
 int tokjson_parse(tokjson **out, const char *json, size_t len, const char *path, char *err,
                   size_t errlen) {
-    ctx c = {path ? path : "tokenizer.json", err, errlen};
+    tj_ctx c = {path ? path : "tokenizer.json", err, errlen};
     *out = NULL;
     if (err && errlen) err[0] = '\0';
-    if (len > TJ_MAX_FILE) return fail(&c, 2, "larger than %u MiB", TJ_MAX_FILE >> 20);
+    if (len > TJ_MAX_FILE) return tj_fail(&c, 2, "larger than %u MiB", TJ_MAX_FILE >> 20);
     json_error_t je;
     json_t *root = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &je);
-    if (!root) return fail(&c, 2, "%s (line %d)", je.text, je.line);
+    if (!root) return tj_fail(&c, 2, "%s (line %d)", je.text, je.line);
     tokjson *t = calloc(1, sizeof *t);
-    int rc = !t                      ? fail(&c, 1, "out of memory")
-             : !json_is_object(root) ? fail(&c, 2, "not a JSON object")
+    int rc = !t                      ? tj_fail(&c, 1, "out of memory")
+             : !json_is_object(root) ? tj_fail(&c, 2, "not a JSON object")
                                      : read_root(t, root, &c);
     json_decref(root);
     if (rc) {
@@ -743,19 +401,19 @@ int tokjson_parse(tokjson **out, const char *json, size_t len, const char *path,
 }
 
 int tokjson_load(tokjson **out, const char *path, char *err, size_t errlen) {
-    ctx c = {path, err, errlen};
+    tj_ctx c = {path, err, errlen};
     *out = NULL;
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(&c, 1, "%s", strerror(errno));
+    if (!f) return tj_fail(&c, 1, "%s", strerror(errno));
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
-    int rc = buf ? 0 : fail(&c, 1, "out of memory");
+    int rc = buf ? 0 : tj_fail(&c, 1, "out of memory");
     while (!rc) {
         if (n == cap) {
             char *nb = cap > TJ_MAX_FILE ? NULL : realloc(buf, cap * 2);
             if (!nb) {
-                rc = cap > TJ_MAX_FILE ? fail(&c, 2, "larger than %u MiB", TJ_MAX_FILE >> 20)
-                                       : fail(&c, 1, "out of memory");
+                rc = cap > TJ_MAX_FILE ? tj_fail(&c, 2, "larger than %u MiB", TJ_MAX_FILE >> 20)
+                                       : tj_fail(&c, 1, "out of memory");
                 break;
             }
             buf = nb, cap *= 2;
@@ -763,7 +421,7 @@ int tokjson_load(tokjson **out, const char *path, char *err, size_t errlen) {
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
         if (got == 0) {
-            if (ferror(f)) rc = fail(&c, 1, "%s", strerror(errno));
+            if (ferror(f)) rc = tj_fail(&c, 1, "%s", strerror(errno));
             break;
         }
     }
