@@ -24,7 +24,8 @@ LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
           r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
 CORPUS = ("The quick brown fox jumps over the lazy dog. It's 2024 and they're testing "
           "tokenizers: don't stop, we've 12345 numbers!\n\tIndented code() {}\n") * 3 + \
-    "日本語のテキスト 中文 한국어 שלום مرحبا café naïve 👍 the then there these those"
+    "日本語のテキスト 中文 한국어 שלום مرحبا café naïve 👍 the then there these those" + \
+    " aaa aaa aaa aaaaa !!! ??? ..." * 4  # odd runs: which of two equal pairs merges first
 
 
 def train(words, n_merges):
@@ -65,6 +66,8 @@ def byte_level_file(split, lowercase):
     merges = train([list(w) for w in words], 250)
     for a, b in merges:
         vocab.setdefault(a + b, len(vocab))
+    # a whole word no merge makes: ignore_merges takes it whole, the merges do not
+    vocab.setdefault("".join(table[b] for b in " qwertyuiop".encode()), len(vocab))
     n = len(vocab)
     added = [{"id": n, "content": "<|begin_of_text|>", "special": True},
              {"id": n + 1, "content": "<|endoftext|>", "special": True},

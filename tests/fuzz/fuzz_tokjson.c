@@ -6,7 +6,9 @@
  *           (none, NFC, NFKC, Lowercase, Prepend + Replace), the pre-tokenizer (ByteLevel
  *           with or without its regex and prefix space, a Split with a regex made of
  *           input bytes, Metaspace, Digits), merges that join tokens already there, an
- *           added token made of input bytes; the rest is the text.
+ *           added token made of input bytes; the rest is the text;
+ *   mode 2: a WordPiece file (BERT's): pieces made of input bytes, with and without
+ *           "##", BertNormalizer's flags from the input; the rest is the text.
  * Invariants: a refusal is 1 or 2 with one line in err; an accepted tokenizer encodes
  * any text: count >= 0, the same count with no room, ids in range with bytes, offsets
  * inside the text and in order; with no normalizer, a plain ByteLevel and no added
@@ -160,6 +162,39 @@ static void build(sbuf *j, const uint8_t **p, size_t *n, int *plain) {
     *plain = norm == 0 && !added && (pre <= 1 || pre == 4) ? 1 + (pre == 0) : 0;
 }
 
+/* a WordPiece file (mode 2) */
+static void build_wordpiece(sbuf *j, const uint8_t **p, size_t *n) {
+    unsigned flags = fuzz_byte(p, n), np = fuzz_byte(p, n) % 48;
+    puts_(j, "{\"model\":{\"type\":\"WordPiece\",\"unk_token\":\"[UNK]\","
+             "\"max_input_chars_per_word\":");
+    char num[32];
+    put(j, num, (size_t)snprintf(num, sizeof num, "%u", 1 + (flags >> 4) * 3));
+    puts_(j, ",\"vocab\":{\"[UNK]\":0,\"[CLS]\":1,\"[SEP]\":2");
+    for (unsigned i = 0; i < np; i++) { /* "xy" and "##xy" get ids 3 + 2i, 4 + 2i */
+        static const char *const chars[] = {"a",        "b", "c", "d", "e",
+                                            "\xc3\xa9", ".", ",", "!", "\xe6\x97\xa5"}; /* é, 日 */
+        char piece[16];
+        size_t l = 0;
+        for (unsigned k = 0, m = 1 + fuzz_byte(p, n) % 4; k < m; k++) {
+            const char *c = chars[fuzz_byte(p, n) % 10];
+            memcpy(piece + l, c, strlen(c)), l += strlen(c);
+        }
+        for (int hash = 0; hash < 2; hash++) {
+            puts_(j, hash ? ",\"##" : ",\"");
+            put(j, piece, l);
+            put(j, num, (size_t)snprintf(num, sizeof num, "\":%u", 3 + 2 * i + (unsigned)hash));
+        }
+    }
+    puts_(j, "}},\"normalizer\":{\"type\":\"BertNormalizer\",\"clean_text\":");
+    puts_(j, flags & 1 ? "true" : "false");
+    puts_(j, ",\"handle_chinese_chars\":");
+    puts_(j, flags & 2 ? "true" : "false");
+    puts_(j, ",\"strip_accents\":null,\"lowercase\":");
+    puts_(j, flags & 4 ? "true" : "false");
+    puts_(j, "},\"pre_tokenizer\":{\"type\":\"BertPreTokenizer\"},\"post_processor\":"
+             "{\"type\":\"BertProcessing\",\"cls\":[\"[CLS]\",1],\"sep\":[\"[SEP]\",2]}}");
+}
+
 static void check(const tokjson *t, const uint8_t *text, size_t len, int plain) {
     int nv = tokjson_vocab_size(t), replaced = -1;
     FUZZ_EXPECT(nv >= 1, "vocab size %d", nv);
@@ -200,7 +235,7 @@ static void check(const tokjson *t, const uint8_t *text, size_t len, int plain) 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *p = data;
     size_t n = size;
-    unsigned mode = fuzz_byte(&p, &n) % 2;
+    unsigned mode = fuzz_byte(&p, &n) % 3;
     sbuf j = {0};
     int plain = 0;
     put(&j, "", 0);
@@ -209,8 +244,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (jl > n) jl = n;
         put(&j, (const char *)p, jl);
         p += jl, n -= jl;
-    } else {
+    } else if (mode == 1) {
         build(&j, &p, &n, &plain);
+    } else {
+        build_wordpiece(&j, &p, &n);
     }
     tokjson *t = NULL;
     char err[256];
