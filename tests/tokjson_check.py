@@ -71,7 +71,9 @@ def byte_level_file(split, lowercase):
     n = len(vocab)
     added = [{"id": n, "content": "<|begin_of_text|>", "special": True},
              {"id": n + 1, "content": "<|endoftext|>", "special": True},
-             {"id": n + 2, "content": "<tool>", "special": False, "normalized": False}]
+             {"id": n + 2, "content": "<tool>", "special": False, "normalized": False},
+             # matched in the normalized text: with Lowercase, <NOTE> and <note> too
+             {"id": n + 3, "content": "<Note>", "special": False, "normalized": True}]
     for a in added:
         a.update({"single_word": False, "lstrip": False, "rstrip": False})
         a.setdefault("normalized", False)

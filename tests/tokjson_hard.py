@@ -18,6 +18,7 @@ HARD = [
     "x" * 150 + " " + "\u00e9" * 101, "the thinking unable thereafter untested",
     "ctrl\x00nul\x07bell\x1b[0m\u200e\u202e", "[CLS] [MASK] [SEP] [UNK]",
     "aaa aaaaa aaaaaaa !!! ??? ..... qwertyuiop Qwertyuiop  qwertyuiop",
+    "<tool> <Tool> <TOOL> <note> <Note> <NOTE> <nOtE><note>x", "İ<Note>İ ΣΣ",
 ]
 HARD_BYTES = [b"bad \xff byte", b"cut \xe2\x82", b"surrogate \xed\xa0\x80 x", b"\xc0\xaf overlong",
               b"\xf5\xf6 high", b"ok\xe2\x82\xacok"]

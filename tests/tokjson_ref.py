@@ -201,33 +201,44 @@ class Ref:
                 heapq.heappush(heap, (self.ranks[(new, alive[nxt[i]])], i, new + alive[nxt[i]]))
         return [self.vocab[s] for s in alive if s is not None]
 
-    def encode(self, data, special=False):
-        text = data.decode("utf-8", "replace")
-        ids = list(self.bos) if special else []
-        after = list(self.eos) if special else []
-        at = 0
-        sections = []
+    def split_added(self, text, tokens):
+        """text cut at the leftmost (then longest) of tokens [(match, id)]: strings and ids"""
+        out, at = [], 0
         while at < len(text):
             hit = None
             for i in range(at, len(text)):
-                for a in self.added:
-                    if text.startswith(a["content"], i):
-                        hit = (i, a)
+                for m, tid in tokens:
+                    if text.startswith(m, i):
+                        hit = (i, m, tid)
                         break
                 if hit:
                     break
             end = hit[0] if hit else len(text)
             if end > at:
-                sections.append((text[at:end], at == 0))
+                out.append((text[at:end], at == 0))
             if not hit:
                 break
-            sections.append(hit[1]["id"])
-            at = hit[0] + len(hit[1]["content"])
-        for s in sections:
+            out.append(hit[2])
+            at = hit[0] + len(hit[1])
+        return out
+
+    def encode(self, data, special=False):
+        text = data.decode("utf-8", "replace")
+        ids = list(self.bos) if special else []
+        after = list(self.eos) if special else []
+        normed = lambda a: a.get("normalized", not a.get("special", False)) and self.norms
+        raw = [(a["content"], a["id"]) for a in self.added if not normed(a)]
+        norm = sorted(((self.normalize(a["content"]), a["id"]) for a in self.added if normed(a)),
+                      key=lambda x: -len(x[0]))
+        for s in self.split_added(text, raw):
             if isinstance(s, int):
                 ids.append(s)
                 continue
-            norm = self.normalize(s[0])
-            for p in self.pretokenize(norm, s[1]):
-                ids += self.bpe(p)
+            first = s[1]
+            for p in self.split_added(self.normalize(s[0]), [x for x in norm if x[0]]):
+                if isinstance(p, int):
+                    ids.append(p)
+                    continue
+                for w in self.pretokenize(p[0], first and p[1]):
+                    ids += self.bpe(w)
         return ids + after

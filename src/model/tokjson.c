@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tokjson_read.h"
+#include "tokjson_text.h"
 
 int tj_fail(const tj_ctx *c, int rc, const char *fmt, ...) {
     if (c->err && c->errlen) {
@@ -327,6 +328,25 @@ static int read_added(tokjson *t, json_t *arr, const tj_ctx *c) {
     return 0;
 }
 
+/* what an added token matches: its content, through the normalizers when it is marked
+ * normalized (Hugging Face matches those in the normalized text) */
+static int added_match(const tokjson *t, tj_added *a) {
+    if (!a->normalized || t->n_norm == 0) {
+        a->mlen = a->len;
+        return (a->match = tj_dup(a->content, a->len)) ? 0 : -1;
+    }
+    tj_text in = {0}, out = {0};
+    for (size_t i = 0; i < a->len; i++)
+        tj_text_push(&in, (const unsigned char *)a->content + i, 1, (int32_t)i, (int32_t)i + 1);
+    int rc = in.oom || tj_normalize(t, &in, 0, in.n, &out) ? -1 : 0;
+    if (!rc) {
+        a->mlen = out.n;
+        rc = (a->match = tj_dup(out.n ? (const char *)out.b : "", out.n)) ? 0 : -1;
+    }
+    tj_text_free(&in), tj_text_free(&out);
+    return rc;
+}
+
 /* the added tokens' index: by first byte, longest first (leftmost-longest matching) */
 static int index_added(tokjson *t, const tj_ctx *c) {
     t->added_of = malloc((size_t)t->n_ids * sizeof *t->added_of);
@@ -335,18 +355,20 @@ static int index_added(tokjson *t, const tj_ctx *c) {
     memset(t->added_of, 0xff, (size_t)t->n_ids * sizeof *t->added_of);
     int count[256] = {0};
     for (int i = 0; i < t->n_added; i++) {
-        t->added_of[t->added[i].id] = i; /* a repeated id: the last one names it */
-        t->is_special[t->added[i].id] = (unsigned char)t->added[i].special;
-        count[(unsigned char)t->added[i].content[0]]++;
+        tj_added *a = &t->added[i];
+        t->added_of[a->id] = i; /* a repeated id: the last one names it */
+        t->is_special[a->id] = (unsigned char)a->special;
+        if (added_match(t, a)) return tj_fail(c, 1, "out of memory");
+        if (a->mlen) count[(unsigned char)a->match[0]]++; /* normalized to nothing: never */
     }
     for (int b = 0; b < 256; b++) {
         if (!count[b]) continue;
         int *l = malloc((size_t)(count[b] + 1) * sizeof *l), k = 0;
         if (!l) return tj_fail(c, 1, "out of memory");
         for (int i = 0; i < t->n_added; i++)
-            if ((unsigned char)t->added[i].content[0] == b) l[k++] = i;
+            if (t->added[i].mlen && (unsigned char)t->added[i].match[0] == b) l[k++] = i;
         for (int i = 1; i < k; i++) /* insertion sort by length, longest first, stable */
-            for (int j = i; j > 0 && t->added[l[j]].len > t->added[l[j - 1]].len; j--) {
+            for (int j = i; j > 0 && t->added[l[j]].mlen > t->added[l[j - 1]].mlen; j--) {
                 int x = l[j];
                 l[j] = l[j - 1], l[j - 1] = x;
             }
@@ -368,8 +390,8 @@ static int read_root(tokjson *t, json_t *root, const tj_ctx *c) {
     t->slen = calloc((size_t)t->n_ids, sizeof *t->slen);
     if (!t->str || !t->slen) return tj_fail(c, 1, "out of memory");
     rc = model_tables(t, model, c);
-    if (!rc) rc = index_added(t, c);
     if (!rc) rc = tj_read_norm(t, json_object_get(root, "normalizer"), 0, c);
+    if (!rc) rc = index_added(t, c); /* after the normalizers: it uses them */
     if (!rc) rc = tj_read_pre(t, json_object_get(root, "pre_tokenizer"), 0, c);
     if (!rc) rc = tj_read_post(t, json_object_get(root, "post_processor"), 0, c);
     if (rc) return rc;
@@ -452,7 +474,7 @@ void tokjson_free(tokjson *t) {
     }
     for (int i = 0; i < t->n_pre; i++)
         if (t->pre[i].re) pcre2_code_free(t->pre[i].re);
-    for (int i = 0; i < t->n_added; i++) free(t->added[i].content);
+    for (int i = 0; i < t->n_added; i++) free(t->added[i].content), free(t->added[i].match);
     free(t->added), free(t->added_of), free(t->is_special);
     for (int b = 0; b < 256; b++) free(t->first_added[b]);
     free(t);

@@ -469,11 +469,11 @@ static int find_added(const tokjson *t, const unsigned char *s, size_t n, size_t
         const int *l = t->first_added[s[i]];
         for (; l && *l >= 0; l++) {
             const tj_added *a = &t->added[*l];
-            if (a->normalized != normalized || a->len > n - i || memcmp(s + i, a->content, a->len))
+            int norm = a->normalized && t->n_norm > 0;
+            if (norm != normalized || a->mlen > n - i || memcmp(s + i, a->match, a->mlen)) continue;
+            if (a->single_word && (word_char_before(s, i) || word_char_at(s, n, i + a->mlen)))
                 continue;
-            if (a->single_word && (word_char_before(s, i) || word_char_at(s, n, i + a->len)))
-                continue;
-            size_t b = i, e = i + a->len;
+            size_t b = i, e = i + a->mlen;
             unsigned cp;
             size_t sub, cl;
             while (a->lstrip && b > at) {

@@ -51,6 +51,8 @@ typedef struct {
 typedef struct {
     char *content;
     size_t len;
+    char *match; /* what the text must hold: content, normalized when normalized is set */
+    size_t mlen;
     int id, special, lstrip, rstrip, single_word, normalized;
 } tj_added;
 
