@@ -258,6 +258,43 @@ def offsets(build, tmp, texts):
     return bad
 
 
+def hostile_runs(build, tmp):
+    """files a tokenizer may take but whose texts are hard: each run ends by itself with
+    exit 0 (or 3, the driver's word for an encode that returned -1, as a regex past
+    PCRE2's match limit does), never a signal (a sanitizer's report aborts)"""
+    byte_vocab = {"<unk>": 0, **{"<0x%02X>" % b: b + 1 for b in range(256)}}
+    cases = [
+        ("a long prefix with byte fallback, every character missing",
+         {"model": {"type": "BPE", "vocab": byte_vocab, "merges": [], "unk_token": "<unk>",
+                    "byte_fallback": True, "continuing_subword_prefix": "#" * 10}},
+         b"x" * 3000),
+        ("a prefix past the lookup's room",
+         {"model": {"type": "BPE", "vocab": byte_vocab, "merges": [], "unk_token": "<unk>",
+                    "byte_fallback": True, "continuing_subword_prefix": "#" * 200}},
+         b"xyz" * 100),
+        ("WordPiece without a word limit, a 200 kB word",
+         {"model": {"type": "WordPiece", "unk_token": "[UNK]", "max_input_chars_per_word": 10**9,
+                    "vocab": {"[UNK]": 0, "a": 1, "##a": 2, "aa": 3, "##aa": 4}},
+          "pre_tokenizer": {"type": "BertPreTokenizer"}}, b"a" * 200000 + b"b"),
+        ("a regex that backtracks without end",
+         {"model": {"type": "BPE", "vocab": {c: i for i, c in enumerate("ab")}, "merges": []},
+          "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a+)+$"},
+                            "behavior": "Isolated"}}, b"a" * 40 + b"b"),
+    ]
+    bad = 0
+    for name, j, text in cases:
+        path = os.path.join(tmp, "hostile.json")
+        with open(path, "w") as f:
+            json.dump(j, f)
+        r = subprocess.run([os.path.join(build, "tests", "tokjson_driver"), path],
+                           input=frame([text]), capture_output=True, timeout=120)
+        if r.returncode not in (0, 3):
+            print(f"FAIL hostile run {name}: exit {r.returncode}: {r.stderr.decode()[:300]}")
+            bad += 1
+    print(f"hostile runs: {len(cases) - bad} / {len(cases)} ended by themselves")
+    return bad
+
+
 def hostile(build, tmp):
     bad = 0
     for name, text in HOSTILE.items():
@@ -325,6 +362,7 @@ def main():
         if not use_hf:
             bad += offsets(build, tmp, texts)
             bad += hostile(build, tmp)
+            bad += hostile_runs(build, tmp)
     print("PASS" if not bad else f"FAIL: {bad} disagreements")
     return 1 if bad else 0
 

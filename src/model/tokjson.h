@@ -37,7 +37,8 @@ int tokjson_vocab_size(const tokjson *t);
  * character cluster it came from, a U+FFFD to the bytes it replaced, a token the
  * post-processor added to an empty range at 0 (before) or len (after). Returns how
  * many tokens the whole text has (a return > max means cut; ids may be NULL with max
- * 0 to count), or -1 (out of memory, or a text over INT_MAX / 4 bytes). */
+ * 0 to count), or -1 (out of memory, a text over INT_MAX / 4 bytes, or a file's regex
+ * past PCRE2's match limit on this text). */
 int tokjson_encode(const tokjson *t, const char *text, size_t len, int add_special, int *ids,
                    int *starts, int *ends, int max, int *replaced);
 

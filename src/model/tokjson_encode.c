@@ -274,6 +274,7 @@ static int scratch_fit(scratch *sc, size_t n) {
     size_t cap = 2 * n + 16;
     sym *ns = realloc(sc->sy, cap * sizeof *ns);
     if (ns) sc->sy = ns;
+    /* the heap: at most n - 1 pairs, then one more a merge (one popped, two pushed) */
     mrg *nh = ns ? realloc(sc->heap, 2 * cap * sizeof *nh) : NULL;
     if (nh) sc->heap = nh;
     int32_t *nc = nh ? realloc(sc->cs, (cap + 1) * sizeof *nc) : NULL;
@@ -288,8 +289,10 @@ static int scratch_fit(scratch *sc, size_t n) {
  * (byte_fallback, when every one is there), else unk (fused with an unk just before
  * it when fuse_unk), else nothing (as Hugging Face's BPE). Returns the new count. */
 static int missing_char(const tokjson *t, sym *sy, int k, const char *look, size_t ll, int32_t i,
-                        int32_t j, int *unk_open) {
-    if (t->byte_fallback) {
+                        int32_t j, int *unk_open, size_t room) {
+    /* room: what the rest of the piece leaves (one symbol a byte); a prefix's bytes may
+     * not fit, and the character is then unk */
+    if (t->byte_fallback && ll > 0 && (size_t)k + ll <= room) {
         int ok = 1;
         for (size_t q = 0; q < ll; q++) ok &= t->byte_tok[(unsigned char)look[q]] >= 0;
         if (ok) {
@@ -323,7 +326,8 @@ static int initial_symbols(const tokjson *t, scratch *sc, size_t n, size_t wn) {
         int first = i == 0, last = j == n, id = -1;
         size_t ll = (first ? 0 : pl) + cl + (last ? sl : 0), q = 0;
         if (ll > sizeof look) { /* a prefix or suffix past any real file's */
-            k = missing_char(t, sc->sy, k, "", 0, (int32_t)i, (int32_t)j, &unk_open);
+            k = missing_char(t, sc->sy, k, "", 0, (int32_t)i, (int32_t)j, &unk_open,
+                             sc->cap - (n - j));
             continue;
         }
         if (!first && pl) memcpy(look, t->prefix, pl), q = pl;
@@ -334,7 +338,8 @@ static int initial_symbols(const tokjson *t, scratch *sc, size_t n, size_t wn) {
             sc->sy[k++] = (sym){id, 0, 0, (int32_t)i, (int32_t)j};
             unk_open = 0;
         } else {
-            k = missing_char(t, sc->sy, k, look, ll, (int32_t)i, (int32_t)j, &unk_open);
+            k = missing_char(t, sc->sy, k, look, ll, (int32_t)i, (int32_t)j, &unk_open,
+                             sc->cap - (n - j));
         }
     }
     return k;
