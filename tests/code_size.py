@@ -18,22 +18,17 @@ import shutil
 import subprocess
 import sys
 
-# Over the limits while they are being rewritten (issue 36): src/app/state's settings
-# table and what the state does with a key, src/model's loader. An entry comes off
+# Over the limits while they are being rewritten (issue 36): what src/app/state does
+# with a key, a lesson file and training's refresh. An entry comes off
 # the list in the commit that brings its function or file under the limit (the test
 # fails on an entry that no longer needs its place).
 ALLOWED_FUNCTIONS = {
-    ("src/app/state/settings.c", "app_settings_set"),
-    ("src/app/state/settings.c", "app_settings_apply"),
-    ("src/app/state/settings.c", "put_value"),
     ("src/app/state/state.c", "app_state_init"),
     ("src/app/state/lesson_file.c", "lesson_parse"),
     ("src/app/state/keymap.c", "app_key_action"),
     ("src/app/state/training.c", "app_training_refresh"),
 }
-ALLOWED_FILES = {
-    "src/app/state/settings.c",
-}
+ALLOWED_FILES = set()
 
 
 def ctags_functions(project, src):

@@ -1,12 +1,13 @@
-"""e2e_util.py: helpers shared by window_e2e.py and export_check.py.
+"""e2e_util.py: helpers shared by the window tests and export_check.py.
 
 A private Xvfb on a free display, screenshots and PNG decoding with numpy, the
 window title through xprop (xdotool getwindowname can be stale under SDL 2.26
 without a window manager), a small failure collector, and readers of the window's
 picture that need no knowledge of the code: the status strip at the bottom, the
 formula strip (the band filled edge to edge) and the 1-pixel frames around
-heatmaps, colorbars and buttons. Every process is stopped by its own PID; nothing
-here looks for processes by name."""
+heatmaps, colorbars and buttons; and waits for the window's state from its
+MHAVIZ_STATS=lines output (settled: the last frame, with no job under way). Every
+process is stopped by its own PID; nothing here looks for processes by name."""
 import os
 import re
 import signal
@@ -19,6 +20,9 @@ import numpy as np
 
 CONVERT = "/usr/bin/convert"  # the `convert` first on PATH may be a stand-in
 IMPORT = "/usr/bin/import"
+# the longest a window test waits for a state: a machine twice as slow as a loaded
+# reference machine still gets there well within it
+SETTLE_TIMEOUT = 30.0
 
 
 # --- sampled sweeps (tests/sample.h's rule, for the Python tests) -----------------
@@ -205,6 +209,17 @@ def find_frames(win, top, bottom, bg, min_side=6):
 
 # --- Xvfb ----------------------------------------------------------------------
 
+def lock_holder(n):
+    """The PID in display n's lock file (an X server writes its own there), or None.
+    Another test's server that took the display first answers xprop too: only the
+    lock tells whose server it is."""
+    try:
+        with open(f"/tmp/.X{n}-lock") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
 class Xvfb:
     """A private X server on the first free display from 60 up."""
 
@@ -220,11 +235,12 @@ class Xvfb:
             while time.monotonic() < deadline and proc.poll() is None:
                 r = subprocess.run(["xprop", "-display", f":{n}", "-root", "-len", "0"],
                                    capture_output=True)
-                if r.returncode == 0:
+                if r.returncode == 0 and lock_holder(n) == proc.pid:
                     self.proc, self.display = proc, f":{n}"
                     return
                 time.sleep(0.1)
-            # lost a race for the display, or it did not start: try the next one
+            # lost a race for the display (another server holds its lock), or it did not
+            # start: try the next one
             if proc.poll() is None:
                 proc.terminate()
                 proc.wait(5)
@@ -298,6 +314,34 @@ def geometry_of(xvfb, win):
     return val["x"], val["y"], val["w"], val["h"]
 
 
+def start_wm(xvfb, timeout=SETTLE_TIMEOUT):
+    """Starts openbox on xvfb and waits until it has taken the screen (the root window
+    names its check window, _NET_SUPPORTING_WM_CHECK). An X server that has just
+    started may refuse the first connections (openbox then exits at once with
+    "Failed to open the display"): it is started again. Returns the process, or None
+    when no openbox took the screen within timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        wm = subprocess.Popen(["openbox"], env=xvfb.env(), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        while time.monotonic() < deadline and wm.poll() is None:
+            r = xvfb.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"])
+            if "window id #" in r.stdout:
+                return wm
+            time.sleep(0.05)
+        if wm.poll() is None:
+            stop_process(wm)
+    return None
+
+
+def frame_extents(xvfb, win):
+    """The window manager's frame around win as (left, right, top, bottom), or None
+    while it has not framed it."""
+    r = xvfb.run(["xprop", "-id", str(win), "_NET_FRAME_EXTENTS"])
+    m = re.search(r"= (\d+), (\d+), (\d+), (\d+)", r.stdout)
+    return tuple(int(v) for v in m.groups()) if m else None
+
+
 def stop_process(proc, timeout=5):
     """Stops our own child by its PID: SIGTERM, then SIGKILL."""
     if proc.poll() is None:
@@ -307,6 +351,55 @@ def stop_process(proc, timeout=5):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout)
+
+
+# --- waiting for the window's state (MHAVIZ_STATS=lines) -----------------------------
+
+# "stats frames=F recomputes=R wakeups=W busy=B jobs=J woke=K forwards=N", one after
+# every frame and whenever a recompute is shown or the count of jobs changes
+STATS_RE = re.compile(r"^stats(?: exit)? frames=(\d+) recomputes=(\d+) wakeups=\d+ busy=(\d) "
+                      r"jobs=(\d+) ")
+
+
+def last_stats(path):
+    """The last MHAVIZ_STATS line of the window's stderr file as (frames, recomputes,
+    busy, jobs), or None before the first."""
+    last = None
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = STATS_RE.match(line)
+            if m:
+                last = tuple(int(g) for g in m.groups())
+    return last
+
+
+def wait_idle(path, after=-1, timeout=SETTLE_TIMEOUT, alive=lambda: True):
+    """Waits until the window's last stats line counts more than `after` frames and
+    says no recompute is being shown and no job is under way (the forward timed for
+    the cost panel, a load, training): the frame it follows is the last one until the
+    next event. Returns that line (last_stats), or None at the timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and alive():
+        st = last_stats(path)
+        if st and st[0] > after and st[2] == 0 and st[3] == 0:
+            return st
+        time.sleep(0.02)
+    return None
+
+
+def settled(path, grab, after=-1, timeout=SETTLE_TIMEOUT, alive=lambda: True):
+    """grab() of the window's last frame: once wait_idle, a picture taken between two
+    reads of the same stats line (a frame drawn meanwhile: taken again). A window that
+    never settles within timeout gives its picture of then."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and alive():
+        st = wait_idle(path, after, deadline - time.monotonic(), alive)
+        if st is None:
+            break
+        img = grab()
+        if last_stats(path) == st:
+            return img
+    return grab()
 
 
 SVG_NS = "{http://www.w3.org/2000/svg}"

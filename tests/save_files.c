@@ -35,6 +35,7 @@ struct save_files {
     char texts[LONG_TEXTS + 3][600]; /* long ones, then short, blank, fifo */
     int fifo_writer;
     long views, lessons, steps, opened, refused, typed, blanks;
+    long views_off; /* of the views: with a loaded model's heads removed (X) */
 };
 
 static long fail_step;
@@ -101,10 +102,12 @@ void save_files_act(save_files *f, app_state *s, long step) {
 void save_files_finish(save_files *f, app_state *s, long step) {
     fail_step = step;
     if (app_teach_recording(s, NULL)) stop_recording(f, s);
-    printf("save_soak: %ld view files exported by mhaviz --state byte for byte as the state "
-           "draws them; %ld lessons (%ld steps) exported by mhaviz --lesson; %ld text files "
+    printf("save_soak: %ld view files (%ld with a model's heads removed) exported by mhaviz "
+           "--state byte for byte as the state draws them; %ld lessons (%ld steps) exported by "
+           "mhaviz --lesson; %ld text files "
            "opened, %ld refused; %ld texts typed, %ld blank ones refused\n",
-           f->views, f->lessons, f->steps, f->opened, f->refused, f->typed, f->blanks);
+           f->views, f->views_off, f->lessons, f->steps, f->opened, f->refused, f->typed,
+           f->blanks);
 }
 
 void save_files_destroy(save_files *f) {
@@ -239,6 +242,11 @@ static void save_view(save_files *f, app_state *s) {
     snprintf(size, sizeof size, "%dx%d", s->width, s->height);
     view_state vs;
     app_figure_view(s, APP_SAVE_EXPORT, &vs);
+    int off = 0;
+    for (int k = 0; vs.overview && vs.overview->off && k < vs.overview->layers * vs.overview->h;
+         k++)
+        off |= vs.overview->off[k];
+    f->views_off += off;
     EXPECT(export_png(drawn, &vs, 1, f->fonts, err, sizeof err) == 0, "the state's PNG: %s", err);
     const char *argv[] = {f->mhaviz, "--state", path, "--export", read, "--size", size, NULL};
     const int rc = run(f, argv);

@@ -226,7 +226,6 @@ int main(int argc, char **argv) {
                equation, presentation mode) can draw a panel past the figure's size */
             if (key == 's' && rnd_below(2) && !files) mods |= APP_MOD_SHIFT;
             if (key == APP_KEY_RIGHT && s->cfg.d_model >= 256) key = APP_KEY_LEFT;
-            if (key == 'x' && s->gpt) key = 'y'; /* a model's heads off: not kept */
             a = app_key_action(s, key, mods);
         } else if (pick < 80) {
             a.kind = ACT_PNG_SCALE;

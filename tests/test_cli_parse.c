@@ -696,6 +696,32 @@ static void test_parse_groups(void **state) {
     CHECK_STR("--train --export: path", "t.png", o.export_path);
 }
 
+/* --state FILE beside options: each option gives way to the settings whose row in the
+   table of settings names it (settings.c), in the options' order. */
+static void test_state_given(void **state) {
+    (void)state;
+    static const struct {
+        const char *args[12];
+        const char *given;
+    } G[] = {
+        {{"mhaviz", "--state", "x.view", "-H", "2", "--theme", "dark", NULL},
+         "h train-h model-h theme "},
+        {{"mhaviz", "--state", "x.view", "--background", "transparent", "--ablate", "1", "--export",
+          "x.png", NULL},
+         "ablate model-ablate background "},
+        {{"mhaviz", "--state", "x.view", "--no-scale", "--sample", "2", "--pad", "20", NULL},
+         "sample scale pad "},
+    };
+    for (size_t i = 0; i < sizeof G / sizeof G[0]; i++) {
+        cli_options o;
+        char err[256], given[256] = "";
+        if (parse(&o, err, sizeof err, G[i].args) != 0) fail_msg("#%zu: %s", i, err);
+        for (int k = 0; k < o.state_given_count; k++)
+            snprintf(given + strlen(given), sizeof given - strlen(given), "%s ", o.state_given[k]);
+        CHECK_STR(G[i].given, G[i].given, given);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_twice),    cmocka_unit_test(test_parse_float),
@@ -703,6 +729,7 @@ int main(void) {
         cmocka_unit_test(test_group_values),   cmocka_unit_test(test_shared_values),
         cmocka_unit_test(test_learning_check), cmocka_unit_test(test_parse_groups),
         cmocka_unit_test(test_given_twice),    cmocka_unit_test(test_idle_options),
+        cmocka_unit_test(test_state_given),
     };
     return cmocka_run_group_tests_name("cli_parse", tests, NULL, NULL);
 }

@@ -486,7 +486,7 @@ static int dump_model(const char *dir, const mha_model *m, const tok_list *t, ch
     static mha_layer_text text;
     attn_layer L;
     mha_layer_fill(&L, &text, m, t);
-    return dump_write(dir, &L, err, errlen);
+    return dump_write_layer(dir, &L, err, errlen);
 }
 
 static void check_tensor(const char *dir, const char *name, const float *want, int a, int b,
@@ -695,7 +695,7 @@ static void test_dump_missing_tensor(void **state) {
     attn_layer L;
     mha_layer_fill(&L, &text, m, &t);
     L.w_q = NULL;
-    CHECK_INT("dump_write of a layer without W_Q", -1, dump_write(dir, &L, err, sizeof err));
+    CHECK_INT("dump_write of a layer without W_Q", -1, dump_write_layer(dir, &L, err, sizeof err));
     CHECK_TRUE("the message names W_Q", strstr(err, "W_Q") != NULL);
     struct stat st;
     CHECK_TRUE("nothing written", stat(dir, &st) != 0 && errno == ENOENT);

@@ -9,12 +9,18 @@
  *       and a step with only a heading reads back;
  *   (d) a view saved with the model's overview on, or a head focused on page 2,
  *       exports (`--state F --export`);
+ *   (e) a loaded model's heads removed with X are saved (model-ablate) and removed
+ *       again by the window that opens the file and by `--state F --export`: the
+ *       next-token probabilities are those of tests/gpt2_ref.py with that head
+ *       removed (MHAVIZ_TEST_REF, when PyTorch was there), and the figure is byte
+ *       for byte that of `--model M --ablate 1:2`;
  * and what the save soak found: a lesson step back to a model's own heads with a
  * head focused exports, and a figure saved while recording has no recording band.
  * MHAVIZ_TEST_MODEL names a checkpoint (state_model_check.py writes one); without
  * it the model cases are skipped. argv[1], when given, is the mhaviz binary that
  * (d) runs. */
 #include <dirent.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +32,7 @@
 
 #include <cmocka.h>
 
+#include "async.h"
 #include "check.h"
 #include "cli.h"
 #include "lesson_file.h"
@@ -264,6 +271,130 @@ static void save_view_and_export(app_state *s, const char *what) {
     CHECK_INT("--state F --export exits 0", 0, run_mhaviz(args));
 }
 
+/* must equal TEXT in state_model_check.py, whose reference is on it */
+#define REF_TEXT "The quick brown fox jumps over the lazy dog. The dog sleeps; the fox runs away."
+
+static int cmp_desc(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The next-token panel's probabilities against the reference's largest (name in
+   MHAVIZ_TEST_REF: V, then V values); nothing without the reference. */
+static void check_next_ref(const char *where, const view_next *nx, const char *name) {
+    const char *ref = getenv("MHAVIZ_TEST_REF");
+    if (!ref || !*ref) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", ref, name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int v = 0;
+    assert_int_equal(fscanf(f, "%d", &v), 1);
+    double *p = malloc((size_t)v * sizeof *p);
+    assert_non_null(p);
+    for (int i = 0; i < v; i++) assert_int_equal(fscanf(f, "%lf", &p[i]), 1);
+    fclose(f);
+    qsort(p, (size_t)v, sizeof *p, cmp_desc);
+    for (int k = 0; k < nx->k; k++)
+        if (fabs(p[k] - nx->p[k]) > 1e-4)
+            fail_msg("%s: rank %d: p %.7f, reference %.7f", where, k + 1, nx->p[k], p[k]);
+    free(p);
+}
+
+/* The file at path, whole (malloc'd). */
+static char *slurp(const char *path) {
+    char *t = NULL, err[600];
+    if (text_file_read(path, &t, err, sizeof err) != 0) fail_msg("%s", err);
+    return t;
+}
+
+/* 1 when the files at a and b hold the same bytes (both readable). */
+static int same_bytes(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    for (int x = 0, y = 0; same && (x != EOF || y != EOF);) {
+        x = fgetc(fa);
+        y = fgetc(fb);
+        same = x == y;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
+/* (e): head 2 of layer 1 removed with X, the view saved and opened again. */
+static void test_removed_heads_saved(void **st) {
+    (void)st;
+    if (!model_path() || !mhaviz_bin) skip();
+    app_state *s = make_state(model_path());
+    press(s, APP_KEY_RETURN, 0); /* the field opens with its text selected: typing replaces it */
+    type(s, REF_TEXT);
+    press(s, APP_KEY_RETURN, 0);
+    app_action x = {.kind = ACT_ABLATE, .arg = 2};
+    app_apply(s, &x);
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_INT("head 2 of layer 1 is off", 1, vs.overview->off[1]);
+    check_next_ref("X in the window", vs.next, "off_l1h2.txt");
+    float p[VIEW_NEXT_MAX];
+    memcpy(p, vs.next->p, sizeof p);
+    save_view_and_read(s, "(e)");
+    char path[4096];
+    assert_int_equal(find_saved(".view", path, sizeof path), 1);
+    char *text = slurp(path);
+    CHECK_TRUE("the file says model-ablate = 1:2", strstr(text, "\nmodel-ablate = 1:2\n") != NULL);
+    free(text);
+
+    /* a window with no model opens it: the model, and head 2 of layer 1 off */
+    app_state *t = make_state(NULL);
+    CHECK_INT("the window opens it", 0, app_view_file_open(t, path));
+    app_view(t, &vs);
+    assert_non_null(vs.next);
+    CHECK_INT("head 2 of layer 1 is off again", 1, vs.overview->off[1]);
+    for (int k = 0; k < vs.next->k; k++)
+        CHECK_TRUE("the next tokens as the window had them", vs.next->p[k] == p[k]);
+    check_next_ref("the view opened", vs.next, "off_l1h2.txt");
+    const attn_layer *L = vs.layer;
+    for (int r = 0; r < L->n; r++)
+        for (int c = 0; c < L->d_k; c++)
+            CHECK_TRUE("Concat's band of head 2 is zero",
+                       L->concat[(size_t)r * L->d_model + L->d_k + c] == 0.0f);
+    app_state_destroy(t);
+
+    /* the window's way: the jobs layer reads the model, with its heads off */
+    t = make_state(NULL);
+    if (app_async_enable(t, NULL, NULL, 0.0) != 0) fail_msg("the jobs layer does not start");
+    CHECK_INT("the window opens it on the jobs layer", 0, app_view_file_open(t, path));
+    CHECK_TRUE("the model is asked for, not read yet", !app_gpt_active(t));
+    app_async_wait(t);
+    CHECK_TRUE("the jobs layer read it", app_gpt_active(t));
+    app_view(t, &vs);
+    assert_non_null(vs.next);
+    CHECK_INT("head 2 of layer 1 is off there too", 1, vs.overview->off[1]);
+    for (int k = 0; k < vs.next->k; k++)
+        CHECK_TRUE("the next tokens as the window had them", vs.next->p[k] == p[k]);
+    app_async_disable(t);
+    app_state_destroy(t);
+
+    /* headless: the figure --ablate 1:2 draws, byte for byte; not the one with every head */
+    char a[600], b[600], c[600];
+    snprintf(a, sizeof a, "%s/a.png", dir);
+    snprintf(b, sizeof b, "%s/b.png", dir);
+    snprintf(c, sizeof c, "%s/c.png", dir);
+    const char *from_file[] = {mhaviz_bin, "--state", path, "--export", a, NULL};
+    CHECK_INT("--state F --export exits 0", 0, run_mhaviz(from_file));
+    const char *with_x[] = {mhaviz_bin, "--model", model_path(), "--text", REF_TEXT,
+                            "--ablate", "1:2",     "--export",   b,        NULL};
+    CHECK_INT("--ablate 1:2 exits 0", 0, run_mhaviz(with_x));
+    const char *all_on[] = {mhaviz_bin, "--model", model_path(), "--text", REF_TEXT,
+                            "--export", c,         NULL};
+    CHECK_INT("every head exits 0", 0, run_mhaviz(all_on));
+    CHECK_TRUE("the figure of --ablate 1:2", same_bytes(a, b));
+    CHECK_TRUE("not every head's", !same_bytes(a, c));
+    app_state_destroy(s);
+    clear_dir();
+}
+
 /* (d): the overview (O) on, saved, exported from the file. */
 static void test_overview_view_exports(void **st) {
     (void)st;
@@ -368,6 +499,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_focused_page_two_exports),
         cmocka_unit_test(test_lesson_focus_after_resplit_exports),
         cmocka_unit_test(test_figure_has_no_recording_band),
+        cmocka_unit_test(test_removed_heads_saved),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -134,6 +134,7 @@ BROKEN = [  # name, contents, what the line says after "mhaviz: FILE", exit
     ("nolayer.view", b"train = off\ntrain-layer = 3\n", ":2: train-layer = 3: the trained model", 2),
     ("train.view", b"h = 2\ntrain = pair\n", ":2: train = pair: training runs in the window", 2),
     ("divide.view", b"d_model = 60\nh = 8\n", ":2: h = 8 does not divide d_model = 60", 2),
+    ("bg.view", b"background = clear\n", ":1: background = clear: must be opaque or transparent", 2),
     ("nothing.view", b"# only comments\n\n", ": sets nothing", 2),
     ("empty.view", b"", ": ", 2),
     ("utf8.view", b"text = caf\xc3\n", ": ", 2),
@@ -199,6 +200,9 @@ def main():
             ("h = 64\nd_model = 64\nsample = 7\npage = 2\n", ["--size", "800x600"],
              ["-H", "64", "-d", "64", "--sample", "7", "--page", "2", "--size", "800x600"]),
             ("h = 8\ntheme = dark\n", ["-H", "2"], ["-H", "2", "--theme", "dark"]),  # -H wins
+            ("background = transparent\ntheme = dark\n", [],
+             ["--background", "transparent", "--theme", "dark"]),  # an RGBA figure
+            ("background = transparent\n", ["--background", "opaque"], []),  # --background wins
             (FULL, [], ["--compare", "h=2", "--theme", "dark"]),  # every setting, as the app writes
             (FULL.replace("compare = h=2", "compare = off"), ["--panel", "head:2"],
              ["--theme", "dark", "--panel", "head:2"]),

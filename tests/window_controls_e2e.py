@@ -22,7 +22,7 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from e2e_util import Checker, Xvfb, colour_count, stop_process, window_of_pid
+from e2e_util import Checker, Xvfb, colour_count, stop_process, wait_idle, window_of_pid
 
 CK = Checker()
 
@@ -32,17 +32,21 @@ class App:
         self.xvfb = xvfb
         self.log_path = os.path.join(tmp, "app.log")
         self.log = open(self.log_path, "w+")
-        self.proc = subprocess.Popen([mhaviz], env=xvfb.env(MHAVIZ_LAYOUT_LOG="1"), cwd=tmp,
+        # MHAVIZ_STATS=lines: after each frame, whether a job is still under way
+        self.proc = subprocess.Popen([mhaviz], env=xvfb.env(MHAVIZ_LAYOUT_LOG="1",
+                                                            MHAVIZ_STATS="lines"), cwd=tmp,
                                      stdout=subprocess.DEVNULL, stderr=self.log)
         self.win = window_of_pid(xvfb, self.proc.pid)
         self.seen = 0
+        self.frames = 0  # layout lines read: one a frame
 
     def layouts(self):
         self.log.flush()
         with open(self.log_path) as f:
-            lines = f.read().splitlines()
+            lines = f.read().split("\n")[:-1]  # a line being written is not read yet
         new = [json.loads(l[7:]) for l in lines[self.seen:] if l.startswith("layout ")]
         self.seen = len(lines)
+        self.frames += len(new)
         return new
 
     def wait_layout(self, pred, timeout=15.0):
@@ -52,8 +56,9 @@ class App:
             for d in self.layouts():
                 if pred(d):
                     found = d
-            if found:
-                time.sleep(0.3)
+            if found:  # the frames read drawn, no job under way after them
+                wait_idle(self.log_path, after=self.frames - 1,
+                          alive=lambda: self.proc.poll() is None)
                 for d in self.layouts():
                     found = d if pred(d) else found
                 return found

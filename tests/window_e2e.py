@@ -55,9 +55,9 @@ from collections import Counter
 import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from e2e_util import (Checker, Xvfb, colour_count, find_frames, geometry_of, no_display_env,
-                      pack_rgb, status_strip_top, stop_process, title_of, wide_band,
-                      window_of_pid)
+from e2e_util import (STATS_RE, Checker, Xvfb, colour_count, find_frames, geometry_of,
+                      last_stats, no_display_env, pack_rgb, settled, status_strip_top,
+                      stop_process, title_of, wait_idle, wide_band, window_of_pid)
 
 VERBOSE = bool(os.environ.get("MHAVIZ_TEST_VERBOSE"))  # print each key's time and value
 CK = Checker(verbose=VERBOSE)
@@ -225,10 +225,12 @@ class Picture:
 class App:
     def __init__(self, xvfb, mhaviz, args, tmp, label):
         self.xvfb, self.label, self.tmp = xvfb, label, tmp
-        self.err = open(os.path.join(tmp, f"{label}.stderr"), "w+")
-        # cwd is the temp folder: a stray Ctrl+S would save there, never in the tree
-        self.proc = subprocess.Popen([mhaviz] + args, env=xvfb.env(), cwd=tmp,
-                                     stdout=subprocess.DEVNULL, stderr=self.err)
+        self.err_path = os.path.join(tmp, f"{label}.stderr")
+        self.err = open(self.err_path, "w+")
+        # cwd is the temp folder: a stray Ctrl+S would save there, never in the tree;
+        # MHAVIZ_STATS=lines: a line after every frame says whether a job is under way
+        self.proc = subprocess.Popen([mhaviz] + args, env=xvfb.env(MHAVIZ_STATS="lines"),
+                                     cwd=tmp, stdout=subprocess.DEVNULL, stderr=self.err)
         self.win = window_of_pid(xvfb, self.proc.pid)
         if not self.win:
             self.err.seek(0)
@@ -259,16 +261,10 @@ class App:
         x, y, w, h = geometry_of(self.xvfb, self.win)
         return shot[max(0, y):y + h, max(0, x):x + w]
 
-    def settled_shot(self, first=None):
-        """A window image that no longer changes (two equal in a row, 0.15 s apart)."""
-        cur = first if first is not None else self.grab()
-        for _ in range(20):
-            time.sleep(0.15)
-            nxt = self.grab()
-            if nxt.shape == cur.shape and np.array_equal(nxt, cur):
-                return nxt
-            cur = nxt
-        return cur
+    def settled_shot(self):
+        """The window's picture once it has drawn its last frame with no job under way
+        (its MHAVIZ_STATS lines say so: e2e_util.settled)."""
+        return settled(self.err_path, self.grab, alive=self.alive)
 
     def press(self, keys, where, want=None, same_title=False, typed=None, change="picture"):
         """Sends keys (an xdotool key list) or types `typed`; waits until the title
@@ -313,7 +309,7 @@ class App:
         if not (seen and ok):
             self.wait = 3.0
         if seen and self.alive():
-            shot = self.settled_shot(shot)
+            shot = self.settled_shot()
             title = title_of(self.xvfb, self.win)
             ok = title_ok(title)
         self.shot, self.title = shot, title
@@ -360,7 +356,7 @@ class App:
     def stop(self):
         stop_process(self.proc)
         self.err.seek(0)
-        text = self.err.read()
+        text = "".join(l for l in self.err.readlines() if not STATS_RE.match(l))
         self.err.close()
         if text.strip():
             print(f"[{self.label} stderr]\n{text}", file=sys.stderr)
@@ -640,17 +636,34 @@ def keys_train(app):
     CK.check(got and got[:3] == ("pair", 2, 32) and got[3] > 0, "l (train): title",
              "training pair h=2 d_model=32 at a step > 0", title_now())
     first = app.grab()
-    time.sleep(1.0)
-    later_title, later = title_now(), app.grab()
-    s1 = step_of(later_title)
+    # the title is set after each frame is shown: a step above the one the title says
+    # now (at or after the picture above) is a frame drawn after that picture; two
+    # steps on, the heads have changed
+    base = step_of(title_now()) or got
+    later_title, s1 = title_now(), None
+    deadline = time.monotonic() + 20  # slow motion: a few steps a second
+    while time.monotonic() < deadline and app.alive():
+        later_title = title_now()
+        s1 = step_of(later_title)
+        if s1 and base and s1[3] > base[3] + 1:
+            break
+        time.sleep(0.05)
+    later = app.grab()
     CK.check(s1 and got and s1[3] > got[3], "l (train): the step climbs", f"> {got and got[3]}",
              later_title)
     CK.check(picture_diff(first, later)[0] > 0, "l (train): the picture follows the training",
              "a new frame", "the same picture")
     app.xvfb.run(["xdotool", "key", "--window", str(app.win), "l"])  # pause
-    time.sleep(0.8)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not title_now().endswith("paused"):
+        time.sleep(0.05)
+    CK.check(title_now().endswith("paused"), "l again (pause): the title", "... paused",
+             title_now())
+    # paused, the trainer's job ends: once no job is under way no step can follow
+    idle = wait_idle(app.err_path, alive=app.alive)
+    CK.check(idle, "l again (pause): the trainer stops", "no job under way", "a job runs on")
     paused = step_of(title_now())
-    time.sleep(0.8)
+    app.shot = app.settled_shot()
     still = step_of(title_now())
     CK.check(paused and still and paused[3] == still[3], "l again (pause): the step stops",
              paused and paused[3], still and still[3])
@@ -713,6 +726,7 @@ def main_run(xvfb, mhaviz, tmp):
 
     # resize: the app redraws at the new size
     before = app.shot
+    frames = last_stats(app.err_path)[0]  # the resize draws at least one frame after these
     app.xvfb.run(["xdotool", "windowsize", app.win, "1000", "700"])
     deadline = time.monotonic() + 5
     geo = geometry_of(xvfb, app.win)
@@ -720,8 +734,7 @@ def main_run(xvfb, mhaviz, tmp):
         time.sleep(0.1)
         geo = geometry_of(xvfb, app.win)
     CK.check(geo[2:] == (1000, 700), "resize: window size", "1000x700", f"{geo[2]}x{geo[3]}")
-    time.sleep(0.3)
-    after = app.settled_shot()
+    after = settled(app.err_path, app.grab, after=frames, alive=app.alive)
     CK.check(app.alive(), "resize: process alive", "running", "exited")
     CK.check(after.shape[:2] == (700, 1000), "resize: picture size", "1000x700",
              f"{after.shape[1]}x{after.shape[0]}")

@@ -3,7 +3,7 @@
 large recompute never makes it wait (issue 11), under a private Xvfb.
 
 The window runs with MHAVIZ_STATS=1, so it prints "stats frames=F recomputes=R
-wakeups=W busy=B jobs=J woke=K" on stderr whenever it draws a frame, shows a
+wakeups=W busy=B jobs=J woke=K forwards=N" on stderr whenever it draws a frame, shows a
 recompute or starts or ends a job (B: a recompute was under way when the frame
 was drawn, so the frame showed the progress sign; J: jobs under way, such as the
 forward timed for the cost panel after a recompute; K: what woke the loop since
@@ -30,7 +30,7 @@ from e2e_util import Checker, Xvfb, stop_process, title_of, window_of_pid
 CK = Checker()
 IDLE_S = 3.0
 STATS = re.compile(r"^stats(?: exit)? frames=(\d+) recomputes=(\d+) wakeups=(\d+) busy=(\d) "
-                   r"jobs=(\d+) woke=([a-z,]+)$")
+                   r"jobs=(\d+) woke=([a-z,]+) forwards=\d+$")
 # what the X server sends: a frame for one of these is an answer, not idle work
 FROM_X = {"key", "pointer", "window", "other"}
 

@@ -21,7 +21,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e_util import Checker, Xvfb, diff_fraction, stop_process, window_of_pid  # noqa: E402
+from e2e_util import (Checker, Xvfb, diff_fraction, start_wm, stop_process,  # noqa: E402
+                      wait_idle, window_of_pid)
 
 CK = Checker()
 
@@ -31,18 +32,20 @@ class App:
         self.xvfb = xvfb
         self.log_path = os.path.join(tmp, f"lines-{size}.log")
         self.log = open(self.log_path, "w+")
-        env = xvfb.env(MHAVIZ_LAYOUT_LOG="1")
+        env = xvfb.env(MHAVIZ_LAYOUT_LOG="1", MHAVIZ_STATS="lines")  # stats: is a job on?
         self.proc = subprocess.Popen([mhaviz, "--size", size, "--weights", "patterns"], env=env,
                                      cwd=tmp, stdout=subprocess.DEVNULL, stderr=self.log)
         self.win = window_of_pid(xvfb, self.proc.pid)
         self.seen = 0
+        self.frames = 0  # layout lines read: one a frame
 
     def layouts(self):
         self.log.flush()
         with open(self.log_path) as f:
-            lines = f.read().splitlines()
+            lines = f.read().split("\n")[:-1]  # a line being written is not read yet
         new = [json.loads(l[7:]) for l in lines[self.seen:] if l.startswith("layout ")]
         self.seen = len(lines)
+        self.frames += len(new)
         return new
 
     def settle(self, pred=lambda d: True, timeout=8.0):
@@ -52,8 +55,9 @@ class App:
             for d in self.layouts():
                 if pred(d):
                     found = d
-            if found:
-                time.sleep(0.4)
+            if found:  # the frames read drawn, no job under way after them
+                wait_idle(self.log_path, after=self.frames - 1,
+                          alive=lambda: self.proc.poll() is None)
                 for d in self.layouts():
                     found = d
                 return found
@@ -162,9 +166,7 @@ def main():
     xvfb = Xvfb("1920x1080x24")
     wm = None
     try:
-        wm = subprocess.Popen(["openbox"], env=xvfb.env(), stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-        time.sleep(0.5)
+        wm = start_wm(xvfb)  # retried: a server just started may refuse it
         with tempfile.TemporaryDirectory() as tmp:
             for size in ("1600x900", "1024x768"):
                 run_size(xvfb, mhaviz, tmp, size)

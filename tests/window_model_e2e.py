@@ -9,7 +9,8 @@ stderr). The model loads on the jobs layer; then the title is
 "mhaviz — tiny layer L of 3 h=H d_model=32 n=N" (N: bpe_ref's count of TEXT's tokens).
 Keys pressed with `xdotool key --window WIN`, and what each must do:
   (load)      title layer 1 of 3, h=4, d_model=32, n=N; the layout has the next-token
-              panel ("next" rows 5) and no overview
+              panel ("next" rows 5) and no overview; MHAVIZ_STATS counts at most 2
+              forwards (the checkpoint's, the random model's drawn while it loads)
   y y y       layer 2, 3, then 1 again (wraps)
   Shift+y     layer 3 (wraps back); Shift+y: layer 2; y: 3; y: 1
   Down / Up   h=2 (the next divisor of 32 below 4), then 4; Up h=8, Down h=4
@@ -32,10 +33,12 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from e2e_util import Checker, Xvfb, stop_process, title_of, window_of_pid  # noqa: E402
+from e2e_util import (STATS_RE, Checker, Xvfb, stop_process, title_of,  # noqa: E402
+                      wait_idle, window_of_pid)
 
 CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
 TEXT = "The quick brown fox jumps over the lazy dog. The dog sleeps; the fox runs away."
+FORWARDS_RE = re.compile(r"^stats .* forwards=(\d+)$")
 TITLE_RE = re.compile(r"(\S+) layer (\d+) of (\d+) h=(\d+) d_model=(\d+) n=(\d+)")
 
 
@@ -52,10 +55,13 @@ class App:
         self.xvfb = xvfb
         self.log_path = os.path.join(tmp, "app.log")
         self.log = open(self.log_path, "w+")
-        self.proc = subprocess.Popen([mhaviz] + list(args), env=xvfb.env(MHAVIZ_LAYOUT_LOG="1"),
-                                     cwd=tmp, stdout=subprocess.DEVNULL, stderr=self.log)
+        # MHAVIZ_STATS=lines: the forwards run, after every frame (the status line as ever)
+        env = xvfb.env(MHAVIZ_LAYOUT_LOG="1", MHAVIZ_STATS="lines")
+        self.proc = subprocess.Popen([mhaviz] + list(args), env=env, cwd=tmp,
+                                     stdout=subprocess.DEVNULL, stderr=self.log)
         self.win = window_of_pid(xvfb, self.proc.pid)
         self.seen = 0
+        self.frames = 0  # layout lines read: one a frame
 
     def alive(self):
         return self.proc.poll() is None
@@ -72,6 +78,7 @@ class App:
                 except json.JSONDecodeError:  # a line being written
                     break
             self.seen += 1
+        self.frames += len(new)
         return new
 
     def last_layout(self, pred, timeout=10.0):
@@ -83,8 +90,8 @@ class App:
                     found = d
                 elif found is not None:
                     found = d
-            if found is not None:
-                time.sleep(0.3)
+            if found is not None:  # the frames read drawn, no job under way after them
+                wait_idle(self.log_path, after=self.frames - 1, alive=self.alive)
                 for d in self.layouts():
                     found = d
                 return found
@@ -113,7 +120,8 @@ class App:
         stop_process(self.proc)
         self.log.close()
         with open(self.log_path) as f:
-            other = [line for line in f.read().splitlines() if not line.startswith("layout ")]
+            other = [line for line in f.read().splitlines()
+                     if not line.startswith("layout ") and not STATS_RE.match(line)]
         if other:
             print("[app stderr]\n" + "\n".join(other[-20:]), file=sys.stderr)
 
@@ -156,6 +164,14 @@ def main(argv):
             CK.check(app.alive(), f"{where}: window up", "alive", app.proc.poll())
 
         title_is("load", 1, 4)
+        # the start-up's forwards: the checkpoint's, and the random model's under it
+        # (drawn while the checkpoint loads); no forward of the random model is timed
+        # for the cost panel meanwhile (3 more before: 6 in all)
+        idle = wait_idle(app.log_path, alive=app.alive)
+        with open(app.log_path) as f:
+            said = [m.group(1) for m in map(FORWARDS_RE.search, f) if m]
+        CK.check(idle and said and int(said[-1]) <= 2, "load: forwards from start to picture",
+                 "<= 2 (MHAVIZ_STATS)", said[-1] if said else None)
         got = parse_title(app.title())
         if got and n_want is None:
             CK.check(1 <= got[0][5] <= 64, "load: n", "1..64", got[0][5])

@@ -20,7 +20,8 @@ import sys
 import tempfile
 import time
 
-from e2e_util import Checker, Xvfb, geometry_of, stop_process, title_of, window_of_pid
+from e2e_util import (Checker, Xvfb, geometry_of, settled, start_wm, stop_process, title_of,
+                      wait_idle, window_of_pid)
 
 CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
 STOPPED = re.compile(r"step (\d+) .*held-out ([\d.]+) % .*stopped")
@@ -64,16 +65,14 @@ def replay_keys(xvfb, win, k, count, timeout=10):
     return m
 
 
-def key(xvfb, win, *keys):
-    for k in keys:  # one at a time: each is an action and a frame
-        xvfb.run(["xdotool", "key", "--window", str(win), k])
-        time.sleep(0.15)
+def key(xvfb, win, k):
+    xvfb.run(["xdotool", "key", "--window", str(win), k])
 
 
-def heads(xvfb, geo, save=None):
-    """A hash of the left quarter of the window below its controls: the heads."""
-    time.sleep(0.5)  # the frame after the last key
-    shot = xvfb.screenshot(save)
+def heads(xvfb, geo, err_path, save=None):
+    """A hash of the left quarter of the window below its controls: the heads, once
+    the window has drawn its last frame with no job under way (MHAVIZ_STATS lines)."""
+    shot = settled(err_path, lambda: xvfb.screenshot(save))
     x, y, w, h = geo
     part = shot[y + h // 8:y + h * 7 // 8, x + w // 50:x + w // 4]
     return hashlib.sha1(part.tobytes()).hexdigest()
@@ -87,23 +86,25 @@ def main():
     try:
         with tempfile.TemporaryDirectory() as tmp:
             if shutil.which("openbox"):
-                wm = subprocess.Popen(["openbox"], env=xvfb.env(), stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL)
-                time.sleep(0.5)
-            proc = subprocess.Popen([mhaviz], env=xvfb.env(), cwd=tmp,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                wm = start_wm(xvfb)  # retried: a server just started may refuse it
+            err_path = os.path.join(tmp, "mhaviz.stderr")
+            err = open(err_path, "w")
+            proc = subprocess.Popen([mhaviz], env=xvfb.env(MHAVIZ_STATS="lines"), cwd=tmp,
+                                    stdout=subprocess.DEVNULL, stderr=err)
             win = window_of_pid(xvfb, proc.pid)
             if not CK.check(win, "window", "a window", "none"):
                 return 1
             xvfb.run(["xdotool", "mousemove", "0", "0"])  # no tooltip in the pictures
-            time.sleep(1.0)
+            # framed and drawn, its first forward timed: then where it is on the screen
+            CK.check(wait_idle(err_path, alive=lambda: proc.poll() is None), "the first frames",
+                     "drawn, no job under way", "still busy")
             geo = geometry_of(xvfb, win)
             key(xvfb, win, "l")
             stop = wait_title(xvfb, win, STOPPED, 60)
             if not CK.check(stop, "L on pair: stops by itself", "stopped", title_of(xvfb, win)):
                 return CK.finish("window_replay_e2e")
             live_step = int(stop.group(1))
-            live = heads(xvfb, geo)
+            live = heads(xvfb, geo, err_path)
             # [ nine times: an earlier moment
             m = replay_keys(xvfb, win, "bracketleft", 9)
             CK.check(m, "[ : the title says the replay", "replay: step N of M",
@@ -113,7 +114,8 @@ def main():
                      m and m.group(2))
             CK.check(m and back_step < live_step, "[ : an earlier step", f"< {live_step}",
                      back_step)
-            back = heads(xvfb, geo, os.path.join(shots, "replay-scrubbed.png") if shots else None)
+            back = heads(xvfb, geo, err_path,
+                         os.path.join(shots, "replay-scrubbed.png") if shots else None)
             print(f"live at step {live_step}; 9 x [ shows step {back_step}", flush=True)
             CK.check(back != live, "[ : the heads are another picture than live", "different",
                      "the same")
@@ -124,8 +126,8 @@ def main():
             m = replay_keys(xvfb, win, "bracketleft", 3)
             CK.check(m and int(m.group(1)) == back_step, "] ] ] [ [ [ : the same moment",
                      back_step, m and m.group(1))
-            CK.check(heads(xvfb, geo) == back, "the same moment: the very same picture of the heads",
-                     "equal", "different")
+            CK.check(heads(xvfb, geo, err_path) == back,
+                     "the same moment: the very same picture of the heads", "equal", "different")
             # Ctrl+S on a moment: the file is named by the task and the moment's step
             saved = save_png(xvfb, win, tmp)
             want = f"mhaviz-h2-d32-pair-step{back_step}-"
@@ -137,7 +139,7 @@ def main():
             m = wait_title(xvfb, win, STOPPED, 10)
             CK.check(m and int(m.group(1)) == live_step and "replay" not in title_of(xvfb, win),
                      "End: live", f"step {live_step}, stopped", title_of(xvfb, win))
-            CK.check(heads(xvfb, geo) == live, "End: the live picture again", "equal",
+            CK.check(heads(xvfb, geo, err_path) == live, "End: the live picture again", "equal",
                      "different")
             saved = save_png(xvfb, win, tmp)
             want = f"mhaviz-h2-d32-pair-step{live_step}-"

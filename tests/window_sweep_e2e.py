@@ -19,7 +19,8 @@ import sys
 import tempfile
 import time
 
-from e2e_util import Checker, Xvfb, diff_fraction, read_rgba, stop_process, title_of, window_of_pid
+from e2e_util import (Checker, Xvfb, diff_fraction, read_rgba, start_wm, stop_process,
+                      title_of, window_of_pid)
 
 CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
 STEPS = 200
@@ -64,9 +65,7 @@ def main():
     try:
         with tempfile.TemporaryDirectory() as tmp:
             if shutil.which("openbox"):
-                wm = subprocess.Popen(["openbox"], env=xvfb.env(), stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL)
-                time.sleep(0.5)
+                wm = start_wm(xvfb)  # retried: a server just started may refuse it
             view = os.path.join(tmp, "cards.view")
             with open(view, "w") as f:
                 f.write("# mhaviz view 1\ntrain = cards\ntrain-d_model = 16\ntrain-h = 4\n"

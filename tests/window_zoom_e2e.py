@@ -43,8 +43,9 @@ import time
 import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from e2e_util import (Checker, Sample, Xvfb, colour_count, geometry_of, read_rgba,
-                      stop_process, window_of_pid)
+from e2e_util import (SETTLE_TIMEOUT, STATS_RE, Checker, Sample, Xvfb, colour_count,
+                      geometry_of, last_stats, read_rgba, settled, stop_process, wait_idle,
+                      window_of_pid)
 
 CK = Checker()
 SAMPLE = Sample("window_zoom_e2e")  # the sanitizer build: every k-th window size
@@ -59,11 +60,14 @@ class App:
         self.xvfb = xvfb
         self.log_path = os.path.join(tmp, f"{label}.log")
         self.log = open(self.log_path, "w+")
-        env = xvfb.env(MHAVIZ_LAYOUT_LOG="1")
+        # a layout line at every frame; MHAVIZ_STATS=lines: after it, whether a job is
+        # under way (the test waits for a settled frame, not for a time)
+        env = xvfb.env(MHAVIZ_LAYOUT_LOG="1", MHAVIZ_STATS="lines")
         self.proc = subprocess.Popen([mhaviz] + list(args), env=env, cwd=tmp,
                                      stdout=subprocess.DEVNULL, stderr=self.log)
         self.win = window_of_pid(xvfb, self.proc.pid)
         self.seen = 0
+        self.frames = 0  # layout lines read so far: one a frame
 
     def alive(self):
         return self.proc.poll() is None
@@ -72,10 +76,16 @@ class App:
         """Layout lines printed since the last call."""
         self.log.flush()
         with open(self.log_path) as f:
-            lines = f.read().splitlines()
+            lines = f.read().split("\n")[:-1]  # a line being written is not read yet
         new = [json.loads(l[7:]) for l in lines[self.seen:] if l.startswith("layout ")]
         self.seen = len(lines)
+        self.frames += len(new)
         return new
+
+    def settle(self):
+        """Waits until the frames read so far are drawn and no job is under way after
+        them (the forward timed for the cost panel redraws the panel when it ends)."""
+        return wait_idle(self.log_path, after=self.frames - 1, alive=self.alive)
 
     def wait_layout(self, pred, timeout=8.0):
         """The last layout line after `pred` holds for one, or None."""
@@ -85,12 +95,20 @@ class App:
                 if pred(d):
                     found = d
             if found:
-                time.sleep(0.3)  # let the frame settle; take any later line too
+                self.settle()  # take any later line too
                 for d in self.layouts():
                     found = d
                 return found
             time.sleep(0.05)
         return found
+
+    def answers(self):
+        """Whether the window is still there and answering after the keys sent so far:
+        a resize sent after them (the X server keeps their order) shows in a layout.
+        The window is 1 px narrower afterwards."""
+        x, y, w, h = geometry_of(self.xvfb, self.win)
+        self.xvfb.run(["xdotool", "windowsize", self.win, str(w - 1), str(h)])
+        return self.wait_layout(lambda d: d["width"] == w - 1, SETTLE_TIMEOUT) is not None
 
     def key(self, k):
         self.xvfb.run(["xdotool", "key", "--window", self.win, k])
@@ -99,7 +117,8 @@ class App:
         stop_process(self.proc)
         self.log.close()
         with open(self.log_path) as f:  # what the app said besides its layouts
-            other = [l for l in f.read().splitlines() if not l.startswith("layout ")]
+            other = [l for l in f.read().splitlines()
+                     if not l.startswith("layout ") and not STATS_RE.match(l)]
         if other:
             print("[app stderr]\n" + "\n".join(other[-20:]), file=sys.stderr)
 
@@ -303,8 +322,7 @@ def compare_run(xvfb, mhaviz, tmp):
     d = app.wait_layout(lambda d: not any(i[0] == "compare" for i in d["items"]))
     CK.check(d, "compare: B again", "a layout without panes", "none")
     app.key("Escape")
-    time.sleep(0.5)
-    CK.check(app.alive(), "compare: Escape with nothing open", "running", "exited")
+    CK.check(app.answers(), "compare: Escape with nothing open", "running", "exited")
     app.key("ctrl+q")
     app.stop()
 
@@ -347,8 +365,8 @@ def present_run(xvfb, mhaviz, tmp):
     d2 = app.wait_layout(lambda d: d["width"] == 1600 and d["present"] == 1
                          and abs(d["zoom"] - 1.0) < 1e-3)
     if d2:
-        time.sleep(0.5)
-        share = blank_share(shot(xvfb, 1600, 900, os.path.join(tmp, "present-1600.png")))
+        share = blank_share(settled(app.log_path, lambda: shot(
+            xvfb, 1600, 900, os.path.join(tmp, "present-1600.png")), alive=app.alive))
         print(f"presentation 1600x900, lesson panels off: blank share {share:.1%}")
         CK.check(share < 0.2, "presentation 1600x900 (I off): blank share",
                  "< 20% of 32 px tiles empty", f"{share:.1%}")
@@ -360,11 +378,12 @@ def present_run(xvfb, mhaviz, tmp):
     before = shot(xvfb, 1920, 1080, os.path.join(tmp, "present.png"))
     if maps:
         x, y, w, h = maps[0]
+        frames = last_stats(app.log_path)[0]  # the highlight is a frame after these
         xvfb.run(["xdotool", "mousemove", str(x + w // 3), str(y + h // 2)])
-        time.sleep(0.2)
         xvfb.run(["xdotool", "mousemove", str(x + w // 3 + 1), str(y + h // 2)])
-        time.sleep(0.8)
-        after = shot(xvfb, 1920, 1080, os.path.join(tmp, "present-hover.png"))
+        after = settled(app.log_path, lambda: shot(
+            xvfb, 1920, 1080, os.path.join(tmp, "present-hover.png")), after=frames,
+            alive=app.alive)
         hl = lambda img: int(np.all(img == np.array(HIGHLIGHT), axis=2).sum())
         CK.check(hl(after) > 20 * hl(before) + 2000, "P: pointer highlight",
                  f"many more {HIGHLIGHT} pixels than before ({hl(before)})", hl(after))
@@ -373,8 +392,7 @@ def present_run(xvfb, mhaviz, tmp):
     d = app.wait_layout(lambda d: d["present"] == 0)
     CK.check(d is not None, "Escape leaves presentation", "a layout with present = 0", "none")
     app.key("Escape")
-    time.sleep(1.0)
-    CK.check(app.alive(), "Escape with nothing open", "the window stays", "the app quit")
+    CK.check(app.answers(), "Escape with nothing open", "the window stays", "the app quit")
     app.key("ctrl+q")
     try:
         CK.check(app.proc.wait(5) == 0, "present: Ctrl+Q", "exit 0", app.proc.returncode)

@@ -310,6 +310,6 @@ int cli_parse(cli_options *o, int argc, char **argv, char *err, size_t errlen) {
         o->mode = CLI_VERSION;
         return 0;
     }
-    cli_state_given(o, f.seen); /* what --state FILE's settings give way to */
+    cli_state_given(o, f.seen, long_opts); /* what --state FILE's settings give way to */
     return check_combinations(o, &f, err, errlen);
 }

@@ -112,8 +112,10 @@ int cli_lesson_check(const cli_options *o, char *err, size_t errlen);
 int cli_idle_option(const cli_options *o, const cli_flags *f, char *why, size_t whylen);
 
 /* --state FILE (cli_state.c): the view-file settings that the options seen (by
- * getopt's answer) set, into o->state_given: an option beside --state wins. */
-void cli_state_given(cli_options *o, const unsigned char *seen);
+ * getopt's answer; opts getopt's table) set, into o->state_given: an option beside
+ * --state wins. */
+struct option;
+void cli_state_given(cli_options *o, const unsigned char *seen, const struct option *opts);
 
 /* ---- shared by the groups (cli_values.c) ---- */
 

@@ -187,7 +187,7 @@ static int run_dump(const cli_options *o, const tok_list *toks, const mha_config
     attn_layer layer;
     mha_layer_text text;
     mha_layer_fill(&layer, &text, m, toks);
-    int rc = dump_write(o->dump_dir, &layer, err, errlen);
+    int rc = dump_write_layer(o->dump_dir, &layer, err, errlen);
     mha_model_destroy(m);
     if (rc != 0) return fail(1, err);
     return 0;
@@ -215,7 +215,7 @@ static int run_dump_state(const cli_options *o, tok_list *toks, const mha_config
     attn_layer layer;
     mha_layer_text text;
     mha_layer_fill(&layer, &text, s->m, &s->toks);
-    rc = dump_write(o->dump_dir, &layer, err, errlen);
+    rc = dump_write_layer(o->dump_dir, &layer, err, errlen);
     app_state_destroy(s);
     return rc ? fail(1, err) : 0;
 }
@@ -357,6 +357,8 @@ int main(int argc, char **argv) {
         o.state = view;
     }
     int rc = main_modes(&o, err, sizeof err);
+    if (o.mode != CLI_WINDOW && getenv("MHAVIZ_STATS")) /* the window's own line says it */
+        fprintf(stderr, "stats forwards=%lu\n", mha_forwards());
     app_settings_free(view);
     free(file_text);
     return rc;

@@ -6,6 +6,7 @@
 #include "mha.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,8 +390,19 @@ static double forward_flops(int rows, int n, int d_model) {
     return 6.0 * r * d * d + 2.0 * nn * d * d + 4.0 * nn * nn * d;
 }
 
+static atomic_ulong forwards; /* mha_forwards */
+
+unsigned long mha_forwards(void) {
+    return atomic_load(&forwards);
+}
+
+void mha_forwards_add(void) {
+    atomic_fetch_add(&forwards, 1);
+}
+
 /* The forward pass; rows [0, from_row) of Q, K, V are taken as they are. */
 static void forward(mha_model *m, int from_row) {
+    mha_forwards_add();
     const int n = m->n, n_real = m->n_real, d = m->cfg.d_model, h = m->cfg.h, dk = m->d_k;
     MHA_EXPECT(m->nd_mem_ != NULL && m->nn_mem_ != NULL && m->weights_ok_);
     MHA_EXPECT(n >= 1 && n_real >= 1 && n_real <= n && h >= 1 && dk * h == d);

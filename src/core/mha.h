@@ -178,6 +178,12 @@ const char *mha_token(const mha_model *m, const tok_list *toks, int i);
  * (0 when no head is ablated, and when out_full is all zero). */
 double mha_ablation_delta(const mha_model *m);
 
+/* Forwards run in this process, from any thread: the built-in model's (mha_forward,
+ * mha_update) and a loaded model's (tf_infer_run) each add one. MHAVIZ_STATS
+ * prints it, so tests see that a start-up computes once. */
+unsigned long mha_forwards(void);
+void mha_forwards_add(void);
+
 /* ---- the model as a source of attn_layer (mha_layer.c) ---- */
 
 /* The arrays a layer filled from a model points to that the model does not hold:

@@ -1,7 +1,9 @@
-/* dump.c: writes an attn_layer to a folder as NumPy files (see dump.h). All or
- * nothing: the files go into a temporary folder beside the target, which takes
- * the target's place only when every file is complete. Removes only what it made
- * or what an earlier dump wrote; it never deletes a file it does not know. */
+/* dump.c: the one --dump writer (see dump.h): a source's files, asked for one at
+ * a time, written as NumPy files, text and folders, and the built-in layer's list
+ * of files (an attn_layer as .npy, tokens.txt, meta.json). All or nothing: the files go into a
+ * temporary folder beside the target, which takes the target's place only when every file is
+ * complete. Removes only what it made or what an earlier dump wrote; it never deletes a file it
+ * does not know. */
 #define _GNU_SOURCE /* renameat2 and RENAME_EXCHANGE */
 #include "dump.h"
 
@@ -27,7 +29,7 @@ static const char *const dump_names[DUMP_FILES] = {
     "K.npy",   "V.npy",        "scores.npy", "attn.npy",  "heads.npy", "concat.npy",
     "out.npy", "out_full.npy", "tokens.txt", "meta.json",
 };
-/* what a loaded model's dump writes besides (dump_write_files): at the top, and in
+/* what a loaded model's dump writes besides (model_dump.c): at the top, and in
    each layer_L folder */
 static const char *const model_names[] = {"tokens.json",
                                           "final.npy",
@@ -77,7 +79,7 @@ int dump_mkdirs(const char *dir, char *err, size_t errlen) {
 #define DUMP_MAX_PARENTS 32
 #define DUMP_PATH_ROOM 64 /* bytes a dump adds to its folder's name, at most */
 
-struct dump_run {
+typedef struct dump_run {
     const char *shown; /* the folder as the user named it, for messages */
     char target[4096]; /* the folder, no trailing slash (symbolic links resolved) */
     char tmp[4200];    /* the temporary folder beside it */
@@ -87,7 +89,7 @@ struct dump_run {
     char parents[DUMP_MAX_PARENTS][4096]; /* folders created for the target, outermost first */
     int parent_handles[DUMP_MAX_PARENTS];
     int parent_count;
-};
+} dump_run;
 
 /* Creates the missing folders of path (mkdir -p), registering each made one so a
  * failure or a signal removes it again. Returns 0, or -1 with a message. */
@@ -331,51 +333,51 @@ static void layer_tensors(const float *data[14], const attn_layer *L) {
     memcpy(data, all, sizeof all);
 }
 
-static int write_meta(atomic_file *af, const attn_layer *L) {
+/* meta.json of the built-in layer, printed into f. */
+static void print_meta(FILE *f, const attn_layer *L) {
     const int n = L->n, d = L->d_model, h = L->h, dk = L->d_k;
     const int patterns = L->designed;
-    atomic_printf(af,
-                  "{\n  \"n\": %d,\n  \"n_real\": %d,\n  \"d_model\": %d,\n  \"h\": %d,\n"
-                  "  \"d_k\": %d,\n  \"d_v\": %d,\n  \"seed\": %llu,\n  \"mask\": \"%s\",\n",
-                  n, L->n_real, d, h, dk, dk, (unsigned long long)L->seed,
-                  L->mask == ATTN_MASK_CAUSAL ? "causal" : "none");
+    fprintf(f,
+            "{\n  \"n\": %d,\n  \"n_real\": %d,\n  \"d_model\": %d,\n  \"h\": %d,\n"
+            "  \"d_k\": %d,\n  \"d_v\": %d,\n  \"seed\": %llu,\n  \"mask\": \"%s\",\n",
+            n, L->n_real, d, h, dk, dk, (unsigned long long)L->seed,
+            L->mask == ATTN_MASK_CAUSAL ? "causal" : "none");
     if (L->pad)
-        atomic_printf(af, "  \"pad\": %d,\n", L->pad);
+        fprintf(f, "  \"pad\": %d,\n", L->pad);
     else
-        atomic_printf(af, "  \"pad\": null,\n");
+        fprintf(f, "  \"pad\": null,\n");
     /* the temperature with the fewest digits that read back as the same float */
     char temp[32];
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(temp, sizeof temp, "%.*g", prec, (double)L->temperature);
         if (strtof(temp, NULL) == L->temperature && !strchr(temp, 'e')) break;
     }
-    atomic_printf(af, "  \"scale\": %s,\n  \"temperature\": %s,\n  \"ablated\": [",
-                  L->scaled ? "true" : "false", temp);
+    fprintf(f, "  \"scale\": %s,\n  \"temperature\": %s,\n  \"ablated\": [",
+            L->scaled ? "true" : "false", temp);
     for (int i = 0, first = 1; i < h; i++)
         if (attn_layer_is_off(L, i)) {
-            atomic_printf(af, first ? "%d" : ", %d", i + 1);
+            fprintf(f, first ? "%d" : ", %d", i + 1);
             first = 0;
         }
-    atomic_printf(af, "],\n  \"head_patterns\": ");
+    fprintf(f, "],\n  \"head_patterns\": ");
     if (patterns) {
-        atomic_printf(af, "[");
+        fprintf(f, "[");
         for (int i = 0; i < h; i++)
-            atomic_printf(af, "%s\"%s\"", i ? ", " : "",
-                          attn_layer_head_note(L, i) ? attn_layer_head_note(L, i) : "");
-        atomic_printf(af, "],\n");
+            fprintf(f, "%s\"%s\"", i ? ", " : "",
+                    attn_layer_head_note(L, i) ? attn_layer_head_note(L, i) : "");
+        fprintf(f, "],\n");
     } else {
-        atomic_printf(af, "null,\n");
+        fprintf(f, "null,\n");
     }
-    return atomic_printf(
-        af,
-        "  \"weights\": {\"mode\": \"%s\", \"init\": \"glorot_uniform\", \"limit\": %.9g, "
-        "\"shape\": [%d, %d], \"files\": [\"W_Q.npy\", \"W_K.npy\", \"W_V.npy\", "
-        "\"W_O.npy\"], \"head_split\": \"head i uses columns [i*d_k, (i+1)*d_k) of W_Q, "
-        "W_K, W_V and rows [i*d_v, (i+1)*d_v) of W_O\"%s}\n}\n",
-        patterns ? "patterns" : "random", (double)sqrtf(3.0f / (float)d), d, d,
-        patterns ? ", \"designed\": \"the W_Q and W_K columns of every head with a pattern "
-                   "other than none are constructed; all else is glorot_uniform\""
-                 : "");
+    fprintf(f,
+            "  \"weights\": {\"mode\": \"%s\", \"init\": \"glorot_uniform\", \"limit\": %.9g, "
+            "\"shape\": [%d, %d], \"files\": [\"W_Q.npy\", \"W_K.npy\", \"W_V.npy\", "
+            "\"W_O.npy\"], \"head_split\": \"head i uses columns [i*d_k, (i+1)*d_k) of W_Q, "
+            "W_K, W_V and rows [i*d_v, (i+1)*d_v) of W_O\"%s}\n}\n",
+            patterns ? "patterns" : "random", (double)sqrtf(3.0f / (float)d), d, d,
+            patterns ? ", \"designed\": \"the W_Q and W_K columns of every head with a pattern "
+                       "other than none are constructed; all else is glorot_uniform\""
+                     : "");
 }
 
 /* Registers a path made in the temporary folder (before it exists: a signal
@@ -390,38 +392,6 @@ static int track(dump_run *r, const char *path, int is_dir) {
     }
     r->handles[r->handle_count++] = cleanup_add(path, is_dir);
     return 0;
-}
-
-/* Writes file i of dump_names into the temporary folder. */
-static int write_one(dump_run *r, int i, const attn_layer *L, char *err, size_t errlen) {
-    const int n = L->n, d = L->d_model, h = L->h, dk = L->d_k;
-    const float *data[14];
-    layer_tensors(data, L);
-    const int shapes[14][3] = {{n, d, 0},  {d, d, 0}, {d, d, 0}, {d, d, 0}, {d, d, 0},
-                               {n, d, 0},  {n, d, 0}, {n, d, 0}, {h, n, n}, {h, n, n},
-                               {h, n, dk}, {n, d, 0}, {n, d, 0}, {n, d, 0}};
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s", r->tmp, dump_names[i]);
-    if (track(r, path, 0) != 0) {
-        snprintf(err, errlen, "cannot write %s: out of memory", r->shown);
-        return -1;
-    }
-    int rc;
-    if (i < 14) {
-        rc = npy_write_f32(path, data[i], shapes[i], shapes[i][2] > 0 ? 3 : 2, err, errlen);
-    } else {
-        atomic_file af;
-        rc = atomic_open(&af, path, err, errlen);
-        if (rc == 0) {
-            if (i == 14)
-                for (int t = 0; t < n; t++) atomic_printf(&af, "%s\n", attn_layer_token(L, t));
-            else
-                write_meta(&af, L);
-            rc = atomic_commit(&af, err, errlen);
-        }
-    }
-    if (rc != 0) retarget(err, errlen, r, path, dump_names[i]);
-    return rc;
 }
 
 /* Puts the complete temporary folder in the target's place: a rename when there
@@ -619,7 +589,9 @@ int dump_check(const char *dir, char *err, size_t errlen) {
     return rc;
 }
 
-static int dump_write_run(dump_run *r, const char *dir, dump_fill_fn fill, void *ud, char *err,
+static int put_files(dump_run *r, dump_file_fn next, void *ud, char *err, size_t errlen);
+
+static int dump_write_run(dump_run *r, const char *dir, dump_file_fn next, void *ud, char *err,
                           size_t errlen) {
     char parent[4096];
     int exists = 0;
@@ -644,7 +616,7 @@ static int dump_write_run(dump_run *r, const char *dir, dump_fill_fn fill, void 
         return -1;
     }
 
-    if (fill(r, ud, err, errlen) != 0) {
+    if (put_files(r, next, ud, err, errlen) != 0) {
         dump_rollback(r);
         return -1;
     }
@@ -655,25 +627,62 @@ static int dump_write_run(dump_run *r, const char *dir, dump_fill_fn fill, void 
     return 0;
 }
 
-static int fill_layer(dump_run *r, void *ud, char *err, size_t errlen) {
-    for (int i = 0; i < DUMP_FILES; i++)
-        if (write_one(r, i, ud, err, errlen) != 0) return -1;
-    return 0;
-}
-
-int dump_write_files(const char *dir, dump_fill_fn fill, void *ud, char *err, size_t errlen) {
+int dump_write(const char *dir, dump_file_fn next, void *ud, char *err, size_t errlen) {
     dump_run *r = calloc(1, sizeof *r); /* 150 KB of paths: not on the stack */
     if (!r) {
         snprintf(err, errlen, "cannot write %s: out of memory", dir);
         return -1;
     }
-    int rc = dump_write_run(r, dir, fill, ud, err, errlen);
+    int rc = dump_write_run(r, dir, next, ud, err, errlen);
     free(r->handles);
     free(r);
     return rc;
 }
 
-int dump_write(const char *dir, const attn_layer *L, char *err, size_t errlen) {
+int dump_layer_file(void *ud, int i, dump_file *f, char *err, size_t errlen) {
+    dump_layer *dl = ud;
+    const attn_layer *L = dl->L;
+    const int n = L->n, d = L->d_model, h = L->h, dk = L->d_k;
+    if (i >= DUMP_FILES) return 0;
+    memset(f, 0, sizeof *f);
+    snprintf(f->rel, sizeof f->rel, "%s", dump_names[i]);
+    if (i < 14) {
+        const float *data[14];
+        layer_tensors(data, L);
+        const int shapes[14][3] = {{n, d, 0},  {d, d, 0}, {d, d, 0}, {d, d, 0}, {d, d, 0},
+                                   {n, d, 0},  {n, d, 0}, {n, d, 0}, {h, n, n}, {h, n, n},
+                                   {h, n, dk}, {n, d, 0}, {n, d, 0}, {n, d, 0}};
+        f->kind = DUMP_NPY;
+        f->data = data[i];
+        memcpy(f->shape, shapes[i], sizeof f->shape);
+        f->ndim = shapes[i][2] > 0 ? 3 : 2;
+        return 1;
+    }
+    /* tokens.txt, a position a line, then meta.json */
+    free(dl->meta);
+    dl->meta = NULL;
+    dl->meta_len = 0;
+    FILE *m = open_memstream(&dl->meta, &dl->meta_len);
+    if (!m) {
+        snprintf(err, errlen, "out of memory for %s", dump_names[i]);
+        return -1;
+    }
+    if (i == 14)
+        for (int t = 0; t < n; t++) fprintf(m, "%s\n", attn_layer_token(L, t));
+    else
+        print_meta(m, L);
+    const int bad = ferror(m);
+    if (fclose(m) != 0 || bad) {
+        snprintf(err, errlen, "out of memory for %s", dump_names[i]);
+        return -1;
+    }
+    f->kind = DUMP_TEXT;
+    f->text = dl->meta;
+    f->len = dl->meta_len;
+    return 1;
+}
+
+int dump_write_layer(const char *dir, const attn_layer *L, char *err, size_t errlen) {
     const float *data[14];
     layer_tensors(data, L);
     for (int i = 0; i < 14; i++)
@@ -682,7 +691,10 @@ int dump_write(const char *dir, const attn_layer *L, char *err, size_t errlen) {
                      (int)(strlen(dump_names[i]) - 4), dump_names[i]);
             return -1;
         }
-    return dump_write_files(dir, fill_layer, (void *)L, err, errlen);
+    dump_layer dl = {L, NULL, 0};
+    int rc = dump_write(dir, dump_layer_file, &dl, err, errlen);
+    free(dl.meta);
+    return rc;
 }
 
 /* rel as the target names it, for messages; 0 when it is not a name a dump may
@@ -697,7 +709,7 @@ static int rel_ok(const char *rel) {
     return !strchr(slash + 1, '/') && in_folder(folder_kind(folder), slash + 1);
 }
 
-int dump_put_folder(dump_run *r, const char *rel, char *err, size_t errlen) {
+static int put_folder(dump_run *r, const char *rel, char *err, size_t errlen) {
     MHA_EXPECT(rel_ok(rel) && !strchr(rel, '/'));
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", r->tmp, rel);
@@ -708,8 +720,8 @@ int dump_put_folder(dump_run *r, const char *rel, char *err, size_t errlen) {
     return 0;
 }
 
-int dump_put_npy(dump_run *r, const char *rel, const float *data, const int *shape, int ndim,
-                 char *err, size_t errlen) {
+static int put_npy(dump_run *r, const char *rel, const float *data, const int *shape, int ndim,
+                   char *err, size_t errlen) {
     MHA_EXPECT(rel_ok(rel));
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", r->tmp, rel);
@@ -724,8 +736,8 @@ int dump_put_npy(dump_run *r, const char *rel, const float *data, const int *sha
     return 0;
 }
 
-int dump_put_text(dump_run *r, const char *rel, const char *text, size_t len, char *err,
-                  size_t errlen) {
+static int put_text(dump_run *r, const char *rel, const char *text, size_t len, char *err,
+                    size_t errlen) {
     MHA_EXPECT(rel_ok(rel));
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", r->tmp, rel);
@@ -741,4 +753,17 @@ int dump_put_text(dump_run *r, const char *rel, const char *text, size_t len, ch
     }
     if (rc != 0) retarget(err, errlen, r, path, rel);
     return rc;
+}
+
+/* Asks next for every file and writes each into the temporary folder as it comes. */
+static int put_files(dump_run *r, dump_file_fn next, void *ud, char *err, size_t errlen) {
+    dump_file f;
+    for (int i = 0;; i++) {
+        const int more = next(ud, i, &f, err, errlen);
+        if (more <= 0) return more;
+        int rc = f.kind == DUMP_FOLDER ? put_folder(r, f.rel, err, errlen)
+                 : f.kind == DUMP_NPY  ? put_npy(r, f.rel, f.data, f.shape, f.ndim, err, errlen)
+                                       : put_text(r, f.rel, f.text, f.len, err, errlen);
+        if (rc != 0) return -1;
+    }
 }

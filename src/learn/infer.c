@@ -148,6 +148,7 @@ static void run_rows(tf_infer *t, const int *tokens, int n, const unsigned char 
     const transformer *tf = t->tf;
     const tf_config *c = &tf->cfg;
     if (layer == 0) row = 0;
+    mha_forwards_add(); /* MHAVIZ_STATS's count */
     if (n != t->n)
         for (int i = 0; i < c->layers; i++) repack_attn(t, i, i < layer ? row : 0, n);
     block_embed(t->resid, t->mean, t->rstd, tf, tokens, row, n);

@@ -719,7 +719,12 @@ void bpe_token_label(const bpe *b, int id, char *buf, size_t len) {
     buf[0] = '\0';
     size_t n;
     const unsigned char *t = bpe_token_bytes(b, id, &n);
-    if (!t) return;
+    if (t) bpe_bytes_label(t, n, buf, len);
+}
+
+void bpe_bytes_label(const unsigned char *t, size_t n, char *buf, size_t len) {
+    if (!buf || len == 0) return;
+    buf[0] = '\0';
     size_t k = 0;
     for (size_t i = 0; i < n;) {
         char unit[16];

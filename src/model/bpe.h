@@ -51,5 +51,7 @@ const unsigned char *bpe_token_bytes(const bpe *b, int id, size_t *len);
  *  - always NUL-terminated (len >= 1), cut only between whole shown characters; an
  *    id out of range gives "". */
 void bpe_token_label(const bpe *b, int id, char *buf, size_t len);
+/* The same rules for any n bytes t (tokjson.c's labels use them too). */
+void bpe_bytes_label(const unsigned char *t, size_t n, char *buf, size_t len);
 
 #endif

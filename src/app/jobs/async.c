@@ -142,7 +142,9 @@ static int forward_time(app_state *s, app_async *a, int block) {
             a->cache_next = (a->cache_next + 1) % FORWARD_CACHE;
         }
     }
-    if (!s->m || s->gpt || app_training_running(s) || a->running || s->req.pending || s->m->n < 1)
+    /* a checkpoint wanted or loading replaces the random model: its forward is not timed */
+    if (!s->m || s->gpt || s->gpt_wanted || s->gpt_loading || app_training_running(s) ||
+        a->running || s->req.pending || s->m->n < 1)
         return 0;
     const unsigned long key = app_forward_key(&s->m->cfg, s->m->n);
     if (s->forward_key == key) return changed;

@@ -124,7 +124,7 @@ int app_lesson_dump(const cli_options *o, tok_list *toks, const mha_config *cfg,
         attn_layer layer;
         mha_layer_text text;
         mha_layer_fill(&layer, &text, s->m, &s->toks);
-        rc = dump_write(o->dump_dir, &layer, err, errlen) != 0 ? 1 : 0;
+        rc = dump_write_layer(o->dump_dir, &layer, err, errlen) != 0 ? 1 : 0;
     }
     close_state(s, fonts);
     return rc;

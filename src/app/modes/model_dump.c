@@ -21,6 +21,7 @@ typedef struct {
     const gpt2_model *m;
     gpt2_run *run;
     int h;                 /* heads written: the model's own, or the re-split */
+    char *text;            /* the JSON file last asked for */
     const char *generated; /* generated.json's text (--generate), or NULL */
 } model_dump;
 
@@ -36,37 +37,43 @@ json_t *model_token_json(const gpt2_model *m, int id) {
     return json_string(label);
 }
 
-static int put_json(dump_run *r, const char *rel, json_t *j, char *err, size_t errlen) {
-    char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_ENSURE_ASCII) : NULL;
+/* j (taken) as the text of file rel, ending with a newline. 1, or -1 on out of memory. */
+static int json_file(model_dump *md, const char *rel, json_t *j, dump_file *f, char *err,
+                     size_t errlen) {
+    free(md->text);
+    md->text = j ? json_dumps(j, JSON_INDENT(1) | JSON_ENSURE_ASCII) : NULL;
     json_decref(j);
-    if (!text) {
+    if (!md->text) {
         snprintf(err, errlen, "out of memory for %s", rel);
         return -1;
     }
-    size_t len = strlen(text);
-    text[len] = '\n'; /* a text file ends with a newline: json_dumps leaves room for its NUL */
-    int rc = dump_put_text(r, rel, text, len + 1, err, errlen);
-    free(text);
-    return rc;
+    size_t len = strlen(md->text);
+    md->text[len] = '\n'; /* a text file ends with a newline: json_dumps leaves room for its NUL */
+    f->kind = DUMP_TEXT;
+    snprintf(f->rel, sizeof f->rel, "%s", rel);
+    f->text = md->text;
+    f->len = len + 1;
+    return 1;
 }
 
-static int fill(dump_run *r, void *ud, char *err, size_t errlen) {
-    model_dump *md = ud;
-    const gpt2_model *m = md->m;
-    gpt2_run *run = md->run;
-    const tf_config *c = &m->tf->cfg;
-    const int n = run->n, d = c->d_model;
-
+static json_t *tokens_json(const model_dump *md) {
+    const gpt2_run *run = md->run;
     json_t *ids = json_array(), *toks = json_array();
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < run->n; i++) {
         json_array_append_new(ids, json_integer(run->ids[i]));
-        json_array_append_new(toks, model_token_json(m, run->ids[i]));
+        json_array_append_new(toks, model_token_json(md->m, run->ids[i]));
     }
     json_t *tokens = json_object();
     json_object_set_new(tokens, "ids", ids);
     json_object_set_new(tokens, "tokens", toks);
-    if (put_json(r, "tokens.json", tokens, err, errlen) != 0) return -1;
+    return tokens;
+}
 
+static json_t *meta_json(const model_dump *md) {
+    const gpt2_model *m = md->m;
+    const gpt2_run *run = md->run;
+    const tf_config *c = &m->tf->cfg;
+    const int d = c->d_model;
     json_t *model = json_object();
     json_object_set_new(model, "name", json_string(m->paths.name));
     json_object_set_new(model, "n_layer", json_integer(c->layers));
@@ -80,7 +87,7 @@ static int fill(dump_run *r, void *ud, char *err, size_t errlen) {
     json_object_set_new(meta, "h", json_integer(md->h));
     json_object_set_new(meta, "d_k", json_integer(d / md->h));
     json_object_set_new(meta, "resplit", json_boolean(md->h != c->h));
-    json_object_set_new(meta, "n", json_integer(n));
+    json_object_set_new(meta, "n", json_integer(run->n));
     json_object_set_new(meta, "n_text", json_integer(run->n_text));
     json_object_set_new(meta, "mask", json_string("causal"));
     json_t *removed = json_array();
@@ -93,47 +100,79 @@ static int fill(dump_run *r, void *ud, char *err, size_t errlen) {
                 json_array_append_new(removed, pair);
             }
     json_object_set_new(meta, "ablated", removed);
-    if (put_json(r, "meta.json", meta, err, errlen) != 0) return -1;
+    return meta;
+}
 
-    for (int l = 0; l < c->layers; l++) {
-        char rel[64];
-        snprintf(rel, sizeof rel, "layer_%d", l + 1);
-        if (dump_put_folder(r, rel, err, errlen) != 0) return -1;
-        if (gpt2_run_show(run, l, md->h) != 0) {
-            snprintf(err, errlen, "out of memory for layer %d at %d heads", l + 1, md->h);
-            return -1;
-        }
-        attn_layer L;
-        model_source src;
-        gpt2_run_source(&src, run);
-        if (model_source_layer(&src, l, &L) != 0) {
-            snprintf(err, errlen, "layer %d cannot be shown", l + 1);
-            return -1;
-        }
-        const int ashape[3] = {L.h, n, n}, oshape[2] = {n, d};
-        snprintf(rel, sizeof rel, "layer_%d/attn.npy", l + 1);
-        if (dump_put_npy(r, rel, L.attn, ashape, 3, err, errlen) != 0) return -1;
-        snprintf(rel, sizeof rel, "layer_%d/out.npy", l + 1);
-        if (dump_put_npy(r, rel, L.out, oshape, 2, err, errlen) != 0) return -1;
-    }
-    const int fshape[2] = {n, d};
-    if (dump_put_npy(r, "final.npy", run->inf->lnf, fshape, 2, err, errlen) != 0) return -1;
-
+static json_t *next_json(const model_dump *md) {
+    const gpt2_run *run = md->run;
     const float *p = gpt2_run_probs(run);
     json_t *top = json_array();
     for (int k = 0; k < GPT2_TOP; k++) {
         json_t *e = json_object();
         json_object_set_new(e, "id", json_integer(run->top[k]));
-        json_object_set_new(e, "token", model_token_json(m, run->top[k]));
+        json_object_set_new(e, "token", model_token_json(md->m, run->top[k]));
         json_object_set_new(e, "p", json_real(p[run->top[k]]));
         json_array_append_new(top, e);
     }
     json_t *next = json_object();
     json_object_set_new(next, "top", top);
-    if (put_json(r, "next.json", next, err, errlen) != 0) return -1;
-    return md->generated ? dump_put_text(r, "generated.json", md->generated, strlen(md->generated),
-                                         err, errlen)
-                         : 0;
+    return next;
+}
+
+/* Layer l's folder (part 0), attn.npy (1) or out.npy (2); the layer is made the
+   shown one, at md->h heads, before its attention is asked for. */
+static int layer_file(model_dump *md, int l, int part, dump_file *f, char *err, size_t errlen) {
+    if (part == 0) {
+        f->kind = DUMP_FOLDER;
+        snprintf(f->rel, sizeof f->rel, "layer_%d", l + 1);
+        return 1;
+    }
+    if (part == 1 && gpt2_run_show(md->run, l, md->h) != 0) {
+        snprintf(err, errlen, "out of memory for layer %d at %d heads", l + 1, md->h);
+        return -1;
+    }
+    attn_layer L;
+    model_source src;
+    gpt2_run_source(&src, md->run);
+    if (model_source_layer(&src, l, &L) != 0) {
+        snprintf(err, errlen, "layer %d cannot be shown", l + 1);
+        return -1;
+    }
+    const int n = md->run->n;
+    f->kind = DUMP_NPY;
+    snprintf(f->rel, sizeof f->rel, "layer_%d/%s", l + 1, part == 1 ? "attn.npy" : "out.npy");
+    f->data = part == 1 ? L.attn : L.out;
+    const int ashape[3] = {L.h, n, n}, oshape[3] = {n, L.d_model, 0};
+    memcpy(f->shape, part == 1 ? ashape : oshape, sizeof f->shape);
+    f->ndim = part == 1 ? 3 : 2;
+    return 1;
+}
+
+/* The files in order: tokens.json, meta.json, layer_L/ with attn.npy and out.npy
+   for every layer, final.npy, next.json. */
+static int model_file(void *ud, int i, dump_file *f, char *err, size_t errlen) {
+    model_dump *md = ud;
+    const int layers = md->m->tf->cfg.layers, n = md->run->n, d = md->m->tf->cfg.d_model;
+    memset(f, 0, sizeof *f);
+    if (i == 0) return json_file(md, "tokens.json", tokens_json(md), f, err, errlen);
+    if (i == 1) return json_file(md, "meta.json", meta_json(md), f, err, errlen);
+    if (i < 2 + 3 * layers) return layer_file(md, (i - 2) / 3, (i - 2) % 3, f, err, errlen);
+    if (i == 2 + 3 * layers) {
+        f->kind = DUMP_NPY;
+        snprintf(f->rel, sizeof f->rel, "final.npy");
+        f->data = md->run->inf->lnf;
+        f->shape[0] = n, f->shape[1] = d, f->ndim = 2;
+        return 1;
+    }
+    if (i == 3 + 3 * layers) return json_file(md, "next.json", next_json(md), f, err, errlen);
+    if (i == 4 + 3 * layers && md->generated) {
+        f->kind = DUMP_TEXT;
+        snprintf(f->rel, sizeof f->rel, "generated.json");
+        f->text = md->generated;
+        f->len = strlen(md->generated);
+        return 1;
+    }
+    return 0;
 }
 
 int app_model_dump(const cli_options *o, char *err, size_t errlen) {
@@ -147,7 +186,7 @@ int app_model_dump(const cli_options *o, char *err, size_t errlen) {
         return 1;
     }
     const tf_config *c = &m->tf->cfg;
-    model_dump md = {m, &run, o->cfg.h ? o->cfg.h : c->h, NULL};
+    model_dump md = {m, &run, o->cfg.h ? o->cfg.h : c->h, NULL, NULL};
     if (c->d_model % md.h != 0 || md.h > ATTN_LAYER_MAX_HEADS) {
         snprintf(err, errlen, "-H %d: must divide %s's d_model (%d)", md.h, m->paths.name,
                  c->d_model);
@@ -170,9 +209,10 @@ int app_model_dump(const cli_options *o, char *err, size_t errlen) {
     if (rc == 0 && o->model_generate)
         rc = app_model_generate(&run, o, stdout, &generated, err, errlen);
     md.generated = generated;
-    if (rc == 0 && o->dump_dir && dump_write_files(o->dump_dir, fill, &md, err, errlen) != 0)
+    if (rc == 0 && o->dump_dir && dump_write(o->dump_dir, model_file, &md, err, errlen) != 0)
         rc = 1;
     free(generated);
+    free(md.text);
     gpt2_run_free(&run);
     gpt2_free(m);
     return rc;

@@ -145,9 +145,17 @@ typedef struct {
     size_t len;
 } json_text;
 
-static int fill_json(dump_run *r, void *ud, char *err, size_t errlen) {
+/* The dump's one file, sweep.json. */
+static int json_file(void *ud, int i, dump_file *f, char *err, size_t errlen) {
+    (void)err, (void)errlen;
     const json_text *t = ud;
-    return dump_put_text(r, "sweep.json", t->text, t->len, err, errlen);
+    if (i > 0) return 0;
+    memset(f, 0, sizeof *f);
+    f->kind = DUMP_TEXT;
+    snprintf(f->rel, sizeof f->rel, "sweep.json");
+    f->text = t->text;
+    f->len = t->len;
+    return 1;
 }
 
 static int write_json(const char *dir, const sweep_job *j, int nh, int seeds, char *err,
@@ -181,7 +189,7 @@ static int write_json(const char *dir, const sweep_job *j, int nh, int seeds, ch
         snprintf(err, errlen, "cannot write %s: out of memory", dir);
         return -1;
     }
-    int rc = dump_write_files(dir, fill_json, &t, err, errlen);
+    int rc = dump_write(dir, json_file, &t, err, errlen);
     free(t.text);
     return rc;
 }

@@ -70,35 +70,52 @@ typedef struct {
     const float *mass_prev, *mass_first, *mass_induction, *ablated; /* (layers, h) */
 } train_result;
 
-/* Text built in memory (open_memstream), then handed to the dump whole. */
+/* What the dump's files come from, and what the run makes besides (the figure):
+   it is made last, inside the dump, so a failure there leaves no new dump. */
 typedef struct {
-    char *buf;
+    learn_model *l;
+    const train_result *r;
+    train_finish_fn finish;
+    void *ud;
+    train_outcome *run;
+    int finish_rc; /* finish's status when it failed (1 or 2) */
+    learn_layer_tensors lt[LEARN_MAX_LAYERS];
+    const float *logits;
+    float *heads; /* (h, T, d_k) the layer last asked for, as bands of its Concat */
+    char *text;   /* the text file last asked for */
     size_t len;
-    FILE *f;
-} mem_text;
+} train_dump;
 
-static int mem_open(mem_text *m, const char *what, char *err, size_t errlen) {
-    m->buf = NULL;
-    m->len = 0;
-    m->f = open_memstream(&m->buf, &m->len);
-    if (!m->f) snprintf(err, errlen, "cannot write %s: out of memory", what);
-    return m->f ? 0 : -1;
+/* Text printed into memory (open_memstream): td->text, td->len once closed. */
+static FILE *text_open(train_dump *td, const char *what, char *err, size_t errlen) {
+    free(td->text);
+    td->text = NULL;
+    td->len = 0;
+    FILE *f = open_memstream(&td->text, &td->len);
+    if (!f) snprintf(err, errlen, "cannot write %s: out of memory", what);
+    return f;
 }
 
-/* Closes m and puts its text into the dump as rel. */
-static int mem_put(mem_text *m, dump_run *d, const char *rel, char *err, size_t errlen) {
-    int bad = ferror(m->f);
-    bad |= fclose(m->f) != 0;
-    int rc = bad ? -1 : dump_put_text(d, rel, m->buf, m->len, err, errlen);
-    if (bad) snprintf(err, errlen, "cannot write %s: out of memory", rel);
-    free(m->buf);
-    return rc;
+/* Closes f and makes its text file rel. 1, or -1 on out of memory. */
+static int text_file(train_dump *td, FILE *f, const char *rel, dump_file *out, char *err,
+                     size_t errlen) {
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad) {
+        snprintf(err, errlen, "cannot write %s: out of memory", rel);
+        return -1;
+    }
+    out->kind = DUMP_TEXT;
+    snprintf(out->rel, sizeof out->rel, "%s", rel);
+    out->text = td->text;
+    out->len = td->len;
+    return 1;
 }
 
-static int put_json(dump_run *d, const train_result *r, char *err, size_t errlen) {
-    mem_text m;
-    if (mem_open(&m, "train.json", err, errlen) != 0) return -1;
-    FILE *f = m.f;
+static int json_file(train_dump *td, dump_file *out, char *err, size_t errlen) {
+    FILE *f = text_open(td, "train.json", err, errlen);
+    if (!f) return -1;
+    const train_result *r = td->r;
     const learn_config *c = r->cfg;
     fprintf(f, "{\n  \"task\": \"%s\",\n  \"layers\": %d,\n  \"h\": %d,\n  \"d_model\": %d,\n",
             learn_task(c->task)->name, c->layers, c->h, c->d_model);
@@ -127,97 +144,109 @@ static int put_json(dump_run *d, const train_result *r, char *err, size_t errlen
         fputc('}', f);
     }
     fputs("\n  ]\n}\n", f);
-    return mem_put(&m, d, "train.json", err, errlen);
-}
-
-static int put_npy(dump_run *d, const char *folder, const char *name, const float *data, int a,
-                   int b, int c, char *err, size_t errlen) {
-    char rel[96];
-    snprintf(rel, sizeof rel, "%s%s%s.npy", folder ? folder : "", folder ? "/" : "", name);
-    int shape[3] = {a, b, c};
-    int ndim = c > 0 ? 3 : b > 0 ? 2 : 1;
-    return dump_put_npy(d, rel, data, shape, ndim, err, errlen);
+    return text_file(td, f, "train.json", out, err, errlen);
 }
 
 /* one string a line: the example's tokens, or its targets ("-" where none) */
-static int put_lines(dump_run *d, const char *rel, const int *ids, int n,
-                     const char *const *strings, char *err, size_t errlen) {
-    mem_text m;
-    if (mem_open(&m, rel, err, errlen) != 0) return -1;
-    for (int i = 0; i < n; i++) fprintf(m.f, "%s\n", ids[i] >= 0 ? strings[ids[i]] : "-");
-    return mem_put(&m, d, rel, err, errlen);
+static int lines_file(train_dump *td, const char *rel, const int *ids, int n,
+                      const char *const *strings, dump_file *out, char *err, size_t errlen) {
+    FILE *f = text_open(td, rel, err, errlen);
+    if (!f) return -1;
+    for (int i = 0; i < n; i++) fprintf(f, "%s\n", ids[i] >= 0 ? strings[ids[i]] : "-");
+    return text_file(td, f, rel, out, err, errlen);
 }
 
-/* What the dump's fill needs, and what the run makes besides (the figure): it
-   is written last, inside the dump, so a failure there leaves no new dump. */
-typedef struct {
-    learn_model *l;
-    const train_result *r;
-    train_finish_fn finish;
-    void *ud;
-    train_outcome *run;
-    int finish_rc; /* finish's status when it failed (1 or 2) */
-} train_dump;
+/* data as folder/name.npy (folder NULL: the top), of shape (a[, b[, c]]). 1. */
+static int npy_file(dump_file *out, const char *folder, const char *name, const float *data, int a,
+                    int b, int c) {
+    out->kind = DUMP_NPY;
+    snprintf(out->rel, sizeof out->rel, "%s%s%s.npy", folder ? folder : "", folder ? "/" : "",
+             name);
+    out->data = data;
+    out->shape[0] = a, out->shape[1] = b, out->shape[2] = c;
+    out->ndim = c > 0 ? 3 : b > 0 ? 2 : 1;
+    return 1;
+}
 
-/* weights/<name>.npy for every parameter ("layer1.W_Q" becomes layer1_W_Q.npy);
- * layerN/ the held-out example's tensors with the names of the app's --dump;
- * logits.npy, tokens.txt, targets.txt; train.json. Then the finish. */
-static int fill_dump(dump_run *d, void *ud, char *err, size_t errlen) {
+#define LAYER_FILES 12 /* layerN/ and its 11 tensors */
+
+/* File k of layer i's: its folder, then resid_in, X, Q, K, V, scores, attn, heads,
+   concat, out, resid_out. */
+static int layer_file(train_dump *td, int i, int k, dump_file *out) {
+    const learn_config *c = learn_get_config(td->l);
+    const int T = learn_task(c->task)->seq_len, dm = c->d_model, h = c->h, dk = dm / h;
+    const learn_layer_tensors *t = &td->lt[i];
+    char layer[16];
+    snprintf(layer, sizeof layer, "layer%d", i + 1);
+    switch (k) {
+    case 0:
+        out->kind = DUMP_FOLDER;
+        snprintf(out->rel, sizeof out->rel, "%s", layer);
+        return 1;
+    case 1: return npy_file(out, layer, "resid_in", t->x, T, dm, 0);
+    case 2: return npy_file(out, layer, "X", t->ln1, T, dm, 0);
+    case 3: return npy_file(out, layer, "Q", t->q, T, dm, 0);
+    case 4: return npy_file(out, layer, "K", t->k, T, dm, 0);
+    case 5: return npy_file(out, layer, "V", t->v, T, dm, 0);
+    case 6: return npy_file(out, layer, "scores", t->scores, h, T, T);
+    case 7: return npy_file(out, layer, "attn", t->attn, h, T, T);
+    case 8:
+        for (int hd = 0; hd < h; hd++) /* head_i: its band of Concat, (T, d_k) */
+            for (int p = 0; p < T; p++)
+                memcpy(td->heads + ((size_t)hd * T + p) * dk, t->concat + (size_t)p * dm + hd * dk,
+                       sizeof(float) * (size_t)dk);
+        return npy_file(out, layer, "heads", td->heads, h, T, dk);
+    case 9: return npy_file(out, layer, "concat", t->concat, T, dm, 0);
+    case 10: return npy_file(out, layer, "out", t->out, T, dm, 0);
+    default: return npy_file(out, layer, "resid_out", t->resid, T, dm, 0);
+    }
+}
+
+/* The files in order: weights/<name>.npy for every parameter ("layer1.W_Q" becomes
+ * layer1_W_Q.npy); layerN/ the held-out example's tensors with the names of the
+ * app's --dump; logits.npy, tokens.txt, targets.txt; train.json. After the last,
+ * the finish. */
+static int train_file(void *ud, int i, dump_file *out, char *err, size_t errlen) {
     train_dump *td = ud;
     learn_model *l = td->l;
     const learn_config *c = learn_get_config(l);
     const learn_task_info *ti = learn_task(c->task);
-    const int T = ti->seq_len, dm = c->d_model, h = c->h, dk = dm / h;
-    if (dump_put_folder(d, "weights", err, errlen) != 0) return -1;
-    for (int i = 0; i < learn_param_count(l); i++) {
+    const int T = ti->seq_len, P = learn_param_count(l);
+    memset(out, 0, sizeof *out);
+    if (i == 0) {
+        out->kind = DUMP_FOLDER;
+        snprintf(out->rel, sizeof out->rel, "weights");
+        return 1;
+    }
+    if (i <= P) {
         learn_tensor t;
-        learn_param(l, i, &t);
+        learn_param(l, i - 1, &t);
         char name[64];
         snprintf(name, sizeof name, "%s", t.name);
         for (char *p = name; *p; p++)
             if (*p == '.') *p = '_';
-        if (put_npy(d, "weights", name, t.data, t.shape[0], t.ndim == 2 ? t.shape[1] : 0, 0, err,
-                    errlen) != 0)
+        return npy_file(out, "weights", name, t.data, t.shape[0], t.ndim == 2 ? t.shape[1] : 0, 0);
+    }
+    i -= P + 1;
+    if (i == 0) { /* the example's tensors, and room for one layer's heads */
+        learn_example_tensors(l, td->lt, &td->logits);
+        td->heads = malloc(sizeof(float) * (size_t)T * c->d_model);
+        if (!td->heads) {
+            snprintf(err, errlen, "out of memory");
             return -1;
+        }
     }
-    learn_layer_tensors lt[LEARN_MAX_LAYERS];
-    const float *logits = NULL;
-    learn_example_tensors(l, lt, &logits);
-    float *heads = malloc(sizeof(float) * (size_t)T * dm);
-    if (!heads) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int rc = 0;
-    for (int i = 0; i < c->layers && rc == 0; i++) {
-        char layer[16];
-        snprintf(layer, sizeof layer, "layer%d", i + 1);
-        for (int hd = 0; hd < h; hd++) /* head_i: its band of Concat, (T, d_k) */
-            for (int t = 0; t < T; t++)
-                memcpy(heads + ((size_t)hd * T + t) * dk, lt[i].concat + (size_t)t * dm + hd * dk,
-                       sizeof(float) * (size_t)dk);
-        rc = dump_put_folder(d, layer, err, errlen) != 0 ||
-             put_npy(d, layer, "resid_in", lt[i].x, T, dm, 0, err, errlen) != 0 ||
-             put_npy(d, layer, "X", lt[i].ln1, T, dm, 0, err, errlen) != 0 ||
-             put_npy(d, layer, "Q", lt[i].q, T, dm, 0, err, errlen) != 0 ||
-             put_npy(d, layer, "K", lt[i].k, T, dm, 0, err, errlen) != 0 ||
-             put_npy(d, layer, "V", lt[i].v, T, dm, 0, err, errlen) != 0 ||
-             put_npy(d, layer, "scores", lt[i].scores, h, T, T, err, errlen) != 0 ||
-             put_npy(d, layer, "attn", lt[i].attn, h, T, T, err, errlen) != 0 ||
-             put_npy(d, layer, "heads", heads, h, T, dk, err, errlen) != 0 ||
-             put_npy(d, layer, "concat", lt[i].concat, T, dm, 0, err, errlen) != 0 ||
-             put_npy(d, layer, "out", lt[i].out, T, dm, 0, err, errlen) != 0 ||
-             put_npy(d, layer, "resid_out", lt[i].resid, T, dm, 0, err, errlen) != 0;
-    }
-    free(heads);
-    if (rc) return -1;
+    if (i < c->layers * LAYER_FILES) return layer_file(td, i / LAYER_FILES, i % LAYER_FILES, out);
+    i -= c->layers * LAYER_FILES;
     const int *tok, *tgt;
     learn_example(l, &tok, &tgt);
-    if (put_npy(d, NULL, "logits", logits, T, ti->classes, 0, err, errlen) != 0 ||
-        put_lines(d, "tokens.txt", tok, T, ti->symbols, err, errlen) != 0 ||
-        put_lines(d, "targets.txt", tgt, T, ti->class_name, err, errlen) != 0 ||
-        put_json(d, td->r, err, errlen) != 0)
-        return -1;
+    switch (i) {
+    case 0: return npy_file(out, NULL, "logits", td->logits, T, ti->classes, 0);
+    case 1: return lines_file(td, "tokens.txt", tok, T, ti->symbols, out, err, errlen);
+    case 2: return lines_file(td, "targets.txt", tgt, T, ti->class_name, out, err, errlen);
+    case 3: return json_file(td, out, err, errlen);
+    default: break;
+    }
     if (td->finish && (td->finish_rc = td->finish(td->run, td->ud, err, errlen)) != 0) return -1;
     return 0;
 }
@@ -398,9 +427,11 @@ int app_train_run(const train_options *o, int h, int d_model, uint64_t seed, con
     pr.ablated_acc = ablated;
     train_outcome run = {l, dense, dense_rows + 1, (float)rate, ablated, pr, replay};
     if (!rc && dump_dir) { /* the figure is written inside the dump, before its rename */
-        train_dump td = {l, &r, finish, ud, &run, 0};
-        if (dump_write_files(dump_dir, fill_dump, &td, err, errlen) != 0)
+        train_dump td = {.l = l, .r = &r, .finish = finish, .ud = ud, .run = &run};
+        if (dump_write(dump_dir, train_file, &td, err, errlen) != 0)
             rc = td.finish_rc ? td.finish_rc : 1;
+        free(td.heads);
+        free(td.text);
     } else if (!rc && finish) {
         rc = finish(&run, ud, err, errlen);
     }

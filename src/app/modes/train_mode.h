@@ -1,7 +1,7 @@
 /* train_mode.h: --train TASK, the headless "learn live": trains the learner of
  * src/learn, shows progress on stderr, prints a summary and, with --dump DIR,
  * writes the trained weights, the held-out example's tensors and train.json, all
- * or nothing (dump.h's dump_write_files). */
+ * or nothing (dump.h's dump_write). */
 #ifndef MHAVIZ_TRAIN_MODE_H
 #define MHAVIZ_TRAIN_MODE_H
 

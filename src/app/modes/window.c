@@ -342,9 +342,11 @@ static void stats_say(loop_stats *st, const app_state *s, const char *when) {
     for (size_t i = 0, o = 0; i < sizeof woke_names / sizeof woke_names[0]; i++)
         if (st->woke & (1u << i))
             o += (size_t)snprintf(woke + o, sizeof woke - o, "%s%s", o ? "," : "", woke_names[i]);
-    fprintf(stderr, "stats%s%s frames=%lu recomputes=%lu wakeups=%lu busy=%d jobs=%d woke=%s\n",
+    fprintf(stderr,
+            "stats%s%s frames=%lu recomputes=%lu wakeups=%lu busy=%d jobs=%d woke=%s "
+            "forwards=%lu\n",
             when ? " " : "", when ? when : "", st->frames, r, st->wakeups, app_async_busy(s), jobs,
-            woke);
+            woke, mha_forwards());
     st->recomputes_said = r;
     st->jobs_said = jobs;
     st->frames_said = st->frames;
@@ -556,8 +558,11 @@ static void run_loop(app_state *s, window_ui *w, view_cache *cache, font_set *fo
     const int layout_log = getenv("MHAVIZ_LAYOUT_LOG") != NULL;
     static char view_logged[8192];
     const int view_logging = getenv("MHAVIZ_VIEW_LOG") != NULL;
-    loop_stats stats = {.on = getenv("MHAVIZ_STATS") != NULL};
-    s->timings = stats.on; /* a class sees no frame times; a developer asks for them */
+    const char *stats_env = getenv("MHAVIZ_STATS");
+    loop_stats stats = {.on = stats_env != NULL};
+    /* a class sees no frame times; a developer asks for them (MHAVIZ_STATS=lines: the
+       lines alone, for tests that compare pictures and wait for the window's state) */
+    s->timings = stats.on && strcmp(stats_env, "lines") != 0;
     w->wake_event = SDL_RegisterEvents(1);
     if (w->wake_event == (Uint32)-1 || app_async_enable(s, wake_loop, &w->wake_event, -1.0) != 0)
         fprintf(stderr, "mhaviz: large recomputes stay on the window's thread (%s)\n",

@@ -358,6 +358,39 @@ static int set_layer(app_state *s, int layer) {
     return 1;
 }
 
+/* X and Shift+X on a loaded model: one of its own heads removed or back, or every
+   head back; the status says what the next token's probability does. */
+static int remove_head(app_state *s, const app_action *a, const char *name) {
+    app_gpt *g = s->gpt;
+    const tf_config *c = &g->m->tf->cfg;
+    if (g->h != c->h) {
+        snprintf(s->status, sizeof s->status,
+                 "X removes %s's own heads: back to h = %d (Up/Down) first", name, c->h);
+        return 1;
+    }
+    if (a->kind == ACT_ABLATE_CLEAR) {
+        memset(g->off, 0, (size_t)c->layers * c->h);
+        g->say.on = 0;
+        want(s);
+        snprintf(s->status, sizeof s->status, "every head on again");
+        return 1;
+    }
+    const int head = a->arg ? a->arg : s->focus;
+    if (head < 1 || head > c->h) {
+        snprintf(s->status, sizeof s->status, "X: focus a head first (1-9, or click it)");
+        return 1;
+    }
+    unsigned char *o = &g->off[(size_t)g->layer * c->h + head - 1];
+    *o = !*o;
+    const gpt2_run *r = shown(g);
+    g->say = (gpt_say){1, g->layer, head, *o, r->top[0], gpt2_run_probs(r)[r->top[0]]};
+    want(s);
+    if (g->say.on) /* still computing: said when it is shown */
+        snprintf(s->status, sizeof s->status, "head %d of layer %d %s: computing\xE2\x80\xA6", head,
+                 g->layer + 1, *o ? "removed" : "back");
+    return 1;
+}
+
 int app_gpt_apply(app_state *s, const app_action *a) {
     app_gpt *g = s->gpt;
     if (!g) return -1;
@@ -423,34 +456,7 @@ int app_gpt_apply(app_state *s, const app_action *a) {
         return 1;
     case ACT_OVERVIEW: g->overview_open = !g->overview_open; return 1;
     case ACT_ABLATE:
-    case ACT_ABLATE_CLEAR: {
-        if (g->h != c->h) {
-            snprintf(s->status, sizeof s->status,
-                     "X removes %s's own heads: back to h = %d (Up/Down) first", name, c->h);
-            return 1;
-        }
-        if (a->kind == ACT_ABLATE_CLEAR) {
-            memset(g->off, 0, (size_t)c->layers * c->h);
-            g->say.on = 0;
-            want(s);
-            snprintf(s->status, sizeof s->status, "every head on again");
-            return 1;
-        }
-        const int head = a->arg ? a->arg : s->focus;
-        if (head < 1 || head > c->h) {
-            snprintf(s->status, sizeof s->status, "X: focus a head first (1-9, or click it)");
-            return 1;
-        }
-        unsigned char *o = &g->off[(size_t)g->layer * c->h + head - 1];
-        *o = !*o;
-        const gpt2_run *r = shown(g);
-        g->say = (gpt_say){1, g->layer, head, *o, r->top[0], gpt2_run_probs(r)[r->top[0]]};
-        want(s);
-        if (g->say.on) /* still computing: said when it is shown */
-            snprintf(s->status, sizeof s->status, "head %d of layer %d %s: computing\xE2\x80\xA6",
-                     head, g->layer + 1, *o ? "removed" : "back");
-        return 1;
-    }
+    case ACT_ABLATE_CLEAR: return remove_head(s, a, name);
     default: return -1;
     }
 }
@@ -570,4 +576,60 @@ void app_gpt_close(app_state *s) {
     s->focus = 0;
     s->data_version++;
     s->layout_valid = 0;
+}
+
+int app_gpt_off_list(const app_state *s, char *buf, size_t len) {
+    const app_gpt *g = s->gpt;
+    if (len) buf[0] = '\0';
+    if (s->gpt_wanted || s->gpt_loading || !g) { /* asked for: what it will remove */
+        if (!s->gpt_wanted && !s->gpt_loading) return 0;
+        snprintf(buf, len, "%s", s->gpt_want.ablate);
+        return 1;
+    }
+    const tf_config *c = &g->m->tf->cfg;
+    size_t at = 0;
+    for (int l = 0; l < c->layers; l++)
+        for (int h = 0; h < c->h; h++)
+            if (g->off[(size_t)l * c->h + h] && at < len) { /* asked: shown once computed */
+                const int w = snprintf(buf + at, len - at, "%s%d:%d", at ? "," : "", l + 1, h + 1);
+                at += w > 0 ? (size_t)w : 0;
+            }
+    return 1;
+}
+
+int app_gpt_check_off(const app_gpt *g, const char *spec, char *err, size_t errlen) {
+    const tf_config *c = &g->m->tf->cfg;
+    for (const char *p = spec; *p;) {
+        int l = 0, h = 0, used = 0;
+        if (sscanf(p, "%d:%d%n", &l, &h, &used) != 2) break; /* the reader checked the form */
+        if (l > c->layers || h > c->h) {
+            snprintf(err, errlen,
+                     "model-ablate = %.200s: %s has no head %d:%d (%d layers of %d heads)", spec,
+                     g->m->paths.name, l, h, c->layers, c->h);
+            return -1;
+        }
+        p += used;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
+void app_gpt_set_off(app_state *s, const char *spec) {
+    app_gpt *g = s->gpt;
+    if (!g) return;
+    char now[APP_ABLATE_MAX];
+    app_gpt_off_list(s, now, sizeof now);
+    if (strcmp(now, spec) == 0) return; /* no recompute when the same heads are off */
+    const tf_config *c = &g->m->tf->cfg;
+    memset(g->off, 0, (size_t)c->layers * c->h);
+    for (const char *p = spec; *p;) { /* checked: app_gpt_check_off */
+        int l = 0, h = 0, used = 0;
+        if (sscanf(p, "%d:%d%n", &l, &h, &used) != 2) break;
+        if (l >= 1 && l <= c->layers && h >= 1 && h <= c->h)
+            g->off[(size_t)(l - 1) * c->h + h - 1] = 1;
+        p += used;
+        if (*p == ',') p++;
+    }
+    g->say.on = 0;
+    want(s);
 }

@@ -69,5 +69,8 @@ int app_view_file_save(app_state *s, char *path, size_t pathlen);
 /* Opens a view file in s (a file dropped on the window): applied whole, or not at
    all with the reason ("FILE:LINE: what") on the status line and the view kept. 0, or -1. */
 int app_view_file_open(app_state *s, const char *path);
+/* The settings the long option (getopt's name, "heads") sets, as their names in a
+   view file, into names (at most max); returns how many. */
+int app_settings_of_option(const char *option, const char **names, int max);
 
 #endif

@@ -83,7 +83,10 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     s->sample = o->text ? 0 : (o->sample ? o->sample : 1);
     if (o->text) tok_copy_fit(s->custom, sizeof s->custom, o->text);
     s->dirty = 1;
-    if (app_recompute(s, cfg, toks) != 0) {
+    if (o->model_path && o->mode != CLI_WINDOW) { /* a checkpoint's figure: the random */
+        s->cfg = *cfg; /* model under it is never drawn, so it is not computed */
+        tok_free(&s->toks), s->toks = *toks, memset(toks, 0, sizeof *toks);
+    } else if (app_recompute(s, cfg, toks) != 0) {
         snprintf(err, errlen, "%s", s->status);
         return 1;
     }

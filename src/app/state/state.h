@@ -154,13 +154,15 @@ typedef struct app_training app_training;
 typedef struct app_async app_async;
 typedef struct app_gpt app_gpt;
 
+#define APP_ABLATE_MAX 8192 /* "LAYER:HEAD,..." of every head of the largest model */
+
 /* A model to open (gpt.c): the path, the text, the layer shown (0-based), the
    heads (0: its own), the heads to remove ("LAYER:HEAD,..." or ""). */
 typedef struct {
     char path[4096];
     char text[APP_EDIT_MAX];
     int layer, h;
-    char ablate[256];
+    char ablate[APP_ABLATE_MAX];
 } app_gpt_request;
 
 #define APP_QUEUE_MAX 64 /* keys that wait for the model being computed */

@@ -112,6 +112,15 @@ int app_gpt_check(const app_gpt *g, int layer, int h, char *err, size_t errlen);
 void app_gpt_set_view(app_state *s, int layer, int h, int overview);
 /* Closes the model shown: the random model's view again. */
 void app_gpt_close(app_state *s);
+/* A loaded model's heads removed (X), "LAYER:HEAD,..." 1-based, layer by layer
+   ("" none; a model asked for: the ones it will remove) into buf; 0 when no model
+   is shown or asked for. */
+int app_gpt_off_list(const app_state *s, char *buf, size_t len);
+/* 0 when every head of spec (a view file's model-ablate, its form checked) is one of
+   g's, else -1 with "model-ablate = SPEC: ..." in err. */
+int app_gpt_check_off(const app_gpt *g, const char *spec, char *err, size_t errlen);
+/* Removes exactly spec's heads (the others back) and recomputes: apply's X. */
+void app_gpt_set_off(app_state *s, const char *spec);
 
 /* compare.c: B pins the view (or unpins it); 1 if the picture changed. */
 int app_compare_toggle(app_state *s);

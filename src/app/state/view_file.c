@@ -1,7 +1,7 @@
 /* view_file.c: a view file (".view", the README's "View files") read and
  * written whole: read with the --text-file reader's bound and checks (1 MiB,
  * no NUL or binary, UTF-8, a regular file), parsed line by line into settings
- * (settings.c); written atomically. The window's Ctrl+Shift+V saves the view
+ * (settings.c's rows); written atomically. The window's Ctrl+Shift+V saves the view
  * shown, and a view file dropped on the window (or named by --state) opens. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "settings.h"
+#include "settings_internal.h"
 #include "state_internal.h"
 #include "text_file.h"
 
@@ -141,4 +141,111 @@ int app_view_file_open(app_state *s, const char *path) {
     snprintf(msg, sizeof msg, "opened the view %.4300s", path);
     app_notify(s, msg, 0);
     return 0;
+}
+
+/* ---- a view file's text ------------------------------------------------------------------ */
+
+static void trim(char **b, char **e) {
+    while (*b < *e && (**b == ' ' || **b == '\t')) (*b)++;
+    while (*e > *b && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r')) (*e)--;
+}
+
+/* One "name = value" line (b, its end at e) into got; 0, or 2 with err. */
+static int parse_line(char *b, char *e, int lineno, const char *file, const char *base_dir,
+                      app_settings *got, char *err, size_t errlen) {
+    *e = '\0';
+    char *eq = strchr(b, '=');
+    if (!eq) {
+        snprintf(err, errlen, "%s:%d: '%.60s' is not 'name = value'", file, lineno, b);
+        return 2;
+    }
+    char *ne = eq, *vb = eq + 1, *ve = e, *nb = b;
+    trim(&nb, &ne);
+    trim(&vb, &ve);
+    *ne = '\0';
+    *ve = '\0';
+    const int id = stg_find(nb);
+    if (id >= 0 && got->set[id]) {
+        if (id == ST_PIN_TEXT)
+            snprintf(err, errlen,
+                     "%s:%d: %s: the pinned text is set already on line %d (one of "
+                     "pinned-sample, pinned-text)",
+                     file, lineno, nb, got->line[id]);
+        else if (id == ST_TEXT)
+            snprintf(err, errlen,
+                     "%s:%d: %s: the text is set already on line %d (one of sample, text, "
+                     "text-file)",
+                     file, lineno, nb, got->line[id]);
+        else
+            snprintf(err, errlen, "%s:%d: %s is given twice (first on line %d)", file, lineno, nb,
+                     got->line[id]);
+        return 2;
+    }
+    char why[1400];
+    if (app_settings_set(got, nb, vb, base_dir, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s:%d: %s", file, lineno, why);
+        return 2;
+    }
+    got->line[id] = lineno;
+    return 0;
+}
+
+/* The checks that need two settings: a head against h given in the same file. */
+static int check_heads(const app_settings *got, const char *file, char *err, size_t errlen) {
+    const int h = got->set[ST_H] ? (int)SV(got, ST_H) : 0;
+    const int d = (int)SV(got, ST_D), focus = (int)SV(got, ST_FOCUS);
+    if (!h) return 0;
+    if (got->set[ST_D] && (h > d || d % h != 0)) {
+        snprintf(err, errlen, "%s:%d: h = %d does not divide d_model = %d (line %d)", file,
+                 got->line[ST_H], h, d, got->line[ST_D]);
+        return 2;
+    }
+    if (got->set[ST_FOCUS] && focus > h) {
+        snprintf(err, errlen, "%s:%d: focus = %d: there is no head %d (h = %d)", file,
+                 got->line[ST_FOCUS], focus, focus, h);
+        return 2;
+    }
+    for (int k = h; got->set[ST_ABLATE] && k < MHA_ABLATE_WORDS * 64; k++)
+        if (got->ablate[k / 64] >> (k % 64) & 1) {
+            snprintf(err, errlen, "%s:%d: ablate: there is no head %d (h = %d)", file,
+                     got->line[ST_ABLATE], k + 1, h);
+            return 2;
+        }
+    return 0;
+}
+
+int app_view_file_parse(const char *text, size_t len, const char *file, const char *base_dir,
+                        app_settings *st, char *err, size_t errlen) {
+    char *copy = malloc(len + 1);
+    app_settings *got = copy ? app_settings_create() : NULL;
+    if (!got) {
+        free(copy);
+        snprintf(err, errlen, "%s: out of memory", file);
+        return 2;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    int lineno = 0, rc = 0;
+    char *p = copy, *end = copy + len;
+    while (p < end && !rc) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        char *b = p, *e = nl ? nl : end;
+        lineno++;
+        p = nl ? nl + 1 : end;
+        trim(&b, &e);
+        if (b == e || *b == '#') continue;
+        rc = parse_line(b, e, lineno, file, base_dir, got, err, errlen);
+    }
+    if (!rc && !app_settings_count(got)) {
+        snprintf(err, errlen, "%s: sets nothing (a view file holds lines such as 'h = 4')", file);
+        rc = 2;
+    }
+    if (!rc) rc = check_heads(got, file, err, errlen);
+    if (!rc) {
+        snprintf(got->origin, sizeof got->origin, "%s", file);
+        app_settings_merge(st, got);
+    }
+    app_settings_free(got);
+    free(copy);
+    return rc;
 }
