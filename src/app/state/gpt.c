@@ -62,6 +62,7 @@ void app_gpt_free(app_gpt *g) {
     gpt2_run_free(&g->runs[0]);
     gpt2_run_free(&g->runs[1]);
     free(g->off);
+    free(g->job.off);
     gpt2_free(g->m);
     free(g);
 }
