@@ -3,7 +3,7 @@
  * spec_check.py to compare with its PyTorch reference. No tokenizer: the ids are
  * given.
  *
- *   spec_driver DIR IDS OUT [--off L:H,...]
+ *   spec_driver DIR IDS OUT [--off L:H,...] [--fill P,...]
  *
  * DIR holds config.json and model.safetensors; IDS is a comma list of token ids;
  * --off removes heads (0-based layer:head) as --ablate does. Writes into OUT (which
@@ -11,13 +11,16 @@
  * QK-norm and RoPE, k_l.npy (n, h_kv head_dim), out_l.npy (n, d) the attention's
  * output projection before the residual add, resid_l.npy (n, d) the stream out of
  * layer l; and final.npy (n, d) after the final norm, logits.npy (vocab) of the
- * last position. Prints the spec as one line of JSON. On failure: "mhaviz: <err>"
+ * last position. With --fill (an encoder with its masked-LM head), the head's top 10
+ * at positions P (0-based): fill_ids.npy (m, 10) as floats and fill_p.npy (m, 10).
+ * Prints the spec as one line of JSON. On failure: "mhaviz: <err>"
  * on stderr and the loader's code (1 or 2). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checkpoint.h"
+#include "fill.h"
 #include "npy.h"
 
 #define MAX_IDS 1024
@@ -68,9 +71,38 @@ static int write_run(const tf_infer *t, const char *out) {
     return 0;
 }
 
+/* The masked-LM head's top 10 at the positions listed in fill: 0, or 1 (written
+ * nothing or failed), 2 (bad positions, no head). */
+static int write_fill(const tf_infer *t, const char *fill, const char *out) {
+    enum { K = 10 };
+    static int pos[MAX_IDS], ids[MAX_IDS * K];
+    static float p[MAX_IDS * K], idf[MAX_IDS * K];
+    const int m = parse_ids(fill, pos);
+    int bad = m < 1;
+    for (int i = 0; i < m && !bad; i++) bad = pos[i] >= t->n;
+    tf_fill *f = bad ? NULL : tf_fill_create(t->tf, m);
+    if (!f) {
+        fprintf(stderr, "mhaviz: %s\n", bad ? "bad fill positions" : "no masked-LM head");
+        return 2;
+    }
+    tf_fill_run(f, t, pos, m, K, ids, p);
+    for (int i = 0; i < m * K; i++) idf[i] = (float)ids[i];
+    tf_fill_destroy(f);
+    return put(out, "fill_ids", -1, idf, 2, m, K, 0) || put(out, "fill_p", -1, p, 2, m, K, 0);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4 && !(argc == 6 && strcmp(argv[4], "--off") == 0)) {
-        fprintf(stderr, "usage: spec_driver DIR IDS OUT [--off L:H,...]\n");
+    const char *offs = "", *fill = NULL;
+    int usage = argc < 4 || argc % 2;
+    for (int a = 4; a + 1 < argc && !usage; a += 2)
+        if (strcmp(argv[a], "--off") == 0)
+            offs = argv[a + 1];
+        else if (strcmp(argv[a], "--fill") == 0)
+            fill = argv[a + 1];
+        else
+            usage = 1;
+    if (usage) {
+        fprintf(stderr, "usage: spec_driver DIR IDS OUT [--off L:H,...] [--fill P,...]\n");
         return 2;
     }
     static int ids[MAX_IDS];
@@ -91,7 +123,7 @@ int main(int argc, char **argv) {
     int bad = n < 1 || n > s->ctx;
     for (int i = 0; i < n && !bad; i++) bad = ids[i] >= s->vocab;
     unsigned char *off = calloc((size_t)s->layers * s->h, 1);
-    for (const char *p = argc == 6 ? argv[5] : ""; *p && !bad && off;) {
+    for (const char *p = offs; *p && !bad && off;) {
         int l, hh, used;
         bad = sscanf(p, "%d:%d%n", &l, &hh, &used) != 2 || l < 0 || l >= s->layers || hh < 0 ||
               hh >= s->h;
@@ -106,12 +138,14 @@ int main(int argc, char **argv) {
     }
     tf_infer_run(t, ids, n, off, 0);
     rc = write_run(t, argv[3]) ? 1 : 0;
-    printf("{\"type\":\"%s\",\"layers\":%d,\"d_model\":%d,\"h\":%d,\"h_kv\":%d,\"head_dim\":%d,"
+    if (rc == 0 && fill) rc = write_fill(t, fill, argv[3]);
+    printf("{\"type\":\"%s\",\"mlm\":%d,\"d_embed\":%d,\"layers\":%d,\"d_model\":%d,\"h\":%d,\"h_"
+           "kv\":%d,\"head_dim\":%d,"
            "\"d_ff\":%d,\"norm\":%d,\"pos\":%d,\"rope_scaling\":%d,\"mlp\":%d,\"head\":%d,"
            "\"qk_norm\":%d,\"qkv_bias\":%d,\"o_bias\":%d,\"emb_scale\":%.9g,\"n_params\":%zu}\n",
-           cfg.family->type, s->layers, s->d_model, s->h, s->h_kv, s->head_dim, s->d_ff, s->norm,
-           s->pos, s->rope_scaling, s->mlp, s->head, s->qk_norm, s->qkv_bias, s->o_bias,
-           (double)s->emb_scale, tf->n_params);
+           cfg.family->type, s->mlm, spec_emb_dim(s), s->layers, s->d_model, s->h, s->h_kv,
+           s->head_dim, s->d_ff, s->norm, s->pos, s->rope_scaling, s->mlp, s->head, s->qk_norm,
+           s->qkv_bias, s->o_bias, (double)s->emb_scale, tf->n_params);
     tf_infer_destroy(t);
     free(off);
     tf_destroy(tf);

@@ -17,7 +17,7 @@
 /* floats of each part, in the order they are carved */
 typedef struct {
     size_t resid, layer_d, layer_q, layer_kv, attn, lnf, vocab, rope, scratch_nd, ff, gate, rows,
-        rep, scores;
+        rep, scores, emb;
 } infer_sizes;
 
 static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
@@ -40,13 +40,14 @@ static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
     z->rows = (size_t)n;
     z->rep = s->h_kv < s->h ? (size_t)n * spec_q_dim(s) : 0; /* kx, vx */
     z->scores = (size_t)split * nn;
+    z->emb = s->d_embed > 0 ? (size_t)n * s->d_embed : 0; /* ALBERT's before the mapping */
     return 0;
 }
 
 static size_t total(const infer_sizes *z) {
     return z->resid + 3 * z->layer_d + 2 * z->layer_q + 2 * z->layer_kv + z->attn + z->lnf +
            2 * z->vocab + z->rope + 3 * z->scratch_nd + 2 * z->ff + z->gate + 2 * z->rows +
-           2 * z->rep + z->scores;
+           2 * z->rep + z->scores + z->emb;
 }
 
 size_t tf_infer_bytes(const transformer *tf, int n, int split) {
@@ -100,6 +101,7 @@ tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
     CARVE(kx, z.rep);
     CARVE(vx, z.rep);
     CARVE(scores, z.scores);
+    CARVE(emb, z.emb);
 #undef CARVE
     MHA_EXPECT((size_t)(p - t->mem_) == total(&z));
     if (t->rope) block_rope_table(t->rope, &tf->spec, n);
@@ -126,7 +128,7 @@ void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *of
     if (from == 0 || n != t->n) {
         from = 0;
         t->n = n;
-        block_embed(t->resid, t->mean, t->rstd, tf, tokens, n);
+        block_embed(t->resid, t->emb, t->mean, t->rstd, tf, tokens, n);
     }
     mm_threads_min_flops(MM_THREADS_MODEL_FLOPS); /* products of a few ms: both cores */
     for (int i = from; i < c->layers; i++) block_forward(t, i, off ? off + (size_t)i * c->h : NULL);
