@@ -13,11 +13,16 @@
  * layer l; and final.npy (n, d) after the final norm, logits.npy (vocab) of the
  * last position. With --fill (an encoder with its masked-LM head), the head's top 10
  * at positions P (0-based): fill_ids.npy (m, 10) as floats and fill_p.npy (m, 10).
+ * With --bench R nothing is written: the forward runs once, then R times timed, and
+ * one JSON line {"case": "model_forward", "n", "median_ms", "min_ms", "runs"} is
+ * printed (a measurement for encoder_bench.py, not a test).
  * Prints the spec as one line of JSON. On failure: "mhaviz: <err>"
  * on stderr and the loader's code (1 or 2). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "checkpoint.h"
 #include "fill.h"
@@ -91,18 +96,50 @@ static int write_fill(const tf_infer *t, const char *fill, const char *out) {
     return put(out, "fill_ids", -1, idf, 2, m, K, 0) || put(out, "fill_p", -1, p, 2, m, K, 0);
 }
 
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* --bench: the forward once, then runs times, timed */
+static void bench(tf_infer *t, const int *ids, int n, int runs) {
+    enum { MAX_RUNS = 101 };
+    double ms[MAX_RUNS];
+    runs = runs < 1 ? 1 : runs > MAX_RUNS ? MAX_RUNS : runs;
+    tf_infer_run(t, ids, n, NULL, 0);
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_ms();
+        tf_infer_run(t, ids, n, NULL, 0);
+        ms[r] = now_ms() - t0;
+    }
+    qsort(ms, (size_t)runs, sizeof ms[0], cmp_double);
+    printf("{\"case\":\"model_forward\",\"n\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,"
+           "\"runs\":%d}\n",
+           n, ms[runs / 2], ms[0], runs);
+}
+
 int main(int argc, char **argv) {
     const char *offs = "", *fill = NULL;
+    int bench_runs = 0;
     int usage = argc < 4 || argc % 2;
     for (int a = 4; a + 1 < argc && !usage; a += 2)
         if (strcmp(argv[a], "--off") == 0)
             offs = argv[a + 1];
         else if (strcmp(argv[a], "--fill") == 0)
             fill = argv[a + 1];
+        else if (strcmp(argv[a], "--bench") == 0)
+            bench_runs = atoi(argv[a + 1]);
         else
             usage = 1;
     if (usage) {
-        fprintf(stderr, "usage: spec_driver DIR IDS OUT [--off L:H,...] [--fill P,...]\n");
+        fprintf(stderr, "usage: spec_driver DIR IDS OUT [--off L:H,...] [--fill P,...] "
+                        "[--bench R]\n");
         return 2;
     }
     static int ids[MAX_IDS];
@@ -135,6 +172,13 @@ int main(int argc, char **argv) {
         free(off);
         tf_destroy(tf);
         return 2;
+    }
+    if (bench_runs > 0) {
+        bench(t, ids, n, bench_runs);
+        tf_infer_destroy(t);
+        free(off);
+        tf_destroy(tf);
+        return 0;
     }
     tf_infer_run(t, ids, n, off, 0);
     rc = write_run(t, argv[3]) ? 1 : 0;
