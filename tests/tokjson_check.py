@@ -203,7 +203,8 @@ def run_hf(path, texts, special):
 HOSTILE = {
     "broken JSON": '{"model": {"type": "BPE", "vocab": {"a": 0}',
     "not an object": "[1, 2, 3]",
-    "unknown model": '{"model": {"type": "Unigram", "vocab": [["a", 0.0]]}}',
+    "unknown model": '{"model": {"type": "WordLevel", "vocab": {"a": 0}}}',
+    "Unigram without unk_id": '{"model": {"type": "Unigram", "vocab": [["a", 0.0]]}}',
     "merge of unknown symbol": '{"model": {"type": "BPE", "vocab": {"a": 0, "ab": 1},'
                                ' "merges": ["a b"]}}',
     "merge result missing": '{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1},'

@@ -214,8 +214,9 @@ static int read_model(tokjson *t, json_t *model, const tj_ctx *c) {
     if (!json_is_object(model)) return tj_fail(c, 2, "no \"model\" object");
     const char *type = tj_get_str(model, "type");
     if (json_object_get(model, "type") && !type) return tj_fail(c, 2, "model.type is not a string");
+    if (type && strcmp(type, "Unigram") == 0) return tj_unigram_read(t, model, c);
     if (type && strcmp(type, "BPE") != 0 && strcmp(type, "WordPiece") != 0)
-        return tj_fail(c, 2, "model type \"%s\" is not supported (BPE and WordPiece only)", type);
+        return tj_fail(c, 2, "model type \"%s\" is not supported (BPE, WordPiece, Unigram)", type);
     t->wordpiece = type && strcmp(type, "WordPiece") == 0;
     json_t *vocab = json_object_get(model, "vocab");
     if (!vocab) return tj_fail(c, 2, "model.vocab is missing");
@@ -239,6 +240,7 @@ static int read_model(tokjson *t, json_t *model, const tj_ctx *c) {
 
 static int model_tables(tokjson *t, json_t *model, const tj_ctx *c) {
     int rc = fill_vocab(t, json_object_get(model, "vocab"), c);
+    if (!rc && t->unigram) return tj_unigram_tables(t, model, c);
     if (!rc) rc = read_merges(t, json_object_get(model, "merges"), c);
     if (rc) return rc;
     t->unk = -1;
@@ -434,7 +436,7 @@ void tokjson_free(tokjson *t) {
     for (int i = 0; t->bytes && i < t->n_ids; i++) free(t->bytes[i]);
     free(t->str), free(t->slen), free(t->bytes), free(t->blen);
     free(t->vslot), free(t->mkey), free(t->mrank), free(t->mresult);
-    free(t->prefix), free(t->suffix);
+    free(t->prefix), free(t->suffix), free(t->score);
     for (int i = 0; i < t->n_norm; i++) {
         free(t->norm[i].text), free(t->norm[i].pattern);
         if (t->norm[i].re) pcre2_code_free(t->norm[i].re);

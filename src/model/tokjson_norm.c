@@ -228,6 +228,7 @@ static int norm_step(const tj_norm *st, const tj_text *in, tj_text *out) {
     case TJ_REPLACE: return replace(st, in, out);
     case TJ_LOWERCASE: return lowercase(in, out);
     case TJ_BERT_NORM: return bert_norm(st, in, out);
+    case TJ_STRIP_ACCENTS: return bert_pass(in, out, 2);
     default: return unicode_form(in, out, st->kind);
     }
 }
