@@ -109,12 +109,9 @@ int tj_put_utf8(unsigned char *o, unsigned cp);
 unsigned tj_byte_to_cp(unsigned b);
 int tj_cp_to_byte(unsigned cp);
 
-/* Unigram (tokjson_unigram.c): the model's pieces read from model.vocab's [piece, score]
- * list (rewritten in place as {piece: id} for the shared tables), its unk_id; and one
- * piece of n bytes encoded, Hugging Face's Viterbi: ids and byte ranges [s, e) into the
- * caller's arrays (room for n each); the count, or -1 (out of memory). */
-int tj_unigram_read(tokjson *t, json_t *model, const void *ctx);
-int tj_unigram_tables(tokjson *t, json_t *model, const void *ctx);
+/* Unigram (tokjson_unigram.c): one piece of n bytes encoded by Hugging Face's Viterbi:
+ * ids and byte ranges [s, e) into the caller's arrays (room for n each); the count, or
+ * -1 (out of memory). lat is scratch, grown as needed (freed by the caller). */
 typedef struct {
     double *best;
     int32_t *from, *id;

@@ -1,70 +1,15 @@
-/* tokjson_unigram.c: the Unigram model of a tokenizer.json (tokjson_internal.h), as
- * Hugging Face's tokenizers (models/unigram) encodes: each piece of the pre-tokenized
+/* tokjson_unigram.c: the Unigram model of a tokenizer.json (tokjson_internal.h) encoded
+ * as Hugging Face's tokenizers (models/unigram) does: each piece of the pre-tokenized
  * text split by Viterbi over the vocabulary's log-probabilities, a character no piece
  * covers alone scored as the lowest score minus 10 and encoded as unk, runs of unk
  * fused into one, then each string to its id (byte fallback's <0xNN> tokens where the
- * file asks). Reading and the shared tables are tokjson.c's. */
+ * file asks). Reading the model is tokjson.c's. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tokjson_internal.h"
-#include "tokjson_read.h"
 
 #define UNK_PENALTY 10.0 /* Hugging Face's K_UNK_PENALTY */
-
-int tj_unigram_read(tokjson *t, json_t *model, const void *ctx) {
-    const tj_ctx *c = ctx;
-    json_t *vocab = json_object_get(model, "vocab");
-    if (!json_is_array(vocab)) return tj_fail(c, 2, "a Unigram model.vocab is not a list");
-    const size_t n = json_array_size(vocab);
-    if (n >= TJ_MAX_ID) return tj_fail(c, 2, "more than %d pieces", TJ_MAX_ID - 1);
-    json_t *ids = json_object();
-    t->score = malloc((n ? n : 1) * sizeof *t->score);
-    if (!ids || !t->score) {
-        json_decref(ids);
-        return tj_fail(c, 1, "out of memory");
-    }
-    t->min_score = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        json_t *e = json_array_get(vocab, i), *s = json_array_get(e, 0), *v = json_array_get(e, 1);
-        int bad = !json_is_array(e) || json_array_size(e) != 2 || !json_is_string(s) ||
-                  !json_is_number(v);
-        if (!bad && json_object_getn(ids, json_string_value(s), json_string_length(s))) {
-            json_decref(ids);
-            return tj_fail(c, 2, "model.vocab: piece %zu appears twice", i);
-        }
-        if (bad || json_object_setn_new(ids, json_string_value(s), json_string_length(s),
-                                        json_integer((json_int_t)i)) != 0) {
-            json_decref(ids);
-            return bad ? tj_fail(c, 2, "model.vocab[%zu] is not [piece, score]", i)
-                       : tj_fail(c, 1, "out of memory");
-        }
-        t->score[i] = json_number_value(v);
-        if (i == 0 || t->score[i] < t->min_score) t->min_score = t->score[i];
-    }
-    /* the shared tables read {piece: id} */
-    if (json_object_set_new(model, "vocab", ids) != 0) return tj_fail(c, 1, "out of memory");
-    t->n_ids = (int)n;
-    t->unigram = t->fuse_unk = 1;
-    json_t *u = json_object_get(model, "unk_id");
-    /* without one, a character no piece covers has no encoding (Hugging Face fails) */
-    if (!json_is_integer(u) || json_integer_value(u) < 0 || json_integer_value(u) >= (json_int_t)n)
-        return tj_fail(c, 2, "a Unigram model needs an unk_id among its pieces");
-    t->unk = (int)json_integer_value(u);
-    if ((t->byte_fallback = tj_get_bool(model, "byte_fallback", 0)) < 0)
-        return tj_fail(c, 2, "model.byte_fallback is not true or false");
-    return 0;
-}
-
-int tj_unigram_tables(tokjson *t, json_t *model, const void *ctx) {
-    (void)model, (void)ctx;
-    for (int b = 0; b < 256; b++) {
-        char name[8];
-        snprintf(name, sizeof name, "<0x%02X>", b);
-        t->byte_tok[b] = t->byte_fallback ? tj_vocab_find(t, name, 6) : -1;
-    }
-    return 0;
-}
 
 static int lattice_fit(tj_lattice *l, size_t n) {
     if (n + 1 <= l->cap) return 0;
