@@ -66,8 +66,10 @@ CASES = [
 ]
 
 
-def run_driver(build, ckpt, ids, out, off=(), fill=()):
+def run_driver(build, ckpt, ids, out, off=(), fill=(), split=None):
     args = [os.path.join(build, "tests", "spec_driver"), ckpt, ",".join(map(str, ids)), out]
+    if split:
+        args += ["--split", f"{split[0]}:{split[1]}"]
     if off:
         args += ["--off", ",".join(f"{l}:{h}" for l, h in off)]
     if fill:
@@ -82,6 +84,41 @@ def compare_fill(out, ref):
     top1 = bool(np.all(ids[:, 0] == ref["fill_ids"][:, 0]))
     worst = float(np.max(np.abs(p - ref["fill_p"])))
     return top1 and worst <= 1e-3, top1, worst
+
+
+def split_ref(ref, layer, h2, faults=()):
+    """layer's attention re-split into h2 heads from the reference's own Q and K: scores
+    Q_j K_j^T / sqrt(d / h2), softmax over whole rows (no mask)"""
+    q, k = ref["q"][layer], ref["k"][layer]
+    n, d = q.shape
+    hd = d // h2
+    qh, kh = q.reshape(n, h2, hd), k.reshape(n, h2, hd)
+    sc = np.einsum("qhd,khd->hqk", qh, kh) / np.sqrt(hd)
+    if "causal" in faults:
+        sc = np.where(np.triu(np.ones((n, n), bool), 1), -np.inf, sc)
+    e = np.exp(sc - sc.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def check_split(build, tmp, name, d, c, ids, ref):
+    """re-split of the last layer into more heads, both directions, against split_ref"""
+    h, dm = c["num_attention_heads"], c["hidden_size"]
+    h2 = next((x for x in range(h + 1, dm + 1) if dm % x == 0), None)
+    if h2 is None:
+        return
+    out = os.path.join(tmp, f"{name}-split")
+    os.makedirs(out)
+    layer = c["num_hidden_layers"] - 1
+    p = run_driver(build, d, ids, out, split=(layer, h2))
+    check(p.returncode == 0, f"{name} split: driver exit {p.returncode}: {p.stderr}")
+    if p.returncode:
+        return
+    got = np.load(os.path.join(out, "split_attn.npy"))
+    worst = float(np.max(np.abs(got - split_ref(ref, layer, h2))))
+    caught = float(np.max(np.abs(got - split_ref(ref, layer, h2, ("causal",))))) > 1e-4
+    print(f"{name} re-split layer {layer} into {h2} heads: attn {worst:.2e}; planted causal "
+          f"{'caught' if caught else 'MISSED'}")
+    check(worst <= 1e-4 and caught, f"{name} split: {worst:.2e}, causal caught {caught}")
 
 
 def positive(build, tmp):
@@ -115,6 +152,7 @@ def positive(build, tmp):
             check(ok, f"{name} n={n}: outside bounds: {msg}")
             if n != 40:
                 continue
+            check_split(build, tmp, name, d, c, ids, bert_ref.forward(d, ids, (), (), ()))
             for f in faults:  # the comparison must catch each planted mistake
                 bad = bert_ref.forward(d, ids, off, (f,), fill)
                 same, w, _ = compare(out, bad, c["num_hidden_layers"])

@@ -13,6 +13,8 @@
  * layer l; and final.npy (n, d) after the final norm, logits.npy (vocab) of the
  * last position. With --fill (an encoder with its masked-LM head), the head's top 10
  * at positions P (0-based): fill_ids.npy (m, 10) as floats and fill_p.npy (m, 10).
+ * With --split L:H2, layer L's attention re-split into H2 heads (tf_infer_split):
+ * split_attn.npy (H2, n, n) and split_out.npy (n, d).
  * With --bench R nothing is written: the forward runs once, then R times timed, and
  * one JSON line {"case": "model_forward", "n", "median_ms", "min_ms", "runs"} is
  * printed (a measurement for encoder_bench.py, not a test).
@@ -76,6 +78,31 @@ static int write_run(const tf_infer *t, const char *out) {
     return 0;
 }
 
+/* --split L:H2: layer L's attention re-split; 0, 1 (write failed), 2 (bad split) */
+static int write_split(const tf_infer *t, const char *arg, const char *out) {
+    const model_spec *s = &t->tf->spec;
+    int l, h2;
+    const int n = t->n, d = s->d_model;
+    if (sscanf(arg, "%d:%d", &l, &h2) != 2 || l < 0 || l >= s->layers || h2 < 1 || h2 > d ||
+        d % h2 || !tf_infer_can_split(t->tf)) {
+        fprintf(stderr, "mhaviz: bad split or a model that cannot be re-split\n");
+        return 2;
+    }
+    float *scores = malloc((size_t)h2 * n * n * sizeof(float) * 2);
+    float *concat = malloc((size_t)n * d * sizeof(float) * 2);
+    if (!scores || !concat) {
+        free(scores), free(concat);
+        fprintf(stderr, "mhaviz: out of memory\n");
+        return 1;
+    }
+    float *attn = scores + (size_t)h2 * n * n, *o = concat + (size_t)n * d;
+    tf_infer_split(t, l, h2, scores, attn, concat, o);
+    int rc =
+        put(out, "split_attn", -1, attn, 3, h2, n, n) || put(out, "split_out", -1, o, 2, n, d, 0);
+    free(scores), free(concat);
+    return rc;
+}
+
 /* The masked-LM head's top 10 at the positions listed in fill: 0, or 1 (written
  * nothing or failed), 2 (bad positions, no head). */
 static int write_fill(const tf_infer *t, const char *fill, const char *out) {
@@ -125,7 +152,7 @@ static void bench(tf_infer *t, const int *ids, int n, int runs) {
 }
 
 int main(int argc, char **argv) {
-    const char *offs = "", *fill = NULL;
+    const char *offs = "", *fill = NULL, *split = NULL;
     int bench_runs = 0;
     int usage = argc < 4 || argc % 2;
     for (int a = 4; a + 1 < argc && !usage; a += 2)
@@ -133,13 +160,15 @@ int main(int argc, char **argv) {
             offs = argv[a + 1];
         else if (strcmp(argv[a], "--fill") == 0)
             fill = argv[a + 1];
+        else if (strcmp(argv[a], "--split") == 0)
+            split = argv[a + 1];
         else if (strcmp(argv[a], "--bench") == 0)
             bench_runs = atoi(argv[a + 1]);
         else
             usage = 1;
     if (usage) {
         fprintf(stderr, "usage: spec_driver DIR IDS OUT [--off L:H,...] [--fill P,...] "
-                        "[--bench R]\n");
+                        "[--split L:H2] [--bench R]\n");
         return 2;
     }
     static int ids[MAX_IDS];
@@ -183,6 +212,7 @@ int main(int argc, char **argv) {
     tf_infer_run(t, ids, n, off, 0);
     rc = write_run(t, argv[3]) ? 1 : 0;
     if (rc == 0 && fill) rc = write_fill(t, fill, argv[3]);
+    if (rc == 0 && split) rc = write_split(t, split, argv[3]);
     printf("{\"type\":\"%s\",\"mlm\":%d,\"d_embed\":%d,\"layers\":%d,\"d_model\":%d,\"h\":%d,\"h_"
            "kv\":%d,\"head_dim\":%d,"
            "\"d_ff\":%d,\"norm\":%d,\"pos\":%d,\"rope_scaling\":%d,\"mlp\":%d,\"head\":%d,"

@@ -275,12 +275,13 @@ void tf_infer_destroy(tf_infer *t); /* NULL is fine */
 void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *off, int from);
 
 /* Whether tf_infer_split is defined for the model: h heads of d_model / h columns,
- * each its own K and V, positions learned (RoPE pairs columns inside a head). */
+ * each its own K and V, positions learned (RoPE pairs columns inside a head); causal
+ * or not (an encoder's). */
 int tf_infer_can_split(const transformer *tf);
 
 /* Layer i's attention of the last run split into h2 heads (h2 divides d_model,
  * any h2; tf_infer_can_split) from the same Q, K, V: scale 1 / sqrt(d_model / h2),
- * causal.
+ * causal when the model is, else in both directions.
  * Writes scores and attn (h2, n, n) (scores -inf where masked; t->scores may be
  * passed), concat (n, d) and, when not NULL, out (n, d) = concat W^O + b_O. */
 void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn, float *concat,
