@@ -109,6 +109,24 @@ def byte_level_file(split, lowercase):
     return j
 
 
+def roberta_file():
+    """RoBERTa's, as Hugging Face's RobertaConverter writes it: no normalizer, ByteLevel
+    without a prefix space, BPE, <s> <pad> </s> <unk> and <mask> (lstrip) added, and
+    RobertaProcessing's <s> ... </s> (node only: tokjson_ref.py has no RobertaProcessing)"""
+    j = byte_level_file(False, False)
+    n = len(j["model"]["vocab"])
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    j["added_tokens"] = [{"id": n + i, "content": c, "single_word": False,
+                          "lstrip": c == "<mask>", "rstrip": False, "normalized": c != "<mask>",
+                          "special": True} for i, c in enumerate(specials)]
+    j["normalizer"] = None
+    j["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                          "use_regex": True}
+    j["post_processor"] = {"type": "RobertaProcessing", "sep": ["</s>", n + 2],
+                           "cls": ["<s>", n], "trim_offsets": True, "add_prefix_space": False}
+    return j
+
+
 def sentencepiece_file(metaspace, split=False):
     vocab = {"<unk>": 0, "<s>": 1, "</s>": 2}
     for b in range(256):
@@ -333,6 +351,8 @@ def main():
                  "Metaspace split, always": sentencepiece_file(True, True),
                  "WordPiece, BERT uncased": wordpiece_file(True),
                  "WordPiece, BERT cased": wordpiece_file(False)}
+        if use_hf:
+            files["byte-level, RoBERTa's <s> ... </s> and <mask>"] = roberta_file()
         for name, j in files.items():
             if use_hf and name == "Metaspace split, always":
                 # node's Metaspace never splits on the replacement (Rust's split: true)
@@ -342,7 +362,10 @@ def main():
             with open(path, "w") as f:
                 json.dump(j, f, ensure_ascii=False)
             these = texts
-            if use_hf and (j["normalizer"]["type"] == "Lowercase" or
+            if "RoBERTa" in name:  # <mask> takes the space before it (lstrip)
+                these = texts + [b"The capital of France is <mask>.", b"a <mask><mask>  <mask> b",
+                                 b"<s>x</s> <mask>", b"  <mask>"]
+            if use_hf and j["normalizer"] and (j["normalizer"]["type"] == "Lowercase" or
                            j["normalizer"].get("lowercase") is True):
                 # node's toLowerCase gives a final sigma (Σ -> ς at a word's end); Rust's
                 # Lowercase maps each character alone (Σ -> σ), as tokjson and the reference
