@@ -238,7 +238,9 @@ HOSTILE = {
     "bad regex": '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer":'
                  ' {"type": "Split", "pattern": {"Regex": "(a"}, "behavior": "Isolated"}}',
     "unknown normalizer": '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},'
-                          ' "normalizer": {"type": "Precompiled"}}',
+                          ' "normalizer": {"type": "Strip"}}',
+    "Precompiled without its table": '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},'
+                                     ' "normalizer": {"type": "Precompiled"}}',
     "unknown pre-tokenizer": '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},'
                              ' "pre_tokenizer": {"type": "Magic"}}',
     "post id past vocab": '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},'

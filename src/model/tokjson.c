@@ -484,6 +484,7 @@ void tokjson_free(tokjson *t) {
     free(t->prefix), free(t->suffix), free(t->score);
     for (int i = 0; i < t->n_norm; i++) {
         free(t->norm[i].text), free(t->norm[i].pattern);
+        free(t->norm[i].trie), free(t->norm[i].chars);
         if (t->norm[i].re) pcre2_code_free(t->norm[i].re);
     }
     for (int i = 0; i < t->n_pre; i++)

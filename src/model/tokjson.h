@@ -1,13 +1,13 @@
 /* tokjson.h: a Hugging Face tokenizer.json, BPE, WordPiece or Unigram model, giving the ids Hugging
  * Face's `tokenizers` library gives: added tokens split off first, the normalizers (NFC,
  * NFD, NFKC, NFKD through libutf8proc; Prepend, Replace, Lowercase, BertNormalizer,
- * Sequence, StripAccents), the pre-tokenizers (ByteLevel, the file's own Split regex through PCRE2,
- * Metaspace, Digits, BertPreTokenizer, WhitespaceSplit, Punctuation, Sequence), BPE with
- * ignore_merges, byte_fallback, unk_token, fuse_unk and continuing_subword_prefix /
- * end_of_word_suffix, or WordPiece (greedy longest match, "##"), or Unigram (Viterbi over
- * the pieces' scores, unk fused; SentencePiece's Precompiled table is refused), then the
- * post-processor's special tokens (TemplateProcessing, RobertaProcessing, BertProcessing,
- * ByteLevel, Sequence). No SDL, no globals, never exits. */
+ * Sequence, StripAccents, Precompiled: SentencePiece's compiled table), the pre-tokenizers
+ * (ByteLevel, the file's own Split regex through PCRE2, Metaspace, Digits, BertPreTokenizer,
+ * WhitespaceSplit, Punctuation, Sequence), BPE with ignore_merges, byte_fallback, unk_token,
+ * fuse_unk and continuing_subword_prefix / end_of_word_suffix, or WordPiece (greedy longest match,
+ * "##"), or Unigram (Viterbi over the pieces' scores, unk fused), then the post-processor's special
+ * tokens (TemplateProcessing, RobertaProcessing, BertProcessing, ByteLevel, Sequence). No SDL, no
+ * globals, never exits. */
 #ifndef MHAVIZ_TOKJSON_H
 #define MHAVIZ_TOKJSON_H
 

@@ -25,7 +25,8 @@ enum tj_norm_kind {
     TJ_REPLACE,
     TJ_LOWERCASE,
     TJ_BERT_NORM,
-    TJ_STRIP_ACCENTS
+    TJ_STRIP_ACCENTS,
+    TJ_PRECOMPILED
 };
 typedef struct {
     enum tj_norm_kind kind;
@@ -33,6 +34,10 @@ typedef struct {
     char *pattern;                                     /* Replace's literal string (NULL when re) */
     pcre2_code *re;                                    /* Replace's regex */
     int clean_text, chinese, strip_accents, lowercase; /* BertNormalizer's */
+    uint32_t *trie; /* Precompiled's double-array trie (n_trie units) */
+    size_t n_trie;
+    char *chars; /* and its replacements, each NUL-ended (n_chars bytes) */
+    size_t n_chars;
 } tj_norm;
 
 /* TJ_WS_SPLIT: white space removed (WhitespaceSplit, BertPreTokenizer's first half);
@@ -108,6 +113,11 @@ int tj_put_utf8(unsigned char *o, unsigned cp);
 /* GPT-2's byte-to-unicode table and its inverse (-1: not a table character) */
 unsigned tj_byte_to_cp(unsigned b);
 int tj_cp_to_byte(unsigned cp);
+
+/* Precompiled (tokjson_precompiled.c): the replacement of the shortest key of the
+ * charsmap that begins key (n bytes), as SentencePiece's darts trie finds it: its bytes
+ * and *len, or NULL when no key begins it. */
+const char *tj_precompiled_find(const tj_norm *st, const unsigned char *key, size_t n, size_t *len);
 
 /* Unigram (tokjson_unigram.c): one piece of n bytes encoded by Hugging Face's Viterbi:
  * ids and byte ranges [s, e) into the caller's arrays (room for n each); the count, or

@@ -138,18 +138,12 @@ int tj_read_norm(tokjson *t, json_t *n, int depth, const tj_ctx *c) {
     }
     if (t->n_norm == TJ_MAX_STEPS) return tj_fail(c, 2, "more than %d normalizers", TJ_MAX_STEPS);
     tj_norm *s = &t->norm[t->n_norm];
-    static const char *const names[] = {"NFC",         "NFD",     "NFKC",      "NFKD",
-                                        "Prepend",     "Replace", "Lowercase", "BertNormalizer",
-                                        "StripAccents"};
+    static const char *const names[] = {"NFC",          "NFD",        "NFKC",      "NFKD",
+                                        "Prepend",      "Replace",    "Lowercase", "BertNormalizer",
+                                        "StripAccents", "Precompiled"};
     int k = 0;
-    while (k < 9 && strcmp(type, names[k]) != 0) k++;
-    /* Precompiled is SentencePiece's compiled normalization table (ALBERT's, T5's):
-       its double-array trie is not read here */
-    if (k == 9 && strcmp(type, "Precompiled") == 0)
-        return tj_fail(c, 2,
-                       "normalizer \"Precompiled\" is not supported (SentencePiece's compiled "
-                       "normalization table is not read)");
-    if (k == 9) return tj_fail(c, 2, "normalizer \"%s\" is not supported", type);
+    while (k < 10 && strcmp(type, names[k]) != 0) k++;
+    if (k == 10) return tj_fail(c, 2, "normalizer \"%s\" is not supported", type);
     s->kind = (enum tj_norm_kind)k;
     t->n_norm++;
     if (s->kind == TJ_BERT_NORM) {
@@ -166,6 +160,7 @@ int tj_read_norm(tokjson *t, json_t *n, int depth, const tj_ctx *c) {
         if (!txt) return tj_fail(c, 2, "normalizer %s: no string", type);
         if (!(s->text = strdup(txt))) return tj_fail(c, 1, "out of memory");
     }
+    if (s->kind == TJ_PRECOMPILED) return tj_read_precompiled(s, n, c);
     if (s->kind == TJ_REPLACE)
         return compile_pattern(json_object_get(n, "pattern"), &s->re, &s->pattern,
                                "normalizer Replace", c);

@@ -5,8 +5,8 @@
  *           tokenizer_config.json likewise (length 0: none), the rest is the text;
  *   mode 1: a Unigram file whose pieces are made of input bytes (letters, "▁", a few
  *           multi-byte characters) with scores from the input, an unk_id, ALBERT's
- *           Metaspace and, by the input, its normalizers or byte fallback; the rest is
- *           the text.
+ *           Metaspace and, by the input, its normalizers, byte fallback or a Precompiled
+ *           table of input bytes (base64: any trie, any offsets); the rest is the text.
  * Invariants: a refusal is 1 or 2 with one line in err and no tokenizer; an accepted
  * one encodes any text: the count with no room equals the count with room, ids in
  * range with bytes, offsets inside the text and in order. */
@@ -39,6 +39,16 @@ static void puts_(sbuf *s, const char *d) {
     put(s, d, strlen(d));
 }
 
+/* n input bytes as base64 */
+static void put_base64(sbuf *j, const uint8_t **p, size_t *n, size_t len) {
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < len; i += 3) {
+        unsigned v = fuzz_byte(p, n) << 16 | fuzz_byte(p, n) << 8 | fuzz_byte(p, n);
+        char q[4] = {a[v >> 18], a[(v >> 12) & 63], a[(v >> 6) & 63], a[v & 63]};
+        put(j, q, 4);
+    }
+}
+
 /* a Unigram tokenizer.json of pieces the input spells */
 static void build_unigram(sbuf *j, const uint8_t **p, size_t *n) {
     static const char *const chars[] = {
@@ -66,9 +76,14 @@ static void build_unigram(sbuf *j, const uint8_t **p, size_t *n) {
     puts_(j, "]},\"pre_tokenizer\":{\"type\":\"Metaspace\",\"replacement\":\"\xe2\x96\x81\","
              "\"prepend_scheme\":\"always\",\"split\":");
     puts_(j, flags & 2 ? "true}" : "false}");
-    if (flags & 4)
+    if (flags & 8) {
+        puts_(j, ",\"normalizer\":{\"type\":\"Precompiled\",\"precompiled_charsmap\":\"");
+        put_base64(j, p, n, 8 + 4 * (size_t)(fuzz_byte(p, n) % 64));
+        puts_(j, "\"}");
+    } else if (flags & 4) {
         puts_(j, ",\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"NFKD\"},"
                  "{\"type\":\"StripAccents\"},{\"type\":\"Lowercase\"}]}");
+    }
     puts_(j, "}");
 }
 
