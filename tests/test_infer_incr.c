@@ -2,7 +2,8 @@
  * src/learn/infer.c and block.c) against the whole forward from layer 0
  * (tf_infer_run) on random models of three specs (GPT-2's: LayerNorm, learned
  * positions, causal; Llama's: RMSNorm, RoPE, grouped K/V heads, QK-norm, SwiGLU;
- * BERT's: post-LN, attention both ways, token types) and random texts, after each
+ * BERT's: post-LN, attention both ways, token types; ALBERT's factorised and
+ * shared layers with RoBERTa's positions) and random texts, after each
  * kind of edit: a first run, one token typed at the end, three more, a token
  * changed in the middle, one deleted in the middle, the last two deleted, a head
  * removed in the first layer and in the last, every head back, a token typed with
@@ -104,6 +105,17 @@ static model_spec spec_bert(void) {
                         .mlp_bias = 1,
                         .token_types = 2,
                         .head = SPEC_HEAD_TIED};
+}
+
+/* RoBERTa's positions (after the pad id) and ALBERT's factorised, shared layers. */
+static model_spec spec_albert(void) {
+    model_spec s = spec_bert();
+    s.pos_after_pad = 1;
+    s.pad_id = 1;
+    s.d_embed = 16;
+    s.shared_layers = 1;
+    s.pos_rows = CTX + 2; /* the positions start after the pad id */
+    return s;
 }
 
 /* Every parameter uniform in [-0.8, 0.8): biases and gains random too. */
@@ -273,6 +285,12 @@ static void test_bert(void **state) {
     check_spec(&s, "BERT's spec");
 }
 
+static void test_albert(void **state) {
+    (void)state;
+    const model_spec s = spec_albert();
+    check_spec(&s, "ALBERT's spec with RoBERTa's positions");
+}
+
 /* The checker itself: a run on a text one token apart is caught. */
 static void test_checker_catches(void **state) {
     (void)state;
@@ -297,6 +315,7 @@ int main(void) {
         cmocka_unit_test(test_gpt2),
         cmocka_unit_test(test_llama),
         cmocka_unit_test(test_bert),
+        cmocka_unit_test(test_albert),
         cmocka_unit_test(test_checker_catches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

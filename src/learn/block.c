@@ -18,30 +18,45 @@
 /* ------------------------------------------------------------------------------ */
 /* embeddings and norms                                                            */
 
-void block_embed(float *x0, float *mean, float *rstd, const transformer *tf, const int *tokens,
-                 int r0, int n) {
+/* Row r's position: r, or RoBERTa's (create_position_ids_from_input_ids): pad_id + 1
+   + the count of non-pad tokens before r, a pad token's own at pad_id. */
+static int position(const model_spec *s, const int *tokens, int r, int *seen) {
+    if (!s->pos_after_pad) return r;
+    if (tokens[r] == s->pad_id) return s->pad_id;
+    return s->pad_id + ++*seen;
+}
+
+void block_embed(float *x0, float *emb, float *mean, float *rstd, const transformer *tf,
+                 const int *tokens, int r0, int n) {
     const model_spec *s = &tf->spec;
     const tf_params *p = &tf->p;
-    const int d = s->d_model, m = n - r0;
+    const int d = s->d_model, e = spec_emb_dim(s), m = n - r0;
     const float scale = s->emb_scale > 0.0f ? s->emb_scale : 1.0f;
     if (m < 1) return;
-    if (p->wpe && scale == 1.0f && !p->wtt) { /* GPT-2's, as it was: row r at position r */
+    float *x = s->d_embed > 0 ? emb : x0; /* (n, e) */
+    if (p->wpe && scale == 1.0f && !p->wtt && !s->pos_after_pad && s->d_embed == 0) {
+        /* GPT-2's, as it was: row r at position r */
         encoder_forward(x0 + (size_t)r0 * d, tokens + r0, p->wte, p->wpe + (size_t)r0 * d, 1, m, d);
     } else {
+        /* Hugging Face's order: word (times the scale), + token type 0, + position */
+        int seen = 0;
+        for (int r = 0; r < r0; r++) position(s, tokens, r, &seen); /* the rows kept */
         for (int r = r0; r < n; r++) {
-            float *o = x0 + (size_t)r * d;
-            const float *e = p->wte + (size_t)tokens[r] * d;
-            for (int c = 0; c < d; c++) o[c] = e[c] * scale;
-            if (p->wpe)
-                for (int c = 0; c < d; c++) o[c] += p->wpe[(size_t)r * d + c];
+            float *o = x + (size_t)r * e;
+            const float *w = p->wte + (size_t)tokens[r] * e;
+            for (int c = 0; c < e; c++) o[c] = w[c] * scale;
             if (p->wtt)
-                for (int c = 0; c < d; c++) o[c] += p->wtt[c];
+                for (int c = 0; c < e; c++) o[c] += p->wtt[c];
+            if (p->wpe) {
+                const float *pe = p->wpe + (size_t)position(s, tokens, r, &seen) * e;
+                for (int c = 0; c < e; c++) o[c] += pe[c];
+            }
         }
     }
-    if (s->post_ln) {
-        float *x = x0 + (size_t)r0 * d;
-        block_norm(x, mean, rstd, x, p->emb_ln_g, p->emb_ln_b, m, d, s);
-    }
+    x += (size_t)r0 * e;
+    if (s->post_ln) block_norm(x, mean, rstd, x, p->emb_ln_g, p->emb_ln_b, m, e, s);
+    /* ALBERT: the embeddings mapped to d_model */
+    if (s->d_embed > 0) matmul_forward(x0 + (size_t)r0 * d, x, p->emb_map, p->emb_map_b, m, e, d);
 }
 
 /* RMSNorm of rows of d with weight w (plus_one: 1 + w, Gemma's), as Hugging Face's
