@@ -255,7 +255,9 @@ static int layout_panel(view_layout *L, const view_state *s, lay_ctx *cx, float 
 static int fit_chrome(view_layout *L, const view_state *s, lay_ctx *cx, float ui, float zoom,
                       float base, view_rect inner) {
     float zc = zoom;
-    const float floor_z = fminf(zoom, fminf(base, 1.0f));
+    float floor_z = fminf(zoom, fminf(base, 1.0f));
+    if (s->text_floor > 0) /* a projected page: not under its text floor */
+        floor_z = fminf(zoom, fmaxf(floor_z, (float)s->text_floor / (VIEW_SMALLEST_TEXT * ui)));
     int main_top = layout_chrome(L, s, cx->measure, cx->ud, ui * floor_z, inner);
     int limit = lay_imax(s->height / 3, main_top + (L->status.h ? L->status.h + L->ui_pad : 0));
     for (;;) {
