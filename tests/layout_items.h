@@ -29,6 +29,8 @@ enum {
     K_QKV,
     K_STATUS,
     K_BAND,
+    K_STAGE,
+    K_CAPTION,
 };
 
 typedef struct {
@@ -75,6 +77,33 @@ static inline void add_matrix(items *it, const view_layout *L, int kind, const v
     add(it, K_CBAR, b->cbar, "%s colorbar", name);
     add(it, K_TICKS, kind == K_EQ ? eq_ticks_of(L, b->cbar) : ticks_of(L, b->cbar),
         "%s colorbar numbers", name);
+}
+
+/* The step-through's one stage, large: its chips, formula, note, legend and matrices
+   (token labels left of and under the matrices that have them). */
+static inline void collect_stage(items *it, const view_layout *L) {
+    const view_steps *S = &L->steps;
+    if (!S->shown || !S->current) return;
+    for (int i = 0; i < VIEW_STEPS; i++)
+        if (S->chip[i].w > 0) add(it, K_STAGE, S->chip[i], "stage chip %d", i + 1);
+    add(it, K_STAGE, S->caption, "stage formula");
+    for (int i = 0; i < S->notes && i < VIEW_STEP_NOTES; i++)
+        add(it, K_STAGE, S->note[i], "stage note line %d", i + 1);
+    if (S->legend.w > 0) add(it, K_STAGE, S->legend, "mask legend");
+    if (S->hint.w > 0) add(it, K_STAGE, S->hint, "stage hint");
+    for (int i = 0; i < S->bigs && i < 3; i++) {
+        const view_matrix_box *b = &S->big[i];
+        char nm[32];
+        snprintf(nm, sizeof nm, "stage matrix %d", i + 1);
+        add_matrix(it, L, K_STAGE, b, nm);
+        if (S->row_labels && S->row_label_w > 0)
+            add(it, K_STAGE,
+                (view_rect){b->map.x - S->row_label_w, b->map.y, S->row_label_w, b->map.h},
+                "%s row labels", nm);
+        if (S->col_labels && S->row_label_w > 0)
+            add(it, K_STAGE, (view_rect){b->map.x, b->map.y + b->map.h, b->map.w, S->row_label_w},
+                "%s column labels", nm);
+    }
 }
 
 static inline void collect(items *it, const view_layout *L) {
@@ -128,6 +157,8 @@ static inline void collect(items *it, const view_layout *L) {
         add(it, K_BAND, L->concat_band, "Concat head bands");
         add(it, K_BAND, L->wo_band, "W^O head bands");
     }
+    collect_stage(it, L);
+    if (L->caption.shown) add(it, K_CAPTION, L->caption.band, "caption band");
     if (L->lesson_shown) { /* the lesson's panels under the equation */
         add(it, K_EQ, L->redund_title, "how-alike title");
         add(it, K_EQ, L->redund_map, "how-alike matrix");

@@ -85,6 +85,54 @@ static void test_room(void **st) {
     fx_finish("room");
 }
 
+/* A step-through's square stage (3-6) presented with a lesson's caption band fills
+   the height it has: only its chips and formula stand above its square, the header
+   and the formula strip go beside it, under its note (layout.c, bare_stage). */
+static void test_stage_fills(void **st) {
+    (void)st;
+    fx_reset();
+    static view_layout L;
+    const view_caption cap = {"Multi-head attention, step by step",
+                              "Scores: S_1 = Q_1 K_1^T",
+                              "One score for every query row and key column.",
+                              3,
+                              11,
+                              0,
+                              0};
+    static const int ns[] = {7, 12, 40};
+    for (int ni = 0; ni < 3; ni++) {
+        fx_model fm;
+        fx_model_make(&fm, ns[ni], 64, 4, MHA_MASK_CAUSAL);
+        for (int k = 0; k < NSIZES; k++)
+            for (int stage = 3; stage <= 6; stage++)
+                for (int figure = 0; figure < 2; figure++) {
+                    view_state s;
+                    fx_state(&s, &fm, SIZES[k][0], SIZES[k][1]);
+                    s.present = 1;
+                    s.figure = figure;
+                    s.caption = &cap;
+                    s.focus = 1;
+                    s.step = stage;
+                    s.zoom = s.zoom_base = view_zoom_for_size(s.width, s.height);
+                    snprintf(fx_where, sizeof fx_where, "n=%d %dx%d %s, stage %d", ns[ni], s.width,
+                             s.height, figure ? "deck page" : "present", stage);
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    EXPECT(L.steps.shown && L.steps.bigs == 1, "expected the stage's square");
+                    const view_rect m = L.steps.big[0].map;
+                    for (int i = 0; i < L.hdr_count; i++)
+                        EXPECT(L.hdr_runs[i].y >= m.y,
+                               "header \"%s\" at y %d: expected beside the square (top %d)",
+                               L.hdr_runs[i].text, L.hdr_runs[i].y, m.y);
+                    for (int i = 0; i < L.run_count; i++)
+                        EXPECT(L.runs[i].y >= m.y,
+                               "formula \"%s\" at y %d: expected beside the square (top %d)",
+                               L.runs[i].text, L.runs[i].y, m.y);
+                }
+        fx_model_free(&fm);
+    }
+    fx_finish("stage fills");
+}
+
 /* The check catches an empty column: the layout above with its equation and side
    panels taken away while its heads are paged leaves their room empty. */
 static void test_room_catches(void **st) {
@@ -186,6 +234,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_room),
         cmocka_unit_test(test_room_catches),
+        cmocka_unit_test(test_stage_fills),
         cmocka_unit_test(test_deck_text_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
