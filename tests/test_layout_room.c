@@ -185,6 +185,7 @@ static void test_room_catches(void **st) {
     L.pages = 2;
     const long before = fx_sandbox_begin();
     const int held = room_holds(&L, &s);
+    fx_model_free(&fm);
     assert_int_equal(1, fx_sandbox_end(before));
     assert_false(held);
 }
