@@ -419,6 +419,7 @@ static void test_cell_numbers_fit(void **state) {
         }
     }
     EXPECT(numbers > 0, "expected numbers in the cells, got none");
+    derived_free(&D);
     fx_model_free(&fm);
     draw_list_free(&dl);
     view_cache_destroy(cache);
