@@ -335,15 +335,16 @@ static void stats_say(loop_stats *st, const app_state *s, const char *when) {
     const int jobs = app_async_jobs(s);
     if (!when && r == st->recomputes_said && st->frames == st->frames_said && jobs == st->jobs_said)
         return;
+    const app_counts c = app_state_counts(s);
     char woke[64] = "none";
     for (size_t i = 0, o = 0; i < sizeof woke_names / sizeof woke_names[0]; i++)
         if (st->woke & (1u << i))
             o += (size_t)snprintf(woke + o, sizeof woke - o, "%s%s", o ? "," : "", woke_names[i]);
     fprintf(stderr,
             "stats%s%s frames=%lu recomputes=%lu wakeups=%lu busy=%d jobs=%d woke=%s "
-            "forwards=%lu\n",
+            "forwards=%lu derives=%lu views=%lu actions=%lu\n",
             when ? " " : "", when ? when : "", st->frames, r, st->wakeups, app_async_busy(s), jobs,
-            woke, mha_forwards());
+            woke, mha_forwards(), c.derives, c.views, c.actions);
     st->recomputes_said = r;
     st->jobs_said = jobs;
     st->frames_said = st->frames;

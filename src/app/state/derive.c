@@ -89,6 +89,7 @@ int app_derive(app_state *s) {
     if (!s->derived) s->derived = calloc(1, sizeof *s->derived);
     app_derived *d = s->derived;
     if (!d) return -1;
+    s->counts->derives++;
     const attn_layer *L = &d->layer;
     if (s->gpt) { /* a loaded model: its layer shown */
         app_gpt_layer(s, &d->layer);

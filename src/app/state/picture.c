@@ -12,6 +12,7 @@
 
 void app_view(const app_state *s, view_state *vs) {
     memset(vs, 0, sizeof *vs);
+    s->counts->views++;
     vs->width = s->width;
     vs->height = s->height;
     vs->ui_scale = s->ui_scale;

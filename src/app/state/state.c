@@ -23,7 +23,8 @@ app_state *app_state_create(view_measure_fn measure, void *ud) {
     if (!s) return NULL;
     s->m = mha_model_create();
     s->L = calloc(1, sizeof *s->L);
-    if (!s->m || !s->L) {
+    s->counts = calloc(1, sizeof *s->counts);
+    if (!s->m || !s->L || !s->counts) {
         app_state_destroy(s);
         return NULL;
     }
@@ -49,6 +50,7 @@ void app_state_destroy(app_state *s) {
     app_teach_free(s->teach);
     tok_free(&s->toks);
     free(s->L);
+    free(s->counts);
     free(s);
 }
 
@@ -245,6 +247,7 @@ static int apply(app_state *s, const app_action *a) {
 
 /* Applies a; a new status message replaces any notice and goes after a while. */
 int app_apply(app_state *s, const app_action *a) {
+    s->counts->actions++;
     if (app_request_defer(s, a)) { /* it needs the model being computed: applied after */
         app_refresh(s);
         return 1;
@@ -305,6 +308,10 @@ int app_tick(app_state *s, double now_ms) {
     app_refresh(s);                             /* what the const getters hand out, made now */
     if (changed) s->dirty = 1;
     return changed;
+}
+
+app_counts app_state_counts(const app_state *s) {
+    return *s->counts;
 }
 
 app_save_kind app_take_save(app_state *s) {

@@ -149,6 +149,12 @@ typedef enum {
 } app_save_kind;
 
 typedef struct app_derived app_derived;
+
+/* How often the key path did its work (MHAVIZ_STATS prints them, tests read them):
+   the derivations app_derive made, the views app_view filled, the actions applied. */
+typedef struct {
+    unsigned long derives, views, actions;
+} app_counts;
 typedef struct app_pin app_pin;
 typedef struct app_training app_training;
 typedef struct app_async app_async;
@@ -287,6 +293,10 @@ typedef struct {
     /* a lesson presented or recorded (teach.c); NULL none */
     struct app_teach *teach;
 
+    /* counted by app_derive, app_view and app_apply; a pointer, so that app_view,
+       which only reads the state, counts too */
+    app_counts *counts;
+
     int quit;
     int dirty; /* the picture must be redrawn */
     app_save_kind save_request;
@@ -348,6 +358,9 @@ void app_view(const app_state *s, view_state *vs);
 /* The view as a saved figure: no pointer, overlays, notices or buttons; the
  * panel and background as kind says. */
 void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs);
+
+/* The counts of the state's work so far (app_counts). */
+app_counts app_state_counts(const app_state *s);
 
 /* Takes the pending save request (APP_SAVE_NONE if none), clearing it. */
 app_save_kind app_take_save(app_state *s);
