@@ -157,9 +157,7 @@ static int same_hit(view_hit x, view_hit y) {
 
 static view_hit hit_at(app_state *s, int x, int y) {
     const view_layout *L = app_layout(s);
-    view_state vs;
-    app_view(s, &vs);
-    return view_hit_test(L, &vs, x, y);
+    return view_hit_test(L, app_layout_view(s), x, y);
 }
 
 int app_click(app_state *s, int x, int y, app_action *then) {
@@ -169,12 +167,11 @@ int app_click(app_state *s, int x, int y, app_action *then) {
         return 1;
     }
     if (s->editing) { /* a click in the text puts the cursor there */
-        view_state vs;
         view_editor E;
         const view_layout *L = app_layout(s);
-        app_view(s, &vs);
-        view_editor_layout(&E, &vs, L, s->measure, s->measure_ud);
-        int at = view_editor_offset(&E, &vs, x, y, s->measure, s->measure_ud);
+        const view_state *vs = app_layout_view(s);
+        view_editor_layout(&E, vs, L, s->measure, s->measure_ud);
+        int at = view_editor_offset(&E, vs, x, y, s->measure, s->measure_ud);
         if (at >= 0) *then = (app_action){.kind = ACT_EDIT_CURSOR, .arg = at};
         return 0;
     }

@@ -85,11 +85,10 @@ static void follow_dark_field(app_state *s, const attn_layer *L) {
     s->dark_field = dark;
 }
 
-int app_derive(app_state *s) {
+int app_derive_layer(app_state *s) {
     if (!s->derived) s->derived = calloc(1, sizeof *s->derived);
     app_derived *d = s->derived;
     if (!d) return -1;
-    s->counts->derives++;
     const attn_layer *L = &d->layer;
     if (s->gpt) { /* a loaded model: its layer shown */
         app_gpt_layer(s, &d->layer);
@@ -99,11 +98,36 @@ int app_derive(app_state *s) {
         model_source_layer(&src, 0, &d->layer); /* pointers: cheap */
     }
     d->of = s->m;
-    const int focus = s->focus > 0 && s->focus <= L->h ? s->focus : 0;
     if (L->n >= 1 && L->attn && s->dark_version != s->data_version && !s->train_mode) {
         follow_dark_field(s, L);
         s->dark_version = s->data_version;
     }
+    return 0;
+}
+
+/* The focused head the numbers are for: 0 for none (or one the layer lacks). */
+static int focused(const app_state *s, const attn_layer *L) {
+    return s->focus > 0 && s->focus <= L->h ? s->focus : 0;
+}
+
+int app_derive_stale(const app_state *s) {
+    const app_derived *d = s->derived;
+    return !d || d->of != s->m || d->version != s->data_version || d->head != focused(s, &d->layer);
+}
+
+void app_derive_after(app_state *s) {
+    if (s->applying)
+        app_derive_layer(s); /* the action derives at its end (app_apply) */
+    else
+        app_derive(s);
+}
+
+int app_derive(app_state *s) {
+    s->counts->derives++;
+    if (app_derive_layer(s) != 0) return -1;
+    app_derived *d = s->derived;
+    const attn_layer *L = &d->layer;
+    const int focus = focused(s, L);
     if (d->version == s->data_version && d->head == focus) return 0;
     if (L->n < 1 || !L->attn) return 0; /* nothing computed yet: nothing derived */
     const int n = L->n, h = L->h, dm = L->d_model;

@@ -94,7 +94,7 @@ int app_recompute(app_state *s, const mha_config *cfg_in, tok_list *toks) {
     }
     s->data_version++;
     if (s->focus > s->cfg.h) s->focus = 0;
-    app_derive(s);
+    app_derive_after(s);
     return 0;
 }
 

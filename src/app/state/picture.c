@@ -3,7 +3,7 @@
  * and the pinned view's from training.c and compare.c), app_figure_view the same
  * for a saved figure; both only read. app_refresh makes what they point at
  * (the progress sign, the training view, the pinned pane), app_layout lays the
- * state out. */
+ * state out from one view a frame, which the frame draws (app_layout_view). */
 #include <string.h>
 
 #include "samples.h"
@@ -91,9 +91,13 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     }
 }
 
-void app_refresh(app_state *s) {
+void app_refresh_signs(app_state *s) {
     app_request_line(s);
     app_training_refresh(s);
+}
+
+void app_refresh(app_state *s) {
+    app_refresh_signs(s);
     if (s->pin && !s->train_mode) {
         view_state live;
         app_view(s, &live);
@@ -101,20 +105,37 @@ void app_refresh(app_state *s) {
     }
 }
 
+/* The frame's one view: the state's, and the pinned pane's made from it. */
+static void frame_view(app_state *s, view_state *vs) {
+    app_view(s, vs);
+    if (s->pin && !s->train_mode) {
+        app_compare_refresh(s, vs);
+        app_compare_view(s, vs); /* the count of differences just made */
+    }
+}
+
 const view_layout *app_layout(app_state *s) {
-    app_derive(s); /* the derived numbers follow the model (out of memory: shown less) */
-    app_refresh(s);
+    if (app_derive_stale(s))
+        app_derive(s); /* a change no action made: a lesson's timed step (out of memory: less) */
+    else
+        app_derive_layer(s);
+    app_refresh_signs(s);
+    view_state *vs = s->frame;
+    frame_view(s, vs);
     if (s->layout_valid) return s->L;
-    view_state vs;
-    app_view(s, &vs);
-    view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
+    view_layout_compute(s->L, vs, s->measure, s->measure_ud);
     const int pinned = app_compare_pages(s, NULL);
     if ((s->L->pages > 0 && s->page >= s->L->pages) || (pinned > 0 && s->pinned_page >= pinned)) {
         if (s->L->pages > 0 && s->page >= s->L->pages) s->page = s->L->pages - 1;
         if (pinned > 0 && s->pinned_page >= pinned) s->pinned_page = pinned - 1;
-        app_view(s, &vs);
-        view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
+        vs->page = s->page; /* the pages there are: the rest of the view as it was */
+        if (s->pin && !s->train_mode) app_compare_refresh(s, vs);
+        view_layout_compute(s->L, vs, s->measure, s->measure_ud);
     }
     s->layout_valid = 1;
     return s->L;
+}
+
+const view_state *app_layout_view(const app_state *s) {
+    return s->frame;
 }

@@ -374,6 +374,6 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
     if (!s->status[0]) memcpy(s->status, before, sizeof before);
     s->layout_valid = 0;
     s->dirty = 1; /* app_layout refreshes the pinned pane and the progress sign */
-    app_derive(s);
+    app_derive_after(s);
     return 0;
 }

@@ -24,7 +24,8 @@ app_state *app_state_create(view_measure_fn measure, void *ud) {
     s->m = mha_model_create();
     s->L = calloc(1, sizeof *s->L);
     s->counts = calloc(1, sizeof *s->counts);
-    if (!s->m || !s->L || !s->counts) {
+    s->frame = calloc(1, sizeof *s->frame);
+    if (!s->m || !s->L || !s->counts || !s->frame) {
         app_state_destroy(s);
         return NULL;
     }
@@ -51,6 +52,7 @@ void app_state_destroy(app_state *s) {
     tok_free(&s->toks);
     free(s->L);
     free(s->counts);
+    free(s->frame);
     free(s);
 }
 
@@ -254,10 +256,17 @@ int app_apply(app_state *s, const app_action *a) {
     }
     char before[sizeof s->status];
     memcpy(before, s->status, sizeof before);
+    s->applying++;
     int changed = apply(s, a);
+    s->applying--;
     app_request_after(s, a);
-    app_refresh(s);
-    if (changed) app_derive(s); /* e.g. a new focused head's intermediate products */
+    if (!s->applying) { /* the outermost action (not a click's): */
+        app_refresh(s);
+        if (app_derive_stale(s)) /* one derivation for all it changed */
+            app_derive(s);       /* e.g. a new focused head's intermediate products */
+        else if (changed)
+            app_derive_layer(s);
+    }
     if (s->status[0] && strcmp(before, s->status) != 0) {
         s->status_until = s->now_ms + APP_NOTICE_MS;
         s->notice[0] = '\0';
@@ -304,8 +313,12 @@ int app_tick(app_state *s, double now_ms) {
         s->status[0] = '\0';
         changed = 1;
     }
-    if (app_teach_tick(s, now_ms)) changed = 1; /* a lesson's timed actions */
-    app_refresh(s);                             /* what the const getters hand out, made now */
+    if (app_teach_tick(s, now_ms)) { /* a lesson's timed actions (derived as they change) */
+        changed = 1;
+        app_refresh(s);
+    } else {
+        app_refresh_signs(s); /* what the const getters hand out; the frame's layout the rest */
+    }
     if (changed) s->dirty = 1;
     return changed;
 }

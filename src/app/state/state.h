@@ -296,6 +296,10 @@ typedef struct {
     /* counted by app_derive, app_view and app_apply; a pointer, so that app_view,
        which only reads the state, counts too */
     app_counts *counts;
+    int applying; /* app_apply under way (a click's action inside it: 2): it derives at its end */
+
+    /* the view the last layout was made from (app_layout), which the frame draws */
+    view_state *frame;
 
     int quit;
     int dirty; /* the picture must be redrawn */
@@ -352,6 +356,10 @@ void app_notify(app_state *s, const char *msg, int error);
 /* Lays out the state at its size, clamps the page to the pages there are, and
  * returns the layout (owned by the state, valid until the next action). */
 const view_layout *app_layout(app_state *s);
+
+/* The view app_layout last laid out: what the frame draws, made once a frame
+ * (a view_state owned by the state, valid until the next app_layout). */
+const view_state *app_layout_view(const app_state *s);
 
 /* The view of the state: what the window draws. */
 void app_view(const app_state *s, view_state *vs);
