@@ -1,5 +1,6 @@
 /* state.c: the app's state machine (see state.h): makes the state from the
- * options, applies actions (each group's in actions.c; keys that must wait for
+ * options, applies actions (one table names the group of actions.c that owns
+ * each; a lesson and training mode take their keys first; keys that must wait for
  * a model being computed are kept by request.c) and moves the clock. Knows
  * nothing of SDL or threads: events, clipboard, fullscreen and files are the
  * window's business, computing in the background the jobs layer's. */
@@ -190,39 +191,102 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     return 0;
 }
 
-/* Applies a by its group (actions.c); training mode takes its own keys first. */
-static int apply(app_state *s, const app_action *a) {
-    const int lesson = app_teach_apply(s, a); /* a lesson's keys and the caption field */
-    if (lesson >= 0) {
-        s->layout_valid = 0;
-        s->dirty = 1;
-        return 1;
-    }
-    if (s->train_mode && app_training_sweep(s, a) >= 0) { /* H, and the sweep view's keys */
-        s->layout_valid = 0;
-        s->dirty = 1;
-        return 1;
-    }
+/* The part that owns each action: the group of actions.c that applies it. One
+   look-up, as kilo's editorProcessKeypress is one switch; the modes before it
+   (apply_mode) and a loaded model's own keys (gpt.c) are the only ones asked
+   first. NULL: the action is the pointer's (apply_pointer) or a mode's alone. */
+typedef int (*apply_fn)(app_state *s, const app_action *a);
+static const apply_fn owner[ACT_COUNT] = {
+    /* the model: what is computed */
+    [ACT_H_UP] = app_apply_model,
+    [ACT_H_DOWN] = app_apply_model,
+    [ACT_D_UP] = app_apply_model,
+    [ACT_D_DOWN] = app_apply_model,
+    [ACT_SAMPLE_NEXT] = app_apply_model,
+    [ACT_SAMPLE_PREV] = app_apply_model,
+    [ACT_SEED] = app_apply_model,
+    [ACT_MASK] = app_apply_model,
+    [ACT_SCALE] = app_apply_model,
+    /* the look: how it is shown, the window's size and the saves */
+    [ACT_CMAP] = app_apply_look,
+    [ACT_THEME] = app_apply_look,
+    [ACT_ZOOM_IN] = app_apply_look,
+    [ACT_ZOOM_OUT] = app_apply_look,
+    [ACT_ZOOM_RESET] = app_apply_look,
+    [ACT_PAGE_PREV] = app_apply_look,
+    [ACT_PAGE_NEXT] = app_apply_look,
+    [ACT_PINNED_PAGE_PREV] = app_apply_look,
+    [ACT_PINNED_PAGE_NEXT] = app_apply_look,
+    [ACT_FOCUS] = app_apply_look,
+    [ACT_HEAD_VIEW] = app_apply_look,
+    [ACT_HELP] = app_apply_look,
+    [ACT_MENU] = app_apply_look,
+    [ACT_FULLSCREEN] = app_apply_look,
+    [ACT_PRESENT] = app_apply_look,
+    [ACT_ESCAPE] = app_apply_look,
+    [ACT_QUIT] = app_apply_look,
+    [ACT_SAVE] = app_apply_look,
+    [ACT_SAVE_PANEL] = app_apply_look,
+    [ACT_SAVE_VIEW_FILE] = app_apply_look,
+    [ACT_PNG_SCALE] = app_apply_look,
+    [ACT_RESIZE] = app_apply_look,
+    /* the text field */
+    [ACT_EDIT_START] = app_apply_text,
+    [ACT_EDIT_APPLY] = app_apply_text,
+    [ACT_EDIT_CANCEL] = app_apply_text,
+    [ACT_EDIT_INSERT] = app_apply_text,
+    [ACT_EDIT_PREEDIT] = app_apply_text,
+    [ACT_EDIT_BACKSPACE] = app_apply_text,
+    [ACT_EDIT_DELETE] = app_apply_text,
+    [ACT_EDIT_CLEAR] = app_apply_text,
+    [ACT_EDIT_LEFT] = app_apply_text,
+    [ACT_EDIT_RIGHT] = app_apply_text,
+    [ACT_EDIT_HOME] = app_apply_text,
+    [ACT_EDIT_END] = app_apply_text,
+    [ACT_EDIT_CURSOR] = app_apply_text,
+    [ACT_EDIT_OPEN] = app_apply_text,
+    /* the lesson's keys and compare */
+    [ACT_PAD] = app_apply_lesson,
+    [ACT_TEMP_UP] = app_apply_lesson,
+    [ACT_TEMP_DOWN] = app_apply_lesson,
+    [ACT_WEIGHTS] = app_apply_lesson,
+    [ACT_ABLATE] = app_apply_lesson,
+    [ACT_ABLATE_CLEAR] = app_apply_lesson,
+    [ACT_DIFF] = app_apply_lesson,
+    [ACT_VALUES] = app_apply_lesson,
+    [ACT_CONTRAST] = app_apply_lesson,
+    [ACT_STEP_NEXT] = app_apply_lesson,
+    [ACT_STEP_PREV] = app_apply_lesson,
+    [ACT_LESSON] = app_apply_lesson,
+    [ACT_COMPARE] = app_apply_lesson,
+};
+
+/* A mode's keys: a lesson's (and its caption field), then training mode's (its
+   sweep view first). -1 when no mode takes a: the owner applies it. */
+static int apply_mode(app_state *s, const app_action *a) {
+    if (app_teach_apply(s, a) >= 0) return 1;
+    if (s->train_mode && app_training_sweep(s, a) >= 0) return 1; /* H, the sweep's keys */
     if (a->kind == ACT_TRAIN || s->train_mode) {
-        int r = app_training_apply(s, a);
-        if (r >= 0) {
-            s->layout_valid = 0;
-            s->dirty = 1;
-            return 1;
-        }
+        if (app_training_apply(s, a) >= 0) return 1;
         if (s->train_mode && app_training_refuse(s, a)) return 0; /* says why; changes nothing */
+    }
+    return -1;
+}
+
+/* Applies a: a mode's key, the pointer's, else its owner's (a loaded model's own
+   keys first). */
+static int apply(app_state *s, const app_action *a) {
+    const int mode = apply_mode(s, a);
+    if (mode >= 0) {
+        if (mode) s->layout_valid = 0, s->dirty = 1;
+        return mode;
     }
     switch (a->kind) {
     case ACT_NONE:
-    case ACT_TRAIN: /* training.c took these above */
+    case ACT_TRAIN: /* training mode's (apply_mode) */
     case ACT_TRAIN_SPEED:
     case ACT_REPLAY_LIVE:
     case ACT_COUNT: return 0;
-    case ACT_TRAIN_LAYER:
-    case ACT_LAYER:
-    case ACT_OVERVIEW:
-        if (!s->gpt) return 0;
-        break;
     case ACT_HOVER: return app_hover(s, a->x, a->y);
     case ACT_LEAVE: return app_hover(s, -1, -1);
     case ACT_CLICK: {
@@ -230,17 +294,21 @@ static int apply(app_state *s, const app_action *a) {
         const int r = app_click(s, a->x, a->y, &then);
         return then.kind != ACT_NONE ? app_apply(s, &then) : r;
     }
+    case ACT_TRAIN_LAYER: /* a loaded model's alone */
+    case ACT_LAYER:
+    case ACT_OVERVIEW:
+        if (!s->gpt) return 0;
+        break;
+    case ACT_COMPARE:
+        if (s->gpt_wanted || s->gpt_loading) {
+            snprintf(s->status, sizeof s->status, "a model is loading: compare waits for it");
+            return 1;
+        }
+        break;
     default: break;
     }
-    if (a->kind == ACT_COMPARE && (s->gpt_wanted || s->gpt_loading)) {
-        snprintf(s->status, sizeof s->status, "a model is loading: compare waits for it");
-        return 1;
-    }
     int r = s->gpt ? app_gpt_apply(s, a) : -1;
-    if (r < 0) r = app_apply_model(s, a);
-    if (r < 0) r = app_apply_look(s, a);
-    if (r < 0) r = app_apply_text(s, a);
-    if (r < 0) r = app_apply_lesson(s, a);
+    if (r < 0 && a->kind < ACT_COUNT && owner[a->kind]) r = owner[a->kind](s, a);
     if (r <= 0) return 0;
     s->layout_valid = 0;
     s->dirty = 1;
