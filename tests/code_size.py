@@ -25,7 +25,6 @@ import sys
 ALLOWED_FUNCTIONS = {
     ("src/app/state/state.c", "app_state_init"),
     ("src/app/state/lesson_file.c", "lesson_parse"),
-    ("src/app/state/training.c", "app_training_refresh"),
 }
 ALLOWED_FILES = set()
 

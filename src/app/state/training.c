@@ -412,6 +412,9 @@ int app_training_running(const app_state *s) {
            (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
 }
 
+static void say_status(app_training *t, const train_view *tv, const train_view *mv,
+                       const learn_task_info *info);
+
 /* Makes the shown layer and the curves from the latest snapshot, for
    app_training_view to point at. */
 void app_training_refresh(app_state *s) {
@@ -484,17 +487,24 @@ void app_training_refresh(app_state *s) {
     vt->ablated_acc = mv->ablated_acc;
     vt->pruned = mv->pruned;
     vt->pruned_acc = mv->pruned_acc;
+    say_status(t, tv, mv, info);
+    app_sweep_refresh(s);
+}
+
+/* training's status line: the replay's moment, why the run stopped, or how it goes. */
+static void say_status(app_training *t, const train_view *tv, const train_view *mv,
+                       const learn_task_info *info) {
     char band[40]; /* "100.0 %", or "99.6-100.0 %" when it moved within its band */
     snprintf(band, sizeof band, "%.1f", 100.0 * tv->stop_lo);
     char hi[16];
     snprintf(hi, sizeof hi, "%.1f", 100.0 * tv->stop_hi);
     if (strcmp(band, hi) != 0)
         snprintf(band + strlen(band), sizeof band - strlen(band), "\xE2\x80\x93%s", hi);
-    if (vt->replay) /* the status line follows the replay */
+    if (mv != tv) /* the status line follows the replay */
         snprintf(t->status, sizeof t->status,
                  "replay: step %ld of %ld (moment %d of %d), held-out %.1f %% \xC2\xB7 [ back "
                  "\xC2\xB7 ] forward \xC2\xB7 End live \xC2\xB7 L goes on",
-                 mv->step, tv->step, vt->moment + 1, tv->moments, 100.0 * mv->acc);
+                 mv->step, tv->step, moment_index(tv, mv->step) + 1, tv->moments, 100.0 * mv->acc);
     else if (!tv->running && tv->stop == TRAIN_DIVERGED) /* lr is not a key: what can be done */
         snprintf(t->status, sizeof t->status,
                  "training diverged at step %ld (loss %.4g): paused; the window trains at lr "
@@ -521,7 +531,6 @@ void app_training_refresh(app_state *s) {
                  "training %s: step %ld \xC2\xB7 %.0f steps/s%s \xC2\xB7 held-out %.1f %%",
                  info->name, tv->step, (double)tv->steps_per_s,
                  tv->rate > 0 ? " (slow motion)" : "", 100.0 * tv->acc);
-    app_sweep_refresh(s);
 }
 
 /* Points the view at the shown layer's heads and the curves. */
