@@ -57,6 +57,10 @@ void app_state_destroy(app_state *s) {
     free(s);
 }
 
+static int want_model(app_state *s, const cli_options *o, char *err, size_t errlen);
+static int check_pages(app_state *s, const cli_options *o, int page_asked, int pinned_asked,
+                       char *err, size_t errlen);
+
 int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha_config *cfg,
                    char *err, size_t errlen) {
     s->width = o->size_w ? o->size_w : APP_DEFAULT_W;
@@ -104,21 +108,8 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
                  MHA_MAX_N, total); /* --text-file's: a typed --text that long is refused */
     tok_free(&all);
     if (o->model_path) {
-        const sample *smp = samples_get((o->sample ? o->sample : 1) - 1);
-        app_gpt_request *q = &s->gpt_want;
-        snprintf(q->path, sizeof q->path, "%s", o->model_path);
-        tok_copy_fit(q->text, sizeof q->text, o->text ? o->text : smp ? smp->text : "");
-        q->layer = o->train.layer > 0 ? o->train.layer - 1 : 0;
-        q->h = o->cfg.h;
-        snprintf(q->ablate, sizeof q->ablate, "%s", o->model_ablate ? o->model_ablate : "");
-        if (o->mode == CLI_WINDOW) { /* the window loads it on the jobs layer */
-            s->gpt_wanted = 1;
-        } else {
-            int rc = app_gpt_open(s, q, err, errlen);
-            if (rc != 0) return rc;
-            app_gpt_export_panel(s, s->export_panel);
-            app_derive(s); /* the figure's layer and numbers: the model's */
-        }
+        const int rc = want_model(s, o, err, errlen);
+        if (rc != 0) return rc;
     }
     if (o->compare && app_compare_start(s, o, err, errlen) != 0) return 2;
     s->pinned_page = o->pinned_page > 0 ? o->pinned_page - 1 : 0; /* app_layout clamps it */
@@ -145,7 +136,37 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         s->step = o->panel_step;  /* steps:K:S: stage S large; 0 all nine */
         app_derive(s);
     }
-    if (pinned_asked > 0 && o->mode == CLI_EXPORT) { /* a page the pinned view has */
+    if (o->mode != CLI_EXPORT) return 0;
+    return check_pages(s, o, page_asked, pinned_asked, err, errlen);
+    return 0;
+}
+
+/* --model DIR: the window asks the jobs layer for it; a figure opens it here and
+   derives its layer. 0, or the exit status with err. */
+static int want_model(app_state *s, const cli_options *o, char *err, size_t errlen) {
+    const sample *smp = samples_get((o->sample ? o->sample : 1) - 1);
+    app_gpt_request *q = &s->gpt_want;
+    snprintf(q->path, sizeof q->path, "%s", o->model_path);
+    tok_copy_fit(q->text, sizeof q->text, o->text ? o->text : smp ? smp->text : "");
+    q->layer = o->train.layer > 0 ? o->train.layer - 1 : 0;
+    q->h = o->cfg.h;
+    snprintf(q->ablate, sizeof q->ablate, "%s", o->model_ablate ? o->model_ablate : "");
+    if (o->mode == CLI_WINDOW) { /* the window loads it on the jobs layer */
+        s->gpt_wanted = 1;
+    } else {
+        int rc = app_gpt_open(s, q, err, errlen);
+        if (rc != 0) return rc;
+        app_gpt_export_panel(s, s->export_panel);
+        app_derive(s); /* the figure's layer and numbers: the model's */
+    }
+    return 0;
+}
+
+/* An export's --page K and --pinned-page K (or its view file's) name pages its
+   figure has: 0, or 2 with err. */
+static int check_pages(app_state *s, const cli_options *o, int page_asked, int pinned_asked,
+                       char *err, size_t errlen) {
+    if (pinned_asked > 0) { /* a page the pinned view has */
         view_state vs;
         app_figure_view(s, APP_SAVE_EXPORT, &vs);
         vs.page = 0;
@@ -160,7 +181,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
             return 2;
         }
     }
-    if (page_asked > 0 && o->mode == CLI_EXPORT) { /* --page K names a page the figure has */
+    if (page_asked > 0) { /* --page K names a page the figure has */
         view_state vs;
         app_figure_view(s, APP_SAVE_EXPORT, &vs);
         vs.page = 0;
