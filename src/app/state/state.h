@@ -1,7 +1,8 @@
 /* state.h: the app's state and the actions that change it, with no SDL. The
  * window turns events into actions (app_key_action, or an action built from a
  * mouse or window event); app_apply changes the state and says why when it
- * cannot; the frame lays the state out (app_layout) and draws app_view. Every
+ * cannot; the frame lays the state out (app_layout) and draws the one view it
+ * laid out (app_layout_view); app_view fills one for saves and tests. Every
  * key of the README's table is an action, so every key is a unit test. */
 #ifndef MHAVIZ_STATE_H
 #define MHAVIZ_STATE_H
