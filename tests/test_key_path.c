@@ -58,7 +58,7 @@ static void frame(app_state *s, const char *after) {
 /* Presses key (with mods); checks the derivations it made. */
 static void press(app_state *s, int key, int mods, const char *name) {
     const unsigned long version = s->data_version;
-    const int focus = s->focus;
+    const int focus = s->look.focus;
     const app_counts c0 = app_state_counts(s);
     app_action a = app_key_action(s, key, mods);
     app_apply(s, &a);
@@ -69,7 +69,7 @@ static void press(app_state *s, int key, int mods, const char *name) {
     CHECK_INT(what, 1, (int)(c1.actions - c0.actions));
     snprintf(what, sizeof what, "%s: derives at most once (derived %d times)", name, derives);
     CHECK_TRUE(what, derives <= 1);
-    if (s->data_version != version || s->focus != focus) {
+    if (s->data_version != version || s->look.focus != focus) {
         snprintf(what, sizeof what, "%s: changed the model or the focus: derived once", name);
         CHECK_INT(what, 1, derives);
     }
@@ -157,7 +157,7 @@ static void test_lesson_step(void **st) {
     frame(s, "the lesson opened");
     press(s, ' ', 0, "Space (the step with a text, h, a seed and a focus)");
     CHECK_INT("the step's h", 8, s->cfg.h);
-    CHECK_INT("the step's focus", 3, s->focus);
+    CHECK_INT("the step's focus", 3, s->look.focus);
     app_state_destroy(s);
     remove(path);
     rmdir(dir);

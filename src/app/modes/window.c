@@ -148,8 +148,8 @@ static int name_figure(char *path, size_t len, const view_state *vs) {
         snprintf(tag + at, sizeof tag - at, "-head%d", vs->panel_head);
     else if (vs->panel == VIEW_PANEL_LINES)
         snprintf(tag + at, sizeof tag - at, "-lines-head%d", vs->panel_head);
-    else if (vs->panel == VIEW_PANEL_STEPS && vs->step > 0)
-        snprintf(tag + at, sizeof tag - at, "-steps-head%d-stage%d", vs->panel_head, vs->step);
+    else if (vs->panel == VIEW_PANEL_STEPS && vs->look.step > 0)
+        snprintf(tag + at, sizeof tag - at, "-steps-head%d-stage%d", vs->panel_head, vs->look.step);
     else if (vs->panel == VIEW_PANEL_STEPS)
         snprintf(tag + at, sizeof tag - at, "-steps-head%d", vs->panel_head);
     else if (vs->panel != VIEW_PANEL_ALL)
@@ -494,7 +494,7 @@ static void start_size(app_state *s, const cli_options *o) {
         s->height = screen.h * 5 / 6;
         s->zoom_base = view_zoom_for_size(s->width, s->height);
         if (!o->state || !app_settings_has(o->state, "zoom"))
-            s->zoom = s->zoom_base; /* --state's */
+            s->look.zoom = s->zoom_base; /* --state's */
     }
 }
 

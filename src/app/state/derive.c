@@ -74,8 +74,8 @@ static int dark_field(const attn_layer *L, double *top) {
 static void follow_dark_field(app_state *s, const attn_layer *L) {
     double top = 1.0;
     const int dark = dark_field(L, &top);
-    if (s->auto_contrast && dark && !s->dark_field && s->contrast == 0) {
-        s->contrast = 1;
+    if (s->auto_contrast && dark && !s->dark_field && s->look.contrast == 0) {
+        s->look.contrast = 1;
         char msg[200];
         snprintf(msg, sizeof msg,
                  "rows scaled to their max: a row's largest is %.2g on average (K: log, fixed)",
@@ -107,7 +107,7 @@ int app_derive_layer(app_state *s) {
 
 /* The focused head the numbers are for: 0 for none (or one the layer lacks). */
 static int focused(const app_state *s, const attn_layer *L) {
-    return s->focus > 0 && s->focus <= L->h ? s->focus : 0;
+    return s->look.focus > 0 && s->look.focus <= L->h ? s->look.focus : 0;
 }
 
 int app_derive_stale(const app_state *s) {
@@ -180,7 +180,7 @@ void app_derived_view(const app_state *s, view_state *vs) {
         vs->contrib_step = d->contrib_step;
     }
     vs->out_diff = d->diff;
-    if (d->head && d->head == s->focus) {
+    if (d->head && d->head == s->look.focus) {
         vs->step_raw = d->raw;
         vs->step_scaled = d->scaled;
         vs->step_share = d->share;

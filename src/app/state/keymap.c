@@ -84,7 +84,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
         a.kind = ACT_MENU;
         return a;
     }
-    if (s->train_mode && s->present && !s->help && key == APP_KEY_ESCAPE && !ctrl) {
+    if (s->train_mode && s->look.present && !s->help && key == APP_KEY_ESCAPE && !ctrl) {
         a.kind = ACT_PRESENT; /* training's presentation closes before training mode does */
         return a;
     }
@@ -260,9 +260,9 @@ static int menu_shown(const app_state *s, const view_state *vs, const menu_def *
     switch (d->mods ? 0 : d->key) {
     case 'e': return L && L->n_real < L->n;
     case 'w': return s->cfg.weights == MHA_WEIGHTS_PATTERNS;
-    case 'd': return s->diff != 0;
-    case 'v': return s->values != 0;
-    case 'k': return s->contrast >= 0 && s->contrast <= 2 ? s->contrast : 0;
+    case 'd': return s->look.diff != 0;
+    case 'v': return s->look.values != 0;
+    case 'k': return s->look.contrast >= 0 && s->look.contrast <= 2 ? s->look.contrast : 0;
     case 'i': return s->lesson != 0;
     case 'b': return s->pin != NULL;
     case 'l': return vs->train && !vs->train->running;

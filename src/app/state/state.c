@@ -66,10 +66,10 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     s->width = o->size_w ? o->size_w : APP_DEFAULT_W;
     s->height = o->size_h ? o->size_h : APP_DEFAULT_H;
     s->ui_scale = 1.0f;
-    s->zoom = s->zoom_base = view_zoom_for_size(s->width, s->height); /* 4K figures: 200 % */
-    s->page = o->page > 0 ? o->page - 1 : 0; /* --page K; app_layout clamps it */
-    s->theme = o->theme > 0 ? 1 : 0;
-    s->cmap = o->colormap >= 0 ? o->colormap : CMAP_VIRIDIS;
+    s->look.zoom = s->zoom_base = view_zoom_for_size(s->width, s->height); /* 4K figures: 200 % */
+    s->look.page = o->page > 0 ? o->page - 1 : 0; /* --page K; app_layout clamps it */
+    s->look.theme = o->theme > 0 ? 1 : 0;
+    s->look.cmap = o->colormap >= 0 ? o->colormap : CMAP_VIRIDIS;
     s->png_scale = o->scale ? o->scale : APP_DEFAULT_PNG_SCALE;
     s->lesson = 1;
     s->export_dir = o->export_dir;
@@ -80,13 +80,13 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
                       : o->panel == CLI_PANEL_NEXT     ? VIEW_PANEL_NEXT
                       : o->panel == CLI_PANEL_LINES    ? VIEW_PANEL_LINES
                                                        : VIEW_PANEL_ALL;
-    s->values = o->values;
-    s->contrast = o->contrast;
+    s->look.values = o->values;
+    s->look.contrast = o->contrast;
     /* a figure follows the window: where the fixed scale would draw a dark field (a
        long text) its rows are scaled to their maximum, unless --contrast chose */
     s->auto_contrast = !o->contrast_given && !(o->state && app_settings_has(o->state, "contrast"));
-    s->diff = o->diff;
-    s->present = o->present;
+    s->look.diff = o->diff;
+    s->look.present = o->present;
     s->export_panel_head = o->panel_head;
     s->transparent = o->transparent;
     s->sample = o->text ? 0 : (o->sample ? o->sample : 1);
@@ -116,7 +116,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     int page_asked = o->page, pinned_asked = o->pinned_page;      /* the export checks them below */
     if (o->state) { /* --state FILE: its settings, less those the options gave (settings.c) */
         if (app_settings_apply(s, o->state, err, errlen) != 0) return 2;
-        if (!page_asked && app_settings_has(o->state, "page")) page_asked = s->page + 1;
+        if (!page_asked && app_settings_has(o->state, "page")) page_asked = s->look.page + 1;
         if (!pinned_asked && app_settings_has(o->state, "pinned-page") && s->pin)
             pinned_asked = s->pinned_page + 1;
     }
@@ -132,8 +132,8 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     }
     app_refresh(s);
     if (o->panel == CLI_PANEL_STEPS && (s->gpt || o->panel_head <= s->cfg.h)) {
-        s->focus = o->panel_head; /* its intermediate products are derived for the figure */
-        s->step = o->panel_step;  /* steps:K:S: stage S large; 0 all nine */
+        s->look.focus = o->panel_head; /* its intermediate products are derived for the figure */
+        s->look.step = o->panel_step;  /* steps:K:S: stage S large; 0 all nine */
         app_derive(s);
     }
     if (o->mode != CLI_EXPORT) return 0;
@@ -169,7 +169,7 @@ static int check_pages(app_state *s, const cli_options *o, int page_asked, int p
     if (pinned_asked > 0) { /* a page the pinned view has */
         view_state vs;
         app_figure_view(s, APP_SAVE_EXPORT, &vs);
-        vs.page = 0;
+        vs.look.page = 0;
         view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
         int ph = 0;
         const int pages = app_compare_pages(s, &ph);
@@ -184,7 +184,7 @@ static int check_pages(app_state *s, const cli_options *o, int page_asked, int p
     if (page_asked > 0) { /* --page K names a page the figure has */
         view_state vs;
         app_figure_view(s, APP_SAVE_EXPORT, &vs);
-        vs.page = 0;
+        vs.look.page = 0;
         view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
         char name[1200] = "--page ";
         if (!o->page) app_settings_where(o->state, "page", name, sizeof name);

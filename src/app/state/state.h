@@ -213,19 +213,13 @@ typedef struct {
     /* how it is shown */
     int width, height; /* output pixels */
     float ui_scale;    /* output pixels per window pixel */
-    float zoom;
-    float zoom_base; /* the zoom this window size starts at, and Ctrl+0 returns to */
-    int theme, cmap, page, focus, help, fullscreen;
+    view_look look;    /* theme, colormap, contrast, focus, page, zoom ...: the view's whole */
+    float zoom_base;   /* the zoom this window size starts at, and Ctrl+0 returns to */
+    int help, fullscreen;
     int menu;        /* the "More" panel open: a button for every key (keymap.c's list) */
     int pinned_page; /* the pinned pane's page of heads, 0-based (Shift+PgUp/PgDn) */
-    int present;     /* presentation mode */
     int png_scale;
-    int diff;                /* MultiHead drawn as its difference from the unablated one */
-    int values;              /* numbers in the cells */
-    int contrast;            /* 0 fixed, 1 row maximum, 2 logarithmic */
-    int step;                /* focus view: stage of the step-through, 0 = all at once */
     int lesson;              /* the redundancy and cost panels shown */
-    int head_view;           /* VIEW_HEAD_LINES: the heads as lines (H), else heatmaps */
     const char *export_dir;  /* Ctrl+S folder, NULL = current */
     view_panel export_panel; /* --panel, for APP_SAVE_EXPORT */
     int export_panel_head;   /* 1-based, with VIEW_PANEL_HEAD */

@@ -281,7 +281,7 @@ int app_training_apply(app_state *s, const app_action *a) {
         go_live(t); /* L in the replay: back to live, and on */
         if (!s->train_mode) {
             s->train_mode = 1;
-            s->focus = 0;
+            s->look.focus = 0;
             if (!t->tv->active && !t->cmd.start)
                 start(s, t);
             else
@@ -550,9 +550,9 @@ void app_training_view(const app_state *s, view_state *vs) {
     vs->head_divergence = NULL;
     vs->head_pass_cos = vs->head_change = NULL;
     vs->out_diff = NULL;
-    vs->focus = 0;
-    vs->step = 0;
-    vs->diff = 0;
+    vs->look.focus = 0;
+    vs->look.step = 0;
+    vs->look.diff = 0;
     vs->data_version = tv->seq * 7919 + (unsigned long)layer; /* new pixels per snapshot */
     if (t->vt.replay)                                         /* and per moment */
         vs->data_version ^= (unsigned long)(t->replay_step + 1) * 104729UL + 0x5bd1e995UL;
@@ -592,7 +592,7 @@ int app_training_set(app_state *s, int on, const learn_config *cfg, long steps, 
                  learn_task(cfg->task)->name, cfg->h, cfg->d_model);
     }
     s->train_mode = 1;
-    s->focus = 0;
+    s->look.focus = 0;
     t->layer = layer;
     s->layout_valid = 0;
     return 0;
