@@ -338,7 +338,7 @@ int app_training_apply(app_state *s, const app_action *a) {
     case ACT_SAMPLE_NEXT:
     case ACT_SAMPLE_PREV: {
         int n = LEARN_TASK_COUNT, k = (int)t->cfg.task + (a->kind == ACT_SAMPLE_NEXT ? 1 : n - 1);
-        t->cfg.task = (learn_task_id)(k % n);
+        app_training_task_shape(&t->cfg, (learn_task_id)(k % n));
         start(s, t);
         return 1;
     }
@@ -356,6 +356,14 @@ int app_training_apply(app_state *s, const app_action *a) {
         return 1;
     default: return -1;
     }
+}
+
+void app_training_task_shape(learn_config *cfg, learn_task_id task) {
+    const int d = cfg->d_model ? cfg->d_model : learn_task_d_model(cfg->task);
+    if (d == learn_task_d_model(cfg->task)) cfg->d_model = learn_task_d_model(task);
+    cfg->task = task;
+    if (cfg->d_model > 0)
+        while (cfg->h > 1 && (cfg->h > cfg->d_model || cfg->d_model % cfg->h != 0)) cfg->h--;
 }
 
 int app_training_adopted(app_state *s, const learn_config *cfg, int layer) {
