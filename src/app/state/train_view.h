@@ -11,7 +11,7 @@
 #define TRAIN_MAX_RUNS 32  /* runs kept for the session (past that the oldest go) */
 #define TRAIN_SLOW_RATE 10 /* slow motion: steps a second, the heads redrawn at each */
 /* The class pace, learn live's first speed: TRAIN_PACE_BASE + step / TRAIN_PACE_RAMP
-   steps a second, every step drawn, so a class sees the heads form: pair (h = 2, seed
+   steps a second, each step published, so a class sees the heads form: pair (h = 2, seed
    1) is at 35 % after 3 s, at 99 % (step 70) after 5 s and stops (step 310) after
    about 14 s; the longest budget (3000 steps) takes about 29 s where the machine keeps
    up, where full speed is over in a second. As a
