@@ -87,9 +87,15 @@ static int header_button_variant(const view_state *s, int b, int v, char *out, s
         snprintf(out, len, "%s", val[v < 0 ? cur : v]);
         break;
     }
+    case BTN_TRAIN_SWEEP: { /* what it does: start the sweep, or leave its view */
+        static const char *val[] = {"Sweep of h (H)", "Back to training (H)"};
+        count = 2, cur = s->sweep != NULL;
+        snprintf(out, len, "%s", val[v < 0 ? cur : v]);
+        break;
+    }
     case BTN_TRAIN_SPEED: {
-        static const char *val[] = {"full", "slow", "paused"};
-        count = 3, cur = t ? (!t->running ? 2 : t->rate > 0) : 0;
+        static const char *val[] = {"full", "slow", "paused", "class pace"};
+        count = 4, cur = t ? (!t->running ? 2 : t->rate < 0 ? 3 : t->rate > 0) : 0;
         snprintf(out, len, "Speed: %s (S)", val[v < 0 ? cur : v]);
         break;
     }
@@ -266,6 +272,7 @@ static int window_items(hdr_item items[32], const view_layout *L, const view_sta
         count = add_button(items, count, s, BTN_TRAIN_SPEED, 0);
         count = add_button(items, count, s, BTN_TRAIN_STEP, 0);
         count = add_button(items, count, s, BTN_SEED, 0);
+        count = add_button(items, count, s, BTN_TRAIN_SWEEP, 0);
         count = add_button(items, count, s, BTN_TRAIN_BACK, 1);
     } else {
         count = add_button(items, count, s, BTN_TEXT, 0);
