@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 """llama_gen.py: writes a random checkpoint of the Llama family in Hugging Face's
-layout (config.json and model.safetensors; no tokenizer: the tests give token ids),
-for tests: real checkpoints cannot be downloaded here.
+layout (config.json and model.safetensors, and with --tokenizer a tokenizer.json built
+as tokjson_check.py builds its own: byte-level BPE with Llama 3's Split regex and
+<|begin_of_text|>, or SentencePiece-style BPE with byte fallback and <s>; the
+config's vocab_size is then the tokenizer's plus --vocab-pad rows, as Qwen pads its
+own), for tests: real checkpoints cannot be downloaded here.
 
     llama_gen.py OUTDIR [--type llama|qwen2|qwen3|gemma] [--layers 2] [--hidden 48]
                  [--heads 6] [--kv-heads 2] [--head-dim 12] [--ff 80] [--vocab 97]
                  [--positions 64] [--theta 10000] [--rope linear:F | llama3:F,LOW,HIGH,ORIG]
                  [--tied 0|1] [--bias 0|1] [--dtype F32|F16|BF16] [--no-prefix] [--seed 0]
+                 [--tokenizer bytelevel|sentencepiece] [--vocab-pad 0]
 
 Tensor names and shapes are those of Hugging Face's LlamaForCausalLM (and Qwen2,
 Qwen3, Gemma's *ForCausalLM) state dict, nn.Linear weights stored (out, in):
@@ -73,9 +77,11 @@ def make_weights(c, typ, seed):
 
 def gen(outdir, typ="llama", layers=2, hidden=48, heads=6, kv_heads=2, head_dim=12, ff=80,
         vocab=97, positions=64, theta=10000.0, rope=None, tied=False, bias=False, dtype="F32",
-        prefix=True, seed=0, extra=None):
+        prefix=True, seed=0, extra=None, tokenizer=None, vocab_pad=0):
     """Writes the folder; returns its config (a dict)."""
     os.makedirs(outdir, exist_ok=True)
+    if tokenizer:
+        vocab = write_tokenizer(outdir, tokenizer) + vocab_pad
     c = {"model_type": typ, "architectures": ["X"], "hidden_size": hidden,
          "intermediate_size": ff, "num_hidden_layers": layers, "num_attention_heads": heads,
          "num_key_value_heads": kv_heads, "head_dim": head_dim, "vocab_size": vocab,
@@ -100,6 +106,17 @@ def gen(outdir, typ="llama", layers=2, hidden=48, heads=6, kv_heads=2, head_dim=
     return c
 
 
+def write_tokenizer(outdir, kind):
+    """tokenizer.json of the kind in outdir; returns its size (one past its largest id)"""
+    import tokjson_check
+    j = tokjson_check.byte_level_file(True, False) if kind == "bytelevel" else \
+        tokjson_check.sentencepiece_file(False)
+    with open(os.path.join(outdir, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(j, f, ensure_ascii=False)
+    ids = list(j["model"]["vocab"].values()) + [a["id"] for a in j.get("added_tokens", [])]
+    return max(ids) + 1
+
+
 def parse_rope(s):
     if not s:
         return None
@@ -117,16 +134,17 @@ def main(argv=None):
     ap.add_argument("--type", default="llama", choices=("llama", "qwen2", "qwen3", "gemma"))
     for name, default in (("layers", 2), ("hidden", 48), ("heads", 6), ("kv-heads", 2),
                           ("head-dim", 12), ("ff", 80), ("vocab", 97), ("positions", 64),
-                          ("tied", 0), ("bias", 0), ("seed", 0)):
+                          ("tied", 0), ("bias", 0), ("seed", 0), ("vocab-pad", 0)):
         ap.add_argument("--" + name, type=int, default=default)
     ap.add_argument("--theta", type=float, default=10000.0)
     ap.add_argument("--rope", default=None)
     ap.add_argument("--dtype", choices=DTYPES, default="F32")
     ap.add_argument("--no-prefix", action="store_true")
+    ap.add_argument("--tokenizer", choices=("bytelevel", "sentencepiece"), default=None)
     a = ap.parse_args(argv)
     gen(a.outdir, a.type, a.layers, a.hidden, a.heads, a.kv_heads, a.head_dim, a.ff, a.vocab,
         a.positions, a.theta, parse_rope(a.rope), bool(a.tied), bool(a.bias), a.dtype,
-        not a.no_prefix, a.seed)
+        not a.no_prefix, a.seed, tokenizer=a.tokenizer, vocab_pad=a.vocab_pad)
 
 
 if __name__ == "__main__":

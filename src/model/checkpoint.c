@@ -88,10 +88,20 @@ int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
         return cj_fail(err, errlen, 1, path, "path too long");
     int rc;
     if ((rc = need_file(p->weights, err, errlen)) != 0 ||
-        (rc = need_file(p->config, err, errlen)) != 0 ||
-        (rc = need_file(p->vocab, err, errlen)) != 0 ||
-        (rc = need_file(p->merges, err, errlen)) != 0)
+        (rc = need_file(p->config, err, errlen)) != 0)
         return rc;
+    /* tokenizer.json where there is one (a link or anything else there is read as it) */
+    struct stat ts;
+    if (join(p->tokenizer, p->dir, "tokenizer.json") != 0)
+        return cj_fail(err, errlen, 1, path, "path too long");
+    if (lstat(p->tokenizer, &ts) == 0) {
+        if ((rc = need_file(p->tokenizer, err, errlen)) != 0) return rc;
+    } else {
+        p->tokenizer[0] = '\0';
+        if ((rc = need_file(p->vocab, err, errlen)) != 0 ||
+            (rc = need_file(p->merges, err, errlen)) != 0)
+            return rc;
+    }
     /* the title's name: the folder's last component, "." and ".." resolved */
     char real[PATH_MAX];
     const char *base = realpath(p->dir, real) ? real : p->dir;

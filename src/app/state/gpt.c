@@ -60,7 +60,7 @@ static void rebuild(app_state *s) {
     const float *p = gpt2_run_probs(r);
     g->next.k = g->next_k ? g->next_k : 5;
     for (int k = 0; k < GPT2_TOP && k < VIEW_NEXT_MAX; k++) {
-        bpe_token_label(g->m->tok, r->top[k], g->next_label[k], GPT2_LABEL);
+        model_tok_label(g->m->tok, r->top[k], g->next_label[k], GPT2_LABEL);
         g->next.token[k] = g->next_label[k];
         g->next.p[k] = p[r->top[k]];
         g->next.p_full[k] = r->any_off ? r->probs_full[r->top[k]] : -1.0f;
@@ -255,7 +255,7 @@ static int remove_head(app_state *s, const app_action *a, const char *name) {
     gpt2_run_set_off(&g->run, g->layer, head - 1, off);
     rebuild(s);
     char label[GPT2_LABEL];
-    bpe_token_label(g->m->tok, top, label, sizeof label);
+    model_tok_label(g->m->tok, top, label, sizeof label);
     snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s) %.1f %% → %.1f %%", head,
              g->layer + 1, off ? "removed" : "back", label, 100.0 * before,
              100.0 * gpt2_run_probs(&g->run)[top]);
@@ -363,7 +363,7 @@ int app_gpt_limit(const app_state *s) {
 int app_gpt_count(const app_state *s, const char *text) {
     const app_gpt *g = s->gpt;
     if (!g) return 0;
-    const int n = bpe_encode(g->m->tok, text, strlen(text), NULL, 0, NULL);
+    const int n = model_tok_encode(g->m->tok, text, strlen(text), NULL, 0, NULL);
     return n > 0 ? n : 0;
 }
 
