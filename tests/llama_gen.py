@@ -21,7 +21,9 @@ Qwen3, Gemma's *ForCausalLM) state dict, nn.Linear weights stored (out, in):
       o_proj (d, h hd); q/k/v_proj.bias (Qwen2 always, others with attention_bias,
       which also gives o_proj.bias); q_norm.weight / k_norm.weight (hd) (Qwen3),
     model.layers.{i}.post_attention_layernorm.weight (d),
-    model.layers.{i}.mlp.gate_proj.weight / up_proj.weight (ff, d), down_proj (d, ff).
+    model.layers.{i}.mlp.gate_proj.weight / up_proj.weight (ff, d), down_proj (d, ff);
+Phi-3 (Phi3ForCausalLM) keeps self_attn.qkv_proj.weight (h hd + 2 h_kv hd, d), Q | K | V
+by rows, and mlp.gate_up_proj.weight (2 ff, d), gate | up.
 The weights are random with some structure (norm weights near 1, or near 0 for
 Gemma's 1 + w; projections scaled so that softmaxes are neither flat nor one-hot)."""
 import argparse
@@ -72,6 +74,11 @@ def make_weights(c, typ, seed):
         w[p + "mlp.gate_proj.weight"] = r(ff, d, std=1 / np.sqrt(d))
         w[p + "mlp.up_proj.weight"] = r(ff, d, std=1 / np.sqrt(d))
         w[p + "mlp.down_proj.weight"] = r(d, ff, std=1 / np.sqrt(ff))
+        if typ == "phi3":  # Phi-3 keeps them fused: Q | K | V and gate | up by rows
+            w[p + "self_attn.qkv_proj.weight"] = np.concatenate(
+                [w.pop(p + f"self_attn.{x}_proj.weight") for x in "qkv"])
+            w[p + "mlp.gate_up_proj.weight"] = np.concatenate(
+                [w.pop(p + f"mlp.{x}_proj.weight") for x in ("gate", "up")])
     return w
 
 
@@ -87,7 +94,7 @@ def gen(outdir, typ="llama", layers=2, hidden=48, heads=6, kv_heads=2, head_dim=
          "num_key_value_heads": kv_heads, "head_dim": head_dim, "vocab_size": vocab,
          "max_position_embeddings": positions, "rms_norm_eps": 1e-6, "rope_theta": theta,
          "tie_word_embeddings": tied, "torch_dtype": "float32"}
-    if typ != "qwen2":
+    if typ not in ("qwen2", "phi3"):
         c["attention_bias"] = bias
     c["hidden_act"] = "silu" if typ != "gemma" else "gelu_pytorch_tanh"
     if typ == "gemma":
@@ -131,7 +138,8 @@ def parse_rope(s):
 def main(argv=None):
     ap = argparse.ArgumentParser(description="write a random Llama-family checkpoint folder")
     ap.add_argument("outdir")
-    ap.add_argument("--type", default="llama", choices=("llama", "qwen2", "qwen3", "gemma"))
+    ap.add_argument("--type", default="llama",
+                    choices=("llama", "mistral", "qwen2", "qwen3", "gemma", "phi3"))
     for name, default in (("layers", 2), ("hidden", 48), ("heads", 6), ("kv-heads", 2),
                           ("head-dim", 12), ("ff", 80), ("vocab", 97), ("positions", 64),
                           ("tied", 0), ("bias", 0), ("seed", 0), ("vocab-pad", 0)):

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """open_check.py MHAVIZ: the Llama family opened by the program itself, tokenizer and
-all. For llama, qwen2, qwen3 and gemma, llama_gen.py writes a checkpoint WITH a
+all. For llama, qwen2, qwen3, gemma, mistral and phi3 (fused qkv_proj, gate_up_proj), llama_gen.py writes a checkpoint WITH a
 tokenizer.json (byte-level BPE with Llama 3's Split regex and <|begin_of_text|>, or
 SentencePiece-style BPE with byte fallback and <s>); `MHAVIZ --model DIR --text T
 --dump OUT` must give the token ids Hugging Face's tokenizers give (the npm package
@@ -9,7 +9,8 @@ tokjson_ref.py, the Python reference), the BOS included, and every layer's atten
 within 1e-4, every layer's output (out.npy) and the final norm within 1e-3 relative of
 llama_ref.py's float64 forward on those ids, the next-token top-1 identical. meta.json
 names the model type, its K/V heads and head width. A text longer than the model's
-positions is cut to them (n < n_text)."""
+positions, or than Mistral's sliding_window, is cut to them (n < n_text): within the
+window the reference's sliding-window mask is the causal one."""
 import json
 import os
 import subprocess
@@ -42,6 +43,12 @@ CASES = [  # name, llama_gen's arguments
                    tokenizer="sentencepiece", dtype="F16", seed=13)),
     ("gemma", dict(typ="gemma", layers=2, heads=4, kv_heads=1, head_dim=8, hidden=24, ff=56,
                    tied=True, tokenizer="sentencepiece", prefix=False, seed=14)),
+    # a sliding window shorter than the positions: texts cut to it
+    ("mistral", dict(typ="mistral", layers=2, heads=8, kv_heads=2, head_dim=6, hidden=48,
+                     ff=64, tokenizer="sentencepiece", extra={"sliding_window": 20},
+                     dtype="BF16", seed=15)),
+    ("phi3", dict(typ="phi3", layers=2, heads=6, kv_heads=3, head_dim=10, hidden=48, ff=72,
+                  tokenizer="bytelevel", extra={"rms_norm_eps": 1e-5}, seed=16)),
 ]
 
 
@@ -81,7 +88,8 @@ def one(mhaviz, tmp, name, c, d, k, text):
         meta = json.load(f)
     want, who = ref_ids(os.path.join(d, "tokenizer.json"), text)
     n = meta["n"]
-    check(meta["n_text"] == len(want) and n == min(len(want), c["max_position_embeddings"]),
+    most = min(c["max_position_embeddings"], c.get("sliding_window") or 1 << 30)
+    check(meta["n_text"] == len(want) and n == min(len(want), most),
           f"{name} text {k}: n {n}, n_text {meta['n_text']}, want {len(want)} tokens")
     check(got == want[:n], f"{name} text {k}: ids {got[:12]}..., {who} {want[:12]}...")
     m = meta["model"]

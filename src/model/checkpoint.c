@@ -115,9 +115,9 @@ int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
 /* config.json                                                                     */
 
 /* The families the loader knows, by model_type. */
-static const ckpt_family *const families[] = {&ckpt_family_gpt2,  &ckpt_family_llama,
-                                              &ckpt_family_qwen2, &ckpt_family_qwen3,
-                                              &ckpt_family_gemma, &ckpt_family_bert};
+static const ckpt_family *const families[] = {
+    &ckpt_family_gpt2,  &ckpt_family_llama, &ckpt_family_mistral, &ckpt_family_qwen2,
+    &ckpt_family_qwen3, &ckpt_family_gemma, &ckpt_family_phi3,    &ckpt_family_bert};
 
 /* The family of config.json's root: 0, or 2 with a message. */
 static int family_of(const ckpt_family **out, json_t *root, const char *path, char *err,
@@ -133,7 +133,8 @@ static int family_of(const ckpt_family **out, json_t *root, const char *path, ch
             return 0;
         }
     return cj_fail(err, errlen, 2, path,
-                   "model_type \"%.40s\" is not supported (gpt2, llama, qwen2, qwen3, gemma, bert)",
+                   "model_type \"%.40s\" is not supported (gpt2, llama, mistral, qwen2, qwen3, "
+                   "gemma, phi3, bert)",
                    t);
 }
 
@@ -211,6 +212,7 @@ typedef struct {
     int64_t shape[2];
     ck_layout how;
     int64_t rows, cols;
+    int64_t part[3]; /* CK_LINEAR_ROWS: each part's columns (its rows in the file) */
     float *dst[3];
     const st_tensor *t; /* found in the file */
 } slot;
@@ -264,6 +266,7 @@ static int role_target(const model_spec *s, const tf_params *p, int i, ck_role r
     case CK_LN2_G: T(ln2, l->ln2_g, 0, d);
     case CK_LN2_B: T(ln2 && lnb, l->ln2_b, 0, d);
     case CK_GATE: T(ln2 && spec_gated(s), l->w_gate, d, ff);
+    case CK_GATE_UP: return 0; /* CK_LINEAR_ROWS only: rows_target */
     case CK_FC: T(ln2, l->w_fc, d, ff);
     case CK_FC_B: T(ln2 && s->mlp_bias, l->b_fc, 0, ff);
     case CK_PROJ: T(ln2, l->w_proj, ff, d);
@@ -273,16 +276,37 @@ static int role_target(const model_spec *s, const tf_params *p, int i, ck_role r
     return 0;
 }
 
+/* A CK_LINEAR_ROWS tensor's parts: Q, K, V (CK_QKV) or gate, up (CK_GATE_UP), each
+   (d, part) as the transformer keeps it; 0 when the spec has no such tensor. */
+static int rows_target(const model_spec *s, const tf_params *p, int i, ck_role r, slot *x) {
+    const tf_layer_params *l = p ? &p->layer[i] : NULL;
+    x->rows = s->d_model;
+    if (r == CK_QKV) {
+        x->part[0] = spec_q_dim(s), x->part[1] = x->part[2] = spec_kv_dim(s);
+        if (l) x->dst[0] = l->w_q, x->dst[1] = l->w_k, x->dst[2] = l->w_v;
+    } else if (r == CK_GATE_UP && s->d_ff > 0 && spec_gated(s)) {
+        x->part[0] = x->part[1] = s->d_ff;
+        if (l) x->dst[0] = l->w_gate, x->dst[1] = l->w_fc;
+    } else {
+        return 0;
+    }
+    x->cols = x->part[0] + x->part[1] + x->part[2];
+    return 1;
+}
+
 /* Slot *n from a table entry, its name given, when the spec has the tensor. */
 static void add(slot *sl, int *n, const ck_name *e, const char *name, const model_spec *s,
                 const tf_params *p, int layer) {
     slot x = {.how = e->how};
-    if (!role_target(s, p, layer, e->role, x.dst, &x.rows, &x.cols)) return;
+    if (e->how == CK_LINEAR_ROWS ? !rows_target(s, p, layer, e->role, &x)
+                                 : !role_target(s, p, layer, e->role, x.dst, &x.rows, &x.cols))
+        return;
     snprintf(x.name, sizeof x.name, "%s", name);
     const int64_t third = e->how == CK_SPLIT3 ? 3 : 1;
     x.ndim = x.rows ? 2 : 1;
-    x.shape[0] = x.rows ? (e->how == CK_LINEAR ? x.cols : x.rows) : third * x.cols;
-    x.shape[1] = x.rows ? (e->how == CK_LINEAR ? x.rows : third * x.cols) : 0;
+    const int linear = e->how == CK_LINEAR || e->how == CK_LINEAR_ROWS;
+    x.shape[0] = x.rows ? (linear ? x.cols : x.rows) : third * x.cols;
+    x.shape[1] = x.rows ? (linear ? x.rows : third * x.cols) : 0;
     x.t = sl[*n].t; /* kept across the second call */
     sl[(*n)++] = x;
 }
@@ -394,10 +418,11 @@ static int read_split_rows(const st_file *f, const st_tensor *t, uint64_t R, uin
     return rc;
 }
 
-/* An nn.Linear weight (out, in) = (C, R) into dst (R, C), its transpose, a block of
- * the file's rows at a time. 0, or the reader's code with its message in e. */
-static int read_transposed(const st_file *f, const st_tensor *t, uint64_t R, uint64_t C, float *dst,
-                           char *e, size_t elen) {
+/* An nn.Linear weight (out, in) = (C, R), from element base of t, into dst (R, C),
+ * its transpose, a block of the file's rows at a time. 0, or the reader's code with its message in
+ * e. */
+static int read_transposed(const st_file *f, const st_tensor *t, uint64_t base, uint64_t R,
+                           uint64_t C, float *dst, char *e, size_t elen) {
     enum { ROWS = 64 };
     float *buf = malloc((size_t)(ROWS * R) * sizeof *buf);
     if (!buf) {
@@ -407,7 +432,7 @@ static int read_transposed(const st_file *f, const st_tensor *t, uint64_t R, uin
     int rc = 0;
     for (uint64_t o0 = 0; o0 < C && rc == 0; o0 += ROWS) {
         const uint64_t m = C - o0 < ROWS ? C - o0 : ROWS;
-        rc = st_read_f32_range(f, t, o0 * R, m * R, buf, e, elen);
+        rc = st_read_f32_range(f, t, base + o0 * R, m * R, buf, e, elen);
         for (uint64_t i = 0; i < R && rc == 0; i++)
             for (uint64_t o = 0; o < m; o++) dst[i * C + o0 + o] = buf[o * R + i];
     }
@@ -419,7 +444,13 @@ static int read_transposed(const st_file *f, const st_tensor *t, uint64_t R, uin
  * changed or a read failed, 2: a value is not finite) with its message in e. */
 static int read_slot(const st_file *f, const st_tensor *t, const slot *sl, char *e, size_t elen) {
     const uint64_t R = (uint64_t)sl->rows, C = (uint64_t)sl->cols;
-    if (sl->how == CK_LINEAR) return read_transposed(f, t, R, C, sl->dst[0], e, elen);
+    if (sl->how == CK_LINEAR) return read_transposed(f, t, 0, R, C, sl->dst[0], e, elen);
+    if (sl->how == CK_LINEAR_ROWS) {
+        int rc = 0;
+        for (uint64_t q = 0, at = 0; q < 3 && sl->part[q] && rc == 0; at += (uint64_t)sl->part[q++])
+            rc = read_transposed(f, t, at * R, R, (uint64_t)sl->part[q], sl->dst[q], e, elen);
+        return rc;
+    }
     if (sl->how == CK_AS_IS) return st_read_f32(f, t, sl->dst[0], e, elen);
     if (sl->ndim == 2) return read_split_rows(f, t, R, C, sl->dst, e, elen);
     int rc = 0; /* b_Q | b_K | b_V */
