@@ -10,7 +10,10 @@ own), for tests: real checkpoints cannot be downloaded here.
                  [--heads 6] [--kv-heads 2] [--head-dim 12] [--ff 80] [--vocab 97]
                  [--positions 64] [--theta 10000] [--rope linear:F | llama3:F,LOW,HIGH,ORIG]
                  [--tied 0|1] [--bias 0|1] [--dtype F32|F16|BF16] [--no-prefix] [--seed 0]
-                 [--tokenizer bytelevel|sentencepiece] [--vocab-pad 0]
+                 [--tokenizer bytelevel|sentencepiece] [--vocab-pad 0] [--shards K]
+
+With --shards K the weights go to model-0000i-of-0000K.safetensors beside a
+model.safetensors.index.json, as Hugging Face shards a large model.
 
 Tensor names and shapes are those of Hugging Face's LlamaForCausalLM (and Qwen2,
 Qwen3, Gemma's *ForCausalLM) state dict, nn.Linear weights stored (out, in):
@@ -84,7 +87,7 @@ def make_weights(c, typ, seed):
 
 def gen(outdir, typ="llama", layers=2, hidden=48, heads=6, kv_heads=2, head_dim=12, ff=80,
         vocab=97, positions=64, theta=10000.0, rope=None, tied=False, bias=False, dtype="F32",
-        prefix=True, seed=0, extra=None, tokenizer=None, vocab_pad=0):
+        prefix=True, seed=0, extra=None, tokenizer=None, vocab_pad=0, shards=0):
     """Writes the folder; returns its config (a dict)."""
     os.makedirs(outdir, exist_ok=True)
     if tokenizer:
@@ -107,10 +110,30 @@ def gen(outdir, typ="llama", layers=2, hidden=48, heads=6, kv_heads=2, head_dim=
     if not tied:
         named["lm_head.weight"] = np.random.default_rng(seed + 1).standard_normal(
             (vocab, hidden)).astype(np.float32) / np.sqrt(hidden)
-    write_safetensors(os.path.join(outdir, "model.safetensors"), named, dtype)
+    if shards:
+        write_shards(outdir, named, dtype, shards)
+    else:
+        write_safetensors(os.path.join(outdir, "model.safetensors"), named, dtype)
     with open(os.path.join(outdir, "config.json"), "w") as f:
         json.dump(c, f, indent=1)
     return c
+
+
+def write_shards(outdir, named, dtype, k):
+    """model-0000i-of-0000K.safetensors, the tensors dealt out in order (a layer may
+    straddle two), and model.safetensors.index.json mapping each name to its file"""
+    names = list(named)
+    files = [f"model-{i + 1:05d}-of-{k:05d}.safetensors" for i in range(k)]
+    per = -(-len(names) // k)
+    wmap = {}
+    for i, f in enumerate(files):
+        part = names[i * per:(i + 1) * per]
+        write_safetensors(os.path.join(outdir, f), {n: named[n] for n in part}, dtype)
+        wmap.update({n: f for n in part})
+    index = {"metadata": {"total_size": sum(v.size for v in named.values()) *
+                          (4 if dtype == "F32" else 2)}, "weight_map": wmap}
+    with open(os.path.join(outdir, "model.safetensors.index.json"), "w") as f:
+        json.dump(index, f, indent=1)
 
 
 def write_tokenizer(outdir, kind):
@@ -142,7 +165,8 @@ def main(argv=None):
                     choices=("llama", "mistral", "qwen2", "qwen3", "gemma", "phi3"))
     for name, default in (("layers", 2), ("hidden", 48), ("heads", 6), ("kv-heads", 2),
                           ("head-dim", 12), ("ff", 80), ("vocab", 97), ("positions", 64),
-                          ("tied", 0), ("bias", 0), ("seed", 0), ("vocab-pad", 0)):
+                          ("tied", 0), ("bias", 0), ("seed", 0), ("vocab-pad", 0),
+                          ("shards", 0)):
         ap.add_argument("--" + name, type=int, default=default)
     ap.add_argument("--theta", type=float, default=10000.0)
     ap.add_argument("--rope", default=None)
@@ -152,7 +176,8 @@ def main(argv=None):
     a = ap.parse_args(argv)
     gen(a.outdir, a.type, a.layers, a.hidden, a.heads, a.kv_heads, a.head_dim, a.ff, a.vocab,
         a.positions, a.theta, parse_rope(a.rope), bool(a.tied), bool(a.bias), a.dtype,
-        not a.no_prefix, a.seed, tokenizer=a.tokenizer, vocab_pad=a.vocab_pad)
+        not a.no_prefix, a.seed, tokenizer=a.tokenizer, vocab_pad=a.vocab_pad,
+        shards=a.shards)
 
 
 if __name__ == "__main__":

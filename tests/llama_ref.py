@@ -3,7 +3,8 @@
 qwen3, gemma, phi3) in float64 PyTorch, written from Hugging Face's published semantics
 (modeling_llama.py, modeling_mistral.py, modeling_qwen2.py, modeling_qwen3.py,
 modeling_gemma.py, modeling_phi3.py and modeling_rope_utils.py), independent of mhaviz: it reads the checkpoint's
-safetensors by hand (gpt2_ref.read_safetensors) and its config.json.
+safetensors by hand (gpt2_ref.read_safetensors; a sharded one's files as its
+model.safetensors.index.json names them) and its config.json.
 
     forward(ckpt_dir, ids, off=(), faults=()) -> {"attn": [(h, n, n)], "q": [...],
         "k": [...], "out": [(n, d)], "resid": [(n, d)], "final": (n, d),
@@ -46,7 +47,15 @@ from gpt2_ref import read_safetensors  # noqa: E402
 def load(ckpt_dir):
     with open(os.path.join(ckpt_dir, "config.json")) as f:
         c = json.load(f)
-    raw = read_safetensors(os.path.join(ckpt_dir, "model.safetensors"))
+    index = os.path.join(ckpt_dir, "model.safetensors.index.json")
+    if os.path.exists(index):  # sharded: every file the index names, each once
+        with open(index) as f:
+            files = sorted(set(json.load(f)["weight_map"].values()))
+        raw = {}
+        for name in files:
+            raw.update(read_safetensors(os.path.join(ckpt_dir, name)))
+    else:
+        raw = read_safetensors(os.path.join(ckpt_dir, "model.safetensors"))
     w = {}
     for k, v in raw.items():
         w[k[len("model."):] if k.startswith("model.") else k] = torch.from_numpy(

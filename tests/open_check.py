@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """open_check.py MHAVIZ: the Llama family opened by the program itself, tokenizer and
-all. For llama, qwen2, qwen3, gemma, mistral and phi3 (fused qkv_proj, gate_up_proj), llama_gen.py writes a checkpoint WITH a
+all. For llama, qwen2, qwen3, gemma, mistral and phi3 (fused qkv_proj, gate_up_proj),
+and sharded llama and qwen3 (model.safetensors.index.json beside 3 and 2 files), llama_gen.py writes a checkpoint WITH a
 tokenizer.json (byte-level BPE with Llama 3's Split regex and <|begin_of_text|>, or
 SentencePiece-style BPE with byte fallback and <s>); `MHAVIZ --model DIR --text T
 --dump OUT` must give the token ids Hugging Face's tokenizers give (the npm package
@@ -49,6 +50,11 @@ CASES = [  # name, llama_gen's arguments
                      dtype="BF16", seed=15)),
     ("phi3", dict(typ="phi3", layers=2, heads=6, kv_heads=3, head_dim=10, hidden=48, ff=72,
                   tokenizer="bytelevel", extra={"rms_norm_eps": 1e-5}, seed=16)),
+    # sharded: model.safetensors.index.json and three files, a layer across two of them
+    ("llama-sharded", dict(typ="llama", layers=3, heads=4, kv_heads=2, head_dim=12, hidden=48,
+                           ff=64, tokenizer="bytelevel", shards=3, dtype="BF16", seed=17)),
+    ("qwen3-sharded", dict(typ="qwen3", layers=2, heads=4, kv_heads=2, head_dim=16, hidden=40,
+                           ff=64, tokenizer="sentencepiece", shards=2, seed=18)),
 ]
 
 

@@ -37,6 +37,7 @@
 
 #include "config_json.h"
 #include "safetensors.h"
+#include "weights_set.h"
 
 #define CONFIG_MAX_BYTES (1u << 20) /* config.json is a few hundred bytes */
 
@@ -67,6 +68,14 @@ int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
         while (len > 1 && p->dir[len - 1] == '/') p->dir[--len] = '\0';
         if (join(p->weights, p->dir, "model.safetensors") != 0)
             return cj_fail(err, errlen, 1, path, "path too long");
+        /* no model.safetensors: the shards' index, where there is one */
+        struct stat ws;
+        char index[CKPT_PATH_MAX];
+        if (lstat(p->weights, &ws) != 0 &&
+            join(index, p->dir, "model.safetensors.index.json") == 0 && lstat(index, &ws) == 0) {
+            memcpy(p->weights, index, sizeof index);
+            p->sharded = 1;
+        }
     } else if (S_ISREG(st.st_mode)) {
         const char *ext = ".safetensors";
         size_t el = strlen(ext);
@@ -473,9 +482,17 @@ static void huge_pages(void *p, size_t len) {
 #endif
 }
 
+/* A tensor to read: where it is and which slot it goes to. */
+typedef struct {
+    const st_tensor *t;
+    int file, slot;
+} to_read;
+
+/* File order: shard by shard, each front to back. */
 static int by_begin(const void *a, const void *b) {
-    const st_tensor *x = *(const st_tensor *const *)a, *y = *(const st_tensor *const *)b;
-    return x->begin < y->begin ? -1 : x->begin > y->begin;
+    const to_read *x = a, *y = b;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    return x->t->begin < y->t->begin ? -1 : x->t->begin > y->t->begin;
 }
 
 /* One load: the file, the slots, and each file tensor's slot (which: -2 ignored,
@@ -483,14 +500,15 @@ static int by_begin(const void *a, const void *b) {
 typedef struct {
     const ckpt_family *fam;
     const model_spec *spec;
-    const char *W; /* the weights' path, for messages */
-    st_file f;
+    const char *W; /* the weights' path (a sharded model's index), for messages */
+    weights_set w;
     slot *s;
     int ns, n_global, per_layer;
     int *which;
-    const st_tensor **order;
+    to_read *order;
     const st_tensor *lm_head; /* a tied model's copy of the token embedding */
-    const char *pre;          /* the prefix the names have: the family's, or "" */
+    int lm_head_file;
+    const char *pre; /* the prefix the names have: the family's, or "" */
 } load;
 
 /* Each file tensor to its slot: the prefix (on every name or on none: lm_head.weight
@@ -501,8 +519,8 @@ static int match_names(load *L, char *err, size_t errlen) {
     const size_t pl = strlen(P);
     const int tied = L->spec->head == SPEC_HEAD_TIED;
     int with = 0, without = 0;
-    for (int i = 0; i < L->f.n; i++) {
-        const char *nm = L->f.t[i].name;
+    for (int i = 0; i < L->w.nt; i++) {
+        const char *nm = L->w.t[i]->name;
         if (strcmp(nm, "lm_head.weight") == 0) continue;
         if (strncmp(nm, P, pl) == 0)
             with++;
@@ -511,18 +529,19 @@ static int match_names(load *L, char *err, size_t errlen) {
     }
     /* the same tensor under both names is a duplicate (said first, as it is the
      * more telling); any other mixture is a file we will not guess about */
-    for (int i = 0; i < L->f.n; i++) {
-        const char *nm = L->f.t[i].name;
-        if (strncmp(nm, P, pl) == 0 && st_find(&L->f, nm + pl))
+    for (int i = 0; i < L->w.nt; i++) {
+        const char *nm = L->w.t[i]->name;
+        if (strncmp(nm, P, pl) == 0 && ws_find(&L->w, nm + pl, NULL))
             return cj_fail(err, errlen, 2, L->W, "tensor %s appears twice (as %s and %s)", nm + pl,
                            nm, nm + pl);
     }
-    for (int i = 0; i < L->f.n; i++) {
-        const st_tensor *t = &L->f.t[i];
+    for (int i = 0; i < L->w.nt; i++) {
+        const st_tensor *t = L->w.t[i];
         const char *nm = t->name;
         if (tied && strcmp(nm, "lm_head.weight") == 0) {
             L->which[i] = -3;
             L->lm_head = t;
+            L->lm_head_file = L->w.file[i];
             continue;
         }
         const char *bare = strncmp(nm, P, pl) == 0 ? nm + pl : nm;
@@ -589,30 +608,32 @@ static int read_weights(load *L, const transformer *tf, ckpt_progress_fn progres
     char e[512];
     uint64_t total = 0, done = 0;
     int no = 0, rc;
-    for (int i = 0; i < L->f.n; i++)
+    for (int i = 0; i < L->w.nt; i++)
         if (L->which[i] >= 0) {
-            L->order[no++] = &L->f.t[i];
-            total += L->f.t[i].end - L->f.t[i].begin;
+            L->order[no++] = (to_read){L->w.t[i], L->w.file[i], L->which[i]};
+            total += L->w.t[i]->end - L->w.t[i]->begin;
         }
     qsort(L->order, (size_t)no, sizeof *L->order, by_begin);
     if (L->lm_head) total += L->lm_head->end - L->lm_head->begin;
     if (progress && progress(ud, 0.0)) return cj_fail(err, errlen, 1, L->W, "cancelled");
     for (int k = 0; k < no; k++) {
-        const st_tensor *t = L->order[k];
-        if ((rc = read_slot(&L->f, t, &L->s[L->which[t - L->f.t]], e, sizeof e)) != 0)
-            return cj_fail(err, errlen, rc, L->W, "%s", e);
+        const to_read *o = &L->order[k];
+        const st_tensor *t = o->t;
+        if ((rc = read_slot(&L->w.f[o->file], t, &L->s[o->slot], e, sizeof e)) != 0)
+            return cj_fail(err, errlen, rc, L->w.path[o->file], "%s", e);
         done += t->end - t->begin;
         if (progress && progress(ud, total ? (double)done / (double)total : 1.0))
             return cj_fail(err, errlen, 1, L->W, "cancelled");
     }
     if (L->lm_head) {
-        int eq = lm_head_equal(&L->f, L->lm_head, tf->p.wte, L->lm_head->elems, &rc, e, sizeof e);
-        if (eq < 0) return cj_fail(err, errlen, rc, L->W, "%s", e);
+        int eq = lm_head_equal(&L->w.f[L->lm_head_file], L->lm_head, tf->p.wte, L->lm_head->elems,
+                               &rc, e, sizeof e);
+        if (eq < 0) return cj_fail(err, errlen, rc, L->w.path[L->lm_head_file], "%s", e);
         if (!eq) return cj_fail(err, errlen, 2, L->W, "lm_head.weight %s", L->fam->untied);
         if (progress && progress(ud, 1.0)) return cj_fail(err, errlen, 1, L->W, "cancelled");
     }
     /* grown or written in place while it was read: the values may be a mixture */
-    if ((rc = st_verify(&L->f, e, sizeof e)) != 0) return cj_fail(err, errlen, rc, L->W, "%s", e);
+    if ((rc = ws_verify(&L->w, err, errlen)) != 0) return rc;
     return 0;
 }
 
@@ -621,14 +642,14 @@ int ckpt_load(const ckpt_paths *p, const ckpt_config *cfg, transformer **out,
     *out = NULL;
     load L = {.fam = cfg->family, .spec = &cfg->spec, .W = p->weights};
     char e[512];
-    int rc = st_open(&L.f, p->weights, e, sizeof e);
-    if (rc) return cj_fail(err, errlen, rc, p->weights, "%s", e);
+    int rc = ws_open(&L.w, p->weights, p->sharded, err, errlen);
+    if (rc) return rc;
     transformer *tf = NULL;
     /* at most every name of the table in every layer */
     const int most = L.fam->n_names * (cfg->spec.layers + 1);
     L.s = calloc((size_t)most, sizeof *L.s);
-    L.which = calloc((size_t)L.f.n + 1, sizeof *L.which);
-    L.order = calloc((size_t)L.f.n + 1, sizeof *L.order);
+    L.which = calloc((size_t)L.w.nt + 1, sizeof *L.which);
+    L.order = calloc((size_t)L.w.nt + 1, sizeof *L.order);
     if (!L.s || !L.which || !L.order) {
         rc = cj_fail(err, errlen, 1, L.W, "out of memory");
         goto out;
@@ -648,7 +669,7 @@ out:
     free(L.s);
     free(L.which);
     free(L.order);
-    st_close(&L.f);
+    ws_close(&L.w);
     if (rc) {
         tf_destroy(tf);
         return rc;

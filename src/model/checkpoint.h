@@ -25,10 +25,13 @@ typedef struct {
     char vocab[CKPT_PATH_MAX];     /* .../vocab.json */
     char merges[CKPT_PATH_MAX];    /* .../merges.txt */
     char tokenizer[CKPT_PATH_MAX]; /* .../tokenizer.json where the folder has one, else "" */
-    char name[256];                /* what the title calls it: the folder's last name ("gpt2") */
+    int sharded;    /* 1: weights is model.safetensors.index.json, naming the shards */
+    char name[256]; /* what the title calls it: the folder's last name ("gpt2") */
 } ckpt_paths;
 
-/* Finds the files for PATH; checks they exist and are regular files: the weights,
+/* Finds the files for PATH; checks they exist and are regular files: the weights
+ * (a folder's model.safetensors, or where it has none its model.safetensors.index.json
+ * and the shards it names, weights_set.h),
  * config.json, and the tokenizer: tokenizer.json where the folder has one (then
  * vocab.json and merges.txt are not needed), else vocab.json and merges.txt. */
 int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen);
