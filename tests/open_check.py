@@ -11,9 +11,14 @@ within 1e-4, every layer's output (out.npy) and the final norm within 1e-3 relat
 llama_ref.py's float64 forward on those ids, the next-token top-1 identical. meta.json
 names the model type, its K/V heads and head width. A text longer than the model's
 positions, or than Mistral's sliding_window, is cut to them (n < n_text): within the
-window the reference's sliding-window mask is the causal one."""
+window the reference's sliding-window mask is the causal one. Then hostile folders
+(HOSTILE: an unknown model_type, h_kv not dividing h, an index naming a missing shard,
+shapes disagreeing with config.json, a broken tokenizer.json, merges naming unknown
+symbols, tokenizer ids past vocab_size, ...): each exit 1 or 2 with one "mhaviz: " line
+saying what, no dump, nothing written into the folder."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -123,9 +128,111 @@ def one(mhaviz, tmp, name, c, d, k, text):
           f"{int(np.argmax(ref['logits']))}")
 
 
+def edit_json(path, fn):
+    with open(path, encoding="utf-8") as f:
+        j = json.load(f)
+    fn(j)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(j, f)
+
+
+def cfg(**kv):
+    return lambda d: edit_json(os.path.join(d, "config.json"), lambda j: j.update(kv))
+
+
+def index_edit(fn):
+    return lambda d: edit_json(os.path.join(d, "model.safetensors.index.json"), fn)
+
+
+def write(name, text):
+    def go(d):
+        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    return go
+
+
+def remove(name):
+    return lambda d: os.remove(os.path.join(d, name))
+
+
+def tok_edit(fn):
+    return lambda d: edit_json(os.path.join(d, "tokenizer.json"), fn)
+
+
+def first_key(j):
+    return sorted(j["weight_map"])[0]
+
+
+SHARD2 = "model-00002-of-00003.safetensors"
+# name, base ("one": model.safetensors, "sharded": three shards), change, exit code,
+# what the line must say
+HOSTILE = [
+    ("unknown model_type", "one", cfg(model_type="falcon"), 2, 'model_type "falcon"'),
+    ("h_kv does not divide h", "one", cfg(num_key_value_heads=4), 2, "does not divide"),
+    ("index names a missing shard", "sharded", remove(SHARD2), 1, SHARD2),
+    ("shapes disagree with config", "one", cfg(intermediate_size=81), 2, "has shape"),
+    ("tokenizer.json broken", "one", write("tokenizer.json", '{"model": {"type": "BPE", '),
+     2, "tokenizer.json"),
+    ("merges name unknown symbols", "one",
+     tok_edit(lambda j: j["model"]["merges"].append(["\u4e00\u4e8c", "zz"])), 2,
+     "tokenizer.json"),
+    ("tokenizer ids past vocab_size", "one", cfg(vocab_size=300), 2, "past config.json"),
+    ("unknown rope_scaling type", "one", cfg(rope_scaling={"rope_type": "yarn", "factor": 4}),
+     2, "yarn"),
+    ("index names a shard elsewhere", "sharded",
+     index_edit(lambda j: j["weight_map"].update({first_key(j): "../x.safetensors"})), 2,
+     "not a .safetensors file beside"),
+    ("index misses a shard's tensor", "sharded",
+     index_edit(lambda j: j["weight_map"].pop(first_key(j))), 2, "not in weight_map"),
+    ("index puts a tensor in the wrong shard", "sharded",
+     index_edit(lambda j: j["weight_map"].update({first_key(j): SHARD2})), 2, "does not hold"),
+    ("index broken", "sharded", write("model.safetensors.index.json", '{"weight_map": {'), 2,
+     "not valid JSON"),
+    ("index empty map", "sharded", write("model.safetensors.index.json", '{"weight_map": {}}'),
+     2, "empty"),
+    ("no tokenizer", "one", remove("tokenizer.json"), 1, "vocab.json"),
+    ("tokenizer of a model we do not run", "one",
+     tok_edit(lambda j: j["model"].update({"type": "Unigram"})), 2, "tokenizer.json"),
+    ("sliding_window 0", "one", cfg(model_type="mistral", sliding_window=0), 2,
+     "sliding_window"),
+    ("phi3 partial rotary", "one", cfg(model_type="phi3", partial_rotary_factor=0.5), 2,
+     "partial_rotary_factor"),
+]
+
+
+def listing(d):
+    return sorted((n, os.path.getsize(os.path.join(d, n)), os.path.getmtime(os.path.join(d, n)))
+                  for n in os.listdir(d))
+
+
+def hostile(mhaviz, tmp):
+    """Each folder refused: exit 1 or 2 as listed, one "mhaviz: " line saying what,
+    no dump and nothing written into the folder."""
+    bases = {"one": os.path.join(tmp, "h-one"), "sharded": os.path.join(tmp, "h-sharded")}
+    for kind, d in bases.items():
+        llama_gen.gen(d, typ="llama", layers=3, heads=6, kv_heads=2, head_dim=8, hidden=48,
+                      ff=64, tokenizer="bytelevel", shards=3 if kind == "sharded" else 0,
+                      seed=21)
+    for k, (name, base, change, code, says) in enumerate(HOSTILE):
+        d = os.path.join(tmp, f"hostile-{k}")
+        shutil.copytree(bases[base], d)
+        change(d)
+        before = listing(d)
+        out = os.path.join(tmp, f"hostile-{k}-out")
+        p = subprocess.run([mhaviz, "--model", d, "--text", "hello", "--dump", out],
+                           capture_output=True, text=True, timeout=120)
+        lines = p.stderr.splitlines()
+        ok = (p.returncode == code and len(lines) == 1 and lines[0].startswith("mhaviz: ") and
+              says in lines[0] and not os.path.exists(out) and listing(d) == before)
+        print(f"hostile {name}: exit {p.returncode}: {lines[:1]}")
+        check(ok, f"hostile {name}: exit {p.returncode} (want {code}), stderr {lines[:3]}, "
+              f"dump made {os.path.exists(out)}, folder changed {listing(d) != before}")
+
+
 def main():
     mhaviz = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
+        hostile(mhaviz, tmp)
         for name, kw in CASES:
             d = os.path.join(tmp, name)
             c = llama_gen.gen(d, **kw)
