@@ -229,10 +229,43 @@ def hostile(mhaviz, tmp):
               f"dump made {os.path.exists(out)}, folder changed {listing(d) != before}")
 
 
+def too_big(mhaviz, tmp):
+    """A model whose float32 copy does not fit under an address-space limit: refused
+    before the block is allocated (exit 1, one line saying how many MB it needs: every
+    tensor's values times 4 bytes, counted here from the config). Skipped under
+    AddressSanitizer, which reserves terabytes of address space."""
+    ldd = subprocess.run(["ldd", mhaviz], capture_output=True, text=True).stdout
+    if "libasan" in ldd:
+        print("too big: skipped under AddressSanitizer")
+        return
+    d = os.path.join(tmp, "too-big")
+    c = llama_gen.gen(d, typ="llama", layers=2, heads=8, kv_heads=8, head_dim=128, hidden=1024,
+                      ff=4096, vocab=50000, tied=True, dtype="BF16", tokenizer="bytelevel",
+                      vocab_pad=50000 - 437, seed=22)
+    hd, d_, ff = c["head_dim"], c["hidden_size"], c["intermediate_size"]
+    per_layer = 2 * d_ + d_ * hd * (c["num_attention_heads"] + 2 * c["num_key_value_heads"]) + \
+        hd * c["num_attention_heads"] * d_ + 3 * d_ * ff
+    need = 4 * (c["vocab_size"] * d_ + d_ + c["num_hidden_layers"] * per_layer)
+    out = os.path.join(tmp, "too-big-out")
+    limit = 300 << 20  # the program itself takes 90-210 MB of it (OpenBLAS threads)
+
+    def cap():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    p = subprocess.run([mhaviz, "--model", d, "--text", "hi", "--dump", out], capture_output=True,
+                       text=True, timeout=120, preexec_fn=cap)
+    lines = p.stderr.splitlines()
+    want = f"the model needs {-(-need // (1 << 20))} MB of memory as float32"
+    print(f"too big: exit {p.returncode}: {lines[:1]}")
+    check(p.returncode == 1 and len(lines) == 1 and want in lines[0] and
+          not os.path.exists(out), f"too big: exit {p.returncode}, {lines[:3]}, want {want!r}")
+
+
 def main():
     mhaviz = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         hostile(mhaviz, tmp)
+        too_big(mhaviz, tmp)
         for name, kw in CASES:
             d = os.path.join(tmp, name)
             c = llama_gen.gen(d, **kw)

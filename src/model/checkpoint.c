@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "config_json.h"
+#include "mem_avail.h"
 #include "safetensors.h"
 #include "weights_set.h"
 
@@ -637,6 +638,18 @@ static int read_weights(load *L, const transformer *tf, ckpt_progress_fn progres
     return 0;
 }
 
+/* Whether the float32 copy of every tensor fits in the memory available (a BF16 or
+   F16 file doubles): 0, or 1 saying how much it needs, before anything is allocated. */
+static int fits(const load *L, const char *path, char *err, size_t errlen) {
+    uint64_t need = 0;
+    for (int j = 0; j < L->ns; j++) need += L->s[j].t->elems * sizeof(float);
+    const uint64_t avail = mem_available(), mb = 1u << 20;
+    if (need <= avail) return 0;
+    return cj_fail(err, errlen, 1, path,
+                   "the model needs %llu MB of memory as float32, and %llu MB are available",
+                   (unsigned long long)((need + mb - 1) / mb), (unsigned long long)(avail / mb));
+}
+
 int ckpt_load(const ckpt_paths *p, const ckpt_config *cfg, transformer **out,
               ckpt_progress_fn progress, void *ud, char *err, size_t errlen) {
     *out = NULL;
@@ -656,7 +669,8 @@ int ckpt_load(const ckpt_paths *p, const ckpt_config *cfg, transformer **out,
     }
     L.ns = build_slots(L.fam, L.spec, NULL, L.s, &L.n_global, &L.per_layer);
     if ((rc = match_names(&L, err, errlen)) || (rc = check_slots(&L, err, errlen))) goto out;
-    /* the file matches the config: now the float32 block */
+    /* the file matches the config: now the float32 block, if it fits */
+    if ((rc = fits(&L, p->config, err, errlen)) != 0) goto out;
     tf = tf_create_spec(L.spec, e, sizeof e);
     if (!tf) {
         rc = cj_fail(err, errlen, 1, p->config, "%s", e);
