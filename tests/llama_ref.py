@@ -153,8 +153,12 @@ def attention(c, w, p, hn, cos, sin, off_l, faults):
     return attn, q.reshape(n, h * hd), k.reshape(n, kv * hd), out
 
 
-def forward(ckpt_dir, ids, off=(), faults=()):
-    c, w = load(ckpt_dir)
+def forward(ckpt_dir, ids, off=(), faults=(), loaded=None, dtype=torch.float64):
+    """loaded: load(ckpt_dir)'s (c, w) read once (torch_bench.py times the forward
+    alone, in float32: dtype casts the weights and RoPE's cos and sin)"""
+    c, w = loaded if loaded else load(ckpt_dir)
+    if dtype != torch.float64:
+        w = {k: v.to(dtype) for k, v in w.items()}
     typ = c["model_type"]
     gemma = typ == "gemma"
     eps = c.get("rms_norm_eps", 1e-6)
@@ -166,7 +170,7 @@ def forward(ckpt_dir, ids, off=(), faults=()):
     hd = c["head_dim"]
     ang = torch.arange(n).double()[:, None] * inv_freq(c, hd, faults)[None, :]
     emb = torch.cat((ang, ang), dim=-1)
-    cos, sin = emb.cos(), emb.sin()
+    cos, sin = emb.cos().to(dtype), emb.sin().to(dtype)
     act = (lambda t: torch.nn.functional.gelu(t, approximate="tanh")) if gemma else \
         torch.nn.functional.silu
     r = {"attn": [], "q": [], "k": [], "out": [], "resid": []}
