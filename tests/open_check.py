@@ -261,11 +261,33 @@ def too_big(mhaviz, tmp):
           not os.path.exists(out), f"too big: exit {p.returncode}, {lines[:3]}, want {want!r}")
 
 
+def drawn(mhaviz, tmp):
+    """A Qwen3-shaped layer (6 query heads sharing 2 K/V heads, head_dim 12 where
+    d_model / h is 8) drawn by --export: every head's map titled with its K/V group
+    ("head 5 · K/V 2"), the formula strip giving h, h_kv and head_dim and saying it is
+    not d_model / h. (The view refused such a layer once and drew an empty page.)"""
+    d = os.path.join(tmp, "drawn")
+    llama_gen.gen(d, typ="qwen3", layers=2, heads=6, kv_heads=2, head_dim=12, hidden=48, ff=64,
+                  tokenizer="bytelevel", seed=5)
+    svg = os.path.join(tmp, "drawn.svg")
+    p = subprocess.run([mhaviz, "--model", d, "--text", "The quick brown fox", "--export", svg],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"drawn: exit {p.returncode}: {p.stderr.strip()}")
+    text = open(svg, encoding="utf-8").read() if p.returncode == 0 else ""
+    for i in range(6):
+        want = f"head {i + 1} \u00b7 K/V {i // 3 + 1}"
+        check(want in text, f"drawn: no title {want!r}")
+    for want in ("head_dim = 12", "\u2260 d"):
+        check(want in text, f"drawn: the formula strip lacks {want!r}")
+    print(f"drawn: {len(FAILS) == 0 and 'titles and formula strip as wanted' or 'BAD'}")
+
+
 def main():
     mhaviz = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         hostile(mhaviz, tmp)
         too_big(mhaviz, tmp)
+        drawn(mhaviz, tmp)
         for name, kw in CASES:
             d = os.path.join(tmp, name)
             c = llama_gen.gen(d, **kw)

@@ -172,6 +172,7 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
         L->d_k = s->head_dim;
         L->scale = attn_scale(s->head_dim, 1, 1.0f);
     }
+    if (s->h_kv < s->h) L->h_kv = s->h_kv;
     L->layer = i;
     L->layers = c->layers;
     L->tokens = tokens;
