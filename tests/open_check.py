@@ -280,6 +280,13 @@ def drawn(mhaviz, tmp):
     for want in ("head_dim = 12", "\u2260 d"):
         check(want in text, f"drawn: the formula strip lacks {want!r}")
     print(f"drawn: {len(FAILS) == 0 and 'titles and formula strip as wanted' or 'BAD'}")
+    # its heads are not re-split (RoPE pairs dimensions inside a head): -H says so
+    for mode in (["--dump", os.path.join(tmp, "drawn-h3")], ["--export", svg + ".h3.svg"]):
+        p = subprocess.run([mhaviz, "--model", d, "-H", "3", *mode], capture_output=True,
+                           text=True, timeout=120)
+        lines = p.stderr.splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and "cannot be re-split (RoPE" in lines[0]
+              and not os.path.exists(mode[1]), f"-H 3 {mode[0]}: exit {p.returncode}, {lines}")
 
 
 def main():

@@ -187,10 +187,9 @@ int app_model_dump(const cli_options *o, char *err, size_t errlen) {
         rc = 2;
     }
     if (rc == 0 && md.h != c->h && !tf_infer_can_split(m->tf)) {
-        snprintf(err, errlen,
-                 "-H %d: %s's heads cannot be re-split (positions by RoPE, or K/V shared "
-                 "by groups of heads)",
-                 md.h, m->paths.name);
+        snprintf(err, errlen, "-H %d: %s's heads cannot be re-split (%s)", md.h, m->paths.name,
+                 m->tf->spec.pos == SPEC_POS_ROPE ? "RoPE pairs dimensions inside each head"
+                                                  : "K/V heads are shared by groups of heads");
         rc = 2;
     }
     const sample *smp = samples_get((o->sample ? o->sample : 1) - 1);

@@ -9,6 +9,11 @@
 #include <string.h>
 
 #include "gpt2.h"
+
+/* why a model is not re-split (tf_infer_can_split is 0) */
+#define NO_SPLIT(m)                                                                                \
+    ((m)->tf->spec.pos == SPEC_POS_ROPE ? "RoPE pairs dimensions inside each head"                 \
+                                        : "K/V heads are shared by groups of heads")
 #include "samples.h"
 #include "state_internal.h"
 
@@ -127,6 +132,9 @@ app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void 
     else if (q->h && (c->d_model % q->h != 0 || q->h > ATTN_LAYER_MAX_HEADS))
         snprintf(err, errlen, "-H %d: must divide %s's d_model (%d)", q->h, g->m->paths.name,
                  c->d_model);
+    else if (q->h && q->h != c->h && !tf_infer_can_split(g->m->tf))
+        snprintf(err, errlen, "-H %d: %s's heads cannot be re-split (%s)", q->h, g->m->paths.name,
+                 NO_SPLIT(g->m));
     else if (gpt2_run_text(&g->run, q->text, strlen(q->text), why, sizeof why) != 0)
         snprintf(err, errlen, "--text: %s", why);
     else if (q->ablate[0] && gpt2_run_ablate(&g->run, q->ablate, err, errlen) != 0)
@@ -271,6 +279,11 @@ int app_gpt_apply(app_state *s, const app_action *a) {
     switch (a->kind) {
     case ACT_H_UP:
     case ACT_H_DOWN: {
+        if (!tf_infer_can_split(g->m->tf)) {
+            snprintf(s->status, sizeof s->status, "%s's heads are not re-split: %s", name,
+                     NO_SPLIT(g->m));
+            return 1;
+        }
         const int k = next_split(g, g->h, a->kind == ACT_H_UP ? 1 : -1);
         if (!k) {
             snprintf(s->status, sizeof s->status,
