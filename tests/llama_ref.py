@@ -2,9 +2,9 @@
 """llama_ref.py: a reference forward of the Llama family (llama, mistral, qwen2,
 qwen3, gemma, phi3) in float64 PyTorch, written from Hugging Face's published semantics
 (modeling_llama.py, modeling_mistral.py, modeling_qwen2.py, modeling_qwen3.py,
-modeling_gemma.py, modeling_phi3.py and modeling_rope_utils.py), independent of mhaviz: it reads the checkpoint's
-safetensors by hand (gpt2_ref.read_safetensors; a sharded one's files as its
-model.safetensors.index.json names them) and its config.json.
+modeling_gemma.py, modeling_phi3.py and modeling_rope_utils.py), independent of mhaviz:
+it reads the checkpoint's safetensors by hand (gpt2_ref.read_safetensors; a sharded
+one's files as its model.safetensors.index.json names them) and its config.json.
 
     forward(ckpt_dir, ids, off=(), faults=()) -> {"attn": [(h, n, n)], "q": [...],
         "k": [...], "out": [(n, d)], "resid": [(n, d)], "final": (n, d),

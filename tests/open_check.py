@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """open_check.py MHAVIZ: the Llama family opened by the program itself, tokenizer and
 all. For llama, qwen2, qwen3, gemma, mistral and phi3 (fused qkv_proj, gate_up_proj),
-and sharded llama and qwen3 (model.safetensors.index.json beside 3 and 2 files), llama_gen.py writes a checkpoint WITH a
-tokenizer.json (byte-level BPE with Llama 3's Split regex and <|begin_of_text|>, or
+and sharded llama and qwen3 (model.safetensors.index.json beside 3 and 2 files),
+llama_gen.py writes a checkpoint WITH a tokenizer.json (byte-level BPE with Llama 3's
+Split regex and <|begin_of_text|>, or
 SentencePiece-style BPE with byte fallback and <s>); `MHAVIZ --model DIR --text T
 --dump OUT` must give the token ids Hugging Face's tokenizers give (the npm package
 @huggingface/tokenizers under node where MHAVIZ_HF_TOKENIZERS names its folder, else
