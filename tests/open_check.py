@@ -280,6 +280,10 @@ def drawn(mhaviz, tmp):
         check(want in text, f"drawn: no title {want!r}")
     for want in ("head_dim = 12", "\u2260 d"):
         check(want in text, f"drawn: the formula strip lacks {want!r}")
+    # the cost panel counts W^Q, W^O of h head_dim columns and W^K, W^V of h_kv head_dim
+    params = 2 * 48 * 12 * (6 + 2)
+    want = f"parameters 2\u00b7d\u00b7d\u2096(h + h\u2096\u1d65) = {params:,}"
+    check(want in text, f"drawn: the cost panel lacks {want!r}")
     print(f"drawn: {len(FAILS) == 0 and 'titles and formula strip as wanted' or 'BAD'}")
     # its heads are not re-split (RoPE pairs dimensions inside a head): -H says so
     for mode in (["--dump", os.path.join(tmp, "drawn-h3")], ["--export", svg + ".h3.svg"]):
