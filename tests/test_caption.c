@@ -253,22 +253,27 @@ static void test_layout_sizes(void **st) {
     static view_layout L, bare;
     view_state s;
     const view_caption cap = {"Lesson", "Heading W_i^Q", "One line of text.", 3, 8, 0, 0};
-    /* the sizes: 44 / 32 px at 1920x1080, in proportion to the window; floors 36 / 28 */
+    /* the sizes: 44 / 32 px at 1920x1080, in proportion to the window; floors 36 / 28,
+       never under 1/40 of the height (the heading's floor 36/28 of the text's) */
     struct {
         int w, h, heading, text, hf, tf;
     } want[] = {
         {1920, 1080, 44, 32, 36, 28}, {1600, 900, 37, 27, 30, 24},  {1280, 720, 29, 21, 24, 19},
-        {3840, 2160, 88, 64, 72, 56}, {1920, 1200, 44, 32, 36, 28}, {2560, 1080, 44, 32, 36, 28},
+        {3840, 2160, 88, 64, 72, 56}, {1920, 1200, 44, 32, 38, 30}, {2560, 1080, 44, 32, 36, 28},
+        {1024, 768, 25, 20, 25, 20},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         int a, b, c, d;
         view_caption_sizes(want[i].w, want[i].h, &a, &b, &c, &d);
-        /* independent: 44 k, 32 k rounded; 36 k, 28 k rounded up, k = min(w/1920, h/1080) */
+        /* independent: 44 k, 32 k rounded; 36 k, 28 k rounded up, k = min(w/1920, h/1080);
+           the text's floor at least h / 40 rounded up, the heading's 36/28 of it */
         const double k = fmin(want[i].w / 1920.0, want[i].h / 1080.0);
-        CHECK_INT("heading", (int)lround(fmax(44 * k, ceil(36 * k - 1e-3))), a);
-        CHECK_INT("text", (int)lround(fmax(32 * k, ceil(28 * k - 1e-3))), b);
-        CHECK_INT("heading floor", (int)ceil(36 * k - 1e-3), c);
-        CHECK_INT("text floor", (int)ceil(28 * k - 1e-3), d);
+        const int tf = (int)fmax(ceil(28 * k - 1e-3), ceil(want[i].h / 40.0));
+        const int hf = (int)fmax(ceil(36 * k - 1e-3), tf * 36 / 28);
+        CHECK_INT("heading", (int)fmax(lround(44 * k), hf), a);
+        CHECK_INT("text", (int)fmax(lround(32 * k), tf), b);
+        CHECK_INT("heading floor", hf, c);
+        CHECK_INT("text floor", tf, d);
         CHECK_INT("heading table", want[i].heading, a);
         CHECK_INT("text table", want[i].text, b);
         CHECK_INT("heading floor table", want[i].hf, c);

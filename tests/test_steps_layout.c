@@ -372,6 +372,60 @@ static void test_grid_figure(void **state) {
  * 6 (A) differs, and stages 3 and 4 share one colour scale, so every cell of stage
  * 4 is at most as far from the scale's middle as the same cell of stage 3 (a
  * sixteenth as far for d_k = 16), as the reference numbers say. */
+/* With values on (V), each number in a large stage's cells fits the room the layout
+ * measured for it ("-0.00") and its cell: two decimals under 10 ("0", "-0.01"), never
+ * "-0.00385", which spills over its neighbours where cells are that narrow. */
+static void test_cell_numbers_fit(void **state) {
+    (void)state;
+    fx_reset();
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    fx_model fm;
+    fx_model_make(&fm, 3, 8, 2, MHA_MASK_NONE);
+    derived D;
+    derive(&D, &fm.layer, 0);
+    int numbers = 0;
+    for (int stage = 1; stage <= VIEW_STEPS; stage++) {
+        view_state s;
+        fx_state(&s, &fm, 1280, 720);
+        s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1, s.focus = 1;
+        s.step = stage, s.values = 1;
+        s.step_raw = D.raw, s.step_scaled = D.scaled, s.step_share = D.share;
+        snprintf(fx_where, sizeof fx_where, "stage %d, n 3, d_model 8", stage);
+        view_layout_compute(&L, &s, fx_measure, NULL);
+        view_render(&dl, cache, &L, &s, fx_measure, NULL);
+        const view_steps *S = &L.steps;
+        for (int b = 0; b < S->bigs && b < 3; b++) {
+            const view_matrix_box *m = &S->big[b];
+            const int cell_w = m->map.w / (m->cols > 0 ? m->cols : 1);
+            for (int i = 0; i < dl.count; i++) {
+                const draw_cmd *c = &dl.cmds[i];
+                if (c->kind != DC_TEXT || c->rot) continue;
+                const view_rect t = {c->x, c->y, 1, 1};
+                if (!fx_rect_overlap(t, m->map)) continue;
+                const char *txt = draw_cmd_text(&dl, c);
+                numbers++;
+                /* the room view_cell_values_fit gave it, and its cell */
+                const int room = fx_text_w("\xE2\x88\x92"
+                                           "0.00",
+                                           c->size);
+                EXPECT(fx_text_w(txt, c->size) <= room && fx_text_w(txt, c->size) <= cell_w,
+                       "\"%s\" %d px wide: expected within the room of \"-0.00\" (%d px) "
+                       "and its cell (%d px)",
+                       txt, fx_text_w(txt, c->size), room, cell_w);
+            }
+        }
+    }
+    EXPECT(numbers > 0, "expected numbers in the cells, got none");
+    derived_free(&D);
+    fx_model_free(&fm);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("cell numbers");
+}
+
 static void test_large_panel_shows_stage(void **state) {
     (void)state;
     fx_reset();
@@ -475,6 +529,7 @@ int main(void) {
         cmocka_unit_test(test_stage_sweep),
         cmocka_unit_test(test_grid_figure),
         cmocka_unit_test(test_large_panel_shows_stage),
+        cmocka_unit_test(test_cell_numbers_fit),
         cmocka_unit_test(test_checkers_catch_faults),
     };
     return cmocka_run_group_tests_name("steps layout", tests, NULL, NULL);

@@ -109,6 +109,24 @@ def byte_level_file(split, lowercase):
     return j
 
 
+def roberta_file():
+    """RoBERTa's, as Hugging Face's RobertaConverter writes it: no normalizer, ByteLevel
+    without a prefix space, BPE, <s> <pad> </s> <unk> and <mask> (lstrip) added, and
+    RobertaProcessing's <s> ... </s> (node only: tokjson_ref.py has no RobertaProcessing)"""
+    j = byte_level_file(False, False)
+    n = len(j["model"]["vocab"])
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    j["added_tokens"] = [{"id": n + i, "content": c, "single_word": False,
+                          "lstrip": c == "<mask>", "rstrip": False, "normalized": c != "<mask>",
+                          "special": True} for i, c in enumerate(specials)]
+    j["normalizer"] = None
+    j["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                          "use_regex": True}
+    j["post_processor"] = {"type": "RobertaProcessing", "sep": ["</s>", n + 2],
+                           "cls": ["<s>", n], "trim_offsets": True, "add_prefix_space": False}
+    return j
+
+
 def sentencepiece_file(metaspace, split=False):
     vocab = {"<unk>": 0, "<s>": 1, "</s>": 2}
     for b in range(256):
@@ -203,7 +221,8 @@ def run_hf(path, texts, special):
 HOSTILE = {
     "broken JSON": '{"model": {"type": "BPE", "vocab": {"a": 0}',
     "not an object": "[1, 2, 3]",
-    "unknown model": '{"model": {"type": "Unigram", "vocab": [["a", 0.0]]}}',
+    "unknown model": '{"model": {"type": "WordLevel", "vocab": {"a": 0}}}',
+    "Unigram without unk_id": '{"model": {"type": "Unigram", "vocab": [["a", 0.0]]}}',
     "merge of unknown symbol": '{"model": {"type": "BPE", "vocab": {"a": 0, "ab": 1},'
                                ' "merges": ["a b"]}}',
     "merge result missing": '{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1},'
@@ -219,7 +238,9 @@ HOSTILE = {
     "bad regex": '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer":'
                  ' {"type": "Split", "pattern": {"Regex": "(a"}, "behavior": "Isolated"}}',
     "unknown normalizer": '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},'
-                          ' "normalizer": {"type": "Precompiled"}}',
+                          ' "normalizer": {"type": "Strip"}}',
+    "Precompiled without its table": '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},'
+                                     ' "normalizer": {"type": "Precompiled"}}',
     "unknown pre-tokenizer": '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},'
                              ' "pre_tokenizer": {"type": "Magic"}}',
     "post id past vocab": '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},'
@@ -332,6 +353,8 @@ def main():
                  "Metaspace split, always": sentencepiece_file(True, True),
                  "WordPiece, BERT uncased": wordpiece_file(True),
                  "WordPiece, BERT cased": wordpiece_file(False)}
+        if use_hf:
+            files["byte-level, RoBERTa's <s> ... </s> and <mask>"] = roberta_file()
         for name, j in files.items():
             if use_hf and name == "Metaspace split, always":
                 # node's Metaspace never splits on the replacement (Rust's split: true)
@@ -341,7 +364,10 @@ def main():
             with open(path, "w") as f:
                 json.dump(j, f, ensure_ascii=False)
             these = texts
-            if use_hf and (j["normalizer"]["type"] == "Lowercase" or
+            if "RoBERTa" in name:  # <mask> takes the space before it (lstrip)
+                these = texts + [b"The capital of France is <mask>.", b"a <mask><mask>  <mask> b",
+                                 b"<s>x</s> <mask>", b"  <mask>"]
+            if use_hf and j["normalizer"] and (j["normalizer"]["type"] == "Lowercase" or
                            j["normalizer"].get("lowercase") is True):
                 # node's toLowerCase gives a final sigma (Σ -> ς at a word's end); Rust's
                 # Lowercase maps each character alone (Σ -> σ), as tokjson and the reference

@@ -7,9 +7,10 @@
  *                                       post-processor's special tokens
  *   tokjson_driver FILE --bench N       stdin is one text: encodes it N times and prints
  *                                       "TOKENS tokens, MS ms per encode"
- * A load error prints "mhaviz: ERR" on stderr and exits with tokjson_load's 1 or 2. Every
- * text is also encoded with no room (the count alone) and with half the room, which
- * must agree with the full encode (exit 3 otherwise). */
+ * FILE ending in .txt is a vocab.txt read by tokvocab.c, with the tokenizer_config.json
+ * beside it when there is one. A load error prints "mhaviz: ERR" on stderr and exits with
+ * tokjson_load's 1 or 2. Every text is also encoded with no room (the count alone) and with half
+ * the room, which must agree with the full encode (exit 3 otherwise). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <time.h>
 
 #include "tokjson.h"
+#include "tokvocab.h"
 
 static double now_ms(void) {
     struct timespec ts;
@@ -102,7 +104,17 @@ int main(int argc, char **argv) {
     char err[512];
     tokjson *t;
     double t0 = now_ms();
-    int rc = tokjson_load(&t, argv[1], err, sizeof err);
+    const size_t al = strlen(argv[1]);
+    int rc;
+    if (al > 4 && strcmp(argv[1] + al - 4, ".txt") == 0) {
+        char cfg[4096];
+        const char *slash = strrchr(argv[1], '/');
+        snprintf(cfg, sizeof cfg, "%.*stokenizer_config.json",
+                 slash ? (int)(slash - argv[1] + 1) : 0, argv[1]);
+        rc = tokvocab_load(&t, argv[1], cfg, err, sizeof err);
+    } else {
+        rc = tokjson_load(&t, argv[1], err, sizeof err);
+    }
     if (rc) {
         fprintf(stderr, "mhaviz: %s\n", err);
         return rc;

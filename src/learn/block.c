@@ -16,26 +16,41 @@
 /* ------------------------------------------------------------------------------ */
 /* embeddings and norms                                                            */
 
-void block_embed(float *x0, float *mean, float *rstd, const transformer *tf, const int *tokens,
-                 int n) {
+/* Row r's position: r, or RoBERTa's (create_position_ids_from_input_ids): pad_id + 1
+   + the count of non-pad tokens before r, a pad token's own at pad_id. */
+static int position(const model_spec *s, const int *tokens, int r, int *seen) {
+    if (!s->pos_after_pad) return r;
+    if (tokens[r] == s->pad_id) return s->pad_id;
+    return s->pad_id + ++*seen;
+}
+
+void block_embed(float *x0, float *emb, float *mean, float *rstd, const transformer *tf,
+                 const int *tokens, int n) {
     const model_spec *s = &tf->spec;
     const tf_params *p = &tf->p;
-    const int d = s->d_model;
+    const int d = s->d_model, e = spec_emb_dim(s);
     const float scale = s->emb_scale > 0.0f ? s->emb_scale : 1.0f;
-    if (p->wpe && scale == 1.0f && !p->wtt) {
+    float *x = s->d_embed > 0 ? emb : x0; /* (n, e) */
+    if (p->wpe && scale == 1.0f && !p->wtt && !s->pos_after_pad && s->d_embed == 0) {
         encoder_forward(x0, tokens, p->wte, p->wpe, 1, n, d); /* GPT-2's, as it was */
     } else {
+        /* Hugging Face's order: word (times the scale), + token type 0, + position */
+        int seen = 0;
         for (int r = 0; r < n; r++) {
-            float *o = x0 + (size_t)r * d;
-            const float *e = p->wte + (size_t)tokens[r] * d;
-            for (int c = 0; c < d; c++) o[c] = e[c] * scale;
-            if (p->wpe)
-                for (int c = 0; c < d; c++) o[c] += p->wpe[(size_t)r * d + c];
+            float *o = x + (size_t)r * e;
+            const float *w = p->wte + (size_t)tokens[r] * e;
+            for (int c = 0; c < e; c++) o[c] = w[c] * scale;
             if (p->wtt)
-                for (int c = 0; c < d; c++) o[c] += p->wtt[c];
+                for (int c = 0; c < e; c++) o[c] += p->wtt[c];
+            if (p->wpe) {
+                const float *pe = p->wpe + (size_t)position(s, tokens, r, &seen) * e;
+                for (int c = 0; c < e; c++) o[c] += pe[c];
+            }
         }
     }
-    if (s->post_ln) block_norm(x0, mean, rstd, x0, p->emb_ln_g, p->emb_ln_b, n, d, s);
+    if (s->post_ln) block_norm(x, mean, rstd, x, p->emb_ln_g, p->emb_ln_b, n, e, s);
+    /* ALBERT: the embeddings mapped to d_model */
+    if (s->d_embed > 0) matmul_forward(x0, emb, p->emb_map, p->emb_map_b, n, e, d);
 }
 
 /* RMSNorm of rows of d with weight w (plus_one: 1 + w, Gemma's), as Hugging Face's

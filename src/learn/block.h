@@ -9,11 +9,13 @@
 
 #include "transformer.h"
 
-/* x0 (n, d): the embeddings of tokens at positions 0..n-1 (times emb_scale, plus
- * the learned position and token type 0 where the model has them), normed in a
- * post-LN model. mean, rstd (n) scratch. */
-void block_embed(float *x0, float *mean, float *rstd, const transformer *tf, const int *tokens,
-                 int n);
+/* x0 (n, d): the embeddings of tokens (times emb_scale, plus token type 0 and the
+ * learned position where the model has them: row r's, or RoBERTa's counted from
+ * pad_id + 1), normed in a post-LN model, and mapped from d_embed to d_model
+ * (ALBERT: emb (n, d_embed) holds them before; otherwise unused, may be NULL).
+ * mean, rstd (n) scratch. */
+void block_embed(float *x0, float *emb, float *mean, float *rstd, const transformer *tf,
+                 const int *tokens, int n);
 
 /* out (n, d) = the spec's norm of each row of x with gain g (and bias b for
  * LayerNorm); mean, rstd (n) kept (LayerNorm) or scratch. */

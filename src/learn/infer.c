@@ -17,7 +17,7 @@
 /* floats of each part, in the order they are carved */
 typedef struct {
     size_t resid, layer_d, layer_q, layer_kv, attn, lnf, vocab, rope, scratch_nd, ff, gate, rows,
-        rep, scores;
+        rep, scores, emb;
 } infer_sizes;
 
 static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
@@ -40,13 +40,14 @@ static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
     z->rows = (size_t)n;
     z->rep = s->h_kv < s->h ? (size_t)n * spec_q_dim(s) : 0; /* kx, vx */
     z->scores = (size_t)split * nn;
+    z->emb = s->d_embed > 0 ? (size_t)n * s->d_embed : 0; /* ALBERT's before the mapping */
     return 0;
 }
 
 static size_t total(const infer_sizes *z) {
     return z->resid + 3 * z->layer_d + 2 * z->layer_q + 2 * z->layer_kv + z->attn + z->lnf +
            2 * z->vocab + z->rope + 3 * z->scratch_nd + 2 * z->ff + z->gate + 2 * z->rows +
-           2 * z->rep + z->scores;
+           2 * z->rep + z->scores + z->emb;
 }
 
 size_t tf_infer_bytes(const transformer *tf, int n, int split) {
@@ -100,6 +101,7 @@ tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
     CARVE(kx, z.rep);
     CARVE(vx, z.rep);
     CARVE(scores, z.scores);
+    CARVE(emb, z.emb);
 #undef CARVE
     MHA_EXPECT((size_t)(p - t->mem_) == total(&z));
     if (t->rope) block_rope_table(t->rope, &tf->spec, n);
@@ -126,7 +128,7 @@ void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *of
     if (from == 0 || n != t->n) {
         from = 0;
         t->n = n;
-        block_embed(t->resid, t->mean, t->rstd, tf, tokens, n);
+        block_embed(t->resid, t->emb, t->mean, t->rstd, tf, tokens, n);
     }
     mm_threads_min_flops(MM_THREADS_MODEL_FLOPS); /* products of a few ms: both cores */
     for (int i = from; i < c->layers; i++) block_forward(t, i, off ? off + (size_t)i * c->h : NULL);
@@ -138,8 +140,24 @@ void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *of
 
 int tf_infer_can_split(const transformer *tf) {
     const model_spec *s = &tf->spec;
-    return s->pos == SPEC_POS_LEARNED && s->h_kv == s->h && spec_q_dim(s) == s->d_model &&
-           s->causal;
+    return s->pos == SPEC_POS_LEARNED && s->h_kv == s->h && spec_q_dim(s) == s->d_model;
+}
+
+/* An encoder's split: h2 heads of d / h2 columns over whole rows, no mask. */
+static void split_heads(float *scores, float *attn, float *concat, const float *q, const float *k,
+                        const float *v, int n, int d, int h2) {
+    const attn_heads a = {.scores = scores,
+                          .attn = attn,
+                          .concat = concat,
+                          .q = q,
+                          .k = k,
+                          .v = v,
+                          .T = n,
+                          .ld = d,
+                          .hd = d / h2,
+                          .causal = 0,
+                          .whole_rows = 1};
+    for (int j = 0; j < h2; j++) attention_head(&a, j);
 }
 
 void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn, float *concat,
@@ -148,9 +166,13 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
     const int n = t->n, d = c->d_model;
     MHA_EXPECT(i >= 0 && i < c->layers && h2 >= 1 && h2 <= d && d % h2 == 0);
     MHA_EXPECT(tf_infer_can_split(t->tf));
-    /* the forward's own attention, at h2 heads: its scale is 1 / sqrt(d / h2) */
-    attention_forward(scores, attn, concat, at(t, t->q, i), at(t, t->k, i), at(t, t->v, i), NULL, 1,
-                      n, d, h2, 1);
+    /* the forward's own attention, at h2 heads: its scale is 1 / sqrt(d / h2); causal
+       as the model is, or in both directions (an encoder) */
+    if (t->tf->spec.causal)
+        attention_forward(scores, attn, concat, at(t, t->q, i), at(t, t->k, i), at(t, t->v, i),
+                          NULL, 1, n, d, h2, 1);
+    else
+        split_heads(scores, attn, concat, at(t, t->q, i), at(t, t->k, i), at(t, t->v, i), n, d, h2);
     const tf_layer_params *lp = &t->tf->p.layer[i];
     if (out) matmul_forward(out, concat, lp->w_o, lp->b_o, n, d, d);
 }
@@ -167,7 +189,8 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
        every query head has its own K/V head too; what does not fit is left out (NULL) */
     const int q_fits = spec_q_dim(s) == c->d_model, kv_fits = q_fits && s->h_kv == s->h;
     const tf_layer_params *lp = &tf->p.layer[i];
-    attn_layer_init(L, t->n, t->n, c->h, c->d_model, ATTN_MASK_CAUSAL, 1, 1.0f);
+    attn_layer_init(L, t->n, t->n, c->h, c->d_model, s->causal ? ATTN_MASK_CAUSAL : ATTN_MASK_NONE,
+                    1, 1.0f);
     if (!q_fits) {
         L->d_k = s->head_dim;
         L->scale = attn_scale(s->head_dim, 1, 1.0f);
@@ -205,6 +228,8 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
 /* What a layer's X is, in the view's words: GPT-2's as they were; a post-LN layer's
    the stream itself; an RMSNorm model's said so. */
 static const char *layer_x_what(const model_spec *s, int i) {
+    if (s->post_ln) /* the stream itself: its norm came after the last sublayer's add */
+        return i == 0 ? "the embeddings after their LayerNorm" : "the residual stream";
     if (s->norm == SPEC_LAYERNORM)
         return i == 0 ? "ln_1 of embedding + position" : "ln_1 of the residual stream";
     return i == 0 ? "RMSNorm of the token embedding" : "RMSNorm of the residual stream";

@@ -41,6 +41,12 @@ static const char *spec_fault(const model_spec *s) {
     if ((unsigned)s->mlp > SPEC_MLP_GEGLU) return "unknown MLP";
     if ((unsigned)s->head > SPEC_HEAD_NONE) return "unknown head";
     if (s->token_types < 0 || s->token_types > 16) return "token types must be 0..16";
+    if (s->d_embed < 0 || s->d_embed > TF_MAX_D_MODEL) return "d_embed must be 0..4096";
+    if (s->pos_after_pad && (s->pad_id < 0 || s->pad_id >= s->vocab))
+        return "the padding id must be a token";
+    if (s->pos == SPEC_POS_LEARNED &&
+        spec_pos_rows(s) < s->ctx + (s->pos_after_pad ? s->pad_id + 1 : 0))
+        return "too few position rows for the context";
     if (s->pos == SPEC_POS_LEARNED) return NULL;
     if (s->pos != SPEC_POS_ROPE) return "unknown positions";
     if (s->head_dim % 2) return "RoPE needs an even head_dim";

@@ -66,7 +66,20 @@ typedef struct {
     /* embeddings and the head */
     float emb_scale; /* the token embedding times this (Gemma: sqrt(d_model)); 0: 1 */
     int token_types; /* rows of a token-type embedding, row 0 added (BERT); 0: none */
+    /* ALBERT's factorised embeddings: the tables (and their LayerNorm) d_embed wide,
+       then mapped to d_model by one dense layer; 0: no mapping, tables d_model wide */
+    int d_embed;
+    int pos_rows;      /* rows of the learned position table; 0: ctx */
+    int pos_after_pad; /* 1: RoBERTa's positions: pad_id + 1 + the count of non-pad
+                          tokens before (pad_id's own tokens at pad_id) */
+    int pad_id;
+    int shared_layers; /* 1: one layer's weights applied at every layer (ALBERT) */
     spec_head head;
+    /* the masked-LM head, an encoder's: a dense layer (d_model to the embeddings'
+       width), mlm_act, a LayerNorm, the decoder (the token embedding when tied) and
+       its bias. mlm 0: the file has none (the loader sets it from the file) */
+    int mlm, mlm_tied;
+    spec_mlp mlm_act;
 } model_spec;
 
 /* Q's and K's (= V's) columns: h head_dim and h_kv head_dim. */
@@ -78,6 +91,17 @@ static inline int spec_kv_dim(const model_spec *s) {
 }
 static inline int spec_gated(const model_spec *s) {
     return s->mlp == SPEC_MLP_SWIGLU || s->mlp == SPEC_MLP_GEGLU;
+}
+/* The width of the embedding tables: d_embed (ALBERT) or d_model. */
+static inline int spec_emb_dim(const model_spec *s) {
+    return s->d_embed > 0 ? s->d_embed : s->d_model;
+}
+/* Layers whose weights are stored: one when they are shared (ALBERT). */
+static inline int spec_stored_layers(const model_spec *s) {
+    return s->shared_layers ? 1 : s->layers;
+}
+static inline int spec_pos_rows(const model_spec *s) {
+    return s->pos_rows > 0 ? s->pos_rows : s->ctx;
 }
 static inline int spec_norm_bias(const model_spec *s) {
     return s->norm == SPEC_LAYERNORM;

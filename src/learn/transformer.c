@@ -90,14 +90,19 @@ static size_t params_point(transformer *tf, tf_params *p, float *base, int recor
 #define PARAM(field, label, rows, cols) TENSOR(field, label, 2, rows, cols)
 #define VEC(field, label, len) TENSOR(field, label, 1, 1, len)
     memset(p, 0, sizeof *p);
-    PARAM(p->wte, "wte", s->vocab, d);
-    if (s->pos == SPEC_POS_LEARNED) PARAM(p->wpe, "wpe", s->ctx, d);
-    if (s->token_types) PARAM(p->wtt, "wtt", s->token_types, d);
+    const size_t e = (size_t)spec_emb_dim(s);
+    PARAM(p->wte, "wte", s->vocab, e);
+    if (s->pos == SPEC_POS_LEARNED) PARAM(p->wpe, "wpe", spec_pos_rows(s), e);
+    if (s->token_types) PARAM(p->wtt, "wtt", s->token_types, e);
     if (s->post_ln) {
-        VEC(p->emb_ln_g, "emb_ln.gain", d);
-        if (lnb) VEC(p->emb_ln_b, "emb_ln.bias", d);
+        VEC(p->emb_ln_g, "emb_ln.gain", e);
+        if (lnb) VEC(p->emb_ln_b, "emb_ln.bias", e);
     }
-    for (int i = 0; i < s->layers; i++) {
+    if (s->d_embed > 0) {
+        PARAM(p->emb_map, "emb_map", e, d);
+        VEC(p->emb_map_b, "emb_map.bias", d);
+    }
+    for (int i = 0; i < spec_stored_layers(s); i++) {
         tf_layer_params *lp = &p->layer[i];
 #define LNAME(x) (snprintf(nm, sizeof nm, "layer%d.%s", i + 1, (x)), nm)
         VEC(lp->ln1_g, LNAME("ln1.gain"), d);
@@ -137,6 +142,16 @@ static size_t params_point(transformer *tf, tf_params *p, float *base, int recor
     } else if (s->head == SPEC_HEAD_LINEAR) {
         PARAM(p->lm_head, "lm_head", s->vocab, d);
     }
+    if (s->mlm) {
+        PARAM(p->mlm_dense, "mlm.dense", d, e);
+        VEC(p->mlm_dense_b, "mlm.dense.bias", e);
+        VEC(p->mlm_ln_g, "mlm.ln.gain", e);
+        VEC(p->mlm_ln_b, "mlm.ln.bias", e);
+        if (!s->mlm_tied) PARAM(p->mlm_dec, "mlm.decoder", s->vocab, e);
+        VEC(p->mlm_bias, "mlm.bias", s->vocab);
+    }
+    /* shared layers: every layer is the stored one (ALBERT) */
+    for (int i = spec_stored_layers(s); i < s->layers; i++) p->layer[i] = p->layer[0];
 #undef PARAM
 #undef VEC
 #undef TENSOR

@@ -70,14 +70,18 @@ typedef struct {
 } tf_layer_params;
 
 typedef struct {
-    float *wte;                 /* (V, d) token embedding; the unembedding too when tied */
-    float *wpe;                 /* (ctx, d) learned positions; NULL with RoPE */
-    float *wtt;                 /* (token_types, d): token types, row 0 added; or NULL */
-    float *emb_ln_g, *emb_ln_b; /* (d): post-LN models' norm of the embeddings, or NULL */
+    /* E = spec_emb_dim: d_model, or ALBERT's embedding_size */
+    float *wte;                 /* (V, E) token embedding; the unembedding too when tied */
+    float *wpe;                 /* (pos_rows, E) learned positions; NULL with RoPE */
+    float *wtt;                 /* (token_types, E): token types, row 0 added; or NULL */
+    float *emb_ln_g, *emb_ln_b; /* (E): post-LN models' norm of the embeddings, or NULL */
+    float *emb_map, *emb_map_b; /* (E, d), (d): ALBERT's embeddings to d_model, or NULL */
     tf_layer_params layer[TF_MAX_LAYERS];
     float *lnf_g, *lnf_b; /* (d); NULL in post-LN models */
     float *w_u, *b_u;     /* (d, C), (C): SPEC_HEAD_DENSE only */
     float *lm_head;       /* (V, d): SPEC_HEAD_LINEAR only */
+    /* the masked-LM head (spec mlm): (d, E), (E), (E), (E), (V, E) untied only, (V) */
+    float *mlm_dense, *mlm_dense_b, *mlm_ln_g, *mlm_ln_b, *mlm_dec, *mlm_bias;
 } tf_params;
 
 /* One block's activations for B sequences of T (and, in the gradients' one-layer
@@ -252,6 +256,7 @@ typedef struct {
     float *gate;                                          /* (cap, d_ff): gated MLPs only */
     float *kx, *vx; /* (cap, qd): K, V repeated per query head, h_kv < h only */
     float *scores;  /* (split_cap, cap, cap) */
+    float *emb;     /* (cap, d_embed): ALBERT's embeddings before their mapping, or NULL */
     float *mem_;
 } tf_infer;
 
@@ -270,12 +275,13 @@ void tf_infer_destroy(tf_infer *t); /* NULL is fine */
 void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *off, int from);
 
 /* Whether tf_infer_split is defined for the model: h heads of d_model / h columns,
- * each its own K and V, positions learned (RoPE pairs columns inside a head). */
+ * each its own K and V, positions learned (RoPE pairs columns inside a head); causal
+ * or not (an encoder's). */
 int tf_infer_can_split(const transformer *tf);
 
 /* Layer i's attention of the last run split into h2 heads (h2 divides d_model,
  * any h2; tf_infer_can_split) from the same Q, K, V: scale 1 / sqrt(d_model / h2),
- * causal.
+ * causal when the model is, else in both directions.
  * Writes scores and attn (h2, n, n) (scores -inf where masked; t->scores may be
  * passed), concat (n, d) and, when not NULL, out (n, d) = concat W^O + b_O. */
 void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn, float *concat,

@@ -126,8 +126,9 @@ int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
 
 /* The families the loader knows, by model_type. */
 static const ckpt_family *const families[] = {
-    &ckpt_family_gpt2,  &ckpt_family_llama, &ckpt_family_mistral, &ckpt_family_qwen2,
-    &ckpt_family_qwen3, &ckpt_family_gemma, &ckpt_family_phi3,    &ckpt_family_bert};
+    &ckpt_family_gpt2,       &ckpt_family_llama,   &ckpt_family_mistral, &ckpt_family_qwen2,
+    &ckpt_family_qwen3,      &ckpt_family_gemma,   &ckpt_family_phi3,    &ckpt_family_bert,
+    &ckpt_family_distilbert, &ckpt_family_roberta, &ckpt_family_albert};
 
 /* The family of config.json's root: 0, or 2 with a message. */
 static int family_of(const ckpt_family **out, json_t *root, const char *path, char *err,
@@ -144,7 +145,7 @@ static int family_of(const ckpt_family **out, json_t *root, const char *path, ch
         }
     return cj_fail(err, errlen, 2, path,
                    "model_type \"%.40s\" is not supported (gpt2, llama, mistral, qwen2, qwen3, "
-                   "gemma, phi3, bert)",
+                   "gemma, phi3, bert, distilbert, roberta, albert)",
                    t);
 }
 
@@ -217,7 +218,7 @@ int ckpt_config_read(ckpt_config *c, const char *path, char *err, size_t errlen)
  * the parameter is (rows, cols) as the transformer keeps it ((in, out); rows 0 for a
  * vector), each third's for CK_SPLIT3. */
 typedef struct {
-    char name[64];
+    char name[128];
     int ndim;
     int64_t shape[2];
     ck_layout how;
@@ -232,6 +233,7 @@ typedef struct {
 static int role_target(const model_spec *s, const tf_params *p, int i, ck_role r, float *dst[3],
                        int64_t *rows, int64_t *cols) {
     const int64_t d = s->d_model, ff = s->d_ff, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    const int64_t e = spec_emb_dim(s);
     const int lnb = spec_norm_bias(s), ln2 = ff > 0;
     const tf_layer_params *l = p ? &p->layer[i] : NULL;
     dst[0] = dst[1] = dst[2] = NULL;
@@ -243,11 +245,19 @@ static int role_target(const model_spec *s, const tf_params *p, int i, ck_role r
         return 1;                                                                                  \
     } while (0)
     switch (r) {
-    case CK_WTE: T(1, p->wte, s->vocab, d);
-    case CK_WPE: T(s->pos == SPEC_POS_LEARNED, p->wpe, s->ctx, d);
-    case CK_WTT: T(s->token_types > 0, p->wtt, s->token_types, d);
-    case CK_EMB_LN_G: T(s->post_ln, p->emb_ln_g, 0, d);
-    case CK_EMB_LN_B: T(s->post_ln && lnb, p->emb_ln_b, 0, d);
+    case CK_WTE: T(1, p->wte, s->vocab, e);
+    case CK_WPE: T(s->pos == SPEC_POS_LEARNED, p->wpe, spec_pos_rows(s), e);
+    case CK_WTT: T(s->token_types > 0, p->wtt, s->token_types, e);
+    case CK_EMB_LN_G: T(s->post_ln, p->emb_ln_g, 0, e);
+    case CK_EMB_LN_B: T(s->post_ln && lnb, p->emb_ln_b, 0, e);
+    case CK_EMB_MAP: T(s->d_embed > 0, p->emb_map, e, d);
+    case CK_EMB_MAP_B: T(s->d_embed > 0, p->emb_map_b, 0, d);
+    case CK_MLM_DENSE: T(s->mlm, p->mlm_dense, d, e);
+    case CK_MLM_DENSE_B: T(s->mlm, p->mlm_dense_b, 0, e);
+    case CK_MLM_LN_G: T(s->mlm, p->mlm_ln_g, 0, e);
+    case CK_MLM_LN_B: T(s->mlm, p->mlm_ln_b, 0, e);
+    case CK_MLM_DEC: T(s->mlm && !s->mlm_tied, p->mlm_dec, s->vocab, e);
+    case CK_MLM_BIAS: T(s->mlm, p->mlm_bias, 0, s->vocab);
     case CK_LNF_G: T(!s->post_ln, p->lnf_g, 0, d);
     case CK_LNF_B: T(!s->post_ln && lnb, p->lnf_b, 0, d);
     case CK_LM_HEAD: T(s->head == SPEC_HEAD_LINEAR, p->lm_head, s->vocab, d);
@@ -329,17 +339,17 @@ static void add(slot *sl, int *n, const ck_name *e, const char *name, const mode
 static int build_slots(const ckpt_family *f, const model_spec *s, const tf_params *p, slot *sl,
                        int *n_global, int *per_layer) {
     int n = 0;
-    char nm[64];
+    char nm[128];
     for (int k = 0; k < f->n_names; k++)
         if (f->names[k].role < CK_LN1_G) add(sl, &n, &f->names[k], f->names[k].name, s, p, 0);
     *n_global = n;
-    for (int i = 0; i < s->layers; i++)
+    for (int i = 0; i < spec_stored_layers(s); i++)
         for (int k = 0; k < f->n_names; k++)
             if (f->names[k].role >= CK_LN1_G) {
                 snprintf(nm, sizeof nm, "%s%d.%s", f->layer, i, f->names[k].name);
                 add(sl, &n, &f->names[k], nm, s, p, i);
             }
-    *per_layer = (n - *n_global) / s->layers;
+    *per_layer = (n - *n_global) / spec_stored_layers(s);
     return n;
 }
 
@@ -510,7 +520,59 @@ typedef struct {
     const st_tensor *lm_head; /* a tied model's copy of the token embedding */
     int lm_head_file;
     const char *pre; /* the prefix the names have: the family's, or "" */
+    int *copy_of;    /* (w.nt) a copy's original's slot (family's copies), or -1 */
 } load;
+
+/* Whether name is one the family keeps outside its prefix (encoders' heads). */
+static int is_outside(const ckpt_family *f, const char *nm) {
+    for (const char *const *o = f->outside; o && *o; o++)
+        if (strncmp(nm, *o, strlen(*o)) == 0) return 1;
+    return 0;
+}
+
+static int in_list(const char *const *list, const char *nm) {
+    for (; list && *list; list++)
+        if (strcmp(nm, *list) == 0) return 1;
+    return 0;
+}
+
+/* nm without the prefix P (when it has it and is not outside), BERT's old
+ * LayerNorm.gamma / .beta as .weight / .bias where the family accepts them, into
+ * out (len bytes). */
+static void bare_name(char *out, size_t len, const ckpt_family *f, const char *nm, const char *P) {
+    const size_t pl = strlen(P);
+    if (!is_outside(f, nm) && strncmp(nm, P, pl) == 0) nm += pl;
+    snprintf(out, len, "%s", nm);
+    if (!f->gamma_beta) return;
+    const size_t n = strlen(out);
+    static const char *const from[] = {"LayerNorm.gamma", "LayerNorm.beta"};
+    static const char *const to[] = {"LayerNorm.weight", "LayerNorm.bias"};
+    for (int k = 0; k < 2; k++) {
+        const size_t fl = strlen(from[k]);
+        if (n >= fl && strcmp(out + n - fl, from[k]) == 0 && n - fl + strlen(to[k]) < len)
+            snprintf(out + n - fl, len - (n - fl), "%s", to[k]);
+    }
+}
+
+/* The slot of a file's bare name, as slot_of; a copy's name (family's copies) gives
+ * its original's slot, with *copy set when the original is in the file too. */
+static int slot_or_copy(const load *L, const char *bare, int *copy) {
+    *copy = 0;
+    int j = slot_of(L->fam, bare, L->s, L->n_global, L->per_layer, spec_stored_layers(L->spec));
+    if (j != -1) return j;
+    for (const char *const *c = L->fam->copies; c && c[0] && c[1]; c += 2) {
+        if (strcmp(bare, c[0]) != 0) continue;
+        j = slot_of(L->fam, c[1], L->s, L->n_global, L->per_layer, spec_stored_layers(L->spec));
+        if (j < 0) return -1;
+        char orig[160];
+        for (int i = 0; i < L->w.nt && !*copy; i++) {
+            bare_name(orig, sizeof orig, L->fam, L->w.t[i]->name, L->fam->prefix);
+            *copy = strcmp(orig, c[1]) == 0;
+        }
+        return j;
+    }
+    return -1;
+}
 
 /* Each file tensor to its slot: the prefix (on every name or on none: lm_head.weight
  * sits outside it in Hugging Face's *ForCausalLM, so it is apart), duplicates,
@@ -522,7 +584,7 @@ static int match_names(load *L, char *err, size_t errlen) {
     int with = 0, without = 0;
     for (int i = 0; i < L->w.nt; i++) {
         const char *nm = L->w.t[i]->name;
-        if (strcmp(nm, "lm_head.weight") == 0) continue;
+        if (strcmp(nm, "lm_head.weight") == 0 || is_outside(L->fam, nm)) continue;
         if (strncmp(nm, P, pl) == 0)
             with++;
         else
@@ -536,19 +598,26 @@ static int match_names(load *L, char *err, size_t errlen) {
             return cj_fail(err, errlen, 2, L->W, "tensor %s appears twice (as %s and %s)", nm + pl,
                            nm, nm + pl);
     }
+    char bare[160];
     for (int i = 0; i < L->w.nt; i++) {
         const st_tensor *t = L->w.t[i];
         const char *nm = t->name;
+        L->copy_of[i] = -1;
         if (tied && strcmp(nm, "lm_head.weight") == 0) {
             L->which[i] = -3;
             L->lm_head = t;
             L->lm_head_file = L->w.file[i];
             continue;
         }
-        const char *bare = strncmp(nm, P, pl) == 0 ? nm + pl : nm;
-        int j = slot_of(L->fam, bare, L->s, L->n_global, L->per_layer, L->spec->layers);
-        if (j == -2) {
-            L->which[i] = -2; /* a buffer: any dtype, any shape, never read */
+        bare_name(bare, sizeof bare, L->fam, nm, P);
+        if (in_list(L->fam->ignored, bare)) {
+            L->which[i] = -2; /* not the model's weights: never read */
+            continue;
+        }
+        int copy, j = slot_or_copy(L, bare, &copy);
+        if (j == -2 || copy) {
+            L->which[i] = -2; /* a buffer, or a copy compared once the original is read */
+            if (copy) L->copy_of[i] = j;
             continue;
         }
         if (j < 0)
@@ -574,8 +643,11 @@ static int check_slots(const load *L, char *err, size_t errlen) {
     for (int j = 0; j < L->ns; j++) {
         const st_tensor *t = L->s[j].t;
         if (!t)
-            return cj_fail(err, errlen, 2, L->W, "missing tensor %s%s",
-                           strcmp(L->s[j].name, "lm_head.weight") ? L->pre : "", L->s[j].name);
+            return cj_fail(
+                err, errlen, 2, L->W, "missing tensor %s%s",
+                strcmp(L->s[j].name, "lm_head.weight") && !is_outside(L->fam, L->s[j].name) ? L->pre
+                                                                                            : "",
+                L->s[j].name);
         int same = t->ndim == L->s[j].ndim;
         for (int k = 0; same && k < t->ndim; k++) same = t->shape[k] == L->s[j].shape[k];
         if (!same) {
@@ -598,6 +670,29 @@ static int check_slots(const load *L, char *err, size_t errlen) {
                        "tensor lm_head.weight has dtype %s: only F32, F16 and BF16 are supported",
                        h->dtype_name);
     if (!same) return cj_fail(err, errlen, 2, L->W, "lm_head.weight %s", L->fam->untied);
+    return 0;
+}
+
+/* Each copy of a tied weight (family's copies) against its original as read: the
+ * same shape and, converted, the same values. 0, or the reader's code with a
+ * message. */
+static int check_copies(load *L, char *err, size_t errlen) {
+    char e[512];
+    for (int i = 0; i < L->w.nt; i++) {
+        if (L->copy_of[i] < 0) continue;
+        const st_tensor *t = L->w.t[i];
+        const slot *o = &L->s[L->copy_of[i]];
+        int same = t->ndim == o->ndim && o->how == CK_AS_IS && convertible(t);
+        for (int k = 0; same && k < t->ndim; k++) same = t->shape[k] == o->shape[k];
+        int rc = 0;
+        int eq =
+            same ? lm_head_equal(&L->w.f[L->w.file[i]], t, o->dst[0], t->elems, &rc, e, sizeof e)
+                 : 0;
+        if (eq < 0) return cj_fail(err, errlen, rc, L->w.path[L->w.file[i]], "%s", e);
+        if (!eq)
+            return cj_fail(err, errlen, 2, L->W, "tensor %s differs from %s%s, which it copies",
+                           t->name, is_outside(L->fam, o->name) ? "" : L->pre, o->name);
+    }
     return 0;
 }
 
@@ -633,6 +728,7 @@ static int read_weights(load *L, const transformer *tf, ckpt_progress_fn progres
         if (!eq) return cj_fail(err, errlen, 2, L->W, "lm_head.weight %s", L->fam->untied);
         if (progress && progress(ud, 1.0)) return cj_fail(err, errlen, 1, L->W, "cancelled");
     }
+    if ((rc = check_copies(L, err, errlen)) != 0) return rc;
     /* grown or written in place while it was read: the values may be a mixture */
     if ((rc = ws_verify(&L->w, err, errlen)) != 0) return rc;
     return 0;
@@ -653,17 +749,21 @@ static int fits(const load *L, const char *path, char *err, size_t errlen) {
 int ckpt_load(const ckpt_paths *p, const ckpt_config *cfg, transformer **out,
               ckpt_progress_fn progress, void *ud, char *err, size_t errlen) {
     *out = NULL;
-    load L = {.fam = cfg->family, .spec = &cfg->spec, .W = p->weights};
+    model_spec spec = cfg->spec;
+    load L = {.fam = cfg->family, .spec = &spec, .W = p->weights};
     char e[512];
     int rc = ws_open(&L.w, p->weights, p->sharded, err, errlen);
     if (rc) return rc;
+    /* an encoder's masked-LM head is read when the file has it */
+    spec.mlm = L.fam->mlm_probe && ws_find(&L.w, L.fam->mlm_probe, NULL) != NULL;
     transformer *tf = NULL;
     /* at most every name of the table in every layer */
-    const int most = L.fam->n_names * (cfg->spec.layers + 1);
+    const int most = L.fam->n_names * (spec_stored_layers(&spec) + 1);
     L.s = calloc((size_t)most, sizeof *L.s);
     L.which = calloc((size_t)L.w.nt + 1, sizeof *L.which);
     L.order = calloc((size_t)L.w.nt + 1, sizeof *L.order);
-    if (!L.s || !L.which || !L.order) {
+    L.copy_of = calloc((size_t)L.w.nt + 1, sizeof *L.copy_of);
+    if (!L.s || !L.which || !L.order || !L.copy_of) {
         rc = cj_fail(err, errlen, 1, L.W, "out of memory");
         goto out;
     }
@@ -683,6 +783,7 @@ out:
     free(L.s);
     free(L.which);
     free(L.order);
+    free(L.copy_of);
     ws_close(&L.w);
     if (rc) {
         tf_destroy(tf);

@@ -22,6 +22,14 @@ typedef enum {
     CK_LNF_G,
     CK_LNF_B,
     CK_LM_HEAD,
+    CK_EMB_MAP, /* ALBERT's embedding_hidden_mapping_in, (E, d) */
+    CK_EMB_MAP_B,
+    CK_MLM_DENSE, /* the masked-LM head's: dense (d, E), its bias, LayerNorm (E), */
+    CK_MLM_DENSE_B,
+    CK_MLM_LN_G,
+    CK_MLM_LN_B,
+    CK_MLM_DEC, /* the decoder (V, E) when not tied to the token embedding */
+    CK_MLM_BIAS,
     CK_LN1_G, /* the first of a layer's */
     CK_LN1_B,
     CK_QKV,   /* W_Q | W_K | W_V by columns, (d, 3 d) */
@@ -69,6 +77,21 @@ typedef struct {
     /* a tied model's lm_head.weight that is not the token embedding: what to say
        (families whose models are never tied may leave it NULL) */
     const char *untied;
+    /* encoders: names that never carry the prefix (the pre-training heads, which sit
+       beside the "bert." model in BertForMaskedLM): prefixes, NULL-ended */
+    const char *const *outside;
+    /* names (without the prefix) that are not the model's weights and are ignored:
+       buffers (embeddings.position_ids) and the heads that read [CLS]'s vector alone
+       (the pooler, next-sentence / sentence-order heads), which change neither the
+       attention nor the masked-LM output. NULL-ended */
+    const char *const *ignored;
+    /* a tensor whose presence says the file has the masked-LM head (spec mlm), or NULL */
+    const char *mlm_probe;
+    /* pairs {copy, original, ...}, NULL-ended: a tensor stored under both names (a tied
+       weight: the decoder's bias, a tied decoder) must hold equal values; under the
+       copy's name alone it is read as the original */
+    const char *const *copies;
+    int gamma_beta; /* 1: "LayerNorm.gamma" / "LayerNorm.beta" read as .weight / .bias */
     /* fills s from config.json's root (path names it in err): 0, or 2 */
     int (*spec_of)(model_spec *s, json_t *root, const char *path, char *err, size_t errlen);
 } ckpt_family;
@@ -76,6 +99,15 @@ typedef struct {
 extern const ckpt_family ckpt_family_gpt2;
 extern const ckpt_family ckpt_family_llama, ckpt_family_qwen2, ckpt_family_qwen3, ckpt_family_gemma;
 extern const ckpt_family ckpt_family_mistral, ckpt_family_phi3;
-extern const ckpt_family ckpt_family_bert;
+extern const ckpt_family ckpt_family_bert, ckpt_family_roberta, ckpt_family_distilbert,
+    ckpt_family_albert;
+
+/* For the encoder families: BERT's config.json fields (hidden_size, ..., hidden_act,
+ * its default act_default) into s as a post-LN encoder without positions' offset,
+ * checked (family_bert.c); and an activation's name into *out (key names it). */
+int family_encoder_config(model_spec *s, json_t *root, const char *act_default, const char *path,
+                          char *err, size_t errlen);
+int family_act(spec_mlp *out, const char *act, const char *key, const char *path, char *err,
+               size_t errlen);
 
 #endif

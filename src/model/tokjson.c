@@ -210,12 +210,59 @@ static int read_wordpiece(tokjson *t, json_t *model, const tj_ctx *c) {
     return *prefix && !(t->prefix = strdup(prefix)) ? tj_fail(c, 1, "out of memory") : 0;
 }
 
+/* Unigram's [piece, score] list, rewritten in model as {piece: id} for the tables the
+ * other models share; its scores, unk_id (required: Hugging Face fails on a character
+ * no piece covers without one) and byte_fallback */
+static int read_unigram(tokjson *t, json_t *model, const tj_ctx *c) {
+    json_t *vocab = json_object_get(model, "vocab");
+    if (!json_is_array(vocab)) return tj_fail(c, 2, "a Unigram model.vocab is not a list");
+    const size_t n = json_array_size(vocab);
+    if (n >= TJ_MAX_ID) return tj_fail(c, 2, "more than %d pieces", TJ_MAX_ID - 1);
+    json_t *ids = json_object();
+    t->score = malloc((n ? n : 1) * sizeof *t->score);
+    if (!ids || !t->score) {
+        json_decref(ids);
+        return tj_fail(c, 1, "out of memory");
+    }
+    t->min_score = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(vocab, i), *s = json_array_get(e, 0), *v = json_array_get(e, 1);
+        int bad = !json_is_array(e) || json_array_size(e) != 2 || !json_is_string(s) ||
+                  !json_is_number(v);
+        if (!bad && json_object_getn(ids, json_string_value(s), json_string_length(s))) {
+            json_decref(ids);
+            return tj_fail(c, 2, "model.vocab: piece %zu appears twice", i);
+        }
+        if (bad || json_object_setn_new(ids, json_string_value(s), json_string_length(s),
+                                        json_integer((json_int_t)i)) != 0) {
+            json_decref(ids);
+            return bad ? tj_fail(c, 2, "model.vocab[%zu] is not [piece, score]", i)
+                       : tj_fail(c, 1, "out of memory");
+        }
+        t->score[i] = json_number_value(v);
+        if (i == 0 || t->score[i] < t->min_score) t->min_score = t->score[i];
+    }
+    /* the shared tables read {piece: id} */
+    if (json_object_set_new(model, "vocab", ids) != 0) return tj_fail(c, 1, "out of memory");
+    t->n_ids = (int)n;
+    t->unigram = t->fuse_unk = 1;
+    json_t *u = json_object_get(model, "unk_id");
+    /* without one, a character no piece covers has no encoding (Hugging Face fails) */
+    if (!json_is_integer(u) || json_integer_value(u) < 0 || json_integer_value(u) >= (json_int_t)n)
+        return tj_fail(c, 2, "a Unigram model needs an unk_id among its pieces");
+    t->unk = (int)json_integer_value(u);
+    if ((t->byte_fallback = tj_get_bool(model, "byte_fallback", 0)) < 0)
+        return tj_fail(c, 2, "model.byte_fallback is not true or false");
+    return 0;
+}
+
 static int read_model(tokjson *t, json_t *model, const tj_ctx *c) {
     if (!json_is_object(model)) return tj_fail(c, 2, "no \"model\" object");
     const char *type = tj_get_str(model, "type");
     if (json_object_get(model, "type") && !type) return tj_fail(c, 2, "model.type is not a string");
+    if (type && strcmp(type, "Unigram") == 0) return read_unigram(t, model, c);
     if (type && strcmp(type, "BPE") != 0 && strcmp(type, "WordPiece") != 0)
-        return tj_fail(c, 2, "model type \"%s\" is not supported (BPE and WordPiece only)", type);
+        return tj_fail(c, 2, "model type \"%s\" is not supported (BPE, WordPiece, Unigram)", type);
     t->wordpiece = type && strcmp(type, "WordPiece") == 0;
     json_t *vocab = json_object_get(model, "vocab");
     if (!vocab) return tj_fail(c, 2, "model.vocab is missing");
@@ -239,10 +286,10 @@ static int read_model(tokjson *t, json_t *model, const tj_ctx *c) {
 
 static int model_tables(tokjson *t, json_t *model, const tj_ctx *c) {
     int rc = fill_vocab(t, json_object_get(model, "vocab"), c);
-    if (!rc) rc = read_merges(t, json_object_get(model, "merges"), c);
+    if (!rc && !t->unigram) rc = read_merges(t, json_object_get(model, "merges"), c);
     if (rc) return rc;
-    t->unk = -1;
-    json_t *u = json_object_get(model, "unk_token");
+    json_t *u = t->unigram ? NULL : json_object_get(model, "unk_token");
+    if (!t->unigram) t->unk = -1; /* Unigram's is its unk_id, read with the vocabulary */
     if (u && !json_is_null(u)) {
         if (!json_is_string(u)) return tj_fail(c, 2, "model.unk_token is not a string");
         t->unk = tj_vocab_find(t, json_string_value(u), json_string_length(u));
@@ -434,9 +481,10 @@ void tokjson_free(tokjson *t) {
     for (int i = 0; t->bytes && i < t->n_ids; i++) free(t->bytes[i]);
     free(t->str), free(t->slen), free(t->bytes), free(t->blen);
     free(t->vslot), free(t->mkey), free(t->mrank), free(t->mresult);
-    free(t->prefix), free(t->suffix);
+    free(t->prefix), free(t->suffix), free(t->score);
     for (int i = 0; i < t->n_norm; i++) {
         free(t->norm[i].text), free(t->norm[i].pattern);
+        free(t->norm[i].trie), free(t->norm[i].chars);
         if (t->norm[i].re) pcre2_code_free(t->norm[i].re);
     }
     for (int i = 0; i < t->n_pre; i++)

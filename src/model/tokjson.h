@@ -1,12 +1,13 @@
-/* tokjson.h: a Hugging Face tokenizer.json, BPE or WordPiece model, giving the ids Hugging
+/* tokjson.h: a Hugging Face tokenizer.json, BPE, WordPiece or Unigram model, giving the ids Hugging
  * Face's `tokenizers` library gives: added tokens split off first, the normalizers (NFC,
  * NFD, NFKC, NFKD through libutf8proc; Prepend, Replace, Lowercase, BertNormalizer,
- * Sequence), the pre-tokenizers (ByteLevel, the file's own Split regex through PCRE2,
- * Metaspace, Digits, BertPreTokenizer, WhitespaceSplit, Punctuation, Sequence), BPE with
- * ignore_merges, byte_fallback, unk_token, fuse_unk and continuing_subword_prefix /
- * end_of_word_suffix, or WordPiece (greedy longest match, "##"), then the post-processor's
- * special tokens (TemplateProcessing, RobertaProcessing, BertProcessing, ByteLevel,
- * Sequence). No SDL, no globals, never exits. */
+ * Sequence, StripAccents, Precompiled: SentencePiece's compiled table), the pre-tokenizers
+ * (ByteLevel, the file's own Split regex through PCRE2, Metaspace, Digits, BertPreTokenizer,
+ * WhitespaceSplit, Punctuation, Sequence), BPE with ignore_merges, byte_fallback, unk_token,
+ * fuse_unk and continuing_subword_prefix / end_of_word_suffix, or WordPiece (greedy longest match,
+ * "##"), or Unigram (Viterbi over the pieces' scores, unk fused), then the post-processor's special
+ * tokens (TemplateProcessing, RobertaProcessing, BertProcessing, ByteLevel, Sequence). No SDL, no
+ * globals, never exits. */
 #ifndef MHAVIZ_TOKJSON_H
 #define MHAVIZ_TOKJSON_H
 
@@ -15,8 +16,8 @@
 typedef struct tokjson tokjson;
 
 /* Reads tokenizer.json. 0, or 1 (cannot read) / 2 (not a tokenizer we can use: broken
- * JSON, a model other than BPE or WordPiece, a merge naming a symbol not in the vocabulary, an id
- * out of range, a pre-tokenizer or normalizer we do not know ...) with one line
+ * JSON, a model other than BPE, WordPiece or Unigram, a merge naming a symbol not in the
+ * vocabulary, an id out of range, a pre-tokenizer or normalizer we do not know ...) with one line
  * "PATH: what is wrong" in err. */
 int tokjson_load(tokjson **out, const char *path, char *err, size_t errlen);
 /* The same from bytes in memory (the fuzzer's way in); path only names them. */

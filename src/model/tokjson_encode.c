@@ -266,7 +266,10 @@ typedef struct {
     size_t cap;
     char *w; /* the piece as the vocabulary spells it */
     size_t wcap;
-    int32_t *cs; /* byte of w where the piece's byte k's character starts */
+    int32_t *cs;    /* byte of w where the piece's byte k's character starts */
+    tj_lattice lat; /* Unigram's */
+    int *uid;
+    int32_t *us, *ue;
 } scratch;
 
 static int scratch_fit(scratch *sc, size_t n) {
@@ -280,7 +283,14 @@ static int scratch_fit(scratch *sc, size_t n) {
     int32_t *nc = nh ? realloc(sc->cs, (cap + 1) * sizeof *nc) : NULL;
     if (nc) sc->cs = nc;
     char *nw = nc ? realloc(sc->w, 2 * cap + 64) : NULL;
-    if (!nw) return -1;
+    if (nw) sc->w = nw;
+    int *ni = nw ? realloc(sc->uid, cap * sizeof *ni) : NULL;
+    if (ni) sc->uid = ni;
+    int32_t *nus = ni ? realloc(sc->us, cap * sizeof *nus) : NULL;
+    if (nus) sc->us = nus;
+    int32_t *nue = nus ? realloc(sc->ue, cap * sizeof *nue) : NULL;
+    if (nue) sc->ue = nue;
+    if (!nue) return -1;
     sc->w = nw, sc->wcap = 2 * cap + 64, sc->cap = cap;
     return 0;
 }
@@ -416,6 +426,11 @@ static int bpe_piece(const tokjson *t, scratch *sc, const unsigned char *p, size
     int ns = -1, id;
     if (t->wordpiece) {
         ns = wordpiece_symbols(t, sc, p, n);
+        goto out;
+    }
+    if (t->unigram) {
+        if ((ns = tj_unigram_encode(t, &sc->lat, p, n, sc->uid, sc->us, sc->ue)) < 0) return -1;
+        for (int i = 0; i < ns; i++) sc->sy[i] = (sym){sc->uid[i], 0, 0, sc->us[i], sc->ue[i]};
         goto out;
     }
     for (size_t k = 0; k < n;) { /* the vocabulary's spelling: byte-level or as it is */
@@ -628,6 +643,8 @@ int tokjson_encode(const tokjson *t, const char *text, size_t len, int add_speci
     int n = rc ? -1 : (int)o.n;
     free(o.id), free(o.s), free(o.e);
     free(w.sc.sy), free(w.sc.heap), free(w.sc.w), free(w.sc.cs);
+    free(w.sc.uid), free(w.sc.us), free(w.sc.ue);
+    free(w.sc.lat.best), free(w.sc.lat.from), free(w.sc.lat.id);
     tj_text_free(&w.norm), tj_text_free(&w.sub), tj_text_free(&w.tmp);
     free(w.a.p), free(w.b.p), free(w.pbuf);
     pcre2_match_data_free(w.md);

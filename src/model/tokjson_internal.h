@@ -4,6 +4,7 @@
 #define MHAVIZ_TOKJSON_INTERNAL_H
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <jansson.h>
 #include <pcre2.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +24,9 @@ enum tj_norm_kind {
     TJ_PREPEND,
     TJ_REPLACE,
     TJ_LOWERCASE,
-    TJ_BERT_NORM
+    TJ_BERT_NORM,
+    TJ_STRIP_ACCENTS,
+    TJ_PRECOMPILED
 };
 typedef struct {
     enum tj_norm_kind kind;
@@ -31,6 +34,10 @@ typedef struct {
     char *pattern;                                     /* Replace's literal string (NULL when re) */
     pcre2_code *re;                                    /* Replace's regex */
     int clean_text, chinese, strip_accents, lowercase; /* BertNormalizer's */
+    uint32_t *trie; /* Precompiled's double-array trie (n_trie units) */
+    size_t n_trie;
+    char *chars; /* and its replacements, each NUL-ended (n_chars bytes) */
+    size_t n_chars;
 } tj_norm;
 
 /* TJ_WS_SPLIT: white space removed (WhitespaceSplit, BertPreTokenizer's first half);
@@ -70,7 +77,9 @@ struct tokjson {
     int wordpiece,
         max_chars;         /* a WordPiece model: greedy longest match, max_input_chars_per_word */
     char *prefix, *suffix; /* continuing_subword_prefix, end_of_word_suffix (NULL: none) */
-    int byte_tok[256];     /* byte fallback's <0xNN> ids, -1 none */
+    int unigram;           /* a Unigram model: Viterbi over score (n_ids), unk always fused */
+    double *score, min_score;
+    int byte_tok[256]; /* byte fallback's <0xNN> ids, -1 none */
 
     tj_norm norm[TJ_MAX_STEPS];
     int n_norm;
@@ -104,6 +113,22 @@ int tj_put_utf8(unsigned char *o, unsigned cp);
 /* GPT-2's byte-to-unicode table and its inverse (-1: not a table character) */
 unsigned tj_byte_to_cp(unsigned b);
 int tj_cp_to_byte(unsigned cp);
+
+/* Precompiled (tokjson_precompiled.c): the replacement of the shortest key of the
+ * charsmap that begins key (n bytes), as SentencePiece's darts trie finds it: its bytes
+ * and *len, or NULL when no key begins it. */
+const char *tj_precompiled_find(const tj_norm *st, const unsigned char *key, size_t n, size_t *len);
+
+/* Unigram (tokjson_unigram.c): one piece of n bytes encoded by Hugging Face's Viterbi:
+ * ids and byte ranges [s, e) into the caller's arrays (room for n each); the count, or
+ * -1 (out of memory). lat is scratch, grown as needed (freed by the caller). */
+typedef struct {
+    double *best;
+    int32_t *from, *id;
+    size_t cap;
+} tj_lattice;
+int tj_unigram_encode(const tokjson *t, tj_lattice *lat, const unsigned char *p, size_t n, int *ids,
+                      int32_t *s, int32_t *e);
 
 /* the labels' bytes of every id, made once the file is read (tokjson_encode.c) */
 int tj_make_bytes(tokjson *t);

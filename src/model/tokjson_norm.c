@@ -92,6 +92,46 @@ static int unicode_form(const tj_text *in, tj_text *out, enum tj_norm_kind k) {
     return out->oom ? -1 : 0;
 }
 
+/* Precompiled, as Hugging Face's normalizer applies SentencePiece's table: each
+ * extended grapheme cluster under 6 bytes replaced whole by the replacement of the
+ * shortest key that begins it, if any; otherwise each character by its own, or kept */
+static int precompiled(const tj_norm *st, const tj_text *in, tj_text *out) {
+    utf8proc_int32_t state = 0, prev = -1;
+    size_t start = 0, rl;
+    for (size_t i = 0; i <= in->n;) {
+        utf8proc_int32_t cp = -1;
+        utf8proc_ssize_t l = 0;
+        if (i < in->n) l = utf8proc_iterate(in->b + i, (utf8proc_ssize_t)(in->n - i), &cp);
+        if (i < in->n && l <= 0) return -1; /* cannot happen: valid UTF-8 */
+        int brk = i == in->n || (prev >= 0 && utf8proc_grapheme_break_stateful(prev, cp, &state));
+        if (brk && i > start) { /* the cluster [start, i) */
+            const char *r =
+                i - start < 6 ? tj_precompiled_find(st, in->b + start, i - start, &rl) : NULL;
+            if (r) {
+                push_range(out, (const unsigned char *)r, rl, in, start, i);
+            } else {
+                for (size_t a = start; a < i;) {
+                    utf8proc_int32_t c2;
+                    utf8proc_ssize_t cl =
+                        utf8proc_iterate(in->b + a, (utf8proc_ssize_t)(i - a), &c2);
+                    if (cl <= 0) return -1;
+                    r = tj_precompiled_find(st, in->b + a, (size_t)cl, &rl);
+                    if (r)
+                        push_range(out, (const unsigned char *)r, rl, in, a, a + (size_t)cl);
+                    else
+                        for (size_t k = a; k < a + (size_t)cl; k++)
+                            tj_text_push(out, in->b + k, 1, in->os[k], in->oe[k]);
+                    a += (size_t)cl;
+                }
+            }
+            start = i;
+        }
+        if (i == in->n) break;
+        prev = cp, i += (size_t)l;
+    }
+    return out->oom ? -1 : 0;
+}
+
 static int lowercase(const tj_text *in, tj_text *out) {
     for (size_t i = 0; i < in->n;) {
         unsigned cp;
@@ -228,6 +268,8 @@ static int norm_step(const tj_norm *st, const tj_text *in, tj_text *out) {
     case TJ_REPLACE: return replace(st, in, out);
     case TJ_LOWERCASE: return lowercase(in, out);
     case TJ_BERT_NORM: return bert_norm(st, in, out);
+    case TJ_STRIP_ACCENTS: return bert_pass(in, out, 2);
+    case TJ_PRECOMPILED: return precompiled(st, in, out);
     default: return unicode_form(in, out, st->kind);
     }
 }

@@ -22,6 +22,8 @@ const char *tj_get_str(json_t *obj, const char *key);
 char *tj_dup(const char *s, size_t n); /* n bytes and a NUL */
 
 int tj_read_norm(tokjson *t, json_t *n, int depth, const tj_ctx *c);
+/* Precompiled's precompiled_charsmap (base64) into st's trie and replacements */
+int tj_read_precompiled(tj_norm *st, json_t *n, const tj_ctx *c);
 int tj_read_pre(tokjson *t, json_t *p, int depth, const tj_ctx *c);
 int tj_read_post(tokjson *t, json_t *p, int depth, const tj_ctx *c);
 void tj_read_decoder(tokjson *t, json_t *d); /* labels: "▁" a space, <0xNN> a byte */

@@ -138,11 +138,12 @@ int tj_read_norm(tokjson *t, json_t *n, int depth, const tj_ctx *c) {
     }
     if (t->n_norm == TJ_MAX_STEPS) return tj_fail(c, 2, "more than %d normalizers", TJ_MAX_STEPS);
     tj_norm *s = &t->norm[t->n_norm];
-    static const char *const names[] = {"NFC",     "NFD",     "NFKC",      "NFKD",
-                                        "Prepend", "Replace", "Lowercase", "BertNormalizer"};
+    static const char *const names[] = {"NFC",          "NFD",        "NFKC",      "NFKD",
+                                        "Prepend",      "Replace",    "Lowercase", "BertNormalizer",
+                                        "StripAccents", "Precompiled"};
     int k = 0;
-    while (k < 8 && strcmp(type, names[k]) != 0) k++;
-    if (k == 8) return tj_fail(c, 2, "normalizer \"%s\" is not supported", type);
+    while (k < 10 && strcmp(type, names[k]) != 0) k++;
+    if (k == 10) return tj_fail(c, 2, "normalizer \"%s\" is not supported", type);
     s->kind = (enum tj_norm_kind)k;
     t->n_norm++;
     if (s->kind == TJ_BERT_NORM) {
@@ -159,6 +160,7 @@ int tj_read_norm(tokjson *t, json_t *n, int depth, const tj_ctx *c) {
         if (!txt) return tj_fail(c, 2, "normalizer %s: no string", type);
         if (!(s->text = strdup(txt))) return tj_fail(c, 1, "out of memory");
     }
+    if (s->kind == TJ_PRECOMPILED) return tj_read_precompiled(s, n, c);
     if (s->kind == TJ_REPLACE)
         return compile_pattern(json_object_get(n, "pattern"), &s->re, &s->pattern,
                                "normalizer Replace", c);

@@ -35,6 +35,19 @@ int view_weight_values_fit(const view_ctx *c, view_rect map, int n) {
     return view_tw(c, ".00", size, 0) + 2 <= cw ? size : 0;
 }
 
+/* A cell's number in at most the room of "−0.00" (what view_cell_values_fit measures):
+   two decimals under 10 ("0", "−0.01", "3.43"), three digits above ("12.3", "128"); the
+   window and a deck print the same. */
+static void cell_number(char *buf, size_t len, float v) {
+    const double a = fabs((double)v);
+    if (a < 0.005)
+        snprintf(buf, len, "0");
+    else if (a < 9.995)
+        snprintf(buf, len, "%s%.2f", v < 0 ? "\xE2\x88\x92" : "", a);
+    else
+        view_format_number(buf, len, v);
+}
+
 static void draw_values(const view_ctx *c, view_rect map, const float *data, int rows, int cols,
                         int ld, int weights, const float *mask, const rgba *px, int px_w,
                         int px_h) {
@@ -47,7 +60,7 @@ static void draw_values(const view_ctx *c, view_rect map, const float *data, int
         for (int k = 0; k < cols; k++) {
             if (mask && mask[(size_t)r * ld + k] == -INFINITY) continue; /* hatched */
             char buf[24];
-            view_format_number(buf, sizeof buf, data[(size_t)r * ld + k]);
+            cell_number(buf, sizeof buf, data[(size_t)r * ld + k]);
             if (weights) { /* a weight: ".42", and "1" for certainty */
                 float v = data[(size_t)r * ld + k];
                 snprintf(buf, sizeof buf, "%.2f", (double)v);

@@ -75,11 +75,10 @@ static view_rect eq_leftover(const view_layout *L) {
     return (view_rect){x0 + L->pad, top, x1 - x0 - 2 * L->pad, bottom - top};
 }
 
-/* Puts the captions and the formula into the room the equation leaves, as large
- * as fits there (up to 1.375 times the controls' size k). Returns 0 when they do
- * not fit even at k. */
-static int fit_block(view_layout *L, const view_state *s, lay_ctx *cx, float k) {
-    view_rect r = eq_leftover(L);
+/* Puts the captions and the formula into r (the room the equation or a stage
+ * leaves), as large as fits there (up to 1.375 times the controls' size k).
+ * Returns 0 when they do not fit even at k. */
+static int fit_block(view_layout *L, const view_state *s, lay_ctx *cx, float k, view_rect r) {
     for (float f = 1.375f; f > 0.99f && r.w > 0 && r.h > 0; f -= 0.125f) {
         ui_sizes(L, k * f, cx->measure, cx->ud);
         L->hdr_count = L->run_count = 0;
@@ -255,7 +254,9 @@ static int layout_panel(view_layout *L, const view_state *s, lay_ctx *cx, float 
 static int fit_chrome(view_layout *L, const view_state *s, lay_ctx *cx, float ui, float zoom,
                       float base, view_rect inner) {
     float zc = zoom;
-    const float floor_z = fminf(zoom, fminf(base, 1.0f));
+    float floor_z = fminf(zoom, fminf(base, 1.0f));
+    if (s->text_floor > 0) /* a projected page: not under its text floor */
+        floor_z = fminf(zoom, fmaxf(floor_z, (float)s->text_floor / (VIEW_SMALLEST_TEXT * ui)));
     int main_top = layout_chrome(L, s, cx->measure, cx->ud, ui * floor_z, inner);
     int limit = lay_imax(s->height / 3, main_top + (L->status.h ? L->status.h + L->ui_pad : 0));
     for (;;) {
@@ -289,13 +290,46 @@ static void bare_figure(view_layout *L, const view_state *s, lay_ctx *cx, int ta
         cx->fits = 1;
         layout_body(&bare, s, cx, target);
         cx->eq_allow = 0;
-        if (cx->fits && (bare.lesson_shown || !L->lesson_shown) && fit_block(&bare, s, cx, k)) {
+        if (cx->fits && (bare.lesson_shown || !L->lesson_shown) &&
+            fit_block(&bare, s, cx, k, eq_leftover(&bare))) {
             *L = bare;
             L->split_bare = 1;
             return;
         }
         cx->fits = fits;
     }
+}
+
+/* The room a square stage (3-6) leaves right of its matrix, under its note and
+ * mask legend, down to the foot of a (clear of the colorbar where it reaches under
+ * the note); empty when the note is on top. */
+static view_rect stage_leftover(const view_layout *L, view_rect a) {
+    const view_steps *S = &L->steps;
+    const view_rect none = {0, 0, 0, 0};
+    if (!S->shown || S->bigs != 1 || S->current < 3 || S->current > 6 || S->notes < 1) return none;
+    const view_matrix_box *b = &S->big[0];
+    const int x = S->note[0].x;
+    if (x <= b->map.x + b->map.w) return none; /* the note on top of the square */
+    int top = S->note[S->notes - 1].y + S->note[S->notes - 1].h;
+    if (S->legend.w > 0) top = imax(top, S->legend.y + S->legend.h);
+    top += 2 * L->gap;
+    int bottom = a.y + a.h;
+    if (b->cbar.x + b->cbar.w > x) bottom = imin(bottom, b->shape.y - L->gap);
+    return (view_rect){x, top, a.x + a.w - x, bottom - top};
+}
+
+/* A stage of the step-through as a figure (or the presentation): its header and
+ * formula strip move into the room right of the stage's square, under its note,
+ * and the stage takes the rows they free, when they fit there and the square
+ * grows. L is kept otherwise. */
+static void bare_stage(view_layout *L, const view_state *s, lay_ctx *cx, float k, view_rect inner) {
+    static view_layout bare; /* large; the layout is computed on one thread */
+    bare = *L;
+    bare.main = inner;
+    view_steps_layout(&bare.steps, &bare, s, inner, cx->measure, cx->ud);
+    const view_rect r = stage_leftover(&bare, inner);
+    if (r.w <= 0 || r.h <= 0 || bare.steps.big[0].map.w <= L->steps.big[0].map.w) return;
+    if (fit_block(&bare, s, cx, k, r)) *L = bare;
 }
 
 /* A paged figure says which heads it holds, in its header (when there is room). */
@@ -337,6 +371,9 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
     if ((s->figure || s->present) && !s->focus && !s->train && !view_overview_mode(s) &&
         (!cx->like || cx->like->split_bare))
         bare_figure(L, s, cx, target, ui * L->ui_zoom, inner);
+    if ((s->figure || s->present) && s->focus && s->step > 0 && !s->train && !cx->like &&
+        s->panel == VIEW_PANEL_ALL)
+        bare_stage(L, s, cx, ui * L->ui_zoom, inner);
     page_in_header(L, s, cx);
 }
 

@@ -22,11 +22,18 @@ static float size_k(int width, int height) {
     return fminf((float)width / 1920.0f, (float)height / 1080.0f);
 }
 
+/* The smallest caption text on a page `height` px tall (view.h, VIEW_CAPTION_FLOOR_DIV). */
+static int page_floor(int height) {
+    return imax(1, (height + VIEW_CAPTION_FLOOR_DIV - 1) / VIEW_CAPTION_FLOOR_DIV);
+}
+
 void view_caption_sizes(int width, int height, int *heading, int *text, int *heading_floor,
                         int *text_floor) {
     const float k = size_k(width, height);
-    const int hf = imax(1, (int)ceilf(36.0f * k - 1e-3f)),
-              tf = imax(1, (int)ceilf(28.0f * k - 1e-3f));
+    /* never under the text floor of a projected page (1/40 of its height) */
+    const int floor_px = page_floor(height);
+    const int tf = imax(floor_px, imax(1, (int)ceilf(28.0f * k - 1e-3f)));
+    const int hf = imax(tf * 36 / 28, imax(1, (int)ceilf(36.0f * k - 1e-3f)));
     if (heading_floor) *heading_floor = hf;
     if (text_floor) *text_floor = tf;
     if (heading) *heading = imax(hf, iround(44.0f * k));
@@ -339,7 +346,7 @@ void view_caption_layout(view_caption_box *C, const view_state *s, view_measure_
     int h = 0;
     for (float f = 1.0f;; f -= 0.05f) {
         const int a = imax(hf, iround((float)hs * f)), b = imax(tf, iround((float)ts * f));
-        const int ms = imax(1, b * 3 / 4);
+        const int ms = imax(page_floor(H), b * 3 / 4);
         h = lay_content(&x, s, bx + pad, cw, a, b, ms, pad, hm, hn, tm, tn) + 2 * pad;
         C->at_floor = a == hf && b == tf;
         if (h <= share || C->at_floor) break;

@@ -25,9 +25,30 @@ static view_state within_range(const view_state *s) {
     return v;
 }
 
+int view_text_floor(int width, int height) {
+    const int page_h = lay_imin(height, width * 3 / 4); /* a portrait page: as if 4:3 */
+    return lay_imax(1, (page_h + VIEW_TEXT_FLOOR_DIV - 1) / VIEW_TEXT_FLOOR_DIV);
+}
+
+/* A deck page (presenting, as a figure): its smallest text, VIEW_SMALLEST_TEXT px at
+   ui_scale * zoom 1, is raised to the page's text floor where it is below, through the
+   zoom (and the base zoom with it: the heatmaps fill the room at it); the controls'
+   text keeps it too (layout.c's fit_chrome), and token labels are thinned rather than
+   set in a smaller type under it (layout_heads.c, layout_steps.c). A caption band's
+   view keeps its page's floor. */
+static void present_floor(view_state *s) {
+    if (!(s->present && s->figure) || s->text_floor > 0) return;
+    s->text_floor = view_text_floor(s->width, s->height);
+    const float ui = s->ui_scale > 0.0f ? s->ui_scale : 1.0f;
+    const float need = fminf(16.0f, (float)s->text_floor / ((float)VIEW_SMALLEST_TEXT * ui));
+    if ((s->zoom > 0.0f ? s->zoom : 1.0f) < need) s->zoom = need;
+    if ((s->zoom_base > 0.0f ? s->zoom_base : 1.0f) < need) s->zoom_base = need;
+}
+
 void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn measure,
                          void *ud) {
-    const view_state safe = within_range(s_in), *s = &safe;
+    view_state safe = within_range(s_in), *s = &safe;
+    present_floor(&safe);
     if (s->caption && s->panel == VIEW_PANEL_ALL) { /* a lesson's caption band: the view */
         static view_caption_box cap;                /* in the room it leaves (one thread) */
         view_caption_layout(&cap, s, measure, ud);

@@ -137,8 +137,8 @@ static grid_fit fit_labels(view_layout *L, lay_ctx *cx, const grid_room *R, int 
     f.side = lay_imin(cap, best_grid(per_page, g.w, g.h, f.lw, f.lw, title_h, gap, &f.cols));
     f.stride = view_label_stride(f.side, n, R->label_line);
     f.labels = R->label_fits_w && n > 0 && f.stride > 0 && f.side >= n;
-    if (f.labels && f.stride > 1) {
-        int size2 = lay_imax(1, (L->font_small * 4 + 2) / 5);
+    const int size2 = lay_imax(1, (L->font_small * 4 + 2) / 5);
+    if (f.labels && f.stride > 1 && size2 >= cx->s->text_floor) { /* (a projected page's) */
         int lw2 = lay_label_width(cx, size2) + L->pad, line2 = lay_line_h(cx, size2);
         int cols2 = 1;
         int side2 = lay_imin(cap, best_grid(per_page, g.w, g.h, lw2, lw2, title_h, gap, &cols2));

@@ -21,6 +21,23 @@ static double split_score(long heads, long eq) {
     return 0.6 * log((double)heads) + 0.4 * log((double)eq);
 }
 
+/* The equation in b; above the base zoom it gives way (give_way; not in compare's
+ * panes, whose room shrinks as the banner grows with the zoom: the data's zoom would
+ * fall); compare's panes try the live pane's arrangement first. Its heatmaps' area,
+ * or -1 when it does not fit. */
+static long split_equation(view_layout *L, lay_ctx *cx, view_rect b, int give_way) {
+    cx->eq_compact = give_way;
+    long eq = -1;
+    if (cx->like && cx->like->eq_area.w > 0 && !cx->eq_allow) {
+        cx->eq_allow = 1 << cx->like->eq_arrange;
+        eq = lay_equation(L, cx, b);
+        cx->eq_allow = 0;
+    }
+    if (eq < 0) eq = lay_equation(L, cx, b);
+    cx->eq_compact = 0;
+    return eq;
+}
+
 /* Heads grid in one part of main, the equation in what the grid leaves unused.
  * stacked: heads above, else heads left; frac: the heads' share in percent;
  * lesson: the share of the equation's part left under it for the lesson's panels
@@ -58,6 +75,7 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     const int n = cx->s->layer ? cx->s->layer->n : 1;
     if (L->shown_heads < 1 || L->heads[0].map.w < imin(n, L->font * 3)) return -1e300;
     L->lesson_area = (view_rect){0, 0, 0, 0};
+    const view_rect whole = b;          /* the equation's part, the panels' room in it */
     const int no_panels = lesson == -2; /* the side panels gave way */
     if (no_panels) lesson = 0;
     if (lesson > 0) b.h -= imax(10 * L->line + L->gap, b.h * lesson / 100);
@@ -72,17 +90,7 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
         b.w -= w + L->gap * 2;
         L->lesson_area = (view_rect){b.x + b.w + L->gap * 2, b.y, w, b.h};
     }
-    /* above the base zoom the equation gives way (not in compare's panes, whose room
-       shrinks as the banner grows with the zoom: the data's zoom would fall) */
-    cx->eq_compact = give_way;
-    long eq = -1;
-    if (like_eq.w > 0 && !cx->eq_allow) { /* compare: the live pane's arrangement first */
-        cx->eq_allow = 1 << cx->like->eq_arrange;
-        eq = lay_equation(L, cx, b);
-        cx->eq_allow = 0;
-    }
-    if (eq < 0) eq = lay_equation(L, cx, b);
-    cx->eq_compact = 0;
+    long eq = split_equation(L, cx, b, give_way);
     if (eq < 0) return -1e300;
     if (no_panels) eq = eq / 4; /* the panels lost cost as when they find no room */
     if (lesson < 0) {           /* the column starts where the equation ends */
@@ -99,6 +107,12 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     if (lesson) { /* the panels where they go; not shown, or a how-alike matrix too
                      small to read its numbers (under 8 lines), costs three quarters */
         view_lesson_layout(L, cx->s, cx->measure, cx->ud);
+        if (!L->lesson_shown) { /* no room for them: the equation takes the room kept
+                                   for them, which would stay empty */
+            L->lesson_area = (view_rect){0, 0, 0, 0};
+            eq = split_equation(L, cx, whole, give_way);
+            if (eq < 0) return -1e300;
+        }
         const int one_head = cx->s->layer && cx->s->layer->h == 1; /* words, no matrix */
         if (L->lesson_shown && (L->redund_map.w >= 8 * L->line || one_head))
             eq += (long)L->redund_map.w * L->redund_map.h;

@@ -390,6 +390,7 @@ static int label_fit(view_steps *S, const view_layout *L, const view_state *s, i
                      view_measure_fn measure, void *ud) {
     const int sizes[3] = {L->font, L->font_small, imax(9, L->font_small * 3 / 4)};
     for (int z = 0; z < 3; z++) {
+        if (z > 0 && sizes[z] < s->text_floor) break; /* a projected page's floor */
         const int lh = lay_measured_line(measure, ud, sizes[z]);
         const int stride = view_label_stride(extent, n, lh);
         if (stride > 0 && labels_apart(extent, n, lh, stride)) {
@@ -410,6 +411,7 @@ static int fit_square(view_steps *S, const view_layout *L, const view_state *s, 
     const int sizes[4] = {L->font, L->font_small, imax(10, L->font_small * 3 / 4),
                           imax(10, L->font_small * 3 / 5)};
     for (int z = 0; z < sizes_tried && z < 4; z++) {
+        if (z > 0 && sizes[z] < s->text_floor) break; /* a projected page's floor */
         const int lh = lay_measured_line(measure, ud, sizes[z]);
         const int room = view_label_max_width(s, sizes[z], measure, ud) + L->pad;
         const int side = imin(w, h) - room;

@@ -212,6 +212,8 @@ typedef struct view_state {
                                 heatmaps fill the room at it and grow in proportion to
                                 zoom / zoom_base above it; 0 = 1 */
     int present;             /* presentation mode: no controls, no status line */
+    int text_floor;          /* the layout's own (0 from callers): the smallest text, px, of
+                                the deck page it lays out (view_text_floor) */
     const attn_layer *layer; /* the layer drawn (its tensors, shape and text); NULL: none yet */
     int text_replaced;       /* the text's invalid UTF-8 was replaced by U+FFFD */
     const char *sample_name; /* or "custom" */
@@ -582,6 +584,18 @@ enum { VIEW_EQ_ROW = 0, VIEW_EQ_WRAP, VIEW_EQ_COLUMN };
  * to: the window as a scaled 1920x1080, min(width / 1920, height / 1080), down to a
  * zoom step, at least 100 % (3840x2160 gives 200 %). Heatmaps are sized at it. */
 float view_zoom_for_size(int width, int height);
+
+/* The text floors of a projected page (README, "Text floors"): a lesson's caption is
+ * never under 1/VIEW_CAPTION_FLOOR_DIV of the window's or page's height, and on a deck
+ * page the view's own text (formula strip, titles, labels, numbers, the side panels)
+ * never under 1/VIEW_TEXT_FLOOR_DIV of it (sub- and superscripts 0.72 of their text).
+ * VIEW_SMALLEST_TEXT is the view's smallest text at ui_scale 1 (px). view_text_floor:
+ * the view's text floor, px, on a page of width x height (its height, or 3/4 of its
+ * width on a page taller than 4:3). */
+#define VIEW_CAPTION_FLOOR_DIV 40
+#define VIEW_TEXT_FLOOR_DIV 54
+#define VIEW_SMALLEST_TEXT 14
+int view_text_floor(int width, int height);
 
 /* Computes the layout. Pure: depends only on its arguments. */
 void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
