@@ -164,7 +164,7 @@ int main(int argc, char **argv) {
 
     view_state s;
     memset(&s, 0, sizeof s);
-    s.ui_scale = s.zoom = s.zoom_base = 1.0f;
+    s.ui_scale = s.look.zoom = s.zoom_base = 1.0f;
     s.layer = &layer;
     s.sample_name = "custom";
     s.hover_x = s.hover_y = -1;
@@ -175,7 +175,7 @@ int main(int argc, char **argv) {
     for (int t = 0; t < 2; t++)
         for (int z = 0; z < 2; z++) {
             char name[64];
-            s.width = sizes[z][0], s.height = sizes[z][1], s.theme = t;
+            s.width = sizes[z][0], s.height = sizes[z][1], s.look.theme = t;
             s.overview_open = 1;
             snprintf(name, sizeof name, "overview_%dx%d%s", s.width, s.height, t ? "_dark" : "");
             render(name, &s);
@@ -183,7 +183,7 @@ int main(int argc, char **argv) {
             snprintf(name, sizeof name, "layer_next_%dx%d%s", s.width, s.height, t ? "_dark" : "");
             render(name, &s);
         }
-    s.theme = 0;
+    s.look.theme = 0;
     /* gpt2-xl: 48 layers x 25 heads at 1024x768; a re-split layer view */
     view_overview xl = {"gpt2-xl", LAYERS, HEADS, n, attn, words, 30, NULL, 0};
     s.overview = &xl;
@@ -195,9 +195,9 @@ int main(int argc, char **argv) {
     /* 4K at 200 %, as the window starts there */
     s.overview = &ov;
     s.width = 3840, s.height = 2160;
-    s.zoom = s.zoom_base = view_zoom_for_size(s.width, s.height);
+    s.look.zoom = s.zoom_base = view_zoom_for_size(s.width, s.height);
     render("overview_3840x2160", &s);
-    s.zoom = s.zoom_base = 1.0f;
+    s.look.zoom = s.zoom_base = 1.0f;
     s.width = 1920, s.height = 1080;
     s.overview_open = 0;
     /* a re-split: the model's 12 heads of layer 3 shown as 4, as a figure */

@@ -30,8 +30,8 @@ static char last_action[160];
     do {                                                                                           \
         if (!(cond)) {                                                                             \
             fprintf(stderr, "soak: step %ld after %s (zoom %.2f, h %d, n %d, d %d): ", step_no,    \
-                    last_action, (double)soak_state->zoom, soak_state->cfg.h, soak_state->m->n,    \
-                    soak_state->cfg.d_model);                                                      \
+                    last_action, (double)soak_state->look.zoom, soak_state->cfg.h,                 \
+                    soak_state->m->n, soak_state->cfg.d_model);                                    \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fprintf(stderr, "\n");                                                                 \
             exit(1);                                                                               \
@@ -77,7 +77,7 @@ static void random_action(app_state *s, char *text, size_t textlen) {
         if ((key == APP_KEY_RIGHT && s->cfg.d_model >= 384) || (key == 'q' && mods))
             key = APP_KEY_LEFT;
         a = app_key_action(s, key, mods);
-        if (a.kind == ACT_ESCAPE && !s->editing && !s->help && !s->focus) a.kind = ACT_NONE;
+        if (a.kind == ACT_ESCAPE && !s->editing && !s->help && !s->look.focus) a.kind = ACT_NONE;
         if (a.kind == ACT_EDIT_INSERT) { /* Ctrl+V: paste */
             random_text(text, textlen);
             a.text = text;
@@ -112,7 +112,7 @@ static void random_action(app_state *s, char *text, size_t textlen) {
         a.kind = (app_action_kind)(1 + rnd_below(ACT_COUNT - 1));
         a.arg = rnd_below(20) - 5;
         if (a.kind == ACT_QUIT) a.kind = ACT_NONE;
-        if (a.kind == ACT_ESCAPE && !s->editing && !s->help && !s->focus) a.kind = ACT_NONE;
+        if (a.kind == ACT_ESCAPE && !s->editing && !s->help && !s->look.focus) a.kind = ACT_NONE;
         if (a.kind == ACT_D_UP && s->cfg.d_model >= 384) a.kind = ACT_D_DOWN;
         if (a.kind == ACT_HOVER || a.kind == ACT_CLICK || a.kind == ACT_RESIZE) {
             a.x = rnd_below(3000) - 100;
@@ -150,7 +150,7 @@ static void check_model(const app_state *s) {
                               i * m->d_k + k, (double)v);
                 }
         }
-    INVARIANT(s->focus >= 0 && s->focus <= h, "focus %d with h = %d", s->focus, h);
+    INVARIANT(s->look.focus >= 0 && s->look.focus <= h, "focus %d with h = %d", s->look.focus, h);
     const float *t[] = {m->x, m->q, m->k, m->v, m->concat, m->out};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         for (size_t j = 0; j < (size_t)n * d; j++)
@@ -189,9 +189,10 @@ static void check_layout(const view_layout *L, const app_state *s) {
               "%dx%d; compare %d, present %d, lesson %d, focus %d, step %d)",
               w, h, L->concat.map.x, L->concat.map.y, L->concat.map.w, L->concat.map.h,
               L->w_o.map.x, L->w_o.map.y, L->w_o.map.w, L->w_o.map.h, L->out.map.x, L->out.map.y,
-              L->out.map.w, L->out.map.h, s->pin != NULL, s->present, s->lesson, s->focus, s->step);
-    INVARIANT(L->pages < 1 || (s->page >= 0 && s->page < L->pages), "page %d of %d", s->page,
-              L->pages);
+              L->out.map.w, L->out.map.h, s->pin != NULL, s->look.present, s->lesson, s->look.focus,
+              s->look.step);
+    INVARIANT(L->pages < 1 || (s->look.page >= 0 && s->look.page < L->pages), "page %d of %d",
+              s->look.page, L->pages);
 }
 
 int main(int argc, char **argv) {

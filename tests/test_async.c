@@ -113,7 +113,7 @@ static void check_same_model(const app_state *a, const app_state *b) {
             fail_msg("MultiHead[%zu]: expected %.9g, got %.9g", k, (double)b->m->out[k],
                      (double)a->m->out[k]);
     CHECK_INT("sample", b->sample, a->sample);
-    CHECK_INT("focus", b->focus, a->focus);
+    CHECK_INT("focus", b->look.focus, a->look.focus);
 }
 
 /* --- small changes stay instant; large ones go to the worker ---------------------- */
@@ -236,7 +236,7 @@ static void test_focus_follows_the_request(void **st) {
         press(s, keys[i], 0);
         press(ref, keys[i], 0);
     }
-    CHECK_INT("focus let go with h = 2", 0, s->focus);
+    CHECK_INT("focus let go with h = 2", 0, s->look.focus);
     app_async_wait(s);
     check_same_model(s, ref);
     destroy(s);
@@ -254,7 +254,7 @@ static void test_keys_wait_in_order(void **st) {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         press(s, keys[i], 0);
         press(ref, keys[i], 0);
-        CHECK_INT("no focus on a head the picture lacks", 0, s->focus);
+        CHECK_INT("no focus on a head the picture lacks", 0, s->look.focus);
         CHECK_TRUE("nothing refused", !has(s->status, "there is no head"));
     }
     view_state vs;
@@ -265,7 +265,7 @@ static void test_keys_wait_in_order(void **st) {
                !has(s->status, "MultiHead changes by"));
     /* Up, 7 (focus), X (head 7 off), Up (heads split anew: all on), 2, X (head 2 off) */
     CHECK_INT("h", 16, s->m->cfg.h);
-    CHECK_INT("focus", 2, s->focus);
+    CHECK_INT("focus", 2, s->look.focus);
     CHECK_INT("head 2 off", 1, mha_config_is_ablated(&s->m->cfg, 1));
     CHECK_INT("head 7 on again", 0, mha_config_is_ablated(&s->m->cfg, 6));
     check_same_model(s, ref);

@@ -170,8 +170,8 @@ static fx_model model;
 static void lay(view_layout *L, view_state *s, int w, int h, const view_caption *cap, int figure) {
     fx_state(s, &model, w, h);
     s->zoom_base = view_zoom_for_size(w, h);
-    s->zoom = s->zoom_base;
-    s->present = 1;
+    s->look.zoom = s->zoom_base;
+    s->look.present = 1;
     s->figure = figure;
     s->caption = cap;
     view_layout_compute(L, s, fx_measure, NULL);

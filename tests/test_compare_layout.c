@@ -50,7 +50,7 @@ static void test_panes_alike(void **state) {
                     view_state s, ps;
                     fx_state(&s, &live, sizes[si][0], sizes[si][1]);
                     fx_state(&ps, &pinned, sizes[si][0], sizes[si][1]);
-                    s.zoom = zooms[zi];
+                    s.look.zoom = zooms[zi];
                     s.figure = figure;
                     s.pinned = &ps;
                     s.pinned_layout = &PL;

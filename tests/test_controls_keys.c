@@ -172,9 +172,10 @@ static void test_training_refusals(void **st) {
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_TRUE("Escape: the help closed, training stays", !s->help && s->train_mode);
     press(s, 'p', 0);
-    CHECK_INT("P in training mode: presentation", 1, s->present);
+    CHECK_INT("P in training mode: presentation", 1, s->look.present);
     press(s, APP_KEY_ESCAPE, 0);
-    CHECK_TRUE("Escape: the presentation closed, training stays", !s->present && s->train_mode);
+    CHECK_TRUE("Escape: the presentation closed, training stays",
+               !s->look.present && s->train_mode);
     /* the same keys in the attention view do act: W draws designed heads */
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_INT("Escape: the attention view", 0, s->train_mode);
@@ -472,7 +473,7 @@ static void check_help_fits(app_state *s, const char *where) {
 static void resize(app_state *s, int w, int h, float zoom) {
     app_action a = {.kind = ACT_RESIZE, .x = w, .y = h, .f = 1.0f};
     app_apply(s, &a);
-    s->zoom = zoom;
+    s->look.zoom = zoom;
     s->layout_valid = 0;
 }
 

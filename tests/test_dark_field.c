@@ -88,32 +88,32 @@ static void test_long_text_switches_once(void **st) {
     app_state *s = make_state(16, text, 1);
     const double top = mean_row_max(s->m);
     CHECK_TRUE("premise: 512 tokens at h = 16 is a dark field (mean row max < 0.25)", top < 0.25);
-    CHECK_INT("the window switched to row maxima", 1, s->contrast);
+    CHECK_INT("the window switched to row maxima", 1, s->look.contrast);
     char want[32];
     snprintf(want, sizeof want, "%.2g", top);
     CHECK_TRUE("the notice gives the average", strstr(s->status, want) != NULL);
     CHECK_TRUE("the notice says what changed",
                strstr(s->status, "rows scaled to their max") != NULL);
     press(s, 'k');
-    CHECK_INT("K: log", 2, s->contrast);
+    CHECK_INT("K: log", 2, s->look.contrast);
     press(s, 'k');
-    CHECK_INT("K again: fixed", 0, s->contrast);
+    CHECK_INT("K again: fixed", 0, s->look.contrast);
     press(s, 'r'); /* a new seed: a new layer, still dark */
     app_layout(s);
-    CHECK_INT("the fixed scale chosen stays while the field stays dark", 0, s->contrast);
+    CHECK_INT("the fixed scale chosen stays while the field stays dark", 0, s->look.contrast);
     app_state_destroy(s);
 
     s = make_state(16, text, 0); /* an export follows the window where nothing was asked */
-    CHECK_INT("an export without --contrast: row maxima, as the window", 1, s->contrast);
+    CHECK_INT("an export without --contrast: row maxima, as the window", 1, s->look.contrast);
     app_state_destroy(s);
     s = make_state(16, text, 2); /* --contrast fixed: what was asked for */
-    CHECK_INT("an export with --contrast fixed: fixed", 0, s->contrast);
+    CHECK_INT("an export with --contrast fixed: fixed", 0, s->look.contrast);
     app_state_destroy(s);
     free(text);
 
     s = make_state(4, NULL, 1); /* the short sample */
     CHECK_TRUE("premise: the short sample is not dark", mean_row_max(s->m) >= 0.25);
-    CHECK_INT("a short text keeps the fixed scale", 0, s->contrast);
+    CHECK_INT("a short text keeps the fixed scale", 0, s->look.contrast);
     CHECK_INT("and no dark field", 0, s->dark_field);
     app_state_destroy(s);
 }

@@ -599,8 +599,8 @@ static void test_real_layout(void **st) {
             view_state s = states[2];
             s.width = sizes[z][0];
             s.height = sizes[z][1];
-            s.zoom_base = s.zoom = view_zoom_for_size(s.width, s.height);
-            s.present = s.figure = 1;
+            s.zoom_base = s.look.zoom = view_zoom_for_size(s.width, s.height);
+            s.look.present = s.figure = 1;
             s.caption = &cap;
             view_layout_compute(&L, &s, font_measure, fonts);
             if (caption_check(&L, &s, font_line, why, sizeof why))
@@ -616,16 +616,17 @@ static void test_real_layout(void **st) {
         char path[600];
         view_caption cap = {steps[0].title, steps[0].heading, steps[0].text, 4, 9, 1, 1};
         view_state s = states[1];
-        s.width = 1600, s.height = 900, s.theme = 1, s.caption = &cap, s.status = "status line";
-        s.zoom_base = s.zoom = view_zoom_for_size(s.width, s.height);
+        s.width = 1600, s.height = 900, s.look.theme = 1, s.caption = &cap,
+        s.status = "status line";
+        s.zoom_base = s.look.zoom = view_zoom_for_size(s.width, s.height);
         snprintf(path, sizeof path, "%s/window.png", keep);
         if (export_png(path, &s, 1, fonts, err, sizeof err)) fail_msg("%s", err);
-        s.width = 2560, s.height = 1080, s.theme = 0, s.present = s.figure = 1;
-        s.zoom_base = s.zoom = view_zoom_for_size(s.width, s.height);
+        s.width = 2560, s.height = 1080, s.look.theme = 0, s.look.present = s.figure = 1;
+        s.zoom_base = s.look.zoom = view_zoom_for_size(s.width, s.height);
         snprintf(path, sizeof path, "%s/wide.png", keep);
         if (export_png(path, &s, 1, fonts, err, sizeof err)) fail_msg("%s", err);
         s.width = 1280, s.height = 720;
-        s.zoom_base = s.zoom = view_zoom_for_size(s.width, s.height);
+        s.zoom_base = s.look.zoom = view_zoom_for_size(s.width, s.height);
         snprintf(path, sizeof path, "%s/small.png", keep);
         if (export_png(path, &s, 1, fonts, err, sizeof err)) fail_msg("%s", err);
     }

@@ -106,7 +106,7 @@ static int check_field(const view_editor *E, const view_state *s, const char *wh
 
 static void make_state(view_state *s, fx_model *fm, const char *text, int w, int h, float zoom) {
     fx_state(s, fm, w, h);
-    s->zoom = zoom;
+    s->look.zoom = zoom;
     s->editing = 1;
     s->edit_text = text;
 }

@@ -86,7 +86,7 @@ static void check_equation(const draw_list *dl, const view_layout *P, const view
         m[i].shape = shift(m[i].shape, dx, dy);
         m[i].cbar = shift(m[i].cbar, dx, dy);
     }
-    const int diff = s->diff && s->out_diff && s->layer->out_full;
+    const int diff = s->look.diff && s->out_diff && s->layer->out_full;
     const char *names[3] = {"Concat", W_O_NAME, diff ? "\xCE\x94" : "MultiHead"};
     static const char *const what[3] = {"Concat", "W^O", "MultiHead"};
     view_rect lab[3];
@@ -198,7 +198,7 @@ static const float ZOOMS[] = {0.8f, 1.0f, 1.25f, 1.5f, 2.0f, 2.5f, 3.0f};
 static void state_at(view_state *s, const fx_model *fm, int w, int h, float zoom, int figure) {
     fx_state(s, fm, w, h);
     s->zoom_base = view_zoom_for_size(s->width, s->height);
-    s->zoom = zoom;
+    s->look.zoom = zoom;
     s->figure = figure;
 }
 #define NSIZES ((int)(sizeof SIZES / sizeof SIZES[0]))
@@ -254,9 +254,9 @@ static void test_focus_and_diff(void **state) {
                     state_at(&s, &fm, SIZES[si][0], SIZES[si][1], ZOOMS[zi], 0);
                     static float diff[14 * 64];
                     if (mode == 0) {
-                        s.focus = 1;
+                        s.look.focus = 1;
                     } else if (fm.layer.out_full) {
-                        s.diff = 1;
+                        s.look.diff = 1;
                         s.out_diff = diff;
                     }
                     snprintf(fx_where, sizeof fx_where, "n=14 h=%d %dx%d zoom=%.0f%% %s", hs[hi],

@@ -174,13 +174,13 @@ static const frame_case CASES[] = {
 };
 
 static void set_case(scene *sc, const frame_case *fc) {
-    sc->s.focus = fc->focus;
-    sc->s.step = fc->step;
-    sc->s.values = fc->values;
-    sc->s.diff = fc->diff;
+    sc->s.look.focus = fc->focus;
+    sc->s.look.step = fc->step;
+    sc->s.look.values = fc->values;
+    sc->s.look.diff = fc->diff;
     sc->s.lesson = fc->lesson;
-    sc->s.contrast = fc->contrast;
-    sc->s.cmap = fc->cmap;
+    sc->s.look.contrast = fc->contrast;
+    sc->s.look.cmap = fc->cmap;
     scene_layout(sc);
 }
 

@@ -135,7 +135,7 @@ static void check_paging(const view_layout *L, const view_state *s) {
                    "per_page %d, pages %d: expected head %d map side >= n = %d, got %d x %d",
                    L->per_page, L->pages, L->first_head + i + 1, n, m.w, m.h);
     }
-    if (L->pages > 1 && !s->figure && !s->present) {
+    if (L->pages > 1 && !s->figure && !s->look.present) {
         EXPECT(L->buttons[BTN_PAGE_PREV].present && L->buttons[BTN_PAGE_NEXT].present,
                "pages = %d: expected the page buttons present", L->pages);
     } else {
@@ -169,7 +169,7 @@ static void check_drawn_words(const view_layout *L, const view_state *s, const d
         const char *t = draw_cmd_text(dl, c);
         /* a presentation keeps its page note (PgUp/PgDn, on screen only) */
         for (size_t k = s->figure ? 0 : 4;
-             (s->figure || s->present) && k < sizeof hints / sizeof hints[0]; k++)
+             (s->figure || s->look.present) && k < sizeof hints / sizeof hints[0]; k++)
             EXPECT(!strstr(t, hints[k]), "%s: expected no UI text, got \"%.60s\"",
                    s->figure ? "figure" : "presentation", t);
         for (int h = 0; h < L->shown_heads; h++) {
@@ -316,7 +316,7 @@ static void sweep_model(const fx_model *fm, int render_text, test_sample *sample
         view_state s;
         fx_state(&s, fm, wc->w, wc->h);
         s.ui_scale = wc->ui;
-        s.zoom = wc->zoom;
+        s.look.zoom = wc->zoom;
 
         /* focus off: every page */
         snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=0 page=0",
@@ -327,7 +327,7 @@ static void sweep_model(const fx_model *fm, int render_text, test_sample *sample
         long total = 0;
         int next_first = 0;
         for (int p = 0; p < pages && p < 200; p++) {
-            s.page = p;
+            s.look.page = p;
             snprintf(fx_where, sizeof fx_where,
                      "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=0 page=%d", m->n, m->cfg.d_model,
                      m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom, p);
@@ -352,25 +352,25 @@ static void sweep_model(const fx_model *fm, int render_text, test_sample *sample
                  m->cfg.d_model, m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom);
         EXPECT_INT("heads shown over all pages", m->cfg.h, total);
         /* out-of-range pages are clamped */
-        s.page = pages + 3;
+        s.look.page = pages + 3;
         view_layout_compute(&L2, &s, fx_measure, NULL);
         EXPECT_INT("page past the end clamps to the last", pages - 1, L2.page);
-        s.page = -2;
+        s.look.page = -2;
         view_layout_compute(&L2, &s, fx_measure, NULL);
         EXPECT_INT("negative page clamps to 0", 0, L2.page);
-        s.page = 0;
+        s.look.page = 0;
 
         /* focus on head 1, and on the last head */
         const int focus_heads[2] = {1, m->cfg.h};
         for (int fi = 0; fi < (m->cfg.h > 1 ? 2 : 1); fi++) {
-            s.focus = focus_heads[fi];
+            s.look.focus = focus_heads[fi];
             snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d ui=%g zoom=%g focus=%d", m->n,
                      m->cfg.d_model, m->cfg.h, wc->w, wc->h, (double)wc->ui, (double)wc->zoom,
-                     s.focus);
+                     s.look.focus);
             view_layout_compute(&L, &s, fx_measure, NULL);
-            EXPECT_INT("focus: L.focus", s.focus, L.focus);
+            EXPECT_INT("focus: L.focus", s.look.focus, L.focus);
             EXPECT_INT("focus: shown_heads", 1, L.shown_heads);
-            EXPECT_INT("focus: first_head", s.focus - 1, L.first_head);
+            EXPECT_INT("focus: first_head", s.look.focus - 1, L.first_head);
             if (render_text) {
                 if (fi == 0) check_render_text(&L, &s, cache, &dl);
             } else {
@@ -431,13 +431,13 @@ static void test_paging_moves(void **state) {
     EXPECT(a.pages > 1, "n=256, h=64 at 800x600: expected more than one page, got %d", a.pages);
     EXPECT(a.per_page >= 1, "expected per_page >= 1, got %d", a.per_page);
     for (int p = 0; p < a.pages; p++) {
-        s.page = p;
+        s.look.page = p;
         view_layout_compute(&b, &s, fx_measure, NULL);
         EXPECT_INT("first_head after setting state.page", (long)p * a.per_page, b.first_head);
         EXPECT_INT("shown_heads on this page", p < a.pages - 1 ? a.per_page : 64 - p * a.per_page,
                    b.shown_heads);
     }
-    s.page = 1;
+    s.look.page = 1;
     view_layout_compute(&a, &s, fx_measure, NULL);
     view_layout_compute(&b, &s, fx_measure, NULL);
     EXPECT(memcmp(&a, &b, sizeof a) == 0, "same state twice: expected identical layouts");
@@ -476,7 +476,7 @@ static void test_reduced_not_dropped(void **state) {
     static view_layout L;
     for (int focus = 0; focus <= 1; focus++) {
         fx_state(&s, &g_big, 800, 600);
-        s.focus = focus;
+        s.look.focus = focus;
         snprintf(fx_where, sizeof fx_where, "n=512 d=4096 h=8 800x600 focus=%d", focus);
         view_layout_compute(&L, &s, fx_measure, NULL);
         view_cache *cache = view_cache_create();
@@ -710,12 +710,12 @@ static void test_zoom_sweep(void **state) {
                 for (int zi = 0; zi < NZOOMS; zi++) {
                     view_state s;
                     fx_state(&s, &fm, sizes[si].w, sizes[si].h);
-                    s.zoom = ZOOMS[zi];
+                    s.look.zoom = ZOOMS[zi];
                     s.zoom_base = mode == 3 ? 2.0f : view_zoom_for_size(s.width, s.height);
                     s.lesson = (int)si % 2;           /* the lesson's panels, on by default */
                     static float divergence[64 * 64]; /* all heads alike: zeros */
                     s.head_divergence = divergence;
-                    s.present = mode == 1;
+                    s.look.present = mode == 1;
                     s.figure = mode == 2;
                     if (fabsf(ZOOMS[zi] - s.zoom_base) < 1e-4f) base = zi;
                     snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d zoom=%.2f %s",
@@ -732,11 +732,11 @@ static void test_zoom_sweep(void **state) {
                     if (ZOOMS[zi] <= 1.5f + 1e-4f && s.width >= 1024 && models[mi].n <= 12)
                         check_room(&L, &s);
                     if (mode != 1 && mode != 2 && L.pages > 1) { /* the last page too */
-                        s.page = L.pages - 1;
+                        s.look.page = L.pages - 1;
                         view_layout_compute(&L, &s, fx_measure, NULL);
                         check_geometry(&L, &s);
                         check_paging(&L, &s);
-                        s.page = 0;
+                        s.look.page = 0;
                         view_layout_compute(&L, &s, fx_measure, NULL);
                     }
                     /* from 1024x768 (and 768x1024) up, in the window and presenting,
@@ -794,19 +794,19 @@ static void test_focus_zoom_sweep(void **state) {
                     if (!test_sample_next(&sample)) continue;
                     view_state s;
                     fx_state(&s, &fm, sizes[si].w, sizes[si].h);
-                    s.zoom = ZOOMS[zi];
+                    s.look.zoom = ZOOMS[zi];
                     s.zoom_base = view_zoom_for_size(s.width, s.height);
                     s.lesson = 1;
                     static float divergence[64 * 64];
                     s.head_divergence = divergence;
-                    s.present = mode == 1;
-                    s.focus = zi % 2 ? models[mi].h : 1;
+                    s.look.present = mode == 1;
+                    s.look.focus = zi % 2 ? models[mi].h : 1;
                     snprintf(fx_where, sizeof fx_where,
                              "n=%d d=%d h=%d %dx%d zoom=%.2f focus=%d %s", models[mi].n,
                              models[mi].d, models[mi].h, sizes[si].w, sizes[si].h,
-                             (double)ZOOMS[zi], s.focus, MODE_NAME(mode));
+                             (double)ZOOMS[zi], s.look.focus, MODE_NAME(mode));
                     view_layout_compute(&L, &s, fx_measure, NULL);
-                    EXPECT_INT("focus: L.focus", s.focus, L.focus);
+                    EXPECT_INT("focus: L.focus", s.look.focus, L.focus);
                     check_geometry(&L, &s);
                     check_render_text(&L, &s, cache, &dl);
                 }
@@ -841,16 +841,16 @@ static void test_zoom_base(void **state) {
     view_state s;
     fx_state(&s, &fm, 3840, 2160);
     snprintf(fx_where, sizeof fx_where, "n=7 h=4 3840x2160 base 200 %%");
-    s.zoom_base = s.zoom = view_zoom_for_size(3840, 2160);
+    s.zoom_base = s.look.zoom = view_zoom_for_size(3840, 2160);
     view_layout_compute(&a, &s, fx_measure, NULL);
     EXPECT_INT("at the base zoom every head on one page", 4, a.per_page);
     EXPECT_INT("font at 200 %", 32, a.font);
-    s.zoom = 3.0f;
+    s.look.zoom = 3.0f;
     view_layout_compute(&b, &s, fx_measure, NULL);
     EXPECT(b.heads[0].map.w > a.heads[0].map.w,
            "300 %% on a 200 %% window: expected larger heads than %d, got %d", a.heads[0].map.w,
            b.heads[0].map.w);
-    s.zoom = 1.0f;
+    s.look.zoom = 1.0f;
     view_layout_compute(&b, &s, fx_measure, NULL);
     EXPECT_INT("100 %: every head on one page", 4, b.per_page);
     EXPECT(b.heads[0].map.w >= a.heads[0].map.w,
@@ -1010,7 +1010,7 @@ static void test_compare_alike(void **state) {
                     view_state s, p;
                     fx_state(&s, &lm, sizes[si].w, sizes[si].h);
                     fx_state(&p, &pm, sizes[si].w, sizes[si].h);
-                    s.zoom = p.zoom = zooms[zi];
+                    s.look.zoom = p.look.zoom = zooms[zi];
                     s.zoom_base = p.zoom_base = view_zoom_for_size(s.width, s.height);
                     s.figure = p.figure = figure;
                     static const char *what[1][2] = {{"h = 4", "h = 32"}};
@@ -1119,9 +1119,9 @@ static void test_tooltip_clear_of_titles(void **state) {
                 for (int present = 1; present >= 0; present--) {
                     view_state s;
                     fx_state(&s, &fm, sizes[si].w, sizes[si].h);
-                    s.zoom = zooms[zi];
+                    s.look.zoom = zooms[zi];
                     s.zoom_base = view_zoom_for_size(s.width, s.height);
-                    s.present = present;
+                    s.look.present = present;
                     view_layout_compute(&L, &s, fx_measure, NULL);
                     for (int i = 0; i < L.shown_heads; i++)
                         for (int r = 0; r < 7; r++)
@@ -1403,12 +1403,12 @@ static void test_lines_sweep(void **state) {
                     if (!test_sample_next(&sample)) continue;
                     view_state s;
                     fx_state(&s, &fm, sizes[si].w, sizes[si].h);
-                    s.zoom = ZOOMS[zi];
+                    s.look.zoom = ZOOMS[zi];
                     s.zoom_base = view_zoom_for_size(s.width, s.height);
-                    s.head_view = VIEW_HEAD_LINES;
-                    s.present = mode == 1;
+                    s.look.head_view = VIEW_HEAD_LINES;
+                    s.look.present = mode == 1;
                     s.figure = mode == 2 || mode == 4;
-                    s.focus = mode == 3 ? models[mi].h : 0;
+                    s.look.focus = mode == 3 ? models[mi].h : 0;
                     if (mode == 4) s.panel = VIEW_PANEL_LINES, s.panel_head = zi % 2;
                     snprintf(fx_where, sizeof fx_where,
                              "head view n=%d d=%d h=%d %dx%d zoom=%.2f %s", models[mi].n,
@@ -1431,7 +1431,7 @@ static void test_lines_sweep(void **state) {
     fx_model_make(&fm, 12, 64, 4, MHA_MASK_NONE);
     view_state s;
     fx_state(&s, &fm, 1920, 1080);
-    s.head_view = VIEW_HEAD_LINES;
+    s.look.head_view = VIEW_HEAD_LINES;
     static view_layout good;
     snprintf(fx_where, sizeof fx_where, "head view planted faults, n=12 h=4 1920x1080");
     view_layout_compute(&good, &s, fx_measure, NULL);

@@ -101,10 +101,10 @@ static void test_room(void **st) {
             for (int lesson = 0; lesson < 4; lesson++) { /* panels off, on; with a caption */
                 view_state s;
                 fx_state(&s, &fm, SIZES[k][0], SIZES[k][1]);
-                s.present = 1;
+                s.look.present = 1;
                 s.lesson = lesson & 1;
                 s.caption = lesson & 2 ? &ROOM_CAPTION : NULL;
-                s.zoom = s.zoom_base = view_zoom_for_size(s.width, s.height);
+                s.look.zoom = s.zoom_base = view_zoom_for_size(s.width, s.height);
                 snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d present, panels %s%s",
                          MODELS[m][0], MODELS[m][1], MODELS[m][2], s.width, s.height,
                          s.lesson ? "on" : "off", s.caption ? ", a caption" : "");
@@ -140,12 +140,12 @@ static void test_stage_fills(void **st) {
                 for (int figure = 0; figure < 2; figure++) {
                     view_state s;
                     fx_state(&s, &fm, SIZES[k][0], SIZES[k][1]);
-                    s.present = 1;
+                    s.look.present = 1;
                     s.figure = figure;
                     s.caption = &cap;
-                    s.focus = 1;
-                    s.step = stage;
-                    s.zoom = s.zoom_base = view_zoom_for_size(s.width, s.height);
+                    s.look.focus = 1;
+                    s.look.step = stage;
+                    s.look.zoom = s.zoom_base = view_zoom_for_size(s.width, s.height);
                     snprintf(fx_where, sizeof fx_where, "n=%d %dx%d %s, stage %d", ns[ni], s.width,
                              s.height, figure ? "deck page" : "present", stage);
                     view_layout_compute(&L, &s, fx_measure, NULL);
@@ -175,7 +175,7 @@ static void test_room_catches(void **st) {
     fx_model_make(&fm, 12, 64, 16, MHA_MASK_NONE);
     view_state s;
     fx_state(&s, &fm, 1280, 720);
-    s.present = 1;
+    s.look.present = 1;
     s.lesson = 1;
     view_layout_compute(&L, &s, fx_measure, NULL);
     memset(&L.concat, 0, sizeof L.concat);
@@ -248,11 +248,11 @@ static void test_deck_text_floor(void **st) {
             for (int lesson = 0; lesson < 2; lesson++) {
                 view_state s;
                 fx_state(&s, &fm, pages[p][0], pages[p][1]);
-                s.present = s.figure = 1;
+                s.look.present = s.figure = 1;
                 s.lesson = lesson;
                 s.caption = &cap;
-                s.focus = step ? 1 : 0;
-                s.step = step;
+                s.look.focus = step ? 1 : 0;
+                s.look.step = step;
                 snprintf(fx_where, sizeof fx_where, "deck page %dx%d, stage %d, panels %s", s.width,
                          s.height, step, lesson ? "on" : "off");
                 view_layout_compute(&L, &s, fx_measure, NULL);

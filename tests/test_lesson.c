@@ -131,10 +131,10 @@ static void test_back_keys(void **st) {
         check_step(s, 4, "End");
         press(s, keys[i], 0);
         check_step(s, 3, "back");
-        CHECK_INT("step 3 focuses head 3", 3, s->focus);
+        CHECK_INT("step 3 focuses head 3", 3, s->look.focus);
         press(s, keys[i], 0);
         check_step(s, 2, "back again");
-        CHECK_INT("step 2's view: step 3's focus gone", 0, s->focus);
+        CHECK_INT("step 2's view: step 3's focus gone", 0, s->look.focus);
         press(s, APP_KEY_HOME, 0);
         check_step(s, 1, "Home");
         press(s, keys[i], 0);
@@ -191,20 +191,20 @@ static void test_jump_reset_leave(void **st) {
 static void test_presentation_stays(void **st) {
     (void)st;
     app_state *s = open_lesson();
-    CHECK_INT("opened: not presenting (the lesson does not say)", 0, s->present);
+    CHECK_INT("opened: not presenting (the lesson does not say)", 0, s->look.present);
     press(s, 'p', 0);
-    CHECK_INT("P presents", 1, s->present);
+    CHECK_INT("P presents", 1, s->look.present);
     press(s, ' ', 0);
     check_step(s, 2, "Space");
-    CHECK_INT("Space keeps the presentation", 1, s->present);
+    CHECK_INT("Space keeps the presentation", 1, s->look.present);
     press(s, APP_KEY_BACKSPACE, 0);
-    CHECK_INT("Backspace keeps it", 1, s->present);
+    CHECK_INT("Backspace keeps it", 1, s->look.present);
     press(s, '4', 0);
     press(s, APP_KEY_RETURN, 0);
     check_step(s, 4, "4 then Enter");
-    CHECK_INT("a jump keeps it", 1, s->present);
+    CHECK_INT("a jump keeps it", 1, s->look.present);
     press(s, APP_KEY_F5, 0);
-    CHECK_INT("F5 keeps it", 1, s->present);
+    CHECK_INT("F5 keeps it", 1, s->look.present);
     app_state_destroy(s);
 
     /* a lesson that says it: on at step 1, off at step 3 (its own line), kept at 4 */
@@ -217,16 +217,16 @@ static void test_presentation_stays(void **st) {
                      "step = Three\nh = 8\npresent = off\n"
                      "step = Four\nmask = causal\n");
     if (app_teach_open(s, path, err, sizeof err) != 0) fail_msg("open: %s", err);
-    CHECK_INT("step 1 says present = on", 1, s->present);
+    CHECK_INT("step 1 says present = on", 1, s->look.present);
     press(s, ' ', 0);
-    CHECK_INT("step 2 keeps it", 1, s->present);
+    CHECK_INT("step 2 keeps it", 1, s->look.present);
     press(s, ' ', 0);
-    CHECK_INT("step 3 says present = off", 0, s->present);
+    CHECK_INT("step 3 says present = off", 0, s->look.present);
     press(s, 'p', 0);
     press(s, ' ', 0);
-    CHECK_INT("step 4 keeps the presenter's P", 1, s->present);
+    CHECK_INT("step 4 keeps the presenter's P", 1, s->look.present);
     press(s, APP_KEY_HOME, 0);
-    CHECK_INT("Home: step 1 says on", 1, s->present);
+    CHECK_INT("Home: step 1 says on", 1, s->look.present);
     app_state_destroy(s);
 }
 
@@ -281,14 +281,14 @@ static void test_stages_on_the_clock(void **st) {
     app_tick(s, 1000.0);
     press(s, '3', 0);
     press(s, APP_KEY_RETURN, 0);
-    CHECK_INT("arrival: stage 1", 1, s->step);
+    CHECK_INT("arrival: stage 1", 1, s->look.step);
     CHECK_INT("next in 500 ms", 500, app_next_timeout_ms(s) > 500 ? 999 : app_teach_timeout_ms(s));
     app_tick(s, 1499.0);
-    CHECK_INT("not yet", 1, s->step);
+    CHECK_INT("not yet", 1, s->look.step);
     app_tick(s, 1500.0);
-    CHECK_INT("stage 2 after 0.5 s", 2, s->step);
+    CHECK_INT("stage 2 after 0.5 s", 2, s->look.step);
     app_tick(s, 1000.0 + 500.0 * 20);
-    CHECK_INT("the last stage", 9, s->step);
+    CHECK_INT("the last stage", 9, s->look.step);
     CHECK_INT("nothing timed after the last", -1, app_teach_timeout_ms(s));
     app_state_destroy(s);
 }
@@ -371,7 +371,7 @@ static void test_builtin_list(void **st) {
     CHECK_TRUE("2 opens Beta", app_teach_lesson(s, &k, &n) != NULL);
     CHECK_INT("Beta's steps", 2, n);
     CHECK_INT("Beta's step 1: h", 16, s->cfg.h);
-    CHECK_INT("the digit did not focus a head", 0, s->focus);
+    CHECK_INT("the digit did not focus a head", 0, s->look.focus);
     press(s, 'g', 0);
     CHECK_TRUE("G lists the broken one too", strstr(s->notice, "3 c.lesson (broken)") != NULL);
     press(s, '3', 0);

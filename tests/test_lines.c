@@ -111,7 +111,7 @@ static void check_head(const draw_list *dl, const view_state *s, int slot, int h
         if (layer->mask == ATTN_MASK_CAUSAL)
             EXPECT(j <= i, "head %d: a line from query %d to the later key %d", head + 1, i, j);
         if (i >= layer->n_real) {
-            rgba m = view_theme_get(s->theme).muted;
+            rgba m = view_theme_get(s->look.theme).muted;
             EXPECT(got[c].col.r == m.r && got[c].col.g == m.g && got[c].col.b == m.b,
                    "head %d: [PAD] query %d's line not grey", head + 1, i);
         }
@@ -123,7 +123,7 @@ static void check_head(const draw_list *dl, const view_state *s, int slot, int h
 static int check_labels(const draw_list *dl, const view_state *s, const view_lines_box *B) {
     view_rect boxes[1200];
     int nb = 0;
-    const rgba muted = view_theme_get(s->theme).muted;
+    const rgba muted = view_theme_get(s->look.theme).muted;
     for (int c = 0; c < dl->count; c++) {
         const draw_cmd *d = &dl->cmds[c];
         if (d->kind != DC_TEXT || d->size != B->label_size) continue;
@@ -162,9 +162,9 @@ static void test_lines_are_the_weights(void **state) {
         fx_model_make(&fm, cases[ci].n, cases[ci].d, cases[ci].h, cases[ci].mask);
         view_state s;
         fx_state(&s, &fm, cases[ci].w, cases[ci].hh);
-        s.head_view = VIEW_HEAD_LINES;
+        s.look.head_view = VIEW_HEAD_LINES;
         for (int focus = 0; focus <= 1; focus++) {
-            s.focus = focus;
+            s.look.focus = focus;
             snprintf(fx_where, sizeof fx_where, "n=%d h=%d %dx%d focus=%d", cases[ci].n,
                      cases[ci].h, cases[ci].w, cases[ci].hh, focus);
             render(&dl, cache, &s);
@@ -189,8 +189,8 @@ static void test_lines_are_the_weights(void **state) {
                    "legend \"%s\": expected what opacity means", L.lines_legend_text[0]);
             if (cases[ci].n >= 100) EXPECT(k > 1, "n = %d: expected labels thinned", cases[ci].n);
         }
-        s.head_view = VIEW_HEAD_HEATMAP; /* H again: heatmaps, no lines */
-        s.focus = 0;
+        s.look.head_view = VIEW_HEAD_HEATMAP; /* H again: heatmaps, no lines */
+        s.look.focus = 0;
         render(&dl, cache, &s);
         EXPECT_INT("heatmap view: no lines boxes", 0, L.lines_shown);
         fx_model_free(&fm);
@@ -211,7 +211,7 @@ static void test_hover_keeps_one_token(void **state) {
     fx_model_make(&fm, 9, 64, 4, MHA_MASK_NONE);
     view_state s;
     fx_state(&s, &fm, 1600, 900);
-    s.head_view = VIEW_HEAD_LINES;
+    s.look.head_view = VIEW_HEAD_LINES;
     view_layout_compute(&L, &s, fx_measure, NULL);
     for (int side = 0; side < 2; side++)
         for (int t = 0; t < 9; t += 4) {
@@ -251,7 +251,7 @@ static void test_padding_grey(void **state) {
     fx_model_refresh(&fm);
     view_state s;
     fx_state(&s, &fm, 1600, 900);
-    s.head_view = VIEW_HEAD_LINES;
+    s.look.head_view = VIEW_HEAD_LINES;
     snprintf(fx_where, sizeof fx_where, "n_real 6 of 10");
     EXPECT_INT("padded", 10, fm.layer.n);
     render(&dl, cache, &s);
@@ -293,7 +293,7 @@ static void test_overlaid_panel(void **state) {
             check_head(&dl, &s, 0, h, -1, -1);
             static seen_line got[4096];
             int count = group_lines(&dl, h + 1, &L.lines[0], 8, got, 4096);
-            const rgba want = view_head_color(h, s.theme);
+            const rgba want = view_head_color(h, s.look.theme);
             for (int c = 0; c < count; c++)
                 EXPECT(got[c].col.r == want.r && got[c].col.g == want.g && got[c].col.b == want.b,
                        "head %d: a line not in its colour", h + 1);
@@ -328,7 +328,7 @@ static void test_compare_panes(void **state) {
     static view_layout PL;
     s.pinned = &ps;
     s.pinned_layout = &PL;
-    s.head_view = VIEW_HEAD_LINES;
+    s.look.head_view = VIEW_HEAD_LINES;
     snprintf(fx_where, sizeof fx_where, "compare h=2 | h=4");
     render(&dl, cache, &s);
     EXPECT_INT("compare", 1, L.compare);
@@ -389,9 +389,9 @@ static void test_labels_readable(void **state) {
                     for (int focus = 0; focus <= 1; focus++) {
                         view_state s;
                         fx_state(&s, &fm, sizes[si][0], sizes[si][1]);
-                        s.head_view = VIEW_HEAD_LINES;
-                        s.zoom = zooms[zi];
-                        s.focus = focus;
+                        s.look.head_view = VIEW_HEAD_LINES;
+                        s.look.zoom = zooms[zi];
+                        s.look.focus = focus;
                         snprintf(fx_where, sizeof fx_where, "n=%d h=%d %dx%d zoom=%.0f%% focus=%d",
                                  ns[ni], hs[hi], sizes[si][0], sizes[si][1],
                                  (double)zooms[zi] * 100, focus);

@@ -424,8 +424,8 @@ static void test_focused_page_two_exports(void **st) {
     CHECK_INT("the window opens it", 0, app_view_file_open(s, given));
     unlink(given);
     app_layout(s);
-    CHECK_INT("head 2 focused", 2, s->focus);
-    CHECK_INT("page 2 kept", 1, s->page);
+    CHECK_INT("head 2 focused", 2, s->look.focus);
+    CHECK_INT("page 2 kept", 1, s->look.page);
     save_view_and_export(s, "(d) focused");
     app_state_destroy(s);
     clear_dir();
@@ -444,7 +444,7 @@ static void test_lesson_focus_after_resplit_exports(void **st) {
     press(s, APP_KEY_ESCAPE, 0);
     for (int i = 0; i < 4 && app_gpt_heads(s) < 4; i++) press(s, APP_KEY_UP, 0);
     press(s, '2', 0);
-    CHECK_INT("head 2 focused", 2, s->focus);
+    CHECK_INT("head 2 focused", 2, s->look.focus);
     press(s, 'a', 0);
     press(s, APP_KEY_ESCAPE, 0);
     int steps = 0;

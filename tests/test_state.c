@@ -66,10 +66,10 @@ static void test_init_defaults(void **st) {
     app_state *s = make_state(4, 64, 0, NULL);
     CHECK_INT("width", 1600, s->width);
     CHECK_INT("height", 900, s->height);
-    CHECK_INT("theme light", 0, s->theme);
-    CHECK_INT("colormap viridis", CMAP_VIRIDIS, s->cmap);
+    CHECK_INT("theme light", 0, s->look.theme);
+    CHECK_INT("colormap viridis", CMAP_VIRIDIS, s->look.cmap);
     CHECK_INT("PNG x2", 2, s->png_scale);
-    CHECK_NEAR("zoom", 1.0, s->zoom, 0);
+    CHECK_NEAR("zoom", 1.0, s->look.zoom, 0);
     CHECK_INT("sample 1", 1, s->sample);
     CHECK_INT("h", 4, s->cfg.h);
     CHECK_INT("d_model", 64, s->cfg.d_model);
@@ -94,8 +94,8 @@ static void test_init_defaults(void **st) {
     assert_int_equal(tok_split(&toks, o.text, MHA_MAX_N, &total, err, sizeof err), 0);
     mha_config cfg = {.h = 2, .d_model = 8, .seed = 5};
     assert_int_equal(app_state_init(t, &o, &toks, &cfg, err, sizeof err), 0);
-    CHECK_INT("theme dark", 1, t->theme);
-    CHECK_INT("greys", CMAP_GREYS, t->cmap);
+    CHECK_INT("theme dark", 1, t->look.theme);
+    CHECK_INT("greys", CMAP_GREYS, t->look.cmap);
     CHECK_INT("PNG x3", 3, t->png_scale);
     CHECK_INT("--size w", 1000, t->width);
     CHECK_INT("--size h", 700, t->height);
@@ -439,34 +439,34 @@ static void test_view_keys(void **st) {
     for (int i = 1; i <= CMAP_COUNT; i++) {
         s->dirty = 0;
         CHECK_TRUE("C redraws", press(s, 'c', 0));
-        CHECK_INT("C: next colormap", i % CMAP_COUNT, s->cmap);
-        seen |= 1 << s->cmap;
+        CHECK_INT("C: next colormap", i % CMAP_COUNT, s->look.cmap);
+        seen |= 1 << s->look.cmap;
     }
     CHECK_INT("C visits every colormap", (1 << CMAP_COUNT) - 1, seen);
     view_state vs;
     press(s, 'c', 0);
     app_view(s, &vs);
-    CHECK_INT("the view draws the colormap", s->cmap, vs.cmap);
+    CHECK_INT("the view draws the colormap", s->look.cmap, vs.look.cmap);
     press(s, 't', 0);
-    CHECK_INT("T: dark", 1, s->theme);
+    CHECK_INT("T: dark", 1, s->look.theme);
     app_view(s, &vs);
-    CHECK_INT("the view draws the theme", 1, vs.theme);
+    CHECK_INT("the view draws the theme", 1, vs.look.theme);
     press(s, 't', 0);
-    CHECK_INT("T: light", 0, s->theme);
+    CHECK_INT("T: light", 0, s->look.theme);
 
     /* zoom: ladder 80 % ... 300 %, Ctrl+0 resets, text in the layout grows */
     int font100 = app_layout(s)->font;
     press(s, '=', APP_MOD_CTRL);
-    CHECK_NEAR("Ctrl+= 110 %", 1.1, s->zoom, 1e-6);
+    CHECK_NEAR("Ctrl+= 110 %", 1.1, s->look.zoom, 1e-6);
     CHECK_STR("status says the zoom", "zoom 110%", s->status);
     CHECK_TRUE("layout text grows", app_layout(s)->font > font100);
     for (int i = 0; i < 20; i++) press(s, '+', APP_MOD_CTRL);
-    CHECK_NEAR("capped at 300 %", 3.0, s->zoom, 1e-6);
+    CHECK_NEAR("capped at 300 %", 3.0, s->look.zoom, 1e-6);
     press(s, '0', APP_MOD_CTRL);
-    CHECK_NEAR("Ctrl+0 100 %", 1.0, s->zoom, 1e-6);
+    CHECK_NEAR("Ctrl+0 100 %", 1.0, s->look.zoom, 1e-6);
     CHECK_INT("layout text back", font100, app_layout(s)->font);
     for (int i = 0; i < 20; i++) press(s, '-', APP_MOD_CTRL);
-    CHECK_NEAR("floor 80 %", 0.8, s->zoom, 1e-6);
+    CHECK_NEAR("floor 80 %", 0.8, s->look.zoom, 1e-6);
     CHECK_STR("status", "zoom 80%", s->status);
     app_state_destroy(s);
 }
@@ -481,13 +481,13 @@ static void test_pages(void **st) {
     CHECK_TRUE("several pages", pages > 1);
     int first0 = app_layout(s)->first_head;
     press(s, APP_KEY_PAGEDOWN, 0);
-    CHECK_INT("PgDn: page 2", 1, s->page);
+    CHECK_INT("PgDn: page 2", 1, s->look.page);
     CHECK_TRUE("other heads shown", app_layout(s)->first_head > first0);
     for (int i = 0; i < pages + 3; i++) press(s, APP_KEY_PAGEDOWN, 0);
     app_layout(s);
-    CHECK_INT("clamped at the last page", pages - 1, s->page);
+    CHECK_INT("clamped at the last page", pages - 1, s->look.page);
     for (int i = 0; i < pages + 3; i++) press(s, APP_KEY_PAGEUP, 0);
-    CHECK_INT("PgUp stops at page 1", 0, s->page);
+    CHECK_INT("PgUp stops at page 1", 0, s->look.page);
     app_state_destroy(s);
 }
 
@@ -529,7 +529,7 @@ static void test_pinned_pages(void **st) {
     press(s, APP_KEY_PAGEDOWN, APP_MOD_SHIFT);
     app_layout(s);
     CHECK_INT("Shift+PgDn: the pinned page 2", 1, s->pinned_page);
-    CHECK_INT("the live page stays", 0, s->page);
+    CHECK_INT("the live page stays", 0, s->look.page);
     app_view(s, &vs);
     CHECK_TRUE("other pinned heads shown", vs.pinned_layout->first_head > first0);
     for (int i = 0; i < pages + 3; i++) press(s, APP_KEY_PAGEDOWN, APP_MOD_SHIFT);
@@ -540,7 +540,7 @@ static void test_pinned_pages(void **st) {
     press(s, 'b', 0); /* unpinned: Shift+PgDn pages the live view (h = 1: one page) */
     press(s, APP_KEY_PAGEDOWN, APP_MOD_SHIFT);
     app_layout(s);
-    CHECK_INT("no pin: the live page, clamped", 0, s->page);
+    CHECK_INT("no pin: the live page, clamped", 0, s->look.page);
     app_state_destroy(s);
 }
 
@@ -551,11 +551,11 @@ static void test_presentation(void **st) {
     app_state *s = make_state(4, 64, 1, NULL);
     CHECK_TRUE("the window has buttons", app_layout(s)->buttons[BTN_HELP].present);
     CHECK_TRUE("P redraws", press(s, 'p', 0));
-    CHECK_INT("P: presentation on", 1, s->present);
+    CHECK_INT("P: presentation on", 1, s->look.present);
     CHECK_TRUE("status says how to leave", has(s->status, "Esc"));
     view_state vs;
     app_view(s, &vs);
-    CHECK_INT("the view presents", 1, vs.present);
+    CHECK_INT("the view presents", 1, vs.look.present);
     const view_layout *L = app_layout(s);
     int buttons = 0;
     for (int b = 0; b < BTN_COUNT; b++) buttons += L->buttons[b].present;
@@ -565,7 +565,7 @@ static void test_presentation(void **st) {
     /* keys still work while presenting */
     press(s, APP_KEY_UP, 0);
     CHECK_INT("Up: h = 8 while presenting", 8, s->cfg.h);
-    CHECK_INT("still presenting", 1, s->present);
+    CHECK_INT("still presenting", 1, s->look.present);
     /* a pointer over a head cell is drawn: hover marks the state dirty */
     L = app_layout(s);
     view_rect map = L->heads[1].map;
@@ -579,22 +579,22 @@ static void test_presentation(void **st) {
     press(s, APP_KEY_F1, 0);
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_INT("Esc closes the help", 0, s->help);
-    CHECK_INT("presentation kept", 1, s->present);
+    CHECK_INT("presentation kept", 1, s->look.present);
     press(s, APP_KEY_ESCAPE, 0);
-    CHECK_INT("Esc leaves the focus", 0, s->focus);
-    CHECK_INT("presentation kept", 1, s->present);
+    CHECK_INT("Esc leaves the focus", 0, s->look.focus);
+    CHECK_INT("presentation kept", 1, s->look.present);
     press(s, APP_KEY_ESCAPE, 0);
-    CHECK_INT("Esc leaves the presentation", 0, s->present);
+    CHECK_INT("Esc leaves the presentation", 0, s->look.present);
     CHECK_INT("and does not quit", 0, s->quit);
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_INT("Esc with nothing open never quits", 0, s->quit);
     press(s, 'p', 0);
     press(s, 'p', 0);
-    CHECK_INT("P twice leaves it", 0, s->present);
+    CHECK_INT("P twice leaves it", 0, s->look.present);
     /* a saved figure is never in presentation mode (it has its own figure view) */
     press(s, 'p', 0);
     app_figure_view(s, APP_SAVE_VIEW, &vs);
-    CHECK_INT("figure: not presenting", 0, vs.present);
+    CHECK_INT("figure: not presenting", 0, vs.look.present);
     CHECK_INT("figure: a figure", 1, vs.figure);
     app_state_destroy(s);
 }
@@ -604,12 +604,12 @@ static void test_presentation(void **st) {
 static void test_zoom_base(void **st) {
     (void)st;
     app_state *s = make_state(4, 64, 1, NULL);
-    s->zoom = s->zoom_base = 2.0f;
+    s->look.zoom = s->zoom_base = 2.0f;
     s->layout_valid = 0;
     press(s, '=', APP_MOD_CTRL);
-    CHECK_NEAR("Ctrl+= from 200 %", 2.5, s->zoom, 1e-6);
+    CHECK_NEAR("Ctrl+= from 200 %", 2.5, s->look.zoom, 1e-6);
     press(s, '0', APP_MOD_CTRL);
-    CHECK_NEAR("Ctrl+0 returns to the display's 200 %", 2.0, s->zoom, 1e-6);
+    CHECK_NEAR("Ctrl+0 returns to the display's 200 %", 2.0, s->look.zoom, 1e-6);
     view_state vs;
     app_view(s, &vs);
     CHECK_NEAR("the view knows the base", 2.0, vs.zoom_base, 1e-6);
@@ -617,23 +617,23 @@ static void test_zoom_base(void **st) {
     app_action small = {.kind = ACT_RESIZE, .x = 1600, .y = 900, .f = 1.0f};
     app_apply(s, &small);
     press(s, '0', APP_MOD_CTRL);
-    CHECK_NEAR("Ctrl+0 at 1600x900", 1.0, s->zoom, 1e-6);
+    CHECK_NEAR("Ctrl+0 at 1600x900", 1.0, s->look.zoom, 1e-6);
     app_action big = {.kind = ACT_RESIZE, .x = 3840, .y = 2160, .f = 1.0f};
     app_apply(s, &big);
-    CHECK_NEAR("a resize keeps the zoom", 1.0, s->zoom, 1e-6);
+    CHECK_NEAR("a resize keeps the zoom", 1.0, s->look.zoom, 1e-6);
     press(s, '0', APP_MOD_CTRL);
-    CHECK_NEAR("Ctrl+0 at 3840x2160", 2.0, s->zoom, 1e-6);
+    CHECK_NEAR("Ctrl+0 at 3840x2160", 2.0, s->look.zoom, 1e-6);
     app_action hidpi = {.kind = ACT_RESIZE, .x = 3840, .y = 2160, .f = 2.0f};
     app_apply(s, &hidpi);
     press(s, '0', APP_MOD_CTRL);
-    CHECK_NEAR("Ctrl+0 at 3840x2160 device pixels, 2 per layout pixel", 1.0, s->zoom, 1e-6);
+    CHECK_NEAR("Ctrl+0 at 3840x2160 device pixels, 2 per layout pixel", 1.0, s->look.zoom, 1e-6);
     app_state_destroy(s);
     /* 800x600 cannot hold one head at its 100 % size past some zoom */
     app_state *t = make_state(4, 64, 1, NULL);
     app_action rs = {.kind = ACT_RESIZE, .x = 800, .y = 600, .f = 1.0f};
     app_apply(t, &rs);
     for (int i = 0; i < 8; i++) press(t, '=', APP_MOD_CTRL);
-    CHECK_NEAR("300 %", 3.0, t->zoom, 1e-6);
+    CHECK_NEAR("300 %", 3.0, t->look.zoom, 1e-6);
     const view_layout *L = app_layout(t);
     CHECK_TRUE("the data is shown at less than 300 %", L->data_zoom < 3.0f - 1e-3f);
     CHECK_TRUE("the status line says so", has(t->status, "shows the data at"));
@@ -661,12 +661,12 @@ static void test_page_option(void **st) {
         int rc = app_state_init(s, &o, &toks, &cfg, err, sizeof err);
         view_state vs;
         app_figure_view(s, APP_SAVE_EXPORT, &vs);
-        vs.page = 0;
+        vs.look.page = 0;
         static view_layout L;
         view_layout_compute(&L, &vs, fx_measure, NULL);
         if (k <= L.pages) {
             CHECK_INT("--page within the pages: init ok", 0, rc);
-            CHECK_INT("the state starts at that page", k - 1, s->page);
+            CHECK_INT("the state starts at that page", k - 1, s->look.page);
             app_figure_view(s, APP_SAVE_EXPORT, &vs); /* at the state's page */
             int per_page = L.per_page;
             view_layout_compute(&L, &vs, fx_measure, NULL);
@@ -684,16 +684,16 @@ static void test_focus_help_escape_quit(void **st) {
     (void)st;
     app_state *s = make_state(4, 64, 1, NULL);
     press(s, '3', 0);
-    CHECK_INT("3: focus head 3", 3, s->focus);
+    CHECK_INT("3: focus head 3", 3, s->look.focus);
     CHECK_INT("layout shows the focus", 3, app_layout(s)->focus);
     press(s, '9', 0);
-    CHECK_INT("9 refused with h = 4", 3, s->focus);
+    CHECK_INT("9 refused with h = 4", 3, s->look.focus);
     CHECK_STR("status says why", "there is no head 9: h = 4", s->status);
     press(s, APP_KEY_UP, 0); /* h = 8 keeps head 3 */
-    CHECK_INT("focus kept while it exists", 3, s->focus);
+    CHECK_INT("focus kept while it exists", 3, s->look.focus);
     press(s, APP_KEY_DOWN, 0);
     press(s, APP_KEY_DOWN, 0); /* h = 2: no head 3 */
-    CHECK_INT("focus dropped when its head goes", 0, s->focus);
+    CHECK_INT("focus dropped when its head goes", 0, s->look.focus);
     press(s, '2', 0);
 
     press(s, APP_KEY_F1, 0);
@@ -706,10 +706,10 @@ static void test_focus_help_escape_quit(void **st) {
     press(s, '/', APP_MOD_SHIFT);
     CHECK_INT("Shift+/ opens help", 1, s->help);
     /* keys behind the overlay only close it */
-    int cmap = s->cmap, h = s->cfg.h;
+    int cmap = s->look.cmap, h = s->cfg.h;
     press(s, 'c', 0);
     CHECK_INT("C behind help closes it", 0, s->help);
-    CHECK_INT("and does not change the colormap", cmap, s->cmap);
+    CHECK_INT("and does not change the colormap", cmap, s->look.cmap);
     press(s, APP_KEY_F1, 0);
     press(s, APP_KEY_UP, 0);
     CHECK_INT("Up behind help closes it", 0, s->help);
@@ -720,9 +720,9 @@ static void test_focus_help_escape_quit(void **st) {
     press(s, APP_KEY_F1, 0);
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_INT("Esc closes help first", 0, s->help);
-    CHECK_INT("focus still on", 2, s->focus);
+    CHECK_INT("focus still on", 2, s->look.focus);
     press(s, APP_KEY_ESCAPE, 0);
-    CHECK_INT("Esc then leaves the focus", 0, s->focus);
+    CHECK_INT("Esc then leaves the focus", 0, s->look.focus);
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_INT("Esc with nothing open never quits", 0, s->quit);
     CHECK_STR("it says how to quit", "nothing to close (Ctrl+Q quits)", s->status);
@@ -849,7 +849,7 @@ static void test_pointer(void **st) {
     /* a click on a head focuses it */
     app_action ck = {.kind = ACT_CLICK, .x = x, .y = y};
     app_apply(s, &ck);
-    CHECK_INT("click focuses head 3", 3, s->focus);
+    CHECK_INT("click focuses head 3", 3, s->look.focus);
     press(s, APP_KEY_ESCAPE, 0);
 
     /* every button does what its key does */
@@ -866,15 +866,15 @@ static void test_pointer(void **st) {
         int bx, by;
         centre(L->buttons[buttons[i].button].r, &bx, &by);
         mha_config before = s->cfg;
-        int cmap = s->cmap, theme = s->theme, sample = s->sample;
-        float zoom = s->zoom;
+        int cmap = s->look.cmap, theme = s->look.theme, sample = s->sample;
+        float zoom = s->look.zoom;
         app_action b = {.kind = ACT_CLICK, .x = bx, .y = by};
         app_apply(s, &b);
         switch (buttons[i].button) {
         case BTN_MASK: CHECK_TRUE("mask button", s->cfg.mask != before.mask); break;
         case BTN_SCALE: CHECK_TRUE("scale button", s->cfg.no_scale != before.no_scale); break;
-        case BTN_CMAP: CHECK_TRUE("cmap button", s->cmap != cmap); break;
-        case BTN_THEME: CHECK_TRUE("theme button", s->theme != theme); break;
+        case BTN_CMAP: CHECK_TRUE("cmap button", s->look.cmap != cmap); break;
+        case BTN_THEME: CHECK_TRUE("theme button", s->look.theme != theme); break;
         case BTN_SEED: CHECK_TRUE("seed button", s->cfg.seed == before.seed + 1); break;
         case BTN_H_UP: CHECK_INT("h button", next_divisor(before.h, 64, 1), s->cfg.h); break;
         case BTN_D_UP: CHECK_INT("d button", 96, s->cfg.d_model); break;
@@ -882,9 +882,9 @@ static void test_pointer(void **st) {
             CHECK_INT("help button", 1, s->help);
             app_apply(s, &ck); /* a click anywhere closes help, and does only that */
             CHECK_INT("click closes help", 0, s->help);
-            CHECK_INT("the click behind help did not focus a head", 0, s->focus);
+            CHECK_INT("the click behind help did not focus a head", 0, s->look.focus);
             break;
-        case BTN_ZOOM_IN: CHECK_TRUE("zoom button", s->zoom > zoom); break;
+        case BTN_ZOOM_IN: CHECK_TRUE("zoom button", s->look.zoom > zoom); break;
         case BTN_SAVE: CHECK_INT("save button", APP_SAVE_VIEW, app_take_save(s)); break;
         case BTN_TEXT:
             CHECK_INT("text button", 1, s->editing);
@@ -981,7 +981,7 @@ static void test_lesson_weights_and_ablation(void **st) {
     view_state vs;
     press(s, 'd', 0);
     app_view(s, &vs);
-    CHECK_INT("D: difference view", 1, vs.diff);
+    CHECK_INT("D: difference view", 1, vs.look.diff);
     CHECK_TRUE("the difference is there", vs.out_diff != NULL);
     for (size_t k = 0; k < (size_t)n * d; k++)
         CHECK_NEAR("difference = out - out_full", s->m->out[k] - s->m->out_full[k], vs.out_diff[k],
@@ -997,7 +997,7 @@ static void test_lesson_weights_and_ablation(void **st) {
     app_action ck = {.kind = ACT_CLICK, .x = xb.x + xb.w / 2, .y = xb.y + xb.h / 2};
     app_apply(s, &ck);
     CHECK_INT("click on the x: head 3 off", 1, mha_config_is_ablated(&s->cfg, 2));
-    CHECK_INT("and no focus", 0, s->focus);
+    CHECK_INT("and no focus", 0, s->look.focus);
     press(s, 'x', APP_MOD_SHIFT);
     CHECK_INT("Shift+X: every head on", 0, mha_config_ablated_count(&s->cfg));
     app_apply(s, &ck);
@@ -1020,27 +1020,27 @@ static void test_lesson_view_keys(void **st) {
     CHECK_INT("I hides them", 0, vs.lesson);
     press(s, 'v', 0);
     app_view(s, &vs);
-    CHECK_INT("V: values", 1, vs.values);
+    CHECK_INT("V: values", 1, vs.look.values);
     for (int k = 1; k <= 3; k++) {
         press(s, 'k', 0);
         app_view(s, &vs);
-        CHECK_INT("K cycles the contrast", k % 3, vs.contrast);
+        CHECK_INT("K cycles the contrast", k % 3, vs.look.contrast);
     }
     press(s, '.', 0);
-    CHECK_INT("step without focus: nothing", 0, s->step);
+    CHECK_INT("step without focus: nothing", 0, s->look.step);
     CHECK_TRUE("status says focus first", has(s->status, "focus view"));
     press(s, '3', 0);
     for (int k = 1; k <= 9; k++) {
         press(s, '.', 0);
-        CHECK_INT(". steps forward", k, s->step);
+        CHECK_INT(". steps forward", k, s->look.step);
         app_view(s, &vs);
         CHECK_TRUE("the head's raw scores are derived", vs.step_raw != NULL);
         CHECK_TRUE("the layout shows the stages", app_layout(s)->steps.shown);
     }
     press(s, '.', 0);
-    CHECK_INT("past the last stage: back to the whole head", 0, s->step);
+    CHECK_INT("past the last stage: back to the whole head", 0, s->look.step);
     press(s, ',', 0);
-    CHECK_INT(", steps back (wrapping)", 9, s->step);
+    CHECK_INT(", steps back (wrapping)", 9, s->look.step);
     app_figure_view(s, APP_SAVE_PANEL, &vs);
     CHECK_INT("Ctrl+Shift+S saves the steps", VIEW_PANEL_STEPS, vs.panel);
     CHECK_INT("of head 3", 3, vs.panel_head);
@@ -1359,7 +1359,7 @@ static void test_compare(void **st) {
     press(s, 'b', 0);
     press(s, '1', 0);
     press(s, APP_KEY_ESCAPE, 0);
-    CHECK_TRUE("Escape leaves the focus first", s->pin != NULL && s->focus == 0);
+    CHECK_TRUE("Escape leaves the focus first", s->pin != NULL && s->look.focus == 0);
     press(s, APP_KEY_ESCAPE, 0);
     CHECK_TRUE("then compare", s->pin == NULL);
     CHECK_INT("and does not quit", 0, s->quit);

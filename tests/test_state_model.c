@@ -313,7 +313,7 @@ static void test_layer_keys(void **st) {
     CHECK_TRUE("click redraws", app_apply(s, &a));
     const attn_layer *L = layer_of(s, &vs);
     CHECK_INT("clicked layer", 2, L->layer);
-    CHECK_INT("no head clicked: none focused", 0, s->focus);
+    CHECK_INT("no head clicked: none focused", 0, s->look.focus);
     CHECK_INT("the overview closes", 0, vs.overview_open);
     CHECK_INT("overview marks the layer", 2, vs.overview->layer);
     CHECK_TRUE("status names the layer", has(s->status, "layer 3 of 3"));
@@ -944,9 +944,9 @@ static void test_focus(void **st) {
     snapshot z;
     snap(s, &z);
     CHECK_TRUE("2 redraws", press(s, '2', 0));
-    CHECK_INT("head 2 focused", 2, s->focus);
+    CHECK_INT("head 2 focused", 2, s->look.focus);
     const attn_layer *L = layer_of(s, &vs);
-    CHECK_INT("the view's focus", 2, vs.focus);
+    CHECK_INT("the view's focus", 2, vs.look.focus);
     check_share("head 2 of layer 1", &vs, 1);
     CHECK_TRUE("X on the focused head", press(s, 'x', 0));
     L = layer_of(s, &vs);
@@ -962,27 +962,27 @@ static void test_focus(void **st) {
     CHECK_TRUE("click redraws", app_apply(s, &a));
     L = layer_of(s, &vs);
     CHECK_INT("clicked layer", 2, L->layer);
-    CHECK_INT("clicked head focused", 3, s->focus);
+    CHECK_INT("clicked head focused", 3, s->look.focus);
     CHECK_INT("the overview closes", 0, vs.overview_open);
     check_share("head 3 of layer 3", &vs, 2);
     a = (app_action){.kind = ACT_LAYER, .arg = 1, .x = 0};
     app_apply(s, &a);
     L = layer_of(s, &vs);
     CHECK_INT("layer 2", 1, L->layer);
-    CHECK_INT("no head clicked: the focus stays", 3, s->focus);
+    CHECK_INT("no head clicked: the focus stays", 3, s->look.focus);
 
     /* a re-split's heads can be focused; back at 4 heads a focus above 4 goes */
     press(s, APP_KEY_UP, 0);
     press(s, '7', 0);
-    CHECK_INT("head 7 of 8 focused", 7, s->focus);
+    CHECK_INT("head 7 of 8 focused", 7, s->look.focus);
     L = layer_of(s, &vs);
     CHECK_INT("re-split at 8", 8, L->h);
     check_share("head 7 of the re-split", &vs, 6);
     press(s, APP_KEY_DOWN, 0);
-    CHECK_INT("no head 7 of 4: focus gone", 0, s->focus);
+    CHECK_INT("no head 7 of 4: focus gone", 0, s->look.focus);
     s->status[0] = '\0';
     press(s, '5', 0);
-    CHECK_INT("no head 5 of 4: refused", 0, s->focus);
+    CHECK_INT("no head 5 of 4: refused", 0, s->look.focus);
     CHECK_TRUE("status says why", has(s->status, "no head 5"));
     snap_free(&z);
     app_state_destroy(s);
@@ -995,7 +995,7 @@ static void test_focus(void **st) {
     L = layer_of(s, &vs);
     CHECK_INT("8 heads", 8, L->h);
     press(s, '6', 0);
-    CHECK_INT("head 6 of 8 focused", 6, s->focus);
+    CHECK_INT("head 6 of 8 focused", 6, s->look.focus);
     L = layer_of(s, &vs);
     check_share("head 6 of 8", &vs, 5);
     app_action x = {.kind = ACT_ABLATE, .arg = 0};

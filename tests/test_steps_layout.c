@@ -100,8 +100,8 @@ static const draw_image *image_in(const draw_list *dl, view_rect r) {
 static int roomy(const view_state *s) {
     const int w = s->width < s->height ? s->height : s->width;
     const int h = s->width < s->height ? s->width : s->height;
-    if (s->zoom <= 1.01f) return w >= 1024 && h >= 768;
-    if (s->zoom <= 1.51f) return w >= 1280 && h >= 800;
+    if (s->look.zoom <= 1.01f) return w >= 1024 && h >= 768;
+    if (s->look.zoom <= 1.51f) return w >= 1280 && h >= 800;
     return w >= 1920 && h >= 1080;
 }
 
@@ -110,8 +110,8 @@ static void check_stage(const view_layout *L, const view_state *s, const draw_li
     const view_steps *S = &L->steps;
     const attn_layer *layer = s->layer;
     const int k = S->current, n = layer->n;
-    EXPECT(S->shown && k == s->step, "expected stage %d shown large, got shown %d current %d",
-           s->step, S->shown, k);
+    EXPECT(S->shown && k == s->look.step, "expected stage %d shown large, got shown %d current %d",
+           s->look.step, S->shown, k);
     if (!S->shown || k < 1) return;
     static tbox tb[4096];
     static view_rect img[64];
@@ -137,7 +137,7 @@ static void check_stage(const view_layout *L, const view_state *s, const draw_li
             EXPECT(!fx_rect_overlap(tb[i].r, tb[j].r),
                    "text \"%.40s\" " FX_RFMT " over \"%.40s\" " FX_RFMT, tb[i].t, FX_R(tb[i].r),
                    tb[j].t, FX_R(tb[j].r));
-        if (s->figure || s->present) {
+        if (s->figure || s->look.present) {
             static const char *const hints[] = {", and .", "(M, E)", "Esc", "Ctrl",
                                                 "step \xC2\xB7"};
             for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++)
@@ -160,7 +160,7 @@ static void check_stage(const view_layout *L, const view_state *s, const draw_li
         for (int i = 0; i < nt; i++)
             numbers += tb[i].r.y == cb.y + cb.h + L->pad / 2 && tb[i].r.x >= cb.x &&
                        tb[i].r.x + tb[i].r.w <= cb.x + cb.w && !tb[i].rot;
-        const int want = k == 6 ? (s->contrast == VIEW_CONTRAST_LOG ? 4 : 5) : 3;
+        const int want = k == 6 ? (s->look.contrast == VIEW_CONTRAST_LOG ? 4 : 5) : 3;
         if (roomy(s)) EXPECT_INT("colorbar numbers under the large stage", want, numbers);
     }
     /* the title, whole: the runs in the caption spell the chosen title */
@@ -246,14 +246,14 @@ static void test_stage_sweep(void **state) {
                     for (int k = 1; k <= VIEW_STEPS; k++) {
                         view_state s;
                         fx_state(&s, &fm, WINDOWS[wi][0], WINDOWS[wi][1]);
-                        s.zoom = ZOOMS[zi];
-                        s.focus = 1, s.step = k;
+                        s.look.zoom = ZOOMS[zi];
+                        s.look.focus = 1, s.look.step = k;
                         s.step_raw = D.raw, s.step_scaled = D.scaled, s.step_share = D.share;
-                        if (mode == 1) s.present = 1;
+                        if (mode == 1) s.look.present = 1;
                         if (mode == 2) s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1;
                         snprintf(fx_where, sizeof fx_where,
                                  "n %d d %d h %d mask %d, %dx%d, zoom %.1f, %s, stage %d", mc->n,
-                                 mc->d, mc->h, mc->mask, s.width, s.height, (double)s.zoom,
+                                 mc->d, mc->h, mc->mask, s.width, s.height, (double)s.look.zoom,
                                  mode == 0   ? "window"
                                  : mode == 1 ? "presentation"
                                              : "panel",
@@ -287,7 +287,7 @@ static void test_grid_figure(void **state) {
         for (size_t wi = 0; wi < sizeof WINDOWS / sizeof WINDOWS[0]; wi++) {
             view_state s;
             fx_state(&s, &fm, WINDOWS[wi][0], WINDOWS[wi][1]);
-            s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1, s.focus = 1;
+            s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1, s.look.focus = 1;
             s.step_raw = D.raw, s.step_scaled = D.scaled, s.step_share = D.share;
             snprintf(fx_where, sizeof fx_where, "grid, n %d, %dx%d", MODELS[mi].n, s.width,
                      s.height);
@@ -390,8 +390,8 @@ static void test_cell_numbers_fit(void **state) {
     for (int stage = 1; stage <= VIEW_STEPS; stage++) {
         view_state s;
         fx_state(&s, &fm, 1280, 720);
-        s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1, s.focus = 1;
-        s.step = stage, s.values = 1;
+        s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1, s.look.focus = 1;
+        s.look.step = stage, s.look.values = 1;
         s.step_raw = D.raw, s.step_scaled = D.scaled, s.step_share = D.share;
         snprintf(fx_where, sizeof fx_where, "stage %d, n 3, d_model 8", stage);
         view_layout_compute(&L, &s, fx_measure, NULL);
@@ -443,7 +443,7 @@ static void test_large_panel_shows_stage(void **state) {
     for (int i = 0; i < 3; i++) {
         view_state s;
         fx_state(&s, &fm, 1600, 900);
-        s.focus = 1, s.step = stages[i];
+        s.look.focus = 1, s.look.step = stages[i];
         s.step_raw = D.raw, s.step_scaled = D.scaled, s.step_share = D.share;
         view_layout_compute(&L, &s, fx_measure, NULL);
         view_render(&dl, cache, &L, &s, fx_measure, NULL);
@@ -498,7 +498,7 @@ static void test_checkers_catch_faults(void **state) {
     derive(&D, &fm.layer, 0);
     view_state s;
     fx_state(&s, &fm, 1600, 900);
-    s.focus = 1, s.step = 3, s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1;
+    s.look.focus = 1, s.look.step = 3, s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1;
     s.step_raw = D.raw, s.step_scaled = D.scaled, s.step_share = D.share;
     view_layout_compute(&L, &s, fx_measure, NULL);
     view_render(&dl, cache, &L, &s, fx_measure, NULL);

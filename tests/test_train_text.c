@@ -120,7 +120,7 @@ static void test_train_text_fits(void **state) {
                         make_train(&t, st, hs[hi], variant ? 5 : 1, variant);
                         view_state s;
                         fx_state(&s, &fm, sizes[si][0], sizes[si][1]);
-                        s.zoom = zooms[zi];
+                        s.look.zoom = zooms[zi];
                         s.train = &t;
                         s.figure = st == ST_FIGURE || st == ST_FIGURE_REPLAY;
                         snprintf(fx_where, sizeof fx_where, "%s h=%d runs=%d %dx%d zoom=%.0f%%",

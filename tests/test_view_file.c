@@ -394,7 +394,7 @@ static void test_round_trip(void **unused) {
         view_cache_destroy(cb);
         pinned += a->pin != NULL;
         training += a->train_mode;
-        focused += a->focus != 0;
+        focused += a->look.focus != 0;
         custom += a->sample == 0;
         free(text);
         app_state_destroy(a);
@@ -538,7 +538,7 @@ static void test_broken_files_keep_the_view(void **unused) {
     const char *ok = write_file("ok.view", "h = 2\ntheme = light\n", 20);
     CHECK_INT("a good file opens", 0, app_view_file_open(s, ok));
     CHECK_INT("h", 2, s->cfg.h);
-    CHECK_INT("light", 0, s->theme);
+    CHECK_INT("light", 0, s->look.theme);
     CHECK_TRUE("a notice", strstr(s->notice, "opened the view") != NULL);
     free(before);
     app_state_destroy(s);
@@ -581,8 +581,8 @@ static void test_save_key(void **unused) {
     char *x = captured_text(s), *y = captured_text(b);
     CHECK_STR("the same view", x, y);
     CHECK_INT("h", 8, b->cfg.h);
-    CHECK_INT("focus", 3, b->focus);
-    CHECK_INT("stage", 1, b->step);
+    CHECK_INT("focus", 3, b->look.focus);
+    CHECK_INT("stage", 1, b->look.step);
     free(x);
     free(y);
     remove(path);
@@ -603,12 +603,12 @@ static void test_head_view_key(void **unused) {
     make_tmpdir();
     app_state *s = fresh();
     s->export_dir = tmpdir;
-    CHECK_INT("heatmaps at the start", VIEW_HEAD_HEATMAP, s->head_view);
+    CHECK_INT("heatmaps at the start", VIEW_HEAD_HEATMAP, s->look.head_view);
     app_action a = app_key_action(s, 'h', 0);
     CHECK_INT("H", ACT_HEAD_VIEW, a.kind);
     CHECK_INT("Shift+H too", ACT_HEAD_VIEW, app_key_action(s, 'H', APP_MOD_SHIFT).kind);
     app_apply(s, &a);
-    CHECK_INT("H: lines", VIEW_HEAD_LINES, s->head_view);
+    CHECK_INT("H: lines", VIEW_HEAD_LINES, s->look.head_view);
     CHECK_TRUE("the status says so", strstr(s->status, "lines") != NULL);
     const view_layout *L = app_layout(s);
     CHECK_TRUE("the grid as lines", L->lines_shown == L->shown_heads && L->shown_heads == 4);
@@ -632,15 +632,15 @@ static void test_head_view_key(void **unused) {
     CHECK_TRUE("the file says head-view = lines", strstr(x, "head-view = lines") != NULL);
     app_state *b = fresh();
     CHECK_INT("it reopens", 0, app_view_file_open(b, path));
-    CHECK_INT("as lines", VIEW_HEAD_LINES, b->head_view);
-    CHECK_INT("focused", 2, b->focus);
+    CHECK_INT("as lines", VIEW_HEAD_LINES, b->look.head_view);
+    CHECK_INT("focused", 2, b->look.focus);
     press(b, 'h', 0);
-    CHECK_INT("H again: heatmaps", VIEW_HEAD_HEATMAP, b->head_view);
+    CHECK_INT("H again: heatmaps", VIEW_HEAD_HEATMAP, b->look.head_view);
     CHECK_INT("no lines", 0, app_layout(b)->lines_shown);
     press(b, 'l', 0); /* training mode: H is the sweep of h there, not the head view */
     CHECK_INT("L: training mode", 1, b->train_mode);
     press(b, 'h', 0);
-    CHECK_INT("H in training mode leaves the head view", VIEW_HEAD_HEATMAP, b->head_view);
+    CHECK_INT("H in training mode leaves the head view", VIEW_HEAD_HEATMAP, b->look.head_view);
     CHECK_TRUE("the sweep of h is asked for instead", b->sweep != NULL);
     free(x);
     remove(path);
@@ -819,7 +819,7 @@ static void test_apply_async(void **unused) {
     CHECK_INT("shown: d_model", 256, s->m->cfg.d_model);
     CHECK_INT("shown: causal", MHA_MASK_CAUSAL, s->m->cfg.mask);
     CHECK_INT("shown: sample 3", 3, s->sample);
-    CHECK_INT("focus kept", 5, s->focus);
+    CHECK_INT("focus kept", 5, s->look.focus);
     /* the same view computed at once has the same numbers */
     app_state *b = fresh();
     assert_int_equal(app_settings_apply(b, st, err, sizeof err), 0);

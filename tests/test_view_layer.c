@@ -122,17 +122,17 @@ static void sweep(view_state *s, view_layout *L, view_cache *cache, draw_list *d
  * the view compared with itself (pinned, laid out into PL) and a page past the
  * last. */
 static void set_mode(view_state *s, int mode, view_state *pinned, view_layout *PL) {
-    s->values = mode & 1;
-    s->contrast = mode % 3;
-    s->theme = (mode >> 2) & 1;
+    s->look.values = mode & 1;
+    s->look.contrast = mode % 3;
+    s->look.theme = (mode >> 2) & 1;
     if (mode >= 2 && mode < 12) { /* the focused head, and its nine stages */
-        s->focus = 1 + (mode & 1);
-        s->step = mode - 2;
+        s->look.focus = 1 + (mode & 1);
+        s->look.step = mode - 2;
     }
     if (mode == 12) s->lesson = 1;
-    if (mode == 13) s->diff = 1;
+    if (mode == 13) s->look.diff = 1;
     if (mode == 14) s->figure = 1;
-    if (mode == 15) s->present = 1;
+    if (mode == 15) s->look.present = 1;
     if (mode == 16) s->panel = VIEW_PANEL_HEAD, s->panel_head = 1, s->figure = 1;
     if (mode == 17) s->panel = VIEW_PANEL_EQUATION, s->figure = 1;
     if (mode == 18) s->panel = VIEW_PANEL_STEPS, s->panel_head = 2, s->figure = 1;
@@ -144,7 +144,7 @@ static void set_mode(view_state *s, int mode, view_state *pinned, view_layout *P
         s->pinned = pinned;
         s->pinned_layout = PL;
     }
-    if (mode == 23) s->page = 3; /* past the last page */
+    if (mode == 23) s->look.page = 3; /* past the last page */
 }
 
 static void test_hand_layer_every_mode(void **st) {
@@ -195,7 +195,7 @@ static void test_hand_layer_every_mode(void **st) {
                     EXPECT(!image_in(&dl, L.qkv[q].map),
                            "%s: expected no image for focus matrix %d (the layer has none)",
                            fx_where, q);
-                if (s.panel == VIEW_PANEL_ALL && !s.focus && !s.pinned && L.shown_heads > 0)
+                if (s.panel == VIEW_PANEL_ALL && !s.look.focus && !s.pinned && L.shown_heads > 0)
                     EXPECT(
                         image_in(&dl, L.heads[0].map) == (variant != 2),
                         "%s: expected the first head's weights drawn exactly when there are some",

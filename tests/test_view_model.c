@@ -117,7 +117,7 @@ static const int SIZES[3][2] = {{1024, 768}, {1920, 1080}, {3840, 2160}};
 static void size_state(view_state *s, int i) {
     s->width = SIZES[i][0];
     s->height = SIZES[i][1];
-    s->zoom = s->zoom_base = view_zoom_for_size(s->width, s->height);
+    s->look.zoom = s->zoom_base = view_zoom_for_size(s->width, s->height);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -238,7 +238,7 @@ static void test_overview_layout(void **st) {
                 view_state s;
                 model_state(&s, &fm, &f, 0, 0, 1);
                 size_state(&s, sz);
-                s.present = mode == 1;
+                s.look.present = mode == 1;
                 if (mode == 2) s.panel = VIEW_PANEL_MODEL, s.figure = 1;
                 snprintf(fx_where, sizeof fx_where, "%d x %d heads, %dx%d, mode %d", shapes[sh][0],
                          shapes[sh][1], s.width, s.height, mode);
@@ -291,7 +291,7 @@ static void test_overview_render(void **st) {
         fake_make(&f, layers, heads, n);
         view_state s;
         model_state(&s, &fm, &f, 1024, 768, 1);
-        s.theme = sh;
+        s.look.theme = sh;
         snprintf(fx_where, sizeof fx_where, "%d x %d at 1024x768", layers, heads);
         static view_layout L;
         view_layout_compute(&L, &s, fx_measure, NULL);

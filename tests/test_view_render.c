@@ -272,7 +272,7 @@ static void test_attention_pixels(void **state) {
         for (int cmap = 0; cmap < CMAP_COUNT; cmap++) {
             static scene sc;
             scene_make(&sc, 3, 8, 1, mask ? MHA_MASK_CAUSAL : MHA_MASK_NONE, 1280, 720);
-            sc.s.cmap = cmap;
+            sc.s.look.cmap = cmap;
             snprintf(fx_where, sizeof fx_where, "n=3 h=1 mask=%d cmap=%s", mask, cmap_name(cmap));
             scene_render(&sc);
             const mha_model *m = sc.fm.m;
@@ -286,7 +286,7 @@ static void test_attention_pixels(void **state) {
                     for (int c = 0; c < 3; c++) {
                         /* a masked cell shows the mask's ground, never a weight's colour */
                         int masked = mask && c > r;
-                        rgba want = masked ? view_mask_ground(sc.s.theme)
+                        rgba want = masked ? view_mask_ground(sc.s.look.theme)
                                            : cmap_seq(cmap, m->attn[r * 3 + c]);
                         rgba got = im->px[r * 3 + c];
                         if (masked)
@@ -349,7 +349,7 @@ static void test_box_average(void **state) {
     fx_reset();
     static scene sc;
     scene_make(&sc, 512, 1024, 2, MHA_MASK_NONE, 800, 600);
-    sc.s.cmap = CMAP_MAGMA;
+    sc.s.look.cmap = CMAP_MAGMA;
     snprintf(fx_where, sizeof fx_where, "n=512 d=1024 h=2 800x600");
     scene_render(&sc);
     const mha_model *m = sc.fm.m;

@@ -131,7 +131,7 @@ static inline void fx_state(view_state *s, const fx_model *fm, int w, int h) {
     s->width = w;
     s->height = h;
     s->ui_scale = 1.0f;
-    s->zoom = 1.0f;
+    s->look.zoom = 1.0f;
     s->layer = &fm->layer;
     s->text_replaced = fm->toks.t.replaced;
     s->sample_name = "test sample";

@@ -30,7 +30,10 @@ from e2e_util import Checker, Xvfb, stop_process, title_of, window_of_pid
 CK = Checker()
 IDLE_S = 3.0
 STATS = re.compile(r"^stats(?: exit)? frames=(\d+) recomputes=(\d+) wakeups=(\d+) busy=(\d) "
-                   r"jobs=(\d+) woke=([a-z,]+) forwards=\d+$")
+                   r"jobs=(\d+) woke=([a-z,]+) forwards=\d+(?: .*)?$")
+# the key path's counts on the same line: numbers derived, views filled, actions applied
+COUNTS = re.compile(r"^stats(?: exit)? frames=(\d+) recomputes=(\d+) .* derives=(\d+) "
+                    r"views=(\d+) actions=(\d+)$")
 # what the X server sends: a frame for one of these is an answer, not idle work
 FROM_X = {"key", "pointer", "window", "other"}
 
@@ -54,6 +57,13 @@ class App:
         with open(self.log_path) as f:
             return [tuple(int(g) for g in m.groups()[:5]) + (set(m.group(6).split(",")),)
                     for m in (STATS.match(l) for l in f.read().splitlines()) if m]
+
+    def counts(self):
+        """The last stats line's (frames, recomputes, derives, views, actions)."""
+        self.log.flush()
+        with open(self.log_path) as f:
+            seen = [m for m in (COUNTS.match(l) for l in f.read().splitlines()) if m]
+        return tuple(int(g) for g in seen[-1].groups()) if seen else (0, 0, 0, 0, 0)
 
     def stats(self):
         seen = self.lines()
@@ -145,6 +155,7 @@ def run(xvfb, mhaviz, tmp):
         CK.check(h_of(t) == (8, 2048, 506), "start", "h=8 d_model=2048 n=506", t)
         base = idle(app, "after the start")
         CK.check(base[1] == 1, "start: recomputes", 1, base[1])
+        c0 = app.counts()
 
         # one key: one recompute in the background, the progress sign, then nothing
         app.keys("Up")
@@ -152,6 +163,16 @@ def run(xvfb, mhaviz, tmp):
         CK.check(h_of(t) == (16, 2048, 506), "Up: title", "h=16, nothing computing", t)
         after = app.settle()
         CK.check(after[1] - base[1] == 1, "Up: recomputes", 1, after[1] - base[1])
+        # a key goes one way: one view a frame (a pointer's action may lay out once more,
+        # to hit-test), and the numbers derived once, for the model shown
+        c1 = app.counts()
+        frames, derives, views, actions = (c1[0] - c0[0], c1[2] - c0[2], c1[3] - c0[3],
+                                           c1[4] - c0[4])
+        CK.check(views - frames <= actions - 1, "Up: one view a frame",
+                 f"views - frames <= {actions - 1} (actions other than the key)",
+                 f"{views} views for {frames} frames")
+        CK.check(derives == c1[1] - c0[1], "Up: one derivation for the recompute shown",
+                 c1[1] - c0[1], derives)
         CK.check(after[0] - base[0] >= 1, "Up: frames", ">= 1", after[0] - base[0])
         busy = [l for l in app.lines() if l[3] == 1 and l[0] > base[0]]
         CK.check(len(busy) >= 1, "Up: a frame with the progress sign", ">= 1 frame while busy",

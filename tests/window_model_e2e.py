@@ -38,7 +38,7 @@ from e2e_util import (STATS_RE, Checker, Xvfb, stop_process, title_of,  # noqa: 
 
 CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
 TEXT = "The quick brown fox jumps over the lazy dog. The dog sleeps; the fox runs away."
-FORWARDS_RE = re.compile(r"^stats .* forwards=(\d+)$")
+FORWARDS_RE = re.compile(r"^stats .* forwards=(\d+)(?: |$)")
 TITLE_RE = re.compile(r"(\S+) layer (\d+) of (\d+) h=(\d+) d_model=(\d+) n=(\d+)")
 
 

@@ -32,7 +32,7 @@ void view_draw_body(const view_ctx *c, const view_hit *hit) {
     } else {
         if (s->panel != VIEW_PANEL_EQUATION) view_draw_heads(c, hit);
         if (L->focus && s->panel == VIEW_PANEL_ALL && L->steps.shown)
-            view_draw_steps(c, &L->steps, L->focus - 1, s->step);
+            view_draw_steps(c, &L->steps, L->focus - 1, s->look.step);
         else if (L->focus && s->panel == VIEW_PANEL_ALL)
             view_draw_focus(c);
         if (s->panel != VIEW_PANEL_HEAD && s->panel != VIEW_PANEL_LINES) view_draw_equation(c);

@@ -22,7 +22,7 @@ void view_draw_caption(const view_ctx *c) {
         draw_fill(c->dl, (view_rect){C->band.x, C->band.y, 2, C->band.h}, th->grid);
     else
         draw_fill(c->dl, (view_rect){C->band.x, C->band.y, C->band.w, 2}, th->grid);
-    const rgba accent = view_head_color(0, c->s->theme);
+    const rgba accent = view_head_color(0, c->s->look.theme);
     for (int i = 0; i < C->steps && C->strip.w > 0; i++) {
         view_rect r = view_caption_segment(C, i);
         rgba col = i + 1 < C->step ? mix(th->panel, accent, 60)

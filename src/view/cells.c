@@ -17,7 +17,7 @@ rgba view_ink_on(rgba bg) {
 }
 
 int view_cell_values_fit(const view_ctx *c, view_rect map, int rows, int cols) {
-    if (!c->s->values || rows < 1 || cols < 1) return 0;
+    if (!c->s->look.values || rows < 1 || cols < 1) return 0;
     int cw = map.w / cols, ch = map.h / rows;
     int size = ch * 45 / 100;
     if (size > c->L->font_small) size = c->L->font_small;
@@ -27,7 +27,7 @@ int view_cell_values_fit(const view_ctx *c, view_rect map, int rows, int cols) {
 }
 
 int view_weight_values_fit(const view_ctx *c, view_rect map, int n) {
-    if (!c->s->values || n < 1) return 0;
+    if (!c->s->look.values || n < 1) return 0;
     int cw = map.w / n, ch = map.h / n;
     int size = ch * 45 / 100;
     if (size > c->L->font_small) size = c->L->font_small;

@@ -21,12 +21,13 @@ int view_colorbar(const view_ctx *c, view_rect r, view_map_kind kind, float m) {
             }
         ready = 1;
     }
-    const rgba *px = kind == VIEW_MAP_SEQ ? seq_px[c->s->cmap] : div_px[c->s->cmap];
+    const rgba *px = kind == VIEW_MAP_SEQ ? seq_px[c->s->look.cmap] : div_px[c->s->look.cmap];
     draw_image_cmd(c->dl, r, 256, 1, px,
-                   (kind == VIEW_MAP_SEQ ? 0xC0100000ull : 0xC0200000ull) + (uint64_t)c->s->cmap);
+                   (kind == VIEW_MAP_SEQ ? 0xC0100000ull : 0xC0200000ull) +
+                       (uint64_t)c->s->look.cmap);
     draw_frame(c->dl, r, c->th.grid, 1);
     const int fs = c->L->font_small, gap = c->L->pad / 2, ty = r.y + r.h + c->L->pad / 2;
-    const int log = kind == VIEW_MAP_SEQ && c->s->contrast == VIEW_CONTRAST_LOG;
+    const int log = kind == VIEW_MAP_SEQ && c->s->look.contrast == VIEW_CONTRAST_LOG;
     const int ticks = kind == VIEW_MAP_SEQ ? (log ? 4 : 5) : 3;
     char buf[5][24];
     int tx[5], tw[5];

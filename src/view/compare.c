@@ -66,7 +66,7 @@ void view_draw_compare(const view_ctx *c, const view_hit *hit) {
             mirror.kind = hit->kind, mirror.row = hit->row, mirror.col = hit->col;
     }
     view_draw_body(&pc, &mirror);
-    if (s->present) view_draw_pointer(&pc, &mirror);
+    if (s->look.present) view_draw_pointer(&pc, &mirror);
     for (int i = first; i < c->dl->count; i++) {
         draw_cmd *d = &c->dl->cmds[i];
         if (d->kind == DC_GROUP) { /* "head-3" of the live view stays unique in an SVG */

@@ -317,7 +317,7 @@ static float contrast_value(float v, float row_max, int contrast) {
 const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, const float *scores,
                             int n, int max_w, int max_h, int *out_w, int *out_h,
                             uint64_t *out_key) {
-    const int cmap = c->s->cmap, contrast = c->s->contrast, theme = c->s->theme;
+    const int cmap = c->s->look.cmap, contrast = c->s->look.contrast, theme = c->s->look.theme;
     int w = n < max_w ? n : (max_w > 0 ? max_w : 1);
     int h = n < max_h ? n : (max_h > 0 ? max_h : 1);
     key = view_key_mix(view_key_mix(key, (uint64_t)w), (uint64_t)h);
@@ -487,7 +487,7 @@ void view_draw_matrix_scaled(const view_ctx *c, const view_matrix_box *b, const 
                              uint64_t key, const char *shape_prefix, float scale) {
     if (b->map.w <= 0 || !data) return; /* a tensor the layer does not have: not shown */
     view_cache *vc = c->cache;
-    const int cmap = c->s->cmap == CMAP_GREYS ? CMAP_GREYS : 0;
+    const int cmap = c->s->look.cmap == CMAP_GREYS ? CMAP_GREYS : 0;
     int iw = 1, ih = 1;
     image_size(b->rows, b->cols, b->map.w, b->map.h, &iw, &ih);
     /* the colour scale: the matrix's largest |value|, found once per data_version

@@ -18,7 +18,7 @@ static void cell_of(view_rect r, int rows, int cols, int x, int y, int *row, int
 view_rect view_head_off_box(const view_layout *L, const view_state *s, int slot) {
     view_rect t = L->heads[slot].title;
     int side = t.h - 2;
-    if (s->figure || s->present || side < 8 || t.w < 4 * side) return (view_rect){0, 0, 0, 0};
+    if (s->figure || s->look.present || side < 8 || t.w < 4 * side) return (view_rect){0, 0, 0, 0};
     return (view_rect){t.x + t.w - side, t.y, side, side};
 }
 

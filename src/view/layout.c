@@ -48,7 +48,7 @@ static int layout_chrome(view_layout *L, const view_state *s, view_measure_fn me
     memset(L->buttons, 0, sizeof L->buttons);
     lay_header(L, s, measure, ud, inner.x, inner.y, inner.w);
     lay_formula(L, s, measure, ud, inner.x, L->header.y + L->header.h + L->ui_pad, inner.w);
-    int status_h = s->figure || s->present ? 0 : L->ui_line;
+    int status_h = s->figure || s->look.present ? 0 : L->ui_line;
     L->status = status_h ? (view_rect){inner.x, inner.y + inner.h - status_h, inner.w, status_h}
                          : (view_rect){0, 0, 0, 0};
     return L->formula.y + L->formula.h + L->ui_pad;
@@ -203,9 +203,9 @@ static void layout_body(view_layout *L, const view_state *s, lay_ctx *cx, int ta
         view_train_layout(L, s, right);
         return;
     }
-    if (s->focus > 0) {
-        if (s->step > 0) { /* the step-through, one stage large, takes the whole area */
-            L->focus = s->focus;
+    if (s->look.focus > 0) {
+        if (s->look.step > 0) { /* the step-through, one stage large, takes the whole area */
+            L->focus = s->look.focus;
             view_steps_layout(&L->steps, L, s, L->main, cx->measure, cx->ud);
             return;
         }
@@ -334,7 +334,7 @@ static void bare_stage(view_layout *L, const view_state *s, lay_ctx *cx, float k
 
 /* A paged figure says which heads it holds, in its header (when there is room). */
 static void page_in_header(view_layout *L, const view_state *s, const lay_ctx *cx) {
-    if (!(s->figure || s->present) || L->pages <= 1 || L->hdr_count >= VIEW_MAX_HDR ||
+    if (!(s->figure || s->look.present) || L->pages <= 1 || L->hdr_count >= VIEW_MAX_HDR ||
         L->hdr_count <= 0)
         return;
     view_run *last = &L->hdr_runs[L->hdr_count - 1], *r = &L->hdr_runs[L->hdr_count];
@@ -355,7 +355,7 @@ static void page_in_header(view_layout *L, const view_state *s, const lay_ctx *c
 static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int target) {
     memset(L, 0, sizeof *L);
     const float ui = s->ui_scale > 0 ? s->ui_scale : 1.0f;
-    const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
+    const float zoom = s->look.zoom > 0 ? s->look.zoom : 1.0f;
     const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
     data_sizes(L, ui * zoom, cx->measure, cx->ud);
 
@@ -368,11 +368,11 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
     int bottom = L->status.h ? L->status.y - L->ui_pad : inner.y + inner.h;
     L->main = (view_rect){inner.x, main_top, inner.w, imax(1, bottom - main_top)};
     layout_body(L, s, cx, target);
-    if ((s->figure || s->present) && !s->focus && !s->train && !view_overview_mode(s) &&
+    if ((s->figure || s->look.present) && !s->look.focus && !s->train && !view_overview_mode(s) &&
         (!cx->like || cx->like->split_bare))
         bare_figure(L, s, cx, target, ui * L->ui_zoom, inner);
-    if ((s->figure || s->present) && s->focus && s->step > 0 && !s->train && !cx->like &&
-        s->panel == VIEW_PANEL_ALL)
+    if ((s->figure || s->look.present) && s->look.focus && s->look.step > 0 && !s->train &&
+        !cx->like && s->panel == VIEW_PANEL_ALL)
         bare_stage(L, s, cx, ui * L->ui_zoom, inner);
     page_in_header(L, s, cx);
 }
@@ -380,7 +380,7 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
 /* The side of one heatmap at zoom z when the heads get all the room they can. */
 static int side_at(view_layout *L, const view_state *s, lay_ctx *cx, float z, int target) {
     view_state at = *s;
-    at.zoom = z;
+    at.look.zoom = z;
     cx->fits = 1;
     compute_at(L, &at, cx, target);
     return L->shown_heads > 0 && cx->fits ? L->heads[0].map.w : 0; /* 0: the zoom does not fit */
@@ -401,11 +401,12 @@ void lay_pane(view_layout *L, const view_state *s, view_measure_fn measure, void
 void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
                    const view_layout *like) {
     lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1, 0, 0, like};
-    const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
+    const float zoom = s->look.zoom > 0 ? s->look.zoom : 1.0f;
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
     static const float steps[] = VIEW_ZOOM_STEPS;
     const int ns = (int)(sizeof steps / sizeof steps[0]);
-    if (s->panel != VIEW_PANEL_ALL || s->focus || s->train || !s->layer || view_overview_mode(s)) {
+    if (s->panel != VIEW_PANEL_ALL || s->look.focus || s->train || !s->layer ||
+        view_overview_mode(s)) {
         compute_at(L, s, &cx, 0);
         L->data_zoom = zoom;
         return;

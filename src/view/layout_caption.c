@@ -331,7 +331,8 @@ void view_caption_layout(view_caption_box *C, const view_state *s, view_measure_
     view_caption_sizes(W, H, &hs, &ts, &hf, &tf);
     const float k = size_k(W, H);
     /* a zoom above the window's base zoom enlarges the caption with the rest */
-    const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f, zoom = s->zoom > 0 ? s->zoom : 1.0f;
+    const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f,
+                zoom = s->look.zoom > 0 ? s->look.zoom : 1.0f;
     const float zk = fminf(2.0f, fmaxf(1.0f, zoom / base));
     hs = iround((float)hs * zk), ts = iround((float)ts * zk);
     const int margin = imax(2, iround(12.0f * k)), pad = imax(4, iround(18.0f * k));

@@ -70,14 +70,14 @@ static int header_button_variant(const view_state *s, int b, int v, char *out, s
         snprintf(out, len, "PNG: \xC3\x97%d", (v < 0 ? cur : v) + 1);
         break;
     case BTN_CMAP: {
-        count = CMAP_COUNT, cur = s->cmap >= 0 && s->cmap < CMAP_COUNT ? s->cmap : 0;
+        count = CMAP_COUNT, cur = s->look.cmap >= 0 && s->look.cmap < CMAP_COUNT ? s->look.cmap : 0;
         const char *name = cmap_name(v < 0 ? cur : v);
         snprintf(out, len, "Colours: %s (C)", name ? name : "?");
         break;
     }
     case BTN_THEME: {
         static const char *val[] = {"light", "dark"};
-        count = 2, cur = s->theme != 0;
+        count = 2, cur = s->look.theme != 0;
         snprintf(out, len, "Theme: %s (T)", val[v < 0 ? cur : v]);
         break;
     }
@@ -128,7 +128,7 @@ static int header_items(hdr_item items[32], const view_layout *L, const view_sta
     const view_overview *ov = view_overview_ok(s->overview) ? s->overview : NULL;
     char model[64] = "", resplit[64] = "";
     model_captions(model, resplit, s, ov);
-    if (s->figure || s->present) /* a figure's header: what it shows, no buttons */
+    if (s->figure || s->look.present) /* a figure's header: what it shows, no buttons */
         return figure_items(items, L, s, ov, model, resplit);
     return window_items(items, L, s, ov, model, resplit);
 }
@@ -298,7 +298,8 @@ static void lay_menu(view_layout *L, const view_state *s, view_measure_fn measur
     L->menu = (view_rect){0, 0, 0, 0};
     L->menu_font = L->ui_font;
     const int count = imin(s->menu_count, VIEW_MENU_MAX);
-    if (!s->menu || s->figure || s->present || count <= 0 || !L->buttons[BTN_MORE].present) return;
+    if (!s->menu || s->figure || s->look.present || count <= 0 || !L->buttons[BTN_MORE].present)
+        return;
     const view_rect more = L->buttons[BTN_MORE].r;
     const int top = L->header.y + L->header.h + L->ui_pad / 2;
     const int bottom = s->height - 2 * L->ui_line - L->ui_pad; /* above the status line */
@@ -347,7 +348,7 @@ void lay_header(view_layout *L, const view_state *s, view_measure_fn measure, vo
     L->hdr_count = 0;
     const int count = header_items(items, L, s);
     const int pad = L->ui_pad, gap = L->ui_pad * 3 / 2;
-    const int bh = s->figure || s->present ? L->ui_line : L->ui_line + pad; /* button height */
+    const int bh = s->figure || s->look.present ? L->ui_line : L->ui_line + pad; /* button height */
     const int bpad = pad; /* inner horizontal padding */
     int x = x0, y = y0;
     for (int i = 0; i < count; i++) {

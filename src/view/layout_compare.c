@@ -93,18 +93,18 @@ void view_compare_pinned(const view_state *s, view_rect pane, view_state *p) {
     p->width = pane.w;
     p->height = pane.h;
     p->ui_scale = s->ui_scale;
-    p->zoom = s->zoom;
+    p->look.zoom = s->look.zoom;
     p->zoom_base = s->zoom_base;
-    p->theme = s->theme;
-    p->cmap = s->cmap;
-    p->contrast = s->contrast;
-    p->values = s->values;
+    p->look.theme = s->look.theme;
+    p->look.cmap = s->look.cmap;
+    p->look.contrast = s->look.contrast;
+    p->look.values = s->look.values;
     p->figure = s->figure; /* in the window drawn as the live pane is: presented */
-    p->present = !s->figure;
+    p->look.present = !s->figure;
     p->transparent = s->transparent;
     p->panel = VIEW_PANEL_ALL;
     p->pinned_pane = 1; /* its page note, in figures too: the banner has no room for it */
-    p->focus = p->step = 0;
+    p->look.focus = p->look.step = 0;
     p->hover_x = p->hover_y = -1;
     p->editing = p->help = 0;
     p->status = p->toast = NULL;
@@ -187,7 +187,7 @@ static void lay_panes(view_layout *L, const view_state *s, const view_rect pane[
     live.pinned = NULL;
     live.width = pane[1].w;
     live.height = pane[1].h;
-    live.present |= window;
+    live.look.present |= window;
     /* the live pane's own split (and its captions under the equation when they fit
        there); the pinned one takes it */
     static const view_layout own_split = {.split_bare = 1}; /* its own split, bare allowed */
@@ -237,7 +237,7 @@ static void lay_panes(view_layout *L, const view_state *s, const view_rect pane[
 
 void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud) {
     const float ui = s->ui_scale > 0 ? s->ui_scale : 1.0f;
-    const float zoom = s->zoom > 0 ? s->zoom : 1.0f;
+    const float zoom = s->look.zoom > 0 ? s->look.zoom : 1.0f;
     const int W = s->width, H = s->height;
     /* the banner follows the zoom, smaller when its chips would not fit a row */
     const int margin = lay_imax(2, (int)lroundf(12.0f * ui * zoom));
@@ -253,7 +253,7 @@ void view_compare_layout(view_layout *L, const view_state *s, view_measure_fn me
     view_rect row[2] = {banner, banner};
     /* in the window both panes are drawn alike, without buttons (the keys act on the
        live one), over one status line across the window */
-    const int window = !s->figure && !s->present;
+    const int window = !s->figure && !s->look.present;
     const int status_h = window ? line : 0;
     const int bottom = H - (window ? status_h + margin : 0);
     view_rect pane[2], line_r;

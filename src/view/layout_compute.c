@@ -16,8 +16,8 @@ static view_state within_range(const view_state *s) {
     if (v.width > 65536) v.width = 65536;
     if (v.height < 1) v.height = 1;
     if (v.height > 65536) v.height = 65536;
-    if (!(v.zoom == 0.0f || (v.zoom >= 0.05f && v.zoom <= 16.0f)))
-        v.zoom = isfinite(v.zoom) && v.zoom > 16.0f ? 16.0f : 1.0f;
+    if (!(v.look.zoom == 0.0f || (v.look.zoom >= 0.05f && v.look.zoom <= 16.0f)))
+        v.look.zoom = isfinite(v.look.zoom) && v.look.zoom > 16.0f ? 16.0f : 1.0f;
     if (!(v.zoom_base == 0.0f || (v.zoom_base >= 0.05f && v.zoom_base <= 16.0f)))
         v.zoom_base = 1.0f;
     if (!(v.ui_scale == 0.0f || (v.ui_scale >= 0.05f && v.ui_scale <= 16.0f))) v.ui_scale = 1.0f;
@@ -37,11 +37,11 @@ int view_text_floor(int width, int height) {
    set in a smaller type under it (layout_heads.c, layout_steps.c). A caption band's
    view keeps its page's floor. */
 static void present_floor(view_state *s) {
-    if (!(s->present && s->figure) || s->text_floor > 0) return;
+    if (!(s->look.present && s->figure) || s->text_floor > 0) return;
     s->text_floor = view_text_floor(s->width, s->height);
     const float ui = s->ui_scale > 0.0f ? s->ui_scale : 1.0f;
     const float need = fminf(16.0f, (float)s->text_floor / ((float)VIEW_SMALLEST_TEXT * ui));
-    if ((s->zoom > 0.0f ? s->zoom : 1.0f) < need) s->zoom = need;
+    if ((s->look.zoom > 0.0f ? s->look.zoom : 1.0f) < need) s->look.zoom = need;
     if ((s->zoom_base > 0.0f ? s->zoom_base : 1.0f) < need) s->zoom_base = need;
 }
 
@@ -62,12 +62,12 @@ void view_layout_compute(view_layout *L, const view_state *s_in, view_measure_fn
     }
     if (s->pinned) { /* compare: the live view in its pane beside the pinned one */
         view_compare_layout(L, s, measure, ud);
-        if (L->compare && s->head_view == VIEW_HEAD_LINES) { /* both panes as lines */
+        if (L->compare && s->look.head_view == VIEW_HEAD_LINES) { /* both panes as lines */
             view_lines_layout(L, s, measure, ud);
             if (s->pinned_layout && view_layer_ok(s->pinned->layer)) {
                 view_state p;
                 view_compare_pinned(s, L->compare_pane[0], &p);
-                p.head_view = s->head_view;
+                p.look.head_view = s->look.head_view;
                 view_lines_layout(s->pinned_layout, &p, measure, ud);
             }
         }

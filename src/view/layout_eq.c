@@ -387,7 +387,7 @@ static double focus_try(view_layout *L, lay_ctx *cx, view_rect area, int below, 
     else
         a.w = area.w * frac / 100;
     lay_heads(L, cx, a, 1, 0);
-    L->focus = cx->s->focus;
+    L->focus = cx->s->look.focus;
     const view_rect used = lay_heads_used(L, cx);
     view_rect r = area;
     if (below) {
@@ -408,8 +408,8 @@ double lay_focus(view_layout *L, lay_ctx *cx, view_rect area) {
     /* the caption's form with the keys (". , step · Esc returns") where it fits, else
        its shortest: "head 12 (Esc returns)" (a figure: "head 12") */
     char cap[2][64];
-    snprintf(cap[0], sizeof cap[0], "head %d: . , step \xC2\xB7 Esc returns", s->focus);
-    snprintf(cap[1], sizeof cap[1], s->figure ? "head %d" : "head %d (Esc returns)", s->focus);
+    snprintf(cap[0], sizeof cap[0], "head %d: . , step \xC2\xB7 Esc returns", s->look.focus);
+    snprintf(cap[1], sizeof cap[1], s->figure ? "head %d" : "head %d (Esc returns)", s->look.focus);
     static const int fracs[] = {45, 50, 55, 60, 64, 70, 75};
     static const int cols_beside[] = {2, 1}, cols_below[] = {4, 2};
     double best = -1e301;
@@ -428,7 +428,7 @@ double lay_focus(view_layout *L, lay_ctx *cx, view_rect area) {
     focus_try(L, cx, area, best_below, best_frac, best_cols, 0);
     if (best <= -1e299) { /* nothing fits: the head alone (no Q_i, K_i, V_i, head_i) */
         lay_heads(L, cx, area, 1, 0);
-        L->focus = s->focus;
+        L->focus = s->look.focus;
         memset(L->qkv, 0, sizeof L->qkv);
         L->focus_caption = (view_rect){0, 0, 0, 0};
     }

@@ -168,7 +168,7 @@ static void place_grid(view_layout *L, const view_state *s, const grid_room *R, 
     const view_rect g = R->g;
     const int side = f->side, lw = f->lw, cols = f->cols, gap = R->gap, title_h = R->title_h;
     int dx = 0;
-    if (single_head && !s->focus) dx = lay_imax(0, (g.w - lw - side) / 2);
+    if (single_head && !s->look.focus) dx = lay_imax(0, (g.w - lw - side) / 2);
     for (int i = 0; i < L->shown_heads; i++) {
         int c = i % cols, r = i / cols;
         int x = g.x + dx + lw + c * (side + gap);
@@ -181,7 +181,7 @@ static void place_grid(view_layout *L, const view_state *s, const grid_room *R, 
     L->attn_cbar = (view_rect){g.x + dx + lw, grid_bottom + L->pad + L->line,
                                lay_imin(cw, g.w - lw), cbar_height(L)};
 
-    if (L->pages > 1 && R->note_h && !s->present && !s->figure) { /* a figure has no buttons */
+    if (L->pages > 1 && R->note_h && !s->look.present && !s->figure) { /* a figure has no buttons */
         int bw = L->line + L->pad;
         L->buttons[BTN_PAGE_PREV].r = (view_rect){g.x, L->page_note.y, bw, L->line};
         L->buttons[BTN_PAGE_PREV].present = 1;
@@ -219,7 +219,7 @@ void lay_heads(view_layout *L, lay_ctx *cx, view_rect area, int single_head, int
 
     const int per_page = heads_per_page(&R, single_head, target);
     const int pages = (R.k + per_page - 1) / per_page;
-    const int page = single_head ? 0 : lay_imax(0, lay_imin(s->page, pages - 1));
+    const int page = single_head ? 0 : lay_imax(0, lay_imin(s->look.page, pages - 1));
     if (pages > 1 && R.note_h) {
         L->page_note = (view_rect){R.g.x, R.g.y, R.g.w, L->line + L->pad};
         R.g.y += R.note_h;
@@ -237,7 +237,7 @@ void lay_heads(view_layout *L, lay_ctx *cx, view_rect area, int single_head, int
     L->label_stride = f.labels ? f.stride : 0;
 
     L->first_head = single_head ? s->panel_head - 1 : first;
-    if (single_head && s->focus) L->first_head = s->focus - 1;
+    if (single_head && s->look.focus) L->first_head = s->look.focus - 1;
     if (L->first_head < 0) L->first_head = 0;
     L->shown_heads = shown;
     L->per_page = per_page;

@@ -27,7 +27,7 @@ static int equation_bottom(const view_layout *L) {
    matrix as wide as the column allows, the cost under it. */
 static void lay_column(view_layout *L, const view_state *s, view_rect a, int cost_w) {
     const int cbar_h = imax(6, L->font_small / 2);
-    const int lines = s->figure || s->present ? 6 : 7; /* the window adds the forward's time */
+    const int lines = s->figure || s->look.present ? 6 : 7; /* the window adds the forward's time */
     const int cost_h =
         2 * L->line + L->pad / 2 + (lines - 1) * (L->line * L->font_small / L->font + 2) + 2;
     const int note_h = 3 * (L->line * L->font_small / L->font + 2); /* three lines */

@@ -196,9 +196,9 @@ static void legend(view_layout *L, const view_state *s, view_measure_fn measure,
         snprintf(stride, sizeof stride, "tiles too small for token labels");
     else if (k > 1)
         snprintf(stride, sizeof stride, "every %d%s token labelled", k, nth);
-    const char *hover = s->figure || s->present ? ""
-                        : bare                  ? "hover a row: its token and its lines"
-                                                : "hover a token: its lines alone";
+    const char *hover = s->figure || s->look.present ? ""
+                        : bare                       ? "hover a row: its token and its lines"
+                                                     : "hover a token: its lines alone";
     char v[2][4][160];
     snprintf(v[0][0], 160, "line opacity = attention weight, 0 to 1 (%s)",
              L->lines_all ? "one colour per head"
@@ -249,7 +249,7 @@ void view_lines_layout(view_layout *L, const view_state *s, view_measure_fn meas
     L->lines_shown = L->lines_all = 0;
     const int panel = s->panel == VIEW_PANEL_LINES;
     if (!s->layer || L->shown_heads <= 0 || s->train || view_overview_mode(s)) return;
-    if (!panel && (s->head_view != VIEW_HEAD_LINES || s->panel != VIEW_PANEL_ALL)) return;
+    if (!panel && (s->look.head_view != VIEW_HEAD_LINES || s->panel != VIEW_PANEL_ALL)) return;
     L->lines_all = panel && s->panel_head == 0;
     /* labels no smaller than the heatmaps' (font_small), or than theirs at 100 % when
        zoomed in: zoomed, a tile holds a label the size of the unzoomed view's */

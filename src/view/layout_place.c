@@ -267,7 +267,8 @@ static void lesson_note(view_layout *L, const view_state *s, lay_ctx *cx) {
     L->lesson_note = (view_rect){0, 0, 0, 0};
     L->lesson_note_text[0] = '\0';
     /* (a presentation's captions go under the equation: none there) */
-    if (!s->lesson || L->lesson_shown || s->figure || s->present || L->concat.map.w <= 0) return;
+    if (!s->lesson || L->lesson_shown || s->figure || s->look.present || L->concat.map.w <= 0)
+        return;
     const view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
     int bottom = L->eq_title.y + L->eq_title.h;
     const int tick = (L->eq_font > 0 ? L->eq_pad : L->pad) / 2 +
@@ -310,7 +311,7 @@ static void grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int targ
     lay_main(L, cx, main, target);
     view_lesson_layout(L, s, cx->measure, cx->ud);
     if (!view_next_ok(s->next)) return;
-    if (!s->figure && !s->present) {
+    if (!s->figure && !s->look.present) {
         const view_rect r = right_of_equation(L);
         for (int compact = 0; compact < 2 && r.h > 0; compact++) {
             const int want = view_next_width(L, s, cx->measure, cx->ud, compact);

@@ -454,7 +454,7 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
  * they do not fit, and the key hint at the right where it fits. Returns the y under it. */
 static int lay_strip(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
                      view_measure_fn measure, void *ud) {
-    const int hint = !s->figure && !s->present;
+    const int hint = !s->figure && !s->look.present;
     const char *hint_text = ", and . step \xC2\xB7 Esc: all heads";
     S->chip_size = L->font;
     const int chip_h = L->line + L->pad;
@@ -621,11 +621,12 @@ void view_steps_layout(view_steps *S, const view_layout *L, const view_state *s,
     const attn_layer *layer = s->layer;
     *S = (view_steps){0};
     if (!layer || area.w < 60 || area.h < 60) return;
-    const int head = (s->panel == VIEW_PANEL_STEPS ? s->panel_head : s->focus) - 1;
+    const int head = (s->panel == VIEW_PANEL_STEPS ? s->panel_head : s->look.focus) - 1;
     if (head < 0 || head >= layer->h) return;
     S->shown = 1;
     S->head = head;
-    S->current = s->focus > 0 && s->step >= 1 && s->step <= VIEW_STEPS ? s->step : 0;
+    S->current =
+        s->look.focus > 0 && s->look.step >= 1 && s->look.step <= VIEW_STEPS ? s->look.step : 0;
     if (S->current)
         lay_one(S, L, s, area, measure, ud);
     else

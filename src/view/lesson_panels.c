@@ -73,7 +73,7 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
     const view_layout *L = c->L;
     view_ctx vc = *c;
     view_state vs = *c->s;
-    vs.values = 1;
+    vs.look.values = 1;
     vc.s = &vs;
     int cells = view_cell_values_fit(&vc, map, h, h);
     const int diag = diagonal_size(c, map, h);
@@ -93,8 +93,8 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
                 continue;
             }
             const float v = r > k ? sim[r * h + k] : (r < k ? pass[r * h + k] : change[r]);
-            const rgba bg = r > k   ? cmap_seq(c->s->cmap, v)
-                            : r < k ? cmap_signed(c->s->cmap, v)
+            const rgba bg = r > k   ? cmap_seq(c->s->look.cmap, v)
+                            : r < k ? cmap_signed(c->s->look.cmap, v)
                                     : c->th.panel;
             draw_fill(c->dl, (view_rect){x0, y0, x1 - x0, y1 - y0}, bg);
             const int size = r == k ? diag : cells;
@@ -231,7 +231,7 @@ static void draw_redundancy(const view_ctx *c) {
         for (int i = 0; i < h; i++) {
             snprintf(buf, sizeof buf, "%d", i + 1);
             int w = view_tw(c, buf, fs, 1);
-            rgba col = view_head_color(i, c->s->theme);
+            rgba col = view_head_color(i, c->s->look.theme);
             draw_text(c->dl, map.x - w - L->pad / 2,
                       map.y + i * map.h / h + (cell - L->line * fs / L->font) / 2, buf, fs, col, 1,
                       0);
@@ -387,12 +387,12 @@ static int cost_size_lines(char lines[][COST_FORMS][160], const attn_layer *laye
  * presentation. Returns the lines now. */
 static int cost_timing_line(char lines[][COST_FORMS][160], int k, const view_state *s) {
     char f0[160], f1[160], f2[160];
-    if (!s->figure && !s->present && s->overview) {
+    if (!s->figure && !s->look.present && s->overview) {
         snprintf(f0, sizeof f0, "layers %d\xE2\x80\x93%d computed in %.1f ms",
                  s->overview->computed_from + 1, s->overview->layers, s->compute_ms);
         snprintf(f2, sizeof f2, "computed in %.1f ms", s->compute_ms);
         k = put_forms(lines, k, f0, f0, f2);
-    } else if (!s->figure && !s->present && s->forward_ms > 0.0) {
+    } else if (!s->figure && !s->look.present && s->forward_ms > 0.0) {
         /* every row projected, timed the same way whatever led here (async.c) */
         char t[32]; /* microseconds below 0.1 ms, where "0.00 ms" would read as nothing */
         const double ms = s->forward_ms;
@@ -404,7 +404,7 @@ static int cost_timing_line(char lines[][COST_FORMS][160], int k, const view_sta
         snprintf(f1, sizeof f1, "forward here: %s", t);
         snprintf(f2, sizeof f2, "forward %s", t);
         k = put_forms(lines, k, f0, f1, f2);
-    } else if (!s->figure && !s->present) {
+    } else if (!s->figure && !s->look.present) {
         k = put_forms(lines, k, "forward at this setting: timing\xE2\x80\xA6",
                       "forward: timing\xE2\x80\xA6", "timing\xE2\x80\xA6");
     }

@@ -42,7 +42,7 @@ static void head_lines(const view_ctx *c, const view_lines_box *B, int head, int
     const size_t at = (size_t)head * n * n;
     const float *attn = layer->attn + at;
     const float *scores = layer->scores ? layer->scores + at : NULL;
-    const rgba accent = view_head_color(head, c->s->theme), pad = c->th.muted;
+    const rgba accent = view_head_color(head, c->s->look.theme), pad = c->th.muted;
     const int inset = B->x1 - B->x0 > 6 * c->L->pad ? c->L->pad / 2 : 0;
     const int x0 = B->x0 + inset, x1 = B->x1 - inset;
     const int passes = q >= 0 || k >= 0 ? 2 : 1; /* hovered: the dimmed lines first */
@@ -155,7 +155,7 @@ static void draw_overlaid(const view_ctx *c, const view_hit *hover) {
             snprintf(num, sizeof num, "%d", h + 1);
             const int nw = view_tw(c, num, L->font, 1);
             if (x + nw > tr.x + tr.w) break;
-            draw_text(c->dl, x, tr.y, num, L->font, view_head_color(h, c->s->theme), 1, 0);
+            draw_text(c->dl, x, tr.y, num, L->font, view_head_color(h, c->s->look.theme), 1, 0);
             x += nw + L->pad;
         }
     }

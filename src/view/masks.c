@@ -44,7 +44,7 @@ static int clip_half(double *px, double *py, double *qx, double *qy, double a, d
 static void hatch(const view_ctx *c, view_rect r, double a, double b, double cc) {
     if (r.w <= 0 || r.h <= 0) return;
     const int sp = spacing(c->L);
-    const rgba col = hatch_color(c->s->theme);
+    const rgba col = hatch_color(c->s->look.theme);
     long k0 = (r.x + r.y) / sp + 1, k1 = (r.x + r.w + r.y + r.h) / sp;
     for (long k = k0; k <= k1; k++) {
         double s = (double)(k * sp);
@@ -94,7 +94,7 @@ int view_mask_legend_width(const view_ctx *c, int size) {
 
 void view_draw_mask_legend(const view_ctx *c, int x, int y, int size) {
     view_rect sw = {x, y + size / 8, size * 2, size};
-    draw_fill(c->dl, sw, view_mask_ground(c->s->theme));
+    draw_fill(c->dl, sw, view_mask_ground(c->s->look.theme));
     hatch(c, sw, 0, 0, 1);
     draw_frame(c->dl, sw, c->th.grid, 1);
     draw_text(c->dl, sw.x + sw.w + c->L->pad / 2, y, VIEW_MASK_LEGEND, size, c->th.muted, 0, 0);

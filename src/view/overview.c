@@ -113,7 +113,7 @@ static void draw_colorbar(const view_ctx *c) {
          "weight / row maximum"},
         {"each map: one head, rows = queries, columns = keys; weight on a log scale 0.001 to 1",
          "weight, log scale"}};
-    const int k = c->s->contrast % VIEW_CONTRAST_COUNT, fs = c->L->font_small;
+    const int k = c->s->look.contrast % VIEW_CONTRAST_COUNT, fs = c->L->font_small;
     const view_rect area = c->L->overview.title; /* its right end is the area's */
     const int maxw = area.x + area.w - O->cbar.x;
     char cap[200];
@@ -139,7 +139,7 @@ void view_draw_overview(const view_ctx *c, const view_hit *hit) {
         view_rect r = view_overview_cell(c->L, hit->row, hit->head);
         if (r.w > 0)
             draw_frame(c->dl, (view_rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4},
-                       view_highlight_color(c->s->theme), 2);
+                       view_highlight_color(c->s->look.theme), 2);
     }
     draw_colorbar(c);
     draw_note(c);

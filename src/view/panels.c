@@ -182,7 +182,7 @@ static void draw_head_map(const view_ctx *c, view_rect map, int head, int highli
     if (highlight_row >= 0 && highlight_row < n) {
         int y0 = map.y + (int)((long)highlight_row * map.h / n);
         int y1 = map.y + (int)((long)(highlight_row + 1) * map.h / n);
-        rgba hl = view_highlight_color(c->s->theme);
+        rgba hl = view_highlight_color(c->s->look.theme);
         draw_frame(c->dl, (view_rect){map.x - 2, y0 - 1, map.w + 4, y1 - y0 + 2}, hl, 2);
         if (hover_col >= 0 && hover_col < n) {
             int x0 = map.x + (int)((long)hover_col * map.w / n);
@@ -251,7 +251,7 @@ static void draw_head_labels(const view_ctx *c, int slot, view_rect map, int hig
 static void draw_head(const view_ctx *c, int slot, int head, int highlight_row, int hover_col,
                       int variant, const view_hit *hover) {
     const view_rect map = c->L->heads[slot].map;
-    const rgba accent = view_head_color(head, c->s->theme);
+    const rgba accent = view_head_color(head, c->s->look.theme);
     char name[32];
     snprintf(name, sizeof name, "head-%d", head + 1);
     draw_group_begin(c->dl, head + 1, name);
@@ -296,7 +296,7 @@ static void draw_attn_caption(const view_ctx *c, int variant) {
         {VIEW_ATTN_CAPTION, "attention weight, 0 to 1"},
         {"attention weight: each row scaled to its own maximum", "weight / row maximum"},
         {"attention weight: logarithmic scale, 0.001 to 1", "weight, log scale"}};
-    const int fs = L->font_small, k = c->s->contrast % VIEW_CONTRAST_COUNT;
+    const int fs = L->font_small, k = c->s->look.contrast % VIEW_CONTRAST_COUNT;
     const attn_layer *layer = s->layer;
     const int masked = layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
     view_rect r = L->attn_cbar;
@@ -379,7 +379,7 @@ static void draw_page_note(const view_ctx *c) {
     const char *keys = s->figure ? "" : shifted ? ", Shift+PgUp/PgDn" : ", PgUp/PgDn";
     /* above the base zoom the heads were asked to be larger: they would fit smaller */
     const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
-    const int zoomed = s->zoom > base * 1.001f;
+    const int zoomed = s->look.zoom > base * 1.001f;
     const char *at = zoomed ? " this large" : "";
     snprintf(note, sizeof note,
              "%s of %d (page %d/%d%s): %d heads of %d\xC3\x97%d do not fit at once%s", range,
@@ -436,7 +436,7 @@ void view_draw_focus(const view_ctx *c) {
         snprintf(buf, sizeof buf, c->s->figure ? "head %d" : "head %d (Esc returns)", head + 1);
         view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
     }
-    draw_text(c->dl, r.x, r.y, fitted, L->font, view_head_color(head, c->s->theme), 1, 0);
+    draw_text(c->dl, r.x, r.y, fitted, L->font, view_head_color(head, c->s->look.theme), 1, 0);
     const float *src[4] = {
         view_at(layer->q, (size_t)head * dk), view_at(layer->k, (size_t)head * dk),
         view_at(layer->v, (size_t)head * dk), view_at(layer->heads, (size_t)head * n * dk)};
@@ -467,7 +467,7 @@ static void draw_bands(const view_ctx *c) {
     char num[16];
     int last_x = -100000, last_y = -100000; /* numbers never touch */
     for (int i = 0; i < h; i++) {
-        rgba acc = view_head_color(i, c->s->theme);
+        rgba acc = view_head_color(i, c->s->look.theme);
         int x0 = hm.x + (int)((long)i * layer->d_k * hm.w / d);
         int x1 = hm.x + (int)((long)(i + 1) * layer->d_k * hm.w / d);
         int y0 = wo.y + (int)((long)i * layer->d_k * wo.h / d);
@@ -623,7 +623,7 @@ void view_draw_equation(const view_ctx *c) {
     view_draw_matrix(c, &box[0], layer->concat, layer->d_model, 0xC0C0000001ull, "Concat ");
     view_draw_matrix(c, &box[1], layer->w_o, layer->d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
     const int dm = layer->d_model;
-    if (c->s->diff && c->s->out_diff && layer->out_full) {
+    if (c->s->look.diff && c->s->out_diff && layer->out_full) {
         /* the ablation's effect, on the unablated MultiHead's own colour scale */
         float scale = view_matrix_max_abs(c, 0xC0C0000005ull, layer->out_full, layer->n, dm, dm);
         view_draw_matrix_scaled(c, &box[2], c->s->out_diff, dm, 0xC0C0000004ull,

@@ -18,7 +18,7 @@ static view_rect cells(view_rect map, int rows, int cols, int r0, int r1, int c0
  * every colormap. */
 static void outline(const view_ctx *c, view_rect r) {
     const int t = c->L->pad / 2 > 3 ? c->L->pad / 2 : 3;
-    rgba hl = view_highlight_color(c->s->theme);
+    rgba hl = view_highlight_color(c->s->look.theme);
     draw_frame(c->dl, (view_rect){r.x - t - 1, r.y - t - 1, r.w + 2 * t + 2, r.h + 2 * t + 2},
                c->th.bg, 1);
     draw_frame(c->dl, (view_rect){r.x - t, r.y - t, r.w + 2 * t, r.h + 2 * t}, hl, t);

@@ -7,7 +7,7 @@
 
 void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const view_state *s,
                  view_measure_fn measure, void *ud) {
-    view_ctx c = {dl, cache, L, s, measure, ud, view_theme_get(s->theme)};
+    view_ctx c = {dl, cache, L, s, measure, ud, view_theme_get(s->look.theme)};
     rgba bg = c.th.bg;
     if (s->transparent) bg.a = 0;
     draw_list_clear(dl, s->width, s->height, bg);
@@ -23,7 +23,7 @@ void view_render(draw_list *dl, view_cache *cache, const view_layout *L, const v
 
     if (s->pinned && L->compare && layer_ok) view_draw_compare(&c, &hit); /* the pinned pane */
     view_draw_body(&c, &hit);
-    if (s->present && layer_ok) view_draw_pointer(&c, &hit);
+    if (s->look.present && layer_ok) view_draw_pointer(&c, &hit);
     if (layer_ok) view_draw_tooltip(&c, &hit);
     if (s->editing) view_draw_editor(&c);
     if (s->menu && L->menu.w > 0) view_draw_menu(&c);

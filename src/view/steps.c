@@ -195,7 +195,7 @@ void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int curre
     (void)head, (void)current;
     const attn_layer *layer = c->s->layer;
     if (!S->shown || !layer || S->head < 0 || S->head >= layer->h) return;
-    const rgba accent = view_head_color(S->head, c->s->theme);
+    const rgba accent = view_head_color(S->head, c->s->look.theme);
     if (S->current >= 1 && S->current <= VIEW_STEPS) {
         draw_one(c, S, accent);
         return;

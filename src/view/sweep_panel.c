@@ -84,7 +84,7 @@ void view_draw_sweep(const view_ctx *c) {
     const sweep_geo g = geometry(L, w);
     const view_rect p = g.plot;
     const int fs = L->font_small, line = L->line, pad = L->pad;
-    const rgba mean_c = view_head_color(0, c->s->theme);
+    const rgba mean_c = view_head_color(0, c->s->look.theme);
     char buf[256], fitted[256];
     draw_sweep_titles(c, w, &g);
     draw_sweep_axes(c, w, &g);
@@ -160,7 +160,8 @@ static void draw_sweep_column(const view_ctx *c, const view_sweep *w, const swee
     const view_layout *L = c->L;
     const view_rect p = g->plot;
     const int fs = L->font_small, line = L->line, pad = L->pad;
-    const rgba mean_c = view_head_color(0, c->s->theme), seed_c = view_head_color(1, c->s->theme);
+    const rgba mean_c = view_head_color(0, c->s->look.theme),
+               seed_c = view_head_color(1, c->s->look.theme);
     char buf[256];
     const int x = g->x[a];
     const int shown = a == w->sel_a, under_way = a == w->cur_a;

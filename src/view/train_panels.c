@@ -19,7 +19,7 @@ static int title_line(const view_layout *L) {
 
 /* A run's colour is its session number's, so it keeps it when runs come and go. */
 static rgba run_color(const view_ctx *c, const view_train_run *run) {
-    return view_head_color(run->number - 1, c->s->theme);
+    return view_head_color(run->number - 1, c->s->look.theme);
 }
 
 /* A curve's segment `thick` pixels thick in every backend: a backend may draw a
@@ -359,7 +359,7 @@ static void draw_bar_chart(const view_ctx *c, const view_train *t) {
         int bh = r.y + r.h - bar_y(r, a, lo, span);
         int x = r.x + i * slot + (slot - bw) / 2;
         int head = i % t->h;
-        rgba col = view_head_color(head, c->s->theme);
+        rgba col = view_head_color(head, c->s->look.theme);
         const int pale = t->acc - a < 0.01f; /* costs under a point: could be pruned */
         if (pale) col.a = 110;
         draw_fill(c->dl, (view_rect){x, r.y + r.h - bh, bw, bh}, col);

@@ -203,27 +203,38 @@ int view_markup_runs(const char *markup, view_markup_run *runs, int max, char *e
 /* Settings a compare banner names at most. */
 #define VIEW_COMPARE_MAX 8
 
+/* How the data are looked at: the settings a reader changes without changing the
+ * numbers, zero meaning the default for each. The state holds one and hands it to
+ * the view whole (view_state.look). */
+typedef struct {
+    int theme;     /* 0 light, 1 dark */
+    int cmap;      /* sequential colormap for attention; 0 viridis */
+    int contrast;  /* attention scale: 0 fixed 0..1, 1 row max, 2 log */
+    int values;    /* numbers in the cells where they fit */
+    int diff;      /* MultiHead drawn as out - out_full */
+    int step;      /* focus view: stage of the step-through, 0 none (all at once) */
+    int head_view; /* VIEW_HEAD_LINES: heads drawn as lines (key H), in the grid and the
+                      focus view; 0 heatmaps */
+    int present;   /* presentation mode: no controls, no status line */
+    int focus;     /* focused head, 1-based; 0 none */
+    int page;      /* page of the heads grid, 0-based */
+    float zoom;    /* user text/UI zoom, 1 = 100%; 0 = 1 */
+} view_look;
+
 /* Everything the picture depends on. Zero is a sensible default for the flags. */
 typedef struct view_state {
     int width, height;       /* output pixels */
     float ui_scale;          /* device pixels per layout pixel (high-DPI, export --scale); 0 = 1 */
-    float zoom;              /* user text/UI zoom, 1 = 100%; 0 = 1 */
+    view_look look;          /* theme, colormap, contrast, focus, page, zoom ... */
     float zoom_base;         /* the zoom the window starts at (Ctrl+0; view_zoom_for_size):
                                 heatmaps fill the room at it and grow in proportion to
                                 zoom / zoom_base above it; 0 = 1 */
-    int present;             /* presentation mode: no controls, no status line */
     int text_floor;          /* the layout's own (0 from callers): the smallest text, px, of
                                 the deck page it lays out (view_text_floor) */
     const attn_layer *layer; /* the layer drawn (its tensors, shape and text); NULL: none yet */
     int text_replaced;       /* the text's invalid UTF-8 was replaced by U+FFFD */
     const char *sample_name; /* or "custom" */
     int sample_index, sample_count; /* 1-based index, 0 for custom text */
-    int theme;                      /* 0 light, 1 dark */
-    int cmap;                       /* sequential colormap for attention */
-    int contrast;                   /* attention scale: 0 fixed 0..1, 1 row max, 2 log */
-    int values;                     /* numbers in the cells where they fit */
-    int diff;                       /* MultiHead drawn as out - out_full */
-    int step;                       /* focus view: stage of the step-through, 0 none */
     int lesson;                     /* redundancy and cost panels */
     /* numbers derived from the layer for the lesson (may be NULL: not shown) */
     const float *head_entropy;     /* (h) mean row entropy in bits */
@@ -243,10 +254,8 @@ typedef struct view_state {
     const view_next *next;         /* the next-token panel beside the layer view; NULL: none */
     int resplit;                   /* the layer's heads are a re-split: trained with
                                       overview->h heads, shown as layer->h */
-    int page;                      /* page of the heads grid, 0-based */
     int pinned_pane;               /* the pinned pane of compare: a paged grid's note says
                                       Shift+PgUp/PgDn, and figures keep it */
-    int focus;                     /* focused head, 1-based; 0 none */
     view_panel panel;              /* export: all, one head (focus), or the equation */
     int panel_head;                /* 1-based head for VIEW_PANEL_HEAD */
     int hover_x, hover_y;          /* pointer, output pixels; negative: outside */
@@ -282,8 +291,6 @@ typedef struct view_state {
     int compare_count;
     const char *compare_what[VIEW_COMPARE_MAX][2];
     const view_caption *caption; /* a lesson's caption band; NULL: none (nothing changes) */
-    int head_view;               /* VIEW_HEAD_LINES: heads drawn as lines (key H), in the grid
-                                    and the focus view; 0 heatmaps */
 } view_state;
 
 enum { VIEW_HEAD_HEATMAP = 0, VIEW_HEAD_LINES = 1 };

@@ -352,7 +352,10 @@ int app_async_poll(app_state *s) {
     changed |= forward_time(s, a, 0);
     submit(s, a); /* the next request (a coalesced one, or a key that waited asked) */
     changed |= forward_time(s, a, 0); /* nothing asked: the setting shown is timed */
-    app_refresh(s);
+    if (changed)
+        app_refresh(s);
+    else
+        app_refresh_signs(s); /* the pinned pane: the frame's layout makes it from its view */
     return changed;
 }
 

@@ -173,7 +173,7 @@ int deck_page(deck *d, const view_state *vs_in, char *err, size_t errlen) {
     view_caption cap;
     vs.width = d->w;
     vs.height = d->h;
-    vs.present = 1;
+    vs.look.present = 1;
     vs.figure = 1;
     vs.panel = VIEW_PANEL_ALL;
     vs.hover_x = vs.hover_y = -1;

@@ -168,7 +168,7 @@ int app_lesson_deck(const cli_options *o, tok_list *toks, const mha_config *cfg,
         s->status[0] = '\0';
         view_state vs;
         app_figure_view(s, APP_SAVE_VIEW, &vs);
-        vs.present = 1;
+        vs.look.present = 1;
         if (deck_page(d, &vs, err, errlen) != 0) {
             rc = 1;
             break;

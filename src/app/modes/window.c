@@ -65,14 +65,13 @@ static int app_mods(Uint16 mod) {
  * model shown, and "(computing…)" while a new one is computed. */
 static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len) {
     char title[256];
-    view_state vs;
-    app_view(s, &vs);
-    char replay[96] = ""; /* training's replay: the moment shown */
-    if (vs.train && vs.train->replay)
+    const view_state *vs = app_layout_view(s); /* the frame's: made once */
+    char replay[96] = "";                      /* training's replay: the moment shown */
+    if (vs->train && vs->train->replay)
         snprintf(replay, sizeof replay, "replay: step %ld of %ld (] forward, End live)",
-                 vs.train->step, vs.train->live_step);
-    if (vs.sweep) { /* the sweep of h: how far, and the run whose heads show */
-        const view_sweep *w = vs.sweep;
+                 vs->train->step, vs->train->live_step);
+    if (vs->sweep) { /* the sweep of h: how far, and the run whose heads show */
+        const view_sweep *w = vs->sweep;
         char shown[96] = "heads of the training run";
         if (w->sel_a >= 0 && w->sel_s >= 0)
             snprintf(shown, sizeof shown, "heads h=%d seed %llu held-out %.1f %%", w->h[w->sel_a],
@@ -84,25 +83,25 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
                  w->running                ? "sweeping"
                  : w->runs_done == w->runs ? "done"
                                            : "stopped");
-    } else if (vs.train) /* training mode: what is being trained, how far, at what pace */
+    } else if (vs->train) /* training mode: what is being trained, how far, at what pace */
         snprintf(title, sizeof title,
                  "mhaviz \xE2\x80\x94 training %s h=%d d_model=%d \xE2\x80\x94 step %ld "
                  "\xE2\x80\x94 held-out %.1f %% \xE2\x80\x94 %s",
-                 vs.train->task, vs.layer->h, vs.layer->d_model, vs.train->step,
-                 100.0 * vs.train->acc,
-                 replay[0]             ? replay
-                 : vs.train->running   ? (vs.train->rate > 0 ? "slow motion" : "full speed")
-                 : vs.train->stop == 3 ? "diverged"
-                 : vs.train->stop      ? "stopped"
-                                       : "paused");
-    else if (vs.overview && vs.layer) /* a loaded model: its name, the layer and heads shown */
+                 vs->train->task, vs->layer->h, vs->layer->d_model, vs->train->step,
+                 100.0 * vs->train->acc,
+                 replay[0]              ? replay
+                 : vs->train->running   ? (vs->train->rate > 0 ? "slow motion" : "full speed")
+                 : vs->train->stop == 3 ? "diverged"
+                 : vs->train->stop      ? "stopped"
+                                        : "paused");
+    else if (vs->overview && vs->layer) /* a loaded model: its name, the layer and heads shown */
         snprintf(title, sizeof title,
                  "mhaviz \xE2\x80\x94 %.60s layer %d of %d h=%d d_model=%d n=%d%s",
-                 vs.overview->name, vs.layer->layer + 1, vs.overview->layers, vs.layer->h,
-                 vs.layer->d_model, vs.layer->n, s->gpt_loading ? " (loading\xE2\x80\xA6)" : "");
+                 vs->overview->name, vs->layer->layer + 1, vs->overview->layers, vs->layer->h,
+                 vs->layer->d_model, vs->layer->n, s->gpt_loading ? " (loading\xE2\x80\xA6)" : "");
     else
         snprintf(title, sizeof title, "mhaviz \xE2\x80\x94 h=%d d_model=%d n=%d \xE2\x80\x94 %s%s",
-                 s->m->cfg.h, s->m->cfg.d_model, s->m->n, vs.sample_name,
+                 s->m->cfg.h, s->m->cfg.d_model, s->m->n, vs->sample_name,
                  app_async_busy(s) ? " (computing\xE2\x80\xA6)" : "");
     if (strcmp(title, shown) == 0) return;
     snprintf(shown, len, "%s", title);
@@ -149,8 +148,8 @@ static int name_figure(char *path, size_t len, const view_state *vs) {
         snprintf(tag + at, sizeof tag - at, "-head%d", vs->panel_head);
     else if (vs->panel == VIEW_PANEL_LINES)
         snprintf(tag + at, sizeof tag - at, "-lines-head%d", vs->panel_head);
-    else if (vs->panel == VIEW_PANEL_STEPS && vs->step > 0)
-        snprintf(tag + at, sizeof tag - at, "-steps-head%d-stage%d", vs->panel_head, vs->step);
+    else if (vs->panel == VIEW_PANEL_STEPS && vs->look.step > 0)
+        snprintf(tag + at, sizeof tag - at, "-steps-head%d-stage%d", vs->panel_head, vs->look.step);
     else if (vs->panel == VIEW_PANEL_STEPS)
         snprintf(tag + at, sizeof tag - at, "-steps-head%d", vs->panel_head);
     else if (vs->panel != VIEW_PANEL_ALL)
@@ -335,15 +334,16 @@ static void stats_say(loop_stats *st, const app_state *s, const char *when) {
     const int jobs = app_async_jobs(s);
     if (!when && r == st->recomputes_said && st->frames == st->frames_said && jobs == st->jobs_said)
         return;
+    const app_counts c = app_state_counts(s);
     char woke[64] = "none";
     for (size_t i = 0, o = 0; i < sizeof woke_names / sizeof woke_names[0]; i++)
         if (st->woke & (1u << i))
             o += (size_t)snprintf(woke + o, sizeof woke - o, "%s%s", o ? "," : "", woke_names[i]);
     fprintf(stderr,
             "stats%s%s frames=%lu recomputes=%lu wakeups=%lu busy=%d jobs=%d woke=%s "
-            "forwards=%lu\n",
+            "forwards=%lu derives=%lu views=%lu actions=%lu\n",
             when ? " " : "", when ? when : "", st->frames, r, st->wakeups, app_async_busy(s), jobs,
-            woke, mha_forwards());
+            woke, mha_forwards(), c.derives, c.views, c.actions);
     st->recomputes_said = r;
     st->jobs_said = jobs;
     st->frames_said = st->frames;
@@ -494,7 +494,7 @@ static void start_size(app_state *s, const cli_options *o) {
         s->height = screen.h * 5 / 6;
         s->zoom_base = view_zoom_for_size(s->width, s->height);
         if (!o->state || !app_settings_has(o->state, "zoom"))
-            s->zoom = s->zoom_base; /* --state's */
+            s->look.zoom = s->zoom_base; /* --state's */
     }
 }
 
@@ -550,6 +550,7 @@ static void run_loop(app_state *s, window_ui *w, view_cache *cache, font_set *fo
     char title[256] = "";
     int fullscreen = 0;
     SDL_Rect windowed = {0, 0, 0, 0};
+    app_layout(s); /* the view the first title is made from */
     set_title(w->win, s, title, sizeof title);
     app_tick(s, now_ms());
     const int layout_log = getenv("MHAVIZ_LAYOUT_LOG") != NULL;
@@ -603,12 +604,11 @@ static void present_frame(app_state *s, window_ui *w, draw_list *dl, view_cache 
                           font_set *fonts, int layout_log) {
     double t0 = now_ms();
     const view_layout *L = app_layout(s);
-    view_state vs;
-    app_view(s, &vs);
-    view_render(dl, cache, L, &vs, font_measure, fonts);
+    const view_state *vs = app_layout_view(s); /* the one view of this frame */
+    view_render(dl, cache, L, vs, font_measure, fonts);
     if (layout_log) { /* for tests that check the layout from outside */
         static char json[1 << 17];
-        if (view_layout_json(json, sizeof json, L, &vs) > 0) fprintf(stderr, "layout %s\n", json);
+        if (view_layout_json(json, sizeof json, L, vs) > 0) fprintf(stderr, "layout %s\n", json);
     }
     sdl_draw_list(w->drawer, dl);
     SDL_RenderPresent(w->ren);

@@ -63,7 +63,7 @@ static int load_kept(app_state *s, const char *text, int sample) {
     }
     s->sample = sample;
     if (!sample) tok_copy_fit(s->custom, sizeof s->custom, text); /* whole characters */
-    s->page = 0;
+    s->look.page = 0;
     if (total > MHA_MAX_N)
         snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
                  MHA_MAX_N, total);
@@ -105,17 +105,17 @@ static void zoom_by(app_state *s, int dir) {
     static const float steps[] = VIEW_ZOOM_STEPS;
     int n = (int)(sizeof steps / sizeof steps[0]), cur = 2;
     for (int i = 0; i < n; i++)
-        if (steps[i] <= s->zoom + 1e-3f) cur = i;
+        if (steps[i] <= s->look.zoom + 1e-3f) cur = i;
     if (dir == 0)
-        s->zoom = s->zoom_base > 0.0f ? s->zoom_base : 1.0f;
+        s->look.zoom = s->zoom_base > 0.0f ? s->zoom_base : 1.0f;
     else
-        s->zoom = steps[cur + dir < 0 ? 0 : (cur + dir >= n ? n - 1 : cur + dir)];
-    snprintf(s->status, sizeof s->status, "zoom %d%%", (int)(s->zoom * 100.0f + 0.5f));
+        s->look.zoom = steps[cur + dir < 0 ? 0 : (cur + dir >= n ? n - 1 : cur + dir)];
+    snprintf(s->status, sizeof s->status, "zoom %d%%", (int)(s->look.zoom * 100.0f + 0.5f));
     s->layout_valid = 0; /* say so when the window holds the data at a smaller zoom */
     const view_layout *L = app_layout(s);
-    if (L->data_zoom > 0.0f && L->data_zoom < s->zoom - 1e-3f)
+    if (L->data_zoom > 0.0f && L->data_zoom < s->look.zoom - 1e-3f)
         snprintf(s->status, sizeof s->status, "zoom %d%%: this window shows the data at %d%%",
-                 (int)(s->zoom * 100.0f + 0.5f), (int)(L->data_zoom * 100.0f + 0.5f));
+                 (int)(s->look.zoom * 100.0f + 0.5f), (int)(L->data_zoom * 100.0f + 0.5f));
 }
 
 static app_action_kind button_action(int b) {
@@ -157,9 +157,7 @@ static int same_hit(view_hit x, view_hit y) {
 
 static view_hit hit_at(app_state *s, int x, int y) {
     const view_layout *L = app_layout(s);
-    view_state vs;
-    app_view(s, &vs);
-    return view_hit_test(L, &vs, x, y);
+    return view_hit_test(L, app_layout_view(s), x, y);
 }
 
 int app_click(app_state *s, int x, int y, app_action *then) {
@@ -169,12 +167,11 @@ int app_click(app_state *s, int x, int y, app_action *then) {
         return 1;
     }
     if (s->editing) { /* a click in the text puts the cursor there */
-        view_state vs;
         view_editor E;
         const view_layout *L = app_layout(s);
-        app_view(s, &vs);
-        view_editor_layout(&E, &vs, L, s->measure, s->measure_ud);
-        int at = view_editor_offset(&E, &vs, x, y, s->measure, s->measure_ud);
+        const view_state *vs = app_layout_view(s);
+        view_editor_layout(&E, vs, L, s->measure, s->measure_ud);
+        int at = view_editor_offset(&E, vs, x, y, s->measure, s->measure_ud);
         if (at >= 0) *then = (app_action){.kind = ACT_EDIT_CURSOR, .arg = at};
         return 0;
     }
@@ -204,7 +201,7 @@ int app_click(app_state *s, int x, int y, app_action *then) {
         *then = (app_action){.kind = ACT_LAYER, .arg = hit.row, .x = hit.head + 1};
     else if (hit.kind == HIT_HEAD_OFF)
         *then = (app_action){.kind = ACT_ABLATE, .arg = hit.head + 1};
-    else if ((hit.kind == HIT_HEAD_CELL || hit.kind == HIT_HEAD_TITLE) && !s->focus)
+    else if ((hit.kind == HIT_HEAD_CELL || hit.kind == HIT_HEAD_TITLE) && !s->look.focus)
         *then = (app_action){.kind = ACT_FOCUS, .arg = hit.head + 1};
     return 0;
 }
@@ -252,10 +249,10 @@ static void escape(app_state *s) {
         s->preedit[0] = '\0';
     } else if (s->help)
         s->help = 0;
-    else if (s->focus)
-        s->focus = 0;
-    else if (s->present)
-        s->present = 0;
+    else if (s->look.focus)
+        s->look.focus = 0;
+    else if (s->look.present)
+        s->look.present = 0;
     else if (s->pin)
         app_compare_toggle(s);
     else
@@ -264,25 +261,25 @@ static void escape(app_state *s) {
 
 int app_apply_look(app_state *s, const app_action *a) {
     switch (a->kind) {
-    case ACT_CMAP: s->cmap = (s->cmap + 1) % CMAP_COUNT; return 1;
-    case ACT_THEME: s->theme = !s->theme; return 1;
+    case ACT_CMAP: s->look.cmap = (s->look.cmap + 1) % CMAP_COUNT; return 1;
+    case ACT_THEME: s->look.theme = !s->look.theme; return 1;
     case ACT_ZOOM_IN: zoom_by(s, +1); return 1;
     case ACT_ZOOM_OUT: zoom_by(s, -1); return 1;
     case ACT_ZOOM_RESET: zoom_by(s, 0); return 1;
     case ACT_PAGE_PREV:
-        if (s->page > 0) s->page--;
+        if (s->look.page > 0) s->look.page--;
         return 1;
-    case ACT_PAGE_NEXT: s->page++; return 1; /* app_layout clamps it to the pages there are */
-    case ACT_PINNED_PAGE_PREV: {             /* without a pinned view, the live one's */
-        int *page = s->pin ? &s->pinned_page : &s->page;
+    case ACT_PAGE_NEXT: s->look.page++; return 1; /* app_layout clamps it to the pages there are */
+    case ACT_PINNED_PAGE_PREV: {                  /* without a pinned view, the live one's */
+        int *page = s->pin ? &s->pinned_page : &s->look.page;
         if (*page > 0) (*page)--;
         return 1;
     }
-    case ACT_PINNED_PAGE_NEXT: (*(s->pin ? &s->pinned_page : &s->page))++; return 1;
+    case ACT_PINNED_PAGE_NEXT: (*(s->pin ? &s->pinned_page : &s->look.page))++; return 1;
     case ACT_FOCUS: { /* the heads shown: a loaded model's (or its re-split) */
         const int h = s->gpt ? app_gpt_heads(s) : s->cfg.h;
         if (a->arg >= 1 && a->arg <= h) {
-            s->focus = a->arg;
+            s->look.focus = a->arg;
             s->status[0] = '\0';
         } else {
             snprintf(s->status, sizeof s->status, "there is no head %d: h = %d", a->arg, h);
@@ -295,9 +292,10 @@ int app_apply_look(app_state *s, const app_action *a) {
                      "the head view (H) is the attention view's: training shows heatmaps");
             return 1;
         }
-        s->head_view = s->head_view == VIEW_HEAD_LINES ? VIEW_HEAD_HEATMAP : VIEW_HEAD_LINES;
+        s->look.head_view =
+            s->look.head_view == VIEW_HEAD_LINES ? VIEW_HEAD_HEATMAP : VIEW_HEAD_LINES;
         snprintf(s->status, sizeof s->status, "%s",
-                 s->head_view == VIEW_HEAD_LINES
+                 s->look.head_view == VIEW_HEAD_LINES
                      ? "head view: lines, opacity = weight (H: heatmaps again)"
                      : "heads as heatmaps (H: lines)");
         return 1;
@@ -305,9 +303,9 @@ int app_apply_look(app_state *s, const app_action *a) {
     case ACT_MENU: s->menu = !s->menu; return 1;
     case ACT_FULLSCREEN: s->fullscreen = !s->fullscreen; return 1;
     case ACT_PRESENT:
-        s->present = !s->present;
+        s->look.present = !s->look.present;
         s->menu = 0; /* the panel is the controls': none in presentation */
-        if (s->present) snprintf(s->status, sizeof s->status, "presentation: P or Esc leaves");
+        if (s->look.present) snprintf(s->status, sizeof s->status, "presentation: P or Esc leaves");
         return 1;
     case ACT_ESCAPE: escape(s); return 1;
     case ACT_QUIT: s->quit = 1; return 1;

@@ -49,7 +49,7 @@ mha_model *app_model_adopt(app_state *s, mha_model *m, tok_list *toks, int sampl
         s->compute_ms = ms;
         s->data_version++;
         r->recomputes++;
-        if (s->focus > s->m->cfg.h) s->focus = 0;
+        if (s->look.focus > s->m->cfg.h) s->look.focus = 0;
     } else { /* out of memory: the model shown stays */
         tok_free(toks);
         snprintf(s->status, sizeof s->status, "%s", err);

@@ -294,12 +294,12 @@ void app_compare_refresh(app_state *s, const view_state *live) {
     pv->head_divergence = NULL;
     pv->head_pass_cos = pv->head_change = NULL;
     pv->out_diff = NULL;
-    pv->diff = 0;
+    pv->look.diff = 0;
     pv->step_raw = pv->step_scaled = pv->step_share = NULL;
     pv->train = NULL;
     pv->lesson = 0;
-    pv->data_version = p->version; /* the colour cache keeps the two models apart */
-    pv->page = s->pinned_page;     /* its own page: its heads are not the live ones */
+    pv->data_version = p->version;  /* the colour cache keeps the two models apart */
+    pv->look.page = s->pinned_page; /* its own page: its heads are not the live ones */
     p->count = differences(p, s);
 }
 

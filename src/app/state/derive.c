@@ -74,8 +74,8 @@ static int dark_field(const attn_layer *L, double *top) {
 static void follow_dark_field(app_state *s, const attn_layer *L) {
     double top = 1.0;
     const int dark = dark_field(L, &top);
-    if (s->auto_contrast && dark && !s->dark_field && s->contrast == 0) {
-        s->contrast = 1;
+    if (s->auto_contrast && dark && !s->dark_field && s->look.contrast == 0) {
+        s->look.contrast = 1;
         char msg[200];
         snprintf(msg, sizeof msg,
                  "rows scaled to their max: a row's largest is %.2g on average (K: log, fixed)",
@@ -85,7 +85,7 @@ static void follow_dark_field(app_state *s, const attn_layer *L) {
     s->dark_field = dark;
 }
 
-int app_derive(app_state *s) {
+int app_derive_layer(app_state *s) {
     if (!s->derived) s->derived = calloc(1, sizeof *s->derived);
     app_derived *d = s->derived;
     if (!d) return -1;
@@ -98,11 +98,36 @@ int app_derive(app_state *s) {
         model_source_layer(&src, 0, &d->layer); /* pointers: cheap */
     }
     d->of = s->m;
-    const int focus = s->focus > 0 && s->focus <= L->h ? s->focus : 0;
     if (L->n >= 1 && L->attn && s->dark_version != s->data_version && !s->train_mode) {
         follow_dark_field(s, L);
         s->dark_version = s->data_version;
     }
+    return 0;
+}
+
+/* The focused head the numbers are for: 0 for none (or one the layer lacks). */
+static int focused(const app_state *s, const attn_layer *L) {
+    return s->look.focus > 0 && s->look.focus <= L->h ? s->look.focus : 0;
+}
+
+int app_derive_stale(const app_state *s) {
+    const app_derived *d = s->derived;
+    return !d || d->of != s->m || d->version != s->data_version || d->head != focused(s, &d->layer);
+}
+
+void app_derive_after(app_state *s) {
+    if (s->applying)
+        app_derive_layer(s); /* the action derives at its end (app_apply) */
+    else
+        app_derive(s);
+}
+
+int app_derive(app_state *s) {
+    s->counts->derives++;
+    if (app_derive_layer(s) != 0) return -1;
+    app_derived *d = s->derived;
+    const attn_layer *L = &d->layer;
+    const int focus = focused(s, L);
     if (d->version == s->data_version && d->head == focus) return 0;
     if (L->n < 1 || !L->attn) return 0; /* nothing computed yet: nothing derived */
     const int n = L->n, h = L->h, dm = L->d_model;
@@ -155,7 +180,7 @@ void app_derived_view(const app_state *s, view_state *vs) {
         vs->contrib_step = d->contrib_step;
     }
     vs->out_diff = d->diff;
-    if (d->head && d->head == s->focus) {
+    if (d->head && d->head == s->look.focus) {
         vs->step_raw = d->raw;
         vs->step_scaled = d->scaled;
         vs->step_share = d->share;

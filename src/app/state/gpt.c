@@ -175,8 +175,8 @@ static void adopt_model(app_state *s, app_gpt *g) {
     app_gpt_free(s->gpt);
     s->gpt = g;
     g->overview_open = overview;
-    s->focus = 0;
-    s->page = 0;
+    s->look.focus = 0;
+    s->look.page = 0;
     rebuild(s);
     if (!say_cut(s))
         snprintf(s->status, sizeof s->status, "%.60s: %d layers × %d heads, d_model %d",
@@ -229,7 +229,7 @@ static int set_layer(app_state *s, int layer) {
     layer = ((layer % layers) + layers) % layers;
     g->layer = layer;
     g->ov.layer = layer;
-    if (s->focus > g->h) s->focus = 0;
+    if (s->look.focus > g->h) s->look.focus = 0;
     gpt2_run_show(&g->run, g->layer, g->h);
     s->data_version++;
     snprintf(s->status, sizeof s->status, "layer %d of %d", layer + 1, layers);
@@ -252,7 +252,7 @@ static int remove_head(app_state *s, const app_action *a, const char *name) {
         snprintf(s->status, sizeof s->status, "every head on again");
         return 1;
     }
-    const int head = a->arg ? a->arg : s->focus;
+    const int head = a->arg ? a->arg : s->look.focus;
     if (head < 1 || head > c->h) {
         snprintf(s->status, sizeof s->status, "X: focus a head first (1-9, or click it)");
         return 1;
@@ -298,8 +298,8 @@ int app_gpt_apply(app_state *s, const app_action *a) {
             return 1;
         }
         g->h = k;
-        if (s->focus > k) s->focus = 0;
-        s->page = 0;
+        if (s->look.focus > k) s->look.focus = 0;
+        s->look.page = 0;
         s->data_version++;
         say_split(s);
         return 1;
@@ -340,7 +340,7 @@ int app_gpt_apply(app_state *s, const app_action *a) {
     case ACT_LAYER: /* from the overview: the layer, and the head clicked focused */
         g->overview_open = 0;
         set_layer(s, a->arg);
-        if (a->x >= 1 && a->x <= g->h) s->focus = a->x;
+        if (a->x >= 1 && a->x <= g->h) s->look.focus = a->x;
         return 1;
     case ACT_OVERVIEW: g->overview_open = !g->overview_open; return 1;
     case ACT_ABLATE:
@@ -357,7 +357,7 @@ int app_gpt_text(app_state *s, const char *text, int sample) {
     if (run_text(s, text) != 0) return -1;
     s->sample = sample;
     if (!sample) tok_copy_fit(s->custom, sizeof s->custom, text); /* whole characters */
-    s->page = 0;
+    s->look.page = 0;
     return 0;
 }
 
@@ -445,7 +445,7 @@ void app_gpt_set_view(app_state *s, int layer, int h, int overview) {
     const int k = h ? h : g->m->tf->cfg.h;
     if (k != g->h && gpt2_run_show(&g->run, g->layer, k) == 0) {
         g->h = k;
-        s->page = 0;
+        s->look.page = 0;
     }
     set_layer(s, layer);
     g->overview_open = overview;
@@ -456,7 +456,7 @@ void app_gpt_close(app_state *s) {
     app_gpt_free(s->gpt);
     s->gpt = NULL;
     s->gpt_wanted = 0;
-    s->focus = 0;
+    s->look.focus = 0;
     s->data_version++;
     s->layout_valid = 0;
 }

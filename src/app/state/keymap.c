@@ -72,31 +72,19 @@ const int *app_keys(int *count) {
     return mapped;
 }
 
+static app_action edit_key(int key, int ctrl);
+static app_action ctrl_key(int key, int shift);
+
 app_action app_key_action(const app_state *s, int key, int mods) {
     app_action a = {.kind = ACT_NONE};
     const int ctrl = (mods & APP_MOD_CTRL) != 0, shift = (mods & APP_MOD_SHIFT) != 0;
     if (key >= 'A' && key <= 'Z') key += 'a' - 'A';
-    if (s->editing) {
-        switch (key) {
-        case APP_KEY_RETURN: a.kind = ACT_EDIT_APPLY; break;
-        case APP_KEY_ESCAPE: a.kind = ACT_EDIT_CANCEL; break;
-        case APP_KEY_BACKSPACE: a.kind = ACT_EDIT_BACKSPACE; break;
-        case APP_KEY_DELETE: a.kind = ACT_EDIT_DELETE; break;
-        case APP_KEY_LEFT: a.kind = ACT_EDIT_LEFT, a.arg = ctrl; break;
-        case APP_KEY_RIGHT: a.kind = ACT_EDIT_RIGHT, a.arg = ctrl; break;
-        case APP_KEY_HOME: a.kind = ACT_EDIT_HOME; break;
-        case APP_KEY_END: a.kind = ACT_EDIT_END; break;
-        case 'u': a.kind = ctrl ? ACT_EDIT_CLEAR : ACT_NONE; break;
-        case 'o': a.kind = ctrl ? ACT_EDIT_OPEN : ACT_NONE; break;
-        case 'v': a.kind = ctrl ? ACT_EDIT_INSERT : ACT_NONE; break; /* the window pastes */
-        }
-        return a; /* other keys arrive as typed text */
-    }
+    if (s->editing) return edit_key(key, ctrl);      /* other keys arrive as typed text */
     if (s->menu && key == APP_KEY_ESCAPE && !ctrl) { /* Escape closes the "More" panel first */
         a.kind = ACT_MENU;
         return a;
     }
-    if (s->train_mode && s->present && !s->help && key == APP_KEY_ESCAPE && !ctrl) {
+    if (s->train_mode && s->look.present && !s->help && key == APP_KEY_ESCAPE && !ctrl) {
         a.kind = ACT_PRESENT; /* training's presentation closes before training mode does */
         return a;
     }
@@ -106,21 +94,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
         return a;
     }
     if (app_teach_key(s, key, mods, &a)) return a; /* a lesson's keys, while it runs */
-    if (ctrl) {
-        if (key == 'q')
-            a.kind = ACT_QUIT;
-        else if (key == '=' || key == '+')
-            a.kind = ACT_ZOOM_IN;
-        else if (key == '-')
-            a.kind = ACT_ZOOM_OUT;
-        else if (key == '0')
-            a.kind = ACT_ZOOM_RESET;
-        else if (key == 's')
-            a.kind = shift ? ACT_SAVE_PANEL : ACT_SAVE;
-        else if (key == 'v' && shift)
-            a.kind = ACT_SAVE_VIEW_FILE;
-        return a;
-    }
+    if (ctrl) return ctrl_key(key, shift);
     if (key == 'h' && s->train_mode) { /* training mode's sweep of h (sweep_view.c) */
         a.kind = ACT_TRAIN_SWEEP;
         return a;
@@ -171,6 +145,43 @@ app_action app_key_action(const app_state *s, int key, int mods) {
             a.arg = key - '0';
         }
     }
+    return a;
+}
+
+/* A key in the text field: its editing keys (Ctrl+V: the window pastes). */
+static app_action edit_key(int key, int ctrl) {
+    app_action a = {.kind = ACT_NONE};
+    switch (key) {
+    case APP_KEY_RETURN: a.kind = ACT_EDIT_APPLY; break;
+    case APP_KEY_ESCAPE: a.kind = ACT_EDIT_CANCEL; break;
+    case APP_KEY_BACKSPACE: a.kind = ACT_EDIT_BACKSPACE; break;
+    case APP_KEY_DELETE: a.kind = ACT_EDIT_DELETE; break;
+    case APP_KEY_LEFT: a.kind = ACT_EDIT_LEFT, a.arg = ctrl; break;
+    case APP_KEY_RIGHT: a.kind = ACT_EDIT_RIGHT, a.arg = ctrl; break;
+    case APP_KEY_HOME: a.kind = ACT_EDIT_HOME; break;
+    case APP_KEY_END: a.kind = ACT_EDIT_END; break;
+    case 'u': a.kind = ctrl ? ACT_EDIT_CLEAR : ACT_NONE; break;
+    case 'o': a.kind = ctrl ? ACT_EDIT_OPEN : ACT_NONE; break;
+    case 'v': a.kind = ctrl ? ACT_EDIT_INSERT : ACT_NONE; break;
+    }
+    return a;
+}
+
+/* A key with Ctrl held (outside the text field): quit, zoom, the saves. */
+static app_action ctrl_key(int key, int shift) {
+    app_action a = {.kind = ACT_NONE};
+    if (key == 'q')
+        a.kind = ACT_QUIT;
+    else if (key == '=' || key == '+')
+        a.kind = ACT_ZOOM_IN;
+    else if (key == '-')
+        a.kind = ACT_ZOOM_OUT;
+    else if (key == '0')
+        a.kind = ACT_ZOOM_RESET;
+    else if (key == 's')
+        a.kind = shift ? ACT_SAVE_PANEL : ACT_SAVE;
+    else if (key == 'v' && shift)
+        a.kind = ACT_SAVE_VIEW_FILE;
     return a;
 }
 
@@ -249,9 +260,9 @@ static int menu_shown(const app_state *s, const view_state *vs, const menu_def *
     switch (d->mods ? 0 : d->key) {
     case 'e': return L && L->n_real < L->n;
     case 'w': return s->cfg.weights == MHA_WEIGHTS_PATTERNS;
-    case 'd': return s->diff != 0;
-    case 'v': return s->values != 0;
-    case 'k': return s->contrast >= 0 && s->contrast <= 2 ? s->contrast : 0;
+    case 'd': return s->look.diff != 0;
+    case 'v': return s->look.values != 0;
+    case 'k': return s->look.contrast >= 0 && s->look.contrast <= 2 ? s->look.contrast : 0;
     case 'i': return s->lesson != 0;
     case 'b': return s->pin != NULL;
     case 'l': return vs->train && !vs->train->running;

@@ -72,7 +72,7 @@ static void toggle_weights(app_state *s) {
 }
 
 static void toggle_ablate(app_state *s, int head) {
-    if (head == 0) head = s->focus;
+    if (head == 0) head = s->look.focus;
     if (head == 0) {
         snprintf(s->status, sizeof s->status,
                  "focus a head first (1\xE2\x80\xA6"
@@ -113,22 +113,23 @@ int app_lesson_apply(app_state *s, const app_action *a) {
         return 1;
     }
     case ACT_DIFF:
-        s->diff = !s->diff;
-        if (s->diff && !mha_config_ablated_count(&s->cfg))
+        s->look.diff = !s->look.diff;
+        if (s->look.diff && !mha_config_ablated_count(&s->cfg))
             snprintf(s->status, sizeof s->status,
                      "difference view: all zero until a head is off (X, or its \xC3\x97)");
         return 1;
-    case ACT_VALUES: s->values = !s->values; return 1;
-    case ACT_CONTRAST: s->contrast = (s->contrast + 1) % 3; return 1;
+    case ACT_VALUES: s->look.values = !s->look.values; return 1;
+    case ACT_CONTRAST: s->look.contrast = (s->look.contrast + 1) % 3; return 1;
     case ACT_STEP_NEXT:
     case ACT_STEP_PREV:
-        if (!s->focus) {
+        if (!s->look.focus) {
             snprintf(s->status, sizeof s->status,
                      "the step-through is in the focus view: press 1\xE2\x80\xA6"
                      "9 first");
             return 1;
         }
-        s->step = (s->step + (a->kind == ACT_STEP_NEXT ? 1 : STEP_COUNT)) % (STEP_COUNT + 1);
+        s->look.step =
+            (s->look.step + (a->kind == ACT_STEP_NEXT ? 1 : STEP_COUNT)) % (STEP_COUNT + 1);
         return 1;
     case ACT_LESSON: s->lesson = !s->lesson; return 1;
     default: return 0;

@@ -245,171 +245,214 @@ static int finish_step(lesson *L, const char *file, char *err, size_t errlen) {
     return 0;
 }
 
+/* The reader's place in a lesson file: what the line handlers below share. */
+typedef struct {
+    lesson *L;
+    const char *file, *base_dir;
+    int line, title_line;
+    caption_buf cb;         /* the last step's caption; cb.cap 0: as new_step made it */
+    app_settings *defaults; /* the view before the first step */
+    char *err;
+    size_t errlen;
+} lesson_reader;
+
+static int read_line(lesson_reader *r, char *l);
+
 int lesson_parse(const char *text, size_t len, const char *file, const char *base_dir, lesson *L,
                  char *err, size_t errlen) {
     memset(L, 0, sizeof *L);
-    app_settings *defaults = app_settings_create();
+    lesson_reader r = {.L = L, .file = file, .base_dir = base_dir, .err = err, .errlen = errlen};
+    r.defaults = app_settings_create();
     char *buf = malloc(len + 1);
-    int rc = 2;
-    if (!defaults || !buf) {
+    if (!r.defaults || !buf) {
         snprintf(err, errlen, "%s:1: out of memory", file);
         goto fail;
     }
-    app_settings_defaults(defaults);
+    app_settings_defaults(r.defaults);
     memcpy(buf, text, len);
     buf[len] = '\0';
-    int line = 0, title_line = 0;
-    caption_buf cb = {0}; /* the last step's caption; cb.cap 0: as new_step made it */
     for (char *p = buf; p && (size_t)(p - buf) < len;) {
         char *nl = strchr(p, '\n');
         if (nl) *nl = '\0';
-        line++;
+        r.line++;
         char *raw = p;
         p = nl ? nl + 1 : NULL;
         size_t rl = strlen(raw);
         if (rl && raw[rl - 1] == '\r') raw[--rl] = '\0';
         char *l = raw;
         while (*l == ' ' || *l == '\t') l++;
-        if (!*l || *l == '#') continue;
-        lesson_step *cur = L->count ? &L->steps[L->count - 1] : NULL;
-        if (*l == '|') { /* a caption line: one space after the bar is not kept */
-            if (!cur) {
-                snprintf(err, errlen, "%s:%d: a caption line before the first step (step = ...)",
-                         file, line);
-                goto fail;
-            }
-            const char *c = l + 1;
-            if (*c == ' ') c++;
-            char why[256];
-            if (lesson_markup_check(c, why, sizeof why) != 0) {
-                snprintf(err, errlen, "%s:%d: caption: %s", file, line, why);
-                goto fail;
-            }
-            if (add_line(L, &cur->text, &cb, c) != 0) {
-                snprintf(err, errlen, "%s:%d: out of memory", file, line);
-                goto fail;
-            }
-            continue;
-        }
-        char *eq = strchr(l, '=');
-        if (!eq) {
-            snprintf(err, errlen,
-                     "%s:%d: '%.60s': not a setting (name = value), a caption line "
-                     "(| ...) or a comment (# ...)",
-                     file, line, l);
-            goto fail;
-        }
-        *eq = '\0';
-        char *name = trim(l), *value = trim(eq + 1);
-        if (strcmp(name, "title") == 0) {
-            if (L->title) {
-                snprintf(err, errlen, "%s:%d: title given twice (first on line %d)", file, line,
-                         title_line);
-                goto fail;
-            }
-            if (cur) {
-                snprintf(err, errlen, "%s:%d: the title goes before the first step", file, line);
-                goto fail;
-            }
-            L->title = dup_str(value);
-            title_line = line;
-            continue;
-        }
-        if (strcmp(name, "step") == 0) {
-            if (cur && (rc = finish_step(L, file, err, errlen)) != 0) goto fail;
-            rc = 2;
-            if (L->count >= LESSON_MAX_STEPS) {
-                snprintf(err, errlen, "%s:%d: more than %d steps", file, line, LESSON_MAX_STEPS);
-                goto fail;
-            }
-            char why[256];
-            if (lesson_markup_check(value, why, sizeof why) != 0) {
-                snprintf(err, errlen, "%s:%d: heading: %s", file, line, why);
-                goto fail;
-            }
-            lesson_step *st = new_step(L);
-            cb = (caption_buf){0};
-            if (!st) {
-                snprintf(err, errlen, "%s:%d: out of memory", file, line);
-                goto fail;
-            }
-            free(st->heading);
-            st->heading = dup_str(value);
-            st->line = line;
-            app_settings_merge(st->view, L->count > 1 ? L->steps[L->count - 2].view : defaults);
-            continue;
-        }
-        if (!cur) {
-            snprintf(err, errlen,
-                     "%s:%d: '%s' before the first step: start one with step = HEADING", file, line,
-                     name);
-            goto fail;
-        }
-        if (strcmp(name, "do") == 0) {
-            char why[400];
-            if (cur->nacts >= LESSON_MAX_DO) {
-                snprintf(err, errlen, "%s:%d: more than %d do = lines in one step", file, line,
-                         LESSON_MAX_DO);
-                goto fail;
-            }
-            if (parse_do(value, &cur->acts[cur->nacts], why, sizeof why) != 0) {
-                snprintf(err, errlen, "%s:%d: %s", file, line, why);
-                goto fail;
-            }
-            cur->nacts++;
-            continue;
-        }
-        if (app_settings_has(cur->set, name)) {
-            snprintf(err, errlen, "%s:%d: %s given twice in this step", file, line, name);
-            goto fail;
-        }
-        char why[512] = "";
-        if (app_settings_set(cur->set, name, value, base_dir, why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s:%d: %s", file, line, why[0] ? why : "bad setting");
-            goto fail;
-        }
-        app_settings *one = app_settings_create();
-        if (!one || app_settings_set(one, name, value, base_dir, why, sizeof why) != 0) {
-            app_settings_free(one);
-            snprintf(err, errlen, "%s:%d: out of memory", file, line);
-            goto fail;
-        }
-        app_settings_merge(cur->view, one);
-        app_settings_free(one);
-        app_settings_origin(cur->set, file); /* apply's errors then name this line */
-        app_settings_line(cur->set, name, line);
-        app_settings_origin(cur->view, file);
-        app_settings_line(cur->view, name, line);
-        char hw[400];
-        if (check_heads(cur, hw, sizeof hw) != 0 &&
-            (strcmp(name, "focus") == 0 || strcmp(name, "ablate") == 0)) {
-            snprintf(err, errlen, "%s:%d: %s", file, line, hw);
-            goto fail;
-        }
+        if (*l && *l != '#' && read_line(&r, l) != 0) goto fail;
     }
     if (!L->count) {
         snprintf(err, errlen, "%s:%d: no step: a lesson needs at least one (step = HEADING)", file,
-                 line > 0 ? line : 1);
+                 r.line > 0 ? r.line : 1);
         goto fail;
     }
-    if ((rc = finish_step(L, file, err, errlen)) != 0) goto fail;
+    if (finish_step(L, file, err, errlen) != 0) goto fail;
     if (!L->title) {
         const char *base = strrchr(file, '/');
         L->title = dup_str(base ? base + 1 : file);
     }
     if (!L->title) {
         snprintf(err, errlen, "%s:1: out of memory", file);
-        rc = 2;
         goto fail;
     }
     free(buf);
-    app_settings_free(defaults);
+    app_settings_free(r.defaults);
     return 0;
 fail:
     free(buf);
-    app_settings_free(defaults);
+    app_settings_free(r.defaults);
     lesson_free(L);
-    return rc ? rc : 2;
+    return 2;
+}
+
+static int read_caption(lesson_reader *r, lesson_step *cur, const char *l);
+static int read_title(lesson_reader *r, const lesson_step *cur, const char *value);
+static int read_step(lesson_reader *r, lesson_step *cur, const char *value);
+static int read_do(lesson_reader *r, lesson_step *cur, const char *value);
+static int read_setting(lesson_reader *r, lesson_step *cur, const char *name, const char *value);
+
+/* One line that is not blank or a comment, its leading blanks skipped: a caption
+   line, the title, a step's start, a do = line or a setting. 0, or -1 with err. */
+static int read_line(lesson_reader *r, char *l) {
+    lesson *L = r->L;
+    lesson_step *cur = L->count ? &L->steps[L->count - 1] : NULL;
+    if (*l == '|') return read_caption(r, cur, l);
+    char *eq = strchr(l, '=');
+    if (!eq) {
+        snprintf(r->err, r->errlen,
+                 "%s:%d: '%.60s': not a setting (name = value), a caption line "
+                 "(| ...) or a comment (# ...)",
+                 r->file, r->line, l);
+        return -1;
+    }
+    *eq = '\0';
+    char *name = trim(l), *value = trim(eq + 1);
+    if (strcmp(name, "title") == 0) return read_title(r, cur, value);
+    if (strcmp(name, "step") == 0) return read_step(r, cur, value);
+    if (!cur) {
+        snprintf(r->err, r->errlen,
+                 "%s:%d: '%s' before the first step: start one with step = HEADING", r->file,
+                 r->line, name);
+        return -1;
+    }
+    if (strcmp(name, "do") == 0) return read_do(r, cur, value);
+    return read_setting(r, cur, name, value);
+}
+
+/* A caption line: one space after the bar is not kept. */
+static int read_caption(lesson_reader *r, lesson_step *cur, const char *l) {
+    if (!cur) {
+        snprintf(r->err, r->errlen, "%s:%d: a caption line before the first step (step = ...)",
+                 r->file, r->line);
+        return -1;
+    }
+    const char *c = l + 1;
+    if (*c == ' ') c++;
+    char why[256];
+    if (lesson_markup_check(c, why, sizeof why) != 0) {
+        snprintf(r->err, r->errlen, "%s:%d: caption: %s", r->file, r->line, why);
+        return -1;
+    }
+    if (add_line(r->L, &cur->text, &r->cb, c) != 0) {
+        snprintf(r->err, r->errlen, "%s:%d: out of memory", r->file, r->line);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_title(lesson_reader *r, const lesson_step *cur, const char *value) {
+    if (r->L->title) {
+        snprintf(r->err, r->errlen, "%s:%d: title given twice (first on line %d)", r->file, r->line,
+                 r->title_line);
+        return -1;
+    }
+    if (cur) {
+        snprintf(r->err, r->errlen, "%s:%d: the title goes before the first step", r->file,
+                 r->line);
+        return -1;
+    }
+    r->L->title = dup_str(value);
+    r->title_line = r->line;
+    return 0;
+}
+
+/* step = HEADING: the step before ends; the new one's view starts as its. */
+static int read_step(lesson_reader *r, lesson_step *cur, const char *value) {
+    lesson *L = r->L;
+    if (cur && finish_step(L, r->file, r->err, r->errlen) != 0) return -1;
+    if (L->count >= LESSON_MAX_STEPS) {
+        snprintf(r->err, r->errlen, "%s:%d: more than %d steps", r->file, r->line,
+                 LESSON_MAX_STEPS);
+        return -1;
+    }
+    char why[256];
+    if (lesson_markup_check(value, why, sizeof why) != 0) {
+        snprintf(r->err, r->errlen, "%s:%d: heading: %s", r->file, r->line, why);
+        return -1;
+    }
+    lesson_step *st = new_step(L);
+    r->cb = (caption_buf){0};
+    if (!st) {
+        snprintf(r->err, r->errlen, "%s:%d: out of memory", r->file, r->line);
+        return -1;
+    }
+    free(st->heading);
+    st->heading = dup_str(value);
+    st->line = r->line;
+    app_settings_merge(st->view, L->count > 1 ? L->steps[L->count - 2].view : r->defaults);
+    return 0;
+}
+
+static int read_do(lesson_reader *r, lesson_step *cur, const char *value) {
+    char why[400];
+    if (cur->nacts >= LESSON_MAX_DO) {
+        snprintf(r->err, r->errlen, "%s:%d: more than %d do = lines in one step", r->file, r->line,
+                 LESSON_MAX_DO);
+        return -1;
+    }
+    if (parse_do(value, &cur->acts[cur->nacts], why, sizeof why) != 0) {
+        snprintf(r->err, r->errlen, "%s:%d: %s", r->file, r->line, why);
+        return -1;
+    }
+    cur->nacts++;
+    return 0;
+}
+
+/* name = value: into the step's settings and its cumulative view, each naming
+   this line for apply's errors. */
+static int read_setting(lesson_reader *r, lesson_step *cur, const char *name, const char *value) {
+    const char *file = r->file;
+    const int line = r->line;
+    if (app_settings_has(cur->set, name)) {
+        snprintf(r->err, r->errlen, "%s:%d: %s given twice in this step", file, line, name);
+        return -1;
+    }
+    char why[512] = "";
+    if (app_settings_set(cur->set, name, value, r->base_dir, why, sizeof why) != 0) {
+        snprintf(r->err, r->errlen, "%s:%d: %s", file, line, why[0] ? why : "bad setting");
+        return -1;
+    }
+    app_settings *one = app_settings_create();
+    if (!one || app_settings_set(one, name, value, r->base_dir, why, sizeof why) != 0) {
+        app_settings_free(one);
+        snprintf(r->err, r->errlen, "%s:%d: out of memory", file, line);
+        return -1;
+    }
+    app_settings_merge(cur->view, one);
+    app_settings_free(one);
+    app_settings_origin(cur->set, file); /* apply's errors then name this line */
+    app_settings_line(cur->set, name, line);
+    app_settings_origin(cur->view, file);
+    app_settings_line(cur->view, name, line);
+    char hw[400];
+    if (check_heads(cur, hw, sizeof hw) != 0 &&
+        (strcmp(name, "focus") == 0 || strcmp(name, "ablate") == 0)) {
+        snprintf(r->err, r->errlen, "%s:%d: %s", file, line, hw);
+        return -1;
+    }
+    return 0;
 }
 
 /* The length of the UTF-8 sequence at p (n bytes left), 0 if it is not one. */

@@ -93,12 +93,13 @@ int app_recompute(app_state *s, const mha_config *cfg_in, tok_list *toks) {
         memset(toks, 0, sizeof *toks);
     }
     s->data_version++;
-    if (s->focus > s->cfg.h) s->focus = 0;
-    app_derive(s);
+    if (s->look.focus > s->cfg.h) s->look.focus = 0;
+    app_derive_after(s);
     return 0;
 }
 
 void app_change_cfg(app_state *s, mha_config next) {
     s->status[0] = '\0';
-    if (app_recompute(s, &next, app_request_want(s)) == 0) s->page = 0; /* the text asked for */
+    if (app_recompute(s, &next, app_request_want(s)) == 0)
+        s->look.page = 0; /* the text asked for */
 }

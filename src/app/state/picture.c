@@ -3,7 +3,7 @@
  * and the pinned view's from training.c and compare.c), app_figure_view the same
  * for a saved figure; both only read. app_refresh makes what they point at
  * (the progress sign, the training view, the pinned pane), app_layout lays the
- * state out. */
+ * state out from one view a frame, which the frame draws (app_layout_view). */
 #include <string.h>
 
 #include "samples.h"
@@ -12,27 +12,19 @@
 
 void app_view(const app_state *s, view_state *vs) {
     memset(vs, 0, sizeof *vs);
+    s->counts->views++;
     vs->width = s->width;
     vs->height = s->height;
     vs->ui_scale = s->ui_scale;
-    vs->zoom = s->zoom;
+    vs->look = s->look; /* the look whole; the stages only with a head focused */
+    if (!s->look.focus) vs->look.step = 0;
     vs->zoom_base = s->zoom_base;
-    vs->present = s->present;
     const int shown = app_request_shown_sample(s); /* the text's, as s->m and s->toks */
     const sample *smp = shown ? samples_get(shown - 1) : NULL;
     vs->sample_name = smp ? smp->name : "custom";
     vs->sample_index = shown;
     vs->sample_count = samples_count();
-    vs->theme = s->theme;
-    vs->cmap = s->cmap;
-    vs->contrast = s->contrast;
-    vs->values = s->values;
-    vs->diff = s->diff;
-    vs->step = s->focus ? s->step : 0;
     vs->lesson = s->lesson;
-    vs->head_view = s->head_view;
-    vs->page = s->page;
-    vs->focus = s->focus;
     vs->hover_x = s->hover_x;
     vs->hover_y = s->hover_y;
     vs->editing = s->editing;
@@ -54,7 +46,7 @@ void app_view(const app_state *s, view_state *vs) {
     vs->data_version = s->data_version;
     vs->png_scale = s->png_scale;
     const char *computing = app_request_status(s); /* the old picture, and the sign of the new */
-    if (computing && s->present)
+    if (computing && s->look.present)
         vs->toast = computing; /* no status line in presentation mode */
     else if (computing)
         vs->status = computing;
@@ -70,7 +62,7 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     app_view(s, vs);
     vs->hover_x = vs->hover_y = -1;
     vs->figure = 1;
-    vs->present = 0;
+    vs->look.present = 0;
     vs->toast = NULL;
     vs->status = NULL; /* a figure carries no messages of the app's */
     vs->help = 0;
@@ -79,10 +71,11 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     if (vs->caption && !vs->caption->steps) /* a recording's band: the window's hint */
         vs->caption = NULL;
     if (kind == APP_SAVE_PANEL) {
-        vs->panel = s->focus ? (s->step ? VIEW_PANEL_STEPS : VIEW_PANEL_HEAD) : VIEW_PANEL_EQUATION;
-        if (vs->panel == VIEW_PANEL_HEAD && s->head_view == VIEW_HEAD_LINES)
+        vs->panel = s->look.focus ? (s->look.step ? VIEW_PANEL_STEPS : VIEW_PANEL_HEAD)
+                                  : VIEW_PANEL_EQUATION;
+        if (vs->panel == VIEW_PANEL_HEAD && s->look.head_view == VIEW_HEAD_LINES)
             vs->panel = VIEW_PANEL_LINES; /* the head view's head, as the window shows it */
-        vs->panel_head = s->focus;
+        vs->panel_head = s->look.focus;
     } else if (kind == APP_SAVE_EXPORT) {
         vs->panel = s->export_panel;
         vs->panel_head = s->export_panel_head;
@@ -90,9 +83,13 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     }
 }
 
-void app_refresh(app_state *s) {
+void app_refresh_signs(app_state *s) {
     app_request_line(s);
     app_training_refresh(s);
+}
+
+void app_refresh(app_state *s) {
+    app_refresh_signs(s);
     if (s->pin && !s->train_mode) {
         view_state live;
         app_view(s, &live);
@@ -100,20 +97,38 @@ void app_refresh(app_state *s) {
     }
 }
 
+/* The frame's one view: the state's, and the pinned pane's made from it. */
+static void frame_view(app_state *s, view_state *vs) {
+    app_view(s, vs);
+    if (s->pin && !s->train_mode) {
+        app_compare_refresh(s, vs);
+        app_compare_view(s, vs); /* the count of differences just made */
+    }
+}
+
 const view_layout *app_layout(app_state *s) {
-    app_derive(s); /* the derived numbers follow the model (out of memory: shown less) */
-    app_refresh(s);
+    if (app_derive_stale(s))
+        app_derive(s); /* a change no action made: a lesson's timed step (out of memory: less) */
+    else
+        app_derive_layer(s);
+    app_refresh_signs(s);
+    view_state *vs = s->frame;
+    frame_view(s, vs);
     if (s->layout_valid) return s->L;
-    view_state vs;
-    app_view(s, &vs);
-    view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
+    view_layout_compute(s->L, vs, s->measure, s->measure_ud);
     const int pinned = app_compare_pages(s, NULL);
-    if ((s->L->pages > 0 && s->page >= s->L->pages) || (pinned > 0 && s->pinned_page >= pinned)) {
-        if (s->L->pages > 0 && s->page >= s->L->pages) s->page = s->L->pages - 1;
+    if ((s->L->pages > 0 && s->look.page >= s->L->pages) ||
+        (pinned > 0 && s->pinned_page >= pinned)) {
+        if (s->L->pages > 0 && s->look.page >= s->L->pages) s->look.page = s->L->pages - 1;
         if (pinned > 0 && s->pinned_page >= pinned) s->pinned_page = pinned - 1;
-        app_view(s, &vs);
-        view_layout_compute(s->L, &vs, s->measure, s->measure_ud);
+        vs->look.page = s->look.page; /* the pages there are: the rest of the view as it was */
+        if (s->pin && !s->train_mode) app_compare_refresh(s, vs);
+        view_layout_compute(s->L, vs, s->measure, s->measure_ud);
     }
     s->layout_valid = 1;
     return s->L;
+}
+
+const view_state *app_layout_view(const app_state *s) {
+    return s->frame;
 }

@@ -40,7 +40,8 @@ int app_request_ask(app_state *s, const mha_config *cfg, tok_list *toks) {
         r->want = copy;
     }
     s->cfg = *cfg;
-    if (s->focus > cfg->h) s->focus = 0; /* as a recompute in the foreground would (model.c) */
+    if (s->look.focus > cfg->h)
+        s->look.focus = 0; /* as a recompute in the foreground would (model.c) */
     r->pending = 1;
     return 0;
 }

@@ -77,5 +77,8 @@ void app_training_show_moment(app_state *s, const train_view *moment);
 /* picture.c: makes the progress sign, the training view and the pinned view's
  * state from the state as it is now; after every action, poll and tick. */
 void app_refresh(app_state *s);
+/* The same less the pinned view (which the frame's layout makes from its own view):
+   the progress sign and the training view. */
+void app_refresh_signs(app_state *s);
 
 #endif

@@ -32,6 +32,7 @@ static const char *const background_words[] = {"opaque", "transparent", NULL};
 #define ZOOM_HI ((long)(APP_ZOOM_MAX * 100.0f + 0.5f))
 #define CFG(f) .where = AT_CFG, .at = offsetof(mha_config, f)
 #define STATE(f) .where = AT_STATE, .at = offsetof(app_state, f)
+#define LOOK(f) .where = AT_STATE, .at = offsetof(app_state, look.f) /* the view's look */
 #define WHOLE "a whole number from {lo} to {hi}"
 #define FROM_1 "a whole number from {lo}"
 
@@ -57,17 +58,17 @@ const st_row stg_rows[ST_COUNT] = {
                   .must = "none or a head from {lo}"},
     [ST_STAGE] = {"stage", NULL, ST_INT, 0, ST_STAGE_MAX,
                   .must = "a stage from 0 (the whole head) to {hi}", .where = AT_LATE,
-                  .at = offsetof(app_state, step)},
-    [ST_VALUES] = {"values", "values", ST_BOOL, STATE(values)},
-    [ST_CONTRAST] = {"contrast", "contrast", ST_WORDS, .words = contrast_words, STATE(contrast)},
-    [ST_COLORMAP] = {"colormap", "colormap", ST_SPECIAL, .def = CMAP_VIRIDIS, STATE(cmap),
+                  .at = offsetof(app_state, look.step)},
+    [ST_VALUES] = {"values", "values", ST_BOOL, LOOK(values)},
+    [ST_CONTRAST] = {"contrast", "contrast", ST_WORDS, .words = contrast_words, LOOK(contrast)},
+    [ST_COLORMAP] = {"colormap", "colormap", ST_SPECIAL, .def = CMAP_VIRIDIS, LOOK(cmap),
                      .sp = &stg_colormap_sp},
-    [ST_THEME] = {"theme", "theme", ST_WORDS, .words = theme_words, STATE(theme)},
+    [ST_THEME] = {"theme", "theme", ST_WORDS, .words = theme_words, LOOK(theme)},
     [ST_ZOOM] = {"zoom", NULL, ST_INT, ZOOM_LO, ZOOM_HI, .must = "a percentage from {lo} to {hi}"},
-    [ST_PRESENT] = {"present", "present", ST_BOOL, STATE(present)},
+    [ST_PRESENT] = {"present", "present", ST_BOOL, LOOK(present)},
     [ST_PAGE] = {"page", "page", ST_INT, 1, INT_MAX, .must = FROM_1, .def = 1},
     [ST_PANELS] = {"panels", NULL, ST_BOOL, .def = 1, STATE(lesson)},
-    [ST_DIFF] = {"diff", "diff", ST_BOOL, STATE(diff)},
+    [ST_DIFF] = {"diff", "diff", ST_BOOL, LOOK(diff)},
     [ST_COMPARE] = {"compare", "compare", ST_SPECIAL, .sp = &stg_compare_sp},
     [ST_PIN_TEXT] = {"pinned-sample", "compare", ST_SPECIAL, .sp = &stg_pin_text_sp},
     [ST_PIN_ABLATE] = {"pinned-ablate", "compare", ST_SPECIAL, .sp = &stg_pin_ablate_sp},
@@ -87,7 +88,7 @@ const st_row stg_rows[ST_COUNT] = {
     [ST_MODEL_H] = {"model-h", "heads", ST_INT, 1, MHA_MAX_D_MODEL, .zero = "own",
                     .must = "own or a whole number from {lo}"},
     [ST_OVERVIEW] = {"overview", NULL, ST_BOOL, .def = 0},
-    [ST_HEAD_VIEW] = {"head-view", NULL, ST_WORDS, .words = head_view_words, STATE(head_view)},
+    [ST_HEAD_VIEW] = {"head-view", NULL, ST_WORDS, .words = head_view_words, LOOK(head_view)},
     [ST_MODEL_ABLATE] = {"model-ablate", "ablate", ST_SPECIAL, .sp = &stg_model_ablate_sp},
     [ST_BACKGROUND] = {"background", "background", ST_WORDS, .words = background_words,
                        STATE(transparent)},

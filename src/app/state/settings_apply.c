@@ -117,9 +117,9 @@ void app_settings_capture(const app_state *s, app_settings *st) {
     }
     if (!(st->v[ST_TEMP].f > 0.0)) st->v[ST_TEMP].f = 1.0; /* 0 means 1 */
     memcpy(st->ablate, c.ablate, sizeof st->ablate);
-    SV(st, ST_FOCUS) = s->focus;
-    SV(st, ST_ZOOM) = (long)(s->zoom * 100.0f + 0.5f);
-    SV(st, ST_PAGE) = s->page + 1;
+    SV(st, ST_FOCUS) = s->look.focus;
+    SV(st, ST_ZOOM) = (long)(s->look.zoom * 100.0f + 0.5f);
+    SV(st, ST_PAGE) = s->look.page + 1;
     capture_pin(s, st, &c);
     SV(st, ST_PINNED_PAGE) = s->pin ? s->pinned_page + 1 : 1; /* B pins at its first page */
     stg_capture_more(s, st);
@@ -214,7 +214,9 @@ static int check_focus(const app_state *s, const app_settings *st, apply_plan *p
                       : !st->set[ST_MODEL_H] ? app_gpt_heads(s)
                       : model_h              ? model_h
                                              : app_gpt_own_heads(s);
-    const int focus = st->set[ST_FOCUS] ? (int)SV(st, ST_FOCUS) : s->focus <= heads ? s->focus : 0;
+    const int focus = st->set[ST_FOCUS]        ? (int)SV(st, ST_FOCUS)
+                      : s->look.focus <= heads ? s->look.focus
+                                               : 0;
     if (focus > heads && !stg_model_is_new(s, st))
         return stg_fail(st, ST_FOCUS, err, errlen, "focus = %d: there is no head %d (h = %d)",
                         focus, focus, heads);
@@ -322,7 +324,7 @@ static int change_model(app_state *s, const app_settings *st, apply_plan *p, cha
         return stg_fail(st, ST_TEXT, err, errlen, "%s", s->status);
     s->sample = p->sample;
     if (!p->sample) tok_copy_fit(s->custom, sizeof s->custom, p->text);
-    s->page = 0;
+    s->look.page = 0;
     if (p->total > MHA_MAX_N)
         snprintf(s->status, sizeof s->status, "text cut to the first %d of its %d tokens",
                  MHA_MAX_N, p->total);
@@ -362,18 +364,18 @@ int app_settings_apply(app_state *s, const app_settings *st, char *err, size_t e
         return -1;
     }
     change_look(s, st, AT_STATE);
-    if (st->set[ST_ZOOM]) s->zoom = (float)SV(st, ST_ZOOM) / 100.0f;
+    if (st->set[ST_ZOOM]) s->look.zoom = (float)SV(st, ST_ZOOM) / 100.0f;
     stg_apply_more(s, st); /* training mode first: entering it unfocuses, as L does */
     stg_model_apply(s, st, &p.mp, p.text);
-    s->focus = !s->gpt || p.focus <= app_gpt_heads(s) ? p.focus : 0;
+    s->look.focus = !s->gpt || p.focus <= app_gpt_heads(s) ? p.focus : 0;
     change_look(s, st, AT_LATE);
-    if (st->set[ST_PAGE]) s->page = (int)SV(st, ST_PAGE) - 1; /* app_layout clamps it */
+    if (st->set[ST_PAGE]) s->look.page = (int)SV(st, ST_PAGE) - 1; /* app_layout clamps it */
     change_compare(s, st, &p);
     plan_free(&p);
     if (st->set[ST_PINNED_PAGE]) s->pinned_page = (int)SV(st, ST_PINNED_PAGE) - 1;
     if (!s->status[0]) memcpy(s->status, before, sizeof before);
     s->layout_valid = 0;
     s->dirty = 1; /* app_layout refreshes the pinned pane and the progress sign */
-    app_derive(s);
+    app_derive_after(s);
     return 0;
 }

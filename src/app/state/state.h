@@ -1,7 +1,8 @@
 /* state.h: the app's state and the actions that change it, with no SDL. The
  * window turns events into actions (app_key_action, or an action built from a
  * mouse or window event); app_apply changes the state and says why when it
- * cannot; the frame lays the state out (app_layout) and draws app_view. Every
+ * cannot; the frame lays the state out (app_layout) and draws the one view it
+ * laid out (app_layout_view); app_view fills one for saves and tests. Every
  * key of the README's table is an action, so every key is a unit test. */
 #ifndef MHAVIZ_STATE_H
 #define MHAVIZ_STATE_H
@@ -149,6 +150,12 @@ typedef enum {
 } app_save_kind;
 
 typedef struct app_derived app_derived;
+
+/* How often the key path did its work (MHAVIZ_STATS prints them, tests read them):
+   the derivations app_derive made, the views app_view filled, the actions applied. */
+typedef struct {
+    unsigned long derives, views, actions;
+} app_counts;
 typedef struct app_pin app_pin;
 typedef struct app_training app_training;
 typedef struct app_async app_async;
@@ -206,19 +213,13 @@ typedef struct {
     /* how it is shown */
     int width, height; /* output pixels */
     float ui_scale;    /* output pixels per window pixel */
-    float zoom;
-    float zoom_base; /* the zoom this window size starts at, and Ctrl+0 returns to */
-    int theme, cmap, page, focus, help, fullscreen;
+    view_look look;    /* theme, colormap, contrast, focus, page, zoom ...: the view's whole */
+    float zoom_base;   /* the zoom this window size starts at, and Ctrl+0 returns to */
+    int help, fullscreen;
     int menu;        /* the "More" panel open: a button for every key (keymap.c's list) */
     int pinned_page; /* the pinned pane's page of heads, 0-based (Shift+PgUp/PgDn) */
-    int present;     /* presentation mode */
     int png_scale;
-    int diff;                /* MultiHead drawn as its difference from the unablated one */
-    int values;              /* numbers in the cells */
-    int contrast;            /* 0 fixed, 1 row maximum, 2 logarithmic */
-    int step;                /* focus view: stage of the step-through, 0 = all at once */
     int lesson;              /* the redundancy and cost panels shown */
-    int head_view;           /* VIEW_HEAD_LINES: the heads as lines (H), else heatmaps */
     const char *export_dir;  /* Ctrl+S folder, NULL = current */
     view_panel export_panel; /* --panel, for APP_SAVE_EXPORT */
     int export_panel_head;   /* 1-based, with VIEW_PANEL_HEAD */
@@ -287,6 +288,14 @@ typedef struct {
     /* a lesson presented or recorded (teach.c); NULL none */
     struct app_teach *teach;
 
+    /* counted by app_derive, app_view and app_apply; a pointer, so that app_view,
+       which only reads the state, counts too */
+    app_counts *counts;
+    int applying; /* app_apply under way (a click's action inside it: 2): it derives at its end */
+
+    /* the view the last layout was made from (app_layout), which the frame draws */
+    view_state *frame;
+
     int quit;
     int dirty; /* the picture must be redrawn */
     app_save_kind save_request;
@@ -343,11 +352,18 @@ void app_notify(app_state *s, const char *msg, int error);
  * returns the layout (owned by the state, valid until the next action). */
 const view_layout *app_layout(app_state *s);
 
+/* The view app_layout last laid out: what the frame draws, made once a frame
+ * (a view_state owned by the state, valid until the next app_layout). */
+const view_state *app_layout_view(const app_state *s);
+
 /* The view of the state: what the window draws. */
 void app_view(const app_state *s, view_state *vs);
 /* The view as a saved figure: no pointer, overlays, notices or buttons; the
  * panel and background as kind says. */
 void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs);
+
+/* The counts of the state's work so far (app_counts). */
+app_counts app_state_counts(const app_state *s);
 
 /* Takes the pending save request (APP_SAVE_NONE if none), clearing it. */
 app_save_kind app_take_save(app_state *s);

@@ -35,8 +35,20 @@ int app_lesson_apply(app_state *s, const app_action *a);
 
 /* Brings the derived numbers up to date with the model and the focused head
  * and points the view at them; 0, or -1 when out of memory (then the view
- * simply shows less). */
+ * simply shows less). Called once after a change: at the end of app_apply, of
+ * app_state_init and of a model's adoption, or by app_layout when a change came
+ * some other way (app_derive_stale). */
 int app_derive(app_state *s);
+/* 1 when the numbers are not those of the model and head shown. */
+int app_derive_stale(const app_state *s);
+/* The layer shown, as pointers into the model (cheap), and the window's switch to
+ * row maxima when a new model's fixed scale turns dark: where a model changes,
+ * before the rest of the action reads the contrast. 0, or -1 out of memory. */
+int app_derive_layer(app_state *s);
+/* After the model or the focused head changed: derives now, or, while an action
+ * is applied (s->applying), leaves it to the action's end, so that an action
+ * derives once however many changes it makes (app_derive_layer meanwhile). */
+void app_derive_after(app_state *s);
 void app_derived_free(app_derived *d);
 /* Fills the view's pointers to the derived numbers. */
 void app_derived_view(const app_state *s, view_state *vs);

@@ -100,7 +100,7 @@ static void start_actions(app_state *s, app_teach *t) {
             break;
         case LESSON_DO_STAGES:
             t->stage_s = d->seconds;
-            s->step = 1;
+            s->look.step = 1;
             t->stage_next = s->now_ms + d->seconds * 1000.0;
             break;
         case LESSON_DO_SWEEP_H: {
@@ -139,7 +139,7 @@ int app_teach_goto(app_state *s, int k) {
     }
     /* presentation is the presenter's: P and Escape change it, and a step only where its
        own lines say `present`, so a clicker's Space never brings the toolbar back */
-    const int presenting = s->present;
+    const int presenting = s->look.present;
     if (app_settings_apply(s, t->L.steps[k - 1].view, err, sizeof err) != 0) {
         if (strncmp(err, t->path, strlen(t->path)) == 0)
             snprintf(t->why, sizeof t->why, "%s", err);
@@ -149,7 +149,7 @@ int app_teach_goto(app_state *s, int k) {
         snprintf(s->status, sizeof s->status, "step %d: %.200s (the view is kept)", k, err);
         return -1;
     }
-    if (!app_settings_has(t->L.steps[k - 1].set, "present")) s->present = presenting;
+    if (!app_settings_has(t->L.steps[k - 1].set, "present")) s->look.present = presenting;
     t->k = k - 1;
     t->digits = -1;
     start_actions(s, t);
@@ -548,8 +548,8 @@ int app_teach_apply(app_state *s, const app_action *a) {
 static int tick_once(app_state *s, app_teach *t, double now) {
     int changed = 0;
     if (t->stage_s > 0.0 && now >= t->stage_next) {
-        if (s->focus && s->step < STAGE_COUNT) s->step++;
-        if (!s->focus || s->step >= STAGE_COUNT)
+        if (s->look.focus && s->look.step < STAGE_COUNT) s->look.step++;
+        if (!s->look.focus || s->look.step >= STAGE_COUNT)
             t->stage_s = 0.0;
         else
             t->stage_next += t->stage_s * 1000.0;

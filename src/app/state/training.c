@@ -281,7 +281,7 @@ int app_training_apply(app_state *s, const app_action *a) {
         go_live(t); /* L in the replay: back to live, and on */
         if (!s->train_mode) {
             s->train_mode = 1;
-            s->focus = 0;
+            s->look.focus = 0;
             if (!t->tv->active && !t->cmd.start)
                 start(s, t);
             else
@@ -412,6 +412,9 @@ int app_training_running(const app_state *s) {
            (!tv->error[0] && (!tv->pruning_valid || tv->pruning_step != tv->step));
 }
 
+static void say_status(app_training *t, const train_view *tv, const train_view *mv,
+                       const learn_task_info *info);
+
 /* Makes the shown layer and the curves from the latest snapshot, for
    app_training_view to point at. */
 void app_training_refresh(app_state *s) {
@@ -484,17 +487,24 @@ void app_training_refresh(app_state *s) {
     vt->ablated_acc = mv->ablated_acc;
     vt->pruned = mv->pruned;
     vt->pruned_acc = mv->pruned_acc;
+    say_status(t, tv, mv, info);
+    app_sweep_refresh(s);
+}
+
+/* training's status line: the replay's moment, why the run stopped, or how it goes. */
+static void say_status(app_training *t, const train_view *tv, const train_view *mv,
+                       const learn_task_info *info) {
     char band[40]; /* "100.0 %", or "99.6-100.0 %" when it moved within its band */
     snprintf(band, sizeof band, "%.1f", 100.0 * tv->stop_lo);
     char hi[16];
     snprintf(hi, sizeof hi, "%.1f", 100.0 * tv->stop_hi);
     if (strcmp(band, hi) != 0)
         snprintf(band + strlen(band), sizeof band - strlen(band), "\xE2\x80\x93%s", hi);
-    if (vt->replay) /* the status line follows the replay */
+    if (mv != tv) /* the status line follows the replay */
         snprintf(t->status, sizeof t->status,
                  "replay: step %ld of %ld (moment %d of %d), held-out %.1f %% \xC2\xB7 [ back "
                  "\xC2\xB7 ] forward \xC2\xB7 End live \xC2\xB7 L goes on",
-                 mv->step, tv->step, vt->moment + 1, tv->moments, 100.0 * mv->acc);
+                 mv->step, tv->step, moment_index(tv, mv->step) + 1, tv->moments, 100.0 * mv->acc);
     else if (!tv->running && tv->stop == TRAIN_DIVERGED) /* lr is not a key: what can be done */
         snprintf(t->status, sizeof t->status,
                  "training diverged at step %ld (loss %.4g): paused; the window trains at lr "
@@ -521,7 +531,6 @@ void app_training_refresh(app_state *s) {
                  "training %s: step %ld \xC2\xB7 %.0f steps/s%s \xC2\xB7 held-out %.1f %%",
                  info->name, tv->step, (double)tv->steps_per_s,
                  tv->rate > 0 ? " (slow motion)" : "", 100.0 * tv->acc);
-    app_sweep_refresh(s);
 }
 
 /* Points the view at the shown layer's heads and the curves. */
@@ -541,9 +550,9 @@ void app_training_view(const app_state *s, view_state *vs) {
     vs->head_divergence = NULL;
     vs->head_pass_cos = vs->head_change = NULL;
     vs->out_diff = NULL;
-    vs->focus = 0;
-    vs->step = 0;
-    vs->diff = 0;
+    vs->look.focus = 0;
+    vs->look.step = 0;
+    vs->look.diff = 0;
     vs->data_version = tv->seq * 7919 + (unsigned long)layer; /* new pixels per snapshot */
     if (t->vt.replay)                                         /* and per moment */
         vs->data_version ^= (unsigned long)(t->replay_step + 1) * 104729UL + 0x5bd1e995UL;
@@ -583,7 +592,7 @@ int app_training_set(app_state *s, int on, const learn_config *cfg, long steps, 
                  learn_task(cfg->task)->name, cfg->h, cfg->d_model);
     }
     s->train_mode = 1;
-    s->focus = 0;
+    s->look.focus = 0;
     t->layer = layer;
     s->layout_valid = 0;
     return 0;
