@@ -482,12 +482,28 @@ void lay_formula(view_layout *L, const view_state *s, view_measure_fn measure, v
     run_add(&f, "X", 0), run_add(&f, in_r, 0), run_add(&f, a, 1);
     run_item_end(&f, gap);
 
-    snprintf(b, sizeof b, "h = %d,  d", h);
-    run_add(&f, b, 0), run_add(&f, "k", -1);
-    snprintf(b, sizeof b, " = d");
-    run_add(&f, b, 0), run_add(&f, "model", -1);
-    snprintf(b, sizeof b, "/h = %d", dk);
-    run_add(&f, b, 0);
+    const int h_kv = layer && layer->h_kv > 0 ? layer->h_kv : h;
+    if (h_kv == h && dk * h == d) { /* the seed's shapes */
+        snprintf(b, sizeof b, "h = %d,  d", h);
+        run_add(&f, b, 0), run_add(&f, "k", -1);
+        snprintf(b, sizeof b, " = d");
+        run_add(&f, b, 0), run_add(&f, "model", -1);
+        snprintf(b, sizeof b, "/h = %d", dk);
+        run_add(&f, b, 0);
+    } else { /* a loaded model's own: K/V heads shared, head_dim read */
+        snprintf(b, sizeof b, "h = %d,  h", h);
+        run_add(&f, b, 0), run_add(&f, "kv", -1);
+        snprintf(b, sizeof b, " = %d,  d", h_kv);
+        run_add(&f, b, 0), run_add(&f, "k", -1);
+        snprintf(b, sizeof b, " = head_dim = %d", dk);
+        run_add(&f, b, 0);
+        if (dk * h != d) {
+            snprintf(b, sizeof b, " \xE2\x89\xA0 d"); /* ≠ */
+            run_add(&f, b, 0), run_add(&f, "model", -1);
+            snprintf(b, sizeof b, "/h = %d", h ? d / h : 0);
+            run_add(&f, b, 0);
+        }
+    }
     run_item_end(&f, gap);
 
     snprintf(a, sizeof a, "%d\xC3\x97%d", n, dk);
