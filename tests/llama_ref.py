@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""llama_ref.py: a reference forward of the Llama family (llama, qwen2, qwen3, gemma)
-in float64 PyTorch, written from Hugging Face's published semantics
-(modeling_llama.py, modeling_qwen2.py, modeling_qwen3.py, modeling_gemma.py and
-modeling_rope_utils.py), independent of mhaviz: it reads the checkpoint's
-safetensors by hand (gpt2_ref.read_safetensors) and its config.json.
+"""llama_ref.py: a reference forward of the Llama family (llama, mistral, qwen2,
+qwen3, gemma, phi3) in float64 PyTorch, written from Hugging Face's published semantics
+(modeling_llama.py, modeling_mistral.py, modeling_qwen2.py, modeling_qwen3.py,
+modeling_gemma.py, modeling_phi3.py and modeling_rope_utils.py), independent of mhaviz:
+it reads the checkpoint's safetensors by hand (gpt2_ref.read_safetensors; a sharded
+one's files as its model.safetensors.index.json names them) and its config.json.
 
     forward(ckpt_dir, ids, off=(), faults=()) -> {"attn": [(h, n, n)], "q": [...],
         "k": [...], "out": [(n, d)], "resid": [(n, d)], "final": (n, d),
@@ -20,6 +21,10 @@ safetensors by hand (gpt2_ref.read_safetensors) and its config.json.
 - Grouped-query attention: K, V repeated (repeat_kv): query head i reads K/V head
   i // (h / h_kv); scores Q K^T / sqrt(head_dim), causal, softmax; heads in `off`
   (pairs (layer, head)) have their band of the concatenation zeroed before o_proj.
+- Mistral, Phi-3: a key j is seen by query i only when i - j < sliding_window (and
+  j <= i), as Hugging Face's sliding-window mask.
+- Phi-3: qkv_proj's output is Q | K | V (h hd, h_kv hd, h_kv hd columns), gate_up_proj's
+  is gate | up (chunk(2)); split here on reading.
 - MLP: down(act(gate(x)) * up(x)), act SiLU (Llama, Qwen) or GELU-tanh (Gemma).
 - logits of the last position: final @ lm_head^T (or embed_tokens^T when tied).
 
@@ -42,11 +47,30 @@ from gpt2_ref import read_safetensors  # noqa: E402
 def load(ckpt_dir):
     with open(os.path.join(ckpt_dir, "config.json")) as f:
         c = json.load(f)
-    raw = read_safetensors(os.path.join(ckpt_dir, "model.safetensors"))
+    index = os.path.join(ckpt_dir, "model.safetensors.index.json")
+    if os.path.exists(index):  # sharded: every file the index names, each once
+        with open(index) as f:
+            files = sorted(set(json.load(f)["weight_map"].values()))
+        raw = {}
+        for name in files:
+            raw.update(read_safetensors(os.path.join(ckpt_dir, name)))
+    else:
+        raw = read_safetensors(os.path.join(ckpt_dir, "model.safetensors"))
     w = {}
     for k, v in raw.items():
         w[k[len("model."):] if k.startswith("model.") else k] = torch.from_numpy(
             np.array(v, dtype=np.float64))
+    if c["model_type"] == "phi3":  # qkv[..., :h hd], [h hd: + kv hd], the rest; chunk(2)
+        qd = c["num_attention_heads"] * c["head_dim"]
+        kvd = c["num_key_value_heads"] * c["head_dim"]
+        for i in range(c["num_hidden_layers"]):
+            p = f"layers.{i}."
+            qkv = w.pop(p + "self_attn.qkv_proj.weight")
+            w[p + "self_attn.q_proj.weight"] = qkv[:qd]
+            w[p + "self_attn.k_proj.weight"] = qkv[qd:qd + kvd]
+            w[p + "self_attn.v_proj.weight"] = qkv[qd + kvd:]
+            gate, up = w.pop(p + "mlp.gate_up_proj.weight").chunk(2, dim=0)
+            w[p + "mlp.gate_proj.weight"], w[p + "mlp.up_proj.weight"] = gate, up
     return c, w
 
 
@@ -116,6 +140,10 @@ def attention(c, w, p, hn, cos, sin, off_l, faults):
     scale = 1 / math.sqrt(c["hidden_size"] / h) if "scale_d_over_h" in faults else hd ** -0.5
     scores = torch.einsum("qhd,khd->hqk", q, kr) * scale
     mask = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+    window = c.get("sliding_window") if typ in ("mistral", "phi3") else None
+    if window:
+        pos = torch.arange(n)
+        mask = mask | (pos[:, None] - pos[None, :] >= window)
     scores = scores.masked_fill(mask, float("-inf"))
     attn = torch.softmax(scores, dim=-1)
     heads = torch.einsum("hqk,khd->qhd", attn, vr)
@@ -125,8 +153,12 @@ def attention(c, w, p, hn, cos, sin, off_l, faults):
     return attn, q.reshape(n, h * hd), k.reshape(n, kv * hd), out
 
 
-def forward(ckpt_dir, ids, off=(), faults=()):
-    c, w = load(ckpt_dir)
+def forward(ckpt_dir, ids, off=(), faults=(), loaded=None, dtype=torch.float64):
+    """loaded: load(ckpt_dir)'s (c, w) read once (torch_bench.py times the forward
+    alone, in float32: dtype casts the weights and RoPE's cos and sin)"""
+    c, w = loaded if loaded else load(ckpt_dir)
+    if dtype != torch.float64:
+        w = {k: v.to(dtype) for k, v in w.items()}
     typ = c["model_type"]
     gemma = typ == "gemma"
     eps = c.get("rms_norm_eps", 1e-6)
@@ -138,7 +170,7 @@ def forward(ckpt_dir, ids, off=(), faults=()):
     hd = c["head_dim"]
     ang = torch.arange(n).double()[:, None] * inv_freq(c, hd, faults)[None, :]
     emb = torch.cat((ang, ang), dim=-1)
-    cos, sin = emb.cos(), emb.sin()
+    cos, sin = emb.cos().to(dtype), emb.sin().to(dtype)
     act = (lambda t: torch.nn.functional.gelu(t, approximate="tanh")) if gemma else \
         torch.nn.functional.silu
     r = {"attn": [], "q": [], "k": [], "out": [], "resid": []}

@@ -8,7 +8,11 @@
  * L takes it on; S gives slow motion (every step published: at least 20 distinct
  * pictures of the heads before 99 %), then paused, then full speed; . takes
  * exactly one step; runs keep their colour (session number) and unique labels,
- * and the plots hold one task's runs. */
+ * and the plots hold one task's runs. L starts at the class pace (issue 33: at full
+ * speed pair was at 99 % before a class saw it learn): every step published while
+ * it learns (at least 20 distinct steps seen under 90 %), S then slow motion. Tab
+ * moves a d_model at the task's own to the next task's (cards: 16), keeps one
+ * chosen. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -245,6 +249,59 @@ static void check_converged(const view_train *t, const char *where) {
     if (!(hi >= best - TRAIN_STOP_TOL - 1e-6f))
         fail_msg("%s: expected the band at the best %.4f, got up to %.4f", where, (double)best,
                  (double)hi);
+}
+
+static int class_step(const app_state *s) {
+    const view_train *t = train_of(s);
+    return t && t->step > 0 && t->runs > 0 && t->running;
+}
+
+/* L: the class pace from the first step, each step published while it learns. */
+static void test_class_pace_first(void **st) {
+    (void)st;
+    app_state *s = make_state();
+    double clock = 0.0;
+    press(s, 'l');
+    CHECK_TRUE("L: running", wait_for(s, class_step, &clock));
+    CHECK_INT("L: the class pace", TRAIN_CLASS_PACE, train_of(s)->rate);
+    long seen[64];
+    int n = 0;
+    for (int i = 0; i < 9000 && n < 64; i++) { /* the steps published under 90 % */
+        poll_once(s, &clock);
+        const view_train *t = train_of(s);
+        if (!t || !t->running || t->acc >= 0.9f) break;
+        CHECK_INT("still the class pace", TRAIN_CLASS_PACE, t->rate);
+        if (n == 0 || seen[n - 1] != t->step) seen[n++] = t->step;
+    }
+    if (n < 20)
+        fail_msg("the class pace: expected at least 20 distinct steps seen under 90 %%, got %d "
+                 "(the last at step %ld)",
+                 n, n ? seen[n - 1] : 0L);
+    press(s, 's');
+    CHECK_TRUE("S from the class pace: slow motion", wait_for(s, slow_step, &clock));
+    done_with(s);
+}
+
+/* Tab's d_model: the task's own follows the task; one chosen stays; h divides it. */
+static void test_tab_moves_d_model(void **st) {
+    (void)st;
+    learn_config c = {.task = LEARN_PAIR, .h = 2, .d_model = 32};
+    app_training_task_shape(&c, LEARN_CARDS);
+    CHECK_INT("pair's 32 -> cards' own", 16, c.d_model);
+    CHECK_INT("h 2 kept", 2, c.h);
+    app_training_task_shape(&c, LEARN_PREV);
+    CHECK_INT("cards' 16 -> prev's own", 32, c.d_model);
+    c = (learn_config){.task = LEARN_PAIR, .h = 32, .d_model = 32};
+    app_training_task_shape(&c, LEARN_CARDS);
+    CHECK_INT("h 32 at d_model 16: at most d_model", 16, c.h);
+    c = (learn_config){.task = LEARN_PAIR, .h = 4, .d_model = 64};
+    app_training_task_shape(&c, LEARN_CARDS);
+    CHECK_INT("a d_model chosen is kept", 64, c.d_model);
+    CHECK_INT("cards", LEARN_CARDS, c.task);
+    c = (learn_config){.task = LEARN_PAIR, .h = 12, .d_model = 24};
+    app_training_task_shape(&c, LEARN_CARDS);
+    CHECK_INT("24 kept", 24, c.d_model);
+    CHECK_INT("h 12 still divides it", 12, c.h);
 }
 
 static void test_pair_stops_by_itself(void **st) {
@@ -663,6 +720,8 @@ int main(void) {
         cmocka_unit_test(test_curve_keeps_a_long_run),
         cmocka_unit_test(test_stop_rule),
         cmocka_unit_test(test_budget_stops_a_run),
+        cmocka_unit_test(test_tab_moves_d_model),
+        cmocka_unit_test(test_class_pace_first),
         cmocka_unit_test(test_pair_stops_by_itself),
         cmocka_unit_test(test_speed_keys),
         cmocka_unit_test(test_runs_keep_colour_and_label),

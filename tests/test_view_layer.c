@@ -320,8 +320,10 @@ static void test_tooltip_variants(void **st) {
     fx_finish("tooltip variants");
 }
 
-/* A layer the view cannot lay out (d_k not d_model / h, n past the limit, no
- * heads, ...) draws none of its tensors and hits nothing but the buttons. */
+/* A layer the view cannot lay out (d_k not d_model / h beside a tensor of h d_k
+ * columns, n past the limit, no heads, ...) draws none of its tensors and hits
+ * nothing but the buttons. (d_k not d_model / h with no such tensor is a loaded
+ * model's head_dim: drawn, test_model_open.) */
 static void test_inconsistent_layer(void **st) {
     (void)st;
     fx_reset();
@@ -333,11 +335,11 @@ static void test_inconsistent_layer(void **st) {
     static view_layout L;
     for (int k = 0; k < 5; k++) {
         hand_make(&hl);
-        if (k == 0) hl.L.d_k = 3;
+        if (k == 0) hl.L.d_k = 3, hl.L.q = hl.scores; /* Q would be read as (n, h 3) */
         if (k == 1) hl.L.n = VIEW_MAX_N + 1;
         if (k == 2) hl.L.h = 0;
         if (k == 3) hl.L.n_real = N + 1;
-        if (k == 4) hl.L.d_model = 5;
+        if (k == 4) hl.L.d_model = 5, hl.L.q = hl.scores;
         view_state s;
         memset(&s, 0, sizeof s);
         s.width = 800, s.height = 600;

@@ -17,6 +17,10 @@ jobs shared the cores. So this
 script sets OMP_WAIT_POLICY=PASSIVE unless the environment already sets it; both
 settings are printed in the JSON ("omp_wait_policy", "openblas_threads").
 
+A CKPT_DIR of the Llama family (config.json's model_type not gpt2) is run through
+llama_ref.forward in float32 (the weights cast once, not timed): every layer with its
+attention, the logits of the last position and their softmax.
+
 CKPT_DIR defaults to a GPT-2-small-shaped random checkpoint generated in a
 temporary folder (gpt2_gen.py --small-shape: 12 layers, 12 heads, n_embd 768,
 n_positions 1024, vocab 50257, F32, ~500 MB; removed afterwards). The load is not
@@ -42,18 +46,31 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gpt2_gen  # noqa: E402
 import gpt2_ref  # noqa: E402
+import llama_ref  # noqa: E402
+
+
+def run_llama(loaded, ids):
+    """llama_ref.forward in float32: every layer, its attention kept; logits at the last
+    position and their softmax, as the C does"""
+    r = llama_ref.forward(None, ids, loaded=loaded, dtype=torch.float32)
+    return float(torch.softmax(torch.from_numpy(r["logits"]), dim=-1)[0])
 
 
 def bench(cfg, W, n, runs, warmup):
-    if n > cfg["n_positions"]:
-        raise SystemExit(f"torch_bench: n {n} is more than n_positions {cfg['n_positions']}")
+    llama = cfg.get("model_type", "gpt2") != "gpt2"
+    most = cfg["max_position_embeddings"] if llama else cfg["n_positions"]
+    if n > most:
+        raise SystemExit(f"torch_bench: n {n} is more than the model's {most} positions")
     ids = [int(i) for i in np.random.default_rng(0).integers(0, cfg["vocab_size"], n)]
     times = []
     with torch.inference_mode():
         for i in range(warmup + runs):
             t0 = time.perf_counter()
-            r = gpt2_ref.forward_tensors(cfg, W, ids)
-            float(r["probs_last"][0])  # the result is used
+            if llama:
+                run_llama(W, ids)
+            else:
+                r = gpt2_ref.forward_tensors(cfg, W, ids)
+                float(r["probs_last"][0])  # the result is used
             t1 = time.perf_counter()
             if i >= warmup:
                 times.append((t1 - t0) * 1e3)
@@ -78,8 +95,14 @@ def main(argv):
             tmp = tempfile.mkdtemp(prefix="mhaviz-torch-bench-")
             ckpt = os.path.join(tmp, "gpt2-small-shape")
             gpt2_gen.gen_small_shape(ckpt)
-        cfg, w = gpt2_ref.load(ckpt)
-        W = gpt2_ref.tensors(w, torch.float32)
+        with open(os.path.join(ckpt, "config.json")) as f:
+            typ = json.load(f).get("model_type", "gpt2")
+        if typ == "gpt2":
+            cfg, w = gpt2_ref.load(ckpt)
+            W = gpt2_ref.tensors(w, torch.float32)
+        else:  # the Llama family: llama_ref's forward in float32, weights cast once
+            cfg, w = llama_ref.load(ckpt)
+            W = (cfg, {k: v.to(torch.float32) for k, v in w.items()})
         for n in [int(s) for s in a.n.split(",") if s]:
             t = bench(cfg, W, n, a.runs, a.warmup)
             print(json.dumps({"case": "torch_forward", "n": n,

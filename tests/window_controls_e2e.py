@@ -8,7 +8,10 @@ button with its label); the test clicks buttons by label and reads the labels ba
   "Numbers: off (V)" clicked closes the panel and turns the numbers on (the panel,
   opened again, says "Numbers: on (V)"); Escape closes the panel, and the window stays.
 - L: training mode's header has Pause/Go on (L), Speed (S), One step (.), Back (Esc)
-  and no Text, Mask or Scale button; clicking the Speed button steps the speed (its
+  and no Text, Mask or Scale button; clicking "Sweep of h (H)" starts the sweep of h
+  (the title says "sweep h pair d_model=32 ... sweeping", the button now reads "Back to
+  training (H)"), clicking that leaves it (the title is training's again, the button
+  "Sweep of h (H)"); clicking the Speed button steps the speed (its
   label changes, the buttons after it stay where they were); Back (Esc) returns to
   the attention view (Text (Enter) again).
 Screenshots go to $MHAVIZ_SHOTS when it is set. Exits 1 with "FAIL ..." lines."""
@@ -22,7 +25,8 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from e2e_util import Checker, Xvfb, colour_count, stop_process, wait_idle, window_of_pid
+from e2e_util import (Checker, Xvfb, colour_count, stop_process, title_of, wait_idle,
+                      window_of_pid)
 
 CK = Checker()
 
@@ -100,6 +104,43 @@ def find(d, label_re):
     return None, None
 
 
+def wait_title(app, pattern, timeout=30.0):
+    """The window's title once it matches pattern (None if it never does)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and app.proc.poll() is None:
+        t = title_of(app.xvfb, app.win)
+        if re.search(pattern, t):
+            return t
+        time.sleep(0.1)
+    return None
+
+
+def sweep_button(app, d):
+    """Training mode's "Sweep of h (H)" clicked: the sweep of h starts (its title and
+    the button's label say so); "Back to training (H)" clicked: training mode again.
+    The newest layout, or None."""
+    name, rect = find(d, r"^Sweep of h \(H\)$")
+    CK.check(name, "training mode", "a Sweep of h (H) button", sorted(buttons(d))[:12])
+    if not name:
+        return d
+    app.click(rect)
+    # the sweep's own state: its title names it and counts its runs as they go
+    title = wait_title(app, r"sweep h pair d_model=32 .* of \d+ runs done .* sweeping")
+    CK.check(title, "Sweep of h clicked", "the title of the sweep under way", title_of(
+        app.xvfb, app.win))
+    d2 = app.wait_layout(has(r"^Back to training \(H\)$"))
+    CK.check(d2, "Sweep of h clicked", "the button now reads Back to training (H)", None)
+    if not d2:
+        return None
+    app.click(find(d2, r"^Back to training \(H\)$")[1])
+    d3 = app.wait_layout(has(r"^Sweep of h \(H\)$"))
+    CK.check(d3, "Back to training clicked", "Sweep of h (H) again", None)
+    title = wait_title(app, r"training pair h=\d+ d_model=32 ")
+    CK.check(title, "Back to training clicked", "training's title again", title_of(
+        app.xvfb, app.win))
+    return d3
+
+
 def shot(xvfb, name):
     dest = os.environ.get("MHAVIZ_SHOTS")
     path = os.path.join(dest if dest else tempfile.gettempdir(), name)
@@ -156,6 +197,8 @@ def main():
             for gone in (r"^Text \(Enter\)$", r"^Mask:", r"^Scale:"):
                 CK.check(not find(d, gone)[0], "training mode", f"no {gone} button",
                          find(d, gone)[0])
+            d = sweep_button(app, d)
+        if d:
             speed, rect = find(d, r"^Speed: ")
             after = find(d, r"^Back \(Esc\)$")[1]
             app.click(rect)

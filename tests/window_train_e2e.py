@@ -1,7 +1,10 @@
 """window_train_e2e.py: training paced for a class, in the real window under a private
 Xvfb, driven with xdotool and read from the window title (step, held-out accuracy,
 pace) and screenshots:
-- L on pair stops by itself within the task's budget (500 steps), and stays stopped;
+- L on pair starts at the class pace (issue 33: at full speed it was at 99 % before a
+  class had seen it learn): while the title says "class pace", at least 5 titles of
+  distinct steps with the held-out accuracy under 90 % are read before it passes 99 %;
+  then it stops by itself within the task's budget (500 steps), and stays stopped;
 - R (a new run) then S: slow motion shows at least 20 distinct pictures of the heads
   (the left quarter of the window, where they are drawn) before the run passes 99 %;
 - S pauses: the step stands; . takes exactly one step; S goes on at full speed and the
@@ -22,7 +25,7 @@ CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
 # "training pair h=2 d_model=32 — step 120 — held-out 99.2 % — slow motion" (xprop
 # escapes the dashes)
 TITLE = re.compile(r"training (\w+) h=(\d+) d_model=(\d+) .*step (\d+) .*held-out ([\d.]+) % "
-                   r".*(full speed|slow motion|paused|stopped)")
+                   r".*(full speed|slow motion|class pace|paused|stopped)")
 BUDGET = 500  # pair's, as the README states
 
 
@@ -115,8 +118,24 @@ def main():
                 return 1
             xvfb.run(["xdotool", "mousemove", "0", "0"])  # no tooltip in the pictures
             time.sleep(1.0)
-            # 1. L on pair: stops by itself within its budget
+            # 1. L on pair: the class pace, learning seen on the way; stops by itself
             key(xvfb, win, "l")
+            learning = set()  # steps read at the class pace under 90 %, before 99 %
+            paces = set()
+
+            def watch(s):
+                paces.add(s[2])
+                if s[2] == "class pace" and s[1] < 90.0 and 0 < s[0]:
+                    learning.add(s[0])
+                return s[2] == "stopped" or s[1] >= 99.0
+
+            wait(xvfb, win, watch, 60)
+            print(f"L on pair: paces {sorted(paces)}, {len(learning)} steps read under 90 % at "
+                  f"the class pace: {sorted(learning)[:12]}", flush=True)
+            CK.check("class pace" in paces and "full speed" not in paces,
+                     "L: the class pace from the first step", "class pace", sorted(paces))
+            CK.check(len(learning) >= 5, "L: the class sees it learn (steps read under 90 %)",
+                     ">= 5", sorted(learning))
             got = wait(xvfb, win, lambda s: s[2] == "stopped", 60)
             CK.check(got and got[2] == "stopped", "L on pair: stops by itself", "stopped", got)
             print(f"L on pair: stopped at step {got and got[0]}, held-out {got and got[1]} %",

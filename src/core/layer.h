@@ -21,7 +21,8 @@ typedef struct attn_layer {
     int n_real;        /* [0, n_real) are the text; [n_real, n) are padding (masked as keys) */
     int h;             /* heads */
     int d_model;       /* width of x, Q, K, V, Concat, MultiHead */
-    int d_k;           /* = d_v = d_model / h */
+    int d_k;           /* = d_v = d_model / h (a loaded model's head_dim where they differ) */
+    int h_kv;          /* K/V heads shared by groups of h / h_kv query heads; 0: one per head */
     int layer, layers; /* this is layer `layer` (0-based) of `layers` */
 
     /* how the scores were made: scores = Q_i K_i^T * scale, then the masks */

@@ -236,34 +236,44 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
     if (out) matmul_forward(out, concat, lp->w_o, lp->b_o, n, d, d);
 }
 
+static const char *layer_x_what(const model_spec *s, int i);
+
 void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores,
                     const char *const *tokens) {
     const transformer *tf = t->tf;
     const tf_config *c = &tf->cfg;
-    MHA_EXPECT(i >= 0 && i < c->layers && tf->spec.h_kv == c->h &&
-               spec_q_dim(&tf->spec) == c->d_model);
-    const tf_layer_params *lp = &tf->p.layer[i];
     const model_spec *s = &tf->spec;
+    MHA_EXPECT(i >= 0 && i < c->layers);
+    /* Q and Concat fit the view's (n, d_model) when h head_dim = d_model, K and V when
+       every query head has its own K/V head too; what does not fit is left out (NULL) */
+    const int q_fits = spec_q_dim(s) == c->d_model, kv_fits = q_fits && s->h_kv == s->h;
+    const tf_layer_params *lp = &tf->p.layer[i];
     attn_layer_init(L, t->n, t->n, c->h, c->d_model, s->causal ? ATTN_MASK_CAUSAL : ATTN_MASK_NONE,
                     1, 1.0f);
+    if (!q_fits) {
+        L->d_k = s->head_dim;
+        L->scale = attn_scale(s->head_dim, 1, 1.0f);
+    }
+    if (s->h_kv < s->h) L->h_kv = s->h_kv;
     L->layer = i;
     L->layers = c->layers;
     L->tokens = tokens;
-    if (s->post_ln) /* the stream itself: its norm came after the last sublayer's add */
-        L->x_what = i == 0 ? "the embeddings after their LayerNorm" : "the residual stream";
-    else
-        L->x_what = i == 0 ? "ln_1 of embedding + position" : "ln_1 of the residual stream";
+    L->x_what = layer_x_what(s, i);
     L->x = at(t, t->ln1, i);
-    L->w_q = lp->w_q;
-    L->w_k = lp->w_k;
-    L->w_v = lp->w_v;
-    L->w_o = lp->w_o;
-    L->q = at(t, t->q, i);
-    L->k = at(t, t->k, i);
-    L->v = at(t, t->v, i);
+    L->w_o = q_fits ? lp->w_o : NULL;
+    if (q_fits) {
+        L->w_q = lp->w_q;
+        L->q = at(t, t->q, i);
+        L->concat = at(t, t->concat, i);
+    }
+    if (kv_fits) {
+        L->w_k = lp->w_k;
+        L->w_v = lp->w_v;
+        L->k = at(t, t->k, i);
+        L->v = at(t, t->v, i);
+    }
     L->scores = scores;
     L->attn = t->attn + (size_t)i * c->h * t->cap * t->cap;
-    L->concat = at(t, t->concat, i);
     L->out = at(t, t->out, i);
     int any = 0;
     for (int j = 0; j < c->h; j++)
@@ -272,4 +282,14 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
             any = 1;
         }
     L->out_full = any ? at(t, t->out_full, i) : L->out;
+}
+
+/* What a layer's X is, in the view's words: GPT-2's as they were; a post-LN layer's
+   the stream itself; an RMSNorm model's said so. */
+static const char *layer_x_what(const model_spec *s, int i) {
+    if (s->post_ln) /* the stream itself: its norm came after the last sublayer's add */
+        return i == 0 ? "the embeddings after their LayerNorm" : "the residual stream";
+    if (s->norm == SPEC_LAYERNORM)
+        return i == 0 ? "ln_1 of embedding + position" : "ln_1 of the residual stream";
+    return i == 0 ? "RMSNorm of the token embedding" : "RMSNorm of the residual stream";
 }

@@ -42,7 +42,7 @@ void learn_config_resolve(learn_config *cfg) {
     const learn_task_info *t = learn_task(cfg->task);
     if (cfg->layers == 0) cfg->layers = t ? t->default_layers : 1;
     if (cfg->h == 0) cfg->h = 4;
-    if (cfg->d_model == 0) cfg->d_model = 32;
+    if (cfg->d_model == 0) cfg->d_model = learn_task_d_model(cfg->task);
     if (cfg->batch == 0) cfg->batch = LEARN_DEFAULT_BATCH;
     if (cfg->lr == 0.0f) cfg->lr = LEARN_DEFAULT_LR;
     if (cfg->seed == 0) cfg->seed = 1;

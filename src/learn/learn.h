@@ -46,10 +46,16 @@ typedef struct {
     const char *const *symbols;    /* (vocab) input symbol strings, for token labels */
     const char *const *class_name; /* (classes) output class strings ("A,B" for pair) */
     float init_std;                /* N(0, init_std^2) for matrices and embeddings; 0: 0.02 */
+    int default_d_model;           /* d_model when none is asked for; 0: 32 */
 } learn_task_info;
 
 /* The task's description, or NULL for an id out of range. */
 const learn_task_info *learn_task(learn_task_id id);
+
+/* The task's d_model when none is asked for: 16 for cards (where both too few
+ * heads and too many, small heads lose: its sweep of h tells the story), 32 for the
+ * others; 32 for an id out of range. */
+int learn_task_d_model(learn_task_id id);
 
 /* The id named name ("prev", "first", "pair", "sort", "induction", "cards"), or -1. */
 int learn_task_find(const char *name);
@@ -73,7 +79,7 @@ typedef struct {
     learn_task_id task;
     int layers;    /* 1 or 2; 0: the task's default */
     int h;         /* heads, divides d_model; 0: 4 */
-    int d_model;   /* model width, 1..512; 0: 32 */
+    int d_model;   /* model width, 1..512; 0: the task's (16 for cards, else 32) */
     int mlp;       /* 1: an MLP block (4 d_model wide) after each attention block */
     learn_act act; /* the MLP's non-linearity: GELU (exact, erf) or ReLU */
     int batch;     /* examples per step, 1..1024; 0: 32 */

@@ -48,30 +48,40 @@ static const char *const CARD_CLASSES[] = {"0,0", "0,1", "0,2", "0,3", "1,0", "1
    question's key against 16 cards) leaves its plateau late, and 2 of seeds 1-40 at
    h = 4 were still on it at step 1000 (28 and 58 %); from 0.1, none (README) */
 #define CARD_INIT_STD 0.1f
+/* cards trains at d_model 16 unless asked otherwise: there its sweep of h shows both
+   ends losing (seeds 1-5: h = 1 29.6 %, h = 4 100 %, h = 16 62.3 %), where at d_model 32
+   h = 2 to 16 all reached 98.7-100 % and only h = 32 lost, 10 points (README, "More
+   heads are smaller heads") */
+#define CARD_D_MODEL 16
 
 static const learn_task_info TASKS[LEARN_TASK_COUNT] = {
     {"prev", "target at i is the token at i-1: one head attends to i-1", 10, 10, 12, 1, 500,
-     LETTERS, LETTERS, 0.0f},
+     LETTERS, LETTERS, 0.0f, 0},
     {"first", "target at i is the token at 0: one head attends to token 0", 10, 10, 12, 1, 500,
-     LETTERS, LETTERS, 0.0f},
+     LETTERS, LETTERS, 0.0f, 0},
     {"pair",
      "target at i is (token at 0, token at i-1), one of 25: two heads can split the job, "
      "one head also solves it",
-     5, 25, 12, 1, 500, LETTERS, PAIRS, 0.0f},
+     5, 25, 12, 1, 500, LETTERS, PAIRS, 0.0f, 0},
     {"sort", "6 digits from {0,1,2}, then the same sorted: heads count and copy", 3, 3,
-     2 * SORT_DIGITS - 1, 1, 1000, DIGITS, DIGITS, 0.0f},
+     2 * SORT_DIGITS - 1, 1, 1000, DIGITS, DIGITS, 0.0f, 0},
     {"induction",
      "a block of 8-10 distinct symbols repeated: in the second copy, predict the token after "
      "the previous occurrence (needs 2 layers)",
-     16, 16, IND_T, 2, 3000, LETTERS, LETTERS, 0.0f},
+     16, 16, IND_T, 2, 3000, LETTERS, LETTERS, 0.0f, 0},
     {"cards", "16 cards key=value, 8 questions key?: asked card's value, card 0's",
      CARD_KEYS *CARD_VALUES + CARD_KEYS, CARD_VALUES *CARD_VALUES, CARD_SHOWN + CARD_ASKED, 1, 1000,
-     CARD_SYMBOLS, CARD_CLASSES, CARD_INIT_STD},
+     CARD_SYMBOLS, CARD_CLASSES, CARD_INIT_STD, CARD_D_MODEL},
 };
 
 const learn_task_info *learn_task(learn_task_id id) {
     if ((int)id < 0 || (int)id >= LEARN_TASK_COUNT) return NULL;
     return &TASKS[id];
+}
+
+int learn_task_d_model(learn_task_id id) {
+    const learn_task_info *t = learn_task(id);
+    return t && t->default_d_model > 0 ? t->default_d_model : 32;
 }
 
 int learn_task_find(const char *name) {

@@ -302,10 +302,12 @@ int tf_infer_can_split(const transformer *tf);
 void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn, float *concat,
                     float *out);
 
-/* Fills L for layer i (0-based) of the last run, the model's own heads (an
- * attn_layer has GPT-2's shapes: h_kv = h, h head_dim = d_model): pointers into t,
- * valid until it next runs; scores may be NULL (not kept) or the caller's
- * (h, n, n); tokens the caller's labels. */
+/* Fills L for layer i (0-based) of the last run, the model's own heads: pointers
+ * into t, valid until it next runs; scores may be NULL (not kept) or the caller's
+ * (h, n, n); tokens the caller's labels. An attn_layer has GPT-2's shapes (Q, K, V,
+ * Concat (n, d_model)): W^Q, Q, Concat and W^O are left NULL unless h head_dim =
+ * d_model (then d_k = head_dim), W^K, W^V, K and V unless also h_kv = h; the
+ * attention, the output and X are always there. */
 void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores,
                     const char *const *tokens);
 

@@ -36,7 +36,9 @@
 #include <unistd.h>
 
 #include "config_json.h"
+#include "mem_avail.h"
 #include "safetensors.h"
+#include "weights_set.h"
 
 #define CONFIG_MAX_BYTES (1u << 20) /* config.json is a few hundred bytes */
 
@@ -67,6 +69,14 @@ int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
         while (len > 1 && p->dir[len - 1] == '/') p->dir[--len] = '\0';
         if (join(p->weights, p->dir, "model.safetensors") != 0)
             return cj_fail(err, errlen, 1, path, "path too long");
+        /* no model.safetensors: the shards' index, where there is one */
+        struct stat ws;
+        char index[CKPT_PATH_MAX];
+        if (lstat(p->weights, &ws) != 0 &&
+            join(index, p->dir, "model.safetensors.index.json") == 0 && lstat(index, &ws) == 0) {
+            memcpy(p->weights, index, sizeof index);
+            p->sharded = 1;
+        }
     } else if (S_ISREG(st.st_mode)) {
         const char *ext = ".safetensors";
         size_t el = strlen(ext);
@@ -88,10 +98,20 @@ int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
         return cj_fail(err, errlen, 1, path, "path too long");
     int rc;
     if ((rc = need_file(p->weights, err, errlen)) != 0 ||
-        (rc = need_file(p->config, err, errlen)) != 0 ||
-        (rc = need_file(p->vocab, err, errlen)) != 0 ||
-        (rc = need_file(p->merges, err, errlen)) != 0)
+        (rc = need_file(p->config, err, errlen)) != 0)
         return rc;
+    /* tokenizer.json where there is one (a link or anything else there is read as it) */
+    struct stat ts;
+    if (join(p->tokenizer, p->dir, "tokenizer.json") != 0)
+        return cj_fail(err, errlen, 1, path, "path too long");
+    if (lstat(p->tokenizer, &ts) == 0) {
+        if ((rc = need_file(p->tokenizer, err, errlen)) != 0) return rc;
+    } else {
+        p->tokenizer[0] = '\0';
+        if ((rc = need_file(p->vocab, err, errlen)) != 0 ||
+            (rc = need_file(p->merges, err, errlen)) != 0)
+            return rc;
+    }
     /* the title's name: the folder's last component, "." and ".." resolved */
     char real[PATH_MAX];
     const char *base = realpath(p->dir, real) ? real : p->dir;
@@ -106,8 +126,8 @@ int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
 
 /* The families the loader knows, by model_type. */
 static const ckpt_family *const families[] = {
-    &ckpt_family_gpt2,       &ckpt_family_llama,   &ckpt_family_qwen2,
-    &ckpt_family_qwen3,      &ckpt_family_gemma,   &ckpt_family_bert,
+    &ckpt_family_gpt2,       &ckpt_family_llama,   &ckpt_family_mistral, &ckpt_family_qwen2,
+    &ckpt_family_qwen3,      &ckpt_family_gemma,   &ckpt_family_phi3,    &ckpt_family_bert,
     &ckpt_family_distilbert, &ckpt_family_roberta, &ckpt_family_albert};
 
 /* The family of config.json's root: 0, or 2 with a message. */
@@ -124,8 +144,8 @@ static int family_of(const ckpt_family **out, json_t *root, const char *path, ch
             return 0;
         }
     return cj_fail(err, errlen, 2, path,
-                   "model_type \"%.40s\" is not supported (gpt2, llama, qwen2, qwen3, gemma, "
-                   "bert, distilbert, roberta, albert)",
+                   "model_type \"%.40s\" is not supported (gpt2, llama, mistral, qwen2, qwen3, "
+                   "gemma, phi3, bert, distilbert, roberta, albert)",
                    t);
 }
 
@@ -203,6 +223,7 @@ typedef struct {
     int64_t shape[2];
     ck_layout how;
     int64_t rows, cols;
+    int64_t part[3]; /* CK_LINEAR_ROWS: each part's columns (its rows in the file) */
     float *dst[3];
     const st_tensor *t; /* found in the file */
 } slot;
@@ -265,6 +286,7 @@ static int role_target(const model_spec *s, const tf_params *p, int i, ck_role r
     case CK_LN2_G: T(ln2, l->ln2_g, 0, d);
     case CK_LN2_B: T(ln2 && lnb, l->ln2_b, 0, d);
     case CK_GATE: T(ln2 && spec_gated(s), l->w_gate, d, ff);
+    case CK_GATE_UP: return 0; /* CK_LINEAR_ROWS only: rows_target */
     case CK_FC: T(ln2, l->w_fc, d, ff);
     case CK_FC_B: T(ln2 && s->mlp_bias, l->b_fc, 0, ff);
     case CK_PROJ: T(ln2, l->w_proj, ff, d);
@@ -274,16 +296,37 @@ static int role_target(const model_spec *s, const tf_params *p, int i, ck_role r
     return 0;
 }
 
+/* A CK_LINEAR_ROWS tensor's parts: Q, K, V (CK_QKV) or gate, up (CK_GATE_UP), each
+   (d, part) as the transformer keeps it; 0 when the spec has no such tensor. */
+static int rows_target(const model_spec *s, const tf_params *p, int i, ck_role r, slot *x) {
+    const tf_layer_params *l = p ? &p->layer[i] : NULL;
+    x->rows = s->d_model;
+    if (r == CK_QKV) {
+        x->part[0] = spec_q_dim(s), x->part[1] = x->part[2] = spec_kv_dim(s);
+        if (l) x->dst[0] = l->w_q, x->dst[1] = l->w_k, x->dst[2] = l->w_v;
+    } else if (r == CK_GATE_UP && s->d_ff > 0 && spec_gated(s)) {
+        x->part[0] = x->part[1] = s->d_ff;
+        if (l) x->dst[0] = l->w_gate, x->dst[1] = l->w_fc;
+    } else {
+        return 0;
+    }
+    x->cols = x->part[0] + x->part[1] + x->part[2];
+    return 1;
+}
+
 /* Slot *n from a table entry, its name given, when the spec has the tensor. */
 static void add(slot *sl, int *n, const ck_name *e, const char *name, const model_spec *s,
                 const tf_params *p, int layer) {
     slot x = {.how = e->how};
-    if (!role_target(s, p, layer, e->role, x.dst, &x.rows, &x.cols)) return;
+    if (e->how == CK_LINEAR_ROWS ? !rows_target(s, p, layer, e->role, &x)
+                                 : !role_target(s, p, layer, e->role, x.dst, &x.rows, &x.cols))
+        return;
     snprintf(x.name, sizeof x.name, "%s", name);
     const int64_t third = e->how == CK_SPLIT3 ? 3 : 1;
     x.ndim = x.rows ? 2 : 1;
-    x.shape[0] = x.rows ? (e->how == CK_LINEAR ? x.cols : x.rows) : third * x.cols;
-    x.shape[1] = x.rows ? (e->how == CK_LINEAR ? x.rows : third * x.cols) : 0;
+    const int linear = e->how == CK_LINEAR || e->how == CK_LINEAR_ROWS;
+    x.shape[0] = x.rows ? (linear ? x.cols : x.rows) : third * x.cols;
+    x.shape[1] = x.rows ? (linear ? x.rows : third * x.cols) : 0;
     x.t = sl[*n].t; /* kept across the second call */
     sl[(*n)++] = x;
 }
@@ -395,10 +438,11 @@ static int read_split_rows(const st_file *f, const st_tensor *t, uint64_t R, uin
     return rc;
 }
 
-/* An nn.Linear weight (out, in) = (C, R) into dst (R, C), its transpose, a block of
- * the file's rows at a time. 0, or the reader's code with its message in e. */
-static int read_transposed(const st_file *f, const st_tensor *t, uint64_t R, uint64_t C, float *dst,
-                           char *e, size_t elen) {
+/* An nn.Linear weight (out, in) = (C, R), from element base of t, into dst (R, C),
+ * its transpose, a block of the file's rows at a time. 0, or the reader's code with its message in
+ * e. */
+static int read_transposed(const st_file *f, const st_tensor *t, uint64_t base, uint64_t R,
+                           uint64_t C, float *dst, char *e, size_t elen) {
     enum { ROWS = 64 };
     float *buf = malloc((size_t)(ROWS * R) * sizeof *buf);
     if (!buf) {
@@ -408,7 +452,7 @@ static int read_transposed(const st_file *f, const st_tensor *t, uint64_t R, uin
     int rc = 0;
     for (uint64_t o0 = 0; o0 < C && rc == 0; o0 += ROWS) {
         const uint64_t m = C - o0 < ROWS ? C - o0 : ROWS;
-        rc = st_read_f32_range(f, t, o0 * R, m * R, buf, e, elen);
+        rc = st_read_f32_range(f, t, base + o0 * R, m * R, buf, e, elen);
         for (uint64_t i = 0; i < R && rc == 0; i++)
             for (uint64_t o = 0; o < m; o++) dst[i * C + o0 + o] = buf[o * R + i];
     }
@@ -420,7 +464,13 @@ static int read_transposed(const st_file *f, const st_tensor *t, uint64_t R, uin
  * changed or a read failed, 2: a value is not finite) with its message in e. */
 static int read_slot(const st_file *f, const st_tensor *t, const slot *sl, char *e, size_t elen) {
     const uint64_t R = (uint64_t)sl->rows, C = (uint64_t)sl->cols;
-    if (sl->how == CK_LINEAR) return read_transposed(f, t, R, C, sl->dst[0], e, elen);
+    if (sl->how == CK_LINEAR) return read_transposed(f, t, 0, R, C, sl->dst[0], e, elen);
+    if (sl->how == CK_LINEAR_ROWS) {
+        int rc = 0;
+        for (uint64_t q = 0, at = 0; q < 3 && sl->part[q] && rc == 0; at += (uint64_t)sl->part[q++])
+            rc = read_transposed(f, t, at * R, R, (uint64_t)sl->part[q], sl->dst[q], e, elen);
+        return rc;
+    }
     if (sl->how == CK_AS_IS) return st_read_f32(f, t, sl->dst[0], e, elen);
     if (sl->ndim == 2) return read_split_rows(f, t, R, C, sl->dst, e, elen);
     int rc = 0; /* b_Q | b_K | b_V */
@@ -443,9 +493,17 @@ static void huge_pages(void *p, size_t len) {
 #endif
 }
 
+/* A tensor to read: where it is and which slot it goes to. */
+typedef struct {
+    const st_tensor *t;
+    int file, slot;
+} to_read;
+
+/* File order: shard by shard, each front to back. */
 static int by_begin(const void *a, const void *b) {
-    const st_tensor *x = *(const st_tensor *const *)a, *y = *(const st_tensor *const *)b;
-    return x->begin < y->begin ? -1 : x->begin > y->begin;
+    const to_read *x = a, *y = b;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    return x->t->begin < y->t->begin ? -1 : x->t->begin > y->t->begin;
 }
 
 /* One load: the file, the slots, and each file tensor's slot (which: -2 ignored,
@@ -453,15 +511,16 @@ static int by_begin(const void *a, const void *b) {
 typedef struct {
     const ckpt_family *fam;
     const model_spec *spec;
-    const char *W; /* the weights' path, for messages */
-    st_file f;
+    const char *W; /* the weights' path (a sharded model's index), for messages */
+    weights_set w;
     slot *s;
     int ns, n_global, per_layer;
     int *which;
-    const st_tensor **order;
+    to_read *order;
     const st_tensor *lm_head; /* a tied model's copy of the token embedding */
-    const char *pre;          /* the prefix the names have: the family's, or "" */
-    int *copy_of;             /* (f.n) a copy's original's slot (family's copies), or -1 */
+    int lm_head_file;
+    const char *pre; /* the prefix the names have: the family's, or "" */
+    int *copy_of;    /* (w.nt) a copy's original's slot (family's copies), or -1 */
 } load;
 
 /* Whether name is one the family keeps outside its prefix (encoders' heads). */
@@ -506,8 +565,8 @@ static int slot_or_copy(const load *L, const char *bare, int *copy) {
         j = slot_of(L->fam, c[1], L->s, L->n_global, L->per_layer, spec_stored_layers(L->spec));
         if (j < 0) return -1;
         char orig[160];
-        for (int i = 0; i < L->f.n && !*copy; i++) {
-            bare_name(orig, sizeof orig, L->fam, L->f.t[i].name, L->fam->prefix);
+        for (int i = 0; i < L->w.nt && !*copy; i++) {
+            bare_name(orig, sizeof orig, L->fam, L->w.t[i]->name, L->fam->prefix);
             *copy = strcmp(orig, c[1]) == 0;
         }
         return j;
@@ -523,8 +582,8 @@ static int match_names(load *L, char *err, size_t errlen) {
     const size_t pl = strlen(P);
     const int tied = L->spec->head == SPEC_HEAD_TIED;
     int with = 0, without = 0;
-    for (int i = 0; i < L->f.n; i++) {
-        const char *nm = L->f.t[i].name;
+    for (int i = 0; i < L->w.nt; i++) {
+        const char *nm = L->w.t[i]->name;
         if (strcmp(nm, "lm_head.weight") == 0 || is_outside(L->fam, nm)) continue;
         if (strncmp(nm, P, pl) == 0)
             with++;
@@ -533,20 +592,21 @@ static int match_names(load *L, char *err, size_t errlen) {
     }
     /* the same tensor under both names is a duplicate (said first, as it is the
      * more telling); any other mixture is a file we will not guess about */
-    for (int i = 0; i < L->f.n; i++) {
-        const char *nm = L->f.t[i].name;
-        if (strncmp(nm, P, pl) == 0 && st_find(&L->f, nm + pl))
+    for (int i = 0; i < L->w.nt; i++) {
+        const char *nm = L->w.t[i]->name;
+        if (strncmp(nm, P, pl) == 0 && ws_find(&L->w, nm + pl, NULL))
             return cj_fail(err, errlen, 2, L->W, "tensor %s appears twice (as %s and %s)", nm + pl,
                            nm, nm + pl);
     }
     char bare[160];
-    for (int i = 0; i < L->f.n; i++) {
-        const st_tensor *t = &L->f.t[i];
+    for (int i = 0; i < L->w.nt; i++) {
+        const st_tensor *t = L->w.t[i];
         const char *nm = t->name;
         L->copy_of[i] = -1;
         if (tied && strcmp(nm, "lm_head.weight") == 0) {
             L->which[i] = -3;
             L->lm_head = t;
+            L->lm_head_file = L->w.file[i];
             continue;
         }
         bare_name(bare, sizeof bare, L->fam, nm, P);
@@ -618,15 +678,17 @@ static int check_slots(const load *L, char *err, size_t errlen) {
  * message. */
 static int check_copies(load *L, char *err, size_t errlen) {
     char e[512];
-    for (int i = 0; i < L->f.n; i++) {
+    for (int i = 0; i < L->w.nt; i++) {
         if (L->copy_of[i] < 0) continue;
-        const st_tensor *t = &L->f.t[i];
+        const st_tensor *t = L->w.t[i];
         const slot *o = &L->s[L->copy_of[i]];
         int same = t->ndim == o->ndim && o->how == CK_AS_IS && convertible(t);
         for (int k = 0; same && k < t->ndim; k++) same = t->shape[k] == o->shape[k];
         int rc = 0;
-        int eq = same ? lm_head_equal(&L->f, t, o->dst[0], t->elems, &rc, e, sizeof e) : 0;
-        if (eq < 0) return cj_fail(err, errlen, rc, L->W, "%s", e);
+        int eq =
+            same ? lm_head_equal(&L->w.f[L->w.file[i]], t, o->dst[0], t->elems, &rc, e, sizeof e)
+                 : 0;
+        if (eq < 0) return cj_fail(err, errlen, rc, L->w.path[L->w.file[i]], "%s", e);
         if (!eq)
             return cj_fail(err, errlen, 2, L->W, "tensor %s differs from %s%s, which it copies",
                            t->name, is_outside(L->fam, o->name) ? "" : L->pre, o->name);
@@ -642,32 +704,46 @@ static int read_weights(load *L, const transformer *tf, ckpt_progress_fn progres
     char e[512];
     uint64_t total = 0, done = 0;
     int no = 0, rc;
-    for (int i = 0; i < L->f.n; i++)
+    for (int i = 0; i < L->w.nt; i++)
         if (L->which[i] >= 0) {
-            L->order[no++] = &L->f.t[i];
-            total += L->f.t[i].end - L->f.t[i].begin;
+            L->order[no++] = (to_read){L->w.t[i], L->w.file[i], L->which[i]};
+            total += L->w.t[i]->end - L->w.t[i]->begin;
         }
     qsort(L->order, (size_t)no, sizeof *L->order, by_begin);
     if (L->lm_head) total += L->lm_head->end - L->lm_head->begin;
     if (progress && progress(ud, 0.0)) return cj_fail(err, errlen, 1, L->W, "cancelled");
     for (int k = 0; k < no; k++) {
-        const st_tensor *t = L->order[k];
-        if ((rc = read_slot(&L->f, t, &L->s[L->which[t - L->f.t]], e, sizeof e)) != 0)
-            return cj_fail(err, errlen, rc, L->W, "%s", e);
+        const to_read *o = &L->order[k];
+        const st_tensor *t = o->t;
+        if ((rc = read_slot(&L->w.f[o->file], t, &L->s[o->slot], e, sizeof e)) != 0)
+            return cj_fail(err, errlen, rc, L->w.path[o->file], "%s", e);
         done += t->end - t->begin;
         if (progress && progress(ud, total ? (double)done / (double)total : 1.0))
             return cj_fail(err, errlen, 1, L->W, "cancelled");
     }
     if (L->lm_head) {
-        int eq = lm_head_equal(&L->f, L->lm_head, tf->p.wte, L->lm_head->elems, &rc, e, sizeof e);
-        if (eq < 0) return cj_fail(err, errlen, rc, L->W, "%s", e);
+        int eq = lm_head_equal(&L->w.f[L->lm_head_file], L->lm_head, tf->p.wte, L->lm_head->elems,
+                               &rc, e, sizeof e);
+        if (eq < 0) return cj_fail(err, errlen, rc, L->w.path[L->lm_head_file], "%s", e);
         if (!eq) return cj_fail(err, errlen, 2, L->W, "lm_head.weight %s", L->fam->untied);
         if (progress && progress(ud, 1.0)) return cj_fail(err, errlen, 1, L->W, "cancelled");
     }
     if ((rc = check_copies(L, err, errlen)) != 0) return rc;
     /* grown or written in place while it was read: the values may be a mixture */
-    if ((rc = st_verify(&L->f, e, sizeof e)) != 0) return cj_fail(err, errlen, rc, L->W, "%s", e);
+    if ((rc = ws_verify(&L->w, err, errlen)) != 0) return rc;
     return 0;
+}
+
+/* Whether the float32 copy of every tensor fits in the memory available (a BF16 or
+   F16 file doubles): 0, or 1 saying how much it needs, before anything is allocated. */
+static int fits(const load *L, const char *path, char *err, size_t errlen) {
+    uint64_t need = 0;
+    for (int j = 0; j < L->ns; j++) need += L->s[j].t->elems * sizeof(float);
+    const uint64_t avail = mem_available(), mb = 1u << 20;
+    if (need <= avail) return 0;
+    return cj_fail(err, errlen, 1, path,
+                   "the model needs %llu MB of memory as float32, and %llu MB are available",
+                   (unsigned long long)((need + mb - 1) / mb), (unsigned long long)(avail / mb));
 }
 
 int ckpt_load(const ckpt_paths *p, const ckpt_config *cfg, transformer **out,
@@ -676,24 +752,25 @@ int ckpt_load(const ckpt_paths *p, const ckpt_config *cfg, transformer **out,
     model_spec spec = cfg->spec;
     load L = {.fam = cfg->family, .spec = &spec, .W = p->weights};
     char e[512];
-    int rc = st_open(&L.f, p->weights, e, sizeof e);
-    if (rc) return cj_fail(err, errlen, rc, p->weights, "%s", e);
+    int rc = ws_open(&L.w, p->weights, p->sharded, err, errlen);
+    if (rc) return rc;
     /* an encoder's masked-LM head is read when the file has it */
-    spec.mlm = L.fam->mlm_probe && st_find(&L.f, L.fam->mlm_probe) != NULL;
+    spec.mlm = L.fam->mlm_probe && ws_find(&L.w, L.fam->mlm_probe, NULL) != NULL;
     transformer *tf = NULL;
     /* at most every name of the table in every layer */
     const int most = L.fam->n_names * (spec_stored_layers(&spec) + 1);
     L.s = calloc((size_t)most, sizeof *L.s);
-    L.which = calloc((size_t)L.f.n + 1, sizeof *L.which);
-    L.order = calloc((size_t)L.f.n + 1, sizeof *L.order);
-    L.copy_of = calloc((size_t)L.f.n + 1, sizeof *L.copy_of);
+    L.which = calloc((size_t)L.w.nt + 1, sizeof *L.which);
+    L.order = calloc((size_t)L.w.nt + 1, sizeof *L.order);
+    L.copy_of = calloc((size_t)L.w.nt + 1, sizeof *L.copy_of);
     if (!L.s || !L.which || !L.order || !L.copy_of) {
         rc = cj_fail(err, errlen, 1, L.W, "out of memory");
         goto out;
     }
     L.ns = build_slots(L.fam, L.spec, NULL, L.s, &L.n_global, &L.per_layer);
     if ((rc = match_names(&L, err, errlen)) || (rc = check_slots(&L, err, errlen))) goto out;
-    /* the file matches the config: now the float32 block */
+    /* the file matches the config: now the float32 block, if it fits */
+    if ((rc = fits(&L, p->config, err, errlen)) != 0) goto out;
     tf = tf_create_spec(L.spec, e, sizeof e);
     if (!tf) {
         rc = cj_fail(err, errlen, 1, p->config, "%s", e);
@@ -707,7 +784,7 @@ out:
     free(L.which);
     free(L.order);
     free(L.copy_of);
-    st_close(&L.f);
+    ws_close(&L.w);
     if (rc) {
         tf_destroy(tf);
         return rc;

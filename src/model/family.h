@@ -47,6 +47,7 @@ typedef enum {
     CK_LN2_G,
     CK_LN2_B,
     CK_GATE,
+    CK_GATE_UP, /* W_gate | W_fc stacked by nn.Linear's rows, (2 d_ff, d) (Phi-3) */
     CK_FC,
     CK_FC_B,
     CK_PROJ,
@@ -54,8 +55,10 @@ typedef enum {
 } ck_role;
 
 /* How it is stored: as the parameter is (in, out), as nn.Linear keeps it (out, in:
- * transposed on the way in), or three parameters side by side (CK_QKV, CK_QKV_B). */
-typedef enum { CK_AS_IS, CK_LINEAR, CK_SPLIT3 } ck_layout;
+ * transposed on the way in), three parameters side by side (CK_QKV, CK_QKV_B), or
+ * nn.Linear weights stacked by rows, each part transposed into its parameter
+ * (CK_QKV: Q, K, V of h, h_kv, h_kv heads; CK_GATE_UP: gate, up). */
+typedef enum { CK_AS_IS, CK_LINEAR, CK_SPLIT3, CK_LINEAR_ROWS } ck_layout;
 
 typedef struct {
     ck_role role;
@@ -95,6 +98,7 @@ typedef struct {
 
 extern const ckpt_family ckpt_family_gpt2;
 extern const ckpt_family ckpt_family_llama, ckpt_family_qwen2, ckpt_family_qwen3, ckpt_family_gemma;
+extern const ckpt_family ckpt_family_mistral, ckpt_family_phi3;
 extern const ckpt_family ckpt_family_bert, ckpt_family_roberta, ckpt_family_distilbert,
     ckpt_family_albert;
 

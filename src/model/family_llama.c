@@ -1,11 +1,15 @@
-/* family_llama.c: the Llama family (family.h): llama, qwen2, qwen3 and gemma, whose
+/* family_llama.c: the Llama family (family.h): llama, mistral, qwen2, qwen3, gemma
+ * and phi3, whose
  * checkpoints share Hugging Face's LlamaForCausalLM layout (model.layers.N.self_attn
  * .q_proj.weight (out, in) and so on) and differ in a few config fields and their
  * defaults, which are those of Hugging Face's config classes: RMSNorm (Gemma's
  * 1 + w), RoPE with rope_theta and rope_scaling (linear, llama3), grouped-query
  * attention, head_dim read (Qwen3 and Gemma: not d_model / h), Qwen2's Q/K/V biases,
  * Qwen3's QK-norm, Gemma's sqrt(d_model) embedding scale and GeGLU, tied or separate
- * lm_head. */
+ * lm_head. Mistral and Phi-3 attend within a sliding_window of keys: a text no longer
+ * than it sees no difference from causal attention, so the texts run are cut to it
+ * (the spec's ctx), and the mask stays causal. Phi-3 stores Q, K, V as one qkv_proj
+ * and gate, up as one gate_up_proj (nn.Linear's rows stacked: split on the way in). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -20,7 +24,22 @@ typedef struct {
     int tied;                 /* tie_word_embeddings' default */
     int qkv_bias;             /* 1: always (Qwen2); 0: attention_bias says, for all four */
     int qk_norm, gemma;
+    int window; /* sliding_window's default (0: the type has none) */
+    double eps; /* rms_norm_eps' default; 0: 1e-6 */
 } llama_kind;
+
+/* sliding_window: an integer, or null (none); what it allows is a text as long as it */
+static int sliding_window(model_spec *s, json_t *root, const llama_kind *k, const char *path,
+                          char *err, size_t errlen) {
+    if (!k->window) return 0;
+    json_t *v = json_object_get(root, "sliding_window");
+    int w = k->window, rc;
+    if (v && json_is_null(v)) return 0;
+    if (v && (rc = cj_int(root, "sliding_window", 1, INT32_MAX, -1, &w, path, err, errlen)))
+        return rc;
+    if (w < s->ctx) s->ctx = w;
+    return 0;
+}
 
 /* rope_scaling: null, or {"rope_type" (or "type"): default | linear | llama3, ...} */
 static int rope_scaling(model_spec *s, json_t *root, const char *path, char *err, size_t errlen) {
@@ -94,7 +113,8 @@ static int llama_spec(model_spec *s, json_t *root, const llama_kind *k, const ch
              cj_int(root, "vocab_size", 1, TF_MAX_VOCAB, k->vocab, &s->vocab, path, err, errlen)) ||
         (rc = cj_int(root, "max_position_embeddings", 1, INT32_MAX, k->ctx, &ctx, path, err,
                      errlen)) ||
-        (rc = cj_float(root, "rms_norm_eps", 0.0, 1.0, 1e-6, &s->norm_eps, path, err, errlen)) ||
+        (rc = cj_float(root, "rms_norm_eps", 0.0, 1.0, k->eps > 0 ? k->eps : 1e-6, &s->norm_eps,
+                       path, err, errlen)) ||
         (rc =
              cj_float(root, "rope_theta", 1.0, 1e12, 10000.0, &s->rope_theta, path, err, errlen)) ||
         (rc = cj_bool(root, "tie_word_embeddings", k->tied, &tied, path, err, errlen)) ||
@@ -119,7 +139,7 @@ static int llama_spec(model_spec *s, json_t *root, const llama_kind *k, const ch
     s->qk_norm = k->qk_norm;
     s->causal = 1;
     s->emb_scale = k->gemma ? (float)sqrt((double)s->d_model) : 0.0f;
-    return 0;
+    return sliding_window(s, root, k, path, err, errlen);
 }
 
 static int llama(model_spec *s, json_t *root, const char *path, char *err, size_t errlen) {
@@ -138,6 +158,21 @@ static int gemma(model_spec *s, json_t *root, const char *path, char *err, size_
     static const llama_kind k = {
         .vocab = 256000, .ctx = 8192, .head_dim = 256, .tied = 1, .gemma = 1};
     return llama_spec(s, root, &k, path, err, errlen);
+}
+
+static int mistral(model_spec *s, json_t *root, const char *path, char *err, size_t errlen) {
+    static const llama_kind k = {.vocab = 32000, .ctx = 131072, .window = 4096};
+    return llama_spec(s, root, &k, path, err, errlen);
+}
+/* Phi-3: Llama's spec (partial_rotary_factor 1 only: RoPE over the whole head) */
+static int phi3(model_spec *s, json_t *root, const char *path, char *err, size_t errlen) {
+    static const llama_kind k = {.vocab = 32064, .ctx = 4096, .window = INT32_MAX, .eps = 1e-5};
+    float f = 1.0f;
+    int rc = cj_float(root, "partial_rotary_factor", 0.0, 2.0, 1.0, &f, path, err, errlen);
+    if (!rc && f != 1.0f)
+        rc = cj_fail(err, errlen, 2, path, "partial_rotary_factor %g is not supported (only 1)",
+                     (double)f);
+    return rc ? rc : llama_spec(s, root, &k, path, err, errlen);
 }
 
 static const ck_name llama_names[] = {
@@ -174,3 +209,29 @@ const ckpt_family ckpt_family_llama = LLAMA_FAMILY("llama", "Llama", llama);
 const ckpt_family ckpt_family_qwen2 = LLAMA_FAMILY("qwen2", "Qwen2", qwen2);
 const ckpt_family ckpt_family_qwen3 = LLAMA_FAMILY("qwen3", "Qwen3", qwen3);
 const ckpt_family ckpt_family_gemma = LLAMA_FAMILY("gemma", "Gemma", gemma);
+const ckpt_family ckpt_family_mistral = LLAMA_FAMILY("mistral", "Mistral", mistral);
+
+/* Phi-3's names: Llama's, with Q | K | V and gate | up each one nn.Linear */
+static const ck_name phi3_names[] = {
+    {CK_WTE, CK_AS_IS, "embed_tokens.weight"},
+    {CK_LNF_G, CK_AS_IS, "norm.weight"},
+    {CK_LM_HEAD, CK_AS_IS, "lm_head.weight"},
+    {CK_LN1_G, CK_AS_IS, "input_layernorm.weight"},
+    {CK_QKV, CK_LINEAR_ROWS, "self_attn.qkv_proj.weight"},
+    {CK_O, CK_LINEAR, "self_attn.o_proj.weight"},
+    {CK_LN2_G, CK_AS_IS, "post_attention_layernorm.weight"},
+    {CK_GATE_UP, CK_LINEAR_ROWS, "mlp.gate_up_proj.weight"},
+    {CK_PROJ, CK_LINEAR, "mlp.down_proj.weight"},
+};
+
+const ckpt_family ckpt_family_phi3 = {
+    .type = "phi3",
+    .title = "Phi-3",
+    .prefix = "model.",
+    .layer = "layers.",
+    .names = phi3_names,
+    .n_names = sizeof phi3_names / sizeof phi3_names[0],
+    .buffers = llama_buffers,
+    .untied = "differs from embed_tokens.weight, but config.json ties them",
+    .spec_of = phi3,
+};

@@ -17,19 +17,8 @@ int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, voi
     }
     int rc = ckpt_resolve(path, &m->paths, err, errlen);
     if (rc == 0) rc = ckpt_config_read(&m->cfg, m->paths.config, err, errlen);
-    /* the loader reads other families; the app shows GPT-2's (its tokenizer, its view) */
-    if (rc == 0 && m->cfg.family != &ckpt_family_gpt2) {
-        snprintf(err, errlen, "%s: model_type \"%s\": only gpt2 opens in the app so far",
-                 m->paths.config, m->cfg.family->type);
-        rc = 2;
-    }
     /* the tokenizer before the weights: a broken vocab.json is found in a moment */
-    if (rc == 0) rc = bpe_load(&m->tok, m->paths.vocab, m->paths.merges, err, errlen);
-    if (rc == 0 && bpe_vocab_size(m->tok) != m->cfg.spec.vocab) {
-        snprintf(err, errlen, "%s: %d tokens, but config.json's vocab_size is %d", m->paths.vocab,
-                 bpe_vocab_size(m->tok), m->cfg.spec.vocab);
-        rc = 2;
-    }
+    if (rc == 0) rc = gpt2_open_tokenizer(m, err, errlen);
     if (rc == 0) rc = ckpt_load(&m->paths, &m->cfg, &m->tf, progress, ud, err, errlen);
     if (rc != 0) {
         gpt2_free(m);
@@ -42,7 +31,7 @@ int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, voi
 void gpt2_free(gpt2_model *m) {
     if (!m) return;
     tf_destroy(m->tf);
-    bpe_free(m->tok);
+    model_tok_free(m->tok);
     free(m);
 }
 
@@ -141,7 +130,7 @@ int gpt2_run_text(gpt2_run *r, const char *text, size_t len, char *err, size_t e
     int ids[GPT2_MAX_N];
     const int cap = r->inf->cap;
     int replaced = 0;
-    const int total = bpe_encode(r->m->tok, text, len, ids, cap, &replaced);
+    const int total = model_tok_encode(r->m->tok, text, len, ids, cap, &replaced);
     if (total < 1) {
         snprintf(err, errlen, "the text has no token");
         return -1;
@@ -160,7 +149,7 @@ void gpt2_run_tokens(gpt2_run *r, const int *ids, int n) {
     r->n = n;
     memmove(r->ids, ids, (size_t)n * sizeof(int));
     for (int i = 0; i < n; i++) {
-        bpe_token_label(r->m->tok, r->ids[i], r->labels[i], GPT2_LABEL);
+        model_tok_label(r->m->tok, r->ids[i], r->labels[i], GPT2_LABEL);
         r->label[i] = r->labels[i];
     }
     run_from(r, 1);
@@ -251,7 +240,8 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
     const tf_config *c = &r->m->tf->cfg;
     const size_t offs = (size_t)c->layers * c->h;
     int ids[GPT2_MAX_N], replaced = 0;
-    const int total = bpe_encode(r->m->tok, goal->text, goal->len, ids, r->inf->cap, &replaced);
+    const int total =
+        model_tok_encode(r->m->tok, goal->text, goal->len, ids, r->inf->cap, &replaced);
     if (total < 1) {
         snprintf(err, errlen, "the text has no token");
         return -1;

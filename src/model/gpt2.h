@@ -1,4 +1,5 @@
-/* gpt2.h: a GPT-2-family checkpoint, opened (checkpoint.h and bpe.h), and a text
+/* gpt2.h: a decoder checkpoint of any family the loader reads (GPT-2's, the Llama
+ * family's), opened (checkpoint.h and model_tok.h), and a text
  * run through it: every layer's heads kept for the view (tf_infer), heads removed
  * with the layers after them recomputed, one layer re-split into another number of
  * heads, the next-token distribution. A model source (source.h) over the run. No
@@ -8,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "bpe.h"
 #include "checkpoint.h"
+#include "model_tok.h"
 #include "source.h"
 #include "transformer.h"
 
@@ -26,13 +27,19 @@ typedef struct {
     ckpt_paths paths;
     ckpt_config cfg;
     transformer *tf; /* parameters only */
-    bpe *tok;
+    model_tok *tok;  /* tokenizer.json, or GPT-2's vocab.json and merges.txt */
 } gpt2_model;
 
 /* Opens PATH (checkpoint.h): 0, or 1 / 2 with "PATH: what is wrong" in err. */
 int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, void *ud, char *err,
               size_t errlen);
 void gpt2_free(gpt2_model *m); /* NULL is fine */
+
+/* What gpt2_load does between config.json and the weights (model_open.c): the model
+ * must be one the app runs (a causal decoder), its tokenizer is read (m->tok) and
+ * must give no id past config.json's vocab_size (GPT-2's vocab.json: exactly it).
+ * 0, or 1 / 2 with "PATH: what is wrong" in err. */
+int gpt2_open_tokenizer(gpt2_model *m, char *err, size_t errlen);
 
 /* The most tokens a run of m holds: min(n_positions, GPT2_MAX_N, what fits in
  * GPT2_TRACE_BYTES). */

@@ -87,9 +87,15 @@ static int header_button_variant(const view_state *s, int b, int v, char *out, s
         snprintf(out, len, "%s", val[v < 0 ? cur : v]);
         break;
     }
+    case BTN_TRAIN_SWEEP: { /* what it does: start the sweep, or leave its view */
+        static const char *val[] = {"Sweep of h (H)", "Back to training (H)"};
+        count = 2, cur = s->sweep != NULL;
+        snprintf(out, len, "%s", val[v < 0 ? cur : v]);
+        break;
+    }
     case BTN_TRAIN_SPEED: {
-        static const char *val[] = {"full", "slow", "paused"};
-        count = 3, cur = t ? (!t->running ? 2 : t->rate > 0) : 0;
+        static const char *val[] = {"full", "slow", "paused", "class pace"};
+        count = 4, cur = t ? (!t->running ? 2 : t->rate < 0 ? 3 : t->rate > 0) : 0;
         snprintf(out, len, "Speed: %s (S)", val[v < 0 ? cur : v]);
         break;
     }
@@ -266,6 +272,7 @@ static int window_items(hdr_item items[32], const view_layout *L, const view_sta
         count = add_button(items, count, s, BTN_TRAIN_SPEED, 0);
         count = add_button(items, count, s, BTN_TRAIN_STEP, 0);
         count = add_button(items, count, s, BTN_SEED, 0);
+        count = add_button(items, count, s, BTN_TRAIN_SWEEP, 0);
         count = add_button(items, count, s, BTN_TRAIN_BACK, 1);
     } else {
         count = add_button(items, count, s, BTN_TEXT, 0);
@@ -475,12 +482,28 @@ void lay_formula(view_layout *L, const view_state *s, view_measure_fn measure, v
     run_add(&f, "X", 0), run_add(&f, in_r, 0), run_add(&f, a, 1);
     run_item_end(&f, gap);
 
-    snprintf(b, sizeof b, "h = %d,  d", h);
-    run_add(&f, b, 0), run_add(&f, "k", -1);
-    snprintf(b, sizeof b, " = d");
-    run_add(&f, b, 0), run_add(&f, "model", -1);
-    snprintf(b, sizeof b, "/h = %d", dk);
-    run_add(&f, b, 0);
+    const int h_kv = layer && layer->h_kv > 0 ? layer->h_kv : h;
+    if (h_kv == h && dk * h == d) { /* the seed's shapes */
+        snprintf(b, sizeof b, "h = %d,  d", h);
+        run_add(&f, b, 0), run_add(&f, "k", -1);
+        snprintf(b, sizeof b, " = d");
+        run_add(&f, b, 0), run_add(&f, "model", -1);
+        snprintf(b, sizeof b, "/h = %d", dk);
+        run_add(&f, b, 0);
+    } else { /* a loaded model's own: K/V heads shared, head_dim read */
+        snprintf(b, sizeof b, "h = %d,  h", h);
+        run_add(&f, b, 0), run_add(&f, "kv", -1);
+        snprintf(b, sizeof b, " = %d,  d", h_kv);
+        run_add(&f, b, 0), run_add(&f, "k", -1);
+        snprintf(b, sizeof b, " = head_dim = %d", dk);
+        run_add(&f, b, 0);
+        if (dk * h != d) {
+            snprintf(b, sizeof b, " \xE2\x89\xA0 d"); /* ≠ */
+            run_add(&f, b, 0), run_add(&f, "model", -1);
+            snprintf(b, sizeof b, "/h = %d", h ? d / h : 0);
+            run_add(&f, b, 0);
+        }
+    }
     run_item_end(&f, gap);
 
     snprintf(a, sizeof a, "%d\xC3\x97%d", n, dk);

@@ -271,6 +271,8 @@ static int put_forms(char lines[][COST_FORMS][160], int k, const char *f0, const
 static int cost_size_lines(char lines[][COST_FORMS][160], const attn_layer *layer, int *dk_line,
                            int *dominate_line);
 static int cost_timing_line(char lines[][COST_FORMS][160], int k, const view_state *s);
+static int cost_own_lines(char lines[][COST_FORMS][160], int k, const attn_layer *layer,
+                          int *dk_line, int *kv_line);
 
 static void draw_cost(const view_ctx *c) {
     const view_layout *L = c->L;
@@ -321,6 +323,8 @@ static int cost_size_lines(char lines[][COST_FORMS][160], const attn_layer *laye
     char a[48], b[48], f0[160], f1[160], f2[160];
     int k = 0;
     k = put_forms(lines, k, "Cost of this layer", "Cost of the layer", "Cost");
+    if ((layer->h_kv > 0 && layer->h_kv < layer->h) || layer->d_k * layer->h != layer->d_model)
+        return cost_own_lines(lines, k, layer, dk_line, dominate_line);
     thousands(a, sizeof a, 4 * d * d);
     compact(b, sizeof b, 4 * d * d);
     snprintf(f0, sizeof f0,
@@ -411,4 +415,56 @@ void view_draw_lesson(const view_ctx *c) {
     if (!c->L->lesson_shown) return;
     draw_redundancy(c);
     draw_cost(c);
+}
+
+/* A loaded model's layer with its own shapes (K/V heads shared by groups, head_dim not
+ * d_model / h): W^Q and W^O of h d_k columns, W^K and W^V of h_kv d_k; the K/V cache a
+ * token adds to the layer, beside what it would be with a K/V head per head (why GQA
+ * exists). *kv_line is drawn with subscripts, as *dk_line. Returns the line count. */
+static int cost_own_lines(char lines[][COST_FORMS][160], int k, const attn_layer *layer,
+                          int *dk_line, int *kv_line) {
+    const double n = layer->n, d = layer->d_model, h = layer->h, dk = layer->d_k;
+    const double hkv = layer->h_kv > 0 ? layer->h_kv : layer->h;
+    const double params = 2 * d * dk * (h + hkv);
+    char a[48], b[48], f0[160], f1[160], f2[160];
+    thousands(a, sizeof a, params);
+    compact(b, sizeof b, params);
+    snprintf(f0, sizeof f0,
+             "parameters 2\xC2\xB7"
+             "d\xC2\xB7"
+             "d\xE2\x82\x96(h + h\xE2\x82\x96\xE1\xB5\xA5) = %s",
+             a);
+    snprintf(f1, sizeof f1, "parameters %s", a);
+    snprintf(f2, sizeof f2, "parameters %s", b);
+    k = put_forms(lines, k, f0, f1, f2);
+    *dk_line = k;
+    snprintf(f0, sizeof f0, "d_k = %d, the model's head size", layer->d_k);
+    snprintf(f2, sizeof f2, "d_k = %d", layer->d_k);
+    k = put_forms(lines, k, f0, f0, f2);
+    thousands(a, sizeof a, h * n * n);
+    compact(b, sizeof b, h * n * n);
+    snprintf(f0, sizeof f0, "attention weights h\xC2\xB7n\xC2\xB2 = %s", a);
+    snprintf(f2, sizeof f2, "weights h\xC2\xB7n\xC2\xB2 = %s", b);
+    k = put_forms(lines, k, f0, f0, f2);
+    thousands(a, sizeof a, 2 * n * params);
+    compact(b, sizeof b, 2 * n * params);
+    snprintf(f0, sizeof f0, "projections 2\xC2\xB7n\xC2\xB7parameters = %s FLOPs", a);
+    snprintf(f1, sizeof f1, "projections %s FLOPs", a);
+    snprintf(f2, sizeof f2, "projections %sFLOPs", b);
+    k = put_forms(lines, k, f0, f1, f2);
+    thousands(a, sizeof a, 4 * n * n * h * dk);
+    compact(b, sizeof b, 4 * n * n * h * dk);
+    snprintf(f0, sizeof f0,
+             "attention 4\xC2\xB7n\xC2\xB2\xC2\xB7h\xC2\xB7"
+             "d\xE2\x82\x96 = %s FLOPs",
+             a);
+    snprintf(f2, sizeof f2, "attention %sFLOPs", b);
+    k = put_forms(lines, k, f0, f0, f2);
+    *kv_line = k;
+    snprintf(f0, sizeof f0,
+             "K/V cache 2\xC2\xB7h_kv\xC2\xB7"
+             "d_k = %.0f a token (h_kv = h: %.0f)",
+             2 * hkv * dk, 2 * h * dk);
+    snprintf(f2, sizeof f2, "K/V cache %.0f a token", 2 * hkv * dk);
+    return put_forms(lines, k, f0, f0, f2);
 }

@@ -70,16 +70,20 @@ static void head_title(const view_ctx *c, int head, int v, char *buf, size_t len
     const char *note = attn_layer_head_note(layer, head);
     if (note) snprintf(pat, sizeof pat, "%s", note);
     subscript_dk(pat, sizeof pat);
+    /* a query head sharing its K/V head with its group says which: "head 5 · K/V 2" */
+    char kv[24] = "";
+    if (layer->h_kv > 0 && layer->h_kv < layer->h && layer->h % layer->h_kv == 0)
+        snprintf(kv, sizeof kv, "%sK/V %d", dot, head / (layer->h / layer->h_kv) + 1);
     switch (v) {
     case 0:
-        snprintf(buf, len, "head %d%s%s%s%s%s%s", head + 1, off ? dot : "", off ? "off" : "",
+        snprintf(buf, len, "head %d%s%s%s%s%s%s%s", head + 1, kv, off ? dot : "", off ? "off" : "",
                  pat[0] ? dot : "", pat, ent[0] ? dot : "", ent);
         break;
     case 1:
-        snprintf(buf, len, "head %d%s%s%s%s", head + 1, off ? dot : "", off ? "off" : "",
+        snprintf(buf, len, "head %d%s%s%s%s%s", head + 1, kv, off ? dot : "", off ? "off" : "",
                  pat[0] ? dot : "", pat);
         break;
-    case 2: snprintf(buf, len, "head %d%s", head + 1, off ? " off" : ""); break;
+    case 2: snprintf(buf, len, "head %d%s%s", head + 1, kv, off ? " off" : ""); break;
     case 3: snprintf(buf, len, "head %d", head + 1); break;
     default: snprintf(buf, len, "%d", head + 1); break;
     }

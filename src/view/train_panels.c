@@ -463,6 +463,11 @@ static void draw_train_title(const view_ctx *c, const view_train *t) {
         snprintf(s1, sizeof s1, "step %ld \xC2\xB7 %.0f steps/s", t->step, (double)t->steps_per_s);
         snprintf(s2, sizeof s2, "step %ld \xC2\xB7 slow", t->step);
         snprintf(s3, sizeof s3, "step %ld", t->step);
+    } else if (t->running && t->rate < 0) { /* the class pace: the rate measured */
+        snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 class pace, %.0f steps/s",
+                 t->task, t->step, (double)t->steps_per_s);
+        snprintf(s1, sizeof s1, "step %ld \xC2\xB7 %.0f steps/s", t->step, (double)t->steps_per_s);
+        snprintf(s2, sizeof s2, "step %ld", t->step);
     } else if (t->running) {
         snprintf(buf, sizeof buf, "Training %s \xC2\xB7 step %ld \xC2\xB7 full speed, %.0f steps/s",
                  t->task, t->step, (double)t->steps_per_s);

@@ -56,6 +56,7 @@ typedef enum {
     BTN_TRAIN_GO,    /* L: pause / go on */
     BTN_TRAIN_SPEED, /* S */
     BTN_TRAIN_STEP,  /* . */
+    BTN_TRAIN_SWEEP, /* H: the sweep of h, on / off */
     BTN_TRAIN_BACK,  /* Escape */
     BTN_MENU,        /* the panel's first button; VIEW_MENU_MAX of them */
     BTN_MENU_LAST = BTN_MENU + 31,
@@ -95,7 +96,7 @@ typedef struct {
     int runs;             /* this task's runs; the last is the current run */
     view_train_run run[VIEW_TRAIN_RUNS];
     int other_runs; /* runs of other tasks the session keeps (Tab shows them) */
-    int rate;       /* steps a second asked for: 0 full speed, else slow motion */
+    int rate;       /* the speed asked for: 0 full, > 0 slow motion, < 0 the class pace */
     int stop;       /* why it stopped by itself: 0 not, 1 converged, 2 the budget, 3 diverged */
     long stop_step, budget, patience;
     float stop_acc;

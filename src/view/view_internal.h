@@ -27,11 +27,15 @@ typedef struct {
 /* --- the layer ------------------------------------------------------------------ */
 
 /* 1 if the view can lay out and draw l: 1 <= n <= VIEW_MAX_N, 0 <= n_real <= n, and
- * h heads of d_k = d_model / h columns. The tensors may each be NULL (not shown). */
+ * h heads of d_k = d_model / h columns, or (a loaded model whose head_dim is not
+ * d_model / h) any d_k with no tensor of h d_k columns given. The tensors may each
+ * be NULL (not shown). */
 static inline int view_layer_ok(const attn_layer *l) {
     return l && l->n >= 1 && l->n <= VIEW_MAX_N && l->n_real >= 0 && l->n_real <= l->n &&
-           l->h >= 1 && l->h <= ATTN_LAYER_MAX_HEADS && l->d_model >= 1 && l->d_model % l->h == 0 &&
-           l->d_k == l->d_model / l->h;
+           l->h >= 1 && l->h <= ATTN_LAYER_MAX_HEADS && l->d_model >= 1 &&
+           ((l->d_model % l->h == 0 && l->d_k == l->d_model / l->h) ||
+            (l->d_k >= 1 && !l->w_q && !l->w_k && !l->w_v && !l->w_o && !l->q && !l->k && !l->v &&
+             !l->concat && !l->heads));
 }
 
 /* p + offset, or NULL when the tensor p is missing. */

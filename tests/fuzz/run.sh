@@ -13,7 +13,8 @@ cd "$(dirname "$0")/../.."
 
 # every target runs in CI, layout_edges (sizes, zooms and models outside the valid
 # ranges) too since the layout meets any input
-CI_TARGETS=(tok cli npy_read npy_write layout state layout_edges model bpe tokjson vocab lesson)
+CI_TARGETS=(tok cli npy_read npy_write layout state layout_edges model bpe tokjson shard_index vocab
+    lesson)
 ALL_TARGETS=("${CI_TARGETS[@]}")
 B=build-fuzz
 

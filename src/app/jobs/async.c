@@ -346,7 +346,7 @@ static int training(app_state *s, app_async *a) {
     app_train_cmd cmd;
     if (app_training_command(s, &cmd) && (a->trainer || (a->trainer = trainer_create(a->runner)))) {
         if (cmd.start) trainer_start(a->trainer, &cmd.cfg, cmd.stop_at, cmd.exact);
-        if (cmd.rate >= 0) trainer_set_rate(a->trainer, cmd.rate);
+        if (cmd.rate != -1) trainer_set_rate(a->trainer, cmd.rate);
         if (cmd.pause >= 0) trainer_pause(a->trainer, cmd.pause);
         if (cmd.single) trainer_step(a->trainer);
     }

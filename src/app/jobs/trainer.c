@@ -51,7 +51,7 @@ struct app_trainer {
     float diverged_loss;
     /* either side's */
     atomic_int pause; /* the UI asks the job to stop stepping and measure the bars */
-    atomic_int rate;  /* steps a second: 0 full speed, else slow motion */
+    atomic_int rate;  /* 0 full speed, > 0 slow motion's steps a second, TRAIN_CLASS_PACE */
     /* the moment whose bars the UI waits for (-1: none), and whether a job is
        live to measure it (it looks before it ends): both under mlock */
     pthread_mutex_t mlock;
@@ -320,10 +320,10 @@ static int stop_now(app_trainer *t, job *handle) {
     return job_cancelled(handle) || atomic_load(&t->pause);
 }
 
-/* Slow motion: waits (in slices of at most 10 ms, so a pause or a new run is
-   not kept waiting) until the next step is due at rate steps a second. */
-static void wait_turn(app_trainer *t, job *handle, int rate) {
-    const double due = t->last_step_ms + 1000.0 / rate;
+/* Slow motion and the class pace: waits (in slices of at most 10 ms, so a pause or
+   a new run is not kept waiting) until the next step is due at per_s steps a second. */
+static void wait_turn(app_trainer *t, job *handle, double per_s) {
+    const double due = t->last_step_ms + 1000.0 / per_s;
     for (double now = now_ms(); now < due && !stop_now(t, handle); now = now_ms()) {
         double ms = due - now < 10.0 ? due - now : 10.0;
         struct timespec ts = {0, (long)(ms * 1e6)};
@@ -331,15 +331,16 @@ static void wait_turn(app_trainer *t, job *handle, int rate) {
     }
 }
 
-/* A burst of steps of about BURST_MS at full speed, or one step in slow motion;
-   points join the curve on the dense schedule (train_loop.h). 1 when the run
-   has converged. */
+/* A burst of steps of about BURST_MS at full speed, or one step in slow motion or
+   at the class pace; points join the curve on the dense schedule (train_loop.h).
+   1 when the run has converged. */
 static int burst(app_trainer *t, job *handle) {
     train_view *w = t->rec;
     const int rate = atomic_load(&t->rate);
     int converged = 0;
-    if (rate > 0) {
-        wait_turn(t, handle, rate);
+    if (rate != 0) {
+        const double per_s = train_rate_at(rate, learn_steps_done(t->l));
+        wait_turn(t, handle, per_s);
         if (stop_now(t, handle)) return 0;
         const double t0 = now_ms();
         train_point pt;
@@ -353,7 +354,7 @@ static int burst(app_trainer *t, job *handle) {
         const double oldest = t->slow_n < 8 ? t->slow_ms[0] : t->slow_ms[t->slow_n % 8];
         t->slow_ms[t->slow_n % 8] = t0;
         t->slow_n++;
-        w->steps_per_s = k > 0 && t0 > oldest ? (float)(k * 1000.0 / (t0 - oldest)) : (float)rate;
+        w->steps_per_s = k > 0 && t0 > oldest ? (float)(k * 1000.0 / (t0 - oldest)) : (float)per_s;
         w->rate = rate;
         return converged;
     }
@@ -541,9 +542,10 @@ void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at, int ex
 }
 
 void trainer_set_rate(app_trainer *t, int rate) {
-    atomic_store(&t->rate, rate > 0 ? rate : 0);
+    if (rate < 0 && rate != TRAIN_CLASS_PACE) rate = 0;
+    atomic_store(&t->rate, rate);
     train_view *front = jobs_swap_front(&t->sw);
-    front->rate = rate > 0 ? rate : 0; /* the UI's own buffer: the title follows at once */
+    front->rate = rate; /* the UI's own buffer: the title follows at once */
     front->seq = ++t->seq;
 }
 

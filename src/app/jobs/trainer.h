@@ -34,8 +34,9 @@ void trainer_start(app_trainer *t, const learn_config *cfg, long stop_at, int ex
  * itself, too) goes on for another stop_at steps at most, and the stop rule
  * must hold again. */
 void trainer_pause(app_trainer *t, int paused);
-/* The speed: rate steps a second, each published (slow motion), or 0 for full
- * speed (bursts of about 50 ms). Applies at once, running or not. */
+/* The speed: rate steps a second, each published (slow motion), TRAIN_CLASS_PACE
+ * (train_view.h: each published, faster as the run goes on), or 0 for full speed
+ * (bursts of about 50 ms). Applies at once, running or not. */
 void trainer_set_rate(app_trainer *t, int rate);
 /* One step of the current run, then paused with its bars measured (a run under
  * way is paused first). */

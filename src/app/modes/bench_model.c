@@ -98,8 +98,9 @@ static int model_cases(bench *b, const char *path) {
             printf("model_forward n = %d: median %.1f ms, p95 %.1f ms over %d\n", fc.n,
                    t.median * 1e3, t.p95 * 1e3, t.runs);
     }
-    /* a re-split of layer 1 at n = 64, between the model's own h and its half (or double) */
-    if (rc == 0) {
+    /* a re-split of layer 1 at n = 64, between the model's own h and its half (or double);
+       none for a model whose heads cannot be re-split (RoPE, K/V groups) */
+    if (rc == 0 && tf_infer_can_split(lc.m->tf)) {
         fc.n = 64 < run.inf->cap ? 64 : run.inf->cap;
         tf_infer_run(run.inf, fc.ids, fc.n, NULL, 0);
         run.n = fc.n;

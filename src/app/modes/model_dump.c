@@ -29,11 +29,11 @@ typedef struct {
    (the "<e2>" form for the bytes that are not whole characters). */
 json_t *model_token_json(const gpt2_model *m, int id) {
     size_t len = 0;
-    const unsigned char *b = bpe_token_bytes(m->tok, id, &len);
+    const unsigned char *b = model_tok_bytes(m->tok, id, &len);
     json_t *s = b ? json_stringn((const char *)b, len) : NULL; /* NULL: not valid UTF-8 */
     if (s) return s;
     char label[GPT2_LABEL * 2];
-    bpe_token_label(m->tok, id, label, sizeof label);
+    model_tok_label(m->tok, id, label, sizeof label);
     return json_string(label);
 }
 
@@ -76,8 +76,11 @@ static json_t *meta_json(const model_dump *md) {
     const int d = c->d_model;
     json_t *model = json_object();
     json_object_set_new(model, "name", json_string(m->paths.name));
+    json_object_set_new(model, "type", json_string(m->cfg.family->type));
     json_object_set_new(model, "n_layer", json_integer(c->layers));
     json_object_set_new(model, "n_head", json_integer(c->h));
+    json_object_set_new(model, "n_kv_head", json_integer(m->tf->spec.h_kv));
+    json_object_set_new(model, "d_head", json_integer(m->tf->spec.head_dim));
     json_object_set_new(model, "d_model", json_integer(d));
     json_object_set_new(model, "n_vocab", json_integer(c->vocab));
     json_object_set_new(model, "n_positions", json_integer(c->ctx));
@@ -85,7 +88,8 @@ static json_t *meta_json(const model_dump *md) {
     json_t *meta = json_object();
     json_object_set_new(meta, "model", model);
     json_object_set_new(meta, "h", json_integer(md->h));
-    json_object_set_new(meta, "d_k", json_integer(d / md->h));
+    json_object_set_new(meta, "d_k",
+                        json_integer(md->h == c->h ? m->tf->spec.head_dim : d / md->h));
     json_object_set_new(meta, "resplit", json_boolean(md->h != c->h));
     json_object_set_new(meta, "n", json_integer(run->n));
     json_object_set_new(meta, "n_text", json_integer(run->n_text));
@@ -127,7 +131,8 @@ static int layer_file(model_dump *md, int l, int part, dump_file *f, char *err, 
         snprintf(f->rel, sizeof f->rel, "layer_%d", l + 1);
         return 1;
     }
-    if (part == 1 && gpt2_run_show(md->run, l, md->h) != 0) {
+    /* a model whose heads cannot be re-split (RoPE, K/V groups) is dumped as it ran */
+    if (part == 1 && tf_infer_can_split(md->m->tf) && gpt2_run_show(md->run, l, md->h) != 0) {
         snprintf(err, errlen, "out of memory for layer %d at %d heads", l + 1, md->h);
         return -1;
     }
@@ -190,6 +195,12 @@ int app_model_dump(const cli_options *o, char *err, size_t errlen) {
     if (c->d_model % md.h != 0 || md.h > ATTN_LAYER_MAX_HEADS) {
         snprintf(err, errlen, "-H %d: must divide %s's d_model (%d)", md.h, m->paths.name,
                  c->d_model);
+        rc = 2;
+    }
+    if (rc == 0 && md.h != c->h && !tf_infer_can_split(m->tf)) {
+        snprintf(err, errlen, "-H %d: %s's heads cannot be re-split (%s)", md.h, m->paths.name,
+                 m->tf->spec.pos == SPEC_POS_ROPE ? "RoPE pairs dimensions inside each head"
+                                                  : "K/V heads are shared by groups of heads");
         rc = 2;
     }
     const sample *smp = samples_get((o->sample ? o->sample : 1) - 1);

@@ -12,9 +12,9 @@
 /* The id of "<|endoftext|>" when the vocabulary ends with it (GPT-2's 50256), or -1. */
 static int end_of_text(const gpt2_model *m) {
     static const char eot[] = "<|endoftext|>";
-    const int id = bpe_vocab_size(m->tok) - 1;
+    const int id = model_tok_vocab_size(m->tok) - 1;
     size_t len = 0;
-    const unsigned char *b = bpe_token_bytes(m->tok, id, &len);
+    const unsigned char *b = model_tok_bytes(m->tok, id, &len);
     return b && len == sizeof eot - 1 && memcmp(b, eot, len) == 0 ? id : -1;
 }
 
@@ -87,7 +87,7 @@ int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **js
             break;
         }
         size_t len = 0;
-        const unsigned char *b = bpe_token_bytes(m->tok, id, &len);
+        const unsigned char *b = model_tok_bytes(m->tok, id, &len);
         if (b) fwrite(b, 1, len, out);
         ids[run->n] = id;
         gpt2_run_tokens(run, ids, run->n + 1);

@@ -90,7 +90,9 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
                  vs->train->task, vs->layer->h, vs->layer->d_model, vs->train->step,
                  100.0 * vs->train->acc,
                  replay[0]              ? replay
-                 : vs->train->running   ? (vs->train->rate > 0 ? "slow motion" : "full speed")
+                 : vs->train->running   ? (vs->train->rate > 0   ? "slow motion"
+                                           : vs->train->rate < 0 ? "class pace"
+                                                                 : "full speed")
                  : vs->train->stop == 3 ? "diverged"
                  : vs->train->stop      ? "stopped"
                                         : "paused");

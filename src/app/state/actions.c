@@ -145,6 +145,7 @@ static app_action_kind button_action(int b) {
     case BTN_TRAIN_GO: return ACT_TRAIN;
     case BTN_TRAIN_SPEED: return ACT_TRAIN_SPEED;
     case BTN_TRAIN_STEP: return ACT_STEP_NEXT;
+    case BTN_TRAIN_SWEEP: return ACT_TRAIN_SWEEP;
     case BTN_TRAIN_BACK: return ACT_ESCAPE;
     default: return ACT_NONE;
     }

@@ -9,6 +9,11 @@
 #include <string.h>
 
 #include "gpt2.h"
+
+/* why a model is not re-split (tf_infer_can_split is 0) */
+#define NO_SPLIT(m)                                                                                \
+    ((m)->tf->spec.pos == SPEC_POS_ROPE ? "RoPE pairs dimensions inside each head"                 \
+                                        : "K/V heads are shared by groups of heads")
 #include "samples.h"
 #include "state_internal.h"
 
@@ -105,7 +110,7 @@ static void rebuild(app_state *s) {
     const float *p = gpt2_run_probs(r);
     g->next.k = g->next_k ? g->next_k : 5;
     for (int k = 0; k < GPT2_TOP && k < VIEW_NEXT_MAX; k++) {
-        bpe_token_label(g->m->tok, r->top[k], g->next_label[k], GPT2_LABEL);
+        model_tok_label(g->m->tok, r->top[k], g->next_label[k], GPT2_LABEL);
         g->next.token[k] = g->next_label[k];
         g->next.p[k] = p[r->top[k]];
         g->next.p_full[k] = r->any_off ? r->probs_full[r->top[k]] : -1.0f;
@@ -139,7 +144,7 @@ static void say_reached(app_state *s) {
     if (say_cut(s) || !w->on) return;
     w->on = 0;
     char label[GPT2_LABEL];
-    bpe_token_label(g->m->tok, w->top, label, sizeof label);
+    model_tok_label(g->m->tok, w->top, label, sizeof label);
     snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s) %.1f %% → %.1f %%",
              w->head, w->layer + 1, w->off ? "removed" : "back", label, 100.0 * w->before,
              100.0 * gpt2_run_probs(shown(g))[w->top]);
@@ -255,6 +260,9 @@ app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void 
     else if (q->h && (c->d_model % q->h != 0 || q->h > ATTN_LAYER_MAX_HEADS))
         snprintf(err, errlen, "-H %d: must divide %s's d_model (%d)", q->h, g->m->paths.name,
                  c->d_model);
+    else if (q->h && q->h != c->h && !tf_infer_can_split(g->m->tf))
+        snprintf(err, errlen, "-H %d: %s's heads cannot be re-split (%s)", q->h, g->m->paths.name,
+                 NO_SPLIT(g->m));
     else if (gpt2_run_text(r, q->text, strlen(q->text), why, sizeof why) != 0)
         snprintf(err, errlen, "--text: %s", why);
     else if (q->ablate[0] && gpt2_run_ablate(r, q->ablate, err, errlen) != 0)
@@ -401,6 +409,11 @@ int app_gpt_apply(app_state *s, const app_action *a) {
     switch (a->kind) {
     case ACT_H_UP:
     case ACT_H_DOWN: {
+        if (!tf_infer_can_split(g->m->tf)) {
+            snprintf(s->status, sizeof s->status, "%s's heads are not re-split: %s", name,
+                     NO_SPLIT(g->m));
+            return 1;
+        }
         const int k = next_split(g, g->h, a->kind == ACT_H_UP ? 1 : -1);
         if (!k) {
             snprintf(s->status, sizeof s->status,
@@ -494,7 +507,7 @@ int app_gpt_limit(const app_state *s) {
 int app_gpt_count(const app_state *s, const char *text) {
     const app_gpt *g = s->gpt;
     if (!g) return 0;
-    const int n = bpe_encode(g->m->tok, text, strlen(text), NULL, 0, NULL);
+    const int n = model_tok_encode(g->m->tok, text, strlen(text), NULL, 0, NULL);
     return n > 0 ? n : 0;
 }
 

@@ -226,7 +226,7 @@ static const menu_def attention_menu[] = {
 };
 static const menu_def training_menu[] = {
     {'l', 0, {"Pause (L)", "Go on (L)"}},
-    {'s', 0, {"Speed: full (S)", "Speed: slow (S)", "Speed: paused (S)"}},
+    {'s', 0, {"Speed: full (S)", "Speed: slow (S)", "Speed: paused (S)", "Speed: class pace (S)"}},
     {'.', 0, {"One step (.)"}},
     {'y', 0, {"Next layer (Y)"}},
     {'r', 0, {"New seed (R)"}},
@@ -266,7 +266,11 @@ static int menu_shown(const app_state *s, const view_state *vs, const menu_def *
     case 'i': return s->lesson != 0;
     case 'b': return s->pin != NULL;
     case 'l': return vs->train && !vs->train->running;
-    case 's': return vs->train ? (!vs->train->running ? 2 : vs->train->rate > 0) : 0;
+    case 's':
+        return vs->train ? (!vs->train->running   ? 2
+                            : vs->train->rate < 0 ? 3
+                                                  : vs->train->rate > 0)
+                         : 0;
     default: return 0;
     }
 }

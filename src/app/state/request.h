@@ -48,7 +48,8 @@ int app_compare_adopt(app_state *s, app_pin *p);
 
 /* training.c: the command the state wants the trainer to carry out, taken (and
  * cleared): start (with cfg, stopping after stop_at steps, 0 never, or once
- * converged), then the speed (rate steps a second, 0 full speed, -1 unchanged),
+ * converged), then the speed (rate steps a second, 0 full speed, TRAIN_CLASS_PACE the
+ * class pace, -1 unchanged),
  * then pause (1), resume (0) or neither (-1), then one step by hand (single).
  * 0 when there is none. */
 typedef struct {

@@ -34,7 +34,7 @@ void stg_capture_more(const app_state *s, app_settings *st) {
     const int on = app_training_get(s, &lc, &steps, &layer);
     SV(st, ST_TRAIN) = on ? (int)lc.task + 1 : 0;
     SV(st, ST_TRAIN_H) = lc.h ? lc.h : 4; /* learn_config_resolve's */
-    SV(st, ST_TRAIN_D) = lc.d_model ? lc.d_model : 32;
+    SV(st, ST_TRAIN_D) = lc.d_model ? lc.d_model : learn_task_d_model(lc.task);
     st->v[ST_TRAIN_SEED].u = lc.seed ? lc.seed : 1;
     SV(st, ST_TRAIN_LAYERS) = lc.layers ? lc.layers : learn_task(lc.task)->default_layers;
     SV(st, ST_TRAIN_MLP) = lc.mlp;
@@ -57,7 +57,7 @@ static void train_wanted(const app_state *s, const app_settings *st, int *on, le
     *on = app_training_get(s, lc, steps, layer);
     if (st->set[ST_TRAIN]) {
         *on = SV(st, ST_TRAIN) != 0;
-        if (*on) lc->task = (learn_task_id)(SV(st, ST_TRAIN) - 1);
+        if (*on) app_training_task_shape(lc, (learn_task_id)(SV(st, ST_TRAIN) - 1));
     }
     if (st->set[ST_TRAIN_H]) lc->h = (int)SV(st, ST_TRAIN_H);
     if (st->set[ST_TRAIN_D]) lc->d_model = (int)SV(st, ST_TRAIN_D);

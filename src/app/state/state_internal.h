@@ -68,6 +68,9 @@ int app_training_running(const app_state *s);
    same one is shown already) or leaves it (paused); 0, or -1 out of memory. */
 int app_training_get(const app_state *s, learn_config *cfg, long *steps, int *layer);
 int app_training_set(app_state *s, int on, const learn_config *cfg, long steps, int layer);
+/* cfg moved to task: a d_model at the old task's own (learn_task_d_model) moves to
+   the new task's, one chosen is kept; h then the largest that divides it, at most h. */
+void app_training_task_shape(learn_config *cfg, learn_task_id task);
 /* Points the view at the trained heads and the curves (training mode only),
  * as app_training_refresh last made them. */
 void app_training_view(const app_state *s, view_state *vs);

@@ -8,11 +8,27 @@
 #include "learn.h"
 #include "train_loop.h"
 
-#define TRAIN_MAX_RUNS 32   /* runs kept for the session (past that the oldest go) */
-#define TRAIN_SLOW_RATE 10  /* slow motion: steps a second, the heads redrawn at each */
+#define TRAIN_MAX_RUNS 32  /* runs kept for the session (past that the oldest go) */
+#define TRAIN_SLOW_RATE 10 /* slow motion: steps a second, the heads redrawn at each */
+/* The class pace, learn live's first speed: TRAIN_PACE_BASE + step / TRAIN_PACE_RAMP
+   steps a second, each step published, so a class sees the heads form: pair (h = 2, seed
+   1) is at 35 % after 3 s, at 99 % (step 70) after 5 s and stops (step 310) after
+   about 14 s; the longest budget (3000 steps) takes about 29 s where the machine keeps
+   up, where full speed is over in a second. As a
+   rate it is the code TRAIN_CLASS_PACE (0 is full speed, > 0 slow motion's steps a
+   second, -1 "unchanged" in a command). */
+#define TRAIN_CLASS_PACE (-2)
+#define TRAIN_PACE_BASE 10.0
+#define TRAIN_PACE_RAMP 8.0
 #define TRAIN_MAX_T 32      /* tokens per example of any task */
 #define TRAIN_MAX_HEADS 64  /* heads the window trains (h <= 64) */
 #define TRAIN_REPLAY_MAX 64 /* moments of a run kept for the replay (replay.h) */
+
+/* Steps a second that rate asks for at step (0: full speed, as fast as it goes). */
+static inline double train_rate_at(int rate, long step) {
+    if (rate == TRAIN_CLASS_PACE) return TRAIN_PACE_BASE + (double)step / TRAIN_PACE_RAMP;
+    return rate > 0 ? (double)rate : 0.0;
+}
 
 typedef struct {
     int h, d_model, layers;
@@ -54,7 +70,7 @@ typedef struct {
     long step;
     float loss, acc; /* last training loss, held-out accuracy (0..1) */
     float steps_per_s;
-    int rate;               /* steps a second asked for: 0 full speed, else slow motion */
+    int rate;               /* the speed asked for: 0 full, > 0 slow motion, TRAIN_CLASS_PACE */
     train_stop_why stop;    /* why the run stopped by itself (running == 0) */
     long stop_step;         /* the step it stopped at */
     float stop_acc;         /* its held-out accuracy then */

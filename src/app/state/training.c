@@ -31,7 +31,8 @@ struct app_training {
     const train_view *tv; /* the latest snapshot: the trainer's front buffer, or none */
     learn_config cfg;     /* what the next start uses */
     int layer;            /* shown, 0-based */
-    int rate;             /* the speed asked for: 0 full, TRAIN_SLOW_RATE slow motion */
+    int rate;             /* the speed asked for: 0 full, TRAIN_SLOW_RATE slow motion,
+                             TRAIN_CLASS_PACE (the first) */
     long stop_told;       /* the last stop the status line was cleared for: its step, */
     int stop_run;         /* and its run's number */
     model_source src;     /* the trained model, over tv (train_source.c) */
@@ -69,6 +70,7 @@ static app_training *get(app_state *s) {
         s->training->tv = &no_snapshot;
         s->training->cmd.pause = -1;
         s->training->cmd.rate = -1;
+        s->training->rate = TRAIN_CLASS_PACE; /* a class sees the first runs learn */
         s->training->replay_step = -1;
     }
     return s->training;
@@ -306,9 +308,10 @@ int app_training_apply(app_state *s, const app_action *a) {
         pause_training(t, 1);
         snprintf(s->status, sizeof s->status, "training paused; L returns to it");
         return 1;
-    case ACT_TRAIN_SPEED: { /* full speed -> slow motion -> paused -> full speed */
+    case ACT_TRAIN_SPEED: { /* full speed (or the class pace) -> slow motion -> paused ->
+                               full speed */
         const int running = will_run(t);
-        if (running && t->rate == 0) {
+        if (running && t->rate <= 0) {
             t->rate = t->cmd.rate = TRAIN_SLOW_RATE;
             snprintf(s->status, sizeof s->status,
                      "slow motion: %d steps a second, the heads redrawn at each; S pauses",
@@ -338,7 +341,7 @@ int app_training_apply(app_state *s, const app_action *a) {
     case ACT_SAMPLE_NEXT:
     case ACT_SAMPLE_PREV: {
         int n = LEARN_TASK_COUNT, k = (int)t->cfg.task + (a->kind == ACT_SAMPLE_NEXT ? 1 : n - 1);
-        t->cfg.task = (learn_task_id)(k % n);
+        app_training_task_shape(&t->cfg, (learn_task_id)(k % n));
         start(s, t);
         return 1;
     }
@@ -358,6 +361,14 @@ int app_training_apply(app_state *s, const app_action *a) {
     }
 }
 
+void app_training_task_shape(learn_config *cfg, learn_task_id task) {
+    const int d = cfg->d_model ? cfg->d_model : learn_task_d_model(cfg->task);
+    if (d == learn_task_d_model(cfg->task)) cfg->d_model = learn_task_d_model(task);
+    cfg->task = task;
+    if (cfg->d_model > 0)
+        while (cfg->h > 1 && (cfg->h > cfg->d_model || cfg->d_model % cfg->h != 0)) cfg->h--;
+}
+
 int app_training_adopted(app_state *s, const learn_config *cfg, int layer) {
     app_training *t = get(s);
     if (!t) return -1;
@@ -371,7 +382,7 @@ int app_training_adopted(app_state *s, const learn_config *cfg, int layer) {
 
 int app_training_command(app_state *s, app_train_cmd *cmd) {
     app_training *t = s->training;
-    if (!t || (!t->cmd.start && t->cmd.pause < 0 && t->cmd.rate < 0 && !t->cmd.single)) return 0;
+    if (!t || (!t->cmd.start && t->cmd.pause < 0 && t->cmd.rate == -1 && !t->cmd.single)) return 0;
     *cmd = t->cmd;
     t->cmd = no_cmd;
     return 1;
@@ -530,7 +541,10 @@ static void say_status(app_training *t, const train_view *tv, const train_view *
         snprintf(t->status, sizeof t->status,
                  "training %s: step %ld \xC2\xB7 %.0f steps/s%s \xC2\xB7 held-out %.1f %%",
                  info->name, tv->step, (double)tv->steps_per_s,
-                 tv->rate > 0 ? " (slow motion)" : "", 100.0 * tv->acc);
+                 tv->rate > 0   ? " (slow motion)"
+                 : tv->rate < 0 ? " (class pace, faster as it learns)"
+                                : "",
+                 100.0 * tv->acc);
 }
 
 /* Points the view at the shown layer's heads and the curves. */
