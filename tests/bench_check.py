@@ -133,7 +133,10 @@ def check_table(mhaviz):
 def check_model(mhaviz):
     """--bench-json --bench-quick --model DIR on a small generated checkpoint: sgemm
     and the model's cases (model_load, model_forward at n 64 and 256, or the most the
-    model holds, model_resplit, model_rss) with their fields, and a missing folder
+    model holds, model_resplit, the edits at n 64, 256 and the model's 300 positions
+    with the whole forward beside them (model_edit_append, model_edit_middle,
+    model_ablate in layers 1 and 2, model_generate), model_rss) with their fields,
+    and a missing folder
     one mhaviz: line, exit 1."""
     import os
     import tempfile
@@ -155,6 +158,15 @@ def check_model(mhaviz):
                 ("model_forward", {"n": 64, "n_layer": 2, "h": 4}, ["median_ms", "p95_ms"]),
                 ("model_forward", {"n": 256, "n_layer": 2, "h": 4}, ["median_ms", "p95_ms"]),
                 ("model_resplit", {"h": 4, "h2": 2, "n": 64}, ["median_ms"]),
+                ("model_edit_append", {"n": 64}, ["median_ms", "full_ms"]),
+                ("model_edit_append", {"n": 256}, ["median_ms", "full_ms"]),
+                ("model_edit_append", {"n": 300}, ["median_ms", "full_ms"]),
+                ("model_edit_middle", {"n": 64}, ["median_ms", "full_ms"]),
+                ("model_edit_middle", {"n": 256}, ["median_ms", "full_ms"]),
+                ("model_edit_middle", {"n": 300}, ["median_ms", "full_ms"]),
+                ("model_ablate", {"n": 256, "layer": 1}, ["median_ms", "full_ms"]),
+                ("model_ablate", {"n": 256, "layer": 2}, ["median_ms", "full_ms"]),
+                ("model_generate", {"n": 256}, ["tokens_per_s", "full_tokens_per_s"]),
                 ("model_rss", {}, ["peak_mb", "file_mb"])]
         for case, pick, nums in want:
             got = [x for x in lines if x.get("case") == case and

@@ -90,6 +90,10 @@ static const char usage_b[] =
     "                        -H K re-splits its layers into K heads; --ablate L:H,...\n"
     "                        removes heads; --panel model | next; --dump writes\n"
     "                        every layer\n"
+    "      --generate N      with --model: write N tokens after the text, printed\n"
+    "                        (with --dump, generated.json too); sampled with\n"
+    "      --sample-temperature T  on the logits (default 1; 0: the most likely)\n"
+    "      --top-k K, --top-p P    and -s SEED (README \"The model writes\")\n"
     "\n"
     "Lessons (README \"Lessons\"):\n"
     "      --lesson FILE     present a lesson in the window (G lists the built-in\n"
@@ -163,6 +167,10 @@ static const struct option long_opts[] = {
     {"seeds", required_argument, NULL, OPT_SEEDS},
     {"moments", required_argument, NULL, OPT_MOMENTS},
     {"model", required_argument, NULL, OPT_MODEL},
+    {"generate", required_argument, NULL, OPT_GENERATE},
+    {"sample-temperature", required_argument, NULL, OPT_SAMPLE_TEMPERATURE},
+    {"top-k", required_argument, NULL, OPT_TOP_K},
+    {"top-p", required_argument, NULL, OPT_TOP_P},
     /* a lesson: cli_lesson_option */
     {"lesson", required_argument, NULL, OPT_LESSON},
     {"step", required_argument, NULL, OPT_STEP},

@@ -42,7 +42,7 @@ static const struct {
 } company[] = {
     {'H', W | E | D | T_ALL | MW | ME | MD},
     {'d', W | E | D | T_ALL},
-    {'s', W | E | D | T_ALL},
+    {'s', W | E | D | T_ALL | MW | MD}, /* with --model: --generate's seed (cli_model.c) */
     {'t', W | E | D | MW | ME | MD},
     {OPT_SAMPLE, W | E | D | MW | ME | MD},
     {OPT_TEXT_FILE, W | E | D | MW | ME | MD},
@@ -85,6 +85,10 @@ static const struct {
     {OPT_SEEDS, T_ALL},
     {OPT_MOMENTS, TE},
     {OPT_MODEL, MW | ME | MD | MB},
+    {OPT_GENERATE, MW | MD}, /* prints (in place of the window), or with --dump */
+    {OPT_SAMPLE_TEMPERATURE, MW | MD},
+    {OPT_TOP_K, MW | MD},
+    {OPT_TOP_P, MW | MD},
     {OPT_LESSON, W | E | D},
     {OPT_STEP, E | D},
 };
@@ -131,8 +135,12 @@ static void modes_list(unsigned bits, char *buf, size_t len) {
 }
 
 int cli_idle_option(const cli_options *o, const cli_flags *f, char *why, size_t whylen) {
-    const unsigned m = mode_bit(o);
+    unsigned m = mode_bit(o);
     if (!m) return 0;
+    /* --generate without --dump prints in place of the window: it reads what the
+       model's --dump reads */
+    const int printing = o->model_generate && m == MW;
+    if (printing) m = MD;
     int mi = 0;
     while (!((m >> mi) & 1)) mi++;
     for (size_t i = 0; i < sizeof company / sizeof company[0]; i++) {
@@ -142,7 +150,8 @@ int cli_idle_option(const cli_options *o, const cli_flags *f, char *why, size_t 
             o->model_path ? (company[i].modes >> 8) & 0xFu : company[i].modes & 0xFFu;
         char with[200];
         modes_list(kind, with, sizeof with);
-        snprintf(why, whylen, "does nothing %s (only with %s)", mode_with[mi], with);
+        snprintf(why, whylen, "does nothing %s (only with %s)",
+                 printing ? "with --model --generate" : mode_with[mi], with);
         return company[i].opt;
     }
     /* --scale multiplies PNG pixels: an .svg or .pdf has none */

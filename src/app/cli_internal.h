@@ -56,11 +56,18 @@ enum {
     OPT_SEEDS,
     /* a loaded model */
     OPT_MODEL,
+    OPT_GENERATE, /* --generate N and its sampler's options (cli_model.c) */
+    OPT_SAMPLE_TEMPERATURE,
+    OPT_TOP_K,
+    OPT_TOP_P,
     /* a lesson (cli_lesson.c) */
     OPT_LESSON,
     OPT_STEP,
     OPT_END /* one past the last: the size of cli_flags' tables */
 };
+
+/* The most tokens --generate writes: a GPT-2's whole context. */
+#define CLI_GENERATE_MAX 1024
 
 /* What a parse has seen that is not a field of cli_options: the modes that are
  * decided once every option is read. */

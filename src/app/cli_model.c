@@ -2,8 +2,10 @@
  * A loaded model fixes its own d_model, weights, causal mask and scaling: the
  * options that build the random model are refused beside it, -H re-splits its
  * layers, --layer picks the layer shown, --ablate takes LAYER:HEAD items, and
- * --panel model | next draws the overview or the next-token panel. Whether the
- * layer and the heads exist is checked once the model is read. */
+ * --panel model | next draws the overview or the next-token panel, --generate N
+ * writes N tokens (its sampler: --sample-temperature, --top-k, --top-p, -s).
+ * Whether the layer and the heads exist is checked once the model is read. */
+#include <limits.h>
 #include <string.h>
 
 #include "cli_internal.h"
@@ -11,10 +13,41 @@
 int cli_model_option(cli_options *o, cli_flags *f, int opt, const char *arg, char *err,
                      size_t errlen) {
     (void)f;
-    if (opt != OPT_MODEL) return CLI_NOT_MINE;
-    if (!arg[0]) return cli_fail(err, errlen, "--model: needs a folder or a .safetensors file");
-    o->model_path = arg;
-    return 0;
+    long v = 0;
+    double fv = 0.0;
+    switch (opt) {
+    case OPT_MODEL:
+        if (!arg[0]) return cli_fail(err, errlen, "--model: needs a folder or a .safetensors file");
+        o->model_path = arg;
+        return 0;
+    case OPT_GENERATE:
+        if (cli_parse_int(arg, 1, CLI_GENERATE_MAX, &v) != 0)
+            return cli_fail(err, errlen, "--generate '%s': must be a whole number between 1 and %d",
+                            arg, CLI_GENERATE_MAX);
+        o->model_generate = (int)v;
+        return 0;
+    case OPT_SAMPLE_TEMPERATURE:
+        if (cli_parse_float(arg, 0.0, 100.0, &fv) != 0)
+            return cli_fail(err, errlen,
+                            "--sample-temperature '%s': must be a decimal number between 0 and "
+                            "100 (0: the most likely token)",
+                            arg);
+        o->sample_argmax = fv == 0.0;
+        o->sample_temperature = (float)fv;
+        return 0;
+    case OPT_TOP_K:
+        if (cli_parse_int(arg, 1, INT_MAX, &v) != 0)
+            return cli_fail(err, errlen, "--top-k '%s': must be a whole number from 1", arg);
+        o->sample_top_k = (int)v;
+        return 0;
+    case OPT_TOP_P:
+        if (cli_parse_float(arg, 0.0, 1.0, &fv) != 0 || fv == 0.0)
+            return cli_fail(err, errlen,
+                            "--top-p '%s': must be a decimal number above 0, at most 1", arg);
+        o->sample_top_p = (float)fv;
+        return 0;
+    default: return CLI_NOT_MINE;
+    }
 }
 
 /* --ablate L:H,... : items LAYER:HEAD, each a whole number from 1; no repeats is
@@ -44,6 +77,13 @@ int cli_model_check(cli_options *o, char *err, size_t errlen) {
     if ((o->panel == CLI_PANEL_MODEL || o->panel == CLI_PANEL_NEXT) && !o->model_path)
         return cli_fail(err, errlen, "--panel %s: only with --model",
                         o->panel == CLI_PANEL_MODEL ? "model" : "next");
+    const int sampling =
+        o->sample_temperature != 0.0f || o->sample_argmax || o->sample_top_k || o->sample_top_p;
+    if ((o->model_generate || sampling) && !o->model_path)
+        return cli_fail(err, errlen, "--generate and its sampler's options: only with --model");
+    if (sampling && !o->model_generate)
+        return cli_fail(err, errlen,
+                        "--sample-temperature, --top-k and --top-p: only with --generate N");
     if (!o->model_path) return 0;
     if (o->train.task) return cli_fail(err, errlen, "--model and --train: give one or the other");
     const train_options *t = &o->train;
@@ -52,14 +92,14 @@ int cli_model_check(cli_options *o, char *err, size_t errlen) {
                         "--steps, --layers, --mlp, --lr and --batch: only with --train");
     if (o->compare)
         return cli_fail(err, errlen, "--compare: not yet with --model (pin a random model)");
-    const char *which = o->cfg.d_model       ? "-d"
-                        : o->cfg.seed        ? "-s"
-                        : o->cfg.mask        ? "--mask"
-                        : o->cfg.no_scale    ? "--no-scale"
-                        : o->cfg.temperature ? "--temperature"
-                        : o->cfg.pad         ? "--pad"
-                        : o->cfg.weights     ? "--weights"
-                                             : NULL;
+    const char *which = o->cfg.d_model                      ? "-d"
+                        : o->cfg.seed && !o->model_generate ? "-s (with --model: --generate's seed)"
+                        : o->cfg.mask                       ? "--mask"
+                        : o->cfg.no_scale                   ? "--no-scale"
+                        : o->cfg.temperature                ? "--temperature"
+                        : o->cfg.pad                        ? "--pad"
+                        : o->cfg.weights                    ? "--weights"
+                                                            : NULL;
     if (which)
         return cli_fail(err, errlen,
                         "%s: a loaded model's d_model, weights, causal mask and scaling are its "

@@ -225,7 +225,7 @@ static int run_dump_state(const cli_options *o, tok_list *toks, const mha_config
 static int main_modes(const cli_options *op, char *err, size_t errlen) {
     const cli_options o = *op;
     int cut = 0; /* --text-file: the tokens it held when cut to MHA_MAX_N */
-    if (o.model_path && o.mode == CLI_DUMP) {
+    if (o.model_path && (o.mode == CLI_DUMP || o.model_generate)) {
         int rc = app_model_dump(&o, err, errlen);
         return rc ? fail(rc, err) : 0;
     }

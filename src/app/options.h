@@ -72,6 +72,11 @@ typedef struct {
     train_options train;      /* --train and --steps, --layers, --mlp, --lr, --batch, --layer */
     const char *model_path;   /* --model PATH: a GPT-2-family checkpoint, or NULL */
     const char *model_ablate; /* --ablate LAYER:HEAD,... with --model */
+    int model_generate;       /* --generate N with --model: N tokens written; 0: none */
+    float sample_temperature; /* --sample-temperature T > 0 on the logits; 0: not given (1) */
+    int sample_argmax;        /* --sample-temperature 0: the most likely token each step */
+    int sample_top_k;         /* --top-k K; 0: every token */
+    float sample_top_p;       /* --top-p P in (0, 1]; 0: not given (1) */
     int compare;              /* --compare SPEC: a view pinned beside this one */
     unsigned compare_set;     /* CLI_CMP_* bits: the settings SPEC names */
     mha_config compare_cfg;   /* their values (the others are this view's) */

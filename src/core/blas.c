@@ -88,6 +88,20 @@ typedef struct {
     float alpha, beta;
 } band_job;
 
+/* C (m, n) = alpha op(A) op(B) + beta C; one row (a loaded model's token typed at
+   the end) as a matrix-vector product, which reads B once without packing it. */
+static void gemm(float *c, int ldc, const float *a, int lda, int trans_a, const float *b, int ldb,
+                 int trans_b, int m, int n, int k, float alpha, float beta) {
+    if (m == 1) {
+        /* c = op(B)^T a: B (k, n) read transposed, or B (n, k) as it is */
+        cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, trans_b ? n : k,
+                    trans_b ? k : n, alpha, b, ldb, a, trans_a ? lda : 1, beta, c, 1);
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 /* Band `task` of the columns of C, [c0, c1) in multiples of 16 (the kernels' width):
    the same product on those columns of op(B). */
 static void col_task(const band_job *j, int task) {
@@ -96,9 +110,8 @@ static void col_task(const band_job *j, int task) {
               c1x = 16 * (int)((long)blocks * (task + 1) / j->bands), c1 = c1x < j->n ? c1x : j->n;
     if (c1 <= c0) return;
     const float *b = j->trans_b ? j->b + (size_t)c0 * j->ldb : j->b + c0;
-    cblas_sgemm(CblasRowMajor, j->trans_a ? CblasTrans : CblasNoTrans,
-                j->trans_b ? CblasTrans : CblasNoTrans, j->m, c1 - c0, j->k, j->alpha, j->a, j->lda,
-                b, j->ldb, j->beta, j->c + c0, j->ldc);
+    gemm(j->c + c0, j->ldc, j->a, j->lda, j->trans_a, b, j->ldb, j->trans_b, j->m, c1 - c0, j->k,
+         j->alpha, j->beta);
 }
 
 /* Band `task` of the rows of C: the same product on rows [r0, r1) of op(A). */
@@ -129,8 +142,7 @@ static void sgemm(float *c, int ldc, const float *a, int lda, int trans_a, const
         mm_parallel(threads, threads, band_task, &j);
         return;
     }
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    gemm(c, ldc, a, lda, trans_a, b, ldb, trans_b, m, n, k, alpha, beta);
 }
 
 void mm_sgemm(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m, int n,

@@ -31,7 +31,11 @@ static const char *const dump_names[DUMP_FILES] = {
 };
 /* what a loaded model's dump writes besides (model_dump.c): at the top, and in
    each layer_L folder */
-static const char *const model_names[] = {"tokens.json", "final.npy", "next.json", "sweep.json",
+static const char *const model_names[] = {"tokens.json",
+                                          "final.npy",
+                                          "next.json",
+                                          "sweep.json",
+                                          "generated.json", /* --model --generate */
                                           /* --train --sweep */ NULL};
 static const char *const layer_names[] = {"attn.npy", "out.npy", NULL};
 /* what --train's dump writes besides tokens.txt: at the top, in each layerN folder

@@ -10,7 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "attention.h"
 #include "blas.h"
+#include "layer.h"
 #include "layers.h"
 
 /* ------------------------------------------------------------------------------ */
@@ -25,18 +27,21 @@ static int position(const model_spec *s, const int *tokens, int r, int *seen) {
 }
 
 void block_embed(float *x0, float *emb, float *mean, float *rstd, const transformer *tf,
-                 const int *tokens, int n) {
+                 const int *tokens, int r0, int n) {
     const model_spec *s = &tf->spec;
     const tf_params *p = &tf->p;
-    const int d = s->d_model, e = spec_emb_dim(s);
+    const int d = s->d_model, e = spec_emb_dim(s), m = n - r0;
     const float scale = s->emb_scale > 0.0f ? s->emb_scale : 1.0f;
+    if (m < 1) return;
     float *x = s->d_embed > 0 ? emb : x0; /* (n, e) */
     if (p->wpe && scale == 1.0f && !p->wtt && !s->pos_after_pad && s->d_embed == 0) {
-        encoder_forward(x0, tokens, p->wte, p->wpe, 1, n, d); /* GPT-2's, as it was */
+        /* GPT-2's, as it was: row r at position r */
+        encoder_forward(x0 + (size_t)r0 * d, tokens + r0, p->wte, p->wpe + (size_t)r0 * d, 1, m, d);
     } else {
         /* Hugging Face's order: word (times the scale), + token type 0, + position */
         int seen = 0;
-        for (int r = 0; r < n; r++) {
+        for (int r = 0; r < r0; r++) position(s, tokens, r, &seen); /* the rows kept */
+        for (int r = r0; r < n; r++) {
             float *o = x + (size_t)r * e;
             const float *w = p->wte + (size_t)tokens[r] * e;
             for (int c = 0; c < e; c++) o[c] = w[c] * scale;
@@ -48,9 +53,10 @@ void block_embed(float *x0, float *emb, float *mean, float *rstd, const transfor
             }
         }
     }
-    if (s->post_ln) block_norm(x, mean, rstd, x, p->emb_ln_g, p->emb_ln_b, n, e, s);
+    x += (size_t)r0 * e;
+    if (s->post_ln) block_norm(x, mean, rstd, x, p->emb_ln_g, p->emb_ln_b, m, e, s);
     /* ALBERT: the embeddings mapped to d_model */
-    if (s->d_embed > 0) matmul_forward(x0, emb, p->emb_map, p->emb_map_b, n, e, d);
+    if (s->d_embed > 0) matmul_forward(x0 + (size_t)r0 * d, x, p->emb_map, p->emb_map_b, m, e, d);
 }
 
 /* RMSNorm of rows of d with weight w (plus_one: 1 + w, Gemma's), as Hugging Face's
@@ -131,17 +137,34 @@ static void rope_apply(float *x, const float *cs, int n, int heads, int hd) {
 
 /* The heads of one layer side by side on the workers (each head's products on one
    thread): at n = 64 a layer's 12 heads are ~13 MFLOP of small products and
-   softmaxes, a tenth of the forward on one core. Each head is the trainer's
-   (attention_head, layers.c), over whole rows. */
+   softmaxes, a tenth of the forward on one core. Each head is the core's kernel
+   (attn_head_forward, as the trainer's attention_head) over whole rows, for the
+   query rows [r0, T) only: the rows before are kept from the run before. */
+typedef struct {
+    attn_heads a;
+    int r0;
+} head_rows;
+
 static void head_task(void *ctx, int j) {
-    attention_head(ctx, j);
+    const head_rows *hr = ctx;
+    const attn_heads *a = &hr->a;
+    const size_t col = (size_t)j * a->hd, tt = (size_t)a->T * a->T;
+    const attn_head_shape shape = {.n = a->T,
+                                   .d_k = a->hd,
+                                   .n_real = a->T,
+                                   .causal = a->causal,
+                                   .scale = attn_scale(a->hd, 1, 1.0f),
+                                   .whole_rows = 1};
+    attn_head_forward(a->scores + (size_t)j * tt, a->attn + (size_t)j * tt, a->concat + col, a->ld,
+                      a->q + col, a->k + col, a->v + col, a->ld, &shape, hr->r0, a->T);
 }
 
-/* scores, attn (h, n, n) and concat (n, h hd) from q (n, h hd) and k, v (n, h_kv hd);
-   with h_kv < h, K and V are first repeated into kx, vx (n, h hd) so that query head
-   j reads K/V head j / (h / h_kv), as Hugging Face's repeat_kv. */
+/* scores, attn (h, n, n) and concat (n, h hd), query rows [r0, n), from q (n, h hd)
+   and k, v (n, h_kv hd); with h_kv < h, K and V are first repeated into kx, vx
+   (n, h hd) so that query head j reads K/V head j / (h / h_kv), as Hugging Face's
+   repeat_kv. */
 static void attention(float *scores, float *attn, float *concat, const float *q, const float *k,
-                      const float *v, float *kx, float *vx, int n, const model_spec *s) {
+                      const float *v, float *kx, float *vx, int r0, int n, const model_spec *s) {
     const int h = s->h, hd = s->head_dim, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
     if (s->h_kv < h) {
         const int group = h / s->h_kv;
@@ -153,7 +176,7 @@ static void attention(float *scores, float *attn, float *concat, const float *q,
             }
         k = kx, v = vx;
     }
-    attn_heads a = {.scores = scores,
+    head_rows a = {{.scores = scores,
                     .attn = attn,
                     .concat = concat,
                     .q = q,
@@ -163,8 +186,9 @@ static void attention(float *scores, float *attn, float *concat, const float *q,
                     .ld = qd,
                     .hd = hd,
                     .causal = s->causal,
-                    .whole_rows = 1};
-    mm_parallel(h, mm_workers_for(4.0 * n * n * qd), head_task, &a);
+                    .whole_rows = 1},
+                   r0};
+    mm_parallel(h, mm_workers_for(4.0 * (n - r0) * n * qd), head_task, &a);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -207,11 +231,12 @@ static float *slab(const tf_infer *t, float *block, int i, int width) {
     return block + (size_t)i * t->cap * width;
 }
 
-/* Q, K, V of layer i from its X (ln1): the products, QK-norm per head, RoPE. */
-static void qkv(tf_infer *t, int i, const float *x, float *q, float *k, float *v) {
+/* Q, K, V of layer i from its X (ln1), n rows from position r0 (each pointer at
+   row r0): the products, QK-norm per head, RoPE. */
+static void qkv(tf_infer *t, int i, const float *x, float *q, float *k, float *v, int r0, int n) {
     const model_spec *s = &t->tf->spec;
     const tf_layer_params *lp = &t->tf->p.layer[i];
-    const int n = t->n, d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    const int d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
     matmul_forward(q, x, lp->w_q, lp->b_q, n, d, qd);
     matmul_forward(k, x, lp->w_k, lp->b_k, n, d, kvd);
     matmul_forward(v, x, lp->w_v, lp->b_v, n, d, kvd);
@@ -221,17 +246,20 @@ static void qkv(tf_infer *t, int i, const float *x, float *q, float *k, float *v
         rmsnorm_rows(k, k, lp->k_norm, n * s->h_kv, s->head_dim, s->head_dim, s->norm_eps, p1);
     }
     if (s->pos == SPEC_POS_ROPE) {
-        rope_apply(q, t->rope, n, s->h, s->head_dim);
-        rope_apply(k, t->rope, n, s->h_kv, s->head_dim);
+        const float *cs = t->rope + (size_t)r0 * s->head_dim;
+        rope_apply(q, cs, n, s->h, s->head_dim);
+        rope_apply(k, cs, n, s->h_kv, s->head_dim);
     }
 }
 
-/* out = Concat W^O + b_O; with heads of off_i removed, the output with every head on
-   is kept in out_full and out recomputed from Concat with their bands zeroed. */
-static void project(tf_infer *t, int i, const unsigned char *off_i, float *concat, float *out) {
+/* out = Concat W^O + b_O on the n rows from r0 (concat and out at row r0); with
+   heads of off_i removed, the output with every head on is kept in out_full and out
+   recomputed from Concat with their bands zeroed. */
+static void project(tf_infer *t, int i, const unsigned char *off_i, float *concat, float *out,
+                    int r0, int n) {
     const model_spec *s = &t->tf->spec;
     const tf_layer_params *lp = &t->tf->p.layer[i];
-    const int n = t->n, d = s->d_model, h = s->h, hd = s->head_dim, qd = spec_q_dim(s);
+    const int d = s->d_model, h = s->h, hd = s->head_dim, qd = spec_q_dim(s);
     matmul_forward(out, concat, lp->w_o, lp->b_o, n, qd, d);
     int any = 0;
     for (int j = 0; j < h; j++) {
@@ -239,7 +267,7 @@ static void project(tf_infer *t, int i, const unsigned char *off_i, float *conca
         any |= t->off[(size_t)i * h + j];
     }
     if (!any) return;
-    memcpy(slab(t, t->out_full, i, d), out, (size_t)n * d * sizeof(float));
+    memcpy(slab(t, t->out_full, i, d) + (size_t)r0 * d, out, (size_t)n * d * sizeof(float));
     for (int j = 0; j < h; j++)
         if (off_i[j])
             for (int r = 0; r < n; r++)
@@ -247,25 +275,31 @@ static void project(tf_infer *t, int i, const unsigned char *off_i, float *conca
     matmul_forward(out, concat, lp->w_o, lp->b_o, n, qd, d);
 }
 
-void block_forward(tf_infer *t, int i, const unsigned char *off_i) {
+void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
     const model_spec *s = &t->tf->spec;
     const tf_layer_params *lp = &t->tf->p.layer[i];
-    const int n = t->n, d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    const int d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    const int n = t->n - r0; /* the rows computed: positions r0 .. t->n - 1 */
+    if (n < 1) return;
     const size_t nd = (size_t)n * d;
-    const float *x = slab(t, t->resid, i, d);
-    float *ln1 = slab(t, t->ln1, i, d), *q = slab(t, t->q, i, qd), *k = slab(t, t->k, i, kvd);
-    float *v = slab(t, t->v, i, kvd), *concat = slab(t, t->concat, i, qd);
-    float *out = slab(t, t->out, i, d), *next = slab(t, t->resid, i + 1, d);
+    /* every tensor kept at its row r0; the scratch (res1, ln2, fc, proj) from row 0 */
+    const float *x = slab(t, t->resid, i, d) + (size_t)r0 * d;
+    float *ln1 = slab(t, t->ln1, i, d) + (size_t)r0 * d;
+    float *q = slab(t, t->q, i, qd), *k = slab(t, t->k, i, kvd), *v = slab(t, t->v, i, kvd);
+    float *concat = slab(t, t->concat, i, qd);
+    float *out = slab(t, t->out, i, d) + (size_t)r0 * d;
+    float *next = slab(t, t->resid, i + 1, d) + (size_t)r0 * d;
     float *attn = t->attn + (size_t)i * s->h * t->cap * t->cap;
     /* X the heads see: norm(x) before the sublayer (pre-LN), x itself (post-LN) */
     if (s->post_ln)
         memcpy(ln1, x, nd * sizeof(float));
     else
         block_norm(ln1, t->mean, t->rstd, x, lp->ln1_g, lp->ln1_b, n, d, s);
-    qkv(t, i, ln1, q, k, v);
-    /* (h, n, n) at n tokens: the layer's block is laid out for cap, rows packed at n */
-    attention(t->scores, attn, concat, q, k, v, t->kx, t->vx, n, s);
-    project(t, i, off_i, concat, out);
+    qkv(t, i, ln1, q + (size_t)r0 * qd, k + (size_t)r0 * kvd, v + (size_t)r0 * kvd, r0, n);
+    /* (h, n, n) at n tokens: the layer's block is laid out for cap, rows packed at n;
+       the new queries read the kept keys and values (the KV cache) and their own */
+    attention(t->scores, attn, concat, q, k, v, t->kx, t->vx, r0, t->n, s);
+    project(t, i, off_i, concat + (size_t)r0 * qd, out, r0, n);
     /* res1 = x + attn (normed, post-LN); the MLP; the stream into layer i + 1 */
     float *res1 = s->d_ff ? t->res1 : next;
     residual_forward(res1, x, out, nd);
@@ -281,16 +315,19 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i) {
     if (s->post_ln) block_norm(next, t->mean, t->rstd, next, lp->ln2_g, lp->ln2_b, n, d, s);
 }
 
-void block_final(tf_infer *t) {
+void block_final(tf_infer *t, int r0) {
     const transformer *tf = t->tf;
     const model_spec *s = &tf->spec;
-    const int n = t->n, d = s->d_model;
-    const float *x = slab(t, t->resid, s->layers, d);
-    if (s->post_ln)
-        memcpy(t->lnf, x, (size_t)n * d * sizeof(float));
+    const int n = t->n - r0, d = s->d_model;
+    const float *x = slab(t, t->resid, s->layers, d) + (size_t)r0 * d;
+    float *lnf = t->lnf + (size_t)r0 * d;
+    if (n < 1)
+        ;
+    else if (s->post_ln)
+        memcpy(lnf, x, (size_t)n * d * sizeof(float));
     else
-        block_norm(t->lnf, t->mean, t->rstd, x, tf->p.lnf_g, tf->p.lnf_b, n, d, s);
-    const float *last = t->lnf + (size_t)(n - 1) * d;
+        block_norm(lnf, t->mean, t->rstd, x, tf->p.lnf_g, tf->p.lnf_b, n, d, s);
+    const float *last = t->lnf + (size_t)(t->n - 1) * d;
     if (s->head == SPEC_HEAD_NONE)
         memset(t->logits, 0, (size_t)s->vocab * sizeof(float)); /* uniform next-token probs */
     else if (s->head == SPEC_HEAD_TIED)

@@ -9,13 +9,14 @@
 
 #include "transformer.h"
 
-/* x0 (n, d): the embeddings of tokens (times emb_scale, plus token type 0 and the
- * learned position where the model has them: row r's, or RoBERTa's counted from
- * pad_id + 1), normed in a post-LN model, and mapped from d_embed to d_model
- * (ALBERT: emb (n, d_embed) holds them before; otherwise unused, may be NULL).
- * mean, rstd (n) scratch. */
+/* x0 (n, d), rows r0..n-1: the embeddings of tokens at those positions (times
+ * emb_scale, plus token type 0 and the learned position where the model has them:
+ * row r's, or RoBERTa's counted from pad_id + 1), normed in a post-LN model, and
+ * mapped from d_embed to d_model (ALBERT: emb (n, d_embed) holds them before;
+ * otherwise unused, may be NULL); the rows before r0 untouched. mean, rstd (n)
+ * scratch. */
 void block_embed(float *x0, float *emb, float *mean, float *rstd, const transformer *tf,
-                 const int *tokens, int n);
+                 const int *tokens, int r0, int n);
 
 /* out (n, d) = the spec's norm of each row of x with gain g (and bias b for
  * LayerNorm); mean, rstd (n) kept (LayerNorm) or scratch. */
@@ -26,12 +27,16 @@ void block_norm(float *out, float *mean, float *rstd, const float *x, const floa
  * sin in [hd/2, hd), inv_freq as the spec's RoPE scaling makes it. */
 void block_rope_table(float *cs, const model_spec *s, int n);
 
-/* Layer i of t on its stream into it, t->resid[i], out into t->resid[i + 1]:
- * keeps ln1, Q, K, V, attn, Concat, out (and out_full when off_i removes a head). */
-void block_forward(tf_infer *t, int i, const unsigned char *off_i);
+/* Layer i of t on its stream into it, t->resid[i], out into t->resid[i + 1], for
+ * the rows (positions) r0 .. t->n - 1: keeps their ln1, Q, K, V, attn, Concat, out
+ * (and out_full when off_i removes a head). The rows before r0 are the last run's
+ * and stay: their K and V are read (the KV cache), their attn rows must already be
+ * packed at t->n (infer.c). r0 > 0 only in a causal model, whose rows before r0
+ * cannot see the rows after. */
+void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0);
 
-/* The final norm on every row of the stream out of the last layer into t->lnf
- * (a copy in a post-LN model), then the last row's logits. */
-void block_final(tf_infer *t);
+/* The final norm on the rows from r0 of the stream out of the last layer into
+ * t->lnf (a copy in a post-LN model), then the last row's logits. */
+void block_final(tf_infer *t, int r0);
 
 #endif

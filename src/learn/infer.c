@@ -67,7 +67,8 @@ tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
     t->split_cap = split;
     t->mem_ = malloc(total(&z) * sizeof(float));
     t->off = calloc((size_t)c->layers * c->h, 1);
-    if (!t->mem_ || !t->off) {
+    t->ids = calloc((size_t)n, sizeof(int));
+    if (!t->mem_ || !t->off || !t->ids) {
         tf_infer_destroy(t);
         return NULL;
     }
@@ -112,6 +113,7 @@ void tf_infer_destroy(tf_infer *t) {
     if (!t) return;
     free(t->mem_);
     free(t->off);
+    free(t->ids);
     free(t);
 }
 
@@ -120,22 +122,79 @@ static float *at(const tf_infer *t, float *block, int i) {
     return block + (size_t)i * t->cap * t->tf->cfg.d_model;
 }
 
-void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *off, int from) {
+/* Layer i's kept attention rows [0, rows) moved from their packing at t->n tokens
+   to n (the block holds (h, n, n) packed at the run's n), the keys a kept row cannot
+   see (columns t->n .. n - 1 when n grows) set to exactly 0, as a causal row's are. */
+static void repack_attn(tf_infer *t, int i, int rows, int n) {
+    const int h = t->tf->cfg.h, n0 = t->n;
+    float *a = t->attn + (size_t)i * h * t->cap * t->cap;
+    const size_t keep = (size_t)(n < n0 ? n : n0);
+    if (n > n0) /* moving to later places: from the last row back */
+        for (int j = h - 1; j >= 0; j--)
+            for (int r = rows - 1; r >= 0; r--) {
+                float *to = a + ((size_t)j * n + r) * n;
+                memmove(to, a + ((size_t)j * n0 + r) * n0, keep * sizeof(float));
+                memset(to + keep, 0, (size_t)(n - n0) * sizeof(float));
+            }
+    else
+        for (int j = 0; j < h; j++)
+            for (int r = 0; r < rows; r++)
+                memmove(a + ((size_t)j * n + r) * n, a + ((size_t)j * n0 + r) * n0,
+                        keep * sizeof(float));
+}
+
+/* Layers before `layer` from row `row` on, the layers from `layer` every row; the
+   final norm and the logits. */
+static void run_rows(tf_infer *t, const int *tokens, int n, const unsigned char *off, int layer,
+                     int row) {
     const transformer *tf = t->tf;
     const tf_config *c = &tf->cfg;
-    MHA_EXPECT(n >= 1 && n <= t->cap && from >= 0 && from <= c->layers);
+    if (layer == 0) row = 0;
     mha_forwards_add(); /* MHAVIZ_STATS's count */
-    if (from == 0 || n != t->n) {
-        from = 0;
-        t->n = n;
-        block_embed(t->resid, t->emb, t->mean, t->rstd, tf, tokens, n);
-    }
+    if (n != t->n)
+        for (int i = 0; i < c->layers; i++) repack_attn(t, i, i < layer ? row : 0, n);
+    block_embed(t->resid, t->emb, t->mean, t->rstd, tf, tokens, row, n);
+    memcpy(t->ids, tokens, (size_t)n * sizeof(int));
+    t->n = n;
     mm_threads_min_flops(MM_THREADS_MODEL_FLOPS); /* products of a few ms: both cores */
-    for (int i = from; i < c->layers; i++) block_forward(t, i, off ? off + (size_t)i * c->h : NULL);
-    block_final(t);
+    for (int i = 0; i < c->layers; i++)
+        block_forward(t, i, off ? off + (size_t)i * c->h : NULL, i < layer ? row : 0);
+    block_final(t, layer < c->layers ? 0 : row);
     mm_threads_min_flops(0.0);
     int none = -1;
     crossentropy_forward(t->probs, t->logits, &none, 1, c->classes, &none);
+}
+
+void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *off, int from) {
+    const tf_config *c = &t->tf->cfg;
+    MHA_EXPECT(n >= 1 && n <= t->cap && from >= 0 && from <= c->layers);
+    if (from == 0 || n != t->n) from = 0;
+    run_rows(t, tokens, n, off, from, n);
+}
+
+int tf_infer_update(tf_infer *t, const int *tokens, int n, const unsigned char *off) {
+    const tf_config *c = &t->tf->cfg;
+    MHA_EXPECT(n >= 1 && n <= t->cap);
+    if (t->n < 1) {
+        run_rows(t, tokens, n, off, 0, 0);
+        return 0;
+    }
+    /* the first token that differs (or the end of the shorter text) ... */
+    const int common = n < t->n ? n : t->n;
+    int row = 0;
+    while (row < common && tokens[row] == t->ids[row]) row++;
+    if (!t->tf->spec.causal && (row < n || n != t->n)) row = 0; /* every row sees it */
+    /* ... and the first layer whose heads removed differ */
+    int layer = c->layers;
+    for (size_t k = 0; k < (size_t)c->layers * c->h && layer == c->layers; k++)
+        if ((off && off[k]) != t->off[k]) layer = (int)(k / c->h);
+    if (row >= n && n == t->n && layer == c->layers) return c->layers; /* nothing changed */
+    run_rows(t, tokens, n, off, layer, row < n ? row : n);
+    return row == 0 ? 0 : layer;
+}
+
+void tf_infer_forget(tf_infer *t) {
+    t->n = 0;
 }
 
 int tf_infer_can_split(const transformer *tf) {

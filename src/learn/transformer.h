@@ -241,6 +241,7 @@ typedef struct {
     const transformer *tf;
     int cap;                     /* the most tokens it holds */
     int n;                       /* tokens of the last run */
+    int *ids;                    /* (cap): the last run's tokens; n = 0: no run yet */
     int split_cap;               /* the most heads tf_infer_split lays out at cap tokens */
     float *resid;                /* (layers + 1, cap, d): into layer i; [layers]: out of the last */
     float *ln1, *out, *out_full; /* (layers, cap, d) each */
@@ -273,6 +274,20 @@ void tf_infer_destroy(tf_infer *t); /* NULL is fine */
  * c_proj; the layers after see the changed stream). Ends with ln_f on every row
  * and the logits and softmax of the last row. */
 void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *off, int from);
+
+/* The forward on tokens with heads off (as tf_infer_run) computing only what
+ * differs from the last run: t keeps every layer's rows (its K and V are the KV
+ * cache), so in a causal model the rows from the first token that differs are
+ * computed in every layer (typing at the end: one new row a layer; a shorter text
+ * whose tokens are the last run's first: no layer at all); and from the first layer
+ * whose removed heads differ, every row of every layer after. A model that is not
+ * causal (an encoder: every row sees every token) computes every row again when a
+ * token changes. The result equals tf_infer_run's from layer 0 within float
+ * rounding (tests/test_infer_incr.c). Returns the first layer computed in full
+ * (layers: none, only rows or nothing). */
+int tf_infer_update(tf_infer *t, const int *tokens, int n, const unsigned char *off);
+/* The next tf_infer_update computes everything (a bench's whole forward). */
+void tf_infer_forget(tf_infer *t);
 
 /* Whether tf_infer_split is defined for the model: h heads of d_model / h columns,
  * each its own K and V, positions learned (RoPE pairs columns inside a head); causal

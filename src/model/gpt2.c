@@ -92,28 +92,31 @@ static int first_off_layer(const gpt2_run *r) {
     return -1;
 }
 
-/* Runs from layer `from`; with heads removed, the distribution with every head on
-   is kept first (from the start when the text changed). */
 static double clock_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-static void run_from(gpt2_run *r, int from, int text_changed) {
+/* Brings the forward to r's tokens and heads, computing what changed only
+   (tf_infer_update); with heads removed, the distribution with every head on is
+   kept first when the text changed (it stays while only heads change). */
+static void run_from(gpt2_run *r, int text_changed) {
     const tf_config *c = &r->m->tf->cfg;
     const double t0 = clock_ms();
-    r->ms_from = text_changed ? 0 : from;
-    const int first = first_off_layer(r);
-    r->any_off = first >= 0;
-    if (text_changed || !r->any_off) {
+    const int was_off = r->any_off;
+    r->any_off = first_off_layer(r) >= 0;
+    int from = c->layers;
+    if (text_changed || !r->any_off || !was_off) {
         /* every head on: the reference the panel compares against */
-        tf_infer_run(r->inf, r->ids, r->n, NULL, text_changed ? 0 : from);
+        from = tf_infer_update(r->inf, r->ids, r->n, NULL);
         memcpy(r->probs_full, r->inf->probs, (size_t)c->vocab * sizeof(float));
-        if (r->any_off) tf_infer_run(r->inf, r->ids, r->n, r->off, first);
-    } else {
-        tf_infer_run(r->inf, r->ids, r->n, r->off, from < first ? from : first);
     }
+    if (r->any_off) {
+        const int f = tf_infer_update(r->inf, r->ids, r->n, r->off);
+        from = f < from ? f : from;
+    }
+    r->ms_from = from < c->layers ? from : 0;
     top_ids(r->top, r->inf->probs, c->vocab);
     r->ms = clock_ms() - t0;
     if (r->shown >= 0) {
@@ -132,16 +135,24 @@ int gpt2_run_text(gpt2_run *r, const char *text, size_t len, char *err, size_t e
         snprintf(err, errlen, "the text has no token");
         return -1;
     }
+    gpt2_run_tokens(r, ids, total < cap ? total : cap);
     r->n_text = total;
-    r->n = total < cap ? total : cap;
     r->replaced = replaced;
-    memcpy(r->ids, ids, (size_t)r->n * sizeof(int));
-    for (int i = 0; i < r->n; i++) {
+    return 0;
+}
+
+void gpt2_run_tokens(gpt2_run *r, const int *ids, int n) {
+    if (n > r->inf->cap) n = r->inf->cap;
+    if (n < 1) return;
+    r->n_text = n;
+    r->replaced = 0;
+    r->n = n;
+    memmove(r->ids, ids, (size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++) {
         model_tok_label(r->m->tok, r->ids[i], r->labels[i], GPT2_LABEL);
         r->label[i] = r->labels[i];
     }
-    run_from(r, 0, 1);
-    return 0;
+    run_from(r, 1);
 }
 
 void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off) {
@@ -150,7 +161,7 @@ void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off) {
     unsigned char *o = &r->off[(size_t)layer * c->h + head];
     if (*o == (off != 0)) return;
     *o = off != 0;
-    run_from(r, layer, 0);
+    run_from(r, 0);
 }
 
 int gpt2_run_is_off(const gpt2_run *r, int layer, int head) {
@@ -184,7 +195,7 @@ void gpt2_run_clear_off(gpt2_run *r) {
     const int first = first_off_layer(r);
     if (first < 0) return;
     memset(r->off, 0, (size_t)r->m->tf->cfg.layers * r->m->tf->cfg.h);
-    if (r->n >= 1) run_from(r, first, 0);
+    if (r->n >= 1) run_from(r, 0);
 }
 
 int gpt2_run_show(gpt2_run *r, int layer, int h) {
@@ -222,6 +233,42 @@ int gpt2_run_show(gpt2_run *r, int layer, int h) {
                    r->s_concat + (size_t)row * d + (size_t)i * dk, (size_t)dk * sizeof(float));
     r->shown = layer;
     r->shown_h = h;
+    return 0;
+}
+
+int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen) {
+    const tf_config *c = &r->m->tf->cfg;
+    const size_t offs = (size_t)c->layers * c->h;
+    int ids[GPT2_MAX_N], replaced = 0;
+    const int total =
+        model_tok_encode(r->m->tok, goal->text, goal->len, ids, r->inf->cap, &replaced);
+    if (total < 1) {
+        snprintf(err, errlen, "the text has no token");
+        return -1;
+    }
+    const int n = total < r->inf->cap ? total : r->inf->cap;
+    const int same_text = n == r->n && memcmp(ids, r->ids, (size_t)n * sizeof(int)) == 0;
+    const int same_off = memcmp(r->off, goal->off, offs) == 0;
+    const int shown = r->shown, shown_h = r->shown_h;
+    if (same_text && same_off && shown == goal->layer && shown_h == goal->h) {
+        r->n_text = total; /* the tokens past the cut may differ */
+        r->replaced = replaced;
+        return 0;
+    }
+    r->shown = -1; /* shown once, below, at the goal's layer */
+    memcpy(r->off, goal->off, offs);
+    if (!same_text) {
+        if (gpt2_run_text(r, goal->text, goal->len, err, errlen) != 0) return -1;
+    } else {
+        r->n_text = total;
+        r->replaced = replaced;
+        if (!same_off) run_from(r, 0);
+    }
+    if (gpt2_run_show(r, goal->layer, goal->h) != 0) {
+        snprintf(err, errlen, "layer %d at h = %d cannot be shown (out of memory?)",
+                 goal->layer + 1, goal->h);
+        return -1;
+    }
     return 0;
 }
 

@@ -74,6 +74,9 @@ void gpt2_run_free(gpt2_run *r);
 /* Tokenizes len bytes of text and runs it (cut to gpt2_max_tokens); the heads
  * removed stay removed. 0, or -1 with a message when the text has no token. */
 int gpt2_run_text(gpt2_run *r, const char *text, size_t len, char *err, size_t errlen);
+/* Runs token ids (n >= 1, cut to the run's cap) as gpt2_run_text does, computing
+ * only what differs from the tokens run before (tf_infer_update). */
+void gpt2_run_tokens(gpt2_run *r, const int *ids, int n);
 /* Removes (1) or restores (0) head `head` of layer `layer` and recomputes from
  * that layer on. */
 void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off);
@@ -88,6 +91,22 @@ void gpt2_run_clear_off(gpt2_run *r);
  * a divisor of d_model): its scores, and re-split its heads, Concat and output.
  * 0, or -1 (h does not divide d_model, or out of memory; nothing changes). */
 int gpt2_run_show(gpt2_run *r, int layer, int h);
+
+/* What a run is asked to show: a text, the heads removed ((layers, h), 1 removed)
+ * and the layer shown at h heads. */
+typedef struct {
+    const char *text;
+    size_t len;
+    const unsigned char *off;
+    int layer, h;
+} gpt2_goal;
+
+/* Brings r to goal, computing only what differs from what r holds: a new text
+ * runs every layer, heads removed or restored run from the first layer whose
+ * heads changed, a new layer or h computes that layer's view. 0, or -1 with a
+ * message (the text has no token, h does not split; r then holds what it did or
+ * the new text with its layer unshown). */
+int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen);
 
 /* The next-token probabilities with the heads removed (vocab floats). */
 const float *gpt2_run_probs(const gpt2_run *r);

@@ -72,7 +72,9 @@ struct app_async {
     app_pin *pin;
     app_trainer *trainer; /* made at the first training command */
     app_sweeper *sweeper; /* made at the first sweep of h (H in training mode) */
-    job *load_handle;     /* a model being loaded, into load */
+    job *gpt_handle;      /* a loaded model's change being computed, gpt_job */
+    app_gpt_job *gpt_job;
+    job *load_handle; /* a model being loaded, into load */
     load_job load;
     job *time_handle; /* the forward being timed, on timing.m (the spare's while it runs) */
     timing_job timing;
@@ -222,6 +224,35 @@ static int loads(app_state *s, app_async *a, int block) {
     return changed;
 }
 
+static void gpt_job_fn(job *handle, void *ctx) {
+    (void)handle; /* a change cannot be cut short: a newer one waits for it */
+    app_gpt_job_run(ctx);
+}
+
+/* A loaded model's change: a finished one is shown (or dropped when a newer one
+   was asked meanwhile), the newest one asked goes to the runner. 1 if the
+   picture changed. */
+static int gpt_changes(app_state *s, app_async *a, int block) {
+    int changed = 0;
+    if (a->gpt_handle && (block || job_poll(a->gpt_handle, NULL))) {
+        job_wait(a->gpt_handle);
+        job_free(a->gpt_handle);
+        a->gpt_handle = NULL;
+        changed = app_gpt_job_done(s, a->gpt_job);
+        a->gpt_job = NULL;
+    }
+    if (!a->gpt_handle && (a->gpt_job = app_gpt_job_take(s))) {
+        a->gpt_handle = jobs_submit(a->runner, gpt_job_fn, a->gpt_job);
+        if (!a->gpt_handle) { /* no thread: here and now */
+            app_gpt_job_run(a->gpt_job);
+            app_gpt_job_done(s, a->gpt_job);
+            a->gpt_job = NULL;
+        }
+        changed = 1; /* the "computing" sign */
+    }
+    return changed;
+}
+
 static void pin_job(job *handle, void *ctx) {
     (void)handle; /* the compute cannot be cut short */
     app_pin_compute(ctx);
@@ -347,6 +378,7 @@ int app_async_poll(app_state *s) {
     if (!a) return 0;
     int changed = pins(s, a, 0);
     changed |= loads(s, a, 0);
+    changed |= gpt_changes(s, a, 0);
     changed |= training(s, a);
     changed |= take(s, a, 0);
     changed |= forward_time(s, a, 0);
@@ -373,6 +405,7 @@ void app_async_wait(app_state *s) {
     pins(s, a, 1);
     loads(s, a, 1); /* and a model: taken, then shown */
     loads(s, a, 1);
+    while (a->gpt_handle || app_gpt_busy(s)) gpt_changes(s, a, 1); /* and its changes */
     app_refresh(s);
 }
 
@@ -396,6 +429,11 @@ void app_async_disable(app_state *s) {
     if (a->load_handle) job_wait(a->load_handle); /* a load cannot be cut short */
     job_free(a->load_handle);
     app_gpt_free(a->load.g);
+    if (a->gpt_handle) { /* a change under way is finished, then shown or freed */
+        job_wait(a->gpt_handle);
+        job_free(a->gpt_handle);
+        app_gpt_job_done(s, a->gpt_job);
+    }
     trainer_destroy(a->trainer); /* the trainer's job is stopped */
     sweeper_destroy(a->sweeper); /* and the sweep's, its runs' heads freed */
     app_sweep_show(s, NULL);
@@ -411,14 +449,14 @@ void app_async_disable(app_state *s) {
 }
 
 int app_async_busy(const app_state *s) {
-    return app_request_busy(s);
+    return app_request_busy(s) || app_gpt_busy(s);
 }
 
 int app_async_jobs(const app_state *s) {
     const app_async *a = s->async;
     if (!a) return 0;
-    return (app_request_busy(s) ? 1 : 0) + (a->time_handle != NULL) + (a->load_handle != NULL) +
-           (a->pin_handle != NULL) + (app_training_running(s) ? 1 : 0);
+    return (app_request_busy(s) ? 1 : 0) + (app_gpt_busy(s) ? 1 : 0) + (a->time_handle != NULL) +
+           (a->load_handle != NULL) + (a->pin_handle != NULL) + (app_training_running(s) ? 1 : 0);
 }
 
 unsigned long app_async_recomputes(const app_state *s) {

@@ -18,7 +18,8 @@ int app_window(const cli_options *o, tok_list *toks, const mha_config *cfg, char
 int app_export(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
                size_t errlen);
 
-/* --model PATH --dump OUT: every layer of a loaded model (model_dump.c). */
+/* --model PATH --dump OUT: every layer of a loaded model (model_dump.c); with
+ * --generate N the text is written on first (printed, and generated.json). */
 int app_model_dump(const cli_options *o, char *err, size_t errlen);
 
 /* Times the forward pass (and, where built, layout and drawing); prints a table. */

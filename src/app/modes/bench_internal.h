@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "font.h"
+#include "gpt2.h"
 #include "tok.h"
 
 #define BENCH_MIN_S 0.5       /* each median is over at least this long ... */
@@ -47,6 +48,11 @@ int make_tokens(tok_list *t, int n);
 /* bench_model.c: a checkpoint's load, forward at n = 64 and 256, a re-split and
  * the peak memory, in a child process. 0, or -1 with the reason in b->err. */
 int bench_model(bench *b, const char *path);
+/* bench_model_edit.c: the edits on run (a gpt2_run, from bench_model's child):
+ * model_edit_append and model_edit_middle at n = 64, 256, 1024 (or the most the
+ * run holds), model_ablate in the first and the last layer and model_generate at
+ * n = 256, each with the whole forward at the same n. 0, or -1 with b->err. */
+int bench_model_edits(bench *b, gpt2_run *run);
 
 /* bench_view.c: a frame of the view at three shapes; the h step (name
  * "update" or "h_step") from the key to a finished frame; the exports. */

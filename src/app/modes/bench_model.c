@@ -2,7 +2,8 @@
  * child process so its peak memory is the checkpoint's alone: the load (open,
  * check, convert to float32), the forward at n = 64 and 256 (every layer, the
  * attention of each kept, the next-token distribution), a re-split of one layer
- * as Up/Down makes it in the window, and the child's peak resident memory. */
+ * as Up/Down makes it in the window, the edits (bench_model_edit.c) and the
+ * child's peak resident memory. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,10 @@ static int model_cases(bench *b, const char *path) {
         else if (rc == 0)
             printf("model_resplit %d <-> %d heads at n = %d: median %.2f ms\n", sc.h[0], sc.h[1],
                    fc.n, t.median * 1e3);
+    }
+    if (rc == 0) {
+        gpt2_run_tokens(&run, fc.ids, fc.n);
+        if (gpt2_run_show(&run, 0, c->h) != 0 || bench_model_edits(b, &run) != 0) rc = 1;
     }
     gpt2_run_free(&run);
     gpt2_free(lc.m);

@@ -2,8 +2,10 @@
  * the text, as the README lists: tokens.json, meta.json, layer_L/attn.npy and
  * layer_L/out.npy for L = 1 .. n_layer, final.npy, next.json. With -H K every
  * layer is re-split into K heads from its own input (the native model's stream);
- * with --ablate L:H the heads are removed and the layers after see it. All or
- * nothing, as every --dump (dump.h). */
+ * with --ablate L:H the heads are removed and the layers after see it; with
+ * --generate N the model first writes N tokens (model_generate.c: printed, and
+ * generated.json; without --dump only printed). All or nothing, as every --dump
+ * (dump.h). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,18 +14,20 @@
 #include "app.h"
 #include "dump.h"
 #include "gpt2.h"
+#include "model_generate.h"
 #include "samples.h"
 
 typedef struct {
     const gpt2_model *m;
     gpt2_run *run;
-    int h;      /* heads written: the model's own, or the re-split */
-    char *text; /* the JSON file last asked for */
+    int h;                 /* heads written: the model's own, or the re-split */
+    char *text;            /* the JSON file last asked for */
+    const char *generated; /* generated.json's text (--generate), or NULL */
 } model_dump;
 
 /* A token's text for JSON: its bytes when they are valid UTF-8, else its label
    (the "<e2>" form for the bytes that are not whole characters). */
-static json_t *token_string(const gpt2_model *m, int id) {
+json_t *model_token_json(const gpt2_model *m, int id) {
     size_t len = 0;
     const unsigned char *b = model_tok_bytes(m->tok, id, &len);
     json_t *s = b ? json_stringn((const char *)b, len) : NULL; /* NULL: not valid UTF-8 */
@@ -57,7 +61,7 @@ static json_t *tokens_json(const model_dump *md) {
     json_t *ids = json_array(), *toks = json_array();
     for (int i = 0; i < run->n; i++) {
         json_array_append_new(ids, json_integer(run->ids[i]));
-        json_array_append_new(toks, token_string(md->m, run->ids[i]));
+        json_array_append_new(toks, model_token_json(md->m, run->ids[i]));
     }
     json_t *tokens = json_object();
     json_object_set_new(tokens, "ids", ids);
@@ -110,7 +114,7 @@ static json_t *next_json(const model_dump *md) {
     for (int k = 0; k < GPT2_TOP; k++) {
         json_t *e = json_object();
         json_object_set_new(e, "id", json_integer(run->top[k]));
-        json_object_set_new(e, "token", token_string(md->m, run->top[k]));
+        json_object_set_new(e, "token", model_token_json(md->m, run->top[k]));
         json_object_set_new(e, "p", json_real(p[run->top[k]]));
         json_array_append_new(top, e);
     }
@@ -166,6 +170,13 @@ static int model_file(void *ud, int i, dump_file *f, char *err, size_t errlen) {
         return 1;
     }
     if (i == 3 + 3 * layers) return json_file(md, "next.json", next_json(md), f, err, errlen);
+    if (i == 4 + 3 * layers && md->generated) {
+        f->kind = DUMP_TEXT;
+        snprintf(f->rel, sizeof f->rel, "generated.json");
+        f->text = md->generated;
+        f->len = strlen(md->generated);
+        return 1;
+    }
     return 0;
 }
 
@@ -180,7 +191,7 @@ int app_model_dump(const cli_options *o, char *err, size_t errlen) {
         return 1;
     }
     const tf_config *c = &m->tf->cfg;
-    model_dump md = {m, &run, o->cfg.h ? o->cfg.h : c->h, NULL};
+    model_dump md = {m, &run, o->cfg.h ? o->cfg.h : c->h, NULL, NULL};
     if (c->d_model % md.h != 0 || md.h > ATTN_LAYER_MAX_HEADS) {
         snprintf(err, errlen, "-H %d: must divide %s's d_model (%d)", md.h, m->paths.name,
                  c->d_model);
@@ -205,7 +216,13 @@ int app_model_dump(const cli_options *o, char *err, size_t errlen) {
         snprintf(err, errlen, "--ablate and -H: heads are removed at the model's own split only");
         rc = 2;
     }
-    if (rc == 0 && dump_write(o->dump_dir, model_file, &md, err, errlen) != 0) rc = 1;
+    char *generated = NULL;
+    if (rc == 0 && o->model_generate)
+        rc = app_model_generate(&run, o, stdout, &generated, err, errlen);
+    md.generated = generated;
+    if (rc == 0 && o->dump_dir && dump_write(o->dump_dir, model_file, &md, err, errlen) != 0)
+        rc = 1;
+    free(generated);
     free(md.text);
     gpt2_run_free(&run);
     gpt2_free(m);

@@ -100,7 +100,10 @@ static void set_title(SDL_Window *w, const app_state *s, char *shown, size_t len
         snprintf(title, sizeof title,
                  "mhaviz \xE2\x80\x94 %.60s layer %d of %d h=%d d_model=%d n=%d%s",
                  vs->overview->name, vs->layer->layer + 1, vs->overview->layers, vs->layer->h,
-                 vs->layer->d_model, vs->layer->n, s->gpt_loading ? " (loading\xE2\x80\xA6)" : "");
+                 vs->layer->d_model, vs->layer->n,
+                 s->gpt_loading      ? " (loading\xE2\x80\xA6)"
+                 : app_async_busy(s) ? " (computing\xE2\x80\xA6)"
+                                     : "");
     else
         snprintf(title, sizeof title, "mhaviz \xE2\x80\x94 h=%d d_model=%d n=%d \xE2\x80\x94 %s%s",
                  s->m->cfg.h, s->m->cfg.d_model, s->m->n, vs->sample_name,

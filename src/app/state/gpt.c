@@ -17,11 +17,40 @@
 #include "samples.h"
 #include "state_internal.h"
 
+/* A change asked of the model, computed into the run not shown: the jobs
+   layer's from app_gpt_job_take until app_gpt_job_done. */
+struct app_gpt_job {
+    app_gpt *g;
+    gpt2_run *r;
+    char text[APP_EDIT_MAX];
+    unsigned char *off;
+    int layer, h;
+    unsigned long v; /* the g->want_v it computes */
+    int rc, out;
+    char err[256];
+};
+
+/* What a key removed or restored, said once the run shows it. */
+typedef struct {
+    int on; /* 1: a head's change waits to be said */
+    int layer, head, off, top;
+    double before;
+} gpt_say;
+
 struct app_gpt {
     gpt2_model *m;
-    gpt2_run run;
-    int layer; /* shown, 0-based */
-    int h;     /* heads shown: the model's own, or a re-split */
+    gpt2_run runs[2]; /* runs[cur] is shown; the other is the job's while one is out */
+    int cur;
+    /* what the keys ask for: a run reaches it (app_gpt_job_run), then it is shown */
+    char text[APP_EDIT_MAX];
+    unsigned char *off;   /* (layers, h): heads removed */
+    int layer;            /* 0-based */
+    int h;                /* the model's own, or a re-split */
+    unsigned long want_v; /* counts the changes asked for */
+    int pending;          /* want_v is not computed nor being computed */
+    int orphan;           /* dropped by the state while its job was out: the jobs layer frees it */
+    gpt_say say;
+    app_gpt_job job;
     int overview_open;
     int next_k;      /* tokens the panel shows: 5 in the window, 10 in --panel next */
     char path[4096]; /* as it was opened (a view file's model = PATH) */
@@ -35,9 +64,25 @@ struct app_gpt {
 
 void app_gpt_free(app_gpt *g) {
     if (!g) return;
-    gpt2_run_free(&g->run);
+    gpt2_run_free(&g->runs[0]);
+    gpt2_run_free(&g->runs[1]);
+    free(g->off);
+    free(g->job.off);
     gpt2_free(g->m);
     free(g);
+}
+
+/* The run shown. */
+static gpt2_run *shown(const app_gpt *g) {
+    return (gpt2_run *)&g->runs[g->cur];
+}
+
+/* The state lets g go: freed now, or by the jobs layer once its job is back. */
+static void let_go(app_gpt *g) {
+    if (g && g->job.out)
+        g->orphan = 1;
+    else
+        app_gpt_free(g);
 }
 
 int app_gpt_active(const app_state *s) {
@@ -48,7 +93,7 @@ int app_gpt_active(const app_state *s) {
 static void rebuild(app_state *s) {
     app_gpt *g = s->gpt;
     const tf_config *c = &g->m->tf->cfg;
-    const gpt2_run *r = &g->run;
+    const gpt2_run *r = shown(g);
     for (int i = 0; i < c->layers; i++) {
         attn_layer L;
         tf_infer_layer(&L, r->inf, i, NULL, NULL);
@@ -60,7 +105,7 @@ static void rebuild(app_state *s) {
                             .n = r->n,
                             .attn = g->attn,
                             .tokens = r->label,
-                            .layer = g->layer,
+                            .layer = r->shown,
                             .off = r->off};
     const float *p = gpt2_run_probs(r);
     g->next.k = g->next_k ? g->next_k : 5;
@@ -73,8 +118,6 @@ static void rebuild(app_state *s) {
     snprintf(g->after, sizeof g->after, "%s", r->n ? r->labels[r->n - 1] : "");
     g->next.after = g->after;
     g->next.cut = r->n < r->n_text;
-    if (r->shown != g->layer || r->shown_h != g->h) /* a run re-shows the layer it had */
-        gpt2_run_show(&g->run, g->layer, g->h);
     g->ov.computed_from = r->ms_from;
     s->compute_ms = r->ms;
     s->data_version++;
@@ -85,7 +128,7 @@ static void rebuild(app_state *s) {
 /* The status says so when the run's text was cut; 1 then. */
 static int say_cut(app_state *s) {
     const app_gpt *g = s->gpt;
-    const gpt2_run *r = &g->run;
+    const gpt2_run *r = shown(g);
     if (r->n >= r->n_text) return 0;
     snprintf(s->status, sizeof s->status,
              "text cut to its first %d of %d tokens (%.40s holds %d positions here)", r->n,
@@ -93,17 +136,99 @@ static int say_cut(app_state *s) {
     return 1;
 }
 
-/* Runs text through the model; the status says when it was cut. */
-static int run_text(app_state *s, const char *text) {
+/* The run shown has just reached what was asked: the status says what a removed
+   or restored head cost, or that the text was cut. */
+static void say_reached(app_state *s) {
     app_gpt *g = s->gpt;
-    char err[256];
-    if (gpt2_run_text(&g->run, text, strlen(text), err, sizeof err) != 0) {
-        snprintf(s->status, sizeof s->status, "%s", err);
-        return -1;
+    gpt_say *w = &g->say;
+    if (say_cut(s) || !w->on) return;
+    w->on = 0;
+    char label[GPT2_LABEL];
+    model_tok_label(g->m->tok, w->top, label, sizeof label);
+    snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s) %.1f %% → %.1f %%",
+             w->head, w->layer + 1, w->off ? "removed" : "back", label, 100.0 * w->before,
+             100.0 * gpt2_run_probs(shown(g))[w->top]);
+    s->status_until = s->now_ms + APP_NOTICE_MS;
+    s->notice[0] = '\0';
+}
+
+/* The job for what is asked, filled from g (the run not shown computes it). */
+static void job_fill(app_gpt *g) {
+    app_gpt_job *j = &g->job;
+    j->g = g;
+    j->r = &g->runs[!g->cur];
+    memcpy(j->text, g->text, sizeof j->text);
+    memcpy(j->off, g->off, (size_t)g->m->tf->cfg.layers * g->m->tf->cfg.h);
+    j->layer = g->layer;
+    j->h = g->h;
+    j->v = g->want_v;
+    j->rc = 0;
+    j->err[0] = '\0';
+}
+
+/* What the keys ask for changed: computed here and now without a jobs layer,
+   else asked of it (a change not yet taken is replaced by this one). */
+static void want(app_state *s) {
+    app_gpt *g = s->gpt;
+    g->want_v++;
+    s->dirty = 1;
+    if (s->req.attached) {
+        g->pending = 1;
+        return;
+    }
+    job_fill(g);
+    g->job.r = shown(g);
+    app_gpt_job_run(&g->job);
+    if (g->job.rc != 0) {
+        snprintf(s->status, sizeof s->status, "%s", g->job.err);
+        return;
     }
     rebuild(s);
-    say_cut(s);
-    return 0;
+    say_reached(s);
+}
+
+app_gpt_job *app_gpt_job_take(app_state *s) {
+    app_gpt *g = s->gpt;
+    if (!g || !g->pending || g->job.out) return NULL;
+    g->pending = 0;
+    job_fill(g);
+    g->job.out = 1;
+    return &g->job;
+}
+
+void app_gpt_job_run(app_gpt_job *j) {
+    const gpt2_model *m = j->g->m;
+    if (!j->r->m && gpt2_run_init(j->r, m) != 0) {
+        j->rc = -1;
+        snprintf(j->err, sizeof j->err, "%.200s: out of memory for a second trace", m->paths.name);
+        return;
+    }
+    const gpt2_goal goal = {j->text, strlen(j->text), j->off, j->layer, j->h};
+    j->rc = gpt2_run_reach(j->r, &goal, j->err, sizeof j->err);
+}
+
+int app_gpt_job_done(app_state *s, app_gpt_job *j) {
+    app_gpt *g = j->g;
+    j->out = 0;
+    if (g->orphan) {
+        app_gpt_free(g);
+        return 0;
+    }
+    if (g != s->gpt || j->v != g->want_v) return 0; /* stale: the next job starts from it */
+    if (j->rc != 0) {
+        app_gpt_say(s, j->err);
+        return 1;
+    }
+    g->cur = !g->cur;
+    rebuild(s);
+    say_reached(s);
+    app_derive(s);
+    return 1;
+}
+
+int app_gpt_busy(const app_state *s) {
+    const app_gpt *g = s->gpt;
+    return g && (g->pending || g->job.out);
 }
 
 app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void *ud, int *rc,
@@ -115,7 +240,10 @@ app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void 
         return NULL;
     }
     *rc = gpt2_load(&g->m, q->path, progress, ud, err, errlen);
-    if (*rc == 0 && gpt2_run_init(&g->run, g->m) != 0) {
+    gpt2_run *r = &g->runs[0];
+    if (*rc == 0 && (gpt2_run_init(r, g->m) != 0 ||
+                     !(g->off = calloc((size_t)g->m->tf->cfg.layers * g->m->tf->cfg.h, 1)) ||
+                     !(g->job.off = calloc((size_t)g->m->tf->cfg.layers * g->m->tf->cfg.h, 1)))) {
         snprintf(err, errlen, "%s: out of memory for its trace", q->path);
         *rc = 1;
     }
@@ -135,10 +263,12 @@ app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void 
     else if (q->h && q->h != c->h && !tf_infer_can_split(g->m->tf))
         snprintf(err, errlen, "-H %d: %s's heads cannot be re-split (%s)", q->h, g->m->paths.name,
                  NO_SPLIT(g->m));
-    else if (gpt2_run_text(&g->run, q->text, strlen(q->text), why, sizeof why) != 0)
+    else if (gpt2_run_text(r, q->text, strlen(q->text), why, sizeof why) != 0)
         snprintf(err, errlen, "--text: %s", why);
-    else if (q->ablate[0] && gpt2_run_ablate(&g->run, q->ablate, err, errlen) != 0)
+    else if (q->ablate[0] && gpt2_run_ablate(r, q->ablate, err, errlen) != 0)
         ;
+    else if (gpt2_run_show(r, q->layer, q->h ? q->h : c->h) != 0)
+        snprintf(err, errlen, "%s: out of memory for layer %d", q->path, q->layer + 1);
     else
         *rc = 0;
     if (*rc != 0) {
@@ -147,6 +277,8 @@ app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void 
     }
     g->layer = q->layer;
     g->h = q->h ? q->h : c->h;
+    snprintf(g->text, sizeof g->text, "%s", q->text);
+    memcpy(g->off, r->off, (size_t)c->layers * c->h);
     snprintf(g->path, sizeof g->path, "%s", q->path);
     return g;
 }
@@ -172,7 +304,7 @@ void app_gpt_say(app_state *s, const char *err) {
 /* g shown in place of the model before it (g is never NULL here) */
 static void adopt_model(app_state *s, app_gpt *g) {
     const int overview = s->gpt ? s->gpt->overview_open : 0;
-    app_gpt_free(s->gpt);
+    let_go(s->gpt);
     s->gpt = g;
     g->overview_open = overview;
     s->look.focus = 0;
@@ -202,7 +334,7 @@ int app_gpt_open(app_state *s, const app_gpt_request *q, char *err, size_t errle
 /* The next divisor of d_model above (dir 1) or below (-1) h whose re-split fits:
    0 when there is none. */
 static int next_split(const app_gpt *g, int h, int dir) {
-    const int d = g->m->tf->cfg.d_model, n = g->run.n > 0 ? g->run.n : 1;
+    const int d = g->m->tf->cfg.d_model, n = shown(g)->n > 0 ? shown(g)->n : 1;
     for (int k = h + dir; k >= 1 && k <= d && k <= ATTN_LAYER_MAX_HEADS; k += dir)
         if (d % k == 0) {
             /* scores and weights of one layer: at most 512 MB */
@@ -230,8 +362,7 @@ static int set_layer(app_state *s, int layer) {
     g->layer = layer;
     g->ov.layer = layer;
     if (s->look.focus > g->h) s->look.focus = 0;
-    gpt2_run_show(&g->run, g->layer, g->h);
-    s->data_version++;
+    want(s);
     snprintf(s->status, sizeof s->status, "layer %d of %d", layer + 1, layers);
     return 1;
 }
@@ -247,8 +378,9 @@ static int remove_head(app_state *s, const app_action *a, const char *name) {
         return 1;
     }
     if (a->kind == ACT_ABLATE_CLEAR) {
-        gpt2_run_clear_off(&g->run);
-        rebuild(s);
+        memset(g->off, 0, (size_t)c->layers * c->h);
+        g->say.on = 0;
+        want(s);
         snprintf(s->status, sizeof s->status, "every head on again");
         return 1;
     }
@@ -257,16 +389,14 @@ static int remove_head(app_state *s, const app_action *a, const char *name) {
         snprintf(s->status, sizeof s->status, "X: focus a head first (1-9, or click it)");
         return 1;
     }
-    const int off = !gpt2_run_is_off(&g->run, g->layer, head - 1);
-    const int top = g->run.top[0];
-    const double before = gpt2_run_probs(&g->run)[top];
-    gpt2_run_set_off(&g->run, g->layer, head - 1, off);
-    rebuild(s);
-    char label[GPT2_LABEL];
-    model_tok_label(g->m->tok, top, label, sizeof label);
-    snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s) %.1f %% → %.1f %%", head,
-             g->layer + 1, off ? "removed" : "back", label, 100.0 * before,
-             100.0 * gpt2_run_probs(&g->run)[top]);
+    unsigned char *o = &g->off[(size_t)g->layer * c->h + head - 1];
+    *o = !*o;
+    const gpt2_run *r = shown(g);
+    g->say = (gpt_say){1, g->layer, head, *o, r->top[0], gpt2_run_probs(r)[r->top[0]]};
+    want(s);
+    if (g->say.on) /* still computing: said when it is shown */
+        snprintf(s->status, sizeof s->status, "head %d of layer %d %s: computing\xE2\x80\xA6", head,
+                 g->layer + 1, *o ? "removed" : "back");
     return 1;
 }
 
@@ -293,14 +423,10 @@ int app_gpt_apply(app_state *s, const app_action *a) {
                      g->h, c->d_model);
             return 1;
         }
-        if (gpt2_run_show(&g->run, g->layer, k) != 0) {
-            snprintf(s->status, sizeof s->status, "out of memory for %d heads", k);
-            return 1;
-        }
         g->h = k;
         if (s->look.focus > k) s->look.focus = 0;
         s->look.page = 0;
-        s->data_version++;
+        want(s);
         say_split(s);
         return 1;
     }
@@ -354,7 +480,12 @@ int app_gpt_text(app_state *s, const char *text, int sample) {
         snprintf(s->status, sizeof s->status, "%s", TOK_BLANK_WHY);
         return -1;
     }
-    if (run_text(s, text) != 0) return -1;
+    if (app_gpt_count(s, text) < 1) {
+        snprintf(s->status, sizeof s->status, "the text has no token");
+        return -1;
+    }
+    snprintf(s->gpt->text, sizeof s->gpt->text, "%s", text);
+    want(s);
     s->sample = sample;
     if (!sample) tok_copy_fit(s->custom, sizeof s->custom, text); /* whole characters */
     s->look.page = 0;
@@ -362,7 +493,7 @@ int app_gpt_text(app_state *s, const char *text, int sample) {
 }
 
 int app_gpt_heads(const app_state *s) {
-    return s->gpt ? s->gpt->h : 0;
+    return s->gpt ? shown(s->gpt)->shown_h : 0;
 }
 
 int app_gpt_own_heads(const app_state *s) {
@@ -370,7 +501,7 @@ int app_gpt_own_heads(const app_state *s) {
 }
 
 int app_gpt_limit(const app_state *s) {
-    return s->gpt ? s->gpt->run.inf->cap : 0;
+    return s->gpt ? shown(s->gpt)->inf->cap : 0;
 }
 
 int app_gpt_count(const app_state *s, const char *text) {
@@ -382,10 +513,10 @@ int app_gpt_count(const app_state *s, const char *text) {
 
 int app_gpt_layer(const app_state *s, attn_layer *L) {
     const app_gpt *g = s->gpt;
-    if (!g || g->run.n < 1) return -1;
+    if (!g || shown(g)->n < 1) return -1;
     model_source src;
-    gpt2_run_source(&src, &g->run);
-    return model_source_layer(&src, g->layer, L);
+    gpt2_run_source(&src, shown(g));
+    return model_source_layer(&src, shown(g)->shown, L);
 }
 
 void app_gpt_view(const app_state *s, view_state *vs) {
@@ -394,7 +525,7 @@ void app_gpt_view(const app_state *s, view_state *vs) {
     vs->overview = &g->ov;
     vs->overview_open = g->overview_open;
     vs->next = &g->next;
-    vs->resplit = g->h != g->m->tf->cfg.h;
+    vs->resplit = shown(g)->shown_h != g->m->tf->cfg.h;
 }
 
 void app_gpt_export_panel(app_state *s, view_panel panel) {
@@ -443,17 +574,17 @@ int app_gpt_check(const app_gpt *g, int layer, int h, char *err, size_t errlen) 
 void app_gpt_set_view(app_state *s, int layer, int h, int overview) {
     app_gpt *g = s->gpt;
     const int k = h ? h : g->m->tf->cfg.h;
-    if (k != g->h && gpt2_run_show(&g->run, g->layer, k) == 0) {
+    if (k != g->h) {
         g->h = k;
         s->look.page = 0;
     }
-    set_layer(s, layer);
     g->overview_open = overview;
+    set_layer(s, layer);
     rebuild(s);
 }
 
 void app_gpt_close(app_state *s) {
-    app_gpt_free(s->gpt);
+    let_go(s->gpt);
     s->gpt = NULL;
     s->gpt_wanted = 0;
     s->look.focus = 0;
@@ -473,7 +604,7 @@ int app_gpt_off_list(const app_state *s, char *buf, size_t len) {
     size_t at = 0;
     for (int l = 0; l < c->layers; l++)
         for (int h = 0; h < c->h; h++)
-            if (gpt2_run_is_off(&g->run, l, h) && at < len) {
+            if (g->off[(size_t)l * c->h + h] && at < len) { /* asked: shown once computed */
                 const int w = snprintf(buf + at, len - at, "%s%d:%d", at ? "," : "", l + 1, h + 1);
                 at += w > 0 ? (size_t)w : 0;
             }
@@ -503,8 +634,16 @@ void app_gpt_set_off(app_state *s, const char *spec) {
     char now[APP_ABLATE_MAX];
     app_gpt_off_list(s, now, sizeof now);
     if (strcmp(now, spec) == 0) return; /* no recompute when the same heads are off */
-    char err[256];
-    gpt2_run_clear_off(&g->run);
-    if (spec[0]) gpt2_run_ablate(&g->run, spec, err, sizeof err); /* checked: app_gpt_check_off */
-    rebuild(s);
+    const tf_config *c = &g->m->tf->cfg;
+    memset(g->off, 0, (size_t)c->layers * c->h);
+    for (const char *p = spec; *p;) { /* checked: app_gpt_check_off */
+        int l = 0, h = 0, used = 0;
+        if (sscanf(p, "%d:%d%n", &l, &h, &used) != 2) break;
+        if (l >= 1 && l <= c->layers && h >= 1 && h <= c->h)
+            g->off[(size_t)(l - 1) * c->h + h - 1] = 1;
+        p += used;
+        if (*p == ',') p++;
+    }
+    g->say.on = 0;
+    want(s);
 }

@@ -143,6 +143,12 @@ void app_request_line(app_state *s) {
                  s->gpt_permille / 10, s->status[0] ? "   \xC2\xB7   " : "", s->status);
         return;
     }
+    if (app_gpt_busy(s)) { /* a loaded model's change */
+        snprintf(r->line, sizeof r->line,
+                 "computing\xE2\x80\xA6 (shown meanwhile: the text and heads before)%s%.300s",
+                 s->status[0] ? "   \xC2\xB7   " : "", s->status);
+        return;
+    }
     if (!app_request_busy(s)) return;
     const mha_config *c = r->running ? &r->running_cfg : &s->cfg;
     const int n = c->pad ? c->pad : (r->running ? r->running_n : r->want.count);
@@ -161,6 +167,6 @@ void app_request_line(app_state *s) {
 }
 
 const char *app_request_status(const app_state *s) {
-    if (s->gpt_loading || s->gpt_wanted) return s->req.line;
+    if (s->gpt_loading || s->gpt_wanted || app_gpt_busy(s)) return s->req.line;
     return app_request_busy(s) ? s->req.line : NULL; /* made by app_refresh */
 }

@@ -102,6 +102,17 @@ int app_gpt_count(const app_state *s, const char *text);
 int app_gpt_limit(const app_state *s);
 int app_gpt_apply(app_state *s, const app_action *a);
 int app_gpt_text(app_state *s, const char *text, int sample);
+/* The model's changes off the window's thread (async.c): the keys change what is
+ * asked (a text, heads removed, the layer, the split); app_gpt_job_take hands the
+ * newest change not yet computed to the jobs layer (NULL: none, or one is out),
+ * app_gpt_job_run computes it on a worker into the run not shown (touching
+ * nothing else), app_gpt_job_done shows it, or drops it when a newer change came
+ * meanwhile (1 if the picture changed). app_gpt_busy: a change asked or out. */
+typedef struct app_gpt_job app_gpt_job;
+app_gpt_job *app_gpt_job_take(app_state *s);
+void app_gpt_job_run(app_gpt_job *j);
+int app_gpt_job_done(app_state *s, app_gpt_job *j);
+int app_gpt_busy(const app_state *s);
 int app_gpt_layer(const app_state *s, attn_layer *L);
 void app_gpt_view(const app_state *s, view_state *vs);
 void app_gpt_export_panel(app_state *s, view_panel panel);

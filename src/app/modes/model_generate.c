@@ -1,0 +1,111 @@
+/* model_generate.c: --generate N: the model writes, token after token, each
+ * sampled as sampler.h says from the next-token logits of the text so far and
+ * appended (gpt2_run_tokens: only the new row of each layer is computed). */
+#include "model_generate.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sampler.h"
+
+/* The id of "<|endoftext|>" when the vocabulary ends with it (GPT-2's 50256), or -1. */
+static int end_of_text(const gpt2_model *m) {
+    static const char eot[] = "<|endoftext|>";
+    const int id = model_tok_vocab_size(m->tok) - 1;
+    size_t len = 0;
+    const unsigned char *b = model_tok_bytes(m->tok, id, &len);
+    return b && len == sizeof eot - 1 && memcmp(b, eot, len) == 0 ? id : -1;
+}
+
+/* One step's record: the token drawn and the distribution it came from. */
+static json_t *step_json(const gpt2_run *run, int id, double p_sample, double u) {
+    const gpt2_model *m = run->m;
+    const float *p = gpt2_run_probs(run);
+    json_t *top = json_array();
+    for (int k = 0; k < GPT2_TOP; k++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "id", json_integer(run->top[k]));
+        json_object_set_new(e, "token", model_token_json(m, run->top[k]));
+        json_object_set_new(e, "p", json_real(p[run->top[k]]));
+        json_array_append_new(top, e);
+    }
+    json_t *s = json_object();
+    json_object_set_new(s, "id", json_integer(id));
+    json_object_set_new(s, "token", model_token_json(m, id));
+    json_object_set_new(s, "p", json_real(p[id]));
+    json_object_set_new(s, "p_sample", json_real(p_sample));
+    json_object_set_new(s, "u", u >= 0.0 ? json_real(u) : json_null());
+    json_object_set_new(s, "top", top);
+    return s;
+}
+
+static json_t *header_json(const cli_options *o, const sampler_opts *so, int prompt) {
+    json_t *j = json_object();
+    json_object_set_new(j, "seed", json_integer((json_int_t)o->cfg.seed));
+    json_object_set_new(j, "sample_temperature", json_real(so->temperature));
+    json_object_set_new(j, "top_k", json_integer(so->top_k));
+    json_object_set_new(j, "top_p", json_real(so->top_p > 0.0f ? so->top_p : 1.0));
+    json_object_set_new(j, "prompt_tokens", json_integer(prompt));
+    return j;
+}
+
+int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **json, char *err,
+                       size_t errlen) {
+    const gpt2_model *m = run->m;
+    const sampler_opts so = {
+        .temperature = o->sample_argmax               ? 0.0f
+                       : o->sample_temperature > 0.0f ? o->sample_temperature
+                                                      : 1.0f,
+        .top_k = o->sample_top_k,
+        .top_p = o->sample_top_p,
+    };
+    sampler smp;
+    int *ids = malloc((size_t)run->inf->cap * sizeof(int));
+    json_t *root = header_json(o, &so, run->n), *steps = json_array();
+    if (!ids || sampler_init(&smp, m->tf->cfg.vocab) != 0 || !root || !steps) {
+        free(ids);
+        json_decref(root);
+        json_decref(steps);
+        snprintf(err, errlen, "--generate: out of memory");
+        return 1;
+    }
+    const int eot = end_of_text(m);
+    uint64_t rng = o->cfg.seed;
+    memcpy(ids, run->ids, (size_t)run->n * sizeof(int));
+    const char *stopped = "length";
+    for (int k = 0; k < o->model_generate; k++) {
+        if (run->n >= run->inf->cap) {
+            stopped = "context";
+            break;
+        }
+        double p_sample = 0.0, u = -1.0;
+        const int id = sampler_pick(&smp, run->inf->logits, &so, &rng, &p_sample, &u);
+        json_array_append_new(steps, step_json(run, id, p_sample, u));
+        if (id == eot) {
+            stopped = "end of text";
+            break;
+        }
+        size_t len = 0;
+        const unsigned char *b = model_tok_bytes(m->tok, id, &len);
+        if (b) fwrite(b, 1, len, out);
+        ids[run->n] = id;
+        gpt2_run_tokens(run, ids, run->n + 1);
+    }
+    fputc('\n', out);
+    fflush(out);
+    json_object_set_new(root, "stopped", json_string(stopped));
+    json_object_set_new(root, "steps", steps);
+    char *text = json_dumps(root, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+    json_decref(root);
+    *json = text ? malloc(strlen(text) + 2) : NULL; /* a text file ends with a newline */
+    if (*json) snprintf(*json, strlen(text) + 2, "%s\n", text);
+    free(text);
+    sampler_free(&smp);
+    free(ids);
+    if (!*json) {
+        snprintf(err, errlen, "--generate: out of memory");
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,27 @@
+/* model_generate.h: --model PATH --generate N: the model writes N tokens after
+ * its text (model_generate.c), for model_dump.c, which opens the model and
+ * writes the dump of the final text. */
+#ifndef MHAVIZ_MODEL_GENERATE_H
+#define MHAVIZ_MODEL_GENERATE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gpt2.h"
+#include "options.h"
+
+/* Samples o->model_generate tokens (sampler.h, with o's temperature, top-k, top-p
+ * and seed -s) one after the other onto run's text, each step incremental; stops
+ * early at an end-of-text token or when the run holds no more. Writes the new
+ * text's bytes to out (then a newline), and *json (the caller frees it):
+ * generated.json's text, each step's token id, its probability, its probability
+ * in the distribution drawn from, the random number and the top 10. 0, or 1 with
+ * a message in err. */
+int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **json, char *err,
+                       size_t errlen);
+
+/* A token's text for JSON (model_dump.c): its bytes when valid UTF-8, else its label. */
+json_t *model_token_json(const gpt2_model *m, int id);
+
+#endif
