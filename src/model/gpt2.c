@@ -200,9 +200,14 @@ void gpt2_run_clear_off(gpt2_run *r) {
 
 int gpt2_run_show(gpt2_run *r, int layer, int h) {
     const tf_config *c = &r->m->tf->cfg;
-    if (layer < 0 || layer >= c->layers || h < 1 || c->d_model % h != 0 || r->n < 1 ||
-        !tf_infer_can_split(r->m->tf))
-        return -1;
+    if (layer < 0 || layer >= c->layers || h < 1 || r->n < 1) return -1;
+    if (!tf_infer_can_split(r->m->tf)) { /* RoPE, K/V shared: its own heads only, as they are */
+        if (h != c->h) return -1;
+        r->shown = layer;
+        r->shown_h = h;
+        return 0;
+    }
+    if (c->d_model % h != 0) return -1;
     const size_t nn = (size_t)r->n * r->n, need = (size_t)h * nn;
     const size_t nd = (size_t)r->inf->cap * c->d_model;
     if (need > r->s_cap) {
@@ -287,7 +292,8 @@ static int fill_layer(const void *self, int i, attn_layer *L) {
     const gpt2_run *r = self;
     const tf_config *c = &r->m->tf->cfg;
     if (i < 0 || i >= layer_count(self)) return -1;
-    const int shown = i == r->shown;
+    /* the shown layer's scores and heads, where gpt2_run_show computed them */
+    const int shown = i == r->shown && tf_infer_can_split(r->m->tf);
     tf_infer_layer(L, r->inf, i, shown ? r->s_scores : NULL, r->label);
     if (shown) L->heads = r->s_heads;
     if (!shown || r->shown_h == c->h) return 0;

@@ -89,7 +89,9 @@ void gpt2_run_clear_off(gpt2_run *r);
 
 /* Makes layer `layer` the shown one at h heads (the model's own h, or a re-split:
  * a divisor of d_model): its scores, and re-split its heads, Concat and output.
- * 0, or -1 (h does not divide d_model, or out of memory; nothing changes). */
+ * A model that cannot be re-split (tf_infer_can_split) shows its own h only, as
+ * tf_infer_layer gives it. 0, or -1 (h does not divide d_model, another h where no
+ * re-split is defined, or out of memory; nothing changes). */
 int gpt2_run_show(gpt2_run *r, int layer, int h);
 
 /* What a run is asked to show: a text, the heads removed ((layers, h), 1 removed)

@@ -229,6 +229,14 @@ static void gpt_job_fn(job *handle, void *ctx) {
     app_gpt_job_run(ctx);
 }
 
+/* A finished change of a loaded model shown (app_gpt_job_done) and its picture
+   derived; 1 if anything changed. */
+static int gpt_job_show(app_state *s, app_gpt_job *j) {
+    const int rc = app_gpt_job_done(s, j);
+    if (rc == 2) app_derive(s);
+    return rc != 0;
+}
+
 /* A loaded model's change: a finished one is shown (or dropped when a newer one
    was asked meanwhile), the newest one asked goes to the runner. 1 if the
    picture changed. */
@@ -238,14 +246,14 @@ static int gpt_changes(app_state *s, app_async *a, int block) {
         job_wait(a->gpt_handle);
         job_free(a->gpt_handle);
         a->gpt_handle = NULL;
-        changed = app_gpt_job_done(s, a->gpt_job);
+        changed = gpt_job_show(s, a->gpt_job);
         a->gpt_job = NULL;
     }
     if (!a->gpt_handle && (a->gpt_job = app_gpt_job_take(s))) {
         a->gpt_handle = jobs_submit(a->runner, gpt_job_fn, a->gpt_job);
         if (!a->gpt_handle) { /* no thread: here and now */
             app_gpt_job_run(a->gpt_job);
-            app_gpt_job_done(s, a->gpt_job);
+            gpt_job_show(s, a->gpt_job);
             a->gpt_job = NULL;
         }
         changed = 1; /* the "computing" sign */
@@ -432,7 +440,7 @@ void app_async_disable(app_state *s) {
     if (a->gpt_handle) { /* a change under way is finished, then shown or freed */
         job_wait(a->gpt_handle);
         job_free(a->gpt_handle);
-        app_gpt_job_done(s, a->gpt_job);
+        gpt_job_show(s, a->gpt_job);
     }
     trainer_destroy(a->trainer); /* the trainer's job is stopped */
     sweeper_destroy(a->sweeper); /* and the sweep's, its runs' heads freed */

@@ -25,18 +25,6 @@ typedef struct {
     const char *generated; /* generated.json's text (--generate), or NULL */
 } model_dump;
 
-/* A token's text for JSON: its bytes when they are valid UTF-8, else its label
-   (the "<e2>" form for the bytes that are not whole characters). */
-json_t *model_token_json(const gpt2_model *m, int id) {
-    size_t len = 0;
-    const unsigned char *b = model_tok_bytes(m->tok, id, &len);
-    json_t *s = b ? json_stringn((const char *)b, len) : NULL; /* NULL: not valid UTF-8 */
-    if (s) return s;
-    char label[GPT2_LABEL * 2];
-    model_tok_label(m->tok, id, label, sizeof label);
-    return json_string(label);
-}
-
 /* j (taken) as the text of file rel, ending with a newline. 1, or -1 on out of memory. */
 static int json_file(model_dump *md, const char *rel, json_t *j, dump_file *f, char *err,
                      size_t errlen) {

@@ -9,6 +9,18 @@
 
 #include "sampler.h"
 
+/* A token's text for JSON: its bytes when they are valid UTF-8, else its label
+   (the "<e2>" form for the bytes that are not whole characters). */
+json_t *model_token_json(const gpt2_model *m, int id) {
+    size_t len = 0;
+    const unsigned char *b = model_tok_bytes(m->tok, id, &len);
+    json_t *s = b ? json_stringn((const char *)b, len) : NULL; /* NULL: not valid UTF-8 */
+    if (s) return s;
+    char label[GPT2_LABEL * 2];
+    model_tok_label(m->tok, id, label, sizeof label);
+    return json_string(label);
+}
+
 /* The id of "<|endoftext|>" when the vocabulary ends with it (GPT-2's 50256), or -1. */
 static int end_of_text(const gpt2_model *m) {
     static const char eot[] = "<|endoftext|>";

@@ -1,6 +1,6 @@
 /* model_generate.h: --model PATH --generate N: the model writes N tokens after
  * its text (model_generate.c), for model_dump.c, which opens the model and
- * writes the dump of the final text. */
+ * writes the dump of the final text; and a token as JSON, for both. */
 #ifndef MHAVIZ_MODEL_GENERATE_H
 #define MHAVIZ_MODEL_GENERATE_H
 
@@ -21,7 +21,8 @@
 int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **json, char *err,
                        size_t errlen);
 
-/* A token's text for JSON (model_dump.c): its bytes when valid UTF-8, else its label. */
+/* A token's text for JSON (generated.json here, tokens.json and next.json in
+   model_dump.c): its bytes when valid UTF-8, else its label. */
 json_t *model_token_json(const gpt2_model *m, int id);
 
 #endif

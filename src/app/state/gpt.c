@@ -222,8 +222,7 @@ int app_gpt_job_done(app_state *s, app_gpt_job *j) {
     g->cur = !g->cur;
     rebuild(s);
     say_reached(s);
-    app_derive(s);
-    return 1;
+    return 2; /* the caller derives the picture from it */
 }
 
 int app_gpt_busy(const app_state *s) {

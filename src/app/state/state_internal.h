@@ -107,7 +107,8 @@ int app_gpt_text(app_state *s, const char *text, int sample);
  * newest change not yet computed to the jobs layer (NULL: none, or one is out),
  * app_gpt_job_run computes it on a worker into the run not shown (touching
  * nothing else), app_gpt_job_done shows it, or drops it when a newer change came
- * meanwhile (1 if the picture changed). app_gpt_busy: a change asked or out. */
+ * meanwhile (0: nothing changed, 1: the status line, 2: the run shown, whose
+ * picture the caller derives). app_gpt_busy: a change asked or out. */
 typedef struct app_gpt_job app_gpt_job;
 app_gpt_job *app_gpt_job_take(app_state *s);
 void app_gpt_job_run(app_gpt_job *j);
