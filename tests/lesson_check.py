@@ -262,7 +262,8 @@ def check_training_deck(mhaviz, tmp):
     says 150 steps and shows the trained model; a second training step shows its own
     run (h = 4), trained the 600 steps it asks for although pair converges near 300
     (the window's stop rule does not cut a lesson's run); the next step is attention
-    again; two decks are byte-identical."""
+    again; two decks are byte-identical; --step K --export of a training step draws
+    its run trained, as its page does."""
     lesson = os.path.join(tmp, "trains.lesson")
     with open(lesson, "w") as f:
         f.write(TRAINS)
@@ -292,6 +293,19 @@ def check_training_deck(mhaviz, tmp):
     for k in (0, 3):
         if "Held-out accuracy" in pages[k]:
             fail(f"training deck page {k + 1}", "attention, not training mode", pages[k][:200])
+    # one step alone (--step K --export) shows what its page shows: a training step's
+    # own run trained to its steps, not the attention view of the steps before it
+    for k, want, absent in ((3, ("600 steps", "h = 4", "Held-out accuracy"), None),
+                            (4, (), "Held-out accuracy")):
+        p = run(mhaviz, ["--lesson", lesson, "--step", str(k), "--export", f"s{k}.pdf"], work)
+        if p.returncode != 0:
+            fail(f"--step {k} --export", 0, (p.returncode, p.stderr[-300:]))
+            continue
+        text = subprocess.run(["pdftotext", os.path.join(work, f"s{k}.pdf"), "-"],
+                              capture_output=True, text=True).stdout
+        if any(w not in text for w in want) or (absent and absent in text):
+            fail(f"--step {k} --export", f"{want} shown{', no ' + absent if absent else ''}",
+                 text[:300])
 
 
 def step_minutes(T, classes, d, layers, mlp, steps, batch=32):

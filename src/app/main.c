@@ -264,6 +264,7 @@ static int main_modes(const cli_options *op, char *err, size_t errlen) {
         break;
     case CLI_EXPORT:
         rc = o.lesson_path && !o.lesson_step ? app_lesson_deck(&o, &toks, &cfg, err, errlen)
+             : o.lesson_path                 ? app_lesson_step_export(&o, &toks, &cfg, err, errlen)
                                              : app_export(&o, &toks, &cfg, err, errlen);
         if (rc != 0) fail(rc, err);
         break;

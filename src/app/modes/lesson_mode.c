@@ -17,6 +17,7 @@
 #include "budget.h"
 #include "deck.h"
 #include "dump.h"
+#include "export.h"
 #include "font.h"
 #include "lesson_file.h"
 #include "state.h"
@@ -40,7 +41,7 @@ int app_lesson_check(const cli_options *o, char *err, size_t errlen) {
         snprintf(err, errlen, "%s: %d steps; a deck holds at most %d pages", o->lesson_path,
                  L.count, DECK_MAX_PAGES);
         rc = 2;
-    } else if (o->export_path && !o->lesson_step) {
+    } else if (o->export_path) { /* a deck, or one step: the training it runs is bounded */
         rc = check_training_time(&L, o->lesson_path, err, errlen);
     }
     lesson_free(&L);
@@ -181,6 +182,36 @@ int app_lesson_deck(const cli_options *o, tok_list *toks, const mha_config *cfg,
     if (d && deck_close(d, rc == 0, why, sizeof why) != 0 && rc == 0) {
         snprintf(err, errlen, "%s", why);
         rc = 1;
+    }
+    close_state(s, fonts);
+    return rc;
+}
+
+int app_lesson_step_export(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
+                           size_t errlen) {
+    font_set *fonts = NULL;
+    int rc;
+    app_state *s = open_state(o, toks, cfg, &fonts, o->size_w, o->size_h, err, errlen, &rc);
+    /* a training step: its run trained to its N steps first, as the deck's page shows it */
+    if (s && s->train_mode && app_async_enable(s, NULL, NULL, 1e12) != 0) {
+        snprintf(err, errlen, "cannot train the lesson's steps: out of resources");
+        rc = 1;
+    } else if (s && s->train_mode && app_teach_goto(s, o->lesson_step) != 0) {
+        snprintf(err, errlen, "%s", app_teach_why(s));
+        rc = 2;
+    } else if (s && s->train_mode && (app_teach_finish(s), settle_training(s) != 0)) {
+        snprintf(err, errlen, "%s: step %d: its training ran more than %d min; given up",
+                 o->lesson_path, o->lesson_step, 3 * LESSON_DECK_TRAIN_S / 60);
+        rc = 1;
+    } else if (s) {
+        s->status[0] = '\0';
+        view_state vs;
+        app_figure_view(s, APP_SAVE_EXPORT, &vs);
+        const char *dot = strrchr(o->export_path, '.');
+        rc = dot && strcmp(dot, ".png") == 0
+                 ? export_png(o->export_path, &vs, o->scale ? o->scale : 1, fonts, err, errlen)
+                 : export_vector(o->export_path, &vs, fonts, err, errlen);
+        rc = rc != 0;
     }
     close_state(s, fonts);
     return rc;

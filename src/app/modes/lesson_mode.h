@@ -1,5 +1,5 @@
 /* lesson_mode.h: a lesson headless (lesson_mode.c): the file checked before any
- * mode starts, one step's --dump, and every step as a deck (--export). */
+ * mode starts, one step's --dump or --export, and every step as a deck (--export). */
 #ifndef MHAVIZ_LESSON_MODE_H
 #define MHAVIZ_LESSON_MODE_H
 
@@ -16,6 +16,12 @@ int app_lesson_check(const cli_options *o, char *err, size_t errlen);
    writer, deck.h), a progress line per page on stderr. 0, or 1 / 2 with err. */
 int app_lesson_deck(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
                     size_t errlen);
+
+/* --lesson FILE --step K --export x.png|.svg|.pdf: that step's figure; a step in
+   training mode trains its run to its N steps first, as the deck's page does. 0, or
+   1 / 2 with err. */
+int app_lesson_step_export(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
+                           size_t errlen);
 
 /* --lesson FILE --step K --dump DIR: that step's tensors. 0, or 1 / 2 with err. */
 int app_lesson_dump(const cli_options *o, tok_list *toks, const mha_config *cfg, char *err,
