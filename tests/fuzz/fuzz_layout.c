@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s.width = pick_size(fuzz_u16(&p, &left) | fuzz_byte(&p, &left) << 16);
     s.height = pick_size(fuzz_u16(&p, &left) | fuzz_byte(&p, &left) << 16);
     unsigned zb = fuzz_byte(&p, &left), ub = fuzz_byte(&p, &left);
-    s.zoom = 0.8f + 2.2f * (float)zb / 255.0f;
+    s.look.zoom = 0.8f + 2.2f * (float)zb / 255.0f;
     s.ui_scale = 0.5f + 7.5f * (float)ub / 255.0f;
     int d = ladder[fuzz_byte(&p, &left) % (sizeof ladder / sizeof ladder[0])];
     int h = ladder[fuzz_byte(&p, &left) % (sizeof ladder / sizeof ladder[0])];
@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 #ifdef FUZZ_EDGES
     unsigned e = fuzz_byte(&p, &left);
     static const float zooms[] = {0.0f, -1.0f, 0.79f, 3.01f, 100.0f, 1e6f, 1e30f};
-    if (e & 1) s.zoom = zooms[(e >> 4) % 7];
+    if (e & 1) s.look.zoom = zooms[(e >> 4) % 7];
     if (e & 2) s.ui_scale = zooms[(e >> 5) % 7];
     if (e & 4) h = (e & 8) ? 0 : h + 1; /* h = 0, or one that need not divide d_model */
     if ((e & 0xC0) == 0x40) n = (e & 0x20) ? 0 : 513;
@@ -94,16 +94,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     layer.tokens = words;
     s.layer = &layer;
     s.sample_name = "fuzz";
-    s.theme = (flags >> 2) & 1;
+    s.look.theme = (flags >> 2) & 1;
     s.figure = (flags >> 3) & 1;
     s.help = (flags >> 4) & 1;
     s.lesson = (flags >> 5) & 1;
-    s.values = (flags >> 6) & 1;
+    s.look.values = (flags >> 6) & 1;
     s.panel = (view_panel)(fuzz_byte(&p, &left) % 6);
-    s.focus = h ? (int)(fuzz_u16(&p, &left) % (unsigned)(h + 1)) : 0;
+    s.look.focus = h ? (int)(fuzz_u16(&p, &left) % (unsigned)(h + 1)) : 0;
     s.panel_head = h ? 1 + (int)(fuzz_byte(&p, &left) % (unsigned)h) : 1;
-    s.step = (int)(fuzz_byte(&p, &left) % (VIEW_STEPS + 1));
-    s.page = (int)(fuzz_u16(&p, &left) % 1024);
+    s.look.step = (int)(fuzz_byte(&p, &left) % (VIEW_STEPS + 1));
+    s.look.page = (int)(fuzz_u16(&p, &left) % 1024);
     s.hover_x = s.hover_y = -1;
     /* compare: the same view pinned beside it, with up to 8 settings named */
     static view_state pinned;
@@ -167,9 +167,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fprintf(stderr,
                 "layout %dx%d zoom %g ui %g d_model %d h %d n %d mask %d panel %d focus %d "
                 "panel_head %d step %d page %d figure %d help %d lesson %d values %d\n",
-                s.width, s.height, (double)s.zoom, (double)s.ui_scale, d, h, n, (int)layer.mask,
-                s.panel, s.focus, s.panel_head, s.step, s.page, s.figure, s.help, s.lesson,
-                s.values);
+                s.width, s.height, (double)s.look.zoom, (double)s.ui_scale, d, h, n,
+                (int)layer.mask, s.panel, s.look.focus, s.panel_head, s.look.step, s.look.page,
+                s.figure, s.help, s.lesson, s.look.values);
     static view_layout L;
     view_layout_compute(&L, &s, measure, NULL);
     /* the pointer anywhere, also outside */

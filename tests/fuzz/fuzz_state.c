@@ -60,9 +60,9 @@ static void check(const app_state *s) {
                 m->cfg.d_model);
     FUZZ_EXPECT(m->n >= 1 && m->n <= MHA_MAX_N && m->n_real == s->toks.count, "n %d, n_real %d",
                 m->n, m->n_real);
-    FUZZ_EXPECT(s->focus >= 0 && s->focus <= m->cfg.h, "focus %d", s->focus);
-    FUZZ_EXPECT(s->zoom >= APP_ZOOM_MIN - 1e-4f && s->zoom <= APP_ZOOM_MAX + 1e-4f, "zoom %g",
-                (double)s->zoom);
+    FUZZ_EXPECT(s->look.focus >= 0 && s->look.focus <= m->cfg.h, "focus %d", s->look.focus);
+    FUZZ_EXPECT(s->look.zoom >= APP_ZOOM_MIN - 1e-4f && s->look.zoom <= APP_ZOOM_MAX + 1e-4f,
+                "zoom %g", (double)s->look.zoom);
     FUZZ_EXPECT(s->png_scale >= 1 && s->png_scale <= 4, "png scale %d", s->png_scale);
     FUZZ_EXPECT(isfinite(m->attn[0]) && isfinite(m->out[0]), "numbers not finite");
     size_t len = strlen(s->edit);
