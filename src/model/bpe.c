@@ -81,11 +81,7 @@ static int cp_to_byte(unsigned cp) {
 
 /* ---- UTF-8 ------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 character at s (n bytes left), or 0 when it is not one.
- * With *sub, also the length of the maximal subpart of an ill-formed sequence (1 at
- * least): Unicode's "best practice" that Python's decode('utf-8', 'replace') follows,
- * one U+FFFD per maximal subpart. */
-static size_t utf8_char(const unsigned char *s, size_t n, size_t *sub, unsigned *cp_out) {
+size_t bpe_utf8_char(const unsigned char *s, size_t n, size_t *sub, unsigned *cp_out) {
     unsigned c = s[0], need, lo = 0x80, hi = 0xbf, cp;
     if (sub) *sub = 1;
     if (c < 0x80) {
@@ -135,7 +131,7 @@ static long table_decode(const char *s, size_t len, unsigned char *out) {
     size_t i = 0, k = 0;
     while (i < len) {
         unsigned cp;
-        size_t l = utf8_char(u + i, len - i, NULL, &cp);
+        size_t l = bpe_utf8_char(u + i, len - i, NULL, &cp);
         int b = l ? cp_to_byte(cp) : -1;
         if (b < 0) return -1;
         out[k++] = (unsigned char)b;
@@ -615,7 +611,7 @@ static unsigned char *sanitize(const unsigned char *t, size_t len, size_t *out_l
     size_t i = 0;
     *oom = 0;
     while (i < len) {
-        size_t l = utf8_char(t + i, len - i, NULL, NULL);
+        size_t l = bpe_utf8_char(t + i, len - i, NULL, NULL);
         if (!l) break;
         i += l;
     }
@@ -626,7 +622,7 @@ static unsigned char *sanitize(const unsigned char *t, size_t len, size_t *out_l
     memcpy(o, t, i);
     size_t k = i;
     while (i < len) {
-        size_t sub, l = utf8_char(t + i, len - i, &sub, NULL);
+        size_t sub, l = bpe_utf8_char(t + i, len - i, &sub, NULL);
         if (l) {
             memcpy(o + k, t + i, l), k += l, i += l;
         } else {
@@ -729,7 +725,7 @@ void bpe_bytes_label(const unsigned char *t, size_t n, char *buf, size_t len) {
     for (size_t i = 0; i < n;) {
         char unit[16];
         unsigned cp;
-        size_t l = utf8_char(t + i, n - i, NULL, &cp), ul;
+        size_t l = bpe_utf8_char(t + i, n - i, NULL, &cp), ul;
         const char *sub = l ? label_sub(cp, i) : NULL;
         if (!l || (cp < 0x20 && !sub) || cp == 0x7f) {
             /* not a whole character, or a control character no font draws: hex */

@@ -52,6 +52,11 @@ const unsigned char *bpe_token_bytes(const bpe *b, int id, size_t *len);
  *    id out of range gives "". */
 void bpe_token_label(const bpe *b, int id, char *buf, size_t len);
 /* The same rules for any n bytes t (tokjson.c's labels use them too). */
+/* Length of the valid UTF-8 character at s (n bytes left), or 0 when it is not one.
+ * With *sub, also the length of the maximal subpart of an ill-formed sequence (1 at
+ * least): Unicode's "best practice" that Python's decode('utf-8', 'replace') follows,
+ * one U+FFFD per maximal subpart. With *cp, its code point. */
+size_t bpe_utf8_char(const unsigned char *s, size_t n, size_t *sub, unsigned *cp);
 void bpe_bytes_label(const unsigned char *t, size_t n, char *buf, size_t len);
 
 #endif

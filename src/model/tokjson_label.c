@@ -7,34 +7,7 @@
 #include "tokjson_internal.h"
 
 size_t tj_utf8_char(const unsigned char *s, size_t n, size_t *sub, unsigned *cp_out) {
-    unsigned c = s[0], need, lo = 0x80, hi = 0xbf, cp;
-    if (sub) *sub = 1;
-    if (c < 0x80) {
-        if (cp_out) *cp_out = c;
-        return 1;
-    }
-    if (c >= 0xc2 && c <= 0xdf)
-        need = 1, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef) {
-        need = 2, cp = c & 0x0f;
-        if (c == 0xe0) lo = 0xa0; /* no overlongs */
-        if (c == 0xed) hi = 0x9f; /* no surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 3, cp = c & 0x07;
-        if (c == 0xf0) lo = 0x90;
-        if (c == 0xf4) hi = 0x8f; /* nothing past U+10FFFF */
-    } else
-        return 0;
-    for (unsigned i = 1; i <= need; i++) {
-        if (i >= n || s[i] < lo || s[i] > hi) {
-            if (sub) *sub = i;
-            return 0;
-        }
-        cp = cp << 6 | (s[i] & 0x3f);
-        lo = 0x80, hi = 0xbf;
-    }
-    if (cp_out) *cp_out = cp;
-    return need + 1;
+    return bpe_utf8_char(s, n, sub, cp_out); /* one UTF-8 rule for both tokenizers */
 }
 
 int tj_put_utf8(unsigned char *o, unsigned cp) {
