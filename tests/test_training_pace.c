@@ -200,6 +200,16 @@ static const view_train *train_of(const app_state *s) {
     return vs.train;
 }
 
+/* S three times from the class pace: slow motion, paused, full speed. The tests
+   whose subject is not the pace run at full speed: a class-paced run to its stop
+   takes about 14 s of the clock. */
+static void full_speed(app_state *s, double *clock) {
+    for (int i = 0; i < 3; i++) press(s, 's');
+    for (int i = 0; i < 9000 && !train_of(s); i++) poll_once(s, clock);
+    assert_non_null(train_of(s));
+    CHECK_INT("S three times from the class pace: full speed", 0, train_of(s)->rate);
+}
+
 static int stopped_itself(const app_state *s) {
     const view_train *t = train_of(s);
     return t && !t->running && t->stop != 0 && t->step > 0;
@@ -309,6 +319,7 @@ static void test_pair_stops_by_itself(void **st) {
     app_state *s = make_state();
     double clock = 0.0;
     press(s, 'l');
+    full_speed(s, &clock);
     CHECK_TRUE("L on pair stops by itself", wait_for(s, stopped_itself, &clock));
     const view_train *t = train_of(s);
     const long budget = learn_task(LEARN_PAIR)->default_steps;
@@ -431,6 +442,7 @@ static void test_runs_keep_colour_and_label(void **st) {
     app_state *s = make_state();
     double clock = 0.0;
     press(s, 'l'); /* run 1: pair h=2 */
+    full_speed(s, &clock);
     CHECK_TRUE("run 1 done", wait_for(s, h2_done, &clock));
     const view_train *t = train_of(s);
     CHECK_STR("alone: no number", "pair h=2 d=32", t->run[0].label);
@@ -487,6 +499,7 @@ static void test_plot_starts_at_the_first_step(void **st) {
     app_state *s = make_state();
     double clock = 0.0;
     press(s, 'l');
+    full_speed(s, &clock);
     CHECK_TRUE("a run to draw", wait_for(s, stopped_itself, &clock));
     view_state vs;
     app_view(s, &vs);
@@ -542,6 +555,7 @@ static void test_pruning_axis(void **st) {
     app_state *s = make_state();
     double clock = 0.0;
     press(s, 'l');
+    full_speed(s, &clock);
     CHECK_TRUE("a run to draw", wait_for(s, stopped_itself, &clock));
     view_state vs;
     app_view(s, &vs);
@@ -657,6 +671,7 @@ static void test_equation_beside_the_heads(void **st) {
     app_state *s = make_state();
     double clock = 0.0;
     press(s, 'l');
+    full_speed(s, &clock);
     CHECK_TRUE("trained and stopped", wait_for(s, stopped_itself, &clock));
     view_state vs;
     app_view(s, &vs);
