@@ -5,7 +5,7 @@
 # build-fuzz/corpus/TARGET/, so a later, longer run goes on from there. A finding
 # stops that target, prints its report and makes the script exit 1; the input is
 # saved as build-fuzz/crashes/TARGET-crash-*.
-#   tests/fuzz/run.sh 30                 # each CI target for 30 s (the README's test command)
+#   tests/fuzz/run.sh 20                 # each CI target for 20 s (the README's test command)
 #   tests/fuzz/run.sh 3600 layout state  # two targets for an hour each
 #   tests/fuzz/run.sh replay             # the reproducers in tests/fuzz/crashes/ (see its README)
 set -euo pipefail
