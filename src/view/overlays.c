@@ -245,7 +245,9 @@ void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
     case HIT_NEXT: { /* a row of the next-token panel */
         const view_next *x = s->next;
         if (!view_next_ok(x) || hit->row < 0 || hit->row >= x->k) break;
-        snprintf(lines[count++], 160, "next token \xE2\x80\x9C%s\xE2\x80\x9D: %.1f %%",
+        snprintf(lines[count++], 160,
+                 x->title ? "\xE2\x80\x9C%s\xE2\x80\x9D in the blank: %.1f %%"
+                          : "next token \xE2\x80\x9C%s\xE2\x80\x9D: %.1f %%",
                  x->token[hit->row] ? x->token[hit->row] : "", 100.0 * (double)x->p[hit->row]);
         if (x->p_full[hit->row] >= 0.0f)
             snprintf(lines[count++], 160, "with every head on: %.1f %%",
