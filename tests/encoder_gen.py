@@ -11,9 +11,10 @@ layout) with a tokenizer beside it, as the model's Hugging Face page ships one, 
   <mask> with lstrip);
 - albert: tokenizer.json (unigram_check.unigram_file: Unigram, [CLS] ... [SEP], [MASK]).
 
-config.json's vocab_size is the tokenizer's size, so every id has a row.
+config.json's vocab_size is the tokenizer's size (or vocab, when larger), so every id
+has a row.
 
-    write(outdir, typ, **gen_args) -> (config, path of the tokenizer.json HF reads)
+    write(outdir, typ, vocab=0, **gen_args) -> (config, path of the tokenizer.json HF reads)
     python3 encoder_gen.py OUTDIR TYPE [mlm]"""
 import json
 import os
@@ -31,8 +32,10 @@ WORDS = ("the", "cat", "sat", "on", "mat", "paris", "is", "capital", "of", "fran
          "a", "it", "was", "tired", "because")
 
 
-def write(outdir, typ, **gen_args):
+def write(outdir, typ, vocab=0, **gen_args):
+    """vocab: config.json's vocab_size when larger than the tokenizer's (bert-base's 30,522)"""
     os.makedirs(outdir, exist_ok=True)
+    least = vocab
     if typ in ("bert", "distilbert"):
         lines = tokvocab_check.small_vocab()
         lines += [w for w in WORDS if w not in set(lines)]
@@ -54,7 +57,7 @@ def write(outdir, typ, **gen_args):
             vocab = len(j["model"]["vocab"])
     with open(hf, "w", encoding="utf-8") as f:
         json.dump(j, f, ensure_ascii=False)
-    c = bert_ref.gen(outdir, typ=typ, vocab=vocab, **gen_args)
+    c = bert_ref.gen(outdir, typ=typ, vocab=max(vocab, least), **gen_args)
     return c, hf
 
 
