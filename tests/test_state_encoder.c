@@ -144,7 +144,8 @@ static void test_fill(void **st) {
     /* X without a blank: removed, and it says what would show the cost */
     a.arg = 1;
     app_apply(s, &a);
-    CHECK_TRUE("status without a blank", has(s->status, "a [MASK] in the text shows"));
+    CHECK_TRUE("status without a blank",
+               has(s->status, "(a [MASK] in the text shows what it costs)"));
     /* two blanks: a heading each */
     edit_to(s, "the [MASK] sat on the [MASK].");
     app_view(s, &vs);
@@ -163,6 +164,9 @@ static void test_no_head(void **st) {
     assert_non_null(vs.next);
     CHECK_INT("no rows", 0, vs.next->k);
     CHECK_TRUE("says there is no head", has(vs.next->note, "no masked-LM head"));
+    app_action a = {.kind = ACT_ABLATE, .arg = 1};
+    app_apply(s, &a);
+    CHECK_STR("X: removed, no cost to show", "head 1 of layer 1 removed", s->status);
     app_state_destroy(s);
 }
 

@@ -151,14 +151,17 @@ static void say_reached(app_state *s) {
     gpt_say *w = &g->say;
     if (say_cut(s) || !w->on) return;
     w->on = 0;
-    char label[GPT2_LABEL];
-    model_tok_label(g->m->tok, w->top, label, sizeof label);
     const gpt2_run *r = shown(g);
-    if (w->blank < 0 || (w->blank && gpt2_run_fills(r) < 1))
-        snprintf(s->status, sizeof s->status,
-                 "head %d of layer %d %s (a [MASK] in the text "
-                 "shows what it costs)",
-                 w->head, w->layer + 1, w->off ? "removed" : "back");
+    const int mask = model_tok_mask_id(g->m->tok);
+    char label[GPT2_LABEL], hint[GPT2_LABEL + 48] = "";
+    if (r->fill && mask >= 0) { /* an encoder with its head: what shows the cost */
+        model_tok_label(g->m->tok, mask, label, sizeof label);
+        snprintf(hint, sizeof hint, " (a %s in the text shows what it costs)", label);
+    }
+    model_tok_label(g->m->tok, w->top, label, sizeof label);
+    if (w->blank < 0 || (w->blank && gpt2_run_fills(r) < 1)) /* an encoder, nothing filled */
+        snprintf(s->status, sizeof s->status, "head %d of layer %d %s%s", w->head, w->layer + 1,
+                 w->off ? "removed" : "back", hint);
     else
         snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s%s) %.1f %% → %.1f %%",
                  w->head, w->layer + 1, w->off ? "removed" : "back", label,
