@@ -4,8 +4,8 @@
  * blank" panel in place of the next-token panel with the masked-LM head's
  * probabilities, X removing a head changes them (the pale bars: every head on),
  * Shift+X brings the first numbers back, a text without [MASK] and a file without
- * the head say so. Keys pressed through app_key_action / app_apply, as the window
- * does.
+ * the head say so, M on a token's label makes it a blank. Keys pressed through app_key_action /
+ * app_apply, as the window does.
  *
  * The folders and tests/bert_ref.py's float64 numbers come from
  * tests/state_encoder_check.py: MHAVIZ_TEST_ENCODER (with the masked-LM head),
@@ -156,6 +156,30 @@ static void test_fill(void **st) {
     app_state_destroy(s);
 }
 
+/* M with the pointer on a token's label: that token becomes a blank in the text */
+static void test_m_masks(void **st) {
+    (void)st;
+    app_state *s = make_state(env_dir("MHAVIZ_TEST_ENCODER"), "the cat sat on the mat");
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_INT("no blank yet", 0, vs.next->k);
+    press(s, 'm', 0);
+    CHECK_TRUE("M with no token pointed at says how", has(s->status, "token under the pointer"));
+    s->hover = (view_hit){.kind = HIT_COL_LABEL, .row = -1, .col = 2}; /* [CLS] the cat */
+    press(s, 'm', 0);
+    CHECK_STR("the text", "the [MASK] sat on the mat", s->custom);
+    app_view(s, &vs);
+    CHECK_INT("a blank now", 5, vs.next->k);
+    CHECK_TRUE("at token 3", has(vs.next->group[0], "token 3: the ___ sat"));
+    press(s, 'm', 0);
+    CHECK_TRUE("a blank already", has(s->status, "a blank already"));
+    s->hover = (view_hit){.kind = HIT_ROW_LABEL, .row = 0, .col = -1};
+    press(s, 'm', 0);
+    CHECK_TRUE("[CLS] is not the text's", has(s->status, "the tokenizer's own"));
+    CHECK_STR("the text stays", "the [MASK] sat on the mat", s->custom);
+    app_state_destroy(s);
+}
+
 static void test_no_head(void **st) {
     (void)st;
     app_state *s = make_state(env_dir("MHAVIZ_TEST_ENCODER_BARE"), REF_TEXT);
@@ -171,6 +195,7 @@ static void test_no_head(void **st) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fill), cmocka_unit_test(test_no_head)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fill), cmocka_unit_test(test_m_masks),
+                                       cmocka_unit_test(test_no_head)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,6 +94,12 @@ int model_tok_encode(const model_tok *t, const char *text, size_t len, int *ids,
     return tokjson_encode(t->tj, text, len, 1, ids, NULL, NULL, max, replaced);
 }
 
+int model_tok_spans(const model_tok *t, const char *text, size_t len, int *starts, int *ends,
+                    int max) {
+    if (!t->tj) return -1;
+    return tokjson_encode(t->tj, text, len, 1, NULL, starts, ends, max, NULL);
+}
+
 const unsigned char *model_tok_bytes(const model_tok *t, int id, size_t *len) {
     if (t->bpe) return bpe_token_bytes(t->bpe, id, len);
     return tokjson_token_bytes(t->tj, id, len);

@@ -31,6 +31,11 @@ int model_tok_is_bpe(const model_tok *t);
  * *replaced: 1 when invalid UTF-8 was replaced by U+FFFD (may be NULL). */
 int model_tok_encode(const model_tok *t, const char *text, size_t len, int *ids, int max,
                      int *replaced);
+/* The byte range [starts[i], ends[i]) of text each of the first max tokens comes from
+ * (tokjson.h's ranges: a special the tokenizer adds has an empty one); how many tokens
+ * the whole text has, or -1 (also for GPT-2's vocab.json and merges.txt: no ranges). */
+int model_tok_spans(const model_tok *t, const char *text, size_t len, int *starts, int *ends,
+                    int max);
 /* Token id's bytes: *len bytes, not NUL-terminated, or NULL for an id no token has. */
 const unsigned char *model_tok_bytes(const model_tok *t, int id, size_t *len);
 /* Token id as a label for the view (bpe.h's rules); "" for an id no token has. */

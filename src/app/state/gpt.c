@@ -424,6 +424,8 @@ static int remove_head(app_state *s, const app_action *a, const char *name) {
     return 1;
 }
 
+static int mask_hovered(app_state *s, const char *name);
+
 int app_gpt_apply(app_state *s, const app_action *a) {
     app_gpt *g = s->gpt;
     if (!g) return -1;
@@ -466,6 +468,7 @@ int app_gpt_apply(app_state *s, const app_action *a) {
                  "%s's weights are its own, trained: R and W change the random model only", name);
         return 1;
     case ACT_MASK:
+        if (gpt2_run_is_encoder(shown(g))) return mask_hovered(s, name);
         snprintf(s->status, sizeof s->status,
                  "the causal mask is %s's own: it was trained never to see later tokens", name);
         return 1;
@@ -497,6 +500,29 @@ int app_gpt_apply(app_state *s, const app_action *a) {
     case ACT_ABLATE_CLEAR: return remove_head(s, a, name);
     default: return -1;
     }
+}
+
+/* M on an encoder: the token under the pointer (its label on either axis) becomes a
+   blank, [MASK] in its place in the text. */
+static int mask_hovered(app_state *s, const char *name) {
+    app_gpt *g = s->gpt;
+    const view_hit *h = &s->hover;
+    const int token = h->kind == HIT_ROW_LABEL ? h->row : h->kind == HIT_COL_LABEL ? h->col : -1;
+    char text[APP_EDIT_MAX], why[128];
+    if (token < 0) {
+        snprintf(s->status, sizeof s->status,
+                 "%s sees both directions, no mask to switch: M makes the token under the "
+                 "pointer (its label) a blank",
+                 name);
+        return 1;
+    }
+    if (gpt_fill_mask_token(shown(g), g->text, token, text, sizeof text, why, sizeof why) != 0) {
+        snprintf(s->status, sizeof s->status, "M: %s", why);
+        return 1;
+    }
+    if (app_gpt_text(s, text, 0) == 0)
+        snprintf(s->status, sizeof s->status, "token %d is a blank: the panel fills it", token + 1);
+    return 1;
 }
 
 int app_gpt_text(app_state *s, const char *text, int sample) {

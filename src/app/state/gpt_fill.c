@@ -2,6 +2,7 @@
 #include "gpt_fill.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* "token 7: the ___ ." (the blank between its neighbours' labels) */
@@ -56,4 +57,47 @@ void gpt_fill_panel(view_next *x, gpt_fill_text *t, const gpt2_run *r, int per) 
         snprintf(t->note, sizeof t->note, "the first %d of %d blanks shown", blanks, r->n_mask);
         x->note = t->note;
     }
+}
+
+int gpt_fill_mask_token(const gpt2_run *r, const char *text, int token, char *out, size_t outlen,
+                        char *why, size_t whylen) {
+    const model_tok *tok = r->m->tok;
+    const int mask = model_tok_mask_id(tok);
+    char name[GPT2_LABEL];
+    if (mask < 0) {
+        snprintf(why, whylen, "its tokenizer has no mask token");
+        return -1;
+    }
+    model_tok_label(tok, mask, name, sizeof name);
+    const size_t len = strlen(text);
+    const int n = model_tok_spans(tok, text, len, NULL, NULL, 0);
+    if (n < 1 || token < 0 || token >= n) {
+        snprintf(why, whylen, "no token %d in the text", token + 1);
+        return -1;
+    }
+    int *at = malloc(2 * (size_t)n * sizeof(int));
+    if (!at || model_tok_spans(tok, text, len, at, at + n, n) != n) {
+        free(at);
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    int start = at[token];
+    const int end = at[n + token];
+    free(at);
+    if (end <= start) {
+        snprintf(why, whylen, "token %d is the tokenizer's own, not the text's", token + 1);
+        return -1;
+    }
+    while (start < end && (text[start] == ' ' || text[start] == '\t' || text[start] == '\n'))
+        start++; /* RoBERTa's "Ġcat": the space stays before the mask */
+    if (end - start == (int)strlen(name) && memcmp(text + start, name, strlen(name)) == 0) {
+        snprintf(why, whylen, "token %d is a blank already", token + 1);
+        return -1;
+    }
+    const int w = snprintf(out, outlen, "%.*s%s%s", start, text, name, text + end);
+    if (w < 0 || (size_t)w >= outlen) {
+        snprintf(why, whylen, "the text would be too long");
+        return -1;
+    }
+    return 0;
 }
