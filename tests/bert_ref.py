@@ -7,7 +7,8 @@ modeling_distilbert.py and modeling_albert.py, independent of mhaviz.
     gen(outdir, typ="bert", ...) -> config
     forward(ckpt_dir, ids, off=(), faults=(), fill=()) -> as llama_ref.forward
         (logits None: an encoder has no next-token output), plus with fill (positions)
-        "fill_ids" (m, 10) and "fill_p" (m, 10): the masked-LM head's top 10
+        "fill_ids" (m, 10) and "fill_p" (m, 10): the masked-LM head's top 10, and
+        "fill_all" (m, vocab): every token's probability
 
 Layouts (names with the model's prefix, or none with prefix=False):
 - bert: BertModel's embeddings.{word,position,token_type}_embeddings, embeddings.LayerNorm,
@@ -265,7 +266,8 @@ def forward(ckpt_dir, ids, off=(), faults=(), fill=()):
     r["final"] = x.numpy()
     r["logits"] = None
     if fill:
-        r["fill_ids"], r["fill_p"] = _fill(w, c, typ, x[torch.tensor(list(fill))], eps, faults)
+        r["fill_ids"], r["fill_p"], r["fill_all"] = _fill(w, c, typ, x[torch.tensor(list(fill))],
+                                                          eps, faults)
     return r
 
 
@@ -284,4 +286,4 @@ def _fill(w, c, typ, x, eps, faults):
     dec_w = w["embeddings.word_embeddings.weight"] if tied else w[dec]
     probs = torch.softmax(hid @ dec_w.T + w[bias], dim=-1)
     top = torch.topk(probs, 10, dim=-1)
-    return top.indices.numpy(), top.values.numpy()
+    return top.indices.numpy(), top.values.numpy(), probs.numpy()

@@ -2,13 +2,15 @@
 """encoder_bench.py BUILD_DIR [--n 128,512] [--runs 7] [--threads 2]: a measurement, not a
 test. Times mhaviz's encoder forward (spec_driver --bench: the one layer forward, every
 layer's attention kept, as the app runs it) on a bert-base-shaped random checkpoint
-(bert_ref.gen: 12 layers, 12 heads, hidden 768, intermediate 3072, vocab 30,522, 512
-positions, F32, ~440 MB in a temporary folder) against PyTorch doing the same forward in
-float32 in the same run (torch ops from Hugging Face's BertModel semantics, under
-inference_mode, set_num_threads(threads), OMP_WAIT_POLICY=PASSIVE as torch_bench.py
-explains), the two alternating per n. Prints one JSON line per n and side:
+(encoder_gen.write: bert_ref.gen's 12 layers, 12 heads, hidden 768, intermediate 3072,
+vocab 30,522, 512 positions, F32, ~440 MB, with a vocab.txt, in a temporary folder)
+against PyTorch doing the same forward in float32 in the same run (torch ops from Hugging
+Face's BertModel semantics, under inference_mode, set_num_threads(threads),
+OMP_WAIT_POLICY=PASSIVE as torch_bench.py explains), the two alternating per n. Prints
+one JSON line per n and side:
     {"case": "model_forward" | "torch_forward", "n", "median_ms", "min_ms", "runs"}
-Until the app opens encoders, this is what --bench-json's model_forward will measure."""
+then the lines of `mhaviz --bench-json --model DIR` on the same folder (its
+model_forward at n = 128 and 512, model_fill: the masked-LM head on one blank)."""
 import argparse
 import json
 import os
@@ -24,7 +26,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bert_ref  # noqa: E402
+import encoder_gen  # noqa: E402
 from gpt2_ref import read_safetensors  # noqa: E402
 
 
@@ -64,8 +66,8 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     with tempfile.TemporaryDirectory() as tmp:
-        c = bert_ref.gen(tmp, typ="bert", layers=12, hidden=768, heads=12, ff=3072,
-                         vocab=30522, positions=512, seed=1)
+        c, _ = encoder_gen.write(tmp, "bert", layers=12, hidden=768, heads=12, ff=3072,
+                                 vocab=30522, positions=512, seed=1, mlm=True)
         w = {k[5:]: torch.from_numpy(np.array(v)) for k, v in
              read_safetensors(os.path.join(tmp, "model.safetensors")).items()}
         rng = np.random.default_rng(0)
@@ -87,6 +89,11 @@ def main():
                               "median_ms": round(statistics.median(ms), 3),
                               "min_ms": round(min(ms), 3), "runs": a.runs,
                               "threads": a.threads}), flush=True)
+        app = subprocess.run([os.path.join(a.build, "mhaviz"), "--bench-json", "--model", tmp],
+                             capture_output=True, text=True, check=True).stdout
+        for line in app.splitlines():
+            if json.loads(line).get("case", "").startswith("model_"):
+                print(line, flush=True)
     return 0
 
 

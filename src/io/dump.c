@@ -34,6 +34,7 @@ static const char *const dump_names[DUMP_FILES] = {
 static const char *const model_names[] = {"tokens.json",
                                           "final.npy",
                                           "next.json",
+                                          "fill.json", /* an encoder's */
                                           "sweep.json",
                                           "generated.json", /* --model --generate */
                                           /* --train --sweep */ NULL};

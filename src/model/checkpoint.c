@@ -108,8 +108,14 @@ int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen) {
         if ((rc = need_file(p->tokenizer, err, errlen)) != 0) return rc;
     } else {
         p->tokenizer[0] = '\0';
+        char txt[CKPT_PATH_MAX]; /* no vocab.json: BERT's vocab.txt, where there is one */
+        if (lstat(p->vocab, &ts) != 0 && join(txt, p->dir, "vocab.txt") == 0 &&
+            lstat(txt, &ts) == 0) {
+            memcpy(p->vocab, txt, sizeof txt);
+            p->merges[0] = '\0';
+        }
         if ((rc = need_file(p->vocab, err, errlen)) != 0 ||
-            (rc = need_file(p->merges, err, errlen)) != 0)
+            (p->merges[0] && (rc = need_file(p->merges, err, errlen)) != 0))
             return rc;
     }
     /* the title's name: the folder's last component, "." and ".." resolved */

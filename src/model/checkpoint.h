@@ -22,8 +22,8 @@ typedef struct {
     char dir[CKPT_PATH_MAX];       /* the folder */
     char weights[CKPT_PATH_MAX];   /* .../model.safetensors (or the file given) */
     char config[CKPT_PATH_MAX];    /* .../config.json */
-    char vocab[CKPT_PATH_MAX];     /* .../vocab.json */
-    char merges[CKPT_PATH_MAX];    /* .../merges.txt */
+    char vocab[CKPT_PATH_MAX];     /* .../vocab.json, or BERT's .../vocab.txt */
+    char merges[CKPT_PATH_MAX];    /* .../merges.txt; "" beside vocab.txt */
     char tokenizer[CKPT_PATH_MAX]; /* .../tokenizer.json where the folder has one, else "" */
     int sharded;    /* 1: weights is model.safetensors.index.json, naming the shards */
     char name[256]; /* what the title calls it: the folder's last name ("gpt2") */
@@ -33,7 +33,9 @@ typedef struct {
  * (a folder's model.safetensors, or where it has none its model.safetensors.index.json
  * and the shards it names, weights_set.h),
  * config.json, and the tokenizer: tokenizer.json where the folder has one (then
- * vocab.json and merges.txt are not needed), else vocab.json and merges.txt. */
+ * vocab.json and merges.txt are not needed), else vocab.json and merges.txt, or
+ * where there is no vocab.json, BERT's vocab.txt (its tokenizer_config.json read
+ * beside it, tokvocab.h). */
 int ckpt_resolve(const char *path, ckpt_paths *p, char *err, size_t errlen);
 
 /* config.json read once: its family (by model_type; absent: gpt2) and the model

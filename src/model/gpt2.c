@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gpt2.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,15 @@ int gpt2_run_init(gpt2_run *r, const gpt2_model *m) {
         gpt2_run_free(r);
         return -1;
     }
+    const model_spec *s = &m->tf->spec;
+    if (!s->causal && s->mlm) { /* an encoder with its masked-LM head */
+        r->fill = tf_fill_create(m->tf, GPT2_FILL_MAX < c->ctx ? GPT2_FILL_MAX : c->ctx);
+        r->fill_lp_full = malloc((size_t)GPT2_FILL_MAX * c->vocab * sizeof(float));
+        if (!r->fill || !r->fill_lp_full) {
+            gpt2_run_free(r);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -66,6 +76,8 @@ void gpt2_run_free(gpt2_run *r) {
     free(r->s_concat);
     free(r->s_out);
     free(r->s_heads);
+    tf_fill_destroy(r->fill);
+    free(r->fill_lp_full);
     memset(r, 0, sizeof *r);
     r->shown = r->shown_h = -1;
 }
@@ -98,9 +110,47 @@ static double clock_ms(void) {
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
+int gpt2_run_fills(const gpt2_run *r) {
+    if (!r->fill) return 0;
+    const int m = r->n_mask < GPT2_FILL_MAX ? r->n_mask : GPT2_FILL_MAX;
+    return m < r->fill->cap ? m : r->fill->cap;
+}
+
+float gpt2_run_fill_p(const gpt2_run *r, int i, int id) {
+    const int V = r->m->tf->cfg.vocab;
+    if (i < 0 || i >= gpt2_run_fills(r) || id < 0 || id >= V) return 0.0f;
+    const float *row = r->fill->logits + (size_t)i * V; /* the last fill_masks: heads as now */
+    float mx = row[0];
+    for (int v = 1; v < V; v++) mx = row[v] > mx ? row[v] : mx;
+    double sum = 0.0;
+    for (int v = 0; v < V; v++) sum += exp((double)row[v] - mx);
+    return (float)(exp((double)row[id] - mx) / sum);
+}
+
+/* The masked-LM head on the masks of the last forward: each mask's top ids and
+   probabilities; with full, also every id's log-probability (the forward had every
+   head on). */
+static void fill_masks(gpt2_run *r, int full) {
+    const int m = gpt2_run_fills(r), V = r->m->tf->cfg.vocab;
+    if (m < 1) return;
+    tf_fill_run(r->fill, r->inf, r->mask_pos, m, GPT2_TOP, &r->fill_ids[0][0], &r->fill_p[0][0]);
+    if (!full) return;
+    for (int i = 0; i < m; i++) { /* log-softmax, the sum in double as fill.c's */
+        const float *row = r->fill->logits + (size_t)i * V;
+        float *lp = r->fill_lp_full + (size_t)i * V;
+        float mx = row[0];
+        for (int v = 1; v < V; v++) mx = row[v] > mx ? row[v] : mx;
+        double sum = 0.0;
+        for (int v = 0; v < V; v++) sum += exp((double)row[v] - mx);
+        const double lse = (double)mx + log(sum);
+        for (int v = 0; v < V; v++) lp[v] = (float)((double)row[v] - lse);
+    }
+}
+
 /* Brings the forward to r's tokens and heads, computing what changed only
    (tf_infer_update); with heads removed, the distribution with every head on is
-   kept first when the text changed (it stays while only heads change). */
+   kept first when the text changed (it stays while only heads change). An
+   encoder's masks are filled the same way: every head on, then as removed. */
 static void run_from(gpt2_run *r, int text_changed) {
     const tf_config *c = &r->m->tf->cfg;
     const double t0 = clock_ms();
@@ -111,11 +161,16 @@ static void run_from(gpt2_run *r, int text_changed) {
         /* every head on: the reference the panel compares against */
         from = tf_infer_update(r->inf, r->ids, r->n, NULL);
         memcpy(r->probs_full, r->inf->probs, (size_t)c->vocab * sizeof(float));
+        fill_masks(r, 1);
     }
     if (r->any_off) {
         const int f = tf_infer_update(r->inf, r->ids, r->n, r->off);
         from = f < from ? f : from;
+        fill_masks(r, 0);
     }
+    for (int i = 0; i < gpt2_run_fills(r); i++)
+        for (int k = 0; k < GPT2_TOP; k++)
+            r->fill_p_full[i][k] = expf(r->fill_lp_full[(size_t)i * c->vocab + r->fill_ids[i][k]]);
     r->ms_from = from < c->layers ? from : 0;
     top_ids(r->top, r->inf->probs, c->vocab);
     r->ms = clock_ms() - t0;
@@ -148,9 +203,13 @@ void gpt2_run_tokens(gpt2_run *r, const int *ids, int n) {
     r->replaced = 0;
     r->n = n;
     memmove(r->ids, ids, (size_t)n * sizeof(int));
+    const int mask = r->fill ? model_tok_mask_id(r->m->tok) : -1;
+    r->n_mask = 0;
     for (int i = 0; i < n; i++) {
         model_tok_label(r->m->tok, r->ids[i], r->labels[i], GPT2_LABEL);
         r->label[i] = r->labels[i];
+        if (mask >= 0 && r->ids[i] == mask && r->n_mask++ < GPT2_FILL_MAX)
+            r->mask_pos[r->n_mask - 1] = i;
     }
     run_from(r, 1);
 }
@@ -281,6 +340,10 @@ const float *gpt2_run_probs(const gpt2_run *r) {
     return r->inf->probs;
 }
 
+int gpt2_run_is_encoder(const gpt2_run *r) {
+    return !r->m->tf->spec.causal;
+}
+
 /* ---- the model source --------------------------------------------------------- */
 
 static int layer_count(const void *self) {
@@ -299,7 +362,8 @@ static int fill_layer(const void *self, int i, attn_layer *L) {
     if (!shown || r->shown_h == c->h) return 0;
     /* re-split: the same X, W^Q, W^K, W^V, Q, K, V and W^O, other heads */
     attn_layer split;
-    attn_layer_init(&split, r->n, r->n, r->shown_h, c->d_model, ATTN_MASK_CAUSAL, 1, 1.0f);
+    attn_layer_init(&split, r->n, r->n, r->shown_h, c->d_model,
+                    r->m->tf->spec.causal ? ATTN_MASK_CAUSAL : ATTN_MASK_NONE, 1, 1.0f);
     split.layer = L->layer;
     split.layers = L->layers;
     split.tokens = L->tokens;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "checkpoint.h"
+#include "fill.h"
 #include "model_tok.h"
 #include "source.h"
 #include "transformer.h"
@@ -22,6 +23,8 @@
 #define GPT2_TRACE_BYTES ((size_t)1 << 30)
 #define GPT2_TOP 10
 #define GPT2_LABEL 48
+/* The masks an encoder's run fills at most (the first ones of the text). */
+#define GPT2_FILL_MAX 8
 
 typedef struct {
     ckpt_paths paths;
@@ -35,9 +38,9 @@ int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, voi
               size_t errlen);
 void gpt2_free(gpt2_model *m); /* NULL is fine */
 
-/* What gpt2_load does between config.json and the weights (model_open.c): the model
- * must be one the app runs (a causal decoder), its tokenizer is read (m->tok) and
- * must give no id past config.json's vocab_size (GPT-2's vocab.json: exactly it).
+/* What gpt2_load does between config.json and the weights (model_open.c): its
+ * tokenizer is read (m->tok) and must give no id past config.json's vocab_size
+ * (GPT-2's vocab.json: exactly it).
  * 0, or 1 / 2 with "PATH: what is wrong" in err. */
 int gpt2_open_tokenizer(gpt2_model *m, char *err, size_t errlen);
 
@@ -65,6 +68,14 @@ typedef struct {
     float *s_scores, *s_attn, *s_concat, *s_out;
     float *s_heads; /* (h, n, d_k): head_i = A_i V_i, removed heads too */
     size_t s_cap;   /* floats in s_scores and s_attn */
+    /* an encoder's "fill the blank": the masked-LM head (fill.h) on the text's masks */
+    tf_fill *fill;                         /* NULL: a decoder, or no masked-LM head in the file */
+    int n_mask;                            /* the mask tokens in the run's text (all of them) */
+    int mask_pos[GPT2_FILL_MAX];           /* the first min(n_mask, GPT2_FILL_MAX), in order */
+    int fill_ids[GPT2_FILL_MAX][GPT2_TOP]; /* each mask's top ids, heads removed */
+    float fill_p[GPT2_FILL_MAX][GPT2_TOP]; /* their probabilities */
+    float fill_p_full[GPT2_FILL_MAX][GPT2_TOP]; /* the same ids with every head on */
+    float *fill_lp_full; /* (GPT2_FILL_MAX, vocab): log-probabilities, every head on */
 } gpt2_run;
 
 /* A run for m (no text yet). 0, or -1 on out of memory. */
@@ -112,6 +123,14 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
 
 /* The next-token probabilities with the heads removed (vocab floats). */
 const float *gpt2_run_probs(const gpt2_run *r);
+/* 1: an encoder (attention in both directions, no next token: gpt2_run_probs is
+ * meaningless; the masks are filled instead). */
+int gpt2_run_is_encoder(const gpt2_run *r);
+/* The masks filled: min(n_mask, GPT2_FILL_MAX) with a masked-LM head, else 0. */
+int gpt2_run_fills(const gpt2_run *r);
+/* The probability of token id in mask i's blank (i < gpt2_run_fills) with the heads
+ * removed now: any id, not only the top ten. */
+float gpt2_run_fill_p(const gpt2_run *r, int i, int id);
 
 /* The run as a model source: layer i is the model's own heads, with scores and
  * re-split when i is the shown layer. describe says "gpt2 · 12 layers · h = 12". */

@@ -1,5 +1,5 @@
 /* model_open.c: the checks gpt2_load makes before it reads the weights (gpt2.h):
- * a model the app can run, and a tokenizer that fits it. */
+ * a tokenizer that fits the model. */
 #include <stdio.h>
 
 #include "gpt2.h"
@@ -7,11 +7,6 @@
 int gpt2_open_tokenizer(gpt2_model *m, char *err, size_t errlen) {
     const ckpt_paths *p = &m->paths;
     const model_spec *s = &m->cfg.spec;
-    if (!s->causal) {
-        snprintf(err, errlen, "%s: model_type \"%s\" is an encoder; the app opens decoders",
-                 p->config, m->cfg.family->type);
-        return 2;
-    }
     int rc = model_tok_load(&m->tok, p->tokenizer, p->vocab, p->merges, err, errlen);
     if (rc != 0) return rc;
     const int n = model_tok_vocab_size(m->tok);

@@ -7,12 +7,35 @@
 
 #include "bpe.h"
 #include "tokjson.h"
+#include "tokvocab.h"
 
 struct model_tok {
     bpe *bpe;    /* GPT-2's files, or NULL */
-    tokjson *tj; /* tokenizer.json, or NULL */
+    tokjson *tj; /* tokenizer.json or BERT's vocab.txt, or NULL */
+    int mask;    /* the special token [MASK] or <mask>, or -1 */
     char path[4096];
 };
+
+/* vocab.txt's tokenizer_config.json: the file beside it (it need not exist) */
+static int config_beside(char *out, size_t len, const char *vocab) {
+    const char *slash = strrchr(vocab, '/');
+    const int dir = slash ? (int)(slash - vocab) + 1 : 0;
+    return snprintf(out, len, "%.*stokenizer_config.json", dir, vocab) < (int)len ? 0 : -1;
+}
+
+/* The special token an encoder's masked-LM head fills, by its text; -1: none. */
+static int find_mask(const tokjson *tj) {
+    static const char *const names[] = {"[MASK]", "<mask>"};
+    const int n = tokjson_vocab_size(tj);
+    for (int id = 0; id < n; id++) {
+        if (!tokjson_is_special(tj, id)) continue;
+        size_t len = 0;
+        const unsigned char *b = tokjson_token_bytes(tj, id, &len);
+        for (int k = 0; k < 2 && b; k++)
+            if (len == strlen(names[k]) && memcmp(b, names[k], len) == 0) return id;
+    }
+    return -1;
+}
 
 int model_tok_load(model_tok **out, const char *tok_json, const char *vocab, const char *merges,
                    char *err, size_t errlen) {
@@ -23,9 +46,16 @@ int model_tok_load(model_tok **out, const char *tok_json, const char *vocab, con
         return 1;
     }
     int rc;
+    char cfg[4096];
+    t->mask = -1;
     if (tok_json[0]) {
         rc = tokjson_load(&t->tj, tok_json, err, errlen);
         snprintf(t->path, sizeof t->path, "%s", tok_json);
+    } else if (!merges[0]) { /* BERT's vocab.txt (checkpoint.h) */
+        rc = config_beside(cfg, sizeof cfg, vocab);
+        if (rc != 0) snprintf(err, errlen, "%s: path too long", vocab);
+        rc = rc != 0 ? 1 : tokvocab_load(&t->tj, vocab, cfg, err, errlen);
+        snprintf(t->path, sizeof t->path, "%s", vocab);
     } else {
         rc = bpe_load(&t->bpe, vocab, merges, err, errlen);
         snprintf(t->path, sizeof t->path, "%s", vocab);
@@ -34,6 +64,7 @@ int model_tok_load(model_tok **out, const char *tok_json, const char *vocab, con
         model_tok_free(t);
         return rc;
     }
+    if (t->tj) t->mask = find_mask(t->tj);
     *out = t;
     return 0;
 }
@@ -63,6 +94,12 @@ int model_tok_encode(const model_tok *t, const char *text, size_t len, int *ids,
     return tokjson_encode(t->tj, text, len, 1, ids, NULL, NULL, max, replaced);
 }
 
+int model_tok_spans(const model_tok *t, const char *text, size_t len, int *starts, int *ends,
+                    int max) {
+    if (!t->tj) return -1;
+    return tokjson_encode(t->tj, text, len, 1, NULL, starts, ends, max, NULL);
+}
+
 const unsigned char *model_tok_bytes(const model_tok *t, int id, size_t *len) {
     if (t->bpe) return bpe_token_bytes(t->bpe, id, len);
     return tokjson_token_bytes(t->tj, id, len);
@@ -73,4 +110,12 @@ void model_tok_label(const model_tok *t, int id, char *buf, size_t len) {
         bpe_token_label(t->bpe, id, buf, len);
     else
         tokjson_token_label(t->tj, id, buf, len);
+}
+
+int model_tok_mask_id(const model_tok *t) {
+    return t->mask;
+}
+
+int model_tok_is_special(const model_tok *t, int id) {
+    return t->tj && tokjson_is_special(t->tj, id);
 }

@@ -12,7 +12,8 @@
 typedef struct model_tok model_tok;
 
 /* Reads tok_json when it is not "" (the folder's tokenizer.json), else vocab and
- * merges. 0, or 1 (cannot read) / 2 (not a tokenizer we can use) with one line
+ * merges, or with merges "" BERT's vocab.txt at vocab and the tokenizer_config.json
+ * beside it (tokvocab.h). 0, or 1 (cannot read) / 2 (not a tokenizer we can use) with one line
  * "PATH: what is wrong" in err. */
 int model_tok_load(model_tok **out, const char *tok_json, const char *vocab, const char *merges,
                    char *err, size_t errlen);
@@ -30,9 +31,19 @@ int model_tok_is_bpe(const model_tok *t);
  * *replaced: 1 when invalid UTF-8 was replaced by U+FFFD (may be NULL). */
 int model_tok_encode(const model_tok *t, const char *text, size_t len, int *ids, int max,
                      int *replaced);
+/* The byte range [starts[i], ends[i]) of text each of the first max tokens comes from
+ * (tokjson.h's ranges: a special the tokenizer adds has an empty one); how many tokens
+ * the whole text has, or -1 (also for GPT-2's vocab.json and merges.txt: no ranges). */
+int model_tok_spans(const model_tok *t, const char *text, size_t len, int *starts, int *ends,
+                    int max);
 /* Token id's bytes: *len bytes, not NUL-terminated, or NULL for an id no token has. */
 const unsigned char *model_tok_bytes(const model_tok *t, int id, size_t *len);
 /* Token id as a label for the view (bpe.h's rules); "" for an id no token has. */
 void model_tok_label(const model_tok *t, int id, char *buf, size_t len);
+/* The special token an encoder's masked-LM head fills ([MASK], RoBERTa's <mask>),
+ * typed in the text as it is; -1 when the tokenizer has none. */
+int model_tok_mask_id(const model_tok *t);
+/* 1 when id is a special token the tokenizer adds or reads as a whole ([CLS], <s>). */
+int model_tok_is_special(const model_tok *t, int id);
 
 #endif

@@ -156,10 +156,11 @@ static void model_captions(char model[64], char resplit[64], const view_state *s
             snprintf(name, sizeof name, "%.*s\xE2\x80\xA6", (int)keep, ov->name);
         }
     }
+    const char *kind = ov && ov->encoder ? " (encoder)" : "";
     if (ov && ov->layer >= 0 && ov->layer < ov->layers)
-        snprintf(model, 64, "%s \xC2\xB7 layer %d of %d", name, ov->layer + 1, ov->layers);
+        snprintf(model, 64, "%s%s \xC2\xB7 layer %d of %d", name, kind, ov->layer + 1, ov->layers);
     else if (ov)
-        snprintf(model, 64, "%s \xC2\xB7 %d layers", name, ov->layers);
+        snprintf(model, 64, "%s%s \xC2\xB7 %d layers", name, kind, ov->layers);
     if (ov && s->resplit && layer && !view_overview_mode(s))
         snprintf(resplit, 64, "re-split: trained with %d heads, shown as %d", ov->h, layer->h);
 }
@@ -534,6 +535,8 @@ void lay_formula(view_layout *L, const view_state *s, view_measure_fn measure, v
                 causal && padded ? "  (M: causal + padding)"
                                  : (causal ? "  (M: causal)" : "  (M: padding)"),
                 0);
+    else if (s->overview && s->overview->encoder) /* an encoder's: both directions */
+        run_add(&f, "  (no mask: every token sees every other)", 0);
     run_item_end(&f, gap);
 
     snprintf(a, sizeof a, "%d\xC3\x97%d", n, h * dk);

@@ -187,6 +187,11 @@ static void json_model(jbuf *j, const view_layout *L) {
             snprintf(nm, sizeof nm, "next %d percent", i + 1);
             item(j, "next", nm, N->pct[i]);
         }
+        for (int i = 0; i < N->k; i++) {
+            snprintf(nm, sizeof nm, "next %d heading", i + 1);
+            item(j, "next", nm, N->group[i]);
+        }
+        item(j, "next", "next note", N->note);
         item(j, "next", "next caption", N->caption);
         item(j, "next", "next cut note", N->cut_note);
     }

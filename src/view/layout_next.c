@@ -1,8 +1,9 @@
 /* layout_next.c: the next-token panel's rectangles: a title ("What comes next after
  * ␣the"), one row per token (label right-aligned, a bar on a 0 to 100 % track, the
  * percentage), the pale bar of the same token with every head on under it when
- * heads are removed, and the notes under the rows. Where the panel goes is
- * layout.c's; drawing it is next_panel.c's. Pure. */
+ * heads are removed, and the notes under the rows. An encoder's "fill the blank"
+ * is the same panel with its own title, a heading over each blank's rows and a note. Where the
+ * panel goes is layout.c's; drawing it is next_panel.c's. Pure. */
 #include <math.h>
 #include <string.h>
 
@@ -52,11 +53,18 @@ static void columns(const view_layout *L, const view_state *s, view_measure_fn m
 
 int view_next_width(const view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
                     int compact) {
-    if (!view_next_ok(s->next)) return 0;
+    const view_next *x = s->next;
+    if (!view_next_ok(x)) return 0;
     int label_w = 0, pct_w = 0, size = 0, title = 0, small = 0;
     sizes(L, compact, &size, &title, &small);
     columns(L, s, measure, ud, compact, &label_w, &pct_w);
-    return label_w + pct_w + 2 * L->pad + 12 * size;
+    int w = x->k > 0 ? label_w + pct_w + 2 * L->pad + 12 * size : 0;
+    /* a fill panel's headings and note read whole where the room allows */
+    for (int i = 0; i < x->k; i++)
+        if (x->group[i]) w = imax(w, view_text_width(measure, ud, x->group[i], size, 1));
+    if (x->note) w = imax(w, view_text_width(measure, ud, x->note, small, 0));
+    if (x->title) w = imax(w, view_text_width(measure, ud, x->title, title, 1));
+    return w;
 }
 
 void view_next_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
@@ -73,7 +81,7 @@ void view_next_layout(view_layout *L, const view_state *s, view_measure_fn measu
     const int tline = line_h(measure, ud, title_size);
     const int w = area.w; /* the caller chose it (view_next_width asks) */
     const int track_w = w - label_w - pct_w - 2 * pad;
-    if (track_w < 3 * size) return; /* no room for a bar that says anything */
+    if (x->k > 0 && track_w < 3 * size) return; /* no room for a bar that says anything */
     const int full = any_full(x);
     const int bar_h = imax(4, line * 3 / 4), full_h = full ? imax(3, line / 3) : 0;
     const int row_h = imax(line, bar_h + (full ? full_h + 2 : 0)) + pad;
@@ -83,10 +91,17 @@ void view_next_layout(view_layout *L, const view_state *s, view_measure_fn measu
     N->title = (view_rect){area.x, area.y, w, tline};
     int y = area.y + tline + pad;
     const int resplit = s->resplit && view_overview_ok(s->overview); /* says it is not */
-    const int notes = (full ? small : 0) + (x->cut ? small : 0) + (resplit ? small : 0);
+    const int note = x->note ? small : 0;
+    const int notes = note + (full ? small : 0) + (x->cut ? small : 0) + (resplit ? small : 0);
     const int bottom = area.y + area.h - (notes ? notes + pad / 2 : 0);
     int k = 0;
-    for (; k < x->k && y + row_h <= bottom; k++, y += row_h) {
+    for (; k < x->k; k++, y += row_h) {
+        const int head_h = x->group[k] ? line + (k > 0 ? pad : 0) : 0;
+        if (y + head_h + row_h > bottom) break;
+        if (head_h) {
+            N->group[k] = (view_rect){area.x, y + head_h - line, w, line};
+            y += head_h;
+        }
         const int tx = area.x + label_w + pad;
         const int by = y + (line - bar_h) / 2;
         N->row[k] = (view_rect){area.x, y, w, row_h};
@@ -98,10 +113,14 @@ void view_next_layout(view_layout *L, const view_state *s, view_measure_fn measu
                                      (int)lroundf(prob(x->p_full[k]) * (float)track_w), full_h};
         N->pct[k] = (view_rect){tx + track_w + pad, y, pct_w, line};
     }
-    if (k == 0) return; /* not one row fits */
+    if (k == 0 && (x->k > 0 || y + notes > area.y + area.h)) return; /* not one row fits */
     N->shown = 1;
     N->k = k;
     y += pad / 2;
+    if (note) {
+        N->note = (view_rect){area.x, y, w, small};
+        y += small;
+    }
     if (full) {
         N->caption = (view_rect){area.x, y, w, small};
         y += small;

@@ -2,7 +2,8 @@
  * "What comes next after ␣the", each token's label, its probability as a bar on a
  * 0 to 100 % track and as "23.4 %", and, when heads are removed, the same token's
  * probability with every head on as a pale bar under it and "(31.0 %)", with a
- * caption saying so; "text cut to n tokens" when the text was cut. */
+ * caption saying so; "text cut to n tokens" when the text was cut. An encoder's
+ * "fill the blank" draws its own title, each blank's heading and its note. */
 #include <stdio.h>
 #include <string.h>
 
@@ -24,11 +25,13 @@ static void draw_title(const view_ctx *c) {
     const view_next *x = c->s->next;
     char t[160], fitted[160];
     const char *after = x->after && *x->after ? x->after : NULL;
-    if (after)
+    if (x->title)
+        snprintf(t, sizeof t, "%s", x->title);
+    else if (after)
         snprintf(t, sizeof t, "What comes next after %s", after);
     else
         snprintf(t, sizeof t, "What comes next");
-    if (after && view_tw(c, t, N->title_size, 1) > N->title.w)
+    if (!x->title && after && view_tw(c, t, N->title_size, 1) > N->title.w)
         snprintf(t, sizeof t, "Next after %s", after);
     view_fit_text(fitted, sizeof fitted, t, N->title.w, N->title_size, 1, c->measure, c->ud);
     draw_text(c->dl, N->title.x, N->title.y, fitted, N->title_size, c->th.text, 1, 0);
@@ -44,6 +47,11 @@ void view_draw_next(const view_ctx *c) {
     const int fs = N->small_size; /* the pale numbers and the notes */
     char buf[96];
     for (int i = 0; i < N->k && i < x->k; i++) {
+        if (N->group[i].w > 0 && x->group[i]) { /* the blank these rows fill */
+            view_fit_text(buf, sizeof buf, x->group[i], N->group[i].w, N->size, 1, c->measure,
+                          c->ud);
+            draw_text(c->dl, N->group[i].x, N->group[i].y, buf, N->size, c->th.text, 1, 0);
+        }
         view_rect lab = N->label[i];
         view_fit_text(buf, sizeof buf, x->token[i] ? x->token[i] : "", lab.w, N->size, 0,
                       c->measure, c->ud);
@@ -69,6 +77,10 @@ void view_draw_next(const view_ctx *c) {
         }
     }
     char fitted[160];
+    if (N->note.w > 0 && x->note) {
+        view_fit_text(fitted, sizeof fitted, x->note, N->note.w, fs, 0, c->measure, c->ud);
+        draw_text(c->dl, N->note.x, N->note.y, fitted, fs, c->th.text, 0, 0);
+    }
     if (N->caption.w > 0) {
         view_fit_text(fitted, sizeof fitted, "thin bar and (\xE2\x80\xA6 %): every head on",
                       N->caption.w, fs, 0, c->measure, c->ud);

@@ -245,7 +245,9 @@ void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
     case HIT_NEXT: { /* a row of the next-token panel */
         const view_next *x = s->next;
         if (!view_next_ok(x) || hit->row < 0 || hit->row >= x->k) break;
-        snprintf(lines[count++], 160, "next token \xE2\x80\x9C%s\xE2\x80\x9D: %.1f %%",
+        snprintf(lines[count++], 160,
+                 x->title ? "\xE2\x80\x9C%s\xE2\x80\x9D in the blank: %.1f %%"
+                          : "next token \xE2\x80\x9C%s\xE2\x80\x9D: %.1f %%",
                  x->token[hit->row] ? x->token[hit->row] : "", 100.0 * (double)x->p[hit->row]);
         if (x->p_full[hit->row] >= 0.0f)
             snprintf(lines[count++], 160, "with every head on: %.1f %%",
@@ -317,7 +319,9 @@ static const char *help_model_rows[][2] = {
     {"Y / Shift+Y", "next / previous layer"},
     {"O, click a head there", "overview of every layer \xC3\x97 head; open that layer"},
     {"Up / Down", "re-split this layer's trained weights into more / fewer heads"},
-    {"X, Shift+X", "remove the focused head (the next token shows the cost); all back"},
+    {"X, Shift+X",
+     "remove the focused head (the next token or the blank shows the cost); all back"},
+    {"M", "an encoder: the token whose label is pointed at becomes a blank"},
     {"Tab / Shift+Tab", "next / previous built-in sample, GPT-2's tokenizer"},
     {"Enter", "type your own text (Enter applies, Esc cancels)"},
     {"1 \xE2\x80\xA6 9, click a head", "focus on one head with Q, K, V; Esc returns"},

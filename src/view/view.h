@@ -154,6 +154,7 @@ typedef struct {
     const unsigned char *off;  /* (layers, h) 1: that head is removed; may be NULL */
     int computed_from;         /* the last change computed layers [computed_from, layers), in
                                   the state's compute_ms */
+    int encoder;               /* 1: an encoder (BERT's kind): no mask, attention both ways */
 } view_overview;
 
 /* The next-token panel: the model's most likely next tokens after the text. */
@@ -166,6 +167,11 @@ typedef struct {
                                          are removed (nothing to compare) */
     const char *after;                /* the last token's label ("after ␣the") */
     int cut;                          /* the text was cut to n tokens */
+    /* an encoder's "fill the blank" in the same panel: */
+    const char *title;                /* NULL: "What comes next after …"; else this title */
+    const char *group[VIEW_NEXT_MAX]; /* non-NULL: a heading over row i (the blank it fills) */
+    const char *note; /* NULL, or a line under the rows; with k = 0 the panel is the title
+                         and this line alone ("type [MASK] in the text …") */
 } view_next;
 
 /* A lesson's caption (presenting a lesson in the window, or a deck page): the
@@ -426,6 +432,8 @@ typedef struct {
     view_rect bar[VIEW_NEXT_MAX];   /* p: track.w * p wide */
     view_rect full[VIEW_NEXT_MAX];  /* p_full, thin and pale, under the bar; empty when < 0 */
     view_rect pct[VIEW_NEXT_MAX];   /* "23.4 %" */
+    view_rect group[VIEW_NEXT_MAX]; /* the heading over row i; empty where none */
+    view_rect note;                 /* view_next's note; empty when none */
     view_rect caption;      /* "thin bar and (… %): every head on"; empty when no p_full */
     view_rect cut_note;     /* "text cut to n tokens"; empty unless cut */
     view_rect trained_note; /* "the model as trained: 12 heads a layer"; empty unless re-split */

@@ -324,9 +324,10 @@ static inline int view_overview_ok(const view_overview *o) {
            o->h <= VIEW_OV_MAX_HEADS && o->n >= 1 && o->n <= VIEW_MAX_N;
 }
 
-/* 1 if the next-token panel has rows to show: 1 <= k <= VIEW_NEXT_MAX. */
+/* 1 if the next-token panel has something to show: 1 <= k <= VIEW_NEXT_MAX rows, or
+ * no row and a note. */
 static inline int view_next_ok(const view_next *x) {
-    return x && x->k >= 1 && x->k <= VIEW_NEXT_MAX;
+    return x && ((x->k >= 1 && x->k <= VIEW_NEXT_MAX) || (x->k == 0 && x->note && *x->note));
 }
 
 /* The overview takes the place of the layer view: exported alone (VIEW_PANEL_MODEL)

@@ -135,7 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                              words,
                              (int)fuzz_byte(&p, &left) % 70 - 2,
                              NULL,
-                             0};
+                             0,
+                             (int)(mflags >> 3) & 1};
 #ifdef FUZZ_EDGES
         if (mflags & 8) ov.layers = (mflags & 16) ? 0 : 257;
         if (mflags & 32) ov.h = (mflags & 64) ? -1 : 300;
@@ -158,6 +159,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         next.after = words[0];
         next.cut = (int)(mflags >> 6) & 1;
+        if (mflags & 8) { /* an encoder's fill panel: its title, headings and note */
+            next.title = words[1];
+            for (int i = 0; i < VIEW_NEXT_MAX; i += 1 + (int)(mflags >> 5) % 4)
+                next.group[i] = words[2];
+            next.note = (mflags & 16) ? words[3] : NULL;
+        }
         s.next = &next;
     }
 

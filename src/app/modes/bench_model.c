@@ -1,7 +1,8 @@
 /* bench_model.c: mhaviz --bench --model PATH: a loaded checkpoint's cases, in a
  * child process so its peak memory is the checkpoint's alone: the load (open,
- * check, convert to float32), the forward at n = 64 and 256 (every layer, the
- * attention of each kept, the next-token distribution), a re-split of one layer
+ * check, convert to float32), the forward at n = 64 and 256 (an encoder's at 128
+ * and 512; every layer, the attention of each kept, the next-token distribution),
+ * an encoder's masked-LM head on one blank (model_fill), a re-split of one layer
  * as Up/Down makes it in the window, the edits (bench_model_edit.c) and the
  * child's peak resident memory. */
 #define _POSIX_C_SOURCE 200809L
@@ -39,6 +40,13 @@ static int run_forward(bench *b, void *ud) {
     (void)b;
     forward_case *c = ud;
     tf_infer_run(c->run->inf, c->ids, c->n, NULL, 0);
+    return 0;
+}
+
+static int run_fill(bench *b, void *ud) {
+    (void)b;
+    gpt2_run *r = ud;
+    tf_fill_run(r->fill, r->inf, (const int[]){0}, 1, GPT2_TOP, r->fill_ids[0], r->fill_p[0]);
     return 0;
 }
 
@@ -81,7 +89,8 @@ static int model_cases(bench *b, const char *path) {
         return 1;
     }
     int rc = 0;
-    static const int ns[] = {64, 256};
+    /* an encoder at BERT's usual lengths (128, and its 512 positions) */
+    const int *ns = gpt2_run_is_encoder(&run) ? (const int[]){128, 512} : (const int[]){64, 256};
     forward_case fc = {.run = &run};
     for (int i = 0; i < GPT2_MAX_N; i++) fc.ids[i] = (int)(((long)i * 7919 + 13) % c->vocab);
     for (int k = 0; k < 2 && rc == 0; k++) {
@@ -97,6 +106,14 @@ static int model_cases(bench *b, const char *path) {
         else
             printf("model_forward n = %d: median %.1f ms, p95 %.1f ms over %d\n", fc.n,
                    t.median * 1e3, t.p95 * 1e3, t.runs);
+    }
+    if (rc == 0 && run.fill) { /* the fill panel's own cost: the head on one blank */
+        if (time_runs(b, &t, run_fill, &run) != 0) rc = 1;
+        if (rc == 0 && b->json)
+            printf("{\"case\":\"model_fill\",\"n_vocab\":%d,\"median_ms\":%.3f,\"runs\":%d}\n",
+                   c->vocab, t.median * 1e3, t.runs);
+        else if (rc == 0)
+            printf("model_fill (one blank, %d tokens): median %.2f ms\n", c->vocab, t.median * 1e3);
     }
     /* a re-split of layer 1 at n = 64, between the model's own h and its half (or double);
        none for a model whose heads cannot be re-split (RoPE, K/V groups) */

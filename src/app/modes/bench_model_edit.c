@@ -117,6 +117,7 @@ int bench_model_edits(bench *b, gpt2_run *run) {
             say(b, "model_ablate", extra, n, time_edit(b, &e, &runs) * 1e3, full, runs);
             gpt2_run_clear_off(run);
         }
+        if (gpt2_run_is_encoder(run)) continue; /* it fills blanks, it does not write */
         for (int i = 0; i < n; i++) edited[i] = ids[i];
         e = (edit_case){run, ids, edited, n, 0, EDIT_GENERATE};
         const double ms = time_edit(b, &e, &runs) * 1e3;

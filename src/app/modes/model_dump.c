@@ -1,6 +1,7 @@
 /* model_dump.c: `mhaviz --model PATH --dump OUT`: every layer of a loaded model on
  * the text, as the README lists: tokens.json, meta.json, layer_L/attn.npy and
- * layer_L/out.npy for L = 1 .. n_layer, final.npy, next.json. With -H K every
+ * layer_L/out.npy for L = 1 .. n_layer, final.npy, next.json (an encoder's: fill.json,
+ * its masks filled by the masked-LM head). With -H K every
  * layer is re-split into K heads from its own input (the native model's stream);
  * with --ablate L:H the heads are removed and the layers after see it; with
  * --generate N the model first writes N tokens (model_generate.c: printed, and
@@ -81,7 +82,7 @@ static json_t *meta_json(const model_dump *md) {
     json_object_set_new(meta, "resplit", json_boolean(md->h != c->h));
     json_object_set_new(meta, "n", json_integer(run->n));
     json_object_set_new(meta, "n_text", json_integer(run->n_text));
-    json_object_set_new(meta, "mask", json_string("causal"));
+    json_object_set_new(meta, "mask", json_string(gpt2_run_is_encoder(run) ? "none" : "causal"));
     json_t *removed = json_array();
     for (int l = 0; l < c->layers; l++)
         for (int hd = 0; hd < c->h; hd++)
@@ -109,6 +110,40 @@ static json_t *next_json(const model_dump *md) {
     json_t *next = json_object();
     json_object_set_new(next, "top", top);
     return next;
+}
+
+/* An encoder's fill.json: each mask of the text (the first GPT2_FILL_MAX) with the
+   masked-LM head's top ten, heads removed as asked; "head": false and no "top"
+   when the file has no head. */
+static json_t *fill_json(const model_dump *md) {
+    const gpt2_run *run = md->run;
+    const int fills = gpt2_run_fills(run), mask = model_tok_mask_id(md->m->tok);
+    json_t *masks = json_array();
+    for (int i = 0, seen = 0; i < run->n && seen < GPT2_FILL_MAX; i++) {
+        if (mask < 0 || run->ids[i] != mask) continue;
+        json_t *e = json_object();
+        json_object_set_new(e, "pos", json_integer(i));
+        if (seen < fills) {
+            json_t *top = json_array();
+            for (int k = 0; k < GPT2_TOP; k++) {
+                json_t *t = json_object();
+                json_object_set_new(t, "id", json_integer(run->fill_ids[seen][k]));
+                json_object_set_new(t, "token", model_token_json(md->m, run->fill_ids[seen][k]));
+                json_object_set_new(t, "p", json_real(run->fill_p[seen][k]));
+                json_array_append_new(top, t);
+            }
+            json_object_set_new(e, "top", top);
+        }
+        json_array_append_new(masks, e);
+        seen++;
+    }
+    json_t *fill = json_object();
+    json_object_set_new(fill, "head", json_boolean(run->fill != NULL));
+    json_object_set_new(fill, "mask_token",
+                        mask >= 0 ? model_token_json(md->m, mask) : json_null());
+    json_object_set_new(fill, "n_masks", json_integer(run->n_mask));
+    json_object_set_new(fill, "masks", masks);
+    return fill;
 }
 
 /* Layer l's folder (part 0), attn.npy (1) or out.npy (2); the layer is made the
@@ -142,7 +177,7 @@ static int layer_file(model_dump *md, int l, int part, dump_file *f, char *err, 
 }
 
 /* The files in order: tokens.json, meta.json, layer_L/ with attn.npy and out.npy
-   for every layer, final.npy, next.json. */
+   for every layer, final.npy, next.json (an encoder: fill.json). */
 static int model_file(void *ud, int i, dump_file *f, char *err, size_t errlen) {
     model_dump *md = ud;
     const int layers = md->m->tf->cfg.layers, n = md->run->n, d = md->m->tf->cfg.d_model;
@@ -157,6 +192,8 @@ static int model_file(void *ud, int i, dump_file *f, char *err, size_t errlen) {
         f->shape[0] = n, f->shape[1] = d, f->ndim = 2;
         return 1;
     }
+    if (i == 3 + 3 * layers && gpt2_run_is_encoder(md->run))
+        return json_file(md, "fill.json", fill_json(md), f, err, errlen);
     if (i == 3 + 3 * layers) return json_file(md, "next.json", next_json(md), f, err, errlen);
     if (i == 4 + 3 * layers && md->generated) {
         f->kind = DUMP_TEXT;
@@ -202,6 +239,13 @@ int app_model_dump(const cli_options *o, char *err, size_t errlen) {
         rc = 2;
     if (rc == 0 && md.h != c->h && o->model_ablate) {
         snprintf(err, errlen, "--ablate and -H: heads are removed at the model's own split only");
+        rc = 2;
+    }
+    if (rc == 0 && o->model_generate && gpt2_run_is_encoder(&run)) {
+        snprintf(err, errlen,
+                 "--generate: %s is an encoder (model_type %s): it fills masks, it "
+                 "does not write",
+                 m->paths.name, m->cfg.family->type);
         rc = 2;
     }
     char *generated = NULL;

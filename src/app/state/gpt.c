@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpt2.h"
+#include "gpt_fill.h"
 
 /* why a model is not re-split (tf_infer_can_split is 0) */
 #define NO_SPLIT(m)                                                                                \
@@ -35,6 +36,7 @@ typedef struct {
     int on; /* 1: a head's change waits to be said */
     int layer, head, off, top;
     double before;
+    int blank; /* 1: top is the first blank's (an encoder's), -1: nothing to measure */
 } gpt_say;
 
 struct app_gpt {
@@ -59,6 +61,7 @@ struct app_gpt {
     view_next next;
     char next_label[VIEW_NEXT_MAX][GPT2_LABEL];
     char after[GPT2_LABEL];
+    gpt_fill_text fill; /* an encoder's panel: "fill the blank" */
     model_source src;
 };
 
@@ -106,18 +109,23 @@ static void rebuild(app_state *s) {
                             .attn = g->attn,
                             .tokens = r->label,
                             .layer = r->shown,
-                            .off = r->off};
-    const float *p = gpt2_run_probs(r);
-    g->next.k = g->next_k ? g->next_k : 5;
-    for (int k = 0; k < GPT2_TOP && k < VIEW_NEXT_MAX; k++) {
-        model_tok_label(g->m->tok, r->top[k], g->next_label[k], GPT2_LABEL);
-        g->next.token[k] = g->next_label[k];
-        g->next.p[k] = p[r->top[k]];
-        g->next.p_full[k] = r->any_off ? r->probs_full[r->top[k]] : -1.0f;
+                            .off = r->off,
+                            .encoder = gpt2_run_is_encoder(r)};
+    if (gpt2_run_is_encoder(r)) {
+        gpt_fill_panel(&g->next, &g->fill, r, g->next_k ? g->next_k : 5);
+    } else {
+        const float *p = gpt2_run_probs(r);
+        g->next.k = g->next_k ? g->next_k : 5;
+        for (int k = 0; k < GPT2_TOP && k < VIEW_NEXT_MAX; k++) {
+            model_tok_label(g->m->tok, r->top[k], g->next_label[k], GPT2_LABEL);
+            g->next.token[k] = g->next_label[k];
+            g->next.p[k] = p[r->top[k]];
+            g->next.p_full[k] = r->any_off ? r->probs_full[r->top[k]] : -1.0f;
+        }
+        snprintf(g->after, sizeof g->after, "%s", r->n ? r->labels[r->n - 1] : "");
+        g->next.after = g->after;
+        g->next.cut = r->n < r->n_text;
     }
-    snprintf(g->after, sizeof g->after, "%s", r->n ? r->labels[r->n - 1] : "");
-    g->next.after = g->after;
-    g->next.cut = r->n < r->n_text;
     g->ov.computed_from = r->ms_from;
     s->compute_ms = r->ms;
     s->data_version++;
@@ -143,11 +151,22 @@ static void say_reached(app_state *s) {
     gpt_say *w = &g->say;
     if (say_cut(s) || !w->on) return;
     w->on = 0;
-    char label[GPT2_LABEL];
+    const gpt2_run *r = shown(g);
+    const int mask = model_tok_mask_id(g->m->tok);
+    char label[GPT2_LABEL], hint[GPT2_LABEL + 48] = "";
+    if (r->fill && mask >= 0) { /* an encoder with its head: what shows the cost */
+        model_tok_label(g->m->tok, mask, label, sizeof label);
+        snprintf(hint, sizeof hint, " (a %s in the text shows what it costs)", label);
+    }
     model_tok_label(g->m->tok, w->top, label, sizeof label);
-    snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s) %.1f %% → %.1f %%",
-             w->head, w->layer + 1, w->off ? "removed" : "back", label, 100.0 * w->before,
-             100.0 * gpt2_run_probs(shown(g))[w->top]);
+    if (w->blank < 0 || (w->blank && gpt2_run_fills(r) < 1)) /* an encoder, nothing filled */
+        snprintf(s->status, sizeof s->status, "head %d of layer %d %s%s", w->head, w->layer + 1,
+                 w->off ? "removed" : "back", hint);
+    else
+        snprintf(s->status, sizeof s->status, "head %d of layer %d %s: p(%s%s) %.1f %% → %.1f %%",
+                 w->head, w->layer + 1, w->off ? "removed" : "back", label,
+                 w->blank ? " in the blank" : "", 100.0 * w->before,
+                 100.0 * (w->blank ? gpt2_run_fill_p(r, 0, w->top) : gpt2_run_probs(r)[w->top]));
     s->status_until = s->now_ms + APP_NOTICE_MS;
     s->notice[0] = '\0';
 }
@@ -310,8 +329,9 @@ static void adopt_model(app_state *s, app_gpt *g) {
     s->look.page = 0;
     rebuild(s);
     if (!say_cut(s))
-        snprintf(s->status, sizeof s->status, "%.60s: %d layers × %d heads, d_model %d",
-                 g->m->paths.name, g->m->tf->cfg.layers, g->m->tf->cfg.h, g->m->tf->cfg.d_model);
+        snprintf(s->status, sizeof s->status, "%.60s: %d layers × %d heads, d_model %d%s",
+                 g->m->paths.name, g->m->tf->cfg.layers, g->m->tf->cfg.h, g->m->tf->cfg.d_model,
+                 gpt2_run_is_encoder(shown(g)) ? "; an encoder: attention in both directions" : "");
 }
 
 void app_gpt_adopt(app_state *s, app_gpt *g, const char *err) {
@@ -391,13 +411,20 @@ static int remove_head(app_state *s, const app_action *a, const char *name) {
     unsigned char *o = &g->off[(size_t)g->layer * c->h + head - 1];
     *o = !*o;
     const gpt2_run *r = shown(g);
-    g->say = (gpt_say){1, g->layer, head, *o, r->top[0], gpt2_run_probs(r)[r->top[0]]};
+    if (!gpt2_run_is_encoder(r))
+        g->say = (gpt_say){1, g->layer, head, *o, r->top[0], gpt2_run_probs(r)[r->top[0]], 0};
+    else if (gpt2_run_fills(r) > 0) /* the first blank's most likely token */
+        g->say = (gpt_say){1, g->layer, head, *o, r->fill_ids[0][0], r->fill_p[0][0], 1};
+    else
+        g->say = (gpt_say){1, g->layer, head, *o, 0, 0.0, -1};
     want(s);
     if (g->say.on) /* still computing: said when it is shown */
         snprintf(s->status, sizeof s->status, "head %d of layer %d %s: computing\xE2\x80\xA6", head,
                  g->layer + 1, *o ? "removed" : "back");
     return 1;
 }
+
+static int mask_hovered(app_state *s, const char *name);
 
 int app_gpt_apply(app_state *s, const app_action *a) {
     app_gpt *g = s->gpt;
@@ -441,6 +468,7 @@ int app_gpt_apply(app_state *s, const app_action *a) {
                  "%s's weights are its own, trained: R and W change the random model only", name);
         return 1;
     case ACT_MASK:
+        if (gpt2_run_is_encoder(shown(g))) return mask_hovered(s, name);
         snprintf(s->status, sizeof s->status,
                  "the causal mask is %s's own: it was trained never to see later tokens", name);
         return 1;
@@ -472,6 +500,29 @@ int app_gpt_apply(app_state *s, const app_action *a) {
     case ACT_ABLATE_CLEAR: return remove_head(s, a, name);
     default: return -1;
     }
+}
+
+/* M on an encoder: the token under the pointer (its label on either axis) becomes a
+   blank, [MASK] in its place in the text. */
+static int mask_hovered(app_state *s, const char *name) {
+    app_gpt *g = s->gpt;
+    const view_hit *h = &s->hover;
+    const int token = h->kind == HIT_ROW_LABEL ? h->row : h->kind == HIT_COL_LABEL ? h->col : -1;
+    char text[APP_EDIT_MAX], why[128];
+    if (token < 0) {
+        snprintf(s->status, sizeof s->status,
+                 "%s sees both directions, no mask to switch: M makes the token under the "
+                 "pointer (its label) a blank",
+                 name);
+        return 1;
+    }
+    if (gpt_fill_mask_token(shown(g), g->text, token, text, sizeof text, why, sizeof why) != 0) {
+        snprintf(s->status, sizeof s->status, "M: %s", why);
+        return 1;
+    }
+    if (app_gpt_text(s, text, 0) == 0)
+        snprintf(s->status, sizeof s->status, "token %d is a blank: the panel fills it", token + 1);
+    return 1;
 }
 
 int app_gpt_text(app_state *s, const char *text, int sample) {
