@@ -148,7 +148,11 @@ int main(int argc, char **argv) {
                       {0.234f, 0.121f, 0.058f, 0.031f, 0.004f},
                       {0.312f, 0.098f, 0.061f, 0.027f, 0.009f},
                       "\xE2\x90\xA3the",
-                      0};
+                      0,
+                      0,
+                      -1,
+                      NULL,
+                      0.0f};
 
     /* the layer view: a layer of 12 heads computed by the core, with the panel */
     tok_list toks = {n, (char **)words, 0};

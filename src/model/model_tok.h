@@ -34,5 +34,8 @@ int model_tok_encode(const model_tok *t, const char *text, size_t len, int *ids,
 const unsigned char *model_tok_bytes(const model_tok *t, int id, size_t *len);
 /* Token id as a label for the view (bpe.h's rules); "" for an id no token has. */
 void model_tok_label(const model_tok *t, int id, char *buf, size_t len);
+/* The id of "<|endoftext|>" when the vocabulary ends with it (GPT-2's 50256), or -1:
+   where --generate and the window's write key stop. */
+int model_tok_end_of_text(const model_tok *t);
 
 #endif
