@@ -31,6 +31,7 @@
 #include "samples.h"
 #include "state.h"
 #include "state_internal.h"
+#include "teach.h"
 #include "view_fixture.h"
 
 /* must equal TEXT in state_model_check.py */
@@ -1102,6 +1103,23 @@ static void test_write(void **st) {
     CHECK_TRUE("S changes the pace", s->write.pace_ms != pace);
     edit_to(s, prompt);
     CHECK_INT("a new text: none written", 0, app_gpt_written(s));
+    app_state_destroy(s);
+
+    /* a lesson's `do = write 3` (a deck's page, --lesson --step: written at once) */
+    const char *tmp = getenv("MHAVIZ_TEST_TMP");
+    if (!tmp || !*tmp) return;
+    char path[4096], err[512];
+    snprintf(path, sizeof path, "%s/write.lesson", tmp);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "title = t\nstep = writes\nmodel = %s\ntext = %s\nsample-seed = 7\ndo = write 3\n",
+            dir, prompt);
+    fclose(f);
+    s = make_state(dir, REF_TEXT);
+    if (app_teach_open(s, path, err, sizeof err) != 0) fail_msg("the lesson: %s", err);
+    app_teach_finish(s);
+    CHECK_INT("do = write 3: three written", 3, app_gpt_written(s));
+    CHECK_STR("do = write 3 writes what `.` x3 wrote", dots, s->custom);
     app_state_destroy(s);
 }
 

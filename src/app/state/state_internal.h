@@ -161,6 +161,11 @@ int app_write_tick(app_state *s, double now_ms);
 int app_write_timeout_ms(const app_state *s);
 int app_write_on(const app_state *s); /* 1 while it writes (any key stops it) */
 void app_write_stop(app_state *s, const char *why);
+/* A lesson's `do = write N`: N tokens, once its model is shown (0: none, and the
+   writing under way stops); app_write_finish
+   writes them at once (no jobs layer: a deck's page, --lesson --step K). */
+void app_write_start(app_state *s, int n);
+void app_write_finish(app_state *s);
 void app_write_view(const app_state *s, view_state *vs);
 void app_write_free(app_writer *w);
 

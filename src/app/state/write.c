@@ -19,7 +19,9 @@ static const int paces[] = {2000, 1000, 500, 250, 100};
 
 struct app_writer {
     int on;         /* W: writing, a token every pace_ms */
-    int written;    /* tokens this W wrote */
+    int written;    /* tokens this W wrote ... */
+    int length;     /* ... of so many (write-length, or a lesson's `do = write N`) */
+    int start;      /* a lesson's `do = write N` waiting for its model: N */
     int queued;     /* `.` presses waiting for the run being computed */
     int picked;     /* a token is drawn and marked, not yet appended */
     int pick;       /* its id */
@@ -107,7 +109,7 @@ static int draw(app_state *s, app_writer *w) {
 
 /* Why writing cannot go on from the text shown (NULL: it can). */
 static const char *stop_reason(const app_state *s, const app_writer *w, char *buf, size_t len) {
-    if (w->on && w->written >= s->write.length) {
+    if (w->on && w->written >= w->length) {
         snprintf(buf, len, "wrote %d token%s (write-length)", w->written,
                  w->written == 1 ? "" : "s");
         return buf;
@@ -130,10 +132,11 @@ static void append(app_state *s, app_writer *w) {
         app_write_stop(s, "the model holds no more tokens here");
         return;
     }
+    if (!app_gpt_busy(s)) app_derive_after(s); /* computed at once (no jobs layer): shown */
     w->written++;
     if (w->on)
         snprintf(s->status, sizeof s->status, "wrote %s (%.1f %%): %d of %d, any key stops", label,
-                 100.0 * (double)p, w->written, s->write.length);
+                 100.0 * (double)p, w->written, w->length);
     else
         snprintf(s->status, sizeof s->status, "wrote %s (%.1f %%)", label, 100.0 * (double)p);
 }
@@ -161,6 +164,48 @@ static int step_now(app_state *s, app_writer *w) {
     return 1;
 }
 
+/* Writing starts: n tokens, the first drawn and marked now when the run shown is
+   the text's, appended after one pace. */
+static void begin(app_state *s, app_writer *w, int n) {
+    w->on = 1;
+    w->start = 0;
+    w->written = 0;
+    w->length = n;
+    w->queued = 0;
+    w->next_ms = s->now_ms + s->write.pace_ms;
+    char rate[16];
+    rate_text(rate, sizeof rate, s->write.pace_ms);
+    snprintf(s->status, sizeof s->status,
+             "writing %d token%s, %s a second: any key stops (S: the pace)", n, n == 1 ? "" : "s",
+             rate);
+    if (app_gpt_busy(s)) return; /* drawn once the run is shown (app_write_tick) */
+    unmark(s, w);
+    char buf[128];
+    const char *why = stop_reason(s, w, buf, sizeof buf);
+    if (why)
+        app_write_stop(s, why);
+    else
+        draw(s, w);
+}
+
+void app_write_start(app_state *s, int n) {
+    app_writer *w = writer(s);
+    if (!w) {
+        snprintf(s->status, sizeof s->status, "the model cannot write: out of memory");
+        return;
+    }
+    app_write_stop(s, NULL);
+    w->start = n; /* 0: none (a lesson's step without it) */
+    if (n && s->gpt && !app_gpt_busy(s) && !s->gpt_wanted && !s->gpt_loading) begin(s, w, n);
+}
+
+void app_write_finish(app_state *s) {
+    for (int guard = 0; guard < 4 * APP_WRITE_LENGTH_MAX && s->writer &&
+                        (s->writer->on || s->writer->queued || s->writer->start);
+         guard++)
+        if (!app_write_tick(s, 1e300) && !s->gpt) break;
+}
+
 int app_write_apply(app_state *s, const app_action *a) {
     if (!s->gpt) return -1;
     if (a->kind == ACT_STEP_NEXT && s->look.focus) return -1; /* the focus view's stages */
@@ -174,7 +219,10 @@ int app_write_apply(app_state *s, const app_action *a) {
     }
     char rate[16];
     switch (a->kind) {
-    case ACT_WRITE_STOP: app_write_stop(s, "writing stopped"); return 1;
+    case ACT_WRITE_STOP:
+        w->start = 0;
+        app_write_stop(s, "writing stopped");
+        return 1;
     case ACT_WRITE_PACE: {
         int k = 0;
         while (k < PACES && paces[k] >= s->write.pace_ms) k++;
@@ -185,27 +233,10 @@ int app_write_apply(app_state *s, const app_action *a) {
         return 1;
     }
     case ACT_WRITE:
-        if (w->on) {
+        if (w->on)
             app_write_stop(s, "writing stopped");
-            return 1;
-        }
-        w->on = 1;
-        w->written = 0;
-        w->queued = 0;
-        w->next_ms = s->now_ms + s->write.pace_ms;
-        rate_text(rate, sizeof rate, s->write.pace_ms);
-        snprintf(s->status, sizeof s->status,
-                 "writing %d tokens, %s a second: any key stops (S: the pace)", s->write.length,
-                 rate);
-        if (!app_gpt_busy(s)) {
-            unmark(s, w);
-            char buf[128];
-            const char *why = stop_reason(s, w, buf, sizeof buf);
-            if (why)
-                app_write_stop(s, why);
-            else
-                draw(s, w);
-        }
+        else
+            begin(s, w, s->write.length);
         return 1;
     default: /* `.`: one token, now or once the run being computed is shown */
         if (app_gpt_busy(s)) {
@@ -219,7 +250,11 @@ int app_write_apply(app_state *s, const app_action *a) {
 
 int app_write_tick(app_state *s, double now_ms) {
     app_writer *w = s->writer;
-    if (!w || !s->gpt || app_gpt_busy(s)) return 0;
+    if (!w || !s->gpt || app_gpt_busy(s) || s->gpt_wanted || s->gpt_loading) return 0;
+    if (w->start) { /* a lesson's, once its model is shown */
+        begin(s, w, w->start);
+        return 1;
+    }
     if (w->picked && app_gpt_marked(s) != w->pick) w->picked = 0; /* the run changed: anew */
     if (w->queued) {
         w->queued--;
@@ -243,8 +278,10 @@ int app_write_tick(app_state *s, double now_ms) {
 
 int app_write_timeout_ms(const app_state *s) {
     const app_writer *w = s->writer;
-    if (!w || !s->gpt || app_gpt_busy(s) || (!w->on && !w->queued)) return -1;
-    if (w->queued || !w->picked) return 0;
+    if (!w || !s->gpt || app_gpt_busy(s) || s->gpt_wanted || s->gpt_loading ||
+        (!w->on && !w->queued && !w->start))
+        return -1;
+    if (w->queued || w->start || !w->picked) return 0;
     const double left = w->next_ms - s->now_ms;
     return left > 0.0 ? (int)(left + 0.999) : 0;
 }
