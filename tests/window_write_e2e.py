@@ -14,7 +14,8 @@ while it does); every wait is for a state those lines show, never for a time.
      writes until write-length (20) and stops by itself; the text is then PROMPT
      followed by --generate 20's bytes with the same options.
   2. --state FILE (model = tiny, text = PROMPT, sample-seed = 7, write-length = 8,
-     write-pace = 2000): W, and once the text has grown, T: it stops (the button says
+     write-pace = 2000): W: the next-token panel marks the token drawn ("next mark
+     note" in the layout) before the text grows; once it has grown, T: it stops (the button says
      Write again), the key does nothing else (theme = light), the text is PROMPT
      followed by a part of --generate 8 -s 7's bytes; then `.` until 8 tokens are
      written, one token a press: the text is PROMPT followed by all of them.
@@ -82,45 +83,60 @@ class App:
         self.text = None  # the view log's last text
         self.theme = None
         self.button = None  # the write button's label in the last layout
+        self.marked = False  # the last layout's next-token panel marks a token drawn
         self.frames = 0
 
     def alive(self):
         return self.proc.poll() is None
 
-    def read(self):
-        """Reads the lines written since; False once the app is gone."""
+    def read(self, pred=lambda a: False):
+        """Reads the lines written since, one at a time, and stops after the first that
+        leaves pred(self) true (a state between two reads counts): True then."""
         self.log.flush()
         with open(self.log_path, "rb") as f:
             f.seek(self.seen)
             data = f.read()
-        end = data.rfind(b"\n") + 1
-        self.seen += end
-        for line in data[:end].splitlines():
-            if line.startswith(b"view "):
-                m = TEXT_RE.search(line)
+        at = 0
+        while True:
+            nl = data.find(b"\n", at)
+            if nl < 0:
+                break
+            self.take(data[at:nl])
+            at = nl + 1
+            if pred(self):
+                break
+        self.seen += at
+        return pred(self)
+
+    def take(self, line):
+        """One line of the window's stderr into what it shows."""
+        if line.startswith(b"view "):
+            m = TEXT_RE.search(line)
+            if m:
+                self.text = unescape(m.group(1))
+            m = THEME_RE.search(line)
+            if m:
+                self.theme = m.group(1).decode()
+        elif line.startswith(b"layout "):
+            self.frames += 1
+            try:
+                d = json.loads(line[7:].decode("utf-8", "replace"))
+            except json.JSONDecodeError:
+                return
+            self.marked = any(it[1] == "next mark note" for it in d["items"])
+            for it in d["items"]:
+                m = BUTTON_RE.match(it[1]) if it[0] == "button" else None
                 if m:
-                    self.text = unescape(m.group(1))
-                m = THEME_RE.search(line)
-                if m:
-                    self.theme = m.group(1).decode()
-            elif line.startswith(b"layout "):
-                self.frames += 1
-                try:
-                    d = json.loads(line[7:].decode("utf-8", "replace"))
-                except json.JSONDecodeError:
-                    continue
-                for it in d["items"]:
-                    m = BUTTON_RE.match(it[1]) if it[0] == "button" else None
-                    if m:
-                        self.button = m.group(1)
-        return self.alive()
+                    self.button = m.group(1)
 
     def wait(self, pred, what):
-        """Reads until pred(self) holds; fails with what otherwise."""
+        """Reads until pred(self) holds after a line; fails with what otherwise."""
         deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline and self.read():
-            if pred(self):
+        while time.monotonic() < deadline:
+            if self.read(pred):
                 return True
+            if not self.alive():
+                break
             time.sleep(0.02)
         CK.fail(what, "reached", f"text {self.text!r}, button {self.button!r}")
         return False
@@ -188,6 +204,8 @@ def run_stopped(xvfb, mhaviz, tmp, ckpt):
         if not app.wait(lambda a: idle_button(a) and a.text == prompt, "2: loaded"):
             return
         app.key("w")
+        app.wait(lambda a: writing(a) and a.marked and a.text == prompt,
+                 "2: W: the token drawn is marked in the panel before it is written")
         if not app.wait(lambda a: writing(a) and a.text != prompt, "2: W writes a token"):
             return
         app.key("t")

@@ -173,11 +173,18 @@ static void begin(app_state *s, app_writer *w, int n) {
     w->length = n;
     w->queued = 0;
     w->next_ms = s->now_ms + s->write.pace_ms;
-    char rate[16];
+    char rate[16], k[16];
     rate_text(rate, sizeof rate, s->write.pace_ms);
+    const app_write_opts *o = &s->write;
+    if (o->top_k)
+        snprintf(k, sizeof k, "%d", o->top_k);
+    else
+        snprintf(k, sizeof k, "off");
     snprintf(s->status, sizeof s->status,
-             "writing %d token%s, %s a second: any key stops (S: the pace)", n, n == 1 ? "" : "s",
-             rate);
+             "writing %d token%s, %s a second (sample-temperature %g, top-k %s, top-p %g, seed "
+             "%llu): any key stops, S the pace",
+             n, n == 1 ? "" : "s", rate, (double)o->temperature, k,
+             (double)(o->top_p > 0.0f ? o->top_p : 1.0f), (unsigned long long)o->seed);
     if (app_gpt_busy(s)) return; /* drawn once the run is shown (app_write_tick) */
     unmark(s, w);
     char buf[128];
