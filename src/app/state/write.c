@@ -276,6 +276,9 @@ int app_write_tick(app_state *s, double now_ms) {
             return 1;
         }
         if (draw(s, w) != 0) app_write_stop(s, NULL);
+        /* the mark stays at least half a pace, however long the token took to compute */
+        if (w->next_ms < now_ms + 0.5 * s->write.pace_ms)
+            w->next_ms = now_ms + 0.5 * s->write.pace_ms;
         return 1;
     }
     if (now_ms < w->next_ms) return 0;
