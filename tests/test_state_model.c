@@ -1041,8 +1041,37 @@ static int write_until_stopped(app_state *s, double *now) {
     return ticks;
 }
 
+/* The text W leaves: UTF-8 as Python's incremental decoder ('replace', not final)
+   gives it for these bytes (checked with /usr/bin/python3 when written). */
+static void check_write_text(void) {
+    static const struct {
+        const char *raw, *want;
+    } cases[] = {
+        {"ab", "ab"},
+        {"a\xE2\x82", "a"}, /* begun: the next token may end it */
+        {"a\xE2\x82"
+         "b",
+         "a\xEF\xBF\xBD"
+         "b"}, /* one maximal part, one U+FFFD */
+        {"\x81", "\xEF\xBF\xBD"},
+        {"\xED\xA0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},
+        {"\xF0\x9F\x98", ""},
+        {"\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80"},
+        {"\xF5", "\xEF\xBF\xBD"},
+        {"x\xC3", "x"},
+    };
+    char out[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        app_write_text(out, sizeof out, (const unsigned char *)cases[i].raw, strlen(cases[i].raw));
+        if (strcmp(out, cases[i].want) != 0) fail_msg("app_write_text case %zu", i);
+    }
+    app_write_text(out, 3, (const unsigned char *)"abcd", 4);
+    CHECK_STR("cut to the room", "ab", out);
+}
+
 static void test_write(void **st) {
     (void)st;
+    check_write_text();
     const char *dir = model_dir();
     const char *prompt = "The quick brown fox";
     /* `.` three times: three tokens after the text, one a press, none marked after */

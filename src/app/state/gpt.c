@@ -727,16 +727,19 @@ int app_gpt_append(app_state *s, int id) {
     if (!g || g->n_more >= GPT2_MAX_N) return -1;
     g->more[g->n_more++] = id;
     /* the text shown, edited and saved: the text's bytes, then the written tokens'
-       (a NUL byte left out); read back, it may split into other tokens */
+       (a NUL byte left out), as UTF-8 (app_write_text); read back, it may split into
+       other tokens */
+    static unsigned char raw[sizeof s->custom]; /* the state machine runs on one thread */
     size_t at = strlen(g->text);
-    memcpy(s->custom, g->text, at + 1 < sizeof s->custom ? at + 1 : sizeof s->custom);
-    for (int i = 0; i < g->n_more && at + 1 < sizeof s->custom; i++) {
+    if (at > sizeof raw) at = sizeof raw;
+    memcpy(raw, g->text, at);
+    for (int i = 0; i < g->n_more; i++) {
         size_t len = 0;
         const unsigned char *b = model_tok_bytes(g->m->tok, g->more[i], &len);
-        for (size_t k = 0; b && k < len && at + 1 < sizeof s->custom; k++)
-            if (b[k]) s->custom[at++] = (char)b[k];
+        for (size_t k = 0; b && k < len && at < sizeof raw; k++)
+            if (b[k]) raw[at++] = b[k];
     }
-    s->custom[at < sizeof s->custom ? at : sizeof s->custom - 1] = '\0';
+    app_write_text(s->custom, sizeof s->custom, raw, at);
     s->sample = 0;
     want(s);
     return 0;

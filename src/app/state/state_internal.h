@@ -168,6 +168,11 @@ void app_write_start(app_state *s, int n);
 void app_write_finish(app_state *s);
 void app_write_view(const app_state *s, view_state *vs);
 void app_write_free(app_writer *w);
+/* The n bytes of a text and the tokens written after it as the text W leaves (into
+   out, size bytes, NUL-terminated, cut at a character): valid UTF-8, each maximal
+   ill-formed part one U+FFFD (as the tokenizer and Python's 'replace' read them), and
+   a character the bytes have only begun left out (the next token may end it). */
+void app_write_text(char *out, size_t size, const unsigned char *raw, size_t n);
 
 /* compare.c: B pins the view (or unpins it); 1 if the picture changed. */
 int app_compare_toggle(app_state *s);

@@ -9,7 +9,9 @@
  * written token yet, so a text's continuation is the same every time. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "bpe.h"
 #include "sampler.h"
 #include "state_internal.h"
 
@@ -43,6 +45,34 @@ app_write_opts app_write_opts_of(const cli_options *o) {
     if (o->sample_top_p > 0.0f) w.top_p = o->sample_top_p;
     if (o->cfg.seed) w.seed = o->cfg.seed;
     return w;
+}
+
+/* 1 when the n (< 4) bytes at p begin a character that more bytes would end. */
+static int begun(const unsigned char *p, size_t n) {
+    static const unsigned char second[] = {0x80, 0x90, 0xA0}; /* E0, ED, F0, F4 differ */
+    for (size_t k = 0; k < sizeof second; k++) {
+        unsigned char c[4] = {0x80, 0x80, 0x80, 0x80};
+        memcpy(c, p, n);
+        if (n < 2) c[1] = second[k];
+        if (bpe_utf8_char(c, 4, NULL, NULL) > n) return 1;
+    }
+    return 0;
+}
+
+void app_write_text(char *out, size_t size, const unsigned char *raw, size_t n) {
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t sub = 1;
+        const size_t len = bpe_utf8_char(raw + i, n - i, &sub, NULL);
+        if (!len && sub == n - i && sub < 4 && begun(raw + i, sub)) break; /* not ended yet */
+        const char *put = len ? (const char *)raw + i : "\xEF\xBF\xBD";
+        const size_t put_len = len ? len : 3;
+        if (o + put_len >= size) break;
+        memcpy(out + o, put, put_len);
+        o += put_len;
+        i += len ? len : sub;
+    }
+    out[o] = '\0';
 }
 
 void app_write_free(app_writer *w) {
