@@ -1134,6 +1134,18 @@ static void test_write(void **st) {
     CHECK_INT("a new text: none written", 0, app_gpt_written(s));
     app_state_destroy(s);
 
+    /* n_positions 16: W stops when the model holds no more tokens */
+    s = make_state(short_dir(), prompt);
+    const int n_prompt = layer_of(s, &vs)->n;
+    s->write.length = 100;
+    press(s, 'w', 0);
+    write_until_stopped(s, &now);
+    CHECK_INT("stopped at the context", 0, app_write_on(s));
+    CHECK_INT("16 positions: the rest written", 16 - n_prompt, app_gpt_written(s));
+    CHECK_INT("n", 16, layer_of(s, &vs)->n);
+    CHECK_TRUE("the status says why", has(s->status, "no more tokens"));
+    app_state_destroy(s);
+
     /* a lesson's `do = write 3` (a deck's page, --lesson --step: written at once) */
     const char *tmp = getenv("MHAVIZ_TEST_TMP");
     if (!tmp || !*tmp) return;
