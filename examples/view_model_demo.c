@@ -151,7 +151,11 @@ int main(int argc, char **argv) {
                       0,
                       NULL,
                       {NULL},
-                      NULL};
+                      NULL,
+                      0,
+                      -1,
+                      NULL,
+                      0.0f};
 
     /* the layer view: a layer of 12 heads computed by the core, with the panel */
     tok_list toks = {n, (char **)words, 0};

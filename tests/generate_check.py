@@ -16,7 +16,7 @@ Writes a random checkpoint (gpt2_gen.py: 3 layers, 4 heads, n_embd 32, n_positio
     logits) and p_sample (in the distribution drawn from) within 1e-3 relative; the
     final ids must be the prompt's followed by the tokens drawn, and stdout their
     bytes;
-  - bad uses: --generate 0, --top-k without --generate, --generate without --model,
+  - bad uses: --generate 0, --top-k with --dump but no --generate, --generate without --model,
     --generate with --export, --top-p 0: exit 2 with one "mhaviz: " line.
 Exits 1 with "FAIL where: expected X, got Y" lines."""
 import json
@@ -174,7 +174,7 @@ def main(argv):
                                                       "--top-p", "0.5"], 11)
         check_replay(mhaviz, ckpt, tmp, "most likely", ["--sample-temperature", "0"], None)
         for args in (["--model", ckpt, "--generate", "0"],
-                     ["--model", ckpt, "--top-k", "5"],
+                     ["--model", ckpt, "--top-k", "5", "--dump", os.path.join(tmp, "d")],
                      ["--generate", "5"],
                      ["--model", ckpt, "--generate", "5", "--export", os.path.join(tmp, "x.png")],
                      ["--model", ckpt, "--generate", "5", "--top-p", "0"]):

@@ -72,6 +72,8 @@ BROKEN = [
     ("do.lesson", b"title = t\nstep = a\nh = 2\ndo = dance\n", 4, 2, "unknown action"),
     ("stages.lesson", b"title = t\nstep = a\nh = 2\ndo = stages 0\n", 4, 2, "stages"),
     ("nofocus.lesson", b"title = t\nstep = a\nh = 2\ndo = stages 1\n", 2, 2, "focus"),
+    ("write.lesson", b"title = t\nstep = a\nh = 2\ndo = write 0\n", 4, 2, "write N"),
+    ("nomodel.lesson", b"title = t\nstep = a\nh = 2\ndo = write 5\n", 2, 2, "no model"),
     ("before.lesson", b"title = t\nh = 2\nstep = a\nh = 4\n", 2, 2, "before the first step"),
     ("nostep.lesson", b"# nothing\ntitle = t\n", 2, 2, "no step"),
     ("noteq.lesson", b"title = t\nstep = a\nh 2\n", 3, 2, "not a setting"),

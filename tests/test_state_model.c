@@ -5,7 +5,8 @@
  * shown layer; X / Shift+X remove heads; the keys that only apply to the random
  * model refused with the numbers untouched; the text re-tokenized with the model's
  * own BPE and cut to n_positions; a model that cannot be opened leaves the one
- * shown. Keys are pressed through app_key_action, as the window does.
+ * shown; the model writes (W, `.`: the same tokens for the same seed, stopped by
+ * write-length or any key). Keys are pressed through app_key_action, as the window does.
  *
  * The checkpoints come from tests/state_model_check.py (gpt2_gen.py, 3 layers x 4
  * heads, n_embd 32): MHAVIZ_TEST_MODEL (n_positions 64), MHAVIZ_TEST_MODEL_SHORT
@@ -30,6 +31,7 @@
 #include "samples.h"
 #include "state.h"
 #include "state_internal.h"
+#include "teach.h"
 #include "view_fixture.h"
 
 /* must equal TEXT in state_model_check.py */
@@ -603,10 +605,14 @@ static void test_refused_keys(void **st) {
     static const struct {
         int key;
         const char *why;
-    } keys[] = {
-        {APP_KEY_RIGHT, "d_model"}, {APP_KEY_LEFT, "d_model"}, {'r', "weights"},
-        {'w', "weights"},           {'m', "causal mask"},      {'n', "scaled by 1/\xE2\x88\x9A"},
-        {'[', "at temperature 1"},  {']', "at temperature 1"}, {'e', "padding"}};
+    } keys[] = {{APP_KEY_RIGHT, "d_model"},
+                {APP_KEY_LEFT, "d_model"},
+                {'r', "weights"},
+                {'m', "causal mask"},
+                {'n', "scaled by 1/\xE2\x88\x9A"},
+                {'[', "at temperature 1"},
+                {']', "at temperature 1"},
+                {'e', "padding"}};
     view_state vs;
     const attn_layer *L = layer_of(s, &vs);
     const int n = L->n;
@@ -1021,6 +1027,143 @@ static void test_field_count(void **st) {
     app_state_destroy(s);
 }
 
+/* --- the model writes (write.c): W, `.` and any key ------------------------------------- */
+
+/* Ticks the state's clock (no jobs layer: each token computed at once) until it stops
+   writing; returns the ticks taken. */
+static int write_until_stopped(app_state *s, double *now) {
+    int ticks = 0;
+    while (app_write_on(s) && ticks < 1000) {
+        *now += 50.0;
+        app_tick(s, *now);
+        ticks++;
+    }
+    return ticks;
+}
+
+/* The text W leaves: UTF-8 as Python's incremental decoder ('replace', not final)
+   gives it for these bytes (checked with /usr/bin/python3 when written). */
+static void check_write_text(void) {
+    static const struct {
+        const char *raw, *want;
+    } cases[] = {
+        {"ab", "ab"},
+        {"a\xE2\x82", "a"}, /* begun: the next token may end it */
+        {"a\xE2\x82"
+         "b",
+         "a\xEF\xBF\xBD"
+         "b"}, /* one maximal part, one U+FFFD */
+        {"\x81", "\xEF\xBF\xBD"},
+        {"\xED\xA0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},
+        {"\xF0\x9F\x98", ""},
+        {"\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80"},
+        {"\xF5", "\xEF\xBF\xBD"},
+        {"x\xC3", "x"},
+    };
+    char out[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        app_write_text(out, sizeof out, (const unsigned char *)cases[i].raw, strlen(cases[i].raw));
+        if (strcmp(out, cases[i].want) != 0) fail_msg("app_write_text case %zu", i);
+    }
+    app_write_text(out, 3, (const unsigned char *)"abcd", 4);
+    CHECK_STR("cut to the room", "ab", out);
+}
+
+static void test_write(void **st) {
+    (void)st;
+    check_write_text();
+    const char *dir = model_dir();
+    const char *prompt = "The quick brown fox";
+    /* `.` three times: three tokens after the text, one a press, none marked after */
+    app_state *s = make_state(dir, prompt);
+    s->write.seed = 7;
+    const int n0 = layer_of(s, &(view_state){0})->n;
+    for (int i = 0; i < 3; i++) press(s, '.', 0);
+    view_state vs;
+    CHECK_INT("`.` x3: three written", 3, app_gpt_written(s));
+    CHECK_INT("`.` x3: n", n0 + 3, layer_of(s, &vs)->n);
+    CHECK_INT("nothing marked after `.`", 0, vs.next->marked);
+    CHECK_TRUE("the text grew", strlen(s->custom) > strlen(prompt));
+    char dots[APP_EDIT_MAX];
+    snprintf(dots, sizeof dots, "%s", s->custom);
+    app_state_destroy(s);
+
+    /* W with write-length 3: the same three (the same seed), a token drawn and marked
+       before it goes in, then it stops by itself */
+    s = make_state(dir, prompt);
+    s->write.seed = 7;
+    s->write.length = 3;
+    s->write.pace_ms = 100;
+    double now = 1000.0;
+    app_tick(s, now);
+    press(s, 'w', 0);
+    CHECK_INT("W: writing", 1, app_write_on(s));
+    CHECK_INT("W: a token drawn and marked", 1, layer_of(s, &vs) && vs.next->marked);
+    CHECK_INT("W: none written yet", 0, app_gpt_written(s));
+    const int ticks = write_until_stopped(s, &now);
+    CHECK_TRUE("W stops by itself", ticks < 1000);
+    CHECK_INT("W: write-length tokens", 3, app_gpt_written(s));
+    CHECK_STR("W writes what `.` x3 wrote", dots, s->custom);
+    CHECK_TRUE("the status says why it stopped", has(s->status, "write-length"));
+
+    /* W again, then any key: it stops, and the key does nothing else */
+    press(s, 'w', 0);
+    CHECK_INT("W again: writing", 1, app_write_on(s));
+    now += 150.0;
+    app_tick(s, now); /* the first token goes in */
+    const int written = app_gpt_written(s);
+    CHECK_INT("one more written", 4, written);
+    app_action a = app_key_action(s, 'x', 0);
+    CHECK_INT("x while it writes: stop", ACT_WRITE_STOP, a.kind);
+    app_apply(s, &a);
+    CHECK_INT("stopped", 0, app_write_on(s));
+    for (int i = 0; i < 5; i++) app_tick(s, now += 500.0);
+    CHECK_INT("nothing written after the key", written, app_gpt_written(s));
+
+    /* `.` with a head focused is the focus view's stage step, as before */
+    press(s, '1', 0);
+    press(s, '.', 0);
+    CHECK_INT("`.` focused: stage 1", 1, s->look.step);
+    CHECK_INT("`.` focused: nothing written", written, app_gpt_written(s));
+
+    /* S: the pace steps, and a new text drops the written tokens */
+    const int pace = s->write.pace_ms;
+    press(s, 's', 0);
+    CHECK_TRUE("S changes the pace", s->write.pace_ms != pace);
+    edit_to(s, prompt);
+    CHECK_INT("a new text: none written", 0, app_gpt_written(s));
+    app_state_destroy(s);
+
+    /* n_positions 16: W stops when the model holds no more tokens */
+    s = make_state(short_dir(), prompt);
+    const int n_prompt = layer_of(s, &vs)->n;
+    s->write.length = 100;
+    press(s, 'w', 0);
+    write_until_stopped(s, &now);
+    CHECK_INT("stopped at the context", 0, app_write_on(s));
+    CHECK_INT("16 positions: the rest written", 16 - n_prompt, app_gpt_written(s));
+    CHECK_INT("n", 16, layer_of(s, &vs)->n);
+    CHECK_TRUE("the status says why", has(s->status, "no more tokens"));
+    app_state_destroy(s);
+
+    /* a lesson's `do = write 3` (a deck's page, --lesson --step: written at once) */
+    const char *tmp = getenv("MHAVIZ_TEST_TMP");
+    if (!tmp || !*tmp) return;
+    char path[4096], err[512];
+    snprintf(path, sizeof path, "%s/write.lesson", tmp);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "title = t\nstep = writes\nmodel = %s\ntext = %s\nsample-seed = 7\ndo = write 3\n",
+            dir, prompt);
+    fclose(f);
+    s = make_state(dir, REF_TEXT);
+    if (app_teach_open(s, path, err, sizeof err) != 0) fail_msg("the lesson: %s", err);
+    app_teach_finish(s);
+    CHECK_INT("do = write 3: three written", 3, app_gpt_written(s));
+    CHECK_STR("do = write 3 writes what `.` x3 wrote", dots, s->custom);
+    app_state_destroy(s);
+}
+
 /* test_state_model [--only NAMES | --skip NAMES]: NAMES a comma-separated list. */
 static int listed(const char *names, const char *name) {
     const size_t len = strlen(name);
@@ -1041,6 +1184,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_refused_keys), cmocka_unit_test(test_text),
         cmocka_unit_test(test_open_bad),     cmocka_unit_test(test_focus),
         cmocka_unit_test(test_field_count),  cmocka_unit_test(test_init_options),
+        cmocka_unit_test(test_write),
     };
     const size_t count = sizeof all / sizeof all[0];
     const int only = argc == 3 && strcmp(argv[1], "--only") == 0;

@@ -673,6 +673,14 @@ static void test_values(void **unused) {
         {"focus = none", "focus = none"},
         {"head-view = lines", "head-view = lines"},
         {"head-view = heatmap", "head-view = heatmap"},
+        {"sample-temperature = 0.70", "sample-temperature = 0.7"},
+        {"sample-temperature = 0", "sample-temperature = 0"},
+        {"top-k = off", "top-k = off"},
+        {"top-k = 40", "top-k = 40"},
+        {"top-p = 0.9", "top-p = 0.9"},
+        {"sample-seed = 7", "sample-seed = 7"},
+        {"write-length = 8", "write-length = 8"},
+        {"write-pace = 250", "write-pace = 250"},
     };
     char err[512], out[512];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -704,7 +712,13 @@ static void test_values(void **unused) {
                                       "text = a\\q",
                                       "values = yes",
                                       "train-layers = 3",
-                                      "head-view = dots"};
+                                      "head-view = dots",
+                                      "sample-temperature = -1",
+                                      "top-k = 0",
+                                      "top-p = 1.5",
+                                      "sample-seed = 0",
+                                      "write-length = 0",
+                                      "write-pace = 10"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         app_settings *st = app_settings_create();
         char line[256];
@@ -714,6 +728,37 @@ static void test_values(void **unused) {
         CHECK_TRUE("FILE:LINE:", strncmp(err, "v.view:1: ", 10) == 0);
         CHECK_INT("nothing set", 0, app_settings_count(st));
         app_settings_free(st);
+    }
+    /* the sampler's settings: into the state W reads (write.c) */
+    {
+        static const char sampler_lines[] = "sample-temperature = 0.5\ntop-k = 3\ntop-p = 0.8\n"
+                                            "sample-seed = 9\nwrite-length = 5\nwrite-pace = 250\n";
+        app_settings *ss = app_settings_create();
+        CHECK_INT("the sampler's lines", 0,
+                  app_view_file_parse(sampler_lines, strlen(sampler_lines), "w.view", ".", ss, err,
+                                      sizeof err));
+        app_state *ws = fresh();
+        CHECK_INT("apply", 0, app_settings_apply(ws, ss, err, sizeof err));
+        CHECK_TRUE("sample-temperature", ws->write.temperature == 0.5f);
+        CHECK_INT("top-k", 3, ws->write.top_k);
+        CHECK_TRUE("top-p", ws->write.top_p == 0.8f);
+        CHECK_INT("sample-seed", 9, (int)ws->write.seed);
+        CHECK_INT("write-length", 5, ws->write.length);
+        CHECK_INT("write-pace", 250, ws->write.pace_ms);
+        app_settings *back = app_settings_create();
+        app_settings_capture(ws, back);
+        char got[256], name[32];
+        static const char *const names[] = {"sample-temperature", "top-k",        "top-p",
+                                            "sample-seed",        "write-length", "write-pace"};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            snprintf(name, sizeof name, "%s", names[i]);
+            char want_v[64];
+            app_settings_get(ss, name, want_v, sizeof want_v);
+            CHECK_STR(name, want_v, app_settings_get(back, name, got, sizeof got));
+        }
+        app_settings_free(back);
+        app_settings_free(ss);
+        app_state_destroy(ws);
     }
     /* text-file: relative to the view file's folder, read with --text-file's rules */
     make_tmpdir();

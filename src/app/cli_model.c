@@ -3,7 +3,8 @@
  * options that build the random model are refused beside it, -H re-splits its
  * layers, --layer picks the layer shown, --ablate takes LAYER:HEAD items, and
  * --panel model | next draws the overview or the next-token panel, --generate N
- * writes N tokens (its sampler: --sample-temperature, --top-k, --top-p, -s).
+ * writes N tokens (its sampler: --sample-temperature, --top-k, --top-p, -s, which
+ * the window's W, the model writing, takes too).
  * Whether the layer and the heads exist is checked once the model is read. */
 #include <limits.h>
 #include <string.h>
@@ -81,9 +82,11 @@ int cli_model_check(cli_options *o, char *err, size_t errlen) {
         o->sample_temperature != 0.0f || o->sample_argmax || o->sample_top_k || o->sample_top_p;
     if ((o->model_generate || sampling) && !o->model_path)
         return cli_fail(err, errlen, "--generate and its sampler's options: only with --model");
-    if (sampling && !o->model_generate)
+    const int writes = o->model_generate || o->mode == CLI_WINDOW; /* the window's W */
+    if (sampling && !writes)
         return cli_fail(err, errlen,
-                        "--sample-temperature, --top-k and --top-p: only with --generate N");
+                        "--sample-temperature, --top-k and --top-p: only with --generate N or "
+                        "in the window (W)");
     if (!o->model_path) return 0;
     if (o->train.task) return cli_fail(err, errlen, "--model and --train: give one or the other");
     const train_options *t = &o->train;
@@ -92,14 +95,14 @@ int cli_model_check(cli_options *o, char *err, size_t errlen) {
                         "--steps, --layers, --mlp, --lr and --batch: only with --train");
     if (o->compare)
         return cli_fail(err, errlen, "--compare: not yet with --model (pin a random model)");
-    const char *which = o->cfg.d_model                      ? "-d"
-                        : o->cfg.seed && !o->model_generate ? "-s (with --model: --generate's seed)"
-                        : o->cfg.mask                       ? "--mask"
-                        : o->cfg.no_scale                   ? "--no-scale"
-                        : o->cfg.temperature                ? "--temperature"
-                        : o->cfg.pad                        ? "--pad"
-                        : o->cfg.weights                    ? "--weights"
-                                                            : NULL;
+    const char *which = o->cfg.d_model           ? "-d"
+                        : o->cfg.seed && !writes ? "-s (with --model: the sampler's seed)"
+                        : o->cfg.mask            ? "--mask"
+                        : o->cfg.no_scale        ? "--no-scale"
+                        : o->cfg.temperature     ? "--temperature"
+                        : o->cfg.pad             ? "--pad"
+                        : o->cfg.weights         ? "--weights"
+                                                 : NULL;
     if (which)
         return cli_fail(err, errlen,
                         "%s: a loaded model's d_model, weights, causal mask and scaling are its "

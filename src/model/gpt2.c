@@ -310,21 +310,24 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
         snprintf(err, errlen, "the text has no token");
         return -1;
     }
-    const int n = total < r->inf->cap ? total : r->inf->cap;
+    int n = total < r->inf->cap ? total : r->inf->cap;
+    for (int i = 0; i < goal->n_more && n < r->inf->cap; i++) ids[n++] = goal->more[i];
     const int same_text = n == r->n && memcmp(ids, r->ids, (size_t)n * sizeof(int)) == 0;
     const int same_off = memcmp(r->off, goal->off, offs) == 0;
     const int shown = r->shown, shown_h = r->shown_h;
     if (same_text && same_off && shown == goal->layer && shown_h == goal->h) {
-        r->n_text = total; /* the tokens past the cut may differ */
+        r->n_text = total + goal->n_more; /* the tokens past the cut may differ */
         r->replaced = replaced;
         return 0;
     }
     r->shown = -1; /* shown once, below, at the goal's layer */
     memcpy(r->off, goal->off, offs);
-    if (!same_text) {
-        if (gpt2_run_text(r, goal->text, goal->len, err, errlen) != 0) return -1;
+    if (!same_text) { /* from the first token that differs on (tf_infer_update) */
+        gpt2_run_tokens(r, ids, n);
+        r->n_text = total + goal->n_more;
+        r->replaced = replaced;
     } else {
-        r->n_text = total;
+        r->n_text = total + goal->n_more;
         r->replaced = replaced;
         if (!same_off) run_from(r, 0);
     }

@@ -105,13 +105,16 @@ void gpt2_run_clear_off(gpt2_run *r);
  * re-split is defined, or out of memory; nothing changes). */
 int gpt2_run_show(gpt2_run *r, int layer, int h);
 
-/* What a run is asked to show: a text, the heads removed ((layers, h), 1 removed)
- * and the layer shown at h heads. */
+/* What a run is asked to show: a text and token ids after its own (the tokens
+ * the model wrote: bytes that need not tokenize back into them), the heads removed
+ * ((layers, h), 1 removed) and the layer shown at h heads. */
 typedef struct {
     const char *text;
     size_t len;
     const unsigned char *off;
     int layer, h;
+    const int *more; /* (n_more) ids after the text's; NULL with n_more 0: none */
+    int n_more;
 } gpt2_goal;
 
 /* Brings r to goal, computing only what differs from what r holds: a new text

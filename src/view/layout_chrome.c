@@ -93,6 +93,15 @@ static int header_button_variant(const view_state *s, int b, int v, char *out, s
         snprintf(out, len, "%s", val[v < 0 ? cur : v]);
         break;
     }
+    case BTN_WRITE: { /* what it does, at the pace it writes; the widest pace's width */
+        char rate[16];
+        const int pace = v >= 2 ? 3000 : s->write_pace_ms > 0 ? s->write_pace_ms : 1000;
+        snprintf(rate, sizeof rate, "%.2g", 1000.0 / (double)pace);
+        count = 4, cur = s->write == 2;
+        snprintf(out, len, (v < 0 ? cur : v % 2) ? "Stop writing, %s/s (W)" : "Write, %s/s (W)",
+                 rate);
+        break;
+    }
     case BTN_TRAIN_SPEED: {
         static const char *val[] = {"full", "slow", "paused", "class pace"};
         count = 4, cur = t ? (!t->running ? 2 : t->rate < 0 ? 3 : t->rate > 0) : 0;
@@ -277,6 +286,7 @@ static int window_items(hdr_item items[32], const view_layout *L, const view_sta
         count = add_button(items, count, s, BTN_TRAIN_BACK, 1);
     } else {
         count = add_button(items, count, s, BTN_TEXT, 0);
+        if (ov && s->write) count = add_button(items, count, s, BTN_WRITE, 0); /* W */
         if (!ov) { /* a checkpoint's weights, mask and scaling are its own */
             count = add_button(items, count, s, BTN_SEED, 0);
             count = add_button(items, count, s, BTN_MASK, 0);

@@ -194,6 +194,7 @@ static void json_model(jbuf *j, const view_layout *L) {
         item(j, "next", "next note", N->note);
         item(j, "next", "next caption", N->caption);
         item(j, "next", "next cut note", N->cut_note);
+        item(j, "next", "next mark note", N->mark_note); /* a token drawn, written next */
     }
 }
 

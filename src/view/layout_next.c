@@ -92,7 +92,8 @@ void view_next_layout(view_layout *L, const view_state *s, view_measure_fn measu
     int y = area.y + tline + pad;
     const int resplit = s->resplit && view_overview_ok(s->overview); /* says it is not */
     const int note = x->note ? small : 0;
-    const int notes = note + (full ? small : 0) + (x->cut ? small : 0) + (resplit ? small : 0);
+    const int notes = note + (full ? small : 0) + (x->cut ? small : 0) + (resplit ? small : 0) +
+                      (x->marked ? small : 0);
     const int bottom = area.y + area.h - (notes ? notes + pad / 2 : 0);
     int k = 0;
     for (; k < x->k; k++, y += row_h) {
@@ -123,6 +124,10 @@ void view_next_layout(view_layout *L, const view_state *s, view_measure_fn measu
     }
     if (full) {
         N->caption = (view_rect){area.x, y, w, small};
+        y += small;
+    }
+    if (x->marked) {
+        N->mark_note = (view_rect){area.x, y, w, small};
         y += small;
     }
     if (x->cut) {

@@ -53,6 +53,12 @@ void view_draw_next(const view_ctx *c) {
             draw_text(c->dl, N->group[i].x, N->group[i].y, buf, N->size, c->th.text, 1, 0);
         }
         view_rect lab = N->label[i];
+        if (x->marked && x->mark == i) { /* the token drawn: the model writes it next */
+            rgba hl = c->th.accent_text;
+            hl.a = 40;
+            draw_fill(c->dl, N->row[i], hl);
+            draw_frame(c->dl, N->row[i], c->th.accent_text, 2);
+        }
         view_fit_text(buf, sizeof buf, x->token[i] ? x->token[i] : "", lab.w, N->size, 0,
                       c->measure, c->ud);
         draw_text(c->dl, lab.x + lab.w - view_tw(c, buf, N->size, 0), lab.y, buf, N->size,
@@ -85,6 +91,14 @@ void view_draw_next(const view_ctx *c) {
         view_fit_text(fitted, sizeof fitted, "thin bar and (\xE2\x80\xA6 %): every head on",
                       N->caption.w, fs, 0, c->measure, c->ud);
         draw_text(c->dl, N->caption.x, N->caption.y, fitted, fs, c->th.muted, 0, 0);
+    }
+    if (N->mark_note.w > 0) {
+        char p[32];
+        percent(p, sizeof p, x->mark_p, "", "");
+        snprintf(buf, sizeof buf, "\xE2\x96\xB6 drawn, written next: %s (%s)",
+                 x->mark_label ? x->mark_label : "", p);
+        view_fit_text(fitted, sizeof fitted, buf, N->mark_note.w, fs, 1, c->measure, c->ud);
+        draw_text(c->dl, N->mark_note.x, N->mark_note.y, fitted, fs, c->th.accent_text, 1, 0);
     }
     if (N->cut_note.w > 0) {
         const int n = view_overview_ok(c->s->overview)

@@ -49,6 +49,7 @@ typedef enum {
     BTN_LAYER_PREV, /* a loaded model: the previous / next layer, the overview */
     BTN_LAYER_NEXT,
     BTN_OVERVIEW,
+    BTN_WRITE,   /* a loaded model writes (W) at its pace, or stops */
     BTN_LESSONS, /* the built-in lessons (G) */
     /* controls.c's: the "More" panel's opener, training mode's own header buttons,
        and the panel's buttons (each sends its key: view_button_box.key) */
@@ -170,8 +171,12 @@ typedef struct {
     /* an encoder's "fill the blank" in the same panel: */
     const char *title;                /* NULL: "What comes next after …"; else this title */
     const char *group[VIEW_NEXT_MAX]; /* non-NULL: a heading over row i (the blank it fills) */
-    const char *note; /* NULL, or a line under the rows; with k = 0 the panel is the title
-                         and this line alone ("type [MASK] in the text …") */
+    const char *note;       /* NULL, or a line under the rows; with k = 0 the panel is the title
+                               and this line alone ("type [MASK] in the text …") */
+    int marked;             /* a token is drawn to be written next (the model writes) */
+    int mark;               /* its row, -1: not among the rows shown */
+    const char *mark_label; /* its label and probability (a note under the rows) */
+    float mark_p;
 } view_next;
 
 /* A lesson's caption (presenting a lesson in the window, or a deck page): the
@@ -259,6 +264,8 @@ typedef struct view_state {
     const view_overview *overview; /* a loaded model; NULL: none */
     int overview_open;             /* the overview fills the main area (every layer x head) */
     const view_next *next;         /* the next-token panel beside the layer view; NULL: none */
+    int write;                     /* a loaded model writes (W): 1 ready, 2 writing; 0 none */
+    int write_pace_ms;             /* one token every that many ms (the button says it) */
     int resplit;                   /* the layer's heads are a re-split: trained with
                                       overview->h heads, shown as layer->h */
     int pinned_pane;               /* the pinned pane of compare: a paged grid's note says
@@ -436,6 +443,7 @@ typedef struct {
     view_rect note;                 /* view_next's note; empty when none */
     view_rect caption;      /* "thin bar and (… %): every head on"; empty when no p_full */
     view_rect cut_note;     /* "text cut to n tokens"; empty unless cut */
+    view_rect mark_note;    /* "drawn: ␣the (12.3 %)": the model writes it next; empty none */
     view_rect trained_note; /* "the model as trained: 12 heads a layer"; empty unless re-split */
     int size, title_size, small_size; /* rows, title, the pale numbers and the notes */
 } view_next_box;

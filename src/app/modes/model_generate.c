@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sampler.h"
+#include "state.h"
 
 /* A token's text for JSON: its bytes when they are valid UTF-8, else its label
    (the "<e2>" form for the bytes that are not whole characters). */
@@ -19,15 +20,6 @@ json_t *model_token_json(const gpt2_model *m, int id) {
     char label[GPT2_LABEL * 2];
     model_tok_label(m->tok, id, label, sizeof label);
     return json_string(label);
-}
-
-/* The id of "<|endoftext|>" when the vocabulary ends with it (GPT-2's 50256), or -1. */
-static int end_of_text(const gpt2_model *m) {
-    static const char eot[] = "<|endoftext|>";
-    const int id = model_tok_vocab_size(m->tok) - 1;
-    size_t len = 0;
-    const unsigned char *b = model_tok_bytes(m->tok, id, &len);
-    return b && len == sizeof eot - 1 && memcmp(b, eot, len) == 0 ? id : -1;
 }
 
 /* One step's record: the token drawn and the distribution it came from. */
@@ -52,9 +44,9 @@ static json_t *step_json(const gpt2_run *run, int id, double p_sample, double u)
     return s;
 }
 
-static json_t *header_json(const cli_options *o, const sampler_opts *so, int prompt) {
+static json_t *header_json(uint64_t seed, const sampler_opts *so, int prompt) {
     json_t *j = json_object();
-    json_object_set_new(j, "seed", json_integer((json_int_t)o->cfg.seed));
+    json_object_set_new(j, "seed", json_integer((json_int_t)seed));
     json_object_set_new(j, "sample_temperature", json_real(so->temperature));
     json_object_set_new(j, "top_k", json_integer(so->top_k));
     json_object_set_new(j, "top_p", json_real(so->top_p > 0.0f ? so->top_p : 1.0));
@@ -65,16 +57,11 @@ static json_t *header_json(const cli_options *o, const sampler_opts *so, int pro
 int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **json, char *err,
                        size_t errlen) {
     const gpt2_model *m = run->m;
-    const sampler_opts so = {
-        .temperature = o->sample_argmax               ? 0.0f
-                       : o->sample_temperature > 0.0f ? o->sample_temperature
-                                                      : 1.0f,
-        .top_k = o->sample_top_k,
-        .top_p = o->sample_top_p,
-    };
+    const app_write_opts w = app_write_opts_of(o); /* the window's write key's too */
+    const sampler_opts so = {w.temperature, w.top_k, w.top_p};
     sampler smp;
     int *ids = malloc((size_t)run->inf->cap * sizeof(int));
-    json_t *root = header_json(o, &so, run->n), *steps = json_array();
+    json_t *root = header_json(w.seed, &so, run->n), *steps = json_array();
     if (!ids || sampler_init(&smp, m->tf->cfg.vocab) != 0 || !root || !steps) {
         free(ids);
         json_decref(root);
@@ -82,8 +69,8 @@ int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **js
         snprintf(err, errlen, "--generate: out of memory");
         return 1;
     }
-    const int eot = end_of_text(m);
-    uint64_t rng = o->cfg.seed;
+    const int eot = model_tok_end_of_text(m->tok);
+    uint64_t rng = w.seed;
     memcpy(ids, run->ids, (size_t)run->n * sizeof(int));
     const char *stopped = "length";
     for (int k = 0; k < o->model_generate; k++) {

@@ -140,6 +140,7 @@ static app_action_kind button_action(int b) {
     case BTN_PAGE_PREV: return ACT_PAGE_PREV;
     case BTN_PAGE_NEXT: return ACT_PAGE_NEXT;
     case BTN_OVERVIEW: return ACT_OVERVIEW;
+    case BTN_WRITE: return ACT_WRITE;
     case BTN_LESSONS: return ACT_LESSON_LIST;
     case BTN_MORE: return ACT_MENU;
     case BTN_TRAIN_GO: return ACT_TRAIN;

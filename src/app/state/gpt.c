@@ -24,6 +24,7 @@ struct app_gpt_job {
     app_gpt *g;
     gpt2_run *r;
     char text[APP_EDIT_MAX];
+    int more[GPT2_MAX_N], n_more; /* the tokens written after it */
     unsigned char *off;
     int layer, h;
     unsigned long v; /* the g->want_v it computes */
@@ -45,6 +46,9 @@ struct app_gpt {
     int cur;
     /* what the keys ask for: a run reaches it (app_gpt_job_run), then it is shown */
     char text[APP_EDIT_MAX];
+    int more[GPT2_MAX_N]; /* the tokens written after text (W, write.c), as ids */
+    int n_more;
+    int mark;             /* the token drawn to be written next, marked in the panel; -1 none */
     unsigned char *off;   /* (layers, h): heads removed */
     int layer;            /* 0-based */
     int h;                /* the model's own, or a re-split */
@@ -62,6 +66,7 @@ struct app_gpt {
     char next_label[VIEW_NEXT_MAX][GPT2_LABEL];
     char after[GPT2_LABEL];
     gpt_fill_text fill; /* an encoder's panel: "fill the blank" */
+    char mark_label[GPT2_LABEL];
     model_source src;
 };
 
@@ -90,6 +95,20 @@ static void let_go(app_gpt *g) {
 
 int app_gpt_active(const app_state *s) {
     return s->gpt != NULL;
+}
+
+/* The next-token panel's mark: the token drawn to be written next (its row, or a
+   note under the rows when it is not among them). */
+static void mark_next(app_gpt *g) {
+    const gpt2_run *r = shown(g);
+    g->next.mark = -1;
+    g->next.marked = g->mark >= 0;
+    if (g->mark < 0) return;
+    for (int k = 0; k < g->next.k && k < GPT2_TOP; k++)
+        if (r->top[k] == g->mark) g->next.mark = k;
+    model_tok_label(g->m->tok, g->mark, g->mark_label, GPT2_LABEL);
+    g->next.mark_label = g->mark_label;
+    g->next.mark_p = gpt2_run_probs(r)[g->mark];
 }
 
 /* The overview's and the next-token panel's data from the run. */
@@ -125,6 +144,7 @@ static void rebuild(app_state *s) {
         snprintf(g->after, sizeof g->after, "%s", r->n ? r->labels[r->n - 1] : "");
         g->next.after = g->after;
         g->next.cut = r->n < r->n_text;
+        mark_next(g);
     }
     g->ov.computed_from = r->ms_from;
     s->compute_ms = r->ms;
@@ -177,6 +197,8 @@ static void job_fill(app_gpt *g) {
     j->g = g;
     j->r = &g->runs[!g->cur];
     memcpy(j->text, g->text, sizeof j->text);
+    memcpy(j->more, g->more, (size_t)g->n_more * sizeof(int));
+    j->n_more = g->n_more;
     memcpy(j->off, g->off, (size_t)g->m->tf->cfg.layers * g->m->tf->cfg.h);
     j->layer = g->layer;
     j->h = g->h;
@@ -190,6 +212,7 @@ static void job_fill(app_gpt *g) {
 static void want(app_state *s) {
     app_gpt *g = s->gpt;
     g->want_v++;
+    g->mark = -1; /* a token drawn from the distribution shown is drawn again after */
     s->dirty = 1;
     if (s->req.attached) {
         g->pending = 1;
@@ -222,7 +245,7 @@ void app_gpt_job_run(app_gpt_job *j) {
         snprintf(j->err, sizeof j->err, "%.200s: out of memory for a second trace", m->paths.name);
         return;
     }
-    const gpt2_goal goal = {j->text, strlen(j->text), j->off, j->layer, j->h};
+    const gpt2_goal goal = {j->text, strlen(j->text), j->off, j->layer, j->h, j->more, j->n_more};
     j->rc = gpt2_run_reach(j->r, &goal, j->err, sizeof j->err);
 }
 
@@ -295,6 +318,7 @@ app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void 
     }
     g->layer = q->layer;
     g->h = q->h ? q->h : c->h;
+    g->mark = -1;
     snprintf(g->text, sizeof g->text, "%s", q->text);
     memcpy(g->off, r->off, (size_t)c->layers * c->h);
     snprintf(g->path, sizeof g->path, "%s", q->path);
@@ -322,6 +346,7 @@ void app_gpt_say(app_state *s, const char *err) {
 /* g shown in place of the model before it (g is never NULL here) */
 static void adopt_model(app_state *s, app_gpt *g) {
     const int overview = s->gpt ? s->gpt->overview_open : 0;
+    app_write_stop(s, NULL);
     let_go(s->gpt);
     s->gpt = g;
     g->overview_open = overview;
@@ -534,7 +559,9 @@ int app_gpt_text(app_state *s, const char *text, int sample) {
         snprintf(s->status, sizeof s->status, "the text has no token");
         return -1;
     }
+    app_write_stop(s, NULL); /* a text of one's own: the written tokens go */
     snprintf(s->gpt->text, sizeof s->gpt->text, "%s", text);
+    s->gpt->n_more = 0;
     want(s);
     s->sample = sample;
     if (!sample) tok_copy_fit(s->custom, sizeof s->custom, text); /* whole characters */
@@ -634,6 +661,7 @@ void app_gpt_set_view(app_state *s, int layer, int h, int overview) {
 }
 
 void app_gpt_close(app_state *s) {
+    app_write_stop(s, NULL);
     let_go(s->gpt);
     s->gpt = NULL;
     s->gpt_wanted = 0;
@@ -696,4 +724,74 @@ void app_gpt_set_off(app_state *s, const char *spec) {
     }
     g->say.on = 0;
     want(s);
+}
+
+/* ---- the model writes (write.c): the run shown, read, and a token appended ------------- */
+
+const float *app_gpt_logits(const app_state *s, int *vocab) {
+    const app_gpt *g = s->gpt;
+    if (!g || shown(g)->n < 1) return NULL;
+    *vocab = g->m->tf->cfg.vocab;
+    return shown(g)->inf->logits;
+}
+
+float app_gpt_prob(const app_state *s, int id) {
+    return s->gpt ? gpt2_run_probs(shown(s->gpt))[id] : 0.0f;
+}
+
+int app_gpt_room(const app_state *s) {
+    const app_gpt *g = s->gpt;
+    if (!g) return 0;
+    const gpt2_run *r = shown(g);
+    const int room = r->inf->cap - r->n_text;
+    return g->n_more < GPT2_MAX_N && room > 0 ? room : 0;
+}
+
+int app_gpt_written(const app_state *s) {
+    return s->gpt ? s->gpt->n_more : 0;
+}
+
+int app_gpt_end_of_text(const app_state *s) {
+    return s->gpt ? model_tok_end_of_text(s->gpt->m->tok) : -1;
+}
+
+void app_gpt_token_label(const app_state *s, int id, char *buf, size_t len) {
+    if (len) buf[0] = '\0';
+    if (s->gpt) model_tok_label(s->gpt->m->tok, id, buf, len);
+}
+
+int app_gpt_marked(const app_state *s) {
+    return s->gpt ? s->gpt->mark : -1;
+}
+
+void app_gpt_mark(app_state *s, int id) {
+    app_gpt *g = s->gpt;
+    if (!g) return;
+    g->mark = id;
+    mark_next(g);
+    s->layout_valid = 0;
+    s->dirty = 1;
+}
+
+int app_gpt_append(app_state *s, int id) {
+    app_gpt *g = s->gpt;
+    if (!g || g->n_more >= GPT2_MAX_N) return -1;
+    g->more[g->n_more++] = id;
+    /* the text shown, edited and saved: the text's bytes, then the written tokens'
+       (a NUL byte left out), as UTF-8 (app_write_text); read back, it may split into
+       other tokens */
+    static unsigned char raw[sizeof s->custom]; /* the state machine runs on one thread */
+    size_t at = strlen(g->text);
+    if (at > sizeof raw) at = sizeof raw;
+    memcpy(raw, g->text, at);
+    for (int i = 0; i < g->n_more; i++) {
+        size_t len = 0;
+        const unsigned char *b = model_tok_bytes(g->m->tok, g->more[i], &len);
+        for (size_t k = 0; b && k < len && at < sizeof raw; k++)
+            if (b[k]) raw[at++] = b[k];
+    }
+    app_write_text(s->custom, sizeof s->custom, raw, at);
+    s->sample = 0;
+    want(s);
+    return 0;
 }

@@ -3,7 +3,7 @@
  * (state.h), so no SDL is needed here; window.c maps SDL's keycodes to them. */
 #include <string.h>
 
-#include "state.h"
+#include "state_internal.h"
 #include "teach.h"
 
 /* Every key the table below gives a meaning, in some state or with some modifier
@@ -79,7 +79,11 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     app_action a = {.kind = ACT_NONE};
     const int ctrl = (mods & APP_MOD_CTRL) != 0, shift = (mods & APP_MOD_SHIFT) != 0;
     if (key >= 'A' && key <= 'Z') key += 'a' - 'A';
-    if (s->editing) return edit_key(key, ctrl);      /* other keys arrive as typed text */
+    if (s->editing) return edit_key(key, ctrl); /* other keys arrive as typed text */
+    if (app_write_on(s) && key) { /* a loaded model writes: any key stops it, and only that */
+        a.kind = ctrl && key == 'q' ? ACT_QUIT : ACT_WRITE_STOP;
+        return a;
+    }
     if (s->menu && key == APP_KEY_ESCAPE && !ctrl) { /* Escape closes the "More" panel first */
         a.kind = ACT_MENU;
         return a;
@@ -124,7 +128,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case 'e': a.kind = ACT_PAD; break;
     case '[': a.kind = ACT_TEMP_DOWN; break;
     case ']': a.kind = ACT_TEMP_UP; break;
-    case 'w': a.kind = ACT_WEIGHTS; break;
+    case 'w': a.kind = s->gpt ? ACT_WRITE : ACT_WEIGHTS; break; /* a loaded model writes */
     case 'x': a.kind = shift ? ACT_ABLATE_CLEAR : ACT_ABLATE; break;
     case 'd': a.kind = ACT_DIFF; break;
     case 'v': a.kind = ACT_VALUES; break;
@@ -135,7 +139,9 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case 'l': a.kind = ACT_TRAIN; break;
     case 'y': a.kind = ACT_TRAIN_LAYER, a.arg = shift ? -1 : 1; break;
     case 'o': a.kind = ACT_OVERVIEW; break;
-    case 's': a.kind = ACT_TRAIN_SPEED; break; /* Ctrl+S saves (above) */
+    case 's': /* Ctrl+S saves (above) */
+        a.kind = s->gpt && !s->train_mode ? ACT_WRITE_PACE : ACT_TRAIN_SPEED;
+        break;
     case 'b': a.kind = ACT_COMPARE; break;
     case APP_KEY_END: a.kind = ACT_REPLAY_LIVE; break; /* training mode's replay */
     case 'h': a.kind = ACT_HEAD_VIEW; break;
@@ -206,6 +212,7 @@ static const menu_def attention_menu[] = {
     {'[', 0, {"Temperature \xE2\x88\x92 ([)"}},
     {']', 0, {"Temperature + (])"}},
     {'w', 0, {"Weights: random (W)", "Weights: designed (W)"}},
+    {'s', 0, {"Writing pace (S)"}}, /* a loaded model's only */
     {'x', 0, {"Focused head off (X)"}},
     {'x', SHIFT_, {"Every head on (Shift+X)"}},
     {'d', 0, {"Difference: off (D)", "Difference: on (D)"}},
@@ -287,6 +294,7 @@ void app_menu_view(const app_state *s, view_state *vs) {
     for (int i = 0; i < n && vs->menu_count < VIEW_MENU_MAX; i++) {
         const menu_def *d = &defs[i];
         if (s->gpt && !d->mods && d->key > 0 && d->key < 128 && strchr("ew[]b", d->key)) continue;
+        if (!s->gpt && !training && d->key == 's' && !d->mods) continue; /* the writing's pace */
         view_menu_item *it = &vs->menu_items[vs->menu_count++];
         it->key = d->key;
         it->mods = d->mods;

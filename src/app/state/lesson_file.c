@@ -160,10 +160,15 @@ static int check_heads(const lesson_step *st, char *why, size_t len) {
             p = *end == ',' ? end + 1 : end;
         }
     }
+    char model[16] = "off";
+    dump_str(dump, "model", model, sizeof model);
     for (int i = 0; i < st->nacts && !rc; i++)
         if (st->acts[i].kind == LESSON_DO_STAGES && focus <= 0) {
             snprintf(why, len,
                      "do = stages: no head is focused in this step's view (set focus = K)");
+            rc = -1;
+        } else if (st->acts[i].kind == LESSON_DO_WRITE && strcmp(model, "off") == 0) {
+            snprintf(why, len, "do = write: no model in this step's view (set model = PATH)");
             rc = -1;
         }
     free(dump);
@@ -214,7 +219,20 @@ static int parse_do(const char *v, lesson_do *d, char *why, size_t len) {
         d->kind = LESSON_DO_SWEEP_H;
         return 0;
     }
-    snprintf(why, len, "do = '%s': unknown action (train N, stages S, compare SPEC or sweep h)", v);
+    if (strncmp(v, "write ", 6) == 0) {
+        errno = 0;
+        long n = strtol(v + 6, &end, 10);
+        if (end == v + 6 || *end || errno || n < 1 || n > APP_WRITE_LENGTH_MAX) {
+            snprintf(why, len, "do = write N: N must be a whole number 1..%d, not '%s'",
+                     APP_WRITE_LENGTH_MAX, v + 6);
+            return -1;
+        }
+        d->kind = LESSON_DO_WRITE;
+        d->n = n;
+        return 0;
+    }
+    snprintf(why, len,
+             "do = '%s': unknown action (train N, stages S, compare SPEC, sweep h or write N)", v);
     return -1;
 }
 
@@ -678,6 +696,7 @@ size_t lesson_format(const lesson *L, char *buf, size_t len) {
             case LESSON_DO_STAGES: PUT("do = stages %g\n", a->seconds); break;
             case LESSON_DO_COMPARE: PUT("do = compare %s\n", a->spec); break;
             case LESSON_DO_SWEEP_H: PUT("do = sweep h\n"); break;
+            case LESSON_DO_WRITE: PUT("do = write %ld\n", a->n); break;
             }
         }
     }

@@ -34,6 +34,7 @@ typedef enum {
     LESSON_DO_STAGES,  /* seconds: one stage of the focused head every that many */
     LESSON_DO_COMPARE, /* spec: --compare's SPEC, pinned */
     LESSON_DO_SWEEP_H, /* h over every divisor of d_model, one every LESSON_SWEEP_S */
+    LESSON_DO_WRITE,   /* n: tokens the step's model writes (W), at the step's pace */
 } lesson_do_kind;
 
 typedef struct {

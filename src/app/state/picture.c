@@ -52,6 +52,7 @@ void app_view(const app_state *s, view_state *vs) {
         vs->status = computing;
     app_derived_view(s, vs); /* the layer drawn, and the numbers derived from it */
     app_gpt_view(s, vs);
+    app_write_view(s, vs);
     app_training_view(s, vs);
     if (!s->train_mode) app_compare_view(s, vs);
     app_teach_view(s, vs); /* a lesson's caption band */

@@ -92,6 +92,22 @@ const st_row stg_rows[ST_COUNT] = {
     [ST_MODEL_ABLATE] = {"model-ablate", "ablate", ST_SPECIAL, .sp = &stg_model_ablate_sp},
     [ST_BACKGROUND] = {"background", "background", ST_WORDS, .words = background_words,
                        STATE(transparent)},
+    [ST_SAMPLE_TEMP] = {"sample-temperature", "sample-temperature", ST_FLOAT, .flo = 0.0,
+                        .fhi = 100.0,
+                        .must = "a decimal number from {lo} (the most likely) to {hi}", .def = 1.0,
+                        STATE(write.temperature)},
+    [ST_TOP_K] = {"top-k", "top-k", ST_INT, 1, INT_MAX, .zero = "off",
+                  .must = "off or a whole number from {lo}", STATE(write.top_k)},
+    [ST_TOP_P] = {"top-p", "top-p", ST_FLOAT, .flo = 0.0, .fhi = 1.0,
+                  .must = "a decimal number from {lo} to {hi} (0 and 1: every token)", .def = 1.0,
+                  STATE(write.top_p)},
+    [ST_SAMPLE_SEED] = {"sample-seed", "seed", ST_U64, 1, LONG_MAX, .must = FROM_1,
+                        .def = MHA_DEFAULT_SEED, STATE(write.seed)},
+    [ST_WRITE_LENGTH] = {"write-length", NULL, ST_INT, 1, APP_WRITE_LENGTH_MAX, .must = WHOLE,
+                         .def = APP_WRITE_LENGTH, STATE(write.length)},
+    [ST_WRITE_PACE] = {"write-pace", NULL, ST_INT, APP_WRITE_PACE_MIN, APP_WRITE_PACE_MAX,
+                       .must = "milliseconds a token, {lo} to {hi}", .def = APP_WRITE_PACE_MS,
+                       STATE(write.pace_ms)},
 };
 
 /* The names one slot has besides its row's. */

@@ -55,6 +55,12 @@ typedef enum {
     ST_HEAD_VIEW,    /* head-view = heatmap | lines (key H) */
     ST_MODEL_ABLATE, /* model-ablate = none | 3:5,12:6: a loaded model's heads removed (X) */
     ST_BACKGROUND,   /* background = opaque | transparent: an exported figure's */
+    ST_SAMPLE_TEMP,  /* sample-temperature: the model writes (W), on the logits */
+    ST_TOP_K,
+    ST_TOP_P,
+    ST_SAMPLE_SEED,
+    ST_WRITE_LENGTH,
+    ST_WRITE_PACE,
     ST_COUNT
 } st_id;
 

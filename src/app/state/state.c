@@ -23,6 +23,7 @@ app_state *app_state_create(view_measure_fn measure, void *ud) {
     app_state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->m = mha_model_create();
+    s->write = app_write_opts_of(NULL);
     s->L = calloc(1, sizeof *s->L);
     s->counts = calloc(1, sizeof *s->counts);
     s->frame = calloc(1, sizeof *s->frame);
@@ -49,6 +50,7 @@ void app_state_destroy(app_state *s) {
     app_pin_free(s->pin);
     app_pins_dropped_free(s);
     app_gpt_free(s->gpt);
+    app_write_free(s->writer);
     app_teach_free(s->teach);
     tok_free(&s->toks);
     free(s->L);
@@ -89,6 +91,7 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
     s->look.present = o->present;
     s->export_panel_head = o->panel_head;
     s->transparent = o->transparent;
+    s->write = app_write_opts_of(o);
     s->sample = o->text ? 0 : (o->sample ? o->sample : 1);
     if (o->text) tok_copy_fit(s->custom, sizeof s->custom, o->text);
     s->dirty = 1;
@@ -328,7 +331,8 @@ static int apply(app_state *s, const app_action *a) {
         break;
     default: break;
     }
-    int r = s->gpt ? app_gpt_apply(s, a) : -1;
+    int r = app_write_apply(s, a); /* W, S, and `.` outside the focus view: a model writes */
+    if (r < 0 && s->gpt) r = app_gpt_apply(s, a);
     if (r < 0 && a->kind < ACT_COUNT && owner[a->kind]) r = owner[a->kind](s, a);
     if (r <= 0) return 0;
     s->layout_valid = 0;
@@ -408,6 +412,16 @@ int app_tick(app_state *s, double now_ms) {
     } else {
         app_refresh_signs(s); /* what the const getters hand out; the frame's layout the rest */
     }
+    char before[sizeof s->status];
+    memcpy(before, s->status, sizeof before);
+    if (app_write_tick(s, now_ms)) { /* a model writing: a token drawn or appended */
+        changed = 1;
+        app_refresh(s);
+        if (s->status[0] && strcmp(before, s->status) != 0) {
+            s->status_until = now_ms + APP_NOTICE_MS;
+            s->notice[0] = '\0';
+        }
+    }
     if (changed) s->dirty = 1;
     return changed;
 }
@@ -427,7 +441,9 @@ int app_next_timeout_ms(const app_state *s) {
     double next = -1.0;
     if (s->notice[0]) next = s->notice_until;
     if (s->status[0] && (next < 0.0 || s->status_until < next)) next = s->status_until;
-    const int lesson = app_teach_timeout_ms(s); /* a lesson's stages or sweep */
+    int lesson = app_teach_timeout_ms(s);      /* a lesson's stages or sweep */
+    const int write = app_write_timeout_ms(s); /* a model writing: its next token */
+    if (write >= 0 && (lesson < 0 || write < lesson)) lesson = write;
     if (next < 0.0) return lesson;
     double left = next - s->now_ms;
     const int ms = left > 0.0 ? (int)(left + 0.999) : 0;

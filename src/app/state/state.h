@@ -107,6 +107,9 @@ typedef enum {
     ACT_REPLAY_LIVE, /* training mode: from a moment of the replay back to live (End) */
     ACT_HEAD_VIEW,   /* the heads as heatmaps / as lines (the head view), grid and focus (H) */
     ACT_TRAIN_SWEEP, /* training mode: the sweep of h on / off (H; sweep_view.c) */
+    ACT_WRITE,       /* a loaded model writes, token after token, or stops (W; write.c) */
+    ACT_WRITE_STOP,  /* any key while it writes: it stops (the key does nothing else) */
+    ACT_WRITE_PACE,  /* the writing's pace: the next of the ladder (S with a loaded model) */
     ACT_COUNT
 } app_action_kind;
 
@@ -150,6 +153,28 @@ typedef enum {
 } app_save_kind;
 
 typedef struct app_derived app_derived;
+
+/* How a loaded model writes (write.c; the settings table's sample-temperature,
+   top-k, top-p, sample-seed, write-length and write-pace rows): the sampler of
+   sampler.h, as --generate's. */
+typedef struct {
+    float temperature; /* on the logits (not the attention's score temperature); 0: argmax */
+    int top_k;         /* 0: every token */
+    float top_p;       /* 1: every token top-k keeps */
+    uint64_t seed;     /* the random numbers' (splitmix64) start, from 1 */
+    int length;        /* tokens W writes before it stops */
+    int pace_ms;       /* one token every that many ms at most */
+} app_write_opts;
+typedef struct app_writer app_writer;
+#define APP_WRITE_LENGTH 20    /* write-length's default */
+#define APP_WRITE_PACE_MS 1000 /* write-pace's: one token a second, a pace a class follows */
+#define APP_WRITE_PACE_MIN 50
+#define APP_WRITE_PACE_MAX 10000
+#define APP_WRITE_LENGTH_MAX 4096
+/* The defaults (the settings table's), with what the options give over them
+   (--sample-temperature, --top-k, --top-p, -s; o NULL: none): --generate's sampler
+   and the window's write key alike (write.c). */
+app_write_opts app_write_opts_of(const cli_options *o);
 
 /* How often the key path did its work (MHAVIZ_STATS prints them, tests read them):
    the derivations app_derive made, the views app_view filled, the actions applied. */
@@ -279,6 +304,10 @@ typedef struct {
     app_gpt *gpt;
     app_gpt_request gpt_want;
     int gpt_wanted, gpt_loading, gpt_permille;
+
+    /* the model writes (write.c): its settings, and the writing under way (NULL none) */
+    app_write_opts write;
+    app_writer *writer;
 
     /* training mode (training.c): a small model trained on a worker thread */
     app_training *training;

@@ -137,6 +137,42 @@ int app_gpt_off_list(const app_state *s, char *buf, size_t len);
 int app_gpt_check_off(const app_gpt *g, const char *spec, char *err, size_t errlen);
 /* Removes exactly spec's heads (the others back) and recomputes: apply's X. */
 void app_gpt_set_off(app_state *s, const char *spec);
+/* The model writes (write.c reads the run shown through these): its next-token
+   logits (NULL: none; vocab floats), a token's probability and label, the tokens
+   that still fit, those written after the text, the end-of-text id (-1: none);
+   app_gpt_mark marks the token drawn in the next-token panel (-1: none), and
+   app_gpt_append appends one to the text and asks for the run with it (0, or -1
+   when no more fit). */
+const float *app_gpt_logits(const app_state *s, int *vocab);
+float app_gpt_prob(const app_state *s, int id);
+void app_gpt_token_label(const app_state *s, int id, char *buf, size_t len);
+int app_gpt_room(const app_state *s);
+int app_gpt_written(const app_state *s);
+int app_gpt_end_of_text(const app_state *s);
+void app_gpt_mark(app_state *s, int id);
+int app_gpt_marked(const app_state *s); /* the token marked, -1 none */
+int app_gpt_append(app_state *s, int id);
+
+/* write.c: W, `.` and S with a loaded model, and the writing's clock. app_write_apply
+   returns -1 for an action not its own; app_write_tick takes a step when one is due
+   (1: the picture changed); app_write_timeout_ms: ms until then, -1 none. */
+int app_write_apply(app_state *s, const app_action *a);
+int app_write_tick(app_state *s, double now_ms);
+int app_write_timeout_ms(const app_state *s);
+int app_write_on(const app_state *s); /* 1 while it writes (any key stops it) */
+void app_write_stop(app_state *s, const char *why);
+/* A lesson's `do = write N`: N tokens, once its model is shown (0: none, and the
+   writing under way stops); app_write_finish
+   writes them at once (no jobs layer: a deck's page, --lesson --step K). */
+void app_write_start(app_state *s, int n);
+void app_write_finish(app_state *s);
+void app_write_view(const app_state *s, view_state *vs);
+void app_write_free(app_writer *w);
+/* The n bytes of a text and the tokens written after it as the text W leaves (into
+   out, size bytes, NUL-terminated, cut at a character): valid UTF-8, each maximal
+   ill-formed part one U+FFFD (as the tokenizer and Python's 'replace' read them), and
+   a character the bytes have only begun left out (the next token may end it). */
+void app_write_text(char *out, size_t size, const unsigned char *raw, size_t n);
 
 /* compare.c: B pins the view (or unpins it); 1 if the picture changed. */
 int app_compare_toggle(app_state *s);

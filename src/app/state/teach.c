@@ -71,6 +71,7 @@ static void start_actions(app_state *s, app_teach *t) {
     const lesson_step *st = &t->L.steps[t->k];
     t->stage_s = 0.0;
     t->sweep_n = t->sweep_i = 0;
+    app_write_start(s, 0); /* a step before's writing ends */
     for (int i = 0; i < st->nacts; i++) {
         const lesson_do *d = &st->acts[i];
         char err[512] = "";
@@ -118,6 +119,7 @@ static void start_actions(app_state *s, app_teach *t) {
             }
             break;
         }
+        case LESSON_DO_WRITE: app_write_start(s, (int)d->n); break;
         }
     }
     s->layout_valid = 0;
@@ -598,6 +600,7 @@ void app_teach_finish(app_state *s) {
     if (!t) return;
     for (int guard = 0; guard < 1000 && (t->stage_s > 0.0 || t->sweep_n); guard++)
         tick_once(s, t, 1e300);
+    app_write_finish(s); /* the tokens its model writes, all of them */
 }
 
 const lesson *app_teach_lesson(const app_state *s, int *k, int *n) {
@@ -635,6 +638,8 @@ static int explored(const app_state *s, const app_teach *t) {
                     app_settings_unset(now, train[j]), app_settings_unset(step, train[j]);
             } else if (t->L.steps[t->k].acts[i].kind == LESSON_DO_COMPARE) {
                 app_settings_unset(now, "compare"), app_settings_unset(step, "compare");
+            } else if (t->L.steps[t->k].acts[i].kind == LESSON_DO_WRITE) {
+                app_settings_unset(now, "text"), app_settings_unset(step, "text");
             }
         same = app_settings_equal(now, step);
     }
