@@ -346,7 +346,7 @@ void app_gpt_say(app_state *s, const char *err) {
 /* g shown in place of the model before it (g is never NULL here) */
 static void adopt_model(app_state *s, app_gpt *g) {
     const int overview = s->gpt ? s->gpt->overview_open : 0;
-    app_write_stop(s, NULL);
+    app_write_halt(s);
     let_go(s->gpt);
     s->gpt = g;
     g->overview_open = overview;
@@ -559,7 +559,8 @@ int app_gpt_text(app_state *s, const char *text, int sample) {
         snprintf(s->status, sizeof s->status, "the text has no token");
         return -1;
     }
-    app_write_stop(s, NULL); /* a text of one's own: the written tokens go */
+    app_write_halt(s); /* a text of one's own: the written tokens go, and the mark */
+    app_gpt_mark(s, -1);
     snprintf(s->gpt->text, sizeof s->gpt->text, "%s", text);
     s->gpt->n_more = 0;
     want(s);
@@ -661,7 +662,7 @@ void app_gpt_set_view(app_state *s, int layer, int h, int overview) {
 }
 
 void app_gpt_close(app_state *s) {
-    app_write_stop(s, NULL);
+    app_write_halt(s);
     let_go(s->gpt);
     s->gpt = NULL;
     s->gpt_wanted = 0;

@@ -161,6 +161,9 @@ int app_write_tick(app_state *s, double now_ms);
 int app_write_timeout_ms(const app_state *s);
 int app_write_on(const app_state *s); /* 1 while it writes (any key stops it) */
 void app_write_stop(app_state *s, const char *why);
+/* write_halt.c: the writing stops (no status, the mark left to the caller: gpt.c
+   replacing its model or text clears its own) */
+void app_write_halt(app_state *s);
 /* A lesson's `do = write N`: N tokens, once its model is shown (0: none, and the
    writing under way stops); app_write_finish
    writes them at once (no jobs layer: a deck's page, --lesson --step K). */

@@ -11,28 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpe.h"
 #include "sampler.h"
 #include "state_internal.h"
+#include "write_internal.h"
 
 /* The paces S steps through, in ms a token. */
 static const int paces[] = {2000, 1000, 500, 250, 100};
 #define PACES ((int)(sizeof paces / sizeof paces[0]))
-
-struct app_writer {
-    int on;         /* W: writing, a token every pace_ms */
-    int written;    /* tokens this W wrote ... */
-    int length;     /* ... of so many (write-length, or a lesson's `do = write N`) */
-    int start;      /* a lesson's `do = write N` waiting for its model: N */
-    int queued;     /* `.` presses waiting for the run being computed */
-    int picked;     /* a token is drawn and marked, not yet appended */
-    int pick;       /* its id */
-    uint64_t rng;   /* the random numbers' state before the draw ... */
-    uint64_t after; /* ... and after it */
-    uint64_t seed;  /* the seed rng started from */
-    double next_ms; /* the next token goes in then */
-    sampler smp;
-};
 
 app_write_opts app_write_opts_of(const cli_options *o) {
     app_write_opts w = {1.0f, 0, 1.0f, MHA_DEFAULT_SEED, APP_WRITE_LENGTH, APP_WRITE_PACE_MS};
@@ -45,34 +30,6 @@ app_write_opts app_write_opts_of(const cli_options *o) {
     if (o->sample_top_p > 0.0f) w.top_p = o->sample_top_p;
     if (o->cfg.seed) w.seed = o->cfg.seed;
     return w;
-}
-
-/* 1 when the n (< 4) bytes at p begin a character that more bytes would end. */
-static int begun(const unsigned char *p, size_t n) {
-    static const unsigned char second[] = {0x80, 0x90, 0xA0}; /* E0, ED, F0, F4 differ */
-    for (size_t k = 0; k < sizeof second; k++) {
-        unsigned char c[4] = {0x80, 0x80, 0x80, 0x80};
-        memcpy(c, p, n);
-        if (n < 2) c[1] = second[k];
-        if (bpe_utf8_char(c, 4, NULL, NULL) > n) return 1;
-    }
-    return 0;
-}
-
-void app_write_text(char *out, size_t size, const unsigned char *raw, size_t n) {
-    size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        size_t sub = 1;
-        const size_t len = bpe_utf8_char(raw + i, n - i, &sub, NULL);
-        if (!len && sub == n - i && sub < 4 && begun(raw + i, sub)) break; /* not ended yet */
-        const char *put = len ? (const char *)raw + i : "\xEF\xBF\xBD";
-        const size_t put_len = len ? len : 3;
-        if (o + put_len >= size) break;
-        memcpy(out + o, put, put_len);
-        o += put_len;
-        i += len ? len : sub;
-    }
-    out[o] = '\0';
 }
 
 void app_write_free(app_writer *w) {
@@ -99,11 +56,8 @@ void app_write_stop(app_state *s, const char *why) {
     app_writer *w = s->writer;
     if (!w) return;
     if (w->on && why) snprintf(s->status, sizeof s->status, "%s", why);
-    w->on = 0;
-    w->queued = 0;
     if (s->gpt) unmark(s, w);
-    s->layout_valid = 0;
-    s->dirty = 1;
+    app_write_halt(s);
 }
 
 static app_writer *writer(app_state *s) {
