@@ -265,7 +265,8 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
     if (same_text && same_off && shown == goal->layer && shown_h == goal->h) {
         r->n_text = total; /* the tokens past the cut may differ */
         r->replaced = replaced;
-        return measure ? gpt2_run_effects(r, goal->layer) : 0;
+        if (measure) gpt2_run_effects(r, goal->layer); /* (failed: not measured, said so) */
+        return 0;
     }
     r->shown = -1; /* shown once, below, at the goal's layer */
     memcpy(r->off, goal->off, offs);
