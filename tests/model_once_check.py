@@ -9,6 +9,11 @@ The count is shown to count first: removing a head runs a second pass (the
 distribution with every head on is kept beside the one without it), so --ablate
 must say 2 or more; and the built-in model's figure and dump say exactly 1.
 
+A figure with the "How alike" panel (the default, every panel) also measures each
+of the shown layer's h heads on the next token: h forwards with one head removed and
+one back to the model as shown, 1 + h + 1 in all; a figure without the panel (--panel
+next), re-split (-H, not measured) and a dump stay at 1.
+
 Usage: model_once_check.py MHAVIZ"""
 import os
 import re
@@ -39,7 +44,7 @@ def main(argv):
         ck = os.path.join(tmp, "ck")
         gpt2_gen.gen(ck, n_layer=2, n_head=3, n_embd=48, n_positions=64)
         cases = [  # (args, what the count must be: an int, or ">=2")
-            (["--model", ck, "--export", "m.png"], 1),
+            (["--model", ck, "--export", "m.png"], 1 + 3 + 1),
             (["--model", ck, "--export", "m.svg", "--panel", "next"], 1),
             (["--model", ck, "--text", "the fox and the dog", "-H", "4", "--export", "m4.png"], 1),
             (["--model", ck, "--dump", "md"], 1),

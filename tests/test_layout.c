@@ -690,8 +690,8 @@ static void test_zoom_sweep(void **state) {
     };
     static const struct {
         int w, h;
-    } sizes[] = {{800, 600},   {1024, 768}, {1280, 720}, {1600, 900},  {1920, 1080},
-                 {3840, 2160}, {600, 800},  {768, 1024}, {1080, 1920}, {2160, 3840}};
+    } sizes[] = {{800, 600}, {1024, 768}, {1280, 720},  {1600, 900},  {1920, 1080}, {3840, 2160},
+                 {600, 800}, {768, 1024}, {1080, 1920}, {2160, 3840}, {1024, 576}};
     static view_layout L;
     view_cache *cache = view_cache_create();
     assert_non_null(cache);
@@ -728,8 +728,11 @@ static void test_zoom_sweep(void **state) {
                     check_render_text(&L, &s, cache, &dl);
                     /* up to 150 % (Ctrl+= three times) in windows from 1024 wide, for
                        texts of a sentence; past that (and for longer texts, whose labels
-                       thin out) the equation's own text can still hold the room */
-                    if (ZOOMS[zi] <= 1.5f + 1e-4f && s.width >= 1024 && models[mi].n <= 12)
+                       thin out) the equation's own text can still hold the room. Open:
+                       1024x576 presenting 16 heads at 150 % pages 4 of them while the
+                       equation holds 474 px of its 988 (README, "Text floors and room") */
+                    if (ZOOMS[zi] <= 1.5f + 1e-4f && s.width >= 1024 && models[mi].n <= 12 &&
+                        !(s.height < 600 && ZOOMS[zi] > 1.25f + 1e-4f))
                         check_room(&L, &s);
                     if (mode != 1 && mode != 2 && L.pages > 1) { /* the last page too */
                         s.look.page = L.pages - 1;
@@ -777,8 +780,8 @@ static void test_focus_zoom_sweep(void **state) {
     };
     static const struct {
         int w, h;
-    } sizes[] = {{1024, 768},  {1280, 720}, {1600, 900},  {1920, 1080},
-                 {3840, 2160}, {768, 1024}, {1080, 1920}, {2160, 3840}};
+    } sizes[] = {{1024, 768}, {1280, 720},  {1600, 900},  {1920, 1080}, {3840, 2160},
+                 {768, 1024}, {1080, 1920}, {2160, 3840}, {1024, 576}};
     static view_layout L;
     view_cache *cache = view_cache_create();
     assert_non_null(cache);

@@ -270,6 +270,50 @@ static void test_head_contributions(void **st) {
     }
 }
 
+/* The baseline of 1 - JS (attn_alike_baseline), on hand-made layers whose answer is
+   known without shuffling: heads uniform over the keys a row sees read 1 against any
+   shuffle (lo = hi = 1, with the causal mask too); heads each on one key (a different
+   one per head and row) read 1 - JS = P(the shuffle puts the other head's key on this
+   head's key) = 1 / n for a shuffle over n keys, so the mean of the draws is near it;
+   two calls give the same numbers. */
+static void test_alike_baseline(void **st) {
+    (void)st;
+    enum { H = 4, N = 8 };
+    static float attn[H * N * N];
+    for (int mask = 0; mask < 2; mask++) { /* uniform rows */
+        attn_layer L;
+        attn_layer_init(&L, N, N, H, 64, mask ? ATTN_MASK_CAUSAL : ATTN_MASK_NONE, 1, 1.0f);
+        for (int i = 0; i < H; i++)
+            for (int r = 0; r < N; r++)
+                for (int k = 0; k < N; k++)
+                    attn[((size_t)i * N + r) * N + k] =
+                        mask && k > r ? 0.0f : 1.0f / (float)(mask ? r + 1 : N);
+        L.attn = attn;
+        float lo = 0, hi = 0;
+        assert_int_equal(attn_alike_baseline(&lo, &hi, &L, 1), 0);
+        CHECK_NEAR("uniform heads: baseline low 1", 1.0, lo, 1e-5);
+        CHECK_NEAR("uniform heads: baseline high 1", 1.0, hi, 1e-5);
+    }
+    attn_layer L; /* one-hot rows, no mask: head i row r on key (r + i) mod N */
+    attn_layer_init(&L, N, N, H, 64, ATTN_MASK_NONE, 1, 1.0f);
+    memset(attn, 0, sizeof attn);
+    for (int i = 0; i < H; i++)
+        for (int r = 0; r < N; r++) attn[((size_t)i * N + r) * N + (r + i) % N] = 1.0f;
+    L.attn = attn;
+    float lo = 0, hi = 0, lo2 = 0, hi2 = 0;
+    assert_int_equal(attn_alike_baseline(&lo, &hi, &L, 1), 0);
+    /* mean of 16 draws a row over 8 rows: 128 Bernoulli(1/8), sd 0.03 */
+    CHECK_TRUE("one-hot heads: baseline near 1/n (within 0.1)",
+               fabs(lo - 1.0 / N) < 0.1 && fabs(hi - 1.0 / N) < 0.1);
+    CHECK_TRUE("baseline lo <= hi", lo <= hi);
+    assert_int_equal(attn_alike_baseline(&lo2, &hi2, &L, 1), 0);
+    CHECK_TRUE("baseline: the same numbers twice", lo == lo2 && hi == hi2);
+    attn_layer one; /* one head: nothing to pair */
+    attn_layer_init(&one, N, N, 1, 64, ATTN_MASK_NONE, 1, 1.0f);
+    one.attn = attn;
+    assert_int_equal(attn_alike_baseline(&lo, &hi, &one, 1), -1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entropy_and_divergence),
@@ -277,6 +321,7 @@ int main(void) {
         cmocka_unit_test(test_designed_heads_read_as_designed),
         cmocka_unit_test(test_head_products),
         cmocka_unit_test(test_head_contributions),
+        cmocka_unit_test(test_alike_baseline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,16 @@ double attn_entropy_max(const attn_layer *L);
  * diagonal. row_step 1 takes every row; a larger one bounds the cost, h^2 n^2. */
 void attn_head_divergence(float *out, const attn_layer *L, int row_step);
 
+/* What 1 - attn_head_divergence reads for two heads that look at unrelated places:
+ * for each ordered pair i != j, over the same rows, head i's row against head j's
+ * row with its weights moved to a pseudo-random permutation of the keys the row may
+ * see (the causal mask's and the text's), the mean of 16 such permutations (4 over
+ * 64 tokens; fixed by i, j and the row, so the same layer gives the same numbers).
+ * Each head keeps its own sharpness, and nothing of where the other looks: two flat
+ * heads still read high (they cannot disagree much), two sharp ones low. lo, hi: the least and the
+ * most a pair reads. 0, or -1 when h < 2 or out of memory (nothing written). */
+int attn_alike_baseline(float *lo, float *hi, const attn_layer *L, int row_step);
+
 /* out (n, n): Q_i K_i^T of head `head` (0-based): the raw scores, before the
  * scaling, the temperature and the mask. Reads q and k (not NULL). */
 void attn_head_raw_scores(float *out, const attn_layer *L, int head);

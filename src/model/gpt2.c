@@ -51,7 +51,10 @@ int gpt2_run_init(gpt2_run *r, const gpt2_model *m) {
     r->inf = tf_infer_create(m->tf, gpt2_max_tokens(m), c->h);
     r->off = calloc((size_t)c->layers * c->h, 1);
     r->probs_full = malloc((size_t)c->vocab * sizeof(float));
-    if (!r->inf || !r->off || !r->probs_full) {
+    r->e_layer = -1;
+    r->e_kl = malloc((size_t)c->h * sizeof(float));
+    r->e_top = malloc((size_t)c->h * sizeof(int));
+    if (!r->inf || !r->off || !r->probs_full || !r->e_kl || !r->e_top) {
         gpt2_run_free(r);
         return -1;
     }
@@ -78,8 +81,10 @@ void gpt2_run_free(gpt2_run *r) {
     free(r->s_heads);
     tf_fill_destroy(r->fill);
     free(r->fill_lp_full);
+    free(r->e_kl);
+    free(r->e_top);
     memset(r, 0, sizeof *r);
-    r->shown = r->shown_h = -1;
+    r->shown = r->shown_h = r->e_layer = -1;
 }
 
 /* The ten most likely ids of probs, most likely first (ties: the lower id). */
@@ -205,6 +210,7 @@ void gpt2_run_tokens(gpt2_run *r, const int *ids, int n) {
     memmove(r->ids, ids, (size_t)n * sizeof(int));
     const int mask = r->fill ? model_tok_mask_id(r->m->tok) : -1;
     r->n_mask = 0;
+    r->e_layer = -1; /* measured on the text before */
     for (int i = 0; i < n; i++) {
         model_tok_label(r->m->tok, r->ids[i], r->labels[i], GPT2_LABEL);
         r->label[i] = r->labels[i];
@@ -315,9 +321,12 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
     const int same_text = n == r->n && memcmp(ids, r->ids, (size_t)n * sizeof(int)) == 0;
     const int same_off = memcmp(r->off, goal->off, offs) == 0;
     const int shown = r->shown, shown_h = r->shown_h;
+    const int measure =
+        goal->effects && !gpt2_run_is_encoder(r) && goal->h == c->h && r->e_layer != goal->layer;
     if (same_text && same_off && shown == goal->layer && shown_h == goal->h) {
         r->n_text = total + goal->n_more; /* the tokens past the cut may differ */
         r->replaced = replaced;
+        if (measure) gpt2_run_effects(r, goal->layer); /* (failed: not measured, said so) */
         return 0;
     }
     r->shown = -1; /* shown once, below, at the goal's layer */
@@ -336,6 +345,8 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
                  goal->layer + 1, goal->h);
         return -1;
     }
+    if (goal->effects && goal->h == c->h && r->e_layer != goal->layer)
+        gpt2_run_effects(r, goal->layer);
     return 0;
 }
 

@@ -76,6 +76,12 @@ typedef struct {
     float fill_p[GPT2_FILL_MAX][GPT2_TOP]; /* their probabilities */
     float fill_p_full[GPT2_FILL_MAX][GPT2_TOP]; /* the same ids with every head on */
     float *fill_lp_full; /* (GPT2_FILL_MAX, vocab): log-probabilities, every head on */
+    /* what removing each head of layer e_layer alone does to the next token
+       (gpt2_run_effects); e_layer -1: not measured for this text */
+    int e_layer;
+    float *e_kl;    /* (h) KL(every head on || head i removed), bits */
+    int *e_top;     /* (h) the most likely next token with head i removed */
+    int e_top_full; /* ... with every head on */
 } gpt2_run;
 
 /* A run for m (no text yet). 0, or -1 on out of memory. */
@@ -115,6 +121,7 @@ typedef struct {
     int layer, h;
     const int *more; /* (n_more) ids after the text's; NULL with n_more 0: none */
     int n_more;
+    int effects; /* 1: and the layer's heads measured on the next token (gpt2_run_effects) */
 } gpt2_goal;
 
 /* Brings r to goal, computing only what differs from what r holds: a new text
@@ -123,6 +130,14 @@ typedef struct {
  * message (the text has no token, h does not split; r then holds what it did or
  * the new text with its layer unshown). */
 int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen);
+
+/* What removing each of layer `layer`'s own heads alone (every other head of the
+ * model on) does to the next-token distribution at the last position: e_kl[i] =
+ * KL(P || P_-i) = sum_t P(t) log2(P(t) / P_-i(t)) in bits, P with every head on
+ * (probs_full), and e_top[i], P_-i's most likely token. h forwards from `layer` on
+ * (tf_infer_update), then one more that brings the run back to its own heads
+ * removed. Kept until the text changes (e_layer). 0, or -1 (no text, bad layer). */
+int gpt2_run_effects(gpt2_run *r, int layer);
 
 /* The next-token probabilities with the heads removed (vocab floats). */
 const float *gpt2_run_probs(const gpt2_run *r);

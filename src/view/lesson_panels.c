@@ -1,9 +1,10 @@
 /* lesson_panels.c: the two panels under the equation. "How alike are the heads?":
  * an h x h matrix, below its diagonal 1 - the mean Jensen-Shannon divergence
- * between the heads' attention rows (where they look), above it the cosine of
- * their contributions head_i W^O_i (what they pass on), and on the diagonal how
- * much MultiHead changes when the head alone is removed; a head "could go alone"
- * only under VIEW_COULD_GO. "Cost":
+ * between the heads' attention rows (where they look; grey up to what unrelated
+ * heads read, the baseline), above it the cosine of their contributions head_i
+ * W^O_i (what they pass on), and on the diagonal how much MultiHead changes when
+ * the head alone is removed, or on a loaded model the next token's KL; a head
+ * "could go alone" only under VIEW_COULD_GO (VIEW_NEXT_KL_GO). "Cost":
  * parameters 4 d^2 whatever h is, the h n^2 attention weights, the projections'
  * 8 n d^2 FLOPs beside the attention's 4 n^2 d, which dominates, the time taken.
  * Where they go is layout_lesson.c's. */
@@ -37,7 +38,8 @@ static int imin_(int a, int b) {
    "100%" does not fit a cell legibly. */
 static int diagonal_size(const view_ctx *c, view_rect map, int h) {
     int size = imin_(map.h / h * 45 / 100, c->L->font_small);
-    return size >= 9 && view_tw(c, "100%", size, 1) + 2 <= map.w / h ? size : 0;
+    const char *widest = c->s->head_next_kl ? "0.00" : "100%";
+    return size >= 9 && view_tw(c, widest, size, 1) + 2 <= map.w / h ? size : 0;
 }
 
 /* A cell's number, to two decimals: a similarity's third digit says nothing a class
@@ -68,6 +70,42 @@ static int alike_numbers_fit(const view_ctx *c, view_rect map, const float *sim,
     return 1;
 }
 
+/* A diagonal cell's KL in bits: "0" under 0.005, two decimals under 1, then one, then
+   none ("0.03", "1.4", "12"). */
+static void kl_number(char *buf, size_t len, float v) {
+    if (v < 0.005f)
+        snprintf(buf, len, "0");
+    else
+        snprintf(buf, len, "%.*f", v < 1.0f ? 2 : (v < 10.0f ? 1 : 0), (double)v);
+}
+
+/* The grey of a similarity no higher than unrelated heads read (the baseline). */
+static rgba baseline_grey(const view_ctx *c) {
+    const rgba a = c->th.panel, b = c->th.grid;
+    return (rgba){(unsigned char)((a.r + b.r) / 2), (unsigned char)((a.g + b.g) / 2),
+                  (unsigned char)((a.b + b.b) / 2), 255};
+}
+
+/* The colour of 1 - JS = v: grey up to the baseline's top (unrelated heads read as
+   much) and a last digit above it, the sequential map over (top, 1] above that; the
+   map over [0, 1] when no baseline was measured. */
+static rgba alike_colour(const view_ctx *c, float v) {
+    const float top = c->s->alike_base_hi;
+    if (top <= 0.0f) return cmap_seq(c->s->look.cmap, v);
+    /* within the cells' last digit of it: as unrelated (flat heads: top 1, every cell) */
+    if (v < top + 0.01f) return baseline_grey(c);
+    return cmap_seq(c->s->look.cmap, (v - top) / (1.0f - top));
+}
+
+/* A head that could go alone: on a loaded model (kl, the next token's), when its
+   removal moves the next-token distribution by under VIEW_NEXT_KL_GO bits and keeps
+   its most likely token; else when it changes MultiHead by under VIEW_COULD_GO. */
+static int could_go(const view_state *s, const float *change, int i) {
+    if (s->head_next_kl)
+        return s->head_next_kl[i] < VIEW_NEXT_KL_GO && s->head_next_top[i] == s->next_top_full;
+    return change[i] < VIEW_COULD_GO;
+}
+
 static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim, const float *pass,
                              const float *change, int h) {
     const view_layout *L = c->L;
@@ -76,6 +114,7 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
     vs.look.values = 1;
     vc.s = &vs;
     int cells = view_cell_values_fit(&vc, map, h, h);
+    const float *kl = c->s->head_next_kl; /* the diagonal's number: KL, or MultiHead's % */
     const int diag = diagonal_size(c, map, h);
     /* numbers in every cell or in none (alike_numbers_fit), a size smaller where that
        keeps them, not under 9 */
@@ -93,7 +132,7 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
                 continue;
             }
             const float v = r > k ? sim[r * h + k] : (r < k ? pass[r * h + k] : change[r]);
-            const rgba bg = r > k   ? cmap_seq(c->s->look.cmap, v)
+            const rgba bg = r > k   ? alike_colour(c, v)
                             : r < k ? cmap_signed(c->s->look.cmap, v)
                                     : c->th.panel;
             draw_fill(c->dl, (view_rect){x0, y0, x1 - x0, y1 - y0}, bg);
@@ -102,7 +141,9 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
             const int line = L->line * size / L->font;
             if (r != k && !numbers) continue; /* the colour alone */
             char buf[24];
-            if (r == k)
+            if (r == k && kl)
+                kl_number(buf, sizeof buf, kl[r]);
+            else if (r == k)
                 snprintf(buf, sizeof buf, "%.0f%%", (double)(100.0f * v));
             else
                 alike_number(buf, sizeof buf, v);
@@ -121,76 +162,179 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
     return diag > 0 && change;
 }
 
-/* The lines under the matrix, each the first of its variants that fits: what the
-   two triangles and the diagonal are, and which heads could go alone (the
-   threshold VIEW_COULD_GO). */
+/* The first line's forms: what the two triangles are, and what unrelated heads read
+   (the grey) where it was measured. */
+static void alike_key_forms(const view_ctx *c, char f[5][256]) {
+    const int st = c->s->contrib_step;
+    const double lo = c->s->alike_base_lo, hi = c->s->alike_base_hi;
+    char every[40] = "";
+    if (st > 1)
+        snprintf(every, sizeof every, ", every %d%s row", st,
+                 st == 2 ? "nd" : (st == 3 ? "rd" : "th"));
+    if (hi <= 0.0) {
+        snprintf(f[0], 256,
+                 "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS) \xC2\xB7 \xE2\x86\x97 what "
+                 "they pass on (cos of head_i W^O_i)%s",
+                 every);
+        snprintf(f[1], 256, "\xE2\x86\x99 where they look \xC2\xB7 \xE2\x86\x97 what they pass on");
+        for (int k = 2; k < 5; k++)
+            snprintf(f[k], 256, "\xE2\x86\x99 look \xC2\xB7 \xE2\x86\x97 pass on");
+        return;
+    }
+    snprintf(
+        f[0], 256,
+        "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS; unrelated heads %.2f\xE2\x80\x93%.2f, "
+        "grey) \xC2\xB7 \xE2\x86\x97 what they pass on (cos of head_i W^O_i)%s",
+        lo, hi, every);
+    snprintf(f[1], 256,
+             "\xE2\x86\x99 where they look (random heads %.2f\xE2\x80\x93%.2f: grey) \xC2\xB7 "
+             "\xE2\x86\x97 what they pass on",
+             lo, hi);
+    snprintf(f[2], 256,
+             "\xE2\x86\x99 look (random %.2f\xE2\x80\x93%.2f: grey) \xC2\xB7 \xE2\x86\x97 pass on",
+             lo, hi);
+    snprintf(f[3], 256, "\xE2\x86\x99 random %.2f\xE2\x80\x93%.2f: grey", lo, hi);
+    snprintf(f[4], 256, "random \xE2\x89\xA4 %.2f: grey", hi);
+}
+
+/* The verdict's forms: which heads could go alone (could_go), and by which measure. */
+static void alike_verdict_forms(const view_ctx *c, const float *change, int h, char f[3][256]) {
+    const int model = c->s->head_next_kl != NULL;
+    char list[96] = "";
+    int count = 0;
+    for (int i = 0, k = 0; i < h && k < (int)sizeof list - 8; i++)
+        if (could_go(c->s, change, i))
+            k += snprintf(list + k, sizeof list - (size_t)k, "%s%d", count++ ? ", " : "", i + 1);
+    const double pct = 100.0 * VIEW_COULD_GO, bits = VIEW_NEXT_KL_GO;
+    const int why = c->s->next_measure; /* a model's heads not measured (yet) */
+    if (h > 1 && !model && why == VIEW_MEASURE_PENDING) {
+        snprintf(f[0], 256, "could go alone? measuring each head on the next token\xE2\x80\xA6");
+        snprintf(f[1], 256, "could go? measuring\xE2\x80\xA6");
+        snprintf(f[2], 256, "measuring\xE2\x80\xA6");
+    } else if (h > 1 && !model && why == VIEW_MEASURE_TOO_LONG) {
+        snprintf(f[0], 256, "could go alone: not measured on the next token (over %d tokens)",
+                 c->s->next_measure_cap);
+        snprintf(f[1], 256, "could go: not measured (over %d tokens)", c->s->next_measure_cap);
+        snprintf(f[2], 256, "could go: not measured");
+    } else if (h == 1) {
+        for (int k = 0; k < 3; k++)
+            snprintf(f[k], 256, "%s",
+                     k ? "the only head"
+                       : "the only head: without it "
+                         "MultiHead is 0");
+    } else if (!count && model) {
+        snprintf(f[0], 256,
+                 "none could go alone: without any one the next token moves (KL \xE2\x89\xA5 %.1f "
+                 "bit or a new top)",
+                 bits);
+        snprintf(f[1], 256, "none could go alone (next-token KL \xE2\x89\xA5 %.1f bit)", bits);
+        snprintf(f[2], 256, "none could go alone");
+    } else if (!count) {
+        snprintf(f[0], 256, "none could go alone: each changes MultiHead by %.0f %% or more", pct);
+        snprintf(f[1], 256, "none could go alone (each \xE2\x89\xA5 %.0f %%)", pct);
+        snprintf(f[2], 256, "none could go alone");
+    } else if (model) {
+        snprintf(f[0], 256, "could go alone (next token kept, KL < %.1f bit): head%s %s", bits,
+                 count > 1 ? "s" : "", list);
+        snprintf(f[1], 256, "could go alone (KL < %.1f bit): %s", bits, list);
+        snprintf(f[2], 256, "could go: %s", list);
+    } else {
+        snprintf(f[0], 256, "could go alone (MultiHead changes under %.0f %%): head%s %s", pct,
+                 count > 1 ? "s" : "", list);
+        snprintf(f[1], 256, "could go alone (< %.0f %%): %s", pct, list);
+        snprintf(f[2], 256, "could go: %s", list);
+    }
+}
+
+/* The second line's forms: what the diagonal's numbers are, or, where they are not
+   drawn, their range. */
+static void alike_diagonal_forms(const view_ctx *c, const float *change, int h, int diagonal,
+                                 char f[3][256]) {
+    const float *kl = c->s->head_next_kl;
+    const float *v = kl ? kl : change;
+    float lo = v[0], hi = v[0];
+    for (int i = 1; i < h; i++) lo = v[i] < lo ? v[i] : lo, hi = v[i] > hi ? v[i] : hi;
+    if (kl && diagonal) {
+        snprintf(f[0], 256, "diagonal: the next token's KL without the head, bits");
+        snprintf(f[1], 256, "diagonal: next-token KL without it, bits");
+        snprintf(f[2], 256, "diagonal: KL, bits");
+    } else if (kl) {
+        char a[16], b[16];
+        kl_number(a, sizeof a, lo);
+        kl_number(b, sizeof b, hi);
+        snprintf(f[0], 256, "without one head, the next token's KL is %s\xE2\x80\x93%s bits", a, b);
+        snprintf(f[1], 256, "next-token KL %s\xE2\x80\x93%s bits without one", a, b);
+        snprintf(f[2], 256, "KL without one: %s\xE2\x80\x93%s bits", a, b);
+    } else if (diagonal) {
+        snprintf(f[0], 256, "diagonal: how much MultiHead changes without the head");
+        snprintf(f[1], 256, "diagonal: MultiHead's change without it");
+        snprintf(f[2], 256, "diagonal: change without it");
+    } else {
+        snprintf(f[0], 256, "without one head, MultiHead changes by %.0f\xE2\x80\x93%.0f %%",
+                 (double)(100.0f * lo), (double)(100.0f * hi));
+        snprintf(f[1], 256, "MultiHead changes %.0f\xE2\x80\x93%.0f %% without one",
+                 (double)(100.0f * lo), (double)(100.0f * hi));
+        snprintf(f[2], 256, "without one: %.0f\xE2\x80\x93%.0f %%", (double)(100.0f * lo),
+                 (double)(100.0f * hi));
+    }
+}
+
+/* The lines under the matrix, each the first of its forms that fits: what the two
+   triangles are (and the baseline), what the diagonal is, and which heads could go
+   alone. */
 static void draw_alike_notes(const view_ctx *c, const float *change, int h, int diagonal) {
     const view_layout *L = c->L;
     const int fs = L->font_small, line = L->line * fs / L->font + 2;
-    char buf[200], note1[160];
-    const int st = c->s->contrib_step;
-    if (st > 1)
-        snprintf(note1, sizeof note1,
-                 "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS) \xC2\xB7 \xE2\x86\x97 what they "
-                 "pass on (cos of head_i W^O_i), every %d%s row",
-                 st, st == 2 ? "nd" : (st == 3 ? "rd" : "th"));
-    else
-        snprintf(note1, sizeof note1,
-                 "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS) \xC2\xB7 \xE2\x86\x97 what they "
-                 "pass on (cos of head_i W^O_i)");
-    int count = 0;
-    for (int i = 0; i < h; i++) count += change[i] < VIEW_COULD_GO;
-    char list[96] = "", go1[200], go2[160], go3[128];
-    for (int i = 0, k = 0, m = 0; i < h && k < (int)sizeof list - 8; i++)
-        if (change[i] < VIEW_COULD_GO)
-            k += snprintf(list + k, sizeof list - (size_t)k, "%s%d", m++ ? ", " : "", i + 1);
-    const double pct = 100.0 * VIEW_COULD_GO;
-    if (h == 1) {
-        snprintf(go1, sizeof go1, "the only head: without it MultiHead is 0");
-        snprintf(go2, sizeof go2, "the only head");
-        snprintf(go3, sizeof go3, "the only head");
-    } else if (!count) {
-        snprintf(go1, sizeof go1, "none could go alone: each changes MultiHead by %.0f %% or more",
-                 pct);
-        snprintf(go2, sizeof go2, "none could go alone (each \xE2\x89\xA5 %.0f %%)", pct);
-        snprintf(go3, sizeof go3, "none could go alone");
-    } else {
-        snprintf(go1, sizeof go1, "could go alone (MultiHead changes under %.0f %%): head%s %s",
-                 pct, count > 1 ? "s" : "", list);
-        snprintf(go2, sizeof go2, "could go alone (< %.0f %%): %s", pct, list);
-        snprintf(go3, sizeof go3, "could go: %s", list);
+    char forms[3][5][256], buf[256];
+    alike_key_forms(c, forms[0]);
+    alike_diagonal_forms(c, change, h, diagonal, forms[1]);
+    alike_verdict_forms(c, change, h, forms[2]);
+    for (int k = 3; k < 5; k++) {
+        snprintf(forms[1][k], 256, "%s", forms[1][2]);
+        snprintf(forms[2][k], 256, "%s", forms[2][2]);
     }
-    const char *const v1[] = {
-        note1, "\xE2\x86\x99 where they look \xC2\xB7 \xE2\x86\x97 what they pass on",
-        "\xE2\x86\x99 look \xC2\xB7 \xE2\x86\x97 pass on"};
-    float lo = change[0], hi = change[0];
-    for (int i = 1; i < h; i++)
-        lo = change[i] < lo ? change[i] : lo, hi = change[i] > hi ? change[i] : hi;
-    char range1[120], range2[120], range3[120];
-    snprintf(range1, sizeof range1,
-             "without one head, MultiHead changes by %.0f\xE2\x80\x93%.0f %%",
-             (double)(100.0f * lo), (double)(100.0f * hi));
-    snprintf(range2, sizeof range2, "MultiHead changes %.0f\xE2\x80\x93%.0f %% without one",
-             (double)(100.0f * lo), (double)(100.0f * hi));
-    snprintf(range3, sizeof range3, "without one: %.0f\xE2\x80\x93%.0f %%", (double)(100.0f * lo),
-             (double)(100.0f * hi));
-    const char *const v2d[] = {"diagonal: how much MultiHead changes without the head",
-                               "diagonal: MultiHead's change without it",
-                               "diagonal: change without it"};
-    const char *const v2r[] = {range1, range2, range3};
-    const char *const *v2 = diagonal ? v2d : v2r;
-    const char *const v3[] = {go1, go2, go3};
-    const char *const *v[3] = {v1, v2, v3};
     for (int i = 0; i < 3; i++) {
         const int y = L->redund_note.y + i * line;
         if (y + line > L->redund_note.y + L->redund_note.h + 2) break;
-        view_fit_first(c, buf, sizeof buf, v[i], 3, L->redund_note.w, fs, i == 2);
+        const char *const v[5] = {forms[i][0], forms[i][1], forms[i][2], forms[i][3], forms[i][4]};
+        view_fit_first(c, buf, sizeof buf, v, 5, L->redund_note.w, fs, i == 2);
         if (i == 0 && view_markup_width(c, buf, fs) <= L->redund_note.w)
             view_draw_markup(c, L->redund_note.x, y, buf, fs, c->th.muted);
         else
             draw_text(c->dl, L->redund_note.x, y, buf, fs, i == 2 ? c->th.text : c->th.muted,
                       i == 2, 0);
     }
+}
+
+/* The colorbar of 1 - JS with its baseline: grey from 0 to the top of what unrelated
+   heads read, the sequential map from there to 1 (alike_colour), ticks at 0, that
+   top and 1 where they fit. Fills, not an image: the map starts at the baseline. */
+static void draw_baseline_bar(const view_ctx *c, view_rect r) {
+    if (r.w < 8 || r.h < 2) return;
+    const float top = c->s->alike_base_hi < 1.0f ? c->s->alike_base_hi : 1.0f;
+    const int split = r.x + (int)lroundf(top * (float)r.w);
+    draw_fill(c->dl, (view_rect){r.x, r.y, split - r.x, r.h}, baseline_grey(c));
+    enum { STEPS = 24 };
+    for (int k = 0; k < STEPS; k++) {
+        const int x0 = split + (r.x + r.w - split) * k / STEPS,
+                  x1 = split + (r.x + r.w - split) * (k + 1) / STEPS;
+        if (x1 > x0)
+            draw_fill(c->dl, (view_rect){x0, r.y, x1 - x0, r.h},
+                      cmap_seq(c->s->look.cmap, ((float)k + 0.5f) / (float)STEPS));
+    }
+    draw_frame(c->dl, r, c->th.grid, 1);
+    const int fs = c->L->font_small, ty = r.y + r.h + c->L->pad / 2, gap = c->L->pad / 2;
+    char mid[16];
+    snprintf(mid, sizeof mid, "%.2f", (double)top);
+    const int wm = view_tw(c, mid, fs, 0), w1 = view_tw(c, "1", fs, 0), w0 = view_tw(c, "0", fs, 0);
+    int xm = split - wm / 2;
+    if (xm + wm + gap + w1 > r.x + r.w) xm = r.x + r.w - w1 - gap - wm;
+    if (xm < r.x) xm = r.x;
+    draw_line(c->dl, split, r.y + r.h, split, ty, c->th.muted, 1);
+    draw_text(c->dl, xm, ty, mid, fs, c->th.muted, 0, 0);
+    if (xm + wm + gap + w1 <= r.x + r.w)
+        draw_text(c->dl, r.x + r.w - w1, ty, "1", fs, c->th.muted, 0, 0);
+    if (r.x + w0 + gap <= xm) draw_text(c->dl, r.x, ty, "0", fs, c->th.muted, 0, 0);
 }
 
 static void draw_redundancy(const view_ctx *c) {
@@ -240,7 +384,10 @@ static void draw_redundancy(const view_ctx *c) {
     const view_rect cb = L->redund_cbar;
     const int half = (cb.w - L->gap) / 2;
     /* (too narrow for either: none; the notes still say what the colours are) */
-    view_colorbar(c, (view_rect){cb.x, cb.y, half, cb.h}, VIEW_MAP_SEQ, 1.0f);
+    if (c->s->alike_base_hi > 0.0f)
+        draw_baseline_bar(c, (view_rect){cb.x, cb.y, half, cb.h});
+    else
+        view_colorbar(c, (view_rect){cb.x, cb.y, half, cb.h}, VIEW_MAP_SEQ, 1.0f);
     view_colorbar(c, (view_rect){cb.x + cb.w - half, cb.y, half, cb.h}, VIEW_MAP_DIV, 1.0f);
     if (c->s->head_change && c->s->head_pass_cos)
         draw_alike_notes(c, c->s->head_change, h, diagonal);

@@ -248,6 +248,19 @@ typedef struct view_state {
     const char *sample_name; /* or "custom" */
     int sample_index, sample_count; /* 1-based index, 0 for custom text */
     int lesson;                     /* redundancy and cost panels */
+
+    /* 1 - JS of unrelated heads (attn_alike_baseline): the least and most pair's; hi <= 0:
+       not measured */
+    float alike_base_lo, alike_base_hi;
+    /* a loaded model's layer at its own heads: what removing head i alone does to the
+       model's next token (gpt2_run_effects), or NULL: then the panel judges by MultiHead */
+    const float *head_next_kl; /* (h) KL(every head on || head i removed), bits */
+    const int *head_next_top;  /* (h) the most likely next token without head i */
+    int next_top_full;         /* ... with every head on */
+    /* or, with head_next_kl NULL on a loaded model's own heads: why not (yet) */
+    enum { VIEW_MEASURE_NONE, VIEW_MEASURE_PENDING, VIEW_MEASURE_TOO_LONG } next_measure;
+    int next_measure_cap; /* TOO_LONG: the most tokens measured at this layer */
+
     /* numbers derived from the layer for the lesson (may be NULL: not shown) */
     const float *head_entropy;     /* (h) mean row entropy in bits */
     const float *head_divergence;  /* (h, h) mean Jensen-Shannon divergence in bits */

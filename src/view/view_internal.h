@@ -79,6 +79,9 @@ void view_format_number(char *buf, size_t len, float v);
 /* A head "could go alone" when removing it changes MultiHead by less than this
    (||head_i W^O_i|| / ||MultiHead||): the redundancy panel's words, the README's. */
 #define VIEW_COULD_GO 0.10f
+/* On a loaded model a head could go alone when removing it moves the next-token
+   distribution by less than this KL, in bits, and keeps its most likely token. */
+#define VIEW_NEXT_KL_GO 0.10f
 
 /* view_text_width with the frame's measurer. */
 static inline int view_tw(const view_ctx *c, const char *s, int size, int bold) {

@@ -29,6 +29,7 @@ struct app_derived {
     float *scaled;         /* (n, n) raw times the layer's scale, before the mask */
     float *share;          /* (n, d_model) head_i W^O_i */
     int contrib_step;      /* every how many rows the contributions were compared; 0 none */
+    float base[2];         /* 1 - JS of unrelated heads, least and most; [1] 0: none */
     float *pass_cos;       /* (h, h) cosine of head_i W^O_i and head_j W^O_j; h <= 16 */
     float *change;         /* (h) ||head_i W^O_i|| / ||MultiHead||; h <= 16 */
     size_t cap_entropy, cap_divergence, cap_diff, cap_raw, cap_scaled, cap_share, cap_pass,
@@ -140,7 +141,13 @@ int app_derive(app_state *s) {
     /* every pair of heads costs n^2 a row: at most about 32 rows are compared */
     const int rows = L->n_real > 0 ? L->n_real : n;
     d->divergence_step = (rows + DIVERGENCE_ROWS - 1) / DIVERGENCE_ROWS;
-    if (h <= DIVERGENCE_MAX_H) attn_head_divergence(d->divergence, L, d->divergence_step);
+    d->base[0] = d->base[1] = 0.0f;
+    if (h <= DIVERGENCE_MAX_H) {
+        attn_head_divergence(d->divergence, L, d->divergence_step);
+        /* and what unrelated heads would read there: the scale's baseline */
+        if (attn_alike_baseline(&d->base[0], &d->base[1], L, d->divergence_step) != 0)
+            d->base[0] = d->base[1] = 0.0f;
+    }
     /* what the heads pass on (head_i W^O_i) over about 32 of all n rows: 64 d^2 FLOPs */
     d->contrib_step = 0;
     if (h <= DIVERGENCE_MAX_H && L->heads && L->w_o && L->out_full &&
@@ -174,6 +181,8 @@ void app_derived_view(const app_state *s, view_state *vs) {
     vs->head_entropy = d->entropy;
     vs->head_divergence = d->layer.h <= DIVERGENCE_MAX_H ? d->divergence : NULL;
     vs->divergence_step = d->divergence_step;
+    vs->alike_base_lo = d->base[0];
+    vs->alike_base_hi = d->base[1];
     if (d->contrib_step > 0 && d->layer.h <= DIVERGENCE_MAX_H) {
         vs->head_pass_cos = d->pass_cos;
         vs->head_change = d->change;

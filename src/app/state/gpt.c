@@ -27,6 +27,7 @@ struct app_gpt_job {
     int more[GPT2_MAX_N], n_more; /* the tokens written after it */
     unsigned char *off;
     int layer, h;
+    int effects;     /* the layer's heads measured on the next token too */
     unsigned long v; /* the g->want_v it computes */
     int rc, out;
     char err[256];
@@ -52,6 +53,8 @@ struct app_gpt {
     unsigned char *off;   /* (layers, h): heads removed */
     int layer;            /* 0-based */
     int h;                /* the model's own, or a re-split */
+    int effects;          /* 1: the shown layer's heads measured on the next token (panels on) */
+    int measuring;        /* the change asked for is that measure (a second job, after the view) */
     unsigned long want_v; /* counts the changes asked for */
     int pending;          /* want_v is not computed nor being computed */
     int orphan;           /* dropped by the state while its job was out: the jobs layer frees it */
@@ -202,6 +205,7 @@ static void job_fill(app_gpt *g) {
     memcpy(j->off, g->off, (size_t)g->m->tf->cfg.layers * g->m->tf->cfg.h);
     j->layer = g->layer;
     j->h = g->h;
+    j->effects = g->measuring;
     j->v = g->want_v;
     j->rc = 0;
     j->err[0] = '\0';
@@ -211,6 +215,7 @@ static void job_fill(app_gpt *g) {
    else asked of it (a change not yet taken is replaced by this one). */
 static void want(app_state *s) {
     app_gpt *g = s->gpt;
+    g->measuring = 0;
     g->want_v++;
     g->mark = -1; /* a token drawn from the distribution shown is drawn again after */
     s->dirty = 1;
@@ -229,6 +234,35 @@ static void want(app_state *s) {
     say_reached(s);
 }
 
+/* The token x head x layer forwards the measure may take: GPT-2 small's 12 heads
+   over its 12 layers at 128 tokens (h forwards of the layers from the shown one). */
+#define GPT_MEASURE_BUDGET (12L * 12L * 128L)
+
+/* The most tokens the shown layer's heads are measured at (GPT_MEASURE_BUDGET). */
+static int measure_cap(const app_gpt *g) {
+    const tf_config *c = &g->m->tf->cfg;
+    return (int)(GPT_MEASURE_BUDGET / ((long)c->h * (c->layers - g->layer)));
+}
+
+/* Whether the shown run, at what was asked, still lacks its layer's measure. */
+static int measure_due(const app_gpt *g) {
+    const gpt2_run *r = shown(g);
+    return g->effects && !gpt2_run_is_encoder(r) && g->h == g->m->tf->cfg.h && r->n >= 1 &&
+           r->n <= measure_cap(g) && r->e_layer != g->layer;
+}
+
+/* The measure asked for, once the view is shown: its own job (or now, without a
+   jobs layer), so that a text or a layer shows first. */
+static void want_measure(app_state *s) {
+    want(s);
+    s->gpt->measuring = 1;
+    if (!s->req.attached) { /* want computed the view already: the measure now */
+        gpt2_run *r = shown(s->gpt);
+        gpt2_run_effects(r, s->gpt->layer);
+        rebuild(s);
+    }
+}
+
 app_gpt_job *app_gpt_job_take(app_state *s) {
     app_gpt *g = s->gpt;
     if (!g || !g->pending || g->job.out) return NULL;
@@ -245,7 +279,8 @@ void app_gpt_job_run(app_gpt_job *j) {
         snprintf(j->err, sizeof j->err, "%.200s: out of memory for a second trace", m->paths.name);
         return;
     }
-    const gpt2_goal goal = {j->text, strlen(j->text), j->off, j->layer, j->h, j->more, j->n_more};
+    const gpt2_goal goal = {j->text, strlen(j->text), j->off,    j->layer,
+                            j->h,    j->more,         j->n_more, j->effects};
     j->rc = gpt2_run_reach(j->r, &goal, j->err, sizeof j->err);
 }
 
@@ -264,7 +299,8 @@ int app_gpt_job_done(app_state *s, app_gpt_job *j) {
     g->cur = !g->cur;
     rebuild(s);
     say_reached(s);
-    return 2; /* the caller derives the picture from it */
+    if (!j->effects && measure_due(g)) want_measure(s); /* (a measure that failed: not again) */
+    return 2;                                           /* the caller derives the picture from it */
 }
 
 int app_gpt_busy(const app_state *s) {
@@ -353,6 +389,8 @@ static void adopt_model(app_state *s, app_gpt *g) {
     s->look.focus = 0;
     s->look.page = 0;
     rebuild(s);
+    if (s->req.attached) /* the window; an export asks for its panel's (app_gpt_export_panel) */
+        app_gpt_measure(s, s->lesson);
     if (!say_cut(s))
         snprintf(s->status, sizeof s->status, "%.60s: %d layers × %d heads, d_model %d%s",
                  g->m->paths.name, g->m->tf->cfg.layers, g->m->tf->cfg.h, g->m->tf->cfg.d_model,
@@ -603,7 +641,21 @@ void app_gpt_view(const app_state *s, view_state *vs) {
     vs->overview = &g->ov;
     vs->overview_open = g->overview_open;
     vs->next = &g->next;
-    vs->resplit = shown(g)->shown_h != g->m->tf->cfg.h;
+    const gpt2_run *r = shown(g);
+    vs->resplit = r->shown_h != g->m->tf->cfg.h;
+    /* a re-split layer's heads are not the model's, an encoder has no next token:
+       MultiHead's measure, as the built-in model's */
+    if (vs->resplit || r->shown < 0 || !g->effects || gpt2_run_is_encoder(r)) return;
+    if (r->e_layer == r->shown) {
+        vs->head_next_kl = r->e_kl;
+        vs->head_next_top = r->e_top;
+        vs->next_top_full = r->e_top_full;
+    } else if (r->n > measure_cap(g)) {
+        vs->next_measure = VIEW_MEASURE_TOO_LONG;
+        vs->next_measure_cap = measure_cap(g);
+    } else {
+        vs->next_measure = VIEW_MEASURE_PENDING;
+    }
 }
 
 void app_gpt_export_panel(app_state *s, view_panel panel) {
@@ -611,6 +663,14 @@ void app_gpt_export_panel(app_state *s, view_panel panel) {
     s->gpt->overview_open = panel == VIEW_PANEL_MODEL;
     s->gpt->next_k = panel == VIEW_PANEL_NEXT ? VIEW_NEXT_MAX : 5;
     rebuild(s);
+    app_gpt_measure(s, s->lesson && panel == VIEW_PANEL_ALL);
+}
+
+void app_gpt_measure(app_state *s, int on) {
+    app_gpt *g = s->gpt;
+    if (!g) return;
+    g->effects = on != 0;
+    if (measure_due(g)) want_measure(s);
 }
 
 int app_gpt_settings(const app_state *s, const char **path, int *layer, int *h, int *overview) {

@@ -131,7 +131,10 @@ int app_lesson_apply(app_state *s, const app_action *a) {
         s->look.step =
             (s->look.step + (a->kind == ACT_STEP_NEXT ? 1 : STEP_COUNT)) % (STEP_COUNT + 1);
         return 1;
-    case ACT_LESSON: s->lesson = !s->lesson; return 1;
+    case ACT_LESSON:
+        s->lesson = !s->lesson;
+        app_gpt_measure(s, s->lesson);
+        return 1;
     default: return 0;
     }
 }

@@ -140,6 +140,12 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         app_derive(s);
     }
     if (o->mode != CLI_EXPORT) return 0;
+    if (s->gpt && s->lesson && s->export_panel == VIEW_PANEL_ALL) {
+        /* the figure's "How alike" panel judges a model's own heads by its next token,
+           however the model came (--model, a view file's model = PATH) */
+        app_gpt_measure(s, 1);
+        app_derive(s);
+    }
     return check_pages(s, o, page_asked, pinned_asked, err, errlen);
     return 0;
 }

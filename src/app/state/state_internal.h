@@ -117,6 +117,10 @@ int app_gpt_busy(const app_state *s);
 int app_gpt_layer(const app_state *s, attn_layer *L);
 void app_gpt_view(const app_state *s, view_state *vs);
 void app_gpt_export_panel(app_state *s, view_panel panel);
+/* on: the shown layer's own heads are measured on the next token (gpt2_run_effects)
+   whenever its text or layer changes, computed now or asked of the jobs layer; off:
+   not (the panel that shows them is hidden). */
+void app_gpt_measure(app_state *s, int on);
 void app_gpt_free(app_gpt *g);
 /* A view file's model settings: the path opened (or asked for), the layer shown
    (0-based), the heads (0: its own) and the overview; 0 without a model. */
