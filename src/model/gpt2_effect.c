@@ -32,7 +32,7 @@ static int argmax(const float *p, int vocab) {
 
 int gpt2_run_effects(gpt2_run *r, int layer) {
     const tf_config *c = &r->m->tf->cfg;
-    if (r->n < 1 || layer < 0 || layer >= c->layers || gpt2_run_is_encoder(r))
+    if (r->n < 1 || layer < 0 || layer >= c->layers || !r->m->tf->spec.causal)
         return -1; /* no next token */
     const size_t offs = (size_t)c->layers * c->h;
     unsigned char *one = calloc(offs, 1);

@@ -10,6 +10,7 @@
 
 #include "gpt2.h"
 #include "gpt_fill.h"
+#include "gpt_internal.h"
 
 /* why a model is not re-split (tf_infer_can_split is 0) */
 #define NO_SPLIT(m)                                                                                \
@@ -17,61 +18,6 @@
                                         : "K/V heads are shared by groups of heads")
 #include "samples.h"
 #include "state_internal.h"
-
-/* A change asked of the model, computed into the run not shown: the jobs
-   layer's from app_gpt_job_take until app_gpt_job_done. */
-struct app_gpt_job {
-    app_gpt *g;
-    gpt2_run *r;
-    char text[APP_EDIT_MAX];
-    int more[GPT2_MAX_N], n_more; /* the tokens written after it */
-    unsigned char *off;
-    int layer, h;
-    int effects;     /* the layer's heads measured on the next token too */
-    unsigned long v; /* the g->want_v it computes */
-    int rc, out;
-    char err[256];
-};
-
-/* What a key removed or restored, said once the run shows it. */
-typedef struct {
-    int on; /* 1: a head's change waits to be said */
-    int layer, head, off, top;
-    double before;
-    int blank; /* 1: top is the first blank's (an encoder's), -1: nothing to measure */
-} gpt_say;
-
-struct app_gpt {
-    gpt2_model *m;
-    gpt2_run runs[2]; /* runs[cur] is shown; the other is the job's while one is out */
-    int cur;
-    /* what the keys ask for: a run reaches it (app_gpt_job_run), then it is shown */
-    char text[APP_EDIT_MAX];
-    int more[GPT2_MAX_N]; /* the tokens written after text (W, write.c), as ids */
-    int n_more;
-    int mark;             /* the token drawn to be written next, marked in the panel; -1 none */
-    unsigned char *off;   /* (layers, h): heads removed */
-    int layer;            /* 0-based */
-    int h;                /* the model's own, or a re-split */
-    int effects;          /* 1: the shown layer's heads measured on the next token (panels on) */
-    int measuring;        /* the change asked for is that measure (a second job, after the view) */
-    unsigned long want_v; /* counts the changes asked for */
-    int pending;          /* want_v is not computed nor being computed */
-    int orphan;           /* dropped by the state while its job was out: the jobs layer frees it */
-    gpt_say say;
-    app_gpt_job job;
-    int overview_open;
-    int next_k;      /* tokens the panel shows: 5 in the window, 10 in --panel next */
-    char path[4096]; /* as it was opened (a view file's model = PATH) */
-    view_overview ov;
-    const float *attn[TF_MAX_LAYERS];
-    view_next next;
-    char next_label[VIEW_NEXT_MAX][GPT2_LABEL];
-    char after[GPT2_LABEL];
-    gpt_fill_text fill; /* an encoder's panel: "fill the blank" */
-    char mark_label[GPT2_LABEL];
-    model_source src;
-};
 
 void app_gpt_free(app_gpt *g) {
     if (!g) return;
@@ -84,7 +30,7 @@ void app_gpt_free(app_gpt *g) {
 }
 
 /* The run shown. */
-static gpt2_run *shown(const app_gpt *g) {
+gpt2_run *gpt_shown(const app_gpt *g) {
     return (gpt2_run *)&g->runs[g->cur];
 }
 
@@ -102,8 +48,8 @@ int app_gpt_active(const app_state *s) {
 
 /* The next-token panel's mark: the token drawn to be written next (its row, or a
    note under the rows when it is not among them). */
-static void mark_next(app_gpt *g) {
-    const gpt2_run *r = shown(g);
+void gpt_mark_next(app_gpt *g) {
+    const gpt2_run *r = gpt_shown(g);
     g->next.mark = -1;
     g->next.marked = g->mark >= 0;
     if (g->mark < 0) return;
@@ -118,7 +64,7 @@ static void mark_next(app_gpt *g) {
 static void rebuild(app_state *s) {
     app_gpt *g = s->gpt;
     const tf_config *c = &g->m->tf->cfg;
-    const gpt2_run *r = shown(g);
+    const gpt2_run *r = gpt_shown(g);
     for (int i = 0; i < c->layers; i++) {
         attn_layer L;
         tf_infer_layer(&L, r->inf, i, NULL, NULL);
@@ -147,7 +93,7 @@ static void rebuild(app_state *s) {
         snprintf(g->after, sizeof g->after, "%s", r->n ? r->labels[r->n - 1] : "");
         g->next.after = g->after;
         g->next.cut = r->n < r->n_text;
-        mark_next(g);
+        gpt_mark_next(g);
     }
     g->ov.computed_from = r->ms_from;
     s->compute_ms = r->ms;
@@ -159,7 +105,7 @@ static void rebuild(app_state *s) {
 /* The status says so when the run's text was cut; 1 then. */
 static int say_cut(app_state *s) {
     const app_gpt *g = s->gpt;
-    const gpt2_run *r = shown(g);
+    const gpt2_run *r = gpt_shown(g);
     if (r->n >= r->n_text) return 0;
     snprintf(s->status, sizeof s->status,
              "text cut to its first %d of %d tokens (%.40s holds %d positions here)", r->n,
@@ -174,7 +120,7 @@ static void say_reached(app_state *s) {
     gpt_say *w = &g->say;
     if (say_cut(s) || !w->on) return;
     w->on = 0;
-    const gpt2_run *r = shown(g);
+    const gpt2_run *r = gpt_shown(g);
     const int mask = model_tok_mask_id(g->m->tok);
     char label[GPT2_LABEL], hint[GPT2_LABEL + 48] = "";
     if (r->fill && mask >= 0) { /* an encoder with its head: what shows the cost */
@@ -213,7 +159,7 @@ static void job_fill(app_gpt *g) {
 
 /* What the keys ask for changed: computed here and now without a jobs layer,
    else asked of it (a change not yet taken is replaced by this one). */
-static void want(app_state *s) {
+void gpt_want(app_state *s) {
     app_gpt *g = s->gpt;
     g->measuring = 0;
     g->want_v++;
@@ -224,7 +170,7 @@ static void want(app_state *s) {
         return;
     }
     job_fill(g);
-    g->job.r = shown(g);
+    g->job.r = gpt_shown(g);
     app_gpt_job_run(&g->job);
     if (g->job.rc != 0) {
         snprintf(s->status, sizeof s->status, "%s", g->job.err);
@@ -246,7 +192,7 @@ static int measure_cap(const app_gpt *g) {
 
 /* Whether the shown run, at what was asked, still lacks its layer's measure. */
 static int measure_due(const app_gpt *g) {
-    const gpt2_run *r = shown(g);
+    const gpt2_run *r = gpt_shown(g);
     return g->effects && !gpt2_run_is_encoder(r) && g->h == g->m->tf->cfg.h && r->n >= 1 &&
            r->n <= measure_cap(g) && r->e_layer != g->layer;
 }
@@ -254,10 +200,10 @@ static int measure_due(const app_gpt *g) {
 /* The measure asked for, once the view is shown: its own job (or now, without a
    jobs layer), so that a text or a layer shows first. */
 static void want_measure(app_state *s) {
-    want(s);
+    gpt_want(s);
     s->gpt->measuring = 1;
     if (!s->req.attached) { /* want computed the view already: the measure now */
-        gpt2_run *r = shown(s->gpt);
+        gpt2_run *r = gpt_shown(s->gpt);
         gpt2_run_effects(r, s->gpt->layer);
         rebuild(s);
     }
@@ -394,7 +340,8 @@ static void adopt_model(app_state *s, app_gpt *g) {
     if (!say_cut(s))
         snprintf(s->status, sizeof s->status, "%.60s: %d layers × %d heads, d_model %d%s",
                  g->m->paths.name, g->m->tf->cfg.layers, g->m->tf->cfg.h, g->m->tf->cfg.d_model,
-                 gpt2_run_is_encoder(shown(g)) ? "; an encoder: attention in both directions" : "");
+                 gpt2_run_is_encoder(gpt_shown(g)) ? "; an encoder: attention in both directions"
+                                                   : "");
 }
 
 void app_gpt_adopt(app_state *s, app_gpt *g, const char *err) {
@@ -416,7 +363,7 @@ int app_gpt_open(app_state *s, const app_gpt_request *q, char *err, size_t errle
 /* The next divisor of d_model above (dir 1) or below (-1) h whose re-split fits:
    0 when there is none. */
 static int next_split(const app_gpt *g, int h, int dir) {
-    const int d = g->m->tf->cfg.d_model, n = shown(g)->n > 0 ? shown(g)->n : 1;
+    const int d = g->m->tf->cfg.d_model, n = gpt_shown(g)->n > 0 ? gpt_shown(g)->n : 1;
     for (int k = h + dir; k >= 1 && k <= d && k <= ATTN_LAYER_MAX_HEADS; k += dir)
         if (d % k == 0) {
             /* scores and weights of one layer: at most 512 MB */
@@ -444,7 +391,7 @@ static int set_layer(app_state *s, int layer) {
     g->layer = layer;
     g->ov.layer = layer;
     if (s->look.focus > g->h) s->look.focus = 0;
-    want(s);
+    gpt_want(s);
     snprintf(s->status, sizeof s->status, "layer %d of %d", layer + 1, layers);
     return 1;
 }
@@ -462,7 +409,7 @@ static int remove_head(app_state *s, const app_action *a, const char *name) {
     if (a->kind == ACT_ABLATE_CLEAR) {
         memset(g->off, 0, (size_t)c->layers * c->h);
         g->say.on = 0;
-        want(s);
+        gpt_want(s);
         snprintf(s->status, sizeof s->status, "every head on again");
         return 1;
     }
@@ -473,14 +420,14 @@ static int remove_head(app_state *s, const app_action *a, const char *name) {
     }
     unsigned char *o = &g->off[(size_t)g->layer * c->h + head - 1];
     *o = !*o;
-    const gpt2_run *r = shown(g);
+    const gpt2_run *r = gpt_shown(g);
     if (!gpt2_run_is_encoder(r))
         g->say = (gpt_say){1, g->layer, head, *o, r->top[0], gpt2_run_probs(r)[r->top[0]], 0};
     else if (gpt2_run_fills(r) > 0) /* the first blank's most likely token */
         g->say = (gpt_say){1, g->layer, head, *o, r->fill_ids[0][0], r->fill_p[0][0], 1};
     else
         g->say = (gpt_say){1, g->layer, head, *o, 0, 0.0, -1};
-    want(s);
+    gpt_want(s);
     if (g->say.on) /* still computing: said when it is shown */
         snprintf(s->status, sizeof s->status, "head %d of layer %d %s: computing\xE2\x80\xA6", head,
                  g->layer + 1, *o ? "removed" : "back");
@@ -515,7 +462,7 @@ int app_gpt_apply(app_state *s, const app_action *a) {
         g->h = k;
         if (s->look.focus > k) s->look.focus = 0;
         s->look.page = 0;
-        want(s);
+        gpt_want(s);
         say_split(s);
         return 1;
     }
@@ -531,7 +478,7 @@ int app_gpt_apply(app_state *s, const app_action *a) {
                  "%s's weights are its own, trained: R and W change the random model only", name);
         return 1;
     case ACT_MASK:
-        if (gpt2_run_is_encoder(shown(g))) return mask_hovered(s, name);
+        if (gpt2_run_is_encoder(gpt_shown(g))) return mask_hovered(s, name);
         snprintf(s->status, sizeof s->status,
                  "the causal mask is %s's own: it was trained never to see later tokens", name);
         return 1;
@@ -579,7 +526,8 @@ static int mask_hovered(app_state *s, const char *name) {
                  name);
         return 1;
     }
-    if (gpt_fill_mask_token(shown(g), g->text, token, text, sizeof text, why, sizeof why) != 0) {
+    if (gpt_fill_mask_token(gpt_shown(g), g->text, token, text, sizeof text, why, sizeof why) !=
+        0) {
         snprintf(s->status, sizeof s->status, "M: %s", why);
         return 1;
     }
@@ -598,10 +546,11 @@ int app_gpt_text(app_state *s, const char *text, int sample) {
         return -1;
     }
     app_write_halt(s); /* a text of one's own: the written tokens go, and the mark */
-    app_gpt_mark(s, -1);
+    s->gpt->mark = -1;
+    gpt_mark_next(s->gpt);
     snprintf(s->gpt->text, sizeof s->gpt->text, "%s", text);
     s->gpt->n_more = 0;
-    want(s);
+    gpt_want(s);
     s->sample = sample;
     if (!sample) tok_copy_fit(s->custom, sizeof s->custom, text); /* whole characters */
     s->look.page = 0;
@@ -609,7 +558,7 @@ int app_gpt_text(app_state *s, const char *text, int sample) {
 }
 
 int app_gpt_heads(const app_state *s) {
-    return s->gpt ? shown(s->gpt)->shown_h : 0;
+    return s->gpt ? gpt_shown(s->gpt)->shown_h : 0;
 }
 
 int app_gpt_own_heads(const app_state *s) {
@@ -617,7 +566,7 @@ int app_gpt_own_heads(const app_state *s) {
 }
 
 int app_gpt_limit(const app_state *s) {
-    return s->gpt ? shown(s->gpt)->inf->cap : 0;
+    return s->gpt ? gpt_shown(s->gpt)->inf->cap : 0;
 }
 
 int app_gpt_count(const app_state *s, const char *text) {
@@ -629,10 +578,10 @@ int app_gpt_count(const app_state *s, const char *text) {
 
 int app_gpt_layer(const app_state *s, attn_layer *L) {
     const app_gpt *g = s->gpt;
-    if (!g || shown(g)->n < 1) return -1;
+    if (!g || gpt_shown(g)->n < 1) return -1;
     model_source src;
-    gpt2_run_source(&src, shown(g));
-    return model_source_layer(&src, shown(g)->shown, L);
+    gpt2_run_source(&src, gpt_shown(g));
+    return model_source_layer(&src, gpt_shown(g)->shown, L);
 }
 
 void app_gpt_view(const app_state *s, view_state *vs) {
@@ -641,7 +590,7 @@ void app_gpt_view(const app_state *s, view_state *vs) {
     vs->overview = &g->ov;
     vs->overview_open = g->overview_open;
     vs->next = &g->next;
-    const gpt2_run *r = shown(g);
+    const gpt2_run *r = gpt_shown(g);
     vs->resplit = r->shown_h != g->m->tf->cfg.h;
     /* a re-split layer's heads are not the model's, an encoder has no next token:
        MultiHead's measure, as the built-in model's */
@@ -729,130 +678,4 @@ void app_gpt_close(app_state *s) {
     s->look.focus = 0;
     s->data_version++;
     s->layout_valid = 0;
-}
-
-int app_gpt_off_list(const app_state *s, char *buf, size_t len) {
-    const app_gpt *g = s->gpt;
-    if (len) buf[0] = '\0';
-    if (s->gpt_wanted || s->gpt_loading || !g) { /* asked for: what it will remove */
-        if (!s->gpt_wanted && !s->gpt_loading) return 0;
-        snprintf(buf, len, "%s", s->gpt_want.ablate);
-        return 1;
-    }
-    const tf_config *c = &g->m->tf->cfg;
-    size_t at = 0;
-    for (int l = 0; l < c->layers; l++)
-        for (int h = 0; h < c->h; h++)
-            if (g->off[(size_t)l * c->h + h] && at < len) { /* asked: shown once computed */
-                const int w = snprintf(buf + at, len - at, "%s%d:%d", at ? "," : "", l + 1, h + 1);
-                at += w > 0 ? (size_t)w : 0;
-            }
-    return 1;
-}
-
-int app_gpt_check_off(const app_gpt *g, const char *spec, char *err, size_t errlen) {
-    const tf_config *c = &g->m->tf->cfg;
-    for (const char *p = spec; *p;) {
-        int l = 0, h = 0, used = 0;
-        if (sscanf(p, "%d:%d%n", &l, &h, &used) != 2) break; /* the reader checked the form */
-        if (l > c->layers || h > c->h) {
-            snprintf(err, errlen,
-                     "model-ablate = %.200s: %s has no head %d:%d (%d layers of %d heads)", spec,
-                     g->m->paths.name, l, h, c->layers, c->h);
-            return -1;
-        }
-        p += used;
-        if (*p == ',') p++;
-    }
-    return 0;
-}
-
-void app_gpt_set_off(app_state *s, const char *spec) {
-    app_gpt *g = s->gpt;
-    if (!g) return;
-    char now[APP_ABLATE_MAX];
-    app_gpt_off_list(s, now, sizeof now);
-    if (strcmp(now, spec) == 0) return; /* no recompute when the same heads are off */
-    const tf_config *c = &g->m->tf->cfg;
-    memset(g->off, 0, (size_t)c->layers * c->h);
-    for (const char *p = spec; *p;) { /* checked: app_gpt_check_off */
-        int l = 0, h = 0, used = 0;
-        if (sscanf(p, "%d:%d%n", &l, &h, &used) != 2) break;
-        if (l >= 1 && l <= c->layers && h >= 1 && h <= c->h)
-            g->off[(size_t)(l - 1) * c->h + h - 1] = 1;
-        p += used;
-        if (*p == ',') p++;
-    }
-    g->say.on = 0;
-    want(s);
-}
-
-/* ---- the model writes (write.c): the run shown, read, and a token appended ------------- */
-
-const float *app_gpt_logits(const app_state *s, int *vocab) {
-    const app_gpt *g = s->gpt;
-    if (!g || shown(g)->n < 1) return NULL;
-    *vocab = g->m->tf->cfg.vocab;
-    return shown(g)->inf->logits;
-}
-
-float app_gpt_prob(const app_state *s, int id) {
-    return s->gpt ? gpt2_run_probs(shown(s->gpt))[id] : 0.0f;
-}
-
-int app_gpt_room(const app_state *s) {
-    const app_gpt *g = s->gpt;
-    if (!g) return 0;
-    const gpt2_run *r = shown(g);
-    const int room = r->inf->cap - r->n_text;
-    return g->n_more < GPT2_MAX_N && room > 0 ? room : 0;
-}
-
-int app_gpt_written(const app_state *s) {
-    return s->gpt ? s->gpt->n_more : 0;
-}
-
-int app_gpt_end_of_text(const app_state *s) {
-    return s->gpt ? model_tok_end_of_text(s->gpt->m->tok) : -1;
-}
-
-void app_gpt_token_label(const app_state *s, int id, char *buf, size_t len) {
-    if (len) buf[0] = '\0';
-    if (s->gpt) model_tok_label(s->gpt->m->tok, id, buf, len);
-}
-
-int app_gpt_marked(const app_state *s) {
-    return s->gpt ? s->gpt->mark : -1;
-}
-
-void app_gpt_mark(app_state *s, int id) {
-    app_gpt *g = s->gpt;
-    if (!g) return;
-    g->mark = id;
-    mark_next(g);
-    s->layout_valid = 0;
-    s->dirty = 1;
-}
-
-int app_gpt_append(app_state *s, int id) {
-    app_gpt *g = s->gpt;
-    if (!g || g->n_more >= GPT2_MAX_N) return -1;
-    g->more[g->n_more++] = id;
-    /* the text shown, edited and saved: the text's bytes, then the written tokens'
-       (a NUL byte left out), as UTF-8 (app_write_text); read back, it may split into
-       other tokens */
-    static unsigned char raw[sizeof s->custom]; /* the state machine runs on one thread */
-    size_t at = strlen(g->text);
-    if (at > sizeof raw) at = sizeof raw;
-    memcpy(raw, g->text, at);
-    for (int i = 0; i < g->n_more; i++) {
-        size_t len = 0;
-        const unsigned char *b = model_tok_bytes(g->m->tok, g->more[i], &len);
-        for (size_t k = 0; b && k < len && at < sizeof raw; k++)
-            if (b[k]) raw[at++] = b[k];
-    }
-    app_write_text(s->custom, sizeof s->custom, raw, at);
-    s->sample = 0;
-    want(s);
-    return 0;
 }
