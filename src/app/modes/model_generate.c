@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_eos.h"
 #include "sampler.h"
 
 /* A token's text for JSON: its bytes when they are valid UTF-8, else its label
@@ -19,15 +20,6 @@ json_t *model_token_json(const gpt2_model *m, int id) {
     char label[GPT2_LABEL * 2];
     model_tok_label(m->tok, id, label, sizeof label);
     return json_string(label);
-}
-
-/* The id of "<|endoftext|>" when the vocabulary ends with it (GPT-2's 50256), or -1. */
-static int end_of_text(const gpt2_model *m) {
-    static const char eot[] = "<|endoftext|>";
-    const int id = model_tok_vocab_size(m->tok) - 1;
-    size_t len = 0;
-    const unsigned char *b = model_tok_bytes(m->tok, id, &len);
-    return b && len == sizeof eot - 1 && memcmp(b, eot, len) == 0 ? id : -1;
 }
 
 /* One step's record: the token drawn and the distribution it came from. */
@@ -52,8 +44,12 @@ static json_t *step_json(const gpt2_run *run, int id, double p_sample, double u)
     return s;
 }
 
-static json_t *header_json(const cli_options *o, const sampler_opts *so, int prompt) {
-    json_t *j = json_object();
+static json_t *header_json(const cli_options *o, const sampler_opts *so, int prompt,
+                           const model_eos *eos) {
+    json_t *j = json_object(), *ends = json_array();
+    for (int i = 0; i < eos->count; i++) json_array_append_new(ends, json_integer(eos->ids[i]));
+    json_object_set_new(j, "eos_token_ids", ends);
+    json_object_set_new(j, "eos_from", json_string(eos->from));
     json_object_set_new(j, "seed", json_integer((json_int_t)o->cfg.seed));
     json_object_set_new(j, "sample_temperature", json_real(so->temperature));
     json_object_set_new(j, "top_k", json_integer(so->top_k));
@@ -72,9 +68,13 @@ int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **js
         .top_k = o->sample_top_k,
         .top_p = o->sample_top_p,
     };
+    model_eos eos; /* the tokens that end the text, as Hugging Face's generate() takes them */
+    const int rc = model_eos_read(&eos, m->paths.dir, m->paths.config, m->cfg.family->type,
+                                  m->tf->cfg.vocab, err, errlen);
+    if (rc) return rc;
     sampler smp;
     int *ids = malloc((size_t)run->inf->cap * sizeof(int));
-    json_t *root = header_json(o, &so, run->n), *steps = json_array();
+    json_t *root = header_json(o, &so, run->n, &eos), *steps = json_array();
     if (!ids || sampler_init(&smp, m->tf->cfg.vocab) != 0 || !root || !steps) {
         free(ids);
         json_decref(root);
@@ -82,7 +82,6 @@ int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **js
         snprintf(err, errlen, "--generate: out of memory");
         return 1;
     }
-    const int eot = end_of_text(m);
     uint64_t rng = o->cfg.seed;
     memcpy(ids, run->ids, (size_t)run->n * sizeof(int));
     const char *stopped = "length";
@@ -94,7 +93,7 @@ int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **js
         double p_sample = 0.0, u = -1.0;
         const int id = sampler_pick(&smp, run->inf->logits, &so, &rng, &p_sample, &u);
         json_array_append_new(steps, step_json(run, id, p_sample, u));
-        if (id == eot) {
+        if (model_eos_is(&eos, id)) {
             stopped = "end of text";
             break;
         }
