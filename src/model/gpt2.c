@@ -66,6 +66,8 @@ void gpt2_run_free(gpt2_run *r) {
     free(r->s_concat);
     free(r->s_out);
     free(r->s_heads);
+    free(r->s_qpre);
+    free(r->s_kpre);
     memset(r, 0, sizeof *r);
     r->shown = r->shown_h = -1;
 }
@@ -198,11 +200,24 @@ void gpt2_run_clear_off(gpt2_run *r) {
     if (r->n >= 1) run_from(r, 0);
 }
 
+/* A RoPE model's Q and K of layer i before the rotation, for the step-through (the
+   rotated ones are the run's own). 0, or -1 on out of memory. */
+static int show_unrotated(gpt2_run *r, int i) {
+    const model_spec *s = &r->m->tf->spec;
+    if (s->pos != SPEC_POS_ROPE) return 0;
+    const size_t cap = (size_t)r->inf->cap;
+    if (!r->s_qpre) r->s_qpre = malloc(cap * spec_q_dim(s) * sizeof(float));
+    if (!r->s_kpre) r->s_kpre = malloc(cap * spec_kv_dim(s) * sizeof(float));
+    if (!r->s_qpre || !r->s_kpre) return -1;
+    tf_infer_qk_unrotated(r->inf, i, r->s_qpre, r->s_kpre);
+    return 0;
+}
+
 int gpt2_run_show(gpt2_run *r, int layer, int h) {
     const tf_config *c = &r->m->tf->cfg;
     if (layer < 0 || layer >= c->layers || h < 1 || r->n < 1) return -1;
     if (!tf_infer_can_split(r->m->tf)) { /* RoPE, K/V shared: its own heads only, as they are */
-        if (h != c->h) return -1;
+        if (h != c->h || show_unrotated(r, layer) != 0) return -1;
         r->shown = layer;
         r->shown_h = h;
         return 0;
@@ -295,6 +310,10 @@ static int fill_layer(const void *self, int i, attn_layer *L) {
     /* the shown layer's scores and heads, where gpt2_run_show computed them */
     const int shown = i == r->shown && tf_infer_can_split(r->m->tf);
     tf_infer_layer(L, r->inf, i, shown ? r->s_scores : NULL, r->label);
+    if (i == r->shown && r->s_qpre && L->q_rot) { /* RoPE: the shown layer's, unrotated */
+        L->q_unrot = r->s_qpre;
+        L->k_unrot = r->s_kpre;
+    }
     if (shown) L->heads = r->s_heads;
     if (!shown || r->shown_h == c->h) return 0;
     /* re-split: the same X, W^Q, W^K, W^V, Q, K, V and W^O, other heads */

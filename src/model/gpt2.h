@@ -63,8 +63,9 @@ typedef struct {
     /* the shown layer: its scores (and, re-split, its heads) */
     int shown, shown_h; /* layer, heads (the model's own or a re-split); -1: none */
     float *s_scores, *s_attn, *s_concat, *s_out;
-    float *s_heads; /* (h, n, d_k): head_i = A_i V_i, removed heads too */
-    size_t s_cap;   /* floats in s_scores and s_attn */
+    float *s_heads;         /* (h, n, d_k): head_i = A_i V_i, removed heads too */
+    float *s_qpre, *s_kpre; /* RoPE: the shown layer's Q (n, h d_k), K (n, h_kv d_k) unrotated */
+    size_t s_cap;           /* floats in s_scores and s_attn */
 } gpt2_run;
 
 /* A run for m (no text yet). 0, or -1 on out of memory. */

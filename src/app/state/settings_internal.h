@@ -60,7 +60,7 @@ typedef enum {
 
 enum { SRC_SAMPLE = 1, SRC_TEXT, SRC_TEXT_FILE };
 
-#define ST_STAGE_MAX 9 /* lesson.c's STEP_COUNT: stages 1..9, 0 the whole head */
+#define ST_STAGE_MAX 10 /* stages 1..9, 10 in a RoPE model (app_stage_count), 0 the whole head */
 #define ST_MODEL_ABLATE_MAX APP_ABLATE_MAX
 
 /* One setting's value, as its row's kind holds it. */

@@ -49,6 +49,9 @@ int app_derive_layer(app_state *s);
  * is applied (s->applying), leaves it to the action's end, so that an action
  * derives once however many changes it makes (app_derive_layer meanwhile). */
 void app_derive_after(app_state *s);
+/* The stages of the step-through of the layer shown: 10 in a RoPE model, else 9
+ * (view_steps_count). */
+int app_stage_count(const app_state *s);
 void app_derived_free(app_derived *d);
 /* Fills the view's pointers to the derived numbers. */
 void app_derived_view(const app_state *s, view_state *vs);
