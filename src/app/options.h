@@ -72,6 +72,7 @@ typedef struct {
     train_options train; /* --train and --steps, --layers, --mlp, --lr, --batch, --layer */
     const char *model_path;   /* --model PATH: a GPT-2-family checkpoint, or NULL */
     const char *model_ablate; /* --ablate LAYER:HEAD,... with --model */
+    int model_kv;             /* --kv-heads N with --model: K/V heads regrouped to N; 0: own */
     int model_generate;       /* --generate N with --model: N tokens written; 0: none */
     float sample_temperature; /* --sample-temperature T > 0 on the logits; 0: not given (1) */
     int sample_argmax;        /* --sample-temperature 0: the most likely token each step */

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "regroup.h"
+
 int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, void *ud, char *err,
               size_t errlen) {
     *out = NULL;
@@ -44,7 +46,8 @@ int gpt2_max_tokens(const gpt2_model *m) {
 
 int gpt2_run_init(gpt2_run *r, const gpt2_model *m) {
     memset(r, 0, sizeof *r);
-    r->m = m;
+    r->m = r->own = m;
+    r->kv = m->tf->spec.h_kv;
     r->shown = r->shown_h = -1;
     const tf_config *c = &m->tf->cfg;
     r->inf = tf_infer_create(m->tf, gpt2_max_tokens(m), c->h);
@@ -68,6 +71,8 @@ void gpt2_run_free(gpt2_run *r) {
     free(r->s_heads);
     free(r->s_qpre);
     free(r->s_kpre);
+    free(r->probs_own);
+    tf_regroup_free(r->kvm.tf);
     memset(r, 0, sizeof *r);
     r->shown = r->shown_h = -1;
 }
@@ -100,6 +105,48 @@ static double clock_ms(void) {
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
+static void run_from(gpt2_run *r, int text_changed);
+
+/* The model's own distribution on r's text, every head on, into probs_own (a
+   regrouped run's reference): a forward of its own weights on a run of n tokens
+   made for it. Left as it was when out of memory. */
+static void own_probs(gpt2_run *r) {
+    const transformer *tf = r->own->tf;
+    tf_infer *t = r->probs_own ? tf_infer_create(tf, r->n, tf->cfg.h) : NULL;
+    if (!t) return;
+    tf_infer_run(t, r->ids, r->n, NULL, 0);
+    memcpy(r->probs_own, t->probs, (size_t)tf->cfg.vocab * sizeof(float));
+    tf_infer_destroy(t);
+}
+
+int gpt2_run_regroup(gpt2_run *r, int kv, char *err, size_t errlen) {
+    const gpt2_model *own = r->own;
+    if (kv == r->kv) return 0;
+    transformer *t = NULL;
+    if (kv != own->tf->spec.h_kv && !(t = tf_regroup_kv(own->tf, kv, err, errlen))) return -1;
+    tf_infer *inf = tf_infer_create(t ? t : own->tf, r->inf->cap, own->tf->cfg.h);
+    float *po = r->probs_own ? r->probs_own : malloc((size_t)own->tf->cfg.vocab * sizeof(float));
+    if (!inf || !po) {
+        tf_infer_destroy(inf);
+        tf_regroup_free(t);
+        if (po != r->probs_own) free(po);
+        snprintf(err, errlen, "out of memory for %d K/V heads", kv);
+        return -1;
+    }
+    tf_infer_destroy(r->inf);
+    tf_regroup_free(r->kvm.tf);
+    r->inf = inf;
+    r->probs_own = po;
+    r->kvm = *own;
+    r->kvm.tf = t;
+    r->kvm.cfg.spec.h_kv = kv;
+    r->m = t ? &r->kvm : own;
+    r->kv = kv;
+    if (r->shown >= 0) r->shown_h = own->tf->cfg.h; /* no re-split of shared K/V heads */
+    if (r->n >= 1) run_from(r, 1);                  /* the fresh run computes every layer */
+    return 0;
+}
+
 /* Brings the forward to r's tokens and heads, computing what changed only
    (tf_infer_update); with heads removed, the distribution with every head on is
    kept first when the text changed (it stays while only heads change). */
@@ -119,6 +166,7 @@ static void run_from(gpt2_run *r, int text_changed) {
         from = f < from ? f : from;
     }
     r->ms_from = from < c->layers ? from : 0;
+    if (text_changed && r->m != r->own) own_probs(r);
     top_ids(r->top, r->inf->probs, c->vocab);
     r->ms = clock_ms() - t0;
     if (r->shown >= 0) {
@@ -269,6 +317,8 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
     const int n = total < r->inf->cap ? total : r->inf->cap;
     const int same_text = n == r->n && memcmp(ids, r->ids, (size_t)n * sizeof(int)) == 0;
     const int same_off = memcmp(r->off, goal->off, offs) == 0;
+    const int kv = goal->kv > 0 ? goal->kv : r->own->tf->spec.h_kv;
+    if (kv != r->kv && gpt2_run_regroup(r, kv, err, errlen) != 0) return -1;
     const int shown = r->shown, shown_h = r->shown_h;
     if (same_text && same_off && shown == goal->layer && shown_h == goal->h) {
         r->n_text = total; /* the tokens past the cut may differ */

@@ -318,6 +318,7 @@ static const char *help_model_rows[][2] = {
     {"O, click a head there", "overview of every layer \xC3\x97 head; open that layer"},
     {"Up / Down", "re-split this layer's trained weights into more / fewer heads"},
     {"X, Shift+X", "remove the focused head (the next token shows the cost); all back"},
+    {"J, Shift+J", "K/V: heads share fewer / more K/V heads (each new one the mean)"},
     {"Tab / Shift+Tab", "next / previous built-in sample, GPT-2's tokenizer"},
     {"Enter", "type your own text (Enter applies, Esc cancels)"},
     {"1 \xE2\x80\xA6 9, click a head", "focus on one head with Q, K, V; Esc returns"},

@@ -154,6 +154,8 @@ typedef struct {
     const unsigned char *off;  /* (layers, h) 1: that head is removed; may be NULL */
     int computed_from;         /* the last change computed layers [computed_from, layers), in
                                   the state's compute_ms */
+    int h_kv, h_kv_shown;      /* K/V heads as trained and as computed (regrouped where
+                                  fewer); 0: not said */
 } view_overview;
 
 /* The next-token panel: the model's most likely next tokens after the text. */
@@ -166,6 +168,8 @@ typedef struct {
                                          are removed (nothing to compare) */
     const char *after;                /* the last token's label ("after ␣the") */
     int cut;                          /* the text was cut to n tokens */
+    int full_kv; /* > 0: K/V heads are regrouped and p_full is the model as trained, with
+                    full_kv K/V heads and every head on */
 } view_next;
 
 /* A lesson's caption (presenting a lesson in the window, or a deck page): the

@@ -135,6 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                              words,
                              (int)fuzz_byte(&p, &left) % 70 - 2,
                              NULL,
+                             0,
+                             0,
                              0};
 #ifdef FUZZ_EDGES
         if (mflags & 8) ov.layers = (mflags & 16) ? 0 : 257;

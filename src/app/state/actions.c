@@ -228,6 +228,11 @@ int app_apply_model(app_state *s, const app_action *a) {
     switch (a->kind) {
     case ACT_H_UP: step_dim(s, 0, +1); return 1;
     case ACT_H_DOWN: step_dim(s, 0, -1); return 1;
+    case ACT_KV_FEWER:
+    case ACT_KV_MORE: /* the random model's heads each have their own K and V */
+        snprintf(s->status, sizeof s->status,
+                 "J regroups a loaded model's K/V heads (--model): here each head has its own");
+        return 1;
     case ACT_D_UP: step_dim(s, 1, +1); return 1;
     case ACT_D_DOWN: step_dim(s, 1, -1); return 1;
     case ACT_SAMPLE_NEXT: step_sample(s, +1); return 1;
@@ -450,6 +455,8 @@ static const char *attention_only(const app_action *a, char *buf, size_t len) {
     case ACT_ABLATE:
         return a->arg > 0 ? "The \xC3\x97 in a head's title (head off)" : "X (focused head off)";
     case ACT_ABLATE_CLEAR: return "Shift+X (every head on)";
+    case ACT_KV_FEWER:
+    case ACT_KV_MORE: return "J (K/V regrouped)";
     case ACT_DIFF: return "D (difference view)";
     case ACT_STEP_PREV: return ", (the step-through)";
     case ACT_LESSON: return "I (how-alike and cost panels)";

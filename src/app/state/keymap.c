@@ -64,7 +64,8 @@ static const int mapped[] = {APP_KEY_UP,
                              '8',
                              '9',
                              'g',
-                             'h'}; /* Space, F5 and A mean something only while a lesson runs
+                             'h',
+                             'j'}; /* Space, F5 and A mean something only while a lesson runs
                                       or records (teach.c's app_teach_key) */
 
 const int *app_keys(int *count) {
@@ -126,6 +127,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case ']': a.kind = ACT_TEMP_UP; break;
     case 'w': a.kind = ACT_WEIGHTS; break;
     case 'x': a.kind = shift ? ACT_ABLATE_CLEAR : ACT_ABLATE; break;
+    case 'j': a.kind = shift ? ACT_KV_MORE : ACT_KV_FEWER; break;
     case 'd': a.kind = ACT_DIFF; break;
     case 'v': a.kind = ACT_VALUES; break;
     case 'k': a.kind = ACT_CONTRAST; break;
