@@ -76,8 +76,10 @@ static int ablate_items_ok(const char *s) {
 }
 
 int cli_model_check(cli_options *o, char *err, size_t errlen) {
-    if (o->model_kv && !o->model_path)
-        return cli_fail(err, errlen, "--kv-heads: only with --model");
+    if (o->model_kv && !o->model_path) { /* the random model's heads share K/V heads */
+        o->cfg.kv_heads = o->model_kv;
+        o->model_kv = 0;
+    }
     if (o->model_kv && o->cfg.h)
         return cli_fail(err, errlen, "--kv-heads and -H: heads sharing K/V heads are not re-split");
     if (o->model_ablate && !o->model_path)

@@ -357,6 +357,7 @@ static const char *help_random_rows[][2] = {
     {"[  ]", "temperature down / up"},
     {"W", "random weights / designed heads"},
     {"X, Shift+X", "focused head off / on; every head on"},
+    {"J, Shift+J", "heads share fewer / more K/V heads (each the mean)"},
     {"D  V  K", "difference view; numbers; contrast"},
     {",  .", "focus view: step through the head"},
     {"I", "how-alike and cost panels on / off"},

@@ -86,10 +86,40 @@ static void step_dim(app_state *s, int which, int dir) {
         c.h = v;
     int ablated = mha_config_ablated_count(&c);
     memset(c.ablate, 0, sizeof c.ablate); /* the heads are split anew: none is ablated */
+    c.kv_heads = 0;                       /* and each has its own K and V again */
     app_change_cfg(s, c);
     if (ablated && s->cfg.h == c.h && s->cfg.d_model == c.d_model)
         snprintf(s->status, sizeof s->status, "every head on again: h = %d splits d_model anew",
                  s->cfg.h);
+}
+
+/* J / Shift+J on the random model: its heads share fewer K/V heads (the next divisor
+   of h below, down to one) or more (up to h, one each); each shared one's W^K and W^V
+   columns the mean of its group's (mha.h). 1: the picture changes. */
+static int regroup_kv(app_state *s, int fewer) {
+    const int h = s->cfg.h, cur = s->cfg.kv_heads ? s->cfg.kv_heads : h;
+    int k = cur;
+    do k += fewer ? -1 : 1;
+    while (k >= 1 && k <= h && h % k != 0);
+    if (k < 1 || k > h) {
+        snprintf(s->status, sizeof s->status,
+                 fewer ? "K/V: one head shared by all %d heads already (multi-query)"
+                       : "K/V: one per head already (%d heads)",
+                 h);
+        return 1;
+    }
+    mha_config c = s->cfg;
+    c.kv_heads = k == h ? 0 : k;
+    app_change_cfg(s, c);
+    if (k == h)
+        snprintf(s->status, sizeof s->status, "K/V: one per head again (%d)", h);
+    else
+        snprintf(
+            s->status, sizeof s->status,
+            "K/V regrouped: %d heads share %d K/V heads, each the mean of %d heads' W\xE1\xB4\xB7, "
+            "W\xE2\xB1\xBD",
+            h, k, h / k);
+    return 1;
 }
 
 static void step_sample(app_state *s, int dir) {
@@ -229,10 +259,7 @@ int app_apply_model(app_state *s, const app_action *a) {
     case ACT_H_UP: step_dim(s, 0, +1); return 1;
     case ACT_H_DOWN: step_dim(s, 0, -1); return 1;
     case ACT_KV_FEWER:
-    case ACT_KV_MORE: /* the random model's heads each have their own K and V */
-        snprintf(s->status, sizeof s->status,
-                 "J regroups a loaded model's K/V heads (--model): here each head has its own");
-        return 1;
+    case ACT_KV_MORE: return regroup_kv(s, a->kind == ACT_KV_FEWER);
     case ACT_D_UP: step_dim(s, 1, +1); return 1;
     case ACT_D_DOWN: step_dim(s, 1, -1); return 1;
     case ACT_SAMPLE_NEXT: step_sample(s, +1); return 1;

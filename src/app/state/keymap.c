@@ -210,6 +210,8 @@ static const menu_def attention_menu[] = {
     {'w', 0, {"Weights: random (W)", "Weights: designed (W)"}},
     {'x', 0, {"Focused head off (X)"}},
     {'x', SHIFT_, {"Every head on (Shift+X)"}},
+    {'j', 0, {"Fewer K/V heads (J)"}},
+    {'j', SHIFT_, {"More K/V heads (Shift+J)"}},
     {'d', 0, {"Difference: off (D)", "Difference: on (D)"}},
     {'v', 0, {"Numbers: off (V)", "Numbers: on (V)"}},
     {'k', 0, {"Contrast: 0 to 1 (K)", "Contrast: row max (K)", "Contrast: log (K)"}},

@@ -92,6 +92,8 @@ const st_row stg_rows[ST_COUNT] = {
     [ST_MODEL_ABLATE] = {"model-ablate", "ablate", ST_SPECIAL, .sp = &stg_model_ablate_sp},
     [ST_BACKGROUND] = {"background", "background", ST_WORDS, .words = background_words,
                        STATE(transparent)},
+    [ST_KV] = {"kv", "kv-heads", ST_INT, 1, MHA_MAX_D_MODEL, .zero = "own",
+               .must = "own or a whole number that divides h", CFG(kv_heads)},
 };
 
 /* The names one slot has besides its row's. */

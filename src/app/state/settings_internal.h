@@ -55,6 +55,7 @@ typedef enum {
     ST_HEAD_VIEW,    /* head-view = heatmap | lines (key H) */
     ST_MODEL_ABLATE, /* model-ablate = none | 3:5,12:6: a loaded model's heads removed (X) */
     ST_BACKGROUND,   /* background = opaque | transparent: an exported figure's */
+    ST_KV,           /* kv = own | G: the random model's heads share G K/V heads (key J) */
     ST_COUNT
 } st_id;
 
