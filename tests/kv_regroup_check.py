@@ -13,8 +13,8 @@ next token's top-1 the reference's and its p within 1e-3 relative; next.json's
 n_kv_head G beside n_kv_head_trained. A reference that pools the wrong heads (every G-th,
 interleaved) must disagree (the check can fail). A GPT-2 checkpoint (4 heads, each its own
 K and V) regrouped to 2 opens, and --kv-heads 4 (its own) dumps what no --kv-heads does.
-Bad uses exit 2 with one "mhaviz: " line: G not dividing h_kv, --kv-heads without
---model, beside -H.
+Bad uses exit 2 with one "mhaviz: " line: G not dividing h_kv (or, without --model, the
+built-in model's h), beside -H.
 Exits 1 with "FAIL ..." lines."""
 import json
 import os
@@ -154,7 +154,7 @@ def gpt2(mhaviz, tmp):
 
 def bad_uses(mhaviz, tmp, d):
     for args in (["--model", d, "--kv-heads", "3", "--dump", os.path.join(tmp, "bad1")],
-                 ["--kv-heads", "2", "--dump", os.path.join(tmp, "bad2")],
+                 ["-H", "4", "--kv-heads", "3", "--dump", os.path.join(tmp, "bad2")],
                  ["--model", d, "--kv-heads", "2", "-H", "4", "--dump", os.path.join(tmp, "b3")],
                  ["--model", d, "--kv-heads", "0", "--export", os.path.join(tmp, "b4.png")]):
         p = run(mhaviz, args)
