@@ -6,8 +6,9 @@
  * k), the status says so, and the next-token panel's thin bars are the model as
  * trained: the probabilities the panel showed before J, token for token; back at its
  * own 4 the numbers are the first ones exactly. One K/V head is the last (J says so),
- * Up refuses to re-split heads that share K/V heads, and the random model's J says it
- * is a loaded model's key. Keys are pressed through app_key_action, as the window does.
+ * Up refuses to re-split heads that share K/V heads, and on the built-in model J makes its
+ * heads share K/V heads too (the setting kv). Keys are pressed through app_key_action, as
+ * the window does.
  *
  * The checkpoint comes from tests/state_model_check.py (gpt2_gen.py, 3 layers x 4
  * heads, n_embd 32) in MHAVIZ_TEST_MODEL; without it the test is skipped. */
@@ -139,10 +140,16 @@ static void test_regroup_keys(void **st) {
     for (int k = 0; k < mq.k; k++) changed |= mq.p[k] != first.p[k];
     CHECK_TRUE("one K/V head changed the next token's numbers", changed);
     app_state_destroy(s);
-    /* the random model: its heads each have their own K and V */
+    /* the built-in model (h = 4): its heads share 2 K/V heads, then one each again */
     s = make_state(NULL);
     press(s, 'j', 0);
-    CHECK_TRUE("the random model's J says why", has(s->status, "a loaded model's K/V heads"));
+    CHECK_TRUE("the built-in model's J", has(s->status, "4 heads share 2 K/V heads"));
+    app_view(s, &vs);
+    CHECK_INT("its layer's K/V heads", 2, vs.layer->h_kv);
+    CHECK_INT("the setting", 2, s->cfg.kv_heads);
+    press(s, 'j', APP_MOD_SHIFT);
+    CHECK_TRUE("Shift+J: one each again", has(s->status, "one per head again"));
+    CHECK_INT("the setting back", 0, s->cfg.kv_heads);
     app_state_destroy(s);
 }
 
