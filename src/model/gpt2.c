@@ -251,7 +251,7 @@ void gpt2_run_clear_off(gpt2_run *r) {
 /* A RoPE model's Q and K of layer i before the rotation, for the step-through (the
    rotated ones are the run's own). 0, or -1 on out of memory. */
 static int show_unrotated(gpt2_run *r, int i) {
-    const model_spec *s = &r->m->tf->spec;
+    const model_spec *s = &r->own->tf->spec; /* its own K/V heads: the most it computes with */
     if (s->pos != SPEC_POS_ROPE) return 0;
     const size_t cap = (size_t)r->inf->cap;
     if (!r->s_qpre) r->s_qpre = malloc(cap * spec_q_dim(s) * sizeof(float));
