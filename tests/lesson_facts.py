@@ -133,6 +133,8 @@ def options(view):
         o += ["--pad", view["pad"]]
     if view.get("ablate", "none") != "none":
         o += ["--ablate", view["ablate"]]
+    if view.get("kv", "own") != "own":
+        o += ["--kv-heads", view["kv"]]
     return o
 
 
@@ -241,6 +243,20 @@ class Facts:
             return bool((C[:, (hd - 1) * dk:hd * dk] == 0).all())
 
         e["band_zero"] = band_zero
+        # K/V heads shared (kv = G): heads i and j (1-based) hold the same K and V columns
+        e["kv_heads"] = m.get("kv_heads", h)
+
+        def block(name, hd):
+            dk = m["d_k"]
+            return self.arr(name)[:, (hd - 1) * dk:hd * dk].astype(np.float64)
+
+        e["kv_shared"] = lambda i, j: bool(all(np.allclose(block(x, i), block(x, j), rtol=0,
+                                                           atol=1e-6) for x in ("K", "V")))
+        e["q_distinct"] = lambda: h > 1 and all(
+            not np.allclose(block("Q", i), block("Q", j), atol=1e-6)
+            for i in range(1, h + 1) for j in range(i + 1, h + 1))
+        e["heads_differ"] = lambda: h > 1 and all(
+            not np.allclose(A[i], A[j], atol=1e-3) for i in range(h) for j in range(i + 1, h))
         e["rel_change"] = lambda: float(np.linalg.norm(self.arr("out") - self.arr("out_full"))
                                         / np.linalg.norm(self.arr("out_full")))
         return e

@@ -7,8 +7,8 @@ it reads the checkpoint's safetensors by hand (gpt2_ref.read_safetensors; a shar
 one's files as its model.safetensors.index.json names them) and its config.json.
 
     forward(ckpt_dir, ids, off=(), faults=()) -> {"attn": [(h, n, n)], "q": [...],
-        "k": [...], "out": [(n, d)], "resid": [(n, d)], "final": (n, d),
-        "logits": (V,)}
+        "k": [...], "q_pre": [...], "k_pre": [...] (before RoPE), "out": [(n, d)],
+        "resid": [(n, d)], "final": (n, d), "logits": (V,)}
 
 - RMSNorm: x * rsqrt(mean(x^2) + eps) * w (Gemma: * (1 + w)), on the stream before
   attention and before the MLP, and at the end.
@@ -114,7 +114,8 @@ def rope(x, cos, sin, faults):
     return x * cos[:, None, :] + rot * sin[:, None, :]
 
 
-def attention(c, w, p, hn, cos, sin, off_l, faults):
+def attention(c, w, p, hn, cos, sin, off_l, faults, pre):
+    """pre: (Q, K) before RoPE (after QK-norm) appended, (n, h hd) and (n, h_kv hd)"""
     typ = c["model_type"]
     n = hn.shape[0]
     h, kv, hd = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
@@ -131,6 +132,7 @@ def attention(c, w, p, hn, cos, sin, off_l, faults):
     if typ == "qwen3" and "no_qk_norm" not in faults:
         q = rms(q, w[p + "self_attn.q_norm.weight"], eps, False)
         k = rms(k, w[p + "self_attn.k_norm.weight"], eps, False)
+    pre.append((q.reshape(n, h * hd).numpy(), k.reshape(n, kv * hd).numpy()))
     q, k = rope(q, cos, sin, faults), rope(k, cos, sin, faults)
     if "gqa_mod" in faults:
         idx = torch.arange(h) % kv
@@ -174,11 +176,12 @@ def forward(ckpt_dir, ids, off=(), faults=(), loaded=None, dtype=torch.float64):
     act = (lambda t: torch.nn.functional.gelu(t, approximate="tanh")) if gemma else \
         torch.nn.functional.silu
     r = {"attn": [], "q": [], "k": [], "out": [], "resid": []}
+    pre = []
     for i in range(c["num_hidden_layers"]):
         p = f"layers.{i}."
         hn = rms(x, w[p + "input_layernorm.weight"], eps, plus_one)
         attn, q, k, out = attention(c, w, p, hn, cos, sin, [j for (l, j) in off if l == i],
-                                    faults)
+                                    faults, pre)
         x = x + out
         hn = rms(x, w[p + "post_attention_layernorm.weight"], eps, plus_one)
         mlp = (act(hn @ w[p + "mlp.gate_proj.weight"].T) * (hn @ w[p + "mlp.up_proj.weight"].T)) \
@@ -188,6 +191,7 @@ def forward(ckpt_dir, ids, off=(), faults=(), loaded=None, dtype=torch.float64):
             r[key].append(val.numpy())
     final = rms(x, w["norm.weight"], eps, plus_one)
     head = w["lm_head.weight"] if "lm_head.weight" in w else w["embed_tokens.weight"]
+    r["q_pre"], r["k_pre"] = [a for a, _ in pre], [b for _, b in pre]
     r["final"] = final.numpy()
     r["logits"] = (final[-1] @ head.T).numpy()
     return r

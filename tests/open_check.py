@@ -17,8 +17,10 @@ window the reference's sliding-window mask is the causal one. Then hostile folde
 shapes disagreeing with config.json, a broken tokenizer.json, merges naming unknown
 symbols, tokenizer ids past vocab_size, ...): each exit 1 or 2 with one "mhaviz: " line
 saying what, no dump, nothing written into the folder."""
+import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -284,7 +286,25 @@ def drawn(mhaviz, tmp):
     params = 2 * 48 * 12 * (6 + 2)
     want = f"parameters 2\u00b7d\u00b7d\u2096(h + h\u2096\u1d65) = {params:,}"
     check(want in text, f"drawn: the cost panel lacks {want!r}")
+    # Concat (n, 72) and W^O (72, 48) do not fit the equation's d_model-wide frames: a
+    # note says so in their place (there were head bands over empty frames)
+    runs = " ".join(re.findall(r">([^<]*)</text", html.unescape(text)))
+    check("Concat and W\u1d3c are not drawn: here Concat is 5 \u00d7 72 and W\u1d3c 72 \u00d7 48 "
+          "(h \u00b7 d\u2096 = 6 \u00b7 12 = 72 \u2260 d_model = 48)" in runs,
+          "drawn: no note in place of Concat and W^O")
     print(f"drawn: {len(FAILS) == 0 and 'titles and formula strip as wanted' or 'BAD'}")
+    # the step-through of head 5 (K/V head 2), the grid and RoPE's stage large: drawn
+    # (the focused head's S once stopped the program: its Q and K were not there)
+    for panel, wants in (("steps:5", ("RoPE \u2192 S", "10  head")),
+                         ("steps:5:3", ("Positions enter here", "(K/V head 2's)",
+                                        "normed first (QK-norm)"))):
+        out = os.path.join(tmp, f"drawn-{panel.replace(':', '-')}.svg")
+        p = subprocess.run([mhaviz, "--model", d, "--text", "The quick brown fox", "--panel",
+                            panel, "--export", out], capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, f"--panel {panel}: exit {p.returncode}: {p.stderr.strip()}")
+        got = html.unescape(open(out, encoding="utf-8").read()) if p.returncode == 0 else ""
+        for want in wants:
+            check(want in got, f"--panel {panel}: lacks {want!r}")
     # its heads are not re-split (RoPE pairs dimensions inside a head): -H says so
     for mode in (["--dump", os.path.join(tmp, "drawn-h3")], ["--export", svg + ".h3.svg"]):
         p = subprocess.run([mhaviz, "--model", d, "-H", "3", *mode], capture_output=True,

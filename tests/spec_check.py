@@ -16,7 +16,7 @@ layout), token ids given directly (no tokenizer):
          attention in both directions, GELU exact or tanh, no next-token output
 
 For every layer: the attention (h, n, n) within 1e-4; Q and K (after QK-norm and
-RoPE), the attention's output projection and the stream out of the layer within 1e-3
+RoPE, and for a RoPE model before the rotation too, as the step-through shows them), the attention's output projection and the stream out of the layer within 1e-3
 relative (max |difference| / max |reference|); the final norm's output and the logits
 within 1e-3 relative; the next-token top-1 identical. Then each planted fault of
 llama_ref.py that applies to a case (K/V head i % h_kv, RoPE's interleaved pairing,
@@ -92,6 +92,9 @@ def compare(got_dir, ref, n_layers):
         worst["attn"] = max(worst["attn"], float(np.max(np.abs(got("attn") - ref["attn"][l]))))
         for key in ("q", "k", "out", "resid"):
             worst[key] = max(worst[key], rel(got(key), ref[key][l]))
+        if "q_pre" in ref:  # RoPE: Q and K before the rotation (the step-through's stage)
+            for key, name in (("q_pre", "qpre"), ("k_pre", "kpre")):
+                worst[key] = max(worst.get(key, 0.0), rel(got(name), ref[key][l]))
     worst["final"] = rel(np.load(os.path.join(got_dir, "final.npy")), ref["final"])
     top_same = True
     if ref["logits"] is not None:  # an encoder has none

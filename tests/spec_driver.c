@@ -10,7 +10,8 @@
  * must exist) per layer l: attn_l.npy (h, n, n), q_l.npy (n, h head_dim) after
  * QK-norm and RoPE, k_l.npy (n, h_kv head_dim), out_l.npy (n, d) the attention's
  * output projection before the residual add, resid_l.npy (n, d) the stream out of
- * layer l; and final.npy (n, d) after the final norm, logits.npy (vocab) of the
+ * layer l; a RoPE model's qpre_l.npy and kpre_l.npy, Q and K before the rotation (after
+ * QK-norm); and final.npy (n, d) after the final norm, logits.npy (vocab) of the
  * last position. With --fill (an encoder with its masked-LM head), the head's top 10
  * at positions P (0-based): fill_ids.npy (m, 10) as floats and fill_p.npy (m, 10).
  * With --split L:H2, layer L's attention re-split into H2 heads (tf_infer_split):
@@ -59,6 +60,8 @@ static int put(const char *out, const char *name, int l, const float *data, int 
     return 0;
 }
 
+static int write_unrotated(const tf_infer *t, int l, const char *out);
+
 /* Every layer's tensors of the run in t, as the header says. */
 static int write_run(const tf_infer *t, const char *out) {
     const model_spec *s = &t->tf->spec;
@@ -71,6 +74,7 @@ static int write_run(const tf_infer *t, const char *out) {
             put(out, "resid", l, t->resid + (size_t)(l + 1) * cd, 2, n, d, 0) ||
             put(out, "attn", l, t->attn + (size_t)l * h * t->cap * t->cap, 3, h, n, n))
             return -1;
+        if (s->pos == SPEC_POS_ROPE && write_unrotated(t, l, out) != 0) return -1;
     }
     if (put(out, "final", -1, t->lnf, 2, n, d, 0) ||
         put(out, "logits", -1, t->logits, 1, s->vocab, 0, 0))
@@ -79,6 +83,22 @@ static int write_run(const tf_infer *t, const char *out) {
 }
 
 /* --split L:H2: layer L's attention re-split; 0, 1 (write failed), 2 (bad split) */
+/* A RoPE model's layer l: qpre_l.npy, kpre_l.npy, Q and K before the rotation, as the
+   step-through's rotation stage shows them (tf_infer_qk_unrotated). */
+static int write_unrotated(const tf_infer *t, int l, const char *out) {
+    const model_spec *s = &t->tf->spec;
+    const int n = t->n, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    float *q = malloc((size_t)n * qd * sizeof(float)), *k = malloc((size_t)n * kvd * sizeof(float));
+    int rc = -1;
+    if (q && k) {
+        tf_infer_qk_unrotated(t, l, q, k);
+        rc = put(out, "qpre", l, q, 2, n, qd, 0) || put(out, "kpre", l, k, 2, n, kvd, 0) ? -1 : 0;
+    }
+    free(q);
+    free(k);
+    return rc;
+}
+
 static int write_split(const tf_infer *t, const char *arg, const char *out) {
     const model_spec *s = &t->tf->spec;
     int l, h2;

@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "stats.h"
 #include "view_fixture.h"
 #include "view_internal.h"
 
@@ -145,7 +146,8 @@ static void check_stage(const view_layout *L, const view_state *s, const draw_li
                        s->figure ? "figure" : "presentation", tb[i].t);
         }
     }
-    for (int j = 0; j < VIEW_STEPS; j++)
+    EXPECT_INT("stages in the strip", view_steps_count(layer), S->count);
+    for (int j = 0; j < S->count; j++)
         EXPECT(S->chip[j].w > 0 && inside_window(S->chip[j], s),
                "chip %d " FX_RFMT ": expected inside the window", j + 1, FX_R(S->chip[j]));
     for (int b = 0; b < S->bigs; b++) {
@@ -160,7 +162,8 @@ static void check_stage(const view_layout *L, const view_state *s, const draw_li
         for (int i = 0; i < nt; i++)
             numbers += tb[i].r.y == cb.y + cb.h + L->pad / 2 && tb[i].r.x >= cb.x &&
                        tb[i].r.x + tb[i].r.w <= cb.x + cb.w && !tb[i].rot;
-        const int want = k == 6 ? (s->look.contrast == VIEW_CONTRAST_LOG ? 4 : 5) : 3;
+        const int want =
+            view_steps_kind(layer, k) == 6 ? (s->look.contrast == VIEW_CONTRAST_LOG ? 4 : 5) : 3;
         if (roomy(s)) EXPECT_INT("colorbar numbers under the large stage", want, numbers);
     }
     /* the title, whole: the runs in the caption spell the chosen title */
@@ -191,7 +194,8 @@ static void check_stage(const view_layout *L, const view_state *s, const draw_li
     EXPECT(strcmp(joined, note) == 0, "stage %d note: expected \"%s\", laid out \"%s\"", k, note,
            joined);
     /* token labels on the query and key sides of the n x n stages */
-    if (k >= 3 && k <= 6 && n <= 16 && roomy(s)) {
+    const int kind = view_steps_kind(layer, k);
+    if (kind >= 3 && kind <= 6 && n <= 16 && roomy(s)) {
         char first[64];
         view_token_label(first, sizeof first, layer->tokens[0]);
         const view_rect m = S->big[0].map;
@@ -215,12 +219,53 @@ static void check_stage(const view_layout *L, const view_state *s, const draw_li
 typedef struct {
     int n, d, h;
     mha_mask mask;
+    int rope; /* 1: Q and K given before and after RoPE too (ten stages) */
 } model_case;
 
 static const model_case MODELS[] = {
-    {12, 64, 4, MHA_MASK_NONE},  {7, 64, 4, MHA_MASK_CAUSAL}, {16, 96, 6, MHA_MASK_CAUSAL},
-    {40, 128, 8, MHA_MASK_NONE}, {1, 8, 1, MHA_MASK_NONE},    {300, 512, 64, MHA_MASK_CAUSAL},
+    {12, 64, 4, MHA_MASK_NONE, 0},   {7, 64, 4, MHA_MASK_CAUSAL, 0},
+    {16, 96, 6, MHA_MASK_CAUSAL, 0}, {40, 128, 8, MHA_MASK_NONE, 0},
+    {1, 8, 1, MHA_MASK_NONE, 0},     {300, 512, 64, MHA_MASK_CAUSAL, 0},
+    {16, 96, 6, MHA_MASK_CAUSAL, 1},
 };
+
+/* Rotates rows x (n, heads dk, row stride ld) by position as RoPE does, written here
+ * from Hugging Face's rotate_half (column j with j + dk / 2, angle p 10000^(-2j / dk)),
+ * in double; sign -1 turns them back. */
+static void rope_rows(float *out, const float *x, int n, int heads, int dk, int sign) {
+    const int half = dk / 2, ld = heads * dk;
+    for (int p = 0; p < n; p++)
+        for (int g = 0; g < heads; g++)
+            for (int j = 0; j < half; j++) {
+                const double ang = sign * p * pow(10000.0, -2.0 * j / dk);
+                const size_t a = (size_t)p * ld + (size_t)g * dk + j, b = a + half;
+                const double x1 = x[a], x2 = x[b];
+                out[a] = (float)(x1 * cos(ang) - x2 * sin(ang));
+                out[b] = (float)(x2 * cos(ang) + x1 * sin(ang));
+            }
+}
+
+/* A model case's RoPE tensors: the layer's Q and K are the rotated ones (a RoPE model
+ * whose Q fits, as Qwen2's), turned back for the unrotated. */
+typedef struct {
+    float *q_unrot, *k_unrot;
+} rope_bufs;
+
+static void rope_attach(rope_bufs *r, fx_model *fm, int on) {
+    attn_layer *l = &fm->layer;
+    r->q_unrot = r->k_unrot = NULL;
+    if (!on) return;
+    const size_t nd = (size_t)l->n * l->d_model;
+    r->q_unrot = malloc(nd * sizeof(float)), r->k_unrot = malloc(nd * sizeof(float));
+    assert_true(r->q_unrot && r->k_unrot);
+    rope_rows(r->q_unrot, l->q, l->n, l->h, l->d_k, -1);
+    rope_rows(r->k_unrot, l->k, l->n, l->h, l->d_k, -1);
+    l->q_unrot = r->q_unrot, l->k_unrot = r->k_unrot, l->q_rot = l->q, l->k_rot = l->k;
+}
+
+static void rope_free(rope_bufs *r) {
+    free(r->q_unrot), free(r->k_unrot);
+}
 
 static const int WINDOWS[][2] = {{1024, 768},  {1280, 800}, {1600, 900}, {1920, 1080},
                                  {3840, 2160}, {900, 1600}, {768, 1024}};
@@ -238,12 +283,14 @@ static void test_stage_sweep(void **state) {
         const model_case *mc = &MODELS[mi];
         fx_model fm;
         fx_model_make(&fm, mc->n, mc->d, mc->h, mc->mask);
+        rope_bufs rb;
+        rope_attach(&rb, &fm, mc->rope);
         derived D;
         derive(&D, &fm.layer, 0);
         for (size_t wi = 0; wi < sizeof WINDOWS / sizeof WINDOWS[0]; wi++)
             for (size_t zi = 0; zi < sizeof ZOOMS / sizeof ZOOMS[0]; zi++)
                 for (int mode = 0; mode < 3; mode++) /* window, presentation, saved panel */
-                    for (int k = 1; k <= VIEW_STEPS; k++) {
+                    for (int k = 1; k <= view_steps_count(&fm.layer); k++) {
                         view_state s;
                         fx_state(&s, &fm, WINDOWS[wi][0], WINDOWS[wi][1]);
                         s.look.zoom = ZOOMS[zi];
@@ -252,8 +299,9 @@ static void test_stage_sweep(void **state) {
                         if (mode == 1) s.look.present = 1;
                         if (mode == 2) s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1;
                         snprintf(fx_where, sizeof fx_where,
-                                 "n %d d %d h %d mask %d, %dx%d, zoom %.1f, %s, stage %d", mc->n,
-                                 mc->d, mc->h, mc->mask, s.width, s.height, (double)s.look.zoom,
+                                 "n %d d %d h %d mask %d rope %d, %dx%d, zoom %.1f, %s, stage %d",
+                                 mc->n, mc->d, mc->h, mc->mask, mc->rope, s.width, s.height,
+                                 (double)s.look.zoom,
                                  mode == 0   ? "window"
                                  : mode == 1 ? "presentation"
                                              : "panel",
@@ -263,6 +311,7 @@ static void test_stage_sweep(void **state) {
                         check_stage(&L, &s, &dl);
                     }
         derived_free(&D);
+        rope_free(&rb);
         fx_model_free(&fm);
     }
     draw_list_free(&dl);
@@ -282,6 +331,8 @@ static void test_grid_figure(void **state) {
     for (size_t mi = 0; mi < sizeof MODELS / sizeof MODELS[0]; mi++) {
         fx_model fm;
         fx_model_make(&fm, MODELS[mi].n, MODELS[mi].d, MODELS[mi].h, MODELS[mi].mask);
+        rope_bufs rb;
+        rope_attach(&rb, &fm, MODELS[mi].rope);
         derived D;
         derive(&D, &fm.layer, 0);
         for (size_t wi = 0; wi < sizeof WINDOWS / sizeof WINDOWS[0]; wi++) {
@@ -323,7 +374,8 @@ static void test_grid_figure(void **state) {
                            "text \"%.40s\" " FX_RFMT " over \"%.40s\" " FX_RFMT, tb[i].t,
                            FX_R(tb[i].r), tb[j].t, FX_R(tb[j].r));
             }
-            for (int k = 0; k < VIEW_STEPS; k++) { /* a stage identical to the one before
+            EXPECT_INT("cells in the grid", view_steps_count(&fm.layer), S->count);
+            for (int k = 0; k < S->count; k++) { /* a stage identical to the one before
                                                        it (stage 5 with no mask): said, not
                                                        drawn again */
                 int images = 0, said = 0;
@@ -341,7 +393,7 @@ static void test_grid_figure(void **state) {
                     EXPECT(images > 0 && !said, "stage %d: expected drawn, %d images, said %d",
                            k + 1, images, said);
             }
-            for (int k = 0; k < VIEW_STEPS; k++) {
+            for (int k = 0; k < S->count; k++) {
                 char markup[200], full[200], drawn[400] = "";
                 view_steps_title(markup, sizeof markup, &fm.layer, 0, k + 1, S->title_variant[k]);
                 plain(full, sizeof full, markup);
@@ -361,6 +413,7 @@ static void test_grid_figure(void **state) {
             }
         }
         derived_free(&D);
+        rope_free(&rb);
         fx_model_free(&fm);
     }
     draw_list_free(&dl);
@@ -387,7 +440,7 @@ static void test_cell_numbers_fit(void **state) {
     derived D;
     derive(&D, &fm.layer, 0);
     int numbers = 0;
-    for (int stage = 1; stage <= VIEW_STEPS; stage++) {
+    for (int stage = 1; stage <= view_steps_count(&fm.layer); stage++) {
         view_state s;
         fx_state(&s, &fm, 1280, 720);
         s.figure = 1, s.panel = VIEW_PANEL_STEPS, s.panel_head = 1, s.look.focus = 1;
@@ -524,6 +577,97 @@ static void test_checkers_catch_faults(void **state) {
     fx_finish("checkers catch faults");
 }
 
+/* A RoPE layer with grouped K/V heads, as a loaded Llama's (h 4 on h_kv 2, no Q or K
+ * of d_model columns, only RoPE's): ten stages, the rotation third, the others
+ * numbered on ("4  S", "10  head"); the note says where positions enter and which
+ * K/V head the query head reads; stage 3 draws Q_i and the K of its group before and
+ * after (the columns of head 3 and of K/V head 2: made positive here, every other
+ * column negative, so their pictures are all red, and row 0, position 0, is not
+ * turned); the S of stage 4 is Q_i K_g^T of the rotated ones, against a plain loop. */
+static void test_rope_stage(void **state) {
+    (void)state;
+    fx_reset();
+    enum { N = 6, H = 4, HKV = 2, DK = 4, D = H * DK };
+    static float qu[N * H * DK], qr[N * H * DK], ku[N * HKV * DK], kr[N * HKV * DK];
+    static float attn[H * N * N];
+    for (int r = 0; r < N; r++) {
+        for (int c = 0; c < H * DK; c++)
+            qu[r * H * DK + c] =
+                (c / DK == 2 ? 1.0f : -1.0f) * (0.5f + 0.1f * (float)((r + c) % 5));
+        for (int c = 0; c < HKV * DK; c++)
+            ku[r * HKV * DK + c] =
+                (c / DK == 1 ? 1.0f : -1.0f) * (0.4f + 0.1f * (float)((r * c) % 4));
+    }
+    rope_rows(qr, qu, N, H, DK, 1);
+    rope_rows(kr, ku, N, HKV, DK, 1);
+    for (int i = 0; i < H * N * N; i++) attn[i] = 1.0f / N;
+    static const char *const toks[N] = {"a", "b", "c", "d", "e", "f"};
+    attn_layer l;
+    attn_layer_init(&l, N, N, H, D, ATTN_MASK_NONE, 1, 1.0f);
+    l.h_kv = HKV, l.tokens = toks, l.attn = attn, l.layers = 1;
+    l.q_unrot = qu, l.q_rot = qr, l.k_unrot = ku, l.k_rot = kr;
+    snprintf(fx_where, sizeof fx_where, "RoPE layer, h 4 on 2");
+    EXPECT_INT("stages", 10, view_steps_count(&l));
+    EXPECT_INT("stage 3's kind", VIEW_STAGE_ROPE, view_steps_kind(&l, 3));
+    EXPECT_INT("stage 4's kind (S)", 3, view_steps_kind(&l, 4));
+    char t[400], txt[200];
+    view_steps_title(t, sizeof t, &l, 2, 3, 0);
+    plain(txt, sizeof txt, t);
+    EXPECT(strncmp(txt, "3  RoPE: Q3 and K3 rotated by position", 38) == 0, "stage 3: \"%s\"", txt);
+    view_steps_title(t, sizeof t, &l, 2, 4, 0);
+    plain(txt, sizeof txt, t);
+    EXPECT(strncmp(txt, "4  S3 = Q3 K3", 13) == 0, "stage 4: \"%s\"", txt);
+    view_steps_title(t, sizeof t, &l, 2, 10, 1);
+    plain(txt, sizeof txt, t);
+    EXPECT(strncmp(txt, "10  head3", 9) == 0, "stage 10: \"%s\"", txt);
+    view_steps_note(t, sizeof t, &l, 2, 3);
+    EXPECT(strstr(t, "Positions enter here") && strstr(t, "(K/V head 2's)") &&
+               strstr(t, "column j + 2") && !strstr(t, "QK-norm"),
+           "stage 3's note: \"%s\"", t);
+    EXPECT(view_steps_same(&l, 6) && !view_steps_same(&l, 5),
+           "expected stage 6 (+ M, no mask) the same as stage 5, and stage 5 not");
+    /* the rotation stage, large */
+    static view_layout L;
+    view_cache *cache = view_cache_create();
+    draw_list dl;
+    draw_list_init(&dl);
+    view_state s;
+    memset(&s, 0, sizeof s);
+    s.width = 1600, s.height = 900, s.ui_scale = 1.0f, s.look.zoom = 1.0f;
+    s.layer = &l, s.panel = VIEW_PANEL_ALL, s.hover_x = s.hover_y = -1, s.data_version = 1;
+    s.look.focus = 3, s.look.step = 3;
+    view_layout_compute(&L, &s, fx_measure, NULL);
+    view_render(&dl, cache, &L, &s, fx_measure, NULL);
+    EXPECT_INT("matrices of the rotation stage", 4, L.steps.bigs);
+    for (int b = 0; b < 4 && b < L.steps.bigs; b++) {
+        const draw_image *im = image_in(&dl, L.steps.big[b].map);
+        EXPECT(im && im->px && im->w == DK && im->h == N,
+               "stage 3, matrix %d: expected a %d x %d image", b, N, DK);
+        if (!im || !im->px) continue;
+        for (int r = 0; r < im->h; r++)
+            for (int c = 0; c < im->w; c++) {
+                const rgba p = im->px[r * im->w + c];
+                if (r == 0 || b % 2 == 0) /* unrotated, or position 0 */
+                    EXPECT(p.r > p.b, "matrix %d cell (%d, %d): expected red (positive)", b, r, c);
+            }
+    }
+    /* S of the rotated Q_3 and K of K/V head 2 */
+    float S[N * N];
+    attn_head_raw_scores(S, &l, 2);
+    double worst = 0.0;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            double acc = 0.0;
+            for (int c = 0; c < DK; c++)
+                acc += (double)qr[i * H * DK + 2 * DK + c] * (double)kr[j * HKV * DK + DK + c];
+            worst = fmax(worst, fabs(acc - S[i * N + j]));
+        }
+    EXPECT(worst < 1e-5, "S = Q3 K(K/V 2)^T: worst difference %g", worst);
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("RoPE stage");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stage_sweep),
@@ -531,6 +675,7 @@ int main(void) {
         cmocka_unit_test(test_large_panel_shows_stage),
         cmocka_unit_test(test_cell_numbers_fit),
         cmocka_unit_test(test_checkers_catch_faults),
+        cmocka_unit_test(test_rope_stage),
     };
     return cmocka_run_group_tests_name("steps layout", tests, NULL, NULL);
 }

@@ -703,7 +703,7 @@ static void test_values(void **unused) {
                                       "temperature = 30",
                                       "temperature = 1e1",
                                       "zoom = 50",
-                                      "stage = 10",
+                                      "stage = 11",
                                       "pad = 513",
                                       "colormap = jet",
                                       "theme = blue",

@@ -364,12 +364,69 @@ static void test_inconsistent_layer(void **st) {
     fx_finish("inconsistent layer");
 }
 
+/* Whether some fill command lies inside r (a head band; not a panel behind it). */
+static int fill_inside(const draw_list *dl, view_rect r) {
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_FILL && c->w > 0 && c->h > 0 && c->x >= r.x && c->y >= r.y &&
+            c->x + c->w <= r.x + r.w && c->y + c->h <= r.y + r.h)
+            return 1;
+    }
+    return 0;
+}
+
+/* A layer without Concat or W^O (the hand layer; a loaded model whose h head_dim is
+ * not d_model, where Concat is n x h d_k) draws no head bands over empty frames: a
+ * note in their place says why, and MultiHead, where the layer has it, is drawn. */
+static void test_equation_without_product(void **st) {
+    (void)st;
+    fx_reset();
+    static hand_layer hl;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    static view_layout L;
+    for (int k = 0; k < 2; k++) {
+        hand_make(&hl);
+        if (k == 1) { /* head_dim 3: h d_k = 6, d_model 4; MultiHead (n, d_model) given */
+            hl.L.d_k = 3;
+            hl.L.scale = attn_scale(3, 1, 1.0f);
+            for (int i = 0; i < N * D; i++) hl.x[i] = 0.25f * (float)(i % 7) - 0.5f;
+            hl.L.out = hl.L.out_full = hl.x;
+        }
+        view_state s;
+        memset(&s, 0, sizeof s);
+        s.width = 1200, s.height = 700;
+        s.layer = &hl.L;
+        s.hover_x = s.hover_y = -1;
+        view_layout_compute(&L, &s, fx_measure, NULL);
+        view_render(&dl, cache, &L, &s, fx_measure, NULL);
+        snprintf(fx_where, sizeof fx_where, "equation without Concat, variant %d", k);
+        EXPECT(L.concat.map.w > 0, "%s: expected the equation laid out", fx_where);
+        EXPECT(!fill_inside(&dl, L.concat_band) && !fill_inside(&dl, L.wo_band),
+               "%s: expected no head bands beside matrices not drawn", fx_where);
+        EXPECT(has_text(&dl, "not drawn"), "%s: expected the note saying why", fx_where);
+        if (k == 0)
+            EXPECT(has_text(&dl, "does not keep"), "%s: expected the source named", fx_where);
+        if (k == 1) {
+            EXPECT(has_text(&dl, "6 \xE2\x89\xA0") && has_text(&dl, "= 4),"),
+                   "%s: expected h d_k = 6 against d_model = 4 in the note", fx_where);
+            EXPECT(image_in(&dl, L.out.map), "%s: expected MultiHead drawn", fx_where);
+        }
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("equation without product");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_layer_every_mode),
         cmocka_unit_test(test_tooltip_reads_the_layer),
         cmocka_unit_test(test_tooltip_variants),
         cmocka_unit_test(test_inconsistent_layer),
+        cmocka_unit_test(test_equation_without_product),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,8 +54,8 @@ static void fake_make(fake *f, int layers, int heads, int n) {
             }
     }
     f->off[1 * heads + 2] = 1; /* layer 2 head 3 removed */
-    f->ov =
-        (view_overview){"gpt2", layers, heads, n, f->attn, TOKS, layers > 2 ? 2 : 0, f->off, 0, 0};
+    f->ov = (view_overview){"gpt2", layers, heads, n, f->attn, TOKS, layers > 2 ? 2 : 0,
+                            f->off, 0,      0,     0, 0};
     static const float p[5] = {0.234f, 0.121f, 0.058f, 0.031f, 0.004f};
     static const float pf[5] = {0.312f, 0.098f, 0.061f, 0.027f, 0.009f};
     f->next.k = 5;

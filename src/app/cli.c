@@ -91,6 +91,8 @@ static const char usage_b[] =
     "                        -H K re-splits its layers into K heads; --ablate L:H,...\n"
     "                        removes heads; --panel model | next; --dump writes\n"
     "                        every layer\n"
+    "      --kv-heads N      the heads share N K/V heads, each the mean of the ones\n"
+    "                        it replaces (N divides h, or with --model its own K/V)\n"
     "      --generate N      with --model: write N tokens after the text, printed\n"
     "                        (with --dump, generated.json too); sampled with\n"
     "      --sample-temperature T  on the logits (default 1; 0: the most likely)\n"
@@ -173,6 +175,7 @@ static const struct option long_opts[] = {
     {"sample-temperature", required_argument, NULL, OPT_SAMPLE_TEMPERATURE},
     {"top-k", required_argument, NULL, OPT_TOP_K},
     {"top-p", required_argument, NULL, OPT_TOP_P},
+    {"kv-heads", required_argument, NULL, OPT_KV_HEADS},
     /* a lesson: cli_lesson_option */
     {"lesson", required_argument, NULL, OPT_LESSON},
     {"step", required_argument, NULL, OPT_STEP},

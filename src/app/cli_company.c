@@ -89,6 +89,7 @@ static const struct {
     {OPT_SAMPLE_TEMPERATURE, MW | MD},
     {OPT_TOP_K, MW | MD},
     {OPT_TOP_P, MW | MD},
+    {OPT_KV_HEADS, W | E | D | MW | ME | MD},
     {OPT_LESSON, W | E | D},
     {OPT_STEP, E | D},
 };

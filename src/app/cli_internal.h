@@ -60,6 +60,7 @@ enum {
     OPT_SAMPLE_TEMPERATURE,
     OPT_TOP_K,
     OPT_TOP_P,
+    OPT_KV_HEADS, /* --kv-heads N: the K/V heads regrouped (cli_model.c) */
     /* a lesson (cli_lesson.c) */
     OPT_LESSON,
     OPT_STEP,

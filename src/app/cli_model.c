@@ -47,6 +47,11 @@ int cli_model_option(cli_options *o, cli_flags *f, int opt, const char *arg, cha
                             "--top-p '%s': must be a decimal number above 0, at most 1", arg);
         o->sample_top_p = (float)fv;
         return 0;
+    case OPT_KV_HEADS: /* whether N divides the model's own is the model's to say */
+        if (cli_parse_int(arg, 1, 4096, &v) != 0)
+            return cli_fail(err, errlen, "--kv-heads '%s': must be a whole number from 1", arg);
+        o->model_kv = (int)v;
+        return 0;
     default: return CLI_NOT_MINE;
     }
 }
@@ -72,6 +77,12 @@ static int ablate_items_ok(const char *s) {
 }
 
 int cli_model_check(cli_options *o, char *err, size_t errlen) {
+    if (o->model_kv && !o->model_path) { /* the random model's heads share K/V heads */
+        o->cfg.kv_heads = o->model_kv;
+        o->model_kv = 0;
+    }
+    if (o->model_kv && o->cfg.h)
+        return cli_fail(err, errlen, "--kv-heads and -H: heads sharing K/V heads are not re-split");
     if (o->model_ablate && !o->model_path)
         return cli_fail(err, errlen, "--ablate '%s': LAYER:HEAD items only with --model",
                         o->model_ablate);

@@ -50,7 +50,7 @@ static int parse_panel(const char *s, cli_options *o) {
         memcpy(head, s + 6, hl);
         head[hl] = '\0';
         if (cli_parse_int(head, 1, MHA_MAX_D_MODEL, &v) != 0 ||
-            (colon && cli_parse_int(colon + 1, 1, 9, &stage) != 0))
+            (colon && cli_parse_int(colon + 1, 1, 10, &stage) != 0)) /* 10: RoPE's only */
             return -1;
         o->panel = CLI_PANEL_STEPS;
         o->panel_head = (int)v;

@@ -43,35 +43,36 @@ typedef struct {
 
 typedef struct {
     cli_mode mode;
-    mha_config cfg;           /* h, d_model, seed, mask, no_scale, pad, temperature,
-                                 weights, ablate; zero = default */
-    int sample;               /* 1-based; 0: not given */
-    const char *text;         /* --text, or NULL; main sets it to --text-file's text */
-    const char *text_file;    /* --text-file FILE ("-": standard input), or NULL */
-    const char *dump_dir;     /* --dump */
-    const char *export_path;  /* --export */
-    const char *export_dir;   /* --export-dir (window Ctrl+S) */
-    const char *font;         /* --font */
-    int size_w, size_h;       /* --size, layout pixels; 0: default 1600x900 */
-    int scale;                /* --scale 1..4; 0: default */
-    cli_panel panel;          /* --panel */
-    int panel_head;           /* 1-based with CLI_PANEL_HEAD and CLI_PANEL_STEPS */
-    int panel_step;           /* steps:K:S, the stage S drawn large (1..9); 0: all nine */
-    int page;                 /* --page K: page K of the heads grid, 1-based; 0: first */
-    int pinned_page;          /* --pinned-page K: the pinned pane's page, 1-based; 0: first */
-    int values;               /* --values: numbers in the cells */
-    int contrast;             /* --contrast: 0 fixed, 1 row, 2 log */
-    int contrast_given;       /* --contrast was on the command line */
-    int diff;                 /* --diff: MultiHead minus the unablated MultiHead */
-    int present;              /* --present: the window in presentation mode */
-    int theme;                /* 0 light (default), 1 dark; -1 not given */
-    int colormap;             /* index into view colormaps; -1 not given */
-    int transparent;          /* --background transparent */
-    int bench_json;           /* --bench-json: one JSON object a line */
-    int bench_quick;          /* --bench-quick: every case once (checks the output) */
-    train_options train;      /* --train and --steps, --layers, --mlp, --lr, --batch, --layer */
+    mha_config cfg;          /* h, d_model, seed, mask, no_scale, pad, temperature,
+                                weights, ablate; zero = default */
+    int sample;              /* 1-based; 0: not given */
+    const char *text;        /* --text, or NULL; main sets it to --text-file's text */
+    const char *text_file;   /* --text-file FILE ("-": standard input), or NULL */
+    const char *dump_dir;    /* --dump */
+    const char *export_path; /* --export */
+    const char *export_dir;  /* --export-dir (window Ctrl+S) */
+    const char *font;        /* --font */
+    int size_w, size_h;      /* --size, layout pixels; 0: default 1600x900 */
+    int scale;               /* --scale 1..4; 0: default */
+    cli_panel panel;         /* --panel */
+    int panel_head;          /* 1-based with CLI_PANEL_HEAD and CLI_PANEL_STEPS */
+    int panel_step;      /* steps:K:S, the stage S drawn large (1..9, 10 in a RoPE model); 0: all */
+    int page;            /* --page K: page K of the heads grid, 1-based; 0: first */
+    int pinned_page;     /* --pinned-page K: the pinned pane's page, 1-based; 0: first */
+    int values;          /* --values: numbers in the cells */
+    int contrast;        /* --contrast: 0 fixed, 1 row, 2 log */
+    int contrast_given;  /* --contrast was on the command line */
+    int diff;            /* --diff: MultiHead minus the unablated MultiHead */
+    int present;         /* --present: the window in presentation mode */
+    int theme;           /* 0 light (default), 1 dark; -1 not given */
+    int colormap;        /* index into view colormaps; -1 not given */
+    int transparent;     /* --background transparent */
+    int bench_json;      /* --bench-json: one JSON object a line */
+    int bench_quick;     /* --bench-quick: every case once (checks the output) */
+    train_options train; /* --train and --steps, --layers, --mlp, --lr, --batch, --layer */
     const char *model_path;   /* --model PATH: a GPT-2-family checkpoint, or NULL */
     const char *model_ablate; /* --ablate LAYER:HEAD,... with --model */
+    int model_kv;             /* --kv-heads N with --model: K/V heads regrouped to N; 0: own */
     int model_generate;       /* --generate N with --model: N tokens written; 0: none */
     float sample_temperature; /* --sample-temperature T > 0 on the logits; 0: not given (1) */
     int sample_argmax;        /* --sample-temperature 0: the most likely token each step */

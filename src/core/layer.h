@@ -55,6 +55,14 @@ typedef struct attn_layer {
     const float *out;      /* (n, d_model) Concat W^O: MultiHead with the heads off removed */
     const float *out_full; /* (n, d_model) MultiHead with every head on; = out when none is off */
 
+    /* RoPE (a loaded model's), for the step-through's rotation stage: Q and K before
+       the rotation by position (after QK-norm where the model has it) and after it;
+       head i owns columns [i d_k, (i + 1) d_k), K/V head g those of K; NULL: no RoPE
+       (or not kept) */
+    const float *q_unrot, *q_rot; /* (n, h d_k) */
+    const float *k_unrot, *k_rot; /* (n, h_kv d_k), h_kv 0 meaning h */
+    int qk_norm;                  /* 1: q_unrot and k_unrot are after the per-head QK-norm */
+
     uint64_t off[ATTN_LAYER_OFF_WORDS]; /* bit i set: head i (0-based) is switched off */
 } attn_layer;
 

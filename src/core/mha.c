@@ -84,6 +84,10 @@ int mha_config_check(const mha_config *cfg, int n, char *err, size_t errlen) {
         snprintf(err, errlen, "--weights: must be random or patterns");
         return -1;
     }
+    if (cfg->kv_heads < 0 || (cfg->kv_heads > 0 && cfg->h % cfg->kv_heads != 0)) {
+        snprintf(err, errlen, "--kv-heads %d: must divide the heads (%d)", cfg->kv_heads, cfg->h);
+        return -1;
+    }
     for (int i = cfg->h; i < MHA_ABLATE_WORDS * 64; i++)
         if (mha_config_is_ablated(cfg, i)) {
             snprintf(err, errlen, "--ablate %d: must be between 1 and h (%d)", i + 1, cfg->h);
@@ -194,21 +198,47 @@ static int model_alloc(mha_model *m, int n, int d, int h) {
 
 /* The weights for cfg, unless the block holds them already. Random weights
    depend on (seed, d_model) only; designed ones on h too. */
+/* What W^K and W^V were pooled for: the groups (kv_heads of h), 0 for one K/V head
+   per head. */
+static int kv_key(const mha_config *cfg) {
+    const int kv = cfg->kv_heads > 0 && cfg->kv_heads < cfg->h ? cfg->kv_heads : 0;
+    return kv ? kv * (MHA_MAX_D_MODEL + 1) + cfg->h : 0;
+}
+
+/* W (d, d): each group of h / kv heads' column blocks (d_k wide) replaced by their
+   mean, so that every head of a group has the same K (or V) head. */
+static void pool_groups(float *w, int d, int h, int kv) {
+    const int dk = d / h, r = h / kv;
+    for (int row = 0; row < d; row++)
+        for (int g = 0; g < kv; g++)
+            for (int c = 0; c < dk; c++) {
+                float *p = w + (size_t)row * d + (size_t)g * r * dk + c;
+                double sum = 0.0;
+                for (int j = 0; j < r; j++) sum += p[(size_t)j * dk];
+                for (int j = 0; j < r; j++) p[(size_t)j * dk] = (float)(sum / r);
+            }
+}
+
 static void model_weights(mha_model *m, const mha_config *cfg) {
     const int d = cfg->d_model;
-    const int wh = cfg->weights == MHA_WEIGHTS_PATTERNS ? cfg->h : 0;
+    const int wh = cfg->weights == MHA_WEIGHTS_PATTERNS ? cfg->h : 0, kvk = kv_key(cfg);
     if (m->weights_ok_ && m->weights_seed_ == cfg->seed && m->weights_mode_ == cfg->weights &&
-        m->weights_h_ == wh)
+        m->weights_h_ == wh && m->weights_kv_ == kvk)
         return;
     mha_weights_init(m->w_q, cfg->seed, d, 0);
     mha_weights_init(m->w_k, cfg->seed, d, 1);
     /* designed heads change only W^Q and W^K: W^V and W^O stay when only h or
-       the mode changed */
-    if (!m->weights_ok_ || m->weights_seed_ != cfg->seed) {
+       the mode changed (W^V is drawn again when it was or is to be pooled) */
+    if (!m->weights_ok_ || m->weights_seed_ != cfg->seed || m->weights_kv_ || kvk) {
         mha_weights_init(m->w_v, cfg->seed, d, 2);
         mha_weights_init(m->w_o, cfg->seed, d, 3);
     }
     if (cfg->weights == MHA_WEIGHTS_PATTERNS) mha_patterns_weights(m->w_q, m->w_k, cfg);
+    if (kvk) { /* K/V regrouped: every head of a group reads the group's mean K and V */
+        pool_groups(m->w_k, d, cfg->h, cfg->kv_heads);
+        pool_groups(m->w_v, d, cfg->h, cfg->kv_heads);
+    }
+    m->weights_kv_ = kvk;
     m->weights_ok_ = 1;
     m->weights_seed_ = cfg->seed;
     m->weights_mode_ = cfg->weights;

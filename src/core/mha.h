@@ -47,6 +47,9 @@ typedef struct {
     float temperature;   /* T: scores are divided by T too; 0.05..20, 0 means 1 */
     mha_weights weights; /* random (default) or designed heads */
     uint64_t ablate[MHA_ABLATE_WORDS]; /* bit i (0-based head i) set: head i is ablated */
+    int kv_heads; /* K/V heads shared by groups of h / kv_heads query heads, each one's W^K
+                     and W^V columns the mean of its group's (as GQA is made from multi-head
+                     weights); 0 or h: one per head */
 } mha_config;
 
 /* Head ablation as a bit set in cfg->ablate: head is 0-based. */
@@ -123,6 +126,7 @@ typedef struct {
     int nn_n_, nn_h_; /* (n, h) of nn_mem_ */
     int weights_ok_;  /* the weights hold (weights_seed_, w_d_, weights_mode_, weights_h_) */
     int weights_h_;   /* h the weights were designed for; 0 for random weights */
+    int weights_kv_;  /* K/V groups W^K and W^V were pooled for (kv_key), 0: none */
     mha_weights weights_mode_;
     uint64_t weights_seed_;
     uint64_t x_seed_;              /* X's rows were built for this seed, */

@@ -22,6 +22,7 @@ void mha_layer_fill(attn_layer *L, mha_layer_text *text, const mha_model *m, con
     }
     L->seed = cfg->seed;
     L->pad = cfg->pad;
+    if (cfg->kv_heads > 0 && cfg->kv_heads < cfg->h) L->h_kv = cfg->kv_heads; /* K/V shared */
     L->designed = cfg->weights == MHA_WEIGHTS_PATTERNS;
     if (m->n < 1) return;
     for (int i = 0; i < m->n; i++) text->tokens[i] = mha_token(m, toks, i);

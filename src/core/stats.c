@@ -152,9 +152,19 @@ int attn_alike_baseline(float *lo, float *hi, const attn_layer *L, int row_step)
     return 0;
 }
 
+int attn_head_scores_ok(const attn_layer *L) {
+    return (L->q && L->k) || (L->q_rot && L->k_rot);
+}
+
 void attn_head_raw_scores(float *out, const attn_layer *L, int head) {
     const int n = L->n, d = L->d_model, dk = L->d_k;
-    MHA_EXPECT(head >= 0 && head < L->h && L->q && L->k);
+    MHA_EXPECT(head >= 0 && head < L->h && attn_head_scores_ok(L));
+    if (!L->q || !L->k) { /* (n, h dk) and (n, h_kv dk): head i reads K/V head g */
+        const int hkv = L->h_kv > 0 ? L->h_kv : L->h, g = head / (L->h / hkv);
+        mm_sgemm(out, n, L->q_rot + (size_t)head * dk, L->h * dk, L->k_rot + (size_t)g * dk,
+                 hkv * dk, n, n, dk, 1, 1.0f, 0.0f);
+        return;
+    }
     /* S (n, n) = Q_i (n, dk) K_i^T, both column slices of (n, d) matrices */
     mm_sgemm(out, n, L->q + (size_t)head * dk, d, L->k + (size_t)head * dk, d, n, n, dk, 1, 1.0f,
              0.0f);

@@ -34,8 +34,12 @@ void attn_head_divergence(float *out, const attn_layer *L, int row_step);
  * most a pair reads. 0, or -1 when h < 2 or out of memory (nothing written). */
 int attn_alike_baseline(float *lo, float *hi, const attn_layer *L, int row_step);
 
+/* 1 when L holds what attn_head_raw_scores reads: Q and K, or RoPE's rotated ones. */
+int attn_head_scores_ok(const attn_layer *L);
 /* out (n, n): Q_i K_i^T of head `head` (0-based): the raw scores, before the
- * scaling, the temperature and the mask. Reads q and k (not NULL). */
+ * scaling, the temperature and the mask. Reads q and k, or where the layer lacks
+ * them (grouped K/V heads, head_dim not d_model / h) q_rot and k_rot, K_i being the
+ * K/V head the query head reads (attn_head_scores_ok). */
 void attn_head_raw_scores(float *out, const attn_layer *L, int head);
 
 /* out (n, d_model): head_i W^O_i, head i's share of MultiHead (its rows of W^O);

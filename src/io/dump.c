@@ -347,6 +347,8 @@ static void print_meta(FILE *f, const attn_layer *L) {
         fprintf(f, "  \"pad\": %d,\n", L->pad);
     else
         fprintf(f, "  \"pad\": null,\n");
+    /* K/V heads: h (one per head), or fewer shared by groups (--kv-heads) */
+    fprintf(f, "  \"kv_heads\": %d,\n", L->h_kv > 0 ? L->h_kv : h);
     /* the temperature with the fewest digits that read back as the same float */
     char temp[32];
     for (int prec = 1; prec <= 9; prec++) {

@@ -231,20 +231,27 @@ static float *slab(const tf_infer *t, float *block, int i, int width) {
     return block + (size_t)i * t->cap * width;
 }
 
+void block_qk_unrotated(float *q, float *k, const transformer *tf, int i, const float *x, int n) {
+    const model_spec *s = &tf->spec;
+    const tf_layer_params *lp = &tf->p.layer[i];
+    const int d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    matmul_forward(q, x, lp->w_q, lp->b_q, n, d, qd);
+    matmul_forward(k, x, lp->w_k, lp->b_k, n, d, kvd);
+    if (s->qk_norm) {
+        const int p1 = s->norm == SPEC_RMSNORM_P1;
+        rmsnorm_rows(q, q, lp->q_norm, n * s->h, s->head_dim, s->head_dim, s->norm_eps, p1);
+        rmsnorm_rows(k, k, lp->k_norm, n * s->h_kv, s->head_dim, s->head_dim, s->norm_eps, p1);
+    }
+}
+
 /* Q, K, V of layer i from its X (ln1), n rows from position r0 (each pointer at
    row r0): the products, QK-norm per head, RoPE. */
 static void qkv(tf_infer *t, int i, const float *x, float *q, float *k, float *v, int r0, int n) {
     const model_spec *s = &t->tf->spec;
     const tf_layer_params *lp = &t->tf->p.layer[i];
-    const int d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
-    matmul_forward(q, x, lp->w_q, lp->b_q, n, d, qd);
-    matmul_forward(k, x, lp->w_k, lp->b_k, n, d, kvd);
+    const int d = s->d_model, kvd = spec_kv_dim(s);
     matmul_forward(v, x, lp->w_v, lp->b_v, n, d, kvd);
-    if (s->qk_norm) { /* Qwen3: RMSNorm over each head's head_dim, before RoPE */
-        const int p1 = s->norm == SPEC_RMSNORM_P1;
-        rmsnorm_rows(q, q, lp->q_norm, n * s->h, s->head_dim, s->head_dim, s->norm_eps, p1);
-        rmsnorm_rows(k, k, lp->k_norm, n * s->h_kv, s->head_dim, s->head_dim, s->norm_eps, p1);
-    }
+    block_qk_unrotated(q, k, t->tf, i, x, n); /* Qwen3's QK-norm per head before RoPE */
     if (s->pos == SPEC_POS_ROPE) {
         const float *cs = t->rope + (size_t)r0 * s->head_dim;
         rope_apply(q, cs, n, s->h, s->head_dim);

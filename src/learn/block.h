@@ -27,6 +27,11 @@ void block_norm(float *out, float *mean, float *rstd, const float *x, const floa
  * sin in [hd/2, hd), inv_freq as the spec's RoPE scaling makes it. */
 void block_rope_table(float *cs, const model_spec *s, int n);
 
+/* Layer i's Q (n, h head_dim) and K (n, h_kv head_dim) from its X (n, d_model) as
+ * block_forward makes them but not rotated: the products with their biases and
+ * QK-norm, before RoPE (the step-through's rotation stage). */
+void block_qk_unrotated(float *q, float *k, const transformer *tf, int i, const float *x, int n);
+
 /* Layer i of t on its stream into it, t->resid[i], out into t->resid[i + 1], for
  * the rows (positions) r0 .. t->n - 1: keeps their ln1, Q, K, V, attn, Concat, out
  * (and out_full when off_i removes a head). The rows before r0 are the last run's

@@ -272,6 +272,11 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
         L->k = at(t, t->k, i);
         L->v = at(t, t->v, i);
     }
+    if (s->pos == SPEC_POS_ROPE) { /* rotated; the caller may add them unrotated */
+        L->q_rot = t->q + (size_t)i * t->cap * spec_q_dim(s);
+        L->k_rot = t->k + (size_t)i * t->cap * spec_kv_dim(s);
+        L->qk_norm = s->qk_norm;
+    }
     L->scores = scores;
     L->attn = t->attn + (size_t)i * c->h * t->cap * t->cap;
     L->out = at(t, t->out, i);
@@ -282,6 +287,11 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
             any = 1;
         }
     L->out_full = any ? at(t, t->out_full, i) : L->out;
+}
+
+void tf_infer_qk_unrotated(const tf_infer *t, int i, float *q, float *k) {
+    MHA_EXPECT(i >= 0 && i < t->tf->cfg.layers);
+    block_qk_unrotated(q, k, t->tf, i, at(t, t->ln1, i), t->n);
 }
 
 /* What a layer's X is, in the view's words: GPT-2's as they were; a post-LN layer's

@@ -307,8 +307,14 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
  * (h, n, n); tokens the caller's labels. An attn_layer has GPT-2's shapes (Q, K, V,
  * Concat (n, d_model)): W^Q, Q, Concat and W^O are left NULL unless h head_dim =
  * d_model (then d_k = head_dim), W^K, W^V, K and V unless also h_kv = h; the
- * attention, the output and X are always there. */
+ * attention, the output and X are always there. A RoPE model's Q and K after the
+ * rotation are given too (q_rot, k_rot; q_unrot and k_unrot are the caller's,
+ * tf_infer_qk_unrotated). */
 void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores,
                     const char *const *tokens);
+
+/* Layer i's Q (n, h head_dim) and K (n, h_kv head_dim) of the last run before RoPE
+ * rotates them (after QK-norm where the model has it), recomputed from its X. */
+void tf_infer_qk_unrotated(const tf_infer *t, int i, float *q, float *k);
 
 #endif

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "regroup.h"
+
 int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, void *ud, char *err,
               size_t errlen) {
     *out = NULL;
@@ -45,7 +47,8 @@ int gpt2_max_tokens(const gpt2_model *m) {
 
 int gpt2_run_init(gpt2_run *r, const gpt2_model *m) {
     memset(r, 0, sizeof *r);
-    r->m = m;
+    r->m = r->own = m;
+    r->kv = m->tf->spec.h_kv;
     r->shown = r->shown_h = -1;
     const tf_config *c = &m->tf->cfg;
     r->inf = tf_infer_create(m->tf, gpt2_max_tokens(m), c->h);
@@ -83,6 +86,10 @@ void gpt2_run_free(gpt2_run *r) {
     free(r->fill_lp_full);
     free(r->e_kl);
     free(r->e_top);
+    free(r->s_qpre);
+    free(r->s_kpre);
+    free(r->probs_own);
+    tf_regroup_free(r->kvm.tf);
     memset(r, 0, sizeof *r);
     r->shown = r->shown_h = r->e_layer = -1;
 }
@@ -152,6 +159,48 @@ static void fill_masks(gpt2_run *r, int full) {
     }
 }
 
+static void run_from(gpt2_run *r, int text_changed);
+
+/* The model's own distribution on r's text, every head on, into probs_own (a
+   regrouped run's reference): a forward of its own weights on a run of n tokens
+   made for it. Left as it was when out of memory. */
+static void own_probs(gpt2_run *r) {
+    const transformer *tf = r->own->tf;
+    tf_infer *t = r->probs_own ? tf_infer_create(tf, r->n, tf->cfg.h) : NULL;
+    if (!t) return;
+    tf_infer_run(t, r->ids, r->n, NULL, 0);
+    memcpy(r->probs_own, t->probs, (size_t)tf->cfg.vocab * sizeof(float));
+    tf_infer_destroy(t);
+}
+
+int gpt2_run_regroup(gpt2_run *r, int kv, char *err, size_t errlen) {
+    const gpt2_model *own = r->own;
+    if (kv == r->kv) return 0;
+    transformer *t = NULL;
+    if (kv != own->tf->spec.h_kv && !(t = tf_regroup_kv(own->tf, kv, err, errlen))) return -1;
+    tf_infer *inf = tf_infer_create(t ? t : own->tf, r->inf->cap, own->tf->cfg.h);
+    float *po = r->probs_own ? r->probs_own : malloc((size_t)own->tf->cfg.vocab * sizeof(float));
+    if (!inf || !po) {
+        tf_infer_destroy(inf);
+        tf_regroup_free(t);
+        if (po != r->probs_own) free(po);
+        snprintf(err, errlen, "out of memory for %d K/V heads", kv);
+        return -1;
+    }
+    tf_infer_destroy(r->inf);
+    tf_regroup_free(r->kvm.tf);
+    r->inf = inf;
+    r->probs_own = po;
+    r->kvm = *own;
+    r->kvm.tf = t;
+    r->kvm.cfg.spec.h_kv = kv;
+    r->m = t ? &r->kvm : own;
+    r->kv = kv;
+    if (r->shown >= 0) r->shown_h = own->tf->cfg.h; /* no re-split of shared K/V heads */
+    if (r->n >= 1) run_from(r, 1);                  /* the fresh run computes every layer */
+    return 0;
+}
+
 /* Brings the forward to r's tokens and heads, computing what changed only
    (tf_infer_update); with heads removed, the distribution with every head on is
    kept first when the text changed (it stays while only heads change). An
@@ -177,6 +226,7 @@ static void run_from(gpt2_run *r, int text_changed) {
         for (int k = 0; k < GPT2_TOP; k++)
             r->fill_p_full[i][k] = expf(r->fill_lp_full[(size_t)i * c->vocab + r->fill_ids[i][k]]);
     r->ms_from = from < c->layers ? from : 0;
+    if (text_changed && r->m != r->own) own_probs(r);
     top_ids(r->top, r->inf->probs, c->vocab);
     r->ms = clock_ms() - t0;
     if (r->shown >= 0) {
@@ -263,11 +313,24 @@ void gpt2_run_clear_off(gpt2_run *r) {
     if (r->n >= 1) run_from(r, 0);
 }
 
+/* A RoPE model's Q and K of layer i before the rotation, for the step-through (the
+   rotated ones are the run's own). 0, or -1 on out of memory. */
+static int show_unrotated(gpt2_run *r, int i) {
+    const model_spec *s = &r->own->tf->spec; /* its own K/V heads: the most it computes with */
+    if (s->pos != SPEC_POS_ROPE) return 0;
+    const size_t cap = (size_t)r->inf->cap;
+    if (!r->s_qpre) r->s_qpre = malloc(cap * spec_q_dim(s) * sizeof(float));
+    if (!r->s_kpre) r->s_kpre = malloc(cap * spec_kv_dim(s) * sizeof(float));
+    if (!r->s_qpre || !r->s_kpre) return -1;
+    tf_infer_qk_unrotated(r->inf, i, r->s_qpre, r->s_kpre);
+    return 0;
+}
+
 int gpt2_run_show(gpt2_run *r, int layer, int h) {
     const tf_config *c = &r->m->tf->cfg;
     if (layer < 0 || layer >= c->layers || h < 1 || r->n < 1) return -1;
     if (!tf_infer_can_split(r->m->tf)) { /* RoPE, K/V shared: its own heads only, as they are */
-        if (h != c->h) return -1;
+        if (h != c->h || show_unrotated(r, layer) != 0) return -1;
         r->shown = layer;
         r->shown_h = h;
         return 0;
@@ -320,6 +383,8 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
     for (int i = 0; i < goal->n_more && n < r->inf->cap; i++) ids[n++] = goal->more[i];
     const int same_text = n == r->n && memcmp(ids, r->ids, (size_t)n * sizeof(int)) == 0;
     const int same_off = memcmp(r->off, goal->off, offs) == 0;
+    const int kv = goal->kv > 0 ? goal->kv : r->own->tf->spec.h_kv;
+    if (kv != r->kv && gpt2_run_regroup(r, kv, err, errlen) != 0) return -1;
     const int shown = r->shown, shown_h = r->shown_h;
     const int measure =
         goal->effects && !gpt2_run_is_encoder(r) && goal->h == c->h && r->e_layer != goal->layer;
@@ -372,6 +437,10 @@ static int fill_layer(const void *self, int i, attn_layer *L) {
     /* the shown layer's scores and heads, where gpt2_run_show computed them */
     const int shown = i == r->shown && tf_infer_can_split(r->m->tf);
     tf_infer_layer(L, r->inf, i, shown ? r->s_scores : NULL, r->label);
+    if (i == r->shown && r->s_qpre && L->q_rot) { /* RoPE: the shown layer's, unrotated */
+        L->q_unrot = r->s_qpre;
+        L->k_unrot = r->s_kpre;
+    }
     if (shown) L->heads = r->s_heads;
     if (!shown || r->shown_h == c->h) return 0;
     /* re-split: the same X, W^Q, W^K, W^V, Q, K, V and W^O, other heads */

@@ -66,8 +66,15 @@ typedef struct {
     /* the shown layer: its scores (and, re-split, its heads) */
     int shown, shown_h; /* layer, heads (the model's own or a re-split); -1: none */
     float *s_scores, *s_attn, *s_concat, *s_out;
-    float *s_heads; /* (h, n, d_k): head_i = A_i V_i, removed heads too */
-    size_t s_cap;   /* floats in s_scores and s_attn */
+    float *s_heads;         /* (h, n, d_k): head_i = A_i V_i, removed heads too */
+    float *s_qpre, *s_kpre; /* RoPE: the shown layer's Q (n, h d_k), K (n, h_kv d_k) unrotated */
+    /* K/V regrouped (gpt2_run_regroup): m is then &kvm, own's weights with its K/V
+       heads pooled into kv; own is the model as opened */
+    const gpt2_model *own;
+    gpt2_model kvm;
+    int kv;           /* K/V heads it computes with: own's h_kv, or fewer */
+    float *probs_own; /* (vocab) own's distribution on the text, every head on (regrouped) */
+    size_t s_cap;     /* floats in s_scores and s_attn */
     /* an encoder's "fill the blank": the masked-LM head (fill.h) on the text's masks */
     tf_fill *fill;                         /* NULL: a decoder, or no masked-LM head in the file */
     int n_mask;                            /* the mask tokens in the run's text (all of them) */
@@ -111,9 +118,18 @@ void gpt2_run_clear_off(gpt2_run *r);
  * re-split is defined, or out of memory; nothing changes). */
 int gpt2_run_show(gpt2_run *r, int layer, int h);
 
+/* The run computes with kv K/V heads (regroup.h: each new K/V head's projections
+ * the mean of the ones it replaces; kv must divide the model's own h_kv, which
+ * restores it) and runs its text again; the heads removed stay removed, the layer
+ * shown is shown again at the model's own heads. probs_own then holds the model's own
+ * distribution (every head on) for the next-token panel. 0, or -1 with a message
+ * (kv does not divide, out of memory; nothing changes). */
+int gpt2_run_regroup(gpt2_run *r, int kv, char *err, size_t errlen);
+
 /* What a run is asked to show: a text and token ids after its own (the tokens
  * the model wrote: bytes that need not tokenize back into them), the heads removed
- * ((layers, h), 1 removed) and the layer shown at h heads. */
+ * ((layers, h), 1 removed), the layer shown at h heads, and the K/V heads (0: the
+ * model's own). */
 typedef struct {
     const char *text;
     size_t len;
@@ -122,6 +138,7 @@ typedef struct {
     const int *more; /* (n_more) ids after the text's; NULL with n_more 0: none */
     int n_more;
     int effects; /* 1: and the layer's heads measured on the next token (gpt2_run_effects) */
+    int kv;
 } gpt2_goal;
 
 /* Brings r to goal, computing only what differs from what r holds: a new text

@@ -105,14 +105,6 @@ const unsigned char *model_tok_bytes(const model_tok *t, int id, size_t *len) {
     return tokjson_token_bytes(t->tj, id, len);
 }
 
-int model_tok_end_of_text(const model_tok *t) {
-    static const char eot[] = "<|endoftext|>";
-    const int id = model_tok_vocab_size(t) - 1;
-    size_t len = 0;
-    const unsigned char *b = model_tok_bytes(t, id, &len);
-    return b && len == sizeof eot - 1 && memcmp(b, eot, len) == 0 ? id : -1;
-}
-
 void model_tok_label(const model_tok *t, int id, char *buf, size_t len) {
     if (t->bpe)
         bpe_token_label(t->bpe, id, buf, len);

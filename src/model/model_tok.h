@@ -45,8 +45,5 @@ void model_tok_label(const model_tok *t, int id, char *buf, size_t len);
 int model_tok_mask_id(const model_tok *t);
 /* 1 when id is a special token the tokenizer adds or reads as a whole ([CLS], <s>). */
 int model_tok_is_special(const model_tok *t, int id);
-/* The id of "<|endoftext|>" when the vocabulary ends with it (GPT-2's 50256), or -1:
-   where --generate and the window's write key stop. */
-int model_tok_end_of_text(const model_tok *t);
 
 #endif

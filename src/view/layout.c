@@ -303,10 +303,11 @@ static void bare_figure(view_layout *L, const view_state *s, lay_ctx *cx, int ta
 /* The room a square stage (3-6) leaves right of its matrix, under its note and
  * mask legend, down to the foot of a (clear of the colorbar where it reaches under
  * the note); empty when the note is on top. */
-static view_rect stage_leftover(const view_layout *L, view_rect a) {
+static view_rect stage_leftover(const view_layout *L, const attn_layer *layer, view_rect a) {
     const view_steps *S = &L->steps;
     const view_rect none = {0, 0, 0, 0};
-    if (!S->shown || S->bigs != 1 || S->current < 3 || S->current > 6 || S->notes < 1) return none;
+    const int kind = view_steps_kind(layer, S->current); /* RoPE's stage 3 moves S on */
+    if (!S->shown || S->bigs != 1 || kind < 3 || kind > 6 || S->notes < 1) return none;
     const view_matrix_box *b = &S->big[0];
     const int x = S->note[0].x;
     if (x <= b->map.x + b->map.w) return none; /* the note on top of the square */
@@ -327,7 +328,7 @@ static void bare_stage(view_layout *L, const view_state *s, lay_ctx *cx, float k
     bare = *L;
     bare.main = inner;
     view_steps_layout(&bare.steps, &bare, s, inner, cx->measure, cx->ud);
-    const view_rect r = stage_leftover(&bare, inner);
+    const view_rect r = stage_leftover(&bare, s->layer, inner);
     if (r.w <= 0 || r.h <= 0 || bare.steps.big[0].map.w <= L->steps.big[0].map.w) return;
     if (fit_block(&bare, s, cx, k, r)) *L = bare;
 }

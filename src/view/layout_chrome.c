@@ -172,6 +172,9 @@ static void model_captions(char model[64], char resplit[64], const view_state *s
         snprintf(model, 64, "%s%s \xC2\xB7 %d layers", name, kind, ov->layers);
     if (ov && s->resplit && layer && !view_overview_mode(s))
         snprintf(resplit, 64, "re-split: trained with %d heads, shown as %d", ov->h, layer->h);
+    else if (ov && ov->h_kv_shown > 0 && ov->h_kv_shown != ov->h_kv) /* the K/V banner */
+        snprintf(resplit, 64, "K/V regrouped: trained with %d, shown with %d", ov->h_kv,
+                 ov->h_kv_shown);
 }
 
 /* The item at items[count] a button (id), its label as the state words it; end: a

@@ -1,6 +1,7 @@
 /* layout_steps.c: where the step-through of one head goes, and what its text says.
  * On screen (and in the panel Ctrl+Shift+S saves) one stage at a time: a strip of
- * nine numbered chips (the current one filled), the stage's formula large, a note
+ * nine numbered chips (ten in a RoPE model, whose rotation of Q and K is stage 3;
+ * the current one filled), the stage's formula large, a note
  * saying what it does, and the stage's own matrices as large as fit, with token
  * labels on the query and key sides where they fit. The --panel steps:K figure
  * shows all nine in a 3 x 3 grid instead. Drawing them is steps.c's. */
@@ -30,21 +31,65 @@ static int is_masked(const attn_layer *layer) {
     return layer->mask == ATTN_MASK_CAUSAL || layer->n_real < layer->n;
 }
 
+int view_steps_count(const attn_layer *layer) {
+    return layer && layer->q_unrot && layer->q_rot && layer->k_unrot && layer->k_rot ? 10 : 9;
+}
+
+int view_steps_kind(const attn_layer *layer, int k) {
+    if (view_steps_count(layer) == 9 || k < 3) return k;
+    return k == 3 ? VIEW_STAGE_ROPE : k - 1;
+}
+
+/* The stage (1-based) whose kind is kind. */
+static int stage_of(const attn_layer *layer, int kind) {
+    return view_steps_count(layer) == 10 && kind >= 3 && kind != VIEW_STAGE_ROPE ? kind + 1 : kind;
+}
+
+/* The K/V head that query head `head` (0-based) reads, 0-based. */
+static int kv_of(const attn_layer *layer, int head) {
+    return layer->h_kv > 0 && layer->h_kv < layer->h ? head / (layer->h / layer->h_kv) : head;
+}
+
 int view_steps_same(const attn_layer *layer, int k) {
     if (!layer) return 0;
+    k = view_steps_kind(layer, k);
     const float t = layer->temperature > 0.0f ? layer->temperature : 1.0f;
     if (k == 4) return !layer->scaled && fabsf(t - 1.0f) <= 1e-6f;
     if (k == 5) return !is_masked(layer);
     return 0;
 }
 
+static void title_of(char *buf, size_t len, const attn_layer *layer, int head, int k, int variant);
+
 void view_steps_title(char *buf, size_t len, const attn_layer *layer, int head, int k,
                       int variant) {
+    const int stage = k;
+    k = view_steps_kind(layer, k);
+    title_of(buf, len, layer, head, k, variant);
+    if (stage != k && buf[0]) { /* RoPE's stage 3 moved those after it on: their number */
+        char num[12];
+        const size_t w = (size_t)snprintf(num, sizeof num, "%d", stage);
+        const size_t skip = k == VIEW_STAGE_ROPE ? 2 : 1, rest = strlen(buf + skip);
+        if (w + rest < len) { /* the number swapped in place (a title fits: it did before) */
+            memmove(buf + w, buf + skip, rest + 1);
+            memcpy(buf, num, w);
+        }
+    }
+}
+
+/* The title of stage kind k, numbered as without RoPE (VIEW_STAGE_ROPE: "10"). */
+static void title_of(char *buf, size_t len, const attn_layer *layer, int head, int k, int variant) {
     char i[16], div[48];
     snprintf(i, sizeof i, "%d", head + 1);
     divisor(div, sizeof div, layer);
     const int lng = variant == 0;
     switch (k) {
+    case VIEW_STAGE_ROPE:
+        if (lng)
+            snprintf(buf, len, "10  RoPE: Q_{%s} and K_{%s} rotated by position", i, i);
+        else
+            snprintf(buf, len, "10  RoPE");
+        break;
     case 1:
         if (lng)
             snprintf(buf, len, "1  X: %s", layer->x_what ? layer->x_what : "embedding + position");
@@ -61,7 +106,7 @@ void view_steps_title(char *buf, size_t len, const attn_layer *layer, int head, 
         break;
     case 3: snprintf(buf, len, "3  S_{%s} = Q_{%s} K_{%s}^{T}", i, i, i); break;
     case 4:
-        if (lng && view_steps_same(layer, 4))
+        if (lng && view_steps_same(layer, stage_of(layer, 4)))
             snprintf(buf, len, "4  S_{%s} / 1: not scaled", i);
         else
             snprintf(buf, len, "4  S_{%s} / %s", i, div);
@@ -128,7 +173,22 @@ void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, i
     divisor(div, sizeof div, layer);
     const int n = layer->n, d = layer->d_model, dk = layer->d_k;
     const float t = layer->temperature > 0.0f ? layer->temperature : 1.0f;
+    const int s3 = stage_of(layer, 3), s4 = stage_of(layer, 4);
+    k = view_steps_kind(layer, k);
     switch (k) {
+    case VIEW_STAGE_ROPE: {
+        char kv[40] = "";
+        if (layer->h_kv > 0 && layer->h_kv < layer->h)
+            snprintf(kv, sizeof kv, " (K/V head %d's)", kv_of(layer, head) + 1);
+        snprintf(buf, len,
+                 "Positions enter here, not added to X: each token's row of Q%s and K%s%s%s is "
+                 "turned by angles that grow with its position, column j with column j + %d. A "
+                 "score of Q%s K%s\xE1\xB5\x80 then sees positions only as how far apart two "
+                 "tokens are. Drawn: Q%s, Q%s rotated, K%s, K%s rotated.",
+                 i, i, kv, layer->qk_norm ? ", normed first (QK-norm)," : "", dk / 2, i, i, i, i, i,
+                 i);
+        break;
+    }
     case 1:
         snprintf(buf, len, "One row per token: %s, %d numbers each.",
                  layer->x_what ? layer->x_what : "its embedding plus its position", d);
@@ -147,7 +207,7 @@ void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, i
         break;
     case 4:
         if (view_steps_same(layer, 4))
-            snprintf(buf, len, "Not scaled: S%s / 1 is stage 3 unchanged.", i);
+            snprintf(buf, len, "Not scaled: S%s / 1 is stage %d unchanged.", i, s3);
         else if (!layer->scaled)
             snprintf(buf, len,
                      "Divided by the temperature T = %g alone (no \xE2\x88\x9A"
@@ -163,13 +223,13 @@ void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, i
             snprintf(buf, len,
                      "Divided by \xE2\x88\x9A"
                      "d\xE2\x82\x96 = %.3g, so that the scores do not grow with "
-                     "d\xE2\x82\x96 and the softmax does not saturate. Drawn on stage 3's "
+                     "d\xE2\x82\x96 and the softmax does not saturate. Drawn on stage %d's "
                      "colour scale, it looks paler.",
-                     sqrt((double)dk));
+                     sqrt((double)dk), s3);
         break;
     case 5:
         if (!is_masked(layer))
-            snprintf(buf, len, "No mask: M = 0 everywhere, so this is stage 4 unchanged.");
+            snprintf(buf, len, "No mask: M = 0 everywhere, so this is stage %d unchanged.", s4);
         else if (layer->mask == ATTN_MASK_CAUSAL)
             snprintf(buf, len,
                      "Causal mask: a query sees only itself and the keys before it. M is "
@@ -207,21 +267,28 @@ void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, i
 }
 
 /* The chip of stage k (1-based) in the strip: variant 0 with a name, 1 the number. */
-static void chip_label(char *buf, size_t len, int k, int variant) {
-    static const char *const names[VIEW_STEPS] = {
-        "X",   "Q K V",  "S = QK\xE1\xB5\x80",    "\xC3\xB7 scale", "+ M", "softmax",
-        "A V", "Concat", "\xC2\xB7 W\xE1\xB4\xBC"};
+static void chip_label(char *buf, size_t len, const attn_layer *layer, int k, int variant) {
+    static const char *const names[VIEW_STEPS] = {"X",
+                                                  "Q K V",
+                                                  "S = QK\xE1\xB5\x80",
+                                                  "\xC3\xB7 scale",
+                                                  "+ M",
+                                                  "softmax",
+                                                  "A V",
+                                                  "Concat",
+                                                  "\xC2\xB7 W\xE1\xB4\xBC",
+                                                  "RoPE"};
     if (variant == 0)
-        snprintf(buf, len, "%d  %s", k, names[k - 1]);
+        snprintf(buf, len, "%d  %s", k, names[view_steps_kind(layer, k) - 1]);
     else
         snprintf(buf, len, "%d", k);
 }
 
 /* --- the nine in a grid (the figure) ------------------------------------------- */
 
-/* Shape (rows, cols) of stage k's matrices for n tokens, d_model d, d_k dk. */
+/* Shape (rows, cols) of the matrices of stage kind k + 1 for n tokens, d_model d, d_k dk. */
 static void stage_shape(int k, int n, int d, int dk, int *rows, int *cols) {
-    static const int kind[VIEW_STEPS] = {1, 2, 0, 0, 0, 0, 2, 1, 1}; /* 0 nn, 1 nd, 2 n dk */
+    static const int kind[VIEW_STEPS] = {1, 2, 0, 0, 0, 0, 2, 1, 1, 2}; /* 0 nn, 1 nd, 2 n dk */
     *rows = n;
     *cols = kind[k] == 0 ? n : (kind[k] == 1 ? d : dk);
 }
@@ -271,8 +338,11 @@ static void lay_grid(view_steps *S, const view_layout *L, const view_state *s, v
     S->caption = (view_rect){area.x, area.y, area.w, L->line + L->pad};
     S->caption_size = L->font_title;
     int top = area.y + S->caption.h + L->pad;
-    int cw = imax(1, (area.w - 2 * gap) / 3), ch = imax(1, (area.y + area.h - top - 2 * gap) / 3);
-    for (int k = 0; k < VIEW_STEPS; k++) {
+    const int rows_of = (S->count + 2) / 3;
+    int cw = imax(1, (area.w - 2 * gap) / 3);
+    int ch = imax(1, (area.y + area.h - top - (rows_of - 1) * gap) / rows_of);
+    for (int k = 0; k < S->count; k++) {
+        const int kind = view_steps_kind(layer, k + 1) - 1; /* 0-based, as k is */
         int x = area.x + (k % 3) * (cw + gap), y = top + (k / 3) * (ch + gap);
         S->cell[k] = (view_rect){x, y, cw, ch};
         S->title[k] = (view_rect){x + L->pad / 2, y + L->pad / 2, cw - L->pad, L->line};
@@ -288,12 +358,12 @@ static void lay_grid(view_steps *S, const view_layout *L, const view_state *s, v
             }
         int rows, cols, bx = x + L->pad / 2, by = y + L->pad / 2 + L->line + L->pad / 2;
         int bw = cw - L->pad, bh = y + ch - by - L->pad / 2;
-        stage_shape(k, n, d, dk, &rows, &cols);
-        S->boxes[k] = k == 1 ? 3 : 1;
+        stage_shape(kind, n, d, dk, &rows, &cols);
+        S->boxes[k] = kind == 1 ? 3 : kind == VIEW_STAGE_ROPE - 1 ? 4 : 1;
         int each = (bw - (S->boxes[k] - 1) * L->pad) / S->boxes[k];
         for (int i = 0; i < S->boxes[k]; i++)
             box_at(&S->box[k][i], L, bx + i * (each + L->pad), by, imax(1, each), bh, rows, cols);
-        if (k >= 2 && k <= 5) { /* n x n: token labels on both sides where they fit */
+        if (kind >= 2 && kind <= 5) { /* n x n: token labels on both sides where they fit */
             int lw = 0;
             const int side = fit_square(S, L, s, bw, bh - foot_h(L), n, 2, &lw, measure, ud);
             if (S->label_stride > 0) {
@@ -444,7 +514,8 @@ static void lay_one(view_steps *S, const view_layout *L, const view_state *s, vi
     y = lay_stage_title(S, L, s->layer, a, y, measure, ud);
     char note[400];
     view_steps_note(note, sizeof note, s->layer, S->head, S->current);
-    if (S->current >= 3 && S->current <= 6)
+    const int kind = view_steps_kind(s->layer, S->current);
+    if (kind >= 3 && kind <= 6)
         lay_square_stage(S, L, s, a, y, note, measure, ud);
     else
         lay_tall_stage(S, L, s, a, y, note, measure, ud);
@@ -460,14 +531,14 @@ static int lay_strip(view_steps *S, const view_layout *L, const view_state *s, v
     const int chip_h = L->line + L->pad;
     for (int v = 0; v < 2; v++) {
         int x = a.x, w[VIEW_STEPS];
-        for (int j = 0; j < VIEW_STEPS; j++) {
-            chip_label(S->chip_text[j], sizeof S->chip_text[j], j + 1, v);
+        for (int j = 0; j < S->count; j++) {
+            chip_label(S->chip_text[j], sizeof S->chip_text[j], s->layer, j + 1, v);
             w[j] = view_text_width(measure, ud, S->chip_text[j], S->chip_size, 1) + 2 * L->pad;
             x += w[j] + (j ? L->pad : 0);
         }
         if (x > a.x + a.w && v == 0) continue;
         x = a.x;
-        for (int j = 0; j < VIEW_STEPS; j++) {
+        for (int j = 0; j < S->count; j++) {
             S->chip[j] = (view_rect){x, a.y, w[j], chip_h};
             x += w[j] + L->pad;
         }
@@ -505,7 +576,7 @@ static int lay_stage_title(view_steps *S, const view_layout *L, const attn_layer
 static void lay_square_stage(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
                              int y, const char *note, view_measure_fn measure, void *ud) {
     const attn_layer *layer = s->layer;
-    const int n = layer->n, k = S->current, bottom = a.y + a.h;
+    const int n = layer->n, k = view_steps_kind(layer, S->current), bottom = a.y + a.h;
     const int masked_stage = (k == 5 || k == 6) && is_masked(layer);
     const int leg_w = legend_w(L, L->font_small, measure, ud);
     const int leg_h = lay_measured_line(measure, ud, L->font_small) + L->pad / 2;
@@ -560,14 +631,15 @@ static void lay_square_stage(view_steps *S, const view_layout *L, const view_sta
 static void lay_tall_stage(view_steps *S, const view_layout *L, const view_state *s, view_rect a,
                            int y, const char *note, view_measure_fn measure, void *ud) {
     const attn_layer *layer = s->layer;
-    const int n = layer->n, d = layer->d_model, dk = layer->d_k, k = S->current;
+    const int n = layer->n, d = layer->d_model, dk = layer->d_k;
+    const int k = view_steps_kind(layer, S->current);
     const int bottom = a.y + a.h, foot = foot_h(L);
     int h = lay_note(S, L, note, a.x, y, a.w, 0, measure, ud);
     y += h + L->pad;
-    const int nb = k == 2 ? 3 : 1;
+    const int nb = k == 2 ? 3 : k == VIEW_STAGE_ROPE ? 4 : 1;
     const int cols = (k == 1 || k == 8 || k == 9) ? d : dk;
     const int between = 2 * L->gap;
-    if (nb == 3) { /* Q, K, V side by side, or one under another where that gives more */
+    if (nb >= 3) { /* Q, K, V side by side, or one under another where that gives more */
         int each = (a.w - (nb - 1) * between) / nb;
         float px_row = fminf((float)each / (float)cols, (float)(bottom - y - foot) / (float)n);
         int hbox = (bottom - y - (nb - 1) * L->pad) / nb;
@@ -625,8 +697,9 @@ void view_steps_layout(view_steps *S, const view_layout *L, const view_state *s,
     if (head < 0 || head >= layer->h) return;
     S->shown = 1;
     S->head = head;
+    S->count = view_steps_count(layer);
     S->current =
-        s->look.focus > 0 && s->look.step >= 1 && s->look.step <= VIEW_STEPS ? s->look.step : 0;
+        s->look.focus > 0 && s->look.step >= 1 && s->look.step <= S->count ? s->look.step : 0;
     if (S->current)
         lay_one(S, L, s, area, measure, ud);
     else
@@ -649,8 +722,8 @@ void view_steps_translate(view_steps *S, int dx, int dy) {
         move(&S->cell[k], dx, dy);
         move(&S->title[k], dx, dy);
         move(&S->chip[k], dx, dy);
-        for (int j = 0; j < 3; j++) move_box(&S->box[k][j], dx, dy);
+        for (int j = 0; j < 4; j++) move_box(&S->box[k][j], dx, dy);
     }
     for (int i = 0; i < VIEW_STEP_NOTES; i++) move(&S->note[i], dx, dy);
-    for (int i = 0; i < 3; i++) move_box(&S->big[i], dx, dy);
+    for (int i = 0; i < 4; i++) move_box(&S->big[i], dx, dy);
 }

@@ -88,8 +88,11 @@ void view_draw_next(const view_ctx *c) {
         draw_text(c->dl, N->note.x, N->note.y, fitted, fs, c->th.text, 0, 0);
     }
     if (N->caption.w > 0) {
-        view_fit_text(fitted, sizeof fitted, "thin bar and (\xE2\x80\xA6 %): every head on",
-                      N->caption.w, fs, 0, c->measure, c->ud);
+        char what[96] = "thin bar and (\xE2\x80\xA6 %): every head on";
+        if (x->full_kv > 0) /* K/V regrouped: what the model loses against itself as trained */
+            snprintf(what, sizeof what, "thin bar and (\xE2\x80\xA6 %%): as trained, %d K/V heads",
+                     x->full_kv);
+        view_fit_text(fitted, sizeof fitted, what, N->caption.w, fs, 0, c->measure, c->ud);
         draw_text(c->dl, N->caption.x, N->caption.y, fitted, fs, c->th.muted, 0, 0);
     }
     if (N->mark_note.w > 0) {

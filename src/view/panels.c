@@ -459,7 +459,7 @@ void view_draw_focus(const view_ctx *c) {
 
 /* Accent bands: a strip above Concat's columns and left of W^O's rows per head,
  * with the head's number where it fits (the colours repeat past eight heads). */
-static void draw_bands(const view_ctx *c) {
+static void draw_bands(const view_ctx *c, int on_concat, int on_wo) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
     const int h = layer->h, d = layer->d_model, fs = L->font_small;
@@ -473,22 +473,22 @@ static void draw_bands(const view_ctx *c) {
         int y0 = wo.y + (int)((long)i * layer->d_k * wo.h / d);
         int y1 = wo.y + (int)((long)(i + 1) * layer->d_k * wo.h / d);
         int sx = x1 - x0 >= 4 ? 1 : 0, sy = y1 - y0 >= 4 ? 1 : 0; /* gaps between bands */
-        draw_fill(c->dl, (view_rect){x0, cb.y, x1 - x0 - sx, cb.h}, acc);
-        draw_fill(c->dl, (view_rect){wb.x, y0, wb.w, y1 - y0 - sy}, acc);
+        if (on_concat) draw_fill(c->dl, (view_rect){x0, cb.y, x1 - x0 - sx, cb.h}, acc);
+        if (on_wo) draw_fill(c->dl, (view_rect){wb.x, y0, wb.w, y1 - y0 - sy}, acc);
         if (i > 0 && (x1 - x0) >= 3) {
-            draw_line(c->dl, x0, hm.y, x0, hm.y + hm.h, acc, 1);
-            draw_line(c->dl, wo.x, y0, wo.x + wo.w, y0, acc, 1);
+            if (on_concat) draw_line(c->dl, x0, hm.y, x0, hm.y + hm.h, acc, 1);
+            if (on_wo) draw_line(c->dl, wo.x, y0, wo.x + wo.w, y0, acc, 1);
         }
         /* the number, black on a light band and white on a dark one, centred */
         snprintf(num, sizeof num, "%d", i + 1);
         int light = acc.r * 299 + acc.g * 587 + acc.b * 114 > 150 * 1000;
         rgba ink = light ? (rgba){0, 0, 0, 255} : (rgba){255, 255, 255, 255};
         int tw = view_tw(c, num, fs, 1), th = cb.h;
-        if (tw + 2 <= x1 - x0 && x0 >= last_x) {
+        if (on_concat && tw + 2 <= x1 - x0 && x0 >= last_x) {
             draw_text(c->dl, x0 + (x1 - x0 - tw) / 2, cb.y + (cb.h - th) / 2, num, fs, ink, 1, 0);
             last_x = x1;
         }
-        if (tw + 2 <= wb.w && th <= y1 - y0 && y0 >= last_y) {
+        if (on_wo && tw + 2 <= wb.w && th <= y1 - y0 && y0 >= last_y) {
             draw_text(c->dl, wb.x + (wb.w - tw) / 2, y0 + (y1 - y0 - th) / 2, num, fs, ink, 1, 0);
             last_y = y1;
         }
@@ -617,11 +617,15 @@ void view_draw_equation(const view_ctx *c) {
                               forms[fi].count, size, c->th.text);
         drawn = 1;
     }
-    draw_bands(c);
     view_matrix_box box[3];
     label_room(L, box);
+    /* the head bands beside the matrices drawn; a note in the place of those the
+       layer lacks, saying why (never bands over empty frames) */
+    draw_bands(c, layer->concat != NULL, layer->w_o != NULL);
     view_draw_matrix(c, &box[0], layer->concat, layer->d_model, 0xC0C0000001ull, "Concat ");
     view_draw_matrix(c, &box[1], layer->w_o, layer->d_model, 0xC0C0000002ull, "W\xE1\xB4\xBC ");
+    const int product = layer->concat && layer->w_o;
+    if (!product) view_draw_eq_note(c);
     const int dm = layer->d_model;
     if (c->s->look.diff && c->s->out_diff && layer->out_full) {
         /* the ablation's effect, on the unablated MultiHead's own colour scale */
@@ -651,6 +655,7 @@ void view_draw_equation(const view_ctx *c) {
             draw_off_note(c, forms, 3);
         }
     }
+    if (!product) return;
     view_text_center(c, L->times_sym, "\xC3\x97", L->font_title, c->th.text, 1);
     view_text_center(c, L->equals_sym, "=", L->font_title, c->th.text, 1);
 }

@@ -3,8 +3,8 @@
  * the current one filled; the stage's formula large; a note on what it does; its
  * own matrices large on their own scales (signed ones diverging, the weights
  * sequential, masked cells hatched as the heads draw them) with token labels.
- * The --panel steps:K figure: all nine stages in a grid. Where everything goes
- * (and what the text says) is layout_steps.c's; the numbers are the layer's (a
+ * The --panel steps:K figure: all nine stages (ten with RoPE's rotation) in a grid. Where
+ * everything goes (and what the text says) is layout_steps.c's; the numbers are the layer's (a
  * stage whose tensor the layer lacks is left empty) and the state's derived ones. */
 #include <math.h>
 #include <stdio.h>
@@ -26,10 +26,10 @@ static void draw_markup(const view_ctx *c, int x, int y, const char *markup, int
 static void draw_grid_caption(const view_ctx *c, const view_steps *S, rgba accent) {
     char cap[200], fitted[200];
     snprintf(cap, sizeof cap,
-             "head %d, step by step: X \xE2\x86\x92 Q, K, V \xE2\x86\x92 S "
+             "head %d, step by step: X \xE2\x86\x92 Q, K, V \xE2\x86\x92 %sS "
              "\xE2\x86\x92 scaled \xE2\x86\x92 masked \xE2\x86\x92 softmax "
              "\xE2\x86\x92 head \xE2\x86\x92 Concat \xE2\x86\x92 \xC2\xB7 W\xE1\xB4\xBC",
-             S->head + 1);
+             S->head + 1, S->count == 10 ? "RoPE \xE2\x86\x92 " : "");
     view_fit_text(fitted, sizeof fitted, cap, S->caption.w, c->L->font_title, 1, c->measure, c->ud);
     if (view_tw(c, fitted, c->L->font_title, 1) < view_tw(c, cap, c->L->font_title, 1))
         snprintf(cap, sizeof cap, "head %d, step by step", S->head + 1),
@@ -60,6 +60,8 @@ static void draw_attn_stage(const view_ctx *c, const view_matrix_box *b, int hea
     view_colorbar(c, b->cbar, VIEW_MAP_SEQ, 1.0f);
 }
 
+static void draw_rope_stage(const view_ctx *c, const view_matrix_box *b, int head, uint64_t key);
+
 /* The matrices of stage k (0-based) of head's step-through in its boxes b. */
 static void draw_stage(const view_ctx *c, const view_matrix_box *b, int k, int head, rgba accent) {
     static const char *const qkv[3] = {"Q", "K", "V"};
@@ -67,7 +69,9 @@ static void draw_stage(const view_ctx *c, const view_matrix_box *b, int k, int h
     const int n = layer->n, d = layer->d_model, dk = layer->d_k;
     const size_t at = (size_t)head * n * n;
     const uint64_t key = 0x57E9000000ull + (uint64_t)k * 8192 + (uint64_t)head;
+    k = view_steps_kind(layer, k + 1) - 1; /* what the stage is (RoPE's moved the others) */
     switch (k) {
+    case VIEW_STAGE_ROPE - 1: draw_rope_stage(c, b, head, key); break;
     case 0: view_draw_matrix(c, &b[0], layer->x, d, key, "X "); break;
     case 1:
         for (int i = 0; i < 3; i++) {
@@ -109,6 +113,33 @@ static void draw_stage(const view_ctx *c, const view_matrix_box *b, int k, int h
     default:
         if (c->s->step_share) view_draw_matrix(c, &b[0], c->s->step_share, d, key, "");
         break;
+    }
+}
+
+/* RoPE's stage: Q_i and its K (the K/V head it reads) before the rotation and after,
+ * each pair on one colour scale (a rotation keeps each pair of columns' length). */
+static void draw_rope_stage(const view_ctx *c, const view_matrix_box *b, int head, uint64_t key) {
+    const attn_layer *layer = c->s->layer;
+    const int n = layer->n, dk = layer->d_k;
+    const int hkv = layer->h_kv > 0 ? layer->h_kv : layer->h;
+    const int g = hkv < layer->h ? head / (layer->h / hkv) : head;
+    const int ldq = layer->h * dk, ldk = hkv * dk;
+    const float *m[4] = {
+        view_at(layer->q_unrot, (size_t)head * dk), view_at(layer->q_rot, (size_t)head * dk),
+        view_at(layer->k_unrot, (size_t)g * dk), view_at(layer->k_rot, (size_t)g * dk)};
+    const int ld[4] = {ldq, ldq, ldk, ldk};
+    const char *const plain[4] = {"Q ", "Q rotated ", "K ", "K rotated "};
+    const char *const normed[4] = {"Q normed ", "Q rotated ", "K normed ", "K rotated "};
+    const char *const *name = layer->qk_norm ? normed : plain;
+    for (int pair = 0; pair < 2; pair++) {
+        if (!m[2 * pair] || !m[2 * pair + 1]) continue;
+        float scale = 0.0f;
+        for (int j = 2 * pair; j < 2 * pair + 2; j++)
+            scale = fmaxf(scale, view_matrix_max_abs(c, key + 0x100000ull * (uint64_t)(j + 1), m[j],
+                                                     n, dk, ld[j]));
+        for (int j = 2 * pair; j < 2 * pair + 2; j++)
+            view_draw_matrix_scaled(c, &b[j], m[j], ld[j], key + 65536ull * (uint64_t)(j + 1),
+                                    name[j], scale);
     }
 }
 
@@ -159,8 +190,8 @@ static void draw_labels(const view_ctx *c, const view_steps *S) {
 static void draw_one(const view_ctx *c, const view_steps *S, rgba accent) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
-    const int k = S->current;
-    for (int j = 0; j < VIEW_STEPS; j++) {
+    const int k = S->current, kind = view_steps_kind(layer, k);
+    for (int j = 0; j < S->count; j++) {
         const view_rect r = S->chip[j];
         if (r.w <= 0) continue;
         const int cur = j + 1 == k;
@@ -183,8 +214,10 @@ static void draw_one(const view_ctx *c, const view_steps *S, rgba accent) {
     char name[32];
     snprintf(name, sizeof name, "stage-%d", k);
     draw_group_begin(c->dl, k, name);
-    const float *derived = k == 3 ? c->s->step_raw : k == 4 ? c->s->step_scaled : c->s->step_share;
-    if ((k == 3 || k == 4 || k == 9) && !derived) /* (the pinned pane derives none) */
+    const float *derived = kind == 3   ? c->s->step_raw
+                           : kind == 4 ? c->s->step_scaled
+                                       : c->s->step_share;
+    if ((kind == 3 || kind == 4 || kind == 9) && !derived) /* (the pinned pane derives none) */
         view_text_center(c, S->big[0].map, "not computed for this view", L->font, c->th.muted, 0);
     draw_stage(c, S->big, k - 1, S->head, accent);
     draw_labels(c, S);
@@ -196,12 +229,12 @@ void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int curre
     const attn_layer *layer = c->s->layer;
     if (!S->shown || !layer || S->head < 0 || S->head >= layer->h) return;
     const rgba accent = view_head_color(S->head, c->s->look.theme);
-    if (S->current >= 1 && S->current <= VIEW_STEPS) {
+    if (S->current >= 1 && S->current <= S->count) {
         draw_one(c, S, accent);
         return;
     }
     draw_grid_caption(c, S, accent);
-    for (int k = 0; k < VIEW_STEPS; k++) {
+    for (int k = 0; k < S->count; k++) {
         char title[200];
         view_steps_title(title, sizeof title, layer, S->head, k + 1, S->title_variant[k]);
         draw_markup(c, S->title[k].x, S->title[k].y, title, S->title_size[k], c->th.text);

@@ -156,6 +156,8 @@ typedef struct {
     int computed_from;         /* the last change computed layers [computed_from, layers), in
                                   the state's compute_ms */
     int encoder;               /* 1: an encoder (BERT's kind): no mask, attention both ways */
+    int h_kv, h_kv_shown;      /* K/V heads as trained and as computed (regrouped where
+                                  fewer); 0: not said */
 } view_overview;
 
 /* The next-token panel: the model's most likely next tokens after the text. */
@@ -177,6 +179,8 @@ typedef struct {
     int mark;               /* its row, -1: not among the rows shown */
     const char *mark_label; /* its label and probability (a note under the rows) */
     float mark_p;
+    int full_kv; /* > 0: K/V heads are regrouped and p_full is the model as trained, with
+                    full_kv K/V heads and every head on */
 } view_next;
 
 /* A lesson's caption (presenting a lesson in the window, or a deck page): the
@@ -370,14 +374,17 @@ typedef struct {
 } view_matrix_box;
 
 /* The stages of one head's computation, each a titled cell with its matrices
- * (three for Q_i, K_i, V_i). Stage k (1-based) is cells[k - 1]. */
-#define VIEW_STEPS 9
+ * (three for Q_i, K_i, V_i; four for RoPE's Q_i and K_i before and after). Stage k
+ * (1-based) is cells[k - 1]. Nine stages, ten in a RoPE model (view_steps_count):
+ * its rotation is stage 3, after Q, K, V and before S. */
+#define VIEW_STEPS 10
 typedef struct {
     int shown;                  /* 0: no step-through in this layout */
+    int count;                  /* stages: view_steps_count of the layer */
     view_rect caption;          /* the current stage's formula, large */
     view_rect cell[VIEW_STEPS]; /* whole cell, framed when current */
     view_rect title[VIEW_STEPS];
-    view_matrix_box box[VIEW_STEPS][3];
+    view_matrix_box box[VIEW_STEPS][4];
     int boxes[VIEW_STEPS];
     /* (layout_steps.c) the titles' variant and size; the stage drawn large, 1-based
        (the window's step-through and its saved panel; 0: the nine in a grid) */
@@ -392,7 +399,7 @@ typedef struct {
     char note_text[VIEW_STEP_NOTES][200];
     int notes, note_size;
     view_rect legend;       /* the mask legend (a masked stage) */
-    view_matrix_box big[3]; /* the stage's matrices, large */
+    view_matrix_box big[4]; /* the stage's matrices, large */
     int bigs;
     int label_size, label_line, label_stride; /* token labels; stride 0: none */
     int row_labels, col_labels, row_label_w;
@@ -633,6 +640,14 @@ float view_zoom_for_size(int width, int height);
 #define VIEW_TEXT_FLOOR_DIV 54
 #define VIEW_SMALLEST_TEXT 14
 int view_text_floor(int width, int height);
+
+/* The step-through's stages for layer: 10 where it holds Q and K before and after
+ * RoPE (the rotation is stage 3), else 9. */
+int view_steps_count(const attn_layer *layer);
+/* What stage k (1-based) of layer's step-through is: the stage it is without RoPE
+ * (1 X ... 9 head_i W^O_i), or VIEW_STAGE_ROPE. */
+#define VIEW_STAGE_ROPE 10
+int view_steps_kind(const attn_layer *layer, int k);
 
 /* Computes the layout. Pure: depends only on its arguments. */
 void view_layout_compute(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);

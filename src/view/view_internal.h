@@ -269,8 +269,15 @@ void view_draw_formula(const view_ctx *c);
 void view_draw_heads(const view_ctx *c, const view_hit *hover);
 /* The focus view's caption and Q_i, K_i, V_i, head_i. */
 void view_draw_focus(const view_ctx *c);
-/* Concat x W^O = MultiHead: title, head bands, three matrices, the symbols. */
+/* Concat x W^O = MultiHead: title, head bands, three matrices, the symbols; where
+ * the layer lacks Concat or W^O, view_draw_eq_note in their place. */
 void view_draw_equation(const view_ctx *c);
+
+/* --- eq_note.c ------------------------------------------------------------------ */
+
+/* In the place of Concat or W^O (or both), where the layer lacks it, a note saying
+ * why it is not drawn. */
+void view_draw_eq_note(const view_ctx *c);
 /* The status line, cut to its width. */
 void view_draw_status(const view_ctx *c);
 

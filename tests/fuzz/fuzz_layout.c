@@ -136,7 +136,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                              (int)fuzz_byte(&p, &left) % 70 - 2,
                              NULL,
                              0,
-                             (int)(mflags >> 3) & 1};
+                             (int)(mflags >> 3) & 1,
+                             0,
+                             0};
 #ifdef FUZZ_EDGES
         if (mflags & 8) ov.layers = (mflags & 16) ? 0 : 257;
         if (mflags & 32) ov.h = (mflags & 64) ? -1 : 300;

@@ -68,7 +68,8 @@ static json_t *meta_json(const model_dump *md) {
     json_object_set_new(model, "type", json_string(m->cfg.family->type));
     json_object_set_new(model, "n_layer", json_integer(c->layers));
     json_object_set_new(model, "n_head", json_integer(c->h));
-    json_object_set_new(model, "n_kv_head", json_integer(m->tf->spec.h_kv));
+    json_object_set_new(model, "n_kv_head", json_integer(run->kv)); /* as run (--kv-heads) */
+    json_object_set_new(model, "n_kv_head_trained", json_integer(m->tf->spec.h_kv));
     json_object_set_new(model, "d_head", json_integer(m->tf->spec.head_dim));
     json_object_set_new(model, "d_model", json_integer(d));
     json_object_set_new(model, "n_vocab", json_integer(c->vocab));
@@ -80,6 +81,7 @@ static json_t *meta_json(const model_dump *md) {
     json_object_set_new(meta, "d_k",
                         json_integer(md->h == c->h ? m->tf->spec.head_dim : d / md->h));
     json_object_set_new(meta, "resplit", json_boolean(md->h != c->h));
+    json_object_set_new(meta, "kv_regrouped", json_boolean(run->kv != m->tf->spec.h_kv));
     json_object_set_new(meta, "n", json_integer(run->n));
     json_object_set_new(meta, "n_text", json_integer(run->n_text));
     json_object_set_new(meta, "mask", json_string(gpt2_run_is_encoder(run) ? "none" : "causal"));
@@ -105,6 +107,8 @@ static json_t *next_json(const model_dump *md) {
         json_object_set_new(e, "id", json_integer(run->top[k]));
         json_object_set_new(e, "token", model_token_json(md->m, run->top[k]));
         json_object_set_new(e, "p", json_real(p[run->top[k]]));
+        if (run->m != run->own) /* K/V regrouped: the model as trained, every head on */
+            json_object_set_new(e, "p_trained", json_real(run->probs_own[run->top[k]]));
         json_array_append_new(top, e);
     }
     json_t *next = json_object();
@@ -231,6 +235,10 @@ int app_model_dump(const cli_options *o, char *err, size_t errlen) {
     const sample *smp = samples_get((o->sample ? o->sample : 1) - 1);
     const char *text = o->text ? o->text : smp ? smp->text : "";
     char why[256];
+    if (rc == 0 && o->model_kv && gpt2_run_regroup(&run, o->model_kv, why, sizeof why) != 0) {
+        snprintf(err, errlen, "--kv-heads %d: %s (%s)", o->model_kv, why, m->paths.name);
+        rc = 2;
+    }
     if (rc == 0 && gpt2_run_text(&run, text, strlen(text), why, sizeof why) != 0) {
         snprintf(err, errlen, "--text: %s", why);
         rc = 2;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_eos.h"
 #include "sampler.h"
 #include "state.h"
 
@@ -44,8 +45,12 @@ static json_t *step_json(const gpt2_run *run, int id, double p_sample, double u)
     return s;
 }
 
-static json_t *header_json(uint64_t seed, const sampler_opts *so, int prompt) {
-    json_t *j = json_object();
+static json_t *header_json(uint64_t seed, const sampler_opts *so, int prompt,
+                           const model_eos *eos) {
+    json_t *j = json_object(), *ends = json_array();
+    for (int i = 0; i < eos->count; i++) json_array_append_new(ends, json_integer(eos->ids[i]));
+    json_object_set_new(j, "eos_token_ids", ends);
+    json_object_set_new(j, "eos_from", json_string(eos->from));
     json_object_set_new(j, "seed", json_integer((json_int_t)seed));
     json_object_set_new(j, "sample_temperature", json_real(so->temperature));
     json_object_set_new(j, "top_k", json_integer(so->top_k));
@@ -59,9 +64,13 @@ int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **js
     const gpt2_model *m = run->m;
     const app_write_opts w = app_write_opts_of(o); /* the window's write key's too */
     const sampler_opts so = {w.temperature, w.top_k, w.top_p};
+    model_eos eos; /* the tokens that end the text, as Hugging Face's generate() takes them */
+    const int rc = model_eos_read(&eos, m->paths.dir, m->paths.config, m->cfg.family->type,
+                                  m->tf->cfg.vocab, err, errlen);
+    if (rc) return rc;
     sampler smp;
     int *ids = malloc((size_t)run->inf->cap * sizeof(int));
-    json_t *root = header_json(w.seed, &so, run->n), *steps = json_array();
+    json_t *root = header_json(w.seed, &so, run->n, &eos), *steps = json_array();
     if (!ids || sampler_init(&smp, m->tf->cfg.vocab) != 0 || !root || !steps) {
         free(ids);
         json_decref(root);
@@ -69,7 +78,6 @@ int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **js
         snprintf(err, errlen, "--generate: out of memory");
         return 1;
     }
-    const int eot = model_tok_end_of_text(m->tok);
     uint64_t rng = w.seed;
     memcpy(ids, run->ids, (size_t)run->n * sizeof(int));
     const char *stopped = "length";
@@ -81,7 +89,7 @@ int app_model_generate(gpt2_run *run, const cli_options *o, FILE *out, char **js
         double p_sample = 0.0, u = -1.0;
         const int id = sampler_pick(&smp, run->inf->logits, &so, &rng, &p_sample, &u);
         json_array_append_new(steps, step_json(run, id, p_sample, u));
-        if (id == eot) {
+        if (model_eos_is(&eos, id)) {
             stopped = "end of text";
             break;
         }

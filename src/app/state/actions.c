@@ -86,10 +86,40 @@ static void step_dim(app_state *s, int which, int dir) {
         c.h = v;
     int ablated = mha_config_ablated_count(&c);
     memset(c.ablate, 0, sizeof c.ablate); /* the heads are split anew: none is ablated */
+    c.kv_heads = 0;                       /* and each has its own K and V again */
     app_change_cfg(s, c);
     if (ablated && s->cfg.h == c.h && s->cfg.d_model == c.d_model)
         snprintf(s->status, sizeof s->status, "every head on again: h = %d splits d_model anew",
                  s->cfg.h);
+}
+
+/* J / Shift+J on the random model: its heads share fewer K/V heads (the next divisor
+   of h below, down to one) or more (up to h, one each); each shared one's W^K and W^V
+   columns the mean of its group's (mha.h). 1: the picture changes. */
+static int regroup_kv(app_state *s, int fewer) {
+    const int h = s->cfg.h, cur = s->cfg.kv_heads ? s->cfg.kv_heads : h;
+    int k = cur;
+    do k += fewer ? -1 : 1;
+    while (k >= 1 && k <= h && h % k != 0);
+    if (k < 1 || k > h) {
+        snprintf(s->status, sizeof s->status,
+                 fewer ? "K/V: one head shared by all %d heads already (multi-query)"
+                       : "K/V: one per head already (%d heads)",
+                 h);
+        return 1;
+    }
+    mha_config c = s->cfg;
+    c.kv_heads = k == h ? 0 : k;
+    app_change_cfg(s, c);
+    if (k == h)
+        snprintf(s->status, sizeof s->status, "K/V: one per head again (%d)", h);
+    else
+        snprintf(
+            s->status, sizeof s->status,
+            "K/V regrouped: %d heads share %d K/V heads, each the mean of %d heads' W\xE1\xB4\xB7, "
+            "W\xE2\xB1\xBD",
+            h, k, h / k);
+    return 1;
 }
 
 static void step_sample(app_state *s, int dir) {
@@ -229,6 +259,8 @@ int app_apply_model(app_state *s, const app_action *a) {
     switch (a->kind) {
     case ACT_H_UP: step_dim(s, 0, +1); return 1;
     case ACT_H_DOWN: step_dim(s, 0, -1); return 1;
+    case ACT_KV_FEWER:
+    case ACT_KV_MORE: return regroup_kv(s, a->kind == ACT_KV_FEWER);
     case ACT_D_UP: step_dim(s, 1, +1); return 1;
     case ACT_D_DOWN: step_dim(s, 1, -1); return 1;
     case ACT_SAMPLE_NEXT: step_sample(s, +1); return 1;
@@ -451,6 +483,8 @@ static const char *attention_only(const app_action *a, char *buf, size_t len) {
     case ACT_ABLATE:
         return a->arg > 0 ? "The \xC3\x97 in a head's title (head off)" : "X (focused head off)";
     case ACT_ABLATE_CLEAR: return "Shift+X (every head on)";
+    case ACT_KV_FEWER:
+    case ACT_KV_MORE: return "J (K/V regrouped)";
     case ACT_DIFF: return "D (difference view)";
     case ACT_STEP_PREV: return ", (the step-through)";
     case ACT_LESSON: return "I (how-alike and cost panels)";

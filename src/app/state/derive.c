@@ -16,22 +16,23 @@
 #define DIVERGENCE_ROWS 32 /* query rows compared at most (evenly spaced) */
 
 struct app_derived {
-    attn_layer layer;      /* s->m with s->toks, as the view sees it */
-    mha_layer_text text;   /* its positions' texts and heads' notes */
-    const mha_model *of;   /* the model the layer describes */
-    unsigned long version; /* data_version these numbers are for; 0 none */
-    int divergence_step;   /* every how many rows the divergence was averaged */
-    int head;              /* focused head they are for (1-based), 0 none */
-    float *entropy;        /* (h) mean row entropy, bits */
-    float *divergence;     /* (h, h) mean Jensen-Shannon divergence, bits; h <= 16 */
-    float *diff;           /* (n, d_model) MultiHead - unablated MultiHead */
-    float *raw;            /* (n, n) Q_i K_i^T of the focused head */
-    float *scaled;         /* (n, n) raw times the layer's scale, before the mask */
-    float *share;          /* (n, d_model) head_i W^O_i */
-    int contrib_step;      /* every how many rows the contributions were compared; 0 none */
-    float base[2];         /* 1 - JS of unrelated heads, least and most; [1] 0: none */
-    float *pass_cos;       /* (h, h) cosine of head_i W^O_i and head_j W^O_j; h <= 16 */
-    float *change;         /* (h) ||head_i W^O_i|| / ||MultiHead||; h <= 16 */
+    attn_layer layer;       /* s->m with s->toks, as the view sees it */
+    mha_layer_text text;    /* its positions' texts and heads' notes */
+    const mha_model *of;    /* the model the layer describes */
+    unsigned long version;  /* data_version these numbers are for; 0 none */
+    int divergence_step;    /* every how many rows the divergence was averaged */
+    int head;               /* focused head they are for (1-based), 0 none */
+    int has_raw, has_share; /* the layer held what raw and scaled, share are made from */
+    float *entropy;         /* (h) mean row entropy, bits */
+    float *divergence;      /* (h, h) mean Jensen-Shannon divergence, bits; h <= 16 */
+    float *diff;            /* (n, d_model) MultiHead - unablated MultiHead */
+    float *raw;             /* (n, n) Q_i K_i^T of the focused head */
+    float *scaled;          /* (n, n) raw times the layer's scale, before the mask */
+    float *share;           /* (n, d_model) head_i W^O_i */
+    int contrib_step;       /* every how many rows the contributions were compared; 0 none */
+    float base[2];          /* 1 - JS of unrelated heads, least and most; [1] 0: none */
+    float *pass_cos;        /* (h, h) cosine of head_i W^O_i and head_j W^O_j; h <= 16 */
+    float *change;          /* (h) ||head_i W^O_i|| / ||MultiHead||; h <= 16 */
     size_t cap_entropy, cap_divergence, cap_diff, cap_raw, cap_scaled, cap_share, cap_pass,
         cap_change; /* floats */
 };
@@ -111,6 +112,10 @@ static int focused(const app_state *s, const attn_layer *L) {
     return s->look.focus > 0 && s->look.focus <= L->h ? s->look.focus : 0;
 }
 
+int app_stage_count(const app_state *s) {
+    return s->derived ? view_steps_count(&s->derived->layer) : 9;
+}
+
 int app_derive_stale(const app_state *s) {
     const app_derived *d = s->derived;
     return !d || d->of != s->m || d->version != s->data_version || d->head != focused(s, &d->layer);
@@ -162,10 +167,15 @@ int app_derive(app_state *s) {
         if (reserve(&d->raw, &d->cap_raw, nn) || reserve(&d->scaled, &d->cap_scaled, nn) ||
             reserve(&d->share, &d->cap_share, nd))
             return -1;
-        attn_head_raw_scores(d->raw, L, focus - 1);
+        /* what the layer holds the tensors for (a loaded model's grouped K/V heads
+           read RoPE's rotated Q and K; one whose Concat does not fit has no share) */
+        d->has_raw = attn_head_scores_ok(L);
+        d->has_share = L->heads && L->w_o;
+        if (d->has_raw) attn_head_raw_scores(d->raw, L, focus - 1);
         /* the scale the scores were made with (attn_scale, the one place it is computed) */
-        for (size_t k = 0; k < nn; k++) d->scaled[k] = d->raw[k] * L->scale;
-        attn_head_output(d->share, L, focus - 1);
+        if (d->has_raw)
+            for (size_t k = 0; k < nn; k++) d->scaled[k] = d->raw[k] * L->scale;
+        if (d->has_share) attn_head_output(d->share, L, focus - 1);
         d->head = focus;
     }
     d->version = s->data_version;
@@ -190,8 +200,8 @@ void app_derived_view(const app_state *s, view_state *vs) {
     }
     vs->out_diff = d->diff;
     if (d->head && d->head == s->look.focus) {
-        vs->step_raw = d->raw;
-        vs->step_scaled = d->scaled;
-        vs->step_share = d->share;
+        vs->step_raw = d->has_raw ? d->raw : NULL;
+        vs->step_scaled = d->has_raw ? d->scaled : NULL;
+        vs->step_share = d->has_share ? d->share : NULL;
     }
 }

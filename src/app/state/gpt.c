@@ -88,13 +88,18 @@ static void rebuild(app_state *s) {
             model_tok_label(g->m->tok, r->top[k], g->next_label[k], GPT2_LABEL);
             g->next.token[k] = g->next_label[k];
             g->next.p[k] = p[r->top[k]];
-            g->next.p_full[k] = r->any_off ? r->probs_full[r->top[k]] : -1.0f;
+            g->next.p_full[k] = r->m != r->own ? r->probs_own[r->top[k]] /* as trained */
+                                : r->any_off   ? r->probs_full[r->top[k]]
+                                               : -1.0f;
         }
         snprintf(g->after, sizeof g->after, "%s", r->n ? r->labels[r->n - 1] : "");
         g->next.after = g->after;
         g->next.cut = r->n < r->n_text;
         gpt_mark_next(g);
     }
+    g->next.full_kv = r->m != r->own ? r->own->tf->spec.h_kv : 0;
+    g->ov.h_kv = r->own->tf->spec.h_kv;
+    g->ov.h_kv_shown = r->kv;
     g->ov.computed_from = r->ms_from;
     s->compute_ms = r->ms;
     s->data_version++;
@@ -152,6 +157,7 @@ static void job_fill(app_gpt *g) {
     j->layer = g->layer;
     j->h = g->h;
     j->effects = g->measuring;
+    j->kv = g->kv;
     j->v = g->want_v;
     j->rc = 0;
     j->err[0] = '\0';
@@ -225,8 +231,15 @@ void app_gpt_job_run(app_gpt_job *j) {
         snprintf(j->err, sizeof j->err, "%.200s: out of memory for a second trace", m->paths.name);
         return;
     }
-    const gpt2_goal goal = {j->text, strlen(j->text), j->off,    j->layer,
-                            j->h,    j->more,         j->n_more, j->effects};
+    const gpt2_goal goal = {.text = j->text,
+                            .len = strlen(j->text),
+                            .off = j->off,
+                            .layer = j->layer,
+                            .h = j->h,
+                            .more = j->more,
+                            .n_more = j->n_more,
+                            .effects = j->effects,
+                            .kv = j->kv};
     j->rc = gpt2_run_reach(j->r, &goal, j->err, sizeof j->err);
 }
 
@@ -290,6 +303,10 @@ app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void 
         snprintf(err, errlen, "--text: %s", why);
     else if (q->ablate[0] && gpt2_run_ablate(r, q->ablate, err, errlen) != 0)
         ;
+    else if (q->kv && q->h && q->h != c->h)
+        snprintf(err, errlen, "--kv-heads and -H: heads sharing K/V heads are not re-split");
+    else if (q->kv && gpt2_run_regroup(r, q->kv, why, sizeof why) != 0)
+        snprintf(err, errlen, "--kv-heads %d: %s (%s)", q->kv, why, g->m->paths.name);
     else if (gpt2_run_show(r, q->layer, q->h ? q->h : c->h) != 0)
         snprintf(err, errlen, "%s: out of memory for layer %d", q->path, q->layer + 1);
     else
@@ -298,9 +315,15 @@ app_gpt *app_gpt_load(const app_gpt_request *q, ckpt_progress_fn progress, void 
         app_gpt_free(g);
         return NULL;
     }
+    /* where W stops, as --generate does; a file that does not say (or says wrongly,
+       which --generate refuses): no end token, W stops at its length */
+    if (model_eos_read(&g->eos, g->m->paths.dir, g->m->paths.config, g->m->cfg.family->type,
+                       c->vocab, why, sizeof why) != 0)
+        g->eos.count = 0;
     g->layer = q->layer;
     g->h = q->h ? q->h : c->h;
     g->mark = -1;
+    g->kv = q->kv && q->kv != g->m->tf->spec.h_kv ? q->kv : 0;
     snprintf(g->text, sizeof g->text, "%s", q->text);
     memcpy(g->off, r->off, (size_t)c->layers * c->h);
     snprintf(g->path, sizeof g->path, "%s", q->path);
@@ -435,6 +458,40 @@ static int remove_head(app_state *s, const app_action *a, const char *name) {
 }
 
 static int mask_hovered(app_state *s, const char *name);
+/* J and Shift+J: the query heads share fewer K/V heads (the next divisor of the
+   model's own below, down to one: multi-query) or more (up to its own); each new K/V
+   head's projections the mean of the ones it replaces (regroup.h). */
+static int regroup_key(app_state *s, int fewer) {
+    app_gpt *g = s->gpt;
+    const int own = g->m->tf->spec.h_kv, h = g->m->tf->cfg.h, cur = g->kv ? g->kv : own;
+    if (g->h != h) {
+        snprintf(s->status, sizeof s->status,
+                 "J regroups the model's own %d heads' K/V: back to h = %d (Up/Down) first", h, h);
+        return 1;
+    }
+    int k = cur;
+    do k += fewer ? -1 : 1;
+    while (k >= 1 && k <= own && own % k != 0);
+    if (k < 1 || k > own) {
+        snprintf(s->status, sizeof s->status,
+                 fewer ? "K/V: one head shared by all %d query heads already (multi-query)"
+                       : "K/V: the model's own %d K/V heads already",
+                 fewer ? h : own);
+        return 1;
+    }
+    g->kv = k == own ? 0 : k;
+    s->look.page = 0;
+    gpt_want(s);
+    if (k == own)
+        snprintf(s->status, sizeof s->status, "K/V as trained: %d K/V heads for %d query heads",
+                 own, h);
+    else
+        snprintf(s->status, sizeof s->status,
+                 "K/V regrouped: trained with %d, shown with %d (each the mean of %d; thin "
+                 "bars: as trained)",
+                 own, k, own / k);
+    return 1;
+}
 
 int app_gpt_apply(app_state *s, const app_action *a) {
     app_gpt *g = s->gpt;
@@ -445,6 +502,13 @@ int app_gpt_apply(app_state *s, const app_action *a) {
     switch (a->kind) {
     case ACT_H_UP:
     case ACT_H_DOWN: {
+        if (g->kv) {
+            snprintf(s->status, sizeof s->status,
+                     "heads sharing regrouped K/V heads are not re-split: Shift+J back to %s's "
+                     "own K/V first",
+                     name);
+            return 1;
+        }
         if (!tf_infer_can_split(g->m->tf)) {
             snprintf(s->status, sizeof s->status, "%s's heads are not re-split: %s", name,
                      NO_SPLIT(g->m));
@@ -506,6 +570,8 @@ int app_gpt_apply(app_state *s, const app_action *a) {
         if (a->x >= 1 && a->x <= g->h) s->look.focus = a->x;
         return 1;
     case ACT_OVERVIEW: g->overview_open = !g->overview_open; return 1;
+    case ACT_KV_FEWER:
+    case ACT_KV_MORE: return regroup_key(s, a->kind == ACT_KV_FEWER);
     case ACT_ABLATE:
     case ACT_ABLATE_CLEAR: return remove_head(s, a, name);
     default: return -1;

@@ -88,8 +88,8 @@ int app_gpt_written(const app_state *s) {
     return s->gpt ? s->gpt->n_more : 0;
 }
 
-int app_gpt_end_of_text(const app_state *s) {
-    return s->gpt ? model_tok_end_of_text(s->gpt->m->tok) : -1;
+int app_gpt_ends(const app_state *s, int id) {
+    return s->gpt && model_eos_is(&s->gpt->eos, id);
 }
 
 void app_gpt_token_label(const app_state *s, int id, char *buf, size_t len) {

@@ -6,6 +6,7 @@
 
 #include "gpt2.h"
 #include "gpt_fill.h"
+#include "model_eos.h"
 #include "state_internal.h"
 
 /* A change asked of the model, computed into the run not shown: the jobs
@@ -16,7 +17,7 @@ struct app_gpt_job {
     char text[APP_EDIT_MAX];
     int more[GPT2_MAX_N], n_more; /* the tokens written after it */
     unsigned char *off;
-    int layer, h;
+    int layer, h, kv;
     int effects;     /* the layer's heads measured on the next token too */
     unsigned long v; /* the g->want_v it computes */
     int rc, out;
@@ -39,10 +40,12 @@ struct app_gpt {
     char text[APP_EDIT_MAX];
     int more[GPT2_MAX_N]; /* the tokens written after text (W, write.c), as ids */
     int n_more;
+    model_eos eos;        /* the tokens that end a text (W stops there) */
     int mark;             /* the token drawn to be written next, marked in the panel; -1 none */
     unsigned char *off;   /* (layers, h): heads removed */
     int layer;            /* 0-based */
     int h;                /* the model's own, or a re-split */
+    int kv;               /* K/V heads regrouped to (J, Shift+J); 0: the model's own */
     int effects;          /* 1: the shown layer's heads measured on the next token (panels on) */
     int measuring;        /* the change asked for is that measure (a second job, after the view) */
     unsigned long want_v; /* counts the changes asked for */

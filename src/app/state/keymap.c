@@ -64,7 +64,8 @@ static const int mapped[] = {APP_KEY_UP,
                              '8',
                              '9',
                              'g',
-                             'h'}; /* Space, F5 and A mean something only while a lesson runs
+                             'h',
+                             'j'}; /* Space, F5 and A mean something only while a lesson runs
                                       or records (teach.c's app_teach_key) */
 
 const int *app_keys(int *count) {
@@ -130,6 +131,7 @@ app_action app_key_action(const app_state *s, int key, int mods) {
     case ']': a.kind = ACT_TEMP_UP; break;
     case 'w': a.kind = s->gpt ? ACT_WRITE : ACT_WEIGHTS; break; /* a loaded model writes */
     case 'x': a.kind = shift ? ACT_ABLATE_CLEAR : ACT_ABLATE; break;
+    case 'j': a.kind = shift ? ACT_KV_MORE : ACT_KV_FEWER; break;
     case 'd': a.kind = ACT_DIFF; break;
     case 'v': a.kind = ACT_VALUES; break;
     case 'k': a.kind = ACT_CONTRAST; break;
@@ -215,6 +217,8 @@ static const menu_def attention_menu[] = {
     {'s', 0, {"Writing pace (S)"}}, /* a loaded model's only */
     {'x', 0, {"Focused head off (X)"}},
     {'x', SHIFT_, {"Every head on (Shift+X)"}},
+    {'j', 0, {"Fewer K/V heads (J)"}},
+    {'j', SHIFT_, {"More K/V heads (Shift+J)"}},
     {'d', 0, {"Difference: off (D)", "Difference: on (D)"}},
     {'v', 0, {"Numbers: off (V)", "Numbers: on (V)"}},
     {'k', 0, {"Contrast: 0 to 1 (K)", "Contrast: row max (K)", "Contrast: log (K)"}},

@@ -13,7 +13,6 @@ static const float temps[] = {0.05f, 0.1f, 0.2f, 0.25f, 0.5f,  0.75f, 1.0f,
 #define TEMP_COUNT ((int)(sizeof temps / sizeof temps[0]))
 
 /* Stages of the step-through (0 shows the head whole). */
-#define STEP_COUNT 9
 
 static void step_temperature(app_state *s, int dir) {
     float t = s->cfg.temperature > 0.0f ? s->cfg.temperature : 1.0f;
@@ -128,8 +127,8 @@ int app_lesson_apply(app_state *s, const app_action *a) {
                      "9 first");
             return 1;
         }
-        s->look.step =
-            (s->look.step + (a->kind == ACT_STEP_NEXT ? 1 : STEP_COUNT)) % (STEP_COUNT + 1);
+        s->look.step = (s->look.step + (a->kind == ACT_STEP_NEXT ? 1 : app_stage_count(s))) %
+                       (app_stage_count(s) + 1);
         return 1;
     case ACT_LESSON:
         s->lesson = !s->lesson;

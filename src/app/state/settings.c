@@ -108,6 +108,8 @@ const st_row stg_rows[ST_COUNT] = {
     [ST_WRITE_PACE] = {"write-pace", NULL, ST_INT, APP_WRITE_PACE_MIN, APP_WRITE_PACE_MAX,
                        .must = "milliseconds a token, {lo} to {hi}", .def = APP_WRITE_PACE_MS,
                        STATE(write.pace_ms)},
+    [ST_KV] = {"kv", "kv-heads", ST_INT, 1, MHA_MAX_D_MODEL, .zero = "own",
+               .must = "own or a whole number that divides h", CFG(kv_heads)},
 };
 
 /* The names one slot has besides its row's. */

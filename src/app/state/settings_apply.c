@@ -184,6 +184,7 @@ static int check_cfg(const app_state *s, const app_settings *st, apply_plan *p, 
         memcpy(c.ablate, st->ablate, sizeof c.ablate);
     else if ((st->set[ST_H] || st->set[ST_D]) && (c.h != s->cfg.h || c.d_model != s->cfg.d_model))
         memset(c.ablate, 0, sizeof c.ablate); /* the heads are split anew, as the keys do */
+    if (!st->set[ST_KV] && st->set[ST_H] && c.h != s->cfg.h) c.kv_heads = 0; /* and K/V too */
     mha_config_resolve(&c);
     const int n = p->n;
     if (c.h > c.d_model || c.d_model % c.h != 0)
@@ -197,6 +198,9 @@ static int check_cfg(const app_state *s, const app_settings *st, apply_plan *p, 
         if (mha_config_is_ablated(&c, k))
             return stg_fail(st, ST_ABLATE, err, errlen, "ablate: there is no head %d (h = %d)",
                             k + 1, c.h);
+    if (c.kv_heads && c.h % c.kv_heads != 0)
+        return stg_fail(st, st->set[ST_KV] ? ST_KV : ST_H, err, errlen,
+                        "kv = %d does not divide h = %d", c.kv_heads, c.h);
     char why[MHA_ERR_LEN];
     if (mha_config_check(&c, n, why, sizeof why) != 0)
         return stg_fail(st, st->set[ST_D] ? ST_D : ST_H, err, errlen, "%s", why);

@@ -61,12 +61,13 @@ typedef enum {
     ST_SAMPLE_SEED,
     ST_WRITE_LENGTH,
     ST_WRITE_PACE,
+    ST_KV, /* kv = own | G: the random model's heads share G K/V heads (key J) */
     ST_COUNT
 } st_id;
 
 enum { SRC_SAMPLE = 1, SRC_TEXT, SRC_TEXT_FILE };
 
-#define ST_STAGE_MAX 9 /* lesson.c's STEP_COUNT: stages 1..9, 0 the whole head */
+#define ST_STAGE_MAX 10 /* stages 1..9, 10 in a RoPE model (app_stage_count), 0 the whole head */
 #define ST_MODEL_ABLATE_MAX APP_ABLATE_MAX
 
 /* One setting's value, as its row's kind holds it. */

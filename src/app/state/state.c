@@ -159,6 +159,7 @@ static int want_model(app_state *s, const cli_options *o, char *err, size_t errl
     tok_copy_fit(q->text, sizeof q->text, o->text ? o->text : smp ? smp->text : "");
     q->layer = o->train.layer > 0 ? o->train.layer - 1 : 0;
     q->h = o->cfg.h;
+    q->kv = o->model_kv;
     snprintf(q->ablate, sizeof q->ablate, "%s", o->model_ablate ? o->model_ablate : "");
     if (o->mode == CLI_WINDOW) { /* the window loads it on the jobs layer */
         s->gpt_wanted = 1;
@@ -237,6 +238,8 @@ static const apply_fn owner[ACT_COUNT] = {
     [ACT_SEED] = app_apply_model,
     [ACT_MASK] = app_apply_model,
     [ACT_SCALE] = app_apply_model,
+    [ACT_KV_FEWER] = app_apply_model,
+    [ACT_KV_MORE] = app_apply_model,
     /* the look: how it is shown, the window's size and the saves */
     [ACT_CMAP] = app_apply_look,
     [ACT_THEME] = app_apply_look,
@@ -382,6 +385,7 @@ void app_open_model(app_state *s, const char *path) {
     tok_copy_fit(q->text, sizeof q->text, smp ? smp->text : s->custom);
     q->layer = 0;
     q->h = 0;
+    q->kv = 0;
     q->ablate[0] = '\0';
     s->dirty = 1;
     if (s->req.attached) { /* the jobs layer reads it; the picture stays meanwhile */

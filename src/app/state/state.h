@@ -77,6 +77,8 @@ typedef enum {
     ACT_WEIGHTS,      /* random weights / designed heads */
     ACT_ABLATE,       /* arg: 1-based head, or 0 for the focused one: off / on again */
     ACT_ABLATE_CLEAR, /* every head on again */
+    ACT_KV_FEWER,     /* J: a loaded model's query heads share fewer K/V heads */
+    ACT_KV_MORE,      /* Shift+J: more, up to its own */
     ACT_DIFF,         /* MultiHead / its difference from the unablated MultiHead */
     ACT_VALUES,       /* numbers in the cells where they fit */
     ACT_CONTRAST,     /* attention scale: fixed 0..1, row maximum, logarithmic */
@@ -189,12 +191,14 @@ typedef struct app_gpt app_gpt;
 #define APP_ABLATE_MAX 8192 /* "LAYER:HEAD,..." of every head of the largest model */
 
 /* A model to open (gpt.c): the path, the text, the layer shown (0-based), the
-   heads (0: its own), the heads to remove ("LAYER:HEAD,..." or ""). */
+   heads (0: its own), the heads to remove ("LAYER:HEAD,..." or ""), the K/V heads
+   regrouped to (0: its own). */
 typedef struct {
     char path[4096];
     char text[APP_EDIT_MAX];
     int layer, h;
     char ablate[APP_ABLATE_MAX];
+    int kv;
 } app_gpt_request;
 
 #define APP_QUEUE_MAX 64 /* keys that wait for the model being computed */

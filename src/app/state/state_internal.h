@@ -49,6 +49,9 @@ int app_derive_layer(app_state *s);
  * is applied (s->applying), leaves it to the action's end, so that an action
  * derives once however many changes it makes (app_derive_layer meanwhile). */
 void app_derive_after(app_state *s);
+/* The stages of the step-through of the layer shown: 10 in a RoPE model, else 9
+ * (view_steps_count). */
+int app_stage_count(const app_state *s);
 void app_derived_free(app_derived *d);
 /* Fills the view's pointers to the derived numbers. */
 void app_derived_view(const app_state *s, view_state *vs);
@@ -152,7 +155,7 @@ float app_gpt_prob(const app_state *s, int id);
 void app_gpt_token_label(const app_state *s, int id, char *buf, size_t len);
 int app_gpt_room(const app_state *s);
 int app_gpt_written(const app_state *s);
-int app_gpt_end_of_text(const app_state *s);
+int app_gpt_ends(const app_state *s, int id); /* 1: id ends a text (model_eos.h, as --generate) */
 void app_gpt_mark(app_state *s, int id);
 int app_gpt_marked(const app_state *s); /* the token marked, -1 none */
 int app_gpt_append(app_state *s, int id);

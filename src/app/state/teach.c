@@ -17,8 +17,7 @@
 
 #include "state_internal.h"
 
-#define LIST_MAX 9    /* built-in lessons a digit can pick */
-#define STAGE_COUNT 9 /* stages of the step-through (lesson.c's STEP_COUNT) */
+#define LIST_MAX 9 /* built-in lessons a digit can pick */
 #define SWEEP_MAX 64
 #define LIST_SHOWN_MS 600000.0 /* the list stays up until picked or closed */
 #define LIST_HEAD "Lessons (a digit opens one, Esc closes):" /* the list's notice */
@@ -550,8 +549,8 @@ int app_teach_apply(app_state *s, const app_action *a) {
 static int tick_once(app_state *s, app_teach *t, double now) {
     int changed = 0;
     if (t->stage_s > 0.0 && now >= t->stage_next) {
-        if (s->look.focus && s->look.step < STAGE_COUNT) s->look.step++;
-        if (!s->look.focus || s->look.step >= STAGE_COUNT)
+        if (s->look.focus && s->look.step < app_stage_count(s)) s->look.step++;
+        if (!s->look.focus || s->look.step >= app_stage_count(s))
             t->stage_s = 0.0;
         else
             t->stage_next += t->stage_s * 1000.0;

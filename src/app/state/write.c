@@ -138,7 +138,7 @@ static int step_now(app_state *s, app_writer *w) {
         return 1;
     }
     if (!w->picked && draw(s, w) != 0) return 1;
-    if (w->pick == app_gpt_end_of_text(s)) { /* marked, not written: the model ended */
+    if (app_gpt_ends(s, w->pick)) { /* marked, not written: the model ended */
         w->on = 0;
         w->queued = 0;
         snprintf(s->status, sizeof s->status, "the model wrote its end of text");
