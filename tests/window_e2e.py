@@ -38,7 +38,7 @@ brings back the same picture, pixel for pixel, the status strip aside:
   F1            the help overlay dims the background pixel; Escape returns
 Also: the text field (Return, Ctrl+U, typing, Return), an empty text (refused,
 window stays), the h limits (h = d_model and h = 1, refused keys change only the
-status strip), a resize, Ctrl+Q (exit 0 within 5 s); a second run with --sample 7;
+status strip), a resize, Ctrl+Q (exit 0, not a hang); a second run with --sample 7;
 and without any display, `mhaviz` must exit 1 with one line "mhaviz: no display...".
 Exits 1 with "FAIL where: expected X, got Y" lines on any failure. Environment:
 MHAVIZ_TEST_KEEP=DIR keeps screenshots in DIR; MHAVIZ_TEST_VERBOSE=1 prints each key's
@@ -55,9 +55,10 @@ from collections import Counter
 import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from e2e_util import (STATS_RE, Checker, Xvfb, colour_count, find_frames, geometry_of,
-                      last_stats, no_display_env, pack_rgb, settled, status_strip_top,
-                      stop_process, title_of, wait_idle, wide_band, window_of_pid)
+from e2e_util import (SETTLE_TIMEOUT, STATS_RE, Checker, Xvfb, colour_count, find_frames,
+                      geometry_of, last_stats, no_display_env, pack_rgb, settled,
+                      status_strip_top, stop_process, title_of, wait_idle, wide_band,
+                      window_of_pid)
 
 VERBOSE = bool(os.environ.get("MHAVIZ_TEST_VERBOSE"))  # print each key's time and value
 CK = Checker(verbose=VERBOSE)
@@ -237,20 +238,17 @@ class App:
             print(f"{label}: no window; exit status {self.proc.poll()}; stderr: "
                   f"{self.err.read()[-2000:]!r}", file=sys.stderr)
         self.title = ""
-        self.wait = 8.0  # seconds press() waits for a key's effect
+        self.wait = SETTLE_TIMEOUT  # seconds press() waits for a key's effect
         if self.win:
             # pointer off the window: no hover tooltip or outline in the pictures. Xvfb
             # resets (pointer back to the centre) whenever its last client leaves, so
             # this must happen while the app is connected.
             xvfb.run(["xdotool", "mousemove", "0", "0"])
-        deadline = time.monotonic() + 10
-        while self.win and time.monotonic() < deadline:
-            # the window starts as plain "mhaviz"; the full title follows the first frame
-            self.title = title_of(xvfb, self.win)
-            if parse_title(self.title):
-                break
-            time.sleep(0.1)
+        # the window starts as plain "mhaviz"; the full title is set with the first
+        # frame, before its stats line
         self.shot = self.settled_shot() if self.win else None
+        if self.win:
+            self.title = title_of(xvfb, self.win)
 
     def alive(self):
         return self.proc.poll() is None
@@ -267,16 +265,19 @@ class App:
         return settled(self.err_path, self.grab, alive=self.alive)
 
     def press(self, keys, where, want=None, same_title=False, typed=None, change="picture"):
-        """Sends keys (an xdotool key list) or types `typed`; waits until the title
-        matches `want` (h, d, n, name; None entries are not checked) and the picture
-        changes: outside the status strip (change="picture"), or only inside it
-        (change="status": a refused key, whose reason the status line shows).
-        Waits up to 8 s; after one key has not worked, up to 3 s (a broken key must
-        fail the test with its messages, not make it run into ctest's timeout).
-        Returns (before, after) window images, after settled."""
+        """Sends keys (an xdotool key list) or types `typed`; waits for a frame drawn
+        after them with no job under way (the window's MHAVIZ_STATS lines), whose title
+        matches `want` (h, d, n, name; None entries are not checked) and whose picture
+        changed: outside the status strip (change="picture"), or only inside it
+        (change="status": a refused key, whose reason the status line shows). A frame
+        that does not show it yet (a key of several, a tick) is looked at again until
+        a later one does. Waits up to SETTLE_TIMEOUT; after one key has not worked, up
+        to 5 s (a broken key must fail the test with its messages, not make it run into
+        ctest's timeout). Returns (before, after) window images, after settled."""
         where = f"{self.label} {where}"
         t0 = time.monotonic()
         before, before_title = self.shot, self.title
+        frames = (last_stats(self.err_path) or (0,))[0]  # the key's frame comes after these
         if typed is not None:
             cmd = ["xdotool", "type", "--window", self.win, "--delay", "15", typed]
         else:
@@ -300,18 +301,20 @@ class App:
         seen = ok = False
         shot, title = before, before_title
         while time.monotonic() < deadline and self.alive():
-            title = title_of(self.xvfb, self.win)
+            # the next frame after `frames`, drawn with no job under way
+            st = wait_idle(self.err_path, frames, deadline - time.monotonic(), self.alive)
+            if st is None:
+                break
             shot = self.grab()
+            if last_stats(self.err_path) != st:
+                continue  # a frame drawn meanwhile: the picture may be of either
+            title = title_of(self.xvfb, self.win)
             seen, ok = changed(shot), title_ok(title)
             if seen and ok:
                 break
-            time.sleep(0.1)
+            time.sleep(0.1)  # a later frame of the key's, or the screen catching up
         if not (seen and ok):
-            self.wait = 3.0
-        if seen and self.alive():
-            shot = self.settled_shot()
-            title = title_of(self.xvfb, self.win)
-            ok = title_ok(title)
+            self.wait = 5.0
         self.shot, self.title = shot, title
         if VERBOSE:
             print(f"{where}: {time.monotonic() - t0:.2f} s", flush=True)
@@ -344,13 +347,14 @@ class App:
                         "the same picture above the status strip", desc)
 
     def quit(self, where):
-        """Ctrl+Q: exit status 0 within 5 s."""
+        """Ctrl+Q: exit status 0 (within SETTLE_TIMEOUT: a hang fails)."""
         self.xvfb.run(["xdotool", "key", "--window", self.win, "ctrl+q"])
         try:
-            rc = self.proc.wait(5)
+            rc = self.proc.wait(SETTLE_TIMEOUT)
             CK.check(rc == 0, f"{self.label} {where}: exit status", 0, rc)
         except subprocess.TimeoutExpired:
-            CK.fail(f"{self.label} {where}: exit", "exit within 5 s", "still running")
+            CK.fail(f"{self.label} {where}: exit", f"exit within {SETTLE_TIMEOUT:.0f} s",
+                    "still running")
         self.stop()
 
     def stop(self):
@@ -627,7 +631,7 @@ def keys_train(app):
     # L, then S: slow motion, so the step still climbs a second later (at full speed
     # pair stops by itself within a second; window_train_e2e.py checks that)
     app.xvfb.run(["xdotool", "key", "--window", str(app.win), "l", "s"])
-    deadline, got = time.monotonic() + 20, None
+    deadline, got = time.monotonic() + SETTLE_TIMEOUT, None
     while time.monotonic() < deadline:
         got = step_of(title_now())
         if got and got[3] > 0:
@@ -641,7 +645,7 @@ def keys_train(app):
     # steps on, the heads have changed
     base = step_of(title_now()) or got
     later_title, s1 = title_now(), None
-    deadline = time.monotonic() + 20  # slow motion: a few steps a second
+    deadline = time.monotonic() + SETTLE_TIMEOUT  # slow motion: a few steps a second
     while time.monotonic() < deadline and app.alive():
         later_title = title_now()
         s1 = step_of(later_title)
@@ -654,7 +658,7 @@ def keys_train(app):
     CK.check(picture_diff(first, later)[0] > 0, "l (train): the picture follows the training",
              "a new frame", "the same picture")
     app.xvfb.run(["xdotool", "key", "--window", str(app.win), "l"])  # pause
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + SETTLE_TIMEOUT
     while time.monotonic() < deadline and not title_now().endswith("paused"):
         time.sleep(0.05)
     CK.check(title_now().endswith("paused"), "l again (pause): the title", "... paused",
@@ -668,7 +672,7 @@ def keys_train(app):
     CK.check(paused and still and paused[3] == still[3], "l again (pause): the step stops",
              paused and paused[3], still and still[3])
     app.xvfb.run(["xdotool", "key", "--window", str(app.win), "Escape"])
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + SETTLE_TIMEOUT
     while time.monotonic() < deadline and title_now() != before_title:
         time.sleep(0.1)
     CK.check(title_now() == before_title, "Escape (leave training)", before_title, title_now())
@@ -728,7 +732,7 @@ def main_run(xvfb, mhaviz, tmp):
     before = app.shot
     frames = last_stats(app.err_path)[0]  # the resize draws at least one frame after these
     app.xvfb.run(["xdotool", "windowsize", app.win, "1000", "700"])
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + SETTLE_TIMEOUT
     geo = geometry_of(xvfb, app.win)
     while time.monotonic() < deadline and geo[2:] != (1000, 700):
         time.sleep(0.1)
@@ -777,7 +781,7 @@ def no_display(mhaviz, tmp):
     proc = subprocess.Popen([mhaviz], env=no_display_env(XDG_RUNTIME_DIR=xdg), cwd=tmp,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        out, err = proc.communicate(timeout=10)
+        out, err = proc.communicate(timeout=SETTLE_TIMEOUT)
     except subprocess.TimeoutExpired:
         stop_process(proc)
         out, err = proc.communicate()

@@ -20,15 +20,15 @@ import sys
 import tempfile
 import time
 
-from e2e_util import (Checker, Xvfb, geometry_of, settled, start_wm, stop_process, title_of,
-                      wait_idle, window_of_pid)
+from e2e_util import (SETTLE_TIMEOUT, Checker, Xvfb, geometry_of, settled, start_wm,
+                      stop_process, title_of, wait_idle, window_of_pid)
 
 CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
 STOPPED = re.compile(r"step (\d+) .*held-out ([\d.]+) % .*stopped")
 REPLAY = re.compile(r"replay: step (\d+) of (\d+)")
 
 
-def save_png(xvfb, win, folder, timeout=15):
+def save_png(xvfb, win, folder, timeout=SETTLE_TIMEOUT):
     """Ctrl+S, then the names of the PNG files it added to folder (the window's cwd)."""
     before = set(os.listdir(folder))
     xvfb.run(["xdotool", "key", "--window", str(win), "ctrl+s"])
@@ -52,7 +52,7 @@ def wait_title(xvfb, win, pattern, timeout, pred=lambda m: True):
     return None
 
 
-def replay_keys(xvfb, win, k, count, timeout=10):
+def replay_keys(xvfb, win, k, count, timeout=SETTLE_TIMEOUT):
     """Presses k count times, each once the window has shown the one before: a replay
     title with another moment than before it (on a loaded machine keys queue up, and
     a title read after the first of them names a moment the rest move on from).
@@ -136,7 +136,7 @@ def main():
                      saved)
             # End: live again
             key(xvfb, win, "End")
-            m = wait_title(xvfb, win, STOPPED, 10)
+            m = wait_title(xvfb, win, STOPPED, SETTLE_TIMEOUT)
             CK.check(m and int(m.group(1)) == live_step and "replay" not in title_of(xvfb, win),
                      "End: live", f"step {live_step}, stopped", title_of(xvfb, win))
             CK.check(heads(xvfb, geo, err_path) == live, "End: the live picture again", "equal",
@@ -154,7 +154,7 @@ def main():
                           str(py)])
                 time.sleep(0.05)
             xvfb.run(["xdotool", "mouseup", "1"])  # the title follows the drag: wait for its end
-            m = wait_title(xvfb, win, REPLAY, 10, lambda t: int(t.group(1)) <= 2)
+            m = wait_title(xvfb, win, REPLAY, SETTLE_TIMEOUT, lambda t: int(t.group(1)) <= 2)
             CK.check(m and int(m.group(1)) <= 2, "a drag to the plot's left end: a moment near "
                      "step 0", "step <= 2", title_of(xvfb, win))
             CK.check(proc.poll() is None, "alive", "running", f"exited {proc.poll()}")

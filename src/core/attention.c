@@ -1,13 +1,16 @@
 /* attention.c: one head's attention for a block of query rows (attention.h): the
  * scores by sgemm with the scale as its alpha, the masks, the row softmax of
- * softmax.c, A V by sgemm; a causal head in blocks of rows that skip hidden keys. The plain-loop
+ * softmax.c, A V by sgemm; a causal head in blocks of rows that skip hidden keys;
+ * and a layer's heads (attn_heads) around it, where every forward meets the kernel. The plain-loop
  * reference is in tests/test_attention.c. */
 #include "attention.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "blas.h"
+#include "layer.h"
 #include "softmax.h"
 
 /* Rows [r0, r1) of the head, which see keys [0, keys) at most. kb is K_i (n, d_k), ld
@@ -70,4 +73,31 @@ void attn_head_forward(float *scores, float *attn, float *head, int ld_head, con
         else
             head_block(scores, attn, head, ld_head, q, k, ld, 1, v, ld, s, b0, b1, keys);
     }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* a layer's heads                                                                 */
+
+void attn_heads_rows(const attn_heads *a, int j, int r0, int r1) {
+    const int ld_out = a->ld_concat ? a->ld_concat : a->ld;
+    const size_t col = (size_t)j * a->hd, tt = (size_t)a->T * a->T;
+    const attn_head_shape shape = {.n = a->T,
+                                   .d_k = a->hd,
+                                   .n_real = a->n_real ? a->n_real : a->T,
+                                   .causal = a->causal,
+                                   .scale =
+                                       a->scale != 0.0f ? a->scale : attn_scale(a->hd, 1, 1.0f),
+                                   .whole_rows = a->whole_rows};
+    float *s = a->scores + (a->one_slot ? 0 : (size_t)j * tt);
+    float *head = a->concat + (size_t)j * (a->head_stride ? a->head_stride : (size_t)a->hd);
+    /* the kernel: scores, mask, softmax, head_j = A_j V_j straight into its output
+       rows; a head off gets zero rows */
+    attn_head_forward(s, a->attn + (size_t)j * tt, head, ld_out, a->q + col, a->k + col, a->v + col,
+                      a->ld, &shape, r0, r1);
+    if (a->ablate && a->ablate[j])
+        for (int r = r0; r < r1; r++) memset(head + (size_t)r * ld_out, 0, a->hd * sizeof(float));
+}
+
+void attention_head(const attn_heads *a, int j) {
+    attn_heads_rows(a, j, 0, a->T);
 }

@@ -1,8 +1,9 @@
 /* mha.c: configuration checks, buffer ownership, what is kept between calls
  * (weights, rows of X, rows of Q, K, V) and the multi-head attention forward pass,
  * exactly as "Attention Is All You Need" defines it. Matrix products go through
- * blas.c, each head's scores, masks, softmax and A V through attention.c; weights
- * and embeddings come from init.c. */
+ * blas.c, each head's scores, masks, softmax and A V through attention.c's
+ * attn_heads_rows, the heads every forward runs (the trainer's and a loaded model's
+ * layer too); weights and embeddings come from init.c. */
 #include "mha.h"
 
 #include <math.h>
@@ -355,8 +356,9 @@ static void proj_task(void *ctx, int t) {
                  1.0f, 0.0f);
 }
 
-/* steps 2 to 5 for rows [r0, r1) of head i: the kernel of attention.c, then the
-   head's rows into its band of Concat */
+/* steps 2 to 5 for rows [r0, r1) of head i: the heads every forward runs
+   (attn_heads_rows, attention.c), each into its own (n, d_k) block of heads, then
+   the head's rows into its band of Concat */
 static void head_task(void *ctx, int t) {
     const fwd_job *j = ctx;
     const mha_model *m = j->m;
@@ -365,15 +367,23 @@ static void head_task(void *ctx, int t) {
     const int r0 = (int)((long)n * blk / j->row_blocks),
               r1 = (int)((long)n * (blk + 1) / j->row_blocks);
     if (r0 >= r1) return;
-    const size_t nn = (size_t)n * n, col = (size_t)i * dk; /* head i's columns of Q, K, V */
-    const attn_head_shape shape = {.n = n,
-                                   .d_k = dk,
-                                   .n_real = m->n_real,
-                                   .causal = m->cfg.mask == MHA_MASK_CAUSAL,
-                                   .scale = j->scale};
-    float *head = m->heads + (size_t)i * n * dk;
-    attn_head_forward(m->scores + i * nn, m->attn + i * nn, head, dk, m->q + col, m->k + col,
-                      m->v + col, d, &shape, r0, r1);
+    const attn_heads a = {.scores = m->scores,
+                          .attn = m->attn,
+                          .concat = m->heads,
+                          .q = m->q,
+                          .k = m->k,
+                          .v = m->v,
+                          .T = n,
+                          .ld = d,
+                          .hd = dk,
+                          .causal = m->cfg.mask == MHA_MASK_CAUSAL,
+                          .n_real = m->n_real,
+                          .scale = j->scale,
+                          .ld_concat = dk,
+                          .head_stride = (size_t)n * dk};
+    attn_heads_rows(&a, i, r0, r1);
+    const size_t col = (size_t)i * dk; /* head i's band of Concat */
+    const float *head = m->heads + (size_t)i * n * dk;
     for (int r = r0; r < r1; r++)
         memcpy(m->concat + (size_t)r * d + col, head + (size_t)r * dk, dk * sizeof(float));
 }

@@ -137,9 +137,9 @@ static void rope_apply(float *x, const float *cs, int n, int heads, int hd) {
 
 /* The heads of one layer side by side on the workers (each head's products on one
    thread): at n = 64 a layer's 12 heads are ~13 MFLOP of small products and
-   softmaxes, a tenth of the forward on one core. Each head is the core's kernel
-   (attn_head_forward, as the trainer's attention_head) over whole rows, for the
-   query rows [r0, T) only: the rows before are kept from the run before. */
+   softmaxes, a tenth of the forward on one core. Each head is the core's
+   attn_heads_rows, as every forward's, over whole rows, for the query rows [r0, T)
+   only: the rows before are kept from the run before. */
 typedef struct {
     attn_heads a;
     int r0;
@@ -147,16 +147,7 @@ typedef struct {
 
 static void head_task(void *ctx, int j) {
     const head_rows *hr = ctx;
-    const attn_heads *a = &hr->a;
-    const size_t col = (size_t)j * a->hd, tt = (size_t)a->T * a->T;
-    const attn_head_shape shape = {.n = a->T,
-                                   .d_k = a->hd,
-                                   .n_real = a->T,
-                                   .causal = a->causal,
-                                   .scale = attn_scale(a->hd, 1, 1.0f),
-                                   .whole_rows = 1};
-    attn_head_forward(a->scores + (size_t)j * tt, a->attn + (size_t)j * tt, a->concat + col, a->ld,
-                      a->q + col, a->k + col, a->v + col, a->ld, &shape, hr->r0, a->T);
+    attn_heads_rows(&hr->a, j, hr->r0, hr->a.T);
 }
 
 /* scores, attn (h, n, n) and concat (n, h hd), query rows [r0, n), from q (n, h hd)

@@ -282,25 +282,6 @@ static int attn_workers(int B, int T, int d, int products) {
     return mm_workers_for((double)products * 2.0 * B * T * T * d);
 }
 
-void attention_head(const attn_heads *a, int j) {
-    const size_t col = (size_t)j * a->hd;
-    const attn_head_shape shape = {.n = a->T,
-                                   .d_k = a->hd,
-                                   .n_real = a->T,
-                                   .causal = a->causal,
-                                   .scale = attn_scale(a->hd, 1, 1.0f),
-                                   .whole_rows = a->whole_rows};
-    const size_t tt = (size_t)a->T * a->T;
-    float *s = a->scores + (a->one_slot ? 0 : (size_t)j * tt);
-    float *head = a->concat + col;
-    /* the core's kernel: scores, mask, softmax, head_j = A_j V_j straight into its band
-       of Concat; a head off gets a zero band */
-    attn_head_forward(s, a->attn + (size_t)j * tt, head, a->ld, a->q + col, a->k + col, a->v + col,
-                      a->ld, &shape, 0, a->T);
-    if (a->ablate && a->ablate[j])
-        for (int r = 0; r < a->T; r++) memset(head + (size_t)r * a->ld, 0, a->hd * sizeof(float));
-}
-
 static void attn_forward_example(void *ctx, int b) {
     const attn_job *j = ctx;
     const int T = j->T, d = j->d, h = j->h;

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "attention.h" /* attn_heads, attention_head: the heads of every forward */
 #include "transformer.h"
 
 /* out (N, d) = wte[tok] + wpe[position]; N = B T rows, position = row mod T */
@@ -42,27 +43,11 @@ void unembed_tied_forward(float *logits, const float *inp, const float *wte, int
 void unembed_tied_backward(float *dinp, float *dwte, const float *dlogits, const float *inp,
                            const float *wte, int N, int d, int V);
 
-/* One sequence's heads, as the trainer's forward and a loaded model's layer
- * (block.c) both run them: q, k, v (T, ld) with head j in columns [j hd, (j+1) hd)
- * of each (K and V already one per query head); scores (h, T, T), or one (T, T)
- * slot that every head takes in turn (one_slot); attn (h, T, T); concat (T, ld). */
-typedef struct {
-    float *scores, *attn, *concat;
-    const float *q, *k, *v;
-    const unsigned char *ablate; /* (h) or NULL: 1 zeroes that head's band of concat */
-    int T, ld, hd;
-    int causal, whole_rows, one_slot; /* whole_rows: attn_head_shape's */
-} attn_heads;
-
-/* Head j of a by the core's kernel (attn_head_forward): scores = Q_j K_j^T *
- * attn_scale(hd, 1, 1), -inf where masked; attn their row softmax; head_j = attn V_j
- * into its band of concat (zero when ablated). */
-void attention_head(const attn_heads *a, int j);
-
 /* Causal multi-head attention over B examples of T rows, each head by the core's
- * kernel (attn_head_forward, src/core/attention.h): q, k, v (B, T, d) with head i in
- * columns [i d_k, (i+1) d_k); scores (B, h, T, T) = Q_i K_i^T * attn_scale(d_k, 1, 1),
- * -inf above the diagonal; attn the row softmax over whole rows; concat (B, T, d) =
+ * attention_head (src/core/attention.h), as every forward's: q, k, v (B, T, d) with
+ * head i in columns [i d_k, (i+1) d_k); scores (B, h, T, T) = Q_i K_i^T *
+ * attn_scale(d_k, 1, 1), -inf above the diagonal; attn the row softmax over each row's
+ * visible keys; concat (B, T, d) =
  * head_i = attn_i V_i in head i's columns, zero for heads with ablate[i] set
  * (ablate NULL: none). keep_scores 0: scores is scratch, (B, T, T) at least, example
  * b's heads taking slot b in turn (a training batch's, whose backward reads attn). */
