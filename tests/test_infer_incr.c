@@ -150,22 +150,29 @@ static double abs_err(const float *a, const float *b, size_t count) {
 
 /* The first tensor of got that is off ref beyond the tolerances, said into why;
    0 when every one is within. */
-static int compare(const tf_infer *got, const tf_infer *ref, char *why, size_t len) {
+static int compare(tf_infer *got, tf_infer *ref, char *why, size_t len) {
     const model_spec *s = &ref->tf->spec;
     const int n = ref->n, d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s), cap = ref->cap;
     if (got->n != n) {
         snprintf(why, len, "n: expected %d, got %d", n, got->n);
         return 1;
     }
+    /* each layer's attention as the view asks for it: computed from the kept Q, K, V */
+    const size_t nn = (size_t)s->h * n * n;
+    float *a_got = malloc(2 * nn * sizeof(float)), *heads = malloc((size_t)n * qd * sizeof(float));
+    assert_non_null(a_got);
+    assert_non_null(heads);
+    float *a_ref = a_got + nn;
     for (int l = 0; l < s->layers; l++) {
         const size_t at_d = (size_t)l * cap * d, at_q = (size_t)l * cap * qd;
-        const size_t at_kv = (size_t)l * cap * kvd, at_a = (size_t)l * s->h * cap * cap;
-        const size_t nn = (size_t)s->h * n * n;
+        const size_t at_kv = (size_t)l * cap * kvd;
+        tf_infer_attn(got, l, got->scores, a_got, heads);
+        tf_infer_attn(ref, l, ref->scores, a_ref, heads);
         struct {
             const char *name;
             double err, tol;
         } t[] = {
-            {"attn", abs_err(got->attn + at_a, ref->attn + at_a, nn), 1e-4},
+            {"attn", abs_err(a_got, a_ref, nn), 1e-4},
             {"q", rel_err(got->q + at_q, ref->q + at_q, (size_t)n * qd), 1e-3},
             {"k", rel_err(got->k + at_kv, ref->k + at_kv, (size_t)n * kvd), 1e-3},
             {"v", rel_err(got->v + at_kv, ref->v + at_kv, (size_t)n * kvd), 1e-3},
@@ -179,9 +186,11 @@ static int compare(const tf_infer *got, const tf_infer *ref, char *why, size_t l
             if (!(t[k].err <= t[k].tol)) {
                 snprintf(why, len, "layer %d %s: expected within %g, got %.3g", l + 1, t[k].name,
                          t[k].tol, t[k].err);
+                free(a_got), free(heads);
                 return 1;
             }
     }
+    free(a_got), free(heads);
     const double ef = rel_err(got->lnf, ref->lnf, (size_t)n * d);
     const double ep = rel_err(got->probs, ref->probs, (size_t)s->vocab);
     if (!(ef <= 1e-3) || !(ep <= 1e-3)) {

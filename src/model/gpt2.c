@@ -66,6 +66,8 @@ void gpt2_run_free(gpt2_run *r) {
     free(r->s_concat);
     free(r->s_out);
     free(r->s_heads);
+    free(r->ov);
+    free(r->ov_tmp);
     memset(r, 0, sizeof *r);
     r->shown = r->shown_h = -1;
 }
@@ -117,6 +119,7 @@ static void run_from(gpt2_run *r, int text_changed) {
         from = f < from ? f : from;
     }
     r->ms_from = from < c->layers ? from : 0;
+    r->ov_n = 0; /* the overview is of the run before */
     top_ids(r->top, r->inf->probs, c->vocab);
     r->ms = clock_ms() - t0;
     if (r->shown >= 0) {
@@ -198,18 +201,20 @@ void gpt2_run_clear_off(gpt2_run *r) {
     if (r->n >= 1) run_from(r, 0);
 }
 
+/* The widest of d_model and the heads' q_dim: s_concat and ov_tmp hold either. */
+static size_t row_width(const gpt2_run *r) {
+    const int qd = spec_q_dim(&r->m->tf->spec), d = r->m->tf->cfg.d_model;
+    return (size_t)(qd > d ? qd : d);
+}
+
 int gpt2_run_show(gpt2_run *r, int layer, int h) {
     const tf_config *c = &r->m->tf->cfg;
     if (layer < 0 || layer >= c->layers || h < 1 || r->n < 1) return -1;
-    if (!tf_infer_can_split(r->m->tf)) { /* RoPE, K/V shared: its own heads only, as they are */
-        if (h != c->h) return -1;
-        r->shown = layer;
-        r->shown_h = h;
-        return 0;
-    }
-    if (c->d_model % h != 0) return -1;
+    const int split = tf_infer_can_split(r->m->tf);
+    if (!split && h != c->h) return -1; /* RoPE, K/V shared: its own heads only */
+    if (c->d_model % h != 0 && split) return -1;
     const size_t nn = (size_t)r->n * r->n, need = (size_t)h * nn;
-    const size_t nd = (size_t)r->inf->cap * c->d_model;
+    const size_t nd = (size_t)r->inf->cap * row_width(r);
     if (need > r->s_cap) {
         float *s = malloc(need * sizeof(float)), *a = malloc(need * sizeof(float));
         if (!s || !a) {
@@ -227,6 +232,12 @@ int gpt2_run_show(gpt2_run *r, int layer, int h) {
     if (!r->s_out) r->s_out = malloc(nd * sizeof(float));
     if (!r->s_heads) r->s_heads = malloc(nd * sizeof(float));
     if (!r->s_concat || !r->s_out || !r->s_heads) return -1;
+    if (!split) { /* its own heads as the forward computed them */
+        tf_infer_attn(r->inf, layer, r->s_scores, r->s_attn, r->s_concat);
+        r->shown = layer;
+        r->shown_h = h;
+        return 0;
+    }
     tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat,
                    h == c->h ? NULL : r->s_out);
     /* every head_i from the Concat with every head on: (h, n, d_k), as the view and
@@ -239,6 +250,57 @@ int gpt2_run_show(gpt2_run *r, int layer, int h) {
     r->shown = layer;
     r->shown_h = h;
     return 0;
+}
+
+int gpt2_overview_side(const gpt2_model *m, int n) {
+    const tf_config *c = &m->tf->cfg;
+    int p = n < GPT2_OV_SIDE ? n : GPT2_OV_SIDE;
+    while (p > 1 && (size_t)c->layers * c->h * p * p > GPT2_OV_FLOATS) p--;
+    return p;
+}
+
+void gpt2_max_pool(float *out, const float *a, int n, int p) {
+    for (int y = 0; y < p; y++) {
+        const int r0 = (int)((long)y * n / p), r1 = (int)((long)(y + 1) * n / p);
+        float *o = out + (size_t)y * p;
+        for (int x = 0; x < p; x++) o[x] = 0.0f;
+        for (int row = r0; row < r1; row++) {
+            const float *ar = a + (size_t)row * n;
+            for (int x = 0; x < p; x++) {
+                const int c0 = (int)((long)x * n / p), c1 = (int)((long)(x + 1) * n / p);
+                float m = o[x];
+                for (int k = c0; k < c1; k++) m = ar[k] > m ? ar[k] : m;
+                o[x] = m;
+            }
+        }
+    }
+}
+
+int gpt2_run_overview(gpt2_run *r) {
+    const tf_config *c = &r->m->tf->cfg;
+    if (r->n < 1) return -1;
+    if (r->ov_n) return 0;
+    const int p = gpt2_overview_side(r->m, r->inf->cap);
+    if (!r->ov) r->ov = malloc((size_t)c->layers * c->h * p * p * sizeof(float));
+    if (!r->ov_tmp) r->ov_tmp = malloc((size_t)r->inf->cap * row_width(r) * sizeof(float));
+    if (!r->ov || !r->ov_tmp) return -1;
+    const int n = r->n, side = gpt2_overview_side(r->m, n);
+    tf_infer *t = r->inf;
+    for (int i = 0; i < c->layers; i++) {
+        /* the layer's (h, n, n) in the forward's scratch, then each head pooled */
+        tf_infer_attn(t, i, t->scores, t->attn, r->ov_tmp);
+        for (int j = 0; j < c->h; j++)
+            gpt2_max_pool(r->ov + ((size_t)i * c->h + j) * side * side, t->attn + (size_t)j * n * n,
+                          n, side);
+    }
+    r->ov_n = side;
+    return 0;
+}
+
+static int overview_or_say(gpt2_run *r, char *err, size_t errlen) {
+    if (gpt2_run_overview(r) == 0) return 0;
+    snprintf(err, errlen, "out of memory for the overview's maps");
+    return -1;
 }
 
 int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen) {
@@ -258,7 +320,7 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
     if (same_text && same_off && shown == goal->layer && shown_h == goal->h) {
         r->n_text = total; /* the tokens past the cut may differ */
         r->replaced = replaced;
-        return 0;
+        return goal->overview ? overview_or_say(r, err, errlen) : 0;
     }
     r->shown = -1; /* shown once, below, at the goal's layer */
     memcpy(r->off, goal->off, offs);
@@ -274,7 +336,7 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
                  goal->layer + 1, goal->h);
         return -1;
     }
-    return 0;
+    return goal->overview ? overview_or_say(r, err, errlen) : 0;
 }
 
 const float *gpt2_run_probs(const gpt2_run *r) {
@@ -291,12 +353,13 @@ static int layer_count(const void *self) {
 static int fill_layer(const void *self, int i, attn_layer *L) {
     const gpt2_run *r = self;
     const tf_config *c = &r->m->tf->cfg;
-    if (i < 0 || i >= layer_count(self)) return -1;
-    /* the shown layer's scores and heads, where gpt2_run_show computed them */
-    const int shown = i == r->shown && tf_infer_can_split(r->m->tf);
-    tf_infer_layer(L, r->inf, i, shown ? r->s_scores : NULL, r->label);
-    if (shown) L->heads = r->s_heads;
-    if (!shown || r->shown_h == c->h) return 0;
+    if (i < 0 || i >= layer_count(self) || i != r->shown) return -1;
+    /* the shown layer's scores and attention, and its heads where it can be re-split:
+       gpt2_run_show computed them */
+    tf_infer_layer(L, r->inf, i, r->s_scores, r->s_attn, r->label);
+    if (!tf_infer_can_split(r->m->tf)) return 0;
+    L->heads = r->s_heads;
+    if (r->shown_h == c->h) return 0;
     /* re-split: the same X, W^Q, W^K, W^V, Q, K, V and W^O, other heads */
     attn_layer split;
     attn_layer_init(&split, r->n, r->n, r->shown_h, c->d_model, ATTN_MASK_CAUSAL, 1, 1.0f);

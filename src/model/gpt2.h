@@ -14,12 +14,17 @@
 #include "source.h"
 #include "transformer.h"
 
-/* The most tokens a run holds: the view's limit (VIEW_MAX_N), below any GPT-2's
- * n_positions (1024). */
-#define GPT2_MAX_N 512
-/* The memory a run's trace may take (every layer's heads and tensors): a text is
- * cut to the tokens that fit. GPT-2 small, medium: 512 tokens; large ~370, xl ~260. */
+/* The most tokens a run holds: the longest context a model may have (TF_MAX_CTX,
+ * GPT-2's n_positions), which the view lays out (VIEW_MAX_N). */
+#define GPT2_MAX_N TF_MAX_CTX
+/* The memory a run's trace may take (every layer's tensors; no layer keeps its
+ * attention, the shown layer's is computed): a text is cut to the tokens that fit.
+ * GPT-2 small, medium: 1024 tokens (small ~0.4 GB); large ~850, xl ~560. */
 #define GPT2_TRACE_BYTES ((size_t)1 << 30)
+/* The overview's maps: each head's attention max-pooled to at most this side, and
+   all of them together at most GPT2_OV_FLOATS floats (a smaller side for many heads) */
+#define GPT2_OV_SIDE 256
+#define GPT2_OV_FLOATS ((size_t)8 << 20)
 #define GPT2_TOP 10
 #define GPT2_LABEL 48
 
@@ -65,6 +70,10 @@ typedef struct {
     float *s_scores, *s_attn, *s_concat, *s_out;
     float *s_heads; /* (h, n, d_k): head_i = A_i V_i, removed heads too */
     size_t s_cap;   /* floats in s_scores and s_attn */
+    /* the overview (gpt2_run_overview): every layer's heads, each max-pooled */
+    float *ov;     /* (layers, h, ov_n, ov_n); ov_n = 0: not computed for this run */
+    float *ov_tmp; /* (cap, q_dim) scratch: the heads' A V, not kept */
+    int ov_n;
 } gpt2_run;
 
 /* A run for m (no text yet). 0, or -1 on out of memory. */
@@ -88,11 +97,26 @@ int gpt2_run_ablate(gpt2_run *r, const char *spec, char *err, size_t errlen);
 void gpt2_run_clear_off(gpt2_run *r);
 
 /* Makes layer `layer` the shown one at h heads (the model's own h, or a re-split:
- * a divisor of d_model): its scores, and re-split its heads, Concat and output.
- * A model that cannot be re-split (tf_infer_can_split) shows its own h only, as
- * tf_infer_layer gives it. 0, or -1 (h does not divide d_model, another h where no
- * re-split is defined, or out of memory; nothing changes). */
+ * a divisor of d_model): its scores and attention, computed from the kept Q, K and
+ * V (no layer keeps them), and re-split its heads, Concat and output. A model that
+ * cannot be re-split (tf_infer_can_split) shows its own h only. Only the shown
+ * layer can be filled (gpt2_run_source). 0, or -1 (h does not divide d_model,
+ * another h where no re-split is defined, or out of memory; nothing changes). */
 int gpt2_run_show(gpt2_run *r, int layer, int h);
+
+/* The side of the overview's maps at n tokens: n, or less when n is larger than
+ * GPT2_OV_SIDE or the maps would pass GPT2_OV_FLOATS. */
+int gpt2_overview_side(const gpt2_model *m, int n);
+
+/* The overview of the run: every layer's attention computed again from its Q and K
+ * and each head max-pooled to ov_n x ov_n (gpt2_overview_side): cell (y, x) the
+ * largest weight of query rows [y n / ov_n, (y + 1) n / ov_n) and keys [x n / ov_n,
+ * (x + 1) n / ov_n), so a sharp head stays sharp. Kept until the run changes.
+ * 0, or -1 on out of memory (ov_n stays 0). */
+int gpt2_run_overview(gpt2_run *r);
+
+/* Max-pools a (n, n) map into (p, p) (1 <= p <= n) as gpt2_run_overview does. */
+void gpt2_max_pool(float *out, const float *a, int n, int p);
 
 /* What a run is asked to show: a text, the heads removed ((layers, h), 1 removed)
  * and the layer shown at h heads. */
@@ -101,11 +125,13 @@ typedef struct {
     size_t len;
     const unsigned char *off;
     int layer, h;
+    int overview; /* 1: the overview's maps too (gpt2_run_overview) */
 } gpt2_goal;
 
 /* Brings r to goal, computing only what differs from what r holds: a new text
  * runs every layer, heads removed or restored run from the first layer whose
- * heads changed, a new layer or h computes that layer's view. 0, or -1 with a
+ * heads changed, a new layer or h computes that layer's view, the overview is
+ * computed when asked and not yet computed for this run. 0, or -1 with a
  * message (the text has no token, h does not split; r then holds what it did or
  * the new text with its layer unshown). */
 int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen);
@@ -113,8 +139,9 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
 /* The next-token probabilities with the heads removed (vocab floats). */
 const float *gpt2_run_probs(const gpt2_run *r);
 
-/* The run as a model source: layer i is the model's own heads, with scores and
- * re-split when i is the shown layer. describe says "gpt2 · 12 layers · h = 12". */
+/* The run as a model source of its shown layer (the others cannot be filled: their
+ * attention is not kept), at its own heads or re-split. describe says "gpt2 · 12 layers · h = 12".
+ */
 void gpt2_run_source(model_source *src, const gpt2_run *r);
 
 #endif

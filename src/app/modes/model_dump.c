@@ -119,9 +119,11 @@ static int layer_file(model_dump *md, int l, int part, dump_file *f, char *err, 
         snprintf(f->rel, sizeof f->rel, "layer_%d", l + 1);
         return 1;
     }
-    /* a model whose heads cannot be re-split (RoPE, K/V groups) is dumped as it ran */
-    if (part == 1 && tf_infer_can_split(md->m->tf) && gpt2_run_show(md->run, l, md->h) != 0) {
-        snprintf(err, errlen, "out of memory for layer %d at %d heads", l + 1, md->h);
+    /* the layer's attention is computed when shown (the run keeps none); a model
+       whose heads cannot be re-split (RoPE, K/V groups) at its own heads, as it ran */
+    const int h = tf_infer_can_split(md->m->tf) ? md->h : md->m->tf->cfg.h;
+    if (part == 1 && gpt2_run_show(md->run, l, h) != 0) {
+        snprintf(err, errlen, "out of memory for layer %d at %d heads", l + 1, h);
         return -1;
     }
     attn_layer L;

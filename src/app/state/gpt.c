@@ -17,6 +17,8 @@
 #include "samples.h"
 #include "state_internal.h"
 
+_Static_assert(GPT2_MAX_N <= VIEW_MAX_N, "the view lays out every position a model computes");
+
 /* A change asked of the model, computed into the run not shown: the jobs
    layer's from app_gpt_job_take until app_gpt_job_done. */
 struct app_gpt_job {
@@ -25,6 +27,7 @@ struct app_gpt_job {
     char text[APP_EDIT_MAX];
     unsigned char *off;
     int layer, h;
+    int overview;    /* the overview's maps too */
     unsigned long v; /* the g->want_v it computes */
     int rc, out;
     char err[256];
@@ -94,15 +97,13 @@ static void rebuild(app_state *s) {
     app_gpt *g = s->gpt;
     const tf_config *c = &g->m->tf->cfg;
     const gpt2_run *r = shown(g);
-    for (int i = 0; i < c->layers; i++) {
-        attn_layer L;
-        tf_infer_layer(&L, r->inf, i, NULL, NULL);
-        g->attn[i] = L.attn;
-    }
+    const size_t pp = (size_t)r->ov_n * r->ov_n; /* the maps of this run, or none yet */
+    for (int i = 0; i < c->layers; i++) g->attn[i] = pp ? r->ov + (size_t)i * c->h * pp : NULL;
     g->ov = (view_overview){.name = g->m->paths.name,
                             .layers = c->layers,
                             .h = c->h,
                             .n = r->n,
+                            .map_n = r->ov_n,
                             .attn = g->attn,
                             .tokens = r->label,
                             .layer = r->shown,
@@ -161,6 +162,7 @@ static void job_fill(app_gpt *g) {
     memcpy(j->off, g->off, (size_t)g->m->tf->cfg.layers * g->m->tf->cfg.h);
     j->layer = g->layer;
     j->h = g->h;
+    j->overview = g->overview_open;
     j->v = g->want_v;
     j->rc = 0;
     j->err[0] = '\0';
@@ -203,7 +205,7 @@ void app_gpt_job_run(app_gpt_job *j) {
         snprintf(j->err, sizeof j->err, "%.200s: out of memory for a second trace", m->paths.name);
         return;
     }
-    const gpt2_goal goal = {j->text, strlen(j->text), j->off, j->layer, j->h};
+    const gpt2_goal goal = {j->text, strlen(j->text), j->off, j->layer, j->h, j->overview};
     j->rc = gpt2_run_reach(j->r, &goal, j->err, sizeof j->err);
 }
 
@@ -467,7 +469,10 @@ int app_gpt_apply(app_state *s, const app_action *a) {
         set_layer(s, a->arg);
         if (a->x >= 1 && a->x <= g->h) s->look.focus = a->x;
         return 1;
-    case ACT_OVERVIEW: g->overview_open = !g->overview_open; return 1;
+    case ACT_OVERVIEW: /* its maps are computed when it opens (not kept by the run) */
+        g->overview_open = !g->overview_open;
+        if (g->overview_open) want(s);
+        return 1;
     case ACT_ABLATE:
     case ACT_ABLATE_CLEAR: return remove_head(s, a, name);
     default: return -1;
@@ -531,6 +536,8 @@ void app_gpt_export_panel(app_state *s, view_panel panel) {
     if (!s->gpt) return;
     s->gpt->overview_open = panel == VIEW_PANEL_MODEL;
     s->gpt->next_k = panel == VIEW_PANEL_NEXT ? VIEW_NEXT_MAX : 5;
+    if (panel == VIEW_PANEL_MODEL && gpt2_run_overview(shown(s->gpt)) != 0)
+        app_gpt_say(s, "out of memory for the overview's maps");
     rebuild(s);
 }
 
