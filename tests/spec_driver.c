@@ -66,13 +66,13 @@ static int write_run(tf_infer *t, const char *out) {
     const model_spec *s = &t->tf->spec;
     const int n = t->n, d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s), h = s->h;
     for (int l = 0; l < s->layers; l++) {
-        tf_infer_attn(t, l, t->scores, t->attn, t->concat + (size_t)l * t->cap * qd);
+        tf_infer_attn(t, l, t->scores, t->scores, t->concat);
         const size_t cd = (size_t)t->cap * d;
         if (put(out, "q", l, t->q + (size_t)l * t->cap * qd, 2, n, qd, 0) ||
             put(out, "k", l, t->k + (size_t)l * t->cap * kvd, 2, n, kvd, 0) ||
             put(out, "out", l, t->out + (size_t)l * cd, 2, n, d, 0) ||
             put(out, "resid", l, t->resid + (size_t)(l + 1) * cd, 2, n, d, 0) ||
-            put(out, "attn", l, t->attn, 3, h, n, n))
+            put(out, "attn", l, t->scores, 3, h, n, n))
             return -1;
     }
     if (put(out, "final", -1, t->lnf, 2, n, d, 0) ||

@@ -166,8 +166,8 @@ static int compare(tf_infer *got, tf_infer *ref, char *why, size_t len) {
     for (int l = 0; l < s->layers; l++) {
         const size_t at_d = (size_t)l * cap * d, at_q = (size_t)l * cap * qd;
         const size_t at_kv = (size_t)l * cap * kvd;
-        tf_infer_attn(got, l, got->scores, a_got, heads);
-        tf_infer_attn(ref, l, ref->scores, a_ref, heads);
+        tf_infer_attn(got, l, a_got, a_got, heads);
+        tf_infer_attn(ref, l, a_ref, a_ref, heads);
         struct {
             const char *name;
             double err, tol;

@@ -286,7 +286,7 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
     const float *x = slab(t, t->resid, i, d) + (size_t)r0 * d;
     float *ln1 = slab(t, t->ln1, i, d) + (size_t)r0 * d;
     float *q = slab(t, t->q, i, qd), *k = slab(t, t->k, i, kvd), *v = slab(t, t->v, i, kvd);
-    float *concat = slab(t, t->concat, i, qd);
+    float *concat = t->concat; /* scratch, as the attention: rows from r0 read */
     float *out = slab(t, t->out, i, d) + (size_t)r0 * d;
     float *next = slab(t, t->resid, i + 1, d) + (size_t)r0 * d;
     /* X the heads see: norm(x) before the sublayer (pre-LN), x itself (post-LN) */
@@ -295,9 +295,10 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
     else
         block_norm(ln1, t->mean, t->rstd, x, lp->ln1_g, lp->ln1_b, n, d, s);
     qkv(t, i, ln1, q + (size_t)r0 * qd, k + (size_t)r0 * kvd, v + (size_t)r0 * kvd, r0, n);
-    /* (h, n, n) at n tokens in the scratch, rows packed at n (no layer keeps its own);
-       the new queries read the kept keys and values (the KV cache) and their own */
-    attention(t->scores, t->attn, concat, q, k, v, t->kx, t->vx, r0, t->n, s);
+    /* (h, n, n) at n tokens in the scratch, rows packed at n, the softmax in place
+       (no layer keeps its attention nor its heads); the new queries read the kept
+       keys and values (the KV cache) and their own */
+    attention(t->scores, t->scores, concat, q, k, v, t->kx, t->vx, r0, t->n, s);
     project(t, i, off_i, concat + (size_t)r0 * qd, out, r0, n);
     /* res1 = x + attn (normed, post-LN); the MLP; the stream into layer i + 1 */
     float *res1 = s->d_ff ? t->res1 : next;

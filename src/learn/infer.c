@@ -1,7 +1,7 @@
 /* infer.c: a loaded model's forward on one sequence (transformer.h, "inference"):
  * its buffers carved from one block, the layers run from one on (block.c computes
  * each as the model's spec says), the re-split of a layer and its view. Every layer
- * keeps its rows of the stream, X, Q, K, V, Concat and outputs; its attention is
+ * keeps its rows of the stream, X, Q, K, V and outputs; its attention and heads are
  * computed again when asked for (tf_infer_attn); the rest is scratch. */
 #include <limits.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@
 /* floats of each part, in the order they are carved */
 typedef struct {
     size_t resid, layer_d, layer_q, layer_kv, lnf, vocab, rope, scratch_nd, ff, gate, rows, rep,
-        scores, attn, emb;
+        scores, concat, emb;
 } infer_sizes;
 
 static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
@@ -29,7 +29,7 @@ static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
     const size_t nn = (size_t)n * n, L = (size_t)c->layers;
     z->resid = (L + 1) * n * c->d_model;
     z->layer_d = L * n * c->d_model;      /* each of ln1, out, out_full */
-    z->layer_q = L * n * spec_q_dim(s);   /* q, concat */
+    z->layer_q = L * n * spec_q_dim(s);   /* q */
     z->layer_kv = L * n * spec_kv_dim(s); /* k, v */
     z->lnf = (size_t)n * c->d_model;
     z->vocab = (size_t)c->vocab;
@@ -40,15 +40,15 @@ static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
     z->rows = (size_t)n;
     z->rep = s->h_kv < s->h ? (size_t)n * spec_q_dim(s) : 0; /* kx, vx */
     z->scores = (size_t)split * nn;
-    z->attn = (size_t)c->h * nn;                          /* one layer's: the forward keeps none */
+    z->concat = (size_t)n * spec_q_dim(s); /* the layer computed's, as scores: none kept */
     z->emb = s->d_embed > 0 ? (size_t)n * s->d_embed : 0; /* ALBERT's before the mapping */
     return 0;
 }
 
 static size_t total(const infer_sizes *z) {
-    return z->resid + 3 * z->layer_d + 2 * z->layer_q + 2 * z->layer_kv + z->lnf + 2 * z->vocab +
+    return z->resid + 3 * z->layer_d + z->layer_q + 2 * z->layer_kv + z->lnf + 2 * z->vocab +
            z->rope + 3 * z->scratch_nd + 2 * z->ff + z->gate + 2 * z->rows + 2 * z->rep +
-           z->scores + z->attn + z->emb;
+           z->scores + z->concat + z->emb;
 }
 
 size_t tf_infer_bytes(const transformer *tf, int n, int split) {
@@ -84,7 +84,6 @@ tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
     CARVE(q, z.layer_q);
     CARVE(k, z.layer_kv);
     CARVE(v, z.layer_kv);
-    CARVE(concat, z.layer_q);
     CARVE(out, z.layer_d);
     CARVE(out_full, z.layer_d);
     CARVE(lnf, z.lnf);
@@ -102,7 +101,7 @@ tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
     CARVE(kx, z.rep);
     CARVE(vx, z.rep);
     CARVE(scores, z.scores);
-    CARVE(attn, z.attn);
+    CARVE(concat, z.concat);
     CARVE(emb, z.emb);
 #undef CARVE
     MHA_EXPECT((size_t)(p - t->mem_) == total(&z));
@@ -222,7 +221,7 @@ void tf_infer_attn(tf_infer *t, int i, float *scores, float *attn, float *concat
 static const char *layer_x_what(const model_spec *s, int i);
 
 void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores, const float *attn,
-                    const char *const *tokens) {
+                    const float *concat, const char *const *tokens) {
     const transformer *tf = t->tf;
     const tf_config *c = &tf->cfg;
     const model_spec *s = &tf->spec;
@@ -247,7 +246,7 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
     if (q_fits) {
         L->w_q = lp->w_q;
         L->q = at(t, t->q, i);
-        L->concat = at(t, t->concat, i);
+        L->concat = concat;
     }
     if (kv_fits) {
         L->w_k = lp->w_k;

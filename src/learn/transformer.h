@@ -232,10 +232,10 @@ void tf_trace_layer(attn_layer *L, const tf_trace *t, int layer, const char *con
  * What the view and --dump need of every layer, and no more: the residual stream
  * into each layer, the X the heads see (ln_1's output; the stream itself in a
  * post-LN model), Q, K, V (biases in; QK-normed and rotated where the spec says),
- * Concat, the sublayer output Concat W^O + b_O and, for a layer with heads removed,
- * that output with every head on. The attention, the MLP's activations and the
- * scores are scratch shared by all layers: a layer's attention is computed again
- * from its kept Q and K when it is asked for (tf_infer_attn, tf_infer_split), so a
+ * the sublayer output Concat W^O + b_O and, for a layer with heads removed, that
+ * output with every head on. The attention, Concat and the MLP's activations are
+ * scratch shared by all layers: a layer's attention and heads are computed again
+ * from its kept Q, K and V when asked for (tf_infer_attn, tf_infer_split), so a
  * trace holds O(layers n d) floats, not O(layers h n^2) (at n = 1024 on GPT-2
  * small, 600 MB less). Widths from the model's spec (transformer.h's tf_params):
  * d, qd = h head_dim, kvd = h_kv head_dim. The layers themselves are block.c's. */
@@ -247,7 +247,7 @@ typedef struct {
     int split_cap;               /* the most heads tf_infer_split lays out at cap tokens */
     float *resid;                /* (layers + 1, cap, d): into layer i; [layers]: out of the last */
     float *ln1, *out, *out_full; /* (layers, cap, d) each */
-    float *q, *concat;           /* (layers, cap, qd) each */
+    float *q;                    /* (layers, cap, qd) */
     float *k, *v;                /* (layers, cap, kvd) each */
     float *lnf;                  /* (cap, d): after the final norm */
     float *logits, *probs;       /* (vocab): the last position */
@@ -257,8 +257,9 @@ typedef struct {
     float *res1, *ln2, *fc, *fc_act, *proj, *mean, *rstd; /* (cap, d | d_ff), (cap) */
     float *gate;                                          /* (cap, d_ff): gated MLPs only */
     float *kx, *vx; /* (cap, qd): K, V repeated per query head, h_kv < h only */
-    float *scores;  /* (split_cap, cap, cap): the layer computed's, rows packed at n */
-    float *attn;    /* (h, cap, cap): the same; no layer's attention is kept (tf_infer_attn) */
+    float *scores;  /* (split_cap, cap, cap): the layer computed's attention, its softmax
+                       taken in place (no layer keeps its own: tf_infer_attn) */
+    float *concat;  /* (cap, qd): the layer computed's heads (no layer keeps its own) */
     float *emb;     /* (cap, d_embed): ALBERT's embeddings before their mapping, or NULL */
     float *mem_;
 } tf_infer;
@@ -306,19 +307,20 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
 
 /* Layer i's attention of the last run at the model's own heads, computed again
  * from its kept Q, K and V by the forward's own kernel: scores and attn (h, n, n)
- * (scores -inf where masked) and concat (n, qd), each head's A V (equal to the kept
- * Concat before heads were removed). Uses t's scratch (K and V repeated per head in
- * a grouped-query model), so t is not const; t->scores and t->attn may be passed. */
+ * (scores -inf where masked) and concat (n, qd), each head's A V, removed heads'
+ * too. scores may be attn (then only the attention is kept); t->scores and
+ * t->concat may be passed. Uses t's scratch (K and V repeated per head in a
+ * grouped-query model), so t is not const. */
 void tf_infer_attn(tf_infer *t, int i, float *scores, float *attn, float *concat);
 
 /* Fills L for layer i (0-based) of the last run, the model's own heads: pointers
- * into t, valid until it next runs; scores and attn the caller's (h, n, n), from
- * tf_infer_attn (NULL: not given; the view cannot draw such a layer); tokens the
- * caller's labels. An attn_layer has GPT-2's shapes (Q, K, V,
+ * into t, valid until it next runs; scores, attn (h, n, n) and concat (n, qd) the
+ * caller's, from tf_infer_attn (NULL: not given; the view cannot draw a layer
+ * without its attention); tokens the caller's labels. An attn_layer has GPT-2's shapes (Q, K, V,
  * Concat (n, d_model)): W^Q, Q, Concat and W^O are left NULL unless h head_dim =
  * d_model (then d_k = head_dim), W^K, W^V, K and V unless also h_kv = h; the
  * attention, the output and X are always there. */
 void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores, const float *attn,
-                    const char *const *tokens);
+                    const float *concat, const char *const *tokens);
 
 #endif

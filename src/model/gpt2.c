@@ -67,7 +67,6 @@ void gpt2_run_free(gpt2_run *r) {
     free(r->s_out);
     free(r->s_heads);
     free(r->ov);
-    free(r->ov_tmp);
     memset(r, 0, sizeof *r);
     r->shown = r->shown_h = -1;
 }
@@ -207,6 +206,17 @@ static size_t row_width(const gpt2_run *r) {
     return (size_t)(qd > d ? qd : d);
 }
 
+/* Concat of the shown layer at its own heads as the forward fed it to W^O: a
+   removed head's band zeroed (its head_i stays in s_heads). width: the row's. */
+static void zero_removed(gpt2_run *r, int layer, int width) {
+    const model_spec *s = &r->m->tf->spec;
+    for (int j = 0; j < s->h; j++)
+        if (r->inf->off[(size_t)layer * s->h + j])
+            for (int row = 0; row < r->n; row++)
+                memset(r->s_concat + (size_t)row * width + (size_t)j * s->head_dim, 0,
+                       (size_t)s->head_dim * sizeof(float));
+}
+
 int gpt2_run_show(gpt2_run *r, int layer, int h) {
     const tf_config *c = &r->m->tf->cfg;
     if (layer < 0 || layer >= c->layers || h < 1 || r->n < 1) return -1;
@@ -234,6 +244,7 @@ int gpt2_run_show(gpt2_run *r, int layer, int h) {
     if (!r->s_concat || !r->s_out || !r->s_heads) return -1;
     if (!split) { /* its own heads as the forward computed them */
         tf_infer_attn(r->inf, layer, r->s_scores, r->s_attn, r->s_concat);
+        zero_removed(r, layer, spec_q_dim(&r->m->tf->spec));
         r->shown = layer;
         r->shown_h = h;
         return 0;
@@ -247,6 +258,7 @@ int gpt2_run_show(gpt2_run *r, int layer, int h) {
         for (int row = 0; row < n; row++)
             memcpy(r->s_heads + ((size_t)i * n + row) * dk,
                    r->s_concat + (size_t)row * d + (size_t)i * dk, (size_t)dk * sizeof(float));
+    if (h == c->h) zero_removed(r, layer, d);
     r->shown = layer;
     r->shown_h = h;
     return 0;
@@ -282,16 +294,15 @@ int gpt2_run_overview(gpt2_run *r) {
     if (r->ov_n) return 0;
     const int p = gpt2_overview_side(r->m, r->inf->cap);
     if (!r->ov) r->ov = malloc((size_t)c->layers * c->h * p * p * sizeof(float));
-    if (!r->ov_tmp) r->ov_tmp = malloc((size_t)r->inf->cap * row_width(r) * sizeof(float));
-    if (!r->ov || !r->ov_tmp) return -1;
+    if (!r->ov) return -1;
     const int n = r->n, side = gpt2_overview_side(r->m, n);
     tf_infer *t = r->inf;
     for (int i = 0; i < c->layers; i++) {
         /* the layer's (h, n, n) in the forward's scratch, then each head pooled */
-        tf_infer_attn(t, i, t->scores, t->attn, r->ov_tmp);
+        tf_infer_attn(t, i, t->scores, t->scores, t->concat);
         for (int j = 0; j < c->h; j++)
-            gpt2_max_pool(r->ov + ((size_t)i * c->h + j) * side * side, t->attn + (size_t)j * n * n,
-                          n, side);
+            gpt2_max_pool(r->ov + ((size_t)i * c->h + j) * side * side,
+                          t->scores + (size_t)j * n * n, n, side);
     }
     r->ov_n = side;
     return 0;
@@ -356,7 +367,7 @@ static int fill_layer(const void *self, int i, attn_layer *L) {
     if (i < 0 || i >= layer_count(self) || i != r->shown) return -1;
     /* the shown layer's scores and attention, and its heads where it can be re-split:
        gpt2_run_show computed them */
-    tf_infer_layer(L, r->inf, i, r->s_scores, r->s_attn, r->label);
+    tf_infer_layer(L, r->inf, i, r->s_scores, r->s_attn, r->s_concat, r->label);
     if (!tf_infer_can_split(r->m->tf)) return 0;
     L->heads = r->s_heads;
     if (r->shown_h == c->h) return 0;

@@ -71,8 +71,7 @@ typedef struct {
     float *s_heads; /* (h, n, d_k): head_i = A_i V_i, removed heads too */
     size_t s_cap;   /* floats in s_scores and s_attn */
     /* the overview (gpt2_run_overview): every layer's heads, each max-pooled */
-    float *ov;     /* (layers, h, ov_n, ov_n); ov_n = 0: not computed for this run */
-    float *ov_tmp; /* (cap, q_dim) scratch: the heads' A V, not kept */
+    float *ov; /* (layers, h, ov_n, ov_n); ov_n = 0: not computed for this run */
     int ov_n;
 } gpt2_run;
 
