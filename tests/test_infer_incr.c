@@ -300,6 +300,43 @@ static void test_albert(void **state) {
     check_spec(&s, "ALBERT's spec with RoBERTa's positions");
 }
 
+/* The whole context of GPT-2 (1024 positions) on a small model of its spec and of
+   Llama's: a first run of 1023 tokens, one typed at the end (n = 1024), one changed
+   at n / 2, a head removed in the last layer; every layer's attention (computed
+   again from Q and K, as the view asks for it) and tensors against the whole forward. */
+static void check_long(model_spec s, const char *what) {
+    s.ctx = TF_MAX_CTX;
+    transformer *tf = random_model(&s, 17);
+    tf_infer *inc = tf_infer_create(tf, TF_MAX_CTX, s.h),
+             *ref = tf_infer_create(tf, TF_MAX_CTX, s.h);
+    CHECK_TRUE("tf_infer_create at 1024 tokens", inc && ref);
+    static int ids[TF_MAX_CTX];
+    unsigned char off[8 * 8] = {0};
+    uint64_t st = 23;
+    for (int i = 0; i < TF_MAX_CTX; i++) ids[i] = rng_below(&st, VOCAB);
+    static const char *const names[] = {"1023 tokens", "one typed at the end (1024)",
+                                        "one changed at 512", "a head removed in the last layer"};
+    for (int e = 0; e < 4; e++) {
+        const int n = e == 0 ? TF_MAX_CTX - 1 : TF_MAX_CTX;
+        if (e == 2) ids[n / 2] = (ids[n / 2] + 1) % VOCAB;
+        if (e == 3) off[(s.layers - 1) * s.h + 1] = 1;
+        const int from = tf_infer_update(inc, ids, n, off);
+        if (e == 1) CHECK_INT("one token typed at 1024: no layer in full", s.layers, from);
+        tf_infer_run(ref, ids, n, off, 0);
+        char why[256];
+        if (compare(inc, ref, why, sizeof why)) fail_msg("%s, after %s: %s", what, names[e], why);
+    }
+    tf_infer_destroy(inc);
+    tf_infer_destroy(ref);
+    tf_destroy(tf);
+}
+
+static void test_long(void **state) {
+    (void)state;
+    check_long(spec_gpt2(), "GPT-2's spec at 1024 tokens");
+    check_long(spec_llama(), "Llama's spec at 1024 tokens");
+}
+
 /* The checker itself: a run on a text one token apart is caught. */
 static void test_checker_catches(void **state) {
     (void)state;
@@ -321,11 +358,9 @@ static void test_checker_catches(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpt2),
-        cmocka_unit_test(test_llama),
-        cmocka_unit_test(test_bert),
-        cmocka_unit_test(test_albert),
-        cmocka_unit_test(test_checker_catches),
+        cmocka_unit_test(test_gpt2), cmocka_unit_test(test_llama),
+        cmocka_unit_test(test_bert), cmocka_unit_test(test_albert),
+        cmocka_unit_test(test_long), cmocka_unit_test(test_checker_catches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,6 +157,13 @@ void gpt2_run_tokens(gpt2_run *r, const int *ids, int n) {
     run_from(r, 1);
 }
 
+int gpt2_run_cut(const gpt2_run *r, char *buf, size_t len) {
+    if (r->n >= r->n_text) return 0;
+    snprintf(buf, len, "text cut to its first %d of %d tokens (%.40s holds %d positions)", r->n,
+             r->n_text, r->m->paths.name, r->inf->cap);
+    return 1;
+}
+
 void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off) {
     const tf_config *c = &r->m->tf->cfg;
     if (layer < 0 || layer >= c->layers || head < 0 || head >= c->h || r->n < 1) return;

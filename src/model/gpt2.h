@@ -85,6 +85,9 @@ int gpt2_run_text(gpt2_run *r, const char *text, size_t len, char *err, size_t e
 /* Runs token ids (n >= 1, cut to the run's cap) as gpt2_run_text does, computing
  * only what differs from the tokens run before (tf_infer_update). */
 void gpt2_run_tokens(gpt2_run *r, const int *ids, int n);
+/* When the last text was cut to the run's cap: 1 and one line in buf, "text cut to
+ * its first N of T tokens (NAME holds N positions)"; else 0. */
+int gpt2_run_cut(const gpt2_run *r, char *buf, size_t len);
 /* Removes (1) or restores (0) head `head` of layer `layer` and recomputes from
  * that layer on. */
 void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off);

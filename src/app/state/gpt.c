@@ -128,13 +128,11 @@ static void rebuild(app_state *s) {
 
 /* The status says so when the run's text was cut; 1 then. */
 static int say_cut(app_state *s) {
-    const app_gpt *g = s->gpt;
-    const gpt2_run *r = shown(g);
-    if (r->n >= r->n_text) return 0;
-    snprintf(s->status, sizeof s->status,
-             "text cut to its first %d of %d tokens (%.40s holds %d positions here)", r->n,
-             r->n_text, g->m->paths.name, r->inf->cap);
-    return 1;
+    return app_model_cut(s, s->status, sizeof s->status);
+}
+
+int app_model_cut(const app_state *s, char *buf, size_t len) {
+    return s->gpt && gpt2_run_cut(shown(s->gpt), buf, len);
 }
 
 /* The run shown has just reached what was asked: the status says what a removed
