@@ -284,7 +284,7 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
     const size_t nd = (size_t)n * d;
     /* every tensor kept at its row r0; the scratch (res1, ln2, fc, proj) from row 0 */
     const float *x = slab(t, t->resid, i, d) + (size_t)r0 * d;
-    float *ln1 = slab(t, t->ln1, i, d) + (size_t)r0 * d;
+    float *ln1 = t->ln1; /* scratch: rows r0 .. n - 1 from row 0 */
     float *q = slab(t, t->q, i, qd), *k = slab(t, t->k, i, kvd), *v = slab(t, t->v, i, kvd);
     float *concat = t->concat; /* scratch, as the attention: rows from r0 read */
     float *out = slab(t, t->out, i, d) + (size_t)r0 * d;
@@ -313,6 +313,17 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
     mlp(t->proj, mlp_in, lp, s, n, t->fc, t->fc_act, t->gate);
     residual_forward(next, t->res1, t->proj, nd);
     if (s->post_ln) block_norm(next, t->mean, t->rstd, next, lp->ln2_g, lp->ln2_b, n, d, s);
+}
+
+void block_x(tf_infer *t, int i, float *x) {
+    const model_spec *s = &t->tf->spec;
+    const tf_layer_params *lp = &t->tf->p.layer[i];
+    const int d = s->d_model;
+    const float *in = slab(t, t->resid, i, d);
+    if (s->post_ln)
+        memcpy(x, in, (size_t)t->n * d * sizeof(float));
+    else
+        block_norm(x, t->mean, t->rstd, in, lp->ln1_g, lp->ln1_b, t->n, d, s);
 }
 
 void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat) {

@@ -1,8 +1,8 @@
 /* infer.c: a loaded model's forward on one sequence (transformer.h, "inference"):
  * its buffers carved from one block, the layers run from one on (block.c computes
  * each as the model's spec says), the re-split of a layer and its view. Every layer
- * keeps its rows of the stream, X, Q, K, V and outputs; its attention and heads are
- * computed again when asked for (tf_infer_attn); the rest is scratch. */
+ * keeps its rows of the stream, Q, K, V and outputs; its X, attention and heads are
+ * computed again when asked for (tf_infer_x, tf_infer_attn); the rest is scratch. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,13 +28,13 @@ static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
         return -1;
     const size_t nn = (size_t)n * n, L = (size_t)c->layers;
     z->resid = (L + 1) * n * c->d_model;
-    z->layer_d = L * n * c->d_model;      /* each of ln1, out, out_full */
+    z->layer_d = L * n * c->d_model;      /* each of out, out_full */
     z->layer_q = L * n * spec_q_dim(s);   /* q */
     z->layer_kv = L * n * spec_kv_dim(s); /* k, v */
     z->lnf = (size_t)n * c->d_model;
     z->vocab = (size_t)c->vocab;
     z->rope = s->pos == SPEC_POS_ROPE ? (size_t)n * s->head_dim : 0;
-    z->scratch_nd = (size_t)n * c->d_model; /* res1, ln2, proj */
+    z->scratch_nd = (size_t)n * c->d_model; /* ln1, res1, ln2, proj */
     z->ff = (size_t)n * (s->d_ff ? s->d_ff : 1);
     z->gate = spec_gated(s) ? z->ff : 0;
     z->rows = (size_t)n;
@@ -46,8 +46,8 @@ static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
 }
 
 static size_t total(const infer_sizes *z) {
-    return z->resid + 3 * z->layer_d + z->layer_q + 2 * z->layer_kv + z->lnf + 2 * z->vocab +
-           z->rope + 3 * z->scratch_nd + 2 * z->ff + z->gate + 2 * z->rows + 2 * z->rep +
+    return z->resid + 2 * z->layer_d + z->layer_q + 2 * z->layer_kv + z->lnf + 2 * z->vocab +
+           z->rope + 4 * z->scratch_nd + 2 * z->ff + z->gate + 2 * z->rows + 2 * z->rep +
            z->scores + z->concat + z->emb;
 }
 
@@ -80,7 +80,6 @@ tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
         p += (count);                                                                              \
     } while (0)
     CARVE(resid, z.resid);
-    CARVE(ln1, z.layer_d);
     CARVE(q, z.layer_q);
     CARVE(k, z.layer_kv);
     CARVE(v, z.layer_kv);
@@ -90,6 +89,7 @@ tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
     CARVE(logits, z.vocab);
     CARVE(probs, z.vocab);
     CARVE(rope, z.rope);
+    CARVE(ln1, z.scratch_nd);
     CARVE(res1, z.scratch_nd);
     CARVE(ln2, z.scratch_nd);
     CARVE(proj, z.scratch_nd);
@@ -220,8 +220,13 @@ void tf_infer_attn(tf_infer *t, int i, float *scores, float *attn, float *concat
 
 static const char *layer_x_what(const model_spec *s, int i);
 
-void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores, const float *attn,
-                    const float *concat, const char *const *tokens) {
+void tf_infer_x(tf_infer *t, int i, float *x) {
+    MHA_EXPECT(i >= 0 && i < t->tf->cfg.layers && t->n >= 1);
+    block_x(t, i, x);
+}
+
+void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *x, const float *scores,
+                    const float *attn, const float *concat, const char *const *tokens) {
     const transformer *tf = t->tf;
     const tf_config *c = &tf->cfg;
     const model_spec *s = &tf->spec;
@@ -241,7 +246,7 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
     L->layers = c->layers;
     L->tokens = tokens;
     L->x_what = layer_x_what(s, i);
-    L->x = at(t, t->ln1, i);
+    L->x = x;
     L->w_o = q_fits ? lp->w_o : NULL;
     if (q_fits) {
         L->w_q = lp->w_q;

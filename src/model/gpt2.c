@@ -66,6 +66,7 @@ void gpt2_run_free(gpt2_run *r) {
     free(r->s_concat);
     free(r->s_out);
     free(r->s_heads);
+    free(r->s_x);
     free(r->ov);
     memset(r, 0, sizeof *r);
     r->shown = r->shown_h = -1;
@@ -248,7 +249,9 @@ int gpt2_run_show(gpt2_run *r, int layer, int h) {
     if (!r->s_concat) r->s_concat = malloc(nd * sizeof(float));
     if (!r->s_out) r->s_out = malloc(nd * sizeof(float));
     if (!r->s_heads) r->s_heads = malloc(nd * sizeof(float));
-    if (!r->s_concat || !r->s_out || !r->s_heads) return -1;
+    if (!r->s_x) r->s_x = malloc((size_t)r->inf->cap * c->d_model * sizeof(float));
+    if (!r->s_concat || !r->s_out || !r->s_heads || !r->s_x) return -1;
+    tf_infer_x(r->inf, layer, r->s_x);
     if (!split) { /* its own heads as the forward computed them */
         tf_infer_attn(r->inf, layer, r->s_scores, r->s_attn, r->s_concat);
         zero_removed(r, layer, spec_q_dim(&r->m->tf->spec));
@@ -374,7 +377,7 @@ static int fill_layer(const void *self, int i, attn_layer *L) {
     if (i < 0 || i >= layer_count(self) || i != r->shown) return -1;
     /* the shown layer's scores and attention, and its heads where it can be re-split:
        gpt2_run_show computed them */
-    tf_infer_layer(L, r->inf, i, r->s_scores, r->s_attn, r->s_concat, r->label);
+    tf_infer_layer(L, r->inf, i, r->s_x, r->s_scores, r->s_attn, r->s_concat, r->label);
     if (!tf_infer_can_split(r->m->tf)) return 0;
     L->heads = r->s_heads;
     if (r->shown_h == c->h) return 0;
