@@ -208,7 +208,7 @@ void gpt2_run_clear_off(gpt2_run *r) {
     if (r->n >= 1) run_from(r, 0);
 }
 
-/* The widest of d_model and the heads' q_dim: s_concat and ov_tmp hold either. */
+/* The widest of d_model and the heads' q_dim: s_concat holds either. */
 static size_t row_width(const gpt2_run *r) {
     const int qd = spec_q_dim(&r->m->tf->spec), d = r->m->tf->cfg.d_model;
     return (size_t)(qd > d ? qd : d);
