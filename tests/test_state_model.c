@@ -158,6 +158,21 @@ static double max_diff(const float *a, const float *b, size_t k) {
     return m;
 }
 
+/* max |a - b| where both are finite, INFINITY where one is not and they differ
+   (the masked scores are -inf in both) */
+static double max_diff_inf(const float *a, const float *b, size_t k) {
+    double m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!isfinite(a[i]) || !isfinite(b[i])) {
+            if (a[i] != b[i]) return INFINITY;
+            continue;
+        }
+        const double d = fabs((double)a[i] - b[i]);
+        m = d > m ? d : m;
+    }
+    return m;
+}
+
 /* Reads a state_model_check.py matrix: the shape on the first line, then values. */
 static double *read_ref(const char *name, int *dims, int want_dims) {
     const char *dir = ref_dir();
@@ -670,6 +685,63 @@ static void test_refused_keys(void **st) {
 
 /* --- the text: the model's tokenizer, cut to n_positions ------------------------------------ */
 
+/* --- the shown layer after an edit: its kept rows and the new ones ------------------ */
+
+/* The layer shown by s against the same layer of a state opened on its text (every
+   row computed): X, scores, attention, Concat and head_i within 1e-6. */
+static void check_shown_as_fresh(app_state *s, const char *text, int layer, const char *off,
+                                 const char *where) {
+    int rc = 0;
+    char err[256];
+    app_state *f =
+        make_state_with(model_dir(), text, layer + 1, 0, off, CLI_PANEL_ALL, &rc, err, sizeof err);
+    if (!f) fail_msg("%s: a fresh state: %s", where, err);
+    view_state va, vb;
+    const attn_layer *a = layer_of(s, &va), *b = layer_of(f, &vb);
+    CHECK_INT("the same layer", b->layer, a->layer);
+    CHECK_INT("the same n", b->n, a->n);
+    const size_t hnn = (size_t)a->h * a->n * a->n, nd = (size_t)a->n * a->d_model;
+    const double e[5] = {max_diff(a->x, b->x, nd), max_diff_inf(a->scores, b->scores, hnn),
+                         max_diff(a->attn, b->attn, hnn), max_diff(a->concat, b->concat, nd),
+                         max_diff(a->heads, b->heads, nd)};
+    static const char *const names[5] = {"X", "scores", "attn", "Concat", "head_i"};
+    for (int k = 0; k < 5; k++)
+        if (!(e[k] <= 1e-6))
+            fail_msg("%s: %s off the fresh state's by %.3g (n = %d)", where, names[k], e[k], a->n);
+    app_state_destroy(f);
+}
+
+/* Typing at the end keeps the shown layer's rows before the new tokens and computes
+   the new ones (gpt2.c's show_rows); a deletion at the end, a change in the middle and
+   a head removed after the shown layer too. Each against a state opened on the text. */
+static void test_shown_rows(void **st) {
+    (void)st;
+    static const char *const texts[] = {
+        "Heads attend to previous tokens",
+        "Heads attend to previous tokens, and to tokens that repeat",
+        "Heads attend to previous tokens, and to tokens that repeat: heads attend",
+        "Heads attend to previous tokens, and",
+        "Tails attend to previous tokens, and",
+    };
+    app_state *s = make_state(model_dir(), texts[0]);
+    press(s, 'y', 0); /* layer 2: rows kept only where layers 1 and 2 were not recomputed */
+    for (size_t i = 1; i < sizeof texts / sizeof texts[0]; i++) {
+        edit_to(s, texts[i]);
+        check_shown_as_fresh(s, texts[i], 1, NULL, texts[i]);
+    }
+    /* head 2 of layer 3 removed (after the layer shown), then a token typed */
+    press(s, 'y', 0);
+    press(s, '2', 0);
+    press(s, 'x', 0);
+    press(s, APP_KEY_ESCAPE, 0);
+    press(s, 'y', 0);
+    press(s, 'y', 0); /* layer 2 again (3 layers: 3, 1, 2) */
+    static const char more[] = "Tails attend to previous tokens, and to tokens";
+    edit_to(s, more);
+    check_shown_as_fresh(s, more, 1, "3:2", "a head removed in layer 3, then typing");
+    app_state_destroy(s);
+}
+
 static void edit_to(app_state *s, const char *text) {
     CHECK_TRUE("Return opens the field", press(s, APP_KEY_RETURN, 0));
     CHECK_INT("editing", 1, s->editing);
@@ -1055,8 +1127,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_load),         cmocka_unit_test(test_layer_keys),
         cmocka_unit_test(test_resplit),      cmocka_unit_test(test_ablate),
         cmocka_unit_test(test_refused_keys), cmocka_unit_test(test_text),
-        cmocka_unit_test(test_open_bad),     cmocka_unit_test(test_focus),
-        cmocka_unit_test(test_field_count),  cmocka_unit_test(test_init_options),
+        cmocka_unit_test(test_shown_rows),   cmocka_unit_test(test_open_bad),
+        cmocka_unit_test(test_focus),        cmocka_unit_test(test_field_count),
+        cmocka_unit_test(test_init_options),
     };
     const size_t count = sizeof all / sizeof all[0];
     const int only = argc == 3 && strcmp(argv[1], "--only") == 0;

@@ -326,11 +326,11 @@ void block_x(tf_infer *t, int i, float *x) {
         block_norm(x, t->mean, t->rstd, in, lp->ln1_g, lp->ln1_b, t->n, d, s);
 }
 
-void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat) {
+void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat, int r0) {
     const model_spec *s = &t->tf->spec;
     const int qd = spec_q_dim(s), kvd = spec_kv_dim(s);
     attention(scores, attn, concat, slab(t, t->q, i, qd), slab(t, t->k, i, kvd),
-              slab(t, t->v, i, kvd), t->kx, t->vx, 0, t->n, s);
+              slab(t, t->v, i, kvd), t->kx, t->vx, r0, t->n, s);
 }
 
 void block_final(tf_infer *t, int r0) {

@@ -39,9 +39,9 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0);
  * (pre-LN), or the stream itself (post-LN); t's mean, rstd scratch. */
 void block_x(tf_infer *t, int i, float *x);
 
-/* Layer i's attention at every row from its kept Q, K, V (t->n tokens): scores,
- * attn (h, n, n) and concat (n, qd), as block_forward computes them. */
-void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat);
+/* Layer i's attention at rows [r0, t->n) from its kept Q, K, V: scores, attn
+ * (h, n, n) and concat (n, qd) at those rows, as block_forward computes them. */
+void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat, int r0);
 
 /* The final norm on the rows from r0 of the stream out of the last layer into
  * t->lnf (a copy in a post-LN model), then the last row's logits. */

@@ -214,8 +214,13 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
 }
 
 void tf_infer_attn(tf_infer *t, int i, float *scores, float *attn, float *concat) {
-    MHA_EXPECT(i >= 0 && i < t->tf->cfg.layers && t->n >= 1);
-    block_attention(t, i, scores, attn, concat);
+    tf_infer_attn_rows(t, i, 0, scores, attn, concat);
+}
+
+void tf_infer_attn_rows(tf_infer *t, int i, int r0, float *scores, float *attn, float *concat) {
+    MHA_EXPECT(i >= 0 && i < t->tf->cfg.layers && t->n >= 1 && r0 >= 0 && r0 <= t->n);
+    MHA_EXPECT(r0 == 0 || t->tf->spec.causal);
+    block_attention(t, i, scores, attn, concat, r0);
 }
 
 static const char *layer_x_what(const model_spec *s, int i);

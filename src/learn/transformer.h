@@ -314,6 +314,10 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
  * t->concat may be passed. Uses t's scratch (K and V repeated per head in a
  * grouped-query model), so t is not const. */
 void tf_infer_attn(tf_infer *t, int i, float *scores, float *attn, float *concat);
+/* The same for query rows [r0, n) only (a causal model's: the rows before see no
+ * later token, so the caller's rows before r0 stay valid after tokens are typed at
+ * the end); the rows before r0 of scores, attn and concat are left as they are. */
+void tf_infer_attn_rows(tf_infer *t, int i, int r0, float *scores, float *attn, float *concat);
 
 /* Layer i's X of the last run, (n, d): the norm of the stream into it (the stream
  * itself in a post-LN model), as the forward computed it. Uses t's scratch. */

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gpt2.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,10 +101,14 @@ static double clock_ms(void) {
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
+static int show_rows(gpt2_run *r, int layer, int h, int keep);
+
 /* Brings the forward to r's tokens and heads, computing what changed only
    (tf_infer_update); with heads removed, the distribution with every head on is
-   kept first when the text changed (it stays while only heads change). */
-static void run_from(gpt2_run *r, int text_changed) {
+   kept first when the text changed (it stays while only heads change). keep: the
+   first tokens the text kept (all of them when it did not change): the shown
+   layer's rows before it are kept too when no layer up to it was computed in full. */
+static void run_from(gpt2_run *r, int text_changed, int keep) {
     const tf_config *c = &r->m->tf->cfg;
     const double t0 = clock_ms();
     const int was_off = r->any_off;
@@ -125,7 +130,7 @@ static void run_from(gpt2_run *r, int text_changed) {
     if (r->shown >= 0) {
         const int layer = r->shown, h = r->shown_h;
         r->shown = -1;
-        gpt2_run_show(r, layer, h);
+        show_rows(r, layer, h, layer < from ? keep : 0);
     }
 }
 
@@ -149,13 +154,15 @@ void gpt2_run_tokens(gpt2_run *r, const int *ids, int n) {
     if (n < 1) return;
     r->n_text = n;
     r->replaced = 0;
+    int keep = 0; /* the tokens the new text begins with, as the last one did */
+    while (keep < n && keep < r->n && r->ids[keep] == ids[keep]) keep++;
     r->n = n;
     memmove(r->ids, ids, (size_t)n * sizeof(int));
     for (int i = 0; i < n; i++) {
         model_tok_label(r->m->tok, r->ids[i], r->labels[i], GPT2_LABEL);
         r->label[i] = r->labels[i];
     }
-    run_from(r, 1);
+    run_from(r, 1, keep);
 }
 
 int gpt2_run_cut(const gpt2_run *r, char *buf, size_t len) {
@@ -171,7 +178,7 @@ void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off) {
     unsigned char *o = &r->off[(size_t)layer * c->h + head];
     if (*o == (off != 0)) return;
     *o = off != 0;
-    run_from(r, 0);
+    run_from(r, 0, r->n);
 }
 
 int gpt2_run_is_off(const gpt2_run *r, int layer, int head) {
@@ -205,7 +212,7 @@ void gpt2_run_clear_off(gpt2_run *r) {
     const int first = first_off_layer(r);
     if (first < 0) return;
     memset(r->off, 0, (size_t)r->m->tf->cfg.layers * r->m->tf->cfg.h);
-    if (r->n >= 1) run_from(r, 0);
+    if (r->n >= 1) run_from(r, 0, r->n);
 }
 
 /* The widest of d_model and the heads' q_dim: s_concat holds either. */
@@ -225,24 +232,50 @@ static void zero_removed(gpt2_run *r, int layer, int width) {
                        (size_t)s->head_dim * sizeof(float));
 }
 
+/* Rows [0, rows) of `blocks` matrices packed (blocks, n0, w0) moved to their places
+   packed (blocks, n, w), each row's first min(w0, w) floats, the rest of a widened
+   row set to fill. Both grow (or both shrink): moved from the last row back (or
+   from the first on), no row overwrites one not yet moved. */
+static void repack(float *a, int blocks, int n0, int w0, int n, int w, int rows, float fill) {
+    const size_t keep = (size_t)(w < w0 ? w : w0);
+    if (n >= n0 && w >= w0)
+        for (int j = blocks - 1; j >= 0; j--)
+            for (int row = rows - 1; row >= 0; row--) {
+                float *to = a + ((size_t)j * n + row) * w;
+                memmove(to, a + ((size_t)j * n0 + row) * w0, keep * sizeof(float));
+                for (int k = w0; k < w; k++) to[k] = fill;
+            }
+    else
+        for (int j = 0; j < blocks; j++)
+            for (int row = 0; row < rows; row++)
+                memmove(a + ((size_t)j * n + row) * w, a + ((size_t)j * n0 + row) * w0,
+                        keep * sizeof(float));
+}
+
 int gpt2_run_show(gpt2_run *r, int layer, int h) {
+    return show_rows(r, layer, h, 0);
+}
+
+/* gpt2_run_show, keeping the shown layer's rows [0, keep) from its last show at
+   r->s_n tokens where that is the same layer at its own heads in a causal model
+   (typing at the end: the rows before see none of the new tokens), computing rows
+   [keep, n) only; keep 0: every row. */
+static int show_rows(gpt2_run *r, int layer, int h, int keep) {
     const tf_config *c = &r->m->tf->cfg;
+    const int n0 = r->s_n;
+    r->s_n = 0; /* until every row is back */
     if (layer < 0 || layer >= c->layers || h < 1 || r->n < 1) return -1;
     const int split = tf_infer_can_split(r->m->tf);
     if (!split && h != c->h) return -1; /* RoPE, K/V shared: its own heads only */
     if (c->d_model % h != 0 && split) return -1;
     const size_t nn = (size_t)r->n * r->n, need = (size_t)h * nn;
     const size_t nd = (size_t)r->inf->cap * row_width(r);
-    if (need > r->s_cap) {
-        float *s = malloc(need * sizeof(float)), *a = malloc(need * sizeof(float));
-        if (!s || !a) {
-            free(s);
-            free(a);
-            return -1;
-        }
-        free(r->s_scores);
-        free(r->s_attn);
-        r->s_scores = s;
+    if (!(h == c->h && r->m->tf->spec.causal && keep <= n0 && keep <= r->n)) keep = 0;
+    if (need > r->s_cap) { /* grown keeping what they hold (the rows kept) */
+        float *s = realloc(r->s_scores, need * sizeof(float));
+        if (s) r->s_scores = s;
+        float *a = s ? realloc(r->s_attn, need * sizeof(float)) : NULL;
+        if (!a) return -1;
         r->s_attn = a;
         r->s_cap = need;
     }
@@ -251,26 +284,28 @@ int gpt2_run_show(gpt2_run *r, int layer, int h) {
     if (!r->s_heads) r->s_heads = malloc(nd * sizeof(float));
     if (!r->s_x) r->s_x = malloc((size_t)r->inf->cap * c->d_model * sizeof(float));
     if (!r->s_concat || !r->s_out || !r->s_heads || !r->s_x) return -1;
-    tf_infer_x(r->inf, layer, r->s_x);
-    if (!split) { /* its own heads as the forward computed them */
-        tf_infer_attn(r->inf, layer, r->s_scores, r->s_attn, r->s_concat);
-        zero_removed(r, layer, spec_q_dim(&r->m->tf->spec));
-        r->shown = layer;
-        r->shown_h = h;
-        return 0;
-    }
-    tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat,
-                   h == c->h ? NULL : r->s_out);
-    /* every head_i from the Concat with every head on: (h, n, d_k), as the view and
-       the step-through read them (a removed head's too) */
     const int n = r->n, d = c->d_model, dk = d / h;
-    for (int i = 0; i < h; i++)
-        for (int row = 0; row < n; row++)
-            memcpy(r->s_heads + ((size_t)i * n + row) * dk,
-                   r->s_concat + (size_t)row * d + (size_t)i * dk, (size_t)dk * sizeof(float));
-    if (h == c->h) zero_removed(r, layer, d);
+    tf_infer_x(r->inf, layer, r->s_x);
+    if (keep > 0) { /* the kept rows to the new width; the new keys hidden from them */
+        repack(r->s_scores, h, n0, n0, n, n, keep, -INFINITY);
+        repack(r->s_attn, h, n0, n0, n, n, keep, 0.0f);
+        if (split) repack(r->s_heads, h, n0, dk, n, dk, keep, 0.0f);
+    }
+    if (!split || keep > 0) /* its own heads as the forward computes them, rows from keep */
+        tf_infer_attn_rows(r->inf, layer, keep, r->s_scores, r->s_attn, r->s_concat);
+    else
+        tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat,
+                       h == c->h ? NULL : r->s_out);
+    if (split) /* every head_i from the Concat with every head on: (h, n, d_k), as the
+                  view and the step-through read them (a removed head's too) */
+        for (int i = 0; i < h; i++)
+            for (int row = keep; row < n; row++)
+                memcpy(r->s_heads + ((size_t)i * n + row) * dk,
+                       r->s_concat + (size_t)row * d + (size_t)i * dk, (size_t)dk * sizeof(float));
+    if (h == c->h) zero_removed(r, layer, split ? d : spec_q_dim(&r->m->tf->spec));
     r->shown = layer;
     r->shown_h = h;
+    r->s_n = n;
     return 0;
 }
 
@@ -343,16 +378,19 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
         r->replaced = replaced;
         return goal->overview ? overview_or_say(r, err, errlen) : 0;
     }
-    r->shown = -1; /* shown once, below, at the goal's layer */
+    if (shown != goal->layer || shown_h != goal->h)
+        r->shown = -1; /* shown once, below, at the goal's layer */
     memcpy(r->off, goal->off, offs);
     if (!same_text) {
         if (gpt2_run_text(r, goal->text, goal->len, err, errlen) != 0) return -1;
     } else {
         r->n_text = total;
         r->replaced = replaced;
-        if (!same_off) run_from(r, 0);
+        if (!same_off) run_from(r, 0, r->n);
     }
-    if (gpt2_run_show(r, goal->layer, goal->h) != 0) {
+    /* the same layer was brought along by the run (its new rows only) */
+    const int ready = r->shown == goal->layer && r->shown_h == goal->h && r->s_n == r->n;
+    if (!ready && gpt2_run_show(r, goal->layer, goal->h) != 0) {
         snprintf(err, errlen, "layer %d at h = %d cannot be shown (out of memory?)",
                  goal->layer + 1, goal->h);
         return -1;

@@ -71,6 +71,7 @@ typedef struct {
     float *s_heads; /* (h, n, d_k): head_i = A_i V_i, removed heads too */
     float *s_x;     /* (n, d_model): the layer's X (no layer keeps its own) */
     size_t s_cap;   /* floats in s_scores and s_attn */
+    int s_n;        /* the tokens they were computed at (0: none) */
     /* the overview (gpt2_run_overview): every layer's heads, each max-pooled */
     float *ov; /* (layers, h, ov_n, ov_n); ov_n = 0: not computed for this run */
     int ov_n;
