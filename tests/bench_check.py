@@ -167,7 +167,7 @@ def check_model(mhaviz):
                 ("model_ablate", {"n": 256, "layer": 1}, ["median_ms", "full_ms"]),
                 ("model_ablate", {"n": 256, "layer": 2}, ["median_ms", "full_ms"]),
                 ("model_generate", {"n": 256}, ["tokens_per_s", "full_tokens_per_s"]),
-                ("model_rss", {}, ["peak_mb", "file_mb"])]
+                ("model_rss", {"n_max": 300}, ["peak_mb", "file_mb"])]
         for case, pick, nums in want:
             got = [x for x in lines if x.get("case") == case and
                    all(x.get(k) == v for k, v in pick.items())]

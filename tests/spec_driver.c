@@ -60,19 +60,22 @@ static int put(const char *out, const char *name, int l, const float *data, int 
     return 0;
 }
 
-static int write_unrotated(const tf_infer *t, int l, const char *out);
+static int write_unrotated(tf_infer *t, int l, const char *out);
 
-/* Every layer's tensors of the run in t, as the header says. */
-static int write_run(const tf_infer *t, const char *out) {
+/* Every layer's tensors of the run in t, as the header says; each layer's attention
+   computed again from its Q, K, V (tf_infer_attn: the run keeps none) into t's own
+   scratch. */
+static int write_run(tf_infer *t, const char *out) {
     const model_spec *s = &t->tf->spec;
     const int n = t->n, d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s), h = s->h;
     for (int l = 0; l < s->layers; l++) {
+        tf_infer_attn(t, l, t->scores, t->scores, t->concat);
         const size_t cd = (size_t)t->cap * d;
         if (put(out, "q", l, t->q + (size_t)l * t->cap * qd, 2, n, qd, 0) ||
             put(out, "k", l, t->k + (size_t)l * t->cap * kvd, 2, n, kvd, 0) ||
             put(out, "out", l, t->out + (size_t)l * cd, 2, n, d, 0) ||
             put(out, "resid", l, t->resid + (size_t)(l + 1) * cd, 2, n, d, 0) ||
-            put(out, "attn", l, t->attn + (size_t)l * h * t->cap * t->cap, 3, h, n, n))
+            put(out, "attn", l, t->scores, 3, h, n, n))
             return -1;
         if (s->pos == SPEC_POS_ROPE && write_unrotated(t, l, out) != 0) return -1;
     }
@@ -85,7 +88,7 @@ static int write_run(const tf_infer *t, const char *out) {
 /* --split L:H2: layer L's attention re-split; 0, 1 (write failed), 2 (bad split) */
 /* A RoPE model's layer l: qpre_l.npy, kpre_l.npy, Q and K before the rotation, as the
    step-through's rotation stage shows them (tf_infer_qk_unrotated). */
-static int write_unrotated(const tf_infer *t, int l, const char *out) {
+static int write_unrotated(tf_infer *t, int l, const char *out) {
     const model_spec *s = &t->tf->spec;
     const int n = t->n, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
     float *q = malloc((size_t)n * qd * sizeof(float)), *k = malloc((size_t)n * kvd * sizeof(float));

@@ -150,22 +150,29 @@ static double abs_err(const float *a, const float *b, size_t count) {
 
 /* The first tensor of got that is off ref beyond the tolerances, said into why;
    0 when every one is within. */
-static int compare(const tf_infer *got, const tf_infer *ref, char *why, size_t len) {
+static int compare(tf_infer *got, tf_infer *ref, char *why, size_t len) {
     const model_spec *s = &ref->tf->spec;
     const int n = ref->n, d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s), cap = ref->cap;
     if (got->n != n) {
         snprintf(why, len, "n: expected %d, got %d", n, got->n);
         return 1;
     }
+    /* each layer's attention as the view asks for it: computed from the kept Q, K, V */
+    const size_t nn = (size_t)s->h * n * n;
+    float *a_got = malloc(2 * nn * sizeof(float)), *heads = malloc((size_t)n * qd * sizeof(float));
+    assert_non_null(a_got);
+    assert_non_null(heads);
+    float *a_ref = a_got + nn;
     for (int l = 0; l < s->layers; l++) {
         const size_t at_d = (size_t)l * cap * d, at_q = (size_t)l * cap * qd;
-        const size_t at_kv = (size_t)l * cap * kvd, at_a = (size_t)l * s->h * cap * cap;
-        const size_t nn = (size_t)s->h * n * n;
+        const size_t at_kv = (size_t)l * cap * kvd;
+        tf_infer_attn(got, l, a_got, a_got, heads);
+        tf_infer_attn(ref, l, a_ref, a_ref, heads);
         struct {
             const char *name;
             double err, tol;
         } t[] = {
-            {"attn", abs_err(got->attn + at_a, ref->attn + at_a, nn), 1e-4},
+            {"attn", abs_err(a_got, a_ref, nn), 1e-4},
             {"q", rel_err(got->q + at_q, ref->q + at_q, (size_t)n * qd), 1e-3},
             {"k", rel_err(got->k + at_kv, ref->k + at_kv, (size_t)n * kvd), 1e-3},
             {"v", rel_err(got->v + at_kv, ref->v + at_kv, (size_t)n * kvd), 1e-3},
@@ -179,9 +186,11 @@ static int compare(const tf_infer *got, const tf_infer *ref, char *why, size_t l
             if (!(t[k].err <= t[k].tol)) {
                 snprintf(why, len, "layer %d %s: expected within %g, got %.3g", l + 1, t[k].name,
                          t[k].tol, t[k].err);
+                free(a_got), free(heads);
                 return 1;
             }
     }
+    free(a_got), free(heads);
     const double ef = rel_err(got->lnf, ref->lnf, (size_t)n * d);
     const double ep = rel_err(got->probs, ref->probs, (size_t)s->vocab);
     if (!(ef <= 1e-3) || !(ep <= 1e-3)) {
@@ -291,6 +300,43 @@ static void test_albert(void **state) {
     check_spec(&s, "ALBERT's spec with RoBERTa's positions");
 }
 
+/* The whole context of GPT-2 (1024 positions) on a small model of its spec and of
+   Llama's: a first run of 1023 tokens, one typed at the end (n = 1024), one changed
+   at n / 2, a head removed in the last layer; every layer's attention (computed
+   again from Q and K, as the view asks for it) and tensors against the whole forward. */
+static void check_long(model_spec s, const char *what) {
+    s.ctx = TF_MAX_CTX;
+    transformer *tf = random_model(&s, 17);
+    tf_infer *inc = tf_infer_create(tf, TF_MAX_CTX, s.h),
+             *ref = tf_infer_create(tf, TF_MAX_CTX, s.h);
+    CHECK_TRUE("tf_infer_create at 1024 tokens", inc && ref);
+    static int ids[TF_MAX_CTX];
+    unsigned char off[8 * 8] = {0};
+    uint64_t st = 23;
+    for (int i = 0; i < TF_MAX_CTX; i++) ids[i] = rng_below(&st, VOCAB);
+    static const char *const names[] = {"1023 tokens", "one typed at the end (1024)",
+                                        "one changed at 512", "a head removed in the last layer"};
+    for (int e = 0; e < 4; e++) {
+        const int n = e == 0 ? TF_MAX_CTX - 1 : TF_MAX_CTX;
+        if (e == 2) ids[n / 2] = (ids[n / 2] + 1) % VOCAB;
+        if (e == 3) off[(s.layers - 1) * s.h + 1] = 1;
+        const int from = tf_infer_update(inc, ids, n, off);
+        if (e == 1) CHECK_INT("one token typed at 1024: no layer in full", s.layers, from);
+        tf_infer_run(ref, ids, n, off, 0);
+        char why[256];
+        if (compare(inc, ref, why, sizeof why)) fail_msg("%s, after %s: %s", what, names[e], why);
+    }
+    tf_infer_destroy(inc);
+    tf_infer_destroy(ref);
+    tf_destroy(tf);
+}
+
+static void test_long(void **state) {
+    (void)state;
+    check_long(spec_gpt2(), "GPT-2's spec at 1024 tokens");
+    check_long(spec_llama(), "Llama's spec at 1024 tokens");
+}
+
 /* The checker itself: a run on a text one token apart is caught. */
 static void test_checker_catches(void **state) {
     (void)state;
@@ -312,11 +358,9 @@ static void test_checker_catches(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpt2),
-        cmocka_unit_test(test_llama),
-        cmocka_unit_test(test_bert),
-        cmocka_unit_test(test_albert),
-        cmocka_unit_test(test_checker_catches),
+        cmocka_unit_test(test_gpt2), cmocka_unit_test(test_llama),
+        cmocka_unit_test(test_bert), cmocka_unit_test(test_albert),
+        cmocka_unit_test(test_long), cmocka_unit_test(test_checker_catches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

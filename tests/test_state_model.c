@@ -160,6 +160,21 @@ static double max_diff(const float *a, const float *b, size_t k) {
     return m;
 }
 
+/* max |a - b| where both are finite, INFINITY where one is not and they differ
+   (the masked scores are -inf in both) */
+static double max_diff_inf(const float *a, const float *b, size_t k) {
+    double m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!isfinite(a[i]) || !isfinite(b[i])) {
+            if (a[i] != b[i]) return INFINITY;
+            continue;
+        }
+        const double d = fabs((double)a[i] - b[i]);
+        m = d > m ? d : m;
+    }
+    return m;
+}
+
 /* Reads a state_model_check.py matrix: the shape on the first line, then values. */
 static double *read_ref(const char *name, int *dims, int want_dims) {
     const char *dir = ref_dir();
@@ -235,16 +250,22 @@ static void test_load(void **st) {
     check_causal_rows("layer 1", L);
 
     assert_non_null(vs.overview);
-    const view_overview *ov = vs.overview;
+    const view_overview *ov = vs.overview; /* reassigned once the overview opens */
     CHECK_INT("overview layers", N_LAYER, ov->layers);
     CHECK_INT("overview h", N_HEAD, ov->h);
     CHECK_INT("overview n", L->n, ov->n);
     CHECK_INT("overview's layer", 0, ov->layer);
     CHECK_TRUE("overview named after the folder", has(dir, ov->name));
     CHECK_INT("overview closed", 0, vs.overview_open);
+    /* closed, its maps are not computed (every layer's attention, computed again) */
+    for (int l = 0; l < N_LAYER; l++) CHECK_TRUE("no layer's maps", ov->attn[l] == NULL);
+    CHECK_TRUE("O opens the overview", press(s, 'o', 0));
+    L = layer_of(s, &vs);
+    ov = vs.overview;
+    CHECK_INT("maps of n x n: n is under the pooled side", L->n, ov->map_n);
     for (int l = 0; l < N_LAYER; l++) CHECK_TRUE("each layer's heads", ov->attn[l] != NULL);
     CHECK_NEAR("the overview's layer 1 is the layer shown", 0,
-               max_diff(ov->attn[0], L->attn, (size_t)N_HEAD * L->n * L->n), 0);
+               max_diff(ov->attn[0], L->attn, (size_t)N_HEAD * L->n * L->n), 1e-6);
     for (int k = 0; k < N_LAYER * N_HEAD; k++) CHECK_INT("no head off", 0, ov->off[k]);
 
     assert_non_null(vs.next);
@@ -288,6 +309,7 @@ static void test_layer_keys(void **st) {
                  {APP_MOD_SHIFT, 0},
                  {APP_MOD_SHIFT, 2},
                  {0, 0}};
+    CHECK_TRUE("O opens the overview (its maps computed)", press(s, 'o', 0));
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         const unsigned long v0 = s->data_version;
         CHECK_TRUE("Y redraws", press(s, 'y', steps[i].mods));
@@ -302,13 +324,13 @@ static void test_layer_keys(void **st) {
         CHECK_TRUE("status names the layer", has(s->status, want));
         CHECK_NEAR("the layer shown is the overview's", 0,
                    max_diff(vs.overview->attn[steps[i].want], L->attn, (size_t)L->h * L->n * L->n),
-                   0);
+                   1e-6);
         check_causal_rows("layer rows", L);
         if (steps[i].want == 1) check_attn_ref("layer 2 against gpt2_ref", L, "attn_l2.txt");
     }
 
-    /* the overview, and a click in it (no head: test_focus clicks one) */
-    CHECK_TRUE("O opens the overview", press(s, 'o', 0));
+    /* the overview (open since the start), and a click in it (no head: test_focus
+       clicks one) */
     app_view(s, &vs);
     CHECK_INT("overview open", 1, vs.overview_open);
     app_action a = {.kind = ACT_LAYER, .arg = 2, .x = 0};
@@ -430,7 +452,15 @@ typedef struct {
     int n;
 } snapshot;
 
-static void snap(const app_state *s, snapshot *z) {
+/* The overview open: its maps are computed only then (gpt2_run_overview). */
+static void open_overview(app_state *s) {
+    view_state vs;
+    app_view(s, &vs);
+    if (!vs.overview_open) press(s, 'o', 0);
+}
+
+static void snap(app_state *s, snapshot *z) {
+    open_overview(s);
     view_state vs;
     const attn_layer *L = layer_of(s, &vs);
     z->n = L->n;
@@ -450,7 +480,8 @@ static void snap_free(snapshot *z) {
 }
 
 /* the overview's layer l against the snapshot's: 1 if bitwise equal */
-static int layer_same(const app_state *s, const snapshot *z, int l) {
+static int layer_same(app_state *s, const snapshot *z, int l) {
+    open_overview(s);
     view_state vs;
     app_view(s, &vs);
     return memcmp(z->ov[l], vs.overview->attn[l], (size_t)N_HEAD * z->n * z->n * sizeof(float)) ==
@@ -659,6 +690,63 @@ static void test_refused_keys(void **st) {
 }
 
 /* --- the text: the model's tokenizer, cut to n_positions ------------------------------------ */
+
+/* --- the shown layer after an edit: its kept rows and the new ones ------------------ */
+
+/* The layer shown by s against the same layer of a state opened on its text (every
+   row computed): X, scores, attention, Concat and head_i within 1e-6. */
+static void check_shown_as_fresh(app_state *s, const char *text, int layer, const char *off,
+                                 const char *where) {
+    int rc = 0;
+    char err[256];
+    app_state *f =
+        make_state_with(model_dir(), text, layer + 1, 0, off, CLI_PANEL_ALL, &rc, err, sizeof err);
+    if (!f) fail_msg("%s: a fresh state: %s", where, err);
+    view_state va, vb;
+    const attn_layer *a = layer_of(s, &va), *b = layer_of(f, &vb);
+    CHECK_INT("the same layer", b->layer, a->layer);
+    CHECK_INT("the same n", b->n, a->n);
+    const size_t hnn = (size_t)a->h * a->n * a->n, nd = (size_t)a->n * a->d_model;
+    const double e[5] = {max_diff(a->x, b->x, nd), max_diff_inf(a->scores, b->scores, hnn),
+                         max_diff(a->attn, b->attn, hnn), max_diff(a->concat, b->concat, nd),
+                         max_diff(a->heads, b->heads, nd)};
+    static const char *const names[5] = {"X", "scores", "attn", "Concat", "head_i"};
+    for (int k = 0; k < 5; k++)
+        if (!(e[k] <= 1e-6))
+            fail_msg("%s: %s off the fresh state's by %.3g (n = %d)", where, names[k], e[k], a->n);
+    app_state_destroy(f);
+}
+
+/* Typing at the end keeps the shown layer's rows before the new tokens and computes
+   the new ones (gpt2.c's show_rows); a deletion at the end, a change in the middle and
+   a head removed after the shown layer too. Each against a state opened on the text. */
+static void test_shown_rows(void **st) {
+    (void)st;
+    static const char *const texts[] = {
+        "Heads attend to previous tokens",
+        "Heads attend to previous tokens, and to tokens that repeat",
+        "Heads attend to previous tokens, and to tokens that repeat: heads attend",
+        "Heads attend to previous tokens, and",
+        "Tails attend to previous tokens, and",
+    };
+    app_state *s = make_state(model_dir(), texts[0]);
+    press(s, 'y', 0); /* layer 2: rows kept only where layers 1 and 2 were not recomputed */
+    for (size_t i = 1; i < sizeof texts / sizeof texts[0]; i++) {
+        edit_to(s, texts[i]);
+        check_shown_as_fresh(s, texts[i], 1, NULL, texts[i]);
+    }
+    /* head 2 of layer 3 removed (after the layer shown), then a token typed */
+    press(s, 'y', 0);
+    press(s, '2', 0);
+    press(s, 'x', 0);
+    press(s, APP_KEY_ESCAPE, 0);
+    press(s, 'y', 0);
+    press(s, 'y', 0); /* layer 2 again (3 layers: 3, 1, 2) */
+    static const char more[] = "Tails attend to previous tokens, and to tokens";
+    edit_to(s, more);
+    check_shown_as_fresh(s, more, 1, "3:2", "a head removed in layer 3, then typing");
+    app_state_destroy(s);
+}
 
 static void edit_to(app_state *s, const char *text) {
     CHECK_TRUE("Return opens the field", press(s, APP_KEY_RETURN, 0));
@@ -1182,9 +1270,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_load),         cmocka_unit_test(test_layer_keys),
         cmocka_unit_test(test_resplit),      cmocka_unit_test(test_ablate),
         cmocka_unit_test(test_refused_keys), cmocka_unit_test(test_text),
-        cmocka_unit_test(test_open_bad),     cmocka_unit_test(test_focus),
-        cmocka_unit_test(test_field_count),  cmocka_unit_test(test_init_options),
-        cmocka_unit_test(test_write),
+        cmocka_unit_test(test_shown_rows),   cmocka_unit_test(test_open_bad),
+        cmocka_unit_test(test_focus),        cmocka_unit_test(test_field_count),
+        cmocka_unit_test(test_init_options), cmocka_unit_test(test_write),
     };
     const size_t count = sizeof all / sizeof all[0];
     const int only = argc == 3 && strcmp(argv[1], "--only") == 0;

@@ -55,7 +55,7 @@ static void fake_make(fake *f, int layers, int heads, int n) {
     }
     f->off[1 * heads + 2] = 1; /* layer 2 head 3 removed */
     f->ov = (view_overview){"gpt2", layers, heads, n, f->attn, TOKS, layers > 2 ? 2 : 0,
-                            f->off, 0,      0,     0, 0};
+                            f->off, 0,      0,     0, 0,       0};
     static const float p[5] = {0.234f, 0.121f, 0.058f, 0.031f, 0.004f};
     static const float pf[5] = {0.312f, 0.098f, 0.061f, 0.027f, 0.009f};
     f->next.k = 5;
@@ -313,7 +313,7 @@ static void test_overview_render(void **st) {
         }
         title = count_text(want, 0);
         click = count_text("click a head to open its layer", 0);
-        note = count_text("mean of the weights it covers", 0);
+        note = count_text("the largest weight it covers", 0);
         EXPECT_INT("one image per head", layers * heads, cells);
         EXPECT_INT("lines crossing the removed head", 2, crossed);
         EXPECT_INT("title with the counts", 1, title);
@@ -483,8 +483,9 @@ static void test_panels_alone(void **st) {
         EXPECT_INT("(31.2 %)", 1, count_text("(31.2 %)", 1));
     }
     /* inputs the view cannot show: nothing laid out, nothing hit, no crash */
-    static const int bad[6][4] = {{0, 4, 6, 1},   {3, 0, 6, 1}, {3, 4, 0, 1},
-                                  {3, 4, 513, 1}, {3, 4, 6, 0}, {-1, 4, 6, 1}};
+    static const int bad[6][4] = {{0, 4, 6, 1}, {3, 0, 6, 1},
+                                  {3, 4, 0, 1}, {3, 4, VIEW_MAX_N + 1, 1},
+                                  {3, 4, 6, 0}, {-1, 4, 6, 1}};
     for (int i = 0; i < 6; i++) {
         view_overview o = f.ov;
         o.layers = bad[i][0], o.h = bad[i][1], o.n = bad[i][2];

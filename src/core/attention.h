@@ -48,7 +48,9 @@ static inline void attn_copy_transposed(float *dst, const float *src, int rows, 
  *   head   rows [r0, r1) of head_i = attn_i V_i, (n, d_k), ld_head floats a row (a
  *          head's own (n, d_k) block, or its band of Concat with ld_head = d_model).
  * q, k, v point at row 0 of Q_i, K_i, V_i (head i's first column), ld floats a row.
- * scores and attn point at row 0 of the head's (n, n) matrices. Allocates nothing. */
+ * scores and attn point at row 0 of the head's (n, n) matrices. With whole_rows,
+ * scores may be attn: the softmax is taken in place and only the weights remain
+ * (a loaded model's forward, which keeps no scores). Allocates nothing. */
 void attn_head_forward(float *scores, float *attn, float *head, int ld_head, const float *q,
                        const float *k, const float *v, int ld, const attn_head_shape *s, int r0,
                        int r1);

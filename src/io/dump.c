@@ -37,6 +37,7 @@ static const char *const model_names[] = {"tokens.json",
                                           "fill.json", /* an encoder's */
                                           "sweep.json",
                                           "generated.json", /* --model --generate */
+                                          "overview.npy",   /* --model: every head pooled */
                                           /* --train --sweep */ NULL};
 static const char *const layer_names[] = {"attn.npy", "out.npy", NULL};
 /* what --train's dump writes besides tokens.txt: at the top, in each layerN folder

@@ -282,21 +282,21 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
     const size_t nd = (size_t)n * d;
     /* every tensor kept at its row r0; the scratch (res1, ln2, fc, proj) from row 0 */
     const float *x = slab(t, t->resid, i, d) + (size_t)r0 * d;
-    float *ln1 = slab(t, t->ln1, i, d) + (size_t)r0 * d;
+    float *ln1 = t->ln1; /* scratch: rows r0 .. n - 1 from row 0 */
     float *q = slab(t, t->q, i, qd), *k = slab(t, t->k, i, kvd), *v = slab(t, t->v, i, kvd);
-    float *concat = slab(t, t->concat, i, qd);
+    float *concat = t->concat; /* scratch, as the attention: rows from r0 read */
     float *out = slab(t, t->out, i, d) + (size_t)r0 * d;
     float *next = slab(t, t->resid, i + 1, d) + (size_t)r0 * d;
-    float *attn = t->attn + (size_t)i * s->h * t->cap * t->cap;
     /* X the heads see: norm(x) before the sublayer (pre-LN), x itself (post-LN) */
     if (s->post_ln)
         memcpy(ln1, x, nd * sizeof(float));
     else
         block_norm(ln1, t->mean, t->rstd, x, lp->ln1_g, lp->ln1_b, n, d, s);
     qkv(t, i, ln1, q + (size_t)r0 * qd, k + (size_t)r0 * kvd, v + (size_t)r0 * kvd, r0, n);
-    /* (h, n, n) at n tokens: the layer's block is laid out for cap, rows packed at n;
-       the new queries read the kept keys and values (the KV cache) and their own */
-    attention(t->scores, attn, concat, q, k, v, t->kx, t->vx, r0, t->n, s);
+    /* (h, n, n) at n tokens in the scratch, rows packed at n, the softmax in place
+       (no layer keeps its attention nor its heads); the new queries read the kept
+       keys and values (the KV cache) and their own */
+    attention(t->scores, t->scores, concat, q, k, v, t->kx, t->vx, r0, t->n, s);
     project(t, i, off_i, concat + (size_t)r0 * qd, out, r0, n);
     /* res1 = x + attn (normed, post-LN); the MLP; the stream into layer i + 1 */
     float *res1 = s->d_ff ? t->res1 : next;
@@ -311,6 +311,24 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
     mlp(t->proj, mlp_in, lp, s, n, t->fc, t->fc_act, t->gate);
     residual_forward(next, t->res1, t->proj, nd);
     if (s->post_ln) block_norm(next, t->mean, t->rstd, next, lp->ln2_g, lp->ln2_b, n, d, s);
+}
+
+void block_x(tf_infer *t, int i, float *x) {
+    const model_spec *s = &t->tf->spec;
+    const tf_layer_params *lp = &t->tf->p.layer[i];
+    const int d = s->d_model;
+    const float *in = slab(t, t->resid, i, d);
+    if (s->post_ln)
+        memcpy(x, in, (size_t)t->n * d * sizeof(float));
+    else
+        block_norm(x, t->mean, t->rstd, in, lp->ln1_g, lp->ln1_b, t->n, d, s);
+}
+
+void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat, int r0) {
+    const model_spec *s = &t->tf->spec;
+    const int qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    attention(scores, attn, concat, slab(t, t->q, i, qd), slab(t, t->k, i, kvd),
+              slab(t, t->v, i, kvd), t->kx, t->vx, r0, t->n, s);
 }
 
 void block_final(tf_infer *t, int r0) {

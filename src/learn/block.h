@@ -33,12 +33,20 @@ void block_rope_table(float *cs, const model_spec *s, int n);
 void block_qk_unrotated(float *q, float *k, const transformer *tf, int i, const float *x, int n);
 
 /* Layer i of t on its stream into it, t->resid[i], out into t->resid[i + 1], for
- * the rows (positions) r0 .. t->n - 1: keeps their ln1, Q, K, V, attn, Concat, out
- * (and out_full when off_i removes a head). The rows before r0 are the last run's
- * and stay: their K and V are read (the KV cache), their attn rows must already be
- * packed at t->n (infer.c). r0 > 0 only in a causal model, whose rows before r0
+ * the rows (positions) r0 .. t->n - 1: keeps their Q, K, V, out (and out_full when
+ * off_i removes a head); their X, attention and Concat only in t's scratch. The
+ * rows before r0 are the last run's and stay: their K and V are read (the KV
+ * cache). r0 > 0 only in a causal model, whose rows before r0
  * cannot see the rows after. */
 void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0);
+
+/* Layer i's X at every row (t->n), (n, d), from the kept stream into it: its norm
+ * (pre-LN), or the stream itself (post-LN); t's mean, rstd scratch. */
+void block_x(tf_infer *t, int i, float *x);
+
+/* Layer i's attention at rows [r0, t->n) from its kept Q, K, V: scores, attn
+ * (h, n, n) and concat (n, qd) at those rows, as block_forward computes them. */
+void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat, int r0);
 
 /* The final norm on the rows from r0 of the stream out of the last layer into
  * t->lnf (a copy in a post-LN model), then the last row's logits. */

@@ -1,7 +1,8 @@
 /* infer.c: a loaded model's forward on one sequence (transformer.h, "inference"):
  * its buffers carved from one block, the layers run from one on (block.c computes
  * each as the model's spec says), the re-split of a layer and its view. Every layer
- * keeps what the view and --dump show, the rest is scratch. */
+ * keeps its rows of the stream, Q, K, V and outputs; its X, attention and heads are
+ * computed again when asked for (tf_infer_x, tf_infer_attn); the rest is scratch. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,8 +17,8 @@
 
 /* floats of each part, in the order they are carved */
 typedef struct {
-    size_t resid, layer_d, layer_q, layer_kv, attn, lnf, vocab, rope, scratch_nd, ff, gate, rows,
-        rep, scores, emb;
+    size_t resid, layer_d, layer_q, layer_kv, lnf, vocab, rope, scratch_nd, ff, gate, rows, rep,
+        scores, concat, emb;
 } infer_sizes;
 
 static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
@@ -27,27 +28,27 @@ static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
         return -1;
     const size_t nn = (size_t)n * n, L = (size_t)c->layers;
     z->resid = (L + 1) * n * c->d_model;
-    z->layer_d = L * n * c->d_model;      /* each of ln1, out, out_full */
-    z->layer_q = L * n * spec_q_dim(s);   /* q, concat */
+    z->layer_d = L * n * c->d_model;      /* each of out, out_full */
+    z->layer_q = L * n * spec_q_dim(s);   /* q */
     z->layer_kv = L * n * spec_kv_dim(s); /* k, v */
-    z->attn = L * c->h * nn;
     z->lnf = (size_t)n * c->d_model;
     z->vocab = (size_t)c->vocab;
     z->rope = s->pos == SPEC_POS_ROPE ? (size_t)n * s->head_dim : 0;
-    z->scratch_nd = (size_t)n * c->d_model; /* res1, ln2, proj */
+    z->scratch_nd = (size_t)n * c->d_model; /* ln1, res1, ln2, proj */
     z->ff = (size_t)n * (s->d_ff ? s->d_ff : 1);
     z->gate = spec_gated(s) ? z->ff : 0;
     z->rows = (size_t)n;
     z->rep = s->h_kv < s->h ? (size_t)n * spec_q_dim(s) : 0; /* kx, vx */
     z->scores = (size_t)split * nn;
+    z->concat = (size_t)n * spec_q_dim(s); /* the layer computed's, as scores: none kept */
     z->emb = s->d_embed > 0 ? (size_t)n * s->d_embed : 0; /* ALBERT's before the mapping */
     return 0;
 }
 
 static size_t total(const infer_sizes *z) {
-    return z->resid + 3 * z->layer_d + 2 * z->layer_q + 2 * z->layer_kv + z->attn + z->lnf +
-           2 * z->vocab + z->rope + 3 * z->scratch_nd + 2 * z->ff + z->gate + 2 * z->rows +
-           2 * z->rep + z->scores + z->emb;
+    return z->resid + 2 * z->layer_d + z->layer_q + 2 * z->layer_kv + z->lnf + 2 * z->vocab +
+           z->rope + 4 * z->scratch_nd + 2 * z->ff + z->gate + 2 * z->rows + 2 * z->rep +
+           z->scores + z->concat + z->emb;
 }
 
 size_t tf_infer_bytes(const transformer *tf, int n, int split) {
@@ -79,18 +80,16 @@ tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
         p += (count);                                                                              \
     } while (0)
     CARVE(resid, z.resid);
-    CARVE(ln1, z.layer_d);
     CARVE(q, z.layer_q);
     CARVE(k, z.layer_kv);
     CARVE(v, z.layer_kv);
-    CARVE(concat, z.layer_q);
     CARVE(out, z.layer_d);
     CARVE(out_full, z.layer_d);
-    CARVE(attn, z.attn);
     CARVE(lnf, z.lnf);
     CARVE(logits, z.vocab);
     CARVE(probs, z.vocab);
     CARVE(rope, z.rope);
+    CARVE(ln1, z.scratch_nd);
     CARVE(res1, z.scratch_nd);
     CARVE(ln2, z.scratch_nd);
     CARVE(proj, z.scratch_nd);
@@ -102,6 +101,7 @@ tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
     CARVE(kx, z.rep);
     CARVE(vx, z.rep);
     CARVE(scores, z.scores);
+    CARVE(concat, z.concat);
     CARVE(emb, z.emb);
 #undef CARVE
     MHA_EXPECT((size_t)(p - t->mem_) == total(&z));
@@ -122,27 +122,6 @@ static float *at(const tf_infer *t, float *block, int i) {
     return block + (size_t)i * t->cap * t->tf->cfg.d_model;
 }
 
-/* Layer i's kept attention rows [0, rows) moved from their packing at t->n tokens
-   to n (the block holds (h, n, n) packed at the run's n), the keys a kept row cannot
-   see (columns t->n .. n - 1 when n grows) set to exactly 0, as a causal row's are. */
-static void repack_attn(tf_infer *t, int i, int rows, int n) {
-    const int h = t->tf->cfg.h, n0 = t->n;
-    float *a = t->attn + (size_t)i * h * t->cap * t->cap;
-    const size_t keep = (size_t)(n < n0 ? n : n0);
-    if (n > n0) /* moving to later places: from the last row back */
-        for (int j = h - 1; j >= 0; j--)
-            for (int r = rows - 1; r >= 0; r--) {
-                float *to = a + ((size_t)j * n + r) * n;
-                memmove(to, a + ((size_t)j * n0 + r) * n0, keep * sizeof(float));
-                memset(to + keep, 0, (size_t)(n - n0) * sizeof(float));
-            }
-    else
-        for (int j = 0; j < h; j++)
-            for (int r = 0; r < rows; r++)
-                memmove(a + ((size_t)j * n + r) * n, a + ((size_t)j * n0 + r) * n0,
-                        keep * sizeof(float));
-}
-
 /* Layers before `layer` from row `row` on, the layers from `layer` every row; the
    final norm and the logits. */
 static void run_rows(tf_infer *t, const int *tokens, int n, const unsigned char *off, int layer,
@@ -151,8 +130,6 @@ static void run_rows(tf_infer *t, const int *tokens, int n, const unsigned char 
     const tf_config *c = &tf->cfg;
     if (layer == 0) row = 0;
     mha_forwards_add(); /* MHAVIZ_STATS's count */
-    if (n != t->n)
-        for (int i = 0; i < c->layers; i++) repack_attn(t, i, i < layer ? row : 0, n);
     block_embed(t->resid, t->emb, t->mean, t->rstd, tf, tokens, row, n);
     memcpy(t->ids, tokens, (size_t)n * sizeof(int));
     t->n = n;
@@ -236,10 +213,25 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
     if (out) matmul_forward(out, concat, lp->w_o, lp->b_o, n, d, d);
 }
 
+void tf_infer_attn(tf_infer *t, int i, float *scores, float *attn, float *concat) {
+    tf_infer_attn_rows(t, i, 0, scores, attn, concat);
+}
+
+void tf_infer_attn_rows(tf_infer *t, int i, int r0, float *scores, float *attn, float *concat) {
+    MHA_EXPECT(i >= 0 && i < t->tf->cfg.layers && t->n >= 1 && r0 >= 0 && r0 <= t->n);
+    MHA_EXPECT(r0 == 0 || t->tf->spec.causal);
+    block_attention(t, i, scores, attn, concat, r0);
+}
+
 static const char *layer_x_what(const model_spec *s, int i);
 
-void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores,
-                    const char *const *tokens) {
+void tf_infer_x(tf_infer *t, int i, float *x) {
+    MHA_EXPECT(i >= 0 && i < t->tf->cfg.layers && t->n >= 1);
+    block_x(t, i, x);
+}
+
+void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *x, const float *scores,
+                    const float *attn, const float *concat, const char *const *tokens) {
     const transformer *tf = t->tf;
     const tf_config *c = &tf->cfg;
     const model_spec *s = &tf->spec;
@@ -259,12 +251,12 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
     L->layers = c->layers;
     L->tokens = tokens;
     L->x_what = layer_x_what(s, i);
-    L->x = at(t, t->ln1, i);
+    L->x = x;
     L->w_o = q_fits ? lp->w_o : NULL;
     if (q_fits) {
         L->w_q = lp->w_q;
         L->q = at(t, t->q, i);
-        L->concat = at(t, t->concat, i);
+        L->concat = concat;
     }
     if (kv_fits) {
         L->w_k = lp->w_k;
@@ -278,7 +270,7 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
         L->qk_norm = s->qk_norm;
     }
     L->scores = scores;
-    L->attn = t->attn + (size_t)i * c->h * t->cap * t->cap;
+    L->attn = attn;
     L->out = at(t, t->out, i);
     int any = 0;
     for (int j = 0; j < c->h; j++)
@@ -289,9 +281,10 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores
     L->out_full = any ? at(t, t->out_full, i) : L->out;
 }
 
-void tf_infer_qk_unrotated(const tf_infer *t, int i, float *q, float *k) {
-    MHA_EXPECT(i >= 0 && i < t->tf->cfg.layers);
-    block_qk_unrotated(q, k, t->tf, i, at(t, t->ln1, i), t->n);
+void tf_infer_qk_unrotated(tf_infer *t, int i, float *q, float *k) {
+    MHA_EXPECT(i >= 0 && i < t->tf->cfg.layers && t->n >= 1);
+    block_x(t, i, t->ln1); /* no layer keeps its X: made again in the forward's scratch */
+    block_qk_unrotated(q, k, t->tf, i, t->ln1, t->n);
 }
 
 /* What a layer's X is, in the view's words: GPT-2's as they were; a post-LN layer's

@@ -230,33 +230,38 @@ void tf_trace_layer(attn_layer *L, const tf_trace *t, int layer, const char *con
 
 /* ---- inference: a loaded model's forward on one sequence, kept lean ----------
  * What the view and --dump need of every layer, and no more: the residual stream
- * into each layer, the X the heads see (ln_1's output; the stream itself in a
- * post-LN model), Q, K, V (biases in; QK-normed and rotated where the spec says),
- * the attention (h, n, n), Concat, the sublayer output Concat W^O + b_O and, for a
- * layer with heads removed, that output with every head on. The MLP's activations
- * and the scores are scratch shared by all layers (the scores of one layer come
- * back from tf_infer_split). Widths from the model's spec (transformer.h's tf_params):
+ * into each layer, Q, K, V (biases in; QK-normed and rotated where the spec says),
+ * the sublayer output Concat W^O + b_O and, for a layer with heads removed, that
+ * output with every head on. X (the heads' input: ln_1's output, the stream itself
+ * in a post-LN model), the attention, Concat and the MLP's activations are scratch
+ * shared by all layers: a layer's X, attention and heads are computed again from
+ * its kept stream, Q, K and V when asked for (tf_infer_x, tf_infer_attn,
+ * tf_infer_split), so a
+ * trace holds O(layers n d) floats, not O(layers h n^2) (at n = 1024 on GPT-2
+ * small, 600 MB less). Widths from the model's spec (transformer.h's tf_params):
  * d, qd = h head_dim, kvd = h_kv head_dim. The layers themselves are block.c's. */
 typedef struct {
     const transformer *tf;
-    int cap;                     /* the most tokens it holds */
-    int n;                       /* tokens of the last run */
-    int *ids;                    /* (cap): the last run's tokens; n = 0: no run yet */
-    int split_cap;               /* the most heads tf_infer_split lays out at cap tokens */
-    float *resid;                /* (layers + 1, cap, d): into layer i; [layers]: out of the last */
-    float *ln1, *out, *out_full; /* (layers, cap, d) each */
-    float *q, *concat;           /* (layers, cap, qd) each */
-    float *k, *v;                /* (layers, cap, kvd) each */
-    float *attn;                 /* (layers, h, cap, cap) */
-    float *lnf;                  /* (cap, d): after the final norm */
-    float *logits, *probs;       /* (vocab): the last position */
-    unsigned char *off;          /* (layers, h): removed in the last run */
-    float *rope;                 /* (cap, head_dim): RoPE's cos | sin by position, or NULL */
+    int cap;               /* the most tokens it holds */
+    int n;                 /* tokens of the last run */
+    int *ids;              /* (cap): the last run's tokens; n = 0: no run yet */
+    int split_cap;         /* the most heads tf_infer_split lays out at cap tokens */
+    float *resid;          /* (layers + 1, cap, d): into layer i; [layers]: out of the last */
+    float *out, *out_full; /* (layers, cap, d) each */
+    float *ln1;            /* (cap, d): the layer computed's X (tf_infer_x: any layer's) */
+    float *q;              /* (layers, cap, qd) */
+    float *k, *v;          /* (layers, cap, kvd) each */
+    float *lnf;            /* (cap, d): after the final norm */
+    float *logits, *probs; /* (vocab): the last position */
+    unsigned char *off;    /* (layers, h): removed in the last run */
+    float *rope;           /* (cap, head_dim): RoPE's cos | sin by position, or NULL */
     /* scratch */
     float *res1, *ln2, *fc, *fc_act, *proj, *mean, *rstd; /* (cap, d | d_ff), (cap) */
     float *gate;                                          /* (cap, d_ff): gated MLPs only */
     float *kx, *vx; /* (cap, qd): K, V repeated per query head, h_kv < h only */
-    float *scores;  /* (split_cap, cap, cap) */
+    float *scores;  /* (split_cap, cap, cap): the layer computed's attention, its softmax
+                       taken in place (no layer keeps its own: tf_infer_attn) */
+    float *concat;  /* (cap, qd): the layer computed's heads (no layer keeps its own) */
     float *emb;     /* (cap, d_embed): ALBERT's embeddings before their mapping, or NULL */
     float *mem_;
 } tf_infer;
@@ -302,19 +307,35 @@ int tf_infer_can_split(const transformer *tf);
 void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn, float *concat,
                     float *out);
 
+/* Layer i's attention of the last run at the model's own heads, computed again
+ * from its kept Q, K and V by the forward's own kernel: scores and attn (h, n, n)
+ * (scores -inf where masked) and concat (n, qd), each head's A V, removed heads'
+ * too. scores may be attn (then only the attention is kept); t->scores and
+ * t->concat may be passed. Uses t's scratch (K and V repeated per head in a
+ * grouped-query model), so t is not const. */
+void tf_infer_attn(tf_infer *t, int i, float *scores, float *attn, float *concat);
+/* The same for query rows [r0, n) only (a causal model's: the rows before see no
+ * later token, so the caller's rows before r0 stay valid after tokens are typed at
+ * the end); the rows before r0 of scores, attn and concat are left as they are. */
+void tf_infer_attn_rows(tf_infer *t, int i, int r0, float *scores, float *attn, float *concat);
+
+/* Layer i's X of the last run, (n, d): the norm of the stream into it (the stream
+ * itself in a post-LN model), as the forward computed it. Uses t's scratch. */
+void tf_infer_x(tf_infer *t, int i, float *x);
+
 /* Fills L for layer i (0-based) of the last run, the model's own heads: pointers
- * into t, valid until it next runs; scores may be NULL (not kept) or the caller's
- * (h, n, n); tokens the caller's labels. An attn_layer has GPT-2's shapes (Q, K, V,
- * Concat (n, d_model)): W^Q, Q, Concat and W^O are left NULL unless h head_dim =
- * d_model (then d_k = head_dim), W^K, W^V, K and V unless also h_kv = h; the
- * attention, the output and X are always there. A RoPE model's Q and K after the
- * rotation are given too (q_rot, k_rot; q_unrot and k_unrot are the caller's,
- * tf_infer_qk_unrotated). */
-void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *scores,
-                    const char *const *tokens);
+ * into t, valid until it next runs; x (n, d) from tf_infer_x, scores, attn (h, n, n)
+ * and concat (n, qd) from tf_infer_attn, the caller's (NULL: not given; the view
+ * cannot draw a layer without its X and attention); tokens the caller's labels. An attn_layer has
+ * GPT-2's shapes (Q, K, V, Concat (n, d_model)): W^Q, Q, Concat and W^O are left NULL unless h
+ * head_dim = d_model (then d_k = head_dim), W^K, W^V, K and V unless also h_kv = h; the attention,
+ * the output and X are always there. A RoPE model's Q and K after the rotation are
+ * given too (q_rot, k_rot; q_unrot and k_unrot are the caller's, tf_infer_qk_unrotated). */
+void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *x, const float *scores,
+                    const float *attn, const float *concat, const char *const *tokens);
 
 /* Layer i's Q (n, h head_dim) and K (n, h_kv head_dim) of the last run before RoPE
  * rotates them (after QK-norm where the model has it), recomputed from its X. */
-void tf_infer_qk_unrotated(const tf_infer *t, int i, float *q, float *k);
+void tf_infer_qk_unrotated(tf_infer *t, int i, float *q, float *k);
 
 #endif

@@ -90,6 +90,8 @@ void gpt2_run_free(gpt2_run *r) {
     free(r->s_kpre);
     free(r->probs_own);
     tf_regroup_free(r->kvm.tf);
+    free(r->s_x);
+    free(r->ov);
     memset(r, 0, sizeof *r);
     r->shown = r->shown_h = r->e_layer = -1;
 }
@@ -159,7 +161,7 @@ static void fill_masks(gpt2_run *r, int full) {
     }
 }
 
-static void run_from(gpt2_run *r, int text_changed);
+static void run_from(gpt2_run *r, int text_changed, int keep);
 
 /* The model's own distribution on r's text, every head on, into probs_own (a
    regrouped run's reference): a forward of its own weights on a run of n tokens
@@ -197,15 +199,19 @@ int gpt2_run_regroup(gpt2_run *r, int kv, char *err, size_t errlen) {
     r->m = t ? &r->kvm : own;
     r->kv = kv;
     if (r->shown >= 0) r->shown_h = own->tf->cfg.h; /* no re-split of shared K/V heads */
-    if (r->n >= 1) run_from(r, 1);                  /* the fresh run computes every layer */
+    if (r->n >= 1) run_from(r, 1, 0);               /* the fresh run computes every layer */
     return 0;
 }
+
+static int show_rows(gpt2_run *r, int layer, int h, int keep);
 
 /* Brings the forward to r's tokens and heads, computing what changed only
    (tf_infer_update); with heads removed, the distribution with every head on is
    kept first when the text changed (it stays while only heads change). An
-   encoder's masks are filled the same way: every head on, then as removed. */
-static void run_from(gpt2_run *r, int text_changed) {
+   encoder's masks are filled the same way: every head on, then as removed. keep:
+   the first tokens the text kept (all of them when it did not change): the shown
+   layer's rows before it are kept too when no layer up to it was computed in full. */
+static void run_from(gpt2_run *r, int text_changed, int keep) {
     const tf_config *c = &r->m->tf->cfg;
     const double t0 = clock_ms();
     const int was_off = r->any_off;
@@ -227,12 +233,13 @@ static void run_from(gpt2_run *r, int text_changed) {
             r->fill_p_full[i][k] = expf(r->fill_lp_full[(size_t)i * c->vocab + r->fill_ids[i][k]]);
     r->ms_from = from < c->layers ? from : 0;
     if (text_changed && r->m != r->own) own_probs(r);
+    r->ov_n = 0; /* the overview is of the run before */
     top_ids(r->top, r->inf->probs, c->vocab);
     r->ms = clock_ms() - t0;
     if (r->shown >= 0) {
         const int layer = r->shown, h = r->shown_h;
         r->shown = -1;
-        gpt2_run_show(r, layer, h);
+        show_rows(r, layer, h, layer < from ? keep : 0);
     }
 }
 
@@ -256,6 +263,8 @@ void gpt2_run_tokens(gpt2_run *r, const int *ids, int n) {
     if (n < 1) return;
     r->n_text = n;
     r->replaced = 0;
+    int keep = 0; /* the tokens the new text begins with, as the last one did */
+    while (keep < n && keep < r->n && r->ids[keep] == ids[keep]) keep++;
     r->n = n;
     memmove(r->ids, ids, (size_t)n * sizeof(int));
     const int mask = r->fill ? model_tok_mask_id(r->m->tok) : -1;
@@ -267,7 +276,14 @@ void gpt2_run_tokens(gpt2_run *r, const int *ids, int n) {
         if (mask >= 0 && r->ids[i] == mask && r->n_mask++ < GPT2_FILL_MAX)
             r->mask_pos[r->n_mask - 1] = i;
     }
-    run_from(r, 1);
+    run_from(r, 1, keep);
+}
+
+int gpt2_run_cut(const gpt2_run *r, char *buf, size_t len) {
+    if (r->n >= r->n_text) return 0;
+    snprintf(buf, len, "text cut to its first %d of %d tokens (%.40s holds %d positions)", r->n,
+             r->n_text, r->m->paths.name, r->inf->cap);
+    return 1;
 }
 
 void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off) {
@@ -276,7 +292,7 @@ void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off) {
     unsigned char *o = &r->off[(size_t)layer * c->h + head];
     if (*o == (off != 0)) return;
     *o = off != 0;
-    run_from(r, 0);
+    run_from(r, 0, r->n);
 }
 
 int gpt2_run_is_off(const gpt2_run *r, int layer, int head) {
@@ -310,7 +326,44 @@ void gpt2_run_clear_off(gpt2_run *r) {
     const int first = first_off_layer(r);
     if (first < 0) return;
     memset(r->off, 0, (size_t)r->m->tf->cfg.layers * r->m->tf->cfg.h);
-    if (r->n >= 1) run_from(r, 0);
+    if (r->n >= 1) run_from(r, 0, r->n);
+}
+
+/* The widest of d_model and the heads' q_dim: s_concat holds either. */
+static size_t row_width(const gpt2_run *r) {
+    const int qd = spec_q_dim(&r->m->tf->spec), d = r->m->tf->cfg.d_model;
+    return (size_t)(qd > d ? qd : d);
+}
+
+/* Concat of the shown layer at its own heads as the forward fed it to W^O: a
+   removed head's band zeroed (its head_i stays in s_heads). width: the row's. */
+static void zero_removed(gpt2_run *r, int layer, int width) {
+    const model_spec *s = &r->m->tf->spec;
+    for (int j = 0; j < s->h; j++)
+        if (r->inf->off[(size_t)layer * s->h + j])
+            for (int row = 0; row < r->n; row++)
+                memset(r->s_concat + (size_t)row * width + (size_t)j * s->head_dim, 0,
+                       (size_t)s->head_dim * sizeof(float));
+}
+
+/* Rows [0, rows) of `blocks` matrices packed (blocks, n0, w0) moved to their places
+   packed (blocks, n, w), each row's first min(w0, w) floats, the rest of a widened
+   row set to fill. Both grow (or both shrink): moved from the last row back (or
+   from the first on), no row overwrites one not yet moved. */
+static void repack(float *a, int blocks, int n0, int w0, int n, int w, int rows, float fill) {
+    const size_t keep = (size_t)(w < w0 ? w : w0);
+    if (n >= n0 && w >= w0)
+        for (int j = blocks - 1; j >= 0; j--)
+            for (int row = rows - 1; row >= 0; row--) {
+                float *to = a + ((size_t)j * n + row) * w;
+                memmove(to, a + ((size_t)j * n0 + row) * w0, keep * sizeof(float));
+                for (int k = w0; k < w; k++) to[k] = fill;
+            }
+    else
+        for (int j = 0; j < blocks; j++)
+            for (int row = 0; row < rows; row++)
+                memmove(a + ((size_t)j * n + row) * w, a + ((size_t)j * n0 + row) * w0,
+                        keep * sizeof(float));
 }
 
 /* A RoPE model's Q and K of layer i before the rotation, for the step-through (the
@@ -327,46 +380,111 @@ static int show_unrotated(gpt2_run *r, int i) {
 }
 
 int gpt2_run_show(gpt2_run *r, int layer, int h) {
+    return show_rows(r, layer, h, 0);
+}
+
+/* gpt2_run_show, keeping the shown layer's rows [0, keep) from its last show at
+   r->s_n tokens where that is the same layer at its own heads in a causal model
+   (typing at the end: the rows before see none of the new tokens), computing rows
+   [keep, n) only; keep 0: every row. */
+static int show_rows(gpt2_run *r, int layer, int h, int keep) {
     const tf_config *c = &r->m->tf->cfg;
+    const int n0 = r->s_n;
+    r->s_n = 0; /* until every row is back */
     if (layer < 0 || layer >= c->layers || h < 1 || r->n < 1) return -1;
-    if (!tf_infer_can_split(r->m->tf)) { /* RoPE, K/V shared: its own heads only, as they are */
-        if (h != c->h || show_unrotated(r, layer) != 0) return -1;
-        r->shown = layer;
-        r->shown_h = h;
-        return 0;
-    }
-    if (c->d_model % h != 0) return -1;
+    const int split = tf_infer_can_split(r->m->tf);
+    if (!split && h != c->h) return -1; /* RoPE, K/V shared: its own heads only */
+    if (c->d_model % h != 0 && split) return -1;
+    if (!split && show_unrotated(r, layer) != 0) return -1; /* RoPE: Q, K before it */
     const size_t nn = (size_t)r->n * r->n, need = (size_t)h * nn;
-    const size_t nd = (size_t)r->inf->cap * c->d_model;
-    if (need > r->s_cap) {
-        float *s = malloc(need * sizeof(float)), *a = malloc(need * sizeof(float));
-        if (!s || !a) {
-            free(s);
-            free(a);
-            return -1;
-        }
-        free(r->s_scores);
-        free(r->s_attn);
-        r->s_scores = s;
+    const size_t nd = (size_t)r->inf->cap * row_width(r);
+    if (!(h == c->h && r->m->tf->spec.causal && keep <= n0 && keep <= r->n)) keep = 0;
+    if (need > r->s_cap) { /* grown keeping what they hold (the rows kept) */
+        float *s = realloc(r->s_scores, need * sizeof(float));
+        if (s) r->s_scores = s;
+        float *a = s ? realloc(r->s_attn, need * sizeof(float)) : NULL;
+        if (!a) return -1;
         r->s_attn = a;
         r->s_cap = need;
     }
     if (!r->s_concat) r->s_concat = malloc(nd * sizeof(float));
     if (!r->s_out) r->s_out = malloc(nd * sizeof(float));
     if (!r->s_heads) r->s_heads = malloc(nd * sizeof(float));
-    if (!r->s_concat || !r->s_out || !r->s_heads) return -1;
-    tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat,
-                   h == c->h ? NULL : r->s_out);
-    /* every head_i from the Concat with every head on: (h, n, d_k), as the view and
-       the step-through read them (a removed head's too) */
+    if (!r->s_x) r->s_x = malloc((size_t)r->inf->cap * c->d_model * sizeof(float));
+    if (!r->s_concat || !r->s_out || !r->s_heads || !r->s_x) return -1;
     const int n = r->n, d = c->d_model, dk = d / h;
-    for (int i = 0; i < h; i++)
-        for (int row = 0; row < n; row++)
-            memcpy(r->s_heads + ((size_t)i * n + row) * dk,
-                   r->s_concat + (size_t)row * d + (size_t)i * dk, (size_t)dk * sizeof(float));
+    tf_infer_x(r->inf, layer, r->s_x);
+    if (keep > 0) { /* the kept rows to the new width; the new keys hidden from them */
+        repack(r->s_scores, h, n0, n0, n, n, keep, -INFINITY);
+        repack(r->s_attn, h, n0, n0, n, n, keep, 0.0f);
+        if (split) repack(r->s_heads, h, n0, dk, n, dk, keep, 0.0f);
+    }
+    if (!split || keep > 0) /* its own heads as the forward computes them, rows from keep */
+        tf_infer_attn_rows(r->inf, layer, keep, r->s_scores, r->s_attn, r->s_concat);
+    else
+        tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat,
+                       h == c->h ? NULL : r->s_out);
+    if (split) /* every head_i from the Concat with every head on: (h, n, d_k), as the
+                  view and the step-through read them (a removed head's too) */
+        for (int i = 0; i < h; i++)
+            for (int row = keep; row < n; row++)
+                memcpy(r->s_heads + ((size_t)i * n + row) * dk,
+                       r->s_concat + (size_t)row * d + (size_t)i * dk, (size_t)dk * sizeof(float));
+    if (h == c->h) zero_removed(r, layer, split ? d : spec_q_dim(&r->m->tf->spec));
     r->shown = layer;
     r->shown_h = h;
+    r->s_n = n;
     return 0;
+}
+
+int gpt2_overview_side(const gpt2_model *m, int n) {
+    const tf_config *c = &m->tf->cfg;
+    int p = n < GPT2_OV_SIDE ? n : GPT2_OV_SIDE;
+    while (p > 1 && (size_t)c->layers * c->h * p * p > GPT2_OV_FLOATS) p--;
+    return p;
+}
+
+void gpt2_max_pool(float *out, const float *a, int n, int p) {
+    for (int y = 0; y < p; y++) {
+        const int r0 = (int)((long)y * n / p), r1 = (int)((long)(y + 1) * n / p);
+        float *o = out + (size_t)y * p;
+        for (int x = 0; x < p; x++) o[x] = 0.0f;
+        for (int row = r0; row < r1; row++) {
+            const float *ar = a + (size_t)row * n;
+            for (int x = 0; x < p; x++) {
+                const int c0 = (int)((long)x * n / p), c1 = (int)((long)(x + 1) * n / p);
+                float m = o[x];
+                for (int k = c0; k < c1; k++) m = ar[k] > m ? ar[k] : m;
+                o[x] = m;
+            }
+        }
+    }
+}
+
+int gpt2_run_overview(gpt2_run *r) {
+    const tf_config *c = &r->m->tf->cfg;
+    if (r->n < 1) return -1;
+    if (r->ov_n) return 0;
+    const int p = gpt2_overview_side(r->m, r->inf->cap);
+    if (!r->ov) r->ov = malloc((size_t)c->layers * c->h * p * p * sizeof(float));
+    if (!r->ov) return -1;
+    const int n = r->n, side = gpt2_overview_side(r->m, n);
+    tf_infer *t = r->inf;
+    for (int i = 0; i < c->layers; i++) {
+        /* the layer's (h, n, n) in the forward's scratch, then each head pooled */
+        tf_infer_attn(t, i, t->scores, t->scores, t->concat);
+        for (int j = 0; j < c->h; j++)
+            gpt2_max_pool(r->ov + ((size_t)i * c->h + j) * side * side,
+                          t->scores + (size_t)j * n * n, n, side);
+    }
+    r->ov_n = side;
+    return 0;
+}
+
+static int overview_or_say(gpt2_run *r, char *err, size_t errlen) {
+    if (gpt2_run_overview(r) == 0) return 0;
+    snprintf(err, errlen, "out of memory for the overview's maps");
+    return -1;
 }
 
 int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen) {
@@ -392,9 +510,10 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
         r->n_text = total + goal->n_more; /* the tokens past the cut may differ */
         r->replaced = replaced;
         if (measure) gpt2_run_effects(r, goal->layer); /* (failed: not measured, said so) */
-        return 0;
+        return goal->overview ? overview_or_say(r, err, errlen) : 0;
     }
-    r->shown = -1; /* shown once, below, at the goal's layer */
+    if (shown != goal->layer || shown_h != goal->h)
+        r->shown = -1; /* shown once, below, at the goal's layer */
     memcpy(r->off, goal->off, offs);
     if (!same_text) { /* from the first token that differs on (tf_infer_update) */
         gpt2_run_tokens(r, ids, n);
@@ -403,16 +522,18 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
     } else {
         r->n_text = total + goal->n_more;
         r->replaced = replaced;
-        if (!same_off) run_from(r, 0);
+        if (!same_off) run_from(r, 0, r->n);
     }
-    if (gpt2_run_show(r, goal->layer, goal->h) != 0) {
+    /* the same layer was brought along by the run (its new rows only) */
+    const int ready = r->shown == goal->layer && r->shown_h == goal->h && r->s_n == r->n;
+    if (!ready && gpt2_run_show(r, goal->layer, goal->h) != 0) {
         snprintf(err, errlen, "layer %d at h = %d cannot be shown (out of memory?)",
                  goal->layer + 1, goal->h);
         return -1;
     }
     if (goal->effects && goal->h == c->h && r->e_layer != goal->layer)
         gpt2_run_effects(r, goal->layer);
-    return 0;
+    return goal->overview ? overview_or_say(r, err, errlen) : 0;
 }
 
 const float *gpt2_run_probs(const gpt2_run *r) {
@@ -433,16 +554,17 @@ static int layer_count(const void *self) {
 static int fill_layer(const void *self, int i, attn_layer *L) {
     const gpt2_run *r = self;
     const tf_config *c = &r->m->tf->cfg;
-    if (i < 0 || i >= layer_count(self)) return -1;
-    /* the shown layer's scores and heads, where gpt2_run_show computed them */
-    const int shown = i == r->shown && tf_infer_can_split(r->m->tf);
-    tf_infer_layer(L, r->inf, i, shown ? r->s_scores : NULL, r->label);
-    if (i == r->shown && r->s_qpre && L->q_rot) { /* RoPE: the shown layer's, unrotated */
+    if (i < 0 || i >= layer_count(self) || i != r->shown) return -1;
+    /* the shown layer's scores and attention, and its heads where it can be re-split:
+       gpt2_run_show computed them */
+    tf_infer_layer(L, r->inf, i, r->s_x, r->s_scores, r->s_attn, r->s_concat, r->label);
+    if (r->s_qpre && L->q_rot) { /* RoPE: the shown layer's, unrotated */
         L->q_unrot = r->s_qpre;
         L->k_unrot = r->s_kpre;
     }
-    if (shown) L->heads = r->s_heads;
-    if (!shown || r->shown_h == c->h) return 0;
+    if (!tf_infer_can_split(r->m->tf)) return 0;
+    L->heads = r->s_heads;
+    if (r->shown_h == c->h) return 0;
     /* re-split: the same X, W^Q, W^K, W^V, Q, K, V and W^O, other heads */
     attn_layer split;
     attn_layer_init(&split, r->n, r->n, r->shown_h, c->d_model,

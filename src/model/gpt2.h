@@ -15,12 +15,17 @@
 #include "source.h"
 #include "transformer.h"
 
-/* The most tokens a run holds: the view's limit (VIEW_MAX_N), below any GPT-2's
- * n_positions (1024). */
-#define GPT2_MAX_N 512
-/* The memory a run's trace may take (every layer's heads and tensors): a text is
- * cut to the tokens that fit. GPT-2 small, medium: 512 tokens; large ~370, xl ~260. */
+/* The most tokens a run holds: the longest context a model may have (TF_MAX_CTX,
+ * GPT-2's n_positions), which the view lays out (VIEW_MAX_N). */
+#define GPT2_MAX_N TF_MAX_CTX
+/* The memory a run's trace may take (every layer's tensors; no layer keeps its
+ * attention, the shown layer's is computed): a text is cut to the tokens that fit.
+ * GPT-2 small, medium: 1024 tokens (small ~0.4 GB); large ~850, xl ~560. */
 #define GPT2_TRACE_BYTES ((size_t)1 << 30)
+/* The overview's maps: each head's attention max-pooled to at most this side, and
+   all of them together at most GPT2_OV_FLOATS floats (a smaller side for many heads) */
+#define GPT2_OV_SIDE 256
+#define GPT2_OV_FLOATS ((size_t)8 << 20)
 #define GPT2_TOP 10
 #define GPT2_LABEL 48
 /* The masks an encoder's run fills at most (the first ones of the text). */
@@ -75,6 +80,11 @@ typedef struct {
     int kv;           /* K/V heads it computes with: own's h_kv, or fewer */
     float *probs_own; /* (vocab) own's distribution on the text, every head on (regrouped) */
     size_t s_cap;     /* floats in s_scores and s_attn */
+    float *s_x;       /* (n, d_model): the layer's X (no layer keeps its own) */
+    int s_n;          /* the tokens they were computed at (0: none) */
+    /* the overview (gpt2_run_overview): every layer's heads, each max-pooled */
+    float *ov; /* (layers, h, ov_n, ov_n); ov_n = 0: not computed for this run */
+    int ov_n;
     /* an encoder's "fill the blank": the masked-LM head (fill.h) on the text's masks */
     tf_fill *fill;                         /* NULL: a decoder, or no masked-LM head in the file */
     int n_mask;                            /* the mask tokens in the run's text (all of them) */
@@ -101,6 +111,9 @@ int gpt2_run_text(gpt2_run *r, const char *text, size_t len, char *err, size_t e
 /* Runs token ids (n >= 1, cut to the run's cap) as gpt2_run_text does, computing
  * only what differs from the tokens run before (tf_infer_update). */
 void gpt2_run_tokens(gpt2_run *r, const int *ids, int n);
+/* When the last text was cut to the run's cap: 1 and one line in buf, "text cut to
+ * its first N of T tokens (NAME holds N positions)"; else 0. */
+int gpt2_run_cut(const gpt2_run *r, char *buf, size_t len);
 /* Removes (1) or restores (0) head `head` of layer `layer` and recomputes from
  * that layer on. */
 void gpt2_run_set_off(gpt2_run *r, int layer, int head, int off);
@@ -112,10 +125,11 @@ int gpt2_run_ablate(gpt2_run *r, const char *spec, char *err, size_t errlen);
 void gpt2_run_clear_off(gpt2_run *r);
 
 /* Makes layer `layer` the shown one at h heads (the model's own h, or a re-split:
- * a divisor of d_model): its scores, and re-split its heads, Concat and output.
- * A model that cannot be re-split (tf_infer_can_split) shows its own h only, as
- * tf_infer_layer gives it. 0, or -1 (h does not divide d_model, another h where no
- * re-split is defined, or out of memory; nothing changes). */
+ * a divisor of d_model): its scores and attention, computed from the kept Q, K and
+ * V (no layer keeps them), and re-split its heads, Concat and output. A model that
+ * cannot be re-split (tf_infer_can_split) shows its own h only. Only the shown
+ * layer can be filled (gpt2_run_source). 0, or -1 (h does not divide d_model,
+ * another h where no re-split is defined, or out of memory; nothing changes). */
 int gpt2_run_show(gpt2_run *r, int layer, int h);
 
 /* The run computes with kv K/V heads (regroup.h: each new K/V head's projections
@@ -125,6 +139,20 @@ int gpt2_run_show(gpt2_run *r, int layer, int h);
  * distribution (every head on) for the next-token panel. 0, or -1 with a message
  * (kv does not divide, out of memory; nothing changes). */
 int gpt2_run_regroup(gpt2_run *r, int kv, char *err, size_t errlen);
+
+/* The side of the overview's maps at n tokens: n, or less when n is larger than
+ * GPT2_OV_SIDE or the maps would pass GPT2_OV_FLOATS. */
+int gpt2_overview_side(const gpt2_model *m, int n);
+
+/* The overview of the run: every layer's attention computed again from its Q and K
+ * and each head max-pooled to ov_n x ov_n (gpt2_overview_side): cell (y, x) the
+ * largest weight of query rows [y n / ov_n, (y + 1) n / ov_n) and keys [x n / ov_n,
+ * (x + 1) n / ov_n), so a sharp head stays sharp. Kept until the run changes.
+ * 0, or -1 on out of memory (ov_n stays 0). */
+int gpt2_run_overview(gpt2_run *r);
+
+/* Max-pools a (n, n) map into (p, p) (1 <= p <= n) as gpt2_run_overview does. */
+void gpt2_max_pool(float *out, const float *a, int n, int p);
 
 /* What a run is asked to show: a text and token ids after its own (the tokens
  * the model wrote: bytes that need not tokenize back into them), the heads removed
@@ -139,11 +167,13 @@ typedef struct {
     int n_more;
     int effects; /* 1: and the layer's heads measured on the next token (gpt2_run_effects) */
     int kv;
+    int overview; /* 1: the overview's maps too (gpt2_run_overview) */
 } gpt2_goal;
 
 /* Brings r to goal, computing only what differs from what r holds: a new text
  * runs every layer, heads removed or restored run from the first layer whose
- * heads changed, a new layer or h computes that layer's view. 0, or -1 with a
+ * heads changed, a new layer or h computes that layer's view, the overview is
+ * computed when asked and not yet computed for this run. 0, or -1 with a
  * message (the text has no token, h does not split; r then holds what it did or
  * the new text with its layer unshown). */
 int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen);
@@ -167,8 +197,9 @@ int gpt2_run_fills(const gpt2_run *r);
  * removed now: any id, not only the top ten. */
 float gpt2_run_fill_p(const gpt2_run *r, int i, int id);
 
-/* The run as a model source: layer i is the model's own heads, with scores and
- * re-split when i is the shown layer. describe says "gpt2 · 12 layers · h = 12". */
+/* The run as a model source of its shown layer (the others cannot be filled: their
+ * attention is not kept), at its own heads or re-split. describe says "gpt2 · 12 layers · h = 12".
+ */
 void gpt2_run_source(model_source *src, const gpt2_run *r);
 
 #endif

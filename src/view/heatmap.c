@@ -1,5 +1,5 @@
 /* heatmap.c: matrices as coloured pixels, cached until their numbers change. More
- * cells than pixels are reduced: attention to the mean, signed matrices to the value
+ * cells than pixels are reduced: attention to the largest weight, signed matrices to the value
  * of largest magnitude. Also signed-matrix boxes (their colorbars are colorbar.c's);
  * placement is layout's. */
 #include <float.h>
@@ -332,42 +332,41 @@ const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, 
     if (!e) return NULL;
     if (hit) return e->px;
     const rgba ground = view_mask_ground(theme);
-    double *acc =
-        work_mem(c->cache, (size_t)w * sizeof(double) + (size_t)(2 * w + 1) * sizeof(int));
-    if (!acc) {
+    float *top = work_mem(c->cache, (size_t)w * sizeof(float) + (size_t)(2 * w + 1) * sizeof(int));
+    if (!top) {
         e->key = 0, e->used = 0, e->spare = 1;
         return NULL;
     }
-    int *masked = (int *)(acc + w), *cb = masked + w;
+    int *masked = (int *)(top + w), *cb = masked + w;
     pixel_bounds(cb, n, w);
-    /* pixel (x, y) covers rows [r0, r1) and columns [c0, c1): the mean of the
-       weights it covers (masked ones count as the 0 they are), shown as masked
-       only when every cell it covers is masked; summed per pixel rows first, then
-       columns, one pass over the rows it covers */
+    /* pixel (x, y) covers rows [r0, r1) and columns [c0, c1): the largest of the
+       weights it covers under the contrast (masked ones count as the 0 they are), so
+       a head that puts all its weight on one key stays sharp however many tokens a
+       pixel covers (a mean would fade it to 1 / cells); shown as masked only when
+       every cell it covers is masked. One pass over the rows it covers */
     for (int y = 0; y < h; y++) {
         const int r0 = (int)((long)y * n / h), r1 = (int)((long)(y + 1) * n / h);
-        for (int x = 0; x < w; x++) acc[x] = 0.0, masked[x] = 0;
+        for (int x = 0; x < w; x++) top[x] = 0.0f, masked[x] = 0;
         for (int r = r0; r < r1; r++) {
             const float *row = attn + (size_t)r * n, *srow = scores ? scores + (size_t)r * n : NULL;
             float row_max = 0.0f;
             if (contrast == VIEW_CONTRAST_ROW)
                 for (int k = 0; k < n; k++) row_max = row[k] > row_max ? row[k] : row_max;
             for (int x = 0; x < w; x++) {
-                double sum = acc[x];
+                float m = top[x];
                 int mk = masked[x];
                 for (int k = cb[x]; k < cb[x + 1]; k++) {
-                    const float v = isfinite(row[k]) ? row[k] : 0.0f;
-                    sum += contrast_value(v, row_max, contrast);
+                    const float v =
+                        contrast_value(isfinite(row[k]) ? row[k] : 0.0f, row_max, contrast);
+                    m = v > m ? v : m;
                     mk += srow && srow[k] == -INFINITY;
                 }
-                acc[x] = sum, masked[x] = mk;
+                top[x] = m, masked[x] = mk;
             }
         }
         for (int x = 0; x < w; x++) {
             const int cnt = (r1 - r0) * (cb[x + 1] - cb[x]);
-            e->px[(size_t)y * w + x] = cnt && masked[x] == cnt
-                                           ? ground
-                                           : cmap_seq(cmap, cnt ? (float)(acc[x] / cnt) : 0.0f);
+            e->px[(size_t)y * w + x] = cnt && masked[x] == cnt ? ground : cmap_seq(cmap, top[x]);
         }
     }
     return e->px;

@@ -297,7 +297,7 @@ void view_draw_editor(const view_ctx *c) {
 
     char count[160];
     int n = s->edit_tokens;
-    const int limit = s->edit_limit > 0 ? s->edit_limit : VIEW_MAX_N;
+    const int limit = s->edit_limit > 0 ? s->edit_limit : VIEW_BUILTIN_MAX_N;
     if (n > limit)
         snprintf(count, sizeof count, "%d tokens: the first %d are kept", n, limit);
     else

@@ -58,14 +58,15 @@ static void draw_labels(const view_ctx *c) {
 /* One head's map; a removed head is veiled and crossed out corner to corner. */
 static void draw_cell(const view_ctx *c, int layer, int head, view_rect r) {
     const view_overview *o = c->s->overview;
-    const int n = o->n;
-    const float *attn = o->attn[layer] ? o->attn[layer] + (size_t)head * n * n : NULL;
+    const int side = view_overview_side(o);
+    const float *attn = o->attn[layer] ? o->attn[layer] + (size_t)head * side * side : NULL;
     uint64_t key = view_key_mix(0x0BE0000000ull, (uint64_t)layer * 4096u + (uint64_t)head);
     key = view_key_mix(view_key_mix(key, (uint64_t)(uintptr_t)o->attn[layer]), c->s->data_version);
     int iw = 0, ih = 0;
-    /* more tokens than pixels: view_attn_image box-averages, so a pixel is the mean
-       of the n/cell x n/cell weights it covers and no row or column is dropped */
-    const rgba *px = view_attn_image(c, key, attn, NULL, n, r.w, r.h, &iw, &ih, &key);
+    /* more tokens than pixels (or than the map's side, max-pooled by the model):
+       view_attn_image keeps each pixel's largest weight, so a sharp head stays sharp
+       and no row or column is dropped */
+    const rgba *px = view_attn_image(c, key, attn, NULL, side, r.w, r.h, &iw, &ih, &key);
     if (px)
         draw_image_cmd(c->dl, r, iw, ih, px, key);
     else
@@ -92,11 +93,12 @@ static void draw_note(const view_ctx *c) {
         for (int k = 0; k < o->h; k++) off += view_overview_off(o, l, k);
     char a[96] = "", b[160] = "", note[300], fitted[300];
     if (off) snprintf(a, sizeof a, "crossed out: removed head (%d of %d)", off, o->layers * o->h);
-    if (O->cell < o->n)
+    const int side = view_overview_side(o), px = O->cell < side ? O->cell : side;
+    if (px < o->n)
         snprintf(b, sizeof b,
-                 "each %d\xC3\x97%d map shown in %d\xC3\x97%d px: a pixel is the mean of the "
-                 "weights it covers",
-                 o->n, o->n, O->cell, O->cell);
+                 "each %d\xC3\x97%d map shown in %d\xC3\x97%d px: a pixel, the largest weight it "
+                 "covers",
+                 o->n, o->n, px, px);
     snprintf(note, sizeof note, "%s%s%s", a, a[0] && b[0] ? "  \xC2\xB7  " : "", b);
     if (!note[0]) return;
     view_fit_text(fitted, sizeof fitted, note, O->note.w, c->L->font_small, 0, c->measure, c->ud);

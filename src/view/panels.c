@@ -342,14 +342,31 @@ static void draw_attn_caption(const view_ctx *c, int variant) {
        the titles (variant 0 shows them), before the scale, where the line has room */
     char axes[3][320];
     const int bits = variant == 0 && s->head_entropy && !L->focus;
-    snprintf(axes[0], sizeof axes[0], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s%s", full,
-             bits ? " \xC2\xB7 bits: how spread each row is" : "");
-    snprintf(axes[1], sizeof axes[1], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s", full);
-    snprintf(axes[2], sizeof axes[2], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s", brief);
-    for (int a = 0; a < 3; a++)
+    /* more tokens than pixels: view_attn_image keeps each pixel's largest weight */
+    const int pooled =
+        L->shown_heads > 0 && (L->heads[0].map.w < layer->n || L->heads[0].map.h < layer->n);
+    const char *pool = pooled ? " \xC2\xB7 a pixel: the largest weight it covers" : "";
+    snprintf(axes[0], sizeof axes[0], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s%s%s", full,
+             pool, bits ? " \xC2\xB7 bits: how spread each row is" : "");
+    snprintf(axes[1], sizeof axes[1], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s%s", full,
+             pool);
+    snprintf(axes[2], sizeof axes[2], "rows: queries \xC2\xB7 columns: keys \xC2\xB7 %s%s", brief,
+             pooled ? " \xC2\xB7 pixel = max" : "");
+    char pooled_full[4][320]; /* no room for the axes: the scale and the pooling at least */
+    snprintf(pooled_full[0], sizeof pooled_full[0], "%s%s", full, pool);
+    snprintf(pooled_full[1], sizeof pooled_full[1], "%s \xC2\xB7 pixel = max", full);
+    snprintf(pooled_full[2], sizeof pooled_full[2], "%s%s", brief, pool);
+    snprintf(pooled_full[3], sizeof pooled_full[3], "%s \xC2\xB7 pixel = max", brief);
+    int fits = 0;
+    for (int a = 0; a < 3 && !fits; a++)
         if (view_tw(c, axes[a], fs, 0) <= (maxw < r.w ? maxw : r.w) - legend) {
             full = axes[a];
-            break;
+            fits = 1;
+        }
+    for (int a = 0; a < 4 && !fits && pooled; a++)
+        if (view_tw(c, pooled_full[a], fs, 0) <= maxw - legend) {
+            full = pooled_full[a];
+            fits = 1;
         }
     view_fit_text(cap, sizeof cap, full, maxw - legend, fs, 0, c->measure, c->ud);
     if (view_tw(c, cap, fs, 0) < view_tw(c, full, fs, 0))

@@ -9,9 +9,11 @@
 #include "draw.h"
 #include "layer.h"
 
-/* The most positions the view lays out, and the text field's token limit (the
-   core's MHA_MAX_N; src/app checks that the two agree). */
-#define VIEW_MAX_N 512
+/* The most positions the view lays out: a loaded model's longest context (1024,
+   GPT-2's n_positions; the built-in views stop at the core's MHA_MAX_N, 512; src/app
+   checks that both fit). The text field's limit is edit_limit, or MHA_MAX_N. */
+#define VIEW_MAX_N 1024
+#define VIEW_BUILTIN_MAX_N 512
 
 /* Measures a UTF-8 run at pixel size `size`: width and line height in pixels. */
 typedef void (*view_measure_fn)(void *ud, const char *text, int size, int bold, int *w, int *h);
@@ -149,7 +151,8 @@ typedef struct view_sweep {
 typedef struct {
     const char *name;          /* "gpt2" */
     int layers, h, n;          /* the model's own heads per layer; positions */
-    const float *const *attn;  /* (layers) each (h, n, n), the trained heads */
+    const float *const *attn;  /* (layers) each (h, map_n, map_n), the trained heads; a
+                                  layer's NULL: not computed yet */
     const char *const *tokens; /* (n) labels */
     int layer;                 /* the layer open in the layer view, 0-based */
     const unsigned char *off;  /* (layers, h) 1: that head is removed; may be NULL */
@@ -158,6 +161,7 @@ typedef struct {
     int encoder;               /* 1: an encoder (BERT's kind): no mask, attention both ways */
     int h_kv, h_kv_shown;      /* K/V heads as trained and as computed (regrouped where
                                   fewer); 0: not said */
+    int map_n;                 /* the side of each map: n, or fewer (max-pooled); 0: n */
 } view_overview;
 
 /* The next-token panel: the model's most likely next tokens after the text. */
@@ -296,7 +300,7 @@ typedef struct view_state {
     int edit_cursor;               /* byte offset of the cursor in edit_text */
     int edit_selected;             /* the whole text is selected */
     int edit_tokens;               /* tokens the text has now */
-    int edit_limit;                /* tokens kept (a loaded model's positions); 0: VIEW_MAX_N */
+    int edit_limit;                /* tokens kept (a loaded model's positions); 0: 512 */
     const char *edit_prompt;       /* the field's prompt, no token count (a lesson's caption); NULL:
                                       the sentence's */
     int help;                      /* help overlay open */

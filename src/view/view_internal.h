@@ -143,7 +143,7 @@ typedef enum { VIEW_MAP_SEQ, VIEW_MAP_DIV } view_map_kind;
  * memory); out_key is the image's key for draw_image_cmd. Sequential maps show
  * data in [0, 1] with colormap cmap; diverging maps show data / scale in [-1, 1].
  * When the matrix has more cells than pixels, no row or column is ever dropped: a
- * pixel of attention is the mean of the probabilities it covers (box average); a
+ * pixel of a sequential map is the mean of the values it covers (box average); a
  * pixel of a signed matrix is the covered value of largest magnitude, sign kept,
  * since averaging signed values washes every block towards zero. */
 const rgba *view_heat_image(view_cache *c, uint64_t key, const float *data, int rows, int cols,
@@ -155,9 +155,10 @@ const rgba *view_heat_image(view_cache *c, uint64_t key, const float *data, int 
 enum { VIEW_CONTRAST_FIXED = 0, VIEW_CONTRAST_ROW, VIEW_CONTRAST_LOG, VIEW_CONTRAST_COUNT };
 
 /* An attention map (n, n) as at most (max_w, max_h) pixels under the state's
- * colormap and contrast; a pixel whose cells are all masked (score -inf) shows
- * the mask's ground (scores may be NULL: none is). Owned by the frame's cache;
- * NULL when out of memory or attn is NULL. */
+ * colormap and contrast, a pixel the largest weight of the cells it covers (max-
+ * pooled: a sharp head stays visible at n = 1024); a pixel whose cells are all
+ * masked (score -inf) shows the mask's ground (scores may be NULL: none is). Owned by the frame's
+ * cache; NULL when out of memory or attn is NULL. */
 const rgba *view_attn_image(const view_ctx *c, uint64_t key, const float *attn, const float *scores,
                             int n, int max_w, int max_h, int *out_w, int *out_h, uint64_t *out_key);
 
@@ -332,6 +333,11 @@ void view_draw_compare(const view_ctx *c, const view_hit *hit);
 static inline int view_overview_ok(const view_overview *o) {
     return o && o->attn && o->layers >= 1 && o->layers <= VIEW_OV_MAX_LAYERS && o->h >= 1 &&
            o->h <= VIEW_OV_MAX_HEADS && o->n >= 1 && o->n <= VIEW_MAX_N;
+}
+
+/* The side of o's maps: map_n, or n when they are not pooled (map_n 0). */
+static inline int view_overview_side(const view_overview *o) {
+    return o->map_n > 0 && o->map_n < o->n ? o->map_n : o->n;
 }
 
 /* 1 if the next-token panel has something to show: 1 <= k <= VIEW_NEXT_MAX rows, or

@@ -8,7 +8,7 @@
  *   MHAVIZ_FUZZ_STRICT=1 also every rectangle inside a picture of at least
  *   800x600 window pixels (off in CI until the finding in crashes/ is fixed);
  * - fuzz_layout_edges (FUZZ_EDGES): values just outside those ranges too (sizes
- *   0 and negative, huge zoom, h = 0, h not dividing d_model, n = 0, 513): the
+ *   0 and negative, huge zoom, h = 0, h not dividing d_model, n = 0, 1025): the
  *   layout is a public function, so it must not crash or overflow there either.
  *   Its CI run stays off until the findings in tests/fuzz/crashes/ are fixed. */
 #include <math.h>
@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (e & 1) s.look.zoom = zooms[(e >> 4) % 7];
     if (e & 2) s.ui_scale = zooms[(e >> 5) % 7];
     if (e & 4) h = (e & 8) ? 0 : h + 1; /* h = 0, or one that need not divide d_model */
-    if ((e & 0xC0) == 0x40) n = (e & 0x20) ? 0 : 513;
+    if ((e & 0xC0) == 0x40) n = (e & 0x20) ? 0 : VIEW_MAX_N + 1;
     if ((e & 0xC0) == 0x80) d = (e & 0x20) ? 0 : 4097;
 #endif
     unsigned flags = fuzz_byte(&p, &left);
@@ -137,6 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                              NULL,
                              0,
                              (int)(mflags >> 3) & 1,
+                             0,
                              0,
                              0};
 #ifdef FUZZ_EDGES

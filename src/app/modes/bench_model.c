@@ -4,7 +4,8 @@
  * and 512; every layer, the attention of each kept, the next-token distribution),
  * an encoder's masked-LM head on one blank (model_fill), a re-split of one layer
  * as Up/Down makes it in the window, the edits (bench_model_edit.c) and the
- * child's peak resident memory. */
+ * child's peak resident memory, with one run at the longest text the model holds
+ * (n_max: its positions, 1024 for GPT-2). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,7 @@ static int model_cases(bench *b, const char *path) {
         return 1;
     }
     int rc = 0;
+    const int n_max = run.inf->cap; /* the edits run a text this long (bench_model_edit.c) */
     /* an encoder at BERT's usual lengths (128, and its 512 positions) */
     const int *ns = gpt2_run_is_encoder(&run) ? (const int[]){128, 512} : (const int[]){64, 256};
     forward_case fc = {.run = &run};
@@ -142,9 +144,11 @@ static int model_cases(bench *b, const char *path) {
     if (rc == 0 && getrusage(RUSAGE_SELF, &ru) == 0) {
         const double mb = (double)ru.ru_maxrss / 1024.0;
         if (b->json)
-            printf("{\"case\":\"model_rss\",\"peak_mb\":%.1f,\"file_mb\":%.1f}\n", mb, file_mb);
+            printf("{\"case\":\"model_rss\",\"peak_mb\":%.1f,\"file_mb\":%.1f,\"n_max\":%d}\n", mb,
+                   file_mb, n_max);
         else
-            printf("model peak memory: %.1f MB (file %.1f MB)\n", mb, file_mb);
+            printf("model peak memory: %.1f MB (file %.1f MB; one trace at n = %d)\n", mb, file_mb,
+                   n_max);
     }
     return rc;
 }

@@ -268,6 +268,8 @@ int app_export(const cli_options *o, tok_list *toks, const mha_config *cfg, char
         rc = init;
         goto done;
     }
+    char cut[256]; /* a note, not an error: the figure is drawn (exit 0) */
+    if (app_model_cut(s, cut, sizeof cut)) fprintf(stderr, "mhaviz: %s\n", cut);
     view_state vs;
     app_figure_view(s, APP_SAVE_EXPORT, &vs);
     const char *dot = strrchr(o->export_path, '.');

@@ -158,9 +158,11 @@ static int layer_file(model_dump *md, int l, int part, dump_file *f, char *err, 
         snprintf(f->rel, sizeof f->rel, "layer_%d", l + 1);
         return 1;
     }
-    /* a model whose heads cannot be re-split (RoPE, K/V groups) is dumped as it ran */
-    if (part == 1 && tf_infer_can_split(md->m->tf) && gpt2_run_show(md->run, l, md->h) != 0) {
-        snprintf(err, errlen, "out of memory for layer %d at %d heads", l + 1, md->h);
+    /* the layer's attention is computed when shown (the run keeps none); a model
+       whose heads cannot be re-split (RoPE, K/V groups) at its own heads, as it ran */
+    const int h = tf_infer_can_split(md->m->tf) ? md->h : md->m->tf->cfg.h;
+    if (part == 1 && gpt2_run_show(md->run, l, h) != 0) {
+        snprintf(err, errlen, "out of memory for layer %d at %d heads", l + 1, h);
         return -1;
     }
     attn_layer L;
@@ -180,8 +182,24 @@ static int layer_file(model_dump *md, int l, int part, dump_file *f, char *err, 
     return 1;
 }
 
+/* overview.npy: every head's attention max-pooled as the overview draws it,
+   (layers h, p, p), row l h + j layer l + 1's head j + 1 (gpt2_run_overview). */
+static int overview_file(model_dump *md, dump_file *f, char *err, size_t errlen) {
+    if (gpt2_run_overview(md->run) != 0) {
+        snprintf(err, errlen, "out of memory for the overview's maps");
+        return -1;
+    }
+    const tf_config *c = &md->m->tf->cfg;
+    f->kind = DUMP_NPY;
+    snprintf(f->rel, sizeof f->rel, "overview.npy");
+    f->data = md->run->ov;
+    f->shape[0] = c->layers * c->h, f->shape[1] = f->shape[2] = md->run->ov_n, f->ndim = 3;
+    return 1;
+}
+
 /* The files in order: tokens.json, meta.json, layer_L/ with attn.npy and out.npy
-   for every layer, final.npy, next.json (an encoder: fill.json). */
+   for every layer, final.npy, next.json (an encoder: fill.json), generated.json (--generate),
+   overview.npy. */
 static int model_file(void *ud, int i, dump_file *f, char *err, size_t errlen) {
     model_dump *md = ud;
     const int layers = md->m->tf->cfg.layers, n = md->run->n, d = md->m->tf->cfg.d_model;
@@ -206,6 +224,7 @@ static int model_file(void *ud, int i, dump_file *f, char *err, size_t errlen) {
         f->len = strlen(md->generated);
         return 1;
     }
+    if (i == 4 + 3 * layers + (md->generated != NULL)) return overview_file(md, f, err, errlen);
     return 0;
 }
 
@@ -243,6 +262,8 @@ int app_model_dump(const cli_options *o, char *err, size_t errlen) {
         snprintf(err, errlen, "--text: %s", why);
         rc = 2;
     }
+    if (rc == 0 && gpt2_run_cut(&run, why, sizeof why)) /* a note: the dump goes on */
+        fprintf(stderr, "mhaviz: %s\n", why);
     if (rc == 0 && o->model_ablate && gpt2_run_ablate(&run, o->model_ablate, err, errlen) != 0)
         rc = 2;
     if (rc == 0 && md.h != c->h && o->model_ablate) {

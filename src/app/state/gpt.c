@@ -19,6 +19,8 @@
 #include "samples.h"
 #include "state_internal.h"
 
+_Static_assert(GPT2_MAX_N <= VIEW_MAX_N, "the view lays out every position a model computes");
+
 void app_gpt_free(app_gpt *g) {
     if (!g) return;
     gpt2_run_free(&g->runs[0]);
@@ -65,15 +67,13 @@ static void rebuild(app_state *s) {
     app_gpt *g = s->gpt;
     const tf_config *c = &g->m->tf->cfg;
     const gpt2_run *r = gpt_shown(g);
-    for (int i = 0; i < c->layers; i++) {
-        attn_layer L;
-        tf_infer_layer(&L, r->inf, i, NULL, NULL);
-        g->attn[i] = L.attn;
-    }
+    const size_t pp = (size_t)r->ov_n * r->ov_n; /* the maps of this run, or none yet */
+    for (int i = 0; i < c->layers; i++) g->attn[i] = pp ? r->ov + (size_t)i * c->h * pp : NULL;
     g->ov = (view_overview){.name = g->m->paths.name,
                             .layers = c->layers,
                             .h = c->h,
                             .n = r->n,
+                            .map_n = r->ov_n,
                             .attn = g->attn,
                             .tokens = r->label,
                             .layer = r->shown,
@@ -109,13 +109,11 @@ static void rebuild(app_state *s) {
 
 /* The status says so when the run's text was cut; 1 then. */
 static int say_cut(app_state *s) {
-    const app_gpt *g = s->gpt;
-    const gpt2_run *r = gpt_shown(g);
-    if (r->n >= r->n_text) return 0;
-    snprintf(s->status, sizeof s->status,
-             "text cut to its first %d of %d tokens (%.40s holds %d positions here)", r->n,
-             r->n_text, g->m->paths.name, r->inf->cap);
-    return 1;
+    return app_model_cut(s, s->status, sizeof s->status);
+}
+
+int app_model_cut(const app_state *s, char *buf, size_t len) {
+    return s->gpt && gpt2_run_cut(gpt_shown(s->gpt), buf, len);
 }
 
 /* The run shown has just reached what was asked: the status says what a removed
@@ -158,6 +156,7 @@ static void job_fill(app_gpt *g) {
     j->h = g->h;
     j->effects = g->measuring;
     j->kv = g->kv;
+    j->overview = g->overview_open;
     j->v = g->want_v;
     j->rc = 0;
     j->err[0] = '\0';
@@ -239,7 +238,8 @@ void app_gpt_job_run(app_gpt_job *j) {
                             .more = j->more,
                             .n_more = j->n_more,
                             .effects = j->effects,
-                            .kv = j->kv};
+                            .kv = j->kv,
+                            .overview = j->overview};
     j->rc = gpt2_run_reach(j->r, &goal, j->err, sizeof j->err);
 }
 
@@ -569,7 +569,10 @@ int app_gpt_apply(app_state *s, const app_action *a) {
         set_layer(s, a->arg);
         if (a->x >= 1 && a->x <= g->h) s->look.focus = a->x;
         return 1;
-    case ACT_OVERVIEW: g->overview_open = !g->overview_open; return 1;
+    case ACT_OVERVIEW: /* its maps are computed when it opens (not kept by the run) */
+        g->overview_open = !g->overview_open;
+        if (g->overview_open) gpt_want(s);
+        return 1;
     case ACT_KV_FEWER:
     case ACT_KV_MORE: return regroup_key(s, a->kind == ACT_KV_FEWER);
     case ACT_ABLATE:
@@ -677,6 +680,8 @@ void app_gpt_export_panel(app_state *s, view_panel panel) {
     if (!s->gpt) return;
     s->gpt->overview_open = panel == VIEW_PANEL_MODEL;
     s->gpt->next_k = panel == VIEW_PANEL_NEXT ? VIEW_NEXT_MAX : 5;
+    if (panel == VIEW_PANEL_MODEL && gpt2_run_overview(gpt_shown(s->gpt)) != 0)
+        app_gpt_say(s, "out of memory for the overview's maps");
     rebuild(s);
     app_gpt_measure(s, s->lesson && panel == VIEW_PANEL_ALL);
 }

@@ -18,6 +18,7 @@ struct app_gpt_job {
     int more[GPT2_MAX_N], n_more; /* the tokens written after it */
     unsigned char *off;
     int layer, h, kv;
+    int overview;    /* the overview's maps too */
     int effects;     /* the layer's heads measured on the next token too */
     unsigned long v; /* the g->want_v it computes */
     int rc, out;

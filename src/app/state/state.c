@@ -17,7 +17,8 @@
 #include "sweep_view.h"
 #include "teach.h"
 
-_Static_assert(MHA_MAX_N == VIEW_MAX_N, "the view lays out every position the core computes");
+_Static_assert(MHA_MAX_N == VIEW_BUILTIN_MAX_N && MHA_MAX_N <= VIEW_MAX_N,
+               "the view lays out every position the core computes");
 
 app_state *app_state_create(view_measure_fn measure, void *ud) {
     app_state *s = calloc(1, sizeof *s);

@@ -391,6 +391,10 @@ const view_state *app_layout_view(const app_state *s);
 
 /* The view of the state: what the window draws. */
 void app_view(const app_state *s, view_state *vs);
+
+/* A loaded model's text cut to the positions it holds: 1 and the one line that says
+ * so in buf (headless modes print it as a note); else 0. */
+int app_model_cut(const app_state *s, char *buf, size_t len);
 /* The view as a saved figure: no pointer, overlays, notices or buttons; the
  * panel and background as kind says. */
 void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs);
