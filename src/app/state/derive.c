@@ -20,6 +20,8 @@ struct app_derived {
     mha_layer_text text;    /* its positions' texts and heads' notes */
     const mha_model *of;    /* the model the layer describes */
     unsigned long version;  /* data_version these numbers are for; 0 none */
+    unsigned long of_data;  /* data_version the layer's own numbers (all but the focused
+                               head's) are for: a focus alone computes only its head's */
     int divergence_step;    /* every how many rows the divergence was averaged */
     int head;               /* focused head they are for (1-based), 0 none */
     int has_raw, has_share; /* the layer held what raw and scaled, share are made from */
@@ -128,17 +130,11 @@ void app_derive_after(app_state *s) {
         app_derive(s);
 }
 
-int app_derive(app_state *s) {
-    s->counts->derives++;
-    if (app_derive_layer(s) != 0) return -1;
-    app_derived *d = s->derived;
-    const attn_layer *L = &d->layer;
-    const int focus = focused(s, L);
-    if (d->version == s->data_version && d->head == focus) return 0;
-    if (L->n < 1 || !L->attn) return 0; /* nothing computed yet: nothing derived */
+/* The layer's own numbers, whatever head is focused: each head's entropy, how alike
+   the heads are (and the baseline), what they pass on, MultiHead's change. */
+static int layer_numbers(app_derived *d, const attn_layer *L) {
     const int n = L->n, h = L->h, dm = L->d_model;
-    const size_t nd = (size_t)n * dm, nn = (size_t)n * n;
-    d->version = 0;
+    const size_t nd = (size_t)n * dm;
     if (reserve(&d->entropy, &d->cap_entropy, (size_t)h) || reserve(&d->diff, &d->cap_diff, nd) ||
         (h <= DIVERGENCE_MAX_H && reserve(&d->divergence, &d->cap_divergence, (size_t)h * h)))
         return -1;
@@ -162,6 +158,24 @@ int app_derive(app_state *s) {
         if (attn_head_contrib(d->pass_cos, d->change, L, step) == 0) d->contrib_step = step;
     }
     for (size_t k = 0; k < nd; k++) d->diff[k] = L->out[k] - L->out_full[k];
+    return 0;
+}
+
+int app_derive(app_state *s) {
+    s->counts->derives++;
+    if (app_derive_layer(s) != 0) return -1;
+    app_derived *d = s->derived;
+    const attn_layer *L = &d->layer;
+    const int focus = focused(s, L);
+    if (d->version == s->data_version && d->head == focus) return 0;
+    if (L->n < 1 || !L->attn) return 0; /* nothing computed yet: nothing derived */
+    const size_t nd = (size_t)L->n * L->d_model, nn = (size_t)L->n * L->n;
+    d->version = 0;
+    if (d->of_data != s->data_version) {
+        d->of_data = 0;
+        if (layer_numbers(d, L) != 0) return -1;
+        d->of_data = s->data_version;
+    }
     d->head = 0;
     if (focus) {
         if (reserve(&d->raw, &d->cap_raw, nn) || reserve(&d->scaled, &d->cap_scaled, nn) ||
