@@ -73,6 +73,10 @@ static void press(app_state *s, int key, int mods, const char *name) {
         snprintf(what, sizeof what, "%s: changed the model or the focus: derived once", name);
         CHECK_INT(what, 1, derives);
     }
+    if (s->data_version == version) { /* a focus alone: its head's numbers only */
+        snprintf(what, sizeof what, "%s: the same data: the layer's numbers kept", name);
+        CHECK_INT(what, 0, (int)(c1.layer_numbers - c0.layer_numbers));
+    }
     snprintf(what, sizeof what, "%s: the numbers are the model's after it", name);
     CHECK_TRUE(what, !app_derive_stale(s));
     frame(s, name);

@@ -173,6 +173,7 @@ int app_derive(app_state *s) {
     d->version = 0;
     if (d->of_data != s->data_version) {
         d->of_data = 0;
+        s->counts->layer_numbers++;
         if (layer_numbers(d, L) != 0) return -1;
         d->of_data = s->data_version;
     }

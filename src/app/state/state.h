@@ -179,9 +179,11 @@ typedef struct app_writer app_writer;
 app_write_opts app_write_opts_of(const cli_options *o);
 
 /* How often the key path did its work (MHAVIZ_STATS prints them, tests read them):
-   the derivations app_derive made, the views app_view filled, the actions applied. */
+   the derivations app_derive made, the views app_view filled, the actions applied,
+   and the times a derivation computed the layer's own numbers (each head's entropy,
+   how alike the heads are, what they pass on: new data only, never a focus alone). */
 typedef struct {
-    unsigned long derives, views, actions;
+    unsigned long derives, views, actions, layer_numbers;
 } app_counts;
 typedef struct app_pin app_pin;
 typedef struct app_training app_training;
