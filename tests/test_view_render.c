@@ -621,6 +621,61 @@ static void test_one_head_alike(void **state) {
     fx_finish("one head alike");
 }
 
+/* A loaded model whose Concat and W^O are not drawn (h d_k != d_model: Qwen3's,
+   Gemma's shapes) has no MultiHead contributions, but its heads are still measured on
+   the next token: the panel says which could go by that measure, and does not claim
+   what they pass on. Head 1 moves the next token by 0.05 bit and keeps its top token:
+   it could go; head 3 moves it less but changes the top token: it could not. */
+static void test_alike_kl_without_wo(void **state) {
+    (void)state;
+    fx_reset();
+    static const int sizes[][2] = {{1920, 1080}, {1600, 900}, {2560, 1440}};
+    for (int k = 0; k < 3; k++) {
+        static scene sc;
+        scene_make(&sc, 7, 64, 4, MHA_MASK_CAUSAL, sizes[k][0], sizes[k][1]);
+        snprintf(fx_where, sizeof fx_where, "kl without W^O %dx%d", sizes[k][0], sizes[k][1]);
+        float div[16] = {0};
+        float kl[4] = {0.05f, 0.4f, 0.02f, 1.3f};
+        int top[4] = {7, 7, 9, 7};
+        sc.s.lesson = 1;
+        sc.s.head_divergence = div;
+        sc.s.head_next_kl = kl;
+        sc.s.head_next_top = top;
+        sc.s.next_top_full = 7;
+        sc.s.alike_base_lo = 0.5f;
+        sc.s.alike_base_hi = 0.7f;
+        scene_render(&sc);
+        EXPECT(sc.L.lesson_shown, "the panels are shown");
+        int verdict = 0, pass_on = 0, range = 0, diagonal = 0, cells = 0;
+        for (int i = 0; i < sc.dl.count; i++) {
+            const draw_cmd *c = &sc.dl.cmds[i];
+            if (c->kind != DC_TEXT) continue;
+            const char *t = draw_cmd_text(&sc.dl, c);
+            pass_on += strstr(t, "pass on") != NULL;
+            range += strstr(t, "KL") != NULL && strstr(t, "0.02") && strstr(t, "1.3");
+            diagonal += strncmp(t, "diagonal:", 9) == 0 && strstr(t, "KL") != NULL;
+            for (int j = 0; j < 4; j++) /* the KL in bits as the panel prints it */
+                cells += strcmp(t, (const char *const[]){"0.05", "0.40", "0.02", "1.3"}[j]) == 0;
+            const char *go = strstr(t, "could go");
+            const char *list = go ? strrchr(go, ':') : NULL;
+            if (list) { /* the heads listed: "1" or "head 1", nothing else */
+                list++;
+                while (*list == ' ') list++;
+                if (strncmp(list, "head ", 5) == 0) list += 5;
+                EXPECT(strcmp(list, "1") == 0, "could go: expected head 1 alone, got \"%s\"", t);
+                verdict++;
+            }
+        }
+        EXPECT(verdict == 1, "the verdict on the next token said once, got %d", verdict);
+        EXPECT(pass_on == 0, "nothing said of what they pass on (not measured), got %d", pass_on);
+        EXPECT(range >= 1 || (diagonal == 1 && cells == 4),
+               "the next token's KL: its range, or the diagonal's four numbers under their line; "
+               "got %d range lines, %d diagonal lines, %d numbers",
+               range, diagonal, cells);
+    }
+    fx_finish("alike kl without W^O");
+}
+
 /* The first screen says what it shows: rows are queries, columns keys, and (where the
    titles give bits) what the bits measure, on the colorbar's caption line. */
 static void test_axes_legend(void **state) {
@@ -816,11 +871,17 @@ static void test_hit_test(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_groups),          cmocka_unit_test(test_formula_and_labels),
-        cmocka_unit_test(test_token_label),     cmocka_unit_test(test_attention_pixels),
-        cmocka_unit_test(test_box_average),     cmocka_unit_test(test_hit_test),
-        cmocka_unit_test(test_head_names_kept), cmocka_unit_test(test_dark_field_caption),
-        cmocka_unit_test(test_status_timings),  cmocka_unit_test(test_one_head_alike),
+        cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_formula_and_labels),
+        cmocka_unit_test(test_token_label),
+        cmocka_unit_test(test_attention_pixels),
+        cmocka_unit_test(test_box_average),
+        cmocka_unit_test(test_hit_test),
+        cmocka_unit_test(test_head_names_kept),
+        cmocka_unit_test(test_dark_field_caption),
+        cmocka_unit_test(test_status_timings),
+        cmocka_unit_test(test_one_head_alike),
+        cmocka_unit_test(test_alike_kl_without_wo),
         cmocka_unit_test(test_axes_legend),
     };
     return cmocka_run_group_tests_name("view_render", tests, NULL, NULL);

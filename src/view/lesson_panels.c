@@ -127,11 +127,13 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
                       x1 = map.x + (int)((long)(k + 1) * map.w / h);
             const int y0 = map.y + (int)((long)r * map.h / h),
                       y1 = map.y + (int)((long)(r + 1) * map.h / h);
-            if ((r < k && !pass) || (r == k && !change)) { /* not measured: left empty */
+            if ((r < k && !pass) || (r == k && !change && !kl)) { /* not measured: empty */
                 draw_fill(c->dl, (view_rect){x0, y0, x1 - x0, y1 - y0}, c->th.panel);
                 continue;
             }
-            const float v = r > k ? sim[r * h + k] : (r < k ? pass[r * h + k] : change[r]);
+            const float v = r > k   ? sim[r * h + k]
+                            : r < k ? pass[r * h + k]
+                                    : (change ? change[r] : kl[r]);
             const rgba bg = r > k   ? alike_colour(c, v)
                             : r < k ? cmap_signed(c->s->look.cmap, v)
                                     : c->th.panel;
@@ -159,7 +161,7 @@ static int draw_alike_matrix(const view_ctx *c, view_rect map, const float *sim,
                   y1 = map.y + (int)((long)(r + 1) * map.h / h);
         draw_frame(c->dl, (view_rect){x0, y0, x1 - x0, y1 - y0}, c->th.grid, 1);
     }
-    return diag > 0 && change;
+    return diag > 0 && (change || kl);
 }
 
 /* The first line's forms: what the two triangles are, and what unrelated heads read
@@ -171,6 +173,23 @@ static void alike_key_forms(const view_ctx *c, char f[5][256]) {
     if (st > 1)
         snprintf(every, sizeof every, ", every %d%s row", st,
                  st == 2 ? "nd" : (st == 3 ? "rd" : "th"));
+    if (!c->s->head_pass_cos) { /* what they pass on not measured: where they look only */
+        if (hi <= 0.0)
+            for (int k = 0; k < 5; k++)
+                snprintf(f[k], 256, "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS)");
+        else {
+            snprintf(f[0], 256,
+                     "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS; unrelated heads "
+                     "%.2f\xE2\x80\x93%.2f, grey)",
+                     lo, hi);
+            snprintf(f[1], 256, "\xE2\x86\x99 where they look (random %.2f\xE2\x80\x93%.2f: grey)",
+                     lo, hi);
+            snprintf(f[2], 256, "\xE2\x86\x99 random %.2f\xE2\x80\x93%.2f: grey", lo, hi);
+            snprintf(f[3], 256, "\xE2\x86\x99 random %.2f\xE2\x80\x93%.2f: grey", lo, hi);
+            snprintf(f[4], 256, "random \xE2\x89\xA4 %.2f: grey", hi);
+        }
+        return;
+    }
     if (hi <= 0.0) {
         snprintf(f[0], 256,
                  "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS) \xC2\xB7 \xE2\x86\x97 what "
@@ -391,6 +410,9 @@ static void draw_redundancy(const view_ctx *c) {
     view_colorbar(c, (view_rect){cb.x + cb.w - half, cb.y, half, cb.h}, VIEW_MAP_DIV, 1.0f);
     if (c->s->head_change && c->s->head_pass_cos)
         draw_alike_notes(c, c->s->head_change, h, diagonal);
+    else if (c->s->head_next_kl) /* a loaded model whose Concat and W^O are not drawn: the
+                                    next token's measure needs neither */
+        draw_alike_notes(c, c->s->head_next_kl, h, diagonal);
     else /* only where they look was measured */
         draw_text(c->dl, L->redund_note.x, L->redund_note.y,
                   "\xE2\x86\x99 where they look (1 \xE2\x88\x92 JS)", fs, c->th.muted, 0, 0);
