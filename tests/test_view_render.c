@@ -672,6 +672,7 @@ static void test_alike_kl_without_wo(void **state) {
                "the next token's KL: its range, or the diagonal's four numbers under their line; "
                "got %d range lines, %d diagonal lines, %d numbers",
                range, diagonal, cells);
+        scene_free(&sc);
     }
     fx_finish("alike kl without W^O");
 }
