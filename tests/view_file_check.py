@@ -186,6 +186,17 @@ def main():
         if os.path.exists(os.path.join(d, "p.png")):
             fail("full.view --panel head:2", "nothing written", "p.png")
 
+        # a panel's head among the file's h = 2 heads, not -H's default 4 (steps:3 wrote
+        # a blank figure)
+        with open(os.path.join(d, "h2.view"), "w") as f:
+            f.write("h = 2\n")
+        for panel in ("steps:3", "head:3", "lines:3"):
+            r = run(mhaviz, ["--state", "h2.view", "--panel", panel, "--export", "p.png"], d)
+            one_line(f"h2.view --panel {panel}", r,
+                     f"mhaviz: --panel {panel}: there are only 2 heads", 2)
+            if os.path.exists(os.path.join(d, "p.png")):
+                fail(f"h2.view --panel {panel}", "nothing written", "p.png")
+
         # the same figure from a view file and from the options that say the same
         same = [
             ("h = 8\nd_model = 32\nseed = 3\nmask = causal\ntheme = dark\ncolormap = magma\n"
