@@ -194,10 +194,16 @@ void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, i
                  layer->x_what ? layer->x_what : "its embedding plus its position", d);
         break;
     case 2:
-        snprintf(buf, len,
-                 "Each token's row of X times head %d's own %d \xC3\x97 %d matrices: its query, "
-                 "key and value, %d numbers each.",
-                 head + 1, d, dk, dk);
+        if (layer->h_kv > 0 && layer->h_kv < layer->h)
+            snprintf(buf, len,
+                     "Each token's row of X times %d \xC3\x97 %d matrices: head %d's own for "
+                     "its query, K/V head %d's (shared) for its key and value, %d numbers each.",
+                     d, dk, head + 1, kv_of(layer, head) + 1, dk);
+        else
+            snprintf(buf, len,
+                     "Each token's row of X times head %d's own %d \xC3\x97 %d matrices: its "
+                     "query, key and value, %d numbers each.",
+                     head + 1, d, dk, dk);
         break;
     case 3:
         snprintf(buf, len,
@@ -255,7 +261,7 @@ void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, i
     case 8:
         snprintf(buf, len,
                  "The %d heads side by side, %d \xC3\x97 %d: head %d's %d columns are framed.",
-                 layer->h, n, d, head + 1, dk);
+                 layer->h, n, layer->h * dk, head + 1, dk);
         break;
     default:
         snprintf(buf, len,
