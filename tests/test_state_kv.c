@@ -13,6 +13,7 @@
  *
  * The checkpoint comes from tests/state_model_check.py (gpt2_gen.py, 3 layers x 4
  * heads, n_embd 32) in MHAVIZ_TEST_MODEL; without it the test is skipped. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -219,8 +220,53 @@ static void test_regroup_saved(void **st) {
     app_state_destroy(s);
 }
 
+/* A RoPE model whose query heads share K/V heads (MHAVIZ_TEST_MODEL_LLAMA: 6 heads on 2,
+   head_dim 8, d_model 48) keeps each head_i = A_i V for the step-through (stage 8; it
+   kept none, and the stage was an empty frame): head_dim wide, and the heads' shares
+   head_i W^O_i add up to the layer's output as the forward computed it (no o_proj bias
+   here); the focused head's share, stage 10, is head_i W^O_i. */
+static void test_rope_heads(void **st) {
+    (void)st;
+    const char *dir = getenv("MHAVIZ_TEST_MODEL_LLAMA");
+    if (!dir || !*dir) skip();
+    app_state *s = make_state(dir);
+    CHECK_TRUE("4 focuses head 4", press(s, '4', 0));
+    view_state vs;
+    app_view(s, &vs);
+    const attn_layer *L = vs.layer;
+    assert_non_null(L);
+    CHECK_INT("6 heads", 6, L->h);
+    CHECK_INT("sharing 2 K/V heads", 2, L->h_kv);
+    CHECK_INT("head_dim", 8, L->d_k);
+    CHECK_TRUE("RoPE's stage", view_steps_count(L) == 10);
+    if (!L->heads || !L->w_o || !L->out) fail_msg("no heads, W^O or output in the layer");
+    const int n = L->n, d = L->d_model, dk = L->d_k, h = L->h;
+    double worst = 0.0, top = 0.0, worst_share = 0.0;
+    for (int r = 0; r < n; r++)
+        for (int j = 0; j < d; j++) {
+            double sum = 0.0, mine = 0.0;
+            for (int i = 0; i < h; i++)
+                for (int c = 0; c < dk; c++) {
+                    const double t = (double)L->heads[((size_t)i * n + r) * dk + c] *
+                                     L->w_o[(size_t)(i * dk + c) * d + j];
+                    sum += t;
+                    mine += i == 3 ? t : 0.0;
+                }
+            worst = fmax(worst, fabs(sum - L->out[(size_t)r * d + j]));
+            top = fmax(top, fabs(L->out[(size_t)r * d + j]));
+            if (vs.step_share)
+                worst_share = fmax(worst_share, fabs(mine - vs.step_share[(size_t)r * d + j]));
+        }
+    if (!(worst <= 1e-4 * top))
+        fail_msg("max |sum of head_i W^O_i - output| = %g (output up to %g)", worst, top);
+    if (!vs.step_share) fail_msg("no share of head 4 derived");
+    if (!(worst_share <= 1e-5 * top)) fail_msg("max |share - head_4 W^O_4| = %g", worst_share);
+    app_state_destroy(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rope_heads),
         cmocka_unit_test(test_regroup_keys),
         cmocka_unit_test(test_regroup_saved),
     };
