@@ -78,3 +78,7 @@ if [ -n "${MHAVIZ_SHOT_MODEL:-}" ]; then
     MHAVIZ_SHOT_WAIT=1 shot model-overview 1600x900 o -- --model "$MHAVIZ_SHOT_MODEL" --text "$mary"
     MHAVIZ_SHOT_WAIT=1 shot model-resplit 1600x900 Down Down Down -- --model "$MHAVIZ_SHOT_MODEL" --text "$mary" --layer 10
 fi
+
+# A Llama-family layer (grouped K/V heads, RoPE, K/V regrouped): figures on a checkpoint
+# tests/llama_gen.py writes, SmolLM2-135M's shapes with random weights
+"$here/model_screenshots.sh" "$out" "$bin"

@@ -305,6 +305,16 @@ def drawn(mhaviz, tmp):
         got = html.unescape(open(out, encoding="utf-8").read()) if p.returncode == 0 else ""
         for want in wants:
             check(want in got, f"--panel {panel}: lacks {want!r}")
+    # a head past the layer's 6 is refused, nothing written (steps:7 exported a blank
+    # image: the random model's -H was all cli.c could check)
+    for panel in ("steps:7", "steps:7:3", "head:7", "lines:7"):
+        out = os.path.join(tmp, f"drawn-{panel.replace(':', '-')}.png")
+        p = subprocess.run([mhaviz, "--model", d, "--text", "The quick brown fox", "--panel",
+                            panel, "--export", out], capture_output=True, text=True, timeout=120)
+        lines = p.stderr.splitlines()
+        check(p.returncode == 2 and lines == [f"mhaviz: --panel {panel.split(':')[0]}:7: "
+                                              "there are only 6 heads in the model's layer shown"]
+              and not os.path.exists(out), f"--panel {panel}: exit {p.returncode}, {lines}")
     # its heads are not re-split (RoPE pairs dimensions inside a head): -H says so
     for mode in (["--dump", os.path.join(tmp, "drawn-h3")], ["--export", svg + ".h3.svg"]):
         p = subprocess.run([mhaviz, "--model", d, "-H", "3", *mode], capture_output=True,

@@ -14,8 +14,8 @@
  * blank ones), view files (Ctrl+Shift+V) and recorded lessons (Ctrl+R, A, a caption
  * or Esc, Ctrl+R), and opens each with BIN headless: `--state F --export` must exit
  * 0 with a PNG byte for byte the one the state itself exports, `--lesson F
- * --export` must exit 0. --model PATH loads a checkpoint first (its keys Y, O, X
- * join the actions; without it MHAVIZ_TEST_MODEL, when set). Usage: save_soak
+ * --export` must exit 0. --model PATH loads a checkpoint first (its keys Y, O, X,
+ * J and Shift+J join the actions; without it MHAVIZ_TEST_MODEL, when set). Usage: save_soak
  * [--seed N] [--count N] [--mhaviz BIN] [--model PATH] (defaults 1 and 400). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -208,9 +208,9 @@ int main(int argc, char **argv) {
                                'r', 'm', 'n', 'c', 't', '2', APP_KEY_ESCAPE, APP_KEY_PAGEDOWN, '=',
                                '-', 's',
                                /* with --mhaviz: more of the view a view file keeps, and
-                                  a model's layer, overview and heads off */
-                               'y', 'o', 'x', 'h', 'v', 'd', 'k', 'b', '.'};
-    const int nkeys = (int)(sizeof keys / sizeof keys[0]) - (files ? 0 : 9);
+                                  a model's layer, overview, heads off and K/V regrouped */
+                               'y', 'o', 'x', 'h', 'v', 'd', 'k', 'b', '.', 'j'};
+    const int nkeys = (int)(sizeof keys / sizeof keys[0]) - (files ? 0 : 10);
     long saved = 0, refused = 0;
     for (step_no = 1; step_no <= count; step_no++) {
         if (files && rnd_below(8) == 0) { /* a text, a view file or a lesson's key */
@@ -225,6 +225,7 @@ int main(int argc, char **argv) {
             /* Ctrl+Shift+S, a panel: not with --mhaviz's keys, whose states (a model's
                equation, presentation mode) can draw a panel past the figure's size */
             if (key == 's' && rnd_below(2) && !files) mods |= APP_MOD_SHIFT;
+            if (key == 'j' && rnd_below(2)) mods |= APP_MOD_SHIFT; /* K/V shared back */
             if (key == APP_KEY_RIGHT && s->cfg.d_model >= 256) key = APP_KEY_LEFT;
             a = app_key_action(s, key, mods);
         } else if (pick < 80) {

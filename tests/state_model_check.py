@@ -6,6 +6,8 @@ Writes three checkpoint folders into a temporary directory with gpt2_gen.py (see
     big:   3 layers, 4 heads, n_embd 32, n_positions 64, 200 merges
     short: the same with n_positions 16 (long texts are cut)
     wide:  the same as big with 8 heads (more than the random model's 4)
+and with llama_gen.py a llama (RoPE, 6 query heads sharing 2 K/V heads, head_dim 8,
+d_model 48, its byte-level tokenizer.json, seed 3) in MHAVIZ_TEST_MODEL_LLAMA;
 and, when PyTorch is importable, the float64 reference of tests/gpt2_ref.py on
 bpe_ref's ids of TEXT (the same text as test_state_model.c's REF_TEXT):
     ref/ids.txt            n, then the n ids
@@ -80,8 +82,13 @@ def main(argv):
         gen(big, 64)
         gen(short, 16)
         gen(wide, 64, heads=8)
+        llama = os.path.join(tmp, "llama")
+        subprocess.run([sys.executable, os.path.join(HERE, "llama_gen.py"), llama, "--layers", "2",
+                        "--heads", "6", "--kv-heads", "2", "--head-dim", "8", "--hidden", "48",
+                        "--ff", "64", "--tokenizer", "bytelevel", "--seed", "3"],
+                       check=True, timeout=120, stdout=subprocess.DEVNULL)
         env = dict(os.environ, MHAVIZ_TEST_MODEL=big, MHAVIZ_TEST_MODEL_SHORT=short,
-                   MHAVIZ_TEST_MODEL_WIDE=wide, MHAVIZ_TEST_TMP=tmp)
+                   MHAVIZ_TEST_MODEL_WIDE=wide, MHAVIZ_TEST_MODEL_LLAMA=llama, MHAVIZ_TEST_TMP=tmp)
         if write_reference(big, ref):
             env["MHAVIZ_TEST_REF"] = ref
         try:

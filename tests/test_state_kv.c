@@ -8,10 +8,12 @@
  * own 4 the numbers are the first ones exactly. One K/V head is the last (J says so),
  * Up refuses to re-split heads that share K/V heads, and on the built-in model J makes its
  * heads share K/V heads too (the setting kv). Keys are pressed through app_key_action, as
- * the window does.
+ * the window does. A view saved after J (the setting model-kv) reopens with the same
+ * grouping and numbers, and a model-kv the model cannot have is refused.
  *
  * The checkpoint comes from tests/state_model_check.py (gpt2_gen.py, 3 layers x 4
  * heads, n_embd 32) in MHAVIZ_TEST_MODEL; without it the test is skipped. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +24,7 @@
 #include <cmocka.h>
 
 #include "check.h"
+#include "settings.h"
 #include "state.h"
 #include "state_internal.h"
 #include "view_fixture.h"
@@ -153,9 +156,119 @@ static void test_regroup_keys(void **st) {
     app_state_destroy(s);
 }
 
+/* A view saved after J (capture, then the file's text as Ctrl+Shift+V writes it) says
+   model-kv, and opened in a fresh state (the built-in model's, the model named by the
+   file) shows the same grouping and the same next-token numbers; a model-kv that does
+   not divide the model's K/V heads is refused, naming it, and changes nothing. */
+static void test_regroup_saved(void **st) {
+    (void)st;
+    const char *dir = getenv("MHAVIZ_TEST_MODEL");
+    if (!dir || !*dir) skip();
+    app_state *s = make_state(dir);
+    CHECK_TRUE("J redraws", press(s, 'j', 0));
+    shown_next saved;
+    take(s, &saved);
+    app_settings *a = app_settings_create(), *b = app_settings_create();
+    app_settings_capture(s, a);
+    char text[16384], err[1200];
+    const size_t len = app_settings_write(a, NULL, text, sizeof text);
+    assert_true(len < sizeof text);
+    CHECK_TRUE("the file says model-kv = 2", has(text, "\nmodel-kv = 2\n"));
+    app_settings *read = app_settings_create();
+    if (app_view_file_parse(text, len, "saved.view", ".", read, err, sizeof err) != 0)
+        fail_msg("the saved view: %s", err);
+    app_state *t = make_state(NULL);
+    if (app_settings_apply(t, read, err, sizeof err) != 0) fail_msg("reopened: %s", err);
+    view_state vs;
+    app_view(t, &vs);
+    CHECK_INT("reopened: the layer's K/V heads", 2, vs.layer->h_kv);
+    CHECK_INT("reopened: the banner's trained", N_HEAD, vs.overview->h_kv);
+    CHECK_INT("reopened: the banner's shown", 2, vs.overview->h_kv_shown);
+    CHECK_INT("reopened: the thin bars", N_HEAD, vs.next->full_kv);
+    shown_next again;
+    take(t, &again);
+    CHECK_INT("reopened: the tokens shown", saved.k, again.k);
+    for (int k = 0; k < saved.k && k < again.k; k++) {
+        CHECK_TRUE("reopened: the same tokens", strcmp(saved.token[k], again.token[k]) == 0);
+        CHECK_TRUE("reopened: the same numbers exactly", saved.p[k] == again.p[k]);
+    }
+    app_settings_capture(t, b);
+    CHECK_TRUE("reopened: every setting the same", app_settings_equal(a, b));
+    /* 3 does not divide the model's 4 K/V heads: refused, naming the line, nothing changed */
+    app_settings *bad = app_settings_create();
+    assert_int_equal(app_settings_set(bad, "model-kv", "3", ".", err, sizeof err), 0);
+    app_settings_origin(bad, "bad.view");
+    app_settings_line(bad, "model-kv", 4);
+    CHECK_INT("model-kv = 3 refused", -1, app_settings_apply(t, bad, err, sizeof err));
+    CHECK_TRUE(err,
+               has(err, "bad.view:4: model-kv = 3: must divide") && has(err, "'s 4 K/V heads"));
+    app_view(t, &vs);
+    CHECK_INT("refused: still 2 K/V heads", 2, vs.layer->h_kv);
+    /* own: each head its K/V again, the first numbers */
+    app_settings *own = app_settings_create();
+    assert_int_equal(app_settings_set(own, "model-kv", "own", ".", err, sizeof err), 0);
+    if (app_settings_apply(t, own, err, sizeof err) != 0) fail_msg("model-kv = own: %s", err);
+    app_view(t, &vs);
+    CHECK_INT("model-kv = own: its own K/V", 0, vs.layer->h_kv);
+    CHECK_INT("model-kv = own: no thin bars", 0, vs.next->full_kv);
+    app_settings_free(own);
+    app_settings_free(bad);
+    app_settings_free(read);
+    app_settings_free(a);
+    app_settings_free(b);
+    app_state_destroy(t);
+    app_state_destroy(s);
+}
+
+/* A RoPE model whose query heads share K/V heads (MHAVIZ_TEST_MODEL_LLAMA: 6 heads on 2,
+   head_dim 8, d_model 48) keeps each head_i = A_i V for the step-through (stage 8; it
+   kept none, and the stage was an empty frame): head_dim wide, and the heads' shares
+   head_i W^O_i add up to the layer's output as the forward computed it (no o_proj bias
+   here); the focused head's share, stage 10, is head_i W^O_i. */
+static void test_rope_heads(void **st) {
+    (void)st;
+    const char *dir = getenv("MHAVIZ_TEST_MODEL_LLAMA");
+    if (!dir || !*dir) skip();
+    app_state *s = make_state(dir);
+    CHECK_TRUE("4 focuses head 4", press(s, '4', 0));
+    view_state vs;
+    app_view(s, &vs);
+    const attn_layer *L = vs.layer;
+    assert_non_null(L);
+    CHECK_INT("6 heads", 6, L->h);
+    CHECK_INT("sharing 2 K/V heads", 2, L->h_kv);
+    CHECK_INT("head_dim", 8, L->d_k);
+    CHECK_TRUE("RoPE's stage", view_steps_count(L) == 10);
+    if (!L->heads || !L->w_o || !L->out) fail_msg("no heads, W^O or output in the layer");
+    const int n = L->n, d = L->d_model, dk = L->d_k, h = L->h;
+    double worst = 0.0, top = 0.0, worst_share = 0.0;
+    for (int r = 0; r < n; r++)
+        for (int j = 0; j < d; j++) {
+            double sum = 0.0, mine = 0.0;
+            for (int i = 0; i < h; i++)
+                for (int c = 0; c < dk; c++) {
+                    const double t = (double)L->heads[((size_t)i * n + r) * dk + c] *
+                                     L->w_o[(size_t)(i * dk + c) * d + j];
+                    sum += t;
+                    mine += i == 3 ? t : 0.0;
+                }
+            worst = fmax(worst, fabs(sum - L->out[(size_t)r * d + j]));
+            top = fmax(top, fabs(L->out[(size_t)r * d + j]));
+            if (vs.step_share)
+                worst_share = fmax(worst_share, fabs(mine - vs.step_share[(size_t)r * d + j]));
+        }
+    if (!(worst <= 1e-4 * top))
+        fail_msg("max |sum of head_i W^O_i - output| = %g (output up to %g)", worst, top);
+    if (!vs.step_share) fail_msg("no share of head 4 derived");
+    if (!(worst_share <= 1e-5 * top)) fail_msg("max |share - head_4 W^O_4| = %g", worst_share);
+    app_state_destroy(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rope_heads),
         cmocka_unit_test(test_regroup_keys),
+        cmocka_unit_test(test_regroup_saved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -468,6 +468,8 @@ static void test_broken_files_keep_the_view(void **unused) {
         {"noablate.view", "h = 4\nablate = 2,7\n", ":2: ablate: there is no head 7 (h = 4)"},
         {"divide.view", "theme = light\nd_model = 60\nh = 8\n", ":3: h = 8 does not divide"},
         {"late.view", "theme = light\nd_model = 60\n", ":2: h = 8 does not divide d_model = 60"},
+        {"modelkv.view", "theme = light\nmodel-kv = 2\n",
+         ":2: model-kv = 2: a loaded model's K/V heads (model = PATH"},
         {"nosample.view", "sample = 99\n", ":1: sample = 99: must be a built-in sample"},
         {"noequals.view", "dark theme\n", ":1: 'dark theme' is not 'name = value'"},
         {"comments.view", "# only a comment\n\n", ": sets nothing"},
@@ -492,8 +494,8 @@ static void test_broken_files_keep_the_view(void **unused) {
         free(after);
         app_settings *r = app_settings_create(); /* the reader's rc: 2 unusable, or 0 when */
         const int rc = app_view_file_read(path, r, err, sizeof err); /* only the state can say */
-        const int late =
-            strstr("nohead.view late.view pinned.view cmp.view", cases[i].name) != NULL;
+        const int late = strstr("nohead.view late.view pinned.view cmp.view modelkv.view",
+                                cases[i].name) != NULL;
         CHECK_INT(cases[i].name, late ? 0 : 2, rc);
         app_settings_free(r);
     }
@@ -667,6 +669,8 @@ static void test_values(void **unused) {
         {"text = a\\tb\\nc\\\\d", "text = a\\tb\\nc\\\\d"},
         {"pinned-text = x y", "pinned-text = x y"},
         {"model-h = own", "model-h = own"},
+        {"model-kv = own", "model-kv = own"},
+        {"model-kv = 3", "model-kv = 3"},
         {"train = prev", "train = prev"},
         {"zoom = 125", "zoom = 125"},
         {"contrast = log", "contrast = log"},
@@ -708,6 +712,7 @@ static void test_values(void **unused) {
                                       "colormap = jet",
                                       "theme = blue",
                                       "ablate = 1,1",
+                                      "model-kv = 0",
                                       "train = nothing",
                                       "text = a\\q",
                                       "values = yes",

@@ -420,6 +420,102 @@ static void test_equation_without_product(void **st) {
     fx_finish("equation without product");
 }
 
+/* Whether the texts of dl, one space between, hold needle (a note wraps its lines). */
+static int has_words(const draw_list *dl, const char *needle) {
+    static char all[1 << 16];
+    size_t at = 0;
+    for (int i = 0; i < dl->count; i++)
+        if (dl->cmds[i].kind == DC_TEXT)
+            at += (size_t)snprintf(all + at, at < sizeof all ? sizeof all - at : 0, "%s ",
+                                   draw_cmd_text(dl, &dl->cmds[i]));
+    return at < sizeof all && strstr(all, needle) != NULL;
+}
+
+/* Whether some image or text command starts inside r. */
+static int drawn_in(const draw_list *dl, view_rect r) {
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if ((c->kind == DC_IMAGE || (c->kind == DC_TEXT && draw_cmd_text(dl, c)[0])) &&
+            c->x >= r.x && c->x < r.x + r.w && c->y >= r.y && c->y < r.y + r.h)
+            return 1;
+    }
+    return 0;
+}
+
+/* Every stage of the step-through draws its matrices or says why not, in their place,
+ * never an empty frame: the hand layer (no Q, K, V, heads, Concat or W^O: "not kept"),
+ * a loaded model's shape whose h head_dim (2 x 3) is not d_model (4) (Q and Concat n x
+ * 6, W^O 6 x 4), and one whose two heads share one K/V head (Q and Concat d_model
+ * wide, no K or V), in the figure's grid and one stage at a time, for both heads. */
+static void test_steps_never_empty(void **st) {
+    (void)st;
+    fx_reset();
+    static hand_layer hl;
+    static float q[N * D], heads[H * N * 3], concat[N * D];
+    for (int i = 0; i < N * D; i++) q[i] = concat[i] = 0.1f * (float)(i % 9) - 0.4f;
+    for (int i = 0; i < H * N * 3; i++) heads[i] = 0.2f * (float)(i % 5) - 0.4f;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    static view_layout L;
+    static const char *const says[3][2] = {
+        {"this layer's source does not keep", "does not keep"},
+        {"Q is 6 \xC3\x97 6 (h \xC2\xB7 d\xE2\x82\x96 = 2 \xC2\xB7 3)",
+         "Concat is 6 \xC3\x97 6 (h \xC2\xB7 d\xE2\x82\x96 = 2 \xC2\xB7 3 \xE2\x89\xA0 "
+         "d_model = 4)"},
+        {"reads K/V head 1, shared by heads 1\xE2\x80\x93"
+         "2",
+         "K and V are not drawn here"}};
+    for (int v = 0; v < 3; v++) {
+        hand_make(&hl);
+        for (int i = 0; i < N * D; i++) hl.x[i] = 0.25f * (float)(i % 7) - 0.5f;
+        for (int i = 0; i < D * D; i++) hl.w_o[i] = 0.1f * (float)(i % 5) - 0.2f;
+        if (v > 0) hl.L.x = hl.x, hl.L.out = hl.L.out_full = hl.x, hl.L.heads = heads;
+        if (v == 1) hl.L.d_k = 3, hl.L.scale = attn_scale(3, 1, 1.0f);
+        if (v == 2) hl.L.h_kv = 1, hl.L.q = q, hl.L.concat = concat, hl.L.w_o = hl.w_o;
+        for (int head = 1; head <= H; head++)
+            for (int step = 0; step <= 9; step++) { /* 0: the grid, else that stage alone */
+                view_state s;
+                memset(&s, 0, sizeof s);
+                s.width = 1400, s.height = 800;
+                s.layer = &hl.L;
+                s.hover_x = s.hover_y = -1;
+                if (step == 0)
+                    s.panel = VIEW_PANEL_STEPS, s.panel_head = head, s.figure = 1;
+                else
+                    s.look.focus = head, s.look.step = step;
+                view_layout_compute(&L, &s, fx_measure, NULL);
+                view_render(&dl, cache, &L, &s, fx_measure, NULL);
+                const view_steps *S = &L.steps;
+                snprintf(fx_where, sizeof fx_where, "variant %d, head %d, %s %d", v, head,
+                         step ? "stage" : "grid", step);
+                EXPECT(S->shown && S->count == 9, "%s: expected the nine stages laid out",
+                       fx_where);
+                for (int k = 0; step == 0 && k < S->count; k++) {
+                    const view_rect c = S->cell[k], t = S->title[k];
+                    const int top = t.y + t.h;
+                    EXPECT(drawn_in(&dl, (view_rect){c.x, top, c.w, c.y + c.h - top}),
+                           "%s: stage %d's cell is empty", fx_where, k + 1);
+                }
+                if (step > 0) {
+                    view_rect r = S->big[0].map;
+                    for (int b = 1; b < S->bigs; b++) /* across every box of the stage */
+                        r.w = S->big[b].map.x + S->big[b].map.w - r.x;
+                    EXPECT(drawn_in(&dl, r), "%s: the stage's matrices neither drawn nor said",
+                           fx_where);
+                }
+                if (step == 0)
+                    for (int w = 0; w < 2; w++)
+                        EXPECT(has_words(&dl, says[v][w]), "%s: expected \"%s\"", fx_where,
+                               says[v][w]);
+            }
+    }
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("steps never empty");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_layer_every_mode),
@@ -427,6 +523,7 @@ int main(void) {
         cmocka_unit_test(test_tooltip_variants),
         cmocka_unit_test(test_inconsistent_layer),
         cmocka_unit_test(test_equation_without_product),
+        cmocka_unit_test(test_steps_never_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

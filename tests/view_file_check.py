@@ -186,6 +186,17 @@ def main():
         if os.path.exists(os.path.join(d, "p.png")):
             fail("full.view --panel head:2", "nothing written", "p.png")
 
+        # a panel's head among the file's h = 2 heads, not -H's default 4 (steps:3 wrote
+        # a blank figure)
+        with open(os.path.join(d, "h2.view"), "w") as f:
+            f.write("h = 2\n")
+        for panel in ("steps:3", "head:3", "lines:3"):
+            r = run(mhaviz, ["--state", "h2.view", "--panel", panel, "--export", "p.png"], d)
+            one_line(f"h2.view --panel {panel}", r,
+                     f"mhaviz: --panel {panel}: there are only 2 heads", 2)
+            if os.path.exists(os.path.join(d, "p.png")):
+                fail(f"h2.view --panel {panel}", "nothing written", "p.png")
+
         # the same figure from a view file and from the options that say the same
         same = [
             ("h = 8\nd_model = 32\nseed = 3\nmask = causal\ntheme = dark\ncolormap = magma\n"
@@ -246,6 +257,27 @@ def main():
                 f.write("model = ck\nlayer = 3\n")
             r = run(mhaviz, ["--state", os.path.join("lesson", "m3.view"), "--export", "m3.png"], d)
             one_line("model layer 3", r, "mhaviz: lesson/m3.view:2: layer = 3: ck has 2 layers", 2)
+            # its K/V heads regrouped (J): as --kv-heads; one that does not divide its 3 heads
+            # is one line naming the file's line, nothing written
+            with open(os.path.join(sub, "kv.view"), "w") as f:
+                f.write("model = ck\nmodel-kv = 1\nlayer = 2\n")
+            a, b, c = (os.path.join(d, x) for x in ("ka.png", "kb.png", "kc.png"))
+            ra = run(mhaviz, ["--state", os.path.join("lesson", "kv.view"), "--export", a], d)
+            rb = run(mhaviz, ["--model", os.path.join(sub, "ck"), "--layer", "2", "--kv-heads",
+                              "1", "--export", b], d)
+            rc = run(mhaviz, ["--model", os.path.join(sub, "ck"), "--layer", "2", "--export", c], d)
+            if ra.returncode or rb.returncode or rc.returncode:
+                fail("model-kv", "exit 0", f"{ra.stderr} / {rb.stderr} / {rc.stderr}")
+            elif png_pixels(a) != png_pixels(b) or png_pixels(a) == png_pixels(c):
+                fail("model-kv = 1", "the pixels of --kv-heads 1, not those of its own K/V",
+                     "different" if png_pixels(a) != png_pixels(b) else "its own K/V's")
+            with open(os.path.join(sub, "kv2.view"), "w") as f:
+                f.write("model = ck\nmodel-kv = 2\n")
+            r = run(mhaviz, ["--state", os.path.join("lesson", "kv2.view"), "--export", "k2.png"], d)
+            one_line("model-kv = 2", r,
+                     "mhaviz: lesson/kv2.view:2: model-kv = 2: must divide ck's 3 K/V heads", 2)
+            if os.path.exists(os.path.join(d, "k2.png")):
+                fail("model-kv = 2", "nothing written", "k2.png")
             print("view files: a model named by the file exports as --model does")
         vf = os.path.join(d, "dump.view")
         with open(vf, "w") as f:

@@ -412,25 +412,28 @@ static int show_rows(gpt2_run *r, int layer, int h, int keep) {
     if (!r->s_heads) r->s_heads = malloc(nd * sizeof(float));
     if (!r->s_x) r->s_x = malloc((size_t)r->inf->cap * c->d_model * sizeof(float));
     if (!r->s_concat || !r->s_out || !r->s_heads || !r->s_x) return -1;
-    const int n = r->n, d = c->d_model, dk = d / h;
+    /* a head's width, and Concat's: d_model's share at a split, else the model's own
+       head_dim and h head_dim (RoPE, K/V shared: Concat need not be d_model wide) */
+    const int n = r->n, d = split ? c->d_model : spec_q_dim(&r->m->tf->spec);
+    const int dk = split ? d / h : r->m->tf->spec.head_dim;
     tf_infer_x(r->inf, layer, r->s_x);
     if (keep > 0) { /* the kept rows to the new width; the new keys hidden from them */
         repack(r->s_scores, h, n0, n0, n, n, keep, -INFINITY);
         repack(r->s_attn, h, n0, n0, n, n, keep, 0.0f);
-        if (split) repack(r->s_heads, h, n0, dk, n, dk, keep, 0.0f);
+        repack(r->s_heads, h, n0, dk, n, dk, keep, 0.0f);
     }
     if (!split || keep > 0) /* its own heads as the forward computes them, rows from keep */
         tf_infer_attn_rows(r->inf, layer, keep, r->s_scores, r->s_attn, r->s_concat);
     else
         tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat,
                        h == c->h ? NULL : r->s_out);
-    if (split) /* every head_i from the Concat with every head on: (h, n, d_k), as the
-                  view and the step-through read them (a removed head's too) */
-        for (int i = 0; i < h; i++)
-            for (int row = keep; row < n; row++)
-                memcpy(r->s_heads + ((size_t)i * n + row) * dk,
-                       r->s_concat + (size_t)row * d + (size_t)i * dk, (size_t)dk * sizeof(float));
-    if (h == c->h) zero_removed(r, layer, split ? d : spec_q_dim(&r->m->tf->spec));
+    /* every head_i from the Concat with every head on: (h, n, d_k), as the view and the
+       step-through read them (a removed head's too) */
+    for (int i = 0; i < h; i++)
+        for (int row = keep; row < n; row++)
+            memcpy(r->s_heads + ((size_t)i * n + row) * dk,
+                   r->s_concat + (size_t)row * d + (size_t)i * dk, (size_t)dk * sizeof(float));
+    if (h == c->h) zero_removed(r, layer, d);
     r->shown = layer;
     r->shown_h = h;
     r->s_n = n;
@@ -562,8 +565,8 @@ static int fill_layer(const void *self, int i, attn_layer *L) {
         L->q_unrot = r->s_qpre;
         L->k_unrot = r->s_kpre;
     }
+    L->heads = r->s_heads; /* (h, n, d_k): head_dim wide where the heads are not re-split */
     if (!tf_infer_can_split(r->m->tf)) return 0;
-    L->heads = r->s_heads;
     if (r->shown_h == c->h) return 0;
     /* re-split: the same X, W^Q, W^K, W^V, Q, K, V and W^O, other heads */
     attn_layer split;

@@ -2,7 +2,8 @@
  * a plain note in the place of the missing one, saying why (a loaded model whose
  * h head_dim is not d_model: Concat is n x h d_k and W^O h d_k x d_model, which this
  * view does not draw; or a source that keeps none), instead of head bands over
- * empty frames. The rest of the equation is panels.c's. */
+ * empty frames; and such notes' lines, which the step-through's stages use too. The
+ * rest of the equation is panels.c's. */
 #include <stdio.h>
 #include <string.h>
 
@@ -69,14 +70,20 @@ void view_draw_eq_note(const view_ctx *c) {
     const int y0 = a->map.y < b->map.y ? a->map.y : b->map.y;
     const int y1 = imax(imax(a->cbar.y + a->cbar.h, b->cbar.y + b->cbar.h),
                         imax(a->map.y + a->map.h, b->map.y + b->map.h));
-    const int size = L->font_small, line_h = imax(L->line, size + 2);
-    char text[512], line[512];
+    char text[512];
     note_text(layer, text, sizeof text);
+    view_draw_note_lines(c, x0, y0, x1 - x0, y1, text, L->font_small);
+}
+
+void view_draw_note_lines(const view_ctx *c, int x, int y, int w, int y1, const char *text,
+                          int size) {
+    const int line_h = imax(c->L->line, size + 2);
+    char line[512];
     const char *p = text;
-    for (int y = y0; *p && y + line_h <= y1 + line_h / 2; y += line_h) {
-        next_line(c, &p, line, sizeof line, x1 - x0, size);
+    for (; *p && y + line_h <= y1 + line_h / 2; y += line_h) {
+        next_line(c, &p, line, sizeof line, w, size);
         if (!line[0]) break;
-        draw_text(c->dl, x0, y, line, size, c->th.muted, 0, 0);
+        draw_text(c->dl, x, y, line, size, c->th.muted, 0, 0);
         while (*p == ' ') p++;
     }
 }

@@ -167,6 +167,21 @@ static int markup_width(view_measure_fn measure, void *ud, const char *markup, i
     return w;
 }
 
+/* Stage 2's note: the head's own matrices, or its query's and its K/V head's. */
+static void qkv_note(char *buf, size_t len, const attn_layer *layer, int head) {
+    const int d = layer->d_model, dk = layer->d_k;
+    if (layer->h_kv > 0 && layer->h_kv < layer->h)
+        snprintf(buf, len,
+                 "Each token's row of X times %d \xC3\x97 %d matrices: head %d's own for its "
+                 "query, K/V head %d's (shared) for its key and value, %d numbers each.",
+                 d, dk, head + 1, kv_of(layer, head) + 1, dk);
+    else
+        snprintf(buf, len,
+                 "Each token's row of X times head %d's own %d \xC3\x97 %d matrices: its query, "
+                 "key and value, %d numbers each.",
+                 head + 1, d, dk, dk);
+}
+
 void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, int k) {
     char i[16], div[48];
     view_subscript(i, sizeof i, head + 1);
@@ -193,12 +208,7 @@ void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, i
         snprintf(buf, len, "One row per token: %s, %d numbers each.",
                  layer->x_what ? layer->x_what : "its embedding plus its position", d);
         break;
-    case 2:
-        snprintf(buf, len,
-                 "Each token's row of X times head %d's own %d \xC3\x97 %d matrices: its query, "
-                 "key and value, %d numbers each.",
-                 head + 1, d, dk, dk);
-        break;
+    case 2: qkv_note(buf, len, layer, head); break;
     case 3:
         snprintf(buf, len,
                  "Row i, column j: query i \xC2\xB7 key j, %d products summed: how well token i's "
@@ -255,7 +265,7 @@ void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, i
     case 8:
         snprintf(buf, len,
                  "The %d heads side by side, %d \xC3\x97 %d: head %d's %d columns are framed.",
-                 layer->h, n, d, head + 1, dk);
+                 layer->h, n, layer->h * dk, head + 1, dk);
         break;
     default:
         snprintf(buf, len,

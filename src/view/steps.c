@@ -4,8 +4,9 @@
  * own matrices large on their own scales (signed ones diverging, the weights
  * sequential, masked cells hatched as the heads draw them) with token labels.
  * The --panel steps:K figure: all nine stages (ten with RoPE's rotation) in a grid. Where
- * everything goes (and what the text says) is layout_steps.c's; the numbers are the layer's (a
- * stage whose tensor the layer lacks is left empty) and the state's derived ones. */
+ * everything goes (and what the text says) is layout_steps.c's; the numbers are the layer's and
+ * the state's derived ones; a stage whose tensors the layer lacks says why in their place
+ * (steps_missing.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -62,14 +63,26 @@ static void draw_attn_stage(const view_ctx *c, const view_matrix_box *b, int hea
 
 static void draw_rope_stage(const view_ctx *c, const view_matrix_box *b, int head, uint64_t key);
 
-/* The matrices of stage k (0-based) of head's step-through in its boxes b. */
-static void draw_stage(const view_ctx *c, const view_matrix_box *b, int k, int head, rgba accent) {
+static void draw_missing(const view_ctx *c, const view_matrix_box *b, int from, int nb, int y1,
+                         const char *why);
+
+/* The matrices of stage k (0-based) of head's step-through in its nb boxes b; where
+   the layer lacks some, why in their place, down to y1 at least. */
+static void draw_stage(const view_ctx *c, const view_matrix_box *b, int nb, int y1, int k, int head,
+                       rgba accent) {
     static const char *const qkv[3] = {"Q", "K", "V"};
     const attn_layer *layer = c->s->layer;
     const int n = layer->n, d = layer->d_model, dk = layer->d_k;
     const size_t at = (size_t)head * n * n;
     const uint64_t key = 0x57E9000000ull + (uint64_t)k * 8192 + (uint64_t)head;
     k = view_steps_kind(layer, k + 1) - 1; /* what the stage is (RoPE's moved the others) */
+    char why[512];
+    const int from = view_steps_missing(layer, head, k + 1, why, sizeof why);
+    if (from >= 0) draw_missing(c, b, from, nb, y1, why);
+    const float *derived = k == 2 ? c->s->step_raw : k == 3 ? c->s->step_scaled : c->s->step_share;
+    if ((k == 2 || k == 3 || k == 8) && from < 0 && !derived) /* (the pinned pane derives none) */
+        view_text_center(c, b[0].map, "not computed for this view",
+                         y1 ? c->L->font_small : c->L->font, c->th.muted, 0);
     switch (k) {
     case VIEW_STAGE_ROPE - 1: draw_rope_stage(c, b, head, key); break;
     case 0: view_draw_matrix(c, &b[0], layer->x, d, key, "X "); break;
@@ -114,6 +127,17 @@ static void draw_stage(const view_ctx *c, const view_matrix_box *b, int k, int h
         if (c->s->step_share) view_draw_matrix(c, &b[0], c->s->step_share, d, key, "");
         break;
     }
+}
+
+/* Why boxes from..nb-1 of a stage are not drawn, in their place: from the first's
+   top left across to the last one's right, down to its colorbar or y1. */
+static void draw_missing(const view_ctx *c, const view_matrix_box *b, int from, int nb, int y1,
+                         const char *why) {
+    if (from >= nb) return;
+    const view_rect first = b[from].map, last = b[nb - 1].shape;
+    const int x1 = last.x + last.w, bottom = b[nb - 1].cbar.y + b[nb - 1].cbar.h;
+    view_draw_note_lines(c, first.x, first.y, x1 - first.x, bottom > y1 ? bottom : y1, why,
+                         y1 ? c->L->font_small : c->L->font); /* a grid's cell, or one stage */
 }
 
 /* RoPE's stage: Q_i and its K (the K/V head it reads) before the rotation and after,
@@ -190,7 +214,7 @@ static void draw_labels(const view_ctx *c, const view_steps *S) {
 static void draw_one(const view_ctx *c, const view_steps *S, rgba accent) {
     const view_layout *L = c->L;
     const attn_layer *layer = c->s->layer;
-    const int k = S->current, kind = view_steps_kind(layer, k);
+    const int k = S->current;
     for (int j = 0; j < S->count; j++) {
         const view_rect r = S->chip[j];
         if (r.w <= 0) continue;
@@ -214,12 +238,7 @@ static void draw_one(const view_ctx *c, const view_steps *S, rgba accent) {
     char name[32];
     snprintf(name, sizeof name, "stage-%d", k);
     draw_group_begin(c->dl, k, name);
-    const float *derived = kind == 3   ? c->s->step_raw
-                           : kind == 4 ? c->s->step_scaled
-                                       : c->s->step_share;
-    if ((kind == 3 || kind == 4 || kind == 9) && !derived) /* (the pinned pane derives none) */
-        view_text_center(c, S->big[0].map, "not computed for this view", L->font, c->th.muted, 0);
-    draw_stage(c, S->big, k - 1, S->head, accent);
+    draw_stage(c, S->big, S->bigs, 0, k - 1, S->head, accent);
     draw_labels(c, S);
     draw_group_end(c->dl);
 }
@@ -251,7 +270,8 @@ void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int curre
                       fitted, c->L->font_small, c->th.muted, 0, 0);
             continue;
         }
-        draw_stage(c, S->box[k], k, S->head, accent);
+        draw_stage(c, S->box[k], S->boxes[k], S->cell[k].y + S->cell[k].h - c->L->pad / 2, k,
+                   S->head, accent);
         if (S->grid_label_stride[k] > 0)
             draw_square_labels(c, S->box[k][0].map, S->grid_label_stride[k], S->label_size,
                                S->label_line);

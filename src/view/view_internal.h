@@ -28,14 +28,14 @@ typedef struct {
 
 /* 1 if the view can lay out and draw l: 1 <= n <= VIEW_MAX_N, 0 <= n_real <= n, and
  * h heads of d_k = d_model / h columns, or (a loaded model whose head_dim is not
- * d_model / h) any d_k with no tensor of h d_k columns given. The tensors may each
- * be NULL (not shown). */
+ * d_model / h) any d_k with no tensor of h d_k columns given (the heads, (h, n, d_k),
+ * are read by d_k alone). The tensors may each be NULL (not shown). */
 static inline int view_layer_ok(const attn_layer *l) {
     return l && l->n >= 1 && l->n <= VIEW_MAX_N && l->n_real >= 0 && l->n_real <= l->n &&
            l->h >= 1 && l->h <= ATTN_LAYER_MAX_HEADS && l->d_model >= 1 &&
            ((l->d_model % l->h == 0 && l->d_k == l->d_model / l->h) ||
             (l->d_k >= 1 && !l->w_q && !l->w_k && !l->w_v && !l->w_o && !l->q && !l->k && !l->v &&
-             !l->concat && !l->heads));
+             !l->concat));
 }
 
 /* p + offset, or NULL when the tensor p is missing. */
@@ -279,6 +279,17 @@ void view_draw_equation(const view_ctx *c);
 /* In the place of Concat or W^O (or both), where the layer lacks it, a note saying
  * why it is not drawn. */
 void view_draw_eq_note(const view_ctx *c);
+/* text in muted lines of size from (x, y), each at most w wide, while they end above
+ * y1 (the last line may reach half a line past it). */
+void view_draw_note_lines(const view_ctx *c, int x, int y, int w, int y1, const char *text,
+                          int size);
+
+/* --- steps_missing.c ------------------------------------------------------------- */
+
+/* Stage kind (view_steps_kind's, 1-based) of head's step-through where the layer
+ * lacks a tensor it draws: the index of its first box not drawn (the ones after it
+ * neither), with why into buf; -1 when every box is drawn. */
+int view_steps_missing(const attn_layer *layer, int head, int kind, char *buf, size_t len);
 /* The status line, cut to its width. */
 void view_draw_status(const view_ctx *c);
 

@@ -729,11 +729,13 @@ int app_gpt_check(const app_gpt *g, int layer, int h, char *err, size_t errlen) 
     return 0;
 }
 
-void app_gpt_set_view(app_state *s, int layer, int h, int overview) {
+void app_gpt_set_view(app_state *s, int layer, int h, int kv, int overview) {
     app_gpt *g = s->gpt;
     const int k = h ? h : g->m->tf->cfg.h;
-    if (k != g->h) {
+    if (kv == g->m->tf->spec.h_kv) kv = 0; /* its own, as J writes it */
+    if (k != g->h || kv != g->kv) {
         g->h = k;
+        g->kv = kv;
         s->look.page = 0;
     }
     g->overview_open = overview;

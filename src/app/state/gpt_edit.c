@@ -63,6 +63,30 @@ void app_gpt_set_off(app_state *s, const char *spec) {
     gpt_want(s);
 }
 
+/* ---- the K/V heads regrouped as data (a view file's model-kv, `--kv-heads`) ------------ */
+
+int app_gpt_kv(const app_state *s) {
+    if (s->gpt_wanted || s->gpt_loading || !s->gpt) /* asked for: what it will share */
+        return s->gpt_wanted || s->gpt_loading ? s->gpt_want.kv : 0;
+    return s->gpt->kv;
+}
+
+int app_gpt_check_kv(const app_gpt *g, int kv, int h, char *err, size_t errlen) {
+    const int own = g->m->tf->spec.h_kv, own_h = g->m->tf->cfg.h;
+    if (kv && (kv > own || own % kv != 0)) {
+        snprintf(err, errlen, "model-kv = %d: must divide %s's %d K/V heads", kv, g->m->paths.name,
+                 own);
+        return -1;
+    }
+    if (kv && kv != own && h && h != own_h) {
+        snprintf(err, errlen,
+                 "model-kv = %d with model-h = %d: heads sharing K/V heads are not re-split", kv,
+                 h);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- the model writes (write.c): the run shown, read, and a token appended ------------- */
 
 const float *app_gpt_logits(const app_state *s, int *vocab) {

@@ -110,6 +110,8 @@ const st_row stg_rows[ST_COUNT] = {
                        STATE(write.pace_ms)},
     [ST_KV] = {"kv", "kv-heads", ST_INT, 1, MHA_MAX_D_MODEL, .zero = "own",
                .must = "own or a whole number that divides h", CFG(kv_heads)},
+    [ST_MODEL_KV] = {"model-kv", "kv-heads", ST_INT, 1, MHA_MAX_D_MODEL, .zero = "own",
+                     .must = "own or a whole number that divides the model's K/V heads"},
 };
 
 /* The names one slot has besides its row's. */

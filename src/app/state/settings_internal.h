@@ -61,7 +61,8 @@ typedef enum {
     ST_SAMPLE_SEED,
     ST_WRITE_LENGTH,
     ST_WRITE_PACE,
-    ST_KV, /* kv = own | G: the random model's heads share G K/V heads (key J) */
+    ST_KV,       /* kv = own | G: the random model's heads share G K/V heads (key J) */
+    ST_MODEL_KV, /* model-kv = own | G: a loaded model's K/V heads regrouped to G (key J) */
     ST_COUNT
 } st_id;
 
@@ -185,6 +186,7 @@ typedef struct {
     int act; /* 0 nothing, 1 show g, 2 ask the jobs layer, 3 close it, 4 another layer or split */
     app_gpt *g;
     int layer, h, overview;
+    int kv;          /* the K/V heads shared after (0: the model's own) */
     const char *off; /* the heads removed, "LAYER:HEAD,..."; NULL: as they are */
 } st_model_plan;
 

@@ -1,5 +1,5 @@
 /* settings_model.c: the settings of training mode (train, train-h ... train-layer)
- * and of a loaded model (model, layer, model-h, overview, model-ablate): what a
+ * and of a loaded model (model, layer, model-h, overview, model-ablate, model-kv): what a
  * state has of them (capture), whether a set of them fits (check, which reads a
  * model that is new to the state) and making the state show them (apply). The
  * rows and the rest of apply are settings.c's and settings_apply.c's. */
@@ -23,6 +23,7 @@ void stg_capture_more(const app_state *s, app_settings *st) {
         SV(st, ST_LAYER) = mlayer + 1;
         SV(st, ST_MODEL_H) = mh;
         SV(st, ST_OVERVIEW) = mov;
+        SV(st, ST_MODEL_KV) = app_gpt_kv(s);
         char off[APP_ABLATE_MAX], why[64];
         app_gpt_off_list(s, off, sizeof off);
         if (off[0] && stg_model_ablate_sp.parse(st, "model-ablate", off, NULL, why, sizeof why))
@@ -141,6 +142,9 @@ static int check_new(const app_settings *st, const char *text, st_model_plan *mp
                         "%s", why);
     if (mp->off && app_gpt_check_off(mp->g, mp->off, why, sizeof why) != 0)
         return stg_fail(st, ST_MODEL_ABLATE, err, errlen, "%s", why);
+    if (app_gpt_check_kv(mp->g, mp->kv, mp->h, why, sizeof why) != 0)
+        return stg_fail(st, st->set[ST_MODEL_KV] ? ST_MODEL_KV : ST_MODEL_H, err, errlen, "%s",
+                        why);
     mp->act = 1;
     return 0;
 }
@@ -154,6 +158,12 @@ int stg_model_check(const app_state *s, const app_settings *st, const char *text
     if (st->set[ST_LAYER]) layer = (int)SV(st, ST_LAYER) - 1;
     if (st->set[ST_MODEL_H]) h = (int)SV(st, ST_MODEL_H);
     if (st->set[ST_OVERVIEW]) ov = (int)SV(st, ST_OVERVIEW);
+    const int kv_changed = st->set[ST_MODEL_KV] && SV(st, ST_MODEL_KV) != app_gpt_kv(s);
+    /* a new model, or a re-split without model-kv: each head its own K/V again, as Up/Down
+       refuses a regrouped model's re-split */
+    mp->kv = st->set[ST_MODEL_KV]                                    ? (int)SV(st, ST_MODEL_KV)
+             : stg_model_is_new(s, st) || (st->set[ST_MODEL_H] && h) ? 0
+                                                                     : app_gpt_kv(s);
     mp->layer = layer;
     mp->h = h;
     mp->overview = ov;
@@ -162,20 +172,29 @@ int stg_model_check(const app_state *s, const app_settings *st, const char *text
     if (mp->off && mp->off[0] && !model_after)
         return stg_fail(st, ST_MODEL_ABLATE, err, errlen,
                         "model-ablate = %.200s: heads of a loaded model (model = PATH)", mp->off);
+    if (mp->kv && !model_after)
+        return stg_fail(st, ST_MODEL_KV, err, errlen,
+                        "model-kv = %d: a loaded model's K/V heads (model = PATH; the built-in "
+                        "model's are kv)",
+                        mp->kv);
     if (st->set[ST_MODEL] && !st->model[0]) {
         mp->act = shown ? 3 : 0;
         return 0;
     }
     if (stg_model_is_new(s, st)) return check_new(st, text, mp, s->req.attached, err, errlen);
-    if (!shown || !(st->set[ST_LAYER] || st->set[ST_MODEL_H] || st->set[ST_OVERVIEW] || mp->off))
+    if (!shown || !(st->set[ST_LAYER] || st->set[ST_MODEL_H] || st->set[ST_OVERVIEW] || mp->off ||
+                    kv_changed))
         return 0;
     char why[1200];
     if (s->gpt && app_gpt_check_view(s, layer, h, why, sizeof why) != 0)
         return stg_fail(st, st->set[ST_LAYER] ? ST_LAYER : ST_MODEL_H, err, errlen, "%s", why);
     if (s->gpt && mp->off && app_gpt_check_off(s->gpt, mp->off, why, sizeof why) != 0)
         return stg_fail(st, ST_MODEL_ABLATE, err, errlen, "%s", why);
+    if (s->gpt && app_gpt_check_kv(s->gpt, mp->kv, h, why, sizeof why) != 0)
+        return stg_fail(st, st->set[ST_MODEL_KV] ? ST_MODEL_KV : ST_MODEL_H, err, errlen, "%s",
+                        why);
     mp->act = s->gpt ? 4 : 0;
-    if (!s->gpt && mp->off && s->gpt_wanted) /* asked for, not read yet: it removes these */
+    if (!s->gpt && (mp->off || kv_changed) && s->gpt_wanted) /* asked for, not read yet */
         mp->act = 5;
     return 0;
 }
@@ -187,7 +206,7 @@ void stg_model_apply(app_state *s, const app_settings *st, st_model_plan *mp, co
         app_gpt_adopt(s, mp->g, NULL);
         mp->g = NULL; /* the state's now */
         if (mp->off) app_gpt_set_off(s, mp->off);
-        app_gpt_set_view(s, mp->layer, mp->h, mp->overview);
+        app_gpt_set_view(s, mp->layer, mp->h, mp->kv, mp->overview);
         break;
     case 2: {
         app_gpt_request *q = &s->gpt_want;
@@ -196,15 +215,19 @@ void stg_model_apply(app_state *s, const app_settings *st, st_model_plan *mp, co
         q->layer = mp->layer;
         q->h = mp->h;
         snprintf(q->ablate, sizeof q->ablate, "%s", mp->off ? mp->off : "");
+        q->kv = mp->kv;
         s->gpt_wanted = 1;
         break;
     }
     case 3: app_gpt_close(s); break;
     case 4:
         if (mp->off) app_gpt_set_off(s, mp->off);
-        app_gpt_set_view(s, mp->layer, mp->h, mp->overview);
+        app_gpt_set_view(s, mp->layer, mp->h, mp->kv, mp->overview);
         break;
-    case 5: snprintf(s->gpt_want.ablate, sizeof s->gpt_want.ablate, "%s", mp->off); break;
+    case 5: /* the model asked for, not read yet: it removes these heads, shares so */
+        if (mp->off) snprintf(s->gpt_want.ablate, sizeof s->gpt_want.ablate, "%s", mp->off);
+        s->gpt_want.kv = mp->kv;
+        break;
     default: break;
     }
 }

@@ -63,6 +63,7 @@ void app_state_destroy(app_state *s) {
 static int want_model(app_state *s, const cli_options *o, char *err, size_t errlen);
 static int check_pages(app_state *s, const cli_options *o, int page_asked, int pinned_asked,
                        char *err, size_t errlen);
+static int check_panel_head(const app_state *s, const cli_options *o, char *err, size_t errlen);
 
 int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha_config *cfg,
                    char *err, size_t errlen) {
@@ -134,8 +135,9 @@ int app_state_init(app_state *s, const cli_options *o, tok_list *toks, const mha
         if (o->mode != CLI_WINDOW) app_teach_finish(s); /* where its timed actions end */
         s->status[0] = '\0';
     }
+    if (check_panel_head(s, o, err, errlen) != 0) return 2;
     app_refresh(s);
-    if (o->panel == CLI_PANEL_STEPS && (s->gpt || o->panel_head <= s->cfg.h)) {
+    if (o->panel == CLI_PANEL_STEPS) {
         s->look.focus = o->panel_head; /* its intermediate products are derived for the figure */
         s->look.step = o->panel_step;  /* steps:K:S: stage S large; 0 all nine */
         app_derive(s);
@@ -171,6 +173,23 @@ static int want_model(app_state *s, const cli_options *o, char *err, size_t errl
         app_derive(s); /* the figure's layer and numbers: the model's */
     }
     return 0;
+}
+
+/* --panel head:K, steps:K and lines:K name a head the figure has, once a model, a view
+   file and a lesson have said how many heads it shows (cli.c checks the random model's
+   -H alone, before any of them): 0, or -1 with err. */
+static int check_panel_head(const app_state *s, const cli_options *o, char *err, size_t errlen) {
+    const int h = s->gpt ? app_gpt_heads(s) : s->cfg.h;
+    if ((o->panel != CLI_PANEL_HEAD && o->panel != CLI_PANEL_STEPS &&
+         o->panel != CLI_PANEL_LINES) ||
+        o->panel_head <= h)
+        return 0;
+    snprintf(err, errlen, "--panel %s:%d: there are only %d heads%s",
+             o->panel == CLI_PANEL_HEAD    ? "head"
+             : o->panel == CLI_PANEL_LINES ? "lines"
+                                           : "steps",
+             o->panel_head, h, s->gpt ? " in the model's layer shown" : "");
+    return -1;
 }
 
 /* An export's --page K and --pinned-page K (or its view file's) name pages its

@@ -131,8 +131,9 @@ int app_gpt_settings(const app_state *s, const char **path, int *layer, int *h, 
 /* Checks a layer and a re-split against the model shown: 0, or -1 with why. */
 int app_gpt_check_view(const app_state *s, int layer, int h, char *err, size_t errlen);
 int app_gpt_check(const app_gpt *g, int layer, int h, char *err, size_t errlen);
-/* Shows layer at h heads (0: its own), with the overview open or not (checked first). */
-void app_gpt_set_view(app_state *s, int layer, int h, int overview);
+/* Shows layer at h heads (0: its own) sharing kv K/V heads (0: its own), with the
+   overview open or not (checked first: app_gpt_check, app_gpt_check_kv); one recompute. */
+void app_gpt_set_view(app_state *s, int layer, int h, int kv, int overview);
 /* Closes the model shown: the random model's view again. */
 void app_gpt_close(app_state *s);
 /* A loaded model's heads removed (X), "LAYER:HEAD,..." 1-based, layer by layer
@@ -144,6 +145,12 @@ int app_gpt_off_list(const app_state *s, char *buf, size_t len);
 int app_gpt_check_off(const app_gpt *g, const char *spec, char *err, size_t errlen);
 /* Removes exactly spec's heads (the others back) and recomputes: apply's X. */
 void app_gpt_set_off(app_state *s, const char *spec);
+/* A loaded model's K/V heads regrouped (J; a view file's model-kv): to how many (0: its
+   own; a model asked for: what it will share); app_gpt_check_kv: 0 when kv (0 own)
+   divides g's K/V heads and goes with the heads h (0: its own; a re-split does not
+   share), else -1 with "model-kv = ..." in err. */
+int app_gpt_kv(const app_state *s);
+int app_gpt_check_kv(const app_gpt *g, int kv, int h, char *err, size_t errlen);
 /* The model writes (write.c reads the run shown through these): its next-token
    logits (NULL: none; vocab floats), a token's probability and label, the tokens
    that still fit, those written after the text, the end-of-text id (-1: none);
