@@ -181,12 +181,12 @@ float *tf_layer_out(const tf_config *cfg, const tf_acts *a, int i);
 void tf_forward(const transformer *tf, tf_acts *a, const int *tok, int B, int T,
                 const unsigned char *off);
 
-/* The pieces of tf_forward, for the trace: block i's attention up to attproj (heads
- * in off_i, (h) or NULL, zeroed), attproj again from a's concat, the rest of block i
+/* The pieces of tf_forward, for the trace: block i's attention sublayer (the core's
+ * attn_sublayer_forward) up to attproj, the heads in off_i ((h) or NULL) removed, the
+ * output with every head on in out_full ((B T, d) or NULL); the rest of block i
  * (residual, MLP), and the final LayerNorm with the logits. */
 void tf_attn_forward(const transformer *tf, tf_acts *a, int i, int B, int T,
-                     const unsigned char *off_i);
-void tf_attn_project(const transformer *tf, tf_acts *a, int i, int B, int T);
+                     const unsigned char *off_i, float *out_full);
 void tf_block_rest_forward(const transformer *tf, tf_acts *a, int i, int B, int T);
 void tf_final_forward(const transformer *tf, tf_acts *a, int B, int T);
 
