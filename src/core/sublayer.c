@@ -229,12 +229,16 @@ static void out(const job *j) {
     if (!any) return;
     /* the heads off: their bands of Concat zeroed (their attention and heads stay as
        computed), and the output again from that Concat */
-    for (int i = 0; i < s->h; i++)
-        if (s->off[i])
-            for (int r = j->a0; r < s->B * s->T; r++)
-                memset(s->concat + (size_t)r * j->qd + (size_t)i * s->hd, 0,
-                       (size_t)s->hd * sizeof(float));
+    attn_concat_remove(s->concat, j->qd, s->hd, s->h, s->off, j->a0, s->B * s->T);
     out_product(j);
+}
+
+void attn_concat_remove(float *concat, int ld, int hd, int h, const unsigned char *off, int r0,
+                        int r1) {
+    for (int i = 0; off && i < h; i++)
+        if (off[i])
+            for (int r = r0; r < r1; r++)
+                memset(concat + (size_t)r * ld + (size_t)i * hd, 0, (size_t)hd * sizeof(float));
 }
 
 void attn_sublayer_out(const attn_sublayer *s) {

@@ -75,4 +75,10 @@ void attn_sublayer_heads(const attn_sublayer *s);
  * their bands of Concat zeroed and out again. */
 void attn_sublayer_out(const attn_sublayer *s);
 
+/* The heads off ((h) or NULL: 1 removes head j) taken out of rows [r0, r1) of concat
+ * (ld floats a row, head j's band at columns [j hd, (j + 1) hd)): their bands set to 0,
+ * as attn_sublayer_out feeds Concat to W^O (and the views of a layer show it). */
+void attn_concat_remove(float *concat, int ld, int hd, int h, const unsigned char *off, int r0,
+                        int r1);
+
 #endif

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "regroup.h"
+#include "sublayer.h"
 
 int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, void *ud, char *err,
               size_t errlen) {
@@ -339,11 +340,8 @@ static size_t row_width(const gpt2_run *r) {
    removed head's band zeroed (its head_i stays in s_heads). width: the row's. */
 static void zero_removed(gpt2_run *r, int layer, int width) {
     const model_spec *s = &r->m->tf->spec;
-    for (int j = 0; j < s->h; j++)
-        if (r->inf->off[(size_t)layer * s->h + j])
-            for (int row = 0; row < r->n; row++)
-                memset(r->s_concat + (size_t)row * width + (size_t)j * s->head_dim, 0,
-                       (size_t)s->head_dim * sizeof(float));
+    attn_concat_remove(r->s_concat, width, s->head_dim, s->h, r->inf->off + (size_t)layer * s->h, 0,
+                       r->n);
 }
 
 /* Rows [0, rows) of `blocks` matrices packed (blocks, n0, w0) moved to their places
