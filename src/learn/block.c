@@ -177,25 +177,18 @@ static float *slab(const tf_infer *t, float *block, int i, int width) {
    its weights and shape, Q, K, V into the kept slabs, the heads over whole rows. */
 static attn_sublayer sublayer(const transformer *tf, int i, int n, int r0) {
     const model_spec *s = &tf->spec;
-    const tf_layer_params *lp = &tf->p.layer[i];
-    return (attn_sublayer){.w_q = lp->w_q,
-                           .w_k = lp->w_k,
-                           .w_v = lp->w_v,
-                           .w_o = lp->w_o,
-                           .b_q = lp->b_q,
-                           .b_k = lp->b_k,
-                           .b_v = lp->b_v,
-                           .b_o = lp->b_o,
-                           .d_in = s->d_model,
-                           .d_out = s->d_model,
-                           .h = s->h,
-                           .h_kv = s->h_kv,
-                           .hd = s->head_dim,
-                           .B = 1,
-                           .T = n,
-                           .r0 = r0,
-                           .causal = s->causal,
-                           .whole_rows = 1};
+    attn_sublayer a = {.d_in = s->d_model,
+                       .d_out = s->d_model,
+                       .h = s->h,
+                       .h_kv = s->h_kv,
+                       .hd = s->head_dim,
+                       .B = 1,
+                       .T = n,
+                       .r0 = r0,
+                       .causal = s->causal,
+                       .whole_rows = 1};
+    tf_sublayer_weights(&a, &tf->p.layer[i]);
+    return a;
 }
 
 /* Qwen3's QK-norm per head, on n rows of q (n, h hd) and k (n, h_kv hd) */

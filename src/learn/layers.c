@@ -221,6 +221,13 @@ void layernorm_backward(float *dinp, float *dgain, float *dbias, const float *do
 /* ------------------------------------------------------------------------------ */
 /* matrix product (the forward's is the core's sublayer.c)                         */
 
+void tf_sublayer_weights(attn_sublayer *s, const tf_layer_params *lp) {
+    s->w_q = lp->w_q, s->b_q = lp->b_q;
+    s->w_k = lp->w_k, s->b_k = lp->b_k;
+    s->w_v = lp->w_v, s->b_v = lp->b_v;
+    s->w_o = lp->w_o, s->b_o = lp->b_o;
+}
+
 void matmul_backward(float *dinp, float dinp_beta, float *dw, float *dbias, const float *dout,
                      const float *inp, const float *w, int N, int c, int oc) {
     if (dinp) mm_sgemm(dinp, c, dout, oc, w, oc, N, c, oc, 1, 1.0f, dinp_beta); /* dout w^T */

@@ -27,6 +27,10 @@ void layernorm_backward(float *dinp, float *dgain, float *dbias, const float *do
                         int N, int d);
 
 /* matmul_forward, matmul_forward_add: the core's (sublayer.h) */
+
+/* s's weights and biases (sublayer.h) set to layer lp's attention: W^Q, W^K, W^V, W^O and
+ * theirs; the caller sets the shape and the tensors. */
+void tf_sublayer_weights(attn_sublayer *s, const tf_layer_params *lp);
 /* dinp (N, c) = dinp_beta * dinp + dout w^T (skipped when dinp is NULL);
  * dw (c, oc) += inp^T dout; dbias (oc) += column sums of dout (when not NULL) */
 void matmul_backward(float *dinp, float dinp_beta, float *dw, float *dbias, const float *dout,
