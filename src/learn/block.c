@@ -289,13 +289,14 @@ void block_x(tf_infer *t, int i, float *x) {
         block_norm(x, t->mean, t->rstd, in, lp->ln1_g, lp->ln1_b, t->n, d, s);
 }
 
-void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat, int r0) {
+void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat, float *heads,
+                     int r0) {
     const model_spec *s = &t->tf->spec;
     const int qd = spec_q_dim(s), kvd = spec_kv_dim(s);
     attn_sublayer a = sublayer(t->tf, i, t->n, r0);
     a.q = slab(t, t->q, i, qd), a.k = slab(t, t->k, i, kvd), a.v = slab(t, t->v, i, kvd);
     a.kx = t->kx, a.vx = t->vx;
-    a.scores = scores, a.attn = attn, a.concat = concat;
+    a.scores = scores, a.attn = attn, a.concat = concat, a.heads = heads;
     attn_sublayer_heads(&a);
 }
 

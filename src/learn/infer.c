@@ -180,7 +180,7 @@ int tf_infer_can_split(const transformer *tf) {
 }
 
 void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn, float *concat,
-                    float *out) {
+                    float *heads, float *out) {
     const tf_config *c = &t->tf->cfg;
     const int n = t->n, d = c->d_model;
     MHA_EXPECT(i >= 0 && i < c->layers && h2 >= 1 && h2 <= d && d % h2 == 0);
@@ -199,6 +199,7 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
                              .scores = scores,
                              .attn = attn,
                              .concat = concat,
+                             .heads = heads,
                              .causal = causal,
                              .whole_rows = !causal};
     attn_sublayer_heads(&a);
@@ -207,13 +208,14 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
 }
 
 void tf_infer_attn(tf_infer *t, int i, float *scores, float *attn, float *concat) {
-    tf_infer_attn_rows(t, i, 0, scores, attn, concat);
+    tf_infer_attn_rows(t, i, 0, scores, attn, concat, NULL);
 }
 
-void tf_infer_attn_rows(tf_infer *t, int i, int r0, float *scores, float *attn, float *concat) {
+void tf_infer_attn_rows(tf_infer *t, int i, int r0, float *scores, float *attn, float *concat,
+                        float *heads) {
     MHA_EXPECT(i >= 0 && i < t->tf->cfg.layers && t->n >= 1 && r0 >= 0 && r0 <= t->n);
     MHA_EXPECT(r0 == 0 || t->tf->spec.causal);
-    block_attention(t, i, scores, attn, concat, r0);
+    block_attention(t, i, scores, attn, concat, heads, r0);
 }
 
 static const char *layer_x_what(const model_spec *s, int i);
