@@ -54,7 +54,7 @@ typedef struct {
 
 static job job_of(const attn_sublayer *s) {
     MHA_EXPECT(s->B >= 1 && s->T >= 1 && s->h >= 1 && s->hd >= 1);
-    MHA_EXPECT(s->r0 >= 0 && s->r0 <= s->T && (s->B == 1 || s->r0 == 0));
+    MHA_EXPECT(s->r0 >= 0 && s->r0 <= s->T && (s->B == 1 || (s->r0 == 0 && !s->heads)));
     job j = {.s = s, .h_kv = s->h_kv > 0 ? s->h_kv : s->h};
     MHA_EXPECT(s->h % j.h_kv == 0 && (j.h_kv == s->h || s->B == 1));
     j.qd = s->h * s->hd;
