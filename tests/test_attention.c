@@ -287,7 +287,7 @@ static void test_builtin_forward_is_the_heads_path(void **state) {
                                   .scale = attn_scale(dk, !cfgs[c].no_scale, cfgs[c].temp),
                                   .ld_concat = dk,
                                   .head_stride = (size_t)n * dk};
-            for (int j = 0; j < h; j++) attention_head(&a, j);
+            for (int j = 0; j < h; j++) attn_heads_rows(&a, j, 0, n);
             char what[120];
             snprintf(what, sizeof what, "h=%d d=%d causal=%d pad=%d workers=%d: scores", h,
                      m->cfg.d_model, cfgs[c].causal, cfgs[c].pad, workers);

@@ -94,7 +94,3 @@ void attn_heads_rows(const attn_heads *a, int j, int r0, int r1) {
     attn_head_forward(s, a->attn + (size_t)j * tt, head, ld_out, a->q + col, a->k + col, a->v + col,
                       a->ld, &shape, r0, r1);
 }
-
-void attention_head(const attn_heads *a, int j) {
-    attn_heads_rows(a, j, 0, a->T);
-}

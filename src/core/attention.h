@@ -81,7 +81,4 @@ typedef struct {
  * disjoint outputs, so they may run side by side. */
 void attn_heads_rows(const attn_heads *a, int j, int r0, int r1);
 
-/* Head j of a over all its rows: attn_heads_rows(a, j, 0, a->T). */
-void attention_head(const attn_heads *a, int j);
-
 #endif
