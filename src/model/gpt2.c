@@ -417,13 +417,12 @@ static int show_rows(gpt2_run *r, int layer, int h, int keep) {
         repack(r->s_attn, h, n0, n0, n, n, keep, 0.0f);
         if (split) repack(r->s_heads, h, n0, dk, n, dk, keep, 0.0f);
     }
-    /* with every head_i kept on its own too, (h, n, d_k), as the view and the
+    /* every head_i kept on its own too, (h, n, head width), as the view and the
        step-through read them (a removed head's too) */
-    float *heads = split ? r->s_heads : NULL;
     if (!split || keep > 0) /* its own heads as the forward computes them, rows from keep */
-        tf_infer_attn_rows(r->inf, layer, keep, r->s_scores, r->s_attn, r->s_concat, heads);
+        tf_infer_attn_rows(r->inf, layer, keep, r->s_scores, r->s_attn, r->s_concat, r->s_heads);
     else
-        tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat, heads,
+        tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat, r->s_heads,
                        h == c->h ? NULL : r->s_out);
     if (h == c->h) zero_removed(r, layer, split ? d : spec_q_dim(&r->m->tf->spec));
     r->shown = layer;
