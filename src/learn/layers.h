@@ -26,12 +26,12 @@ void layernorm_backward(float *dinp, float *dgain, float *dbias, const float *do
                         const float *inp, const float *gain, const float *mean, const float *rstd,
                         int N, int d);
 
-/* matmul_forward, matmul_forward_add: the core's (sublayer.h) */
-
 /* s's weights and biases (sublayer.h) set to layer lp's attention: W^Q, W^K, W^V, W^O and
  * theirs; the caller sets the shape and the tensors. */
 void tf_sublayer_weights(attn_sublayer *s, const tf_layer_params *lp);
-/* dinp (N, c) = dinp_beta * dinp + dout w^T (skipped when dinp is NULL);
+
+/* matmul_forward, matmul_forward_add: the core's (sublayer.h).
+ * dinp (N, c) = dinp_beta * dinp + dout w^T (skipped when dinp is NULL);
  * dw (c, oc) += inp^T dout; dbias (oc) += column sums of dout (when not NULL) */
 void matmul_backward(float *dinp, float dinp_beta, float *dw, float *dbias, const float *dout,
                      const float *inp, const float *w, int N, int c, int oc);
@@ -42,8 +42,10 @@ void unembed_tied_forward(float *logits, const float *inp, const float *wte, int
 void unembed_tied_backward(float *dinp, float *dwte, const float *dlogits, const float *inp,
                            const float *wte, int N, int d, int V);
 
-/* dq, dk, dv (B, T, d) = (overwritten); scratch (B, T, T) at least: example b's
- * heads take their dattn and dscores in turn in its slot b */
+/* The backward of the causal attention the sublayer's heads computed (attn_sublayer:
+ * its attn, the heads in ablate removed: no gradient through them). dq, dk, dv (B, T, d) =
+ * (overwritten); scratch (B, T, T) at least: example b's heads take their dattn and
+ * dscores in turn in its slot b */
 void attention_backward(float *dq, float *dk, float *dv, float *scratch, const float *dconcat,
                         const float *q, const float *k, const float *v, const float *attn,
                         const unsigned char *ablate, int B, int T, int d, int h);
