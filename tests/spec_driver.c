@@ -119,7 +119,7 @@ static int write_split(const tf_infer *t, const char *arg, const char *out) {
         return 1;
     }
     float *attn = scores + (size_t)h2 * n * n, *o = concat + (size_t)n * d;
-    tf_infer_split(t, l, h2, scores, attn, concat, o);
+    tf_infer_split(t, l, h2, scores, attn, concat, NULL, o);
     int rc =
         put(out, "split_attn", -1, attn, 3, h2, n, n) || put(out, "split_out", -1, o, 2, n, d, 0);
     free(scores), free(concat);

@@ -24,24 +24,13 @@
 #include "check.h"
 #include "samples.h"
 #include "state.h"
+#include "state_fixture.h"
 #include "view_fixture.h"
 
 static app_state *make_state(int h, int d, int sample) {
-    app_state *s = app_state_create(fx_measure, NULL);
-    assert_non_null(s);
-    cli_options o;
-    memset(&o, 0, sizeof o);
-    o.theme = -1;
-    o.colormap = -1;
+    cli_options o = fx_options();
     o.sample = sample;
-    tok_list toks = {0};
-    int total = 0;
-    char err[256];
-    assert_int_equal(
-        tok_split(&toks, samples_get(sample - 1)->text, MHA_MAX_N, &total, err, sizeof err), 0);
-    mha_config cfg = {.h = h, .d_model = d, .seed = 1};
-    if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
-    return s;
+    return fx_app_state(&o, h, d, NULL, NULL, 0);
 }
 
 /* A state with the worker on: threshold 0 sends every recompute to it. */

@@ -24,26 +24,16 @@
 #include "draw.h"
 #include "samples.h"
 #include "state.h"
+#include "state_fixture.h"
 #include "state_internal.h"
 #include "view_fixture.h"
 
 static app_state *make_state(int w, int h) {
-    app_state *s = app_state_create(fx_measure, NULL);
-    assert_non_null(s);
-    cli_options o;
-    memset(&o, 0, sizeof o);
-    o.theme = -1;
-    o.colormap = -1;
+    cli_options o = fx_options();
     o.sample = 1;
     o.size_w = w;
     o.size_h = h;
-    tok_list toks = {0};
-    int total = 0;
-    char err[256];
-    assert_int_equal(tok_split(&toks, samples_get(0)->text, MHA_MAX_N, &total, err, sizeof err), 0);
-    mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
-    if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
-    return s;
+    return fx_app_state(&o, 4, 64, NULL, NULL, 0);
 }
 
 static int press(app_state *s, int key, int mods) {

@@ -21,27 +21,17 @@
 #include "cli.h"
 #include "samples.h"
 #include "state.h"
+#include "state_fixture.h"
 #include "state_internal.h"
 #include "view_fixture.h"
 
 /* A state as the window starts it (window 1: auto_contrast set as window.c sets
  * it), or as an export does (0: no --contrast given; 2: --contrast fixed given). */
 static app_state *make_state(int h, const char *text, int window) {
-    app_state *s = app_state_create(fx_measure, NULL);
-    assert_non_null(s);
-    cli_options o;
-    memset(&o, 0, sizeof o);
-    o.theme = -1;
-    o.colormap = -1;
+    cli_options o = fx_options();
     o.text = text;
     o.contrast_given = window == 2;
-    tok_list toks = {0};
-    int total = 0;
-    char err[256];
-    const char *t = text ? text : samples_get(0)->text;
-    assert_int_equal(tok_split(&toks, t, MHA_MAX_N, &total, err, sizeof err), 0);
-    mha_config cfg = {.h = h, .d_model = 64, .seed = 1};
-    if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
+    app_state *s = fx_app_state(&o, h, 64, NULL, NULL, 0);
     if (window == 1) s->auto_contrast = 1, s->dark_field = 0, s->dark_version = 0;
     app_layout(s);
     return s;

@@ -39,6 +39,7 @@
 #include "samples.h"
 #include "settings.h"
 #include "state.h"
+#include "state_fixture.h"
 #include "state_internal.h"
 #include "teach.h"
 #include "text_file.h"
@@ -54,20 +55,10 @@ static const char *model_path(void) {
 
 /* A window's state: the first sample, and the model at path loaded (NULL: none). */
 static app_state *make_state(const char *path) {
-    app_state *s = app_state_create(fx_measure, NULL);
-    assert_non_null(s);
-    cli_options o;
-    memset(&o, 0, sizeof o);
+    cli_options o = fx_options();
     o.mode = CLI_EXPORT; /* the model read at once, as the jobs layer would */
-    o.theme = -1;
-    o.colormap = -1;
     o.model_path = path;
-    tok_list toks = {0};
-    char err[512];
-    assert_int_equal(tok_split(&toks, samples_get(0)->text, MHA_MAX_N, NULL, err, sizeof err), 0);
-    mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
-    if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
-    tok_free(&toks);
+    app_state *s = fx_app_state(&o, 4, 64, NULL, NULL, 0);
     s->read_text = text_file_read_regular; /* the window's reader */
     s->export_dir = dir;
     return s;

@@ -19,28 +19,16 @@
 #include "cli.h"
 #include "samples.h"
 #include "state.h"
+#include "state_fixture.h"
 #include "state_internal.h"
 #include "view_fixture.h"
 
 /* A state as the window starts it: options parsed to their defaults, sample k. */
 static app_state *make_state(int h, int d, int sample, const char *text) {
-    app_state *s = app_state_create(fx_measure, NULL);
-    assert_non_null(s);
-    cli_options o;
-    memset(&o, 0, sizeof o);
-    o.theme = -1;
-    o.colormap = -1;
+    cli_options o = fx_options();
     o.sample = sample;
     o.text = text;
-    tok_list toks = {0};
-    int total = 0;
-    char err[256];
-    const char *t = text ? text : samples_get((sample ? sample : 1) - 1)->text;
-    assert_int_equal(tok_split(&toks, t, MHA_MAX_N, &total, err, sizeof err), 0);
-    mha_config cfg = {.h = h, .d_model = d, .seed = 1};
-    if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
-    CHECK_INT("init leaves the caller's tokens empty", 0, toks.count);
-    return s;
+    return fx_app_state(&o, h, d, NULL, NULL, 0); /* init leaves the caller's tokens empty */
 }
 
 static int press(app_state *s, int key, int mods) {

@@ -30,6 +30,7 @@
 #include "check.h"
 #include "samples.h"
 #include "state.h"
+#include "state_fixture.h"
 #include "state_internal.h"
 #include "teach.h"
 #include "view_fixture.h"
@@ -63,26 +64,15 @@ static const char *ref_dir(void) {
 static app_state *make_state_with(const char *path, const char *text, int layer, int h,
                                   const char *ablate, cli_panel panel, int *rc, char *err,
                                   size_t errlen) {
-    app_state *s = app_state_create(fx_measure, NULL);
-    assert_non_null(s);
-    cli_options o;
-    memset(&o, 0, sizeof o);
+    cli_options o = fx_options();
     o.mode = CLI_EXPORT;
-    o.theme = -1;
-    o.colormap = -1;
     o.text = text;
     o.model_path = path;
     o.train.layer = layer;
     o.cfg.h = h;
     o.model_ablate = ablate;
     o.panel = panel;
-    tok_list toks = {0};
-    int total = 0;
-    assert_int_equal(tok_split(&toks, text, MHA_MAX_N, &total, err, errlen), 0);
-    mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
-    *rc = app_state_init(s, &o, &toks, &cfg, err, errlen);
-    tok_free(&toks);
-    return s;
+    return fx_app_state(&o, 4, 64, rc, err, errlen);
 }
 
 static app_state *make_state(const char *path, const char *text) {

@@ -32,6 +32,7 @@
 #include "learn.h"
 #include "samples.h"
 #include "state.h"
+#include "state_fixture.h"
 #include "state_internal.h"
 #include "sweep_view.h"
 #include "view_fixture.h"
@@ -44,18 +45,8 @@ static const char *mhaviz; /* the binary, for --train runs */
 static const int HS[NH] = {1, 2, 4, 8, 16};
 
 static app_state *make_state(void) {
-    app_state *s = app_state_create(fx_measure, NULL);
-    assert_non_null(s);
-    cli_options o;
-    memset(&o, 0, sizeof o);
-    o.theme = -1;
-    o.colormap = -1;
-    tok_list toks = {0};
-    int total = 0;
-    char err[256];
-    assert_int_equal(tok_split(&toks, samples_get(0)->text, MHA_MAX_N, &total, err, sizeof err), 0);
-    mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
-    if (app_state_init(s, &o, &toks, &cfg, err, sizeof err) != 0) fail_msg("init: %s", err);
+    const cli_options o = fx_options();
+    app_state *s = fx_app_state(&o, 4, 64, NULL, NULL, 0);
     assert_int_equal(app_async_enable(s, NULL, NULL, -1.0), 0);
     return s;
 }

@@ -1,13 +1,12 @@
 /* attention.c: one head's attention for a block of query rows (attention.h): the
  * scores by sgemm with the scale as its alpha, the masks, the row softmax of
  * softmax.c, A V by sgemm; a causal head in blocks of rows that skip hidden keys;
- * and a layer's heads (attn_heads) around it, where every forward meets the kernel. The plain-loop
- * reference is in tests/test_attention.c. */
+ * and a layer's heads (attn_heads) around it, where every forward meets the kernel
+ * (through sublayer.c). The plain-loop reference is in tests/test_attention.c. */
 #include "attention.h"
 
 #include <math.h>
 #include <stddef.h>
-#include <string.h>
 
 #include "blas.h"
 #include "layer.h"
@@ -91,13 +90,7 @@ void attn_heads_rows(const attn_heads *a, int j, int r0, int r1) {
     float *s = a->scores + (a->one_slot ? 0 : (size_t)j * tt);
     float *head = a->concat + (size_t)j * (a->head_stride ? a->head_stride : (size_t)a->hd);
     /* the kernel: scores, mask, softmax, head_j = A_j V_j straight into its output
-       rows; a head off gets zero rows */
+       rows (a head off is the sublayer's, sublayer.c: it stays computed here) */
     attn_head_forward(s, a->attn + (size_t)j * tt, head, ld_out, a->q + col, a->k + col, a->v + col,
                       a->ld, &shape, r0, r1);
-    if (a->ablate && a->ablate[j])
-        for (int r = r0; r < r1; r++) memset(head + (size_t)r * ld_out, 0, a->hd * sizeof(float));
-}
-
-void attention_head(const attn_heads *a, int j) {
-    attn_heads_rows(a, j, 0, a->T);
 }

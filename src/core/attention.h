@@ -1,8 +1,8 @@
 /* attention.h: one head's scaled dot-product attention for a block of query rows,
- * the one kernel, and a layer's heads around it (attn_heads), the one path the core's
- * forward (mha.c), the trainer's and a loaded model's layer (src/learn) all take:
- * scores, masks, row softmax, A V. The projections before it and W^O after it are
- * the callers'. Every product goes through mm_sgemm (blas.h). */
+ * the one kernel, and a layer's heads around it (attn_heads), the one path every
+ * forward takes through the attention sublayer (sublayer.h): scores, masks, row
+ * softmax, A V. The projections before it, W^O after it and the heads off are the
+ * sublayer's. Every product goes through mm_sgemm (blas.h). */
 #ifndef MHAVIZ_ATTENTION_H
 #define MHAVIZ_ATTENTION_H
 
@@ -56,8 +56,8 @@ void attn_head_forward(float *scores, float *attn, float *head, int ld_head, con
                        int r1);
 
 /* ---- a layer's heads: the one path every forward takes to the kernel ----
- * One sequence's heads as the built-in model's forward (mha.c), the trainer's
- * (src/learn/layers.c) and a loaded model's layer (src/learn/block.c) all run them:
+ * One sequence's heads as the attention sublayer (sublayer.c) runs them for every
+ * forward:
  * q, k, v (T, ld) with head j in columns [j hd, (j+1) hd) of each (K and V already one
  * per query head); scores and attn (h, T, T), or scores one (T, T) slot that every head
  * takes in turn (one_slot); head j's output (T, hd) at concat + j head_stride, ld_concat
@@ -67,7 +67,6 @@ void attn_head_forward(float *scores, float *attn, float *head, int ld_head, con
 typedef struct {
     float *scores, *attn, *concat;
     const float *q, *k, *v;
-    const unsigned char *ablate; /* (h) or NULL: 1 zeroes that head's output rows */
     int T, ld, hd;
     int causal, whole_rows, one_slot; /* whole_rows: attn_head_shape's */
     int n_real;                       /* keys [n_real, T) are padding; 0: T */
@@ -78,11 +77,8 @@ typedef struct {
 
 /* Head j of a for query rows [r0, r1), 0 <= r0 <= r1 <= T, by attn_head_forward:
  * scores = Q_j K_j^T * scale, -inf where masked (causal, padding); attn their row
- * softmax; head_j = attn V_j into its output rows (zero when ablated). Allocates
- * nothing; heads and row blocks write disjoint outputs, so they may run side by side. */
+ * softmax; head_j = attn V_j into its output rows. Allocates nothing; heads and row blocks write
+ * disjoint outputs, so they may run side by side. */
 void attn_heads_rows(const attn_heads *a, int j, int r0, int r1);
-
-/* Head j of a over all its rows: attn_heads_rows(a, j, 0, a->T). */
-void attention_head(const attn_heads *a, int j);
 
 #endif

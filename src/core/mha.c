@@ -1,9 +1,8 @@
 /* mha.c: configuration checks, buffer ownership, what is kept between calls
  * (weights, rows of X, rows of Q, K, V) and the multi-head attention forward pass,
- * exactly as "Attention Is All You Need" defines it. Matrix products go through
- * blas.c, each head's scores, masks, softmax and A V through attention.c's
- * attn_heads_rows, the heads every forward runs (the trainer's and a loaded model's
- * layer too); weights and embeddings come from init.c. */
+ * exactly as "Attention Is All You Need" defines it, by sublayer.c's
+ * attn_sublayer_forward: the layer step every forward takes (the trainer's and a
+ * loaded model's too); weights and embeddings come from init.c. */
 #include "mha.h"
 
 #include <math.h>
@@ -12,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention.h"
 #include "blas.h"
 #include "layer.h"
 #include "softmax.h"
+#include "sublayer.h"
 
 void mha_config_resolve(mha_config *cfg) {
     if (cfg->h == 0) cfg->h = MHA_DEFAULT_H;
@@ -313,116 +312,6 @@ void mha_softmax_rows(float *a, int rows, int cols) {
     }
 }
 
-/* The forward pass as jobs for mm_parallel (blas.c), each a set of tasks that
-   write disjoint outputs. On several workers: one task per group of heads (its
-   columns of Q, K and V, then each head's scores, mask, softmax, A_i V_i and
-   band of Concat: nothing crosses to another core until Concat is complete),
-   then the product by W^O by column chunks. With fewer heads than groups, the
-   projections by column chunks, then the heads by row blocks. On one worker
-   the same tasks run in order, one product per matrix and head, as the
-   definition reads. */
-typedef struct {
-    mha_model *m;
-    int from_row;   /* projections: rows [from_row, n) */
-    int chunks;     /* column chunks of each product by a weight; groups of heads */
-    int row_blocks; /* heads: row blocks of each head */
-    float scale;    /* attn_scale: 1 / (sqrt(d_k) T), or 1 / T without scaling */
-    float *out;     /* the W^O job writes here: out_full, or out after ablation */
-    int copy_out;   /* the W^O job also copies its columns of out_full into out */
-} fwd_job;
-
-/* Columns [*c0, *c1) of chunk `chunk` of `chunks` over d, in multiples of 16
-   floats (a cache line and an OpenBLAS kernel width); may be empty. */
-static void chunk_cols(int d, int chunk, int chunks, int *c0, int *c1) {
-    const int width = ((d + chunks - 1) / chunks + 15) / 16 * 16;
-    *c0 = min_int(d, chunk * width);
-    *c1 = min_int(d, *c0 + width);
-}
-
-/* step 1: Q = X W^Q, K = X W^K, V = X W^V, each (n, d); a row of each depends
-   only on the same row of X, a column only on the same column of W */
-static void proj_task(void *ctx, int t) {
-    const fwd_job *j = ctx;
-    const mha_model *m = j->m;
-    const int d = m->cfg.d_model, rows = m->n - j->from_row;
-    const size_t off = (size_t)j->from_row * d;
-    float *dst[3] = {m->q, m->k, m->v};
-    const float *w[3] = {m->w_q, m->w_k, m->w_v};
-    const int which = t / j->chunks;
-    int c0, c1;
-    chunk_cols(d, t % j->chunks, j->chunks, &c0, &c1);
-    if (c0 < c1)
-        mm_sgemm(dst[which] + off + c0, d, m->x + off, d, w[which] + c0, d, rows, c1 - c0, d, 0,
-                 1.0f, 0.0f);
-}
-
-/* steps 2 to 5 for rows [r0, r1) of head i: the heads every forward runs
-   (attn_heads_rows, attention.c), each into its own (n, d_k) block of heads, then
-   the head's rows into its band of Concat */
-static void head_task(void *ctx, int t) {
-    const fwd_job *j = ctx;
-    const mha_model *m = j->m;
-    const int n = m->n, d = m->cfg.d_model, dk = m->d_k;
-    const int i = t / j->row_blocks, blk = t % j->row_blocks;
-    const int r0 = (int)((long)n * blk / j->row_blocks),
-              r1 = (int)((long)n * (blk + 1) / j->row_blocks);
-    if (r0 >= r1) return;
-    const attn_heads a = {.scores = m->scores,
-                          .attn = m->attn,
-                          .concat = m->heads,
-                          .q = m->q,
-                          .k = m->k,
-                          .v = m->v,
-                          .T = n,
-                          .ld = d,
-                          .hd = dk,
-                          .causal = m->cfg.mask == MHA_MASK_CAUSAL,
-                          .n_real = m->n_real,
-                          .scale = j->scale,
-                          .ld_concat = dk,
-                          .head_stride = (size_t)n * dk};
-    attn_heads_rows(&a, i, r0, r1);
-    const size_t col = (size_t)i * dk; /* head i's band of Concat */
-    const float *head = m->heads + (size_t)i * n * dk;
-    for (int r = r0; r < r1; r++)
-        memcpy(m->concat + (size_t)r * d + col, head + (size_t)r * dk, dk * sizeof(float));
-}
-
-/* steps 1 to 5 for group t of heads: their columns of Q, K, V, then each head */
-static void group_task(void *ctx, int t) {
-    const fwd_job *j = ctx;
-    const mha_model *m = j->m;
-    const int d = m->cfg.d_model, h = m->cfg.h, dk = m->d_k, rows = m->n - j->from_row;
-    const int h0 = h * t / j->chunks, h1 = h * (t + 1) / j->chunks;
-    if (h0 >= h1) return;
-    const size_t off = (size_t)j->from_row * d;
-    const int c0 = h0 * dk, c1 = h1 * dk;
-    if (rows > 0) {
-        mm_sgemm(m->q + off + c0, d, m->x + off, d, m->w_q + c0, d, rows, c1 - c0, d, 0, 1.0f,
-                 0.0f);
-        mm_sgemm(m->k + off + c0, d, m->x + off, d, m->w_k + c0, d, rows, c1 - c0, d, 0, 1.0f,
-                 0.0f);
-        mm_sgemm(m->v + off + c0, d, m->x + off, d, m->w_v + c0, d, rows, c1 - c0, d, 0, 1.0f,
-                 0.0f);
-    }
-    for (int i = h0; i < h1; i++) head_task(ctx, i);
-}
-
-/* step 6: MultiHead = Concat W^O, (n, d), by column chunks */
-static void out_task(void *ctx, int t) {
-    const fwd_job *j = ctx;
-    const mha_model *m = j->m;
-    const int n = m->n, d = m->cfg.d_model;
-    int c0, c1;
-    chunk_cols(d, t, j->chunks, &c0, &c1);
-    if (c0 >= c1) return;
-    mm_sgemm(j->out + c0, d, m->concat, d, m->w_o + c0, d, n, c1 - c0, d, 0, 1.0f, 0.0f);
-    if (j->copy_out)
-        for (int r = 0; r < n; r++)
-            memcpy(m->out + (size_t)r * d + c0, m->out_full + (size_t)r * d + c0,
-                   (size_t)(c1 - c0) * sizeof(float));
-}
-
 /* FLOPs of a forward that projects `rows` of the n rows: 6 rows d^2 for Q, K,
    V, 2 n d^2 for W^O, 4 n^2 d for the heads (8 n d^2 + 4 n^2 d in all). */
 static double forward_flops(int rows, int n, int d_model) {
@@ -440,7 +329,13 @@ void mha_forwards_add(void) {
     atomic_fetch_add(&forwards, 1);
 }
 
-/* The forward pass; rows [0, from_row) of Q, K, V are taken as they are. */
+/* The forward pass, the sublayer every forward takes (sublayer.c); rows [0, from_row)
+   of Q, K, V are taken as they are. On several workers: one task per group of heads
+   (its columns of Q, K and V, then each head's scores, mask, softmax, A_i V_i and band
+   of Concat: nothing crosses to another core until Concat is complete), then the
+   product by W^O by column chunks. With fewer heads than groups, the projections by
+   column chunks, then the heads by row blocks. On one worker the same tasks run in
+   order, one product per matrix and head, as the definition reads. */
 static void forward(mha_model *m, int from_row) {
     mha_forwards_add();
     const int n = m->n, n_real = m->n_real, d = m->cfg.d_model, h = m->cfg.h, dk = m->d_k;
@@ -449,44 +344,50 @@ static void forward(mha_model *m, int from_row) {
     MHA_EXPECT(from_row >= 0 && from_row <= n);
 
     const int workers = mm_workers_for(forward_flops(n - from_row, n, d));
-    fwd_job job = {.m = m,
-                   .from_row = from_row,
-                   .chunks = 1,
-                   .row_blocks = 1,
-                   .scale = attn_scale(dk, !m->cfg.no_scale, m->cfg.temperature),
-                   .out = m->out_full,
-                   .copy_out = mha_config_ablated_count(&m->cfg) == 0};
+    int chunks = 1, row_blocks = 1;
     if (workers > 1) {
         /* two tasks a worker: a helper that the machine delays leaves at most
            a small task to wait for, and each product stays large (measured:
            2 and 4 tasks on 2 workers were within noise of each other) */
-        job.chunks = min_int(2 * workers, (d + 15) / 16);
-        job.row_blocks = min_int(n, (job.chunks + h - 1) / h);
+        chunks = min_int(2 * workers, (d + 15) / 16);
+        row_blocks = min_int(n, (chunks + h - 1) / h);
     }
-
-    if (workers > 1 && h >= job.chunks) {
-        mm_parallel(job.chunks, workers, group_task, &job);
-    } else {
-        if (from_row < n) mm_parallel(3 * job.chunks, workers, proj_task, &job);
-        mm_parallel(h * job.row_blocks, workers, head_task, &job);
-    }
+    unsigned char off[MHA_ABLATE_WORDS * 64];
+    for (int i = 0; i < h; i++) off[i] = (unsigned char)mha_config_is_ablated(&m->cfg, i);
+    /* MultiHead = Concat W^O with every head on in out_full; an ablated head's band of
+       Concat zeroed (its attention and head_i stay as computed) for out */
+    const attn_sublayer s = {.w_q = m->w_q,
+                             .w_k = m->w_k,
+                             .w_v = m->w_v,
+                             .w_o = m->w_o,
+                             .d_in = d,
+                             .d_out = d,
+                             .h = h,
+                             .hd = dk,
+                             .B = 1,
+                             .T = n,
+                             .r0 = from_row,
+                             .all_rows = 1,
+                             .x = m->x,
+                             .q = m->q,
+                             .k = m->k,
+                             .v = m->v,
+                             .scores = m->scores,
+                             .attn = m->attn,
+                             .concat = m->concat,
+                             .heads = m->heads,
+                             .out = m->out,
+                             .out_full = m->out_full,
+                             .off = off,
+                             .causal = m->cfg.mask == MHA_MASK_CAUSAL,
+                             .n_real = n_real,
+                             .scale = attn_scale(dk, !m->cfg.no_scale, m->cfg.temperature),
+                             .workers = workers,
+                             .chunks = chunks,
+                             .row_blocks = row_blocks};
+    attn_sublayer_forward(&s);
     m->qkv_rows_built_ += (unsigned long)(n - from_row);
     m->qkv_rows_ = n;
-
-    /* step 6: MultiHead = Concat W^O, before any ablation (and out = out_full
-       when no head is ablated) */
-    mm_parallel(job.chunks, workers, out_task, &job);
-    if (job.copy_out) return;
-
-    /* step 7: ablation. An ablated head's band of Concat is zeroed (its attention
-       and head_i stay as computed) and MultiHead is recomputed from that Concat. */
-    for (int i = 0; i < h; i++)
-        if (mha_config_is_ablated(&m->cfg, i))
-            for (int r = 0; r < n; r++)
-                memset(m->concat + (size_t)r * d + (size_t)i * dk, 0, dk * sizeof(float));
-    job.out = m->out;
-    job.copy_out = 0;
-    mm_parallel(job.chunks, workers, out_task, &job);
 }
 
 void mha_forward(mha_model *m) {

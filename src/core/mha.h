@@ -157,7 +157,8 @@ int mha_model_set(mha_model *m, const mha_config *cfg, const tok_list *toks, cha
                   size_t errlen);
 
 /* Runs the whole forward pass on the model's X and weights, filling q, k, v,
- * scores, attn, heads, concat, out_full and out. Every matrix product goes
+ * scores, attn, heads, concat, out_full and out: the attention sublayer every
+ * forward takes (attn_sublayer_forward, sublayer.h). Every matrix product goes
  * through cblas_sgemm, on one OpenBLAS thread each; from 1e6 FLOPs on, groups of
  * heads and then column chunks of W^O run side by side on the workers
  * mm_workers_for chooses (mm_parallel, blas.h). Allocates nothing (the first

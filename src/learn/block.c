@@ -14,6 +14,7 @@
 #include "blas.h"
 #include "layer.h"
 #include "layers.h"
+#include "sublayer.h"
 
 /* ------------------------------------------------------------------------------ */
 /* embeddings and norms                                                            */
@@ -133,56 +134,6 @@ static void rope_apply(float *x, const float *cs, int n, int heads, int hd) {
 }
 
 /* ------------------------------------------------------------------------------ */
-/* attention                                                                       */
-
-/* The heads of one layer side by side on the workers (each head's products on one
-   thread): at n = 64 a layer's 12 heads are ~13 MFLOP of small products and
-   softmaxes, a tenth of the forward on one core. Each head is the core's
-   attn_heads_rows, as every forward's, over whole rows, for the query rows [r0, T)
-   only: the rows before are kept from the run before. */
-typedef struct {
-    attn_heads a;
-    int r0;
-} head_rows;
-
-static void head_task(void *ctx, int j) {
-    const head_rows *hr = ctx;
-    attn_heads_rows(&hr->a, j, hr->r0, hr->a.T);
-}
-
-/* scores, attn (h, n, n) and concat (n, h hd), query rows [r0, n), from q (n, h hd)
-   and k, v (n, h_kv hd); with h_kv < h, K and V are first repeated into kx, vx
-   (n, h hd) so that query head j reads K/V head j / (h / h_kv), as Hugging Face's
-   repeat_kv. */
-static void attention(float *scores, float *attn, float *concat, const float *q, const float *k,
-                      const float *v, float *kx, float *vx, int r0, int n, const model_spec *s) {
-    const int h = s->h, hd = s->head_dim, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
-    if (s->h_kv < h) {
-        const int group = h / s->h_kv;
-        for (int r = 0; r < n; r++)
-            for (int j = 0; j < h; j++) {
-                const size_t src = (size_t)r * kvd + (size_t)(j / group) * hd;
-                memcpy(kx + (size_t)r * qd + (size_t)j * hd, k + src, (size_t)hd * sizeof(float));
-                memcpy(vx + (size_t)r * qd + (size_t)j * hd, v + src, (size_t)hd * sizeof(float));
-            }
-        k = kx, v = vx;
-    }
-    head_rows a = {{.scores = scores,
-                    .attn = attn,
-                    .concat = concat,
-                    .q = q,
-                    .k = k,
-                    .v = v,
-                    .T = n,
-                    .ld = qd,
-                    .hd = hd,
-                    .causal = s->causal,
-                    .whole_rows = 1},
-                   r0};
-    mm_parallel(h, mm_workers_for(4.0 * (n - r0) * n * qd), head_task, &a);
-}
-
-/* ------------------------------------------------------------------------------ */
 /* the MLP                                                                         */
 
 /* silu(gate) * up, in place into up (n elements), as Hugging Face's LlamaMLP */
@@ -222,55 +173,55 @@ static float *slab(const tf_infer *t, float *block, int i, int width) {
     return block + (size_t)i * t->cap * width;
 }
 
-void block_qk_unrotated(float *q, float *k, const transformer *tf, int i, const float *x, int n) {
+/* Layer i's attention sublayer (sublayer.h) on t's kept tensors, the rows from r0:
+   its weights and shape, Q, K, V into the kept slabs, the heads over whole rows. */
+static attn_sublayer sublayer(const transformer *tf, int i, int n, int r0) {
     const model_spec *s = &tf->spec;
-    const tf_layer_params *lp = &tf->p.layer[i];
-    const int d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
-    matmul_forward(q, x, lp->w_q, lp->b_q, n, d, qd);
-    matmul_forward(k, x, lp->w_k, lp->b_k, n, d, kvd);
-    if (s->qk_norm) {
-        const int p1 = s->norm == SPEC_RMSNORM_P1;
-        rmsnorm_rows(q, q, lp->q_norm, n * s->h, s->head_dim, s->head_dim, s->norm_eps, p1);
-        rmsnorm_rows(k, k, lp->k_norm, n * s->h_kv, s->head_dim, s->head_dim, s->norm_eps, p1);
-    }
+    attn_sublayer a = {.d_in = s->d_model,
+                       .d_out = s->d_model,
+                       .h = s->h,
+                       .h_kv = s->h_kv,
+                       .hd = s->head_dim,
+                       .B = 1,
+                       .T = n,
+                       .r0 = r0,
+                       .causal = s->causal,
+                       .whole_rows = 1};
+    tf_sublayer_weights(&a, &tf->p.layer[i]);
+    return a;
 }
 
-/* Q, K, V of layer i from its X (ln1), n rows from position r0 (each pointer at
-   row r0): the products, QK-norm per head, RoPE. */
-static void qkv(tf_infer *t, int i, const float *x, float *q, float *k, float *v, int r0, int n) {
-    const model_spec *s = &t->tf->spec;
-    const tf_layer_params *lp = &t->tf->p.layer[i];
-    const int d = s->d_model, kvd = spec_kv_dim(s);
-    matmul_forward(v, x, lp->w_v, lp->b_v, n, d, kvd);
-    block_qk_unrotated(q, k, t->tf, i, x, n); /* Qwen3's QK-norm per head before RoPE */
+/* Qwen3's QK-norm per head, on n rows of q (n, h hd) and k (n, h_kv hd) */
+static void qk_norm(float *q, float *k, const tf_layer_params *lp, const model_spec *s, int n) {
+    if (!s->qk_norm) return;
+    const int p1 = s->norm == SPEC_RMSNORM_P1;
+    rmsnorm_rows(q, q, lp->q_norm, n * s->h, s->head_dim, s->head_dim, s->norm_eps, p1);
+    rmsnorm_rows(k, k, lp->k_norm, n * s->h_kv, s->head_dim, s->head_dim, s->norm_eps, p1);
+}
+
+void block_qk_unrotated(float *q, float *k, const transformer *tf, int i, const float *x, int n) {
+    attn_sublayer a = sublayer(tf, i, n, 0);
+    a.x = x, a.q = q, a.k = k; /* no V */
+    attn_sublayer_qkv(&a);
+    qk_norm(q, k, &tf->p.layer[i], &tf->spec, n);
+}
+
+/* The loaded model's own step between the products and the heads, on the rows just
+   made (q, k at row r0): QK-norm per head, then RoPE by position. */
+typedef struct {
+    const tf_infer *t;
+    int i;
+} qk_ctx;
+
+static void qk_step(void *ctx, float *q, float *k, int r0, int n) {
+    const qk_ctx *c = ctx;
+    const model_spec *s = &c->t->tf->spec;
+    qk_norm(q, k, &c->t->tf->p.layer[c->i], s, n);
     if (s->pos == SPEC_POS_ROPE) {
-        const float *cs = t->rope + (size_t)r0 * s->head_dim;
+        const float *cs = c->t->rope + (size_t)r0 * s->head_dim;
         rope_apply(q, cs, n, s->h, s->head_dim);
         rope_apply(k, cs, n, s->h_kv, s->head_dim);
     }
-}
-
-/* out = Concat W^O + b_O on the n rows from r0 (concat and out at row r0); with
-   heads of off_i removed, the output with every head on is kept in out_full and out
-   recomputed from Concat with their bands zeroed. */
-static void project(tf_infer *t, int i, const unsigned char *off_i, float *concat, float *out,
-                    int r0, int n) {
-    const model_spec *s = &t->tf->spec;
-    const tf_layer_params *lp = &t->tf->p.layer[i];
-    const int d = s->d_model, h = s->h, hd = s->head_dim, qd = spec_q_dim(s);
-    matmul_forward(out, concat, lp->w_o, lp->b_o, n, qd, d);
-    int any = 0;
-    for (int j = 0; j < h; j++) {
-        t->off[(size_t)i * h + j] = off_i && off_i[j];
-        any |= t->off[(size_t)i * h + j];
-    }
-    if (!any) return;
-    memcpy(slab(t, t->out_full, i, d) + (size_t)r0 * d, out, (size_t)n * d * sizeof(float));
-    for (int j = 0; j < h; j++)
-        if (off_i[j])
-            for (int r = 0; r < n; r++)
-                memset(concat + (size_t)r * qd + (size_t)j * hd, 0, (size_t)hd * sizeof(float));
-    matmul_forward(out, concat, lp->w_o, lp->b_o, n, qd, d);
 }
 
 void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
@@ -282,9 +233,8 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
     const size_t nd = (size_t)n * d;
     /* every tensor kept at its row r0; the scratch (res1, ln2, fc, proj) from row 0 */
     const float *x = slab(t, t->resid, i, d) + (size_t)r0 * d;
-    float *ln1 = t->ln1; /* scratch: rows r0 .. n - 1 from row 0 */
+    float *ln1 = t->ln1 + (size_t)r0 * d; /* scratch, at its rows as the kept tensors */
     float *q = slab(t, t->q, i, qd), *k = slab(t, t->k, i, kvd), *v = slab(t, t->v, i, kvd);
-    float *concat = t->concat; /* scratch, as the attention: rows from r0 read */
     float *out = slab(t, t->out, i, d) + (size_t)r0 * d;
     float *next = slab(t, t->resid, i + 1, d) + (size_t)r0 * d;
     /* X the heads see: norm(x) before the sublayer (pre-LN), x itself (post-LN) */
@@ -292,12 +242,27 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
         memcpy(ln1, x, nd * sizeof(float));
     else
         block_norm(ln1, t->mean, t->rstd, x, lp->ln1_g, lp->ln1_b, n, d, s);
-    qkv(t, i, ln1, q + (size_t)r0 * qd, k + (size_t)r0 * kvd, v + (size_t)r0 * kvd, r0, n);
-    /* (h, n, n) at n tokens in the scratch, rows packed at n, the softmax in place
-       (no layer keeps its attention nor its heads); the new queries read the kept
-       keys and values (the KV cache) and their own */
-    attention(t->scores, t->scores, concat, q, k, v, t->kx, t->vx, r0, t->n, s);
-    project(t, i, off_i, concat + (size_t)r0 * qd, out, r0, n);
+    /* Q, K, V, QK-norm and RoPE at the new rows; the attention at n tokens in the
+       scratch (h, n, n), rows packed at n, the softmax in place (no layer keeps its
+       attention nor its heads): the new queries read the kept keys and values (the KV
+       cache) and their own; out = Concat W^O + b_O, and with heads of off_i removed,
+       the output with every head on kept in out_full */
+    int any = 0;
+    for (int j = 0; j < s->h; j++) {
+        t->off[(size_t)i * s->h + j] = off_i && off_i[j];
+        any |= t->off[(size_t)i * s->h + j];
+    }
+    const qk_ctx qc = {t, i};
+    attn_sublayer a = sublayer(t->tf, i, t->n, r0);
+    a.x = t->ln1;
+    a.q = q, a.k = k, a.v = v, a.kx = t->kx, a.vx = t->vx;
+    a.scores = a.attn = t->scores;
+    a.concat = t->concat; /* scratch, as the attention */
+    a.out = slab(t, t->out, i, d);
+    a.out_full = any ? slab(t, t->out_full, i, d) : NULL;
+    a.off = off_i;
+    a.qk_step = qk_step, a.qk_ctx = (void *)&qc;
+    attn_sublayer_forward(&a);
     /* res1 = x + attn (normed, post-LN); the MLP; the stream into layer i + 1 */
     float *res1 = s->d_ff ? t->res1 : next;
     residual_forward(res1, x, out, nd);
@@ -324,11 +289,15 @@ void block_x(tf_infer *t, int i, float *x) {
         block_norm(x, t->mean, t->rstd, in, lp->ln1_g, lp->ln1_b, t->n, d, s);
 }
 
-void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat, int r0) {
+void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat, float *heads,
+                     int r0) {
     const model_spec *s = &t->tf->spec;
     const int qd = spec_q_dim(s), kvd = spec_kv_dim(s);
-    attention(scores, attn, concat, slab(t, t->q, i, qd), slab(t, t->k, i, kvd),
-              slab(t, t->v, i, kvd), t->kx, t->vx, r0, t->n, s);
+    attn_sublayer a = sublayer(t->tf, i, t->n, r0);
+    a.q = slab(t, t->q, i, qd), a.k = slab(t, t->k, i, kvd), a.v = slab(t, t->v, i, kvd);
+    a.kx = t->kx, a.vx = t->vx;
+    a.scores = scores, a.attn = attn, a.concat = concat, a.heads = heads;
+    attn_sublayer_heads(&a);
 }
 
 void block_final(tf_infer *t, int r0) {

@@ -45,8 +45,10 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0);
 void block_x(tf_infer *t, int i, float *x);
 
 /* Layer i's attention at rows [r0, t->n) from its kept Q, K, V: scores, attn
- * (h, n, n) and concat (n, qd) at those rows, as block_forward computes them. */
-void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat, int r0);
+ * (h, n, n) and concat (n, qd) at those rows, as block_forward computes them, and
+ * heads (h, n, head_dim) when not NULL. */
+void block_attention(tf_infer *t, int i, float *scores, float *attn, float *concat, float *heads,
+                     int r0);
 
 /* The final norm on the rows from r0 of the stream out of the last layer into
  * t->lnf (a copy in a post-LN model), then the last row's logits. */

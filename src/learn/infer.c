@@ -179,48 +179,43 @@ int tf_infer_can_split(const transformer *tf) {
     return s->pos == SPEC_POS_LEARNED && s->h_kv == s->h && spec_q_dim(s) == s->d_model;
 }
 
-/* An encoder's split: h2 heads of d / h2 columns over whole rows, no mask. */
-static void split_heads(float *scores, float *attn, float *concat, const float *q, const float *k,
-                        const float *v, int n, int d, int h2) {
-    const attn_heads a = {.scores = scores,
-                          .attn = attn,
-                          .concat = concat,
-                          .q = q,
-                          .k = k,
-                          .v = v,
-                          .T = n,
-                          .ld = d,
-                          .hd = d / h2,
-                          .causal = 0,
-                          .whole_rows = 1};
-    for (int j = 0; j < h2; j++) attention_head(&a, j);
-}
-
 void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn, float *concat,
-                    float *out) {
+                    float *heads, float *out) {
     const tf_config *c = &t->tf->cfg;
     const int n = t->n, d = c->d_model;
     MHA_EXPECT(i >= 0 && i < c->layers && h2 >= 1 && h2 <= d && d % h2 == 0);
     MHA_EXPECT(tf_infer_can_split(t->tf));
     /* the forward's own attention, at h2 heads: its scale is 1 / sqrt(d / h2); causal
-       as the model is, or in both directions (an encoder) */
-    if (t->tf->spec.causal)
-        attention_forward(scores, attn, concat, at(t, t->q, i), at(t, t->k, i), at(t, t->v, i),
-                          NULL, 1, n, d, h2, 1);
-    else
-        split_heads(scores, attn, concat, at(t, t->q, i), at(t, t->k, i), at(t, t->v, i), n, d, h2);
+       as the model is (the softmax over the visible keys, as the trainer's), or in both
+       directions over whole rows (an encoder) */
+    const int causal = t->tf->spec.causal;
+    const attn_sublayer a = {.h = h2,
+                             .hd = d / h2,
+                             .B = 1,
+                             .T = n,
+                             .q = at(t, t->q, i),
+                             .k = at(t, t->k, i),
+                             .v = at(t, t->v, i),
+                             .scores = scores,
+                             .attn = attn,
+                             .concat = concat,
+                             .heads = heads,
+                             .causal = causal,
+                             .whole_rows = !causal};
+    attn_sublayer_heads(&a);
     const tf_layer_params *lp = &t->tf->p.layer[i];
     if (out) matmul_forward(out, concat, lp->w_o, lp->b_o, n, d, d);
 }
 
 void tf_infer_attn(tf_infer *t, int i, float *scores, float *attn, float *concat) {
-    tf_infer_attn_rows(t, i, 0, scores, attn, concat);
+    tf_infer_attn_rows(t, i, 0, scores, attn, concat, NULL);
 }
 
-void tf_infer_attn_rows(tf_infer *t, int i, int r0, float *scores, float *attn, float *concat) {
+void tf_infer_attn_rows(tf_infer *t, int i, int r0, float *scores, float *attn, float *concat,
+                        float *heads) {
     MHA_EXPECT(i >= 0 && i < t->tf->cfg.layers && t->n >= 1 && r0 >= 0 && r0 <= t->n);
     MHA_EXPECT(r0 == 0 || t->tf->spec.causal);
-    block_attention(t, i, scores, attn, concat, r0);
+    block_attention(t, i, scores, attn, concat, heads, r0);
 }
 
 static const char *layer_x_what(const model_spec *s, int i);

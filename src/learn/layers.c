@@ -219,26 +219,13 @@ void layernorm_backward(float *dinp, float *dgain, float *dbias, const float *do
 }
 
 /* ------------------------------------------------------------------------------ */
-/* matrix product with optional bias                                               */
+/* matrix product (the forward's is the core's sublayer.c)                         */
 
-void matmul_forward(float *out, const float *inp, const float *w, const float *bias, int N, int c,
-                    int oc) {
-    if (bias)
-        for (int r = 0; r < N; r++) memcpy(out + (size_t)r * oc, bias, (size_t)oc * sizeof(float));
-    mm_sgemm(out, oc, inp, c, w, oc, N, oc, c, 0, 1.0f, bias ? 1.0f : 0.0f);
-}
-
-void matmul_forward_add(float *out, const float *resid, const float *inp, const float *w,
-                        const float *bias, int N, int c, int oc) {
-    for (int r = 0; r < N; r++) {
-        float *o = out + (size_t)r * oc;
-        const float *x = resid + (size_t)r * oc;
-        if (bias)
-            for (int j = 0; j < oc; j++) o[j] = x[j] + bias[j];
-        else
-            memcpy(o, x, (size_t)oc * sizeof(float));
-    }
-    mm_sgemm(out, oc, inp, c, w, oc, N, oc, c, 0, 1.0f, 1.0f);
+void tf_sublayer_weights(attn_sublayer *s, const tf_layer_params *lp) {
+    s->w_q = lp->w_q, s->b_q = lp->b_q;
+    s->w_k = lp->w_k, s->b_k = lp->b_k;
+    s->w_v = lp->w_v, s->b_v = lp->b_v;
+    s->w_o = lp->w_o, s->b_o = lp->b_o;
 }
 
 void matmul_backward(float *dinp, float dinp_beta, float *dw, float *dbias, const float *dout,
@@ -263,62 +250,21 @@ void unembed_tied_backward(float *dinp, float *dwte, const float *dlogits, const
 }
 
 /* ------------------------------------------------------------------------------ */
-/* causal multi-head attention                                                     */
+/* causal multi-head attention's backward (its forward: the core's sublayer.c)      */
 
 /* One example's work is one task of mm_parallel (blas.h): on one worker or several,
    every example's numbers come from the same products in the same order, so the
    results do not depend on the thread count. */
 typedef struct {
-    float *scores, *attn, *concat;
     float *dq, *dk, *dv, *scratch;
     const float *q, *k, *v, *dconcat, *attn_in;
     const unsigned char *ablate;
     int T, d, h;
-    int keep_scores; /* the forward's: 0, one (T, T) slot of scores an example */
 } attn_job;
 
 /* the FLOPs of the attention's products over B examples: the workers they are worth */
 static int attn_workers(int B, int T, int d, int products) {
     return mm_workers_for((double)products * 2.0 * B * T * T * d);
-}
-
-static void attn_forward_example(void *ctx, int b) {
-    const attn_job *j = ctx;
-    const int T = j->T, d = j->d, h = j->h;
-    const size_t tt = (size_t)T * T, row0 = (size_t)b * T * d; /* example b's first row */
-    /* causal; the softmax over each row's visible keys only, as the core's forward (the
-       whole rows with -inf where hidden took twice the exps: 6 % of a step) */
-    const attn_heads a = {.scores = j->scores + (size_t)b * (j->keep_scores ? h : 1) * tt,
-                          .attn = j->attn + (size_t)b * h * tt,
-                          .concat = j->concat + row0,
-                          .q = j->q + row0,
-                          .k = j->k + row0,
-                          .v = j->v + row0,
-                          .ablate = j->ablate,
-                          .T = T,
-                          .ld = d,
-                          .hd = d / h,
-                          .causal = 1,
-                          .whole_rows = 0,
-                          .one_slot = !j->keep_scores};
-    for (int i = 0; i < h; i++) attention_head(&a, i);
-}
-
-void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
-                       const float *v, const unsigned char *ablate, int B, int T, int d, int h,
-                       int keep_scores) {
-    attn_job j = {.scores = scores,
-                  .attn = attn,
-                  .concat = concat,
-                  .q = q,
-                  .k = k,
-                  .v = v,
-                  .ablate = ablate,
-                  .T = T,
-                  .d = d,
-                  .h = h,
-                  .keep_scores = keep_scores};
-    mm_parallel(B, attn_workers(B, T, d, 2), attn_forward_example, &j);
 }
 
 static void attn_backward_example(void *ctx, int b) {

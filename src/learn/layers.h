@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-#include "attention.h" /* attn_heads, attention_head: the heads of every forward */
+#include "attention.h" /* the kernel the backward blocks as */
+#include "sublayer.h"  /* the attention sublayer of every forward, matmul_forward */
 #include "transformer.h"
 
 /* out (N, d) = wte[tok] + wpe[position]; N = B T rows, position = row mod T */
@@ -25,14 +26,12 @@ void layernorm_backward(float *dinp, float *dgain, float *dbias, const float *do
                         const float *inp, const float *gain, const float *mean, const float *rstd,
                         int N, int d);
 
-/* out (N, oc) = inp (N, c) w (c, oc) + bias (oc, or NULL) */
-void matmul_forward(float *out, const float *inp, const float *w, const float *bias, int N, int c,
-                    int oc);
-/* out (N, oc) = resid (N, oc) + inp (N, c) w (c, oc) + bias (oc, or NULL): the product
- * added straight into the residual stream (sgemm's beta 1), no (N, oc) of its own */
-void matmul_forward_add(float *out, const float *resid, const float *inp, const float *w,
-                        const float *bias, int N, int c, int oc);
-/* dinp (N, c) = dinp_beta * dinp + dout w^T (skipped when dinp is NULL);
+/* s's weights and biases (sublayer.h) set to layer lp's attention: W^Q, W^K, W^V, W^O and
+ * theirs; the caller sets the shape and the tensors. */
+void tf_sublayer_weights(attn_sublayer *s, const tf_layer_params *lp);
+
+/* matmul_forward, matmul_forward_add: the core's (sublayer.h).
+ * dinp (N, c) = dinp_beta * dinp + dout w^T (skipped when dinp is NULL);
  * dw (c, oc) += inp^T dout; dbias (oc) += column sums of dout (when not NULL) */
 void matmul_backward(float *dinp, float dinp_beta, float *dw, float *dbias, const float *dout,
                      const float *inp, const float *w, int N, int c, int oc);
@@ -43,19 +42,10 @@ void unembed_tied_forward(float *logits, const float *inp, const float *wte, int
 void unembed_tied_backward(float *dinp, float *dwte, const float *dlogits, const float *inp,
                            const float *wte, int N, int d, int V);
 
-/* Causal multi-head attention over B examples of T rows, each head by the core's
- * attention_head (src/core/attention.h), as every forward's: q, k, v (B, T, d) with
- * head i in columns [i d_k, (i+1) d_k); scores (B, h, T, T) = Q_i K_i^T *
- * attn_scale(d_k, 1, 1), -inf above the diagonal; attn the row softmax over each row's
- * visible keys; concat (B, T, d) =
- * head_i = attn_i V_i in head i's columns, zero for heads with ablate[i] set
- * (ablate NULL: none). keep_scores 0: scores is scratch, (B, T, T) at least, example
- * b's heads taking slot b in turn (a training batch's, whose backward reads attn). */
-void attention_forward(float *scores, float *attn, float *concat, const float *q, const float *k,
-                       const float *v, const unsigned char *ablate, int B, int T, int d, int h,
-                       int keep_scores);
-/* dq, dk, dv (B, T, d) = (overwritten); scratch (B, T, T) at least: example b's
- * heads take their dattn and dscores in turn in its slot b */
+/* The backward of the causal attention the sublayer's heads computed (attn_sublayer:
+ * its attn, the heads in ablate removed: no gradient through them). dq, dk, dv (B, T, d) =
+ * (overwritten); scratch (B, T, T) at least: example b's heads take their dattn and
+ * dscores in turn in its slot b */
 void attention_backward(float *dq, float *dk, float *dv, float *scratch, const float *dconcat,
                         const float *q, const float *k, const float *v, const float *attn,
                         const unsigned char *ablate, int B, int T, int d, int h);

@@ -1,7 +1,8 @@
 /* trace.c: a transformer's forward on one sequence, kept layer by layer as an
  * attention view needs it (transformer.h), and the attn_layer filled from it.
- * Switching heads off follows the core's mha.c: the band of Concat is zeroed, the
- * output recomputed, and the output with every head on kept beside it. */
+ * Switching heads off is the core's sublayer's (sublayer.c), as every forward's: the
+ * band of Concat zeroed, the output recomputed, and the output with every head on
+ * kept beside it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,30 +35,20 @@ void tf_trace_destroy(tf_trace *t) {
 void tf_trace_run(tf_trace *t, const int *tokens, const unsigned char *off) {
     const transformer *tf = t->tf;
     const tf_config *c = &tf->cfg;
-    const int n = t->n, d = c->d_model, h = c->h, dk = d / h;
+    const int n = t->n, d = c->d_model, h = c->h;
     const size_t nd = (size_t)n * d;
     memset(t->off, 0, sizeof t->off);
     encoder_forward(t->a.x0, tokens, tf->p.wte, tf->p.wpe, 1, n, d);
     for (int i = 0; i < c->layers; i++) {
-        tf_layer_acts *la = &t->a.layer[i];
         int any = 0;
         for (int j = 0; off && j < h; j++)
             if (off[(size_t)i * h + j]) {
                 t->off[i][j / 64] |= UINT64_C(1) << (j % 64);
                 any = 1;
             }
-        /* every head on: the output with all of them, then the heads off removed */
-        tf_attn_forward(tf, &t->a, i, 1, n, NULL);
-        float *full = t->out_full + (size_t)i * nd;
-        memcpy(full, la->attproj, nd * sizeof(float));
-        if (any) {
-            for (int j = 0; j < h; j++)
-                if (off[(size_t)i * h + j])
-                    for (int r = 0; r < n; r++)
-                        memset(la->concat + (size_t)r * d + (size_t)j * dk, 0,
-                               (size_t)dk * sizeof(float));
-            tf_attn_project(tf, &t->a, i, 1, n);
-        }
+        /* the output with every head on kept, then the heads off removed */
+        tf_attn_forward(tf, &t->a, i, 1, n, any ? off + (size_t)i * h : NULL,
+                        t->out_full + (size_t)i * nd);
         tf_block_rest_forward(tf, &t->a, i, 1, n);
     }
     tf_final_forward(tf, &t->a, 1, n);

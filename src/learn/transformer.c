@@ -406,25 +406,37 @@ void tf_init(transformer *tf, uint64_t *rng, float std) {
 /* forward                                                                         */
 
 void tf_attn_forward(const transformer *tf, tf_acts *a, int i, int B, int T,
-                     const unsigned char *off_i) {
+                     const unsigned char *off_i, float *out_full) {
     const tf_config *c = &tf->cfg;
     const int d = c->d_model, N = B * T;
     const tf_layer_params *lp = &tf->p.layer[i];
     tf_layer_acts *la = &a->layer[i];
     layernorm_forward(la->ln1, la->ln1_mean, la->ln1_rstd, tf_layer_in(c, a, i), lp->ln1_g,
                       lp->ln1_b, N, d, c->ln_eps);
-    matmul_forward(la->q, la->ln1, lp->w_q, lp->b_q, N, d, d);
-    matmul_forward(la->k, la->ln1, lp->w_k, lp->b_k, N, d, d);
-    matmul_forward(la->v, la->ln1, lp->w_v, lp->b_v, N, d, d);
-    attention_forward(la->scores, la->attn, la->concat, la->q, la->k, la->v, off_i, B, T, d, c->h,
-                      !a->lean);
-    if (!a->lean) tf_attn_project(tf, a, i, B, T); /* lean: into res1 (tf_block_rest_forward) */
-}
-
-void tf_attn_project(const transformer *tf, tf_acts *a, int i, int B, int T) {
-    const int d = tf->cfg.d_model;
-    const tf_layer_params *lp = &tf->p.layer[i];
-    matmul_forward(a->layer[i].attproj, a->layer[i].concat, lp->w_o, lp->b_o, B * T, d, d);
+    /* causal; the softmax over each row's visible keys only, as the core's forward (the
+       whole rows with -inf where hidden took twice the exps: 6 % of a step). Lean: one
+       scores slot an example, and Concat W^O + b_O added straight into res1 */
+    attn_sublayer s = {.d_in = d,
+                       .d_out = d,
+                       .h = c->h,
+                       .hd = d / c->h,
+                       .B = B,
+                       .T = T,
+                       .x = la->ln1,
+                       .q = la->q,
+                       .k = la->k,
+                       .v = la->v,
+                       .scores = la->scores,
+                       .attn = la->attn,
+                       .concat = la->concat,
+                       .out = a->lean ? la->res1 : la->attproj,
+                       .resid = a->lean ? tf_layer_in(c, a, i) : NULL,
+                       .out_full = out_full,
+                       .off = off_i,
+                       .causal = 1,
+                       .one_slot = a->lean};
+    tf_sublayer_weights(&s, lp);
+    attn_sublayer_forward(&s);
 }
 
 void tf_block_rest_forward(const transformer *tf, tf_acts *a, int i, int B, int T) {
@@ -433,11 +445,8 @@ void tf_block_rest_forward(const transformer *tf, tf_acts *a, int i, int B, int 
     const size_t nd = (size_t)N * d;
     const tf_layer_params *lp = &tf->p.layer[i];
     tf_layer_acts *la = &a->layer[i];
-    /* res1 = x + MHA(LN1(x)); lean, Concat W^O + b_O added straight into it */
-    if (a->lean)
-        matmul_forward_add(la->res1, tf_layer_in(c, a, i), la->concat, lp->w_o, lp->b_o, N, d, d);
-    else
-        residual_forward(la->res1, tf_layer_in(c, a, i), la->attproj, nd);
+    /* res1 = x + MHA(LN1(x)); lean, tf_attn_forward added it straight into res1 */
+    if (!a->lean) residual_forward(la->res1, tf_layer_in(c, a, i), la->attproj, nd);
     if (!c->mlp) return;
     /* MLP block: res2 = res1 + act(LN2(res1) W_fc + b_fc) W_proj + b_proj, the last
        product added into res2 where it had an (N, d) of its own and a residual pass
@@ -467,7 +476,7 @@ void tf_forward(const transformer *tf, tf_acts *a, const int *tok, int B, int T,
     MHA_EXPECT((size_t)B * T * T <= (size_t)a->B * a->T * a->T);
     encoder_forward(a->x0, tok, tf->p.wte, tf->p.wpe, B, T, c->d_model);
     for (int i = 0; i < c->layers; i++) {
-        tf_attn_forward(tf, a, i, B, T, off ? off + (size_t)i * c->h : NULL);
+        tf_attn_forward(tf, a, i, B, T, off ? off + (size_t)i * c->h : NULL, NULL);
         tf_block_rest_forward(tf, a, i, B, T);
     }
     tf_final_forward(tf, a, B, T);

@@ -181,12 +181,12 @@ float *tf_layer_out(const tf_config *cfg, const tf_acts *a, int i);
 void tf_forward(const transformer *tf, tf_acts *a, const int *tok, int B, int T,
                 const unsigned char *off);
 
-/* The pieces of tf_forward, for the trace: block i's attention up to attproj (heads
- * in off_i, (h) or NULL, zeroed), attproj again from a's concat, the rest of block i
+/* The pieces of tf_forward, for the trace: block i's attention sublayer (the core's
+ * attn_sublayer_forward) up to attproj, the heads in off_i ((h) or NULL) removed, the
+ * output with every head on in out_full ((B T, d) or NULL); the rest of block i
  * (residual, MLP), and the final LayerNorm with the logits. */
 void tf_attn_forward(const transformer *tf, tf_acts *a, int i, int B, int T,
-                     const unsigned char *off_i);
-void tf_attn_project(const transformer *tf, tf_acts *a, int i, int B, int T);
+                     const unsigned char *off_i, float *out_full);
 void tf_block_rest_forward(const transformer *tf, tf_acts *a, int i, int B, int T);
 void tf_final_forward(const transformer *tf, tf_acts *a, int B, int T);
 
@@ -303,9 +303,10 @@ int tf_infer_can_split(const transformer *tf);
  * any h2; tf_infer_can_split) from the same Q, K, V: scale 1 / sqrt(d_model / h2),
  * causal when the model is, else in both directions.
  * Writes scores and attn (h2, n, n) (scores -inf where masked; t->scores may be
- * passed), concat (n, d) and, when not NULL, out (n, d) = concat W^O + b_O. */
+ * passed), concat (n, d), when not NULL heads (h2, n, d / h2) (each head's own
+ * block) and out (n, d) = concat W^O + b_O. */
 void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn, float *concat,
-                    float *out);
+                    float *heads, float *out);
 
 /* Layer i's attention of the last run at the model's own heads, computed again
  * from its kept Q, K and V by the forward's own kernel: scores and attn (h, n, n)
@@ -316,8 +317,10 @@ void tf_infer_split(const tf_infer *t, int i, int h2, float *scores, float *attn
 void tf_infer_attn(tf_infer *t, int i, float *scores, float *attn, float *concat);
 /* The same for query rows [r0, n) only (a causal model's: the rows before see no
  * later token, so the caller's rows before r0 stay valid after tokens are typed at
- * the end); the rows before r0 of scores, attn and concat are left as they are. */
-void tf_infer_attn_rows(tf_infer *t, int i, int r0, float *scores, float *attn, float *concat);
+ * the end); the rows before r0 of scores, attn and concat are left as they are.
+ * heads: NULL, or (h, n, head_dim) that gets each head's rows too. */
+void tf_infer_attn_rows(tf_infer *t, int i, int r0, float *scores, float *attn, float *concat,
+                        float *heads);
 
 /* Layer i's X of the last run, (n, d): the norm of the stream into it (the stream
  * itself in a post-LN model), as the forward computed it. Uses t's scratch. */

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "regroup.h"
+#include "sublayer.h"
 
 int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, void *ud, char *err,
               size_t errlen) {
@@ -339,11 +340,8 @@ static size_t row_width(const gpt2_run *r) {
    removed head's band zeroed (its head_i stays in s_heads). width: the row's. */
 static void zero_removed(gpt2_run *r, int layer, int width) {
     const model_spec *s = &r->m->tf->spec;
-    for (int j = 0; j < s->h; j++)
-        if (r->inf->off[(size_t)layer * s->h + j])
-            for (int row = 0; row < r->n; row++)
-                memset(r->s_concat + (size_t)row * width + (size_t)j * s->head_dim, 0,
-                       (size_t)s->head_dim * sizeof(float));
+    attn_concat_remove(r->s_concat, width, s->head_dim, s->h, r->inf->off + (size_t)layer * s->h, 0,
+                       r->n);
 }
 
 /* Rows [0, rows) of `blocks` matrices packed (blocks, n0, w0) moved to their places
@@ -422,17 +420,13 @@ static int show_rows(gpt2_run *r, int layer, int h, int keep) {
         repack(r->s_attn, h, n0, n0, n, n, keep, 0.0f);
         repack(r->s_heads, h, n0, dk, n, dk, keep, 0.0f);
     }
-    if (!split || keep > 0) /* its own heads as the forward computes them, rows from keep */
-        tf_infer_attn_rows(r->inf, layer, keep, r->s_scores, r->s_attn, r->s_concat);
-    else
-        tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat,
-                       h == c->h ? NULL : r->s_out);
-    /* every head_i from the Concat with every head on: (h, n, d_k), as the view and the
+    /* every head_i kept on its own too, (h, n, head width), as the view and the
        step-through read them (a removed head's too) */
-    for (int i = 0; i < h; i++)
-        for (int row = keep; row < n; row++)
-            memcpy(r->s_heads + ((size_t)i * n + row) * dk,
-                   r->s_concat + (size_t)row * d + (size_t)i * dk, (size_t)dk * sizeof(float));
+    if (!split || keep > 0) /* its own heads as the forward computes them, rows from keep */
+        tf_infer_attn_rows(r->inf, layer, keep, r->s_scores, r->s_attn, r->s_concat, r->s_heads);
+    else
+        tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat, r->s_heads,
+                       h == c->h ? NULL : r->s_out);
     if (h == c->h) zero_removed(r, layer, d);
     r->shown = layer;
     r->shown_h = h;
