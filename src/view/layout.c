@@ -336,7 +336,8 @@ static int block_height(const view_layout *L, const view_state *s, lay_ctx *cx, 
  * fit neither under Concat nor under the whole equation, a strip at the foot of
  * the equation's part is kept for them, when the data is no smaller for it (the
  * heads beside it take the height it frees), at the base zoom, where the heads
- * fill the room. L is kept when no such layout fits. */
+ * fill the room. Above it, a bare layout is taken only where its heads keep their
+ * page and size. L is kept when no such layout fits. */
 static void bare_figure(view_layout *L, const view_state *s, lay_ctx *cx, int target, float k,
                         view_rect inner) {
     static view_layout bare; /* large; the layout is computed on one thread */
