@@ -17,7 +17,8 @@ Runs without DISPLAY. Checks:
   values exit 2 with one "mhaviz: " line naming the option; never a file or a
   temporary left behind, and an existing file stays untouched.
 - Window and export agree: the window under Xvfb (1600x900) in presentation mode (P)
-  and the headless export of the same configuration differ in < 2% of the pixels.
+  and the headless `--export --present` of the same configuration differ in < 2% of
+  the pixels (a presentation keeps its text floor; a plain export, at 100 %, does not).
 Exits 1 with "FAIL where: expected X, got Y" lines on any failure."""
 import os
 import re
@@ -406,9 +407,18 @@ def check_window_agrees(mhaviz, tmp):
     d = os.path.join(tmp, "agree")
     os.mkdir(d)
     cfg = ["-H", "4", "-d", "64", "--sample", "2"]
-    if not ok_run(mhaviz, ["--export", "e.png", "--size", "1600x900"] + cfg, d, "agree: export"):
+    # the window presents at its text floor (1/54 of 900 px: 17 px, a zoom of 121 %), and
+    # so does a figure made presenting; a plain export keeps the zoom of its size
+    if not ok_run(mhaviz, ["--export", "e.png", "--size", "1600x900", "--present"] + cfg, d,
+                  "agree: export"):
         return
-    ok_run(mhaviz, ["--export", "e.svg", "--size", "1600x900"] + cfg, d, "agree: export svg")
+    ok_run(mhaviz, ["--export", "e.svg", "--size", "1600x900", "--present"] + cfg, d,
+           "agree: export svg")
+    plain = os.path.join(d, "plain.png")
+    if ok_run(mhaviz, ["--export", plain, "--size", "1600x900"] + cfg, d, "agree: plain export"):
+        frac = diff_fraction(read_rgba(plain), read_rgba(os.path.join(d, "e.png")), threshold=40)
+        CK.check(frac > 0.05, "agree: a plain export is not the presentation",
+                 "> 5% of the pixels differ (100 % against the floor's 121 %)", f"{frac:.2%}")
     xvfb = Xvfb(size="3840x1080x24")
     proc = None
     try:

@@ -551,12 +551,20 @@ static int room_bound(const view_layout *L) {
  * next the side never shrinks unless the grid fills its area (the larger text
  * takes room it needs); even then it never falls below three quarters of its side
  * at the base zoom (past that, the data stays at the last zoom that had room). The
- * zoom the data is shown at never falls as the zoom rises, and never exceeds it. */
-static void check_growth(const zoom_point *p, int count, const float *zooms, int base) {
+ * zoom the data is shown at never falls as the zoom rises, and never exceeds it,
+ * nor the zoom of the presentation's text floor (floor_z; 0 elsewhere), which it
+ * never falls under. */
+static void check_growth(const zoom_point *p, int count, const float *zooms, int base,
+                         float floor_z) {
     for (int i = 0; i < count; i++) {
-        EXPECT(p[i].data_zoom <= zooms[i] + 1e-4f && p[i].data_zoom > 0,
+        const float most = zooms[i] > floor_z ? zooms[i] : floor_z;
+        EXPECT(p[i].data_zoom <= most + 1e-4f && p[i].data_zoom > 0,
                "zoom %.2f: expected the data shown at a zoom in (0, %.2f], got %.3f",
-               (double)zooms[i], (double)zooms[i], (double)p[i].data_zoom);
+               (double)zooms[i], (double)most, (double)p[i].data_zoom);
+        EXPECT(p[i].data_zoom >= floor_z - 1e-4f,
+               "zoom %.2f: expected the data shown at least at the presentation's text floor's "
+               "zoom %.3f, got %.3f",
+               (double)zooms[i], (double)floor_z, (double)p[i].data_zoom);
         if (i > 0)
             EXPECT(p[i].data_zoom >= p[i - 1].data_zoom - 1e-4f,
                    "zoom %.2f -> %.2f: expected the data's zoom not to fall, got %.3f -> %.3f",
@@ -655,7 +663,9 @@ static int eq_min_width(const view_layout *L, const view_state *s, int h) {
  * by 5 % of it, the columns round).
  * Returns 1 when it checked. */
 static int check_gave_way(const view_layout *L, const view_state *s) {
-    const float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
+    float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
+    if (s->look.present) /* presenting, the base is raised to the text floor's zoom too */
+        base = fmaxf(base, (float)view_text_floor(s->width, s->height) / VIEW_SMALLEST_TEXT);
     if (s->figure || L->data_zoom <= base + 1e-4f || L->pages <= 1 || L->shown_heads < 1 ||
         L->concat.map.w <= 0)
         return 0;
@@ -728,11 +738,8 @@ static void test_zoom_sweep(void **state) {
                     check_render_text(&L, &s, cache, &dl);
                     /* up to 150 % (Ctrl+= three times) in windows from 1024 wide, for
                        texts of a sentence; past that (and for longer texts, whose labels
-                       thin out) the equation's own text can still hold the room. Open:
-                       1024x576 presenting 16 heads at 150 % pages 4 of them while the
-                       equation holds 474 px of its 988 (README, "Text floors and room") */
-                    if (ZOOMS[zi] <= 1.5f + 1e-4f && s.width >= 1024 && models[mi].n <= 12 &&
-                        !(s.height < 600 && ZOOMS[zi] > 1.25f + 1e-4f))
+                       thin out) the equation's own text can still hold the room */
+                    if (ZOOMS[zi] <= 1.5f + 1e-4f && s.width >= 1024 && models[mi].n <= 12)
                         check_room(&L, &s);
                     if (mode != 1 && mode != 2 && L.pages > 1) { /* the last page too */
                         s.look.page = L.pages - 1;
@@ -756,7 +763,11 @@ static void test_zoom_sweep(void **state) {
                          mode == 0   ? "window"
                          : mode == 1 ? "present"
                                      : "figure");
-                check_growth(pts, NZOOMS, ZOOMS, base);
+                /* presenting, the data's text keeps the text floor (README, "Text floors
+                   and room"): the zoom that sets the smallest text at it */
+                const float fz =
+                    (float)view_text_floor(sizes[si].w, sizes[si].h) / (float)VIEW_SMALLEST_TEXT;
+                check_growth(pts, NZOOMS, ZOOMS, base, mode == 1 ? fz : 0.0f);
             }
         fx_model_free(&fm);
     }
@@ -1266,25 +1277,30 @@ static void test_checkers_catch_planted_faults(void **state) {
     zoom_point pts[3] = {{200, 4, 0, 1.0f, 0}, {240, 2, 0, 1.25f, 1}, {260, 2, 0, 1.5f, 1}};
     const float zs[3] = {1.0f, 1.25f, 1.5f};
     b0 = fx_sandbox_begin();
-    check_growth(pts, 3, zs, 0);
+    check_growth(pts, 3, zs, 0, 0.0f);
     EXPECT_INT("premise: a growing sequence passes", 0, fx_sandbox_end(b0));
     pts[2].side = 230;
     b0 = fx_sandbox_begin();
-    check_growth(pts, 3, zs, 0);
+    check_growth(pts, 3, zs, 0, 0.0f);
     EXPECT(fx_sandbox_end(b0) > 0, "planted fault \"shrinks with room\": expected a failure");
     pts[2] = (zoom_point){140, 1, 1, 1.5f, 1}; /* room-bound, but below 3/4 of the base side */
     b0 = fx_sandbox_begin();
-    check_growth(pts, 3, zs, 0);
+    check_growth(pts, 3, zs, 0, 0.0f);
     EXPECT(fx_sandbox_end(b0) > 0, "planted fault \"far below the base side\": expected a failure");
     pts[2] = (zoom_point){230, 3, 1, 1.5f, 1}; /* paged, room-bound, smaller than below */
     b0 = fx_sandbox_begin();
-    check_growth(pts, 3, zs, 0);
+    check_growth(pts, 3, zs, 0, 0.0f);
     EXPECT(fx_sandbox_end(b0) > 0,
            "planted fault \"paged heads shrink as the zoom rises\": expected a failure");
     pts[2] = (zoom_point){260, 2, 0, 1.1f, 1}; /* the data's zoom falls */
     b0 = fx_sandbox_begin();
-    check_growth(pts, 3, zs, 0);
+    check_growth(pts, 3, zs, 0, 0.0f);
     EXPECT(fx_sandbox_end(b0) > 0, "planted fault \"data zoom falls\": expected a failure");
+    pts[2] = (zoom_point){260, 2, 0, 1.5f, 1}; /* presenting under its text floor's zoom */
+    b0 = fx_sandbox_begin();
+    check_growth(pts, 3, zs, 0, 1.2f);
+    EXPECT(fx_sandbox_end(b0) > 0,
+           "planted fault \"presented under the text floor\": expected a failure");
 #undef PLANT
     fx_model_free(&fm);
     fx_finish("planted faults");

@@ -5,10 +5,11 @@
  *   panels on but given no room) or paged, the largest rectangle of the main area that
  *   meets none of the layout's rectangles (layout_items.h, largest_empty) is at most
  *   15 % of the window, in presentation mode at the layout sweep's 16:9 sizes and at
- *   1024x768;
- * - text: a deck page (presentation as a figure, with the lesson's caption band) has
- *   no text under its floor: the caption's under 1/VIEW_CAPTION_FLOOR_DIV of the
- *   page's height, any other under view_text_floor. */
+ *   1024x768, and nothing placed over anything else;
+ * - text: presenting, in the window as on a deck page (presentation as a figure),
+ *   with or without the lesson's caption band, no text is under its floor: the
+ *   caption's under 1/VIEW_CAPTION_FLOOR_DIV of the height, any other under
+ *   view_text_floor. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,22 +37,22 @@ static const int MODELS[][3] = {{7, 64, 4},   {12, 64, 4},   {12, 64, 1},   {12,
 
 #define ROOM_MAX_PERCENT 15
 
-/* Presented with a lesson's caption band, these still leave 15.2-17.5 % of the window
-   empty while a panel is shrunk (README, "Text floors and room"): the band takes a
-   quarter of a 1024x768 window, the equation's row cannot grow into the height under
-   it and the heads' grid cannot reach under the equation. Open; skipped. */
+/* Presented, this still leaves 32 % of the window empty while the side panels find
+   no room (README, "Text floors and room"): a text of one token, whose lone head stays
+   a few cells wide, at 1024x768 and the text floor's 107 %; the panels fit neither
+   under the equation nor beside it, and the room is under the head and Concat. Open;
+   skipped. (The caption band's six cases at 15.2-17.5 % that stood here hold now.) */
 static const struct {
-    int n, d, h, w, ht, lesson;
+    int n, d, h, w, ht, lesson, caption;
 } OPEN[] = {
-    {12, 64, 4, 1024, 768, 0}, {12, 64, 4, 1024, 768, 1}, {7, 96, 3, 1024, 768, 1},
-    {2, 64, 2, 1920, 1080, 1}, {2, 64, 2, 3840, 2160, 1}, {1, 64, 1, 1600, 900, 1},
+    {1, 64, 1, 1024, 768, 1, 0},
 };
 
 static int open_case(const int *model, const view_state *s) {
     for (size_t i = 0; i < sizeof OPEN / sizeof OPEN[0]; i++)
         if (OPEN[i].n == model[0] && OPEN[i].d == model[1] && OPEN[i].h == model[2] &&
             OPEN[i].w == s->width && OPEN[i].ht == s->height && OPEN[i].lesson == s->lesson &&
-            s->caption)
+            OPEN[i].caption == (s->caption != NULL))
             return 1;
     return 0;
 }
@@ -73,10 +74,24 @@ static int shrunk_or_paged(const view_layout *L, const view_state *s) {
            (s->lesson && !L->lesson_shown);
 }
 
+static void check_text_floor(const view_layout *L, const view_state *s);
+
+/* Nothing the layout placed overlaps another (the formula strip holds its runs):
+   the room is not made by stacking one thing on another. */
+static void check_apart(const items *it) {
+    for (int i = 0; i < it->n; i++)
+        for (int j = i + 1; j < it->n; j++)
+            if (!overlap_allowed(it->v[i].kind, it->v[j].kind))
+                EXPECT(!fx_rect_overlap(it->v[i].r, it->v[j].r),
+                       "expected no overlap, got %s " FX_RFMT " overlapping %s " FX_RFMT,
+                       it->v[i].name, FX_R(it->v[i].r), it->v[j].name, FX_R(it->v[j].r));
+}
+
 /* The room check of one layout; returns 1 when it holds. */
 static int room_holds(const view_layout *L, const view_state *s) {
     static items it;
     collect(&it, L);
+    check_apart(&it);
     view_rect r;
     const long empty = largest_empty(&it, L->main, &r);
     const long window = (long)s->width * s->height;
@@ -111,6 +126,7 @@ static void test_room(void **st) {
                 if (open_case(MODELS[m], &s)) continue;
                 view_layout_compute(&L, &s, fx_measure, NULL);
                 room_holds(&L, &s);
+                check_text_floor(&L, &s);
             }
         fx_model_free(&fm);
     }
@@ -190,14 +206,15 @@ static void test_room_catches(void **st) {
     assert_false(held);
 }
 
-/* --- the text floor of a deck page ---------------------------------------------- */
+/* --- the text floor of a presentation -------------------------------------------- */
 
 static void floor_check(const char *what, int size, int floor) {
     EXPECT(size >= floor, "%s: expected at least %d px (the page's floor), got %d", what, floor,
            size);
 }
 
-/* Every text size the layout gives a deck page, against its floors. */
+/* Every text size the layout gives a presentation (a deck page, the window presenting),
+   against its floors. */
 static void check_text_floor(const view_layout *L, const view_state *s) {
     const int fl = view_text_floor(s->width, s->height);
     const int cap_fl = (s->height + VIEW_CAPTION_FLOOR_DIV - 1) / VIEW_CAPTION_FLOOR_DIV;
@@ -229,7 +246,7 @@ static void check_text_floor(const view_layout *L, const view_state *s) {
     }
 }
 
-static void test_deck_text_floor(void **st) {
+static void test_present_text_floor(void **st) {
     (void)st;
     fx_reset();
     static view_layout L;
@@ -244,23 +261,25 @@ static void test_deck_text_floor(void **st) {
     fx_model fm;
     fx_model_make(&fm, 12, 64, 4, MHA_MASK_CAUSAL);
     for (int p = 0; p < 4; p++)
-        for (int step = 0; step <= 9; step += 3) /* the layer view, then stages 3, 6, 9 */
-            for (int lesson = 0; lesson < 2; lesson++) {
+        for (int step = 0; step <= 9; step += 3)         /* the layer view, then stages 3, 6, 9 */
+            for (int lesson = 0; lesson < 4; lesson++) { /* panels off, on; a deck page */
                 view_state s;
                 fx_state(&s, &fm, pages[p][0], pages[p][1]);
-                s.look.present = s.figure = 1;
-                s.lesson = lesson;
+                s.look.present = 1;
+                s.figure = lesson >= 2;
+                s.lesson = lesson & 1;
                 s.caption = &cap;
                 s.look.focus = step ? 1 : 0;
                 s.look.step = step;
-                snprintf(fx_where, sizeof fx_where, "deck page %dx%d, stage %d, panels %s", s.width,
-                         s.height, step, lesson ? "on" : "off");
+                snprintf(fx_where, sizeof fx_where, "%s %dx%d, stage %d, panels %s",
+                         s.figure ? "deck page" : "presenting", s.width, s.height, step,
+                         s.lesson ? "on" : "off");
                 view_layout_compute(&L, &s, fx_measure, NULL);
                 EXPECT(L.caption.shown, "expected the caption band shown");
                 check_text_floor(&L, &s);
             }
     fx_model_free(&fm);
-    fx_finish("deck text floor");
+    fx_finish("presentation text floor");
 }
 
 int main(void) {
@@ -268,7 +287,7 @@ int main(void) {
         cmocka_unit_test(test_room),
         cmocka_unit_test(test_room_catches),
         cmocka_unit_test(test_stage_fills),
-        cmocka_unit_test(test_deck_text_floor),
+        cmocka_unit_test(test_present_text_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

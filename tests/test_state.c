@@ -579,11 +579,22 @@ static void test_presentation(void **st) {
     press(s, 'p', 0);
     press(s, 'p', 0);
     CHECK_INT("P twice leaves it", 0, s->look.present);
-    /* a saved figure is never in presentation mode (it has its own figure view) */
+    /* a figure saved while presenting is what the window shows: presented, at the
+       presentation's text floor; saved otherwise, at the zoom of its size */
+    static view_layout FL;
+    app_figure_view(s, APP_SAVE_VIEW, &vs);
+    CHECK_INT("figure, not presenting: not presented", 0, vs.look.present);
+    view_layout_compute(&FL, &vs, s->measure, s->measure_ud);
+    const int floor_px = view_text_floor(vs.width, vs.height);
+    CHECK_INT("premise: the window's smallest text under the floor at 100 %", 1,
+              FL.font_small < floor_px);
     press(s, 'p', 0);
     app_figure_view(s, APP_SAVE_VIEW, &vs);
-    CHECK_INT("figure: not presenting", 0, vs.look.present);
+    CHECK_INT("figure, presenting: presented", 1, vs.look.present);
     CHECK_INT("figure: a figure", 1, vs.figure);
+    view_layout_compute(&FL, &vs, s->measure, s->measure_ud);
+    CHECK_INT("figure, presenting: its smallest text at the floor at least", 1,
+              FL.font_small >= floor_px);
     app_state_destroy(s);
 }
 

@@ -64,7 +64,7 @@ static const struct {
     {OPT_VALUES, W | E | MW | ME},
     {OPT_CONTRAST, W | E | MW | ME},
     {OPT_DIFF, W | E | MW | ME},
-    {OPT_PRESENT, W | MW}, /* an export is drawn as the presentation anyway */
+    {OPT_PRESENT, W | E | MW | ME}, /* an export: drawn at the presentation's text floor */
     {OPT_THEME, W | E | TE | MW | ME},
     {OPT_COLORMAP, W | E | TE | MW | ME},
     {OPT_BACKGROUND, E | TE | ME},

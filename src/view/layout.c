@@ -247,8 +247,9 @@ static int layout_panel(view_layout *L, const view_state *s, lay_ctx *cx, float 
     return 1;
 }
 
-/* The controls follow the zoom while they take at most a third of the window (or
- * what they take at 100 %) and each formula item fits its width; past that they
+/* The controls follow the zoom while they take at most a third of the window (a
+ * quarter presenting under 600 px; or what they take at 100 %, or at a presentation's
+ * text floor) and each formula item fits its width; past that they
  * stay smaller. Lays them out at the zoom found (set as L->ui_zoom) and returns
  * the first row below them. */
 static int fit_chrome(view_layout *L, const view_state *s, lay_ctx *cx, float ui, float zoom,
@@ -258,7 +259,10 @@ static int fit_chrome(view_layout *L, const view_state *s, lay_ctx *cx, float ui
     if (s->text_floor > 0) /* a projected page: not under its text floor */
         floor_z = fminf(zoom, fmaxf(floor_z, (float)s->text_floor / (VIEW_SMALLEST_TEXT * ui)));
     int main_top = layout_chrome(L, s, cx->measure, cx->ud, ui * floor_z, inner);
-    int limit = lay_imax(s->height / 3, main_top + (L->status.h ? L->status.h + L->ui_pad : 0));
+    /* presenting on a short screen (under 600 px: 1024 x 576), the captions and formula
+       take at most a quarter: there a third left 16 heads four a page at 150 % */
+    const int share = s->look.present && s->height < 600 ? s->height / 4 : s->height / 3;
+    int limit = lay_imax(share, main_top + (L->status.h ? L->status.h + L->ui_pad : 0));
     for (;;) {
         main_top = layout_chrome(L, s, cx->measure, cx->ud, ui * zc, inner);
         int chrome = main_top + (L->status.h ? L->status.h + L->ui_pad : 0);
@@ -272,31 +276,99 @@ static int fit_chrome(view_layout *L, const view_state *s, lay_ctx *cx, float ui
     return main_top;
 }
 
+/* A bare layout's strip for its captions and formula (L->foot), from right under
+ * the equation when the lesson's panels are not between them. */
+static view_rect foot_room(const view_layout *L) {
+    const view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
+    const int tick = L->pad / 2 + L->line; /* colorbar numbers */
+    view_rect r = L->foot;
+    int top = 0; /* under all three, whatever their arrangement */
+    for (int i = 0; i < 3; i++) {
+        top = imax(top, imax(m[i]->map.y + m[i]->map.h, m[i]->shape.y + m[i]->shape.h));
+        if (m[i]->cbar.h > 0) /* its numbers, and a note under MultiHead */
+            top = imax(top, m[i]->cbar.y + m[i]->cbar.h + imax(tick, 2 * L->line + L->pad));
+    }
+    top += L->gap;
+    if (r.h > 0 && !L->lesson_shown && top < r.y) r.h += r.y - top, r.y = top;
+    return r;
+}
+
+/* The heatmaps' area of the equation. */
+static long eq_heatmaps(const view_layout *L) {
+    const view_matrix_box *m[3] = {&L->concat, &L->w_o, &L->out};
+    long a = 0;
+    for (int i = 0; i < 3; i++) a += (long)m[i]->map.w * m[i]->map.h;
+    return a;
+}
+
+/* 1 when b shows the data no smaller than a: as many heads a page, larger, or as
+ * large with the equation no smaller. */
+static int no_smaller(const view_layout *b, const view_layout *a, const view_state *s) {
+    const long hb = lay_heads_size(b, s), ha = lay_heads_size(a, s);
+    if (b->per_page < a->per_page) return 0;
+    return hb > ha || (hb == ha && eq_heatmaps(b) >= eq_heatmaps(a));
+}
+
+/* A strip kept under the equation pays when the data is no smaller for it and the
+ * heads beside it reach down to it (else the rows it frees stay empty under them). */
+static int strip_pays(const view_layout *b, const view_layout *a, const view_state *s, lay_ctx *cx,
+                      view_rect room) {
+    const view_rect used = lay_heads_used(b, cx);
+    return no_smaller(b, a, s) && used.y + used.h + b->gap >= room.y;
+}
+
+/* The height the captions and the formula take in a room w px wide at the
+ * controls' scale k (fit_block's smallest), laid out in a scratch copy of L. */
+static int block_height(const view_layout *L, const view_state *s, lay_ctx *cx, float k, int w) {
+    static view_layout scratch; /* large; the layout is computed on one thread */
+    scratch = *L;
+    ui_sizes(&scratch, k, cx->measure, cx->ud);
+    scratch.hdr_count = scratch.run_count = 0;
+    lay_header(&scratch, s, cx->measure, cx->ud, 0, 0, w);
+    lay_formula(&scratch, s, cx->measure, cx->ud, 0,
+                scratch.header.y + scratch.header.h + scratch.ui_pad, w);
+    return scratch.formula.y + scratch.formula.h;
+}
+
 /* A figure (or the presentation) has no controls: its captions and formula move
  * into the room the equation leaves, as large as fits there (up to 1.375 times
- * the controls' scale k), and the data grows into the rows they free. L is kept
- * when no such layout fits. */
+ * the controls' scale k), and the data grows into the rows they free. Where they
+ * fit neither under Concat nor under the whole equation, a strip at the foot of
+ * the equation's part is kept for them, when the data is no smaller for it (the
+ * heads beside it take the height it frees), at the base zoom, where the heads
+ * fill the room. Above it, a bare layout is taken only where its heads keep their
+ * page and size. L is kept when no such layout fits. */
 static void bare_figure(view_layout *L, const view_state *s, lay_ctx *cx, int target, float k,
                         view_rect inner) {
     static view_layout bare; /* large; the layout is computed on one thread */
     /* wrapped, the block goes under Concat; else under the whole equation (where
-       the lesson's panels go when they are on: then wrapped only) */
-    static const int allow[2] = {1 << VIEW_EQ_WRAP, 0};
+       the lesson's panels go when they are on: then wrapped only); then in a strip
+       kept under the equation, measured at the width the strip had before */
+    static const int allow[3] = {1 << VIEW_EQ_WRAP, 0, 0};
     const int fits = cx->fits;
-    for (int a = 0; a < (s->lesson ? 1 : 2); a++) {
+    int foot = block_height(L, s, cx, k, inner.w / 2);
+    for (int a = 0; a < (target > 0 ? 2 : 4); a++) { /* above the base zoom no strip */
+        if (a == 1 && s->lesson) continue;
+        const int strip = a >= 2;
         bare = *L;
         bare.main = (view_rect){inner.x, inner.y, inner.w, inner.h};
-        cx->eq_allow = allow[a];
+        cx->eq_allow = allow[imin(a, 2)];
+        cx->eq_foot = strip ? foot : 0;
         cx->fits = 1;
         layout_body(&bare, s, cx, target);
-        cx->eq_allow = 0;
-        if (cx->fits && (bare.lesson_shown || !L->lesson_shown) &&
-            fit_block(&bare, s, cx, k, eq_leftover(&bare))) {
+        cx->eq_allow = cx->eq_foot = 0;
+        const view_rect room = strip ? foot_room(&bare) : eq_leftover(&bare);
+        /* above the base zoom the heads come first: a page of them no smaller */
+        const int heads_kept = target <= 0 || no_smaller(&bare, L, s);
+        if (cx->fits && heads_kept && (!strip || strip_pays(&bare, L, s, cx, room)) &&
+            (bare.lesson_shown || !L->lesson_shown) && room.w > 0 &&
+            fit_block(&bare, s, cx, k, room)) {
             *L = bare;
             L->split_bare = 1;
             return;
         }
         cx->fits = fits;
+        if (strip && room.w > 0) foot = block_height(L, s, cx, k, room.w);
     }
 }
 
@@ -401,7 +473,7 @@ void lay_pane(view_layout *L, const view_state *s, view_measure_fn measure, void
 
 void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
                    const view_layout *like) {
-    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1, 0, 0, like};
+    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1, 0, 0, like, 0};
     const float zoom = s->look.zoom > 0 ? s->look.zoom : 1.0f;
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
     static const float steps[] = VIEW_ZOOM_STEPS;

@@ -30,14 +30,15 @@ int view_text_floor(int width, int height) {
     return lay_imax(1, (page_h + VIEW_TEXT_FLOOR_DIV - 1) / VIEW_TEXT_FLOOR_DIV);
 }
 
-/* A deck page (presenting, as a figure): its smallest text, VIEW_SMALLEST_TEXT px at
-   ui_scale * zoom 1, is raised to the page's text floor where it is below, through the
-   zoom (and the base zoom with it: the heatmaps fill the room at it); the controls'
-   text keeps it too (layout.c's fit_chrome), and token labels are thinned rather than
-   set in a smaller type under it (layout_heads.c, layout_steps.c). A caption band's
-   view keeps its page's floor. */
+/* A presentation (the window presenting, a deck page, a figure made while presenting):
+   its smallest text, VIEW_SMALLEST_TEXT px at ui_scale * zoom 1, is raised to the text
+   floor of its height where it is below, through the zoom (and the base zoom with it:
+   the heatmaps fill the room at it; a zoom above it stays); the controls' text keeps it
+   too (layout.c's fit_chrome), and token labels are thinned rather than set in a
+   smaller type under it (layout_heads.c, layout_steps.c). A caption band's view keeps
+   its page's floor. Outside presentation the window keeps its own zoom. */
 static void present_floor(view_state *s) {
-    if (!(s->look.present && s->figure) || s->text_floor > 0) return;
+    if (!s->look.present || s->text_floor > 0) return;
     s->text_floor = view_text_floor(s->width, s->height);
     const float ui = s->ui_scale > 0.0f ? s->ui_scale : 1.0f;
     const float need = fminf(16.0f, (float)s->text_floor / ((float)VIEW_SMALLEST_TEXT * ui));

@@ -25,6 +25,8 @@ typedef struct {
     int eq_compact;          /* the equation may drop its colorbars when it fits no other way */
     int eq_give_way;         /* the equation gives way at the base zoom too (training mode) */
     const view_layout *like; /* compare: the live pane, whose split this pane takes */
+    int eq_foot;             /* px kept under the equation's part for a bare layout's
+                                captions and formula (L->foot); 0: none */
 } lay_ctx;
 
 static inline int lay_imax(int a, int b) {
@@ -100,6 +102,11 @@ void lay_main(view_layout *L, lay_ctx *cx, view_rect main, int target);
 /* layout_place.c: lay_main and the lesson's panels in L->main, with the next-token
  * panel (s->next) where it leaves the heads the largest. */
 void lay_grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int target);
+
+/* How large the heads came out (layout_place.c): their side, three quarters of it
+   when their tokens are not all labelled, half that when the lesson's panels found
+   no room. */
+long lay_heads_size(const view_layout *L, const view_state *s);
 
 /* layout.c: one pane's layout (no compare) of a state already within range
  * (layout_compute.c): the zoom search, then every rectangle at the zoom found. */

@@ -71,7 +71,8 @@ void view_lesson_layout(view_layout *L, const view_state *s, view_measure_fn mea
         return;
     }
     const int top = equation_bottom(L) + L->gap;
-    const int bottom = L->main.y + L->main.h;
+    /* above a bare layout's strip for its captions and formula (L->foot) */
+    const int bottom = L->foot.h > 0 ? L->foot.y - L->gap : L->main.y + L->main.h;
     const view_rect a = {L->eq_area.x, top, L->eq_area.w, bottom - top};
     const int cost_w = view_text_width(measure, ud,
                                        "projections 8\xC2\xB7n\xC2\xB7"

@@ -41,7 +41,8 @@ static long split_equation(view_layout *L, lay_ctx *cx, view_rect b, int give_wa
 /* Heads grid in one part of main, the equation in what the grid leaves unused.
  * stacked: heads above, else heads left; frac: the heads' share in percent;
  * lesson: the share of the equation's part left under it for the lesson's panels
- * (the how-alike matrix then counts with the equation's heatmaps). */
+ * (the how-alike matrix then counts with the equation's heatmaps). A bare layout's
+ * strip for its captions (cx->eq_foot) is kept at the foot of the equation's part. */
 static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked, int frac,
                         int lesson, int target) {
     view_rect a = main;
@@ -70,6 +71,11 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     const int give_way = (target > 0 || cx->eq_give_way) && !cx->like;
     const int eq_font = give_way ? lay_eq_min_font(L, cx) : L->font;
     const int eq_line = eq_font < L->font ? lay_line_h(cx, eq_font) : L->line;
+    L->foot = (view_rect){0, 0, 0, 0};
+    if (cx->eq_foot > 0) { /* a bare layout's captions and formula under the equation */
+        b.h -= cx->eq_foot + L->gap;
+        L->foot = (view_rect){b.x, b.y + b.h + L->gap, b.w, cx->eq_foot};
+    }
     if (b.w < eq_font * 4 || b.h < eq_line * 4 || used.h > main.h || used.w > main.w) return -1e300;
     /* heatmaps too small to read do not count as fitting */
     const int n = cx->s->layer ? cx->s->layer->n : 1;
@@ -246,9 +252,8 @@ static view_rect right_of_equation(const view_layout *L) {
     return (view_rect){x, y, L->main.x + L->main.w - x, L->main.y + L->main.h - y};
 }
 
-/* How large the heads came out: their side, three quarters of it when their
-   tokens are not all labelled, half that when the lesson's panels found no room. */
-static long heads_size(const view_layout *L, const view_state *s) {
+/* (layout_internal.h) */
+long lay_heads_size(const view_layout *L, const view_state *s) {
     if (L->shown_heads < 1) return 0;
     const long side = L->heads[0].map.w;
     const long size = L->label_stride == 1 && L->show_row_labels ? side * 4 : side * 3;
@@ -327,7 +332,7 @@ static void grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int targ
         if (!carve_next(L, s, cx, column)) continue;
         lay_main(L, cx, L->main, target);
         view_lesson_layout(L, s, cx->measure, cx->ud);
-        const long size = heads_size(L, s);
+        const long size = lay_heads_size(L, s);
         if (size > best_size) best = *L, best_size = size;
     }
     if (best_size >= 0) {

@@ -250,7 +250,7 @@ typedef struct view_state {
                                 heatmaps fill the room at it and grow in proportion to
                                 zoom / zoom_base above it; 0 = 1 */
     int text_floor;          /* the layout's own (0 from callers): the smallest text, px, of
-                                the deck page it lays out (view_text_floor) */
+                                the presentation it lays out (view_text_floor) */
     const attn_layer *layer; /* the layer drawn (its tensors, shape and text); NULL: none yet */
     int text_replaced;       /* the text's invalid UTF-8 was replaced by U+FFFD */
     const char *sample_name; /* or "custom" */
@@ -589,6 +589,10 @@ typedef struct view_layout {
        chosen), the lesson's panels' place, and whether the captions moved under the
        equation (a figure's bare layout) */
     int split_stacked, split_frac, split_lesson, split_bare;
+    /* a bare layout's strip kept under the equation's part for the captions and the
+       formula, when they fit neither under Concat nor under the whole equation (empty:
+       none kept) */
+    view_rect foot;
 
     /* compare (s->pinned): everything above is the live pane's, in window
        coordinates; the banner spans the window over both panes */

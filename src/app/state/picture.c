@@ -63,7 +63,8 @@ void app_figure_view(const app_state *s, app_save_kind kind, view_state *vs) {
     app_view(s, vs);
     vs->hover_x = vs->hover_y = -1;
     vs->figure = 1;
-    vs->look.present = 0;
+    /* presenting, a figure keeps the presentation's text floor: it is what the window
+       shows (look.present stays the state's) */
     vs->toast = NULL;
     vs->status = NULL; /* a figure carries no messages of the app's */
     vs->help = 0;
