@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "model_pages.h"
 #include "regroup.h"
 
 int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, void *ud, char *err,
@@ -19,6 +20,7 @@ int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, voi
         return 1;
     }
     int rc = ckpt_resolve(path, &m->paths, err, errlen);
+    if (rc != 0) model_fetch_say(err, errlen, path); /* a missing folder: what to download */
     if (rc == 0) rc = ckpt_config_read(&m->cfg, m->paths.config, err, errlen);
     /* the tokenizer before the weights: a broken vocab.json is found in a moment */
     if (rc == 0) rc = gpt2_open_tokenizer(m, err, errlen);
