@@ -162,6 +162,7 @@ typedef struct {
     int h_kv, h_kv_shown;      /* K/V heads as trained and as computed (regrouped where
                                   fewer); 0: not said */
     int map_n;                 /* the side of each map: n, or fewer (max-pooled); 0: n */
+    const char *tokenizer;     /* its tokenizer in words, "WordPiece (vocab.txt)"; NULL: not said */
 } view_overview;
 
 /* The next-token panel: the model's most likely next tokens after the text. */

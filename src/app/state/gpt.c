@@ -69,6 +69,7 @@ static void rebuild(app_state *s) {
     const gpt2_run *r = gpt_shown(g);
     const size_t pp = (size_t)r->ov_n * r->ov_n; /* the maps of this run, or none yet */
     for (int i = 0; i < c->layers; i++) g->attn[i] = pp ? r->ov + (size_t)i * c->h * pp : NULL;
+    model_tok_describe(g->m->tok, g->tok_desc, sizeof g->tok_desc);
     g->ov = (view_overview){.name = g->m->paths.name,
                             .layers = c->layers,
                             .h = c->h,
@@ -78,7 +79,8 @@ static void rebuild(app_state *s) {
                             .tokens = r->label,
                             .layer = r->shown,
                             .off = r->off,
-                            .encoder = gpt2_run_is_encoder(r)};
+                            .encoder = gpt2_run_is_encoder(r),
+                            .tokenizer = g->tok_desc};
     if (gpt2_run_is_encoder(r)) {
         gpt_fill_panel(&g->next, &g->fill, r, g->next_k ? g->next_k : 5);
     } else {
