@@ -126,12 +126,6 @@ static double clock_ms(void) {
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-int gpt2_run_fills(const gpt2_run *r) {
-    if (!r->fill) return 0;
-    const int m = r->n_mask < GPT2_FILL_MAX ? r->n_mask : GPT2_FILL_MAX;
-    return m < r->fill->cap ? m : r->fill->cap;
-}
-
 float gpt2_run_fill_p(const gpt2_run *r, int i, int id) {
     const int V = r->m->tf->cfg.vocab;
     if (i < 0 || i >= gpt2_run_fills(r) || id < 0 || id >= V) return 0.0f;
@@ -507,7 +501,7 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
     if (kv != r->kv && gpt2_run_regroup(r, kv, err, errlen) != 0) return -1;
     const int shown = r->shown, shown_h = r->shown_h;
     const int measure =
-        goal->effects && !gpt2_run_is_encoder(r) && goal->h == c->h && r->e_layer != goal->layer;
+        goal->effects && gpt2_run_measurable(r) && goal->h == c->h && r->e_layer != goal->layer;
     if (same_text && same_off && shown == goal->layer && shown_h == goal->h) {
         r->n_text = total + goal->n_more; /* the tokens past the cut may differ */
         r->replaced = replaced;

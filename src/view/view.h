@@ -267,7 +267,14 @@ typedef struct view_state {
     const int *head_next_top;  /* (h) the most likely next token without head i */
     int next_top_full;         /* ... with every head on */
     /* or, with head_next_kl NULL on a loaded model's own heads: why not (yet) */
-    enum { VIEW_MEASURE_NONE, VIEW_MEASURE_PENDING, VIEW_MEASURE_TOO_LONG } next_measure;
+    /* (NO_BLANK: an encoder whose text has no blank filled: MultiHead's measure, said so) */
+    enum {
+        VIEW_MEASURE_NONE,
+        VIEW_MEASURE_PENDING,
+        VIEW_MEASURE_TOO_LONG,
+        VIEW_MEASURE_NO_BLANK
+    } next_measure;
+    int next_is_blank;    /* 1: head_next_kl is on an encoder's first blank, not the next token */
     int next_measure_cap; /* TOO_LONG: the most tokens measured at this layer */
 
     /* numbers derived from the layer for the lesson (may be NULL: not shown) */
