@@ -132,6 +132,7 @@ TEST_MODELS = {
     "gpt2": ("gpt2", dict(n_layer=12, n_head=12, n_embd=48, n_positions=128)),
 }
 MODEL_ROOT = {}  # the folder a lesson's relative model paths are read from, by lesson
+LESSON_COPY = {}  # the lesson copied beside its test checkpoints (--lesson-binary runs it)
 
 
 def make_models(path, steps, root):
@@ -436,7 +437,7 @@ def evaluate(expr, env):
 
 def same_as_lesson(app, path, k, view, facts, d):
     """--lesson PATH --step K gives the attention the options give; "" or what differs."""
-    run(app, ["--lesson", MODEL_ROOT.get(path + " copy", path), "--step", str(k)], d)
+    run(app, ["--lesson", LESSON_COPY.get(path, path), "--step", str(k)], d)
     # A lesson reaches step k through the steps before it and keeps the rows of Q, K, V an
     # earlier step projected (mha_update); where OpenBLAS rounds a row by how many rows the
     # product has (its direct kernel on AVX-512 processors), those rows differ from a fresh
@@ -494,8 +495,8 @@ def main():
                 root = os.path.join(tmp, f"models-{li}")
                 make_models(path, steps, root)
                 MODEL_ROOT[path] = root
-                MODEL_ROOT[path + " copy"] = os.path.join(root, os.path.basename(path))
-                shutil.copy(path, MODEL_ROOT[path + " copy"])
+                LESSON_COPY[path] = os.path.join(root, os.path.basename(path))
+                shutil.copy(path, LESSON_COPY[path])
                 print(f"{os.path.basename(path)}: its models are test checkpoints of random "
                       f"weights, made by encoder_gen.py and gpt2_gen.py")
             view, train_steps = {}, {}
