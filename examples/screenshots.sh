@@ -68,6 +68,7 @@ tmp=$(mktemp -d)
 for f in masks designed ablated values steps; do cp "$tmp/$f.png" "$out/lesson-$f.png"; done
 rm -r "$tmp"
 echo "$out/lesson-*.png"
+"$here/encoder_figures.sh" "$out" "$bin" # a random BERT-shaped checkpoint of its own
 
 # A loaded model, when MHAVIZ_SHOT_MODEL names a checkpoint folder (the README's were
 # made on tests/gpt2_gen.py --small-shape, random weights, with GPT-2's own vocab.json

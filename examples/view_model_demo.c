@@ -134,7 +134,7 @@ int main(int argc, char **argv) {
     }
     static unsigned char off[LAYERS * HEADS];
     off[2 * 12 + 5] = off[2 * 12 + 9] = off[7 * 12 + 0] = 1; /* three removed heads */
-    view_overview ov = {"gpt2", 12, 12, n, attn, words, 2, off, 0, 0, 0, 0, 0};
+    view_overview ov = {"gpt2", 12, 12, n, attn, words, 2, off, 0, 0, 0, 0, 0, NULL};
     view_next next = {5,
                       {"\xE2\x90\xA3"
                        "dog",
@@ -193,7 +193,7 @@ int main(int argc, char **argv) {
         }
     s.look.theme = 0;
     /* gpt2-xl: 48 layers x 25 heads at 1024x768; a re-split layer view */
-    view_overview xl = {"gpt2-xl", LAYERS, HEADS, n, attn, words, 30, NULL, 0, 0, 0, 0, 0};
+    view_overview xl = {"gpt2-xl", LAYERS, HEADS, n, attn, words, 30, NULL, 0, 0, 0, 0, 0, NULL};
     s.overview = &xl;
     s.overview_open = 1;
     s.width = 1024, s.height = 768;

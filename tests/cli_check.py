@@ -280,6 +280,38 @@ def check_long_paths(mhaviz):
                 fail(where, "nothing written", os.listdir(d))
 
 
+def check_missing_model(mhaviz):
+    """A missing model folder named as one of the README's models (a lesson's
+    models/gpt2, --model ~/models/bert-base-uncased) is answered with the files to
+    download and their page, in the one line; any other missing path with the reason
+    alone; a folder that is there but empty gets no download line either."""
+    with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
+        os.makedirs(os.path.join(d, "empty", "gpt2"))
+        cases = [
+            ("models/bert-base-uncased", "No such file or directory: download config.json, "
+             "model.safetensors, vocab.txt and tokenizer_config.json from "
+             "huggingface.co/google-bert/bert-base-uncased into it"),
+            ("models/roberta-base/", "No such file or directory: download config.json, "
+             "model.safetensors and tokenizer.json from huggingface.co/FacebookAI/roberta-base "
+             "into it"),
+            ("gpt2", "No such file or directory: download config.json, model.safetensors, "
+             "vocab.json and merges.txt from huggingface.co/openai-community/gpt2 into it"),
+            ("models/my-bert-base-uncased", "my-bert-base-uncased: No such file or directory"),
+            ("empty/gpt2", "model.safetensors: No such file or directory"),
+        ]
+        for path, tail in cases:
+            where = f"mhaviz --model {path} (missing)"
+            p = run(mhaviz, ["--model", path, "--dump", "out"], d)
+            err = p.stderr.decode("utf-8", errors="replace")
+            line = err.rstrip("\n")
+            if p.returncode != 1 or err.count("\n") != 1 or not line.startswith("mhaviz: "):
+                fail(where, "exit 1, one line starting 'mhaviz: '", f"{p.returncode} {err!r}")
+            if not line.endswith(tail):
+                fail(where, f"a line ending {tail!r}", repr(line))
+            if os.path.exists(os.path.join(d, "out")):
+                fail(where, "nothing written", os.listdir(d))
+
+
 def check_good(mhaviz):
     with tempfile.TemporaryDirectory(prefix="mhaviz-cli-") as d:
         p = run(mhaviz, ["--help"], d)
@@ -393,6 +425,7 @@ def main():
             check_bad(mhaviz, a, names, prefix=())
         check_good(mhaviz)
         check_long_paths(mhaviz)
+        check_missing_model(mhaviz)
         check_pad_export(mhaviz)
         check_good_values(mhaviz)
     if FAILURES:

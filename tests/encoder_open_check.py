@@ -19,7 +19,12 @@ Checked against what is independent of mhaviz:
   position, each row's percentage is the reference's probability to 0.1 %, and with
   heads removed the pale "(… %)" is the same token's probability with every head on;
 - a file without the masked-LM head, a text without a mask: fill.json and the panel
-  say so; --generate refused for an encoder.
+  say so; --generate refused for an encoder;
+- the step-through (`--panel steps:1:K --export OUT.svg`) names where the norm sits as
+  Hugging Face's modeling files place it: each encoder post-LN (stage 1 "no norm before
+  the attention", LN(x + MultiHead(x)); stage 9 "LN(X + MultiHead)"), GPT-2 (gpt2_gen.py)
+  and a Llama (llama_gen.py, RMSNorm) pre-norm, x + MultiHead(norm(x)); never the
+  other's words.
 
 The old program refused every encoder ("is an encoder; the app opens decoders")."""
 import html
@@ -46,6 +51,7 @@ def check(cond, msg):
     if not cond:
         FAILS.append(msg)
         print("FAIL:", msg)
+    return cond
 
 
 # name, encoder_gen's arguments, text, heads removed (1-based "L:H"), mask token
@@ -248,11 +254,44 @@ def without(mhaviz, tmp):
     print("no head, no mask, --generate: checked")
 
 
+def norm_place(mhaviz, tmp):
+    """Where the norm sits, said by the step-through's stages 1 and ·W^O of the folders
+    positive() made and of a GPT-2 and a Llama made here."""
+    import gpt2_gen
+    import llama_gen
+    gpt2_gen.gen(os.path.join(tmp, "gpt2"), vocab=gpt2_gen.train_tokenizer(None, 50))
+    llama_gen.gen(os.path.join(tmp, "llama"), tokenizer="bytelevel")
+    post = (["Post-LN: no norm before the attention; the LayerNorm sits after the residual "
+             "add, LN(x + MultiHead(x))."],
+            ["Then added to X and normed: LN(X + MultiHead), the post-LN add."])
+    folders = [(name, post) for name, _, _, _, _ in CASES]
+    folders += [("gpt2", (["Pre-norm: the LayerNorm sits before the attention, and MultiHead "
+                           "is added to the stream as it was, x + MultiHead(LN(x))."],
+                          ["Then added to the stream, no norm after it."])),
+                ("llama", (["Pre-norm: the RMSNorm sits before the attention, and MultiHead "
+                            "is added to the stream as it was, x + MultiHead(RMSNorm(x))."],
+                           ["Then added to the stream, no norm after it."]))]
+    for name, want in folders:
+        for stage, lines in zip((1, 10 if name == "llama" else 9), want):  # RoPE: W^O is 10
+            svg = os.path.join(tmp, f"{name}-steps{stage}.svg")
+            p = run(mhaviz, "--model", os.path.join(tmp, name), "--text", "the cat sat",
+                    "--panel", f"steps:1:{stage}", "--export", svg)
+            if not check(p.returncode == 0, f"{name} steps:1:{stage}: exit {p.returncode}: "
+                         f"{p.stderr.strip()}"):
+                continue
+            said = " ".join(" ".join(svg_texts(svg)).split())
+            for line in lines:
+                check(line in said, f"{name} stage {stage}: {line!r} not in {said[-300:]!r}")
+            others = ("Pre-norm",) if want is post else ("Post-LN", "post-LN")
+            check(not any(o in said for o in others), f"{name} stage {stage}: says {others}")
+
+
 def main():
     mhaviz = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         positive(mhaviz, tmp)
         without(mhaviz, tmp)
+        norm_place(mhaviz, tmp)
     if FAILS:
         print(f"{len(FAILS)} failed")
         return 1

@@ -6,6 +6,9 @@
   (numpy, independent of the example's own loop);
 - slides.sh writes h1..h8 as PNG (3200x1800) and PDF for one sentence.
 - lesson_figures.sh writes the README's lesson figures (1600x900 PNGs).
+- encoder_figures.sh writes the README's encoder figures on a random BERT-shaped
+  checkpoint: the layer at 1600x900, the fill-the-blank panel (cropped) with every
+  head on and with head 5 of layer 12 removed, which differ.
 usage: examples_check.py MHAVIZ TOP_KEYS SLIDES_SH
 """
 import json
@@ -101,6 +104,26 @@ with tempfile.TemporaryDirectory() as tmp:
                   f"lesson {name}.png size", "at most 1600x900 (cropped)", size)
         else:
             check(size == (1600, 900), f"lesson {name}.png size", (1600, 900), size)
+
+    # encoder_figures.sh: the README's encoder figures
+    ef = os.path.join(tmp, "encoder")
+    script = os.path.join(os.path.dirname(slides), "encoder_figures.sh")
+    r = subprocess.run(["sh", script, ef, mhaviz], capture_output=True, text=True, env=env,
+                       timeout=300)
+    check(r.returncode == 0, "encoder_figures.sh exit", 0, f"{r.returncode} {r.stderr.strip()}")
+    sizes = {}
+    for name in ("bert-layer", "bert-fill", "bert-fill-ablated"):
+        png = os.path.join(ef, name + ".png")
+        if os.path.exists(png):
+            with open(png, "rb") as f:
+                sizes[name] = struct.unpack(">II", f.read(24)[16:24])
+        check(name in sizes, f"encoder {name}.png", "a PNG", "none")
+    check(sizes.get("bert-layer") == (1600, 900), "encoder bert-layer.png size", (1600, 900),
+          sizes.get("bert-layer"))
+    if "bert-fill" in sizes and "bert-fill-ablated" in sizes:
+        same = open(os.path.join(ef, "bert-fill.png"), "rb").read() == \
+            open(os.path.join(ef, "bert-fill-ablated.png"), "rb").read()
+        check(not same, "encoder fill panels with and without head 12:5", "different", "equal")
 
 print("examples_check: %s" % ("all checks passed" if failures == 0 else f"{failures} failure(s)"))
 sys.exit(1 if failures else 0)

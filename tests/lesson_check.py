@@ -16,6 +16,7 @@ more than 10 minutes is refused up front with the estimate. Exits 1 on any
 failure."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -380,6 +381,10 @@ def check_builtin_decks(mhaviz, tmp):
         path = os.path.join(folder, name)
         heads = [ln.split("=", 1)[1].strip() for ln in open(path, encoding="utf-8")
                  if re.match(r"\s*step\s*=", ln)]
+        if any(re.match(r"\s*model\s*=", ln) for ln in open(path, encoding="utf-8")):
+            path = models_lesson(mhaviz, tmp, name, path)
+            if not path:
+                continue
         work = tempfile.mkdtemp(dir=tmp)
         p = run(mhaviz, ["--lesson", path, "--export", "deck.pdf"], work)
         pdf = os.path.join(work, "deck.pdf")
@@ -405,6 +410,35 @@ def check_builtin_decks(mhaviz, tmp):
             hints = [h for h in HINTS if h in text]
             if hints:
                 fail(f"{name} page {k}: no key hints", "none", hints)
+
+
+def models_lesson(mhaviz, tmp, name, path):
+    """A built-in lesson that needs real models (lesson 5): where they are not beside it
+    (never in the repository), its deck is refused up front naming the files to fetch and
+    their page (exit 2, one line, nothing written); then the lesson copied beside test
+    checkpoints of random weights in the folders it names (lesson_facts.make_models), the
+    copy's path to make its deck; None when it failed."""
+    import lesson_facts
+    _, steps = lesson_facts.parse(path)
+    names = [st["settings"]["model"] for st in steps if "model" in st["settings"]]
+    if not all(os.path.isdir(os.path.join(os.path.dirname(path), m)) for m in names):
+        work = tempfile.mkdtemp(dir=tmp)
+        p = run(mhaviz, ["--lesson", path, "--export", "deck.pdf"], work)
+        err = p.stderr.decode(errors="replace")
+        if (p.returncode != 2 or len(err.splitlines()) != 1 or not err.startswith("mhaviz: ")
+                or "download config.json, model.safetensors" not in err
+                or "huggingface.co/" not in err or os.listdir(work)):
+            fail(f"{name} without its models", "exit 2, one line naming the files and the page,"
+                 " nothing written", (p.returncode, err[-300:], os.listdir(work)))
+    root = tempfile.mkdtemp(dir=tmp)
+    try:
+        lesson_facts.make_models(path, steps, root)
+    except SystemExit as e:
+        fail(f"{name} test checkpoints", "made", str(e))
+        return None
+    copy = os.path.join(root, name)
+    shutil.copy(path, copy)
+    return copy
 
 
 def main():

@@ -22,7 +22,18 @@ the heads do. With --lesson-binary it also asks the app for the step itself (`--
 --step K --dump`) and requires the same attention as the options give (the lesson reaches
 the view its settings name).
 
-usage: lesson_facts.py MHAVIZ LESSON... [--lesson-binary]
+A step with `model = PATH` is computed with `--model PATH --dump` (its text, -H from
+model-h, `--ablate` from model-ablate) and its facts read the shown layer's attention,
+tokens.json and fill.json (an encoder's blanks), with every head on too where heads are
+removed. The lesson's models are not in the repository: each is a test checkpoint of
+random weights made here (TEST_MODELS, by the folder's name, through encoder_gen.py and
+gpt2_gen.py, with the real model's layers and heads at a small width) in a folder laid out
+as the lesson names it, and the lesson is copied beside it for --lesson-binary. So a model
+step's facts must be claims true of any weights of that kind (no mask, [CLS] and [SEP], a
+removed head changes the blank), never of what a trained model learnt. With
+--real-models the lesson's own folders are read instead (a teacher who downloaded them).
+
+usage: lesson_facts.py MHAVIZ LESSON... [--lesson-binary] [--real-models]
 """
 import json
 import math
@@ -113,9 +124,65 @@ def apply(view, settings, path):
     return v
 
 
-def options(view):
-    """The app's command-line options for the numbers of a view (settings so far)."""
+# A lesson's model folders, by name: test checkpoints of random weights with the real
+# model's layers and heads at a small width (lesson 5 shows bert-base-uncased's layer 9)
+TEST_MODELS = {
+    "bert-base-uncased": ("bert", dict(layers=12, heads=12, hidden=48, ff=64, mlm=True,
+                                       pretraining=True, positions=128)),
+    "gpt2": ("gpt2", dict(n_layer=12, n_head=12, n_embd=48, n_positions=128)),
+}
+MODEL_ROOT = {}  # the folder a lesson's relative model paths are read from, by lesson
+LESSON_COPY = {}  # the lesson copied beside its test checkpoints (--lesson-binary runs it)
+
+
+def make_models(path, steps, root):
+    """The test checkpoint of every model the lesson names, under root as the lesson
+    names them (relative to its folder)."""
+    import encoder_gen
+    import gpt2_gen
+    for st in steps:
+        rel = st["settings"].get("model", "off")
+        if rel == "off" or os.path.isabs(rel):
+            continue
+        out = os.path.join(root, rel)
+        if os.path.isdir(out):
+            continue
+        name = os.path.basename(os.path.normpath(rel))
+        if name not in TEST_MODELS:
+            raise SystemExit(f"{path}:{st['line']}: model = {rel}: no test checkpoint for "
+                             f"{name} (TEST_MODELS: {', '.join(TEST_MODELS)})")
+        kind, args = TEST_MODELS[name]
+        if kind == "gpt2":
+            gpt2_gen.gen(out, vocab=gpt2_gen.train_tokenizer(None, 200), **args)
+        else:
+            encoder_gen.write(out, kind, **args)
+
+
+def model_path(view, path):
+    m = view["model"]
+    return m if os.path.isabs(m) else os.path.join(
+        MODEL_ROOT.get(path, os.path.dirname(os.path.abspath(path))), m)
+
+
+def is_model(view):
+    return view.get("model", "off") != "off"
+
+
+def options(view, path=None, full=False):
+    """The app's command-line options for the numbers of a view (settings so far); a
+    model's with its heads removed, or every head on (full)."""
     o = []
+    if is_model(view):
+        o = ["--model", model_path(view, path)]
+        if "text" in view:
+            o += ["--text", view["text"]]
+        elif "sample" in view:
+            o += ["--sample", view["sample"]]
+        if view.get("model-h", "own") != "own":
+            o += ["-H", view["model-h"]]
+        if view.get("model-ablate", "none") != "none" and not full:
+            o += ["--ablate", view["model-ablate"]]
+        return o
     if "text-file" in view:
         o += ["--text-file", view["text-file"]]
     elif "text" in view:
@@ -152,11 +219,16 @@ def train_options(view, steps):
 class Facts:
     """The names a fact may use, over one dump (of the view, or of a training run)."""
 
-    def __init__(self, d, view, train=None):
+    def __init__(self, d, view, train=None, full=None):
         self.d = d
         self.view = view
         self.train = train
-        if train is None:
+        self.full = full  # a model's dump with every head on (its heads removed: X)
+        if is_model(view):
+            self.meta = json.load(open(os.path.join(d, "meta.json")))
+            layer = int(view.get("layer", "1"))
+            self.A = np.load(os.path.join(d, f"layer_{layer}", "attn.npy")).astype(np.float64)
+        elif train is None:
             self.meta = json.load(open(os.path.join(d, "meta.json")))
             self.A = np.load(os.path.join(d, "attn.npy")).astype(np.float64)
 
@@ -173,6 +245,9 @@ class Facts:
              "min": min, "sum": sum, "len": len, "sorted": sorted}
         if self.train is not None:
             e.update(self.train_env())
+            return e
+        if is_model(self.view):
+            e.update(self.model_env())
             return e
         m, A = self.meta, self.A
         n, h = m["n"], m["h"]
@@ -261,6 +336,52 @@ class Facts:
                                         / np.linalg.norm(self.arr("out_full")))
         return e
 
+    def model_env(self):
+        """A loaded model's step: the shown layer's attention A (h, n, n), its tokens, its
+        blanks (fill.json) and what removing heads did to them."""
+        m, A = self.meta, self.A
+        n, h = m["n"], m["h"]
+        toks = json.load(open(os.path.join(self.d, "tokens.json"), encoding="utf-8"))["tokens"]
+
+        def fill(d):
+            f = os.path.join(d, "fill.json")
+            return json.load(open(f, encoding="utf-8")) if os.path.exists(f) else None
+
+        def top(d, k):  # {token id: p} of blank k's top ten
+            return {t["id"]: t["p"] for t in fill(d)["masks"][k]["top"]}
+
+        def fill_change(k=0):  # the most a probability of both top tens moved (X)
+            if not fill(self.d) or k >= len(fill(self.d)["masks"]):
+                return 0.0
+            a, b = top(self.d, k), top(self.full, k)
+            return max(abs(a[i] - b[i]) for i in set(a) & set(b))
+
+        def both_ways():  # every head's every row but the last weighs tokens after it
+            return n > 1 and all(A[hd, i, i + 1:].sum() > 0 for hd in range(h)
+                                 for i in range(n - 1))
+
+        e = dict(n=n, h=h, d_k=m["d_k"], d_model=m["model"]["d_model"],
+                 n_layer=m["model"]["n_layer"], layer=int(self.view.get("layer", "1")),
+                 tokens=toks, encoder=m["mask"] == "none", ablated=m["ablated"], A=A)
+        e["rows_sum_one"] = lambda: bool(np.allclose(A.sum(axis=2), 1.0, atol=1e-5))
+        e["causal_zero"] = lambda: bool(all((A[:, i, i + 1:] == 0).all() for i in range(n)))
+
+        def causal_every_layer():  # above the diagonal 0 in every head of every layer
+            return all((np.triu(np.load(os.path.join(self.d, f"layer_{ly}", "attn.npy")),
+                                1) == 0).all() for ly in range(1, m["model"]["n_layer"] + 1))
+
+        e["causal_every_layer"] = causal_every_layer
+        e["both_ways"] = both_ways
+        e["after"] = lambda p: float(A[:, p, p + 1:].sum(axis=1).mean())  # row p, 0-based
+        e["column"] = lambda j: float(A[:, :, j].mean())  # key j's share, all heads and rows
+        e["blanks"] = lambda: [x["pos"] for x in fill(self.d)["masks"]] if fill(self.d) else []
+        e["fill_top"] = lambda k=0: [(t["token"], t["p"]) for t in (
+            fill(self.d)["masks"][k].get("top", []) if k < len(e["blanks"]()) else [])]
+        e["fill_change"] = fill_change
+        e["heads_differ"] = lambda: h > 1 and all(
+            not np.allclose(A[i], A[j], atol=1e-3) for i in range(h) for j in range(i + 1, h))
+        return e
+
     def train_env(self):
         """acc and the heads' summary from train.json; for cards, what the heads do,
         measured in NumPy on the dumped weights (lesson_cards.py), and as the app's
@@ -290,14 +411,19 @@ COMPUTED = {}  # the facts of each set of options already run: a dump is only re
 
 
 def compute(app, path, view, train_steps, d):
-    """Facts of a view: its --dump, or its --train run with train_steps steps."""
+    """Facts of a view: its --dump, or its --train run with train_steps steps; a model's
+    with its heads removed also dumped with every head on."""
     train = view.get("train", "off") != "off"
-    args = train_options(view, train_steps) if train else options(view)
-    key = json.dumps([args, view.get("stage")])
+    args = train_options(view, train_steps) if train else options(view, path)
+    key = json.dumps([args, view.get("stage"), view.get("layer")])
     if key not in COMPUTED:
         run(app, args, d)
+        full = None
+        if is_model(view):
+            full = d + "-full"
+            run(app, options(view, path, full=True), full)
         COMPUTED[key] = Facts(d, view, json.load(open(os.path.join(d, "train.json")))
-                              if train else None)
+                              if train else None, full)
     return COMPUTED[key]
 
 
@@ -311,17 +437,21 @@ def evaluate(expr, env):
 
 def same_as_lesson(app, path, k, view, facts, d):
     """--lesson PATH --step K gives the attention the options give; "" or what differs."""
-    run(app, ["--lesson", path, "--step", str(k)], d)
+    run(app, ["--lesson", LESSON_COPY.get(path, path), "--step", str(k)], d)
     # A lesson reaches step k through the steps before it and keeps the rows of Q, K, V an
     # earlier step projected (mha_update); where OpenBLAS rounds a row by how many rows the
     # product has (its direct kernel on AVX-512 processors), those rows differ from a fresh
     # forward in the last bits: 2.4e-7 at most measured. A wrong setting moves the weights
     # by far more than the 1e-5 allowed here.
-    a2 = np.load(os.path.join(d, "attn.npy"))
+    f = os.path.join(d, f"layer_{view.get('layer', '1')}", "attn.npy") if is_model(view) \
+        else os.path.join(d, "attn.npy")
+    if not os.path.exists(f):  # a model's step dumped as the random model's view
+        return f"--lesson --step {k} wrote no {os.path.relpath(f, d)}: {sorted(os.listdir(d))}"
+    a2 = np.load(f)
     if a2.shape == facts.A.shape and np.allclose(a2, facts.A, rtol=0, atol=1e-5):
         return ""
     diff = np.abs(a2 - facts.A).max() if a2.shape == facts.A.shape else "shape"
-    return f"--lesson --step {k} differs from the options {options(view)} ({diff})"
+    return f"--lesson --step {k} differs from the options {options(view, path)} ({diff})"
 
 
 def check_step(app, path, k, st, view, n, tmp, check_lesson):
@@ -354,12 +484,21 @@ def check_step(app, path, k, st, view, n, tmp, check_lesson):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     check_lesson = "--lesson-binary" in sys.argv
+    real = "--real-models" in sys.argv
     app, lessons = args[0], args[1:]
     tmp = tempfile.mkdtemp(prefix="lesson-facts-")
     failed = checked = 0
     try:
-        for path in lessons:
+        for li, path in enumerate(lessons):
             title, steps = parse(path)
+            if not real and any(st["settings"].get("model", "off") != "off" for st in steps):
+                root = os.path.join(tmp, f"models-{li}")
+                make_models(path, steps, root)
+                MODEL_ROOT[path] = root
+                LESSON_COPY[path] = os.path.join(root, os.path.basename(path))
+                shutil.copy(path, LESSON_COPY[path])
+                print(f"{os.path.basename(path)}: its models are test checkpoints of random "
+                      f"weights, made by encoder_gen.py and gpt2_gen.py")
             view, train_steps = {}, {}
             for k, st in enumerate(steps, 1):
                 view = apply(view, st["settings"], path)

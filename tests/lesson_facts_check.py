@@ -13,7 +13,12 @@ which must be refused, naming its line and why:
   - a fact true whatever its claim (MultiHead has the shape of X, at any d_model): not false
     at its "false at" settings;
   - a fact whose "false at" view has no such head: an error is not "false";
-  - a fact line without its claim or its "false at": refused before anything runs.
+  - a fact line without its claim or its "false at": refused before anything runs;
+  - on a loaded model's steps (test checkpoints of random weights, as lesson 5's are
+    checked): "no mask" on GPT-2, the literature's "over half of layer 9's attention on
+    [SEP]" (true of the trained BERT, not of random weights), rows adding up to 1 (true
+    whatever the model) and a removed head moving the blank "false" where another head is
+    removed: each refused, and the sound ones pass.
 A lesson of sound facts passes (exit 0), so the refusals are the facts', not the script's.
 """
 import os
@@ -79,6 +84,32 @@ weights = patterns
 """
 
 
+MODEL_CLAIMS = """title = Claims on loaded models
+step = GPT-2
+model = models/gpt2
+text = the cat sat on the mat because it was tired
+| GPT-2 reads both ways.
+# fact: [each row gives weight to the tokens after it] both_ways() | false at: model = models/bert-base-uncased
+
+step = BERT
+model = models/bert-base-uncased
+layer = 9
+| Over half of layer 9's attention goes to [SEP]; every row adds up to 1; no mask.
+# fact: [over half on SEP] column(n - 1) > 0.5 | false at: layer = 1
+# fact: [every row adds up to 1] rows_sum_one() | false at: model = models/gpt2
+# fact: [no mask] both_ways() | false at: model = models/gpt2
+
+step = A head removed
+text = the cat sat on the [MASK] because it was tired
+model-ablate = 12:5
+| Head 5 of layer 12 removed: the blank moves.
+# fact: [the blank moves] fill_change() > 1e-6 | false at: model-ablate = 12:6
+# fact: [the blank moves without head 5] fill_change() > 1e-6 | false at: model-ablate = none
+"""
+MODEL_EXPECTED = [(6, "false on the step"), (12, "false on the step"), (13, "not false at"),
+                  (20, "not false at")]
+
+
 def fail(what, want, got):
     FAILURES.append(what)
     print(f"FAIL {what}: want {want}, got {got}", file=sys.stderr)
@@ -109,6 +140,17 @@ def main():
         path, p = facts(mhaviz, tmp, "sound.lesson", SOUND)
         if p.returncode != 0 or "1 facts checked" not in p.stdout:
             fail("sound facts", "exit 0, 1 fact checked", (p.returncode, p.stdout[-300:]))
+
+        path, p = facts(mhaviz, tmp, "models.lesson", MODEL_CLAIMS)
+        if p.returncode != 1 or "6 facts checked" not in p.stdout:
+            fail("model facts: exit", "1, 6 facts checked", (p.returncode, p.stdout[-300:],
+                                                             p.stderr[-300:]))
+        lines = [ln for ln in p.stdout.splitlines() if ln.startswith(path + ":")]
+        for no, why in MODEL_EXPECTED:
+            if not any(ln.startswith(f"{path}:{no}:") and why in ln for ln in lines):
+                fail(f"model facts: line {no}", why, lines)
+        if len(lines) != len(MODEL_EXPECTED):
+            fail("model facts: one line per refused fact", len(MODEL_EXPECTED), lines)
 
         path, p = facts(mhaviz, tmp, "noclaim.lesson", NO_CLAIM)
         if p.returncode == 0 or f"{path}:6:" not in p.stdout + p.stderr:

@@ -177,6 +177,8 @@ static void test_no_head(void **st) {
     app_view(s, &vs);
     assert_non_null(vs.next);
     CHECK_INT("no rows", 0, vs.next->k);
+    CHECK_STR("the help's tokenizer: BERT's vocab.txt", "WordPiece (vocab.txt)",
+              vs.overview->tokenizer);
     CHECK_TRUE("says there is no head", has(vs.next->note, "no masked-LM head"));
     app_action a = {.kind = ACT_ABLATE, .arg = 1};
     app_apply(s, &a);

@@ -323,6 +323,8 @@ static void test_layer_keys(void **st) {
        clicks one) */
     app_view(s, &vs);
     CHECK_INT("overview open", 1, vs.overview_open);
+    CHECK_STR("the help's tokenizer: GPT-2's files",
+              "GPT-2's byte-level BPE (vocab.json, merges.txt)", vs.overview->tokenizer);
     app_action a = {.kind = ACT_LAYER, .arg = 2, .x = 0};
     CHECK_TRUE("click redraws", app_apply(s, &a));
     const attn_layer *L = layer_of(s, &vs);

@@ -55,7 +55,7 @@ static void fake_make(fake *f, int layers, int heads, int n) {
     }
     f->off[1 * heads + 2] = 1; /* layer 2 head 3 removed */
     f->ov = (view_overview){"gpt2", layers, heads, n, f->attn, TOKS, layers > 2 ? 2 : 0,
-                            f->off, 0,      0,     0, 0,       0};
+                            f->off, 0,      0,     0, 0,       0,    NULL};
     static const float p[5] = {0.234f, 0.121f, 0.058f, 0.031f, 0.004f};
     static const float pf[5] = {0.312f, 0.098f, 0.061f, 0.027f, 0.009f};
     f->next.k = 5;
@@ -543,11 +543,45 @@ static void test_header_captions(void **st) {
     fx_finish("test_header_captions");
 }
 
+/* The help (F1) with a model names the tokenizer the samples and the text go
+   through, the model's own (GPT-2's was named whatever the model was); without
+   one said, no tokenizer at all. */
+static void test_help_tokenizer(void **st) {
+    (void)st;
+    fx_reset();
+    static fake f;
+    static fx_model fm;
+    fx_model_make(&fm, 12, 96, 4, MHA_MASK_NONE);
+    fake_make(&f, 3, 4, NTOK);
+    const char *kinds[] = {"WordPiece (vocab.txt)", "Unigram (tokenizer.json)",
+                           "GPT-2's byte-level BPE (vocab.json, merges.txt)", NULL};
+    for (int k = 0; k < 4; k++) {
+        f.ov.tokenizer = kinds[k];
+        view_state s;
+        model_state(&s, &fm, &f, 1600, 900, 0);
+        s.help = 1;
+        snprintf(fx_where, sizeof fx_where, "help, tokenizer %s", kinds[k] ? kinds[k] : "none");
+        static view_layout L;
+        view_layout_compute(&L, &s, fx_measure, NULL);
+        view_render(&dl, cache, &L, &s, fx_measure, NULL);
+        char want[200];
+        snprintf(want, sizeof want, "next / previous built-in sample, through its tokenizer: %s",
+                 kinds[k] ? kinds[k] : "");
+        EXPECT_INT("the Tab row naming the model's tokenizer", kinds[k] != NULL,
+                   count_text(want, 1));
+        EXPECT_INT("the Tab row", 1, count_text("next / previous built-in sample", 0));
+        EXPECT_INT("GPT-2's tokenizer named for another model", k == 2, count_text("GPT-2's", 0));
+    }
+    f.ov.tokenizer = NULL;
+    fx_model_free(&fm);
+    fx_finish("test_help_tokenizer");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overview_layout), cmocka_unit_test(test_overview_render),
         cmocka_unit_test(test_next_panel),      cmocka_unit_test(test_panels_alone),
-        cmocka_unit_test(test_header_captions),
+        cmocka_unit_test(test_header_captions), cmocka_unit_test(test_help_tokenizer),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

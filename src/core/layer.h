@@ -14,6 +14,10 @@
 #define ATTN_LAYER_OFF_WORDS (ATTN_LAYER_MAX_HEADS / 64)
 
 typedef enum { ATTN_MASK_NONE = 0, ATTN_MASK_CAUSAL = 1 } attn_mask;
+/* Where a block's norm sits around its attention (a loaded model's, for the
+   step-through): before it, x + MultiHead(norm(x)) (GPT-2, Llama), or after the
+   residual add, norm(x + MultiHead(x)) (BERT); UNSAID: not told (the built-in). */
+typedef enum { ATTN_NORM_UNSAID = 0, ATTN_NORM_PRE, ATTN_NORM_POST } attn_norm;
 
 typedef struct attn_layer {
     /* shape */
@@ -38,6 +42,8 @@ typedef struct attn_layer {
     const char *x_what;           /* what x is ("ln_1 of the residual stream"); NULL: the
                                      token embedding + position, as the random model's */
     const char *const *head_note; /* (h) what head i is (e.g. "previous"), or NULL */
+    attn_norm norm_at;            /* where the block's norm sits around the attention */
+    int rms_norm;                 /* 1: that norm is RMSNorm (Llama's), not LayerNorm */
 
     /* tensors; a NULL one is not shown */
     const float *x;        /* (n, d_model) the layer's input */

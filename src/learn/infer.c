@@ -246,6 +246,8 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *x, con
     L->layers = c->layers;
     L->tokens = tokens;
     L->x_what = layer_x_what(s, i);
+    L->norm_at = s->post_ln ? ATTN_NORM_POST : ATTN_NORM_PRE;
+    L->rms_norm = s->norm != SPEC_LAYERNORM;
     L->x = x;
     L->w_o = q_fits ? lp->w_o : NULL;
     if (q_fits) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "model_pages.h"
 #include "regroup.h"
 #include "sublayer.h"
 
@@ -20,6 +21,7 @@ int gpt2_load(gpt2_model **out, const char *path, ckpt_progress_fn progress, voi
         return 1;
     }
     int rc = ckpt_resolve(path, &m->paths, err, errlen);
+    if (rc != 0) model_fetch_say(err, errlen, path); /* a missing folder: what to download */
     if (rc == 0) rc = ckpt_config_read(&m->cfg, m->paths.config, err, errlen);
     /* the tokenizer before the weights: a broken vocab.json is found in a moment */
     if (rc == 0) rc = gpt2_open_tokenizer(m, err, errlen);
@@ -123,12 +125,6 @@ static double clock_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
-int gpt2_run_fills(const gpt2_run *r) {
-    if (!r->fill) return 0;
-    const int m = r->n_mask < GPT2_FILL_MAX ? r->n_mask : GPT2_FILL_MAX;
-    return m < r->fill->cap ? m : r->fill->cap;
 }
 
 float gpt2_run_fill_p(const gpt2_run *r, int i, int id) {
@@ -502,7 +498,7 @@ int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen)
     if (kv != r->kv && gpt2_run_regroup(r, kv, err, errlen) != 0) return -1;
     const int shown = r->shown, shown_h = r->shown_h;
     const int measure =
-        goal->effects && !gpt2_run_is_encoder(r) && goal->h == c->h && r->e_layer != goal->layer;
+        goal->effects && gpt2_run_measurable(r) && goal->h == c->h && r->e_layer != goal->layer;
     if (same_text && same_off && shown == goal->layer && shown_h == goal->h) {
         r->n_text = total + goal->n_more; /* the tokens past the cut may differ */
         r->replaced = replaced;

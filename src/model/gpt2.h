@@ -179,12 +179,17 @@ typedef struct {
 int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen);
 
 /* What removing each of layer `layer`'s own heads alone (every other head of the
- * model on) does to the next-token distribution at the last position: e_kl[i] =
- * KL(P || P_-i) = sum_t P(t) log2(P(t) / P_-i(t)) in bits, P with every head on
- * (probs_full), and e_top[i], P_-i's most likely token. h forwards from `layer` on
- * (tf_infer_update), then one more that brings the run back to its own heads
- * removed. Kept until the text changes (e_layer). 0, or -1 (no text, bad layer). */
+ * model on) does to the next-token distribution at the last position (an encoder:
+ * the masked-LM head's distribution at the first blank): e_kl[i] = KL(P || P_-i) =
+ * sum_t P(t) log2(P(t) / P_-i(t)) in bits, P with every head on (probs_full; the
+ * blank's fill_lp_full), and e_top[i], P_-i's most likely token. h forwards from
+ * `layer` on (tf_infer_update), then one more that brings the run back to its own
+ * heads removed. Kept until the text changes (e_layer). 0, or -1 (no text, an
+ * encoder with no blank filled, bad layer). */
 int gpt2_run_effects(gpt2_run *r, int layer);
+/* 1 when gpt2_run_effects can measure r: a decoder with a text, an encoder with a
+ * blank filled (a masked-LM head and a mask in the text). */
+int gpt2_run_measurable(const gpt2_run *r);
 
 /* The next-token probabilities with the heads removed (vocab floats). */
 const float *gpt2_run_probs(const gpt2_run *r);

@@ -1,7 +1,8 @@
 /* gpt2_effect.c: what removing one head does to a loaded model's own output, the
- * next-token distribution (gpt2.h, gpt2_run_effects): the measure "How alike are
- * the heads?" judges a model's heads by. The forwards are tf_infer_update's, from
- * the head's layer on; what the numbers mean on screen is the view's. */
+ * next-token distribution, or an encoder's first blank (gpt2.h, gpt2_run_effects):
+ * the measure "How alike are the heads?" judges a model's heads by. The forwards are
+ * tf_infer_update's, from the head's layer on, and the blank's the masked-LM head's
+ * (fill.h); what the numbers mean on screen is the view's. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,22 @@ static double kl_bits(const float *p, const float *logits_q, int vocab) {
     return kl > 0.0 ? kl : 0.0; /* (rounding can leave -1e-9 for equal distributions) */
 }
 
+/* The same, p given by its log-probabilities (an encoder's blank, every head on). */
+static double kl_bits_lp(const float *lp, const float *logits_q, int vocab) {
+    double top = -INFINITY;
+    for (int t = 0; t < vocab; t++) top = logits_q[t] > top ? logits_q[t] : top;
+    double z = 0.0;
+    for (int t = 0; t < vocab; t++) z += exp((double)logits_q[t] - top);
+    const double lse = top + log(z);
+    double kl = 0.0;
+    for (int t = 0; t < vocab; t++) {
+        const double p = exp((double)lp[t]);
+        if (p > 0.0) kl += p * ((double)lp[t] - ((double)logits_q[t] - lse));
+    }
+    kl /= log(2.0);
+    return kl > 0.0 ? kl : 0.0;
+}
+
 static int argmax(const float *p, int vocab) {
     int best = 0;
     for (int t = 1; t < vocab; t++)
@@ -30,10 +47,21 @@ static int argmax(const float *p, int vocab) {
     return best;
 }
 
+int gpt2_run_fills(const gpt2_run *r) { /* here, not in gpt2.c: gpt2.c calls this file */
+    if (!r->fill) return 0;
+    const int m = r->n_mask < GPT2_FILL_MAX ? r->n_mask : GPT2_FILL_MAX;
+    return m < r->fill->cap ? m : r->fill->cap;
+}
+
+int gpt2_run_measurable(const gpt2_run *r) {
+    return r->n >= 1 && (r->m->tf->spec.causal || gpt2_run_fills(r) >= 1);
+}
+
 int gpt2_run_effects(gpt2_run *r, int layer) {
     const tf_config *c = &r->m->tf->cfg;
-    if (r->n < 1 || layer < 0 || layer >= c->layers || !r->m->tf->spec.causal)
-        return -1; /* no next token */
+    if (!gpt2_run_measurable(r) || layer < 0 || layer >= c->layers)
+        return -1;                            /* no next token, no blank */
+    const int blank = !r->m->tf->spec.causal; /* an encoder: its first blank */
     const size_t offs = (size_t)c->layers * c->h;
     unsigned char *one = calloc(offs, 1);
     if (!one) return -1;
@@ -42,13 +70,26 @@ int gpt2_run_effects(gpt2_run *r, int layer) {
         memset(one, 0, offs);
         one[(size_t)layer * c->h + i] = 1;
         tf_infer_update(r->inf, r->ids, r->n, one);
-        r->e_kl[i] = (float)kl_bits(r->probs_full, r->inf->logits, c->vocab);
-        r->e_top[i] = argmax(r->inf->probs, c->vocab);
+        if (blank) { /* the masked-LM head on the first blank: its logits, its top token */
+            float p;
+            tf_fill_run(r->fill, r->inf, r->mask_pos, 1, 1, &r->e_top[i], &p);
+            r->e_kl[i] = (float)kl_bits_lp(r->fill_lp_full, r->fill->logits, c->vocab);
+        } else {
+            r->e_kl[i] = (float)kl_bits(r->probs_full, r->inf->logits, c->vocab);
+            r->e_top[i] = argmax(r->inf->probs, c->vocab);
+        }
     }
-    /* back to the run's own heads removed: what the view and the panel show */
+    /* back to the run's own heads removed: what the view and the panel show (an
+       encoder's blanks filled again, so that their logits are the run's) */
     tf_infer_update(r->inf, r->ids, r->n, r->any_off ? r->off : NULL);
     free(one);
-    r->e_top_full = argmax(r->probs_full, c->vocab);
+    if (blank) {
+        tf_fill_run(r->fill, r->inf, r->mask_pos, gpt2_run_fills(r), GPT2_TOP, &r->fill_ids[0][0],
+                    &r->fill_p[0][0]);
+        r->e_top_full = argmax(r->fill_lp_full, c->vocab); /* row 0: the first blank's */
+    } else {
+        r->e_top_full = argmax(r->probs_full, c->vocab);
+    }
     r->e_layer = layer;
     return 0;
 }

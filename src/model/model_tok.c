@@ -80,6 +80,15 @@ const char *model_tok_path(const model_tok *t) {
     return t->path;
 }
 
+void model_tok_describe(const model_tok *t, char *buf, size_t len) {
+    if (t->bpe) {
+        snprintf(buf, len, "GPT-2's byte-level BPE (vocab.json, merges.txt)");
+        return;
+    }
+    const char *slash = strrchr(t->path, '/');
+    snprintf(buf, len, "%s (%s)", tokjson_kind(t->tj), slash ? slash + 1 : t->path);
+}
+
 int model_tok_vocab_size(const model_tok *t) {
     return t->bpe ? bpe_vocab_size(t->bpe) : tokjson_vocab_size(t->tj);
 }

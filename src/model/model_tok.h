@@ -21,6 +21,10 @@ void model_tok_free(model_tok *t); /* NULL is fine */
 
 /* The file it was read from (tokenizer.json or vocab.json), for messages. */
 const char *model_tok_path(const model_tok *t);
+/* What it is and the file it came from, for the window's help: "WordPiece
+   (vocab.txt)", "Unigram (tokenizer.json)", "GPT-2's byte-level BPE (vocab.json,
+   merges.txt)" ... into buf. */
+void model_tok_describe(const model_tok *t, char *buf, size_t len);
 /* One more than the largest id it can give. */
 int model_tok_vocab_size(const model_tok *t);
 /* 1: GPT-2's vocab.json and merges.txt (its vocabulary must be the model's exactly). */

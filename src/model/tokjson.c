@@ -475,6 +475,14 @@ int tokjson_is_special(const tokjson *t, int id) {
     return t && id >= 0 && id < t->n_ids && t->is_special[id];
 }
 
+const char *tokjson_kind(const tokjson *t) {
+    return t->wordpiece       ? "WordPiece"
+           : t->unigram       ? "Unigram"
+           : t->byte_level    ? "byte-level BPE"
+           : t->byte_fallback ? "BPE with byte fallback"
+                              : "BPE";
+}
+
 void tokjson_free(tokjson *t) {
     if (!t) return;
     for (int i = 0; t->str && i < t->n_ids; i++) free(t->str[i]);

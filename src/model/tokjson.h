@@ -57,4 +57,8 @@ void tokjson_token_label(const tokjson *t, int id, char *buf, size_t len);
 /* 1 when id is an added token marked special (<s>, <|begin_of_text|>, ...). */
 int tokjson_is_special(const tokjson *t, int id);
 
+/* Its model, in words: "WordPiece", "Unigram", "byte-level BPE" (GPT-2's and
+   RoBERTa's kind), "BPE with byte fallback" (SentencePiece's, Llama 2's) or "BPE". */
+const char *tokjson_kind(const tokjson *t);
+
 #endif

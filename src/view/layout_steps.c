@@ -167,6 +167,9 @@ static int markup_width(view_measure_fn measure, void *ud, const char *markup, i
     return w;
 }
 
+static void x_note(char *buf, size_t len, const attn_layer *layer);
+static const char *norm_after(const attn_layer *layer);
+
 /* Stage 2's note: the head's own matrices, or its query's and its K/V head's. */
 static void qkv_note(char *buf, size_t len, const attn_layer *layer, int head) {
     const int d = layer->d_model, dk = layer->d_k;
@@ -204,10 +207,7 @@ void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, i
                  i);
         break;
     }
-    case 1:
-        snprintf(buf, len, "One row per token: %s, %d numbers each.",
-                 layer->x_what ? layer->x_what : "its embedding plus its position", d);
-        break;
+    case 1: x_note(buf, len, layer); break;
     case 2: qkv_note(buf, len, layer, head); break;
     case 3:
         snprintf(buf, len,
@@ -270,10 +270,39 @@ void view_steps_note(char *buf, size_t len, const attn_layer *layer, int head, i
     default:
         snprintf(buf, len,
                  "head%s times its %d rows of W\xE1\xB4\xBC: %d \xC3\x97 %d. The %d heads' shares "
-                 "add up to MultiHead.",
-                 i, dk, n, d, layer->h);
+                 "add up to MultiHead.%s",
+                 i, dk, n, d, layer->h, norm_after(layer));
         break;
     }
+}
+
+/* X's note: what X is, and where the block's norm sits (" Pre-norm: ...", nothing
+   when the layer does not say: the built-in model): pre-LN and post-LN differ here. */
+static void x_note(char *buf, size_t len, const attn_layer *layer) {
+    const char *norm = layer->rms_norm ? "RMSNorm" : "LayerNorm";
+    const char *f = layer->rms_norm ? "RMSNorm" : "LN";
+    char where[200] = "";
+    if (layer->norm_at == ATTN_NORM_PRE)
+        snprintf(where, sizeof where,
+                 " Pre-norm: the %s sits before the attention, and MultiHead is added to the "
+                 "stream as it was, x + MultiHead(%s(x)).",
+                 norm, f);
+    else if (layer->norm_at == ATTN_NORM_POST)
+        snprintf(where, sizeof where,
+                 " Post-LN: no norm before the attention; the %s sits after the residual add, "
+                 "%s(x + MultiHead(x)).",
+                 norm, f);
+    snprintf(buf, len, "One row per token: %s, %d numbers each.%s",
+             layer->x_what ? layer->x_what : "its embedding plus its position", layer->d_model,
+             where);
+}
+
+/* What follows MultiHead, as the W^O stage's note says it: the add, and a post-LN
+   block's norm after it; "" when the layer does not say. */
+static const char *norm_after(const attn_layer *layer) {
+    if (layer->norm_at == ATTN_NORM_POST)
+        return " Then added to X and normed: LN(X + MultiHead), the post-LN add.";
+    return layer->norm_at == ATTN_NORM_PRE ? " Then added to the stream, no norm after it." : "";
 }
 
 /* The chip of stage k (1-based) in the strip: variant 0 with a name, 1 the number. */

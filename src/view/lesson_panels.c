@@ -10,6 +10,7 @@
  * Where they go is layout_lesson.c's. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "view_internal.h"
 
@@ -225,13 +226,15 @@ static void alike_verdict_forms(const view_ctx *c, const float *change, int h, c
         if (could_go(c->s, change, i))
             k += snprintf(list + k, sizeof list - (size_t)k, "%s%d", count++ ? ", " : "", i + 1);
     const double pct = 100.0 * VIEW_COULD_GO, bits = VIEW_NEXT_KL_GO;
-    const int why = c->s->next_measure; /* a model's heads not measured (yet) */
+    const int why = c->s->next_measure;    /* a model's heads not measured (yet) */
+    const int blank = c->s->next_is_blank; /* an encoder's: its first blank, not a next token */
+    const char *on = blank ? "the blank" : "the next token";
     if (h > 1 && !model && why == VIEW_MEASURE_PENDING) {
-        snprintf(f[0], 256, "could go alone? measuring each head on the next token\xE2\x80\xA6");
+        snprintf(f[0], 256, "could go alone? measuring each head on %s\xE2\x80\xA6", on);
         snprintf(f[1], 256, "could go? measuring\xE2\x80\xA6");
         snprintf(f[2], 256, "measuring\xE2\x80\xA6");
     } else if (h > 1 && !model && why == VIEW_MEASURE_TOO_LONG) {
-        snprintf(f[0], 256, "could go alone: not measured on the next token (over %d tokens)",
+        snprintf(f[0], 256, "could go alone: not measured on %s (over %d tokens)", on,
                  c->s->next_measure_cap);
         snprintf(f[1], 256, "could go: not measured (over %d tokens)", c->s->next_measure_cap);
         snprintf(f[2], 256, "could go: not measured");
@@ -243,18 +246,19 @@ static void alike_verdict_forms(const view_ctx *c, const float *change, int h, c
                          "MultiHead is 0");
     } else if (!count && model) {
         snprintf(f[0], 256,
-                 "none could go alone: without any one the next token moves (KL \xE2\x89\xA5 %.1f "
+                 "none could go alone: without any one %s moves (KL \xE2\x89\xA5 %.1f "
                  "bit or a new top)",
-                 bits);
-        snprintf(f[1], 256, "none could go alone (next-token KL \xE2\x89\xA5 %.1f bit)", bits);
+                 on, bits);
+        snprintf(f[1], 256, "none could go alone (%s KL \xE2\x89\xA5 %.1f bit)",
+                 blank ? "blank" : "next-token", bits);
         snprintf(f[2], 256, "none could go alone");
     } else if (!count) {
         snprintf(f[0], 256, "none could go alone: each changes MultiHead by %.0f %% or more", pct);
         snprintf(f[1], 256, "none could go alone (each \xE2\x89\xA5 %.0f %%)", pct);
         snprintf(f[2], 256, "none could go alone");
     } else if (model) {
-        snprintf(f[0], 256, "could go alone (next token kept, KL < %.1f bit): head%s %s", bits,
-                 count > 1 ? "s" : "", list);
+        snprintf(f[0], 256, "could go alone (%s kept, KL < %.1f bit): head%s %s",
+                 blank ? "the blank's top word" : "next token", bits, count > 1 ? "s" : "", list);
         snprintf(f[1], 256, "could go alone (KL < %.1f bit): %s", bits, list);
         snprintf(f[2], 256, "could go: %s", list);
     } else {
@@ -263,6 +267,11 @@ static void alike_verdict_forms(const view_ctx *c, const float *change, int h, c
         snprintf(f[1], 256, "could go alone (< %.0f %%): %s", pct, list);
         snprintf(f[2], 256, "could go: %s", list);
     }
+    if (h > 1 && !model && why == VIEW_MEASURE_NO_BLANK) /* MultiHead's, and why */
+        for (int k = 0; k < 3; k++) {
+            const size_t at = strlen(f[k]);
+            snprintf(f[k] + at, 256 - at, "%s", k ? " (no blank)" : "; no blank to judge by");
+        }
 }
 
 /* The second line's forms: what the diagonal's numbers are, or, where they are not
@@ -273,17 +282,21 @@ static void alike_diagonal_forms(const view_ctx *c, const float *change, int h, 
     const float *v = kl ? kl : change;
     float lo = v[0], hi = v[0];
     for (int i = 1; i < h; i++) lo = v[i] < lo ? v[i] : lo, hi = v[i] > hi ? v[i] : hi;
+    const int blank = c->s->next_is_blank;
     if (kl && diagonal) {
-        snprintf(f[0], 256, "diagonal: the next token's KL without the head, bits");
-        snprintf(f[1], 256, "diagonal: next-token KL without it, bits");
-        snprintf(f[2], 256, "diagonal: KL, bits");
+        snprintf(f[0], 256, "diagonal: %s KL without the head, bits",
+                 blank ? "the blank's" : "the next token's");
+        snprintf(f[1], 256, "diagonal: %s KL without it, bits", blank ? "blank" : "next-token");
+        snprintf(f[2], 256, "diagonal: %sKL, bits", blank ? "blank " : ""); /* which KL, still */
     } else if (kl) {
         char a[16], b[16];
         kl_number(a, sizeof a, lo);
         kl_number(b, sizeof b, hi);
-        snprintf(f[0], 256, "without one head, the next token's KL is %s\xE2\x80\x93%s bits", a, b);
-        snprintf(f[1], 256, "next-token KL %s\xE2\x80\x93%s bits without one", a, b);
-        snprintf(f[2], 256, "KL without one: %s\xE2\x80\x93%s bits", a, b);
+        snprintf(f[0], 256, "without one head, %s KL is %s\xE2\x80\x93%s bits",
+                 blank ? "the blank's" : "the next token's", a, b);
+        snprintf(f[1], 256, "%s KL %s\xE2\x80\x93%s bits without one",
+                 blank ? "blank" : "next-token", a, b);
+        snprintf(f[2], 256, "%sKL without one: %s\xE2\x80\x93%s bits", blank ? "blank " : "", a, b);
     } else if (diagonal) {
         snprintf(f[0], 256, "diagonal: how much MultiHead changes without the head");
         snprintf(f[1], 256, "diagonal: MultiHead's change without it");

@@ -323,7 +323,7 @@ static const char *help_model_rows[][2] = {
      "remove the focused head (the next token or the blank shows the cost); all back"},
     {"M", "an encoder: the token whose label is pointed at becomes a blank"},
     {"J, Shift+J", "K/V: heads share fewer / more K/V heads (each new one the mean)"},
-    {"Tab / Shift+Tab", "next / previous built-in sample, GPT-2's tokenizer"},
+    {"Tab / Shift+Tab", "next / previous built-in sample"}, /* + its tokenizer (HELP_TAB_ROW) */
     {"Enter", "type your own text (Enter applies, Esc cancels)"},
     {"W, S", "the model writes, token after token (any key stops it); S: its pace"},
     {"1 \xE2\x80\xA6 9, click a head", "focus on one head with Q, K, V; Esc returns"},
@@ -341,6 +341,7 @@ static const char *help_model_rows[][2] = {
     {"Esc", "close what is open: help, text field, focus, presentation"},
     {"Ctrl+Q", "quit"},
 };
+#define HELP_TAB_ROW 6 /* help_model_rows' Tab row: the model's tokenizer is named there */
 static const char *help_random_rows[][2] = {
     {"Up / Down", "h: next / previous divisor of d_model"},
     {"Right / Left", "d_model: next / previous size that h divides"},
@@ -421,6 +422,18 @@ void view_draw_help(const view_ctx *c) {
     const int count = training ? (int)(sizeof help_training_rows / sizeof help_training_rows[0])
                       : s->overview ? (int)(sizeof help_model_rows / sizeof help_model_rows[0])
                                     : (int)(sizeof help_random_rows / sizeof help_random_rows[0]);
+    /* a model's Tab row names the tokenizer the samples go through: the model's own */
+    const char *model_rows[sizeof help_model_rows / sizeof help_model_rows[0]][2];
+    char tab[160];
+    if (!training && s->overview) {
+        memcpy(model_rows, help_model_rows, sizeof model_rows);
+        if (s->overview->tokenizer && s->overview->tokenizer[0]) {
+            snprintf(tab, sizeof tab, "%s, through its tokenizer: %s",
+                     help_model_rows[HELP_TAB_ROW][1], s->overview->tokenizer);
+            model_rows[HELP_TAB_ROW][1] = tab;
+        }
+        rows = model_rows;
+    }
     const char *title =
         training
             ? "Training mode's keys (F1 or Esc closes; More keys\xE2\x80\xA6 has a button for each)"

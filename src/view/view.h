@@ -162,6 +162,7 @@ typedef struct {
     int h_kv, h_kv_shown;      /* K/V heads as trained and as computed (regrouped where
                                   fewer); 0: not said */
     int map_n;                 /* the side of each map: n, or fewer (max-pooled); 0: n */
+    const char *tokenizer;     /* its tokenizer in words, "WordPiece (vocab.txt)"; NULL: not said */
 } view_overview;
 
 /* The next-token panel: the model's most likely next tokens after the text. */
@@ -266,7 +267,14 @@ typedef struct view_state {
     const int *head_next_top;  /* (h) the most likely next token without head i */
     int next_top_full;         /* ... with every head on */
     /* or, with head_next_kl NULL on a loaded model's own heads: why not (yet) */
-    enum { VIEW_MEASURE_NONE, VIEW_MEASURE_PENDING, VIEW_MEASURE_TOO_LONG } next_measure;
+    /* (NO_BLANK: an encoder whose text has no blank filled: MultiHead's measure, said so) */
+    enum {
+        VIEW_MEASURE_NONE,
+        VIEW_MEASURE_PENDING,
+        VIEW_MEASURE_TOO_LONG,
+        VIEW_MEASURE_NO_BLANK
+    } next_measure;
+    int next_is_blank;    /* 1: head_next_kl is on an encoder's first blank, not the next token */
     int next_measure_cap; /* TOO_LONG: the most tokens measured at this layer */
 
     /* numbers derived from the layer for the lesson (may be NULL: not shown) */

@@ -139,7 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                              (int)(mflags >> 3) & 1,
                              0,
                              0,
-                             0};
+                             0,
+                             NULL};
 #ifdef FUZZ_EDGES
         if (mflags & 8) ov.layers = (mflags & 16) ? 0 : 257;
         if (mflags & 32) ov.h = (mflags & 64) ? -1 : 300;

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "gpt2.h"
 #include "mha.h"
 #include "options.h"
 #include "tok.h"
@@ -21,6 +22,11 @@ int app_export(const cli_options *o, tok_list *toks, const mha_config *cfg, char
 /* --model PATH --dump OUT: every layer of a loaded model (model_dump.c); with
  * --generate N the text is written on first (printed, and generated.json). */
 int app_model_dump(const cli_options *o, char *err, size_t errlen);
+
+/* The same files of a model already run (a lesson's step: lesson_mode.c), the
+ * layers at h heads (0: the model's own); the run's shown layer is changed. */
+int app_model_dump_run(const char *dir, const gpt2_model *m, gpt2_run *run, int h, char *err,
+                       size_t errlen);
 
 /* Times the forward pass (and, where built, layout and drawing); prints a table. */
 int app_bench(const cli_options *o, char *err, size_t errlen);

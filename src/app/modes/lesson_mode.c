@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "app.h"
 #include "async.h"
 #include "budget.h"
 #include "deck.h"
@@ -121,6 +122,16 @@ int app_lesson_dump(const cli_options *o, tok_list *toks, const mha_config *cfg,
                  "the step's task, -H, -d, -s and --steps dumps its run",
                  o->lesson_step);
         rc = 2;
+    } else if (s && (s->gpt || s->gpt_wanted || s->gpt_loading)) { /* the step's model */
+        const gpt2_model *m = NULL;
+        gpt2_run *run = NULL;
+        int h = 0;
+        if (app_gpt_shown_run(s, &m, &run, &h) != 0) {
+            snprintf(err, errlen, "--step %d: its model is not computed", o->lesson_step);
+            rc = 1;
+        } else {
+            rc = app_model_dump_run(o->dump_dir, m, run, h, err, errlen);
+        }
     } else if (s) {
         attn_layer layer;
         mha_layer_text text;

@@ -289,3 +289,11 @@ int app_model_dump(const cli_options *o, char *err, size_t errlen) {
     gpt2_free(m);
     return rc;
 }
+
+int app_model_dump_run(const char *dir, const gpt2_model *m, gpt2_run *run, int h, char *err,
+                       size_t errlen) {
+    model_dump md = {m, run, h ? h : m->tf->cfg.h, NULL, NULL};
+    const int rc = dump_write(dir, model_file, &md, err, errlen) != 0 ? 1 : 0;
+    free(md.text);
+    return rc;
+}

@@ -69,6 +69,7 @@ static void rebuild(app_state *s) {
     const gpt2_run *r = gpt_shown(g);
     const size_t pp = (size_t)r->ov_n * r->ov_n; /* the maps of this run, or none yet */
     for (int i = 0; i < c->layers; i++) g->attn[i] = pp ? r->ov + (size_t)i * c->h * pp : NULL;
+    model_tok_describe(g->m->tok, g->tok_desc, sizeof g->tok_desc);
     g->ov = (view_overview){.name = g->m->paths.name,
                             .layers = c->layers,
                             .h = c->h,
@@ -78,7 +79,8 @@ static void rebuild(app_state *s) {
                             .tokens = r->label,
                             .layer = r->shown,
                             .off = r->off,
-                            .encoder = gpt2_run_is_encoder(r)};
+                            .encoder = gpt2_run_is_encoder(r),
+                            .tokenizer = g->tok_desc};
     if (gpt2_run_is_encoder(r)) {
         gpt_fill_panel(&g->next, &g->fill, r, g->next_k ? g->next_k : 5);
     } else {
@@ -198,7 +200,7 @@ static int measure_cap(const app_gpt *g) {
 /* Whether the shown run, at what was asked, still lacks its layer's measure. */
 static int measure_due(const app_gpt *g) {
     const gpt2_run *r = gpt_shown(g);
-    return g->effects && !gpt2_run_is_encoder(r) && g->h == g->m->tf->cfg.h && r->n >= 1 &&
+    return g->effects && gpt2_run_measurable(r) && g->h == g->m->tf->cfg.h &&
            r->n <= measure_cap(g) && r->e_layer != g->layer;
 }
 
@@ -661,9 +663,15 @@ void app_gpt_view(const app_state *s, view_state *vs) {
     vs->next = &g->next;
     const gpt2_run *r = gpt_shown(g);
     vs->resplit = r->shown_h != g->m->tf->cfg.h;
-    /* a re-split layer's heads are not the model's, an encoder has no next token:
-       MultiHead's measure, as the built-in model's */
-    if (vs->resplit || r->shown < 0 || !g->effects || gpt2_run_is_encoder(r)) return;
+    /* a re-split layer's heads are not the model's, an encoder without a blank has
+       nothing of its own to judge by: MultiHead's measure, as the built-in model's
+       (the encoder's said so) */
+    if (vs->resplit || r->shown < 0 || !g->effects) return;
+    if (!gpt2_run_measurable(r)) {
+        if (gpt2_run_is_encoder(r)) vs->next_measure = VIEW_MEASURE_NO_BLANK;
+        return;
+    }
+    vs->next_is_blank = gpt2_run_is_encoder(r);
     if (r->e_layer == r->shown) {
         vs->head_next_kl = r->e_kl;
         vs->head_next_top = r->e_top;

@@ -7,6 +7,15 @@
 
 #include "gpt_internal.h"
 
+int app_gpt_shown_run(app_state *s, const gpt2_model **m, gpt2_run **run, int *h) {
+    app_gpt *g = s->gpt;
+    if (!g || s->gpt_wanted || s->gpt_loading || app_gpt_busy(s)) return -1;
+    *m = g->m;
+    *run = gpt_shown(g);
+    *h = g->h;
+    return 0;
+}
+
 int app_gpt_off_list(const app_state *s, char *buf, size_t len) {
     const app_gpt *g = s->gpt;
     if (len) buf[0] = '\0';

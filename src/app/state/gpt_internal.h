@@ -55,8 +55,9 @@ struct app_gpt {
     gpt_say say;
     app_gpt_job job;
     int overview_open;
-    int next_k;      /* tokens the panel shows: 5 in the window, 10 in --panel next */
-    char path[4096]; /* as it was opened (a view file's model = PATH) */
+    int next_k;        /* tokens the panel shows: 5 in the window, 10 in --panel next */
+    char path[4096];   /* as it was opened (a view file's model = PATH) */
+    char tok_desc[96]; /* its tokenizer in words, for the help (model_tok_describe) */
     view_overview ov;
     const float *attn[TF_MAX_LAYERS];
     view_next next;

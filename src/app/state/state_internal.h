@@ -3,6 +3,7 @@
 #define MHAVIZ_STATE_INTERNAL_H
 
 #include "checkpoint.h"
+#include "gpt2.h"
 #include "learn.h"
 #include "request.h"
 #include "state.h"
@@ -136,6 +137,9 @@ int app_gpt_check(const app_gpt *g, int layer, int h, char *err, size_t errlen);
 void app_gpt_set_view(app_state *s, int layer, int h, int kv, int overview);
 /* Closes the model shown: the random model's view again. */
 void app_gpt_close(app_state *s);
+/* The model shown, its run and its heads, for a dump of the view (a lesson's
+   step): 0, or -1 when no model is shown or one is asked for or computed. */
+int app_gpt_shown_run(app_state *s, const gpt2_model **m, gpt2_run **run, int *h);
 /* A loaded model's heads removed (X), "LAYER:HEAD,..." 1-based, layer by layer
    ("" none; a model asked for: the ones it will remove) into buf; 0 when no model
    is shown or asked for. */
