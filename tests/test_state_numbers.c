@@ -11,10 +11,14 @@
  *     state's own come next;
  *   - the run a job reads is not written meanwhile (the next change waits), and
  *     a model let go while it is read is freed only once the job is back (the
- *     sanitizer build and valgrind see a use after free).
+ *     sanitizer build and valgrind see a use after free);
+ *   - the shown layer's output with every head on, which no layer keeps any more
+ *     (made from the layer's Concat when heads are removed in it), equals the
+ *     output of a state with every head on, after X and after typing at the end.
  * Keys are pressed through app_key_action, as the window does. The checkpoint
  * comes from tests/state_model_check.py (gpt2_gen.py, 3 layers x 4 heads, n_embd
  * 32) in MHAVIZ_TEST_MODEL; without it the test is skipped. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -211,9 +215,63 @@ static void test_let_go_while_read(void **st) {
     app_state_destroy(s);
 }
 
+static void edit_to(app_state *s, const char *text) {
+    CHECK_TRUE("Return opens the field", press(s, APP_KEY_RETURN, 0));
+    app_action a = {.kind = ACT_EDIT_CLEAR};
+    app_apply(s, &a);
+    a = (app_action){.kind = ACT_EDIT_INSERT, .text = text};
+    app_apply(s, &a);
+    press(s, APP_KEY_RETURN, 0);
+}
+
+/* The shown layer's output with every head on (what the difference and the heads'
+   contributions compare with; no layer keeps its own) against the output of the
+   same layer in a state with every head on, within 1e-5 of its largest. */
+static void check_unablated(const char *where, app_state *s, const char *text) {
+    view_state vs, vt;
+    app_view(s, &vs);
+    const attn_layer *L = vs.layer;
+    if (!L->out_full || L->out_full == L->out) fail_msg("%s: no output with every head on", where);
+    app_state *t = make_state(model_dir());
+    edit_to(t, text);
+    for (int i = 0; i < L->layer; i++) press(t, 'y', 0);
+    app_view(t, &vt);
+    CHECK_INT(where, L->n, vt.layer->n);
+    CHECK_INT(where, L->layer, vt.layer->layer);
+    double worst = 0.0, top = 0.0, moved = 0.0;
+    for (size_t k = 0; k < (size_t)L->n * L->d_model; k++) {
+        worst = fmax(worst, fabs((double)L->out_full[k] - vt.layer->out[k]));
+        top = fmax(top, fabs((double)vt.layer->out[k]));
+        moved = fmax(moved, fabs((double)L->out[k] - vt.layer->out[k]));
+    }
+    if (!(worst <= 1e-5 * top))
+        fail_msg("%s: |out_full - out with every head on| = %g (largest %g)", where, worst, top);
+    if (!(moved > 1e-3 * top)) fail_msg("%s: the head removed changed nothing", where);
+    app_state_destroy(t);
+}
+
+/* With a head removed in the shown layer, after X and after typing at the end (the
+   rows before kept). */
+static void test_unablated_output(void **st) {
+    (void)st;
+    app_state *s = make_state(model_dir());
+    app_action a = {.kind = ACT_ABLATE, .arg = 2};
+    app_apply(s, &a);
+    check_unablated("head 2 of layer 1 removed", s, TEXT);
+    static const char more[] = TEXT " The fox sleeps too";
+    edit_to(s, more);
+    check_unablated("then typing at the end", s, more);
+    press(s, 'y', 0); /* layer 2, every head on: the output itself */
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_TRUE("no head removed: out itself", vs.layer->out_full == vs.layer->out);
+    app_state_destroy(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_off_thread),
+        cmocka_unit_test(test_unablated_output),
         cmocka_unit_test(test_let_go_while_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

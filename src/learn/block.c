@@ -250,23 +250,20 @@ static void qkv(tf_infer *t, int i, const float *x, float *q, float *k, float *v
     }
 }
 
-/* out = Concat W^O + b_O on the n rows from r0 (concat and out at row r0); with
-   heads of off_i removed, the output with every head on is kept in out_full and out
-   recomputed from Concat with their bands zeroed. */
+/* out = Concat W^O + b_O on n rows (concat and out at the first of them); with
+   heads of off_i removed, their bands of Concat are zeroed first (the output with
+   every head on is not kept: the view makes its layer's from its own Concat). */
 static void project(tf_infer *t, int i, const unsigned char *off_i, float *concat, float *out,
-                    int r0, int n) {
+                    int n) {
     const model_spec *s = &t->tf->spec;
     const tf_layer_params *lp = &t->tf->p.layer[i];
     const int d = s->d_model, h = s->h, hd = s->head_dim, qd = spec_q_dim(s);
-    matmul_forward(out, concat, lp->w_o, lp->b_o, n, qd, d);
     int any = 0;
     for (int j = 0; j < h; j++) {
         t->off[(size_t)i * h + j] = off_i && off_i[j];
         any |= t->off[(size_t)i * h + j];
     }
-    if (!any) return;
-    memcpy(slab(t, t->out_full, i, d) + (size_t)r0 * d, out, (size_t)n * d * sizeof(float));
-    for (int j = 0; j < h; j++)
+    for (int j = 0; any && j < h; j++)
         if (off_i[j])
             for (int r = 0; r < n; r++)
                 memset(concat + (size_t)r * qd + (size_t)j * hd, 0, (size_t)hd * sizeof(float));
@@ -297,7 +294,7 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
        (no layer keeps its attention nor its heads); the new queries read the kept
        keys and values (the KV cache) and their own */
     attention(t->scores, t->scores, concat, q, k, v, t->kx, t->vx, r0, t->n, s);
-    project(t, i, off_i, concat + (size_t)r0 * qd, out, r0, n);
+    project(t, i, off_i, concat + (size_t)r0 * qd, out, n);
     /* res1 = x + attn (normed, post-LN); the MLP; the stream into layer i + 1 */
     float *res1 = s->d_ff ? t->res1 : next;
     residual_forward(res1, x, out, nd);
