@@ -33,7 +33,7 @@ STATS = re.compile(r"^stats(?: exit)? frames=(\d+) recomputes=(\d+) wakeups=(\d+
                    r"jobs=(\d+) woke=([a-z,]+) forwards=\d+(?: .*)?$")
 # the key path's counts on the same line: numbers derived, views filled, actions applied
 COUNTS = re.compile(r"^stats(?: exit)? frames=(\d+) recomputes=(\d+) .* derives=(\d+) "
-                    r"views=(\d+) actions=(\d+)$")
+                    r"views=(\d+) actions=(\d+)(?: .*)?$")
 # what the X server sends: a frame for one of these is an answer, not idle work
 FROM_X = {"key", "pointer", "window", "other"}
 

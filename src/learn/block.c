@@ -245,13 +245,10 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
     /* Q, K, V, QK-norm and RoPE at the new rows; the attention at n tokens in the
        scratch (h, n, n), rows packed at n, the softmax in place (no layer keeps its
        attention nor its heads): the new queries read the kept keys and values (the KV
-       cache) and their own; out = Concat W^O + b_O, and with heads of off_i removed,
-       the output with every head on kept in out_full */
-    int any = 0;
-    for (int j = 0; j < s->h; j++) {
-        t->off[(size_t)i * s->h + j] = off_i && off_i[j];
-        any |= t->off[(size_t)i * s->h + j];
-    }
+       cache) and their own; out = Concat W^O + b_O, with heads of off_i removed (the
+       output with every head on is not kept: the view makes its layer's from its own
+       Concat) */
+    for (int j = 0; j < s->h; j++) t->off[(size_t)i * s->h + j] = off_i && off_i[j];
     const qk_ctx qc = {t, i};
     attn_sublayer a = sublayer(t->tf, i, t->n, r0);
     a.x = t->ln1;
@@ -259,7 +256,6 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
     a.scores = a.attn = t->scores;
     a.concat = t->concat; /* scratch, as the attention */
     a.out = slab(t, t->out, i, d);
-    a.out_full = any ? slab(t, t->out_full, i, d) : NULL;
     a.off = off_i;
     a.qk_step = qk_step, a.qk_ctx = (void *)&qc;
     attn_sublayer_forward(&a);

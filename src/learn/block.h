@@ -33,8 +33,8 @@ void block_rope_table(float *cs, const model_spec *s, int n);
 void block_qk_unrotated(float *q, float *k, const transformer *tf, int i, const float *x, int n);
 
 /* Layer i of t on its stream into it, t->resid[i], out into t->resid[i + 1], for
- * the rows (positions) r0 .. t->n - 1: keeps their Q, K, V, out (and out_full when
- * off_i removes a head); their X, attention and Concat only in t's scratch. The
+ * the rows (positions) r0 .. t->n - 1: keeps their Q, K, V and out (with the heads
+ * off_i removes); their X, attention and Concat only in t's scratch. The
  * rows before r0 are the last run's and stay: their K and V are read (the KV
  * cache). r0 > 0 only in a causal model, whose rows before r0
  * cannot see the rows after. */

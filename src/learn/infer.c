@@ -28,7 +28,7 @@ static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
         return -1;
     const size_t nn = (size_t)n * n, L = (size_t)c->layers;
     z->resid = (L + 1) * n * c->d_model;
-    z->layer_d = L * n * c->d_model;      /* each of out, out_full */
+    z->layer_d = L * n * c->d_model;      /* out */
     z->layer_q = L * n * spec_q_dim(s);   /* q */
     z->layer_kv = L * n * spec_kv_dim(s); /* k, v */
     z->lnf = (size_t)n * c->d_model;
@@ -46,9 +46,9 @@ static int sizes(const transformer *tf, int n, int split, infer_sizes *z) {
 }
 
 static size_t total(const infer_sizes *z) {
-    return z->resid + 2 * z->layer_d + z->layer_q + 2 * z->layer_kv + z->lnf + 2 * z->vocab +
-           z->rope + 4 * z->scratch_nd + 2 * z->ff + z->gate + 2 * z->rows + 2 * z->rep +
-           z->scores + z->concat + z->emb;
+    return z->resid + z->layer_d + z->layer_q + 2 * z->layer_kv + z->lnf + 2 * z->vocab + z->rope +
+           4 * z->scratch_nd + 2 * z->ff + z->gate + 2 * z->rows + 2 * z->rep + z->scores +
+           z->concat + z->emb;
 }
 
 size_t tf_infer_bytes(const transformer *tf, int n, int split) {
@@ -84,7 +84,6 @@ tf_infer *tf_infer_create(const transformer *tf, int n, int split) {
     CARVE(k, z.layer_kv);
     CARVE(v, z.layer_kv);
     CARVE(out, z.layer_d);
-    CARVE(out_full, z.layer_d);
     CARVE(lnf, z.lnf);
     CARVE(logits, z.vocab);
     CARVE(probs, z.vocab);
@@ -275,7 +274,9 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *x, con
             L->off[j / 64] |= UINT64_C(1) << (j % 64);
             any = 1;
         }
-    L->out_full = any ? at(t, t->out_full, i) : L->out;
+    /* with heads removed, the output with every head on is the caller's to make (no
+       layer keeps it: gpt2.c makes the shown layer's from its Concat) */
+    L->out_full = any ? NULL : L->out;
 }
 
 void tf_infer_qk_unrotated(tf_infer *t, int i, float *q, float *k) {

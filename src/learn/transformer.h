@@ -247,7 +247,7 @@ typedef struct {
     int *ids;              /* (cap): the last run's tokens; n = 0: no run yet */
     int split_cap;         /* the most heads tf_infer_split lays out at cap tokens */
     float *resid;          /* (layers + 1, cap, d): into layer i; [layers]: out of the last */
-    float *out, *out_full; /* (layers, cap, d) each */
+    float *out;            /* (layers, cap, d): each layer's attention output, heads removed */
     float *ln1;            /* (cap, d): the layer computed's X (tf_infer_x: any layer's) */
     float *q;              /* (layers, cap, qd) */
     float *k, *v;          /* (layers, cap, kvd) each */
@@ -333,7 +333,9 @@ void tf_infer_x(tf_infer *t, int i, float *x);
  * GPT-2's shapes (Q, K, V, Concat (n, d_model)): W^Q, Q, Concat and W^O are left NULL unless h
  * head_dim = d_model (then d_k = head_dim), W^K, W^V, K and V unless also h_kv = h; the attention,
  * the output and X are always there. A RoPE model's Q and K after the rotation are
- * given too (q_rot, k_rot; q_unrot and k_unrot are the caller's, tf_infer_qk_unrotated). */
+ * given too (q_rot, k_rot; q_unrot and k_unrot are the caller's, tf_infer_qk_unrotated).
+ * out_full is out where no head of the layer is removed, else NULL: no layer keeps its
+ * output with every head on (the caller makes it from concat times W^O). */
 void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *x, const float *scores,
                     const float *attn, const float *concat, const char *const *tokens);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "layers.h"
 #include "model_pages.h"
 #include "regroup.h"
 #include "sublayer.h"
@@ -85,6 +86,7 @@ void gpt2_run_free(gpt2_run *r) {
     free(r->s_concat);
     free(r->s_out);
     free(r->s_heads);
+    free(r->s_full);
     tf_fill_destroy(r->fill);
     free(r->fill_lp_full);
     free(r->e_kl);
@@ -340,6 +342,30 @@ static void zero_removed(gpt2_run *r, int layer, int width) {
                        r->n);
 }
 
+/* The shown layer's output with every head on (what the view's difference and the
+   heads' contributions compare with) where heads are removed in it: s_concat, before
+   their bands are zeroed, times W^O plus b_O, on the rows from keep (those before
+   are the last show's when it made them for the same layer). 0, or -1 out of memory. */
+static int show_full(gpt2_run *r, int layer, int width, int keep) {
+    const model_spec *s = &r->m->tf->spec;
+    const int h = s->h, d = s->d_model, qd = spec_q_dim(s);
+    int any = 0;
+    for (int j = 0; j < h; j++) any |= r->inf->off[(size_t)layer * h + j];
+    if (!any) return 0;
+    if (!r->s_full) r->s_full = malloc((size_t)r->inf->cap * d * sizeof(float));
+    if (!r->s_full) return -1;
+    const tf_layer_params *lp = &r->inf->tf->p.layer[layer];
+    if (width == qd) /* one product over the rows */
+        matmul_forward(r->s_full + (size_t)keep * d, r->s_concat + (size_t)keep * width, lp->w_o,
+                       lp->b_o, r->n - keep, qd, d);
+    else /* Concat's rows wider than W^O reads: a row at a time */
+        for (int row = keep; row < r->n; row++)
+            matmul_forward(r->s_full + (size_t)row * d, r->s_concat + (size_t)row * width, lp->w_o,
+                           lp->b_o, 1, qd, d);
+    r->s_full_n = r->n;
+    return 0;
+}
+
 /* Rows [0, rows) of `blocks` matrices packed (blocks, n0, w0) moved to their places
    packed (blocks, n, w), each row's first min(w0, w) floats, the rest of a widened
    row set to fill. Both grow (or both shrink): moved from the last row back (or
@@ -423,6 +449,9 @@ static int show_rows(gpt2_run *r, int layer, int h, int keep) {
     else
         tf_infer_split(r->inf, layer, h, r->s_scores, r->s_attn, r->s_concat, r->s_heads,
                        h == c->h ? NULL : r->s_out);
+    const int full_kept = r->s_full_n; /* (the same layer's rows, where keep > 0) */
+    r->s_full_n = 0;
+    if (h == c->h && show_full(r, layer, d, keep <= full_kept ? keep : 0) != 0) return -1;
     if (h == c->h) zero_removed(r, layer, d);
     r->shown = layer;
     r->shown_h = h;
@@ -551,6 +580,7 @@ static int fill_layer(const void *self, int i, attn_layer *L) {
     /* the shown layer's scores and attention, and its heads where it can be re-split:
        gpt2_run_show computed them */
     tf_infer_layer(L, r->inf, i, r->s_x, r->s_scores, r->s_attn, r->s_concat, r->label);
+    if (!L->out_full && r->s_full_n == r->n) L->out_full = r->s_full; /* heads removed */
     if (r->s_qpre && L->q_rot) { /* RoPE: the shown layer's, unrotated */
         L->q_unrot = r->s_qpre;
         L->k_unrot = r->s_kpre;

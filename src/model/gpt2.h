@@ -72,6 +72,9 @@ typedef struct {
     int shown, shown_h; /* layer, heads (the model's own or a re-split); -1: none */
     float *s_scores, *s_attn, *s_concat, *s_out;
     float *s_heads;         /* (h, n, d_k): head_i = A_i V_i, removed heads too */
+    float *s_full;          /* (n, d_model): its output with every head on, where heads are
+                               removed in it (no layer keeps its own: made from s_concat) */
+    int s_full_n;           /* the rows of s_full made for the layer shown (0: none) */
     float *s_qpre, *s_kpre; /* RoPE: the shown layer's Q (n, h d_k), K (n, h_kv d_k) unrotated */
     /* K/V regrouped (gpt2_run_regroup): m is then &kvm, own's weights with its K/V
        heads pooled into kv; own is the model as opened */

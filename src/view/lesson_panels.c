@@ -393,7 +393,10 @@ static void draw_redundancy(const view_ctx *c) {
     }
     if (!c->s->head_divergence || h > 16) {
         draw_text(c->dl, L->redund_map.x, L->redund_map.y,
-                  h > 16 ? "compared for at most 16 heads" : "not computed", fs, c->th.muted, 0, 0);
+                  h > 16                  ? "compared for at most 16 heads"
+                  : c->s->numbers_pending ? "computing\xE2\x80\xA6"
+                                          : "not computed",
+                  fs, c->th.muted, 0, 0);
         return;
     }
     float sim[16 * 16];

@@ -278,6 +278,8 @@ typedef struct view_state {
     int next_measure_cap; /* TOO_LONG: the most tokens measured at this layer */
 
     /* numbers derived from the layer for the lesson (may be NULL: not shown) */
+    int numbers_pending;           /* the layer's own numbers below are being computed:
+                                      "computing…" where they go, none claimed meanwhile */
     const float *head_entropy;     /* (h) mean row entropy in bits */
     const float *head_divergence;  /* (h, h) mean Jensen-Shannon divergence in bits */
     int divergence_step;           /* it averages every divergence_step-th query row */

@@ -76,6 +76,8 @@ struct app_async {
     app_gpt_job *gpt_job;
     job *load_handle; /* a model being loaded, into load */
     load_job load;
+    job *numbers_handle; /* a loaded model's layer's own numbers, numbers_job */
+    app_numbers *numbers_job;
     job *time_handle; /* the forward being timed, on timing.m (the spare's while it runs) */
     timing_job timing;
     unsigned long cache_key[FORWARD_CACHE];
@@ -261,6 +263,34 @@ static int gpt_changes(app_state *s, app_async *a, int block) {
     return changed;
 }
 
+static void numbers_fn(job *handle, void *ctx) {
+    (void)handle; /* cannot be cut short: a change into the run it reads waits for it */
+    app_numbers_run(ctx);
+}
+
+/* A loaded model's layer's own numbers: finished ones shown (or dropped when the
+   data changed meanwhile), the state's next asked of the runner. 1 if the picture
+   changed. */
+static int numbers(app_state *s, app_async *a, int block) {
+    int changed = 0;
+    if (a->numbers_handle && (block || job_poll(a->numbers_handle, NULL))) {
+        job_wait(a->numbers_handle);
+        job_free(a->numbers_handle);
+        a->numbers_handle = NULL;
+        changed = app_numbers_done(s, a->numbers_job);
+        a->numbers_job = NULL;
+    }
+    if (!a->numbers_handle && !a->held && (a->numbers_job = app_numbers_take(s))) {
+        a->numbers_handle = jobs_submit(a->runner, numbers_fn, a->numbers_job);
+        if (!a->numbers_handle) { /* no thread: here and now */
+            app_numbers_run(a->numbers_job);
+            changed |= app_numbers_done(s, a->numbers_job);
+            a->numbers_job = NULL;
+        }
+    }
+    return changed;
+}
+
 static void pin_job(job *handle, void *ctx) {
     (void)handle; /* the compute cannot be cut short */
     app_pin_compute(ctx);
@@ -386,7 +416,9 @@ int app_async_poll(app_state *s) {
     if (!a) return 0;
     int changed = pins(s, a, 0);
     changed |= loads(s, a, 0);
-    changed |= gpt_changes(s, a, 0);
+    changed |= numbers(s, a, 0);     /* (one done lets a change into its run) */
+    changed |= gpt_changes(s, a, 0); /* then those of a change just shown */
+    changed |= numbers(s, a, 0);
     changed |= training(s, a);
     changed |= take(s, a, 0);
     changed |= forward_time(s, a, 0);
@@ -413,7 +445,10 @@ void app_async_wait(app_state *s) {
     pins(s, a, 1);
     loads(s, a, 1); /* and a model: taken, then shown */
     loads(s, a, 1);
-    while (a->gpt_handle || app_gpt_busy(s)) gpt_changes(s, a, 1); /* and its changes */
+    while (a->gpt_handle || app_gpt_busy(s) || a->numbers_handle || app_numbers_wanted(s)) {
+        gpt_changes(s, a, 1); /* and its changes, and their numbers */
+        numbers(s, a, 1);
+    }
     app_refresh(s);
 }
 
@@ -437,6 +472,11 @@ void app_async_disable(app_state *s) {
     if (a->load_handle) job_wait(a->load_handle); /* a load cannot be cut short */
     job_free(a->load_handle);
     app_gpt_free(a->load.g);
+    if (a->numbers_handle) { /* the layer's numbers, then the model they read let go */
+        job_wait(a->numbers_handle);
+        job_free(a->numbers_handle);
+        app_numbers_done(s, a->numbers_job);
+    }
     if (a->gpt_handle) { /* a change under way is finished, then shown or freed */
         job_wait(a->gpt_handle);
         job_free(a->gpt_handle);
@@ -464,7 +504,8 @@ int app_async_jobs(const app_state *s) {
     const app_async *a = s->async;
     if (!a) return 0;
     return (app_request_busy(s) ? 1 : 0) + (app_gpt_busy(s) ? 1 : 0) + (a->time_handle != NULL) +
-           (a->load_handle != NULL) + (a->pin_handle != NULL) + (app_training_running(s) ? 1 : 0);
+           (a->load_handle != NULL) + (a->pin_handle != NULL) + (app_training_running(s) ? 1 : 0) +
+           (a->numbers_handle || app_numbers_wanted(s) ? 1 : 0);
 }
 
 unsigned long app_async_recomputes(const app_state *s) {

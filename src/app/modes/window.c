@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "app.h"
 #include "async.h"
@@ -27,6 +28,13 @@
 
 static double now_ms(void) {
     return (double)SDL_GetPerformanceCounter() * 1000.0 / (double)SDL_GetPerformanceFrequency();
+}
+
+/* The CPU time this thread has used, in ms (0 where the clock is missing). */
+static double thread_cpu_ms(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
 /* An SDL key as the state machine sees it (see state.h), or 0. */
@@ -315,6 +323,15 @@ typedef struct {
     unsigned woke; /* WOKE_* since the last line */
     int jobs_said; /* app_async_jobs on the last line */
     unsigned long frames, wakeups, recomputes_said, frames_said;
+    /* input to frame: an input (a key, text, the pointer) arrived no earlier than
+       when the loop last found the queue empty, or than the return of a wait that
+       blocked for it; the frame that follows answers every input before it */
+    double empty_at; /* the last time the queue was seen empty */
+    double asked;    /* the earliest an input not yet answered may have come; < 0 none */
+    double input_ms; /* the longest input to its frame since the last line; < 0 none */
+    /* the same on the window thread's CPU clock: the work the loop itself did for
+       it, which other processes on a busy machine do not lengthen */
+    double empty_cpu, asked_cpu, input_cpu_ms;
 } loop_stats;
 
 static unsigned woke_by(const SDL_Event *e, Uint32 wake_event) {
@@ -344,11 +361,16 @@ static void stats_say(loop_stats *st, const app_state *s, const char *when) {
     for (size_t i = 0, o = 0; i < sizeof woke_names / sizeof woke_names[0]; i++)
         if (st->woke & (1u << i))
             o += (size_t)snprintf(woke + o, sizeof woke - o, "%s%s", o ? "," : "", woke_names[i]);
+    char input[64] = "input_ms=- input_cpu_ms=-";
+    if (st->input_ms >= 0.0)
+        snprintf(input, sizeof input, "input_ms=%.0f input_cpu_ms=%.0f", st->input_ms,
+                 st->input_cpu_ms);
     fprintf(stderr,
             "stats%s%s frames=%lu recomputes=%lu wakeups=%lu busy=%d jobs=%d woke=%s "
-            "forwards=%lu derives=%lu views=%lu actions=%lu\n",
+            "forwards=%lu derives=%lu views=%lu actions=%lu %s\n",
             when ? " " : "", when ? when : "", st->frames, r, st->wakeups, app_async_busy(s), jobs,
-            woke, mha_forwards(), c.derives, c.views, c.actions);
+            woke, mha_forwards(), c.derives, c.views, c.actions, input);
+    st->input_ms = st->input_cpu_ms = -1.0;
     st->recomputes_said = r;
     st->jobs_said = jobs;
     st->frames_said = st->frames;
@@ -546,6 +568,13 @@ static int open_window(window_ui *w, app_state *s, font_set *fonts, char *err, s
     return 0;
 }
 
+/* A frame has answered the inputs since stats->asked: their time, if the longest. */
+static void answered(loop_stats *st) {
+    const double ms = now_ms() - st->asked, cpu = thread_cpu_ms() - st->asked_cpu;
+    if (ms > st->input_ms) st->input_ms = ms;
+    if (cpu > st->input_cpu_ms) st->input_cpu_ms = cpu;
+}
+
 /* The frame loop, until the state says quit: take a finished recompute, follow the
  * window, draw the state if it changed, do what the state asked for (a save,
  * fullscreen, the text field), then wait for an event and hand it to the state. */
@@ -562,7 +591,12 @@ static void run_loop(app_state *s, window_ui *w, view_cache *cache, font_set *fo
     static char view_logged[8192];
     const int view_logging = getenv("MHAVIZ_VIEW_LOG") != NULL;
     const char *stats_env = getenv("MHAVIZ_STATS");
-    loop_stats stats = {.on = stats_env != NULL};
+    loop_stats stats = {.on = stats_env != NULL,
+                        .empty_at = now_ms(),
+                        .asked = -1.0,
+                        .input_ms = -1.0,
+                        .empty_cpu = thread_cpu_ms(),
+                        .input_cpu_ms = -1.0};
     /* a class sees no frame times; a developer asks for them (MHAVIZ_STATS=lines: the
        lines alone, for tests that compare pictures and wait for the window's state) */
     s->timings = stats.on && strcmp(stats_env, "lines") != 0;
@@ -581,22 +615,37 @@ static void run_loop(app_state *s, window_ui *w, view_cache *cache, font_set *fo
             set_title(w->win, s, title, sizeof title);
             stats.frames++;
             if (view_logging) view_log(s, view_logged, sizeof view_logged);
+            if (stats.asked >= 0.0) answered(&stats);
         }
+        stats.asked = -1.0; /* answered: by this frame, or with nothing to draw */
         stats_say(&stats, s, NULL);
         if (take_save(s, fonts)) continue;
         follow_state(s, w, &fullscreen, &windowed);
         SDL_Event e;
+        const double t0 = now_ms();
         int got = wait_event(s, w, &e);
+        const double t1 = now_ms(), t1_cpu = thread_cpu_ms();
         stats.wakeups++;
         app_tick(s, now_ms());
         if (!got) {
             stats.woke |= WOKE_TIMEOUT;
+            stats.empty_at = t1, stats.empty_cpu = t1_cpu;
             continue;
         }
+        /* a wait that blocked returned as its event came; one that did not found it
+           queued since the queue was last seen empty */
+        const int blocked = t1 - t0 >= 1.0;
+        const double came = blocked ? t1 : stats.empty_at,
+                     came_cpu = blocked ? t1_cpu : stats.empty_cpu;
         do { /* each key's request goes to the jobs layer at once, as it comes */
-            stats.woke |= woke_by(&e, w->wake_event);
+            const unsigned woke = woke_by(&e, w->wake_event);
+            stats.woke |= woke;
+            if ((woke & (WOKE_KEY | WOKE_POINTER)) && stats.asked < 0.0)
+                stats.asked = came, stats.asked_cpu = came_cpu;
             handle_event(s, &e);
             app_async_poll(s);
+            /* (the queue seen empty then, if the poll below finds nothing) */
+            stats.empty_at = now_ms(), stats.empty_cpu = thread_cpu_ms();
         } while (!s->quit && SDL_PollEvent(&e));
     }
     stats_say(&stats, s, "exit");

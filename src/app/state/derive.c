@@ -15,6 +15,29 @@
 #define DIVERGENCE_MAX_H 16
 #define DIVERGENCE_ROWS 32 /* query rows compared at most (evenly spaced) */
 
+/* The layer's own numbers, whatever head is focused, in buffers of their own: a
+   job's are swapped with the state's when they are shown (app_numbers_done). */
+typedef struct {
+    float *entropy;      /* (h) mean row entropy, bits */
+    float *divergence;   /* (h, h) mean Jensen-Shannon divergence, bits; h <= 16 */
+    int divergence_step; /* every how many rows the divergence was averaged */
+    float base[2];       /* 1 - JS of unrelated heads, least and most; [1] 0: none */
+    float *pass_cos;     /* (h, h) cosine of head_i W^O_i and head_j W^O_j; h <= 16 */
+    float *change;       /* (h) ||head_i W^O_i|| / ||MultiHead||; h <= 16 */
+    int contrib_step;    /* every how many rows the contributions were compared; 0 none */
+    size_t cap_entropy, cap_divergence, cap_pass, cap_change; /* floats */
+} layer_nums;
+
+/* The layer's own numbers being computed off the window's thread: the jobs
+   layer's from app_numbers_take until app_numbers_done. */
+struct app_numbers {
+    attn_layer L;    /* the shown run's layer, which nothing writes meanwhile */
+    app_gpt *g;      /* the model it is of, read until app_numbers_done */
+    unsigned long v; /* the data_version they are for */
+    layer_nums nums; /* computed into */
+    int out, rc;
+};
+
 struct app_derived {
     attn_layer layer;       /* s->m with s->toks, as the view sees it */
     mha_layer_text text;    /* its positions' texts and heads' notes */
@@ -22,27 +45,28 @@ struct app_derived {
     unsigned long version;  /* data_version these numbers are for; 0 none */
     unsigned long of_data;  /* data_version the layer's own numbers (all but the focused
                                head's) are for: a focus alone computes only its head's */
-    int divergence_step;    /* every how many rows the divergence was averaged */
+    unsigned long diff_v;   /* data_version diff is for */
+    unsigned long tried_v;  /* data_version whose numbers a job could not compute */
     int head;               /* focused head they are for (1-based), 0 none */
     int has_raw, has_share; /* the layer held what raw and scaled, share are made from */
-    float *entropy;         /* (h) mean row entropy, bits */
-    float *divergence;      /* (h, h) mean Jensen-Shannon divergence, bits; h <= 16 */
+    layer_nums nums;        /* the layer's own, of of_data */
+    app_numbers job;        /* the same, being computed off the window's thread */
     float *diff;            /* (n, d_model) MultiHead - unablated MultiHead */
     float *raw;             /* (n, n) Q_i K_i^T of the focused head */
     float *scaled;          /* (n, n) raw times the layer's scale, before the mask */
     float *share;           /* (n, d_model) head_i W^O_i */
-    int contrib_step;       /* every how many rows the contributions were compared; 0 none */
-    float base[2];          /* 1 - JS of unrelated heads, least and most; [1] 0: none */
-    float *pass_cos;        /* (h, h) cosine of head_i W^O_i and head_j W^O_j; h <= 16 */
-    float *change;          /* (h) ||head_i W^O_i|| / ||MultiHead||; h <= 16 */
-    size_t cap_entropy, cap_divergence, cap_diff, cap_raw, cap_scaled, cap_share, cap_pass,
-        cap_change; /* floats */
+    size_t cap_diff, cap_raw, cap_scaled, cap_share; /* floats */
 };
+
+static void nums_free(layer_nums *u) {
+    free(u->entropy), free(u->divergence), free(u->pass_cos), free(u->change);
+}
 
 void app_derived_free(app_derived *d) {
     if (!d) return;
-    free(d->entropy), free(d->divergence), free(d->diff), free(d->raw), free(d->scaled),
-        free(d->share), free(d->pass_cos), free(d->change);
+    nums_free(&d->nums);
+    nums_free(&d->job.nums);
+    free(d->diff), free(d->raw), free(d->scaled), free(d->share);
     free(d);
 }
 
@@ -131,34 +155,39 @@ void app_derive_after(app_state *s) {
 }
 
 /* The layer's own numbers, whatever head is focused: each head's entropy, how alike
-   the heads are (and the baseline), what they pass on, MultiHead's change. */
-static int layer_numbers(app_derived *d, const attn_layer *L) {
-    const int n = L->n, h = L->h, dm = L->d_model;
-    const size_t nd = (size_t)n * dm;
-    if (reserve(&d->entropy, &d->cap_entropy, (size_t)h) || reserve(&d->diff, &d->cap_diff, nd) ||
-        (h <= DIVERGENCE_MAX_H && reserve(&d->divergence, &d->cap_divergence, (size_t)h * h)))
+   the heads are (and the baseline), what they pass on. Reads L only: a worker may
+   run it. 0, or -1 out of memory. */
+static int layer_numbers(layer_nums *u, const attn_layer *L) {
+    const int n = L->n, h = L->h;
+    if (reserve(&u->entropy, &u->cap_entropy, (size_t)h) ||
+        (h <= DIVERGENCE_MAX_H && reserve(&u->divergence, &u->cap_divergence, (size_t)h * h)))
         return -1;
-    attn_head_entropy(d->entropy, L);
+    attn_head_entropy(u->entropy, L);
     /* every pair of heads costs n^2 a row: at most about 32 rows are compared */
     const int rows = L->n_real > 0 ? L->n_real : n;
-    d->divergence_step = (rows + DIVERGENCE_ROWS - 1) / DIVERGENCE_ROWS;
-    d->base[0] = d->base[1] = 0.0f;
+    u->divergence_step = (rows + DIVERGENCE_ROWS - 1) / DIVERGENCE_ROWS;
+    u->base[0] = u->base[1] = 0.0f;
     if (h <= DIVERGENCE_MAX_H) {
-        attn_head_divergence(d->divergence, L, d->divergence_step);
+        attn_head_divergence(u->divergence, L, u->divergence_step);
         /* and what unrelated heads would read there: the scale's baseline */
-        if (attn_alike_baseline(&d->base[0], &d->base[1], L, d->divergence_step) != 0)
-            d->base[0] = d->base[1] = 0.0f;
+        if (attn_alike_baseline(&u->base[0], &u->base[1], L, u->divergence_step) != 0)
+            u->base[0] = u->base[1] = 0.0f;
     }
     /* what the heads pass on (head_i W^O_i) over about 32 of all n rows: 64 d^2 FLOPs */
-    d->contrib_step = 0;
+    u->contrib_step = 0;
     if (h <= DIVERGENCE_MAX_H && L->heads && L->w_o && L->out_full &&
-        reserve(&d->pass_cos, &d->cap_pass, (size_t)h * h) == 0 &&
-        reserve(&d->change, &d->cap_change, (size_t)h) == 0) {
+        reserve(&u->pass_cos, &u->cap_pass, (size_t)h * h) == 0 &&
+        reserve(&u->change, &u->cap_change, (size_t)h) == 0) {
         const int step = (n + DIVERGENCE_ROWS - 1) / DIVERGENCE_ROWS;
-        if (attn_head_contrib(d->pass_cos, d->change, L, step) == 0) d->contrib_step = step;
+        if (attn_head_contrib(u->pass_cos, u->change, L, step) == 0) u->contrib_step = step;
     }
-    for (size_t k = 0; k < nd; k++) d->diff[k] = L->out[k] - L->out_full[k];
     return 0;
+}
+
+/* A loaded model's layer is long (up to 1024 tokens: about 0.2 s of these numbers):
+   with the jobs layer attached its own numbers are computed there. */
+static int off_thread(const app_state *s) {
+    return s->gpt && s->req.attached;
 }
 
 int app_derive(app_state *s) {
@@ -171,10 +200,15 @@ int app_derive(app_state *s) {
     if (L->n < 1 || !L->attn) return 0; /* nothing computed yet: nothing derived */
     const size_t nd = (size_t)L->n * L->d_model, nn = (size_t)L->n * L->n;
     d->version = 0;
-    if (d->of_data != s->data_version) {
+    if (d->diff_v != s->data_version) { /* the ablation's difference: n d, cheap */
+        if (reserve(&d->diff, &d->cap_diff, nd)) return -1;
+        for (size_t k = 0; k < nd; k++) d->diff[k] = L->out[k] - L->out_full[k];
+        d->diff_v = s->data_version;
+    }
+    if (d->of_data != s->data_version && !off_thread(s)) { /* (else app_numbers_take) */
         d->of_data = 0;
         s->counts->layer_numbers++;
-        if (layer_numbers(d, L) != 0) return -1;
+        if (layer_numbers(&d->nums, L) != 0) return -1;
         d->of_data = s->data_version;
     }
     d->head = 0;
@@ -203,15 +237,20 @@ void app_derived_view(const app_state *s, view_state *vs) {
     vs->layer = &d->layer;
     vs->text_replaced = s->toks.replaced;
     if (d->version != s->data_version) return;
-    vs->head_entropy = d->entropy;
-    vs->head_divergence = d->layer.h <= DIVERGENCE_MAX_H ? d->divergence : NULL;
-    vs->divergence_step = d->divergence_step;
-    vs->alike_base_lo = d->base[0];
-    vs->alike_base_hi = d->base[1];
-    if (d->contrib_step > 0 && d->layer.h <= DIVERGENCE_MAX_H) {
-        vs->head_pass_cos = d->pass_cos;
-        vs->head_change = d->change;
-        vs->contrib_step = d->contrib_step;
+    const layer_nums *u = &d->nums;
+    if (d->of_data == s->data_version) {
+        vs->head_entropy = u->entropy;
+        vs->head_divergence = d->layer.h <= DIVERGENCE_MAX_H ? u->divergence : NULL;
+        vs->divergence_step = u->divergence_step;
+        vs->alike_base_lo = u->base[0];
+        vs->alike_base_hi = u->base[1];
+        if (u->contrib_step > 0 && d->layer.h <= DIVERGENCE_MAX_H) {
+            vs->head_pass_cos = u->pass_cos;
+            vs->head_change = u->change;
+            vs->contrib_step = u->contrib_step;
+        }
+    } else {
+        vs->numbers_pending = app_numbers_wanted(s) || d->job.out; /* none claimed meanwhile */
     }
     vs->out_diff = d->diff;
     if (d->head && d->head == s->look.focus) {
@@ -219,4 +258,45 @@ void app_derived_view(const app_state *s, view_state *vs) {
         vs->step_scaled = d->has_raw ? d->scaled : NULL;
         vs->step_share = d->has_share ? d->share : NULL;
     }
+}
+
+int app_numbers_wanted(const app_state *s) {
+    const app_derived *d = s->derived;
+    return d && off_thread(s) && d->version == s->data_version && d->of_data != s->data_version &&
+           d->tried_v != s->data_version && d->layer.n >= 1 && d->layer.attn;
+}
+
+app_numbers *app_numbers_take(app_state *s) {
+    app_derived *d = s->derived;
+    if (!app_numbers_wanted(s) || d->job.out) return NULL;
+    app_numbers *j = &d->job;
+    j->L = d->layer;
+    j->v = s->data_version;
+    j->g = app_gpt_read_begin(s);
+    j->rc = 0;
+    j->out = 1;
+    s->counts->layer_numbers++;
+    return j;
+}
+
+void app_numbers_run(app_numbers *j) {
+    j->rc = layer_numbers(&j->nums, &j->L);
+}
+
+int app_numbers_done(app_state *s, app_numbers *j) {
+    app_derived *d = s->derived;
+    j->out = 0;
+    app_gpt_read_end(j->g);
+    if (j->v != s->data_version) return 0; /* stale: dropped (the next take is the state's) */
+    if (j->rc != 0) {
+        d->tried_v = j->v; /* out of memory: the panels say "not computed" */
+        s->dirty = 1;
+        return 1;
+    }
+    const layer_nums t = d->nums; /* handed over by swapping: the job's buffers are the old ones */
+    d->nums = j->nums;
+    j->nums = t;
+    d->of_data = j->v;
+    s->dirty = 1;
+    return 1;
 }

@@ -38,7 +38,7 @@ gpt2_run *gpt_shown(const app_gpt *g) {
 
 /* The state lets g go: freed now, or by the jobs layer once its job is back. */
 static void let_go(app_gpt *g) {
-    if (g && g->job.out)
+    if (g && (g->job.out || g->read))
         g->orphan = 1;
     else
         app_gpt_free(g);
@@ -218,7 +218,9 @@ static void want_measure(app_state *s) {
 
 app_gpt_job *app_gpt_job_take(app_state *s) {
     app_gpt *g = s->gpt;
-    if (!g || !g->pending || g->job.out) return NULL;
+    /* (the run a change is computed into is the one not shown: not while a job reads
+       it, the shown one before the last change) */
+    if (!g || !g->pending || g->job.out || g->read == &g->runs[!g->cur]) return NULL;
     g->pending = 0;
     job_fill(g);
     g->job.out = 1;
@@ -249,7 +251,7 @@ int app_gpt_job_done(app_state *s, app_gpt_job *j) {
     app_gpt *g = j->g;
     j->out = 0;
     if (g->orphan) {
-        app_gpt_free(g);
+        if (!g->read) app_gpt_free(g); /* (else app_gpt_read_end frees it) */
         return 0;
     }
     if (g != s->gpt || j->v != g->want_v) return 0; /* stale: the next job starts from it */
@@ -262,6 +264,18 @@ int app_gpt_job_done(app_state *s, app_gpt_job *j) {
     say_reached(s);
     if (!j->effects && measure_due(g)) want_measure(s); /* (a measure that failed: not again) */
     return 2;                                           /* the caller derives the picture from it */
+}
+
+app_gpt *app_gpt_read_begin(app_state *s) {
+    app_gpt *g = s->gpt;
+    if (g) g->read = gpt_shown(g);
+    return g;
+}
+
+void app_gpt_read_end(app_gpt *g) {
+    if (!g) return;
+    g->read = NULL;
+    if (g->orphan && !g->job.out) app_gpt_free(g);
 }
 
 int app_gpt_busy(const app_state *s) {

@@ -52,6 +52,7 @@ struct app_gpt {
     unsigned long want_v; /* counts the changes asked for */
     int pending;          /* want_v is not computed nor being computed */
     int orphan;           /* dropped by the state while its job was out: the jobs layer frees it */
+    const gpt2_run *read; /* the run a job reads (app_gpt_read_begin), written by none; NULL */
     gpt_say say;
     app_gpt_job job;
     int overview_open;

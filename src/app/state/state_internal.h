@@ -56,6 +56,20 @@ int app_stage_count(const app_state *s);
 void app_derived_free(app_derived *d);
 /* Fills the view's pointers to the derived numbers. */
 void app_derived_view(const app_state *s, view_state *vs);
+/* A loaded model's layer's own numbers (each head's entropy, how alike the heads
+ * are and their baseline, what they pass on) off the window's thread, once the
+ * jobs layer is attached (async.c): app_derive leaves them asked for, and the view
+ * says "computing…" where they go. app_numbers_wanted: the state's are asked for
+ * and none is out. app_numbers_take hands the jobs layer a job for the numbers of
+ * the data shown (NULL: none wanted, or one is out); app_numbers_run computes it
+ * on a worker from the run shown, which is neither written nor freed until
+ * app_numbers_done; that shows them if they are still the state's data's, else
+ * drops them (1: the picture changed). */
+typedef struct app_numbers app_numbers;
+int app_numbers_wanted(const app_state *s);
+app_numbers *app_numbers_take(app_state *s);
+void app_numbers_run(app_numbers *j);
+int app_numbers_done(app_state *s, app_numbers *j);
 
 /* Training mode (training.c). app_training_apply returns -1 for an action that
  * is not training's in the current mode, else whether the picture changed. */
@@ -119,6 +133,11 @@ void app_gpt_job_run(app_gpt_job *j);
 int app_gpt_job_done(app_state *s, app_gpt_job *j);
 int app_gpt_busy(const app_state *s);
 int app_gpt_layer(const app_state *s, attn_layer *L);
+/* A job reads the run shown (the layer's numbers): until app_gpt_read_end no change
+   is computed into it and the model is not freed (one let go meanwhile is freed
+   then). Returns the model read (NULL without one); app_gpt_read_end(NULL) is fine. */
+app_gpt *app_gpt_read_begin(app_state *s);
+void app_gpt_read_end(app_gpt *g);
 void app_gpt_view(const app_state *s, view_state *vs);
 void app_gpt_export_panel(app_state *s, view_panel panel);
 /* on: the shown layer's own heads are measured on the next token (gpt2_run_effects)
