@@ -51,6 +51,11 @@ class Sample:
         self.index += len(cases)
         return out
 
+    def take(self):
+        """Whether the next case runs, for a sweep met one case at a time (counts it)."""
+        self.index += 1
+        return (self.index - 1) % self.k == self.r
+
 
 class Checker:
     """Collects failures; each prints "FAIL where: expected X, got Y"."""

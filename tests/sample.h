@@ -44,4 +44,9 @@ static inline int test_sample_next(test_sample *s) {
     return run;
 }
 
+/* Whether case i of a sweep met out of order runs (i counted as the sweep counts its cases). */
+static inline int test_sample_has(const test_sample *s, long i) {
+    return i % s->k == s->r;
+}
+
 #endif

@@ -7,7 +7,8 @@
  * B.png --size WxH` and must exit 0 with the PNG the state's own figure gives
  * (export_png of app_figure_view, the window's Ctrl+S path); a lesson recorded
  * with Ctrl+R, A and Ctrl+R must export with `mhaviz --lesson F --export L.pdf`
- * (exit 0) and read back with as many steps as were recorded. */
+ * (exit 0) and read back with as many steps as were recorded. Under MHAVIZ_TEST_SAMPLE=k
+ * (the sanitizer build) every k-th view file saved is exported and compared (sample.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "save_files.h"
 
@@ -21,6 +22,7 @@
 
 #include "export.h"
 #include "lesson_file.h"
+#include "sample.h"
 #include "settings.h"
 #include "soak_rng.h"
 #include "teach.h"
@@ -35,7 +37,8 @@ struct save_files {
     char texts[LONG_TEXTS + 3][600]; /* long ones, then short, blank, fifo */
     int fifo_writer;
     long views, lessons, steps, opened, refused, typed, blanks;
-    long views_off; /* of the views: with a loaded model's heads removed (X) */
+    long views_off;       /* of the views: with a loaded model's heads removed (X) */
+    test_sample exported; /* the view files exported and compared: every k-th */
 };
 
 static long fail_step;
@@ -66,6 +69,7 @@ save_files *save_files_create(const char *mhaviz, const char *dir, font_set *fon
     f->mhaviz = mhaviz;
     f->dir = dir;
     f->fonts = fonts;
+    f->exported = test_sample_begin("save_soak's view files exported");
     for (int i = 0; i < LONG_TEXTS; i++) { /* 8.2 .. 20 KiB: the field's cut falls anywhere */
         size_t len = 0;
         char *t = random_text(8200 + (size_t)rnd_below(12000), &len);
@@ -102,12 +106,13 @@ void save_files_act(save_files *f, app_state *s, long step) {
 void save_files_finish(save_files *f, app_state *s, long step) {
     fail_step = step;
     if (app_teach_recording(s, NULL)) stop_recording(f, s);
-    printf("save_soak: %ld view files (%ld with a model's heads removed) exported by mhaviz "
-           "--state byte for byte as the state draws them; %ld lessons (%ld steps) exported by "
+    printf("save_soak: %ld view files saved, %ld of them (%ld with a model's heads removed) "
+           "exported by mhaviz --state byte for byte as the state draws them; %ld lessons (%ld "
+           "steps) exported by "
            "mhaviz --lesson; %ld text files "
            "opened, %ld refused; %ld texts typed, %ld blank ones refused\n",
-           f->views, f->views_off, f->lessons, f->steps, f->opened, f->refused, f->typed,
-           f->blanks);
+           f->views, f->exported.run, f->views_off, f->lessons, f->steps, f->opened, f->refused,
+           f->typed, f->blanks);
 }
 
 void save_files_destroy(save_files *f) {
@@ -236,6 +241,11 @@ static void save_view(save_files *f, app_state *s) {
     EXPECT(app_take_save(s) == APP_SAVE_VIEW_FILE, "Ctrl+Shift+V asks for no view file");
     char path[4096], err[1024] = "";
     EXPECT(app_view_file_save(s, path, sizeof path) == 0, "Ctrl+Shift+V: %s", s->status);
+    ++f->views;
+    if (!test_sample_next(&f->exported)) {
+        unlink(path);
+        return;
+    }
     char drawn[700], read[700], size[64];
     snprintf(drawn, sizeof drawn, "%s/drawn.png", f->dir);
     snprintf(read, sizeof read, "%s/read.png", f->dir);
@@ -257,7 +267,6 @@ static void save_view(save_files *f, app_state *s) {
     unlink(path);
     unlink(drawn);
     unlink(read);
-    ++f->views;
 }
 
 /* ---- lessons ---- */

@@ -16,7 +16,9 @@
  * 0 with a PNG byte for byte the one the state itself exports, `--lesson F
  * --export` must exit 0. --model PATH loads a checkpoint first (its keys Y, O, X,
  * J and Shift+J join the actions; without it MHAVIZ_TEST_MODEL, when set). Usage: save_soak
- * [--seed N] [--count N] [--mhaviz BIN] [--model PATH] (defaults 1 and 400). */
+ * [--seed N] [--count N] [--mhaviz BIN] [--model PATH] (defaults 1 and 400). Under
+ * MHAVIZ_TEST_SAMPLE=k (the sanitizer build) every k-th save is written and checked; the
+ * actions, texts, view files and lessons are all the same. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -36,6 +38,7 @@
 #include "state.h"
 #include "text_file.h"
 
+#include "sample.h"
 #include "soak_rng.h"
 
 static long step_no;
@@ -111,9 +114,15 @@ static int temporaries(const char *dir) {
     return n;
 }
 
-/* One save the way the window makes it, under a random file-size limit. */
+static test_sample saves; /* the sanitizer build: every k-th save (sample.h) */
+
+/* One save the way the window makes it, under a random file-size limit. A save the
+   sample leaves out draws the same random numbers, so the actions stay the same. */
 static void save(app_state *s, font_set *fonts, const char *dir, app_save_kind kind, int fmt,
                  long *saved, long *refused) {
+    const int limited = rnd_below(2);
+    const rlim_t limit = limited ? (rlim_t)rnd_below(fmt == 0 ? 400000 : 200000) : 0;
+    if (!test_sample_next(&saves)) return;
     static const char *ext[3] = {"png", "svg", "pdf"};
     char path[600], err[700] = "";
     snprintf(path, sizeof path, "%s/figure.%s", dir, ext[fmt]);
@@ -123,9 +132,8 @@ static void save(app_state *s, font_set *fonts, const char *dir, app_save_kind k
     app_figure_view(s, kind, &vs);
     struct rlimit old, lim;
     getrlimit(RLIMIT_FSIZE, &old);
-    int limited = rnd_below(2);
     if (limited) {
-        lim.rlim_cur = (rlim_t)rnd_below(fmt == 0 ? 400000 : 200000);
+        lim.rlim_cur = limit;
         lim.rlim_max = old.rlim_max;
         setrlimit(RLIMIT_FSIZE, &lim);
     }
@@ -177,6 +185,7 @@ int main(int argc, char **argv) {
     if (!model && getenv("MHAVIZ_TEST_MODEL") && *getenv("MHAVIZ_TEST_MODEL"))
         model = getenv("MHAVIZ_TEST_MODEL"); /* state_model_check.py's checkpoint */
     rng_state = seed;
+    saves = test_sample_begin("save_soak's saves");
     signal(SIGXFSZ, SIG_IGN); /* past the limit a write fails, as on a full disk */
     char err[512];
     if (TTF_Init() != 0) return 1;
@@ -245,11 +254,13 @@ int main(int argc, char **argv) {
         if (rnd_below(25) == 0)
             save(s, fonts, dir, APP_SAVE_VIEW, 1 + rnd_below(2), &saved, &refused);
     }
-    EXPECT(saved > 10 && refused > 10, "too few saves to mean much: %ld saved, %ld refused", saved,
-           refused);
+    /* sampled, about a k-th of them */
+    EXPECT(saved * saves.k > 10 && refused * saves.k > 10,
+           "too few saves to mean much: %ld saved, %ld refused of %ld", saved, refused,
+           saves.index);
     printf("save_soak: %ld actions from seed %llu: %ld saves whole, %ld refused with the earlier "
-           "file intact, no temporary file\n",
-           count, (unsigned long long)seed, saved, refused);
+           "file intact (of %ld saves), no temporary file\n",
+           count, (unsigned long long)seed, saved, refused, saves.index);
     if (files) save_files_finish(files, s, step_no);
     save_files_destroy(files);
     app_state_destroy(s);

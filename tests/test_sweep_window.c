@@ -6,7 +6,9 @@
  *   `mhaviz --train cards -d 16 -H h -s seed --steps N --dump DIR` writes in
  *   train.json (its 6 digits: 1e-6) and to a learner stepped here (exactly);
  *   the plot's points are the mean, min and max over the seeds computed here; the
- *   status line names the run under way and then the runs done.
+ *   status line names the run under way and then the runs done. Under
+ *   MHAVIZ_TEST_SAMPLE=k (the sanitizer build) every k-th run is held against --train and
+ *   the learner, and the points against the window's own accuracies of the others.
  * - the heads shown are a finished run's (the newest, then Left/Right and a click
  *   pick others): their attention equals that run's learner's on the held-out
  *   example; Escape leaves the sweep view back to the paused training run; H
@@ -30,6 +32,7 @@
 #include "async.h"
 #include "check.h"
 #include "learn.h"
+#include "sample.h"
 #include "samples.h"
 #include "state.h"
 #include "state_fixture.h"
@@ -189,6 +192,8 @@ static void check_heads(const app_state *s, int a, int sd, const char *where) {
                  SEED + sd, worst);
 }
 
+static void check_runs(const view_sweep *w);
+
 static void test_sweep_agrees(void **st) {
     (void)st;
     app_state *s = make_state();
@@ -227,29 +232,7 @@ static void test_sweep_agrees(void **st) {
     CHECK_TRUE("the plot is drawn in the panels' place",
                drawn_text(&vs, "Sweep of h: cards, 120 steps a run"));
     CHECK_INT("from the run's seed", SEED, (long)w->seed0);
-    for (int a = 0; a < NH; a++) {
-        CHECK_INT("h", HS[a], w->h[a]);
-        double sum = 0.0, lo = 2.0, hi = -1.0;
-        for (int sd = 0; sd < 3; sd++) {
-            const double cli = train_json_acc(HS[a], SEED + sd);
-            const double here = reference(HS[a], SEED + sd, NULL);
-            if (cli < 0.0) fail_msg("--train cards -H %d -s %d: no train.json", HS[a], SEED + sd);
-            printf("h=%2d seed %d: window %.6f, --train %.6f, learner %.6f\n", HS[a], SEED + sd,
-                   (double)w->acc[a][sd], cli, here);
-            if (fabs((double)w->acc[a][sd] - cli) > 1e-6)
-                fail_msg("h=%d seed %d: expected --train's %.6f, got %.6f", HS[a], SEED + sd, cli,
-                         (double)w->acc[a][sd]);
-            CHECK_NEAR("and the learner stepped here", here, w->acc[a][sd], 1e-6);
-            CHECK_INT("not diverged", 0, w->diverged[a][sd]);
-            sum += here;
-            lo = here < lo ? here : lo;
-            hi = here > hi ? here : hi;
-        }
-        CHECK_INT("every seed in the point", 3, w->seeds_done[a]);
-        CHECK_NEAR("the point: the mean over the seeds", sum / 3.0, w->mean[a], 1e-6);
-        CHECK_NEAR("its range: the least", lo, w->lo[a], 1e-6);
-        CHECK_NEAR("and the most", hi, w->hi[a], 1e-6);
-    }
+    check_runs(w);
     const char *line = status_of(s);
     char want[96];
     snprintf(want, sizeof want, "sweep h: 15 of 15 runs of %d steps done", STEPS);
@@ -307,6 +290,45 @@ static void test_sweep_agrees(void **st) {
     for (int i = 0; i < 100; i++) poll_once(s, &clock);
     CHECK_INT("and nothing keeps polling", 0, app_sweep_running(s));
     done_with(s);
+}
+
+/* Each run's accuracy against --train's and a learner's of the same seed, and each point
+   the mean and range over its seeds. The sanitizer build: every k-th run against --train
+   and the learner (counted seed by seed, so that the sample meets every seed and every h),
+   the points from the window's own accuracies of the others. */
+static void check_runs(const view_sweep *w) {
+    const test_sample runs = test_sample_begin("test_sweep_window's runs against --train");
+    for (int a = 0; a < NH; a++) {
+        CHECK_INT("h", HS[a], w->h[a]);
+        double sum = 0.0, lo = 2.0, hi = -1.0;
+        for (int sd = 0; sd < 3; sd++) {
+            if (!test_sample_has(&runs, sd * NH + a)) {
+                const double here = w->acc[a][sd];
+                CHECK_INT("not diverged", 0, w->diverged[a][sd]);
+                sum += here;
+                lo = here < lo ? here : lo;
+                hi = here > hi ? here : hi;
+                continue;
+            }
+            const double cli = train_json_acc(HS[a], SEED + sd);
+            const double here = reference(HS[a], SEED + sd, NULL);
+            if (cli < 0.0) fail_msg("--train cards -H %d -s %d: no train.json", HS[a], SEED + sd);
+            printf("h=%2d seed %d: window %.6f, --train %.6f, learner %.6f\n", HS[a], SEED + sd,
+                   (double)w->acc[a][sd], cli, here);
+            if (fabs((double)w->acc[a][sd] - cli) > 1e-6)
+                fail_msg("h=%d seed %d: expected --train's %.6f, got %.6f", HS[a], SEED + sd, cli,
+                         (double)w->acc[a][sd]);
+            CHECK_NEAR("and the learner stepped here", here, w->acc[a][sd], 1e-6);
+            CHECK_INT("not diverged", 0, w->diverged[a][sd]);
+            sum += here;
+            lo = here < lo ? here : lo;
+            hi = here > hi ? here : hi;
+        }
+        CHECK_INT("every seed in the point", 3, w->seeds_done[a]);
+        CHECK_NEAR("the point: the mean over the seeds", sum / 3.0, w->mean[a], 1e-6);
+        CHECK_NEAR("its range: the least", lo, w->lo[a], 1e-6);
+        CHECK_NEAR("and the most", hi, w->hi[a], 1e-6);
+    }
 }
 
 /* --- divergence ------------------------------------------------------------------- */

@@ -10,7 +10,10 @@ that trained prints one at its last step. Full disks and a read-only folder are
 tmpfs mounts (root; the CI runs as root, else those cases say SKIP); a signal
 during the writes is strace's injection at the Nth rename of a file into the
 temporary folder (SKIP without strace). The memory estimate is checked against
-the peak resident memory of real runs (getrusage). Exits 1 on any failure."""
+the peak resident memory of real runs (getrusage). Exits 1 on any failure.
+Under MHAVIZ_TEST_SAMPLE=k (the sanitizer build) the signals' cases and the runs at sane
+learning rates are sampled, every k-th of them (counted as one list, signals first); the
+normal build runs every one."""
 import contextlib
 import hashlib
 import json
@@ -24,12 +27,13 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True
-from e2e_util import Checker, no_display_env
+from e2e_util import Checker, Sample, no_display_env
 
 CK = Checker()
 MHAVIZ = None
 ENV = no_display_env()
 SKIPPED = []
+SAMPLE = Sample("train_safe_check")  # the sanitizer build: every k-th signal and sane run
 SANITIZED = False  # set in main: the binary links AddressSanitizer (no address-space limit,
 # and its shadow memory and quarantine make resident memory no measure of the count)
 TRAIN = ["--train", "pair", "--steps", "50"]  # a small run: 27 files in its dump
@@ -182,22 +186,24 @@ def check_second_dump_full_disk():
 def check_signals():
     if not shutil.which("strace"):
         return skip("a signal during --train --dump's writes", "needs strace")
-    for sig, status in (("SIGINT", 130), ("SIGTERM", 143)):
-        for earlier in (True, False):
-            for nth in (1, 12, 27):  # the 1st, 12th, 27th (last) file renamed into the folder
-                name = (f"{sig} at file {nth} of --train --dump "
-                        f"({'over an earlier dump' if earlier else 'new'})")
-                with tempfile.TemporaryDirectory() as d:
-                    target = "out" if earlier else "new/deeper/out"
-                    if earlier:
-                        expect(run(TRAIN + ["--dump", "out"], d), f"{name}: the earlier", 0)
-                    before = snapshot(d)
-                    inject = ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=rename",
-                              "-e", f"inject=rename:signal={sig}:when={nth}"]
-                    r = run(TRAIN + ["-s", "7", "--dump", target], d, prefix=inject)
-                    CK.check(r.returncode == status, f"{name}: exit status", status,
-                             f"{r.returncode} {lines(r)[-2:]}")
-                    unchanged(d, before, name)
+    # at the 1st, 12th, 27th (last) file renamed into the folder (the outer loop, so that
+    # a sample of every third case still meets each of them)
+    cases = [(sig, status, earlier, nth) for nth in (1, 12, 27)
+             for sig, status in (("SIGINT", 130), ("SIGTERM", 143)) for earlier in (True, False)]
+    for sig, status, earlier, nth in SAMPLE.pick(cases):
+        name = (f"{sig} at file {nth} of --train --dump "
+                f"({'over an earlier dump' if earlier else 'new'})")
+        with tempfile.TemporaryDirectory() as d:
+            target = "out" if earlier else "new/deeper/out"
+            if earlier:
+                expect(run(TRAIN + ["--dump", "out"], d), f"{name}: the earlier", 0)
+            before = snapshot(d)
+            inject = ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=rename",
+                      "-e", f"inject=rename:signal={sig}:when={nth}"]
+            r = run(TRAIN + ["-s", "7", "--dump", target], d, prefix=inject)
+            CK.check(r.returncode == status, f"{name}: exit status", status,
+                     f"{r.returncode} {lines(r)[-2:]}")
+            unchanged(d, before, name)
 
 
 def check_folder_rules():
@@ -349,18 +355,19 @@ def check_divergence():
             unchanged(d, before, name)
     # at sane learning rates the rule never fires: every task at its defaults, and
     # at 10x the default rate with batch 1; the curves stay far below the factor
-    for args in (["--train", t] for t in TASKS):
-        for extra in ([], ["--lr", "0.03", "--batch", "1"]):
-            name = " ".join(args + extra)
-            with tempfile.TemporaryDirectory() as d:
-                r = run(args + extra + ["--dump", "out"], d)
-                expect(r, f"{name} (sane)", 0)
-                if r.returncode == 0:
-                    with open(os.path.join(d, "out", "train.json")) as f:
-                        curve = json.load(f)["curve"]
-                    worst = max(p[1] for p in curve) / math.log(TASKS[args[1]][1])
-                    CK.check(worst < 2.0, f"{name}: the curve's worst point", "< 2 x ln C",
-                             f"{worst:.2f}")
+    sane = [(["--train", t], extra) for t in TASKS
+            for extra in ([], ["--lr", "0.03", "--batch", "1"])]
+    for args, extra in SAMPLE.pick(sane):
+        name = " ".join(args + extra)
+        with tempfile.TemporaryDirectory() as d:
+            r = run(args + extra + ["--dump", "out"], d)
+            expect(r, f"{name} (sane)", 0)
+            if r.returncode == 0:
+                with open(os.path.join(d, "out", "train.json")) as f:
+                    curve = json.load(f)["curve"]
+                worst = max(p[1] for p in curve) / math.log(TASKS[args[1]][1])
+                CK.check(worst < 2.0, f"{name}: the curve's worst point", "< 2 x ln C",
+                         f"{worst:.2f}")
 
 
 # --- the memory bound -----------------------------------------------------------------
