@@ -13,6 +13,10 @@ the dumped tensors (float64), never from the program's own formulas or meta.json
   projections' FLOPs as 2 multiply-adds an entry of each of the four (n, d)(d, d)
   products, the attention's as those of Q K^T and attn V, and which of the two
   dominates; exact where drawn with commas, to the shown digits where drawn short;
+- a loaded layer with its own shapes (llama_gen.py: 6 heads on 2 K/V heads, head_dim 12
+  at d_model 48): parameters as the entries of its q/k/v/o_proj (from the safetensors
+  header), weights h n^2, both FLOPs and the K/V cache a token, 2 h_kv head_dim, beside
+  2 h head_dim (a K/V head per head), n from the dump's tokens.json;
 - compare (`--compare SPEC`): the pinned pane's heatmap cells (<g id="pinned-head-K">)
   are viridis of the pinned settings' own --dump, the live pane's (<g id="head-K">)
   viridis of the live one's, the PNG of the same figure has those colours at the
@@ -221,6 +225,56 @@ def check_cost_panel(mhaviz, tmp):
                    Dump(os.path.join(d, "dump")))
 
 
+def safetensors_shapes(path):
+    """{tensor name: shape} from a .safetensors file's own header (8-byte length, JSON)."""
+    import json
+    with open(path, "rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        head = json.loads(f.read(size))
+    return {k: v["shape"] for k, v in head.items() if k != "__metadata__"}
+
+
+def check_cost_own(mhaviz, tmp):
+    """A loaded layer with its own shapes (grouped K/V, head_dim * h != d_model): the cost
+    panel's parameters, weights, FLOPs and K/V cache a token (and with a K/V head per
+    head), from the checkpoint's tensor shapes and the dumped token count."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    ck = os.path.join(tmp, "own")
+    subprocess.run(["/usr/bin/python3", os.path.join(here, "llama_gen.py"), ck, "--layers", "2",
+                    "--hidden", "48", "--heads", "6", "--kv-heads", "2", "--head-dim", "12",
+                    "--seed", "5", "--tokenizer", "bytelevel"], check=True, capture_output=True)
+    shapes = safetensors_shapes(os.path.join(ck, "model.safetensors"))
+    attn = {x: shapes[f"model.layers.1.self_attn.{x}_proj.weight"] for x in "qkvo"}
+    d = os.path.join(tmp, "cost-own")
+    os.mkdir(d)
+    args = ["--model", ck, "--text", "the cat sat on the mat and then it slept", "--layer", "2"]
+    if not (mhaviz_ok(mhaviz, ["--export", "a.svg", "--size", SIZE] + args, d)
+            and mhaviz_ok(mhaviz, ["--dump", "dump"] + args[:-2], d)):  # (every layer)
+        return
+    import json
+    with open(os.path.join(d, "dump", "tokens.json"), encoding="utf-8") as f:
+        n = len(json.load(f)["ids"])
+    qd, kvd = attn["q"][0], attn["k"][0]  # h head_dim, h_kv head_dim
+    h, hd = 6, attn["q"][0] // 6
+    params = sum(a * b for a, b in attn.values())
+    want = [(r"^parameters .*?= ?(.+)$|^parameters ([^=]+)$", params, "parameters"),
+            (r"weights h·n² = (.+)$", h * n * n, "attention weights"),
+            (r"projections (?:2·n·parameters = )?(.+?) ?FLOPs$", 2 * n * params,
+             "projections' FLOPs"),
+            (r"attention (?:4·n²·h·dₖ = )?(.+?) ?FLOPs$", 4 * n * n * h * hd, "attention's FLOPs"),
+            (r"K/V cache .*?(\d[\d,]*) a token", 2 * kvd, "K/V cache a token"),
+            (r"K/V cache .*\(h_?kv = h: (\d[\d,]*)\)", 2 * qd, "K/V cache with h_kv = h")]
+    lines = svg_lines(os.path.join(d, "a.svg"))
+    for pattern, value, what in want:
+        found = [m for m in (re.search(pattern, ln) for ln in lines) if m]
+        if not CK.check(len(found) == 1, f"own shapes: the cost panel's {what} line", "one line",
+                        lines[-12:]):
+            continue
+        shown = next(g for g in found[0].groups() if g is not None)
+        CK.check(shown_equals(shown, value), f"own shapes: cost panel, {what}", f"{value:,}",
+                 found[0].group(0))
+
+
 # --- compare: each pane its own model's ------------------------------------------------
 
 def visible(dump, causal):
@@ -282,6 +336,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_head_titles(mhaviz, tmp)
         check_cost_panel(mhaviz, tmp)
+        check_cost_own(mhaviz, tmp)
         check_compare(mhaviz, tmp)
     return CK.finish("screen_numbers_check")
 

@@ -650,6 +650,7 @@ static int cost_own_lines(char lines[][COST_FORMS][160], int k, const attn_layer
              "K/V cache 2\xC2\xB7h_kv\xC2\xB7"
              "d_k = %.0f a token (h_kv = h: %.0f)",
              2 * hkv * dk, 2 * h * dk);
+    snprintf(f1, sizeof f1, "K/V cache %.0f a token (h_kv = h: %.0f)", 2 * hkv * dk, 2 * h * dk);
     snprintf(f2, sizeof f2, "K/V cache %.0f a token", 2 * hkv * dk);
-    return put_forms(lines, k, f0, f0, f2);
+    return put_forms(lines, k, f0, f1, f2);
 }
