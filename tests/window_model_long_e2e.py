@@ -244,7 +244,12 @@ def main(argv):
             rc = app.proc.wait(30)
         except subprocess.TimeoutExpired:
             rc = None
-        CK.check(rc == 0, "Ctrl+Q", "exit 0", rc)
+        if not CK.check(rc == 0, "Ctrl+Q", "exit 0", rc):
+            app.log.seek(0)
+            said = [ln.rstrip()[:300] for ln in app.log
+                    if not ln.startswith(("stats", "layout", "MHAVIZ_STATS"))]
+            print(f"its last words on stderr (not stats or layout lines): {said[-8:]}",
+                  file=sys.stderr)
         return CK.finish("window_model_long_e2e")
     finally:
         if app:
