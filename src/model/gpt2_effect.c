@@ -9,14 +9,19 @@
 
 #include "gpt2.h"
 
+/* log sum_t exp(logits[t]), in double, from the largest logit. */
+static double log_sum_exp(const float *logits, int vocab) {
+    double top = -INFINITY;
+    for (int t = 0; t < vocab; t++) top = logits[t] > top ? logits[t] : top;
+    double z = 0.0;
+    for (int t = 0; t < vocab; t++) z += exp((double)logits[t] - top);
+    return top + log(z);
+}
+
 /* KL(p || q) in bits, q given by its logits (log q = logit - logsumexp, in double:
    a q that underflows to 0 in float is still finite here). */
 static double kl_bits(const float *p, const float *logits_q, int vocab) {
-    double top = -INFINITY;
-    for (int t = 0; t < vocab; t++) top = logits_q[t] > top ? logits_q[t] : top;
-    double z = 0.0;
-    for (int t = 0; t < vocab; t++) z += exp((double)logits_q[t] - top);
-    const double lse = top + log(z);
+    const double lse = log_sum_exp(logits_q, vocab);
     double kl = 0.0;
     for (int t = 0; t < vocab; t++)
         if (p[t] > 0.0f) kl += (double)p[t] * (log((double)p[t]) - ((double)logits_q[t] - lse));
@@ -26,11 +31,7 @@ static double kl_bits(const float *p, const float *logits_q, int vocab) {
 
 /* The same, p given by its log-probabilities (an encoder's blank, every head on). */
 static double kl_bits_lp(const float *lp, const float *logits_q, int vocab) {
-    double top = -INFINITY;
-    for (int t = 0; t < vocab; t++) top = logits_q[t] > top ? logits_q[t] : top;
-    double z = 0.0;
-    for (int t = 0; t < vocab; t++) z += exp((double)logits_q[t] - top);
-    const double lse = top + log(z);
+    const double lse = log_sum_exp(logits_q, vocab);
     double kl = 0.0;
     for (int t = 0; t < vocab; t++) {
         const double p = exp((double)lp[t]);
