@@ -32,8 +32,8 @@
 #include "async.h"
 #include "check.h"
 #include "state.h"
+#include "state_fixture.h"
 #include "state_internal.h"
-#include "view_fixture.h"
 
 #define TEXT "The quick brown fox jumps over the lazy dog. The dog sleeps; the fox runs away."
 #define N_HEAD 4
@@ -45,23 +45,11 @@ static const char *model_dir(void) {
 }
 
 static app_state *make_state(const char *path) {
-    app_state *s = app_state_create(fx_measure, NULL);
-    assert_non_null(s);
-    cli_options o;
-    memset(&o, 0, sizeof o);
+    cli_options o = fx_options();
     o.mode = CLI_EXPORT;
-    o.theme = -1;
-    o.colormap = -1;
     o.text = TEXT;
     o.model_path = path;
-    tok_list toks = {0};
-    int total = 0;
-    char err[512];
-    assert_int_equal(tok_split(&toks, TEXT, MHA_MAX_N, &total, err, sizeof err), 0);
-    mha_config cfg = {.h = 4, .d_model = 64, .seed = 1};
-    const int rc = app_state_init(s, &o, &toks, &cfg, err, sizeof err);
-    tok_free(&toks);
-    if (rc != 0) fail_msg("init: %s", err);
+    app_state *s = fx_app_state(&o, 4, 64, NULL, NULL, 0);
     CHECK_TRUE("a model is loaded", app_gpt_active(s));
     return s;
 }
