@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from e2e_util import (Checker, Xvfb, diff_fraction, read_rgba, start_wm, stop_process,
+from e2e_util import (Checker, Xvfb, diff_fraction, settled, start_wm, stop_process,
                       title_of, window_of_pid)
 
 CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
@@ -70,8 +70,12 @@ def main():
             with open(view, "w") as f:
                 f.write("# mhaviz view 1\ntrain = cards\ntrain-d_model = 16\ntrain-h = 4\n"
                         f"train-seed = {seed}\ntrain-steps = {STEPS}\n")
-            proc = subprocess.Popen([mhaviz, "--state", view], env=xvfb.env(), cwd=tmp,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            err_path = os.path.join(tmp, "stderr.txt")
+            with open(err_path, "w") as err:
+                proc = subprocess.Popen([mhaviz, "--state", view], cwd=tmp,
+                                        env=xvfb.env(MHAVIZ_STATS="lines"),
+                                        stdout=subprocess.DEVNULL, stderr=err)
+            alive = lambda: proc.poll() is None  # noqa: E731
             win = window_of_pid(xvfb, proc.pid)
             if not CK.check(win, "window", "a window", "none"):
                 return 1
@@ -85,8 +89,9 @@ def main():
                 # run on to the test's timeout and say nothing more)
                 print(f"the title instead: {title_of(xvfb, win)!r}", flush=True)
                 return CK.finish("window_sweep_e2e")
-            time.sleep(1.0)
-            before = xvfb.screenshot(os.path.join(tmp, "before.png"))
+            # the stopped run's last frame, with no job under way (the cost panel's forward)
+            before = settled(err_path, lambda: xvfb.screenshot(os.path.join(tmp, "before.png")),
+                             alive=alive)
             # H: the sweep
             key(xvfb, win, "h")
             first = wait_title(xvfb, win, SWEEP, lambda m: True, 20)
@@ -111,9 +116,8 @@ def main():
                      end and end.group(0))
             CK.check(end and end.group(1) == str(STEPS), "at the run's budget", STEPS,
                      end and end.group(1))
-            time.sleep(0.8)
             shot = os.path.join(tmp, "sweep.png")
-            after = xvfb.screenshot(shot)
+            after = settled(err_path, lambda: xvfb.screenshot(shot), alive=alive)
             if os.environ.get("MHAVIZ_SHOTS"):
                 shutil.copy(shot, os.path.join(os.environ["MHAVIZ_SHOTS"], "window-sweep.png"))
             right = slice(int(after.shape[1] * 0.55), int(after.shape[1] * 0.8))

@@ -19,7 +19,8 @@ import sys
 import tempfile
 import time
 
-from e2e_util import Checker, Xvfb, geometry_of, stop_process, title_of, window_of_pid
+from e2e_util import (Checker, Xvfb, geometry_of, stop_process, title_of, wait_idle,
+                      window_of_pid)
 
 CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
 # "training pair h=2 d_model=32 — step 120 — held-out 99.2 % — slow motion" (xprop
@@ -111,13 +112,16 @@ def main():
     proc = None
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            proc = subprocess.Popen([mhaviz], env=xvfb.env(), cwd=tmp,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            err_path = os.path.join(tmp, "stderr.txt")
+            with open(err_path, "w") as err:
+                proc = subprocess.Popen([mhaviz], env=xvfb.env(MHAVIZ_STATS="lines"), cwd=tmp,
+                                        stdout=subprocess.DEVNULL, stderr=err)
             win = window_of_pid(xvfb, proc.pid)
             if not CK.check(win, "window", "a window", "none"):
                 return 1
             xvfb.run(["xdotool", "mousemove", "0", "0"])  # no tooltip in the pictures
-            time.sleep(1.0)
+            CK.check(wait_idle(err_path, alive=lambda: proc.poll() is None), "the first frames",
+                     "the window drawn with no job under way", "no such stats line")
             # 1. L on pair: the class pace, learning seen on the way; stops by itself
             key(xvfb, win, "l")
             learning = set()  # steps read at the class pace under 90 %, before 99 %

@@ -32,6 +32,16 @@ def settings(path):
     return out
 
 
+def wait_title(xvfb, win, pred, timeout=20):
+    """The window's title once pred(title) holds, or its last title at the timeout."""
+    deadline = time.monotonic() + timeout
+    title = title_of(xvfb, win)
+    while not pred(title) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        title = title_of(xvfb, win)
+    return title
+
+
 def wait_files(folder, count, timeout=15):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -63,8 +73,7 @@ def main():
             CK.check(win is not None, "the window opens", "a window", "none")
             if win is None:
                 return CK.finish("window_view_file_e2e")
-            time.sleep(1.0)
-            title = title_of(xvfb, win)
+            title = wait_title(xvfb, win, lambda t: "h=8 d_model=64" in t)
             CK.check("h=8 d_model=64" in title and "coreference" in title, "the title",
                      "h=8 d_model=64 ... coreference (sample 2)", title)
             xvfb.run(["xdotool", "key", "--window", win, "ctrl+shift+v"])
@@ -94,7 +103,8 @@ def main():
                              "equal bytes", "different")
             time.sleep(1.2)  # a second later: another name
             xvfb.run(["xdotool", "key", "--window", win, "Up"])
-            time.sleep(0.5)
+            up = wait_title(xvfb, win, lambda t: "h=16 " in t)
+            CK.check("h=16 " in up, "Up: the title says h=16", "h=16", up)
             xvfb.run(["xdotool", "key", "--window", win, "ctrl+shift+v"])
             got = wait_files(saves, 2)
             CK.check(len(got) == 2, "a second save", 2, got)
