@@ -4,7 +4,12 @@
  *   bare:  the same SendEvent without it: Xlib's default handler ends the process
  *          with "BadWindow" and status 1 (what Ctrl+Q met);
  *   other: wm_quiet_stale_sends, then a ChangeProperty on a destroyed window: still
- *          fatal (status 1), since only stale sends are harmless.
+ *          fatal (status 1), since only stale sends are harmless;
+ *   quit:  wm_quiet_stale_sends before SDL_Init, as the app calls it; the SendEvent is
+ *          only flushed, so its error is read as SDL_Quit closes its connection: exit 0;
+ *   late:  the same with wm_quiet_stale_sends called after SDL_Init, as the app once
+ *          did: SDL_Quit puts back the handler it found (Xlib's) before closing, and
+ *          the error ends the process with status 1 (Ctrl+Q's exit 1, one run in ten).
  * Exit 77 when there is no display. Run by wm_errors_check.py under Xvfb. */
 #include <SDL.h>
 #include <SDL_syswm.h>
@@ -17,17 +22,19 @@
 
 int main(int argc, char **argv) {
     if (argc != 2) {
-        fprintf(stderr, "usage: wm_errors quiet|bare|other\n");
+        fprintf(stderr, "usage: wm_errors quiet|bare|other|quit|late\n");
         return 2;
     }
     const char *mode = argv[1];
+    const int at_quit = strcmp(mode, "quit") == 0 || strcmp(mode, "late") == 0;
+    if (strcmp(mode, "bare") != 0 && strcmp(mode, "late") != 0) wm_quiet_stale_sends();
     if (SDL_Init(SDL_INIT_VIDEO) != 0) return 77;
     SDL_Window *w = SDL_CreateWindow("wm_errors", 0, 0, 64, 64, SDL_WINDOW_HIDDEN);
     SDL_SysWMinfo info;
     SDL_VERSION(&info.version);
     if (!w || !SDL_GetWindowWMInfo(w, &info) || info.subsystem != SDL_SYSWM_X11) return 77;
     Display *d = info.info.x11.display;
-    if (strcmp(mode, "bare") != 0) wm_quiet_stale_sends(w);
+    if (strcmp(mode, "late") == 0) wm_quiet_stale_sends();
     Window gone = XCreateSimpleWindow(d, DefaultRootWindow(d), 0, 0, 8, 8, 0, 0, 0);
     XDestroyWindow(d, gone);
     if (strcmp(mode, "other") == 0) {
@@ -42,6 +49,13 @@ int main(int argc, char **argv) {
         e.format = 8;
         e.message_type = XInternAtom(d, "_SDL_WAKEUP", False);
         XSendEvent(d, gone, False, NoEventMask, (XEvent *)&e);
+    }
+    if (at_quit) {
+        XFlush(d); /* the answer is read by SDL_Quit's XCloseDisplay */
+        SDL_DestroyWindow(w);
+        SDL_Quit();
+        printf("alive after SDL_Quit\n");
+        return 0;
     }
     XSync(d, False); /* the server's answer, and the handler, now */
     printf("alive after the refused request\n");

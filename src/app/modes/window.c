@@ -424,6 +424,7 @@ static int open_display(char *err, size_t errlen) {
     }
     /* with only DISPLAY set, go straight to X11 (no Wayland probing and its noise) */
     if (!forced && !getenv("WAYLAND_DISPLAY")) SDL_SetHint(SDL_HINT_VIDEODRIVER, "x11");
+    wm_quiet_stale_sends(); /* before SDL's handler: a worker's wake-up after Ctrl+Q */
     /* an X server that has just started may refuse the first connections */
     int init = -1;
     for (int tries = 0; tries < 5 && init != 0; tries++) {
@@ -547,8 +548,7 @@ static int open_window(window_ui *w, app_state *s, font_set *fonts, char *err, s
     const int min_w = w->have_usable && usable.w - 64 < 800 ? usable.w - 64 : 800;
     const int min_h = w->have_usable && usable.h - 96 < 600 ? usable.h - 96 : 600;
     SDL_SetWindowMinimumSize(w->win, min_w > 320 ? min_w : 320, min_h > 240 ? min_h : 240);
-    wm_quiet_stale_sends(w->win); /* a worker's wake-up reaching the window after Ctrl+Q */
-    SDL_StopTextInput();          /* SDL starts with text input on; only the text field wants it */
+    SDL_StopTextInput(); /* SDL starts with text input on; only the text field wants it */
     w->ren = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
     if (!w->ren) w->ren = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_SOFTWARE);
     if (!w->ren) {

@@ -77,11 +77,8 @@ static int quiet_stale_sends(Display *d, XErrorEvent *e) {
     return next_handler ? next_handler(d, e) : 0;
 }
 
-void wm_quiet_stale_sends(SDL_Window *w) {
-    Display *d;
-    Window xw;
-    if (next_handler || !x11(w, &d, &xw)) return;
-    XSync(d, False); /* errors of requests made so far go to the handler they were made under */
+void wm_quiet_stale_sends(void) {
+    if (next_handler) return;
     next_handler = XSetErrorHandler(quiet_stale_sends);
     if (next_handler == quiet_stale_sends) next_handler = NULL;
 }
