@@ -8,6 +8,7 @@ formula strip (the band filled edge to edge) and the 1-pixel frames around
 heatmaps, colorbars and buttons; and waits for the window's state from its
 MHAVIZ_STATS=lines output (settled: the last frame, with no job under way). Every
 process is stopped by its own PID; nothing here looks for processes by name."""
+import json
 import os
 import re
 import signal
@@ -418,6 +419,89 @@ def settled(path, grab, after=-1, timeout=SETTLE_TIMEOUT, alive=lambda: True):
             return img
     return grab()
 
+
+
+# --- the app in a window of its own --------------------------------------------------
+
+class WindowApp:
+    """mhaviz started with args in a window on xvfb, the MHAVIZ_* switches of env set
+    (MHAVIZ_STATS, MHAVIZ_LAYOUT_LOG, ...), its stderr kept in tmp/log: the start, the
+    reads and the waits every window test needs. Each test's App adds the readers of
+    the lines it asked for."""
+
+    def __init__(self, xvfb, mhaviz, tmp, args=(), log="app.log", win_timeout=20.0, **env):
+        self.xvfb = xvfb
+        self.log_path = os.path.join(tmp, log)
+        self.log = open(self.log_path, "w+")
+        self.proc = subprocess.Popen([mhaviz] + list(args), env=xvfb.env(**env), cwd=tmp,
+                                     stdout=subprocess.DEVNULL, stderr=self.log)
+        self.win = window_of_pid(xvfb, self.proc.pid, timeout=win_timeout)
+        self.lines_read = 0  # whole lines of stderr taken by new_lines
+        self.frames = 0  # layout lines taken by layouts: one a frame
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def new_lines(self):
+        """The whole lines of stderr written since the last call (a line being written
+        is taken next time)."""
+        self.log.flush()
+        with open(self.log_path, errors="replace") as f:
+            lines = f.read().split("\n")[:-1]
+        new, self.lines_read = lines[self.lines_read:], len(lines)
+        return new
+
+    def layouts(self):
+        """The layouts (MHAVIZ_LAYOUT_LOG lines, one a frame) drawn since the last call."""
+        new = [json.loads(line[7:]) for line in self.new_lines() if line.startswith("layout ")]
+        self.frames += len(new)
+        return new
+
+    def settle(self):
+        """Waits until the frames taken so far are drawn and no job is under way after
+        them (MHAVIZ_STATS=lines); that stats line, or None at the timeout."""
+        return wait_idle(self.log_path, after=self.frames - 1, alive=self.alive)
+
+    def wait_layout(self, pred, timeout=SETTLE_TIMEOUT, keep=lambda d: True):
+        """Once pred holds for a layout, and the window has settled after it: the newest
+        layout since for which keep holds (any, by default). None if pred never held."""
+        deadline, found = time.monotonic() + timeout, None
+        while time.monotonic() < deadline and self.alive():
+            for d in self.layouts():
+                if pred(d) or (found is not None and keep(d)):
+                    found = d
+            if found is not None:
+                self.settle()
+                for d in self.layouts():
+                    found = d if keep(d) else found
+                return found
+            time.sleep(0.05)
+        return found
+
+    def title(self):
+        return title_of(self.xvfb, self.win)
+
+    def wait_title(self, pred, timeout=SETTLE_TIMEOUT):
+        """The title once pred(title) holds, or the last one seen at the timeout."""
+        deadline, title = time.monotonic() + timeout, self.title()
+        while not pred(title) and time.monotonic() < deadline and self.alive():
+            time.sleep(0.05)
+            title = self.title()
+        return title
+
+    def key(self, *keys):
+        self.xvfb.run(["xdotool", "key", "--window", str(self.win)] + list(keys))
+
+    def stop(self):
+        """Stops the app by its PID and prints what it said on stderr besides its
+        stats and layout lines (its last 20 such lines), for a failure to be read."""
+        stop_process(self.proc)
+        self.log.close()
+        with open(self.log_path, errors="replace") as f:
+            other = [line[:300] for line in f.read().splitlines()
+                     if not line.startswith(("layout ", "view ", "stats", "MHAVIZ_STATS"))]
+        if other:
+            print("[app stderr]\n" + "\n".join(other[-20:]), file=sys.stderr)
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 

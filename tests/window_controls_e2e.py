@@ -15,62 +15,30 @@ button with its label); the test clicks buttons by label and reads the labels ba
   label changes, the buttons after it stay where they were); Back (Esc) returns to
   the attention view (Text (Enter) again).
 Screenshots go to $MHAVIZ_SHOTS when it is set. Exits 1 with "FAIL ..." lines."""
-import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from e2e_util import (Checker, Xvfb, colour_count, stop_process, title_of, wait_idle,
-                      window_of_pid)
+from e2e_util import Checker, WindowApp, Xvfb, colour_count, title_of
 
 CK = Checker()
 
 
-class App:
-    def __init__(self, xvfb, mhaviz, tmp):
-        self.xvfb = xvfb
-        self.log_path = os.path.join(tmp, "app.log")
-        self.log = open(self.log_path, "w+")
-        # MHAVIZ_STATS=lines: after each frame, whether a job is still under way
-        self.proc = subprocess.Popen([mhaviz], env=xvfb.env(MHAVIZ_LAYOUT_LOG="1",
-                                                            MHAVIZ_STATS="lines"), cwd=tmp,
-                                     stdout=subprocess.DEVNULL, stderr=self.log)
-        self.win = window_of_pid(xvfb, self.proc.pid)
-        self.seen = 0
-        self.frames = 0  # layout lines read: one a frame
+class App(WindowApp):
+    """MHAVIZ_LAYOUT_LOG: every button with its label, after each frame; MHAVIZ_STATS=lines:
+    after each frame, whether a job is still under way."""
 
-    def layouts(self):
-        self.log.flush()
-        with open(self.log_path) as f:
-            lines = f.read().split("\n")[:-1]  # a line being written is not read yet
-        new = [json.loads(l[7:]) for l in lines[self.seen:] if l.startswith("layout ")]
-        self.seen = len(lines)
-        self.frames += len(new)
-        return new
+    def __init__(self, xvfb, mhaviz, tmp):
+        super().__init__(xvfb, mhaviz, tmp, MHAVIZ_LAYOUT_LOG="1", MHAVIZ_STATS="lines")
 
     def wait_layout(self, pred, timeout=15.0):
-        """The newest layout once pred holds for one (None if it never does)."""
-        deadline, found = time.monotonic() + timeout, None
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            for d in self.layouts():
-                if pred(d):
-                    found = d
-            if found:  # the frames read drawn, no job under way after them
-                wait_idle(self.log_path, after=self.frames - 1,
-                          alive=lambda: self.proc.poll() is None)
-                for d in self.layouts():
-                    found = d if pred(d) else found
-                return found
-            time.sleep(0.05)
-        return found
-
-    def key(self, k):
-        self.xvfb.run(["xdotool", "key", "--window", self.win, k])
+        """The newest layout for which pred holds, once the window has settled after it
+        (None if pred never holds)."""
+        return super().wait_layout(pred, timeout, keep=pred)
 
     def click(self, rect):
         x, y, w, h = rect
@@ -217,8 +185,7 @@ def main():
         CK.check(app.proc.poll() is None, "the end", "the window alive", app.proc.poll())
     finally:
         if app:
-            stop_process(app.proc)
-            app.log.close()
+            app.stop()
         xvfb.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     return CK.finish("window_controls_e2e")

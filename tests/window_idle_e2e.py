@@ -19,13 +19,12 @@ configuration is large (d_model 2048, n 506): an h step there takes well over th
 Usage: window_idle_e2e.py MHAVIZ"""
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from e2e_util import Checker, Xvfb, stop_process, title_of, window_of_pid
+from e2e_util import Checker, WindowApp, Xvfb
 
 CK = Checker()
 IDLE_S = 3.0
@@ -38,14 +37,12 @@ COUNTS = re.compile(r"^stats(?: exit)? frames=(\d+) recomputes=(\d+) .* derives=
 FROM_X = {"key", "pointer", "window", "other"}
 
 
-class App:
+class App(WindowApp):
+    """MHAVIZ_STATS=1: a stats line after each frame, wakeup and recompute."""
+
     def __init__(self, xvfb, mhaviz, tmp, args):
-        self.xvfb = xvfb
-        self.log_path = os.path.join(tmp, "window.log")
-        self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen([mhaviz] + list(args), env=xvfb.env(MHAVIZ_STATS="1"),
-                                     cwd=tmp, stdout=subprocess.DEVNULL, stderr=self.log)
-        self.win = window_of_pid(xvfb, self.proc.pid, timeout=60.0)
+        super().__init__(xvfb, mhaviz, tmp, args, log="window.log", win_timeout=60.0,
+                         MHAVIZ_STATS="1")
 
     def lines(self):
         """Every stats line so far, as (frames, recomputes, wakeups, busy)."""
@@ -84,23 +81,11 @@ class App:
                 break
         return self.stats()
 
-    def title(self):
-        return title_of(self.xvfb, self.win)
-
     def wait_title(self, pred, timeout=60.0):
-        deadline = time.monotonic() + timeout
-        t = self.title()
-        while time.monotonic() < deadline and not pred(t):
-            time.sleep(0.05)
-            t = self.title()
-        return t
+        return super().wait_title(pred, timeout)
 
     def keys(self, *keys, delay=40):
         self.xvfb.run(["xdotool", "key", "--window", self.win, "--delay", str(delay)] + list(keys))
-
-    def stop(self):
-        stop_process(self.proc)
-        self.log.close()
 
 
 def idle(app, where, tries=4):

@@ -17,13 +17,12 @@ MHAVIZ_TEST_KEEP=DIR keeps a screenshot of the lesson in the window there."""
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from e2e_util import Checker, Xvfb, stop_process, window_of_pid
+from e2e_util import Checker, WindowApp, Xvfb
 
 CK = Checker()
 VIEW = re.compile(r"^view step=(\d+)/(\d+) recorded=(\d+) recording=(\d) field=(\d) \|(.*)$")
@@ -71,15 +70,13 @@ def expected_views(text):
     return views
 
 
-class App:
+class App(WindowApp):
+    """MHAVIZ_VIEW_LOG: the view the window shows, after each frame that changes it."""
+
     def __init__(self, xvfb, mhaviz, tmp, args, name):
-        self.xvfb = xvfb
-        self.log_path = os.path.join(tmp, name + ".log")
-        self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen([mhaviz] + list(args), env=xvfb.env(MHAVIZ_VIEW_LOG="1"),
-                                     cwd=tmp, stdout=subprocess.DEVNULL, stderr=self.log)
-        self.win = window_of_pid(xvfb, self.proc.pid, timeout=60.0)
-        self.seen = 0
+        super().__init__(xvfb, mhaviz, tmp, args, log=name + ".log", win_timeout=60.0,
+                         MHAVIZ_VIEW_LOG="1")
+        self.taken = 0  # views taken by wait_view
 
     def views(self):
         self.log.flush()
@@ -99,9 +96,9 @@ class App:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             v = self.views()
-            for i in range(self.seen, len(v)):
+            for i in range(self.taken, len(v)):
                 if pred(v[i]):
-                    self.seen = i + 1
+                    self.taken = i + 1
                     return v[i]
             time.sleep(0.05)
         return None
@@ -115,10 +112,6 @@ class App:
 
     def type(self, text):
         self.xvfb.run(["xdotool", "type", "--window", self.win, "--delay", "30", text])
-
-    def stop(self):
-        stop_process(self.proc)
-        self.log.close()
 
 
 def matches(view, want):

@@ -11,61 +11,28 @@ The app prints its layout after each frame (MHAVIZ_LAYOUT_LOG); the test reads i
   1024x768; every box lies inside the window.
 Usage: window_lines_e2e.py MHAVIZ
 """
-import json
 import os
 import subprocess
 import sys
 import tempfile
-import time
-
-import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e_util import (Checker, Xvfb, diff_fraction, start_wm, stop_process,  # noqa: E402
-                      wait_idle, window_of_pid)
+from e2e_util import (Checker, WindowApp, Xvfb, diff_fraction, start_wm,  # noqa: E402
+                      stop_process)
 
 CK = Checker()
 
 
-class App:
+class App(WindowApp):
+    """MHAVIZ_LAYOUT_LOG: the layout after each frame; MHAVIZ_STATS=lines: is a job on?"""
+
     def __init__(self, xvfb, mhaviz, tmp, size):
-        self.xvfb = xvfb
-        self.log_path = os.path.join(tmp, f"lines-{size}.log")
-        self.log = open(self.log_path, "w+")
-        env = xvfb.env(MHAVIZ_LAYOUT_LOG="1", MHAVIZ_STATS="lines")  # stats: is a job on?
-        self.proc = subprocess.Popen([mhaviz, "--size", size, "--weights", "patterns"], env=env,
-                                     cwd=tmp, stdout=subprocess.DEVNULL, stderr=self.log)
-        self.win = window_of_pid(xvfb, self.proc.pid)
-        self.seen = 0
-        self.frames = 0  # layout lines read: one a frame
+        super().__init__(xvfb, mhaviz, tmp, ["--size", size, "--weights", "patterns"],
+                         log=f"lines-{size}.log", MHAVIZ_LAYOUT_LOG="1", MHAVIZ_STATS="lines")
 
-    def layouts(self):
-        self.log.flush()
-        with open(self.log_path) as f:
-            lines = f.read().split("\n")[:-1]  # a line being written is not read yet
-        new = [json.loads(l[7:]) for l in lines[self.seen:] if l.startswith("layout ")]
-        self.seen = len(lines)
-        self.frames += len(new)
-        return new
-
-    def settle(self, pred=lambda d: True, timeout=8.0):
+    def wait_layout(self, pred=lambda d: True, timeout=8.0):
         """The last layout after pred holds (frames stop coming), or None."""
-        deadline, found = time.monotonic() + timeout, None
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            for d in self.layouts():
-                if pred(d):
-                    found = d
-            if found:  # the frames read drawn, no job under way after them
-                wait_idle(self.log_path, after=self.frames - 1,
-                          alive=lambda: self.proc.poll() is None)
-                for d in self.layouts():
-                    found = d
-                return found
-            time.sleep(0.05)
-        return found
-
-    def key(self, k):
-        self.xvfb.run(["xdotool", "key", "--window", self.win, k])
+        return super().wait_layout(pred, timeout)
 
     def move(self, x, y):
         self.xvfb.run(["xdotool", "mousemove", "--window", self.win, str(x), str(y)])
@@ -74,10 +41,6 @@ class App:
         r = self.xvfb.run(["xdotool", "getwindowgeometry", self.win]).stdout
         pos = r.split("Position:")[1].split()[0].split(",")
         return int(pos[0]), int(pos[1])
-
-    def stop(self):
-        stop_process(self.proc)
-        self.log.close()
 
 
 def items(d, kind):
@@ -96,10 +59,10 @@ def run_size(xvfb, mhaviz, tmp, size):
     try:
         if not CK.check(app.win is not None, where, "a window", None):
             return
-        d0 = app.settle()
+        d0 = app.wait_layout()
         CK.check(d0 is not None, where, "a layout line", None)
         app.move(2, H - 2)  # the pointer out of the heads
-        app.settle(timeout=1.0)
+        app.wait_layout(timeout=1.0)
         ox, oy = app.window_origin()
         maps = items(d0, "map")
         heads = sorted(maps.items())
@@ -108,7 +71,7 @@ def run_size(xvfb, mhaviz, tmp, size):
         before = xvfb.screenshot(os.path.join(tmp, f"{size}-heatmaps.png"))
         # H: lines
         app.key("h")
-        d1 = app.settle(lambda d: bool(items(d, "lines")))
+        d1 = app.wait_layout(lambda d: bool(items(d, "lines")))
         if not CK.check(d1 is not None, where + " H", "lines boxes in the layout", None):
             return
         boxes = items(d1, "lines")
@@ -128,7 +91,7 @@ def run_size(xvfb, mhaviz, tmp, size):
         if q and r1:
             x, y, w, h = q
             app.move(x + w // 2, y + h * 7 // 14)  # row 4 of 7
-            app.settle(timeout=2.0)
+            app.wait_layout(timeout=2.0)
             hover = xvfb.screenshot(os.path.join(tmp, f"{size}-hover.png"))
             f = diff_fraction(crop(lines_img, r1, ox, oy), crop(hover, r1, ox, oy))
             CK.check(f > 0.01, where + " hover", "head 1's lines dimmed but the token's", f)
@@ -137,21 +100,21 @@ def run_size(xvfb, mhaviz, tmp, size):
                 f2 = diff_fraction(crop(lines_img, r2, ox, oy), crop(hover, r2, ox, oy))
                 CK.check(f2 > 0.01, where + " hover", "head 2 keeps the same token's lines", f2)
             app.move(2, H - 2)
-            app.settle(timeout=2.0)
+            app.wait_layout(timeout=2.0)
             away = xvfb.screenshot()
             f = diff_fraction(crop(lines_img, r1, ox, oy), crop(away, r1, ox, oy))
             CK.check(f < 0.002, where + " pointer away", "the lines as before", f)
         # focus view on head 2: one box, of head 2
         app.key("2")
-        d2 = app.settle(lambda d: "head 2 lines" in items(d, "lines") and
+        d2 = app.wait_layout(lambda d: "head 2 lines" in items(d, "lines") and
                         len([n for n in items(d, "lines") if n.endswith(" lines")]) == 1)
         CK.check(d2 is not None, where + " focus 2", "one lines box, head 2's", None)
         xvfb.screenshot(os.path.join(tmp, f"{size}-focus.png"))
         app.key("Escape")
-        app.settle(lambda d: len(items(d, "map")) == len(heads), timeout=4.0)
+        app.wait_layout(lambda d: len(items(d, "map")) == len(heads), timeout=4.0)
         # H again: the heatmaps, as before
         app.key("h")
-        d3 = app.settle(lambda d: not items(d, "lines"))
+        d3 = app.wait_layout(lambda d: not items(d, "lines"))
         CK.check(d3 is not None, where + " H again", "no lines boxes", None)
         again = xvfb.screenshot()
         for name, r in heads:

@@ -32,7 +32,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from e2e_util import Checker, Xvfb, stop_process, title_of, window_of_pid  # noqa: E402
+from e2e_util import Checker, WindowApp, Xvfb  # noqa: E402
 
 CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
 TEXT = " ".join(["The quick brown fox jumps over the lazy dog; the dog sleeps and the fox runs "
@@ -40,36 +40,23 @@ TEXT = " ".join(["The quick brown fox jumps over the lazy dog; the dog sleeps an
 STATS_RE = re.compile(r"^stats.* frames=(\d+) recomputes=\d+ wakeups=\d+ busy=(\d) jobs=(\d+)")
 
 
-class App:
-    def __init__(self, xvfb, mhaviz, tmp, args):
-        self.xvfb = xvfb
-        self.log_path = os.path.join(tmp, "app.log")
-        self.log = open(self.log_path, "w+")
-        env = xvfb.env(MHAVIZ_STATS="1", MHAVIZ_LAYOUT_LOG="1")
-        self.proc = subprocess.Popen([mhaviz] + list(args), env=env, cwd=tmp,
-                                     stdout=subprocess.DEVNULL, stderr=self.log)
-        self.win = window_of_pid(xvfb, self.proc.pid)
-        self.seen = 0
-        self.stats = []  # (arrival time, frames, busy, jobs)
-        self.layouts = []
+class App(WindowApp):
+    """MHAVIZ_STATS=1 and MHAVIZ_LAYOUT_LOG: a stats line and a layout line a frame."""
 
-    def alive(self):
-        return self.proc.poll() is None
+    def __init__(self, xvfb, mhaviz, tmp, args):
+        super().__init__(xvfb, mhaviz, tmp, args, MHAVIZ_STATS="1", MHAVIZ_LAYOUT_LOG="1")
+        self.stats = []  # (arrival time, frames, busy, jobs)
+        self.layout_lines = []
 
     def read(self):
-        """Reads the new whole lines of stderr into stats and layouts."""
-        self.log.flush()
-        with open(self.log_path) as f:
-            data = f.read()
-        lines = data[:data.rfind("\n") + 1].splitlines()
+        """Reads the new whole lines of stderr into stats and layout_lines."""
         now = time.monotonic()
-        for line in lines[self.seen:]:
+        for line in self.new_lines():
             m = STATS_RE.match(line)
             if m:
                 self.stats.append((now, int(m.group(1)), int(m.group(2)), int(m.group(3))))
             elif line.startswith("layout "):
-                self.layouts.append(line)
-        self.seen = len(lines)
+                self.layout_lines.append(line)
 
     def wait(self, pred, timeout=60.0):
         """Polls stderr until pred() holds; its last value."""
@@ -81,16 +68,6 @@ class App:
             time.sleep(0.01)
         self.read()
         return pred()
-
-    def title(self):
-        return title_of(self.xvfb, self.win)
-
-    def key(self, k):
-        self.xvfb.run(["xdotool", "key", "--window", self.win, k])
-
-    def stop(self):
-        stop_process(self.proc)
-        self.log.close()
 
 
 def main(argv):
@@ -118,7 +95,7 @@ def main(argv):
         CK.check(loaded, "load", "title layer 1 of 12, no job under way", app.title())
 
         app.key("1")
-        app.wait(lambda: any('"focus":1' in line for line in app.layouts), timeout=20)
+        app.wait(lambda: any('"focus":1' in line for line in app.layout_lines), timeout=20)
         mark = len(app.stats)
         app.key("x")
         busy = app.wait(lambda: any(s[2] == 1 for s in app.stats[mark:]), timeout=30)
@@ -150,8 +127,8 @@ def main(argv):
         done = app.wait(lambda: app.stats[-1][2] == 0 and "layer 2 of 12" in app.title()
                         and "computing" not in app.title(), timeout=120)
         CK.check(done, "the last state shown", "layer 2 of 12, not computing", app.title())
-        app.wait(lambda: any("every head on" in line for line in app.layouts[-3:]), timeout=10)
-        CK.check(any("every head on" in line for line in app.layouts[-3:]),
+        app.wait(lambda: any("every head on" in line for line in app.layout_lines[-3:]), timeout=10)
+        CK.check(any("every head on" in line for line in app.layout_lines[-3:]),
                  "the next-token panel after x, y, x", "its every-head-on bars", "none")
         idle = next((i for i in range(first_busy, len(app.stats)) if app.stats[i][2] == 0), None)
         again = [s for s in app.stats[idle:] if s[2] == 1] if idle is not None else []

@@ -24,7 +24,6 @@ Keys pressed with `xdotool key --window WIN`, and what each must do:
   Ctrl+Q      exits 0 within 5 s
 The window must stay up throughout. Exits 1 with "FAIL where: expected X, got Y"
 lines on any failure; 77 (skipped) without Xvfb or xdotool."""
-import json
 import os
 import re
 import shutil
@@ -36,8 +35,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from e2e_util import (STATS_RE, Checker, Xvfb, stop_process, title_of,  # noqa: E402
-                      wait_idle, window_of_pid)
+from e2e_util import Checker, WindowApp, Xvfb, wait_idle  # noqa: E402
 
 CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
 TEXT = "The quick brown fox jumps over the lazy dog. The dog sleeps; the fox runs away."
@@ -53,56 +51,16 @@ def parse_title(t):
     return (m.group(1), *(int(m.group(i)) for i in range(2, 7))), "loading" in t
 
 
-class App:
+class App(WindowApp):
+    """MHAVIZ_LAYOUT_LOG and MHAVIZ_STATS=lines: a layout line a frame, and after it the
+    forwards run (the status line as ever)."""
+
     def __init__(self, xvfb, mhaviz, tmp, args):
-        self.xvfb = xvfb
-        self.log_path = os.path.join(tmp, "app.log")
-        self.log = open(self.log_path, "w+")
-        # MHAVIZ_STATS=lines: the forwards run, after every frame (the status line as ever)
-        env = xvfb.env(MHAVIZ_LAYOUT_LOG="1", MHAVIZ_STATS="lines")
-        self.proc = subprocess.Popen([mhaviz] + list(args), env=env, cwd=tmp,
-                                     stdout=subprocess.DEVNULL, stderr=self.log)
-        self.win = window_of_pid(xvfb, self.proc.pid)
-        self.seen = 0
-        self.frames = 0  # layout lines read: one a frame
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def layouts(self):
-        self.log.flush()
-        with open(self.log_path) as f:
-            lines = f.read().splitlines()
-        new = []
-        for line in lines[self.seen:]:
-            if line.startswith("layout "):
-                try:
-                    new.append(json.loads(line[7:]))
-                except json.JSONDecodeError:  # a line being written
-                    break
-            self.seen += 1
-        self.frames += len(new)
-        return new
+        super().__init__(xvfb, mhaviz, tmp, args, MHAVIZ_LAYOUT_LOG="1", MHAVIZ_STATS="lines")
 
     def last_layout(self, pred, timeout=10.0):
         """The latest layout after one for which pred holds, or None."""
-        deadline, found = time.monotonic() + timeout, None
-        while time.monotonic() < deadline and self.alive():
-            for d in self.layouts():
-                if pred(d):
-                    found = d
-                elif found is not None:
-                    found = d
-            if found is not None:  # the frames read drawn, no job under way after them
-                wait_idle(self.log_path, after=self.frames - 1, alive=self.alive)
-                for d in self.layouts():
-                    found = d
-                return found
-            time.sleep(0.05)
-        return found
-
-    def title(self):
-        return title_of(self.xvfb, self.win)
+        return self.wait_layout(pred, timeout)
 
     def wait_title(self, pred, timeout=20.0):
         """The parsed title once pred(parsed) holds (not loading), else the last seen."""
@@ -115,18 +73,6 @@ class App:
                     return last
             time.sleep(0.05)
         return last
-
-    def key(self, k):
-        self.xvfb.run(["xdotool", "key", "--window", self.win, k])
-
-    def stop(self):
-        stop_process(self.proc)
-        self.log.close()
-        with open(self.log_path) as f:
-            other = [line for line in f.read().splitlines()
-                     if not line.startswith("layout ") and not STATS_RE.match(line)]
-        if other:
-            print("[app stderr]\n" + "\n".join(other[-20:]), file=sys.stderr)
 
 
 def names(d, kind):

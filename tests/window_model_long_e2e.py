@@ -47,7 +47,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from e2e_util import Checker, Xvfb, stop_process, title_of, window_of_pid  # noqa: E402
+from e2e_util import Checker, WindowApp, Xvfb  # noqa: E402
 import gpt2_gen  # noqa: E402
 
 CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
@@ -62,37 +62,25 @@ LIMIT_MS = 100
 SANITIZED = bool(os.environ.get("MHAVIZ_TEST_SAMPLE"))
 
 
-class App:
-    def __init__(self, xvfb, mhaviz, tmp, args):
-        self.xvfb = xvfb
-        self.log_path = os.path.join(tmp, "app.log")
-        self.log = open(self.log_path, "w+")
-        env = xvfb.env(MHAVIZ_STATS="lines", MHAVIZ_LAYOUT_LOG="1")
-        self.proc = subprocess.Popen([mhaviz] + list(args), env=env, cwd=tmp,
-                                     stdout=subprocess.DEVNULL, stderr=self.log)
-        self.win = window_of_pid(xvfb, self.proc.pid, timeout=120)
-        self.seen = 0
-        self.stats = []  # (frames, busy, jobs, input_ms or None, input_cpu_ms or None)
-        self.layouts = []
+class App(WindowApp):
+    """MHAVIZ_STATS=lines and MHAVIZ_LAYOUT_LOG: a stats line and a layout line a frame."""
 
-    def alive(self):
-        return self.proc.poll() is None
+    def __init__(self, xvfb, mhaviz, tmp, args):
+        super().__init__(xvfb, mhaviz, tmp, args, win_timeout=120, MHAVIZ_STATS="lines",
+                         MHAVIZ_LAYOUT_LOG="1")
+        self.stats = []  # (frames, busy, jobs, input_ms or None, input_cpu_ms or None)
+        self.layout_lines = []
 
     def read(self):
-        """Reads the new whole lines of stderr into stats and layouts."""
-        self.log.flush()
-        with open(self.log_path, errors="replace") as f:
-            data = f.read()
-        lines = data[:data.rfind("\n") + 1].splitlines()
-        for line in lines[self.seen:]:
+        """Reads the new whole lines of stderr into stats and layout_lines."""
+        for line in self.new_lines():
             m = STATS_RE.match(line)
             if m:
                 ms = None if m.group(4) == "-" else int(m.group(4))
                 cpu = None if m.group(5) == "-" else int(m.group(5))
                 self.stats.append((int(m.group(1)), int(m.group(2)), int(m.group(3)), ms, cpu))
             elif line.startswith("layout "):
-                self.layouts.append(line)
-        self.seen = len(lines)
+                self.layout_lines.append(line)
 
     def wait(self, pred, timeout=60.0):
         """Polls stderr until pred() holds; its last value."""
@@ -105,20 +93,10 @@ class App:
         self.read()
         return pred()
 
-    def title(self):
-        return title_of(self.xvfb, self.win)
-
-    def key(self, k):
-        self.xvfb.run(["xdotool", "key", "--window", self.win, k])
-
-    def stop(self):
-        stop_process(self.proc)
-        self.log.close()
-
 
 def head_map(app):
     """Head 1's map in the last layout line: (x, y, w, h), or None."""
-    for line in reversed(app.layouts):
+    for line in reversed(app.layout_lines):
         m = re.search(r'\["map","head 1 map",(\d+),(\d+),(\d+),(\d+)\]', line)
         if m:
             return tuple(int(g) for g in m.groups())
@@ -173,7 +151,7 @@ def main(argv):
         CK.check(loaded, "load", f"title layer 1 of {layers}, n={n}, no job under way",
                  app.title())
         app.key("1")
-        app.wait(lambda: any('"focus":1' in line for line in app.layouts), timeout=30)
+        app.wait(lambda: any('"focus":1' in line for line in app.layout_lines), timeout=30)
         box = head_map(app)
         if not CK.check(box is not None, "head 1's map in the layout", "a map item", None):
             return CK.finish("window_model_long_e2e")
@@ -229,8 +207,8 @@ def main(argv):
         # the last state's picture, and nothing older after it
         CK.check(f"layer 3 of {layers}" in app.title() and "computing" not in app.title(),
                  "the last state shown", f"layer 3 of {layers}, not computing", app.title())
-        app.wait(lambda: any("every head on" in line for line in app.layouts[-3:]), timeout=10)
-        CK.check(any("every head on" in line for line in app.layouts[-3:]),
+        app.wait(lambda: any("every head on" in line for line in app.layout_lines[-3:]), timeout=10)
+        CK.check(any("every head on" in line for line in app.layout_lines[-3:]),
                  "the next-token panel after x (head 1 of layer 1 off)",
                  "its every-head-on bars", "none")
         first_busy = next((i for i in range(mark, len(app.stats)) if app.stats[i][1] == 1), 0)
@@ -244,12 +222,9 @@ def main(argv):
             rc = app.proc.wait(30)
         except subprocess.TimeoutExpired:
             rc = None
-        if not CK.check(rc == 0, "Ctrl+Q", "exit 0", rc):
-            app.log.seek(0)
-            said = [ln.rstrip()[:300] for ln in app.log
-                    if not ln.startswith(("stats", "layout", "MHAVIZ_STATS"))]
-            print(f"its last words on stderr (not stats or layout lines): {said[-8:]}",
-                  file=sys.stderr)
+        # on a failure, its last words on stderr follow (app.stop: all but its stats and
+        # layout lines)
+        CK.check(rc == 0, "Ctrl+Q", "exit 0", rc)
         return CK.finish("window_model_long_e2e")
     finally:
         if app:

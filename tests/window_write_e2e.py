@@ -34,7 +34,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from e2e_util import Checker, Xvfb, stop_process, wait_idle, window_of_pid  # noqa: E402
+from e2e_util import Checker, WindowApp, Xvfb, wait_idle  # noqa: E402
 
 CK = Checker(verbose=bool(os.environ.get("MHAVIZ_TEST_VERBOSE")))
 PROMPT = "The quick brown fox"
@@ -77,31 +77,25 @@ def generate(mhaviz, ckpt, n, opts):
     return r.stdout[:-1].replace(b"\0", b"")
 
 
-class App:
+class App(WindowApp):
+    """MHAVIZ_LAYOUT_LOG, MHAVIZ_VIEW_LOG and MHAVIZ_STATS=lines: the layout, the view's
+    text and theme, and whether a job is under way, after each frame."""
+
     def __init__(self, xvfb, mhaviz, tmp, args):
-        self.xvfb = xvfb
-        self.log_path = os.path.join(tmp, "app.log")
-        self.log = open(self.log_path, "wb+")
-        env = xvfb.env(MHAVIZ_LAYOUT_LOG="1", MHAVIZ_VIEW_LOG="1", MHAVIZ_STATS="lines")
-        self.proc = subprocess.Popen([mhaviz] + list(args), env=env, cwd=tmp,
-                                     stdout=subprocess.DEVNULL, stderr=self.log)
-        self.win = window_of_pid(xvfb, self.proc.pid)
-        self.seen = 0
+        super().__init__(xvfb, mhaviz, tmp, args, MHAVIZ_LAYOUT_LOG="1", MHAVIZ_VIEW_LOG="1",
+                         MHAVIZ_STATS="lines")
+        self.offset = 0  # bytes of stderr read
         self.text = None  # the view log's last text
         self.theme = None
         self.button = None  # the write button's label in the last layout
         self.marked = False  # the last layout's next-token panel marks a token drawn
-        self.frames = 0
-
-    def alive(self):
-        return self.proc.poll() is None
 
     def read(self, pred=lambda a: False):
         """Reads the lines written since, one at a time, and stops after the first that
         leaves pred(self) true (a state between two reads counts): True then."""
         self.log.flush()
         with open(self.log_path, "rb") as f:
-            f.seek(self.seen)
+            f.seek(self.offset)
             data = f.read()
         at = 0
         while True:
@@ -112,7 +106,7 @@ class App:
             at = nl + 1
             if pred(self):
                 break
-        self.seen += at
+        self.offset += at
         return pred(self)
 
     def take(self, line):
@@ -152,13 +146,6 @@ class App:
         """Waits for the window to be idle after its last frame, then reads."""
         wait_idle(self.log_path, after=-1, alive=self.alive)
         self.read()
-
-    def key(self, k):
-        self.xvfb.run(["xdotool", "key", "--window", self.win, k])
-
-    def stop(self):
-        stop_process(self.proc)
-        self.log.close()
 
 
 def writing(app):

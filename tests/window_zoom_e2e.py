@@ -33,7 +33,6 @@ those lines and checks them itself:
 Under MHAVIZ_TEST_SAMPLE=k (the sanitizer build) every k-th of the nine sizes swept
 (zoom, focus and compare counted as one list) runs; the normal build runs them all.
 Exits 1 with "FAIL where: expected X, got Y" lines on any failure."""
-import json
 import os
 import subprocess
 import sys
@@ -43,9 +42,8 @@ import time
 import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from e2e_util import (SETTLE_TIMEOUT, STATS_RE, Checker, Sample, Xvfb, colour_count,
-                      geometry_of, last_stats, read_rgba, settled, stop_process, wait_idle,
-                      window_of_pid)
+from e2e_util import (SETTLE_TIMEOUT, Checker, Sample, WindowApp, Xvfb, colour_count,
+                      geometry_of, last_stats, read_rgba, settled)
 
 CK = Checker()
 SAMPLE = Sample("window_zoom_e2e")  # the sanitizer build: every k-th window size
@@ -55,52 +53,17 @@ STEPS = (0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
 HIGHLIGHT = (0xff, 0x2d, 0x55)  # the pointer highlight of the light theme
 
 
-class App:
+class App(WindowApp):
+    """A layout line at every frame; MHAVIZ_STATS=lines: after it, whether a job is under
+    way (the test waits for a settled frame, not for a time)."""
+
     def __init__(self, xvfb, mhaviz, tmp, label, args=()):
-        self.xvfb = xvfb
-        self.log_path = os.path.join(tmp, f"{label}.log")
-        self.log = open(self.log_path, "w+")
-        # a layout line at every frame; MHAVIZ_STATS=lines: after it, whether a job is
-        # under way (the test waits for a settled frame, not for a time)
-        env = xvfb.env(MHAVIZ_LAYOUT_LOG="1", MHAVIZ_STATS="lines")
-        self.proc = subprocess.Popen([mhaviz] + list(args), env=env, cwd=tmp,
-                                     stdout=subprocess.DEVNULL, stderr=self.log)
-        self.win = window_of_pid(xvfb, self.proc.pid)
-        self.seen = 0
-        self.frames = 0  # layout lines read so far: one a frame
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def layouts(self):
-        """Layout lines printed since the last call."""
-        self.log.flush()
-        with open(self.log_path) as f:
-            lines = f.read().split("\n")[:-1]  # a line being written is not read yet
-        new = [json.loads(l[7:]) for l in lines[self.seen:] if l.startswith("layout ")]
-        self.seen = len(lines)
-        self.frames += len(new)
-        return new
-
-    def settle(self):
-        """Waits until the frames read so far are drawn and no job is under way after
-        them (the forward timed for the cost panel redraws the panel when it ends)."""
-        return wait_idle(self.log_path, after=self.frames - 1, alive=self.alive)
+        super().__init__(xvfb, mhaviz, tmp, args, log=f"{label}.log", MHAVIZ_LAYOUT_LOG="1",
+                         MHAVIZ_STATS="lines")
 
     def wait_layout(self, pred, timeout=8.0):
         """The last layout line after `pred` holds for one, or None."""
-        deadline, found = time.monotonic() + timeout, None
-        while time.monotonic() < deadline and self.alive():
-            for d in self.layouts():
-                if pred(d):
-                    found = d
-            if found:
-                self.settle()  # take any later line too
-                for d in self.layouts():
-                    found = d
-                return found
-            time.sleep(0.05)
-        return found
+        return super().wait_layout(pred, timeout)
 
     def answers(self):
         """Whether the window is still there and answering after the keys sent so far:
@@ -109,18 +72,6 @@ class App:
         x, y, w, h = geometry_of(self.xvfb, self.win)
         self.xvfb.run(["xdotool", "windowsize", self.win, str(w - 1), str(h)])
         return self.wait_layout(lambda d: d["width"] == w - 1, SETTLE_TIMEOUT) is not None
-
-    def key(self, k):
-        self.xvfb.run(["xdotool", "key", "--window", self.win, k])
-
-    def stop(self):
-        stop_process(self.proc)
-        self.log.close()
-        with open(self.log_path) as f:  # what the app said besides its layouts
-            other = [l for l in f.read().splitlines()
-                     if not l.startswith("layout ") and not STATS_RE.match(l)]
-        if other:
-            print("[app stderr]\n" + "\n".join(other[-20:]), file=sys.stderr)
 
 
 def overlap(a, b):
