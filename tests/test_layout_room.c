@@ -133,6 +133,61 @@ static void test_room(void **st) {
     fx_finish("room");
 }
 
+/* Presenting at 16:9 sizes where the side panels give way to the heads (heads of about
+   380 px at 1920x1080), they take a page of their own: over the pages, every head is on
+   one, the panels on one, and every page says where the panels are while they are not
+   on it ("panels: page 2 of 2"), no text under the floor, the room rule held. */
+static void test_panels_paged(void **st) {
+    (void)st;
+    fx_reset();
+    static view_layout L;
+    static const int sizes[][2] = {{1600, 900}, {1920, 1080}, {2560, 1440}};
+    static const int models[][3] = {{7, 64, 4}, {12, 64, 4}, {12, 64, 8}, {40, 64, 32}};
+    for (int m = 0; m < 4; m++) {
+        fx_model fm;
+        fx_model_make(&fm, models[m][0], models[m][1], models[m][2], MHA_MASK_NONE);
+        for (int k = 0; k < 3; k++)
+            for (int cap = 0; cap < 2; cap++) {
+                int seen[VIEW_MAX_VISIBLE * 2] = {0}, panels_seen = 0, pages = 1;
+                for (int p = 0; p < pages && p < 64; p++) {
+                    view_state s;
+                    fx_state(&s, &fm, sizes[k][0], sizes[k][1]);
+                    s.look.present = 1;
+                    s.lesson = 1;
+                    s.caption = cap ? &ROOM_CAPTION : NULL;
+                    s.look.zoom = s.zoom_base = view_zoom_for_size(s.width, s.height);
+                    s.look.page = p;
+                    snprintf(fx_where, sizeof fx_where, "n=%d h=%d %dx%d present%s, page %d",
+                             models[m][0], models[m][2], s.width, s.height,
+                             cap ? ", a caption" : "", p + 1);
+                    view_layout_compute(&L, &s, fx_measure, NULL);
+                    pages = L.pages > 0 ? L.pages : 1;
+                    for (int i = 0; i < L.shown_heads; i++)
+                        if (L.first_head + i < VIEW_MAX_VISIBLE * 2) seen[L.first_head + i] = 1;
+                    panels_seen |= L.lesson_shown;
+                    if (!L.lesson_shown) { /* the header says where they went */
+                        char want[48];
+                        snprintf(want, sizeof want, "panels: page %d of %d", L.pages, L.pages);
+                        int said = 0;
+                        for (int i = 0; i < L.hdr_count; i++)
+                            said |= strstr(L.hdr_runs[i].text, want) != NULL;
+                        EXPECT(said, "expected the header to say \"%s\"", want);
+                    }
+                    room_holds(&L, &s);
+                    check_text_floor(&L, &s);
+                }
+                snprintf(fx_where, sizeof fx_where, "n=%d h=%d %dx%d present%s, %d pages",
+                         models[m][0], models[m][2], sizes[k][0], sizes[k][1],
+                         cap ? ", a caption" : "", pages);
+                EXPECT(panels_seen, "expected the side panels on one of the pages");
+                for (int i = 0; i < models[m][2]; i++)
+                    EXPECT(seen[i], "expected head %d on one of the pages", i + 1);
+            }
+        fx_model_free(&fm);
+    }
+    fx_finish("panels paged");
+}
+
 /* A step-through's square stage (3-6) presented with a lesson's caption band fills
    the height it has: only its chips and formula stand above its square, the header
    and the formula strip go beside it, under its note (layout.c, bare_stage). */
@@ -286,6 +341,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_room),
         cmocka_unit_test(test_room_catches),
+        cmocka_unit_test(test_panels_paged),
         cmocka_unit_test(test_stage_fills),
         cmocka_unit_test(test_present_text_floor),
     };
