@@ -188,6 +188,55 @@ static void test_panels_paged(void **st) {
     fx_finish("panels paged");
 }
 
+/* An encoder's fill-the-blank panel (lesson 5's step 4: BERT's 12 layers of 12 heads,
+   12 tokens with [CLS] and [SEP], one blank) shows its five rows presenting, as a deck
+   page with the lesson's caption and in the window: at 1600x900 the deck showed 2 of
+   them (3 here), in a strip under the heads, while a column beside them had room. */
+static void test_fill_rows(void **st) {
+    (void)st;
+    fx_reset();
+    static view_layout L;
+    static const int sizes[][2] = {{1600, 900}, {1920, 1080}, {1280, 720}, {1024, 768}};
+    const view_caption cap = {"Both directions: GPT-2 and BERT",
+                              "Fill the blank",
+                              "Type [MASK] in the text: the masked-LM head fills the blank, and "
+                              "the panel lists\nthe words it would put there, the most likely "
+                              "first, each with its probability.\nThe blank's row reads the "
+                              "words after it too: \"because it was tired\".",
+                              4,
+                              5,
+                              0,
+                              0};
+    static const char *const words[5] = {"x", "paris", "##u", "##ch", "was"};
+    view_next next = {0};
+    next.k = 5;
+    next.title = "Fill the blank";
+    next.group[0] = "token 7: the ___ because";
+    for (int i = 0; i < 5; i++)
+        next.token[i] = words[i], next.p[i] = 0.5f / (float)(i + 1), next.p_full[i] = -1.0f;
+    fx_model fm;
+    fx_model_make(&fm, 12, 48, 12, MHA_MASK_NONE);
+    for (int k = 0; k < 4; k++)
+        for (int deck = 0; deck < 2; deck++) {
+            view_state s;
+            fx_state(&s, &fm, sizes[k][0], sizes[k][1]);
+            s.look.present = 1;
+            s.figure = s.one_page = deck;
+            s.caption = &cap;
+            s.next = &next;
+            s.look.zoom = s.zoom_base = view_zoom_for_size(s.width, s.height);
+            snprintf(fx_where, sizeof fx_where, "fill panel, %dx%d %s", s.width, s.height,
+                     deck ? "deck page" : "presenting");
+            view_layout_compute(&L, &s, fx_measure, NULL);
+            EXPECT(L.next.shown && L.next.k == 5, "expected the panel's 5 rows, got %d",
+                   L.next.shown ? L.next.k : 0);
+            room_holds(&L, &s);
+            check_text_floor(&L, &s);
+        }
+    fx_model_free(&fm);
+    fx_finish("fill rows");
+}
+
 /* A step-through's square stage (3-6) presented with a lesson's caption band fills
    the height it has: only its chips and formula stand above its square, the header
    and the formula strip go beside it, under its note (layout.c, bare_stage). */
@@ -339,11 +388,9 @@ static void test_present_text_floor(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_room),
-        cmocka_unit_test(test_room_catches),
-        cmocka_unit_test(test_panels_paged),
-        cmocka_unit_test(test_stage_fills),
-        cmocka_unit_test(test_present_text_floor),
+        cmocka_unit_test(test_room),         cmocka_unit_test(test_room_catches),
+        cmocka_unit_test(test_panels_paged), cmocka_unit_test(test_fill_rows),
+        cmocka_unit_test(test_stage_fills),  cmocka_unit_test(test_present_text_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -327,13 +327,18 @@ static void grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int targ
     }
     static view_layout best; /* large; the layout is computed on one thread */
     long best_size = -1;
+    int best_rows = -1;
     for (int column = 1; column >= 0; column--) {
         L->main = main;
         if (!carve_next(L, s, cx, column)) continue;
         lay_main(L, cx, L->main, target);
         view_lesson_layout(L, s, cx->measure, cx->ud);
+        /* every row of the panel first (a fill panel's five words, not two of them),
+           then the larger heads */
         const long size = lay_heads_size(L, s);
-        if (size > best_size) best = *L, best_size = size;
+        const int rows = L->next.k;
+        if (rows > best_rows || (rows == best_rows && size > best_size))
+            best = *L, best_size = size, best_rows = rows;
     }
     if (best_size >= 0) {
         *L = best;
