@@ -93,7 +93,7 @@ static int room_holds(const view_layout *L, const view_state *s) {
     collect(&it, L);
     check_apart(&it);
     view_rect r;
-    const long empty = largest_empty(&it, L->main, &r);
+    const long empty = largest_empty(&it, room_area(L), &r);
     const long window = (long)s->width * s->height;
     if (!shrunk_or_paged(L, s)) return 1;
     EXPECT(empty * 100 <= window * ROOM_MAX_PERCENT,

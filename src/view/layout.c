@@ -504,7 +504,7 @@ static void panels_page(view_layout *L, const view_state *s, lay_ctx *cx);
 
 void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
                    const view_layout *like) {
-    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1, 0, 0, like, 0};
+    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1, 0, 0, like, 0, 0, 0, 0, {0, 0, 0, 0}};
     zoom_search(L, s, &cx);
     panels_page(L, s, &cx);
     page_in_header(L, s, &cx);

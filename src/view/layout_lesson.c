@@ -28,8 +28,9 @@ static int column_width(const view_layout *L, view_measure_fn measure, void *ud)
 static void lay_row(view_layout *L, view_rect a, int cost_w);
 
 /* The panels one above the other in the column a beside the equation: the
-   matrix as wide as the column allows, the cost under it. */
-static void lay_column(view_layout *L, const view_state *s, view_rect a, int cost_w) {
+   matrix as wide as the column allows (at least min_lines lines), the cost under it. */
+static void lay_column(view_layout *L, const view_state *s, view_rect a, int cost_w,
+                       int min_lines) {
     const int cbar_h = imax(6, L->font_small / 2);
     const int lines = s->figure || s->look.present ? 6 : 7; /* the window adds the forward's time */
     const int cost_h =
@@ -37,10 +38,12 @@ static void lay_column(view_layout *L, const view_state *s, view_rect a, int cos
     const int note_h = 3 * (L->line * L->font_small / L->font + 2); /* three lines */
     const int fixed = L->line + L->pad + L->pad + cbar_h + L->line + L->pad / 2 + note_h +
                       L->gap * 2 + cost_h; /* everything but the matrix */
-    int side = imin(a.w - L->line - L->pad, a.h - fixed);
+    const int room = imin(a.w - L->line - L->pad, a.h - fixed);
+    int side = room;
     if (L->shown_heads > 0) /* never larger than a head: it is a side note to them */
         side = imin(side, L->heads[0].map.w * 5 / 4);
-    if (side < 6 * L->line || a.w < cost_w) return;
+    side = imax(side, imin(room, min_lines * L->line)); /* but large enough to read */
+    if (side < min_lines * L->line || a.w < cost_w) return;
     if (s->layer->h == 1) side = 2 * L->line; /* two lines of words, not a one-cell matrix */
     L->lesson_shown = 1;
     L->redund_title = (view_rect){a.x, a.y, a.w, L->line};
@@ -62,7 +65,7 @@ void view_lesson_layout(view_layout *L, const view_state *s, view_measure_fn mea
     L->cost_font = 0;
     if (!s->lesson || !s->layer || L->concat.map.w <= 0 || s->panel != VIEW_PANEL_ALL) return;
     if (L->lesson_area.w > 0) {
-        lay_column(L, s, L->lesson_area, column_width(L, measure, ud));
+        lay_column(L, s, L->lesson_area, column_width(L, measure, ud), 6);
         return;
     }
     const int top = equation_bottom(L) + L->gap;
@@ -80,7 +83,7 @@ void view_lesson_page_layout(view_layout *L, const view_state *s, view_measure_f
     if (!s->lesson || !s->layer || a.w <= 0 || a.h <= 0) return;
     row = *L;
     lay_row(&row, a, cost_width(L, measure, ud));
-    lay_column(L, s, a, column_width(L, measure, ud));
+    lay_column(L, s, a, column_width(L, measure, ud), 4);
     if (row.lesson_shown && (!L->lesson_shown || row.redund_map.w > L->redund_map.w)) *L = row;
 }
 
