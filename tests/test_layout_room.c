@@ -37,26 +37,6 @@ static const int MODELS[][3] = {{7, 64, 4},   {12, 64, 4},   {12, 64, 1},   {12,
 
 #define ROOM_MAX_PERCENT 15
 
-/* Presented, this still leaves 32 % of the window empty while the side panels find
-   no room (README, "Text floors and room"): a text of one token, whose lone head stays
-   a few cells wide, at 1024x768 and the text floor's 107 %; the panels fit neither
-   under the equation nor beside it, and the room is under the head and Concat. Open;
-   skipped. (The caption band's six cases at 15.2-17.5 % that stood here hold now.) */
-static const struct {
-    int n, d, h, w, ht, lesson, caption;
-} OPEN[] = {
-    {1, 64, 1, 1024, 768, 1, 0},
-};
-
-static int open_case(const int *model, const view_state *s) {
-    for (size_t i = 0; i < sizeof OPEN / sizeof OPEN[0]; i++)
-        if (OPEN[i].n == model[0] && OPEN[i].d == model[1] && OPEN[i].h == model[2] &&
-            OPEN[i].w == s->width && OPEN[i].ht == s->height && OPEN[i].lesson == s->lesson &&
-            OPEN[i].caption == (s->caption != NULL))
-            return 1;
-    return 0;
-}
-
 static const view_caption ROOM_CAPTION = {
     "Multi-head attention, step by step",
     "Four heads, four views of one input",
@@ -123,7 +103,6 @@ static void test_room(void **st) {
                 snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d present, panels %s%s",
                          MODELS[m][0], MODELS[m][1], MODELS[m][2], s.width, s.height,
                          s.lesson ? "on" : "off", s.caption ? ", a caption" : "");
-                if (open_case(MODELS[m], &s)) continue;
                 view_layout_compute(&L, &s, fx_measure, NULL);
                 room_holds(&L, &s);
                 check_text_floor(&L, &s);
