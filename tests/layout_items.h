@@ -166,6 +166,19 @@ static inline void collect(items *it, const view_layout *L) {
         add(it, K_EQ, L->redund_note, "how-alike note");
         add(it, K_EQ, L->cost, "cost panel");
     }
+    if (L->next.shown) add(it, K_EQ, L->next.area, "next-token panel");
+}
+
+/* The room the layout shares out: the main area, and the next-token panel's where it
+   stands beside or under it (a column or a strip carved from the window's main area). */
+static inline view_rect room_area(const view_layout *L) {
+    view_rect a = L->main;
+    if (!L->next.shown) return a;
+    const view_rect n = L->next.area;
+    const int x0 = n.x < a.x ? n.x : a.x, y0 = n.y < a.y ? n.y : a.y;
+    const int x1 = n.x + n.w > a.x + a.w ? n.x + n.w : a.x + a.w;
+    const int y1 = n.y + n.h > a.y + a.h ? n.y + n.h : a.y + a.h;
+    return (view_rect){x0, y0, x1 - x0, y1 - y0};
 }
 
 /* pairs that may overlap by design: the formula strip holds its runs */

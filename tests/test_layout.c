@@ -110,20 +110,24 @@ static void check_labels(const view_layout *L, const view_state *s) {
     }
 }
 
+/* The pages of heads: presenting, the side panels' own page comes after them. */
+static int heads_pages(const view_layout *L) {
+    return L->panels_page > 0 ? L->panels_page - 1 : L->pages;
+}
+
 /* Heads grid properties for one page (focus off). */
 static void check_paging(const view_layout *L, const view_state *s) {
-    const int n = s->layer->n, h = s->layer->h;
+    const int n = s->layer->n, h = s->layer->h, pages = heads_pages(L);
     EXPECT(L->shown_heads >= 1 && L->shown_heads <= VIEW_MAX_VISIBLE,
            "expected 1 <= shown_heads <= %d, got %d", VIEW_MAX_VISIBLE, L->shown_heads);
     EXPECT(L->per_page >= 1 && L->per_page <= VIEW_MAX_VISIBLE,
            "expected 1 <= per_page <= %d, got %d", VIEW_MAX_VISIBLE, L->per_page);
-    EXPECT(L->pages >= 1 && (long)L->pages * L->per_page >= h &&
-               (long)(L->pages - 1) * L->per_page < h,
-           "expected pages = ceil(h %d / per_page %d), got %d", h, L->per_page, L->pages);
+    EXPECT(pages >= 1 && (long)pages * L->per_page >= h && (long)(pages - 1) * L->per_page < h,
+           "expected pages of heads = ceil(h %d / per_page %d), got %d", h, L->per_page, pages);
     EXPECT_INT("first_head = page * per_page", (long)L->page * L->per_page, L->first_head);
     EXPECT(L->grid_cols >= 1 && (long)L->grid_cols * L->grid_rows >= L->shown_heads,
            "expected grid %d x %d to hold %d heads", L->grid_cols, L->grid_rows, L->shown_heads);
-    if (L->pages == 1) EXPECT_INT("one page: shown_heads = h", h, L->shown_heads);
+    if (pages == 1) EXPECT_INT("one page: shown_heads = h", h, L->shown_heads);
     for (int i = 0; i < L->shown_heads && i < VIEW_MAX_VISIBLE; i++) {
         view_rect m = L->heads[i].map;
         EXPECT(m.w == m.h, "head %d map " FX_RFMT ": expected square", L->first_head + i + 1,
@@ -666,7 +670,7 @@ static int check_gave_way(const view_layout *L, const view_state *s) {
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
     if (s->look.present) /* presenting, the base is raised to the text floor's zoom too */
         base = fmaxf(base, (float)view_text_floor(s->width, s->height) / VIEW_SMALLEST_TEXT);
-    if (s->figure || L->data_zoom <= base + 1e-4f || L->pages <= 1 || L->shown_heads < 1 ||
+    if (s->figure || L->data_zoom <= base + 1e-4f || heads_pages(L) <= 1 || L->shown_heads < 1 ||
         L->concat.map.w <= 0)
         return 0;
     const view_rect m = L->heads[0].map;
@@ -756,7 +760,7 @@ static void test_zoom_sweep(void **state) {
                         s.width >= 768 && s.height >= 768 && models[mi].n <= 59)
                         check_gave_way(&L, &s);
                     pts[zi] = (zoom_point){L.heads[0].map.w, L.per_page, room_bound(&L),
-                                           L.data_zoom, L.pages > 1};
+                                           L.data_zoom, heads_pages(&L) > 1};
                 }
                 snprintf(fx_where, sizeof fx_where, "n=%d d=%d h=%d %dx%d %s, zoom 80..300%%",
                          models[mi].n, models[mi].d, models[mi].h, sizes[si].w, sizes[si].h,

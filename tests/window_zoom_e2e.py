@@ -308,6 +308,18 @@ def present_run(xvfb, mhaviz, tmp):
     CK.check("button" not in kinds and "status" not in kinds, "P: no controls",
              "no buttons and no status line", sorted(kinds))
     check_layout(d, "presentation 1920x1080")
+    # the side panels gave way to the heads: a page of their own after them, PgDn
+    CK.check(d["panels_page"] == d["pages"] and not d["panels_shown"],
+             "P 1920x1080: the side panels' page", "the last page, not this one",
+             f"panels_page {d['panels_page']} of {d['pages']}, shown {d['panels_shown']}")
+    if d["panels_page"] > 1:
+        app.key("Next")
+        d3 = app.wait_layout(lambda d: d["page"] == d["panels_page"] - 1)
+        CK.check(d3 and d3["panels_shown"] and d3["shown_heads"] == 0,
+                 "P 1920x1080, PgDn: the side panels' page", "the panels, no heads",
+                 d3 and f"panels shown {d3['panels_shown']}, heads {d3['shown_heads']}")
+        app.key("Prior")
+        d = app.wait_layout(lambda d: d["page"] == 0) or d
     # the default figure, the lesson's panels off: under a fifth of it empty
     xvfb.run(["xdotool", "windowsize", app.win, "1600", "900"])
     app.wait_layout(lambda d: d["width"] == 1600)

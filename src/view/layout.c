@@ -15,6 +15,8 @@ static int iround(float v) {
 #define imax lay_imax
 #define imin lay_imin
 
+static void note_panels_page(view_layout *L, const view_state *s, const lay_ctx *cx);
+
 /* --- sizes and the zoom of the controls ------------------------------------ */
 
 /* Text and spacing of the data (titles, labels, the equation) at scale k. */
@@ -356,6 +358,7 @@ static void bare_figure(view_layout *L, const view_state *s, lay_ctx *cx, int ta
         cx->eq_foot = strip ? foot : 0;
         cx->fits = 1;
         layout_body(&bare, s, cx, target);
+        note_panels_page(&bare, s, cx); /* the header says where they went */
         cx->eq_allow = cx->eq_foot = 0;
         const view_rect room = strip ? foot_room(&bare) : eq_leftover(&bare);
         /* above the base zoom the heads come first: a page of them no smaller */
@@ -405,23 +408,48 @@ static void bare_stage(view_layout *L, const view_state *s, lay_ctx *cx, float k
     if (fit_block(&bare, s, cx, k, r)) *L = bare;
 }
 
-/* A paged figure says which heads it holds, in its header (when there is room). */
+/* A paged figure says which heads it holds, in its header (when there is room); with
+ * the side panels on a page of their own, where they went ("panels: page 2 of 2"), in
+ * the first form that fits. */
 static void page_in_header(view_layout *L, const view_state *s, const lay_ctx *cx) {
     if (!(s->figure || s->look.present) || L->pages <= 1 || L->hdr_count >= VIEW_MAX_HDR ||
         L->hdr_count <= 0)
         return;
     view_run *last = &L->hdr_runs[L->hdr_count - 1], *r = &L->hdr_runs[L->hdr_count];
-    if (L->shown_heads == 1)
-        snprintf(r->text, sizeof r->text, "head %d of %d", L->first_head + 1,
-                 s->layer ? s->layer->h : 0);
-    else
-        snprintf(r->text, sizeof r->text, "heads %d\xE2\x80\x93%d of %d", L->first_head + 1,
-                 L->first_head + L->shown_heads, s->layer ? s->layer->h : 0);
-    r->size = last->size;
-    r->w = view_text_width(cx->measure, cx->ud, r->text, r->size, 1);
-    r->x = last->x + last->w + L->ui_pad * 3;
-    r->y = last->y;
-    if (r->x + r->w <= L->header.x + L->header.w) L->hdr_count++;
+    const int h = s->layer ? s->layer->h : 0;
+    const int heads_pages = L->panels_page ? L->panels_page - 1 : L->pages;
+    char heads[48] = "", panels[48] = "", both[sizeof r->text] = "";
+    if (heads_pages > 1 && L->shown_heads == 1)
+        snprintf(heads, sizeof heads, "head %d of %d", L->first_head + 1, h);
+    else if (heads_pages > 1 && L->shown_heads > 1)
+        snprintf(heads, sizeof heads, "heads %d\xE2\x80\x93%d of %d", L->first_head + 1,
+                 L->first_head + L->shown_heads, h);
+    if (L->panels_page) /* unless the header's captions say it (figure_items) */
+        snprintf(panels, sizeof panels, "panels: page %d of %d", L->panels_page, L->pages);
+    for (int i = 0; i < L->hdr_count; i++)
+        if (!strcmp(L->hdr_runs[i].text, panels)) panels[0] = '\0';
+    if (heads[0] && panels[0]) { /* a page of heads, the panels on the last */
+        const size_t hn = strlen(heads);
+        memcpy(both, heads, hn < sizeof both ? hn + 1 : sizeof both);
+        both[sizeof both - 1] = '\0';
+        const size_t bn = strlen(both);
+        snprintf(both + bn, sizeof both - bn, " \xC2\xB7 %s", panels);
+    }
+    const char *forms[3] = {both, panels, heads};
+    for (int f = 0; f < 3; f++) {
+        if (!forms[f][0]) continue;
+        const size_t fn = strlen(forms[f]);
+        if (fn >= sizeof r->text) continue;
+        memcpy(r->text, forms[f], fn + 1);
+        r->size = last->size;
+        r->w = view_text_width(cx->measure, cx->ud, r->text, r->size, 1);
+        r->x = last->x + last->w + L->ui_pad * 3;
+        r->y = last->y;
+        if (r->x + r->w <= L->header.x + L->header.w) {
+            L->hdr_count++;
+            return;
+        }
+    }
 }
 
 /* Everything at one zoom; target as lay_heads. */
@@ -441,13 +469,13 @@ static void compute_at(view_layout *L, const view_state *s, lay_ctx *cx, int tar
     int bottom = L->status.h ? L->status.y - L->ui_pad : inner.y + inner.h;
     L->main = (view_rect){inner.x, main_top, inner.w, imax(1, bottom - main_top)};
     layout_body(L, s, cx, target);
+    note_panels_page(L, s, cx);
     if ((s->figure || s->look.present) && !s->look.focus && !s->train && !view_overview_mode(s) &&
         (!cx->like || cx->like->split_bare))
         bare_figure(L, s, cx, target, ui * L->ui_zoom, inner);
     if ((s->figure || s->look.present) && s->look.focus && s->look.step > 0 && !s->train &&
         !cx->like && s->panel == VIEW_PANEL_ALL)
         bare_stage(L, s, cx, ui * L->ui_zoom, inner);
-    page_in_header(L, s, cx);
 }
 
 /* The side of one heatmap at zoom z when the heads get all the room they can. */
@@ -471,25 +499,68 @@ void lay_pane(view_layout *L, const view_state *s, view_measure_fn measure, void
     lay_pane_like(L, s, measure, ud, NULL);
 }
 
+static void zoom_search(view_layout *L, const view_state *s, lay_ctx *cx);
+static void panels_page(view_layout *L, const view_state *s, lay_ctx *cx);
+
 void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
                    const view_layout *like) {
-    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1, 0, 0, like, 0};
+    lay_ctx cx = {s, measure, ud, {0}, {0}, 0, 0, 1, 0, 0, like, 0, 0, 0, 0, {0, 0, 0, 0}};
+    zoom_search(L, s, &cx);
+    panels_page(L, s, &cx);
+    page_in_header(L, s, &cx);
+}
+
+/* Presenting, side panels that gave way to the heads take a page of their own after
+ * the heads' pages (PgDn reaches it; the header says where they went: figure_items):
+ * 1 when L's do. Not in a deck (one page a step), compare, or a view without the grid. */
+static int panels_paged(const view_layout *L, const view_state *s, const lay_ctx *cx) {
+    return s->look.present && !s->one_page && s->lesson && s->layer && !cx->like &&
+           s->panel == VIEW_PANEL_ALL && !s->look.focus && !s->train && !view_overview_mode(s) &&
+           !L->lesson_shown && L->shown_heads > 0 && L->concat.map.w > 0;
+}
+
+/* L->panels_page as L's heads and panels are: the page after the heads', or 0. */
+static void note_panels_page(view_layout *L, const view_state *s, const lay_ctx *cx) {
+    L->panels_page = panels_paged(L, s, cx) ? imax(1, L->pages) + 1 : 0;
+}
+
+/* The panels' page counted in L->pages and, when it is the page asked, laid out: the
+ * panels stand where the heads' grid stands on the other pages, the equation and the
+ * captions as they are. */
+static void panels_page(view_layout *L, const view_state *s, lay_ctx *cx) {
+    if (L->panels_page <= 1) return;
+    const int heads_pages = L->panels_page - 1;
+    L->pages = L->panels_page;
+    if (s->look.page < heads_pages) return; /* a page of heads, as laid out */
+    const view_rect room = lay_heads_used(L, cx);
+    L->page = heads_pages;
+    L->first_head = L->shown_heads = 0;
+    memset(L->heads, 0, sizeof L->heads);
+    L->attn_cbar = L->page_note = (view_rect){0, 0, 0, 0};
+    L->show_row_labels = L->show_col_labels = 0;
+    L->buttons[BTN_PAGE_PREV].present = L->buttons[BTN_PAGE_NEXT].present = 0;
+    view_lesson_page_layout(L, s, cx->measure, cx->ud, room);
+}
+
+/* The zoom search of lay_pane_like: L at the zoom whose data shows largest. */
+static void zoom_search(view_layout *L, const view_state *s, lay_ctx *cx) {
+    const view_layout *like = cx->like;
     const float zoom = s->look.zoom > 0 ? s->look.zoom : 1.0f;
     float base = s->zoom_base > 0 ? s->zoom_base : 1.0f;
     static const float steps[] = VIEW_ZOOM_STEPS;
     const int ns = (int)(sizeof steps / sizeof steps[0]);
     if (s->panel != VIEW_PANEL_ALL || s->look.focus || s->train || !s->layer ||
         view_overview_mode(s)) {
-        compute_at(L, s, &cx, 0);
+        compute_at(L, s, cx, 0);
         L->data_zoom = zoom;
         return;
     }
     /* The base zoom (the display's: 200 % on a 4K screen) is where heatmaps fill
        the window. When the window is too small for it (a 4K display, a small
        window), the base is the largest zoom step below it that fits. */
-    int ref = side_at(L, s, &cx, base, 0);
+    int ref = side_at(L, s, cx, base, 0);
     for (int i = ns - 1; i >= 0 && ref == 0; i--)
-        if (steps[i] < base - 1e-4f) base = steps[i], ref = side_at(L, s, &cx, base, 0);
+        if (steps[i] < base - 1e-4f) base = steps[i], ref = side_at(L, s, cx, base, 0);
     if (ref == 0) { /* nothing fits: the smallest, as it comes */
         L->data_zoom = base;
         return;
@@ -511,37 +582,37 @@ void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure,
        taken the data stays at the last: bigger text would only shrink the data. */
     if (zoom > base && like) { /* compare's panes: as before, the zoom itself or the first
                                   step below it whose heads keep their floor */
-        const int most = side_at(L, s, &cx, base, 1 << 28);
+        const int most = side_at(L, s, cx, base, 1 << 28);
         const int floor_side = most > 0 ? imin(ref, (most * 3 + 3) / 4) : ref;
         for (int i = ns; i >= 0; i--) { /* zoom itself, then the steps below it */
             float z = i == ns ? zoom : steps[i];
             if (z > zoom + 1e-4f || z <= base + 1e-4f) continue;
-            int side = side_at(L, s, &cx, z, imax(1, iround((float)ref * z / base)));
+            int side = side_at(L, s, cx, z, imax(1, iround((float)ref * z / base)));
             if (side > 0 && side >= floor_side) {
                 L->data_zoom = z; /* L holds this layout */
                 return;
             }
         }
-        side_at(L, s, &cx, base, 0);
+        side_at(L, s, cx, base, 0);
         L->data_zoom = base;
         return;
     }
     if (zoom > base) {
-        const int most = side_at(L, s, &cx, base, 1 << 28);
+        const int most = side_at(L, s, cx, base, 1 << 28);
         /* 3/4, rounded up; when not even a lone head fits at the base zoom (a small
            pane), the base zoom's own side */
         const int floor_side =
             imax(most > 0 ? imin(ref, (most * 3 + 3) / 4) : ref, (ref * 3 + 3) / 4);
         float taken = base, last = base;
         int prev = ref, prev_one_page = 1, top = ref; /* top: the largest side taken */
-        side_at(L, s, &cx, base, 0);
+        side_at(L, s, cx, base, 0);
         prev_one_page = L->pages <= 1;
         long prev_area = (long)L->per_page * ref * ref; /* heatmap area on a page */
         for (int i = 0; i <= ns; i++) { /* the steps above the base, then zoom itself */
             const float z = i == ns ? zoom : steps[i];
             if (z <= last + 1e-4f || z > zoom + 1e-4f) continue;
             last = z;
-            const int side = side_at(L, s, &cx, z, imax(1, iround((float)ref * z / base)));
+            const int side = side_at(L, s, cx, z, imax(1, iround((float)ref * z / base)));
             const int one_page = L->pages <= 1;
             const int floor_now = imax(floor_side, (top * 3 + 3) / 4);
             const long area = (long)L->per_page * side * side;
@@ -553,12 +624,12 @@ void lay_pane_like(view_layout *L, const view_state *s, view_measure_fn measure,
                 prev_area = area;
         }
         if (fabsf(taken - last) > 1e-4f) /* L holds the last step tried: lay out the one taken */
-            side_at(L, s, &cx, taken,
+            side_at(L, s, cx, taken,
                     fabsf(taken - base) <= 1e-4f ? 0 : imax(1, iround((float)ref * taken / base)));
         L->data_zoom = taken;
         return;
     }
     /* below the base zoom the text is smaller and the heatmaps fill the room */
-    side_at(L, s, &cx, zoom, 0);
+    side_at(L, s, cx, zoom, 0);
     L->data_zoom = zoom;
 }

@@ -229,6 +229,10 @@ static int figure_items(hdr_item items[32], const view_layout *L, const view_sta
         snprintf(cap, sizeof cap, "seed %llu", layer ? (unsigned long long)layer->seed : 0ull);
         count = add_caption(items, count, L, cap, 1);
     }
+    if (L->panels_page > 0) { /* presenting, the side panels went to a page of their own */
+        snprintf(cap, sizeof cap, "panels: page %d of %d", L->panels_page, L->panels_page);
+        count = add_caption(items, count, L, cap, 1);
+    }
     return count;
 }
 

@@ -229,9 +229,10 @@ void lay_heads(view_layout *L, lay_ctx *cx, view_rect area, int single_head, int
     const int shown = lay_imin(per_page, R.k - first);
 
     /* the side: filling, or the target; cells never absurdly large for a short
-       sentence (a lone head may fill its area); every page is laid out for a full
-       page, so pages look alike */
-    int cap = single_head ? 1 << 30 : n * (L->font * 8);
+       sentence (a lone head may fill its area), but a text of one or two tokens as
+       large as three (a one-cell head of 128 px left a third of a 1024x768 presentation
+       empty under it); every page is laid out for a full page, so pages look alike */
+    int cap = single_head ? 1 << 30 : lay_imax(n, 3) * (L->font * 8);
     if (target > 0 && !single_head) cap = lay_imin(cap, lay_imax(target, n));
     const grid_fit f = fit_labels(L, cx, &R, per_page, cap);
     L->label_stride = f.labels ? f.stride : 0;

@@ -27,6 +27,11 @@ typedef struct {
     const view_layout *like; /* compare: the live pane, whose split this pane takes */
     int eq_foot;             /* px kept under the equation's part for a bare layout's
                                 captions and formula (L->foot); 0: none */
+    int next_w, next_h;      /* the next-token panel's room at the top of the equation's part
+                                beside the heads, or under the heads (next_under): split_try
+                                keeps it there (cx->next_slot); 0: none */
+    int next_under;
+    view_rect next_slot; /* where split_try kept it */
 } lay_ctx;
 
 static inline int lay_imax(int a, int b) {

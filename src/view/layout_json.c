@@ -222,17 +222,18 @@ int view_layout_json(char *buf, size_t len, const view_layout *L, const view_sta
         "{\"width\":%d,\"height\":%d,\"zoom\":%.3f,\"zoom_base\":%.3f,\"ui_zoom\":%.3f,"
         "\"data_zoom\":%.3f,"
         "\"present\":%d,\"focus\":%d,\"font\":%d,\"ui_font\":%d,\"pages\":%d,\"per_page\":%d,"
-        "\"page\":%d,\"first_head\":%d,\"shown_heads\":%d,\"label_stride\":%d,"
+        "\"page\":%d,\"panels_page\":%d,\"panels_shown\":%d,\"first_head\":%d,"
+        "\"shown_heads\":%d,\"label_stride\":%d,"
         "\"labels\":%d,\"title_short\":%d,\"eq_arrange\":%d,\"head_side\":%d,"
         "\"grid_cols\":%d,\"grid_rows\":%d,\"gap\":%d,\"pad\":%d,\"line\":%d,"
         "\"heads_area\":[%d,%d,%d,%d],\"items\":[",
         s->width, s->height, (double)(s->look.zoom > 0 ? s->look.zoom : 1.0f),
         (double)(s->zoom_base > 0 ? s->zoom_base : 1.0f), (double)L->ui_zoom, (double)L->data_zoom,
         s->look.present, L->focus, L->font, L->ui_font, L->pages, L->per_page, L->page,
-        L->first_head, L->shown_heads, L->label_stride, L->show_row_labels, L->title_short,
-        L->eq_arrange, L->shown_heads > 0 ? L->heads[0].map.w : 0, L->grid_cols, L->grid_rows,
-        L->gap, L->pad, L->line, L->heads_area.x, L->heads_area.y, L->heads_area.w,
-        L->heads_area.h);
+        L->panels_page, L->lesson_shown, L->first_head, L->shown_heads, L->label_stride,
+        L->show_row_labels, L->title_short, L->eq_arrange,
+        L->shown_heads > 0 ? L->heads[0].map.w : 0, L->grid_cols, L->grid_rows, L->gap, L->pad,
+        L->line, L->heads_area.x, L->heads_area.y, L->heads_area.w, L->heads_area.h);
     json_chrome(&j, L);
     json_heads(&j, L, tick_h);
     json_equation(&j, L, s, tick_h);

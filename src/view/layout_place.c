@@ -6,6 +6,7 @@
  * larger. The panel's own rectangles are layout_next.c's. No drawing. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "layout_internal.h"
@@ -50,6 +51,10 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
         a.h = main.h * frac / 100;
     else
         a.w = main.w * frac / 100;
+    if (cx->next_h > 0 && cx->next_under) { /* the next-token panel under the heads */
+        if (stacked || a.w < cx->next_w) return -1e300;
+        a.h -= cx->next_h + L->gap * 2;
+    }
     lay_heads(L, cx, a, 0, target);
     view_rect used = lay_heads_used(L, cx);
     view_rect b = main;
@@ -71,6 +76,14 @@ static double split_try(view_layout *L, lay_ctx *cx, view_rect main, int stacked
     const int give_way = (target > 0 || cx->eq_give_way) && !cx->like;
     const int eq_font = give_way ? lay_eq_min_font(L, cx) : L->font;
     const int eq_line = eq_font < L->font ? lay_line_h(cx, eq_font) : L->line;
+    if (cx->next_h > 0 && cx->next_under) { /* under the heads, as they came out */
+        cx->next_slot = (view_rect){a.x, used.y + used.h + L->gap * 2, a.w, cx->next_h};
+    } else if (cx->next_h > 0) { /* on top of the equation's part */
+        if (stacked || b.w < cx->next_w) return -1e300;
+        cx->next_slot = (view_rect){b.x, b.y, b.w, cx->next_h};
+        b.y += cx->next_h + L->gap * 2;
+        b.h -= cx->next_h + L->gap * 2;
+    }
     L->foot = (view_rect){0, 0, 0, 0};
     if (cx->eq_foot > 0) { /* a bare layout's captions and formula under the equation */
         b.h -= cx->eq_foot + L->gap;
@@ -234,6 +247,61 @@ static int carve_next(view_layout *L, const view_state *s, lay_ctx *cx, int colu
     return 1;
 }
 
+/* The room the next-token panel's place keeps that nothing fills (px^2): under it in a
+ * column (under the side panels there, place 3), beside it in a strip (0) or on top
+ * of the equation's part (2). */
+static long next_waste(const view_layout *L, view_rect main, int place) {
+    const view_rect n = L->next.area;
+    const long col_w = main.x + main.w - n.x;
+    if (place == 3) return col_w * (main.y + main.h - (L->cost.y + L->cost.h));
+    if (place == 1) return col_w * (main.y + main.h - (n.y + n.h));
+    if (place == 0) return (long)(main.w - n.w) * n.h;
+    if (place == 4) return (long)(L->heads_area.w > n.w ? L->heads_area.w - n.w : 0) * n.h;
+    return (long)(L->eq_area.w > n.w ? L->eq_area.w - n.w : 0) * n.h;
+}
+
+/* The next-token panel in a column at the right of main with the side panels under it
+ * (they leave the room under the equation to it): L laid out so. Returns 0 (L
+ * undefined) when they do not fit there. */
+static int panels_under_next(view_layout *L, const view_state *s, lay_ctx *cx, int target) {
+    const view_rect m = L->main;
+    if (!carve_next(L, s, cx, 1)) return 0;
+    const view_rect n = L->next.area, col = {n.x, m.y, m.x + m.w - n.x, m.h};
+    const int y = n.y + n.h + L->gap * 2;
+    view_state bare = *s; /* the heads and the equation without the panels' share */
+    bare.lesson = 0;
+    cx->s = &bare;
+    lay_main(L, cx, L->main, target);
+    cx->s = s;
+    view_lesson_page_layout(L, s, cx->measure, cx->ud,
+                            (view_rect){col.x, y, col.w, col.y + col.h - y});
+    return L->lesson_shown;
+}
+
+/* The next-token panel at the top of the equation's part of main, beside the heads
+ * (lay_main keeps its room there: split_try), every row at a size up from the data's
+ * text, else at it; L laid out with it. Returns 0 (L undefined) when no split has room. */
+static int next_on_equation(view_layout *L, const view_state *s, lay_ctx *cx, int target,
+                            int under) {
+    const view_rect m = L->main;
+    for (int compact = 0; compact < 2; compact++) {
+        const int w = imin(view_next_width(L, s, cx->measure, cx->ud, compact), m.w / 2);
+        if (!next_fits(L, s, cx, (view_rect){m.x, m.y, w, m.h}, compact)) continue;
+        const int h = L->next.area.h;
+        cx->next_w = w, cx->next_h = h, cx->next_under = under;
+        cx->next_slot = (view_rect){0, 0, 0, 0};
+        const int fits = cx->fits;
+        lay_main(L, cx, m, target);
+        cx->next_w = cx->next_h = cx->next_under = 0;
+        const view_rect slot = cx->next_slot;
+        if (cx->fits && slot.w >= w &&
+            next_fits(L, s, cx, (view_rect){slot.x, slot.y, w, h}, compact))
+            return 1;
+        cx->fits = fits;
+    }
+    return 0;
+}
+
 /* The room right of what the equation (and the lesson's panels) draw, down to the
  * foot of the main area: in a stacked layout (heads above) or beside a narrow
  * equation that is where the window is empty. */
@@ -325,18 +393,40 @@ static void grid_next(view_layout *L, const view_state *s, lay_ctx *cx, int targ
                 return;
         }
     }
-    static view_layout best; /* large; the layout is computed on one thread */
+    static view_layout cand[5]; /* large; the layout is computed on one thread */
+    long size[5], waste[5];
+    int rows[5], ok[5] = {0}, best_rows = -1;
     long best_size = -1;
-    for (int column = 1; column >= 0; column--) {
+    /* under the heads beside the equation, a column with the side panels under the
+       panel, on top of the equation's part beside the heads, in a column, in a strip */
+    for (int place = 4; place >= 0; place--) {
         L->main = main;
-        if (!carve_next(L, s, cx, column)) continue;
-        lay_main(L, cx, L->main, target);
-        view_lesson_layout(L, s, cx->measure, cx->ud);
-        const long size = lay_heads_size(L, s);
-        if (size > best_size) best = *L, best_size = size;
+        if (place == 3) {
+            if (!s->lesson || !panels_under_next(L, s, cx, target)) continue;
+        } else {
+            if (place == 4 || place == 2 ? !next_on_equation(L, s, cx, target, place == 4)
+                                         : !carve_next(L, s, cx, place))
+                continue;
+            if (place < 2) lay_main(L, cx, L->main, target);
+            view_lesson_layout(L, s, cx->measure, cx->ud);
+        }
+        cand[place] = *L;
+        ok[place] = 1;
+        size[place] = lay_heads_size(L, s);
+        rows[place] = L->next.k;
+        waste[place] = next_waste(L, main, place);
+        if (rows[place] > best_rows) best_rows = rows[place], best_size = -1;
+        if (rows[place] == best_rows && size[place] > best_size) best_size = size[place];
     }
-    if (best_size >= 0) {
-        *L = best;
+    /* every row of the panel first (a fill panel's five words, not two of them), then
+       heads within 3 % of the largest, then the least room left empty beside the panel */
+    int pick = -1;
+    for (int place = 4; place >= 0; place--)
+        if (ok[place] && rows[place] == best_rows && size[place] * 100 >= best_size * 97 &&
+            (pick < 0 || waste[place] < waste[pick]))
+            pick = place;
+    if (pick >= 0) {
+        *L = cand[pick];
         return;
     }
     L->main = main; /* it fits nowhere: the layer view alone */

@@ -301,6 +301,8 @@ typedef struct view_state {
                                       overview->h heads, shown as layer->h */
     int pinned_pane;               /* the pinned pane of compare: a paged grid's note says
                                       Shift+PgUp/PgDn, and figures keep it */
+    int one_page;                  /* a deck's page: the step is one page, so side panels
+                                      that find no room presenting get no page of their own */
     view_panel panel;              /* export: all, one head (focus), or the equation */
     int panel_head;                /* 1-based head for VIEW_PANEL_HEAD */
     int hover_x, hover_y;          /* pointer, output pixels; negative: outside */
@@ -576,6 +578,8 @@ typedef struct view_layout {
 
     /* under the equation: how alike the heads are, and what the layer costs */
     int lesson_shown;
+    int panels_page;       /* presenting, the panels gave way to the heads: the 1-based page of
+                              their own, after the heads' pages (counted in pages); 0 none */
     view_rect lesson_area; /* a column beside the equation for them; empty: under it */
     int cost_font;         /* the cost's text size when it differs from font_small; 0 not */
     view_rect redund_title, redund_map, redund_cbar, redund_note, cost;

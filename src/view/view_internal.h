@@ -238,6 +238,11 @@ void view_draw_steps(const view_ctx *c, const view_steps *S, int head, int curre
 
 /* Places the redundancy matrix and the cost panel under the equation, if room. */
 void view_lesson_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud);
+/* Places them on a page of their own (presenting, where they gave way to the heads), in
+ * a, the room the heads' grid takes on the heads' pages: a column (the matrix above the
+ * cost) or a row (the matrix beside it), whichever gives the matrix more room. */
+void view_lesson_page_layout(view_layout *L, const view_state *s, view_measure_fn measure, void *ud,
+                             view_rect a);
 /* Draws them. */
 void view_draw_lesson(const view_ctx *c);
 

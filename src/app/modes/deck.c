@@ -175,6 +175,7 @@ int deck_page(deck *d, const view_state *vs_in, char *err, size_t errlen) {
     vs.height = d->h;
     vs.look.present = 1;
     vs.figure = 1;
+    vs.one_page = 1; /* a step is one page: nothing goes to a page of its own */
     vs.panel = VIEW_PANEL_ALL;
     vs.hover_x = vs.hover_y = -1;
     vs.editing = vs.help = 0;

@@ -232,6 +232,12 @@ static int check_pages(app_state *s, const cli_options *o, int page_asked, int p
                          "%s%d: the figure has no pages of heads (a head focused, or a model's "
                          "overview)",
                          name, page_asked);
+            else if (s->L->panels_page > 0) /* presenting: the side panels' page last */
+                snprintf(err, errlen,
+                         "%s%d: at %dx%d the figure has %d pages (h = %d; the side panels on "
+                         "page %d)",
+                         name, page_asked, s->width, s->height, s->L->pages, s->cfg.h,
+                         s->L->panels_page);
             else
                 snprintf(err, errlen, "%s%d: at %dx%d the figure has %d page%s of heads (h = %d)",
                          name, page_asked, s->width, s->height, s->L->pages,
