@@ -409,7 +409,7 @@ static void bare_stage(view_layout *L, const view_state *s, lay_ctx *cx, float k
 }
 
 /* A paged figure says which heads it holds, in its header (when there is room); with
- * the side panels on a page of their own, where they went ("panels: page 2 of 2"), in
+ * the side panels on a page of their own, where they went ("panels on page 2 of 2"), in
  * the first form that fits. */
 static void page_in_header(view_layout *L, const view_state *s, const lay_ctx *cx) {
     if (!(s->figure || s->look.present) || L->pages <= 1 || L->hdr_count >= VIEW_MAX_HDR ||
@@ -425,7 +425,7 @@ static void page_in_header(view_layout *L, const view_state *s, const lay_ctx *c
         snprintf(heads, sizeof heads, "heads %d\xE2\x80\x93%d of %d", L->first_head + 1,
                  L->first_head + L->shown_heads, h);
     if (L->panels_page) /* unless the header's captions say it (figure_items) */
-        snprintf(panels, sizeof panels, "panels: page %d of %d", L->panels_page, L->pages);
+        lay_panels_note(panels, sizeof panels, L->panels_page, L->page + 1);
     for (int i = 0; i < L->hdr_count; i++)
         if (!strcmp(L->hdr_runs[i].text, panels)) panels[0] = '\0';
     if (heads[0] && panels[0]) { /* a page of heads, the panels on the last */

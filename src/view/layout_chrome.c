@@ -230,7 +230,7 @@ static int figure_items(hdr_item items[32], const view_layout *L, const view_sta
         count = add_caption(items, count, L, cap, 1);
     }
     if (L->panels_page > 0) { /* presenting, the side panels went to a page of their own */
-        snprintf(cap, sizeof cap, "panels: page %d of %d", L->panels_page, L->panels_page);
+        lay_panels_note(cap, sizeof cap, L->panels_page, s->look.page + 1);
         count = add_caption(items, count, L, cap, 1);
     }
     return count;

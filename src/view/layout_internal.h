@@ -10,6 +10,8 @@
 #ifndef MHAVIZ_LAYOUT_INTERNAL_H
 #define MHAVIZ_LAYOUT_INTERNAL_H
 
+#include <stdio.h>
+
 #include "view.h"
 #include "view_internal.h"
 
@@ -40,6 +42,16 @@ static inline int lay_imax(int a, int b) {
 
 static inline int lay_imin(int a, int b) {
     return a < b ? a : b;
+}
+
+/* Presenting with the side panels on a page of their own (panels_page, 1-based), what
+ * the header says of them: on that page "page P of P: the panels", on a page of heads
+ * where they are ("panels on page P of P"). */
+static inline void lay_panels_note(char *buf, size_t n, int panels_page, int page_shown) {
+    if (page_shown >= panels_page)
+        snprintf(buf, n, "page %d of %d: the panels", panels_page, panels_page);
+    else
+        snprintf(buf, n, "panels on page %d of %d", panels_page, panels_page);
 }
 
 /* Line height of text at `size` as measure gives it, or size + size / 4 where a
