@@ -416,9 +416,10 @@ def check_builtin_decks(mhaviz, tmp):
 
 
 def models_lesson(mhaviz, tmp, name, path):
-    """A built-in lesson that needs real models (lesson 5): where they are not beside it
-    (never in the repository), its deck is refused up front naming the files to fetch and
-    their page (exit 2, one line, nothing written); then the lesson copied beside test
+    """A built-in lesson that needs real models (lessons 4 and 5): where they are not beside
+    it (never in the repository), its deck is refused up front naming the files to fetch and
+    their page (exit 2, one line, nothing written), lesson 4's too, whose first steps need
+    none; then the lesson copied beside test
     checkpoints of random weights in the folders it names (lesson_facts.make_models), the
     copy's path to make its deck; None when it failed."""
     import lesson_facts

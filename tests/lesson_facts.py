@@ -23,11 +23,13 @@ the heads do. With --lesson-binary it also asks the app for the step itself (`--
 the view its settings name).
 
 A step with `model = PATH` is computed with `--model PATH --dump` (its text, -H from
-model-h, `--ablate` from model-ablate) and its facts read the shown layer's attention,
-tokens.json and fill.json (an encoder's blanks), with every head on too where heads are
-removed. The lesson's models are not in the repository: each is a test checkpoint of
-random weights made here (TEST_MODELS, by the folder's name, through encoder_gen.py and
-gpt2_gen.py, with the real model's layers and heads at a small width) in a folder laid out
+model-h, `--ablate` from model-ablate, `--kv-heads` from model-kv) and its facts read the
+shown layer's attention, Q, K and V, tokens.json, next.json and fill.json (an encoder's
+blanks), with every head on too where heads are removed, and as trained too where its K/V
+heads are regrouped. The lesson's models are not in the repository: each is a test
+checkpoint of random weights made here (TEST_MODELS, by the folder's name, through
+encoder_gen.py, gpt2_gen.py and llama_gen.py, with the real model's heads at a small
+width or depth) in a folder laid out
 as the lesson names it, and the lesson is copied beside it for --lesson-binary. So a model
 step's facts must be claims true of any weights of that kind (no mask, [CLS] and [SEP], a
 removed head changes the blank), never of what a trained model learnt. With
@@ -130,8 +132,12 @@ def apply(view, settings, path):
 
 
 # A lesson's model folders, by name: test checkpoints of random weights with the real
-# model's layers and heads at a small width (lesson 5 shows bert-base-uncased's layer 9)
+# model's layers and heads at a small width (lesson 5 shows bert-base-uncased's layer 9);
+# SmolLM2-135M's heads (9 query heads on 3 K/V heads, head_dim 64, d_model 576, RoPE
+# theta 100000) at 2 layers of its 30, a 64-wide MLP and the tests' byte-level tokenizer
 TEST_MODELS = {
+    "SmolLM2-135M": ("llama", dict(layers=2, hidden=576, heads=9, kv_heads=3, head_dim=64,
+                                   ff=64, theta=100000.0, tokenizer="bytelevel")),
     "bert-base-uncased": ("bert", dict(layers=12, heads=12, hidden=48, ff=64, mlm=True,
                                        pretraining=True, positions=128)),
     "gpt2": ("gpt2", dict(n_layer=12, n_head=12, n_embd=48, n_positions=128)),
@@ -145,6 +151,7 @@ def make_models(path, steps, root):
     names them (relative to its folder)."""
     import encoder_gen
     import gpt2_gen
+    import llama_gen
     for st in steps:
         rel = st["settings"].get("model", "off")
         if rel == "off" or os.path.isabs(rel):
@@ -159,6 +166,8 @@ def make_models(path, steps, root):
         kind, args = TEST_MODELS[name]
         if kind == "gpt2":
             gpt2_gen.gen(out, vocab=gpt2_gen.train_tokenizer(None, 200), **args)
+        elif kind == "llama":
+            llama_gen.gen(out, kind, **args)
         else:
             encoder_gen.write(out, kind, **args)
 
@@ -173,9 +182,10 @@ def is_model(view):
     return view.get("model", "off") != "off"
 
 
-def options(view, path=None, full=False):
+def options(view, path=None, full=False, trained=False):
     """The app's command-line options for the numbers of a view (settings so far); a
-    model's with its heads removed, or every head on (full)."""
+    model's with its heads removed, or every head on (full), with its K/V heads regrouped,
+    or as trained (trained)."""
     o = []
     if is_model(view):
         o = ["--model", model_path(view, path)]
@@ -187,6 +197,8 @@ def options(view, path=None, full=False):
             o += ["-H", view["model-h"]]
         if view.get("model-ablate", "none") != "none" and not full:
             o += ["--ablate", view["model-ablate"]]
+        if view.get("model-kv", "own") != "own" and not trained:
+            o += ["--kv-heads", view["model-kv"]]
         return o
     if "text-file" in view:
         o += ["--text-file", view["text-file"]]
@@ -224,11 +236,12 @@ def train_options(view, steps):
 class Facts:
     """The names a fact may use, over one dump (of the view, or of a training run)."""
 
-    def __init__(self, d, view, train=None, full=None):
+    def __init__(self, d, view, train=None, full=None, trained=None):
         self.d = d
         self.view = view
         self.train = train
         self.full = full  # a model's dump with every head on (its heads removed: X)
+        self.trained = trained  # a model's dump with its own K/V heads (regrouped: J)
         if is_model(view):
             self.meta = json.load(open(os.path.join(d, "meta.json")))
             layer = int(view.get("layer", "1"))
@@ -385,7 +398,51 @@ class Facts:
         e["fill_change"] = fill_change
         e["heads_differ"] = lambda: h > 1 and all(
             not np.allclose(A[i], A[j], atol=1e-3) for i in range(h) for j in range(i + 1, h))
+        e.update(self.kv_env())
         return e
+
+    def kv_env(self):
+        """The shown layer's K/V heads as the model ran (layer_L/Q.npy, K.npy, V.npy):
+        kv_heads, reads() (the K/V head each query head reads, found from its attention),
+        pooled() (each K/V head the mean of the trained ones it replaces) and next_change()
+        (the most a next-token probability moved from the model as trained)."""
+        m, A, n, h = self.meta, self.A, self.meta["n"], self.meta["h"]
+        dk = m["model"]["d_head"]
+        layer = f"layer_{self.view.get('layer', '1')}"
+
+        def qkv(d, name):
+            return np.load(os.path.join(d, layer, name + ".npy")).astype(np.float64)
+
+        Q, K = qkv(self.d, "Q"), qkv(self.d, "K")
+        kv = K.shape[1] // dk
+        causal = np.triu(np.ones((n, n), bool), 1) if m["mask"] == "causal" else \
+            np.zeros((n, n), bool)
+
+        def attention(i, g):  # softmax(Q_i K_g^T / sqrt(d_k)) with the mask
+            s = Q[:, i * dk:(i + 1) * dk] @ K[:, g * dk:(g + 1) * dk].T / math.sqrt(dk)
+            s[causal] = -np.inf
+            p = np.exp(s - s.max(axis=1, keepdims=True))
+            return p / p.sum(axis=1, keepdims=True)
+
+        def reads():  # 1-based K/V head of each query head; 0 where none gives its attention
+            return [next((g + 1 for g in range(kv) if np.allclose(attention(i, g), A[i],
+                                                                  rtol=0, atol=1e-5)), 0)
+                    for i in range(h)]
+
+        def pooled():  # fewer K/V heads than trained, each the mean of those it replaces
+            own = m["model"]["n_kv_head_trained"]
+            if not self.trained or kv >= own:
+                return False
+            return all(np.allclose(qkv(self.d, x), qkv(self.trained, x).reshape(
+                n, kv, own // kv, dk).mean(axis=2).reshape(n, kv * dk), rtol=0, atol=1e-5)
+                for x in ("K", "V"))
+
+        def next_change():
+            top = json.load(open(os.path.join(self.d, "next.json")))["top"]
+            return max((abs(t["p"] - t["p_trained"]) for t in top if "p_trained" in t),
+                       default=0.0)
+
+        return dict(kv_heads=kv, reads=reads, pooled=pooled, next_change=next_change)
 
     def train_env(self):
         """acc and the heads' summary from train.json; for cards, what the heads do,
@@ -423,12 +480,15 @@ def compute(app, path, view, train_steps, d):
     key = json.dumps([args, view.get("stage"), view.get("layer")])
     if key not in COMPUTED:
         run(app, args, d)
-        full = None
+        full = trained = None
         if is_model(view):
             full = d + "-full"
             run(app, options(view, path, full=True), full)
+        if is_model(view) and view.get("model-kv", "own") != "own":
+            trained = d + "-trained"
+            run(app, options(view, path, trained=True), trained)
         COMPUTED[key] = Facts(d, view, json.load(open(os.path.join(d, "train.json")))
-                              if train else None, full)
+                              if train else None, full, trained)
     return COMPUTED[key]
 
 
@@ -504,7 +564,7 @@ def main():
                 LESSON_COPY[path] = os.path.join(root, os.path.basename(path))
                 shutil.copy(path, LESSON_COPY[path])
                 print(f"{os.path.basename(path)}: its models are test checkpoints of random "
-                      f"weights, made by encoder_gen.py and gpt2_gen.py")
+                      f"weights, made by encoder_gen.py, gpt2_gen.py and llama_gen.py")
             view, train_steps = {}, {}
             for k, st in enumerate(steps, 1):
                 view = apply(view, st["settings"], path)

@@ -31,7 +31,9 @@ one's files as its model.safetensors.index.json names them) and its config.json.
 faults plant a known mistake, for the check that the comparison catches it:
 "gqa_mod" (head i reads K/V head i % h_kv), "rope_interleaved" (pairs (2j, 2j+1)),
 "rope_unscaled" (rope_scaling ignored), "norm_plain" (Gemma's 1 + w read as w),
-"no_qk_norm", "scale_d_over_h" (1 / sqrt(d_model / h)), "no_emb_scale"."""
+"no_qk_norm", "scale_d_over_h" (1 / sqrt(d_model / h)), "no_emb_scale", and for head_i
+alone (the attention unchanged) "v_gqa_mod" (head i reads V of K/V head i % h_kv),
+"heads_attn_t" (A_i^T V in place of A_i V)."""
 import json
 import math
 import os
@@ -138,7 +140,8 @@ def attention(c, w, p, hn, cos, sin, off_l, faults, pre):
         idx = torch.arange(h) % kv
     else:
         idx = torch.arange(h) // (h // kv)
-    kr, vr = k[:, idx, :], v[:, idx, :]
+    vidx = torch.arange(h) % kv if "v_gqa_mod" in faults else idx
+    kr, vr = k[:, idx, :], v[:, vidx, :]
     scale = 1 / math.sqrt(c["hidden_size"] / h) if "scale_d_over_h" in faults else hd ** -0.5
     scores = torch.einsum("qhd,khd->hqk", q, kr) * scale
     mask = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
@@ -148,11 +151,13 @@ def attention(c, w, p, hn, cos, sin, off_l, faults, pre):
         mask = mask | (pos[:, None] - pos[None, :] >= window)
     scores = scores.masked_fill(mask, float("-inf"))
     attn = torch.softmax(scores, dim=-1)
-    heads = torch.einsum("hqk,khd->qhd", attn, vr)
+    heads = torch.einsum("hkq,khd->qhd" if "heads_attn_t" in faults else "hqk,khd->qhd", attn,
+                         vr)
+    every = heads.permute(1, 0, 2).clone()  # (h, n, hd): head_i = A_i V, removed heads' too
     for j in off_l:
         heads[:, j, :] = 0
     out = lin(heads.reshape(n, h * hd), "self_attn.o_proj")
-    return attn, q.reshape(n, h * hd), k.reshape(n, kv * hd), out
+    return attn, q.reshape(n, h * hd), k.reshape(n, kv * hd), out, every
 
 
 def forward(ckpt_dir, ids, off=(), faults=(), loaded=None, dtype=torch.float64):
@@ -175,19 +180,20 @@ def forward(ckpt_dir, ids, off=(), faults=(), loaded=None, dtype=torch.float64):
     cos, sin = emb.cos().to(dtype), emb.sin().to(dtype)
     act = (lambda t: torch.nn.functional.gelu(t, approximate="tanh")) if gemma else \
         torch.nn.functional.silu
-    r = {"attn": [], "q": [], "k": [], "out": [], "resid": []}
+    r = {"attn": [], "q": [], "k": [], "out": [], "resid": [], "heads": []}
     pre = []
     for i in range(c["num_hidden_layers"]):
         p = f"layers.{i}."
         hn = rms(x, w[p + "input_layernorm.weight"], eps, plus_one)
-        attn, q, k, out = attention(c, w, p, hn, cos, sin, [j for (l, j) in off if l == i],
-                                    faults, pre)
+        attn, q, k, out, heads = attention(c, w, p, hn, cos, sin,
+                                           [j for (l, j) in off if l == i], faults, pre)
         x = x + out
         hn = rms(x, w[p + "post_attention_layernorm.weight"], eps, plus_one)
         mlp = (act(hn @ w[p + "mlp.gate_proj.weight"].T) * (hn @ w[p + "mlp.up_proj.weight"].T)) \
             @ w[p + "mlp.down_proj.weight"].T
         x = x + mlp
-        for key, val in (("attn", attn), ("q", q), ("k", k), ("out", out), ("resid", x)):
+        for key, val in (("attn", attn), ("q", q), ("k", k), ("out", out), ("resid", x),
+                         ("heads", heads)):
             r[key].append(val.numpy())
     final = rms(x, w["norm.weight"], eps, plus_one)
     head = w["lm_head.weight"] if "lm_head.weight" in w else w["embed_tokens.weight"]

@@ -16,7 +16,8 @@ the dumped tensors (float64), never from the program's own formulas or meta.json
 - a loaded layer with its own shapes (llama_gen.py: 6 heads on 2 K/V heads, head_dim 12
   at d_model 48): parameters as the entries of its q/k/v/o_proj (from the safetensors
   header), weights h n^2, both FLOPs and the K/V cache a token, 2 h_kv head_dim, beside
-  2 h head_dim (a K/V head per head), n from the dump's tokens.json;
+  2 h head_dim (a K/V head per head), and in all L layers, 2 L h_kv head_dim beside
+  2 L h head_dim, L counted from the header's model.layers.i, n from the dump's tokens.json;
 - compare (`--compare SPEC`): the pinned pane's heatmap cells (<g id="pinned-head-K">)
   are viridis of the pinned settings' own --dump, the live pane's (<g id="head-K">)
   viridis of the live one's, the PNG of the same figure has those colours at the
@@ -237,7 +238,9 @@ def safetensors_shapes(path):
 def check_cost_own(mhaviz, tmp):
     """A loaded layer with its own shapes (grouped K/V, head_dim * h != d_model): the cost
     panel's parameters, weights, FLOPs and K/V cache a token (and with a K/V head per
-    head), from the checkpoint's tensor shapes and the dumped token count."""
+    head), in the layer and in all its layers (2 L h_kv head_dim, L counted from the
+    header's model.layers.i), from the checkpoint's tensor shapes and the dumped token
+    count."""
     here = os.path.dirname(os.path.abspath(__file__))
     ck = os.path.join(tmp, "own")
     subprocess.run(["/usr/bin/python3", os.path.join(here, "llama_gen.py"), ck, "--layers", "2",
@@ -249,6 +252,7 @@ def check_cost_own(mhaviz, tmp):
     os.mkdir(d)
     args = ["--model", ck, "--text", "the cat sat on the mat and then it slept", "--layer", "2"]
     if not (mhaviz_ok(mhaviz, ["--export", "a.svg", "--size", SIZE] + args, d)
+            and mhaviz_ok(mhaviz, ["--export", "b.svg", "--size", "1920x1080"] + args, d)
             and mhaviz_ok(mhaviz, ["--dump", "dump"] + args[:-2], d)):  # (every layer)
         return
     import json
@@ -256,6 +260,7 @@ def check_cost_own(mhaviz, tmp):
         n = len(json.load(f)["ids"])
     qd, kvd = attn["q"][0], attn["k"][0]  # h head_dim, h_kv head_dim
     h, hd = 6, attn["q"][0] // 6
+    layers = len({k.split(".")[2] for k in shapes if k.startswith("model.layers.")})
     params = sum(a * b for a, b in attn.values())
     want = [(r"^parameters .*?= ?(.+)$|^parameters ([^=]+)$", params, "parameters"),
             (r"weights h·n² = (.+)$", h * n * n, "attention weights"),
@@ -263,16 +268,23 @@ def check_cost_own(mhaviz, tmp):
              "projections' FLOPs"),
             (r"attention (?:4·n²·h·dₖ = )?(.+?) ?FLOPs$", 4 * n * n * h * hd, "attention's FLOPs"),
             (r"K/V cache .*?(\d[\d,]*) a token", 2 * kvd, "K/V cache a token"),
-            (r"K/V cache .*\(h_?kv = h: (\d[\d,]*)\)", 2 * qd, "K/V cache with h_kv = h")]
-    lines = svg_lines(os.path.join(d, "a.svg"))
-    for pattern, value, what in want:
-        found = [m for m in (re.search(pattern, ln) for ln in lines) if m]
-        if not CK.check(len(found) == 1, f"own shapes: the cost panel's {what} line", "one line",
-                        lines[-12:]):
-            continue
-        shown = next(g for g in found[0].groups() if g is not None)
-        CK.check(shown_equals(shown, value), f"own shapes: cost panel, {what}", f"{value:,}",
-                 found[0].group(0))
+            (r"K/V cache .*\(h_?kv = h: (\d[\d,]*)\)", 2 * qd, "K/V cache with h_kv = h"),
+            (r"^all (\d+) layers", layers, "the whole model's layers"),
+            (r"^all \d+ layers.*?(\d[\d,]*) a token", 2 * layers * kvd,
+             "K/V cache of every layer a token, 2·L·h_kv·d_k"),
+            (r"^all \d+ layers.*\(h(?:ₖᵥ|_?kv) = h: (\d[\d,]*)\)", 2 * layers * qd,
+             "K/V cache of every layer with h_kv = h")]
+    # at 1600x900 the panel has no room for the last line, every layer's cache; 1920x1080 has
+    for svg, checks in (("a.svg", want[:-3]), ("b.svg", want)):
+        lines = svg_lines(os.path.join(d, svg))
+        for pattern, value, what in checks:
+            found = [m for m in (re.search(pattern, ln) for ln in lines) if m]
+            if not CK.check(len(found) == 1, f"own shapes ({svg}): the cost panel's {what} line",
+                            "one line", lines[-12:]):
+                continue
+            shown = next(g for g in found[0].groups() if g is not None)
+            CK.check(shown_equals(shown, value), f"own shapes ({svg}): cost panel, {what}",
+                     f"{value:,}", found[0].group(0))
 
 
 # --- compare: each pane its own model's ------------------------------------------------

@@ -15,7 +15,11 @@ layout), token ids given directly (no tokenizer):
   bert   an encoder (bert_ref.py): post-LN blocks, the embeddings' LayerNorm, token type 0,
          attention in both directions, GELU exact or tanh, no next-token output
 
-For every layer: the attention (h, n, n) within 1e-4; Q and K (after QK-norm and
+For every layer: the attention (h, n, n) within 1e-4; each head's head_i = A_i V (h, n,
+head_dim, as the step-through and the focus view show it) within 1e-4 of the reference's
+softmax(Q_i K_g^T / sqrt(head_dim)) V_g, g the K/V head it reads (qwen3 and gemma: head_dim
+!= d_model / h, QK-norm, multi-query; a V of the wrong K/V head and A^T V planted there must
+fail it); Q and K (after QK-norm and
 RoPE, and for a RoPE model before the rotation too, as the step-through shows them), the attention's output projection and the stream out of the layer within 1e-3
 relative (max |difference| / max |reference|); the final norm's output and the logits
 within 1e-3 relative; the next-token top-1 identical. Then each planted fault of
@@ -60,10 +64,11 @@ CASES = [
                                                  "scale_d_over_h")),
     ("qwen3", dict(typ="qwen3", heads=4, kv_heads=2, head_dim=16, hidden=40, ff=64, tied=True,
                    rope={"rope_type": "linear", "factor": 2.0}, dtype="BF16", seed=2), (),
-     ("gqa_mod", "no_qk_norm", "rope_unscaled", "rope_interleaved")),
+     ("gqa_mod", "no_qk_norm", "rope_unscaled", "rope_interleaved", "v_gqa_mod",
+      "heads_attn_t")),
     ("gemma", dict(typ="gemma", heads=4, kv_heads=1, head_dim=8, hidden=24, ff=56, tied=True,
                    dtype="F16", prefix=False, seed=3), (),
-     ("norm_plain", "no_emb_scale", "scale_d_over_h")),
+     ("norm_plain", "no_emb_scale", "scale_d_over_h", "heads_attn_t")),
     ("qwen2", dict(typ="qwen2", heads=4, kv_heads=4, head_dim=10, hidden=40, ff=48,
                    theta=1e6, seed=4), ((0, 1), (1, 3)), ("rope_interleaved",)),
     ("llama-bias", dict(typ="llama", layers=3, heads=4, kv_heads=2, head_dim=8, hidden=32, ff=40,
@@ -90,6 +95,9 @@ def compare(got_dir, ref, n_layers):
     for l in range(n_layers):
         got = lambda name: np.load(os.path.join(got_dir, f"{name}_{l}.npy"))  # noqa: E731
         worst["attn"] = max(worst["attn"], float(np.max(np.abs(got("attn") - ref["attn"][l]))))
+        if "heads" in ref:  # head_i = A_i V of every head, within 1e-4 as the attention
+            worst["heads"] = max(worst.get("heads", 0.0),
+                                 float(np.max(np.abs(got("heads") - ref["heads"][l]))))
         for key in ("q", "k", "out", "resid"):
             worst[key] = max(worst[key], rel(got(key), ref[key][l]))
         if "q_pre" in ref:  # RoPE: Q and K before the rotation (the step-through's stage)
@@ -101,7 +109,8 @@ def compare(got_dir, ref, n_layers):
         logits = np.load(os.path.join(got_dir, "logits.npy"))
         worst["logits"] = rel(logits, ref["logits"])
         top_same = int(np.argmax(logits)) == int(np.argmax(ref["logits"]))
-    ok = worst["attn"] <= 1e-4 and all(worst[k] <= 1e-3 for k in worst if k != "attn")
+    ok = all(worst[k] <= 1e-4 for k in ("attn", "heads") if k in worst) and \
+        all(worst[k] <= 1e-3 for k in worst if k not in ("attn", "heads"))
     return ok and top_same, worst, top_same
 
 
@@ -133,11 +142,19 @@ def positive(build, tmp):
                   c.get("num_key_value_heads", spec["h"]) and spec["head_dim"] ==
                   c.get("head_dim", c["hidden_size"] // spec["h"]), f"{name}: spec {spec}")
             for f in faults:  # the comparison must catch each planted mistake
-                bad, worst_f, _ = compare(out, ref_of.forward(d, ids, off, (f,)),
-                                          c["num_hidden_layers"])
+                ref_f = ref_of.forward(d, ids, off, (f,))
+                bad, worst_f, _ = compare(out, ref_f, c["num_hidden_layers"])
                 print(f"  planted {f}: {'caught' if not bad else 'MISSED'} "
                       f"(attn {worst_f['attn']:.2e}, final {worst_f['final']:.2e})")
                 check(not bad, f"{name}: planted fault {f} not caught")
+                if f in ("v_gqa_mod", "heads_attn_t"):  # layer 1's head_i check alone tells
+                    a0 = np.max(np.abs(np.load(os.path.join(out, "attn_0.npy")) -
+                                       ref_f["attn"][0]))
+                    h0 = np.max(np.abs(np.load(os.path.join(out, "heads_0.npy")) -
+                                       ref_f["heads"][0]))
+                    print(f"    layer 1: attention {a0:.2e}, head_i {h0:.2e}")
+                    check(a0 <= 1e-4 < h0, f"{name}: planted {f}: layer 1's head_i check did "
+                          f"not tell (attention {a0:.2e}, head_i {h0:.2e})")
 
 
 def hostile(build, tmp):

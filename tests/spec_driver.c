@@ -10,9 +10,10 @@
  * must exist) per layer l: attn_l.npy (h, n, n), q_l.npy (n, h head_dim) after
  * QK-norm and RoPE, k_l.npy (n, h_kv head_dim), out_l.npy (n, d) the attention's
  * output projection before the residual add, resid_l.npy (n, d) the stream out of
- * layer l; a RoPE model's qpre_l.npy and kpre_l.npy, Q and K before the rotation (after
- * QK-norm); and final.npy (n, d) after the final norm, logits.npy (vocab) of the
- * last position. With --fill (an encoder with its masked-LM head), the head's top 10
+ * layer l, heads_l.npy (h, n, head_dim) each head's head_i = A_i V (the step-through's
+ * and the focus view's, removed heads' too); a RoPE model's qpre_l.npy and kpre_l.npy, Q
+ * and K before the rotation (after QK-norm); and final.npy (n, d) after the final norm, logits.npy
+ * (vocab) of the last position. With --fill (an encoder with its masked-LM head), the head's top 10
  * at positions P (0-based): fill_ids.npy (m, 10) as floats and fill_p.npy (m, 10).
  * With --split L:H2, layer L's attention re-split into H2 heads (tf_infer_split):
  * split_attn.npy (H2, n, n) and split_out.npy (n, d).
@@ -68,17 +69,23 @@ static int write_unrotated(tf_infer *t, int l, const char *out);
 static int write_run(tf_infer *t, const char *out) {
     const model_spec *s = &t->tf->spec;
     const int n = t->n, d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s), h = s->h;
-    for (int l = 0; l < s->layers; l++) {
-        tf_infer_attn(t, l, t->scores, t->scores, t->concat);
+    float *heads = malloc((size_t)h * n * s->head_dim * sizeof *heads); /* (h, n, head_dim) */
+    if (!heads) return -1;
+    int rc = 0;
+    for (int l = 0; l < s->layers && rc == 0; l++) {
+        tf_infer_attn_rows(t, l, 0, t->scores, t->scores, t->concat, heads);
         const size_t cd = (size_t)t->cap * d;
         if (put(out, "q", l, t->q + (size_t)l * t->cap * qd, 2, n, qd, 0) ||
             put(out, "k", l, t->k + (size_t)l * t->cap * kvd, 2, n, kvd, 0) ||
             put(out, "out", l, t->out + (size_t)l * cd, 2, n, d, 0) ||
             put(out, "resid", l, t->resid + (size_t)(l + 1) * cd, 2, n, d, 0) ||
-            put(out, "attn", l, t->scores, 3, h, n, n))
-            return -1;
-        if (s->pos == SPEC_POS_ROPE && write_unrotated(t, l, out) != 0) return -1;
+            put(out, "attn", l, t->scores, 3, h, n, n) ||
+            put(out, "heads", l, heads, 3, h, n, s->head_dim) ||
+            (s->pos == SPEC_POS_ROPE && write_unrotated(t, l, out) != 0))
+            rc = -1;
     }
+    free(heads);
+    if (rc != 0) return -1;
     if (put(out, "final", -1, t->lnf, 2, n, d, 0) ||
         put(out, "logits", -1, t->logits, 1, s->vocab, 0, 0))
         return -1;

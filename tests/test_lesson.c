@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "lesson_file.h"
+#include "request.h"
 #include "samples.h"
 #include "settings.h"
 #include "state.h"
@@ -534,6 +535,42 @@ static void test_caption_linear(void **st) {
     CHECK_TRUE("4n lines: at most 5 times n's work", w4 <= 5 * w1);
 }
 
+/* In the window a step's model is read later, on the jobs layer: a step naming a folder
+   that is not there (a README model not downloaded) is refused at once, the step before
+   it kept with its caption, and the status names the files and the page. */
+static void test_missing_model_step(void **st) {
+    (void)st;
+    app_state *s = make_state();
+    app_request_attach(s, 1e12);
+    char path[512], err[600];
+    snprintf(path, sizeof path, "%s/smol.lesson", dir);
+    write_file(path, "title = Built-in, then a model\n"
+                     "step = Two heads\n"
+                     "h = 2\n"
+                     "| the built-in model\n"
+                     "step = SmolLM2\n"
+                     "model = models/SmolLM2-135M\n"
+                     "| nine query heads\n");
+    if (app_teach_open(s, path, err, sizeof err) != 0) fail_msg("open: %s", err);
+    press(s, ' ', 0);
+    int at = 0;
+    app_teach_lesson(s, &at, NULL);
+    CHECK_INT("the step before stays", 1, at);
+    CHECK_INT("no model asked for", 0, s->gpt_wanted);
+    CHECK_INT("its view: h", 2, s->cfg.h);
+    CHECK_TRUE("the status names the files and the page",
+               strstr(s->status, "step 2: model: ") &&
+                   strstr(s->status, "download config.json, model.safetensors and "
+                                     "tokenizer.json from huggingface.co/HuggingFaceTB/"
+                                     "SmolLM2-135M into it"));
+    CHECK_TRUE("why: the lesson's line naming it",
+               strstr(app_teach_why(s), "smol.lesson:6: model: "));
+    view_state vs;
+    app_view(s, &vs);
+    CHECK_STR("the caption stays step 1's", "Two heads", vs.caption ? vs.caption->heading : "");
+    app_state_destroy(s);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/mhaviz-test-lesson-XXXXXX");
     if (!mkdtemp(dir)) return 1;
@@ -550,6 +587,7 @@ int main(void) {
         cmocka_unit_test(test_record_round_trip),
         cmocka_unit_test(test_format_round_trip),
         cmocka_unit_test(test_caption_linear),
+        cmocka_unit_test(test_missing_model_step),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[400];

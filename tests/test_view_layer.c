@@ -4,7 +4,7 @@
  * in every panel, focus, step and mode without touching a missing tensor (ASan
  * builds make any such read fatal); what is missing is not drawn, and a cell's
  * tooltip shows the layer's own scaled score and weight, checked against the
- * numbers put in here. */
+ * numbers put in here; a Qwen3-shaped layer's focus view draws its Q, K and V by head. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "view_fixture.h"
+#include "view_internal.h"
 
 #define N 6      /* positions: five tokens and one [PAD] */
 #define N_REAL 5 /* the text */
@@ -516,6 +517,78 @@ static void test_steps_never_empty(void **st) {
     fx_finish("steps never empty");
 }
 
+/* The image drawn into r exactly, or NULL. */
+static const draw_image *image_at(const draw_list *dl, view_rect r) {
+    for (int i = 0; i < dl->count; i++) {
+        const draw_cmd *c = &dl->cmds[i];
+        if (c->kind == DC_IMAGE && c->x == r.x && c->y == r.y && c->w == r.w && c->h == r.h)
+            return &dl->images[c->img];
+    }
+    return NULL;
+}
+
+/* A Qwen3-shaped layer in the focus view: head_dim 3 with d_model 4 and 2 heads (h d_k
+ * = 6), both heads reading one K/V head, so the layer's d_model-wide Q, K and V are
+ * NULL and only its Q, K and V by head are kept. Q_i, K_g, V_g and head_i are drawn,
+ * K and V named by the K/V head; both heads show the same K and V and different Qs;
+ * a K cell's tooltip gives that K/V head's number. */
+static void test_focus_own_shapes(void **st) {
+    (void)st;
+    fx_reset();
+    static hand_layer hl;
+    static float q[N * H * 3], kv[N * 3], heads[H * N * 3];
+    for (int i = 0; i < N * H * 3; i++) q[i] = 0.1f * (float)(i % 11) - 0.5f;
+    for (int i = 0; i < N * 3; i++) kv[i] = 0.15f * (float)(i % 7) - 0.45f;
+    for (int i = 0; i < H * N * 3; i++) heads[i] = 0.2f * (float)(i % 5) - 0.4f;
+    hand_make(&hl);
+    hl.L.d_k = 3, hl.L.scale = attn_scale(3, 1, 1.0f), hl.L.h_kv = 1;
+    hl.L.heads = heads, hl.L.q_heads = q, hl.L.k_heads = hl.L.v_heads = kv;
+    view_cache *cache = view_cache_create();
+    assert_non_null(cache);
+    draw_list dl;
+    draw_list_init(&dl);
+    static view_layout L;
+    static rgba k_px[2][64 * 64], q_px[2][64 * 64];
+    int k_n[2] = {0, 0}, q_n[2] = {0, 0};
+    for (int head = 1; head <= H; head++) {
+        view_state s;
+        memset(&s, 0, sizeof s);
+        s.width = 1280, s.height = 800;
+        s.layer = &hl.L;
+        s.hover_x = s.hover_y = -1;
+        s.look.focus = head;
+        snprintf(fx_where, sizeof fx_where, "head %d in focus", head);
+        view_layout_compute(&L, &s, fx_measure, NULL);
+        view_render(&dl, cache, &L, &s, fx_measure, NULL);
+        static const char *const names[4] = {"Q", "K", "V", "head"};
+        for (int i = 0; i < 4; i++)
+            EXPECT(image_in(&dl, L.qkv[i].map), "%s: %s not drawn", fx_where, names[i]);
+        const draw_image *k = image_at(&dl, L.qkv[1].map), *qi = image_at(&dl, L.qkv[0].map);
+        if (k && qi && k->w * k->h <= 64 * 64 && qi->w * qi->h <= 64 * 64) {
+            k_n[head - 1] = k->w * k->h, q_n[head - 1] = qi->w * qi->h;
+            memcpy(k_px[head - 1], k->px, (size_t)k_n[head - 1] * sizeof(rgba));
+            memcpy(q_px[head - 1], qi->px, (size_t)q_n[head - 1] * sizeof(rgba));
+        }
+        /* the tooltip of K's first cell: K/V head 1's first number, named K_1 */
+        const view_rect m = L.qkv[1].map;
+        s.hover_x = m.x + 1, s.hover_y = m.y + 1;
+        view_render(&dl, cache, &L, &s, fx_measure, NULL);
+        char v[32], want[64];
+        view_format_number(v, sizeof v, kv[0]);
+        snprintf(want, sizeof want, "K\xE2\x82\x81[1, 1] = %s", v);
+        EXPECT(has_text(&dl, want), "%s: expected the tooltip \"%s\"", fx_where, want);
+    }
+    EXPECT(k_n[0] > 0 && k_n[0] == k_n[1] &&
+               memcmp(k_px[0], k_px[1], (size_t)k_n[0] * sizeof(rgba)) == 0,
+           "heads 1 and 2 read one K/V head: expected the same K drawn for both");
+    EXPECT(q_n[0] > 0 && q_n[0] == q_n[1] &&
+               memcmp(q_px[0], q_px[1], (size_t)q_n[0] * sizeof(rgba)) != 0,
+           "expected each head's own Q");
+    draw_list_free(&dl);
+    view_cache_destroy(cache);
+    fx_finish("focus view on a layer's own shapes");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_layer_every_mode),
@@ -524,6 +597,7 @@ int main(void) {
         cmocka_unit_test(test_inconsistent_layer),
         cmocka_unit_test(test_equation_without_product),
         cmocka_unit_test(test_steps_never_empty),
+        cmocka_unit_test(test_focus_own_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

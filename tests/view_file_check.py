@@ -278,6 +278,26 @@ def main():
                      "mhaviz: lesson/kv2.view:2: model-kv = 2: must divide ck's 3 K/V heads", 2)
             if os.path.exists(os.path.join(d, "k2.png")):
                 fail("model-kv = 2", "nothing written", "k2.png")
+            # --kv-heads beside a file naming a model: that model's K/V heads, as --model
+            # --kv-heads 1 (it was given to the random model's, and the export showed the
+            # model's own 3); 2 does not divide them: one line, nothing written
+            with open(os.path.join(sub, "l2.view"), "w") as f:
+                f.write("model = ck\nlayer = 2\n")
+            ka = os.path.join(d, "kopt.png")
+            ra = run(mhaviz, ["--state", os.path.join("lesson", "l2.view"), "--kv-heads", "1",
+                              "--export", ka], d)
+            if ra.returncode:
+                fail("--state and --kv-heads 1", "exit 0", ra.stderr)
+            elif png_pixels(ka) != png_pixels(b) or png_pixels(ka) == png_pixels(c):
+                fail("--state and --kv-heads 1", "the pixels of --model --kv-heads 1",
+                     "different" if png_pixels(ka) != png_pixels(b) else "its own K/V's")
+            r = run(mhaviz, ["--state", os.path.join("lesson", "l2.view"), "--kv-heads", "2",
+                             "--export", "kopt2.png"], d)
+            one_line("--state and --kv-heads 2", r, "mhaviz: ", 2)
+            if b"must divide ck's 3 K/V heads" not in r.stderr:
+                fail("--state and --kv-heads 2", "must divide ck's 3 K/V heads", r.stderr)
+            if os.path.exists(os.path.join(d, "kopt2.png")):
+                fail("--state and --kv-heads 2", "nothing written", "kopt2.png")
             print("view files: a model named by the file exports as --model does")
         vf = os.path.join(d, "dump.view")
         with open(vf, "w") as f:

@@ -349,6 +349,18 @@ int main(int argc, char **argv) {
                      "%s%s: --dump writes the random model (a checkpoint's: "
                      "--model PATH --dump DIR)",
                      app_settings_where(view, "model", where, sizeof where), v);
+        /* --kv-heads G beside a view file of a loaded model: that model's K/V heads
+           (model-kv = G, checked against them when the model is read), not the random
+           model's it would share otherwise (cli_model_check gave it to those) */
+        if (!err[0] && o.cfg.kv_heads && !o.model_path &&
+            strcmp(app_settings_get(view, "model", v, sizeof v), "off") && v[0]) {
+            char g[16];
+            snprintf(g, sizeof g, "%d", o.cfg.kv_heads);
+            char why[256];
+            if (app_settings_set(view, "model-kv", g, ".", why, sizeof why) != 0)
+                snprintf(err, sizeof err, "--kv-heads %s: %s", g, why);
+            o.cfg.kv_heads = 0;
+        }
         if (err[0]) {
             app_settings_free(view);
             free(file_text);

@@ -69,6 +69,13 @@ typedef struct attn_layer {
     const float *k_unrot, *k_rot; /* (n, h_kv d_k), h_kv 0 meaning h */
     int qk_norm;                  /* 1: q_unrot and k_unrot are after the per-head QK-norm */
 
+    /* A loaded model's Q, K and V by head as its scores and head_i use them (after RoPE),
+       kept also where q, k and v above cannot hold them (h d_k != d_model, K/V heads
+       shared): query head i owns columns [i d_k, (i + 1) d_k) of q_heads, K/V head g
+       those of k_heads and v_heads; NULL: not kept */
+    const float *q_heads;           /* (n, h d_k) */
+    const float *k_heads, *v_heads; /* (n, h_kv d_k), h_kv 0 meaning h */
+
     uint64_t off[ATTN_LAYER_OFF_WORDS]; /* bit i set: head i (0-based) is switched off */
 } attn_layer;
 

@@ -39,7 +39,7 @@ static const char *const model_names[] = {"tokens.json",
                                           "generated.json", /* --model --generate */
                                           "overview.npy",   /* --model: every head pooled */
                                           /* --train --sweep */ NULL};
-static const char *const layer_names[] = {"attn.npy", "out.npy", NULL};
+static const char *const layer_names[] = {"attn.npy", "out.npy", "Q.npy", "K.npy", "V.npy", NULL};
 /* what --train's dump writes besides tokens.txt: at the top, in each layerN folder
    (no underscore: N is a trained block), and weights/ holds one NAME.npy a parameter */
 static const char *const train_names[] = {"logits.npy", "targets.txt", "train.json", NULL};

@@ -260,6 +260,9 @@ void tf_infer_layer(attn_layer *L, const tf_infer *t, int i, const float *x, con
         L->k = at(t, t->k, i);
         L->v = at(t, t->v, i);
     }
+    L->q_heads = t->q + (size_t)i * t->cap * spec_q_dim(s);
+    L->k_heads = t->k + (size_t)i * t->cap * spec_kv_dim(s);
+    L->v_heads = t->v + (size_t)i * t->cap * spec_kv_dim(s);
     if (s->pos == SPEC_POS_ROPE) { /* rotated; the caller may add them unrotated */
         L->q_rot = t->q + (size_t)i * t->cap * spec_q_dim(s);
         L->k_rot = t->k + (size_t)i * t->cap * spec_kv_dim(s);

@@ -449,7 +449,7 @@ static void compact(char *buf, size_t len, double v) {
 
 /* Each line of the cost panel in three forms, longest first: the exact number, the
    short one, the short one without the formula. The first that fits is drawn. */
-enum { COST_LINES = 8, COST_FORMS = 3 };
+enum { COST_LINES = 9, COST_FORMS = 3 };
 
 static int put_forms(char lines[][COST_FORMS][160], int k, const char *f0, const char *f1,
                      const char *f2);
@@ -475,8 +475,9 @@ static void draw_cost(const view_ctx *c) {
         int y = L->cost.y + (i ? line + L->pad / 2 + (i - 1) * (line * fs / ft + 2) : 0);
         if (y + line > L->cost.y + L->cost.h) break;
         if (i == dk_line || i == dominate_line) { /* with subscripts where they fit */
-            const char *m =
-                view_markup_width(c, lines[i][0], fs) <= L->cost.w ? lines[i][0] : lines[i][2];
+            const char *m = lines[i][0];
+            for (int f = 1; f < COST_FORMS && view_markup_width(c, m, fs) > L->cost.w; f++)
+                m = lines[i][f];
             if (view_markup_width(c, m, fs) <= L->cost.w) {
                 view_draw_markup(c, L->cost.x, y, m, fs, c->th.muted);
                 continue;
@@ -605,7 +606,8 @@ void view_draw_lesson(const view_ctx *c) {
 /* A loaded model's layer with its own shapes (K/V heads shared by groups, head_dim not
  * d_model / h): W^Q and W^O of h d_k columns, W^K and W^V of h_kv d_k; the K/V cache a
  * token adds to the layer, beside what it would be with a K/V head per head (why GQA
- * exists). *kv_line is drawn with subscripts, as *dk_line. Returns the line count. */
+ * exists), and to all L layers, 2 L h_kv d_k, the panel's last line (drawn where there is
+ * room). *kv_line is drawn with subscripts, as *dk_line. Returns the line count. */
 static int cost_own_lines(char lines[][COST_FORMS][160], int k, const attn_layer *layer,
                           int *dk_line, int *kv_line) {
     const double n = layer->n, d = layer->d_model, h = layer->h, dk = layer->d_k;
@@ -652,5 +654,16 @@ static int cost_own_lines(char lines[][COST_FORMS][160], int k, const attn_layer
              2 * hkv * dk, 2 * h * dk);
     snprintf(f1, sizeof f1, "K/V cache %.0f a token (h_kv = h: %.0f)", 2 * hkv * dk, 2 * h * dk);
     snprintf(f2, sizeof f2, "K/V cache %.0f a token", 2 * hkv * dk);
+    k = put_forms(lines, k, f0, f1, f2);
+    if (layer->layers < 2) return k;
+    thousands(a, sizeof a, 2 * layer->layers * hkv * dk);
+    thousands(b, sizeof b, 2 * layer->layers * h * dk);
+    snprintf(f0, sizeof f0,
+             "all %d layers 2\xC2\xB7L\xC2\xB7h\xE2\x82\x96\xE1\xB5\xA5\xC2\xB7"
+             "d\xE2\x82\x96 = %.24s a token (h\xE2\x82\x96\xE1\xB5\xA5 = h: %.24s)",
+             layer->layers, a, b);
+    snprintf(f1, sizeof f1, "all %d layers: %.24s a token (h\xE2\x82\x96\xE1\xB5\xA5 = h: %.24s)",
+             layer->layers, a, b);
+    snprintf(f2, sizeof f2, "all %d layers: %s a token", layer->layers, a);
     return put_forms(lines, k, f0, f1, f2);
 }

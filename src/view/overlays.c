@@ -177,7 +177,7 @@ static int cell_lines(char lines[4][160], const view_state *s, const view_hit *h
 void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
     const view_state *s = c->s;
     const attn_layer *layer = s->layer;
-    const int n = layer->n, d = layer->d_model, dk = layer->d_k;
+    const int d = layer->d_model, dk = layer->d_k;
     char lines[4][160];
     int count = 0;
     char v[32];
@@ -219,14 +219,14 @@ void view_draw_tooltip(const view_ctx *c, const view_hit *hit) {
         break;
     case HIT_QKV: {
         static const char *nm[4] = {"Q", "K", "V", "head"};
-        const float *src[4] = {layer->q, layer->k, layer->v, layer->heads};
-        if (hit->which < 0 || hit->which > 3 || !src[hit->which]) break;
-        float val = hit->which < 3
-                        ? src[hit->which][(size_t)hit->row * d + (size_t)hit->head * dk + hit->col]
-                        : layer->heads[((size_t)hit->head * n + hit->row) * dk + hit->col];
-        view_format_number(v, sizeof v, val);
+        int ld = 0, at = 0;
+        const float *src = hit->which >= 0 && hit->which <= 3
+                               ? view_focus_matrix(layer, hit->head, hit->which, &ld, &at)
+                               : NULL;
+        if (!src) break;
+        view_format_number(v, sizeof v, src[(size_t)hit->row * ld + hit->col]);
         char sub[32];
-        view_subscript(sub, sizeof sub, hit->head + 1);
+        view_subscript(sub, sizeof sub, at + 1);
         snprintf(lines[count++], 160, "%s%s[%d, %d] = %s", nm[hit->which], sub, hit->row + 1,
                  hit->col + 1, v);
         snprintf(lines[count++], 160, "token \xE2\x80\x9C%s\xE2\x80\x9D", tok_at(s, hit->row));

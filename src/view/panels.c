@@ -435,7 +435,6 @@ void view_draw_focus(const view_ctx *c) {
     const attn_layer *layer = c->s->layer;
     int head = L->focus - 1;
     if (head < 0 || head >= layer->h || L->focus_caption.w <= 0) return; /* the head alone */
-    const int d = layer->d_model, dk = layer->d_k, n = layer->n;
     char buf[96], fitted[96];
     if (c->s->figure) /* a figure says no keys */
         snprintf(buf, sizeof buf, "head %d in focus", head + 1);
@@ -454,15 +453,14 @@ void view_draw_focus(const view_ctx *c) {
         view_fit_text(fitted, sizeof fitted, buf, r.w, L->font, 1, c->measure, c->ud);
     }
     draw_text(c->dl, r.x, r.y, fitted, L->font, view_head_color(head, c->s->look.theme), 1, 0);
-    const float *src[4] = {
-        view_at(layer->q, (size_t)head * dk), view_at(layer->k, (size_t)head * dk),
-        view_at(layer->v, (size_t)head * dk), view_at(layer->heads, (size_t)head * n * dk)};
-    const int ld[4] = {d, d, d, dk};
+    const float *src[4];
+    int ld[4], sub[4];
+    for (int i = 0; i < 4; i++) src[i] = view_focus_matrix(layer, head, i, &ld[i], &sub[i]);
     static const char *names[4] = {"Q", "K", "V", "head"};
     for (int i = 0; i < 4; i++) {
         const view_matrix_box *b = &L->qkv[i];
         char num[16];
-        snprintf(num, sizeof num, "%d", head + 1);
+        snprintf(num, sizeof num, "%d", sub[i] + 1);
         const char *parts[] = {names[i], num};
         const int lvl[] = {0, -1};
         view_draw_script_runs(c, b->map.x, b->map.y - L->line - L->pad / 2, parts, lvl, 2, L->font,
@@ -470,6 +468,29 @@ void view_draw_focus(const view_ctx *c) {
         view_draw_matrix(c, b, src[i], ld[i], 0xF0C0000000ull + (uint64_t)i * 4096 + (uint64_t)head,
                          "");
     }
+}
+
+/* Q_i, K_i, V_i from the layer's d_model-wide Q, K, V; where it has none (a loaded model
+   whose h d_k is not d_model, or whose heads share K/V heads) from its Q, K, V by head:
+   the K and V of head i's K/V head g, named K_g and V_g as the head's title says. */
+const float *view_focus_matrix(const attn_layer *layer, int head, int which, int *ld, int *sub) {
+    const int d = layer->d_model, dk = layer->d_k, h = layer->h;
+    const int hkv = layer->h_kv > 0 && layer->h_kv < h ? layer->h_kv : h, g = head / (h / hkv);
+    *sub = head;
+    if (which == 3) {
+        *ld = dk;
+        return view_at(layer->heads, (size_t)head * layer->n * dk);
+    }
+    const float *own = which == 0 ? layer->q : which == 1 ? layer->k : layer->v;
+    *ld = d;
+    if (own) return own + (size_t)head * dk;
+    if (which == 0) {
+        *ld = h * dk;
+        return view_at(layer->q_heads, (size_t)head * dk);
+    }
+    *ld = hkv * dk;
+    *sub = g;
+    return view_at(which == 1 ? layer->k_heads : layer->v_heads, (size_t)g * dk);
 }
 
 /* --- the equation Concat x W^O = MultiHead ---------------------------------- */

@@ -275,6 +275,11 @@ void view_draw_formula(const view_ctx *c);
 void view_draw_heads(const view_ctx *c, const view_hit *hover);
 /* The focus view's caption and Q_i, K_i, V_i, head_i. */
 void view_draw_focus(const view_ctx *c);
+/* The focus view's matrix `which` (0 Q, 1 K, 2 V, 3 head) of head `head` (0-based): its
+   first number (row 0, the head's column 0), *ld floats a row, and *sub the index its
+   name carries (0-based: the head, or for K and V the K/V head it reads where they come
+   from the layer's Q, K and V by head); NULL where the layer has none. */
+const float *view_focus_matrix(const attn_layer *layer, int head, int which, int *ld, int *sub);
 /* Concat x W^O = MultiHead: title, head bands, three matrices, the symbols; where
  * the layer lacks Concat or W^O, view_draw_eq_note in their place. */
 void view_draw_equation(const view_ctx *c);

@@ -45,6 +45,8 @@ int app_lesson_check(const cli_options *o, char *err, size_t errlen) {
     } else if (o->export_path) { /* a deck, or one step: the training it runs is bounded */
         rc = check_training_time(&L, o->lesson_path, err, errlen);
     }
+    if (rc == 0 && o->export_path && !o->lesson_step) /* a deck needs every step's model */
+        rc = app_teach_models_check(&L, 1, L.count, o->lesson_path, err, errlen);
     lesson_free(&L);
     return rc;
 }

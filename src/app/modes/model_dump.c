@@ -1,7 +1,7 @@
 /* model_dump.c: `mhaviz --model PATH --dump OUT`: every layer of a loaded model on
- * the text, as the README lists: tokens.json, meta.json, layer_L/attn.npy and
- * layer_L/out.npy for L = 1 .. n_layer, final.npy, next.json (an encoder's: fill.json,
- * its masks filled by the masked-LM head). With -H K every
+ * the text, as the README lists: tokens.json, meta.json, layer_L/attn.npy,
+ * layer_L/out.npy and the K/V heads as run (Q.npy, K.npy, V.npy) for L = 1 .. n_layer, final.npy,
+ * next.json (an encoder's: fill.json, its masks filled by the masked-LM head). With -H K every
  * layer is re-split into K heads from its own input (the native model's stream);
  * with --ablate L:H the heads are removed and the layers after see it; with
  * --generate N the model first writes N tokens (model_generate.c: printed, and
@@ -150,14 +150,19 @@ static json_t *fill_json(const model_dump *md) {
     return fill;
 }
 
-/* Layer l's folder (part 0), attn.npy (1) or out.npy (2); the layer is made the
-   shown one, at md->h heads, before its attention is asked for. */
+static int qkv_file(model_dump *md, int l, int which, dump_file *f);
+
+#define LAYER_PARTS 6 /* a layer's folder, attn.npy, out.npy, Q.npy, K.npy, V.npy */
+
+/* Layer l's folder (part 0), attn.npy (1), out.npy (2), or Q.npy, K.npy, V.npy (3-5); the
+   layer is made the shown one, at md->h heads, before its attention is asked for. */
 static int layer_file(model_dump *md, int l, int part, dump_file *f, char *err, size_t errlen) {
     if (part == 0) {
         f->kind = DUMP_FOLDER;
         snprintf(f->rel, sizeof f->rel, "layer_%d", l + 1);
         return 1;
     }
+    if (part >= 3) return qkv_file(md, l, part - 3, f);
     /* the layer's attention is computed when shown (the run keeps none); a model
        whose heads cannot be re-split (RoPE, K/V groups) at its own heads, as it ran */
     const int h = tf_infer_can_split(md->m->tf) ? md->h : md->m->tf->cfg.h;
@@ -182,6 +187,23 @@ static int layer_file(model_dump *md, int l, int part, dump_file *f, char *err, 
     return 1;
 }
 
+/* Layer l's Q (which 0), K (1) or V (2) as the forward made them, the model's own query
+   heads and the K/V heads it ran with (--kv-heads: the regrouped ones), after RoPE and
+   QK-norm where the model has them: (n, h head_dim) for Q, (n, h_kv head_dim) for K and V,
+   query head i in columns [i head_dim, (i + 1) head_dim), K/V head g likewise. */
+static int qkv_file(model_dump *md, int l, int which, dump_file *f) {
+    const tf_infer *inf = md->run->inf;
+    const model_spec *s = &inf->tf->spec;
+    const int n = md->run->n, cols = which == 0 ? spec_q_dim(s) : spec_kv_dim(s);
+    const float *base = which == 0 ? inf->q : which == 1 ? inf->k : inf->v;
+    f->kind = DUMP_NPY;
+    snprintf(f->rel, sizeof f->rel, "layer_%d/%s", l + 1,
+             (const char *[]){"Q.npy", "K.npy", "V.npy"}[which]);
+    f->data = base + (size_t)l * inf->cap * cols;
+    f->shape[0] = n, f->shape[1] = cols, f->ndim = 2;
+    return 1;
+}
+
 /* overview.npy: every head's attention max-pooled as the overview draws it,
    (layers h, p, p), row l h + j layer l + 1's head j + 1 (gpt2_run_overview). */
 static int overview_file(model_dump *md, dump_file *f, char *err, size_t errlen) {
@@ -197,16 +219,18 @@ static int overview_file(model_dump *md, dump_file *f, char *err, size_t errlen)
     return 1;
 }
 
-/* The files in order: tokens.json, meta.json, layer_L/ with attn.npy and out.npy
-   for every layer, final.npy, next.json (an encoder: fill.json), generated.json (--generate),
-   overview.npy. */
+/* The files in order: tokens.json, meta.json, layer_L/ with attn.npy, out.npy, Q.npy, K.npy
+   and V.npy for every layer, final.npy, next.json (an encoder: fill.json), generated.json
+   (--generate), overview.npy. */
 static int model_file(void *ud, int i, dump_file *f, char *err, size_t errlen) {
     model_dump *md = ud;
     const int layers = md->m->tf->cfg.layers, n = md->run->n, d = md->m->tf->cfg.d_model;
     memset(f, 0, sizeof *f);
     if (i == 0) return json_file(md, "tokens.json", tokens_json(md), f, err, errlen);
     if (i == 1) return json_file(md, "meta.json", meta_json(md), f, err, errlen);
-    if (i < 2 + 3 * layers) return layer_file(md, (i - 2) / 3, (i - 2) % 3, f, err, errlen);
+    if (i < 2 + LAYER_PARTS * layers)
+        return layer_file(md, (i - 2) / LAYER_PARTS, (i - 2) % LAYER_PARTS, f, err, errlen);
+    i -= (LAYER_PARTS - 3) * layers; /* the files after the layers, counted as before */
     if (i == 2 + 3 * layers) {
         f->kind = DUMP_NPY;
         snprintf(f->rel, sizeof f->rel, "final.npy");

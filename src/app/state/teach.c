@@ -8,6 +8,7 @@
 #include "teach.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model_pages.h"
 #include "state_internal.h"
 
 #define LIST_MAX 9 /* built-in lessons a digit can pick */
@@ -141,6 +143,14 @@ int app_teach_goto(app_state *s, int k) {
     /* presentation is the presenter's: P and Escape change it, and a step only where its
        own lines say `present`, so a clicker's Space never brings the toolbar back */
     const int presenting = s->look.present;
+    /* a missing model folder refused now: the window would read it later, on the jobs
+       layer, and show the step's caption over the model before it */
+    if (app_teach_models_check(&t->L, k, k, t->path, t->why, sizeof t->why) != 0) {
+        char say[sizeof t->why + 32]; /* the status keeps its end: which files, from where */
+        snprintf(say, sizeof say, "step %d: %s", k, strstr(t->why, ": model: ") + 2);
+        app_gpt_say(s, say);
+        return -1;
+    }
     if (app_settings_apply(s, t->L.steps[k - 1].view, err, sizeof err) != 0) {
         if (strncmp(err, t->path, strlen(t->path)) == 0)
             snprintf(t->why, sizeof t->why, "%s", err);
@@ -154,6 +164,30 @@ int app_teach_goto(app_state *s, int k) {
     t->k = k - 1;
     t->digits = -1;
     start_actions(s, t);
+    return 0;
+}
+
+int app_teach_models_check(const lesson *L, int from, int to, const char *file, char *err,
+                           size_t errlen) {
+    for (int k = from; k <= to; k++) {
+        char model[4096];
+        struct stat sb;
+        const lesson_step *st = &L->steps[k - 1];
+        app_settings_get(st->view, "model", model, sizeof model);
+        if (!model[0] || strcmp(model, "off") == 0 || stat(model, &sb) == 0) continue;
+        const int e = errno;
+        char where[4200]; /* "FILE:LINE: model = ": the line that named it */
+        app_settings_where(st->view, "model", where, sizeof where);
+        const size_t at = strlen(where) > 8 ? strlen(where) - 8 : 0;
+        if (at > 0 && strcmp(where + at, "model = ") == 0)
+            snprintf(err, errlen, "%.*smodel: %.1800s: %s", (int)(at > 2000 ? 2000 : at), where,
+                     model, strerror(e));
+        else
+            snprintf(err, errlen, "%.2000s:%d: model: %.1800s: %s", file, st->line, model,
+                     strerror(e));
+        model_fetch_say(err, errlen, model);
+        return 2;
+    }
     return 0;
 }
 

@@ -21,6 +21,13 @@ int app_teach_open(app_state *s, const char *path, char *err, size_t errlen);
    0, or -1 with the status saying why (the view kept). */
 int app_teach_goto(app_state *s, int k);
 
+/* Steps from..to (1-based) of L, read from file: 0 when every model folder their views
+   name is there, else 2 with "FILE:LINE: model: PATH: why" for the first that names a
+   missing one (a README model's folder: which files to download, and from where). A
+   lesson step is refused before it changes anything, and a deck before its first page. */
+int app_teach_models_check(const lesson *L, int from, int to, const char *file, char *err,
+                           size_t errlen);
+
 /* The key the lesson takes in this state into *a (1), or 0: the key acts as usual. */
 int app_teach_key(const app_state *s, int key, int mods, app_action *a);
 
