@@ -270,9 +270,10 @@ static int panels_under_next(view_layout *L, const view_state *s, lay_ctx *cx, i
     const int y = n.y + n.h + L->gap * 2;
     view_state bare = *s; /* the heads and the equation without the panels' share */
     bare.lesson = 0;
+    const view_state *was = cx->s; /* not always s: a caller's copy may be laid out */
     cx->s = &bare;
     lay_main(L, cx, L->main, target);
-    cx->s = s;
+    cx->s = was;
     view_lesson_page_layout(L, s, cx->measure, cx->ud,
                             (view_rect){col.x, y, col.w, col.y + col.h - y});
     return L->lesson_shown;
