@@ -2,10 +2,10 @@
 """wm_errors_check.py WM_ERRORS: the window's X error handler (wm.c), under a private
 Xvfb. A SendEvent to a window already gone (a worker's wake-up arriving after Ctrl+Q
 destroyed the window) leaves the process running; without the handler Xlib ends it
-with status 1; any other refused request still ends it. The same SendEvent whose
-answer is read only as SDL_Quit closes its connection leaves the process running with
-the handler set before SDL_Init, and ends it with status 1 with the handler set after
-(SDL_Quit puts back the handler it found before it closes)."""
+with status 1; any other refused request still ends it. After SDL_Quit the
+same SendEvent leaves the process running with the handler set before SDL_Init, and
+ends it with status 1 with the handler set after (SDL_Quit puts back the handler it
+found: Xlib's)."""
 import subprocess
 import sys
 
