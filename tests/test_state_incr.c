@@ -14,6 +14,8 @@
  *     restored in layer l computes layers l ... L of every row and no more (after a
  *     token changed in the middle, which the run not shown has not computed), a
  *     layer switch, a re-split and the overview none;
+ *   - the same on a Llama-type model (RoPE, K/V heads shared by groups of query
+ *     heads; MHAVIZ_TEST_MODEL_LLAMA) over the changes it takes;
  *   - the checker catches a run one value apart (so it can fail).
  * Keys are pressed through app_key_action, as the window does. The checkpoint comes
  * from tests/state_model_check.py (gpt2_gen.py, 3 layers x 4 heads, n_embd 32) in
@@ -38,17 +40,18 @@
 #define TEXT "The quick brown fox jumps over the lazy dog. The dog sleeps; the fox runs away."
 #define MIDDLE "The quick brown cat jumps over the lazy dog. The dog sleeps; the fox runs away."
 
-static const char *model_dir(void) {
-    const char *p = getenv("MHAVIZ_TEST_MODEL");
+/* The checkpoint in the environment variable var (skipped without it). */
+static const char *model_dir(const char *var) {
+    const char *p = getenv(var);
     if (!p || !*p) skip();
     return p;
 }
 
-static app_state *make_state(void) {
+static app_state *make_state(const char *var) {
     cli_options o = fx_options();
     o.mode = CLI_EXPORT;
     o.text = TEXT;
-    o.model_path = model_dir();
+    o.model_path = model_dir(var);
     app_state *s = fx_app_state(&o, 4, 64, NULL, NULL, 0);
     CHECK_TRUE("a model is loaded", app_gpt_active(s));
     CHECK_INT("the jobs layer", 0, app_async_enable(s, NULL, NULL, 0.0));
@@ -103,6 +106,7 @@ static double abs_err(const float *a, const float *b, size_t count) {
 static int compare(gpt2_run *got, gpt2_run *ref, char *why, size_t len) {
     const model_spec *s = &ref->m->tf->spec;
     const int n = ref->n, d = s->d_model, L = s->layers, cap = ref->inf->cap;
+    const int qd = spec_q_dim(s), kvd = spec_kv_dim(s);
     if (got->n != n || memcmp(got->ids, ref->ids, (size_t)n * sizeof(int)) != 0) {
         snprintf(why, len, "tokens: %d against %d", got->n, n);
         return 1;
@@ -112,18 +116,20 @@ static int compare(gpt2_run *got, gpt2_run *ref, char *why, size_t len) {
         snprintf(why, len, "heads removed, layer or h shown differ");
         return 1;
     }
-    const size_t nn = (size_t)s->h * n * n, nd = (size_t)n * d;
-    float *a = malloc(2 * nn * sizeof(float)), *cc = malloc(nd * sizeof(float));
+    const size_t nn = (size_t)s->h * n * n, nd = (size_t)n * d, nq = (size_t)n * qd;
+    const size_t nkv = (size_t)n * kvd;
+    float *a = malloc(2 * nn * sizeof(float)), *cc = malloc(nq * sizeof(float));
     assert_true(a && cc);
     int bad = 0;
     for (int l = 0; l < L && !bad; l++) {
         tf_infer_attn(got->inf, l, a, a, cc);
         tf_infer_attn(ref->inf, l, a + nn, a + nn, cc);
-        const size_t at = (size_t)l * cap * d;
+        const size_t at = (size_t)l * cap * d, aq = (size_t)l * cap * qd;
+        const size_t akv = (size_t)l * cap * kvd;
         const double e[] = {abs_err(a, a + nn, nn),
-                            rel_err(got->inf->q + at, ref->inf->q + at, nd),
-                            rel_err(got->inf->k + at, ref->inf->k + at, nd),
-                            rel_err(got->inf->v + at, ref->inf->v + at, nd),
+                            rel_err(got->inf->q + aq, ref->inf->q + aq, nq),
+                            rel_err(got->inf->k + akv, ref->inf->k + akv, nkv),
+                            rel_err(got->inf->v + akv, ref->inf->v + akv, nkv),
                             rel_err(got->inf->out + at, ref->inf->out + at, nd),
                             rel_err(got->inf->resid + at + (size_t)cap * d,
                                     ref->inf->resid + at + (size_t)cap * d, nd)};
@@ -143,8 +149,10 @@ static int compare(gpt2_run *got, gpt2_run *ref, char *why, size_t len) {
         {"next-token probabilities", rel_err(gpt2_run_probs(got), gpt2_run_probs(ref), V), 1e-3},
         {"probabilities, every head on", rel_err(got->probs_full, ref->probs_full, V), 1e-3},
         {"shown layer's attention", abs_err(got->s_attn, ref->s_attn, sn), 1e-4},
-        {"shown layer's heads", rel_err(got->s_heads, ref->s_heads, nd), 1e-3},
-        {"shown layer's Concat", rel_err(got->s_concat, ref->s_concat, nd), 1e-3},
+        {"shown layer's heads", rel_err(got->s_heads, ref->s_heads, hs == s->h ? nq : nd), 1e-3},
+        {"shown layer's Concat", rel_err(got->s_concat, ref->s_concat, hs == s->h ? nq : nd), 1e-3},
+        {"shown layer's Q before RoPE", ref->s_qpre ? rel_err(got->s_qpre, ref->s_qpre, nq) : 0.0,
+         1e-3},
         {"shown layer's X", rel_err(got->s_x, ref->s_x, nd), 1e-3},
         {"shown layer's output, every head on",
          ref->s_full_n ? rel_err(got->s_full, ref->s_full, nd) : 0.0, 1e-3},
@@ -195,7 +203,7 @@ static void check(const char *where, app_state *s, unsigned long rows0, long wan
 
 static void test_every_change(void **st) {
     (void)st;
-    app_state *s = make_state();
+    app_state *s = make_state("MHAVIZ_TEST_MODEL");
     const int L = s->gpt->m->tf->cfg.layers;
     check("the text opened", s, 0, -1);
     unsigned long r0 = rows_run(s);
@@ -253,10 +261,43 @@ static void test_every_change(void **st) {
     app_state_destroy(s);
 }
 
+/* A Llama-type model (RoPE, 6 query heads on 2 K/V heads: its own heads only) on the
+   changes it takes. */
+static void test_llama(void **st) {
+    (void)st;
+    app_state *s = make_state("MHAVIZ_TEST_MODEL_LLAMA");
+    const int L = s->gpt->m->tf->cfg.layers;
+    check("the text opened", s, 0, -1);
+    unsigned long r0 = rows_run(s);
+    edit_to(s, TEXT " The cat");
+    check("typed at the end", s, r0, -1);
+    r0 = rows_run(s);
+    edit_to(s, MIDDLE " The cat");
+    check("a token changed in the middle", s, r0, -1);
+    r0 = rows_run(s);
+    edit_to(s, MIDDLE " The cat sat");
+    check("typed at the end after a change in the middle", s, r0, -1);
+    const int n = gpt_shown(s->gpt)->n;
+    r0 = rows_run(s);
+    for (int i = 1; i < L; i++) press(s, 'y', 0); /* the last layer */
+    check("a layer switch: nothing computed", s, r0, 0);
+    r0 = rows_run(s);
+    act(s, (app_action){.kind = ACT_ABLATE, .arg = 2});
+    check("a head removed in the last layer: that layer alone", s, r0, n);
+    r0 = rows_run(s);
+    press(s, 'o', 0);
+    check("the overview opened: nothing computed", s, r0, 0);
+    r0 = rows_run(s);
+    press(s, 'x', APP_MOD_SHIFT);
+    check("every head back: the last layer", s, r0, n);
+    app_async_disable(s);
+    app_state_destroy(s);
+}
+
 /* The checker: a run whose K is one value apart in one layer is caught. */
 static void test_checker_catches(void **st) {
     (void)st;
-    app_state *s = make_state();
+    app_state *s = make_state("MHAVIZ_TEST_MODEL");
     gpt2_run ref, *r = gpt_shown(s->gpt);
     full_forward(&ref, s->gpt);
     char why[256] = "";
@@ -273,6 +314,7 @@ static void test_checker_catches(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_change),
+        cmocka_unit_test(test_llama),
         cmocka_unit_test(test_checker_catches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
