@@ -135,8 +135,10 @@ def check_model(mhaviz):
     and the model's cases (model_load, model_forward at n 64 and 256, or the most the
     model holds, model_resplit, the edits at n 64, 256 and the model's 300 positions
     with the whole forward beside them (model_edit_append, model_edit_middle,
-    model_ablate in layers 1 and 2, model_generate), model_rss) with their fields,
-    and a missing folder
+    model_ablate in layers 1 and 2, model_generate), model_rss, the window's changes
+    into its second run (model_window_ablate in layers 1 and 2, model_window_layer,
+    model_window_resplit, each with catch_up_ms and full_ms) with their fields, and a
+    missing folder
     one mhaviz: line, exit 1."""
     import os
     import tempfile
@@ -167,7 +169,14 @@ def check_model(mhaviz):
                 ("model_ablate", {"n": 256, "layer": 1}, ["median_ms", "full_ms"]),
                 ("model_ablate", {"n": 256, "layer": 2}, ["median_ms", "full_ms"]),
                 ("model_generate", {"n": 256}, ["tokens_per_s", "full_tokens_per_s"]),
-                ("model_rss", {"n_max": 300}, ["peak_mb", "file_mb"])]
+                ("model_rss", {"n_max": 300}, ["peak_mb", "file_mb"]),
+                ("model_window_ablate", {"n": 256, "layer": 1},
+                 ["median_ms", "catch_up_ms", "full_ms"]),
+                ("model_window_ablate", {"n": 256, "layer": 2},
+                 ["median_ms", "catch_up_ms", "full_ms"]),
+                ("model_window_layer", {"n": 256}, ["median_ms", "catch_up_ms", "full_ms"]),
+                ("model_window_resplit", {"n": 256, "h2": 2},
+                 ["median_ms", "catch_up_ms", "full_ms"])]
         for case, pick, nums in want:
             got = [x for x in lines if x.get("case") == case and
                    all(x.get(k) == v for k, v in pick.items())]

@@ -11,8 +11,10 @@
  * attention within 1e-4, Q, K, each layer's output and stream, the final norm and
  * the next-token probabilities within 1e-3 relative (max |difference| / max
  * |reference|). Also: an edit that leaves the text and heads as they were computes
- * nothing; a head removed in the last layer computes that layer only; the checker
- * catches a run on another text (so it can fail). */
+ * nothing; a head removed in the last layer computes that layer only; a trace two
+ * edits behind brought to the incremental one by copying (tf_infer_sync) equals the
+ * whole forward too and computes no row; the checker catches a run on another text
+ * (so it can fail). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -248,7 +250,8 @@ static void check_spec(const model_spec *s, const char *what) {
     for (uint64_t seed = 1; seed <= 4; seed++) {
         transformer *tf = random_model(s, seed * 7919);
         tf_infer *inc = tf_infer_create(tf, CTX, s->h), *ref = tf_infer_create(tf, CTX, s->h);
-        CHECK_TRUE("tf_infer_create", inc && ref);
+        tf_infer *lag = tf_infer_create(tf, CTX, s->h);
+        CHECK_TRUE("tf_infer_create", inc && ref && lag);
         uint64_t st = seed;
         text_state ed[MAX_EDITS];
         const int count = make_edits(ed, s, &st);
@@ -259,6 +262,17 @@ static void check_spec(const model_spec *s, const char *what) {
             if (compare(inc, ref, why, sizeof why))
                 fail_msg("%s, seed %llu, after %s (n = %d): %s", what, (unsigned long long)seed,
                          ed[e].name, ed[e].n, why);
+            /* a trace two edits behind, brought to inc by copying what differs */
+            tf_infer_update(lag, ed[e > 1 ? e - 2 : 0].ids, ed[e > 1 ? e - 2 : 0].n,
+                            ed[e > 1 ? e - 2 : 0].off);
+            const unsigned long rows = lag->rows_run;
+            tf_infer_sync(lag, inc);
+            CHECK_INT("tf_infer_sync computes no row", 0, (int)(lag->rows_run - rows));
+            if (compare(lag, ref, why, sizeof why))
+                fail_msg("%s, seed %llu, synced to %s from two edits before (n = %d): %s", what,
+                         (unsigned long long)seed, ed[e].name, ed[e].n, why);
+            CHECK_INT("then the same text and heads: nothing computed", s->layers,
+                      tf_infer_update(lag, ed[e].ids, ed[e].n, ed[e].off));
             if (strcmp(ed[e].name, "a head removed in the last layer") == 0)
                 CHECK_INT("a head removed in the last layer: the first layer computed",
                           s->layers - 1, from);
@@ -272,6 +286,7 @@ static void check_spec(const model_spec *s, const char *what) {
                   tf_infer_update(inc, ed[count - 1].ids, ed[count - 1].n, ed[count - 1].off));
         tf_infer_destroy(inc);
         tf_infer_destroy(ref);
+        tf_infer_destroy(lag);
         tf_destroy(tf);
     }
 }

@@ -230,6 +230,7 @@ void block_forward(tf_infer *t, int i, const unsigned char *off_i, int r0) {
     const int d = s->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
     const int n = t->n - r0; /* the rows computed: positions r0 .. t->n - 1 */
     if (n < 1) return;
+    t->rows_run += (unsigned long)n;
     const size_t nd = (size_t)n * d;
     /* every tensor kept at its row r0; the scratch (res1, ln2, fc, proj) from row 0 */
     const float *x = slab(t, t->resid, i, d) + (size_t)r0 * d;

@@ -148,6 +148,23 @@ void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *of
     run_rows(t, tokens, n, off, from, n);
 }
 
+/* What tokens and heads off (NULL: none) change in t: the first token that differs
+   (or the end of the shorter text; every row in a model that is not causal) into
+   *row, the first layer whose heads removed differ (layers: none) into *layer.
+   0 when nothing changed. */
+static int changed(const tf_infer *t, const int *tokens, int n, const unsigned char *off, int *row,
+                   int *layer) {
+    const tf_config *c = &t->tf->cfg;
+    const int common = n < t->n ? n : t->n;
+    *row = 0;
+    while (*row < common && tokens[*row] == t->ids[*row]) (*row)++;
+    if (!t->tf->spec.causal && (*row < n || n != t->n)) *row = 0; /* every row sees it */
+    *layer = c->layers;
+    for (size_t k = 0; k < (size_t)c->layers * c->h && *layer == c->layers; k++)
+        if ((off && off[k]) != t->off[k]) *layer = (int)(k / c->h);
+    return !(*row >= n && n == t->n && *layer == c->layers);
+}
+
 int tf_infer_update(tf_infer *t, const int *tokens, int n, const unsigned char *off) {
     const tf_config *c = &t->tf->cfg;
     MHA_EXPECT(n >= 1 && n <= t->cap);
@@ -155,17 +172,51 @@ int tf_infer_update(tf_infer *t, const int *tokens, int n, const unsigned char *
         run_rows(t, tokens, n, off, 0, 0);
         return 0;
     }
-    /* the first token that differs (or the end of the shorter text) ... */
-    const int common = n < t->n ? n : t->n;
-    int row = 0;
-    while (row < common && tokens[row] == t->ids[row]) row++;
-    if (!t->tf->spec.causal && (row < n || n != t->n)) row = 0; /* every row sees it */
-    /* ... and the first layer whose heads removed differ */
-    int layer = c->layers;
-    for (size_t k = 0; k < (size_t)c->layers * c->h && layer == c->layers; k++)
-        if ((off && off[k]) != t->off[k]) layer = (int)(k / c->h);
-    if (row >= n && n == t->n && layer == c->layers) return c->layers; /* nothing changed */
+    int row = 0, layer = 0;
+    if (!changed(t, tokens, n, off, &row, &layer)) return c->layers;
     run_rows(t, tokens, n, off, layer, row < n ? row : n);
+    return row == 0 ? 0 : layer;
+}
+
+/* Rows [r0, n) of layer i's slice of a (layers, cap, w) block, from src's to t's. */
+static void copy_rows(float *to, const float *from, const tf_infer *t, int i, int w, int r0,
+                      int n) {
+    if (r0 >= n) return;
+    const size_t at = ((size_t)i * t->cap + r0) * w;
+    memcpy(to + at, from + at, (size_t)(n - r0) * w * sizeof(float));
+}
+
+int tf_infer_sync(tf_infer *t, const tf_infer *src) {
+    const tf_config *c = &t->tf->cfg;
+    const model_spec *s = &t->tf->spec;
+    MHA_EXPECT(t->tf == src->tf && t->cap == src->cap);
+    const int n = src->n;
+    if (n < 1) { /* nothing run: nothing kept */
+        t->n = 0;
+        return 0;
+    }
+    int row = 0, layer = 0;
+    if (t->n >= 1 && !changed(t, src->ids, n, src->off, &row, &layer)) return c->layers;
+    if (layer == 0 || row >= n) row = layer == 0 ? 0 : n;
+    /* the stream into layer i (i = layers: out of the last) depends on the layers
+       before i only: its rows from `row` up to the first layer changed, all after;
+       a layer's Q, K, V and output the same way from the layer itself */
+    const int d = c->d_model, qd = spec_q_dim(s), kvd = spec_kv_dim(s);
+    for (int i = 0; i <= c->layers; i++)
+        copy_rows(t->resid, src->resid, t, i, d, i <= layer ? row : 0, n);
+    for (int i = 0; i < c->layers; i++) {
+        const int r0 = i < layer ? row : 0;
+        copy_rows(t->q, src->q, t, i, qd, r0, n);
+        copy_rows(t->k, src->k, t, i, kvd, r0, n);
+        copy_rows(t->v, src->v, t, i, kvd, r0, n);
+        copy_rows(t->out, src->out, t, i, d, r0, n);
+    }
+    memcpy(t->lnf, src->lnf, (size_t)n * d * sizeof(float));
+    memcpy(t->logits, src->logits, (size_t)c->vocab * sizeof(float));
+    memcpy(t->probs, src->probs, (size_t)c->vocab * sizeof(float));
+    memcpy(t->ids, src->ids, (size_t)n * sizeof(int));
+    memcpy(t->off, src->off, (size_t)c->layers * c->h);
+    t->n = n;
     return row == 0 ? 0 : layer;
 }
 

@@ -258,11 +258,13 @@ typedef struct {
     /* scratch */
     float *res1, *ln2, *fc, *fc_act, *proj, *mean, *rstd; /* (cap, d | d_ff), (cap) */
     float *gate;                                          /* (cap, d_ff): gated MLPs only */
-    float *kx, *vx; /* (cap, qd): K, V repeated per query head, h_kv < h only */
-    float *scores;  /* (split_cap, cap, cap): the layer computed's attention, its softmax
-                       taken in place (no layer keeps its own: tf_infer_attn) */
-    float *concat;  /* (cap, qd): the layer computed's heads (no layer keeps its own) */
-    float *emb;     /* (cap, d_embed): ALBERT's embeddings before their mapping, or NULL */
+    float *kx, *vx;         /* (cap, qd): K, V repeated per query head, h_kv < h only */
+    float *scores;          /* (split_cap, cap, cap): the layer computed's attention, its softmax
+                               taken in place (no layer keeps its own: tf_infer_attn) */
+    float *concat;          /* (cap, qd): the layer computed's heads (no layer keeps its own) */
+    float *emb;             /* (cap, d_embed): ALBERT's embeddings before their mapping, or NULL */
+    unsigned long rows_run; /* layer rows computed since it was made (a row of one layer:
+                               1): what the tests count, tf_infer_sync copies none */
     float *mem_;
 } tf_infer;
 
@@ -293,6 +295,13 @@ void tf_infer_run(tf_infer *t, const int *tokens, int n, const unsigned char *of
 int tf_infer_update(tf_infer *t, const int *tokens, int n, const unsigned char *off);
 /* The next tf_infer_update computes everything (a bench's whole forward). */
 void tf_infer_forget(tf_infer *t);
+/* Makes t hold what src (of the same model and cap) holds by copying, not computing,
+ * only what differs: the rows and layers tf_infer_update(t, src's tokens, src's heads
+ * removed) would compute (the window's second trace brought to the one shown before
+ * a change is computed into it). Copies the kept tensors, the final norm's rows, the
+ * logits and probabilities, the tokens and heads removed; no scratch. Returns what
+ * tf_infer_update would: the first layer copied in full (layers: none). */
+int tf_infer_sync(tf_infer *t, const tf_infer *src);
 
 /* Whether tf_infer_split is defined for the model: h heads of d_model / h columns,
  * each its own K and V, positions learned (RoPE pairs columns inside a head); causal

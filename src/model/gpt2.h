@@ -181,6 +181,18 @@ typedef struct {
  * the new text with its layer unshown). */
 int gpt2_run_reach(gpt2_run *r, const gpt2_goal *goal, char *err, size_t errlen);
 
+/* Brings r to what src holds (a run of the same model, neither regrouped: gpt2_run_regroup)
+ * by copying only what differs from what r holds: the trace's rows and layers
+ * (tf_infer_sync), the text, the heads removed, the next-token numbers, the shown
+ * layer's tensors (the rows r shares with src kept where it shows the same layer),
+ * the overview's maps when overview is 1 (else none). The window computes a change
+ * into its second run once it is brought to the run shown (gpt.c), so that the
+ * change alone is computed: a head removed in layer l computes layers l ... L, a
+ * layer switch that layer's view. 0, or -1 when it cannot (a regrouped run, no text
+ * in src; r is as before) or out of memory (r then shows no layer: gpt2_run_reach
+ * computes it). */
+int gpt2_run_sync(gpt2_run *r, const gpt2_run *src, int overview);
+
 /* What removing each of layer `layer`'s own heads alone (every other head of the
  * model on) does to the next-token distribution at the last position (an encoder:
  * the masked-LM head's distribution at the first blank): e_kl[i] = KL(P || P_-i) =

@@ -76,7 +76,7 @@ struct app_async {
     app_gpt_job *gpt_job;
     job *load_handle; /* a model being loaded, into load */
     load_job load;
-    job *numbers_handle; /* a loaded model's layer's own numbers, numbers_job */
+    job *numbers_handle; /* the layer's own numbers and dark-field scan, numbers_job */
     app_numbers *numbers_job;
     job *time_handle; /* the forward being timed, on timing.m (the spare's while it runs) */
     timing_job timing;
@@ -268,7 +268,8 @@ static void numbers_fn(job *handle, void *ctx) {
     app_numbers_run(ctx);
 }
 
-/* A loaded model's layer's own numbers: finished ones shown (or dropped when the
+/* The layer's own numbers (a loaded model's or the built-in one's) and the dark-field
+   scan: finished ones shown (or dropped when the
    data changed meanwhile), the state's next asked of the runner. 1 if the picture
    changed. */
 static int numbers(app_state *s, app_async *a, int block) {

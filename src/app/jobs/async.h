@@ -52,7 +52,7 @@ int app_async_busy(const app_state *s);
 
 /* The jobs under way for what is shown: a recompute (running or asked for), the
  * forward being timed for the cost panel, a model being loaded, the pinned view's
- * compute, a training run, a loaded model's layer's own numbers (the window's
+ * compute, a training run, the layer's own numbers and dark-field scan (the window's
  * MHAVIZ_STATS prints it: a frame may still come of each). 0 when nothing is
  * attached. */
 int app_async_jobs(const app_state *s);

@@ -53,6 +53,10 @@ int bench_model(bench *b, const char *path);
  * run holds), model_ablate in the first and the last layer and model_generate at
  * n = 256, each with the whole forward at the same n. 0, or -1 with b->err. */
 int bench_model_edits(bench *b, gpt2_run *run);
+/* bench_model_window.c: changes as the window's jobs compute them, into a second
+ * run (model_window_ablate, _layer, _resplit at n = 256), brought to the run shown
+ * by copying and, beside it, by computing. Two traces of m. 0, or -1 with b->err. */
+int bench_model_window(bench *b, const gpt2_model *m);
 
 /* bench_view.c: a frame of the view at three shapes; the h step (name
  * "update" or "h_step") from the key to a finished frame; the exports. */

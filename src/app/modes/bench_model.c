@@ -5,7 +5,8 @@
  * an encoder's masked-LM head on one blank (model_fill), a re-split of one layer
  * as Up/Down makes it in the window, the edits (bench_model_edit.c) and the
  * child's peak resident memory, with one run at the longest text the model holds
- * (n_max: its positions, 1024 for GPT-2). */
+ * (n_max: its positions, 1024 for GPT-2), then the changes as the window's jobs
+ * compute them (bench_model_window.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +140,6 @@ static int model_cases(bench *b, const char *path) {
         if (gpt2_run_show(&run, 0, c->h) != 0 || bench_model_edits(b, &run) != 0) rc = 1;
     }
     gpt2_run_free(&run);
-    gpt2_free(lc.m);
     struct rusage ru;
     if (rc == 0 && getrusage(RUSAGE_SELF, &ru) == 0) {
         const double mb = (double)ru.ru_maxrss / 1024.0;
@@ -150,6 +150,9 @@ static int model_cases(bench *b, const char *path) {
             printf("model peak memory: %.1f MB (file %.1f MB; one trace at n = %d)\n", mb, file_mb,
                    n_max);
     }
+    /* after the peak is said: the window's two traces */
+    if (rc == 0 && bench_model_window(b, lc.m) != 0) rc = 1;
+    gpt2_free(lc.m);
     return rc;
 }
 

@@ -7,6 +7,7 @@
  * next-token distribution and its top tokens, the shown layer's view. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench_internal.h"
 #include "gpt2.h"
@@ -96,20 +97,24 @@ int bench_model_edits(bench *b, gpt2_run *run) {
     }
     for (int i = 0; i < cap; i++) ids[i] = edited[i] = (int)(((long)i * 7919 + 13) % c->vocab);
     static const int ns[] = {64, 256, 1024};
+    const char *only = getenv("MHAVIZ_BENCH_ONLY"); /* "ablate": its cases alone */
+    const int ablate_only = only && strcmp(only, "ablate") == 0, n_ablate = 256 < cap ? 256 : cap;
     int runs = 0, last_n = 0;
     for (int k = 0; k < 3; k++) {
         const int n = ns[k] < cap ? ns[k] : cap;
-        if (n == last_n || n < 2) continue;
+        if (n == last_n || n < 2 || (ablate_only && n != n_ablate)) continue;
         last_n = n;
         edit_case e = {run, ids, edited, n, 0, EDIT_FULL};
         const double full = time_edit(b, &e, &runs) * 1e3;
         e.kind = EDIT_APPEND;
-        say(b, "model_edit_append", "", n, time_edit(b, &e, &runs) * 1e3, full, runs);
+        if (!ablate_only)
+            say(b, "model_edit_append", "", n, time_edit(b, &e, &runs) * 1e3, full, runs);
         for (int i = 0; i < n; i++) edited[i] = ids[i];
         edited[n / 2] = (ids[n / 2] + 1) % c->vocab;
         e.kind = EDIT_MIDDLE;
-        say(b, "model_edit_middle", "", n, time_edit(b, &e, &runs) * 1e3, full, runs);
-        if (n != (256 < cap ? 256 : cap)) continue;
+        if (!ablate_only)
+            say(b, "model_edit_middle", "", n, time_edit(b, &e, &runs) * 1e3, full, runs);
+        if (n != n_ablate) continue;
         for (int l = 0; l<c->layers; l += c->layers> 1 ? c->layers - 1 : 1) {
             char extra[32];
             snprintf(extra, sizeof extra, "\"layer\":%d,", l + 1);
@@ -117,7 +122,7 @@ int bench_model_edits(bench *b, gpt2_run *run) {
             say(b, "model_ablate", extra, n, time_edit(b, &e, &runs) * 1e3, full, runs);
             gpt2_run_clear_off(run);
         }
-        if (gpt2_run_is_encoder(run)) continue; /* it fills blanks, it does not write */
+        if (gpt2_run_is_encoder(run) || ablate_only) continue; /* an encoder does not write */
         for (int i = 0; i < n; i++) edited[i] = ids[i];
         e = (edit_case){run, ids, edited, n, 0, EDIT_GENERATE};
         const double ms = time_edit(b, &e, &runs) * 1e3;

@@ -3,7 +3,9 @@
  * entropy, how alike the heads are, the ablation's difference from the full
  * MultiHead, and the focused head's intermediate products for its step-through.
  * The layer follows every call; the numbers are recomputed only when the model
- * or the focused head changes. No SDL. */
+ * or the focused head changes: in the window (the jobs layer attached) the layer's
+ * own numbers and the dark-field scan on the jobs layer, the focused head's here.
+ * No SDL. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +30,21 @@ typedef struct {
     size_t cap_entropy, cap_divergence, cap_pass, cap_change; /* floats */
 } layer_nums;
 
-/* The layer's own numbers being computed off the window's thread: the jobs
-   layer's from app_numbers_take until app_numbers_done. */
+/* The layer's own numbers (and the dark-field scan) being computed off the window's
+   thread: the jobs layer's from app_numbers_take until app_numbers_done. */
 struct app_numbers {
-    attn_layer L;    /* the shown run's layer, which nothing writes meanwhile */
-    app_gpt *g;      /* the model it is of, read until app_numbers_done */
+    attn_layer L;    /* a loaded model's shown run's layer, which nothing writes
+                        meanwhile, or the built-in model's copied (below) */
+    app_gpt *g;      /* the loaded model it is of, read until app_numbers_done; NULL */
     unsigned long v; /* the data_version they are for */
     layer_nums nums; /* computed into */
+    int scan;        /* 1: the dark-field scan asked for too */
+    int dark;        /* its result: the fixed scale draws a dark field ... */
+    double top;      /* ... a row's largest weight on average */
+    /* the built-in model's layer, which the window recomputes in place (a short
+       change on its own thread): what the numbers read of it, copied at the take */
+    float *attn, *heads, *w_o, *out_full;
+    size_t cap_attn, cap_heads, cap_w_o, cap_out; /* floats */
     int out, rc;
 };
 
@@ -66,6 +76,7 @@ void app_derived_free(app_derived *d) {
     if (!d) return;
     nums_free(&d->nums);
     nums_free(&d->job.nums);
+    free(d->job.attn), free(d->job.heads), free(d->job.w_o), free(d->job.out_full);
     free(d->diff), free(d->raw), free(d->scaled), free(d->share);
     free(d);
 }
@@ -78,6 +89,14 @@ static int reserve(float **p, size_t *cap, size_t want) {
     *p = n;
     *cap = want;
     return 0;
+}
+
+/* A loaded model's layer is long (up to 1024 tokens: about 0.2 s of these numbers),
+   the built-in model's up to 512: with the jobs layer attached the layer's own
+   numbers and the dark-field scan are computed there (training mode's learner
+   keeps them here). */
+static int off_thread(const app_state *s) {
+    return s->req.attached && (s->gpt || !s->train_mode);
 }
 
 /* 1 when the fixed 0..1 scale draws a dark field: a row's largest weight under a
@@ -98,10 +117,9 @@ static int dark_field(const attn_layer *L, double *top) {
 }
 
 /* In the window, the layer's fixed scale turning dark (a text made long) switches
- * the contrast to each row's maximum, once, and says so; K moves on from there. */
-static void follow_dark_field(app_state *s, const attn_layer *L) {
-    double top = 1.0;
-    const int dark = dark_field(L, &top);
+ * the contrast to each row's maximum, once, and says so; K moves on from there.
+ * dark and top: dark_field's of the layer shown. */
+static void follow_dark_field(app_state *s, int dark, double top) {
     if (s->auto_contrast && dark && !s->dark_field && s->look.contrast == 0) {
         s->look.contrast = 1;
         char msg[200];
@@ -126,8 +144,12 @@ int app_derive_layer(app_state *s) {
         model_source_layer(&src, 0, &d->layer); /* pointers: cheap */
     }
     d->of = s->m;
-    if (L->n >= 1 && L->attn && s->dark_version != s->data_version && !s->train_mode) {
-        follow_dark_field(s, L);
+    /* (with the jobs layer attached the scan goes with the layer's numbers) */
+    if (L->n >= 1 && L->attn && s->dark_version != s->data_version && !s->train_mode &&
+        !off_thread(s)) {
+        double top = 1.0;
+        const int dark = dark_field(L, &top);
+        follow_dark_field(s, dark, top);
         s->dark_version = s->data_version;
     }
     return 0;
@@ -182,12 +204,6 @@ static int layer_numbers(layer_nums *u, const attn_layer *L) {
         if (attn_head_contrib(u->pass_cos, u->change, L, step) == 0) u->contrib_step = step;
     }
     return 0;
-}
-
-/* A loaded model's layer is long (up to 1024 tokens: about 0.2 s of these numbers):
-   with the jobs layer attached its own numbers are computed there. */
-static int off_thread(const app_state *s) {
-    return s->gpt && s->req.attached;
 }
 
 int app_derive(app_state *s) {
@@ -266,13 +282,43 @@ int app_numbers_wanted(const app_state *s) {
            d->tried_v != s->data_version && d->layer.n >= 1 && d->layer.attn;
 }
 
+/* The built-in model's layer copied into the job's buffers, the job's L pointing at
+   them: what the numbers and the scan read (the attention, head_i, W^O, the output
+   with every head on); nothing else of the model. 0, or -1 out of memory. */
+static int copy_layer(app_numbers *j, const attn_layer *L) {
+    const size_t nn = (size_t)L->h * L->n * L->n, hd = (size_t)L->h * L->d_k;
+    const size_t heads = hd * L->n, w_o = hd * L->d_model, nd = (size_t)L->n * L->d_model;
+    const int pass = L->heads && L->w_o && L->out_full;
+    if (reserve(&j->attn, &j->cap_attn, nn) ||
+        (pass && (reserve(&j->heads, &j->cap_heads, heads) || reserve(&j->w_o, &j->cap_w_o, w_o) ||
+                  reserve(&j->out_full, &j->cap_out, nd))))
+        return -1;
+    attn_layer c = *L;
+    c.tokens = NULL, c.x_what = NULL, c.head_note = NULL;
+    c.x = c.w_q = c.w_k = c.w_v = c.q = c.k = c.v = c.scores = c.concat = c.out = NULL;
+    c.q_unrot = c.q_rot = c.k_unrot = c.k_rot = NULL;
+    c.attn = memcpy(j->attn, L->attn, nn * sizeof(float));
+    c.heads = pass ? memcpy(j->heads, L->heads, heads * sizeof(float)) : NULL;
+    c.w_o = pass ? memcpy(j->w_o, L->w_o, w_o * sizeof(float)) : NULL;
+    c.out_full = pass ? memcpy(j->out_full, L->out_full, nd * sizeof(float)) : NULL;
+    j->L = c;
+    return 0;
+}
+
 app_numbers *app_numbers_take(app_state *s) {
     app_derived *d = s->derived;
     if (!app_numbers_wanted(s) || d->job.out) return NULL;
     app_numbers *j = &d->job;
     j->L = d->layer;
+    j->g = NULL;
+    if (!s->gpt && copy_layer(j, &d->layer) != 0) { /* the panels say "not computed" */
+        d->tried_v = s->data_version;
+        s->dirty = 1;
+        return NULL;
+    }
     j->v = s->data_version;
-    j->g = app_gpt_read_begin(s);
+    if (s->gpt) j->g = app_gpt_read_begin(s);
+    j->scan = s->dark_version != s->data_version && !s->train_mode;
     j->rc = 0;
     j->out = 1;
     s->counts->layer_numbers++;
@@ -280,6 +326,7 @@ app_numbers *app_numbers_take(app_state *s) {
 }
 
 void app_numbers_run(app_numbers *j) {
+    if (j->scan) j->dark = dark_field(&j->L, &j->top);
     j->rc = layer_numbers(&j->nums, &j->L);
 }
 
@@ -287,7 +334,11 @@ int app_numbers_done(app_state *s, app_numbers *j) {
     app_derived *d = s->derived;
     j->out = 0;
     app_gpt_read_end(j->g);
-    if (j->v != s->data_version) return 0; /* stale: dropped (the next take is the state's) */
+    if (j->v != s->data_version) return 0;    /* stale: dropped (the next take is the state's) */
+    if (j->scan && s->dark_version != j->v) { /* the scan holds whatever the numbers do */
+        follow_dark_field(s, j->dark, j->top);
+        s->dark_version = j->v;
+    }
     if (j->rc != 0) {
         d->tried_v = j->v; /* out of memory: the panels say "not computed" */
         s->dirty = 1;

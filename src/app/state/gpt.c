@@ -150,6 +150,7 @@ static void job_fill(app_gpt *g) {
     app_gpt_job *j = &g->job;
     j->g = g;
     j->r = &g->runs[!g->cur];
+    j->from = gpt_shown(g);
     memcpy(j->text, g->text, sizeof j->text);
     memcpy(j->more, g->more, (size_t)g->n_more * sizeof(int));
     j->n_more = g->n_more;
@@ -178,6 +179,7 @@ void gpt_want(app_state *s) {
     }
     job_fill(g);
     g->job.r = gpt_shown(g);
+    g->job.from = NULL;
     app_gpt_job_run(&g->job);
     if (g->job.rc != 0) {
         snprintf(s->status, sizeof s->status, "%s", g->job.err);
@@ -234,6 +236,9 @@ void app_gpt_job_run(app_gpt_job *j) {
         snprintf(j->err, sizeof j->err, "%.200s: out of memory for a second trace", m->paths.name);
         return;
     }
+    /* the run shown copied where r differs (the change before this one), so that
+       this change alone is computed; a regrouped run catches up by computing */
+    if (j->from) gpt2_run_sync(j->r, j->from, j->overview);
     const gpt2_goal goal = {.text = j->text,
                             .len = strlen(j->text),
                             .off = j->off,

@@ -14,6 +14,8 @@
 struct app_gpt_job {
     app_gpt *g;
     gpt2_run *r;
+    const gpt2_run *from; /* the run shown when it was taken: r is brought to it first
+                             (gpt2_run_sync), then computes the change; NULL: r is it */
     char text[APP_EDIT_MAX];
     int more[GPT2_MAX_N], n_more; /* the tokens written after it */
     unsigned char *off;

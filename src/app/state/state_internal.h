@@ -56,15 +56,18 @@ int app_stage_count(const app_state *s);
 void app_derived_free(app_derived *d);
 /* Fills the view's pointers to the derived numbers. */
 void app_derived_view(const app_state *s, view_state *vs);
-/* A loaded model's layer's own numbers (each head's entropy, how alike the heads
- * are and their baseline, what they pass on) off the window's thread, once the
- * jobs layer is attached (async.c): app_derive leaves them asked for, and the view
+/* The layer's own numbers (each head's entropy, how alike the heads are and their
+ * baseline, what they pass on) and the dark-field scan off the window's thread,
+ * once the jobs layer is attached (async.c), for a loaded model and the built-in
+ * one (not training mode's learner): app_derive leaves them asked for, and the view
  * says "computing…" where they go. app_numbers_wanted: the state's are asked for
  * and none is out. app_numbers_take hands the jobs layer a job for the numbers of
- * the data shown (NULL: none wanted, or one is out); app_numbers_run computes it
- * on a worker from the run shown, which is neither written nor freed until
- * app_numbers_done; that shows them if they are still the state's data's, else
- * drops them (1: the picture changed). */
+ * the data shown (NULL: none wanted, or one is out; the built-in model's layer is
+ * copied there, as the window recomputes that model in place); app_numbers_run
+ * computes it on a worker from the copy or the loaded model's run shown, which is
+ * neither written nor freed until app_numbers_done; that shows them (and follows
+ * the scan: the contrast) if they are still the state's data's, else drops them
+ * (1: the picture changed). */
 typedef struct app_numbers app_numbers;
 int app_numbers_wanted(const app_state *s);
 app_numbers *app_numbers_take(app_state *s);
