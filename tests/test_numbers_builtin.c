@@ -28,6 +28,7 @@
 
 #include "async.h"
 #include "check.h"
+#include "shown_numbers.h"
 #include "state.h"
 #include "state_fixture.h"
 #include "state_internal.h"
@@ -80,47 +81,11 @@ static void edit_to(app_state *s, const char *text) {
     press(s, APP_KEY_RETURN);
 }
 
-/* The layer's own numbers as the view shows them. */
-typedef struct {
-    int n, has;
-    float entropy[H], divergence[H * H], base[2], cos[H * H], change[H];
-} shown_numbers;
-
-static void numbers_of(const app_state *s, shown_numbers *z) {
-    view_state vs;
-    app_view(s, &vs);
-    assert_non_null(vs.layer);
-    CHECK_INT("the layer's heads", H, vs.layer->h);
-    memset(z, 0, sizeof *z);
-    z->n = vs.layer->n;
-    z->has = vs.head_entropy != NULL;
-    if (!z->has) return;
-    assert_non_null(vs.head_divergence);
-    assert_non_null(vs.head_pass_cos);
-    assert_non_null(vs.head_change);
-    memcpy(z->entropy, vs.head_entropy, sizeof z->entropy);
-    memcpy(z->divergence, vs.head_divergence, sizeof z->divergence);
-    memcpy(z->cos, vs.head_pass_cos, sizeof z->cos);
-    memcpy(z->change, vs.head_change, sizeof z->change);
-    z->base[0] = vs.alike_base_lo;
-    z->base[1] = vs.alike_base_hi;
-}
-
-/* Nothing claimed while they are computed, and the view says so. */
-static void check_pending(const char *where, const app_state *s) {
-    view_state vs;
-    app_view(s, &vs);
-    if (vs.head_entropy || vs.head_divergence || vs.head_pass_cos || vs.head_change ||
-        vs.alike_base_hi != 0.0f)
-        fail_msg("%s: numbers claimed before they are computed", where);
-    if (!vs.numbers_pending) fail_msg("%s: the view does not say they are computed", where);
-}
-
 /* A state without the jobs layer on text: its numbers, computed on its own thread,
    and its contrast. */
 static void reference(shown_numbers *z, int *contrast, const char *text) {
     app_state *s = make_state(text, 0);
-    numbers_of(s, z);
+    numbers_of(s, z, H);
     if (!z->has) fail_msg("the reference has no numbers");
     *contrast = s->look.contrast;
     app_state_destroy(s);
@@ -146,7 +111,7 @@ static void test_off_thread(void **st) {
     app_async_hold(s, 1); /* the numbers' job is not handed out while held */
     const unsigned long before = app_state_counts(s).layer_numbers;
     edit_to(s, text);
-    numbers_of(s, &got);
+    numbers_of(s, &got, H);
     CHECK_INT("the long text shown", want.n, got.n);
     CHECK_INT("no numbers computed on this thread", 0,
               (int)(app_state_counts(s).layer_numbers - before));
@@ -155,7 +120,7 @@ static void test_off_thread(void **st) {
     CHECK_TRUE("and no notice", strstr(s->status, "rows scaled") == NULL);
     app_async_hold(s, 0);
     app_async_wait(s);
-    numbers_of(s, &got);
+    numbers_of(s, &got, H);
     check_same("512 tokens from the jobs layer", &want, &got);
     CHECK_INT("the scan's result followed: row maxima", 1, s->look.contrast);
     CHECK_TRUE("with its notice", strstr(s->status, "rows scaled to their max") != NULL);
@@ -184,7 +149,7 @@ static void test_stale_dropped(void **st) {
     CHECK_INT("its dark field not followed", 0, s->look.contrast);
     app_async_hold(s, 0);
     app_async_wait(s);
-    numbers_of(s, &got);
+    numbers_of(s, &got, H);
     check_same("the short text's own, next", &want, &got);
     CHECK_INT("the fixed scale kept", want_contrast, s->look.contrast);
     app_async_disable(s);

@@ -31,6 +31,7 @@
 
 #include "async.h"
 #include "check.h"
+#include "shown_numbers.h"
 #include "state.h"
 #include "state_fixture.h"
 #include "state_internal.h"
@@ -59,43 +60,6 @@ static int press(app_state *s, int key, int mods) {
     return app_apply(s, &a);
 }
 
-/* The layer's own numbers as the view shows them. */
-typedef struct {
-    int layer, has;
-    float entropy[N_HEAD], divergence[N_HEAD * N_HEAD], base[2], cos[N_HEAD * N_HEAD],
-        change[N_HEAD];
-} shown_numbers;
-
-static void numbers_of(const app_state *s, shown_numbers *z) {
-    view_state vs;
-    app_view(s, &vs);
-    assert_non_null(vs.layer);
-    CHECK_INT("the layer's heads", N_HEAD, vs.layer->h);
-    memset(z, 0, sizeof *z);
-    z->layer = vs.layer->layer;
-    z->has = vs.head_entropy != NULL;
-    if (!z->has) return;
-    assert_non_null(vs.head_divergence);
-    assert_non_null(vs.head_pass_cos);
-    assert_non_null(vs.head_change);
-    memcpy(z->entropy, vs.head_entropy, sizeof z->entropy);
-    memcpy(z->divergence, vs.head_divergence, sizeof z->divergence);
-    memcpy(z->cos, vs.head_pass_cos, sizeof z->cos);
-    memcpy(z->change, vs.head_change, sizeof z->change);
-    z->base[0] = vs.alike_base_lo;
-    z->base[1] = vs.alike_base_hi;
-}
-
-/* Nothing claimed while they are computed, and the view says so. */
-static void check_pending(const char *where, const app_state *s) {
-    view_state vs;
-    app_view(s, &vs);
-    if (vs.head_entropy || vs.head_divergence || vs.head_pass_cos || vs.head_change ||
-        vs.alike_base_hi != 0.0f)
-        fail_msg("%s: numbers claimed before they are computed", where);
-    if (!vs.numbers_pending) fail_msg("%s: the view does not say they are computed", where);
-}
-
 static void check_same(const char *where, const shown_numbers *a, const shown_numbers *b) {
     if (!a->has || !b->has) fail_msg("%s: numbers missing (%d, %d)", where, a->has, b->has);
     CHECK_INT(where, a->layer, b->layer);
@@ -109,7 +73,7 @@ static void check_same(const char *where, const shown_numbers *a, const shown_nu
 static void reference(shown_numbers *z, int layer) {
     app_state *s = make_state(model_dir());
     for (int i = 0; i < layer; i++) press(s, 'y', 0);
-    numbers_of(s, z);
+    numbers_of(s, z, N_HEAD);
     CHECK_INT("the reference's layer", layer, z->layer);
     app_state_destroy(s);
 }
@@ -146,13 +110,13 @@ static void test_off_thread(void **st) {
     const unsigned long before = app_state_counts(s).layer_numbers;
     press(s, 'y', 0);
     settle_changes("layer 2", s);
-    numbers_of(s, &got);
+    numbers_of(s, &got, N_HEAD);
     CHECK_INT("layer 2 shown", 1, got.layer);
     CHECK_INT("none computed on this thread", 0, (int)(app_state_counts(s).layer_numbers - before));
     check_pending("layer 2, its numbers held", s);
     app_async_hold(s, 0);
     app_async_wait(s);
-    numbers_of(s, &got);
+    numbers_of(s, &got, N_HEAD);
     check_same("layer 2 from the jobs layer", &want2, &got);
     CHECK_TRUE("asked of the jobs layer", app_state_counts(s).layer_numbers > before);
 
@@ -167,7 +131,7 @@ static void test_off_thread(void **st) {
     settle_layer("back to layer 2", s, 1); /* into the other run (a second change, the
                                                measure of its heads, waits: it would go
                                                into the run read) */
-    numbers_of(s, &got);
+    numbers_of(s, &got, N_HEAD);
     CHECK_INT("layer 2 shown", 1, got.layer);
     press(s, 'y', 0); /* layer 3 asked: its run is being read */
     for (int i = 0; i < 50; i++) app_async_poll(s);
@@ -178,7 +142,7 @@ static void test_off_thread(void **st) {
     check_pending("layer 2 after a stale job", s);
     app_async_hold(s, 0);
     app_async_wait(s);
-    numbers_of(s, &got);
+    numbers_of(s, &got, N_HEAD);
     check_same("layer 3 after the change that waited", &want3, &got);
     app_async_disable(s);
     app_state_destroy(s);
