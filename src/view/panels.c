@@ -331,8 +331,8 @@ static void draw_attn_caption(const view_ctx *c, int variant) {
                  c->s->figure ? "" : " (K)");
         full = dim[0], brief = dim[1];
     }
-    static const char *const tinies[VIEW_CONTRAST_COUNT] = {"weight 0\xE2\x80\x93"
-                                                            "1",
+    static const char *const tinies[VIEW_CONTRAST_COUNT] = {("weight 0\xE2\x80\x93"
+                                                             "1"),
                                                             "row-scaled", "log scale"};
     char tiny[64];
     snprintf(tiny, sizeof tiny, "%s", tinies[k]);

@@ -78,8 +78,8 @@ static void put_ascii(sbuf *s, const uint8_t **p, size_t *n, size_t len) {
 
 static const char *const norms[] = {
     "null", "{\"type\":\"NFC\"}", "{\"type\":\"NFKC\"}", "{\"type\":\"Lowercase\"}",
-    "{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Prepend\",\"prepend\":\"\xe2\x96\x81\"},"
-    "{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},\"content\":\"\xe2\x96\x81\"}]}"};
+    ("{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Prepend\",\"prepend\":\"\xe2\x96\x81\"},"
+     "{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},\"content\":\"\xe2\x96\x81\"}]}")};
 
 /* a valid byte-level file (mode 1); *plain when the bytes must join to the text */
 static void build(sbuf *j, const uint8_t **p, size_t *n, int *plain) {

@@ -5,7 +5,7 @@
 # build-fuzz/corpus/TARGET/, so a later, longer run goes on from there. A finding
 # stops that target, prints its report and makes the script exit 1; the input is
 # saved as build-fuzz/crashes/TARGET-crash-*.
-#   tests/fuzz/run.sh 20                 # each CI target for 20 s (the README's test command)
+#   tests/fuzz/run.sh 10                 # each CI target for 10 s (the README's test command)
 #   tests/fuzz/run.sh 3600 layout state  # two targets for an hour each
 #   tests/fuzz/run.sh replay             # the reproducers in tests/fuzz/crashes/ (see its README)
 set -euo pipefail
@@ -36,7 +36,10 @@ fi
 
 echo "fuzz: building ${targets[*]} in $B with clang"
 mkdir -p "$B/logs"
-CC=clang cmake -S . -B "$B" -DMHAVIZ_FUZZ=ON -DMHAVIZ_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# -O1 with line tables only (NDEBUG as the Release build has it): a report still names
+# each frame's file and line, and the 13 targets build in 35 s instead of 44 (-O2 -g)
+CC=clang cmake -S . -B "$B" -DMHAVIZ_FUZZ=ON -DMHAVIZ_TESTS=OFF -DCMAKE_BUILD_TYPE=None \
+    -DCMAKE_C_FLAGS="-O1 -gline-tables-only -DNDEBUG" \
     >"$B/logs/configure.log" 2>&1 || { cat "$B/logs/configure.log"; exit 1; }
 cmake --build "$B" -j2 --target "${targets[@]/#/fuzz_}" >"$B/logs/build.log" 2>&1 ||
     { tail -40 "$B/logs/build.log"; exit 1; }
