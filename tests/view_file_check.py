@@ -20,6 +20,8 @@ import sys
 import tempfile
 import zlib
 
+import numpy as np
+
 FAILURES = []
 
 
@@ -49,25 +51,30 @@ def png_pixels(path):
         pos += 12 + n
     raw = zlib.decompress(idat)
     stride = w * bpp
-    rows, prev = [], bytearray(stride)
+    rows, prev = [], np.zeros(stride, np.uint8)
     for y in range(h):
         f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b = prev[x]
-            c = prev[x - bpp] if x >= bpp else 0
-            if f == 1:
-                line[x] = (line[x] + a) & 255
-            elif f == 2:
-                line[x] = (line[x] + b) & 255
-            elif f == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
+        line = np.frombuffer(raw, np.uint8, stride, y * (stride + 1) + 1).copy()
+        if f == 1:  # Sub: each byte plus the one bpp to its left, as a running sum per channel
+            line = (np.cumsum(line.reshape(w, bpp), axis=0, dtype=np.uint64) % 256).astype(
+                np.uint8).reshape(stride)
+        elif f == 2:  # Up (mhaviz's own filter)
+            line = line + prev  # uint8: modulo 256
+        elif f in (3, 4):  # Average, Paeth: byte by byte, each needs the one just undone
+            prev_l = prev.tolist()
+            out = line.tolist()
+            for x in range(stride):
+                a = out[x - bpp] if x >= bpp else 0
+                b = prev_l[x]
+                if f == 3:
+                    out[x] = (out[x] + (a + b) // 2) & 255
+                else:
+                    c = prev_l[x - bpp] if x >= bpp else 0
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    out[x] = (out[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+            line = np.array(out, np.uint8)
+        rows.append(line.tobytes())
         prev = line
     return w, h, rows
 
