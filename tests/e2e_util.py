@@ -152,14 +152,16 @@ def status_strip_top(win):
     the status line and the margin, whatever the zoom (the text's height follows it).
     None when no such line is found in the bottom fifth of the window."""
     rgb = win[..., :3]
-    plain = (rgb == rgb[-1, 0]).all(axis=(1, 2))
-    y = rgb.shape[0] - 1
-    while y >= 0 and plain[y]:
+    h = rgb.shape[0]
+    lo = max(h * 4 // 5 - 1, 0)  # rows above lo cannot be the answer: only these are read
+    plain = (pack_rgb(rgb[lo:]) == pack_rgb(rgb[-1:, :1])[0, 0]).all(axis=1)
+    y = h - 1
+    while y >= lo and plain[y - lo]:
         y -= 1
     ink_bottom = y
-    while y >= 0 and not plain[y]:
+    while y >= lo and not plain[y - lo]:
         y -= 1
-    if y < 0 or ink_bottom < rgb.shape[0] * 4 // 5 or y < rgb.shape[0] * 4 // 5:
+    if y < lo or ink_bottom < h * 4 // 5 or y < h * 4 // 5:
         return None
     return y
 
