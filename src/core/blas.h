@@ -33,9 +33,12 @@ int mm_threads_for(double flops);
 /* Sets the calling thread's bar for a product on every worker (in place of
  * MM_THREADS_MIN_FLOPS; 0 restores it). A loaded model's forward (src/learn/infer.c)
  * lowers it to MM_THREADS_MODEL_FLOPS: its products at n = 64 (7.5e7 to 3e8 FLOPs,
- * each ~2 ms) run 1.4x faster on two workers of an idle 2-core machine. */
+ * each ~2 ms) run 1.4x faster on two workers of an idle 2-core machine. At 1e7 rather
+ * than 5e7, a small model's products go on both too: SmolLM2-135M at n = 64 has Q and
+ * W^O at 4.2e7 and K, V at 1.4e7 FLOPs, a quarter of its layers' work, and its forward
+ * took 136-144 ms against 172-262 ms with the bar at 5e7 (alternating, one shell). */
 void mm_threads_min_flops(double flops);
-#define MM_THREADS_MODEL_FLOPS 5.0e7
+#define MM_THREADS_MODEL_FLOPS 1.0e7
 /* The most threads a product may use: the environment's count for OpenBLAS
  * when it fixes one, else mm_workers_max(). */
 int mm_threads_max(void);
