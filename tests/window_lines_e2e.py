@@ -17,8 +17,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e_util import (Checker, WindowApp, Xvfb, diff_fraction, start_wm,  # noqa: E402
-                      stop_process)
+from e2e_util import (SETTLE_TIMEOUT, Checker, WindowApp, Xvfb, diff_fraction,  # noqa: E402
+                      start_wm, stop_process)
 
 CK = Checker()
 
@@ -59,8 +59,11 @@ def run_size(xvfb, mhaviz, tmp, size):
     try:
         if not CK.check(app.win is not None, where, "a window", None):
             return
-        d0 = app.wait_layout()
-        CK.check(d0 is not None, where, "a layout line", None)
+        # the first frame: a window just mapped by a window manager just started, on a
+        # machine that may be busy, gets the settle timeout (its 8 s fell short once in CI)
+        d0 = app.wait_layout(timeout=SETTLE_TIMEOUT)
+        if not CK.check(d0 is not None, where, "a layout line", None):
+            return
         app.move(2, H - 2)  # the pointer out of the heads
         app.wait_layout(timeout=1.0)
         ox, oy = app.window_origin()
