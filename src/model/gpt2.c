@@ -328,10 +328,20 @@ void gpt2_run_clear_off(gpt2_run *r) {
     if (r->n >= 1) run_from(r, 0, r->n);
 }
 
-/* The widest of d_model and the heads' q_dim: s_concat holds either. */
-static size_t row_width(const gpt2_run *r) {
+size_t gpt2_run_row_width(const gpt2_run *r) {
     const int qd = spec_q_dim(&r->m->tf->spec), d = r->m->tf->cfg.d_model;
     return (size_t)(qd > d ? qd : d);
+}
+
+int gpt2_run_scores_room(gpt2_run *r, size_t need) {
+    if (need <= r->s_cap) return 0;
+    float *s = realloc(r->s_scores, need * sizeof(float));
+    if (s) r->s_scores = s;
+    float *a = s ? realloc(r->s_attn, need * sizeof(float)) : NULL;
+    if (!a) return -1;
+    r->s_attn = a;
+    r->s_cap = need;
+    return 0;
 }
 
 /* Concat of the shown layer at its own heads as the forward fed it to W^O: a
@@ -417,16 +427,9 @@ static int show_rows(gpt2_run *r, int layer, int h, int keep) {
     if (c->d_model % h != 0 && split) return -1;
     if (!split && show_unrotated(r, layer) != 0) return -1; /* RoPE: Q, K before it */
     const size_t nn = (size_t)r->n * r->n, need = (size_t)h * nn;
-    const size_t nd = (size_t)r->inf->cap * row_width(r);
+    const size_t nd = (size_t)r->inf->cap * gpt2_run_row_width(r);
     if (!(h == c->h && r->m->tf->spec.causal && keep <= n0 && keep <= r->n)) keep = 0;
-    if (need > r->s_cap) { /* grown keeping what they hold (the rows kept) */
-        float *s = realloc(r->s_scores, need * sizeof(float));
-        if (s) r->s_scores = s;
-        float *a = s ? realloc(r->s_attn, need * sizeof(float)) : NULL;
-        if (!a) return -1;
-        r->s_attn = a;
-        r->s_cap = need;
-    }
+    if (gpt2_run_scores_room(r, need) != 0) return -1; /* the rows kept stay */
     if (!r->s_concat) r->s_concat = malloc(nd * sizeof(float));
     if (!r->s_out) r->s_out = malloc(nd * sizeof(float));
     if (!r->s_heads) r->s_heads = malloc(nd * sizeof(float));

@@ -143,6 +143,14 @@ int gpt2_run_show(gpt2_run *r, int layer, int h);
  * (kv does not divide, out of memory; nothing changes). */
 int gpt2_run_regroup(gpt2_run *r, int kv, char *err, size_t errlen);
 
+/* The widest of d_model and the heads' q_dim: a row of s_concat, s_heads and s_out
+ * holds either. */
+size_t gpt2_run_row_width(const gpt2_run *r);
+
+/* s_scores and s_attn grown to hold at least need floats each (realloc: what they hold
+ * is kept); 0, or -1 on out of memory (s_cap then unchanged). */
+int gpt2_run_scores_room(gpt2_run *r, size_t need);
+
 /* The side of the overview's maps at n tokens: n, or less when n is larger than
  * GPT2_OV_SIDE or the maps would pass GPT2_OV_FLOATS. */
 int gpt2_overview_side(const gpt2_model *m, int n);

@@ -8,13 +8,6 @@
 
 #include "gpt2.h"
 
-/* The widest of d_model and the heads' q_dim (s_concat, s_heads and s_out hold
-   either), as gpt2.c's. */
-static size_t row_width(const gpt2_run *r) {
-    const int qd = spec_q_dim(&r->m->tf->spec), d = r->m->tf->cfg.d_model;
-    return (size_t)(qd > d ? qd : d);
-}
-
 /* *p holds at least want floats (malloc'd once at the run's cap, as gpt2.c's). */
 static int have(float **p, size_t want) {
     if (!*p) *p = malloc(want * sizeof(float));
@@ -51,19 +44,12 @@ static void widen(float *a, int blocks, int n0, int n, int w0, int w, int rows, 
 static int sync_shown(gpt2_run *r, const gpt2_run *src, int keep) {
     const model_spec *s = &r->m->tf->spec;
     const int n = src->n, h = src->shown_h, d = s->d_model, split = tf_infer_can_split(r->m->tf);
-    const size_t cap = (size_t)r->inf->cap, width = row_width(r), need = (size_t)h * n * n;
+    const size_t cap = (size_t)r->inf->cap, width = gpt2_run_row_width(r), need = (size_t)h * n * n;
     const int n0 = r->s_n;
     r->shown = -1;
     r->s_n = r->s_full_n = 0;
     if (src->shown < 0 || src->s_n != n) return 0; /* nothing shown: nothing to copy */
-    if (need > r->s_cap) {                         /* a larger one: nothing kept */
-        float *a = realloc(r->s_scores, need * sizeof(float));
-        if (a) r->s_scores = a;
-        float *b = a ? realloc(r->s_attn, need * sizeof(float)) : NULL;
-        if (!b) return -1;
-        r->s_attn = b;
-        r->s_cap = need;
-    }
+    if (gpt2_run_scores_room(r, need) != 0) return -1;
     if (have(&r->s_concat, cap * width) || have(&r->s_out, cap * width) ||
         have(&r->s_heads, cap * width) || have(&r->s_x, cap * d))
         return -1;
